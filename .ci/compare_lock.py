@@ -1,0 +1,41 @@
+"""Compare the output md5s of two dvc.lock files (every stage but `track`, whose output names an MLflow run).
+
+Usage: python .ci/compare_lock.py BEFORE AFTER [--warn]   (exit 1 on a difference unless --warn)
+"""
+from __future__ import annotations
+
+import sys
+
+import yaml
+
+SKIP = ("track",)
+
+
+def output_md5s(lock: dict) -> dict[str, str]:
+    return {
+        f"{stage}: {out['path']}": out.get("md5", "")
+        for stage, entry in (lock.get("stages") or {}).items() if stage not in SKIP
+        for out in entry.get("outs", [])
+    }
+
+
+def differences(before: dict, after: dict) -> list[str]:
+    a, b = output_md5s(before), output_md5s(after)
+    return [f"{key}: {a.get(key)} -> {b.get(key)}" for key in sorted(set(a) | set(b)) if a.get(key) != b.get(key)]
+
+
+def main(argv: list[str]) -> int:
+    warn_only = "--warn" in argv
+    before_path, after_path = [a for a in argv if a != "--warn"]
+    with open(before_path) as f, open(after_path) as g:
+        diffs = differences(yaml.safe_load(f) or {}, yaml.safe_load(g) or {})
+    if not diffs:
+        print(f"identical output md5s: {before_path} and {after_path}")
+        return 0
+    print(("warning: " if warn_only else "error: ") + f"{len(diffs)} output md5s differ between {before_path} and {after_path}:")
+    print("\n".join(f"  {d}" for d in diffs))
+    return 0 if warn_only else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,29 @@
+# The README's two commands. Both create .venv when it is missing and install the project into it; the
+# install step is skipped while pyproject.toml is unchanged, so repeated calls go straight to work.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+# the pipeline's stages run `python` and `dvc` from the virtual environment
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+export DVC_NO_ANALYTICS := 1
+export MLFLOW_DISABLE_TELEMETRY := true
+
+.PHONY: run test
+
+run: $(STAMP)
+	dvc repro
+
+test: $(STAMP)
+	python -m pytest
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "error: Python >= 3.11 is needed; $(PYTHON) is $$($(PYTHON) --version 2>&1). Run: make PYTHON=python3.11 ..."; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $@

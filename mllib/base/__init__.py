@@ -1,0 +1,25 @@
+"""Estimator protocol, input validation and composites shared by every mllib family."""
+from .compose import ColumnTransformer, Pipeline
+from .estimator import (
+    BaseEstimator,
+    ClassifierMixin,
+    NotFittedError,
+    TransformerMixin,
+    check_is_fitted,
+    clone,
+    is_fitted,
+)
+from .validation import (
+    check_array,
+    check_n_features,
+    check_random_state,
+    check_sample_weight,
+    check_X_y,
+    is_missing,
+)
+
+__all__ = [
+    "BaseEstimator", "ClassifierMixin", "TransformerMixin", "NotFittedError", "Pipeline", "ColumnTransformer",
+    "check_array", "check_X_y", "check_sample_weight", "check_n_features", "check_random_state",
+    "check_is_fitted", "clone", "is_fitted", "is_missing",
+]

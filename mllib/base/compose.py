@@ -1,0 +1,165 @@
+"""Composites that keep data-fitted steps inside the cross-validation loop.
+
+`Pipeline` chains transformers and a final estimator, so `fit` sees only the rows it is given
+(the notes' leakage rule: everything computed from data is refitted per fold, 004 D4:567, 808).
+`ColumnTransformer` applies different transformers to different columns (numeric vs categorical)
+and concatenates their outputs.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .estimator import BaseEstimator, TransformerMixin, check_is_fitted, clone
+
+
+def _feature_names(transformer, input_names: list[str]) -> list[str]:
+    if hasattr(transformer, "get_feature_names_out"):
+        return list(transformer.get_feature_names_out(input_names))
+    return list(input_names)
+
+
+class Pipeline(BaseEstimator):
+    """steps: list of (name, estimator); all but the last are transformers."""
+
+    def __init__(self, steps):
+        self.steps = steps
+
+    def get_params(self, deep: bool = True) -> dict:
+        params = {"steps": self.steps}
+        if deep:
+            for name, step in self.steps:
+                params[name] = step
+                params.update({f"{name}__{k}": v for k, v in step.get_params(deep=True).items()})
+        return params
+
+    def set_params(self, **params) -> "Pipeline":
+        named = dict(self.steps)
+        for key, value in params.items():
+            head, _, rest = key.partition("__")
+            if key == "steps":
+                self.steps = value
+            elif head in named and rest:
+                named[head].set_params(**{rest: value})
+            else:
+                raise ValueError(f"Pipeline has no step or parameter {key!r}; steps: {list(named)}")
+        return self
+
+    def _check_steps(self):
+        names = [n for n, _ in self.steps]
+        if not self.steps or len(set(names)) != len(names):
+            raise ValueError(f"Pipeline steps must be a non-empty list of uniquely named (name, estimator) pairs, got {names}")
+
+    @property
+    def _final(self):
+        return self.steps[-1][1]
+
+    def _transform_all_but_last(self, X):
+        for _, step in self.steps[:-1]:
+            X = step.transform(X)
+        return X
+
+    def fit(self, X, y=None, sample_weight=None):
+        self._check_steps()
+        for _, step in self.steps[:-1]:
+            X = step.fit_transform(X, y)
+        if sample_weight is None:
+            self._final.fit(X, y)
+        else:
+            self._final.fit(X, y, sample_weight=sample_weight)
+        self.n_features_in_ = getattr(self.steps[0][1], "n_features_in_", None)
+        return self
+
+    def transform(self, X):
+        check_is_fitted(self)
+        return self._final.transform(self._transform_all_but_last(X))
+
+    def fit_transform(self, X, y=None):
+        return self.fit(X, y).transform(X)
+
+    def predict(self, X):
+        check_is_fitted(self)
+        return self._final.predict(self._transform_all_but_last(X))
+
+    def predict_proba(self, X):
+        check_is_fitted(self)
+        return self._final.predict_proba(self._transform_all_but_last(X))
+
+    def decision_function(self, X):
+        check_is_fitted(self)
+        return self._final.decision_function(self._transform_all_but_last(X))
+
+    @property
+    def classes_(self):
+        return self._final.classes_
+
+    def get_feature_names_out(self, input_names):
+        names = list(input_names)
+        for _, step in self.steps:
+            names = _feature_names(step, names)
+        return names
+
+
+class ColumnTransformer(TransformerMixin, BaseEstimator):
+    """transformers: list of (name, transformer, column indices); columns not listed are dropped.
+
+    Each transformer is cloned and fitted on its own columns; outputs are concatenated as float64
+    in the order the transformers are listed.
+    """
+
+    def __init__(self, transformers):
+        self.transformers = transformers
+
+    def get_params(self, deep: bool = True) -> dict:
+        params = {"transformers": self.transformers}
+        if deep:
+            for name, trans, _ in self.transformers:
+                params.update({f"{name}__{k}": v for k, v in trans.get_params(deep=True).items()})
+        return params
+
+    def set_params(self, **params) -> "ColumnTransformer":
+        named = {name: trans for name, trans, _ in self.transformers}
+        for key, value in params.items():
+            head, _, rest = key.partition("__")
+            if key == "transformers":
+                self.transformers = value
+            elif head in named and rest:
+                named[head].set_params(**{rest: value})
+            else:
+                raise ValueError(f"ColumnTransformer has no transformer or parameter {key!r}; transformers: {list(named)}")
+        return self
+
+    def _check_columns(self, X):
+        X = np.asarray(X)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {X.shape}")
+        for name, _, cols in self.transformers:
+            cols = np.asarray(cols, dtype=int)
+            if cols.size and (cols.min() < 0 or cols.max() >= X.shape[1]):
+                raise ValueError(f"transformer {name!r} selects columns {cols.tolist()} but X has {X.shape[1]} columns")
+        return X
+
+    def fit(self, X, y=None):
+        X = self._check_columns(X)
+        self.n_features_in_ = X.shape[1]
+        self.transformers_ = [
+            (name, clone(trans).fit(X[:, list(cols)], y), list(map(int, cols)))
+            for name, trans, cols in self.transformers
+            if len(cols)
+        ]
+        return self
+
+    def transform(self, X):
+        check_is_fitted(self)
+        X = self._check_columns(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} columns, but ColumnTransformer was fitted with {self.n_features_in_}")
+        parts = [np.asarray(trans.transform(X[:, cols]), dtype=np.float64) for _, trans, cols in self.transformers_]
+        return np.hstack(parts) if parts else np.empty((X.shape[0], 0))
+
+    def get_feature_names_out(self, input_names):
+        check_is_fitted(self)
+        input_names = list(input_names)
+        names = []
+        for _, trans, cols in self.transformers_:
+            names.extend(_feature_names(trans, [input_names[c] for c in cols]))
+        return names

@@ -1,0 +1,106 @@
+"""The estimator protocol: hyperparameters in the constructor, fitted state in attributes ending in `_`.
+
+Constructors only store their arguments, so `get_params` / `set_params` / `clone` can rebuild any
+estimator from its hyperparameters alone; everything learned from data is set by `fit`.
+"""
+from __future__ import annotations
+
+import copy
+import inspect
+
+import numpy as np
+
+
+class NotFittedError(ValueError):
+    """Raised when predict / transform is called before fit."""
+
+
+class BaseEstimator:
+    """Base class: parameter introspection from the constructor signature."""
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        init = cls.__init__
+        if init is object.__init__:
+            return []
+        names = []
+        for p in inspect.signature(init).parameters.values():
+            if p.name == "self":
+                continue
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise TypeError(f"{cls.__name__}.__init__ must list its hyperparameters explicitly, not *args/**kwargs")
+            names.append(p.name)
+        return sorted(names)
+
+    def get_params(self, deep: bool = True) -> dict:
+        params = {}
+        for name in self._param_names():
+            value = getattr(self, name)
+            params[name] = value
+            if deep and isinstance(value, BaseEstimator):
+                params.update({f"{name}__{k}": v for k, v in value.get_params(deep=True).items()})
+        return params
+
+    def set_params(self, **params) -> "BaseEstimator":
+        valid = self._param_names()
+        nested: dict[str, dict] = {}
+        for key, value in params.items():
+            head, _, rest = key.partition("__")
+            if head not in valid:
+                raise ValueError(f"{type(self).__name__} has no parameter {head!r}; valid parameters: {valid}")
+            if rest:
+                nested.setdefault(head, {})[rest] = value
+            else:
+                setattr(self, head, value)
+        for head, sub in nested.items():
+            getattr(self, head).set_params(**sub)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params(deep=False).items())
+        return f"{type(self).__name__}({args})"
+
+
+def clone(estimator):
+    """A new, unfitted estimator with the same hyperparameters (estimators nested in params are cloned too)."""
+    if isinstance(estimator, (list, tuple)):
+        return type(estimator)(clone(e) for e in estimator)
+    if not isinstance(estimator, BaseEstimator):
+        return copy.deepcopy(estimator)
+    params = {k: clone(v) for k, v in estimator.get_params(deep=False).items()}
+    return type(estimator)(**params)
+
+
+def is_fitted(estimator) -> bool:
+    return any(k.endswith("_") and not k.startswith("_") for k in vars(estimator))
+
+
+def check_is_fitted(estimator) -> None:
+    if not is_fitted(estimator):
+        raise NotFittedError(f"{type(estimator).__name__} is not fitted yet; call fit(X, y) first.")
+
+
+class ClassifierMixin:
+    """Classes learned at fit time; predictions map back to the original labels."""
+
+    _estimator_type = "classifier"
+
+    def _encode_targets(self, y) -> np.ndarray:
+        """Set `classes_` from y and return y as indices 0..K-1; needs at least two classes."""
+        y = np.asarray(y)
+        if y.ndim != 1:
+            raise ValueError(f"y must be 1-D, got shape {y.shape}")
+        self.classes_, encoded = np.unique(y, return_inverse=True)
+        if self.classes_.size < 2:
+            raise ValueError(f"y has a single class {self.classes_.tolist()}; a classifier needs at least two")
+        return encoded
+
+    def predict(self, X) -> np.ndarray:
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+class TransformerMixin:
+    _estimator_type = "transformer"
+
+    def fit_transform(self, X, y=None, **fit_params):
+        return self.fit(X, y, **fit_params).transform(X)

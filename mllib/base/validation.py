@@ -1,0 +1,79 @@
+"""Input validation at the edges of every estimator: clear errors for shapes, dtypes, NaN/inf, labels."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def is_missing(X) -> np.ndarray:
+    """Boolean mask of missing entries: NaN in float arrays, None or NaN in object arrays."""
+    X = np.asarray(X)
+    if X.dtype.kind == "f":
+        return np.isnan(X)
+    if X.dtype.kind == "O":
+        return np.frompyfunc(lambda v: v is None or v != v, 1, 1)(X).astype(bool)
+    return np.zeros(X.shape, dtype=bool)
+
+
+def check_array(X, *, dtype=np.float64, allow_nan: bool = False, ensure_2d: bool = True, name: str = "X") -> np.ndarray:
+    """Return X as a C-contiguous array of `dtype` (None keeps the dtype), checking shape and finiteness."""
+    try:
+        X = np.asarray(X, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} cannot be converted to {np.dtype(dtype).name}: {exc}") from None
+    if ensure_2d and X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
+    if X.shape[0] == 0:
+        raise ValueError(f"{name} has no rows")
+    if X.dtype.kind == "f":
+        bad = ~np.isfinite(X)
+        if allow_nan:
+            bad &= ~np.isnan(X)
+        if bad.any():
+            rows, cols = np.nonzero(bad if bad.ndim == 2 else bad[:, None])
+            what = "NaN or inf" if not allow_nan else "inf"
+            raise ValueError(
+                f"{name} contains {what} ({bad.sum()} entries, first at row {rows[0]}, column {cols[0]}); "
+                "impute or drop them before this estimator"
+            )
+    return np.ascontiguousarray(X)
+
+
+def check_X_y(X, y, *, allow_nan: bool = False, y_numeric: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    X = check_array(X, allow_nan=allow_nan)
+    y = np.asarray(y, dtype=np.float64 if y_numeric else None)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D, got shape {y.shape}")
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
+    if y_numeric and not np.isfinite(y).all():
+        raise ValueError("y contains NaN or inf")
+    return X, y
+
+
+def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
+    """Weights as a float array of length n_samples (ones when None); non-negative with a positive sum."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.shape != (n_samples,):
+        raise ValueError(f"sample_weight must have shape ({n_samples},), got {w.shape}")
+    if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+        raise ValueError("sample_weight must be finite, non-negative and not all zero")
+    return w
+
+
+def check_n_features(estimator, X: np.ndarray) -> None:
+    """At predict / transform time X must have as many columns as at fit time."""
+    if X.shape[1] != estimator.n_features_in_:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {type(estimator).__name__} was fitted with {estimator.n_features_in_}"
+        )
+
+
+def check_random_state(random_state) -> np.random.Generator:
+    """A numpy Generator from an int seed, a Generator, or None (fresh entropy: not reproducible)."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None or isinstance(random_state, (int, np.integer)):
+        return np.random.default_rng(random_state)
+    raise ValueError(f"random_state must be an int, a numpy Generator or None, got {random_state!r}")

@@ -1,0 +1,108 @@
+"""Permutation importance: how much worse the fitted model scores when one feature's values are shuffled.
+
+Rule: score the model on unseen data (the baseline); permute one feature's values across rows and score
+again without retraining; the drop in score is that feature's importance, largest = most important.
+Notes: seed 004, D4:2022-2040 (algorithm, benefits, drawbacks); also D4:979 (as feature selection);
+catalogue section 4.1.
+
+Sign: importance = baseline - permuted for a greater-is-better score (accuracy, AUC) and
+permuted - baseline for a loss (MSE, log-loss), so in both cases larger = more important and a feature
+the model ignores gets exactly 0. Negative values mean the shuffled feature scored better by chance.
+
+Caveats from the notes (D4:2036-2040): global only (nothing about a single prediction), no insight into
+interactions, and misleading for strongly correlated features: the model is then scored on rows that
+never occur. Passing a group of columns in `columns` permutes them jointly with one row permutation,
+which keeps their joint distribution (grouped permutation importance).
+Compute it on held-out data, never on the rows the model was fitted on.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import check_random_state
+
+
+def _normalise_columns(columns, n_features: int) -> list:
+    """Each entry: a column index, or a sequence of indices permuted together; returned as int or tuple of ints."""
+    if columns is None:
+        return list(range(n_features))
+    if isinstance(columns, (int, np.integer)):
+        columns = [columns]
+    result = []
+    for entry in columns:
+        group = (entry,) if isinstance(entry, (int, np.integer)) else tuple(entry)
+        if not group or not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) for c in group):
+            raise ValueError(f"columns entries must be column indices or non-empty sequences of them, got {entry!r}")
+        if min(group) < 0 or max(group) >= n_features:
+            raise ValueError(f"columns entry {entry!r} is out of range for X with {n_features} columns")
+        group = tuple(int(c) for c in group)
+        result.append(group[0] if isinstance(entry, (int, np.integer)) else group)
+    if not result:
+        raise ValueError("columns is empty: nothing to permute")
+    return result
+
+
+def _column_rng(root: int, group: tuple) -> np.random.Generator:
+    """An independent stream per column (group), keyed by its indices, not by its position in `columns`.
+
+    So a column's permutations are the same whether it is evaluated alone, first or last; the length
+    prefix keeps (1,) and (1, 0) distinct (SeedSequence pads short keys with zeros).
+    """
+    return np.random.default_rng(np.random.SeedSequence(root, spawn_key=(len(group), *group)))
+
+
+def permutation_importance(predict, X, y, scorer, n_repeats: int = 5, random_state=None, columns=None) -> dict:
+    """Permutation importance of each column (or column group) of X for a fitted model.
+
+    predict: callable X -> the values the scorer needs (labels, probabilities, regression outputs).
+        It receives a working copy of X that is modified afterwards, so it must not keep a reference to it.
+    X: 2-D array (object dtype allowed: raw data with strings); whole columns are permuted by row index,
+        so every column keeps its dtype and values.
+    y: targets passed unchanged to the scorer.
+    scorer: object with .score(y_true, values) -> float and .greater_is_better (bool).
+    n_repeats: permutations per column; random_state: int, numpy Generator or None.
+    columns: None (every column), or a list whose entries are column indices or sequences of indices
+        permuted jointly.
+
+    Returns {baseline_score, importances (n_columns, n_repeats), importances_mean, importances_std (ddof=0),
+    columns, greater_is_better}. The same random_state gives identical output.
+    """
+    if not callable(predict):
+        raise ValueError(f"predict must be a callable X -> predictions, got {type(predict).__name__}")
+    if not (callable(getattr(scorer, "score", None)) and hasattr(scorer, "greater_is_better")):
+        raise ValueError("scorer must have a .score(y_true, values) method and a .greater_is_better attribute")
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
+    n_samples = X.shape[0]
+    if n_samples < 2:
+        raise ValueError(f"X needs at least 2 rows to permute, got {n_samples}")
+    if len(y) != n_samples:
+        raise ValueError(f"X has {n_samples} rows but y has {len(y)}")
+    if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
+        raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
+    entries = _normalise_columns(columns, X.shape[1])
+    # one draw from the caller's generator seeds every column's stream: same seed -> same output
+    root = int(check_random_state(random_state).integers(2**63))
+    greater_is_better = bool(scorer.greater_is_better)
+
+    baseline = float(scorer.score(y, predict(X)))
+    importances = np.empty((len(entries), int(n_repeats)))
+    X_work = X.copy()  # shallow for object arrays: cells are moved, never copied or converted
+    for i, entry in enumerate(entries):
+        group = (entry,) if isinstance(entry, int) else entry
+        cols = list(group)
+        rng = _column_rng(root, group)
+        for r in range(n_repeats):
+            X_work[:, cols] = X[np.ix_(rng.permutation(n_samples), cols)]
+            permuted = float(scorer.score(y, predict(X_work)))
+            importances[i, r] = baseline - permuted if greater_is_better else permuted - baseline
+        X_work[:, cols] = X[:, cols]
+    return {
+        "baseline_score": baseline,
+        "importances": importances,
+        "importances_mean": importances.mean(axis=1),
+        "importances_std": importances.std(axis=1),
+        "columns": entries,
+        "greater_is_better": greater_is_better,
+    }

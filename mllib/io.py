@@ -1,0 +1,146 @@
+"""Safe persistence: `save(est, path)` writes `<path>.json` (class, hyperparameters, fitted scalars, version)
+and `<path>.npz` (numeric arrays). No pickle: loading never executes code, only classes in mllib.registry
+are rebuilt, and every array named in the JSON must match the .npz exactly.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+from .base import BaseEstimator
+from .registry import loadable, name_of
+
+FORMAT = "mllib-estimator"
+FORMAT_VERSION = 1
+_EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed zip timestamps: identical models give identical bytes
+
+
+def _stem(path) -> Path:
+    path = Path(path)
+    return path.with_suffix("") if path.suffix in (".json", ".npz") else path
+
+
+def _fitted_attributes(est: BaseEstimator) -> dict:
+    return {k: v for k, v in sorted(vars(est).items()) if k.endswith("_") and not k.startswith("_")}
+
+
+def _encode(value, arrays: dict, key: str):
+    if isinstance(value, BaseEstimator):
+        return {
+            "__estimator__": name_of(type(value)),
+            "params": {k: _encode(v, arrays, f"{key}.{k}") for k, v in value.get_params(deep=False).items()},
+            "fitted": {k: _encode(v, arrays, f"{key}.{k}") for k, v in _fitted_attributes(value).items()},
+        }
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "biuf":
+            arrays[key] = value
+            return {"__array__": key}
+        if value.dtype.kind in "OU":
+            items = value.ravel().tolist()
+            if not all(v is None or isinstance(v, (str, bool, int, float)) for v in items):
+                raise TypeError(f"cannot save {key}: object array holds values that are not str/int/float/bool/None")
+            return {"__object_array__": [_encode(v, arrays, key) for v in items], "shape": list(value.shape),
+                    "dtype": value.dtype.str if value.dtype.kind == "U" else "object"}
+        raise TypeError(f"cannot save {key}: arrays of dtype {value.dtype} are not supported")
+    if isinstance(value, np.generic):
+        return _encode(value.item(), arrays, key)
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"__float__": repr(value)}
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, tuple):
+        return {"__tuple__": [_encode(v, arrays, f"{key}.{i}") for i, v in enumerate(value)]}
+    if isinstance(value, list):
+        return [_encode(v, arrays, f"{key}.{i}") for i, v in enumerate(value)]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {"__dict__": {k: _encode(v, arrays, f"{key}.{k}") for k, v in value.items()}}
+    raise TypeError(f"cannot save {key}: values of type {type(value).__name__} are not supported")
+
+
+def _decode(node, arrays, used: set):
+    if isinstance(node, list):
+        return [_decode(v, arrays, used) for v in node]
+    if not isinstance(node, dict):
+        return node
+    if "__estimator__" in node:
+        classes = loadable()
+        name = node["__estimator__"]
+        if name not in classes:
+            raise ValueError(f"refusing to load class {name!r}: it is not in mllib.registry")
+        est = classes[name](**{k: _decode(v, arrays, used) for k, v in node["params"].items()})
+        for k, v in node["fitted"].items():
+            if not (k.endswith("_") and not k.startswith("_")):
+                raise ValueError(f"invalid fitted attribute name {k!r} for {name}")
+            setattr(est, k, _decode(v, arrays, used))
+        return est
+    if "__array__" in node:
+        key = node["__array__"]
+        if key not in arrays:
+            raise ValueError(f"array {key!r} is named in the JSON but missing from the .npz file")
+        used.add(key)
+        return arrays[key]
+    if "__object_array__" in node:
+        values = [_decode(v, arrays, used) for v in node["__object_array__"]]
+        dtype = object if node["dtype"] == "object" else np.dtype(node["dtype"])
+        out = np.empty(len(values), dtype=dtype)
+        out[:] = values
+        return out.reshape(node["shape"])
+    if "__float__" in node:
+        return float(node["__float__"])
+    if "__tuple__" in node:
+        return tuple(_decode(v, arrays, used) for v in node["__tuple__"])
+    if "__dict__" in node:
+        return {k: _decode(v, arrays, used) for k, v in node["__dict__"].items()}
+    raise ValueError(f"unrecognised node in model file: {sorted(node)}")
+
+
+def _write_npz(path: Path, arrays: dict) -> None:
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
+        for key in sorted(arrays):
+            info = zipfile.ZipInfo(f"{key}.npy", date_time=_EPOCH)
+            with zf.open(info, "w", force_zip64=True) as f:
+                np.lib.format.write_array(f, np.ascontiguousarray(arrays[key]), allow_pickle=False)
+
+
+def save(estimator: BaseEstimator, path) -> tuple[Path, Path]:
+    """Write `<path>.json` and `<path>.npz` atomically (temporary files, then rename); return both paths."""
+    stem = _stem(path)
+    arrays: dict = {}
+    doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "mllib_version": __version__,
+           "estimator": _encode(estimator, arrays, "root")}
+    json_path, npz_path = stem.with_suffix(".json"), stem.with_suffix(".npz")
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp_json, tmp_npz = json_path.with_name(json_path.name + ".tmp"), npz_path.with_name(npz_path.name + ".tmp")
+    tmp_json.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    _write_npz(tmp_npz, arrays)
+    os.replace(tmp_npz, npz_path)
+    os.replace(tmp_json, json_path)
+    return json_path, npz_path
+
+
+def load(path) -> BaseEstimator:
+    """Rebuild an estimator saved by `save`; raises ValueError on unknown classes or mismatched arrays."""
+    stem = _stem(path)
+    json_path, npz_path = stem.with_suffix(".json"), stem.with_suffix(".npz")
+    try:
+        doc = json.loads(json_path.read_text())
+    except FileNotFoundError:
+        raise FileNotFoundError(f"model file {json_path} does not exist") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"model file {json_path} is not valid JSON: {exc}") from None
+    if doc.get("format") != FORMAT or doc.get("format_version") != FORMAT_VERSION:
+        raise ValueError(f"{json_path} is not an mllib model file of format version {FORMAT_VERSION}")
+    with np.load(npz_path, allow_pickle=False) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    used: set = set()
+    estimator = _decode(doc["estimator"], arrays, used)
+    extra = sorted(set(arrays) - used)
+    if extra:
+        raise ValueError(f"{npz_path} holds arrays {extra[:5]} that {json_path} does not name; the pair does not match")
+    return estimator

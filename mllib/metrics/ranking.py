@@ -1,0 +1,90 @@
+"""ROC and precision-recall curves by sweeping a threshold over the scores, and their summaries.
+
+Rule: predict positive when score >= t; each distinct score t gives one point, (FPR, TPR) for ROC
+and (recall, precision) for PR. Tied scores cross the threshold together, so they form one step.
+Notes: seed 001, D1:112-127 (ROC and PR curves); seed 004, D4:413 (prompt only). AUC and average
+precision are standard summaries [STD] (catalogue 2.8); conventions follow sklearn.
+
+y_true must be binary {0, 1} (1 = positive). A curve needs both classes (ROC) or at least one
+positive (PR); otherwise it is undefined and a ValueError says so. Samples with zero weight are
+dropped first, so they add no threshold.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import binary_labels, check_same_length, finite_floats, weights
+
+
+def _cumulative_counts(y_true, y_score, sample_weight):
+    """(tps, fps, thresholds): weighted TP and FP counts when predicting score >= t, t descending."""
+    positive = binary_labels(y_true, "y_true")
+    score = finite_floats(y_score, "y_score")
+    n = check_same_length(y_true=positive, y_score=score)
+    w = weights(sample_weight, n)
+    keep = w != 0
+    positive, score, w = positive[keep], score[keep], w[keep]
+    order = np.argsort(-score, kind="stable")
+    positive, score, w = positive[order], score[order], w[order]
+    # last index of each run of tied scores: the threshold admits the whole run at once
+    step_ends = np.r_[np.flatnonzero(np.diff(score)), score.size - 1]
+    tps = np.cumsum(w * positive)[step_ends]
+    fps = np.cumsum(w * ~positive)[step_ends]
+    return tps, fps, score[step_ends]
+
+
+def _require(condition: bool, what: str) -> None:
+    if not condition:
+        raise ValueError(what)
+
+
+def roc_curve(y_true, y_score, sample_weight=None):
+    """(fpr, tpr, thresholds), one point per distinct score plus a first point (0, 0) at threshold +inf.
+
+    thresholds are decreasing; point i predicts positive for score >= thresholds[i]. Matches
+    sklearn.metrics.roc_curve(..., drop_intermediate=False). ValueError if y_true (after dropping
+    zero weights) has a single class: FPR or TPR would divide by zero.
+    """
+    tps, fps, thresholds = _cumulative_counts(y_true, y_score, sample_weight)
+    _require(
+        tps[-1] > 0 and fps[-1] > 0,
+        f"y_true has a single class ({'no positives' if tps[-1] == 0 else 'no negatives'}); "
+        "the ROC curve and ROC-AUC are undefined",
+    )
+    fpr = np.r_[0.0, fps] / fps[-1]
+    tpr = np.r_[0.0, tps] / tps[-1]
+    return fpr, tpr, np.r_[np.inf, thresholds]
+
+
+def roc_auc_score(y_true, y_score, sample_weight=None) -> float:
+    """Area under the ROC curve = P(score of a random positive > score of a random negative) + 1/2 P(tie).
+
+    Trapezoids over the tie-aware curve: a tied group is one diagonal step, which is exactly the
+    1/2 credit of the Mann-Whitney statistic. Invariant under any strictly increasing transform of
+    the scores. ValueError if y_true has a single class (AUC undefined).
+    """
+    fpr, tpr, _ = roc_curve(y_true, y_score, sample_weight=sample_weight)
+    return float(np.trapezoid(tpr, fpr))
+
+
+def precision_recall_curve(y_true, y_score, sample_weight=None):
+    """(precision, recall, thresholds) in sklearn's layout.
+
+    thresholds increasing (one per distinct score); precision[i], recall[i] are those of predicting
+    score >= thresholds[i]; a final point (recall 0, precision 1) without threshold closes the curve
+    on the y-axis. ValueError if y_true has no positives (recall undefined).
+    """
+    tps, fps, thresholds = _cumulative_counts(y_true, y_score, sample_weight)
+    _require(tps[-1] > 0, "y_true has no positives; recall and the precision-recall curve are undefined")
+    # tps + fps > 0 at every threshold: the highest score group holds at least one weighted sample
+    precision = tps / (tps + fps)
+    recall = tps / tps[-1]
+    return np.r_[precision[::-1], 1.0], np.r_[recall[::-1], 0.0], thresholds[::-1]
+
+
+def average_precision_score(y_true, y_score, sample_weight=None) -> float:
+    """AP = sum_n (R_n - R_{n-1}) P_n over thresholds, highest first: the step-function (not
+    interpolated) area under the PR curve, as sklearn. ValueError if y_true has no positives."""
+    precision, recall, _ = precision_recall_curve(y_true, y_score, sample_weight=sample_weight)
+    # recall is decreasing in this layout, so -diff is the recall gained at each step
+    return float(max(0.0, -np.sum(np.diff(recall) * precision[:-1])))

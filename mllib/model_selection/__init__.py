@@ -1,0 +1,46 @@
+"""Splitting, cross-validation, hyperparameter search and curves (seed 004, D4:159-212, 471-572; seed 003, D3:333-347).
+
+Every splitter yields sorted int64 (train_idx, test_idx) and raises if a group straddles a split;
+all randomness comes from numpy Generators seeded by `random_state`.
+"""
+from ._checks import check_no_group_overlap
+from .bias_variance import bias_variance_estimate
+from .curves import learning_curve, validation_curve
+from .holdout import split_groups, train_test_split_indices
+from .candidates import ParameterGrid, ParameterSampler
+from .nested import nested_cv
+from .search import (
+    GridSearch,
+    RandomSearch,
+    best_candidate_index,
+    evaluate_candidates,
+    resolve_cv,
+    response_values,
+)
+from .splitters import (
+    Bootstrap,
+    GroupKFold,
+    KFold,
+    LeaveOneGroupOut,
+    LeaveOneOut,
+    RepeatedKFold,
+    RepeatedStratifiedKFold,
+    ShuffleSplit,
+    StratifiedKFold,
+    fold_assignment,
+)
+from .stratified_group import StratifiedGroupKFold, fold_balance, stratified_group_assignment
+
+__all__ = [
+    # splitters
+    "KFold", "StratifiedKFold", "GroupKFold", "StratifiedGroupKFold", "LeaveOneOut", "LeaveOneGroupOut",
+    "RepeatedKFold", "RepeatedStratifiedKFold", "ShuffleSplit", "Bootstrap",
+    # assignment, hold-out and checks
+    "stratified_group_assignment", "train_test_split_indices", "split_groups", "fold_assignment",
+    "fold_balance", "check_no_group_overlap",
+    # search
+    "ParameterGrid", "ParameterSampler", "evaluate_candidates", "best_candidate_index", "GridSearch",
+    "RandomSearch", "nested_cv", "resolve_cv", "response_values",
+    # curves and diagnostics
+    "learning_curve", "validation_curve", "bias_variance_estimate",
+]

@@ -1,0 +1,264 @@
+"""Hyperparameter search: every candidate is cloned, fitted and scored per fold, then the best is refitted.
+
+Rule: select hyperparameters on validation folds only (never on the test set), refit the chosen
+configuration on all training data ("refit = True"), evaluate once on the test set; everything
+fitted from data (preprocessing inside an mllib Pipeline) is refitted per fold
+(seed 004, D4:529-554, 543, 567, 808; seed 003, D3:334-338, grid lambda in {1e-2, ..., 100}).
+
+A scorer is any object with `.score(y_true, values)`, `.greater_is_better` and
+`.response` in {"proba", "label", "score"} (proba: predict_proba[:, 1] for binary, the full matrix
+otherwise; score: decision_function, or predict_proba if there is none; label: predict), e.g.
+mllib.metrics.get_scorer(name); a string scoring is looked up there. Means and stds over folds use ddof=0.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from mllib.base import BaseEstimator, check_is_fitted, clone
+
+from ._checks import check_no_group_overlap, column, num_samples
+from .candidates import ParameterGrid, ParameterSampler
+from .splitters import GroupKFold, KFold
+
+__all__ = [
+    "evaluate_candidates", "best_candidate_index", "GridSearch", "RandomSearch", "resolve_cv", "response_values",
+]
+
+RESPONSES = ("proba", "label", "score")
+
+
+def _check_scorer(scorer):
+    for attr in ("score", "greater_is_better", "response"):
+        if not hasattr(scorer, attr):
+            raise ValueError(
+                f"scorer must have .score(y_true, values), .greater_is_better and .response; {scorer!r} lacks .{attr}"
+            )
+    if scorer.response not in RESPONSES:
+        raise ValueError(f"scorer.response must be one of {RESPONSES}, got {scorer.response!r}")
+    return scorer
+
+
+def _resolve_scorer(scoring):
+    if isinstance(scoring, str):
+        try:
+            from mllib.metrics import get_scorer
+        except ImportError:
+            raise ValueError(
+                f"scoring={scoring!r} is a name but mllib.metrics.get_scorer is unavailable; pass a scorer object"
+            ) from None
+        return _check_scorer(get_scorer(scoring))
+    if scoring is None:
+        raise ValueError("scoring is required: pass a scorer object (or a name known to mllib.metrics.get_scorer)")
+    return _check_scorer(scoring)
+
+
+def response_values(estimator, X, response: str) -> np.ndarray:
+    """The values a scorer needs: predict_proba (positive column if binary), decision_function or predict.
+
+    response="score" falls back to predict_proba when the estimator has no decision_function.
+    """
+    method = {"proba": "predict_proba", "score": "decision_function", "label": "predict"}.get(response)
+    if method is None:
+        raise ValueError(f"response must be one of {RESPONSES}, got {response!r}")
+    if response == "score" and not hasattr(estimator, method) and hasattr(estimator, "predict_proba"):
+        method, response = "predict_proba", "proba"       # same ranking for rank-based scorers (ROC-AUC, AP)
+    if not hasattr(estimator, method):
+        raise ValueError(
+            f"the scorer needs {method} (response={response!r}) but {type(estimator).__name__} has none; "
+            "use a scorer with another response"
+        )
+    values = np.asarray(getattr(estimator, method)(X))
+    if response == "proba" and values.ndim == 2 and values.shape[1] == 2:
+        return values[:, 1]
+    return values
+
+
+def _summary(scores: list[float]) -> tuple[np.ndarray, float, float]:
+    a = np.asarray(scores, dtype=np.float64)
+    return a, float(a.mean()), float(a.std())
+
+
+def evaluate_candidates(estimator, candidates, fold_data, scorer) -> list[dict]:
+    """Clone, set_params, fit and score every candidate on every fold.
+
+    fold_data: list of (X_train, y_train, X_valid, y_valid). Returns one dict per candidate, in order:
+    {"candidate", "params", "train_scores", "valid_scores" (arrays, one entry per fold),
+     "mean_train_score", "std_train_score", "mean_valid_score", "std_valid_score",
+     "oof_values" (list of the per-fold validation response values), "fit_times", "rank"}.
+    rank 1 is the best mean validation score (respecting greater_is_better; ties -> earlier candidate).
+    """
+    _check_scorer(scorer)
+    candidates = [dict(c) for c in candidates]
+    fold_data = list(fold_data)
+    if not candidates:
+        raise ValueError("no candidates to evaluate")
+    if not fold_data:
+        raise ValueError("fold_data is empty: pass a list of (X_train, y_train, X_valid, y_valid) tuples")
+    for k, fd in enumerate(fold_data):
+        if len(fd) != 4:
+            raise ValueError(f"fold_data[{k}] must be (X_train, y_train, X_valid, y_valid), got {len(fd)} items")
+    results = []
+    for i, params in enumerate(candidates):
+        train_scores, valid_scores, oof, fit_times = [], [], [], []
+        for k, (X_tr, y_tr, X_va, y_va) in enumerate(fold_data):
+            try:
+                est = clone(estimator).set_params(**params)
+                t0 = time.perf_counter()
+                est.fit(X_tr, y_tr)
+                fit_times.append(time.perf_counter() - t0)
+                v_tr = response_values(est, X_tr, scorer.response)
+                v_va = response_values(est, X_va, scorer.response)
+                train_scores.append(float(scorer.score(y_tr, v_tr)))
+                valid_scores.append(float(scorer.score(y_va, v_va)))
+            except Exception as exc:
+                exc.add_note(f"while evaluating candidate {i} {params} on fold {k}")
+                raise
+            oof.append(v_va)
+        tr, tr_mean, tr_std = _summary(train_scores)
+        va, va_mean, va_std = _summary(valid_scores)
+        results.append({
+            "candidate": i, "params": params,
+            "train_scores": tr, "valid_scores": va,
+            "mean_train_score": tr_mean, "std_train_score": tr_std,
+            "mean_valid_score": va_mean, "std_valid_score": va_std,
+            "oof_values": oof, "fit_times": np.asarray(fit_times),
+        })
+    order = _ranking(results, scorer.greater_is_better)
+    for r, i in enumerate(order, start=1):
+        results[i]["rank"] = r
+    return results
+
+
+def _ranking(results, greater_is_better: bool) -> np.ndarray:
+    means = np.array([r["mean_valid_score"] for r in results], dtype=np.float64)
+    key = means if greater_is_better else -means
+    key = np.where(np.isnan(key), -np.inf, key)
+    return np.argsort(-key, kind="stable")
+
+
+def best_candidate_index(results, greater_is_better: bool) -> int:
+    """Index of the best mean validation score (NaN is worst; ties -> the earlier candidate)."""
+    if all(np.isnan(r["mean_valid_score"]) for r in results):
+        raise ValueError("every candidate has a NaN mean validation score; check the scorer and the folds")
+    return int(_ranking(results, greater_is_better)[0])
+
+
+def resolve_cv(cv, X=None, y=None, groups=None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """List of (train_idx, test_idx): cv is a splitter (anything with .split), an int k (KFold(k), or
+    GroupKFold(k) when groups are given; both unshuffled, so pass an explicit seeded splitter in
+    pipelines), or an iterable of (train_idx, test_idx) pairs. Group overlap is checked in every case."""
+    n = num_samples(X, y, groups)
+    if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
+        cv = GroupKFold(int(cv)) if groups is not None else KFold(int(cv))
+    if hasattr(cv, "split"):
+        splits = list(cv.split(X, y, groups))
+    else:
+        try:
+            splits = [(np.asarray(tr, dtype=np.int64), np.asarray(te, dtype=np.int64)) for tr, te in cv]
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"cv must be a splitter, an int or an iterable of (train_idx, test_idx) pairs, got {cv!r}"
+            ) from None
+    if not splits:
+        raise ValueError("cv produced no splits")
+    g = None if groups is None else column(groups, "groups", n)
+    for k, (tr, te) in enumerate(splits):
+        if tr.size == 0 or te.size == 0:
+            raise ValueError(f"split {k} has an empty train or validation set")
+        if tr.min() < 0 or te.min() < 0 or tr.max() >= n or te.max() >= n:
+            raise ValueError(f"split {k} has indices outside 0..{n - 1}")
+        if g is not None:
+            check_no_group_overlap(tr, te, g, splitter=type(cv).__name__)
+    return splits
+
+
+class _BaseSearch(BaseEstimator):
+    """fit(X, y, groups=None) -> self with results_, best_index_, best_params_, best_score_,
+    best_estimator_ (refit on all rows if refit), splits_, scorer_ and oof_values_ (validation response
+    of the best candidate per row when the validation folds are disjoint, else None)."""
+
+    def _candidates(self) -> list[dict]:
+        raise NotImplementedError
+
+    def fit(self, X, y, groups=None):
+        scorer = _resolve_scorer(self.scoring)
+        X = np.asarray(X)
+        y = np.asarray(y)
+        splits = resolve_cv(self.cv, X, y, groups)
+        fold_data = [(X[tr], y[tr], X[te], y[te]) for tr, te in splits]
+        candidates = self._candidates()
+        results = evaluate_candidates(self.estimator, candidates, fold_data, scorer)
+        best = best_candidate_index(results, scorer.greater_is_better)
+        self.results_ = results
+        self.best_index_ = best
+        self.best_params_ = dict(results[best]["params"])
+        self.best_score_ = results[best]["mean_valid_score"]
+        self.splits_ = splits
+        self.scorer_ = scorer
+        self.oof_values_ = self._assemble_oof(results[best]["oof_values"], splits, y.shape[0])
+        if self.refit:
+            self.best_estimator_ = clone(self.estimator).set_params(**self.best_params_).fit(X, y)
+        return self
+
+    @staticmethod
+    def _assemble_oof(values, splits, n):
+        tests = np.concatenate([te for _, te in splits])
+        if np.unique(tests).size != tests.size:
+            return None
+        first = np.asarray(values[0])
+        out = np.full((n,) + first.shape[1:], np.nan, dtype=np.float64 if first.dtype.kind in "biuf" else object)
+        for v, (_, te) in zip(values, splits):
+            out[te] = v
+        return out
+
+    def _fitted_best(self):
+        check_is_fitted(self)
+        if not hasattr(self, "best_estimator_"):
+            raise ValueError(f"{type(self).__name__} was fitted with refit=False; there is no best_estimator_")
+        return self.best_estimator_
+
+    def predict(self, X):
+        return self._fitted_best().predict(X)
+
+    def predict_proba(self, X):
+        return self._fitted_best().predict_proba(X)
+
+    def decision_function(self, X):
+        return self._fitted_best().decision_function(X)
+
+    def score(self, X, y) -> float:
+        """The search's scorer on (X, y) with the refitted best estimator."""
+        est = self._fitted_best()
+        return float(self.scorer_.score(np.asarray(y), response_values(est, X, self.scorer_.response)))
+
+
+class GridSearch(_BaseSearch):
+    """Exhaustive search over ParameterGrid(param_grid), scored by cross-validation (see _BaseSearch)."""
+
+    def __init__(self, estimator, param_grid, cv=5, scoring=None, refit=True):
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.cv = cv
+        self.scoring = scoring
+        self.refit = refit
+
+    def _candidates(self):
+        return list(ParameterGrid(self.param_grid))
+
+
+class RandomSearch(_BaseSearch):
+    """Random search over ParameterSampler(param_distributions, n_iter, random_state)."""
+
+    def __init__(self, estimator, param_distributions, n_iter=10, cv=5, scoring=None, random_state=None, refit=True):
+        self.estimator = estimator
+        self.param_distributions = param_distributions
+        self.n_iter = n_iter
+        self.cv = cv
+        self.scoring = scoring
+        self.random_state = random_state
+        self.refit = refit
+
+    def _candidates(self):
+        return list(ParameterSampler(self.param_distributions, self.n_iter, self.random_state))

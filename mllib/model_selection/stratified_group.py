@@ -1,0 +1,296 @@
+"""Stratified-grouped assignment: whole groups to folds, class proportions per fold as equal as possible.
+
+Rule: groups are never split (independence) and every fold should have the overall class
+proportions (identical distribution); n_folds <= n_groups and <= the smallest class count
+(seed 004, D4:545-547; catalogue 2.4 and anchors "Stratified + grouped").
+
+Algorithm (`stratified_group_assignment`):
+1. greedy: groups in decreasing size order (ties broken by a seeded shuffle when shuffle=True), each to
+   the fold that minimises the spread (std over folds, averaged over classes) of
+   n_fold,class / (fraction_fold * n_class), ties to the fold least filled relative to its target.
+   The same greedy also runs from sklearn's order (decreasing std of the group's class counts) and,
+   for <= restart_max_groups groups, from n_restarts random orders (seeded; fixed seed 0 if shuffle=False);
+2. local search from each start: apply the best single-group move, else the best pairwise swap, while it
+   lowers (max |class proportion in fold - overall proportion|, sum of squared deviations)
+   lexicographically; every fold keeps >= 1 group and its row count stays within the size band
+   max(size deviation of the size-ordered and std-ordered greedy, size_tolerance * smallest target)
+   of its target; at most max_iter steps;
+3. the best local optimum is returned.
+On 200 random problems (tests/mllib/model_selection/test_stratified_group.py) the largest
+class-proportion deviation is never worse than sklearn's StratifiedGroupKFold(shuffle=True), with
+similar fold-size balance.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from mllib.base import check_random_state
+
+from ._checks import check_n_splits, column, encode, py_value
+from .splitters import BaseSplitter, check_min_class_count, check_n_groups
+
+__all__ = ["stratified_group_assignment", "StratifiedGroupKFold", "fold_balance"]
+
+_EPS = 1e-12
+
+
+def _check_fractions(fractions) -> np.ndarray:
+    fr = np.asarray(fractions, dtype=np.float64)
+    if fr.ndim != 1 or fr.size < 2 or not np.isfinite(fr).all() or (fr <= 0).any():
+        raise ValueError(f"fractions must be >= 2 positive finite numbers (one per fold / part), got {fractions!r}")
+    return fr / fr.sum()
+
+
+def _greedy(M: np.ndarray, fr: np.ndarray, order: np.ndarray) -> np.ndarray:
+    G, _ = M.shape
+    K = fr.size
+    n = M.sum()
+    T = fr[:, None] * M.sum(0)[None, :]          # target count of each class in each fold
+    S = fr * n                                    # target rows per fold
+    sz = M.sum(1)
+    R = np.zeros_like(T)                          # allocated share of each class, relative to target
+    s1, s2 = np.zeros(T.shape[1]), np.zeros(T.shape[1])   # per-class sum over folds of R and R^2
+    fill = np.zeros(K)
+    cnt = np.zeros(K, dtype=np.int64)
+    fold = np.empty(G, dtype=np.int64)
+    D_all = M[:, None, :] / T[None]               # (G, K, C): change of R if g goes to fold f
+    for i, g in enumerate(order):
+        D = D_all[g]
+        RD = R + D
+        m1 = (s1 + D) / K                         # (K, C): per-class mean / mean-square if g goes to f
+        m2 = (s2 - R * R + RD * RD) / K
+        spread = np.sqrt(np.maximum(m2 - m1 * m1, 0.0)).mean(1)
+        empty = cnt == 0
+        if G - i <= empty.sum():                  # just enough groups left to fill the empty folds
+            spread = np.where(empty, spread, np.inf)
+        low = spread.min()
+        ties = spread <= low + 1e-8 + 1e-5 * abs(low)     # np.isclose, as sklearn's tie rule
+        f = int(np.argmin(np.where(ties, fill / S, np.inf)))
+        fold[g] = f
+        s1 += D[f]
+        s2 += RD[f] * RD[f] - R[f] * R[f]
+        R[f] = RD[f]
+        fill[f] += sz[g]
+        cnt[f] += 1
+    return fold
+
+
+def _objective(M, fold, K, p):
+    N = np.zeros((K, M.shape[1]))
+    np.add.at(N, fold, M)
+    dev = N / N.sum(1, keepdims=True) - p
+    return float(np.abs(dev).max()), float((dev ** 2).sum())
+
+
+def _size_deviation(M, fold, S) -> float:
+    return float(np.abs(np.bincount(fold, weights=M.sum(1), minlength=S.size) - S).max())
+
+
+def _pick(c1: np.ndarray, c2: np.ndarray):
+    """Index of the lexicographically smallest (c1, c2), or None if nothing is feasible (all inf)."""
+    if c1.size == 0 or not np.isfinite(c1).any():
+        return None
+    i = int(np.argmin(np.where(c1 <= c1.min() + _EPS, c2, np.inf)))
+    return i, float(c1[i]), float(c2[i])
+
+
+def _improves(n1, n2, obj1, obj2) -> bool:
+    return n1 < obj1 - _EPS or (n1 <= obj1 and n2 < obj2 - max(_EPS, 1e-9 * obj2))
+
+
+def _local_search(M, fr, fold, max_iter, band, max_pairs=200_000):
+    """First try the best single-group move; if none improves, the best pairwise swap; repeat."""
+    G, C = M.shape
+    K = fr.size
+    sz = M.sum(1)
+    n = sz.sum()
+    p = M.sum(0) / n
+    S = fr * n
+    fold = fold.copy()
+    N = np.zeros((K, C))
+    np.add.at(N, fold, M)
+    ks = np.arange(K)
+    for _ in range(max_iter):
+        nf = N.sum(1)
+        cnt = np.bincount(fold, minlength=K)
+        dev = N / nf[:, None] - p
+        fdev = np.abs(dev).max(1)
+        sq = (dev ** 2).sum(1)
+        obj1, obj2 = float(fdev.max()), float(sq.sum())
+
+        # single-group moves g: a -> b (the source fold keeps at least one group; sizes stay in the band)
+        a = fold
+        na, nb = nf[a] - sz, nf[None] + sz[:, None]
+        ok = (ks[None] != a[:, None]) & (cnt[a] > 1)[:, None]
+        ok &= (np.abs(na - S[a]) <= band)[:, None] & (np.abs(nb - S[None]) <= band)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            da = (N[a] - M) / na[:, None] - p
+        db = (N[None] + M[:, None]) / nb[..., None] - p
+        others = (ks[None, None] != a[:, None, None]) & (ks[None, None] != ks[None, :, None])
+        other = np.where(others, fdev[None, None], 0.0).max(-1)
+        m1 = np.maximum(np.maximum(np.abs(da).max(1)[:, None], np.abs(db).max(2)), other)
+        m2 = obj2 - sq[a][:, None] - sq[None] + (da ** 2).sum(1)[:, None] + (db ** 2).sum(2)
+        pick = _pick(np.where(ok, m1, np.inf).ravel(), np.where(ok, m2, np.inf).ravel())
+        if pick is not None and _improves(pick[1], pick[2], obj1, obj2):
+            g, b = divmod(pick[0], K)
+            N[fold[g]] -= M[g]
+            N[b] += M[g]
+            fold[g] = b
+            continue
+
+        # pairwise swaps g (fold a) <-> h (fold b); only those touching the worst fold when there are many
+        if (G * G - int((cnt ** 2).sum())) // 2 <= max_pairs:
+            gi, hi = np.nonzero(fold[:, None] < fold[None, :])
+        else:
+            worst = int(np.argmax(fdev))
+            in_w, out_w = np.flatnonzero(fold == worst), np.flatnonzero(fold != worst)
+            if in_w.size * out_w.size > max_pairs:
+                break
+            gi, hi = np.repeat(in_w, out_w.size), np.tile(out_w, in_w.size)
+        a, b = fold[gi], fold[hi]
+        delta = M[hi] - M[gi]
+        dsz = sz[hi] - sz[gi]
+        na, nb = nf[a] + dsz, nf[b] - dsz
+        ok = (np.abs(na - S[a]) <= band) & (np.abs(nb - S[b]) <= band) & np.any(delta != 0, axis=1)
+        da = (N[a] + delta) / na[:, None] - p
+        db = (N[b] - delta) / nb[:, None] - p
+        other = np.where((ks[None] != a[:, None]) & (ks[None] != b[:, None]), fdev[None], 0.0).max(1)
+        s1 = np.maximum(np.maximum(np.abs(da).max(1), np.abs(db).max(1)), other)
+        s2 = obj2 - sq[a] - sq[b] + (da ** 2).sum(1) + (db ** 2).sum(1)
+        pick = _pick(np.where(ok, s1, np.inf), np.where(ok, s2, np.inf))
+        if pick is None or not _improves(pick[1], pick[2], obj1, obj2):
+            break
+        g, h = gi[pick[0]], hi[pick[0]]
+        fa, fb = fold[g], fold[h]
+        N[fa] += M[h] - M[g]
+        N[fb] += M[g] - M[h]
+        fold[g], fold[h] = fb, fa
+    return fold
+
+
+def stratified_group_assignment(y, groups, fractions, random_state=None, *, shuffle=True,
+                                max_iter=300, size_tolerance=0.05, n_restarts=4,
+                                restart_max_groups=300) -> np.ndarray:
+    """Fold index (0..len(fractions)-1) of every ROW, whole groups per fold, fold sizes ~ fractions * n.
+
+    y: class label per row (None: no stratification, sizes only); groups: group id per row;
+    fractions: target share of rows per fold (equal for k-fold, [1 - t, t] for a hold-out);
+    random_state (with shuffle=True) breaks ties between equal-sized groups and seeds the random restarts;
+    shuffle=False makes the result independent of random_state.
+    Raises if there are fewer groups than folds. See the module docstring for the algorithm.
+    """
+    groups = column(groups, "groups")
+    n = groups.shape[0]
+    if n == 0:
+        raise ValueError("cannot assign an empty data set (0 rows)")
+    y = np.zeros(n, dtype=np.int64) if y is None else column(y, "y", n)
+    fr = _check_fractions(fractions)
+    K = fr.size
+    _, y_codes = encode(y)
+    g_values, g_codes = encode(groups)
+    G, C = g_values.size, int(y_codes.max()) + 1
+    if G < K:
+        raise ValueError(
+            f"{K} folds/parts requested but only {G} groups; lower split.n_splits (or the number of parts) "
+            "or use a different strategy"
+        )
+    M = np.bincount(g_codes * C + y_codes, minlength=G * C).reshape(G, C).astype(np.float64)
+    rng = check_random_state(random_state)
+    perm = rng.permutation(G) if shuffle else np.arange(G)
+    by_size = perm[np.argsort(-M[perm].sum(1), kind="stable")]
+    by_std = perm[np.argsort(-M[perm].std(1), kind="stable")]
+    p = M.sum(0) / n
+    S = fr * n
+    restart_rng = rng if shuffle else np.random.default_rng(0)
+    n_random = n_restarts if G <= restart_max_groups else 0
+    orders = [by_size, by_std] + [restart_rng.permutation(G) for _ in range(n_random)]
+    starts = [_greedy(M, fr, order) for order in orders]
+    # allowed fold-size deviation for the local search: what the two deterministic greedy starts reach
+    # (by size, and sklearn's order by class-count std), at least size_tolerance * smallest target
+    band = max(_size_deviation(M, starts[0], S), _size_deviation(M, starts[1], S),
+               size_tolerance * float(S.min()))
+    best, best_key = starts[0], _objective(M, starts[0], K, p)
+    for fold in starts:
+        fold = _local_search(M, fr, fold, max_iter, band)
+        if _size_deviation(M, fold, S) > band + 1e-9 or np.bincount(fold, minlength=K).min() == 0:
+            continue                              # a random start that could not reach the size band
+        key = _objective(M, fold, K, p)
+        if key[0] < best_key[0] - _EPS or (key[0] <= best_key[0] + _EPS and key[1] < best_key[1] - _EPS):
+            best, best_key = fold, key
+    return best[g_codes]
+
+
+class StratifiedGroupKFold(BaseSplitter):
+    """k folds of whole groups with class proportions as equal as possible (D4:547).
+
+    Requires y and groups, n_splits <= n_groups and n_splits <= smallest class count (raises).
+    Uses `stratified_group_assignment` with equal fractions; shuffle=True lets the seed break ties
+    between equal-sized groups and drive the random restarts (a seed can still give the same folds as
+    another when one assignment is clearly best).
+    """
+
+    _needs_y = True
+    _needs_groups = True
+
+    def __init__(self, n_splits=5, shuffle=False, random_state=None):
+        self.n_splits = n_splits
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _fold_ids(self, n, y, groups, rng):
+        k = check_n_splits(self.n_splits)
+        name = type(self).__name__
+        check_n_groups(k, np.unique(groups).size, name)
+        check_min_class_count(k, y, name)
+        return stratified_group_assignment(y, groups, np.full(k, 1.0 / k), rng, shuffle=bool(self.shuffle))
+
+
+def fold_balance(y, groups, fold) -> dict:
+    """Per-fold rows, groups, class counts and proportions, and the class-proportion deviation.
+
+    Returns {"classes", "overall_proportions", "n_rows", "n_groups", "n_groups_in_several_folds",
+    "folds": [{"fold", "n_rows", "n_groups", "class_counts", "class_proportions", "max_abs_deviation"}],
+    "max_abs_deviation"}; class lists follow "classes"; max_abs_deviation = max over folds and classes of
+    |proportion of the class in the fold - its overall proportion| (the metric compared with sklearn).
+    groups may be None (n_groups entries are then None). Plain Python types, ready for JSON / MLflow.
+    """
+    y = column(y, "y")
+    n = y.shape[0]
+    fold = column(fold, "fold", n)
+    classes, yc = encode(y)
+    fvals, fc = encode(fold)
+    C, F = classes.size, fvals.size
+    N = np.bincount(fc * C + yc, minlength=F * C).reshape(F, C)
+    nf = N.sum(1)
+    p = N.sum(0) / n
+    P = N / nf[:, None]
+    dev = np.abs(P - p).max(1)
+    if groups is not None:
+        groups = column(groups, "groups", n)
+        gvals, gc = encode(groups)
+        G = gvals.size
+        pairs = np.unique(fc * G + gc)
+        groups_per_fold = np.bincount(pairs // G, minlength=F)
+        n_groups, several = int(G), int((np.bincount(pairs % G, minlength=G) > 1).sum())
+    else:
+        groups_per_fold, n_groups, several = [None] * F, None, None
+    folds = [
+        {
+            "fold": py_value(fvals[f]),
+            "n_rows": int(nf[f]),
+            "n_groups": None if groups is None else int(groups_per_fold[f]),
+            "class_counts": N[f].astype(int).tolist(),
+            "class_proportions": P[f].tolist(),
+            "max_abs_deviation": float(dev[f]),
+        }
+        for f in range(F)
+    ]
+    return {
+        "classes": [py_value(c) for c in classes],
+        "overall_proportions": p.tolist(),
+        "n_rows": int(n),
+        "n_groups": n_groups,
+        "n_groups_in_several_folds": several,
+        "folds": folds,
+        "max_abs_deviation": float(dev.max()),
+    }

@@ -1,0 +1,221 @@
+"""params.yaml: load and validate. Unknown keys, missing keys, wrong types and out-of-range values are
+errors that name the key; every knob must be present (defaults live in params.yaml, not in code)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from mllib.metrics import SCORERS
+from mllib.registry import CLASSIFIERS
+
+from .errors import PipelineError
+
+PARAMS_FILE = Path("params.yaml")
+
+
+class _Check:
+    """A validator for one value: `check(key, value)` raises PipelineError naming the key."""
+
+    def __init__(self, description: str, test, nullable: bool = False):
+        self.description, self.test, self.nullable = description, test, nullable
+
+    def __call__(self, key: str, value):
+        if value is None and self.nullable:
+            return
+        if not self.test(value):
+            raise PipelineError(f"params.yaml: {key} must be {self.description}, got {value!r}")
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def integer(minimum=None, nullable=False):
+    text = "an integer" + (f" >= {minimum}" if minimum is not None else "")
+    return _Check(text, lambda v: _is_int(v) and (minimum is None or v >= minimum), nullable)
+
+
+def number(low, high, nullable=False):
+    return _Check(f"a number in ({low}, {high})", lambda v: _is_number(v) and low < v < high, nullable)
+
+
+def string(nullable=False):
+    return _Check("a string" + (" or null" if nullable else ""), lambda v: isinstance(v, str) and v != "", nullable)
+
+
+def boolean():
+    return _Check("true or false", lambda v: isinstance(v, bool))
+
+
+def choice(*options):
+    return _Check(f"one of {list(options)}", lambda v: v in options)
+
+
+def scalar(nullable=False):
+    return _Check("a number, string or boolean", lambda v: isinstance(v, (int, float, str, bool)), nullable)
+
+
+def string_list():
+    return _Check("a list of column names", lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v))
+
+
+def ranges():
+    def ok(v):
+        return isinstance(v, dict) and all(
+            isinstance(r, list) and len(r) == 2 and all(x is None or _is_number(x) for x in r) for r in v.values()
+        )
+    return _Check("a mapping {column: [low, high]} (null for an open end)", ok)
+
+
+def grid():
+    def ok(v):
+        return isinstance(v, dict) and v and all(isinstance(vals, list) and vals for vals in v.values())
+    return _Check("a non-empty mapping {hyperparameter: [values, ...]}", ok)
+
+
+def mapping():
+    return _Check("a mapping (use {} for none)", lambda v: isinstance(v, dict))
+
+
+SPEC = {
+    "seed": integer(0),
+    "data": {
+        "path": string(),
+        "target": string(),
+        "positive_label": scalar(nullable=True),
+        "group": string(nullable=True),
+        "sensitive": string_list(),
+        "drop": string_list(),
+        "categorical": string_list(),
+        "schema": string(nullable=True),
+    },
+    "validate": {
+        "on_invalid": choice("fail", "quarantine"),
+        "fractional_binary": choice("fail", "quarantine", "round"),
+    },
+    "clean": {
+        "drop_duplicate_rows": boolean(),
+        "drop_duplicate_columns": boolean(),
+        "valid_ranges": ranges(),
+        "outliers": {"policy": choice("none", "flag", "clip", "remove"), "bounds": ranges()},
+    },
+    "split": {
+        "test_size": number(0, 1),
+        "strategy": choice("kfold", "stratified", "group", "stratified_group"),
+        "n_splits": integer(2),
+        "shuffle": boolean(),
+    },
+    "features": {
+        "numeric_imputer": choice("mean", "median", "most_frequent"),
+        "missing_indicators": boolean(),
+        "scaler": choice("standard", "none"),
+        "categorical_imputer": choice("most_frequent"),
+        "handle_unknown": choice("ignore", "error"),
+    },
+    "model": {"name": choice(*CLASSIFIERS), "params": mapping()},
+    "search": {
+        "method": choice("grid", "random"),
+        "grid": grid(),
+        "n_iter": integer(1),
+        "scoring": choice(*SCORERS),
+    },
+    "calibration": {
+        "method": choice("platt", "none"),
+        "n_bins": integer(2),
+        "binning": choice("uniform", "quantile"),
+    },
+    "evaluate": {"threshold": number(0, 1)},
+    "fairness": {"min_group_size": integer(1)},
+    "explain": {"n_repeats": integer(1), "scoring": choice(*SCORERS)},
+    "tracking": {"uri": string(nullable=True), "experiment": string()},
+}
+
+
+def _validate(spec: dict, values, prefix: str = "") -> None:
+    where = prefix.rstrip(".") or "the top level"
+    if not isinstance(values, dict):
+        raise PipelineError(f"params.yaml: {where} must be a mapping of keys, got {values!r}")
+    unknown = sorted(set(values) - set(spec))
+    if unknown:
+        raise PipelineError(
+            f"params.yaml: unknown key {prefix}{unknown[0]}; valid keys in {where}: {sorted(spec)} (check the spelling)"
+        )
+    for key, rule in spec.items():
+        if key not in values:
+            raise PipelineError(f"params.yaml: missing key {prefix}{key}; every knob must be set in params.yaml")
+        if isinstance(rule, dict):
+            _validate(rule, values[key], f"{prefix}{key}.")
+        else:
+            rule(f"{prefix}{key}", values[key])
+
+
+def _validate_relations(params: dict) -> None:
+    data = params["data"]
+    roles = {"data.target": [data["target"]], "data.group": [data["group"]] if data["group"] else [],
+             "data.drop": data["drop"], "data.categorical": data["categorical"]}
+    for role_a, cols_a in roles.items():
+        for role_b, cols_b in roles.items():
+            shared = sorted(set(cols_a) & set(cols_b)) if role_a < role_b else []
+            if shared:
+                raise PipelineError(f"params.yaml: column {shared[0]!r} is listed in both {role_a} and {role_b}; give it one role")
+    if data["target"] in data["sensitive"]:
+        raise PipelineError(f"params.yaml: data.sensitive lists the target {data['target']!r}")
+    dropped_sensitive = sorted(set(data["sensitive"]) & set(data["drop"]))
+    if dropped_sensitive:
+        raise PipelineError(
+            f"params.yaml: data.sensitive column {dropped_sensitive[0]!r} is also in data.drop; "
+            "the fairness stage needs it, so remove it from data.drop"
+        )
+    if params["split"]["strategy"] in ("group", "stratified_group") and not data["group"]:
+        raise PipelineError(
+            f"params.yaml: split.strategy is {params['split']['strategy']!r} but data.group is null; "
+            "set data.group to the id column or use split.strategy: stratified"
+        )
+    if params["split"]["strategy"] in ("kfold", "stratified") and data["group"]:
+        raise PipelineError(
+            f"params.yaml: split.strategy {params['split']['strategy']!r} splits single rows, but data.group "
+            f"{data['group']!r} says rows of one group must stay together; use 'group' or 'stratified_group', "
+            "or set data.group: null to declare the rows independent"
+        )
+    model_cls = CLASSIFIERS[params["model"]["name"]]
+    valid = model_cls._param_names()
+    for key in ("model.params", "search.grid"):
+        section, _, field = key.partition(".")
+        for name in params[section][field]:
+            if name not in valid:
+                raise PipelineError(
+                    f"params.yaml: {key}.{name}: {params['model']['name']} has no hyperparameter {name!r}; valid: {valid}"
+                )
+    both = sorted(set(params["model"]["params"]) & set(params["search"]["grid"]))
+    if both:
+        raise PipelineError(f"params.yaml: {both[0]!r} is set in model.params and searched in search.grid; keep one")
+
+
+def load_params(path: Path | str = PARAMS_FILE) -> dict:
+    """Read and validate params.yaml; return it as nested dicts."""
+    path = Path(path)
+    try:
+        params = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise PipelineError(f"{path} not found; run the stage from the repository root") from None
+    except yaml.YAMLError as exc:
+        raise PipelineError(f"{path} is not valid YAML: {exc}") from None
+    _validate(SPEC, params)
+    _validate_relations(params)
+    return params
+
+
+def flatten(params: dict, prefix: str = "") -> dict[str, object]:
+    """Dotted keys as in params.yaml (`split.n_splits`), for MLflow params and reports."""
+    flat = {}
+    for key, value in params.items():
+        if isinstance(value, dict) and value:
+            flat.update(flatten(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat

@@ -1,0 +1,123 @@
+"""Reading and writing stage files. Every write is atomic (temporary file, then rename), so a failing
+stage never leaves a half-written output or damages the outputs of an earlier good run; every read
+failure names the file and the stage that makes it."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import PipelineError
+
+
+@contextmanager
+def atomic_path(path: Path | str):
+    """Yield a temporary sibling of `path`; on success it replaces `path`, on error it is removed."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        if tmp.is_dir():
+            shutil.rmtree(tmp)
+        elif tmp.exists():
+            tmp.unlink()
+
+
+def replace_directory(staging: Path, target: Path) -> None:
+    """Swap a fully written staging directory into place of `target`."""
+    old = target.with_name(f".{target.name}.old")
+    if old.exists():
+        shutil.rmtree(old)
+    if target.exists():
+        os.replace(target, old)
+    os.replace(staging, target)
+    if old.exists():
+        shutil.rmtree(old)
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [_jsonable(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # undefined (e.g. a rate with a zero denominator): JSON null, never a silent 0
+    return value
+
+
+def write_json(obj, path: Path | str) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(_jsonable(obj), indent=2, sort_keys=True) + "\n")
+
+
+def write_text(text: str, path: Path | str) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)
+
+
+def write_parquet(df: pd.DataFrame, path: Path | str) -> None:
+    with atomic_path(path) as tmp:
+        df.to_parquet(tmp, index=False, engine="pyarrow")
+
+
+def write_csv(df: pd.DataFrame, path: Path | str) -> None:
+    with atomic_path(path) as tmp:
+        df.to_csv(tmp, index=False, lineterminator="\n")
+
+
+def write_png(fig, path: Path | str) -> None:
+    """Save a matplotlib figure without a timestamp or version stamp, so identical plots are identical bytes."""
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=100, metadata={"Software": None})
+
+
+def read_json(path: Path | str, made_by: str) -> dict:
+    path = Path(path)
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise PipelineError(f"{path} is missing; it is written by the {made_by} stage: run `dvc repro {made_by}`") from None
+    except json.JSONDecodeError as exc:
+        raise PipelineError(f"{path} is not valid JSON ({exc}); rerun `dvc repro -f {made_by}`") from None
+
+
+def read_parquet(path: Path | str, made_by: str) -> pd.DataFrame:
+    path = Path(path)
+    if not path.exists():
+        raise PipelineError(f"{path} is missing; it is written by the {made_by} stage: run `dvc repro {made_by}`")
+    return pd.read_parquet(path)
+
+
+def read_dataset(path: Path | str) -> pd.DataFrame:
+    """The user's raw file (CSV, gzipped CSV or Parquet), with clear errors for missing, empty or unreadable files."""
+    path = Path(path)
+    if not path.exists():
+        raise PipelineError(f"data file {path} (params.yaml: data.path) does not exist; fix data.path")
+    suffixes = "".join(path.suffixes[-2:]).lower()
+    try:
+        if suffixes.endswith(".parquet") or suffixes.endswith(".pq"):
+            df = pd.read_parquet(path)
+        elif suffixes.endswith((".csv", ".csv.gz", ".gz")):
+            df = pd.read_csv(path)
+        else:
+            raise PipelineError(f"data file {path}: unsupported format; use .csv, .csv.gz or .parquet")
+    except pd.errors.EmptyDataError:
+        raise PipelineError(f"data file {path} is empty; point data.path at a file with a header and rows") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, OSError, ValueError) as exc:
+        raise PipelineError(f"data file {path} cannot be read ({type(exc).__name__}: {exc}); check its format") from None
+    if df.shape[0] == 0:
+        raise PipelineError(f"data file {path} has a header but no rows; point data.path at a file with data")
+    return df

@@ -1,0 +1,57 @@
+"""Where each stage reads and writes. dvc.yaml declares the same paths (tests/pipeline/test_dvc_yaml.py checks)."""
+from pathlib import Path
+
+ROW_ID = "_row_id"  # reserved column: the row's position in the raw file, carried through every stage
+
+VALIDATED = Path("data/interim/validated.parquet")
+QUARANTINE = Path("data/interim/quarantine.parquet")
+VALIDATION_REPORT = Path("reports/validation.json")
+
+CLEAN = Path("data/interim/clean.parquet")
+CLEANING_REPORT = Path("reports/cleaning.json")
+
+TRAIN = Path("data/processed/train.parquet")
+TEST = Path("data/processed/test.parquet")
+FOLDS = Path("data/processed/folds.parquet")
+SPLIT_REPORT = Path("reports/split.json")
+
+FEATURES_DIR = Path("data/features")
+FEATURE_TRANSFORMER = Path("models/features")  # .json + .npz (mllib.io)
+FEATURES_REPORT = Path("reports/features.json")
+
+MODEL = Path("models/model")
+OOF_PREDICTIONS = Path("data/predictions/oof.parquet")
+SEARCH_REPORT = Path("reports/search.json")
+TRAIN_METRICS = Path("reports/metrics/train.json")
+VALIDATION_CURVE = Path("reports/plots/validation_curve.json")
+
+CALIBRATOR = Path("models/calibrator")
+CALIBRATION_METRICS = Path("reports/metrics/calibration.json")
+RELIABILITY_OOF = Path("reports/plots/reliability_oof.json")
+
+TEST_PREDICTIONS = Path("data/predictions/test.parquet")
+TEST_METRICS = Path("reports/metrics/test.json")
+ROC_CURVE = Path("reports/plots/roc.json")
+PR_CURVE = Path("reports/plots/pr.json")
+CONFUSION = Path("reports/plots/confusion.csv")
+RELIABILITY_TEST = Path("reports/plots/reliability_test.json")
+
+FAIRNESS_METRICS = Path("reports/metrics/fairness.json")
+FAIRNESS_PLOT = Path("reports/plots/fairness.csv")
+
+IMPORTANCE = Path("reports/importance.json")
+IMPORTANCE_PLOT = Path("reports/plots/importance.csv")
+
+REPORT_HTML = Path("reports/report.html")
+
+MLFLOW_RUN = Path("reports/mlflow_run.json")
+
+
+def fold_features(fold: int) -> Path:
+    """Training rows transformed by the transformer fitted without fold `fold`."""
+    return FEATURES_DIR / f"fold_{fold}.parquet"
+
+
+FINAL_TRAIN_FEATURES = FEATURES_DIR / "train.parquet"
+FINAL_TEST_FEATURES = FEATURES_DIR / "test.parquet"
+FIGURES_DIR = Path("reports/figures")

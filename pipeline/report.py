@@ -1,0 +1,79 @@
+"""One self-contained HTML report (inline CSS, figures as base64 PNG) and a model card, built only from
+the files the stages wrote. Deterministic: no timestamps; the same inputs give the same bytes."""
+from __future__ import annotations
+
+import base64
+import html
+import math
+
+CSS = """
+body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.4}
+h1{border-bottom:2px solid #333}h2{margin-top:2em;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;margin:0.6em 0;font-size:0.9em}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
+th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.figs img{margin:0.3em;border:1px solid #eee}
+.note{background:#fff8e0;border-left:4px solid #e0b000;padding:0.5em 1em}.muted{color:#666;font-size:0.9em}
+"""
+
+
+def fmt(value) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "undefined"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    if isinstance(value, (list, dict)):
+        return html.escape(", ".join(map(str, value)) if isinstance(value, list) else str(value))
+    return html.escape(str(value))
+
+
+def table(rows: list[dict], columns: list[str] | None = None) -> str:
+    if not rows:
+        return "<p class='muted'>(none)</p>"
+    columns = columns or list(rows[0])
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{fmt(r.get(c))}</td>" for c in columns) + "</tr>" for r in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def key_values(pairs: dict) -> str:
+    return table([{"quantity": k, "value": v} for k, v in pairs.items()])
+
+
+def image(png: bytes, alt: str) -> str:
+    return f"<img alt='{html.escape(alt)}' src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
+
+
+def section(title: str, *parts: str) -> str:
+    return f"<h2>{html.escape(title)}</h2>" + "".join(parts)
+
+
+def document(title: str, sections: list[str]) -> str:
+    return (
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>{''.join(sections)}</body></html>\n"
+    )
+
+
+def model_card(params: dict, r: dict) -> str:
+    data, test, train = params["data"], r["test"], r["train"]
+    fairness = r["fairness"]["attributes"]
+    largest = {a: fairness[a]["gaps"]["selection_rate"]["difference"] for a in params["data"]["sensitive"]}
+    items = {
+        "Model": f"{params['model']['name']} with {fmt(train['best_params'])}, chosen by {train['scoring']} over "
+                 f"{train['n_candidates']} candidates and {train['n_folds']} {params['split']['strategy']} folds",
+        "Intended use": f"Scores the probability that {data['target']} = {data['positive_label']} for rows like the "
+                        "training data; decisions at the configured threshold. Not validated for other populations.",
+        "Training data": f"{data['path']}: {r['validation']['rows_kept']} of {r['validation']['rows_in']} rows passed "
+                         f"validation ({r['validation']['rows_quarantined']} quarantined); {r['split']['rows']['train']} training rows",
+        "Evaluation data": f"{r['split']['rows']['test']} held-out rows, grouped by {data['group']} (no person in both sets), used once",
+        "Performance": f"test ROC AUC {fmt(test['roc_auc'])}, accuracy {fmt(test['accuracy'])}, Brier {fmt(test['brier'])}; "
+                       f"CV {train['scoring']} {fmt(train['cv_mean'])} ± {fmt(train['cv_std'])}",
+        "Calibration": f"{params['calibration']['method']}: test ECE {fmt(test['calibration']['before']['ece'])} before, "
+                       f"{fmt(test['calibration']['after']['ece'])} after",
+        "Fairness": "; ".join(f"selection-rate gap by {a}: {fmt(v)}" for a, v in largest.items()) or "no sensitive attributes",
+        "Excluded as features": ", ".join(data["drop"]) + " (leakage: outcomes of the same year, or identifiers)",
+        "Caveats": "Permutation importance is misleading for correlated features; fairness gaps are point estimates "
+                   "on one test set; groups below the minimum size are flagged in the fairness table.",
+    }
+    return key_values(items)

@@ -1,0 +1,72 @@
+"""The data contract checked by the validate stage: the user's pandera YAML schema (domain checks), completed
+with structural checks inferred from params.yaml (target, group and sensitive columns present and non-null,
+every other feature column numeric unless declared categorical)."""
+from __future__ import annotations
+
+import difflib
+
+import pandas as pd
+import pandera.pandas as pa
+
+from .errors import PipelineError
+from .paths import ROW_ID
+
+
+def check_columns(df: pd.DataFrame, data: dict) -> None:
+    """Every column named in params.yaml `data` exists in the file (one error naming the key and the column)."""
+    if ROW_ID in df.columns:
+        raise PipelineError(f"data file {data['path']} has a column named {ROW_ID!r}, which the pipeline reserves; rename it")
+    named = [("data.target", data["target"]), ("data.group", data["group"])]
+    named += [(f"data.{role}", col) for role in ("sensitive", "categorical", "drop") for col in data[role]]
+    for key, col in named:
+        if col is not None and col not in df.columns:
+            close = difflib.get_close_matches(col, list(map(str, df.columns)), n=3)
+            hint = f" Did you mean {close}?" if close else f" Columns are: {list(df.columns)}"
+            raise PipelineError(f"params.yaml: {key} names column {col!r}, which is not in {data['path']}.{hint}")
+
+
+def build_schema(df: pd.DataFrame, data: dict) -> pa.DataFrameSchema:
+    if data["schema"]:
+        try:
+            schema = pa.DataFrameSchema.from_yaml(data["schema"])
+        except FileNotFoundError:
+            raise PipelineError(f"params.yaml: data.schema file {data['schema']} does not exist; fix the path or set null") from None
+        except Exception as exc:  # pandera raises several types for malformed YAML
+            raise PipelineError(f"schema file {data['schema']} cannot be read ({exc}); check its pandera YAML") from None
+    else:
+        schema = pa.DataFrameSchema(strict=False, name="inferred")
+    required = {data["target"], *data["sensitive"], *([data["group"]] if data["group"] else [])}
+    inferred = {}
+    for col in df.columns:
+        if col in schema.columns or col in data["drop"]:
+            continue
+        if col in required:
+            inferred[col] = pa.Column(nullable=False)
+        elif col in data["categorical"]:
+            inferred[col] = pa.Column(nullable=True)
+        else:
+            inferred[col] = pa.Column("float64", nullable=True, coerce=True)
+    return schema.add_columns(inferred) if inferred else schema
+
+
+def binary_columns(schema: pa.DataFrameSchema) -> list[str]:
+    """Columns the schema declares as 0/1 codes (an `isin` check allowing exactly {0, 1})."""
+    return [
+        name for name, column in schema.columns.items()
+        if any(c.name == "isin" and sorted(c.statistics.get("allowed_values", [])) == [0, 1] for c in column.checks)
+    ]
+
+
+def failure_cases(df: pd.DataFrame, schema: pa.DataFrameSchema) -> pd.DataFrame:
+    """pandera's lazy failure table (empty when the frame is valid)."""
+    try:
+        schema.validate(df, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        return exc.failure_cases
+    return pd.DataFrame(columns=["column", "check", "failure_case", "index"])
+
+
+def is_column_level(cases: pd.DataFrame) -> pd.Series:
+    """Failures that concern a whole column (missing column, wrong dtype), not individual rows."""
+    check = cases["check"].astype(str)
+    return cases["index"].isna() | check.str.startswith(("dtype(", "coerce_dtype(", "column_in_"))

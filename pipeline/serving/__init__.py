@@ -1,0 +1,1 @@
+"""Serving: the MLflow pyfunc model that wraps the fitted feature transformer, classifier and calibrator."""

@@ -1,0 +1,77 @@
+"""Stage 4, features: imputation, missing indicators, scaling and one-hot encoding, fitted on the training
+part of each fold only and once on the whole training set for the final model (seed 004, D4:567, 808:
+"everything computed from data MUST be refitted for each fold"). Leakage-proof by construction: fold k's
+transformer never sees the rows of validation fold k, and no transformer ever sees the test rows."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mllib import io as mlio
+from pipeline import build, paths
+from pipeline.config import load_params
+from pipeline.errors import PipelineError, run_stage
+from pipeline.frames import feature_columns, raw_matrix
+from pipeline.io import read_parquet, replace_directory, write_json, write_parquet
+
+
+def _check_observed(X: np.ndarray, numeric: list[str], where: str) -> None:
+    """A numeric column with no observed value cannot be imputed from these rows."""
+    empty = [c for j, c in enumerate(numeric) if np.isnan(X[:, j].astype(float)).all()]
+    if empty:
+        raise PipelineError(f"features: numeric column {empty[0]!r} has no observed values in {where}; add it to data.drop")
+
+
+def fit_transform(cfg: dict, X_fit: np.ndarray, numeric: list[str], categorical: list[str], where: str):
+    _check_observed(X_fit, numeric, where)
+    transformer = build.feature_transformer(cfg, len(numeric), len(categorical)).fit(X_fit)
+    return transformer, transformer.get_feature_names_out(numeric + categorical)
+
+
+def frame(Z: np.ndarray, names: list[str], row_ids: np.ndarray) -> pd.DataFrame:
+    out = pd.DataFrame(Z, columns=names)
+    out.insert(0, paths.ROW_ID, row_ids)
+    return out
+
+
+def main() -> None:
+    params = load_params()
+    cfg = params["features"]
+    train = read_parquet(paths.TRAIN, "split")
+    test = read_parquet(paths.TEST, "split")
+    folds = read_parquet(paths.FOLDS, "split")
+    if not np.array_equal(folds[paths.ROW_ID].to_numpy(), train[paths.ROW_ID].to_numpy()):
+        raise PipelineError(f"{paths.FOLDS} does not match {paths.TRAIN}; rerun `dvc repro split`")
+    numeric, categorical = feature_columns(train.columns, params["data"])
+    X_train = raw_matrix(train, numeric, categorical)
+    X_test = raw_matrix(test, numeric, categorical)
+    fold = folds["fold"].to_numpy()
+
+    outputs, report = {}, {"numeric": numeric, "categorical": categorical, "folds": {}}
+    for k in np.unique(fold):
+        where = f"the training part of fold {k}"
+        transformer, names = fit_transform(cfg, X_train[fold != k], numeric, categorical, where)
+        outputs[paths.fold_features(int(k)).name] = frame(transformer.transform(X_train), names, train[paths.ROW_ID])
+        report["folds"][str(k)] = {"n_fit_rows": int((fold != k).sum()), "n_features": len(names)}
+        print(f"features: fold {k}: fitted on {(fold != k).sum()} rows -> {len(names)} features")
+    final, names = fit_transform(cfg, X_train, numeric, categorical, "the training set")
+    outputs[paths.FINAL_TRAIN_FEATURES.name] = frame(final.transform(X_train), names, train[paths.ROW_ID])
+    outputs[paths.FINAL_TEST_FEATURES.name] = frame(final.transform(X_test), names, test[paths.ROW_ID])
+    report["final"] = {"n_fit_rows": len(X_train), "features": names}
+
+    paths.FEATURES_DIR.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=paths.FEATURES_DIR.parent) as staging:
+        fresh = Path(staging) / paths.FEATURES_DIR.name
+        fresh.mkdir()
+        for name, df in outputs.items():
+            df.to_parquet(fresh / name, index=False)
+        replace_directory(fresh, paths.FEATURES_DIR)
+    mlio.save(final, paths.FEATURE_TRANSFORMER)
+    write_json(report, paths.FEATURES_REPORT)
+
+
+if __name__ == "__main__":
+    run_stage(main)

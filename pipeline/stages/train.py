@@ -1,0 +1,99 @@
+"""Stage 5, train: hyperparameter search over the fixed folds (seed 004, D4:529-543: average the k validation
+scores to choose, then refit on all training data), out-of-fold predictions of the chosen configuration for
+the calibrate stage, and the train-vs-validation gap per candidate (D4:556-560)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from mllib import io as mlio
+from mllib.calibration import decision_scores
+from mllib.metrics import get_scorer
+from mllib.model_selection import ParameterGrid, ParameterSampler, best_candidate_index, evaluate_candidates
+from pipeline import build, paths
+from pipeline.config import load_params
+from pipeline.errors import run_stage
+from pipeline.frames import binary_target
+from pipeline.io import read_parquet, write_json, write_parquet
+
+
+def load_fold_data(y: np.ndarray, fold: np.ndarray) -> list[tuple]:
+    """(X_train, y_train, X_valid, y_valid) per fold, from the matrices the features stage fitted per fold."""
+    fold_data = []
+    for k in np.unique(fold):
+        X = read_parquet(paths.fold_features(int(k)), "features").drop(columns=[paths.ROW_ID]).to_numpy()
+        fit, valid = fold != k, fold == k
+        fold_data.append((X[fit], y[fit], X[valid], y[valid]))
+    return fold_data
+
+
+def candidate_params(search: dict, seed: int) -> list[dict]:
+    if search["method"] == "grid":
+        return list(ParameterGrid(search["grid"]))
+    return list(ParameterSampler(search["grid"], n_iter=search["n_iter"], random_state=seed))
+
+
+def out_of_fold(model_cfg: dict, best: dict, fold_data: list[tuple], fold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Scores and probabilities of the chosen configuration on each validation fold, from the fold's own model."""
+    score, proba = np.empty(len(fold)), np.empty(len(fold))
+    for k, (X_fit, y_fit, X_valid, _) in zip(np.unique(fold), fold_data):
+        model = build.classifier(model_cfg, **best).fit(X_fit, y_fit)
+        score[fold == k] = decision_scores(model, X_valid)
+        proba[fold == k] = model.predict_proba(X_valid)[:, 1]
+    return score, proba
+
+
+def main() -> None:
+    params = load_params()
+    data, model_cfg, search = params["data"], params["model"], params["search"]
+    train = read_parquet(paths.TRAIN, "split")
+    fold = read_parquet(paths.FOLDS, "split")["fold"].to_numpy()
+    y = binary_target(train[data["target"]], data["positive_label"])
+    fold_data = load_fold_data(y, fold)
+    scorer = get_scorer(search["scoring"])
+    candidates = candidate_params(search, params["seed"])
+    print(f"train: {model_cfg['name']}, {len(candidates)} candidates x {len(fold_data)} folds, scoring {scorer.name}")
+
+    results = evaluate_candidates(build.classifier(model_cfg), candidates, fold_data, scorer)
+    for r in results:
+        print(f"train:   {r['params']}  valid {r['mean_valid_score']:.4f} ± {r['std_valid_score']:.4f}  train {r['mean_train_score']:.4f}")
+    best_i = best_candidate_index(results, scorer.greater_is_better)
+    best = results[best_i]
+    print(f"train: best {best['params']} ({scorer.name} {best['mean_valid_score']:.4f}); refitting on {len(y)} rows")
+
+    final_train = read_parquet(paths.FINAL_TRAIN_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
+    final = build.classifier(model_cfg, **best["params"]).fit(final_train, y)
+    score, proba = out_of_fold(model_cfg, best["params"], fold_data, fold)
+    oof = pd.DataFrame({paths.ROW_ID: train[paths.ROW_ID], "fold": fold, "y": y, "score": score, "proba": proba})
+
+    candidates_report = [
+        {k: r[k] for k in ("params", "rank", "train_scores", "valid_scores", "mean_train_score", "mean_valid_score",
+                           "std_valid_score")}
+        for r in results
+    ]
+    curve = [
+        {"candidate": i, "params": ", ".join(f"{k}={v}" for k, v in r["params"].items()),
+         "train": r["mean_train_score"], "valid": r["mean_valid_score"]}
+        for i, r in enumerate(results)
+    ]
+    metrics = {
+        "model": model_cfg["name"],
+        "scoring": scorer.name,
+        "cv_mean": best["mean_valid_score"],
+        "cv_std": best["std_valid_score"],
+        "train_mean": best["mean_train_score"],
+        "train_valid_gap": best["mean_train_score"] - best["mean_valid_score"],
+        "best_params": best["params"],
+        "n_candidates": len(results),
+        "n_folds": len(fold_data),
+    }
+    mlio.save(final, paths.MODEL)
+    write_parquet(oof, paths.OOF_PREDICTIONS)
+    write_json({"scoring": scorer.name, "greater_is_better": scorer.greater_is_better, "best_index": best_i,
+                "candidates": candidates_report}, paths.SEARCH_REPORT)
+    write_json(curve, paths.VALIDATION_CURVE)
+    write_json(metrics, paths.TRAIN_METRICS)
+
+
+if __name__ == "__main__":
+    run_stage(main)

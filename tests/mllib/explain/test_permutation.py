@@ -1,0 +1,159 @@
+"""permutation_importance: exact zeros for ignored features, the sign convention, seeding, and what is permuted."""
+import numpy as np
+import pytest
+
+from mllib.explain import permutation_importance
+
+
+class _Scorer:
+    """Local stand-in for a mllib.metrics scorer: .score(y_true, values) and .greater_is_better."""
+
+    def __init__(self, fn, greater_is_better):
+        self.fn = fn
+        self.greater_is_better = greater_is_better
+
+    def score(self, y_true, values):
+        return self.fn(np.asarray(y_true), np.asarray(values))
+
+
+MSE = _Scorer(lambda y, v: float(np.mean((y - v) ** 2)), greater_is_better=False)
+NEG_MSE = _Scorer(lambda y, v: -float(np.mean((y - v) ** 2)), greater_is_better=True)
+ACCURACY = _Scorer(lambda y, v: float(np.mean(y == v)), greater_is_better=True)
+
+
+@pytest.fixture
+def linear_data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    return X, 3 * X[:, 0]
+
+
+def test_ignored_feature_has_exactly_zero_importance_for_every_seed(linear_data):
+    X, y = linear_data
+    for seed in range(5):
+        result = permutation_importance(lambda Z: 3 * Z[:, 0], X, y, MSE, n_repeats=4, random_state=seed)
+        assert np.all(result["importances"][1:] == 0.0)
+        assert np.all(result["importances"][0] > 0)
+
+
+def test_f_equals_3x0_oracle_and_sign_convention(linear_data):
+    X, y = linear_data
+    loss = permutation_importance(lambda Z: 3 * Z[:, 0], X, y, MSE, n_repeats=200, random_state=1)
+    gain = permutation_importance(lambda Z: 3 * Z[:, 0], X, y, NEG_MSE, n_repeats=200, random_state=1)
+    assert loss["baseline_score"] == 0.0 and loss["greater_is_better"] is False
+    assert loss["importances"].shape == (3, 200)
+    # the drop is positive for both a loss and a gain, and identical in size
+    np.testing.assert_allclose(loss["importances"], gain["importances"], rtol=0, atol=0)
+    # a uniformly random permutation gives E[mean (x - x_perm)^2] = 2 var(x) (population variance), times 3^2
+    assert loss["importances_mean"][0] == pytest.approx(18 * X[:, 0].var(), rel=0.05)
+    assert loss["importances_mean"][1] == loss["importances_mean"][2] == 0.0
+    np.testing.assert_allclose(loss["importances_std"], loss["importances"].std(axis=1))
+
+
+def test_same_seed_identical_and_different_seed_different(linear_data):
+    X, y = linear_data
+    predict = lambda Z: Z @ [3.0, 1.0, 0.5]  # noqa: E731
+    first = permutation_importance(predict, X, y, MSE, random_state=42)
+    second = permutation_importance(predict, X, y, MSE, random_state=42)
+    other = permutation_importance(predict, X, y, MSE, random_state=43)
+    for key in ("importances", "importances_mean", "importances_std"):
+        np.testing.assert_array_equal(first[key], second[key])
+    assert not np.array_equal(first["importances"], other["importances"])
+    gen = permutation_importance(predict, X, y, MSE, random_state=np.random.default_rng(42))
+    np.testing.assert_array_equal(gen["importances"], first["importances"])
+
+
+def test_result_for_a_column_does_not_depend_on_the_other_columns_or_their_order(linear_data):
+    X, y = linear_data
+    predict = lambda Z: Z @ [3.0, 1.0, 0.5]  # noqa: E731
+    full = permutation_importance(predict, X, y, MSE, random_state=7)
+    reversed_ = permutation_importance(predict, X, y, MSE, random_state=7, columns=[2, 1, 0])
+    alone = permutation_importance(predict, X, y, MSE, random_state=7, columns=[1])
+    np.testing.assert_array_equal(reversed_["importances"], full["importances"][::-1])
+    np.testing.assert_array_equal(alone["importances"][0], full["importances"][1])
+    assert alone["columns"] == [1]
+
+
+def test_permutation_moves_whole_rows_of_one_column_and_keeps_its_values():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(50, 3))
+    seen = []
+
+    def spy(Z):
+        seen.append(Z.copy())  # permutation_importance reuses its working array
+        return Z[:, 0]
+
+    permutation_importance(spy, X, X[:, 0], MSE, n_repeats=3, random_state=0)
+    assert len(seen) == 1 + 3 * 3
+    np.testing.assert_array_equal(seen[0], X)  # the baseline sees X itself
+    for k, Z in enumerate(seen[1:]):
+        j = k // 3
+        np.testing.assert_array_equal(np.sort(Z[:, j]), np.sort(X[:, j]))
+        others = [c for c in range(3) if c != j]
+        np.testing.assert_array_equal(Z[:, others], X[:, others])
+    assert any(not np.array_equal(Z[:, 0], X[:, 0]) for Z in seen[1:4])
+
+
+def test_object_columns_with_strings_survive():
+    rng = np.random.default_rng(5)
+    colour = rng.choice(np.array(["red", "green", "blue"], dtype=object), size=120)
+    X = np.empty((120, 2), dtype=object)
+    X[:, 0] = colour
+    X[:, 1] = rng.normal(size=120)
+    y = (colour == "red").astype(int)
+
+    def predict(Z):
+        assert Z.dtype == object and set(Z[:, 0]) <= {"red", "green", "blue"}
+        assert all(isinstance(v, float) for v in Z[:, 1])
+        return (Z[:, 0] == "red").astype(int)
+
+    result = permutation_importance(predict, X, y, ACCURACY, n_repeats=5, random_state=0)
+    assert result["baseline_score"] == 1.0
+    assert np.all(result["importances"][0] > 0) and np.all(result["importances"][1] == 0)
+    assert X[0, 0] == colour[0]  # the caller's X is untouched
+
+
+def test_joint_permutation_of_a_column_group_keeps_their_relation():
+    # x1 is a copy of x0 and the model uses x0 - x1: permuting one breaks the rows, permuting both together does not
+    rng = np.random.default_rng(9)
+    x0 = rng.normal(size=100)
+    X = np.column_stack([x0, x0, rng.normal(size=100)])
+    predict = lambda Z: Z[:, 0] - Z[:, 1] + Z[:, 2]  # noqa: E731
+    result = permutation_importance(predict, X, X[:, 2], MSE, n_repeats=3, random_state=0, columns=[0, (0, 1), [2]])
+    assert result["columns"] == [0, (0, 1), (2,)]
+    assert np.all(result["importances"][0] > 0)
+    assert np.all(result["importances"][1] == 0)
+    assert np.all(result["importances"][2] > 0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"predict": "not callable"}, "callable"),
+        ({"scorer": object()}, "greater_is_better"),
+        ({"X": np.zeros(10)}, "2-D"),
+        ({"y": np.zeros(9)}, "rows"),
+        ({"n_repeats": 0}, "n_repeats"),
+        ({"columns": [5]}, "out of range"),
+        ({"columns": [()]}, "non-empty"),
+        ({"columns": []}, "empty"),
+        ({"random_state": "seed"}, "random_state"),
+    ],
+)
+def test_invalid_inputs_raise(kwargs, match):
+    args = {"predict": lambda Z: Z[:, 0], "X": np.zeros((10, 2)), "y": np.zeros(10), "scorer": MSE}
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        permutation_importance(**args)
+
+
+def test_works_with_a_mllib_metrics_scorer():
+    metrics = pytest.importorskip("mllib.metrics")
+    if not hasattr(metrics, "get_scorer"):
+        pytest.skip("mllib.metrics has no get_scorer yet")
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(300, 2))
+    y = (X[:, 0] + 0.3 * rng.normal(size=300) > 0).astype(int)
+    result = permutation_importance(lambda Z: Z[:, 0], X, y, metrics.get_scorer("roc_auc"), random_state=0)
+    assert result["greater_is_better"] is True
+    assert np.all(result["importances"][0] > 0.2) and np.all(result["importances"][1] == 0.0)

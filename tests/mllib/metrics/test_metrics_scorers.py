@@ -1,0 +1,87 @@
+"""Scorer registry: names, directions, response kinds, raw values, unknown names."""
+import dataclasses
+
+import numpy as np
+import pytest
+import sklearn.metrics as skm
+
+from mllib.metrics import SCORERS, Scorer, get_scorer, log_loss
+
+EXPECTED = {  # name: (greater_is_better, response)
+    "roc_auc": (True, "score"),
+    "average_precision": (True, "score"),
+    "accuracy": (True, "label"),
+    "balanced_accuracy": (True, "label"),
+    "f1": (True, "label"),
+    "precision": (True, "label"),
+    "recall": (True, "label"),
+    "log_loss": (False, "proba"),
+    "brier": (False, "proba"),
+}
+
+
+def _binary_problem(seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, 200)
+    y[:2] = [0, 1]
+    proba = np.clip(np.round(rng.normal(0.3 + 0.4 * y, 0.2), 2), 0, 1)  # ties included
+    return y, proba, (proba >= 0.5).astype(int), rng.uniform(0.1, 2.0, 200)
+
+
+def test_registry_names_directions_and_responses():
+    assert set(SCORERS) == set(EXPECTED)
+    for name, (greater, response) in EXPECTED.items():
+        scorer = get_scorer(name)
+        assert scorer is SCORERS[name]
+        assert (scorer.name, scorer.greater_is_better, scorer.response) == (name, greater, response)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_scores_equal_the_reference_metric_values(seed):
+    y, proba, labels, w = _binary_problem(seed)
+    reference = {
+        "roc_auc": skm.roc_auc_score(y, proba, sample_weight=w),
+        "average_precision": skm.average_precision_score(y, proba, sample_weight=w),
+        "accuracy": skm.accuracy_score(y, labels, sample_weight=w),
+        "balanced_accuracy": skm.balanced_accuracy_score(y, labels, sample_weight=w),
+        "f1": skm.f1_score(y, labels, sample_weight=w),
+        "precision": skm.precision_score(y, labels, sample_weight=w),
+        "recall": skm.recall_score(y, labels, sample_weight=w),
+        "log_loss": skm.log_loss(y, proba, sample_weight=w),
+        "brier": skm.brier_score_loss(y, proba, sample_weight=w),
+    }
+    inputs = {"score": proba, "proba": proba, "label": labels}
+    for name, expected in reference.items():
+        scorer = get_scorer(name)
+        value = scorer.score(y, inputs[scorer.response], sample_weight=w)
+        assert isinstance(value, float)
+        assert value == pytest.approx(expected, abs=1e-12), name
+
+
+def test_losses_are_returned_positive_not_negated():
+    y, proba, _, _ = _binary_problem()
+    value = get_scorer("log_loss").score(y, proba)
+    assert value > 0 and value == log_loss(y, proba)
+
+
+def test_unknown_name_lists_valid_names():
+    with pytest.raises(ValueError, match=r"unknown scorer 'auc'.*'roc_auc'"):
+        get_scorer("auc")
+    with pytest.raises(ValueError, match="valid names"):
+        get_scorer(None)
+
+
+def test_scorer_is_frozen_validated_and_passed_through():
+    scorer = get_scorer("f1")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        scorer.name = "other"
+    with pytest.raises(ValueError, match="response"):
+        Scorer("x", log_loss, False, "probability")
+    custom = Scorer("neg_count", lambda y, v, sample_weight=None: -float(np.sum(v)), True, "label")
+    assert get_scorer(custom) is custom
+    assert custom.score([0, 1], [1, 1]) == -2.0
+
+
+def test_binary_label_scorers_reject_multiclass():
+    with pytest.raises(ValueError, match="binary"):
+        get_scorer("f1").score([0, 1, 2], [0, 1, 2])

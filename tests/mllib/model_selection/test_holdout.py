@@ -1,0 +1,98 @@
+"""Hold-out splits and the hospital example (catalogue 2.3 and (b) item 9; seed 004, D4:505-512)."""
+import numpy as np
+import pytest
+
+from mllib.model_selection import fold_balance, split_groups, train_test_split_indices
+
+HOSPITAL_SIZES = [80, 70, 60, 55, 50, 45, 40, 40]       # 440 rows from 8 hospitals
+
+
+def _hospitals():
+    rng = np.random.default_rng(0)
+    return rng.permutation(np.repeat(np.array([f"H{i}" for i in range(8)]), HOSPITAL_SIZES))
+
+
+def test_hospital_example_3_2_3():
+    groups = _hospitals()
+    assert groups.size == 440
+    parts = split_groups(groups, (3, 2, 3), random_state=0)
+    sets = [set(groups[p]) for p in parts]
+    assert [len(s) for s in sets] == [3, 2, 3]
+    assert not (sets[0] & sets[1]) and not (sets[0] & sets[2]) and not (sets[1] & sets[2])
+    assert sets[0] | sets[1] | sets[2] == set(groups)
+    assert sum(p.size for p in parts) == 440
+    assert np.array_equal(np.sort(np.concatenate(parts)), np.arange(440))      # every row in exactly one part
+    again = split_groups(groups, (3, 2, 3), random_state=0)
+    assert all(np.array_equal(a, b) for a, b in zip(parts, again))
+    other = split_groups(groups, (3, 2, 3), random_state=1)
+    assert any(not np.array_equal(a, b) for a, b in zip(parts, other))
+
+
+def test_hospital_example_by_rows_test_first_then_validation():
+    """Test set first (whole hospitals), then validation from the rest: three disjoint hospital sets."""
+    groups = _hospitals()
+    rest, test = train_test_split_indices(groups=groups, test_size=3 / 8, random_state=0)
+    tr, va = train_test_split_indices(groups=groups[rest], test_size=2 / 5, random_state=0)
+    train, valid = rest[tr], rest[va]
+    sets = [set(groups[i]) for i in (train, valid, test)]
+    assert not (sets[0] & sets[1]) and not (sets[0] & sets[2]) and not (sets[1] & sets[2])
+    assert sets[0] | sets[1] | sets[2] == set(groups)
+    assert train.size + valid.size + test.size == 440
+    assert abs(test.size - 165) <= max(HOSPITAL_SIZES)
+
+
+def test_plain_holdout_sizes_and_determinism():
+    tr, te = train_test_split_indices(101, test_size=0.2, random_state=3)
+    assert te.size == 21 and tr.size == 80                          # ceil(0.2 * 101)
+    assert np.array_equal(np.union1d(tr, te), np.arange(101)) and np.intersect1d(tr, te).size == 0
+    assert tr.dtype == te.dtype == np.int64
+    tr2, te2 = train_test_split_indices(101, test_size=0.2, random_state=3)
+    assert np.array_equal(te, te2)
+    _, te3 = train_test_split_indices(101, test_size=0.2, random_state=4)
+    assert not np.array_equal(te, te3)
+    _, last = train_test_split_indices(10, test_size=3, shuffle=False)
+    assert last.tolist() == [7, 8, 9]
+
+
+def test_stratified_holdout_uses_largest_remainder_per_class():
+    y = np.repeat(["a", "b", "c"], [50, 30, 20])
+    _, te = train_test_split_indices(y=y, test_size=0.2, random_state=0)
+    assert [int((y[te] == c).sum()) for c in "abc"] == [10, 6, 4]
+    y = np.repeat([0, 1, 2], [7, 7, 7])                       # 0.3 * 21 = 6.3 -> 7 test rows, 2.33 per class
+    _, te = train_test_split_indices(y=y, test_size=0.3, random_state=0)
+    counts = np.bincount(y[te], minlength=3)
+    assert counts.sum() == 7 and set(counts) <= {2, 3}
+    _, te = train_test_split_indices(y=y, test_size=0.3, stratify=False, random_state=0)
+    assert te.size == 7
+
+
+def test_grouped_stratified_holdout():
+    rng = np.random.default_rng(2)
+    sizes = rng.integers(3, 25, 50)
+    groups = np.repeat(np.arange(50), sizes)
+    y = (rng.random(groups.size) < np.repeat(rng.beta(2, 4, 50), sizes)).astype(int)
+    tr, te = train_test_split_indices(y=y, groups=groups, test_size=0.25, random_state=0)
+    assert not set(groups[tr]) & set(groups[te])
+    assert abs(te.size - 0.25 * y.size) <= sizes.max()
+    fold = np.zeros(y.size, dtype=int)
+    fold[te] = 1
+    assert fold_balance(y, groups, fold)["max_abs_deviation"] < 0.02
+    # grouped only: also whole groups, size close to the target
+    tr, te = train_test_split_indices(y=y, groups=groups, test_size=0.25, stratify=False, random_state=0)
+    assert not set(groups[tr]) & set(groups[te])
+    assert abs(te.size - 0.25 * y.size) <= sizes.max()
+
+
+def test_holdout_errors():
+    with pytest.raises(ValueError, match="test_size"):
+        train_test_split_indices(10, test_size=1.0)
+    with pytest.raises(ValueError, match="test_size"):
+        train_test_split_indices(10, test_size=10)
+    with pytest.raises(ValueError, match="class 2 has only 1 row"):
+        train_test_split_indices(y=[0, 0, 1, 1, 2], test_size=0.4)
+    with pytest.raises(ValueError, match="at least 2 groups"):
+        train_test_split_indices(groups=[1, 1, 1])
+    with pytest.raises(ValueError, match="cannot infer the number of rows"):
+        train_test_split_indices()
+    with pytest.raises(ValueError, match="summing to the number of groups"):
+        split_groups(_hospitals(), (3, 2, 2))
