@@ -26,6 +26,10 @@ def _stem(path) -> Path:
     return path.with_suffix("") if path.suffix in (".json", ".npz") else path
 
 
+def _with_ext(stem: Path, ext: str) -> Path:
+    return stem.with_name(stem.name + ext)  # not with_suffix: "lr.lam0.1" must not become "lr.json"
+
+
 def _fitted_attributes(est: BaseEstimator) -> dict:
     return {k: v for k, v in sorted(vars(est).items()) if k.endswith("_") and not k.startswith("_")}
 
@@ -114,7 +118,7 @@ def save(estimator: BaseEstimator, path) -> tuple[Path, Path]:
     arrays: dict = {}
     doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "mllib_version": __version__,
            "estimator": _encode(estimator, arrays, "root")}
-    json_path, npz_path = stem.with_suffix(".json"), stem.with_suffix(".npz")
+    json_path, npz_path = _with_ext(stem, ".json"), _with_ext(stem, ".npz")
     json_path.parent.mkdir(parents=True, exist_ok=True)
     tmp_json, tmp_npz = json_path.with_name(json_path.name + ".tmp"), npz_path.with_name(npz_path.name + ".tmp")
     tmp_json.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
@@ -127,7 +131,7 @@ def save(estimator: BaseEstimator, path) -> tuple[Path, Path]:
 def load(path) -> BaseEstimator:
     """Rebuild an estimator saved by `save`; raises ValueError on unknown classes or mismatched arrays."""
     stem = _stem(path)
-    json_path, npz_path = stem.with_suffix(".json"), stem.with_suffix(".npz")
+    json_path, npz_path = _with_ext(stem, ".json"), _with_ext(stem, ".npz")
     try:
         doc = json.loads(json_path.read_text())
     except FileNotFoundError:

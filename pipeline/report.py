@@ -60,7 +60,7 @@ def model_card(params: dict, r: dict) -> str:
     fairness = r["fairness"]["attributes"]
     largest = {a: fairness[a]["gaps"]["selection_rate"]["difference"] for a in params["data"]["sensitive"]}
     items = {
-        "Model": f"{params['model']['name']} with {fmt(train['best_params'])}, chosen by {train['scoring']} over "
+        "Model": f"{params['model']['name']} with {train['best_params']}, chosen by {train['scoring']} over "
                  f"{train['n_candidates']} candidates and {train['n_folds']} {params['split']['strategy']} folds",
         "Intended use": f"Scores the probability that {data['target']} = {data['positive_label']} for rows like the "
                         "training data; decisions at the configured threshold. Not validated for other populations.",

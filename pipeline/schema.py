@@ -4,6 +4,7 @@ every other feature column numeric unless declared categorical)."""
 from __future__ import annotations
 
 import difflib
+from pathlib import Path
 
 import pandas as pd
 import pandera.pandas as pa
@@ -27,10 +28,11 @@ def check_columns(df: pd.DataFrame, data: dict) -> None:
 
 def build_schema(df: pd.DataFrame, data: dict) -> pa.DataFrameSchema:
     if data["schema"]:
+        # checked here: pandera's from_yaml parses a path that does not exist as YAML text instead of raising
+        if not Path(data["schema"]).is_file():
+            raise PipelineError(f"params.yaml: data.schema file {data['schema']} does not exist; fix the path or set null")
         try:
             schema = pa.DataFrameSchema.from_yaml(data["schema"])
-        except FileNotFoundError:
-            raise PipelineError(f"params.yaml: data.schema file {data['schema']} does not exist; fix the path or set null") from None
         except Exception as exc:  # pandera raises several types for malformed YAML
             raise PipelineError(f"schema file {data['schema']} cannot be read ({exc}); check its pandera YAML") from None
     else:

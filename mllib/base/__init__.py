@@ -10,16 +10,20 @@ from .estimator import (
     is_fitted,
 )
 from .validation import (
+    check_1d,
     check_array,
+    check_binary_labels,
     check_n_features,
     check_random_state,
     check_sample_weight,
     check_X_y,
     is_missing,
+    safe_divide,
+    to_python,
 )
 
 __all__ = [
     "BaseEstimator", "ClassifierMixin", "TransformerMixin", "NotFittedError", "Pipeline", "ColumnTransformer",
     "check_array", "check_X_y", "check_sample_weight", "check_n_features", "check_random_state",
-    "check_is_fitted", "clone", "is_fitted", "is_missing",
+    "check_is_fitted", "clone", "is_fitted", "is_missing", "check_1d", "check_binary_labels", "safe_divide", "to_python",
 ]

@@ -33,15 +33,19 @@ class Pipeline(BaseEstimator):
         return params
 
     def set_params(self, **params) -> "Pipeline":
+        if "steps" in params:
+            self.steps = params.pop("steps")
         named = dict(self.steps)
+        for key, value in params.items():  # a whole step first (key "name"), then its parameters ("name__param")
+            if key in named:
+                self.steps = [(n, value if n == key else s) for n, s in self.steps]
+                named[key] = value
+            elif key.partition("__")[0] not in named or not key.partition("__")[2]:
+                raise ValueError(f"Pipeline has no step or parameter {key!r}; steps: {list(named)}")
         for key, value in params.items():
             head, _, rest = key.partition("__")
-            if key == "steps":
-                self.steps = value
-            elif head in named and rest:
+            if rest:
                 named[head].set_params(**{rest: value})
-            else:
-                raise ValueError(f"Pipeline has no step or parameter {key!r}; steps: {list(named)}")
         return self
 
     def _check_steps(self):

@@ -10,6 +10,8 @@ import inspect
 
 import numpy as np
 
+from .validation import is_missing
+
 
 class NotFittedError(ValueError):
     """Raised when predict / transform is called before fit."""
@@ -90,13 +92,16 @@ class ClassifierMixin:
         y = np.asarray(y)
         if y.ndim != 1:
             raise ValueError(f"y must be 1-D, got shape {y.shape}")
+        if is_missing(y).any() or (y.dtype.kind == "f" and not np.isfinite(y).all()):
+            raise ValueError("y contains missing (NaN / None) or infinite labels; a classifier needs a label for every row")
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
             raise ValueError(f"y has a single class {self.classes_.tolist()}; a classifier needs at least two")
         return encoded
 
     def predict(self, X) -> np.ndarray:
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # first, so an unfitted model raises NotFittedError, not AttributeError
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class TransformerMixin:

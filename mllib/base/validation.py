@@ -77,3 +77,52 @@ def check_random_state(random_state) -> np.random.Generator:
     if random_state is None or isinstance(random_state, (int, np.integer)):
         return np.random.default_rng(random_state)
     raise ValueError(f"random_state must be an int, a numpy Generator or None, got {random_state!r}")
+
+
+def check_1d(values, name: str, n_samples: int | None = None) -> np.ndarray:
+    """values as a non-empty 1-D array (dtype kept: labels and group ids may be strings)."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one value per sample), got shape {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} is empty")
+    if n_samples is not None and arr.shape[0] != n_samples:
+        raise ValueError(f"{name} has {arr.shape[0]} entries, expected {n_samples}")
+    return arr
+
+
+def check_binary_labels(y, name: str = "y", n_samples: int | None = None) -> np.ndarray:
+    """y as a boolean "is positive" mask; y must hold labels {0, 1} (bools, ints, floats or objects).
+    Strings are refused, even "0" and "1": numpy would otherwise compare them silently as unequal."""
+    y = check_1d(y, name, n_samples)
+    if y.dtype.kind == "b":
+        return y
+    if y.dtype.kind not in "iufO":
+        raise ValueError(f"{name} must be binary with labels {{0, 1}} (1 = positive), got dtype {y.dtype}")
+    is_one = y == 1
+    bad = ~(is_one | (y == 0))
+    if bad.any():
+        try:
+            shown = np.unique(y[bad])[:5].tolist()
+        except TypeError:  # object arrays mixing types cannot be sorted
+            shown = list(dict.fromkeys(y[bad].tolist()))[:5]
+        raise ValueError(
+            f"{name} must be binary with labels {{0, 1}} (1 = positive), but contains {shown}; "
+            "encode the positive class as 1 and everything else as 0"
+        )
+    return np.asarray(is_one, dtype=bool)
+
+
+def safe_divide(numerator, denominator):
+    """numerator / denominator as float64 with nan ("undefined") where the denominator is 0, never a silent 0.
+    A Python float when both inputs are scalars, else an array."""
+    num = np.asarray(numerator, dtype=np.float64)
+    den = np.asarray(denominator, dtype=np.float64)
+    out = np.full(np.broadcast_shapes(num.shape, den.shape), np.nan)
+    np.divide(num, den, out=out, where=den != 0)
+    return float(out) if out.ndim == 0 else out
+
+
+def to_python(value):
+    """numpy scalars as plain Python values (for messages, JSON and MLflow)."""
+    return value.item() if isinstance(value, np.generic) else value

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import check_array
+from ..base import check_array, check_binary_labels
 
 
 def check_scores(scores, name: str = "scores") -> np.ndarray:
@@ -24,20 +24,8 @@ def check_probabilities(proba, name: str = "proba") -> np.ndarray:
 
 
 def check_binary(y, n_samples: int, name: str = "y") -> np.ndarray:
-    """y as a float64 array of 0.0 / 1.0 (1 = positive class); bools, ints and 0/1 floats are accepted."""
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {y.shape}")
-    if y.shape[0] != n_samples:
-        raise ValueError(f"{name} has {y.shape[0]} entries but there are {n_samples} scores")
-    if y.dtype.kind not in "biufO":  # strings, even "0"/"1", are not silently cast
-        raise ValueError(f"{name} must be binary with labels {{0, 1}}, got dtype {y.dtype}")
-    is_one = y == 1
-    bad = ~(is_one | (y == 0))
-    if bad.any():
-        shown = list(dict.fromkeys(y[bad].tolist()))[:5]
-        raise ValueError(f"{name} must be binary with labels {{0, 1}} (1 = positive), but contains {shown}")
-    return is_one.astype(np.float64)
+    """y as a float64 array of 0.0 / 1.0 (1 = positive class), one label per score."""
+    return check_binary_labels(y, name, n_samples).astype(np.float64)
 
 
 def check_n_bins(n_bins) -> int:

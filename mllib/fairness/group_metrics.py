@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_binary, check_groups, divide, native
+from ..base import check_binary_labels, safe_divide, to_python
+from ._checks import check_groups
 
 # the order of the keys in each group's dict
 COUNTS = ("n", "n_pos", "n_neg", "tp", "fp", "fn", "tn")
@@ -27,8 +28,8 @@ def group_confusion(y_true, y_pred, groups) -> dict:
     precision, npv, accuracy}} in sorted group order; group values and counts are plain Python ints/strs.
     A rate whose denominator is 0 in a group (e.g. TPR of a group without positives) is float('nan').
     """
-    y = check_binary(y_true, "y_true")
-    y_hat = check_binary(y_pred, "y_pred", n_samples=y.shape[0])
+    y = check_binary_labels(y_true, "y_true")
+    y_hat = check_binary_labels(y_pred, "y_pred", n_samples=y.shape[0])
     g = check_groups(groups, y.shape[0])
     try:
         values, inverse = np.unique(g, return_inverse=True)
@@ -47,18 +48,18 @@ def group_confusion(y_true, y_pred, groups) -> dict:
     n = n_pos + n_neg
     columns = {
         "n": n, "n_pos": n_pos, "n_neg": n_neg, "tp": tp, "fp": fp, "fn": fn, "tn": tn,
-        "base_rate": divide(n_pos, n),
-        "selection_rate": divide(tp + fp, n),
-        "tpr": divide(tp, n_pos),  # recall: t_i / p_i (E4)
-        "fpr": divide(fp, n_neg),  # f_i / n_i
-        "fnr": divide(fn, n_pos),
-        "tnr": divide(tn, n_neg),
-        "precision": divide(tp, tp + fp),  # PPV
-        "npv": divide(tn, tn + fn),
-        "accuracy": divide(tp + tn, n),
+        "base_rate": safe_divide(n_pos, n),
+        "selection_rate": safe_divide(tp + fp, n),
+        "tpr": safe_divide(tp, n_pos),  # recall: t_i / p_i (E4)
+        "fpr": safe_divide(fp, n_neg),  # f_i / n_i
+        "fnr": safe_divide(fn, n_pos),
+        "tnr": safe_divide(tn, n_neg),
+        "precision": safe_divide(tp, tp + fp),  # PPV
+        "npv": safe_divide(tn, tn + fn),
+        "accuracy": safe_divide(tp + tn, n),
     }
     return {
-        native(value): {
+        to_python(value): {
             **{key: int(columns[key][i]) for key in COUNTS},
             **{key: float(columns[key][i]) for key in RATES},
         }

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import divide
+from ..base import safe_divide
 
 
 def _check_counts(values, name: str) -> np.ndarray:
@@ -60,7 +60,7 @@ def impossibility_check(n_neg, n_pos, tpr: float, fpr: float, rtol: float = 1e-9
         raise ValueError("tpr = fpr = 0: the classifier predicts no positives, so PPV is undefined in every group")
 
     tp, fp = tpr * n_pos, fpr * n_neg  # eqs. (41) and (40)
-    ppv = divide(tp, tp + fp)  # eq. (42)
+    ppv = safe_divide(tp, tp + fp)  # eq. (42)
     base_rate = n_pos / (n_neg + n_pos)
     equal_base_rates = bool(np.allclose(base_rate, base_rate[0], rtol=rtol, atol=0.0))
     no_false_positives, no_true_positives = fpr == 0, tpr == 0

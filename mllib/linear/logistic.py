@@ -16,6 +16,9 @@ from scipy.special import expit, log_softmax, softmax
 from ..base import BaseEstimator, ClassifierMixin, check_array, check_is_fitted, check_n_features, check_sample_weight, check_X_y
 
 SOLVERS = ("auto", "newton", "lbfgs")
+# L-BFGS-B also stops when the relative decrease of the loss is below ftol; scipy's default (2.2e-9) ends the
+# run long before the gradient reaches tol, so keep ftol at rounding level and let gtol = tol decide.
+_FTOL = 64 * np.finfo(np.float64).eps
 
 
 def _binary_loss(beta, X1, y, w, lam):
@@ -89,11 +92,13 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             except linalg.LinAlgError:  # singular Hessian (lam = 0 with collinear columns)
                 step = linalg.lstsq(H, grad)[0]
             # step halving keeps every iterate a descent step far from the optimum
-            t = 1.0
+            # (near the optimum the loss change is below rounding: allow a few ulps, else the exact Newton step
+            # is rejected and the fit stops at a halved step with a gradient ~1e7 times larger)
+            t, slack = 1.0, 16 * np.finfo(np.float64).eps * abs(loss)
             while True:
                 candidate = beta - t * step
                 new_loss, new_grad, new_p = _binary_loss(candidate, X1, y, w, self.lam)
-                if new_loss <= loss + 1e-4 * t * -np.dot(grad, step) or t < 1e-10:
+                if new_loss <= loss + 1e-4 * t * -np.dot(grad, step) + slack or t < 1e-10:
                     break
                 t *= 0.5
             beta, loss, grad, p = candidate, new_loss, new_grad, new_p
@@ -105,7 +110,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     def _fit_lbfgs_binary(self, X1, y, w):
         res = optimize.minimize(
             lambda b: _binary_loss(b, X1, y, w, self.lam)[:2], np.zeros(X1.shape[1]), jac=True, method="L-BFGS-B",
-            options={"maxiter": self.max_iter, "gtol": self.tol},
+            options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": _FTOL},
         )
         self.n_iter_ = res.nit
         return res.x
@@ -113,7 +118,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     def _fit_lbfgs_softmax(self, X1, Y, w):
         res = optimize.minimize(
             _softmax_loss, np.zeros(X1.shape[1] * Y.shape[1]), args=(X1, Y, w, self.lam), jac=True,
-            method="L-BFGS-B", options={"maxiter": self.max_iter, "gtol": self.tol},
+            method="L-BFGS-B", options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": _FTOL},
         )
         self.n_iter_ = res.nit
         return res.x.reshape(X1.shape[1], Y.shape[1])

@@ -1,24 +1,14 @@
 """Input checks shared by the metric modules, so every metric fails at its edges with the same message.
 
-Also `divide`: the one place where a zero denominator becomes float('nan') ("undefined"), never 0.
+Zero denominators go through mllib.base.safe_divide: float('nan') ("undefined"), never 0.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import check_sample_weight
+from mllib.base import check_1d
 
 _NUMERIC_KINDS = "biuf"
-
-
-def as_1d(values, name: str) -> np.ndarray:
-    """values as a non-empty 1-D array, dtype kept (labels may be strings)."""
-    arr = np.asarray(values)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-    if arr.shape[0] == 0:
-        raise ValueError(f"{name} is empty")
-    return arr
 
 
 def check_same_length(**arrays) -> int:
@@ -28,9 +18,6 @@ def check_same_length(**arrays) -> int:
     return next(iter(lengths.values()))
 
 
-def weights(sample_weight, n_samples: int) -> np.ndarray:
-    """Float weights of length n_samples (ones when None); non-negative, finite, positive sum."""
-    return check_sample_weight(sample_weight, n_samples)
 
 
 def finite_floats(values, name: str, ndim: int | tuple[int, ...] = 1) -> np.ndarray:
@@ -64,27 +51,11 @@ def _describe_values(values: np.ndarray, limit: int = 10) -> list:
     return distinct[:limit].tolist()
 
 
-def binary_labels(y, name: str) -> np.ndarray:
-    """y as a boolean "is positive" mask; y must take values in {0, 1} (bools, ints or floats)."""
-    y = as_1d(y, name)
-    if y.dtype.kind == "b":
-        return y
-    if y.dtype.kind in _NUMERIC_KINDS or y.dtype.kind == "O":
-        is_zero, is_one = y == 0, y == 1
-        bad = ~(is_zero | is_one)
-    else:  # strings: never a valid 0/1 label, even "0" and "1"
-        is_one, bad = None, np.ones(y.shape, dtype=bool)
-    if bad.any():
-        raise ValueError(
-            f"{name} must be binary with labels {{0, 1}} (1 = positive), but contains {_describe_values(y[bad])}; "
-            "encode the positive class as 1 and everything else as 0"
-        )
-    return np.asarray(is_one, dtype=bool)
 
 
 def class_labels(y, name: str) -> np.ndarray:
     """Class labels as a 1-D array: numeric without NaN, or strings; mixed-type object arrays are rejected."""
-    y = as_1d(y, name)
+    y = check_1d(y, name)
     if y.dtype.kind == "f" and np.isnan(y).any():
         raise ValueError(f"{name} contains NaN labels ({int(np.isnan(y).sum())} entries)")
     if y.dtype.kind == "O":
@@ -101,14 +72,3 @@ def check_label_kinds(**arrays) -> None:
     if len(set(kinds.values())) > 1:
         raise ValueError(f"labels of different kinds cannot be compared: {kinds}")
 
-
-def divide(numerator, denominator):
-    """numerator / denominator as float64, with nan ("undefined") where the denominator is 0.
-
-    Returns a Python float when both inputs are scalars, else an array.
-    """
-    num = np.asarray(numerator, dtype=np.float64)
-    den = np.asarray(denominator, dtype=np.float64)
-    out = np.full(np.broadcast_shapes(num.shape, den.shape), np.nan)
-    np.divide(num, den, out=out, where=den != 0)
-    return float(out) if out.ndim == 0 else out

@@ -21,15 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import (
-    as_1d,
-    binary_labels,
-    check_label_kinds,
-    check_same_length,
-    class_labels,
-    divide,
-    weights,
-)
+from mllib.base import check_1d, check_binary_labels, check_sample_weight, safe_divide
+
+from ._checks import check_label_kinds, check_same_length, class_labels
 
 _AVERAGES = ("macro", "micro", "weighted", None)
 _NORMALIZE = (None, "true", "pred", "all")
@@ -65,7 +59,7 @@ def _checked_pair(y_true, y_pred, sample_weight):
     y_true, y_pred = class_labels(y_true, "y_true"), class_labels(y_pred, "y_pred")
     n = check_same_length(y_true=y_true, y_pred=y_pred)
     check_label_kinds(y_true=y_true, y_pred=y_pred)
-    return y_true, y_pred, weights(sample_weight, n)
+    return y_true, y_pred, check_sample_weight(sample_weight, n)
 
 
 def _counts(true_idx, pred_idx, w, n_labels: int, weighted: bool) -> np.ndarray:
@@ -99,11 +93,11 @@ def confusion_matrix(y_true, y_pred, labels=None, sample_weight=None, normalize=
     pred_idx = _index_of(y_pred, labels, "y_pred")
     matrix = _counts(true_idx, pred_idx, w, labels.size, weighted=sample_weight is not None)
     if normalize == "true":
-        return divide(matrix, matrix.sum(axis=1, keepdims=True))
+        return safe_divide(matrix, matrix.sum(axis=1, keepdims=True))
     if normalize == "pred":
-        return divide(matrix, matrix.sum(axis=0, keepdims=True))
+        return safe_divide(matrix, matrix.sum(axis=0, keepdims=True))
     if normalize == "all":
-        return divide(matrix, matrix.sum())
+        return safe_divide(matrix, matrix.sum())
     return matrix
 
 
@@ -113,10 +107,10 @@ def binary_counts(y_true, y_pred, sample_weight=None) -> dict:
     Ints when unweighted, floats (sums of weights) when sample_weight is given. ValueError naming
     the offending values if either array has labels outside {0, 1}.
     """
-    actual = binary_labels(y_true, "y_true")
-    predicted = binary_labels(y_pred, "y_pred")
+    actual = check_binary_labels(y_true, "y_true")
+    predicted = check_binary_labels(y_pred, "y_pred")
     n = check_same_length(y_true=actual, y_pred=predicted)
-    w = weights(sample_weight, n)
+    w = check_sample_weight(sample_weight, n)
     cells = {
         "tp": actual & predicted,
         "fp": ~actual & predicted,
@@ -132,7 +126,7 @@ def _f_beta(tp, fp, fn, beta: float):
     # Count form of (1 + b^2) P R / (b^2 P + R): equal wherever P and R are defined, and it stays
     # defined (= 0) when TP = 0 but errors exist; undefined only when there is nothing positive at all.
     b2 = beta * beta
-    return divide((1.0 + b2) * tp, (1.0 + b2) * tp + b2 * fn + fp)
+    return safe_divide((1.0 + b2) * tp, (1.0 + b2) * tp + b2 * fn + fp)
 
 
 def classification_table(tp, fp, fn, tn, beta: float = 1.0) -> dict:
@@ -151,17 +145,17 @@ def classification_table(tp, fp, fn, tn, beta: float = 1.0) -> dict:
     tp, fp, fn, tn = (counts[k] for k in ("tp", "fp", "fn", "tn"))
     n = tp + fp + fn + tn
     table = {
-        "accuracy": divide(tp + tn, n),
-        "misclassification_rate": divide(fp + fn, n),
-        "precision": divide(tp, tp + fp),
-        "recall": divide(tp, tp + fn),
-        "fall_out": divide(fp, fp + tn),
-        "specificity": divide(tn, tn + fp),  # E1
-        "fdr": divide(fp, fp + tp),
-        "fnr": divide(fn, fn + tp),
-        "false_omission_rate": divide(fn, fn + tn),  # E2
-        "npv": divide(tn, tn + fn),
-        "prevalence": divide(tp + fn, n),
+        "accuracy": safe_divide(tp + tn, n),
+        "misclassification_rate": safe_divide(fp + fn, n),
+        "precision": safe_divide(tp, tp + fp),
+        "recall": safe_divide(tp, tp + fn),
+        "fall_out": safe_divide(fp, fp + tn),
+        "specificity": safe_divide(tn, tn + fp),  # E1
+        "fdr": safe_divide(fp, fp + tp),
+        "fnr": safe_divide(fn, fn + tp),
+        "false_omission_rate": safe_divide(fn, fn + tn),  # E2
+        "npv": safe_divide(tn, tn + fn),
+        "prevalence": safe_divide(tp + fn, n),
         "f1": _f_beta(tp, fp, fn, 1.0),
         "f_beta": _f_beta(tp, fp, fn, beta),  # E3
     }
@@ -217,8 +211,8 @@ def precision_recall_f1(y_true, y_pred, average="macro", labels=None, beta: floa
         tp, predicted, actual = tp.sum(), predicted.sum(), actual.sum()
     fp, fn = predicted - tp, actual - tp
     scores = {
-        "precision": divide(tp, predicted),
-        "recall": divide(tp, actual),
+        "precision": safe_divide(tp, predicted),
+        "recall": safe_divide(tp, actual),
         "f_beta": _f_beta(tp, fp, fn, beta),
     }
     if average == "macro":
@@ -226,7 +220,7 @@ def precision_recall_f1(y_true, y_pred, average="macro", labels=None, beta: floa
     elif average == "weighted":
         total = actual.sum()
         # a zero-weight class contributes nothing, even if its value is undefined
-        scores = {k: divide(np.sum(np.where(actual > 0, v * actual, 0.0)), total) for k, v in scores.items()}
+        scores = {k: safe_divide(np.sum(np.where(actual > 0, v * actual, 0.0)), total) for k, v in scores.items()}
     return {**scores, "support": actual, "labels": labels}
 
 

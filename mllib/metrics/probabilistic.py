@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_1d, binary_labels, check_same_length, finite_floats, weights
+from mllib.base import check_1d, check_binary_labels, check_sample_weight
+
+from ._checks import check_same_length, finite_floats
 
 _EPS = np.finfo(np.float64).eps
 _ROW_SUM_TOLERANCE = 1e-6
@@ -36,7 +38,7 @@ def _probabilities(proba) -> np.ndarray:
 
 
 def _class_indices(y_true, n_classes: int) -> np.ndarray:
-    y = as_1d(y_true, "y_true")
+    y = check_1d(y_true, "y_true")
     if y.dtype.kind not in "biuf":
         raise ValueError(f"y_true must hold class indices 0..{n_classes - 1} (columns of proba), got dtype {y.dtype}")
     valid = (y >= 0) & (y < n_classes)
@@ -53,7 +55,7 @@ def _one_hot_and_proba(y_true, proba):
     """(outcome matrix, probability matrix, n): the binary case as a single column P(y = 1)."""
     proba = _probabilities(proba)
     if proba.ndim == 1:
-        outcome = binary_labels(y_true, "y_true").astype(np.float64)[:, None]
+        outcome = check_binary_labels(y_true, "y_true").astype(np.float64)[:, None]
         proba = proba[:, None]
     else:
         idx = _class_indices(y_true, proba.shape[1])
@@ -76,7 +78,7 @@ def log_loss(y_true, proba, sample_weight=None) -> float:
     else:
         observed = proba[outcome == 1.0]
     observed = np.clip(observed, _EPS, 1.0 - _EPS)
-    w = weights(sample_weight, n)
+    w = check_sample_weight(sample_weight, n)
     return float(np.sum(w * -np.log(observed)) / np.sum(w))
 
 
@@ -88,7 +90,7 @@ def brier_score(y_true, proba, sample_weight=None) -> float:
     proba of shape (n, 2) therefore gives twice the 1-D value (range [0, 2], as for any K).
     """
     outcome, proba, n = _one_hot_and_proba(y_true, proba)
-    w = weights(sample_weight, n)
+    w = check_sample_weight(sample_weight, n)
     return float(np.sum(w * np.sum((proba - outcome) ** 2, axis=1)) / np.sum(w))
 
 
@@ -123,7 +125,7 @@ def brier_decomposition(y_true, proba, n_bins=None) -> dict:
     proba = _probabilities(proba)
     if proba.ndim != 1:
         raise ValueError(f"brier_decomposition is binary: proba must be 1-D P(y=1), got shape {proba.shape}")
-    outcome = binary_labels(y_true, "y_true").astype(np.float64)
+    outcome = check_binary_labels(y_true, "y_true").astype(np.float64)
     n = check_same_length(y_true=outcome, proba=proba)
     group, mean_forecast = _groups(proba, n_bins)
     size = np.bincount(group).astype(np.float64)

@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import binary_labels, check_same_length, finite_floats, weights
+from mllib.base import check_binary_labels, check_sample_weight
+
+from ._checks import check_same_length, finite_floats
 
 
 def _cumulative_counts(y_true, y_score, sample_weight):
     """(tps, fps, thresholds): weighted TP and FP counts when predicting score >= t, t descending."""
-    positive = binary_labels(y_true, "y_true")
+    positive = check_binary_labels(y_true, "y_true")
     score = finite_floats(y_score, "y_score")
     n = check_same_length(y_true=positive, y_score=score)
-    w = weights(sample_weight, n)
+    w = check_sample_weight(sample_weight, n)
     keep = w != 0
     positive, score, w = positive[keep], score[keep], w[keep]
     order = np.argsort(-score, kind="stable")

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_same_length, finite_floats, weights
+from mllib.base import check_sample_weight
+
+from ._checks import check_same_length, finite_floats
 
 
 def _checked(y_true, y_pred, sample_weight):
     y_true, y_pred = finite_floats(y_true, "y_true"), finite_floats(y_pred, "y_pred")
     n = check_same_length(y_true=y_true, y_pred=y_pred)
-    return y_true, y_pred, weights(sample_weight, n)
+    return y_true, y_pred, check_sample_weight(sample_weight, n)
 
 
 def mean_squared_error(y_true, y_pred, sample_weight=None) -> float:

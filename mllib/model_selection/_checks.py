@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from mllib.base import to_python
+
 
 def _length(a, name: str) -> int:
     shape = getattr(a, "shape", None)
@@ -45,9 +47,6 @@ def column(a, name: str, n: int | None = None) -> np.ndarray:
     return a
 
 
-def py_value(v):
-    """numpy scalar -> Python scalar (for messages and JSON-ready outputs)."""
-    return v.item() if isinstance(v, np.generic) else v
 
 
 def encode(a) -> tuple[np.ndarray, np.ndarray]:
@@ -68,7 +67,7 @@ def check_no_group_overlap(train_idx, test_idx, groups, *, splitter: str | None 
     both = np.intersect1d(groups[train_idx], groups[test_idx])
     if both.size == 0:
         return
-    shown = ", ".join(repr(py_value(v)) for v in both[:5])
+    shown = ", ".join(repr(to_python(v)) for v in both[:5])
     more = f" (and {both.size - 5} more)" if both.size > 5 else ""
     who = f"{splitter} " if splitter else ""
     raise ValueError(

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import check_random_state
+from mllib.base import check_random_state, to_python
 
-from ._checks import check_no_group_overlap, column, encode, num_samples, py_value
+from ._checks import check_no_group_overlap, column, encode, num_samples
 
 __all__ = ["train_test_split_indices", "split_groups"]
 
@@ -98,7 +98,7 @@ def train_test_split_indices(n_samples=None, *, y=None, groups=None, test_size=0
             if counts.min() < 2:
                 label = classes[int(np.argmin(counts))]
                 raise ValueError(
-                    f"class {py_value(label)!r} has only {int(counts.min())} row; a stratified hold-out needs "
+                    f"class {to_python(label)!r} has only {int(counts.min())} row; a stratified hold-out needs "
                     ">= 2 rows per class; merge rare classes or pass stratify=False"
                 )
             quota = _largest_remainder(counts, n_test)

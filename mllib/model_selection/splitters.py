@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import BaseEstimator, check_random_state
+from mllib.base import BaseEstimator, check_random_state, to_python
 
-from ._checks import check_n_splits, check_no_group_overlap, column, encode, num_samples, py_value
+from ._checks import check_n_splits, check_no_group_overlap, column, encode, num_samples
 
 __all__ = [
     "KFold", "StratifiedKFold", "GroupKFold", "LeaveOneOut", "LeaveOneGroupOut",
@@ -119,7 +119,7 @@ def check_min_class_count(k: int, y: np.ndarray, name: str) -> None:
     if k > c:
         label = values[int(np.argmin(counts))]
         raise ValueError(
-            f"{name}: n_splits={k} but class {py_value(label)!r} has only {c} "
+            f"{name}: n_splits={k} but class {to_python(label)!r} has only {c} "
             f"row(s), so some fold would miss it; lower split.n_splits to <= {c}, merge rare classes, "
             "or use a non-stratified splitter"
         )

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import check_random_state
+from mllib.base import check_random_state, to_python
 
-from ._checks import check_n_splits, column, encode, py_value
+from ._checks import check_n_splits, column, encode
 from .splitters import BaseSplitter, check_min_class_count, check_n_groups
 
 __all__ = ["stratified_group_assignment", "StratifiedGroupKFold", "fold_balance"]
@@ -276,7 +276,7 @@ def fold_balance(y, groups, fold) -> dict:
         groups_per_fold, n_groups, several = [None] * F, None, None
     folds = [
         {
-            "fold": py_value(fvals[f]),
+            "fold": to_python(fvals[f]),
             "n_rows": int(nf[f]),
             "n_groups": None if groups is None else int(groups_per_fold[f]),
             "class_counts": N[f].astype(int).tolist(),
@@ -286,7 +286,7 @@ def fold_balance(y, groups, fold) -> dict:
         for f in range(F)
     ]
     return {
-        "classes": [py_value(c) for c in classes],
+        "classes": [to_python(c) for c in classes],
         "overall_proportions": p.tolist(),
         "n_rows": int(n),
         "n_groups": n_groups,

@@ -43,7 +43,7 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
         else:
             if len(self.categories) != X.shape[1]:
                 raise ValueError(f"categories lists {len(self.categories)} columns but X has {X.shape[1]}")
-            self.categories_ = [np.asarray(c, dtype=X.dtype) for c in self.categories]
+            self.categories_ = [np.asarray(c, dtype=object if X.dtype.kind == "O" else None) for c in self.categories]
             for j, cats in enumerate(self.categories_):
                 unseen = np.setdiff1d(X[:, j], cats)
                 if unseen.size:

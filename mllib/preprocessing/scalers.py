@@ -40,6 +40,7 @@ class StandardScaler(TransformerMixin, BaseEstimator):
     def inverse_transform(self, Z):
         check_is_fitted(self)
         Z = check_array(Z, name="Z")
+        check_n_features(self, Z)
         if self.with_std:
             Z = Z * self.scale_
         if self.with_mean:

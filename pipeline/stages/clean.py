@@ -19,11 +19,21 @@ def _check_numeric(df: pd.DataFrame, columns, key: str) -> None:
             raise PipelineError(f"params.yaml: {key}.{col}: column {col!r} is not numeric, so it has no range")
 
 
+def _outside(values: pd.Series, low, high) -> pd.Series:
+    """Below low or above high; a null bound is an open end (both null: nothing is outside), NaN is never outside."""
+    outside = pd.Series(False, index=values.index)
+    if low is not None:
+        outside |= values < low
+    if high is not None:
+        outside |= values > high
+    return outside
+
+
 def make_impossible_missing(df: pd.DataFrame, ranges: dict) -> dict:
     _check_numeric(df, ranges, "clean.valid_ranges")
     report = {}
     for col, (low, high) in ranges.items():
-        outside = (df[col] < low if low is not None else False) | (df[col] > high if high is not None else False)
+        outside = _outside(df[col], low, high)
         report[col] = int(outside.sum())
         df.loc[outside, col] = float("nan")
     return report
@@ -34,7 +44,7 @@ def handle_outliers(df: pd.DataFrame, policy: str, bounds: dict) -> tuple[pd.Dat
     report = {}
     remove = pd.Series(False, index=df.index)
     for col, (low, high) in bounds.items():
-        is_outlier = (df[col] < low if low is not None else False) | (df[col] > high if high is not None else False)
+        is_outlier = _outside(df[col], low, high)
         report[col] = int(is_outlier.sum())
         if policy == "flag":
             df[f"{col}_outlier"] = is_outlier.astype(float)

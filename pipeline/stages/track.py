@@ -38,8 +38,8 @@ def log_model(mlflow, params: dict) -> str:
 
     test = read_parquet(paths.TEST, "split")
     numeric, categorical = feature_columns(test.columns, params["data"])
-    # numeric inputs as doubles (a missing value cannot be an integer), categories as strings
-    example = test[numeric + categorical].head(5).astype({**{c: "float64" for c in numeric}, **{c: str for c in categorical}})
+    # the signature takes the raw columns' own dtypes: rows as read from the user's file are valid input
+    example = test[numeric + categorical].head(5)
     config = {"numeric": numeric, "categorical": categorical, "threshold": params["evaluate"]["threshold"]}
     predictions = read_parquet(paths.TEST_PREDICTIONS, "evaluate").head(5)
     output = predictions.rename(columns={"proba": "probability"})[["probability", "prediction"]]
@@ -79,7 +79,8 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
             "dvc.exp_name": os.environ.get("DVC_EXP_NAME", ""),
             **{metric_key(f"dvc.md5.{out.replace(':', '.')}"): md5 for out, md5 in md5s.items()}}
     run_name = os.environ.get("DVC_EXP_NAME") or f"repro {tags['git.commit'][:8]}"
-    with mlflow.start_run(experiment_id=exp_id, run_name=run_name, tags=tags) as run:
+    mlflow.set_experiment(experiment_id=exp_id)  # nested child runs follow the active experiment, not their parent
+    with mlflow.start_run(run_name=run_name, tags=tags) as run:
         mlflow.log_params({k: str(v) for k, v in flatten(params).items()})
         metrics = {}
         for prefix, path in METRIC_FILES.items():

@@ -24,9 +24,10 @@ def _column_problem(case, source: str, schema_file) -> str:
     schema_src = schema_file or "the checks inferred from params.yaml"
     if case["check"] == "column_in_dataframe":
         return f"{source}: column {case['failure_case']!r} required by {schema_src} is missing; add it or fix the schema"
+    at_row = "" if pd.isna(case["index"]) else f" at row {int(case['index'])}"  # whole-column checks have no row
     return (
-        f"{source}: column {case['column']!r}: {case['check']} failed (e.g. value {case['failure_case']!r} at row "
-        f"{int(case['index'])}). Fix the data or {schema_src}; a text column belongs in data.categorical or data.drop"
+        f"{source}: column {case['column']!r}: {case['check']} failed (e.g. value {case['failure_case']!r}{at_row}). "
+        f"Fix the data or {schema_src}; a text column belongs in data.categorical or data.drop"
     )
 
 

@@ -142,7 +142,7 @@ def test_non_convergence_warns(noisy_scores):
     [
         (np.zeros((4, 2)), [0, 1, 0, 1], "1-D"),
         ([0.1, np.nan, 0.3], [0, 1, 0], "NaN"),
-        ([0.1, 0.2, 0.3], [0, 1], "3 scores"),
+        ([0.1, 0.2, 0.3], [0, 1], "expected 3"),
         ([0.1, 0.2, 0.3], [0, 2, 1], "binary"),
         ([0.1, 0.2, 0.3], ["a", "b", "a"], "binary"),
         ([0.1, 0.2, 0.3], [1, 1, 1], "both classes"),

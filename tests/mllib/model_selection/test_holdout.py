@@ -96,3 +96,28 @@ def test_holdout_errors():
         train_test_split_indices()
     with pytest.raises(ValueError, match="summing to the number of groups"):
         split_groups(_hospitals(), (3, 2, 2))
+
+
+def test_grouped_holdout_is_a_probability_sample_of_groups():
+    """Every group enters the test set with probability test_size, whatever its labels: a test set picked
+    for class balance filled up with mixed-label groups (the hardest) and biased test scores downwards."""
+    rng = np.random.default_rng(7)
+    n_groups, t = 600, 0.2
+    sizes = rng.integers(1, 6, n_groups)
+    kind = rng.choice(3, n_groups, p=[0.55, 0.1, 0.35])        # all positive, all negative, mixed
+    groups = np.repeat(np.arange(n_groups), sizes)
+    y = np.concatenate([np.ones(s, int) if k == 0 else np.zeros(s, int) if k == 1 else (np.arange(s) % 2)
+                        for s, k in zip(sizes, kind)])
+    mixed = np.array([k == 2 and s > 1 for s, k in zip(sizes, kind)])
+    inclusion = np.zeros(n_groups)
+    for seed in range(300):
+        _, te = train_test_split_indices(y=y, groups=groups, test_size=t, random_state=seed)
+        in_test = np.zeros(n_groups, bool)
+        in_test[np.unique(groups[te])] = True
+        assert in_test.sum() in (int(np.floor(n_groups * t)), int(np.ceil(n_groups * t)))
+        inclusion += in_test
+    inclusion /= 300
+    # each group's frequency is Binomial(300, 0.2)/300: sd 0.023; group kinds average over ~100-300 groups
+    assert abs(inclusion[mixed].mean() - t) < 0.01
+    assert abs(inclusion[~mixed].mean() - t) < 0.01
+    assert np.abs(inclusion - t).max() < 0.12

@@ -1,0 +1,281 @@
+"""LogisticRegression (seed 002 catalogue C3/C4): objective -sum log-lik + lam ||w||^2 with the intercept unpenalised.
+
+Oracles: optimality X^T (p - y) = -2 lam w and sum(p - y) = 0 (so mean(p) = mean(y) for every lam, the intercept
+being free); gradient and Hessian match finite differences; scipy.optimize.minimize on an independently written
+objective; scikit-learn with C = 1/(2 lam); integer sample weights = repeated rows; probabilities and log-odds."""
+import numpy as np
+import pytest
+from scipy import optimize
+from scipy.special import expit, softmax
+from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+
+from mllib.linear import LogisticRegression
+from mllib.linear.logistic import _binary_loss, _softmax_loss
+
+
+def _binary_problem(seed, n=150, d=4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * rng.uniform(0.5, 3.0, size=d) + rng.normal(size=d)
+    beta = rng.normal(size=d)
+    y = (rng.random(n) < expit(0.7 * (X - X.mean(0)) @ beta + 0.4)).astype(int)
+    return X, y
+
+
+def _multiclass_problem(seed, n=150, d=4, k=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    B = rng.normal(size=(d, k))
+    y = np.array([rng.choice(k, p=p) for p in softmax(X @ B + rng.normal(size=k), axis=1)])
+    return X, y
+
+
+# Newton stops on its step size and converges quadratically; L-BFGS stops once the loss (~50 here) stops
+# decreasing in float64, i.e. at an excess loss ~1e-14, which leaves gradients of order 1e-6.
+GRAD_ATOL = {"newton": 1e-9, "lbfgs": 2e-5}
+
+
+def _params(model):
+    return np.r_[model.intercept_, model.coef_.ravel()]
+
+
+def _nll(beta, X, y, w, lam):
+    """The objective written independently: -sum w [y log p + (1-y) log(1-p)] + lam ||coef||^2."""
+    p = expit(beta[0] + X @ beta[1:])
+    return -np.sum(w * (y * np.log(p) + (1 - y) * np.log1p(-p))) + lam * beta[1:] @ beta[1:]
+
+
+# ---------------------------------------------------------------- optimality identities
+
+
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
+@pytest.mark.parametrize("lam", [0.1, 1.0, 25.0])
+def test_stationarity_penalised_coefficients_and_free_intercept(solver, lam):
+    X, y = _binary_problem(0)
+    model = LogisticRegression(lam=lam, solver=solver).fit(X, y)
+    p = model.predict_proba(X)[:, 1]
+    atol = GRAD_ATOL[solver]
+    # X^T (p - y) = -2 lam w for the penalised coefficients
+    np.testing.assert_allclose(X.T @ (p - y), -2 * lam * model.coef_.ravel(), rtol=0, atol=atol)
+    # the intercept is unpenalised: sum(p - y) = 0, hence mean(p) = mean(y) whatever lam is
+    assert abs(np.sum(p - y)) < atol
+    assert abs(p.mean() - y.mean()) < 1e-8
+    # and it really is penalised: the coefficients are not the lam = 0 solution
+    free = LogisticRegression(lam=0.0, solver=solver).fit(X, y)
+    assert np.linalg.norm(model.coef_) < np.linalg.norm(free.coef_)
+
+
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
+def test_lam_zero_mean_probability_equals_mean_label_and_score_equations_hold(solver):
+    X, y = _binary_problem(1)
+    model = LogisticRegression(lam=0.0, solver=solver).fit(X, y)
+    p = model.predict_proba(X)[:, 1]
+    assert abs(p.mean() - y.mean()) < 1e-9
+    np.testing.assert_allclose(X.T @ (p - y), 0.0, atol=GRAD_ATOL[solver])
+
+
+def test_weighted_stationarity():
+    X, y = _binary_problem(2)
+    w = np.random.default_rng(0).uniform(0.2, 3.0, size=y.size)
+    lam = 0.7
+    model = LogisticRegression(lam=lam).fit(X, y, sample_weight=w)
+    p = model.predict_proba(X)[:, 1]
+    np.testing.assert_allclose(X.T @ (w * (p - y)), -2 * lam * model.coef_.ravel(), atol=1e-6)
+    assert abs(w @ (p - y)) < 1e-7
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.5])
+def test_multinomial_stationarity(lam):
+    X, y = _multiclass_problem(3)
+    model = LogisticRegression(lam=lam, tol=1e-10, max_iter=1000).fit(X, y)
+    P = model.predict_proba(X)
+    Y = np.eye(3)[y]
+    np.testing.assert_allclose(X.T @ (P - Y), -2 * lam * model.coef_.T, atol=1e-5)
+    np.testing.assert_allclose((P - Y).sum(axis=0), 0.0, atol=1e-5)  # free intercepts: class frequencies match
+    np.testing.assert_allclose(P.mean(axis=0), Y.mean(axis=0), atol=1e-7)
+    if lam > 0:  # penalised class vectors sum to zero (softmax shift invariance + ridge)
+        np.testing.assert_allclose(model.coef_.sum(axis=0), 0.0, atol=1e-6)
+
+
+# ---------------------------------------------------------------- finite differences
+
+
+def test_binary_gradient_and_hessian_match_finite_differences():
+    X, y = _binary_problem(4, n=40, d=3)
+    X1 = np.hstack([np.ones((40, 1)), X])
+    w = np.random.default_rng(1).uniform(0.5, 2.0, size=40)
+    lam = 0.8
+    beta = np.array([0.3, -0.5, 0.2, 0.1])
+    loss, grad, p = _binary_loss(beta, X1, y.astype(float), w, lam)
+    assert loss == pytest.approx(_nll(beta, X, y, w, lam), rel=1e-13)
+    h = 1e-6
+    fd_grad = np.array([(_nll(beta + h * e, X, y, w, lam) - _nll(beta - h * e, X, y, w, lam)) / (2 * h) for e in np.eye(4)])
+    np.testing.assert_allclose(grad, fd_grad, rtol=1e-6, atol=1e-6)
+    # Hessian X^T W X + 2 lam I (intercept unpenalised) vs finite differences of the gradient
+    ridge = np.diag([0.0] + [2 * lam] * 3)
+    H = X1.T @ ((w * p * (1 - p))[:, None] * X1) + ridge
+    fd_H = np.column_stack([
+        (_binary_loss(beta + h * e, X1, y.astype(float), w, lam)[1] - _binary_loss(beta - h * e, X1, y.astype(float), w, lam)[1]) / (2 * h)
+        for e in np.eye(4)
+    ])
+    np.testing.assert_allclose(H, fd_H, rtol=1e-6, atol=1e-6)
+
+
+def test_softmax_gradient_matches_finite_differences():
+    X, y = _multiclass_problem(5, n=30, d=2)
+    X1 = np.hstack([np.ones((30, 1)), X])
+    Y = np.eye(3)[y]
+    w = np.random.default_rng(2).uniform(0.5, 2.0, size=30)
+    flat = np.random.default_rng(3).normal(size=9)
+    lam = 0.6
+
+    def objective(f):
+        B = f.reshape(3, 3)
+        Z = X1 @ B
+        logp = Z - np.log(np.exp(Z).sum(axis=1, keepdims=True))
+        return -np.sum(w[:, None] * Y * logp) + lam * np.sum(B[1:] ** 2)
+
+    loss, grad = _softmax_loss(flat, X1, Y, w, lam)
+    assert loss == pytest.approx(objective(flat), rel=1e-13)
+    h = 1e-6
+    fd = np.array([(objective(flat + h * e) - objective(flat - h * e)) / (2 * h) for e in np.eye(9)])
+    np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-6)
+
+
+def test_newton_converges_in_a_few_iterations():
+    X, y = _binary_problem(6)
+    model = LogisticRegression(lam=1.0, solver="newton").fit(X, y)
+    assert model.n_iter_ <= 10
+
+
+# ---------------------------------------------------------------- independent optimisers
+
+
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
+@pytest.mark.parametrize("seed", [7, 8])
+def test_agrees_with_scipy_minimize_on_the_same_objective(solver, seed):
+    X, y = _binary_problem(seed)
+    lam = 0.5
+    w = np.ones(y.size)
+    ref = optimize.minimize(_nll, np.zeros(X.shape[1] + 1), args=(X, y, w, lam), method="BFGS",
+                            options={"gtol": 1e-9, "maxiter": 10_000})
+    model = LogisticRegression(lam=lam, solver=solver).fit(X, y)
+    np.testing.assert_allclose(_params(model), ref.x, rtol=1e-4, atol=1e-6)
+    assert _nll(_params(model), X, y, w, lam) <= ref.fun + 1e-9
+
+
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
+@pytest.mark.parametrize("lam", [0.01, 1.0, 10.0])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_binary_agrees_with_sklearn(solver, lam, seed):
+    X, y = _binary_problem(seed, n=200, d=5)
+    ref = SkLogisticRegression(C=1 / (2 * lam), solver="newton-cholesky", tol=1e-12, max_iter=1000).fit(X, y)
+    model = LogisticRegression(lam=lam, solver=solver).fit(X, y)
+    np.testing.assert_allclose(model.coef_, ref.coef_, rtol=1e-4, atol=1e-8)
+    np.testing.assert_allclose(model.intercept_, ref.intercept_, rtol=1e-4, atol=1e-8)
+    np.testing.assert_allclose(model.predict_proba(X), ref.predict_proba(X), atol=1e-7)
+    np.testing.assert_array_equal(model.predict(X), ref.predict(X))
+
+
+@pytest.mark.parametrize("lam", [0.1, 1.0])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_multinomial_lbfgs_agrees_with_sklearn(lam, seed):
+    X, y = _multiclass_problem(seed, n=200, d=4, k=3)
+    labels = np.array(["ant", "bee", "cat"])[y]
+    ref = SkLogisticRegression(C=1 / (2 * lam), solver="newton-cholesky", tol=1e-12, max_iter=1000).fit(X, labels)
+    model = LogisticRegression(lam=lam, solver="lbfgs").fit(X, labels)
+    np.testing.assert_array_equal(model.classes_, ref.classes_)
+    np.testing.assert_allclose(model.coef_, ref.coef_, rtol=1e-4, atol=1e-8)
+    # softmax intercepts are identified only up to a common shift: compare them centred
+    np.testing.assert_allclose(model.intercept_ - model.intercept_.mean(), ref.intercept_ - ref.intercept_.mean(),
+                               rtol=1e-4, atol=1e-8)
+    np.testing.assert_allclose(model.predict_proba(X), ref.predict_proba(X), atol=1e-7)
+    np.testing.assert_array_equal(model.predict(X), ref.predict(X))
+
+
+def test_newton_and_lbfgs_reach_the_same_optimum():
+    X, y = _binary_problem(9)
+    a = LogisticRegression(lam=0.3, solver="newton").fit(X, y)
+    b = LogisticRegression(lam=0.3, solver="lbfgs").fit(X, y)
+    np.testing.assert_allclose(_params(a), _params(b), rtol=1e-6, atol=1e-9)
+
+
+# ---------------------------------------------------------------- sample weights
+
+
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
+def test_integer_sample_weights_equal_repeating_rows(solver):
+    X, y = _binary_problem(10, n=60)
+    w = np.random.default_rng(4).integers(0, 4, size=60)
+    weighted = LogisticRegression(lam=0.4, solver=solver).fit(X, y, sample_weight=w)
+    repeated = LogisticRegression(lam=0.4, solver=solver).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    np.testing.assert_allclose(_params(weighted), _params(repeated), rtol=1e-6, atol=1e-9)
+
+
+def test_integer_sample_weights_equal_repeating_rows_multinomial():
+    X, y = _multiclass_problem(11, n=60)
+    w = np.random.default_rng(5).integers(0, 4, size=60)
+    weighted = LogisticRegression(lam=0.4).fit(X, y, sample_weight=w)
+    repeated = LogisticRegression(lam=0.4).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    np.testing.assert_allclose(weighted.coef_, repeated.coef_, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(weighted.intercept_, repeated.intercept_, rtol=1e-5, atol=1e-7)
+
+
+def test_unit_weights_equal_no_weights():
+    X, y = _binary_problem(12)
+    a = LogisticRegression().fit(X, y)
+    b = LogisticRegression().fit(X, y, sample_weight=np.ones(y.size))
+    np.testing.assert_array_equal(_params(a), _params(b))
+
+
+# ---------------------------------------------------------------- outputs
+
+
+def test_binary_outputs_probabilities_log_odds_and_labels():
+    X, y = _binary_problem(13)
+    labels = np.where(y == 1, "yes", "no")
+    model = LogisticRegression(lam=0.5).fit(X, labels)
+    assert model.classes_.tolist() == ["no", "yes"]
+    assert model.coef_.shape == (1, X.shape[1]) and model.intercept_.shape == (1,)
+    P = model.predict_proba(X)
+    assert P.shape == (X.shape[0], 2)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=0, atol=1e-15)
+    assert ((P >= 0) & (P <= 1)).all()
+    z = model.decision_function(X)
+    assert z.shape == (X.shape[0],)
+    np.testing.assert_allclose(z, X @ model.coef_.ravel() + model.intercept_[0], rtol=1e-14)
+    np.testing.assert_allclose(z, np.log(P[:, 1] / P[:, 0]), rtol=1e-9, atol=1e-12)  # the log-odds
+    np.testing.assert_array_equal(model.predict(X), np.where(z > 0, "yes", "no"))
+
+
+def test_multiclass_outputs():
+    X, y = _multiclass_problem(14)
+    model = LogisticRegression(lam=0.5).fit(X, y + 10)
+    P = model.predict_proba(X)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-14)
+    S = model.decision_function(X)
+    assert S.shape == (X.shape[0], 3)
+    np.testing.assert_allclose(P, softmax(S, axis=1), rtol=1e-14)
+    np.testing.assert_array_equal(model.predict(X), 10 + np.argmax(S, axis=1))
+
+
+def test_extreme_inputs_give_finite_probabilities_without_warnings():
+    X, y = _binary_problem(15)
+    model = LogisticRegression(lam=1.0).fit(X, y)
+    P = model.predict_proba(X * 1e6)
+    assert np.isfinite(P).all()
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+
+
+def test_errors():
+    X, y = _binary_problem(16, n=20)
+    with pytest.raises(ValueError, match="solver must be one of"):
+        LogisticRegression(solver="sag").fit(X, y)
+    with pytest.raises(ValueError, match="lam must be >= 0"):
+        LogisticRegression(lam=-1.0).fit(X, y)
+    with pytest.raises(ValueError, match="lam must be >= 0"):
+        LogisticRegression(lam=np.nan).fit(X, y)
+    Xm, ym = _multiclass_problem(17, n=30)
+    with pytest.raises(ValueError, match="newton.*binary"):
+        LogisticRegression(solver="newton").fit(Xm, ym)
+    with pytest.raises(ValueError, match="single class"):
+        LogisticRegression().fit(X, np.ones(20))

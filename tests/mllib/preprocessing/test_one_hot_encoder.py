@@ -1,0 +1,101 @@
+"""OneHotEncoder: the catalogue oracle (item 18: ["f","m","m"] with categories [f, m, o] -> [[1,0,0],[0,1,0],
+[0,1,0]]), the category list fixed at fit, unseen categories (zeros or error), and agreement with scikit-learn."""
+import numpy as np
+import pytest
+from sklearn.preprocessing import OneHotEncoder as SkOneHotEncoder
+
+from mllib.preprocessing import OneHotEncoder
+
+
+def test_catalogue_oracle_declared_category_that_does_not_occur_keeps_its_column():
+    enc = OneHotEncoder(categories=[["f", "m", "o"]]).fit(np.array([["f"], ["m"], ["m"]]))
+    out = enc.transform(np.array([["f"], ["m"], ["m"]]))
+    np.testing.assert_array_equal(out, [[1, 0, 0], [0, 1, 0], [0, 1, 0]])
+    assert out.dtype == np.float64
+    assert enc.get_feature_names_out(["sex"]) == ["sex=f", "sex=m", "sex=o"]
+
+
+def test_declared_categories_longer_than_the_fit_strings_are_kept_whole():
+    # the fit data has dtype <U1; the declared "other" must not be truncated to "o"
+    enc = OneHotEncoder(categories=[["f", "m", "other"]]).fit(np.array([["f"], ["m"]]))
+    assert enc.categories_[0].tolist() == ["f", "m", "other"]
+    np.testing.assert_array_equal(enc.transform(np.array([["other"], ["o"]])), [[0, 0, 1], [0, 0, 0]])
+    obj = OneHotEncoder(categories=[["f", "m", "other"]]).fit(np.array([["f"], ["m"]], dtype=object))
+    np.testing.assert_array_equal(obj.transform(np.array([["other"]], dtype=object)), [[0, 0, 1]])
+
+
+def test_auto_categories_are_sorted_per_column_and_blocks_follow_column_order():
+    X = np.array([["b", "z"], ["a", "y"], ["b", "y"]], dtype=object)
+    enc = OneHotEncoder().fit(X)
+    assert [c.tolist() for c in enc.categories_] == [["a", "b"], ["y", "z"]]
+    np.testing.assert_array_equal(enc.transform(X), [[0, 1, 0, 1], [1, 0, 1, 0], [0, 1, 1, 0]])
+    assert enc.get_feature_names_out(["p", "q"]) == ["p=a", "p=b", "q=y", "q=z"]
+
+
+def test_numeric_categories():
+    X = np.array([[3.0], [1.0], [3.0], [2.0]])
+    enc = OneHotEncoder().fit(X)
+    np.testing.assert_array_equal(enc.transform(np.array([[2.0], [3.0], [4.0]])), [[0, 1, 0], [0, 0, 1], [0, 0, 0]])
+
+
+def test_unseen_category_ignore_gives_zeros_and_error_raises():
+    X = np.array([["a"], ["b"]], dtype=object)
+    ignore = OneHotEncoder(handle_unknown="ignore").fit(X)
+    np.testing.assert_array_equal(ignore.transform(np.array([["c"], ["a"]], dtype=object)), [[0, 0], [1, 0]])
+    strict = OneHotEncoder(handle_unknown="error").fit(X)
+    np.testing.assert_array_equal(strict.transform(X), [[1, 0], [0, 1]])
+    with pytest.raises(ValueError, match=r"column 0 has categories \['c'\] unseen at fit time"):
+        strict.transform(np.array([["c"], ["a"]], dtype=object))
+
+
+def test_every_row_has_exactly_one_one_per_column_for_seen_categories():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.choice(list("abc"), 40), rng.choice(["x", "y"], 40)]).astype(object)
+    out = OneHotEncoder().fit_transform(X)
+    np.testing.assert_array_equal(out[:, :3].sum(axis=1), 1.0)
+    np.testing.assert_array_equal(out[:, 3:].sum(axis=1), 1.0)
+    assert set(np.unique(out)) == {0.0, 1.0}
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="column 1 has missing values"):
+        OneHotEncoder().fit(np.array([["a", None]], dtype=object))
+    with pytest.raises(ValueError, match="NaN or inf"):
+        OneHotEncoder().fit(np.array([[1.0], [np.nan]]))
+    enc = OneHotEncoder().fit(np.array([["a"]], dtype=object))
+    with pytest.raises(ValueError, match="missing values"):
+        enc.transform(np.array([[np.nan]], dtype=object))
+    with pytest.raises(ValueError, match="handle_unknown must be one of"):
+        OneHotEncoder(handle_unknown="zeros").fit(np.array([["a"]]))
+    with pytest.raises(ValueError, match="categories must be 'auto'"):
+        OneHotEncoder(categories="sorted").fit(np.array([["a"]]))
+    with pytest.raises(ValueError, match="categories lists 1 columns but X has 2"):
+        OneHotEncoder(categories=[["a"]]).fit(np.array([["a", "b"]]))
+    with pytest.raises(ValueError, match=r"column 0 has values \['z'\] not in the declared categories"):
+        OneHotEncoder(categories=[["a", "b"]]).fit(np.array([["a"], ["z"]]))
+    with pytest.raises(ValueError, match="X has 2 features"):
+        enc.transform(np.array([["a", "a"]], dtype=object))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_agrees_with_sklearn_on_random_data(seed):
+    rng = np.random.default_rng(seed)
+    levels = [["red", "green", "blue"], ["s", "m", "l", "xl", "xxl"], ["0", "1"]]
+    X = np.column_stack([rng.choice(c, 40) for c in levels]).astype(object)
+    X_new = np.column_stack([rng.choice(c + ["unseen"], 25) for c in levels]).astype(object)
+    ours = OneHotEncoder(handle_unknown="ignore").fit(X)
+    ref = SkOneHotEncoder(handle_unknown="ignore", sparse_output=False).fit(X)
+    for a, b in zip(ours.categories_, ref.categories_):
+        assert a.tolist() == b.tolist()
+    np.testing.assert_array_equal(ours.transform(X), ref.transform(X))
+    np.testing.assert_array_equal(ours.transform(X_new), ref.transform(X_new))
+    names = ours.get_feature_names_out(["c", "s", "b"])
+    assert [n.replace("=", "_") for n in names] == ref.get_feature_names_out(["c", "s", "b"]).tolist()
+
+
+def test_agrees_with_sklearn_with_declared_categories():
+    X = np.array([["m"], ["f"], ["m"]], dtype=object)
+    cats = [["f", "m", "o"]]
+    ours = OneHotEncoder(categories=cats).fit(X).transform(X)
+    ref = SkOneHotEncoder(categories=cats, sparse_output=False).fit(X).transform(X)
+    np.testing.assert_array_equal(ours, ref)

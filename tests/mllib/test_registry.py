@@ -1,0 +1,110 @@
+"""mllib.registry: every registered class is built with no arguments and fits / predicts (or transforms) on a
+small numeric problem. Parametrised over REGISTRY, so a new entry is covered as soon as it is registered."""
+import numpy as np
+import pytest
+
+from mllib import registry
+from mllib.base import BaseEstimator, ColumnTransformer, Pipeline, is_fitted
+from mllib.registry import CALIBRATORS, CLASSIFIERS, COMPOSITES, REGISTRY, TRANSFORMERS
+
+FAMILIES = {"classifier": CLASSIFIERS, "transformer": TRANSFORMERS, "calibrator": CALIBRATORS}
+
+
+def family_of(name: str) -> str:
+    return next(f for f, members in FAMILIES.items() if name in members)
+
+
+def small_problem(seed=0, n=40, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X @ np.array([1.0, -0.5, 0.25])[:d] + 0.5 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+def fit_registered(name: str, seed=0):
+    """A fitted default instance of REGISTRY[name] and the input its predict / transform takes."""
+    X, y = small_problem(seed)
+    est = REGISTRY[name]()
+    kind = family_of(name)
+    if kind == "calibrator":  # calibrators map 1-D scores to probabilities and need binary y
+        scores = X[:, 0] - 0.5 * X[:, 1]
+        return est.fit(scores, y), scores
+    if kind == "transformer":
+        return est.fit(X), X
+    return est.fit(X, y), X
+
+
+def test_registry_is_the_union_of_disjoint_families():
+    assert REGISTRY == {**CLASSIFIERS, **TRANSFORMERS, **CALIBRATORS}
+    names = [n for members in FAMILIES.values() for n in members]
+    assert len(names) == len(set(names)), "a name is registered in two families"
+    assert not set(REGISTRY) & set(COMPOSITES)
+    assert COMPOSITES == {"pipeline": Pipeline, "column_transformer": ColumnTransformer}
+
+
+def test_names_are_stable_identifiers_and_classes_are_estimators():
+    for name, cls in registry.loadable().items():
+        assert name.isidentifier() and name == name.lower()
+        assert issubclass(cls, BaseEstimator)
+        assert registry.name_of(cls) == name
+
+
+def test_get_and_name_of():
+    assert registry.get("logistic_regression") is CLASSIFIERS["logistic_regression"]
+    with pytest.raises(KeyError, match="unknown estimator 'forest'.*registered names"):
+        registry.get("forest")
+    with pytest.raises(KeyError, match="pipeline"):
+        registry.get("pipeline")  # composites need arguments: not selectable by name
+
+    class Unregistered(BaseEstimator):
+        pass
+
+    with pytest.raises(KeyError, match="not registered"):
+        registry.name_of(Unregistered)
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_builds_with_no_arguments_and_fits_and_predicts(name):
+    est, Xin = fit_registered(name)
+    assert is_fitted(est)
+    kind = family_of(name)
+    n = Xin.shape[0]
+    if kind == "classifier":
+        pred = est.predict(Xin)
+        assert pred.shape == (n,) and set(pred) <= set(est.classes_.tolist())
+        P = est.predict_proba(Xin)
+        assert P.shape == (n, len(est.classes_))
+        np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
+        assert ((P >= 0) & (P <= 1)).all()
+        np.testing.assert_array_equal(pred, est.classes_[np.argmax(P, axis=1)])
+        # a default classifier learns something on this easy problem
+        _, y = small_problem()
+        assert np.mean(pred == y) > 0.7
+    elif kind == "transformer":
+        Z = est.transform(Xin)
+        assert Z.ndim == 2 and Z.shape[0] == n and np.isfinite(np.asarray(Z, dtype=float)).all()
+        if hasattr(est, "get_feature_names_out"):
+            assert len(est.get_feature_names_out([f"x{j}" for j in range(Xin.shape[1])])) == Z.shape[1]
+        if hasattr(est, "inverse_transform"):
+            np.testing.assert_allclose(est.inverse_transform(Z), Xin, rtol=1e-12, atol=1e-12)
+    else:
+        p = est.transform(Xin)
+        assert p.shape == (n,) and ((p >= 0) & (p <= 1)).all()
+        P = est.predict_proba(Xin)
+        np.testing.assert_allclose(P[:, 1], p, rtol=1e-12)
+        np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
+        # a calibration map of a score that increases with P(y = 1) is non-decreasing
+        order = np.argsort(Xin)
+        assert (np.diff(p[order]) >= -1e-15).all()
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_fit_returns_self_and_refitting_is_deterministic(name):
+    a, Xin = fit_registered(name)
+    b, _ = fit_registered(name)
+    out = (lambda e: e.predict_proba(Xin)) if family_of(name) == "classifier" else (lambda e: e.transform(Xin))
+    np.testing.assert_array_equal(out(a), out(b))
+    X, y = small_problem()
+    est = REGISTRY[name]()
+    arg = (X[:, 0], y) if family_of(name) == "calibrator" else (X, y)
+    assert est.fit(*arg) is est

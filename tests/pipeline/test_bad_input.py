@@ -1,0 +1,151 @@
+"""Bad input stops a stage with exit status 1 and one clear message naming the file, column or key and the
+fix, and leaves the outputs of the previous good run intact (atomic writes). Each case runs the real command
+(`python -m pipeline.stages.<name>`) in a copy of a project where validate, clean and split already succeeded."""
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import make_project
+
+GOOD_STAGES = ["validate", "clean", "split"]
+OUTPUTS = {
+    "validate": ["data/interim/validated.parquet", "data/interim/quarantine.parquet", "reports/validation.json"],
+    "split": ["data/processed/train.parquet", "data/processed/test.parquet", "data/processed/folds.parquet", "reports/split.json"],
+}
+
+
+def run(stage: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", f"pipeline.stages.{stage}"], cwd=cwd, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def good_project(tmp_path_factory, sample_csv) -> Path:
+    root = make_project(tmp_path_factory.mktemp("good"), sample_csv)
+    for stage in GOOD_STAGES:
+        result = run(stage, root)
+        assert result.returncode == 0, result.stderr
+    return root
+
+
+@pytest.fixture
+def project(good_project, tmp_path) -> Path:
+    root = tmp_path / "project"
+    shutil.copytree(good_project, root)
+    return root
+
+
+def digests(root: Path, files: list[str]) -> dict[str, str]:
+    return {f: hashlib.md5((root / f).read_bytes()).hexdigest() for f in files}
+
+
+def edit_params(root: Path, key: str, value) -> None:
+    params = yaml.safe_load((root / "params.yaml").read_text())
+    *parents, leaf = key.split(".")
+    node = params
+    for p in parents:
+        node = node[p]
+    node[leaf] = value
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+
+
+def edit_data(root: Path, change) -> None:
+    path = root / "data/raw/sample.csv"
+    frame = pd.read_csv(path)
+    change(frame)
+    frame.to_csv(path, index=False)
+
+
+def assert_stopped_cleanly(root: Path, stage: str, *fragments: str) -> str:
+    before = digests(root, OUTPUTS[stage])
+    result = run(stage, root)
+    message = result.stderr.strip()
+    assert result.returncode == 1, (result.returncode, message)
+    assert "Traceback" not in message, message
+    assert message.startswith("error: ") and "\n" not in message, message
+    for fragment in fragments:
+        assert fragment in message, f"{fragment!r} not in: {message}"
+    assert digests(root, OUTPUTS[stage]) == before, "a failing stage changed the outputs of the previous good run"
+    return message
+
+
+def test_unknown_params_key(project):
+    edit_params(project, "split.n_split", 5)
+    assert_stopped_cleanly(project, "validate", "params.yaml", "unknown key split.n_split")
+
+
+def test_wrong_params_type(project):
+    edit_params(project, "split.n_splits", "five")
+    assert_stopped_cleanly(project, "validate", "params.yaml", "split.n_splits", "an integer")
+
+
+def test_misnamed_target_column(project):
+    edit_params(project, "data.target", "binexpp")
+    assert_stopped_cleanly(project, "validate", "data.target", "'binexpp'", "data/raw/sample.csv", "binexp")
+
+
+def test_missing_categorical_column(project):
+    edit_data(project, lambda f: f.__delitem__("site"))
+    assert_stopped_cleanly(project, "validate", "data.categorical", "'site'", "data/raw/sample.csv")
+
+
+def test_wrong_dtype(project):
+    def text_in_age(frame):
+        frame["xage"] = frame["xage"].astype(object)
+        frame.loc[3, "xage"] = "forty"
+    edit_data(project, text_in_age)
+    assert_stopped_cleanly(project, "validate", "data/raw/sample.csv", "column 'xage'", "forty")
+
+
+def test_empty_file(project):
+    (project / "data/raw/sample.csv").write_text("")
+    assert_stopped_cleanly(project, "validate", "data/raw/sample.csv", "empty")
+
+
+def test_header_only_file(project):
+    header = (project / "data/raw/sample.csv").read_text().splitlines()[0]
+    (project / "data/raw/sample.csv").write_text(header + "\n")
+    assert_stopped_cleanly(project, "validate", "data/raw/sample.csv", "no rows")
+
+
+def test_missing_data_file(project):
+    edit_params(project, "data.path", "data/raw/nothing.csv")
+    assert_stopped_cleanly(project, "validate", "data/raw/nothing.csv", "data.path")
+
+
+def test_target_with_one_class(project):
+    edit_data(project, lambda f: f.__setitem__("binexp", 1))
+    assert_stopped_cleanly(project, "validate", "data.target", "'binexp'", "single class")
+
+
+def test_out_of_range_row_with_fail_policy(project):
+    edit_data(project, lambda f: f.__setitem__("xage", f["xage"].where(f.index != 5, 200.0)))
+    assert_stopped_cleanly(project, "validate", "column 'xage'", "row 5", "validate.on_invalid: quarantine")
+
+
+def test_out_of_range_row_quarantined_when_asked(project):
+    edit_data(project, lambda f: f.__setitem__("xage", f["xage"].where(f.index != 5, 200.0)))
+    edit_params(project, "validate.on_invalid", "quarantine")
+    assert run("validate", project).returncode == 0
+    quarantine = pd.read_parquet(project / "data/interim/quarantine.parquet")
+    assert 5 in quarantine["_row_id"].tolist()
+    assert "xage" in quarantine.set_index("_row_id").loc[5, "_reason"]
+    summary = yaml.safe_load((project / "reports/validation.json").read_text())
+    assert summary["rows_in"] == summary["rows_kept"] + summary["rows_quarantined"]
+
+
+def test_fewer_groups_than_folds(project):
+    edit_params(project, "split.n_splits", 1000)
+    assert_stopped_cleanly(project, "split", "data.group", "'zper'", "split.n_splits = 1000")
+
+
+def test_missing_upstream_output_names_the_stage_to_run(project):
+    (project / "data/interim/clean.parquet").unlink()
+    assert_stopped_cleanly(project, "split", "data/interim/clean.parquet", "dvc repro clean")

@@ -1,0 +1,298 @@
+"""params.yaml validation (DESIGN.md section 5): the real file loads; every kind of mistake (unknown, missing,
+wrong type, out of range, impossible combination) is a PipelineError whose message names the dotted key."""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pipeline.config import flatten, load_params
+from pipeline.errors import PipelineError
+
+REPO = Path(__file__).resolve().parents[2]
+REAL = yaml.safe_load((REPO / "params.yaml").read_text())
+
+
+def _set(params: dict, dotted: str, value) -> None:
+    *parents, leaf = dotted.split(".")
+    node = params
+    for p in parents:
+        node = node[p]
+    node[leaf] = value
+
+
+def _delete(params: dict, dotted: str) -> None:
+    *parents, leaf = dotted.split(".")
+    node = params
+    for p in parents:
+        node = node[p]
+    del node[leaf]
+
+
+def _load(tmp_path: Path, params) -> dict:
+    path = tmp_path / "params.yaml"
+    path.write_text(yaml.safe_dump(params, sort_keys=False))
+    return load_params(path)
+
+
+def _variant(**changes) -> dict:
+    """The real params with dotted keys replaced (`split__n_splits` -> split.n_splits)."""
+    params = copy.deepcopy(REAL)
+    for key, value in changes.items():
+        _set(params, key.replace("__", "."), value)
+    return params
+
+
+def _error(tmp_path: Path, params) -> str:
+    with pytest.raises(PipelineError) as info:
+        _load(tmp_path, params)
+    return str(info.value)
+
+
+def test_real_params_yaml_loads_unchanged():
+    loaded = load_params(REPO / "params.yaml")
+    assert loaded == REAL
+    assert loaded["split"]["n_splits"] == 5 and loaded["data"]["target"] == "binexp"
+
+
+def test_roundtrip_through_tmp_file(tmp_path):
+    assert _load(tmp_path, REAL) == REAL
+
+
+# ---- unknown keys -----------------------------------------------------------------------------------------
+
+def test_unknown_top_level_key(tmp_path):
+    params = copy.deepcopy(REAL)
+    params["sed"] = 1
+    message = _error(tmp_path, params)
+    assert "unknown key sed" in message
+
+
+def test_unknown_nested_key_names_dotted_path(tmp_path):
+    params = copy.deepcopy(REAL)
+    params["split"]["n_split"] = 5  # a typo of n_splits
+    message = _error(tmp_path, params)
+    assert "split.n_split" in message
+    assert "n_splits" in message  # the valid keys are listed
+
+
+def test_unknown_deeply_nested_key(tmp_path):
+    params = copy.deepcopy(REAL)
+    params["clean"]["outliers"]["polcy"] = "clip"
+    assert "clean.outliers.polcy" in _error(tmp_path, params)
+
+
+# ---- missing keys -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("key", ["seed", "data.target", "split.n_splits", "clean.outliers.bounds", "tracking.uri"])
+def test_missing_key(tmp_path, key):
+    params = copy.deepcopy(REAL)
+    _delete(params, key)
+    message = _error(tmp_path, params)
+    assert "missing key" in message and key in message
+
+
+def test_missing_section(tmp_path):
+    params = copy.deepcopy(REAL)
+    del params["calibration"]
+    assert "calibration" in _error(tmp_path, params)
+
+
+@pytest.mark.parametrize("text", ["", "- a\n- b\n", "42\n"])
+def test_file_that_is_not_a_mapping(tmp_path, text):
+    path = tmp_path / "params.yaml"
+    path.write_text(text)
+    with pytest.raises(PipelineError, match="top level"):
+        load_params(path)
+
+
+def test_missing_file_and_invalid_yaml(tmp_path):
+    with pytest.raises(PipelineError, match="not found"):
+        load_params(tmp_path / "nope.yaml")
+    bad = tmp_path / "params.yaml"
+    bad.write_text("seed: [1, 2\n")
+    with pytest.raises(PipelineError, match="not valid YAML"):
+        load_params(bad)
+
+
+# ---- wrong types ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("split.n_splits", "five"),
+        ("split.n_splits", True),       # a bool is not an integer
+        ("split.n_splits", 5.0),        # nor is a float
+        ("seed", False),
+        ("split.shuffle", "yes"),
+        ("split.shuffle", 1),           # an integer is not a boolean
+        ("split.test_size", "0.2"),
+        ("evaluate.threshold", True),
+        ("data.target", 3),
+        ("data.target", ""),
+        ("data.group", 7),
+        ("data.sensitive", "female"),   # a string, not a list
+        ("data.drop", [1, 2]),
+        ("data.positive_label", [1]),
+        ("clean.valid_ranges", {"age": [0]}),
+        ("clean.valid_ranges", {"age": ["0", 100]}),
+        ("clean.outliers.bounds", [1, 2]),
+        ("search.grid", {}),
+        ("search.grid", {"lam": []}),
+        ("model.params", None),
+        ("tracking.experiment", None),
+    ],
+)
+def test_wrong_type(tmp_path, key, value):
+    message = _error(tmp_path, _variant(**{key.replace(".", "__"): value}))
+    assert key in message
+    assert repr(value) in message  # the value is shown
+
+
+# ---- out of range / not one of the choices ----------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("split.test_size", 1.5),
+        ("split.test_size", 0),
+        ("split.test_size", 1),
+        ("split.n_splits", 1),
+        ("seed", -1),
+        ("evaluate.threshold", 1.0),
+        ("calibration.n_bins", 1),
+        ("fairness.min_group_size", 0),
+        ("search.n_iter", 0),
+        ("split.strategy", "shuffle"),
+        ("validate.on_invalid", "drop"),
+        ("clean.outliers.policy", "winsorize"),
+        ("calibration.method", "isotonic_typo"),
+        ("search.scoring", "auc"),
+        ("model.name", "no_such_model"),
+    ],
+)
+def test_out_of_range_or_not_a_choice(tmp_path, key, value):
+    message = _error(tmp_path, _variant(**{key.replace(".", "__"): value}))
+    assert key in message
+
+
+@pytest.mark.parametrize("key, value", [("split.test_size", 0.999), ("split.n_splits", 2), ("seed", 0),
+                                        ("data.positive_label", None), ("data.positive_label", "yes"),
+                                        ("clean.valid_ranges", {"age": [0, None]}), ("tracking.uri", "http://x:5000")])
+def test_boundary_values_are_accepted(tmp_path, key, value):
+    node = _load(tmp_path, _variant(**{key.replace(".", "__"): value}))
+    for part in key.split("."):
+        node = node[part]
+    assert node == value
+
+
+# ---- relations between keys -------------------------------------------------------------------------------
+
+def test_model_hyperparameter_the_model_does_not_have(tmp_path):
+    message = _error(tmp_path, _variant(model__params={"foo": 1}))
+    assert "model.params.foo" in message and "logistic_regression" in message
+
+
+def test_searched_hyperparameter_the_model_does_not_have(tmp_path):
+    message = _error(tmp_path, _variant(search__grid={"depth": [1, 2]}))
+    assert "search.grid.depth" in message
+
+
+def test_hyperparameter_both_fixed_and_searched(tmp_path):
+    message = _error(tmp_path, _variant(model__params={"lam": 1.0}))
+    assert "lam" in message and "model.params" in message and "search.grid" in message
+
+
+def test_valid_fixed_hyperparameter_is_accepted(tmp_path):
+    assert _load(tmp_path, _variant(model__params={"max_iter": 50}))["model"]["params"] == {"max_iter": 50}
+
+
+@pytest.mark.parametrize(
+    "changes, col, roles",
+    [
+        ({"data__categorical": ["plan", "site", "meddol"]}, "meddol", ("data.categorical", "data.drop")),
+        ({"data__drop": ["binexp"]}, "binexp", ("data.drop", "data.target")),
+        ({"data__group": "binexp"}, "binexp", ("data.group", "data.target")),
+        ({"data__categorical": ["plan", "zper"]}, "zper", ("data.categorical", "data.group")),
+    ],
+)
+def test_column_listed_in_two_roles(tmp_path, changes, col, roles):
+    message = _error(tmp_path, _variant(**changes))
+    assert repr(col) in message
+    assert all(role in message for role in roles)
+
+
+def test_sensitive_column_in_drop(tmp_path):
+    message = _error(tmp_path, _variant(data__drop=["meddol", "female"]))
+    assert "'female'" in message and "data.sensitive" in message and "data.drop" in message
+
+
+def test_target_listed_as_sensitive(tmp_path):
+    message = _error(tmp_path, _variant(data__sensitive=["female", "binexp"]))
+    assert "data.sensitive" in message and "'binexp'" in message
+
+
+@pytest.mark.parametrize("strategy", ["group", "stratified_group"])
+def test_grouped_strategy_without_group(tmp_path, strategy):
+    message = _error(tmp_path, _variant(split__strategy=strategy, data__group=None))
+    assert "split.strategy" in message and "data.group" in message and strategy in message
+
+
+@pytest.mark.parametrize("strategy", ["kfold", "stratified"])
+def test_row_level_strategy_with_group_set(tmp_path, strategy):
+    message = _error(tmp_path, _variant(split__strategy=strategy))
+    assert "split.strategy" in message and "data.group" in message and "'zper'" in message
+
+
+@pytest.mark.parametrize("strategy", ["kfold", "stratified"])
+def test_row_level_strategy_without_group_is_fine(tmp_path, strategy):
+    loaded = _load(tmp_path, _variant(split__strategy=strategy, data__group=None))
+    assert loaded["split"]["strategy"] == strategy and loaded["data"]["group"] is None
+
+
+# ---- flatten ----------------------------------------------------------------------------------------------
+
+def _leaf_paths(text: str) -> set[str]:
+    """Dotted paths of the leaves of params.yaml, walked independently of pipeline.config."""
+    out = set()
+
+    def walk(node, prefix):
+        for k, v in node.items():
+            if isinstance(v, dict) and v:
+                walk(v, f"{prefix}{k}.")
+            else:
+                out.add(f"{prefix}{k}")
+
+    walk(yaml.safe_load(text), "")
+    return out
+
+
+def test_flatten_gives_the_dotted_keys_of_params_yaml():
+    flat = flatten(REAL)
+    assert set(flat) == _leaf_paths((REPO / "params.yaml").read_text())
+    assert flat["split.n_splits"] == REAL["split"]["n_splits"]
+    assert flat["clean.outliers.policy"] == REAL["clean"]["outliers"]["policy"]
+    assert flat["search.grid.lam"] == REAL["search"]["grid"]["lam"]
+    assert flat["model.params"] == {}  # an empty section is one leaf, not lost
+    assert flat["tracking.uri"] is None
+    assert not any(isinstance(v, dict) and v for v in flat.values())
+
+
+def test_flatten_roundtrip():
+    flat = flatten(REAL)
+    rebuilt: dict = {}
+    for key, value in flat.items():
+        *parents, leaf = key.split(".")
+        node = rebuilt
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[leaf] = value
+    assert rebuilt == REAL
+
+
+def test_flatten_small_example():
+    assert flatten({"a": 1, "b": {"c": {"d": 2}, "e": {}}, "f": [1, {"g": 3}]}) == {
+        "a": 1, "b.c.d": 2, "b.e": {}, "f": [1, {"g": 3}],
+    }

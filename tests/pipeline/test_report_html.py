@@ -1,0 +1,117 @@
+"""pipeline/report.py: cell formatting (undefined, yes/no, 4 decimals, HTML-escaped once), tables, and the
+model card built from the stage reports."""
+from __future__ import annotations
+
+import html as std_html
+import math
+import re
+
+import numpy as np
+import pytest
+
+from pipeline import report
+
+
+@pytest.mark.parametrize("value, text", [
+    (None, "undefined"),
+    (float("nan"), "undefined"),
+    (np.float64("nan"), "undefined"),
+    (True, "yes"),
+    (False, "no"),
+    (0.123456, "0.1235"),
+    (np.float64(2.0), "2.0000"),
+    (3, "3"),
+    ("plain", "plain"),
+    ("<b>&'", "&lt;b&gt;&amp;&#x27;"),
+    (["a", 1, "<x>"], "a, 1, &lt;x&gt;"),
+    ({"lam": "<1>"}, std_html.escape(str({"lam": "<1>"}))),
+])
+def test_fmt(value, text):
+    assert report.fmt(value) == text
+
+
+def test_table_escapes_headers_and_cells_and_keeps_column_order():
+    rows = [{"name": "<a>", "value": 0.5, "flag": None}, {"name": "b", "value": math.nan, "flag": True}]
+    out = report.table(rows)
+    assert out.startswith("<table><tr><th>name</th><th>value</th><th>flag</th></tr>")
+    assert "<td>&lt;a&gt;</td><td>0.5000</td><td>undefined</td>" in out
+    assert "<td>b</td><td>undefined</td><td>yes</td>" in out
+    assert out.count("<tr>") == 3
+
+
+def test_table_with_chosen_columns_and_missing_values():
+    out = report.table([{"a": 1, "b": 2}], ["b", "c"])
+    assert out == "<table><tr><th>b</th><th>c</th></tr><tr><td>2</td><td>undefined</td></tr></table>"
+    assert "(none)" in report.table([])
+
+
+def _card_inputs():
+    params = {
+        "data": {"path": "data/raw/x.csv", "target": "binexp", "positive_label": 1, "group": "zper",
+                 "sensitive": ["female", "black"], "drop": ["meddol", "inpdol"]},
+        "model": {"name": "logistic_regression"},
+        "split": {"strategy": "stratified_group"},
+        "calibration": {"method": "platt"},
+    }
+    r = {
+        "test": {"roc_auc": 0.712345, "accuracy": 0.8, "brier": 0.15,
+                 "calibration": {"before": {"ece": 0.05}, "after": {"ece": None}}},
+        "train": {"best_params": {"lam": 10.0}, "scoring": "roc_auc", "n_candidates": 4, "n_folds": 5,
+                  "cv_mean": 0.7, "cv_std": 0.01},
+        "fairness": {"attributes": {"female": {"gaps": {"selection_rate": {"difference": 0.031}}},
+                                    "black": {"gaps": {"selection_rate": {"difference": None}}},
+                                    "female & black": {"gaps": {"selection_rate": {"difference": 0.2}}}}},
+        "validation": {"rows_kept": 90, "rows_in": 100, "rows_quarantined": 10},
+        "split": {"rows": {"train": 72, "test": 18}},
+    }
+    return params, r
+
+
+def _cells(card: str) -> dict[str, str]:
+    """quantity -> the text a browser shows for its value."""
+    return {std_html.unescape(k): std_html.unescape(v)
+            for k, v in re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td></tr>", card)}
+
+
+def test_model_card_content():
+    params, r = _card_inputs()
+    cells = _cells(report.model_card(params, r))
+    assert list(cells) == ["Model", "Intended use", "Training data", "Evaluation data", "Performance", "Calibration",
+                           "Fairness", "Excluded as features", "Caveats"]
+    assert cells["Model"] == ("logistic_regression with {'lam': 10.0}, chosen by roc_auc over 4 candidates and "
+                              "5 stratified_group folds")
+    assert "binexp = 1" in cells["Intended use"]
+    assert "90 of 100 rows" in cells["Training data"] and "10 quarantined" in cells["Training data"]
+    assert "72 training rows" in cells["Training data"]
+    assert cells["Evaluation data"].startswith("18 held-out rows, grouped by zper")
+    assert "test ROC AUC 0.7123" in cells["Performance"] and "CV roc_auc 0.7000 ± 0.0100" in cells["Performance"]
+    assert cells["Calibration"] == "platt: test ECE 0.0500 before, undefined after"
+    assert cells["Fairness"] == "selection-rate gap by female: 0.0310; selection-rate gap by black: undefined"
+    assert cells["Excluded as features"].startswith("meddol, inpdol")
+
+
+def test_model_card_escapes_exactly_once():
+    params, r = _card_inputs()
+    params["data"]["target"] = "a<b"
+    r["train"]["best_params"] = {"solver": "l'bfgs"}
+    card = report.model_card(params, r)
+    assert "&amp;" not in card  # nothing escaped twice
+    assert "a<b" not in card    # but everything escaped once
+    cells = _cells(card)
+    assert "a<b = 1" in cells["Intended use"]
+    assert "{'solver': \"l'bfgs\"}" in cells["Model"]
+
+
+def test_model_card_without_sensitive_attributes():
+    params, r = _card_inputs()
+    params["data"]["sensitive"] = []
+    assert _cells(report.model_card(params, r))["Fairness"] == "no sensitive attributes"
+
+
+def test_document_is_deterministic_and_self_contained():
+    sections = [report.section("A & B", report.table([{"x": 1}])), report.image(b"\x89PNG", "fig<1>")]
+    doc = report.document("Title <1>", sections)
+    assert doc == report.document("Title <1>", sections)
+    assert doc.startswith("<!DOCTYPE html>") and "<title>Title &lt;1&gt;</title>" in doc
+    assert "<h2>A &amp; B</h2>" in doc and "data:image/png;base64,iVBORw==" in doc and "alt='fig&lt;1&gt;'" in doc
+    assert "http" not in doc  # no external resources

@@ -1,0 +1,180 @@
+"""pipeline/tracking.py helpers (no MLflow server): the repository root under `dvc exp run --temp`, tracking-URI
+precedence, stage output md5s from dvc.lock, the pipeline-state key, metric-name mapping, metric flattening."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pipeline.errors import PipelineError
+from pipeline.tracking import metric_key, numeric_leaves, repo_root, stage_output_md5s, state_key, tracking_uri
+
+# MLflow's rule for metric and param names (mlflow.utils.validation); checked against MLflow itself below
+MLFLOW_NAME = re.compile(r"^[/\w.\- :]*$")
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    return monkeypatch
+
+
+# ---- repo_root and tracking_uri -----------------------------------------------------------------------------
+
+def test_repo_root_is_the_working_directory(clean_env, tmp_path):
+    clean_env.chdir(tmp_path)
+    assert repo_root() == tmp_path.resolve()
+
+
+def test_repo_root_from_dvc_root(clean_env, tmp_path):
+    clean_env.setenv("DVC_ROOT", str(tmp_path / "repo"))
+    assert repo_root() == (tmp_path / "repo").resolve()
+
+
+@pytest.mark.parametrize("inside", [".dvc/tmp/exps/standalone/tmp8a9b", ".dvc/tmp/exps/run/exp-1a2b3/sub"])
+def test_repo_root_under_dvc_experiment_temp_dir(clean_env, tmp_path, inside):
+    repo = tmp_path.resolve() / "repo"
+    work = repo / inside
+    work.mkdir(parents=True)
+    clean_env.chdir(work)
+    assert repo_root() == repo
+    clean_env.setenv("DVC_ROOT", str(work))
+    assert repo_root() == repo
+
+
+def test_repo_root_ignores_lookalike_directories(clean_env, tmp_path):
+    work = tmp_path.resolve() / "repo" / "dvc" / "tmp" / "exps" / "x"
+    work.mkdir(parents=True)
+    clean_env.chdir(work)
+    assert repo_root() == work
+
+
+def test_tracking_uri_default_is_sqlite_at_repo_root(clean_env, tmp_path):
+    clean_env.chdir(tmp_path)
+    assert tracking_uri(None) == f"sqlite:///{tmp_path.resolve() / 'mlflow.db'}"
+
+
+def test_tracking_uri_default_under_experiment_temp_dir_points_at_real_repo(clean_env, tmp_path):
+    repo = tmp_path.resolve()
+    work = repo / ".dvc/tmp/exps/standalone/tmpx"
+    work.mkdir(parents=True)
+    clean_env.chdir(work)
+    assert tracking_uri(None) == f"sqlite:///{repo / 'mlflow.db'}"
+
+
+def test_tracking_uri_precedence_env_over_params_over_default(clean_env, tmp_path):
+    clean_env.chdir(tmp_path)
+    assert tracking_uri("http://params:5000") == "http://params:5000"
+    clean_env.setenv("MLFLOW_TRACKING_URI", "http://env:5000")
+    assert tracking_uri("http://params:5000") == "http://env:5000"
+    assert tracking_uri(None) == "http://env:5000"
+
+
+# ---- dvc.lock md5s and the state key ------------------------------------------------------------------------
+
+LOCK = {
+    "schema": "2.0",
+    "stages": {
+        "validate": {"cmd": "python -m pipeline.stages.validate",
+                     "outs": [{"path": "data/interim/validated.parquet", "md5": "aaa", "size": 1},
+                              {"path": "reports/validation.json", "md5": "bbb", "size": 2}]},
+        "features": {"outs": [{"path": "data/features", "md5": "ccc.dir", "size": 3, "nfiles": 7}]},
+        "track": {"outs": [{"path": "reports/mlflow_run.json", "md5": "ddd"}]},
+        "report": {"deps": [{"path": "x", "md5": "e"}]},  # no outs
+    },
+}
+
+
+def test_stage_output_md5s(tmp_path):
+    lock = tmp_path / "dvc.lock"
+    lock.write_text(yaml.safe_dump(LOCK))
+    assert stage_output_md5s(lock) == {
+        "features:data/features": "ccc.dir",
+        "validate:data/interim/validated.parquet": "aaa",
+        "validate:reports/validation.json": "bbb",
+    }  # track is skipped: its output names an MLflow run
+    assert "track:reports/mlflow_run.json" in stage_output_md5s(lock, skip=())
+
+
+def test_stage_output_md5s_missing_or_empty_lock(tmp_path):
+    with pytest.raises(PipelineError, match="dvc.lock"):
+        stage_output_md5s(tmp_path / "dvc.lock")
+    (tmp_path / "dvc.lock").write_text("")
+    assert stage_output_md5s(tmp_path / "dvc.lock") == {}
+
+
+def test_state_key_is_stable_and_order_free():
+    flat = {"seed": 42, "split.n_splits": 5, "data.sensitive": ["female", "black"]}
+    md5s = {"validate:a": "1", "split:b": "2"}
+    key = state_key(flat, md5s)
+    assert re.fullmatch(r"[0-9a-f]{16}", key)
+    assert state_key(dict(reversed(list(flat.items()))), dict(reversed(list(md5s.items())))) == key
+    assert state_key({**flat, "split.n_splits": 4}, md5s) != key
+    assert state_key(flat, {**md5s, "split:b": "3"}) != key
+    assert state_key({**flat, "tracking.uri": None}, md5s) != key
+
+
+# ---- metric names -------------------------------------------------------------------------------------------
+
+def test_metric_key_maps_group_labels():
+    key = metric_key("female=1,black=0")
+    assert key == "female_1_black_0"
+    assert MLFLOW_NAME.match(key)
+    assert metric_key("fairness.attributes.female & black.groups.female=1,black=0.tpr") == \
+        "fairness.attributes.female _ black.groups.female_1_black_0.tpr"
+
+
+def test_metric_key_keeps_valid_names():
+    for name in ("test.roc_auc", "train.cv-mean", "a/b c", "x_1"):
+        assert metric_key(name) == name
+
+
+@given(st.text(max_size=40))
+def test_metric_key_always_valid_characters(name):
+    key = metric_key(name)
+    assert len(key) == len(name)
+    assert MLFLOW_NAME.match(key) and key.isascii()
+
+
+def test_metric_key_accepted_by_mlflow():
+    validation = pytest.importorskip("mlflow.utils.validation")
+    for raw in ("female=1,black=0", "fairness.attributes.female & black.groups.female=1,black=0.tpr",
+                "gaps.selection_rate (max/min)", "ü=1;x"):
+        validation._validate_metric_name(metric_key(raw))
+        assert MLFLOW_NAME.match(metric_key(raw))
+    with pytest.raises(Exception):
+        validation._validate_metric_name("female=1,black=0")  # the raw label is not a valid name
+
+
+def test_numeric_leaves_flattens_and_skips_non_numbers():
+    metrics = {
+        "roc_auc": 0.8, "n": 120, "ok": True, "method": "platt", "undefined": None,
+        "curve": [0.1, 0.2], "calibration": {"before": {"ece": 0.05, "note": None}, "after": {"ece": 0.01}},
+        "fairness": {"female=1,black=0": {"tpr": 0.7, "flag": False}},
+    }
+    assert numeric_leaves(metrics, "test.") == {
+        "test.roc_auc": 0.8, "test.n": 120.0,
+        "test.calibration.before.ece": 0.05, "test.calibration.after.ece": 0.01,
+        "test.fairness.female_1_black_0.tpr": 0.7,
+    }
+    assert all(type(v) is float for v in numeric_leaves(metrics).values())
+
+
+def test_numeric_leaves_of_a_bare_number_and_empty():
+    assert numeric_leaves(3, "x.") == {"x": 3.0}
+    assert numeric_leaves({}) == {} and numeric_leaves(None) == {} and numeric_leaves("s") == {}
+
+
+def test_real_lock_md5s_cover_every_stage_but_track():
+    repo = Path(__file__).resolve().parents[2]
+    if not (repo / "dvc.lock").exists():
+        pytest.skip("no dvc.lock")
+    stages = yaml.safe_load((repo / "dvc.yaml").read_text())["stages"]
+    md5s = stage_output_md5s(repo / "dvc.lock")
+    assert not any(k.startswith("track:") for k in md5s)
+    assert {k.split(":")[0] for k in md5s} <= set(stages) - {"track"}

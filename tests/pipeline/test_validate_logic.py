@@ -1,0 +1,310 @@
+"""The validate stage's logic on small frames: the fractional 0/1 policy (fail / quarantine / round), column-level
+versus row-level schema failures, and messages that name the file and the column. The last tests run
+validate.main in a scratch directory (in-process) to check the bookkeeping: rows in = rows kept + quarantined."""
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pandera.pandas as pa
+import pytest
+import yaml
+
+from pipeline.errors import PipelineError
+from pipeline.schema import binary_columns, build_schema, check_columns, failure_cases, is_column_level
+from pipeline.stages import validate
+from pipeline.stages.validate import _column_problem, apply_fractional_policy
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCE = "data/raw/small.csv"
+
+SCHEMA = pa.DataFrameSchema({
+    "flag": pa.Column(float, pa.Check.isin([0, 1]), coerce=True, nullable=True),
+    "x": pa.Column(float, pa.Check.in_range(0, 10), coerce=True),
+})
+
+
+def frame() -> pd.DataFrame:
+    return pd.DataFrame({
+        "pid": [1, 1, 2, 2, 3, 3, 4, 4],
+        "y": [0, 1, 0, 1, 0, 1, 0, 1],
+        "female": [0, 1, 0, 1, 1, 0, 1, 0],
+        "flag": [0, 1, 0.3, 0.5, 1, 0, 0.7, np.nan],
+        "x": [1.0, 2, 3, 4, 5, 6, 7, 8],
+        "cat": ["a", "b", "a", "b", "a", "b", "a", "b"],
+    })
+
+
+# ---- binary columns and the fractional policy -------------------------------------------------------------
+
+def test_binary_columns_are_exactly_the_isin_0_1_columns():
+    schema = pa.DataFrameSchema({
+        "a": pa.Column(float, pa.Check.isin([1, 0])),
+        "b": pa.Column(float, pa.Check.isin([0, 1, 2])),
+        "c": pa.Column(float, pa.Check.in_range(0, 1)),
+        "d": pa.Column(float),
+        "e": pa.Column(float, [pa.Check.ge(0), pa.Check.isin([0, 1])]),
+    })
+    assert binary_columns(schema) == ["a", "e"]
+
+
+def test_fractional_fail_names_file_column_and_count():
+    with pytest.raises(PipelineError) as info:
+        apply_fractional_policy(frame(), ["flag"], "fail", SOURCE)
+    message = str(info.value)
+    assert SOURCE in message and "'flag'" in message and "3 fractional" in message
+    assert "row 2" in message  # the first offending row
+    assert "validate.fractional_binary" in message
+
+
+def test_fractional_quarantine_gives_reasons_and_leaves_values():
+    df = frame()
+    out, reasons, report = apply_fractional_policy(df.copy(), ["flag"], "quarantine", SOURCE)
+    assert sorted(reasons) == [2, 3, 6]
+    assert all(len(r) == 1 and r[0].startswith("flag:") for r in reasons.values())
+    assert "0.3" in reasons[2][0]
+    assert report == {"flag": {"rows": 3, "action": "quarantine"}}
+    pd.testing.assert_frame_equal(out, df)
+
+
+def test_fractional_round_half_up_and_counts():
+    df = frame()
+    df.loc[0, "flag"] = 0.49
+    out, reasons, report = apply_fractional_policy(df, ["flag"], "round", SOURCE)
+    assert reasons == {}
+    assert report == {"flag": {"rows": 4, "action": "round"}}
+    expected = [0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0, np.nan]  # 0.49 -> 0, 0.3 -> 0, 0.5 -> 1, 0.7 -> 1
+    np.testing.assert_array_equal(out["flag"].to_numpy(dtype=float), expected)
+
+
+def test_fractional_policy_ignores_clean_columns_and_values_outside_0_1():
+    df = pd.DataFrame({"a": [0, 1, 1], "b": [0.0, 2.0, -1.0]})  # 2 and -1 are the schema's business
+    for policy in ("fail", "quarantine", "round"):
+        out, reasons, report = apply_fractional_policy(df.copy(), ["a", "b"], policy, SOURCE)
+        assert reasons == {} and report == {}
+        pd.testing.assert_frame_equal(out, df)
+
+
+def test_fractional_policy_reasons_for_two_columns_on_one_row():
+    df = pd.DataFrame({"a": [0.2, 1.0], "b": [0.9, 0.0]})
+    _, reasons, report = apply_fractional_policy(df, ["a", "b"], "quarantine", SOURCE)
+    assert list(reasons) == [0] and len(reasons[0]) == 2
+    assert report == {"a": {"rows": 1, "action": "quarantine"}, "b": {"rows": 1, "action": "quarantine"}}
+
+
+# ---- failure classification and messages ------------------------------------------------------------------
+
+def test_valid_frame_has_no_failure_cases():
+    cases = failure_cases(pd.DataFrame({"flag": [0.0, 1.0], "x": [1.0, 2.0]}), SCHEMA)
+    assert cases.empty and {"column", "check", "failure_case", "index"} <= set(cases.columns)
+
+
+def test_row_failures_are_row_level():
+    df = pd.DataFrame({"flag": [0.0, 2.0, 1.0], "x": [1.0, 2.0, 11.0]})
+    cases = failure_cases(df, SCHEMA)
+    level = is_column_level(cases)
+    assert not level.any()
+    assert sorted(zip(cases["column"], cases["index"].astype(int))) == [("flag", 1), ("x", 2)]
+
+
+def test_missing_column_and_bad_dtype_are_column_level():
+    schema = pa.DataFrameSchema({
+        "x": pa.Column(float, pa.Check.in_range(0, 10), coerce=True),
+        "k": pa.Column("int64"),
+        "z": pa.Column(float),
+    })
+    df = pd.DataFrame({"x": ["1", "oops", "3"], "k": [1.5, 2.0, 3.0]})
+    cases = failure_cases(df, schema)
+    level = is_column_level(cases)
+    assert level.all()
+    assert set(cases["column"].dropna()) >= {"x", "k"}
+    missing = cases[cases["check"] == "column_in_dataframe"]
+    assert missing["failure_case"].tolist() == ["z"]
+
+
+def test_column_problem_messages_name_file_and_column():
+    schema = pa.DataFrameSchema({"x": pa.Column(float, coerce=True), "z": pa.Column(float)})
+    cases = failure_cases(pd.DataFrame({"x": ["1", "oops"]}), schema)
+    by_check = {str(c): row for c, row in zip(cases["check"], (r for _, r in cases.iterrows()))}
+    missing = _column_problem(by_check["column_in_dataframe"], SOURCE, "s.yaml")
+    assert SOURCE in missing and "'z'" in missing and "s.yaml" in missing and "missing" in missing
+    coerce = next(r for c, r in by_check.items() if c.startswith("coerce_dtype"))
+    message = _column_problem(coerce, SOURCE, None)
+    assert SOURCE in message and "'x'" in message and "'oops'" in message and "row 1" in message
+    assert "inferred from params.yaml" in message  # no schema file: the inferred checks are named
+
+
+@pytest.mark.parametrize("schema", [
+    pa.DataFrameSchema({"k": pa.Column("int64")}),                                   # dtype, no coercion
+    pa.DataFrameSchema({"k": pa.Column(float, pa.Check(lambda s: s.mean() > 10))}),  # a whole-column check
+])
+def test_column_problem_without_a_row_index_is_still_a_message(schema):
+    cases = failure_cases(pd.DataFrame({"k": [1.5, 2.0]}), schema)
+    column_level = cases[is_column_level(cases)]
+    assert len(column_level)
+    message = _column_problem(column_level.iloc[0], SOURCE, "s.yaml")
+    assert SOURCE in message and "'k'" in message and "at row" not in message
+
+
+# ---- structural schema and column checks ------------------------------------------------------------------
+
+def _data(**overrides):
+    data = {"path": SOURCE, "target": "y", "group": "pid", "sensitive": ["female"], "drop": [],
+            "categorical": ["cat"], "schema": None, "positive_label": 1}
+    return {**data, **overrides}
+
+
+def test_inferred_schema_requires_target_group_sensitive_and_numeric_features():
+    df = frame()
+    schema = build_schema(df, _data(drop=["flag"]))
+    assert set(schema.columns) == {"pid", "y", "female", "x", "cat"}  # dropped columns are not checked
+    for col in ("pid", "y", "female"):
+        assert not schema.columns[col].nullable
+    assert schema.columns["cat"].nullable
+    assert schema.columns["x"].nullable and str(schema.columns["x"].dtype) == "float64"
+    schema.validate(df)
+    broken = df.assign(y=[0, 1, None, 1, 0, 1, 0, 1])
+    cases = failure_cases(broken, schema)
+    assert (cases["column"] == "y").any() and not is_column_level(cases[cases["column"] == "y"]).all()
+    text = df.assign(x=["1", "2", "three", "4", "5", "6", "7", "8"])
+    cases = failure_cases(text, schema)
+    assert is_column_level(cases[cases["column"] == "x"]).all()
+
+
+def test_schema_file_columns_are_kept_and_completed(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(SCHEMA.to_yaml())
+    schema = build_schema(frame(), _data(schema=str(path)))
+    assert binary_columns(schema) == ["flag"]
+    assert set(schema.columns) == {"flag", "x", "pid", "y", "female", "cat"}
+
+
+def test_schema_file_missing_or_unreadable(tmp_path):
+    with pytest.raises(PipelineError, match="data.schema file .*none.yaml does not exist"):
+        build_schema(frame(), _data(schema=str(tmp_path / "none.yaml")))
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("columns: [unclosed\n")
+    with pytest.raises(PipelineError, match="bad.yaml"):
+        build_schema(frame(), _data(schema=str(bad)))
+
+
+@pytest.mark.parametrize("overrides, key, col", [
+    ({"target": "yy"}, "data.target", "yy"),
+    ({"group": "person"}, "data.group", "person"),
+    ({"sensitive": ["femal"]}, "data.sensitive", "femal"),
+    ({"categorical": ["cat", "kat2"]}, "data.categorical", "kat2"),
+    ({"drop": ["nothere"]}, "data.drop", "nothere"),
+])
+def test_check_columns_names_key_column_and_file(overrides, key, col):
+    with pytest.raises(PipelineError) as info:
+        check_columns(frame(), _data(**overrides))
+    message = str(info.value)
+    assert key in message and repr(col) in message and SOURCE in message
+
+
+def test_check_columns_suggests_close_match_and_reserves_row_id():
+    with pytest.raises(PipelineError, match=r"Did you mean \['female'\]"):
+        check_columns(frame(), _data(sensitive=["femal"]))
+    with pytest.raises(PipelineError, match="_row_id"):
+        check_columns(frame().assign(_row_id=1), _data())
+    check_columns(frame(), _data(group=None))
+
+
+# ---- validate.main in a scratch project -------------------------------------------------------------------
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A scratch project: params.yaml for `frame()` with SCHEMA; returns a function writing data + params."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data/raw").mkdir(parents=True)
+    (tmp_path / "data/raw/schema.yaml").write_text(SCHEMA.to_yaml())
+    base = yaml.safe_load((REPO / "params.yaml").read_text())
+    base["data"].update(_data(schema="data/raw/schema.yaml", drop=[]))
+
+    def setup(df: pd.DataFrame, **validate_policy):
+        params = copy.deepcopy(base)
+        params["validate"].update(validate_policy)
+        (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+        df.to_csv(tmp_path / SOURCE, index=False)
+        return tmp_path
+
+    return setup
+
+
+def _summary(root: Path) -> dict:
+    return json.loads((root / "reports/validation.json").read_text())
+
+
+def test_main_quarantines_fractional_rows_and_accounts_for_every_row(project):
+    root = project(frame(), on_invalid="fail", fractional_binary="quarantine")
+    validate.main()
+    kept = pd.read_parquet(root / "data/interim/validated.parquet")
+    quarantine = pd.read_parquet(root / "data/interim/quarantine.parquet")
+    assert kept["_row_id"].tolist() == [0, 1, 4, 5, 7]
+    assert quarantine["_row_id"].tolist() == [2, 3, 6]
+    assert quarantine["_reason"].str.startswith("flag:").all()
+    summary = _summary(root)
+    assert (summary["rows_in"], summary["rows_kept"], summary["rows_quarantined"]) == (8, 5, 3)
+    assert summary["fractional_binary"] == {"flag": {"rows": 3, "action": "quarantine"}}
+    assert summary["target_classes"] == {"0": 2, "1": 3}
+
+
+def test_main_rounds_fractional_values(project):
+    root = project(frame(), on_invalid="fail", fractional_binary="round")
+    validate.main()
+    kept = pd.read_parquet(root / "data/interim/validated.parquet")
+    np.testing.assert_array_equal(kept["flag"].to_numpy(), [0, 1, 0, 1, 1, 0, 1, np.nan])
+    assert _summary(root)["rows_quarantined"] == 0
+    assert len(pd.read_parquet(root / "data/interim/quarantine.parquet")) == 0
+
+
+def test_main_row_failure_fail_policy_names_file_column_row(project):
+    df = frame().assign(flag=[0, 1, 0, 1, 1, 0, 1, 0])
+    df.loc[5, "x"] = 50.0
+    project(df, on_invalid="fail", fractional_binary="fail")
+    with pytest.raises(PipelineError) as info:
+        validate.main()
+    message = str(info.value)
+    assert SOURCE in message and "'x'" in message and "row 5" in message and "validate.on_invalid" in message
+    assert not Path("data/interim/validated.parquet").exists()
+
+
+def test_main_row_failure_quarantine_policy(project):
+    df = frame().assign(flag=[0, 1, 0, 1, 1, 0, 1, 0])
+    df.loc[5, "x"] = 50.0
+    root = project(df, on_invalid="quarantine", fractional_binary="fail")
+    validate.main()
+    quarantine = pd.read_parquet(root / "data/interim/quarantine.parquet")
+    assert quarantine["_row_id"].tolist() == [5]
+    assert "x: in_range" in quarantine["_reason"].iloc[0]
+    summary = _summary(root)
+    assert summary["rows_kept"] + summary["rows_quarantined"] == summary["rows_in"] == 8
+    assert summary["failed_checks"] == [{"column": "x", "check": "in_range(0, 10)", "rows": 1}]
+
+
+def test_main_column_failure_stops_even_under_quarantine(project):
+    df = frame().assign(flag=[0, 1, 0, 1, 1, 0, 1, 0], x=["1", "2", "3", "four", "5", "6", "7", "8"])
+    project(df, on_invalid="quarantine", fractional_binary="round")
+    with pytest.raises(PipelineError) as info:
+        validate.main()
+    message = str(info.value)
+    assert SOURCE in message and "'x'" in message and "'four'" in message
+
+
+def test_main_dtype_failure_without_row_is_a_clear_error(project, tmp_path):
+    (tmp_path / "data/raw/schema.yaml").write_text(
+        pa.DataFrameSchema({"x": pa.Column("int64")}).to_yaml()  # x holds floats, no coercion
+    )
+    project(frame().assign(x=[1.5] * 8), on_invalid="fail", fractional_binary="round")
+    with pytest.raises(PipelineError) as info:
+        validate.main()
+    assert SOURCE in str(info.value) and "'x'" in str(info.value)
+
+
+def test_main_single_class_target(project):
+    project(frame().assign(y=1, flag=0), on_invalid="fail", fractional_binary="fail")
+    with pytest.raises(PipelineError, match="single class"):
+        validate.main()
