@@ -1,12 +1,17 @@
 """Shared fixtures: a small sample of the default data in a scratch copy of the project's inputs."""
 from __future__ import annotations
 
-import shutil
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # before numpy loads: see pipeline/__init__.py
+    os.environ.setdefault(_var, "1")
+
+import shutil  # noqa: E402
 from pathlib import Path
 
-import pandas as pd
-import pytest
-import yaml
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+import yaml  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_EVERY = 15  # every 15th person (~390 persons, ~1,350 person-years, all six sites): stages run in seconds

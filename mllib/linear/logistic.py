@@ -86,7 +86,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         ridge = np.full(X1.shape[1], 2 * self.lam)
         ridge[0] = 0.0
         for n_iter in range(1, self.max_iter + 1):
-            H = X1.T @ ((w * p * (1 - p))[:, None] * X1) + np.diag(ridge)
+            H = (X1 * (w * p * (1 - p))[:, None]).T @ X1 + np.diag(ridge)  # X^T W X; this operand order is BLAS-fast
             try:
                 step = linalg.cho_solve(linalg.cho_factor(H), grad)
             except linalg.LinAlgError:  # singular Hessian (lam = 0 with collinear columns)

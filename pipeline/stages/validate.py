@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mllib.base import to_python
 from pipeline import paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
@@ -15,7 +16,7 @@ from pipeline.schema import binary_columns, build_schema, check_columns, failure
 
 def _describe(cases: pd.DataFrame, limit: int = 3) -> str:
     return "; ".join(
-        f"column {r.column!r} {r.check} failed for value {r.failure_case!r} at row {int(r.index)}"
+        f"column {r.column!r} {r.check} failed for value {to_python(r.failure_case)!r} at row {int(r.index)}"
         for r in cases.head(limit).itertuples()
     )
 
@@ -23,10 +24,10 @@ def _describe(cases: pd.DataFrame, limit: int = 3) -> str:
 def _column_problem(case, source: str, schema_file) -> str:
     schema_src = schema_file or "the checks inferred from params.yaml"
     if case["check"] == "column_in_dataframe":
-        return f"{source}: column {case['failure_case']!r} required by {schema_src} is missing; add it or fix the schema"
+        return f"{source}: column {to_python(case['failure_case'])!r} required by {schema_src} is missing; add it or fix the schema"
     at_row = "" if pd.isna(case["index"]) else f" at row {int(case['index'])}"  # whole-column checks have no row
     return (
-        f"{source}: column {case['column']!r}: {case['check']} failed (e.g. value {case['failure_case']!r}{at_row}). "
+        f"{source}: column {case['column']!r}: {case['check']} failed (e.g. value {to_python(case['failure_case'])!r}{at_row}). "
         f"Fix the data or {schema_src}; a text column belongs in data.categorical or data.drop"
     )
 
@@ -45,13 +46,13 @@ def apply_fractional_policy(df: pd.DataFrame, columns: list[str], policy: str, s
             first = df.index[fractional][0]
             raise PipelineError(
                 f"{source}: column {col!r} is declared 0/1 but holds {int(fractional.sum())} fractional values "
-                f"(e.g. {values[first]!r} at row {first}); set validate.fractional_binary to quarantine or round"
+                f"(e.g. {to_python(values[first])!r} at row {first}); set validate.fractional_binary to quarantine or round"
             )
         if policy == "round":
             df[col] = np.where(fractional, (values >= 0.5).astype(float), values)
         else:
             for row in df.index[fractional]:
-                reasons.setdefault(row, []).append(f"{col}: fractional value {values[row]!r} in a 0/1 column")
+                reasons.setdefault(row, []).append(f"{col}: fractional value {to_python(values[row])!r} in a 0/1 column")
     return df, reasons, report
 
 
@@ -77,7 +78,7 @@ def main() -> None:
             "Fix the data or the schema, or set validate.on_invalid: quarantine to move such rows to the quarantine file"
         )
     for r in row_cases.itertuples():
-        reasons.setdefault(int(r.index), []).append(f"{r.column}: {r.check} failed for value {r.failure_case!r}")
+        reasons.setdefault(int(r.index), []).append(f"{r.column}: {r.check} failed for value {to_python(r.failure_case)!r}")
 
     bad = sorted(reasons)
     kept = schema.validate(df.drop(index=bad))

@@ -154,13 +154,17 @@ def test_model_pipeline_with_string_classes_round_trip(tmp_path):
 
 def test_non_finite_floats_tuples_dicts_and_string_params_survive(tmp_path):
     imp = SimpleImputer(strategy="constant", fill_value=float("-inf")).fit(np.array([[1.0], [np.nan]]))
-    imp.extra_ = {"nan": float("nan"), "pair": (1, "a"), "arr": np.array([1, 2], dtype=np.int16), "flag": True}
+    imp.extra_ = {"nan": float("nan"), "pair": (1, "a"), "arr": np.array([1, 2], dtype=np.int16), "flag": True,
+                  "obj": np.array([["a", None], [1.5, float("nan")]], dtype=object)}
     mlio.save(imp, tmp_path / "imp")
     loaded = mlio.load(tmp_path / "imp")
     assert loaded.fill_value == float("-inf")
     assert np.isneginf(loaded.statistics_).all()
     assert np.isnan(loaded.extra_["nan"]) and loaded.extra_["pair"] == (1, "a") and loaded.extra_["flag"] is True
     assert loaded.extra_["arr"].dtype == np.int16
+    obj = loaded.extra_["obj"]
+    assert obj.dtype == object and obj.shape == (2, 2)
+    assert obj[0, 0] == "a" and obj[0, 1] is None and obj[1, 0] == 1.5 and np.isnan(obj[1, 1])
     text = (tmp_path / "imp.json").read_text()
     assert "NaN" not in text and "Infinity" not in text  # strict JSON: non-finite floats are encoded as strings
     json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
