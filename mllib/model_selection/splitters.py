@@ -86,16 +86,20 @@ def _kfold_ids(n: int, k: int, order: np.ndarray) -> np.ndarray:
     return fold
 
 
-class KFold(BaseSplitter):
-    """k consecutive folds (sizes differ by at most 1); shuffle=True permutes the rows first (D3:341).
-
-    With shuffle=False the folds equal sklearn's KFold(shuffle=False).
-    """
+class KFoldFamily(BaseSplitter):
+    """The k-fold splitters' shared hyperparameters: k folds, optionally shuffled with a seed."""
 
     def __init__(self, n_splits=5, shuffle=False, random_state=None):
         self.n_splits = n_splits
         self.shuffle = shuffle
         self.random_state = random_state
+
+
+class KFold(KFoldFamily):
+    """k consecutive folds (sizes differ by at most 1); shuffle=True permutes the rows first (D3:341).
+
+    With shuffle=False the folds equal sklearn's KFold(shuffle=False).
+    """
 
     def _fold_ids(self, n, y, groups, rng):
         k = check_n_splits(self.n_splits)
@@ -125,7 +129,7 @@ def check_min_class_count(k: int, y: np.ndarray, name: str) -> None:
         )
 
 
-class StratifiedKFold(BaseSplitter):
+class StratifiedKFold(KFoldFamily):
     """k folds with the class proportions of y: each fold holds floor(c/k) or ceil(c/k) rows of a class
     with c rows (D4:546). Requires n_splits <= smallest class count (raises otherwise; sklearn only warns).
 
@@ -133,11 +137,6 @@ class StratifiedKFold(BaseSplitter):
     """
 
     _needs_y = True
-
-    def __init__(self, n_splits=5, shuffle=False, random_state=None):
-        self.n_splits = n_splits
-        self.shuffle = shuffle
-        self.random_state = random_state
 
     def _fold_ids(self, n, y, groups, rng):
         k = check_n_splits(self.n_splits)
@@ -180,7 +179,7 @@ def check_n_groups(k: int, n_groups: int, name: str) -> None:
         )
 
 
-class GroupKFold(BaseSplitter):
+class GroupKFold(KFoldFamily):
     """k folds of whole groups (independence, D4:545); requires n_splits <= n_groups.
 
     shuffle=False: groups by decreasing size, each to the lightest fold (equals sklearn's
@@ -189,11 +188,6 @@ class GroupKFold(BaseSplitter):
     """
 
     _needs_groups = True
-
-    def __init__(self, n_splits=5, shuffle=False, random_state=None):
-        self.n_splits = n_splits
-        self.shuffle = shuffle
-        self.random_state = random_state
 
     def _fold_ids(self, n, y, groups, rng):
         k = check_n_splits(self.n_splits)

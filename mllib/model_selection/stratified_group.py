@@ -27,7 +27,7 @@ import numpy as np
 from mllib.base import check_random_state, to_python
 
 from ._checks import check_n_splits, column, encode
-from .splitters import BaseSplitter, check_min_class_count, check_n_groups
+from .splitters import KFoldFamily, check_min_class_count, check_n_groups
 
 __all__ = ["stratified_group_assignment", "StratifiedGroupKFold", "fold_balance"]
 
@@ -220,7 +220,7 @@ def stratified_group_assignment(y, groups, fractions, random_state=None, *, shuf
     return best[g_codes]
 
 
-class StratifiedGroupKFold(BaseSplitter):
+class StratifiedGroupKFold(KFoldFamily):
     """k folds of whole groups with class proportions as equal as possible (D4:547).
 
     Requires y and groups, n_splits <= n_groups and n_splits <= smallest class count (raises).
@@ -231,11 +231,6 @@ class StratifiedGroupKFold(BaseSplitter):
 
     _needs_y = True
     _needs_groups = True
-
-    def __init__(self, n_splits=5, shuffle=False, random_state=None):
-        self.n_splits = n_splits
-        self.shuffle = shuffle
-        self.random_state = random_state
 
     def _fold_ids(self, n, y, groups, rng):
         k = check_n_splits(self.n_splits)

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from mllib.base import BaseEstimator, ClassifierMixin
+from mllib.metrics import Scorer
 from mllib.model_selection import (
     KFold,
     StratifiedKFold,
@@ -14,18 +15,13 @@ from mllib.model_selection import (
 )
 
 
-class StubScorer:
-    def __init__(self, func, greater_is_better=True, response="label"):
-        self.func = func
-        self.greater_is_better = greater_is_better
-        self.response = response
-
-    def score(self, y_true, values):
-        return float(self.func(np.asarray(y_true), np.asarray(values)))
+def metric_scorer(func, greater_is_better=True, response="label"):
+    return Scorer(getattr(func, "__name__", "metric"),
+                  lambda y, v, sample_weight=None: float(func(np.asarray(y), np.asarray(v))), greater_is_better, response)
 
 
-MSE = StubScorer(lambda y, p: np.mean((y - p) ** 2), greater_is_better=False)
-ACCURACY = StubScorer(lambda y, p: np.mean(y == p))
+MSE = metric_scorer(lambda y, p: np.mean((y - p) ** 2), greater_is_better=False)
+ACCURACY = metric_scorer(lambda y, p: np.mean(y == p))
 
 
 class PolyRegressor(BaseEstimator):

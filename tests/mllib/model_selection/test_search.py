@@ -7,6 +7,7 @@ import pytest
 from scipy import stats
 
 from mllib.base import BaseEstimator, ClassifierMixin, Pipeline, TransformerMixin, is_fitted
+from mllib.metrics import Scorer
 from mllib.model_selection import (
     GridSearch,
     KFold,
@@ -21,19 +22,14 @@ from mllib.model_selection import (
 )
 
 
-class StubScorer:
-    def __init__(self, func, greater_is_better=True, response="label"):
-        self.func = func
-        self.greater_is_better = greater_is_better
-        self.response = response
-
-    def score(self, y_true, values):
-        return float(self.func(np.asarray(y_true), np.asarray(values)))
+def metric_scorer(func, greater_is_better=True, response="label"):
+    return Scorer(getattr(func, "__name__", "metric"),
+                  lambda y, v, sample_weight=None: float(func(np.asarray(y), np.asarray(v))), greater_is_better, response)
 
 
-ACCURACY = StubScorer(lambda y, p: np.mean(y == p))
-ERROR_RATE = StubScorer(lambda y, p: np.mean(y != p), greater_is_better=False)
-MEAN_PROBA = StubScorer(lambda y, p: float(np.mean(p)), response="proba")
+ACCURACY = metric_scorer(lambda y, p: np.mean(y == p))
+ERROR_RATE = metric_scorer(lambda y, p: np.mean(y != p), greater_is_better=False)
+MEAN_PROBA = metric_scorer(lambda y, p: float(np.mean(p)), response="proba")
 
 
 class NearestClassMean(ClassifierMixin, BaseEstimator):
