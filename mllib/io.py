@@ -4,6 +4,7 @@ are rebuilt, and every array named in the JSON must match the .npz exactly.
 """
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -105,11 +106,13 @@ def _decode(node, arrays, used: set):
 
 
 def _write_npz(path: Path, arrays: dict) -> None:
+    """An uncompressed .npz whose bytes depend only on the arrays: fixed timestamps, sorted members, and
+    sizes known before writing (streamed members get zip64 headers that differ between Python releases)."""
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
         for key in sorted(arrays):
-            info = zipfile.ZipInfo(f"{key}.npy", date_time=_EPOCH)
-            with zf.open(info, "w", force_zip64=True) as f:
-                np.lib.format.write_array(f, np.ascontiguousarray(arrays[key]), allow_pickle=False)
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.ascontiguousarray(arrays[key]), allow_pickle=False)
+            zf.writestr(zipfile.ZipInfo(f"{key}.npy", date_time=_EPOCH), buffer.getvalue())
 
 
 def save(estimator: BaseEstimator, path) -> tuple[Path, Path]:

@@ -33,7 +33,7 @@ def experiment_id(client, name: str, default_store: bool) -> str:
     return client.create_experiment(name, artifact_location=location)
 
 
-def log_model(mlflow, params: dict) -> str:
+def log_model(mlflow, params: dict) -> None:
     from mlflow.models import infer_signature
 
     test = read_parquet(paths.TEST, "split")
@@ -43,7 +43,7 @@ def log_model(mlflow, params: dict) -> str:
     config = {"numeric": numeric, "categorical": categorical, "threshold": params["evaluate"]["threshold"]}
     predictions = read_parquet(paths.TEST_PREDICTIONS, "evaluate").head(5)
     output = predictions.rename(columns={"proba": "probability"})[["probability", "prediction"]]
-    info = mlflow.pyfunc.log_model(
+    mlflow.pyfunc.log_model(
         name="model",
         python_model=str(repo_root() / "pipeline" / "serving" / "pyfunc_model.py"),
         artifacts={"models": str(paths.MODEL.parent)},
@@ -53,10 +53,9 @@ def log_model(mlflow, params: dict) -> str:
         input_example=example,
         pip_requirements=[f"{p}=={version(p)}" for p in ("mlflow", "numpy", "scipy", "pandas")],
     )
-    return info.model_uri
 
 
-def log_candidates(mlflow, client, params: dict, search: dict) -> int:
+def log_candidates(mlflow, client, params: dict, search: dict) -> None:
     from mlflow.entities import Metric
 
     scoring, now = search["scoring"], int(time.time() * 1000)
@@ -71,10 +70,9 @@ def log_candidates(mlflow, client, params: dict, search: dict) -> int:
             summary = [Metric(metric_key(f"{k}_{scoring}"), float(c[k]), now, 0)
                        for k in ("mean_valid_score", "std_valid_score", "mean_train_score")]
             client.log_batch(child.info.run_id, metrics=per_fold + summary)
-    return len(search["candidates"])
 
 
-def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str) -> tuple[str, int, str]:
+def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str) -> str:
     tags = {"pipeline.state": key, "pipeline.role": "parent", **git_info(),
             "dvc.exp_name": os.environ.get("DVC_EXP_NAME", ""),
             **{metric_key(f"dvc.md5.{out.replace(':', '.')}"): md5 for out, md5 in md5s.items()}}
@@ -96,9 +94,9 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
             dataset = mlflow.data.from_pandas(frame, source=str(path), name=split, targets=params["data"]["target"],
                                               digest=md5s.get(f"split:{path}", ""))
             mlflow.log_input(dataset, context=context)
-        model_uri = log_model(mlflow, params)
-        n_children = log_candidates(mlflow, client, params, read_json(paths.SEARCH_REPORT, "train"))
-    return run.info.run_id, n_children, model_uri
+        log_model(mlflow, params)
+        log_candidates(mlflow, client, params, read_json(paths.SEARCH_REPORT, "train"))
+    return run.info.run_id
 
 
 def main() -> None:
@@ -122,11 +120,11 @@ def main() -> None:
             "MLFLOW_TRACKING_URI / params.yaml tracking.uri; the outputs of the other stages are unaffected"
         ) from None
     if found:
-        run_id, n_children, model_uri = found[0].info.run_id, None, None
+        run_id = found[0].info.run_id
         print(f"track: this pipeline state ({key}) is already recorded as run {run_id}; nothing new to log")
     else:
-        run_id, n_children, model_uri = log_new_run(mlflow, client, exp_id, params, md5s, key)
-        print(f"track: logged run {run_id} with {n_children} candidate runs to {uri}")
+        run_id = log_new_run(mlflow, client, exp_id, params, md5s, key)
+        print(f"track: logged run {run_id} and its candidate runs to {uri}")
     write_json({"tracking_uri": uri, "experiment": params["tracking"]["experiment"], "experiment_id": exp_id,
                 "run_id": run_id, "pipeline_state": key}, paths.MLFLOW_RUN)
 
