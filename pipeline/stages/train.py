@@ -33,14 +33,13 @@ def candidate_params(search: dict, seed: int) -> list[dict]:
     return list(ParameterSampler(search["grid"], n_iter=search["n_iter"], random_state=seed))
 
 
-def out_of_fold(model_cfg: dict, best: dict, fold_data: list[tuple], fold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Scores and probabilities of the chosen configuration on each validation fold, from the fold's own model."""
-    score, proba = np.empty(len(fold)), np.empty(len(fold))
+def out_of_fold_scores(model_cfg: dict, best: dict, fold_data: list[tuple], fold: np.ndarray) -> np.ndarray:
+    """The chosen configuration's scores on each validation fold, from the model fitted without that fold
+    (the search keeps scores only for its scorer's response, which need not be a score)."""
+    score = np.empty(len(fold))
     for k, (X_fit, y_fit, X_valid, _) in zip(np.unique(fold), fold_data):
-        model = build.classifier(model_cfg, **best).fit(X_fit, y_fit)
-        score[fold == k] = decision_scores(model, X_valid)
-        proba[fold == k] = model.predict_proba(X_valid)[:, 1]
-    return score, proba
+        score[fold == k] = decision_scores(build.classifier(model_cfg, **best).fit(X_fit, y_fit), X_valid)
+    return score
 
 
 def main() -> None:
@@ -63,8 +62,8 @@ def main() -> None:
 
     final_train = read_parquet(paths.FINAL_TRAIN_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
     final = build.classifier(model_cfg, **best["params"]).fit(final_train, y)
-    score, proba = out_of_fold(model_cfg, best["params"], fold_data, fold)
-    oof = pd.DataFrame({paths.ROW_ID: train[paths.ROW_ID], "fold": fold, "y": y, "score": score, "proba": proba})
+    score = out_of_fold_scores(model_cfg, best["params"], fold_data, fold)
+    oof = pd.DataFrame({paths.ROW_ID: train[paths.ROW_ID], "fold": fold, "y": y, "score": score})
 
     candidates_report = [
         {k: r[k] for k in ("params", "rank", "train_scores", "valid_scores", "mean_train_score", "mean_valid_score",
