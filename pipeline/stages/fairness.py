@@ -40,8 +40,8 @@ def main() -> None:
         attributes[" & ".join(sensitive)] = np.array([",".join(parts) for parts in zip(*labels)], dtype=object)
     report = {"threshold": params["evaluate"]["threshold"], "min_group_size": min_size,
               "attributes": {name: audit(y, pred, groups.astype(str), min_size) for name, groups in attributes.items()}}
-    rows = [
-        {"attribute": name, "group": g, "metric": k, "value": m[k]}
+    rows = [  # groups labelled with their attribute, so "female=0" and "black=0" stay apart in one plot
+        {"attribute": name, "group": g if "=" in g else f"{name}={g}", "metric": k, "value": m[k]}
         for name, result in report["attributes"].items() for g, m in result["groups"].items()
         for k in ("selection_rate", "tpr", "fpr")
     ]
