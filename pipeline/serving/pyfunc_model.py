@@ -23,7 +23,7 @@ class CalibratedPipelineModel(PythonModel):
         self.categorical = list(context.model_config["categorical"])
         self.threshold = float(context.model_config["threshold"])
 
-    def predict(self, context, model_input, params=None):
+    def predict(self, context, model_input: pd.DataFrame, params=None) -> pd.DataFrame:
         from mllib.calibration import decision_scores
         from pipeline.frames import raw_matrix
 
