@@ -82,9 +82,10 @@ betas = st.floats(min_value=0.0, max_value=50.0, allow_nan=False)
 @given(tp=counts, fp=counts, fn=counts, tn=counts, beta=betas)
 def test_f_beta_in_unit_interval_and_f1_special_case(tp, fp, fn, tn, beta):
     table = classification_table(tp, fp, fn, tn, beta=beta)
-    for key in ("f_beta", "f1"):
+    # undefined exactly when the denominator (1 + b^2) TP + b^2 FN + FP is 0; at b = 0, F_b is precision
+    for key, b in (("f_beta", beta), ("f1", 1.0)):
         value = table[key]
-        assert np.isnan(value) if tp + fp + fn == 0 else 0.0 <= value <= 1.0
+        assert np.isnan(value) if (1 + b * b) * tp + b * b * fn + fp == 0 else 0.0 <= value <= 1.0
     assert_allclose(classification_table(tp, fp, fn, tn, beta=1.0)["f_beta"], table["f1"], rtol=0, atol=1e-15)
 
 
