@@ -1,26 +1,70 @@
-"""Stable names for every mllib estimator: params.yaml selects by these names, mllib.io loads only these."""
+"""Stable names for every mllib estimator: params.yaml selects by these names, mllib.io loads only these.
+
+One section per family. A plain family name (decision_tree, random_forest, knn, ...) is the classifier;
+regressors carry a `_regressor` suffix where a classifier shares the family (ALGORITHMS.md).
+"""
 from __future__ import annotations
 
 from .base import ColumnTransformer, Pipeline
-from .calibration import NoCalibration, PlattScaling
-from .linear import LogisticRegression
+
+# ---- preprocessing and decomposition (features stage) ----
 from .preprocessing import OneHotEncoder, SimpleImputer, StandardScaler
 
-CLASSIFIERS: dict[str, type] = {
-    "logistic_regression": LogisticRegression,
-}
-TRANSFORMERS: dict[str, type] = {
+_PREPROCESSING = {
     "simple_imputer": SimpleImputer,
     "one_hot_encoder": OneHotEncoder,
     "standard_scaler": StandardScaler,
 }
-CALIBRATORS: dict[str, type] = {
+
+# ---- linear, Bayes, discriminant and neighbour classifiers ----
+from .linear import LogisticRegression
+
+_LINEAR_CLASSIFIERS = {
+    "logistic_regression": LogisticRegression,
+}
+_DISCRIMINANT_TRANSFORMERS: dict[str, type] = {}
+
+# ---- regressors (linear family) and unsupervised models ----
+_LINEAR_REGRESSORS: dict[str, type] = {}
+_CLUSTERERS: dict[str, type] = {}
+_UNSUPERVISED_TRANSFORMERS: dict[str, type] = {}
+
+# ---- trees, forests, bagging, AdaBoost ----
+_TREE_CLASSIFIERS: dict[str, type] = {}
+_TREE_REGRESSORS: dict[str, type] = {}
+
+# ---- gradient boosting ----
+_BOOSTING_CLASSIFIERS: dict[str, type] = {}
+_BOOSTING_REGRESSORS: dict[str, type] = {}
+
+# ---- kernel machines ----
+_KERNEL_CLASSIFIERS: dict[str, type] = {}
+_KERNEL_REGRESSORS: dict[str, type] = {}
+_KERNEL_TRANSFORMERS: dict[str, type] = {}
+
+# ---- neural networks ----
+_NEURAL_CLASSIFIERS: dict[str, type] = {}
+_NEURAL_REGRESSORS: dict[str, type] = {}
+
+# ---- calibration maps (1-D score -> probability) ----
+from .calibration import NoCalibration, PlattScaling
+
+_CALIBRATION = {
     "platt": PlattScaling,
     "none": NoCalibration,
 }
 
+CLASSIFIERS: dict[str, type] = {**_LINEAR_CLASSIFIERS, **_TREE_CLASSIFIERS, **_BOOSTING_CLASSIFIERS,
+                                **_KERNEL_CLASSIFIERS, **_NEURAL_CLASSIFIERS}
+REGRESSORS: dict[str, type] = {**_LINEAR_REGRESSORS, **_TREE_REGRESSORS, **_BOOSTING_REGRESSORS,
+                               **_KERNEL_REGRESSORS, **_NEURAL_REGRESSORS}
+TRANSFORMERS: dict[str, type] = {**_PREPROCESSING, **_DISCRIMINANT_TRANSFORMERS, **_UNSUPERVISED_TRANSFORMERS,
+                                 **_KERNEL_TRANSFORMERS}
+CLUSTERERS: dict[str, type] = {**_CLUSTERERS}
+CALIBRATORS: dict[str, type] = {**_CALIBRATION}
+
 # Every registered class can be built with no arguments.
-REGISTRY: dict[str, type] = {**CLASSIFIERS, **TRANSFORMERS, **CALIBRATORS}
+REGISTRY: dict[str, type] = {**CLASSIFIERS, **REGRESSORS, **TRANSFORMERS, **CLUSTERERS, **CALIBRATORS}
 
 # Composites need constructor arguments (their steps), so they are loadable but not in REGISTRY.
 COMPOSITES: dict[str, type] = {"pipeline": Pipeline, "column_transformer": ColumnTransformer}

@@ -3,7 +3,9 @@ from .compose import ColumnTransformer, Pipeline
 from .estimator import (
     BaseEstimator,
     ClassifierMixin,
+    ClusterMixin,
     NotFittedError,
+    RegressorMixin,
     TransformerMixin,
     check_is_fitted,
     clone,
@@ -23,7 +25,7 @@ from .validation import (
 )
 
 __all__ = [
-    "BaseEstimator", "ClassifierMixin", "TransformerMixin", "NotFittedError", "Pipeline", "ColumnTransformer",
+    "BaseEstimator", "ClassifierMixin", "RegressorMixin", "ClusterMixin", "TransformerMixin", "NotFittedError", "Pipeline", "ColumnTransformer",
     "check_array", "check_X_y", "check_sample_weight", "check_n_features", "check_random_state",
     "check_is_fitted", "clone", "is_fitted", "is_missing", "check_1d", "check_binary_labels", "safe_divide", "to_python",
 ]

@@ -104,6 +104,21 @@ class ClassifierMixin:
         return self.classes_[np.argmax(proba, axis=1)]
 
 
+class RegressorMixin:
+    """Real-valued targets; `predict` returns one float per row."""
+
+    _estimator_type = "regressor"
+
+
+class ClusterMixin:
+    """Unsupervised partitions; `predict` returns a cluster index 0..k-1 per row."""
+
+    _estimator_type = "clusterer"
+
+    def fit_predict(self, X, y=None, **fit_params):
+        return self.fit(X, **fit_params).predict(X)
+
+
 class TransformerMixin:
     _estimator_type = "transformer"
 

@@ -11,7 +11,7 @@ from mllib import io as mlio
 from mllib.base import ColumnTransformer, Pipeline, is_fitted
 from mllib.linear import LogisticRegression
 from mllib.preprocessing import OneHotEncoder, SimpleImputer, StandardScaler
-from mllib.registry import CALIBRATORS, CLASSIFIERS, REGISTRY, loadable
+from mllib.registry import CALIBRATORS, CLASSIFIERS, CLUSTERERS, REGISTRY, REGRESSORS, loadable
 
 
 def _fit_registered(name):
@@ -22,9 +22,11 @@ def _fit_registered(name):
     est = REGISTRY[name]()
     if name in CALIBRATORS:
         return est.fit(X[:, 0], y), X[:, 0]
-    if name in CLASSIFIERS:
-        return est.fit(X, y), X
-    return est.fit(X), X
+    if name in REGRESSORS:
+        return est.fit(X, X @ [1.0, -0.5, 0.25] + 0.1 * rng.normal(size=40)), X
+    if name in CLUSTERERS:
+        return est.fit(X), X
+    return est.fit(X, y), X  # classifiers and transformers (supervised ones such as lda use y)
 
 
 def _outputs(est, X):

@@ -5,9 +5,10 @@ import pytest
 
 from mllib import registry
 from mllib.base import BaseEstimator, ColumnTransformer, Pipeline, is_fitted
-from mllib.registry import CALIBRATORS, CLASSIFIERS, COMPOSITES, REGISTRY, TRANSFORMERS
+from mllib.registry import CALIBRATORS, CLASSIFIERS, CLUSTERERS, COMPOSITES, REGISTRY, REGRESSORS, TRANSFORMERS
 
-FAMILIES = {"classifier": CLASSIFIERS, "transformer": TRANSFORMERS, "calibrator": CALIBRATORS}
+FAMILIES = {"classifier": CLASSIFIERS, "regressor": REGRESSORS, "transformer": TRANSFORMERS, "clusterer": CLUSTERERS,
+            "calibrator": CALIBRATORS}
 
 
 def family_of(name: str) -> str:
@@ -21,6 +22,10 @@ def small_problem(seed=0, n=40, d=3):
     return X, y
 
 
+def regression_target(X):
+    return X @ np.array([1.0, -0.5, 0.25]) + 0.1 * np.cos(7 * X[:, 0])
+
+
 def fit_registered(name: str, seed=0):
     """A fitted default instance of REGISTRY[name] and the input its predict / transform takes."""
     X, y = small_problem(seed)
@@ -29,13 +34,15 @@ def fit_registered(name: str, seed=0):
     if kind == "calibrator":  # calibrators map 1-D scores to probabilities and need binary y
         scores = X[:, 0] - 0.5 * X[:, 1]
         return est.fit(scores, y), scores
-    if kind == "transformer":
+    if kind == "regressor":
+        return est.fit(X, regression_target(X)), X
+    if kind == "clusterer":
         return est.fit(X), X
-    return est.fit(X, y), X
+    return est.fit(X, y), X  # supervised transformers (lda, pls) use y; the others ignore it
 
 
 def test_registry_is_the_union_of_disjoint_families():
-    assert REGISTRY == {**CLASSIFIERS, **TRANSFORMERS, **CALIBRATORS}
+    assert REGISTRY == {**CLASSIFIERS, **REGRESSORS, **TRANSFORMERS, **CLUSTERERS, **CALIBRATORS}
     names = [n for members in FAMILIES.values() for n in members]
     assert len(names) == len(set(names)), "a name is registered in two families"
     assert not set(REGISTRY) & set(COMPOSITES)
@@ -80,6 +87,15 @@ def test_builds_with_no_arguments_and_fits_and_predicts(name):
         # a default classifier learns something on this easy problem
         _, y = small_problem()
         assert np.mean(pred == y) > 0.7
+    elif kind == "regressor":
+        pred = est.predict(Xin)
+        assert pred.shape == (n,) and pred.dtype == np.float64
+        target = regression_target(Xin)
+        r2 = 1 - np.sum((target - pred) ** 2) / np.sum((target - target.mean()) ** 2)
+        assert r2 > 0.5, r2  # a default regressor learns something on this smooth problem
+    elif kind == "clusterer":
+        labels = est.predict(Xin)
+        assert labels.shape == (n,) and labels.dtype.kind == "i" and labels.min() >= 0
     elif kind == "transformer":
         Z = est.transform(Xin)
         assert Z.ndim == 2 and Z.shape[0] == n and np.isfinite(np.asarray(Z, dtype=float)).all()
@@ -102,9 +118,10 @@ def test_builds_with_no_arguments_and_fits_and_predicts(name):
 def test_fit_returns_self_and_refitting_is_deterministic(name):
     a, Xin = fit_registered(name)
     b, _ = fit_registered(name)
-    out = (lambda e: e.predict_proba(Xin)) if family_of(name) == "classifier" else (lambda e: e.transform(Xin))
-    np.testing.assert_array_equal(out(a), out(b))
+    kind = family_of(name)
+    method = {"classifier": "predict_proba", "regressor": "predict", "clusterer": "predict"}.get(kind, "transform")
+    np.testing.assert_array_equal(getattr(a, method)(Xin), getattr(b, method)(Xin))
     X, y = small_problem()
     est = REGISTRY[name]()
-    arg = (X[:, 0], y) if family_of(name) == "calibrator" else (X, y)
+    arg = {"calibrator": (X[:, 0], y), "regressor": (X, regression_target(X)), "clusterer": (X,)}.get(kind, (X, y))
     assert est.fit(*arg) is est

@@ -1,0 +1,153 @@
+"""Shared benchmark harness: mllib beside scikit-learn on the same person-grouped 5-fold CV, in one run.
+
+The folds and feature matrices are the pipeline's own (run `make run` first): `data/features/fold_k.parquet`
+holds every training row transformed by the features fitted on fold k's training part, and
+`data/processed/folds.parquet` says which rows are fold k's validation part. Both libraries see exactly the
+same matrices, single-threaded. Times are fit + predict summed over the folds; the figure that matters is
+the ratio mllib / reference measured in the same process, not the absolute seconds.
+"""
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"  # single thread for both libraries, before numpy is imported
+
+import gc
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+@dataclass
+class Fold:
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_valid: np.ndarray
+    y_valid: np.ndarray
+
+
+def load_folds(limit_rows: int | None = None) -> list[Fold]:
+    """The pipeline's 5 person-grouped CV folds (binary target as 0/1). limit_rows: first rows only (quick runs)."""
+    features_dir, processed = ROOT / "data" / "features", ROOT / "data" / "processed"
+    if not (processed / "folds.parquet").exists():
+        raise SystemExit("benchmarks need the pipeline's outputs: run `make run` first")
+    import yaml
+
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    data = pd.read_parquet(processed / "train.parquet")
+    folds = pd.read_parquet(processed / "folds.parquet")
+    target = data[params["data"]["target"]].to_numpy()
+    positive = params["data"]["positive_label"]
+    y = (target == (positive if positive is not None else target.max())).astype(np.int64)
+    fold_id = folds["fold"].to_numpy()
+    assert (folds["_row_id"].to_numpy() == data["_row_id"].to_numpy()).all()
+    out = []
+    for k in np.unique(fold_id):
+        X = pd.read_parquet(features_dir / f"fold_{k}.parquet").drop(columns="_row_id").to_numpy(np.float64)
+        train, valid = fold_id != k, fold_id == k
+        if limit_rows is not None:
+            keep = np.arange(len(y)) < limit_rows
+            train, valid = train & keep, valid & keep
+        out.append(Fold(X[train], y[train], X[valid], y[valid]))
+    return out
+
+
+def roc_auc(y, score) -> float:
+    from sklearn.metrics import roc_auc_score
+
+    return float(roc_auc_score(y, score))
+
+
+def positive_score(model, X) -> np.ndarray:
+    if hasattr(model, "predict_proba"):
+        return model.predict_proba(X)[:, 1]
+    return model.decision_function(X)
+
+
+@dataclass
+class Result:
+    library: str
+    model: str
+    auc_mean: float
+    auc_std: float
+    seconds: float
+    peak_rss_mb: float | None = None
+
+
+def _peak_rss_reset() -> float | None:
+    """Reset the kernel's peak-RSS counter (Linux) and return the current RSS in MB."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return _status_mb("VmRSS")
+    except OSError:
+        return None
+
+
+def _status_mb(key: str) -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) / 1024
+    raise KeyError(key)
+
+
+def cross_validate(make_model, folds: list[Fold], library: str, name: str, measure_memory: bool = False) -> Result:
+    """Fit on each fold's training part, score its validation part; time fit + predict only."""
+    aucs, seconds, peak = [], 0.0, None
+    for i, fold in enumerate(folds):
+        model = make_model()
+        gc.collect()
+        base = _peak_rss_reset() if measure_memory and i == 0 else None
+        start = time.perf_counter()
+        model.fit(fold.X_train, fold.y_train)
+        score = positive_score(model, fold.X_valid)
+        seconds += time.perf_counter() - start
+        if base is not None:
+            peak = _status_mb("VmHWM") - base
+        aucs.append(roc_auc(fold.y_valid, score))
+        del model
+    return Result(library, name, float(np.mean(aucs)), float(np.std(aucs)), seconds, peak)
+
+
+def compare(pairs: dict, folds: list[Fold], measure_memory: bool = False, warmup=None) -> list[dict]:
+    """pairs: name -> (make_mllib_model, make_reference_model). Alternates the order per pair to share drift.
+
+    warmup: optional callable run once before timing (e.g. to compile an accelerator); its time is reported.
+    """
+    rows = []
+    if warmup is not None:
+        start = time.perf_counter()
+        warmup()
+        print(f"warm-up (one-time compilation): {time.perf_counter() - start:.1f} s", flush=True)
+    for i, (name, (ours, ref)) in enumerate(pairs.items()):
+        order = [("mllib", ours), ("sklearn", ref)] if i % 2 == 0 else [("sklearn", ref), ("mllib", ours)]
+        results = {lib: cross_validate(make, folds, lib, name, measure_memory) for lib, make in order}
+        a, b = results["mllib"], results["sklearn"]
+        row = {"model": name, "auc_mllib": round(a.auc_mean, 4), "auc_sklearn": round(b.auc_mean, 4),
+               "auc_diff": round(a.auc_mean - b.auc_mean, 4), "s_mllib": round(a.seconds, 2),
+               "s_sklearn": round(b.seconds, 2), "time_ratio": round(a.seconds / b.seconds, 2)}
+        if measure_memory:
+            row["peak_mb_mllib"] = None if a.peak_rss_mb is None else round(a.peak_rss_mb, 1)
+            row["peak_mb_sklearn"] = None if b.peak_rss_mb is None else round(b.peak_rss_mb, 1)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return rows
+
+
+def write_table(rows: list[dict], path: str | Path) -> None:
+    """Markdown table of the rows (benchmarks/results/<name>.md) for the closing notes and README."""
+    path = ROOT / "benchmarks" / "results" / path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cols = list(rows[0])
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(str(r.get(c, "")) for c in cols) + " |" for r in rows]
+    path.write_text("\n".join(lines) + "\n")
+    print(f"wrote {path.relative_to(ROOT)}")
