@@ -23,6 +23,7 @@ _LINEAR_CLASSIFIERS = {
     "logistic_regression": LogisticRegression,
 }
 _DISCRIMINANT_TRANSFORMERS: dict[str, type] = {}
+_NEIGHBOUR_REGRESSORS: dict[str, type] = {}
 
 # ---- regressors (linear family) and unsupervised models ----
 _LINEAR_REGRESSORS: dict[str, type] = {}
@@ -56,7 +57,7 @@ _CALIBRATION = {
 
 CLASSIFIERS: dict[str, type] = {**_LINEAR_CLASSIFIERS, **_TREE_CLASSIFIERS, **_BOOSTING_CLASSIFIERS,
                                 **_KERNEL_CLASSIFIERS, **_NEURAL_CLASSIFIERS}
-REGRESSORS: dict[str, type] = {**_LINEAR_REGRESSORS, **_TREE_REGRESSORS, **_BOOSTING_REGRESSORS,
+REGRESSORS: dict[str, type] = {**_LINEAR_REGRESSORS, **_NEIGHBOUR_REGRESSORS, **_TREE_REGRESSORS, **_BOOSTING_REGRESSORS,
                                **_KERNEL_REGRESSORS, **_NEURAL_REGRESSORS}
 TRANSFORMERS: dict[str, type] = {**_PREPROCESSING, **_DISCRIMINANT_TRANSFORMERS, **_UNSUPERVISED_TRANSFORMERS,
                                  **_KERNEL_TRANSFORMERS}
