@@ -9,6 +9,7 @@ import yaml
 from mllib.metrics import SCORERS
 from mllib.registry import CLASSIFIERS
 
+from .build import GROUPED_STRATEGIES, STRATEGIES
 from .errors import PipelineError
 
 PARAMS_FILE = Path("params.yaml")
@@ -106,8 +107,10 @@ SPEC = {
     },
     "split": {
         "test_size": number(0, 1),
-        "strategy": choice("kfold", "stratified", "group", "stratified_group"),
+        "strategy": choice(*STRATEGIES),
         "n_splits": integer(2),
+        "n_repeats": integer(1),
+        "valid_size": number(0, 1),
         "shuffle": boolean(),
     },
     "features": {
@@ -171,15 +174,16 @@ def _validate_relations(params: dict) -> None:
             f"params.yaml: data.sensitive column {dropped_sensitive[0]!r} is also in data.drop; "
             "the fairness stage needs it, so remove it from data.drop"
         )
-    if params["split"]["strategy"] in ("group", "stratified_group") and not data["group"]:
+    strategy = params["split"]["strategy"]
+    if strategy in GROUPED_STRATEGIES and not data["group"]:
         raise PipelineError(
-            f"params.yaml: split.strategy is {params['split']['strategy']!r} but data.group is null; "
-            "set data.group to the id column or use split.strategy: stratified"
+            f"params.yaml: split.strategy is {strategy!r} but data.group is null; "
+            "set data.group to the id column or use a row-level strategy (e.g. stratified)"
         )
-    if params["split"]["strategy"] in ("kfold", "stratified") and data["group"]:
+    if strategy not in GROUPED_STRATEGIES and data["group"]:
         raise PipelineError(
-            f"params.yaml: split.strategy {params['split']['strategy']!r} splits single rows, but data.group "
-            f"{data['group']!r} says rows of one group must stay together; use 'group' or 'stratified_group', "
+            f"params.yaml: split.strategy {strategy!r} splits single rows, but data.group "
+            f"{data['group']!r} says rows of one group must stay together; use one of {GROUPED_STRATEGIES}, "
             "or set data.group: null to declare the rows independent"
         )
     model_cls = CLASSIFIERS[params["model"]["name"]]

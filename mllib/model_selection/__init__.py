@@ -19,22 +19,26 @@ from .search import (
 )
 from .splitters import (
     Bootstrap,
+    GroupBootstrap,
     GroupKFold,
+    GroupShuffleSplit,
     KFold,
     LeaveOneGroupOut,
     LeaveOneOut,
+    RepeatedGroupKFold,
     RepeatedKFold,
     RepeatedStratifiedKFold,
     ShuffleSplit,
     StratifiedKFold,
     fold_assignment,
 )
-from .stratified_group import StratifiedGroupKFold, fold_balance, stratified_group_assignment
+from .stratified_group import RepeatedStratifiedGroupKFold, StratifiedGroupKFold, fold_balance, stratified_group_assignment
 
 __all__ = [
     # splitters
     "KFold", "StratifiedKFold", "GroupKFold", "StratifiedGroupKFold", "LeaveOneOut", "LeaveOneGroupOut",
-    "RepeatedKFold", "RepeatedStratifiedKFold", "ShuffleSplit", "Bootstrap",
+    "RepeatedKFold", "RepeatedStratifiedKFold", "RepeatedGroupKFold", "RepeatedStratifiedGroupKFold",
+    "ShuffleSplit", "GroupShuffleSplit", "Bootstrap", "GroupBootstrap",
     # assignment, hold-out and checks
     "stratified_group_assignment", "train_test_split_indices", "split_groups", "fold_assignment",
     "fold_balance", "check_no_group_overlap",

@@ -19,8 +19,9 @@ from mllib.base import BaseEstimator, check_random_state, to_python
 from ._checks import check_n_splits, check_no_group_overlap, column, encode, num_samples
 
 __all__ = [
-    "KFold", "StratifiedKFold", "GroupKFold", "LeaveOneOut", "LeaveOneGroupOut",
-    "RepeatedKFold", "RepeatedStratifiedKFold", "ShuffleSplit", "Bootstrap", "fold_assignment",
+    "KFold", "StratifiedKFold", "GroupKFold", "LeaveOneOut", "LeaveOneGroupOut", "RepeatedKFold",
+    "RepeatedStratifiedKFold", "RepeatedGroupKFold", "ShuffleSplit", "GroupShuffleSplit", "Bootstrap",
+    "GroupBootstrap", "fold_assignment",
 ]
 
 
@@ -262,6 +263,13 @@ class RepeatedStratifiedKFold(RepeatedKFold):
     _needs_y = True
 
 
+class RepeatedGroupKFold(RepeatedKFold):
+    """n_repeats independent shuffled GroupKFold runs: every repeat keeps each group on one side."""
+
+    _base = GroupKFold
+    _needs_groups = True
+
+
 def _split_sizes(n: int, test_size, train_size) -> tuple[int, int]:
     def absolute(size, name, rounding):
         if isinstance(size, (float, np.floating)) and not isinstance(size, bool):
@@ -306,6 +314,21 @@ class ShuffleSplit(BaseSplitter):
             yield perm[n_test:n_test + n_train], perm[:n_test]
 
 
+class GroupShuffleSplit(ShuffleSplit):
+    """Repeated random hold-out of whole groups: test_size / train_size count groups, not rows (D4:509, 548)."""
+
+    _needs_groups = True
+
+    def _iter_indices(self, n, y, groups, rng):
+        k = check_n_splits(self.n_splits, minimum=1)
+        _, codes = encode(groups)
+        n_groups = int(codes.max()) + 1
+        n_train, n_test = _split_sizes(n_groups, self.test_size, self.train_size)
+        for _ in range(k):
+            perm = rng.permutation(n_groups)
+            yield np.flatnonzero(np.isin(codes, perm[n_test:n_test + n_train])), np.flatnonzero(np.isin(codes, perm[:n_test]))
+
+
 class Bootstrap(BaseSplitter):
     """n_bootstraps draws of n rows with replacement: train = in-bag rows WITH repetition (sorted),
     test = out-of-bag rows. Expected in-bag unique fraction 1 - (1 - 1/n)^n (0.651322 for n = 10,
@@ -330,6 +353,25 @@ class Bootstrap(BaseSplitter):
 
     def get_n_splits(self, X=None, y=None, groups=None) -> int:
         return int(self.n_bootstraps)
+
+
+class GroupBootstrap(Bootstrap):
+    """Cluster bootstrap: draw n_groups groups with replacement; in-bag = every row of each drawn group,
+    repeated as often as the group was drawn; out-of-bag = the rows of groups never drawn. Resampling
+    whole groups keeps one person's rows on one side, as the rows of a group are not independent draws.
+    """
+
+    _needs_groups = True
+
+    def _iter_indices(self, n, y, groups, rng):
+        b = self.n_bootstraps
+        if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < 1:
+            raise ValueError(f"n_bootstraps must be an int >= 1, got {b!r}")
+        _, codes = encode(groups)
+        n_groups = int(codes.max()) + 1
+        for _ in range(b):
+            draws = np.bincount(rng.integers(0, n_groups, size=n_groups), minlength=n_groups)
+            yield np.repeat(np.arange(n), draws[codes]), np.flatnonzero(draws[codes] == 0)
 
 
 def fold_assignment(splitter, y=None, groups=None) -> np.ndarray:

@@ -27,7 +27,7 @@ import numpy as np
 from mllib.base import check_random_state, to_python
 
 from ._checks import check_n_splits, column, encode
-from .splitters import KFoldFamily, check_min_class_count, check_n_groups
+from .splitters import KFoldFamily, RepeatedKFold, check_min_class_count, check_n_groups
 
 __all__ = ["stratified_group_assignment", "StratifiedGroupKFold", "fold_balance"]
 
@@ -238,6 +238,14 @@ class StratifiedGroupKFold(KFoldFamily):
         check_n_groups(k, np.unique(groups).size, name)
         check_min_class_count(k, y, name)
         return stratified_group_assignment(y, groups, np.full(k, 1.0 / k), rng, shuffle=bool(self.shuffle))
+
+
+class RepeatedStratifiedGroupKFold(RepeatedKFold):
+    """n_repeats independent shuffled StratifiedGroupKFold runs."""
+
+    _base = StratifiedGroupKFold
+    _needs_y = True
+    _needs_groups = True
 
 
 def fold_balance(y, groups, fold) -> dict:

@@ -27,6 +27,7 @@ def main() -> None:
     params = load_params()
     cfg = params["calibration"]
     oof = read_parquet(paths.OOF_PREDICTIONS, "train")
+    oof = oof[oof["fold"] >= 0]  # rows that no split validated have no out-of-fold score
     y, score, fold = oof["y"].to_numpy(), oof["score"].to_numpy(), oof["fold"].to_numpy()
     try:
         calibrator = registry.CALIBRATORS[cfg["method"]]().fit(score, y)

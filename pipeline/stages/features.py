@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from mllib import io as mlio
-from pipeline import build, paths
+from pipeline import build, folds, paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
 from pipeline.frames import feature_columns, raw_matrix
@@ -42,21 +42,20 @@ def main() -> None:
     cfg = params["features"]
     train = read_parquet(paths.TRAIN, "split")
     test = read_parquet(paths.TEST, "split")
-    folds = read_parquet(paths.FOLDS, "split")
-    if not np.array_equal(folds[paths.ROW_ID].to_numpy(), train[paths.ROW_ID].to_numpy()):
+    membership = read_parquet(paths.FOLDS, "split")
+    if not np.array_equal(membership[paths.ROW_ID].to_numpy(), train[paths.ROW_ID].to_numpy()):
         raise PipelineError(f"{paths.FOLDS} does not match {paths.TRAIN}; rerun `dvc repro split`")
     numeric, categorical = feature_columns(train.columns, params["data"])
     X_train = raw_matrix(train, numeric, categorical)
     X_test = raw_matrix(test, numeric, categorical)
-    fold = folds["fold"].to_numpy()
 
     outputs, report = {}, {"numeric": numeric, "categorical": categorical, "folds": {}}
-    for k in np.unique(fold):
-        where = f"the training part of fold {k}"
-        transformer, names = fit_transform(cfg, X_train[fold != k], numeric, categorical, where)
-        outputs[paths.fold_features(int(k)).name] = frame(transformer.transform(X_train), names, train[paths.ROW_ID])
-        report["folds"][str(k)] = {"n_fit_rows": int((fold != k).sum()), "n_features": len(names)}
-        print(f"features: fold {k}: fitted on {(fold != k).sum()} rows -> {len(names)} features")
+    for k, (fit_rows, _) in enumerate(folds.splits_of(membership)):
+        where = f"the training part of split {k}"
+        transformer, names = fit_transform(cfg, X_train[fit_rows], numeric, categorical, where)
+        outputs[paths.fold_features(k).name] = frame(transformer.transform(X_train), names, train[paths.ROW_ID])
+        report["folds"][str(k)] = {"n_fit_rows": len(fit_rows), "n_features": len(names)}
+        print(f"features: split {k}: fitted on {len(fit_rows)} rows -> {len(names)} features")
     final, names = fit_transform(cfg, X_train, numeric, categorical, "the training set")
     outputs[paths.FINAL_TRAIN_FEATURES.name] = frame(final.transform(X_train), names, train[paths.ROW_ID])
     outputs[paths.FINAL_TEST_FEATURES.name] = frame(final.transform(X_test), names, test[paths.ROW_ID])

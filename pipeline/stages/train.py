@@ -10,19 +10,18 @@ from mllib import io as mlio
 from mllib.calibration import decision_scores
 from mllib.metrics import get_scorer
 from mllib.model_selection import ParameterGrid, ParameterSampler, best_candidate_index, evaluate_candidates
-from pipeline import build, paths
+from pipeline import build, folds, paths
 from pipeline.config import load_params
 from pipeline.errors import run_stage
 from pipeline.frames import binary_target
 from pipeline.io import read_parquet, write_json, write_parquet
 
 
-def load_fold_data(y: np.ndarray, fold: np.ndarray) -> list[tuple]:
-    """(X_train, y_train, X_valid, y_valid) per fold, from the matrices the features stage fitted per fold."""
+def load_fold_data(y: np.ndarray, splits: list[tuple]) -> list[tuple]:
+    """(X_train, y_train, X_valid, y_valid) per split, from the matrices the features stage fitted per split."""
     fold_data = []
-    for k in np.unique(fold):
-        X = read_parquet(paths.fold_features(int(k)), "features").drop(columns=[paths.ROW_ID]).to_numpy()
-        fit, valid = fold != k, fold == k
+    for k, (fit, valid) in enumerate(splits):
+        X = read_parquet(paths.fold_features(k), "features").drop(columns=[paths.ROW_ID]).to_numpy()
         fold_data.append((X[fit], y[fit], X[valid], y[valid]))
     return fold_data
 
@@ -33,12 +32,16 @@ def candidate_params(search: dict, seed: int) -> list[dict]:
     return list(ParameterSampler(search["grid"], n_iter=search["n_iter"], random_state=seed))
 
 
-def out_of_fold_scores(model_cfg: dict, best: dict, fold_data: list[tuple], fold: np.ndarray) -> np.ndarray:
-    """The chosen configuration's scores on each validation fold, from the model fitted without that fold
-    (the search keeps scores only for its scorer's response, which need not be a score)."""
-    score = np.empty(len(fold))
-    for k, (X_fit, y_fit, X_valid, _) in zip(np.unique(fold), fold_data):
-        score[fold == k] = decision_scores(build.classifier(model_cfg, **best).fit(X_fit, y_fit), X_valid)
+def out_of_fold_scores(model_cfg: dict, best: dict, fold_data: list[tuple], splits: list[tuple], n: int) -> np.ndarray:
+    """The chosen configuration's score of each row from the models fitted without it, averaged over the splits
+    that validate the row (one split for k-fold; NaN for a row no split validates). The search keeps scores
+    only for its scorer's response, which need not be a score, hence the refits."""
+    total, count = np.zeros(n), np.zeros(n)
+    for (X_fit, y_fit, X_valid, _), (_, valid) in zip(fold_data, splits):
+        total[valid] += decision_scores(build.classifier(model_cfg, **best).fit(X_fit, y_fit), X_valid)
+        count[valid] += 1
+    score = np.full(n, np.nan)
+    np.divide(total, count, out=score, where=count > 0)
     return score
 
 
@@ -46,9 +49,9 @@ def main() -> None:
     params = load_params()
     data, model_cfg, search = params["data"], params["model"], params["search"]
     train = read_parquet(paths.TRAIN, "split")
-    fold = read_parquet(paths.FOLDS, "split")["fold"].to_numpy()
+    splits = folds.splits_of(read_parquet(paths.FOLDS, "split"))
     y = binary_target(train[data["target"]], data["positive_label"])
-    fold_data = load_fold_data(y, fold)
+    fold_data = load_fold_data(y, splits)
     scorer = get_scorer(search["scoring"])
     candidates = candidate_params(search, params["seed"])
     print(f"train: {model_cfg['name']}, {len(candidates)} candidates x {len(fold_data)} folds, scoring {scorer.name}")
@@ -62,7 +65,8 @@ def main() -> None:
 
     final_train = read_parquet(paths.FINAL_TRAIN_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
     final = build.classifier(model_cfg, **best["params"]).fit(final_train, y)
-    score = out_of_fold_scores(model_cfg, best["params"], fold_data, fold)
+    score = out_of_fold_scores(model_cfg, best["params"], fold_data, splits, len(y))
+    fold = folds.first_validating_split(splits, len(y))
     oof = pd.DataFrame({paths.ROW_ID: train[paths.ROW_ID], "fold": fold, "y": y, "score": score})
 
     candidates_report = [

@@ -18,7 +18,8 @@ DVC = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
 
 
 # keys a stage reads only in some configurations; declaring them keeps DVC correct in all of them
-CONDITIONAL = {"train": {"search.n_iter"}}  # read when search.method is random
+CONDITIONAL = {"train": {"search.n_iter"},  # read when search.method is random
+               "split": {"split.valid_size"}}  # read by the shuffle strategies
 # user-supplied mappings are consumed whole, so each counts as one leaf
 OPAQUE = {"model.params", "search.grid", "clean.valid_ranges", "clean.outliers.bounds"}
 

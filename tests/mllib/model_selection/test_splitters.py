@@ -8,6 +8,10 @@ from sklearn import model_selection as skms
 
 from mllib.model_selection import (
     Bootstrap,
+    GroupBootstrap,
+    GroupShuffleSplit,
+    RepeatedGroupKFold,
+    RepeatedStratifiedGroupKFold,
     GroupKFold,
     KFold,
     LeaveOneGroupOut,
@@ -362,3 +366,71 @@ def test_splitters_are_clonable_estimator_like():
     c = clone(s)
     assert c is not s and c.get_params() == s.get_params()
     assert "n_splits=4" in repr(s)
+
+
+# ---- grouped repeated / shuffle / bootstrap splitters ----
+
+def _grouped_problem(seed=0, n_groups=30):
+    rng = np.random.default_rng(seed)
+    groups = np.repeat(np.arange(n_groups), rng.integers(1, 6, n_groups))
+    y = rng.integers(0, 2, groups.size)
+    return y, groups
+
+
+@given(seed=st.integers(0, 10_000), n_groups=st.integers(8, 40), k=st.integers(2, 4), repeats=st.integers(1, 3))
+def test_repeated_grouped_kfolds_partition_each_repeat_and_never_split_a_group(seed, n_groups, k, repeats):
+    y, groups = _grouped_problem(seed, n_groups)
+    y[:k] = 0
+    y[k:2 * k] = 1  # both classes have at least k rows
+    for splitter in (RepeatedGroupKFold(n_splits=k, n_repeats=repeats, random_state=seed),
+                     RepeatedStratifiedGroupKFold(n_splits=k, n_repeats=repeats, random_state=seed)):
+        splits = list(splitter.split(y=y, groups=groups))
+        assert len(splits) == k * repeats == splitter.get_n_splits()
+        for r in range(repeats):
+            tests = np.concatenate([t for _, t in splits[r * k:(r + 1) * k]])
+            assert np.array_equal(np.sort(tests), np.arange(y.size))  # each repeat is a partition
+        for train, test in splits:
+            assert not set(groups[train]) & set(groups[test])
+            assert np.array_equal(np.union1d(train, test), np.arange(y.size))
+
+
+def test_repeated_stratified_group_kfold_repeats_differ_and_match_the_base_splitter_per_repeat():
+    y, groups = _grouped_problem(1, 40)
+    splits = list(RepeatedStratifiedGroupKFold(n_splits=3, n_repeats=2, random_state=0).split(y=y, groups=groups))
+    first, second = [t for _, t in splits[:3]], [t for _, t in splits[3:]]
+    assert any(not np.array_equal(a, b) for a, b in zip(first, second))
+    rng = np.random.default_rng(0)
+    base = list(StratifiedGroupKFold(3, shuffle=True)._iter_indices(y.size, y, groups, rng))
+    assert all(np.array_equal(a, t) for a, (_, t) in zip(first, base))
+
+
+@given(seed=st.integers(0, 10_000), n_groups=st.integers(3, 40))
+def test_group_shuffle_split_draws_whole_groups(seed, n_groups):
+    y, groups = _grouped_problem(seed, n_groups)
+    for train, test in GroupShuffleSplit(4, test_size=0.25, random_state=seed).split(y=y, groups=groups):
+        assert not set(groups[train]) & set(groups[test])
+        assert np.unique(groups[test]).size == int(np.ceil(0.25 * n_groups))
+        assert np.array_equal(np.union1d(train, test), np.arange(y.size))  # train_size defaults to the rest
+
+
+def test_group_bootstrap_resamples_whole_groups_with_replacement():
+    y, groups = _grouped_problem(3, 200)
+    oob_group_fraction = []
+    for train, test in GroupBootstrap(50, random_state=0).split(y=y, groups=groups):
+        assert not set(groups[train]) & set(groups[test])
+        drawn = np.unique(groups[train])
+        # in-bag rows of a drawn group come as whole copies of the group
+        counts = np.bincount(train, minlength=y.size)
+        for g in drawn[:10]:
+            assert np.unique(counts[groups == g]).size == 1 and counts[groups == g][0] >= 1
+        assert set(groups[test]) == set(np.unique(groups)) - set(drawn)
+        assert np.unique(groups[train]).size + np.unique(groups[test]).size == 200
+        oob_group_fraction.append(np.unique(groups[test]).size / 200)
+    # the OOB fraction of groups is the bootstrap's (1 - 1/G)^G ~ 0.366 for G = 200; sd per draw ~ 0.034
+    assert abs(np.mean(oob_group_fraction) - (1 - 1 / 200) ** 200) < 0.02
+
+
+def test_grouped_resampling_splitters_need_groups():
+    for splitter in (RepeatedGroupKFold(), RepeatedStratifiedGroupKFold(), GroupShuffleSplit(), GroupBootstrap()):
+        with pytest.raises(ValueError, match="needs groups"):
+            list(splitter.split(y=np.tile([0, 1], 10)))
