@@ -75,8 +75,8 @@ def ranges():
 
 def grid():
     def ok(v):
-        return isinstance(v, dict) and v and all(isinstance(vals, list) and vals for vals in v.values())
-    return _Check("a non-empty mapping {hyperparameter: [values, ...]}", ok)
+        return isinstance(v, dict) and all(isinstance(vals, list) and vals for vals in v.values())
+    return _Check("a mapping {hyperparameter: [values, ...]} ({} for no search: model.params only)", ok)
 
 
 def mapping():

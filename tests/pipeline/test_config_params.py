@@ -139,7 +139,6 @@ def test_missing_file_and_invalid_yaml(tmp_path):
         ("clean.valid_ranges", {"age": [0]}),
         ("clean.valid_ranges", {"age": ["0", 100]}),
         ("clean.outliers.bounds", [1, 2]),
-        ("search.grid", {}),
         ("search.grid", {"lam": []}),
         ("model.params", None),
         ("tracking.experiment", None),
@@ -296,3 +295,8 @@ def test_flatten_small_example():
     assert flatten({"a": 1, "b": {"c": {"d": 2}, "e": {}}, "f": [1, {"g": 3}]}) == {
         "a": 1, "b.c.d": 2, "b.e": {}, "f": [1, {"g": 3}],
     }
+
+
+def test_empty_grid_means_one_candidate_from_model_params(tmp_path):
+    loaded = _load(tmp_path, _variant(search__grid={}, model__params={"lam": 3.0}))
+    assert loaded["search"]["grid"] == {} and loaded["model"]["params"] == {"lam": 3.0}
