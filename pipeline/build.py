@@ -19,7 +19,6 @@ from mllib.model_selection import (
     StratifiedGroupKFold,
     StratifiedKFold,
 )
-from mllib.preprocessing import OneHotEncoder, SimpleImputer, StandardScaler
 
 # split.strategy -> (splitter, its repeated form); k-fold strategies honour split.n_repeats
 KFOLD_SPLITTERS = {
@@ -36,19 +35,37 @@ GROUPED_STRATEGIES = ["group", "stratified_group", "leave_one_group_out", "group
 STRATIFIED_STRATEGIES = ["stratified", "stratified_group"]
 
 
-def feature_transformer(cfg: dict, n_numeric: int, n_categorical: int) -> ColumnTransformer:
-    """Numeric: impute (+ missing indicators), scale. Categorical: impute, one-hot. Columns: numeric first."""
-    numeric_steps = [("impute", SimpleImputer(strategy=cfg["numeric_imputer"], add_indicator=cfg["missing_indicators"]))]
-    if cfg["scaler"] == "standard":
-        numeric_steps.append(("scale", StandardScaler()))
-    categorical_steps = [
-        ("impute", SimpleImputer(strategy=cfg["categorical_imputer"])),
-        ("encode", OneHotEncoder(handle_unknown=cfg["handle_unknown"])),
-    ]
-    return ColumnTransformer([
-        ("numeric", Pipeline(numeric_steps), list(range(n_numeric))),
-        ("categorical", Pipeline(categorical_steps), list(range(n_numeric, n_numeric + n_categorical))),
+# features.<step>.name: the registry names each step accepts ("none" skips an optional step)
+FEATURE_STEPS = {
+    "numeric_imputer": ["simple_imputer", "knn_imputer", "group_imputer"],
+    "expansion": ["none", "polynomial_features", "rbf_features", "piecewise_features"],
+    "scaler": ["none", "standard_scaler", "min_max_scaler", "robust_scaler"],
+    "categorical_imputer": ["simple_imputer"],
+    "encoder": ["one_hot_encoder", "ordinal_encoder"],
+    "projection": ["none", "pca", "lda", "cholesky_whitening", "kernel_pca", "nystroem"],
+}
+
+
+def feature_step_names(step: str) -> list[str]:
+    return [n for n in FEATURE_STEPS[step] if n == "none" or n in registry.TRANSFORMERS]
+
+
+def _step(cfg: dict):
+    return None if cfg["name"] == "none" else registry.get(cfg["name"])(**cfg["params"])
+
+
+def feature_transformer(cfg: dict, n_numeric: int, n_categorical: int):
+    """Numeric: impute (+ missing indicators), expand, scale. Categorical: impute, encode. Columns: numeric
+    first. Then an optional projection of all columns (PCA, LDA, whitening), fitted on the same rows."""
+    numeric = [("impute", _step(cfg["numeric_imputer"])), ("expand", _step(cfg["expansion"])),
+               ("scale", _step(cfg["scaler"]))]
+    categorical = [("impute", _step(cfg["categorical_imputer"])), ("encode", _step(cfg["encoder"]))]
+    columns = ColumnTransformer([
+        ("numeric", Pipeline([s for s in numeric if s[1] is not None]), list(range(n_numeric))),
+        ("categorical", Pipeline(categorical), list(range(n_numeric, n_numeric + n_categorical))),
     ])
+    projection = _step(cfg["projection"])
+    return columns if projection is None else Pipeline([("columns", columns), ("project", projection)])
 
 
 def classifier(model_cfg: dict, **searched):

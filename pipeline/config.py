@@ -7,9 +7,10 @@ from pathlib import Path
 import yaml
 
 from mllib.metrics import SCORERS
+from mllib import registry
 from mllib.registry import CLASSIFIERS
 
-from .build import GROUPED_STRATEGIES, STRATEGIES
+from .build import FEATURE_STEPS, GROUPED_STRATEGIES, STRATEGIES, feature_step_names
 from .errors import PipelineError
 
 PARAMS_FILE = Path("params.yaml")
@@ -113,13 +114,7 @@ SPEC = {
         "valid_size": number(0, 1),
         "shuffle": boolean(),
     },
-    "features": {
-        "numeric_imputer": choice("mean", "median", "most_frequent"),
-        "missing_indicators": boolean(),
-        "scaler": choice("standard", "none"),
-        "categorical_imputer": choice("most_frequent"),
-        "handle_unknown": choice("ignore", "error"),
-    },
+    "features": {step: {"name": choice(*feature_step_names(step)), "params": mapping()} for step in FEATURE_STEPS},
     "model": {"name": choice(*CLASSIFIERS), "params": mapping()},
     "search": {
         "method": choice("grid", "random"),
@@ -186,6 +181,14 @@ def _validate_relations(params: dict) -> None:
             f"{data['group']!r} says rows of one group must stay together; use one of {GROUPED_STRATEGIES}, "
             "or set data.group: null to declare the rows independent"
         )
+    for step in FEATURE_STEPS:
+        name, given = params["features"][step]["name"], params["features"][step]["params"]
+        valid = [] if name == "none" else registry.get(name)._param_names()
+        for key in given:
+            if key not in valid:
+                raise PipelineError(
+                    f"params.yaml: features.{step}.params.{key}: {name} has no parameter {key!r}; valid: {valid}"
+                )
     model_cls = CLASSIFIERS[params["model"]["name"]]
     valid = model_cls._param_names()
     for key in ("model.params", "search.grid"):

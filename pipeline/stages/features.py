@@ -14,7 +14,7 @@ from mllib import io as mlio
 from pipeline import build, folds, paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
-from pipeline.frames import feature_columns, raw_matrix
+from pipeline.frames import binary_target, feature_columns, raw_matrix
 from pipeline.io import read_parquet, replace_directory, write_json, write_parquet
 
 
@@ -25,9 +25,14 @@ def _check_observed(X: np.ndarray, numeric: list[str], where: str) -> None:
         raise PipelineError(f"features: numeric column {empty[0]!r} has no observed values in {where}; add it to data.drop")
 
 
-def fit_transform(cfg: dict, X_fit: np.ndarray, numeric: list[str], categorical: list[str], where: str):
+def fit_transform(cfg: dict, X_fit: np.ndarray, y_fit: np.ndarray, numeric: list[str], categorical: list[str], where: str):
+    """The features fitted on X_fit (y_fit for a supervised projection such as lda); bad step settings name the key."""
     _check_observed(X_fit, numeric, where)
-    transformer = build.feature_transformer(cfg, len(numeric), len(categorical)).fit(X_fit)
+    try:
+        transformer = build.feature_transformer(cfg, len(numeric), len(categorical)).fit(X_fit, y_fit)
+    except (ValueError, TypeError) as exc:
+        steps = ", ".join(f"{s}={cfg[s]['name']}" for s in build.FEATURE_STEPS if cfg[s]["name"] != "none")
+        raise PipelineError(f"features: fitting the features ({steps}) on {where} failed: {exc}; check features.* in params.yaml") from None
     return transformer, transformer.get_feature_names_out(numeric + categorical)
 
 
@@ -48,15 +53,16 @@ def main() -> None:
     numeric, categorical = feature_columns(train.columns, params["data"])
     X_train = raw_matrix(train, numeric, categorical)
     X_test = raw_matrix(test, numeric, categorical)
+    y = binary_target(train[params["data"]["target"]], params["data"]["positive_label"])
 
     outputs, report = {}, {"numeric": numeric, "categorical": categorical, "folds": {}}
     for k, (fit_rows, _) in enumerate(folds.splits_of(membership)):
         where = f"the training part of split {k}"
-        transformer, names = fit_transform(cfg, X_train[fit_rows], numeric, categorical, where)
+        transformer, names = fit_transform(cfg, X_train[fit_rows], y[fit_rows], numeric, categorical, where)
         outputs[paths.fold_features(k).name] = frame(transformer.transform(X_train), names, train[paths.ROW_ID])
         report["folds"][str(k)] = {"n_fit_rows": len(fit_rows), "n_features": len(names)}
         print(f"features: split {k}: fitted on {len(fit_rows)} rows -> {len(names)} features")
-    final, names = fit_transform(cfg, X_train, numeric, categorical, "the training set")
+    final, names = fit_transform(cfg, X_train, y, numeric, categorical, "the training set")
     outputs[paths.FINAL_TRAIN_FEATURES.name] = frame(final.transform(X_train), names, train[paths.ROW_ID])
     outputs[paths.FINAL_TEST_FEATURES.name] = frame(final.transform(X_test), names, test[paths.ROW_ID])
     report["final"] = {"n_fit_rows": len(X_train), "features": names}
