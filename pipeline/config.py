@@ -129,7 +129,17 @@ SPEC = {
     },
     "evaluate": {"threshold": number(0, 1)},
     "fairness": {"min_group_size": integer(1)},
-    "explain": {"n_repeats": integer(1), "scoring": choice(*SCORERS)},
+    "explain": {
+        "n_repeats": integer(1),
+        "scoring": choice(*SCORERS),
+        "shapley": choice("auto", "tree", "linear", "kernel", "exact", "none"),
+        "n_rows": integer(1),
+        "n_background": integer(1),
+        "kernel_samples": integer(2),
+        "relevance": choice("gradient_x_input", "lrp_basic", "lrp_epsilon", "lrp_z_plus", "none"),
+        "pdp_features": integer(0),
+        "grid_resolution": integer(2),
+    },
     "tracking": {"uri": string(nullable=True), "experiment": string()},
 }
 

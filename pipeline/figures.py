@@ -76,6 +76,48 @@ def group_rates(attribute: str, groups: dict) -> bytes:
 def importance(features: list[dict], scoring: str, top: int = 15) -> bytes:
     shown = features[:top][::-1]
     fig, ax = plt.subplots(figsize=(5, 0.5 + 0.28 * len(shown)))
-    ax.barh([f["feature"] for f in shown], [f["mean"] for f in shown], xerr=[f["std"] for f in shown], color="tab:blue")
-    ax.set(xlabel=f"drop in {scoring} when permuted", title="Permutation importance (test)")
+    ax.barh([f["feature"] for f in shown], [f["mean"] for f in shown],
+            xerr=[[f["mean"] - f["ci_low"] for f in shown], [f["ci_high"] - f["mean"] for f in shown]], color="tab:blue")
+    ax.set(xlabel=f"drop in {scoring} when permuted (95% interval)", title="Permutation importance (test)")
+    return png_bytes(fig)
+
+
+def shapley_summary(shapley: dict, names: list[str], top: int = 15) -> bytes:
+    """One row per feature (largest mean |phi| on top): every explained row's Shapley value as a dot."""
+    order = [names.index(f["feature"]) for f in shapley["features"][:top]][::-1]
+    values = [[row[j] for row in shapley["values"]] for j in order]
+    fig, ax = plt.subplots(figsize=(5.5, 0.5 + 0.3 * len(order)))
+    for k, column in enumerate(values):
+        jitter = [((i * 7919) % 101 / 101 - 0.5) * 0.5 for i in range(len(column))]  # deterministic spread
+        ax.scatter(column, [k + j for j in jitter], s=5, alpha=0.5, color="tab:purple")
+    ax.axvline(0, color="grey", linewidth=0.8)
+    ax.set_yticks(range(len(order)), [names[j] for j in order])
+    ax.set(xlabel=f"Shapley value ({shapley['output']})", title=f"Shapley values ({shapley['method']}), test sample")
+    return png_bytes(fig)
+
+
+def partial_dependence(curve: dict, max_ice: int = 50) -> bytes:
+    fig, ax = plt.subplots(figsize=(4, 3.2))
+    numeric = all(isinstance(v, (int, float)) for v in curve["grid"])
+    x = curve["grid"] if numeric else list(range(len(curve["grid"])))
+    for line in curve["ice"][:max_ice]:
+        ax.plot(x, line, color="tab:grey", alpha=0.25, linewidth=0.7)
+    ax.plot(x, curve["average"], color="tab:red", linewidth=2, label="partial dependence")
+    if not numeric:
+        ax.set_xticks(x, curve["grid"], rotation=45)
+    ax.set(xlabel=curve["feature"], ylabel="calibrated probability", title=f"PD and ICE: {curve['feature']}")
+    ax.legend(loc="best", fontsize=7)
+    return png_bytes(fig)
+
+
+def partial_dependence_2d(surface: dict) -> bytes:
+    fig, ax = plt.subplots(figsize=(4.2, 3.4))
+    image = ax.imshow(surface["average"], origin="lower", aspect="auto", cmap="viridis")
+    ax.grid(False)
+    fig.colorbar(image, ax=ax, label="calibrated probability")
+    (a, b), (ga, gb) = surface["features"], surface["grid"]
+    step_a, step_b = max(1, len(ga) // 6), max(1, len(gb) // 6)
+    ax.set_yticks(range(0, len(ga), step_a), [f"{v:.3g}" if isinstance(v, float) else v for v in ga[::step_a]])
+    ax.set_xticks(range(0, len(gb), step_b), [f"{v:.3g}" if isinstance(v, float) else v for v in gb[::step_b]])
+    ax.set(ylabel=a, xlabel=b, title=f"Partial dependence: {a} x {b}")
     return png_bytes(fig)

@@ -41,6 +41,9 @@ FAIRNESS_PLOT = Path("reports/plots/fairness.csv")
 
 IMPORTANCE = Path("reports/importance.json")
 IMPORTANCE_PLOT = Path("reports/plots/importance.csv")
+ATTRIBUTIONS = Path("reports/attributions.json")
+PARTIAL_DEPENDENCE = Path("reports/partial_dependence.json")
+PDP_PLOT = Path("reports/plots/partial_dependence.csv")
 
 REPORT_HTML = Path("reports/report.html")
 

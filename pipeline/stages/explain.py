@@ -1,7 +1,9 @@
-"""Stage 9, explain: permutation importance on the held-out test rows (seed 004, D4:2022-2040), computed in
-the raw feature space of the user's data: a raw column is shuffled, then passed through the fitted feature
-transformer, the model and the calibrator, so the importance is that of the deployed predictor and a
-one-hot-encoded column counts once."""
+"""Stage 9, explain: what the deployed predictor relies on, in the raw feature space of the user's data
+(seed 004, D4:2002-2056; catalogue section 4). Permutation importance with intervals on the held-out test rows
+(a raw column is shuffled, then passed through the fitted features, the model and the calibrator, so a
+one-hot-encoded column counts once); Shapley values of a seeded sample of test rows (TreeSHAP, the linear closed
+form, KernelSHAP or exact enumeration), each with its additivity error; partial dependence and ICE curves of the
+most important features; and for neural networks gradient x input / LRP with their conservation error."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,13 +11,16 @@ import pandas as pd
 
 from mllib import io as mlio
 from mllib.calibration import decision_scores
-from mllib.explain import permutation_importance
+from mllib.explain import partial_dependence, permutation_importance
 from mllib.metrics import get_scorer
 from pipeline import paths
 from pipeline.config import load_params
-from pipeline.errors import run_stage
+from pipeline.errors import PipelineError, run_stage
+from pipeline.explanations import choose_method, raw_column_of, relevance_attributions, shapley_attributions
 from pipeline.frames import binary_target, feature_columns, raw_matrix
 from pipeline.io import read_parquet, write_csv, write_json
+
+Z_95 = 1.959963984540054
 
 
 def deployed_predictor(transformer, model, calibrator, response: str, threshold: float):
@@ -29,29 +34,100 @@ def deployed_predictor(transformer, model, calibrator, response: str, threshold:
     return predict
 
 
+def importance_rows(result: dict, names: list[str]) -> list[dict]:
+    """Per raw column, largest first: mean drop, std over repeats and a normal-approximation 95% interval."""
+    n_repeats = result["importances"].shape[1]
+    half = Z_95 * result["importances_std"] / np.sqrt(n_repeats)
+    order = np.argsort(-result["importances_mean"], kind="stable")
+    return [{"feature": names[j], "mean": result["importances_mean"][j], "std": result["importances_std"][j],
+             "ci_low": result["importances_mean"][j] - half[j], "ci_high": result["importances_mean"][j] + half[j],
+             "repeats": result["importances"][j]} for j in order]
+
+
+def attribution_summary(values: np.ndarray, names: list[str]) -> list[dict]:
+    mean_abs = np.abs(values).mean(axis=0)
+    return [{"feature": names[j], "mean_abs": mean_abs[j], "mean": values[:, j].mean()}
+            for j in np.argsort(-mean_abs, kind="stable")]
+
+
+def pdp_curves(predict, X, names, features: list[int], cfg: dict) -> dict:
+    """1-D PD + ICE for each feature, 2-D PD for the first two."""
+    one_way = []
+    for j in features:
+        out = partial_dependence(predict, X, j, grid_resolution=cfg["grid_resolution"])
+        one_way.append({"feature": names[j], "grid": out["grid"][0].tolist(), "average": out["average"],
+                        "ice": out["individual"]})
+    two_way = None
+    if len(features) >= 2:
+        out = partial_dependence(predict, X, features[:2], grid_resolution=min(cfg["grid_resolution"], 10))
+        two_way = {"features": [names[j] for j in features[:2]], "grid": [g.tolist() for g in out["grid"]],
+                   "average": out["average"]}
+    return {"one_way": one_way, "two_way": two_way}
+
+
 def main() -> None:
     params = load_params()
-    data, cfg = params["data"], params["explain"]
+    data, cfg, seed = params["data"], params["explain"], params["seed"]
     transformer, model = mlio.load(paths.FEATURE_TRANSFORMER), mlio.load(paths.MODEL)
     calibrator = mlio.load(paths.CALIBRATOR)
-    test = read_parquet(paths.TEST, "split")
+    test, train = read_parquet(paths.TEST, "split"), read_parquet(paths.TRAIN, "split")
     numeric, categorical = feature_columns(test.columns, data)
-    X = raw_matrix(test, numeric, categorical)
+    names = numeric + categorical
+    X, X_train = raw_matrix(test, numeric, categorical), raw_matrix(train, numeric, categorical)
     y = binary_target(test[data["target"]], data["positive_label"])
     scorer = get_scorer(cfg["scoring"])
-    predict = deployed_predictor(transformer, model, calibrator, scorer.response, params["evaluate"]["threshold"])
+    threshold = params["evaluate"]["threshold"]
+    predict = deployed_predictor(transformer, model, calibrator, scorer.response, threshold)
+    proba = deployed_predictor(transformer, model, calibrator, "probability", threshold)
 
-    result = permutation_importance(predict, X, y, scorer, n_repeats=cfg["n_repeats"], random_state=params["seed"])
-    names = numeric + categorical
-    order = np.argsort(-result["importances_mean"], kind="stable")
-    features = [{"feature": names[j], "mean": result["importances_mean"][j], "std": result["importances_std"][j],
-                 "repeats": result["importances"][j]} for j in order]
-    top = ", ".join(f"{f['feature']} {f['mean']:.4f}" for f in features[:5])
-    print(f"explain: permutation importance ({scorer.name} drop, {cfg['n_repeats']} repeats): {top}")
+    result = permutation_importance(predict, X, y, scorer, n_repeats=cfg["n_repeats"], random_state=seed)
+    features = importance_rows(result, names)
+    print("explain: permutation importance (" + scorer.name + " drop): "
+          + ", ".join(f"{f['feature']} {f['mean']:.4f}" for f in features[:5]))
+
+    rng = np.random.default_rng(seed)
+    rows = np.sort(rng.choice(len(X), size=min(cfg["n_rows"], len(X)), replace=False))
+    background = X_train[np.sort(rng.choice(len(X_train), size=min(cfg["n_background"], len(X_train)), replace=False))]
+    encoded = list(transformer.get_feature_names_out(names))
+    owners = raw_column_of(encoded, names)
+    method = choose_method(cfg["shapley"], model, owners)
+    attributions = {"columns": names, "rows": rows.tolist(), "n_background": len(background)}
+    if method != "none":
+        try:
+            shap = shapley_attributions(method, model, transformer, X[rows], background, proba, cfg, seed, owners)
+        except ValueError as exc:
+            raise PipelineError(f"explain: {exc}") from None
+        scale = max(np.abs(shap["prediction"]).max(), abs(shap["expected_value"]), 1e-300)
+        attributions["shapley"] = {
+            "method": method, "output": shap["output"], "expected_value": shap["expected_value"],
+            "additivity_error_max": float(shap["additivity_error"].max()),
+            "additivity_error_max_relative": float(shap["additivity_error"].max() / scale),
+            "features": attribution_summary(shap["values"], names), "values": shap["values"],
+            "standard_errors": shap.get("standard_errors"),
+        }
+        print(f"explain: Shapley ({method}, {shap['output']}): top "
+              + ", ".join(f["feature"] for f in attributions["shapley"]["features"][:5])
+              + f"; additivity error {attributions['shapley']['additivity_error_max_relative']:.1e} (relative)")
+    relevance = relevance_attributions(cfg["relevance"], model, transformer, X[rows], owners)
+    if relevance is not None:
+        finite = relevance["conservation_error"][np.isfinite(relevance["conservation_error"])]
+        attributions["relevance"] = {"method": cfg["relevance"], "output": relevance["output"],
+                                     "conservation_error_median": float(np.median(finite)) if finite.size else None,
+                                     "features": attribution_summary(relevance["values"], names)}
+
+    top = [names.index(f["feature"]) for f in features[:cfg["pdp_features"]]]
+    pdp = pdp_curves(proba, X[rows], names, top, cfg)
+
     write_json({"method": "permutation", "scoring": scorer.name, "baseline": result["baseline_score"],
-                "n_repeats": cfg["n_repeats"], "features": features}, paths.IMPORTANCE)
+                "n_repeats": cfg["n_repeats"], "interval": "mean ± 1.96 std / sqrt(n_repeats)", "features": features},
+               paths.IMPORTANCE)
     write_csv(pd.DataFrame({"feature": [f["feature"] for f in features], "importance": [f["mean"] for f in features]}),
               paths.IMPORTANCE_PLOT)
+    write_json(attributions, paths.ATTRIBUTIONS)
+    write_json(pdp, paths.PARTIAL_DEPENDENCE)
+    write_csv(pd.DataFrame([{"feature": c["feature"], "value": v, "partial_dependence": a}
+                            for c in pdp["one_way"] for v, a in zip(c["grid"], c["average"])
+                            if isinstance(v, (int, float))]), paths.PDP_PLOT)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ INPUTS = {
     "reliability_test": (paths.RELIABILITY_TEST, "evaluate"),
     "fairness": (paths.FAIRNESS_METRICS, "fairness"),
     "importance": (paths.IMPORTANCE, "explain"),
+    "attributions": (paths.ATTRIBUTIONS, "explain"),
+    "partial_dependence": (paths.PARTIAL_DEPENDENCE, "explain"),
 }
 
 
@@ -43,6 +45,12 @@ def make_figures(r: dict) -> dict[str, bytes]:
     }
     for i, (attribute, result) in enumerate(r["fairness"]["attributes"].items()):
         figs[f"fairness_{i}.png"] = figures.group_rates(attribute, result["groups"])
+    if "shapley" in r["attributions"]:
+        figs["shapley.png"] = figures.shapley_summary(r["attributions"]["shapley"], r["attributions"]["columns"])
+    for i, curve in enumerate(r["partial_dependence"]["one_way"]):
+        figs[f"pdp_{i}.png"] = figures.partial_dependence(curve)
+    if r["partial_dependence"]["two_way"]:
+        figs["pdp_2d.png"] = figures.partial_dependence_2d(r["partial_dependence"]["two_way"])
     return figs
 
 
@@ -96,10 +104,32 @@ def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
         html.section("Fairness (test set)", f"<p class='muted'>Decision threshold {r['fairness']['threshold']}; groups below "
                      f"{r['fairness']['min_group_size']} rows are flagged.</p>", *fairness_parts),
         html.section("Explainability: permutation importance (raw features, test set)",
-                     html.table([{k: f[k] for k in ("feature", "mean", "std")} for f in r["importance"]["features"]]),
+                     html.table([{k: f[k] for k in ("feature", "mean", "std", "ci_low", "ci_high")} for f in r["importance"]["features"]]),
                      f"<div class='figs'>{img['importance.png']}</div>"),
+        explain_section(r, img),
     ]
     return html.document("Pipeline report", sections)
+
+
+def explain_section(r: dict, img: dict) -> str:
+    a = r["attributions"]
+    parts = []
+    if "shapley" in a:
+        s = a["shapley"]
+        parts += [f"<p class='muted'>{len(a['rows'])} test rows; method {html.fmt(s['method'])}, values add up to the "
+                  f"{html.fmt(s['output'])} (expected value {html.fmt(s['expected_value'])}); largest additivity error "
+                  f"{html.fmt(s['additivity_error_max'])} ({html.fmt(s['additivity_error_max_relative'])} relative).</p>",
+                  html.table([{k: f[k] for k in ("feature", "mean_abs", "mean")} for f in s["features"][:15]]),
+                  f"<div class='figs'>{img['shapley.png']}</div>"]
+    if "relevance" in a:
+        rel = a["relevance"]
+        parts += [f"<h3>Relevance ({html.fmt(rel['method'])}, {html.fmt(rel['output'])})</h3>",
+                  f"<p class='muted'>median conservation error {html.fmt(rel['conservation_error_median'])}</p>",
+                  html.table([{k: f[k] for k in ("feature", "mean_abs", "mean")} for f in rel["features"][:15]])]
+    pdp = [img[name] for name in sorted(img) if name.startswith("pdp_")]
+    if pdp:
+        parts += ["<h3>Partial dependence and ICE (calibrated probability)</h3>", f"<div class='figs'>{''.join(pdp)}</div>"]
+    return html.section("Explainability: Shapley values, relevance, partial dependence", *parts)
 
 
 def main() -> None:

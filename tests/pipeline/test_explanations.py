@@ -1,0 +1,38 @@
+"""pipeline.explanations: encoded columns trace back to raw columns (one-hot levels, missing indicators), sums
+of attributions keep additivity, and the automatic choice of the Shapley method."""
+import numpy as np
+
+from mllib.linear import LogisticRegression
+from mllib.neural import MLPClassifier
+from pipeline.explanations import choose_method, raw_column_of, to_raw
+
+
+def test_encoded_names_map_to_their_raw_column():
+    raw = ["income", "educdec", "plan", "plan_type"]
+    encoded = ["income", "educdec", "educdec_missing", "plan=1", "plan=2", "plan_type=a"]
+    assert raw_column_of(encoded, raw).tolist() == [0, 1, 1, 2, 2, 3]  # longest match wins for plan_type
+    assert raw_column_of(["pc1", "pc2"], raw) is None
+    assert raw_column_of(["income income"], raw) is None  # a product of columns cannot be assigned
+
+
+def test_summing_encoded_attributions_keeps_their_total():
+    values = np.arange(12.0).reshape(2, 6)
+    owners = np.array([0, 1, 1, 2, 2, 3])
+    out = to_raw(values, owners, 4)
+    np.testing.assert_array_equal(out, [[0, 3, 7, 5], [6, 15, 19, 11]])
+    np.testing.assert_array_equal(out.sum(axis=1), values.sum(axis=1))
+
+
+def test_auto_method():
+    X, y = np.random.default_rng(0).normal(size=(30, 2)), np.arange(30) % 2
+    owners = np.array([0, 1])
+    assert choose_method("auto", LogisticRegression().fit(X, y), owners) == "linear"
+    assert choose_method("auto", MLPClassifier(max_iter=2).fit(X, y), owners) == "kernel"
+    assert choose_method("auto", LogisticRegression().fit(X, y), None) == "kernel"  # untraceable features
+    assert choose_method("exact", LogisticRegression().fit(X, y), owners) == "exact"
+
+    class Forest:
+        def tree_ensemble(self):
+            return {}
+
+    assert choose_method("auto", Forest(), owners) == "tree"
