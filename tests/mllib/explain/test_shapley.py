@@ -185,3 +185,27 @@ def test_tree_shap_of_a_stump_gives_everything_to_its_feature():
     # E f = (3 * -1 + 1 * 1) / 4 = -0.5; f(x) = 1; feature 1 gets 1.5, the others 0
     np.testing.assert_allclose(out["values"][0, :, 0], [0.0, 1.5, 0.0], atol=1e-15)
     np.testing.assert_allclose(out["expected_value"], [-0.5])
+
+
+def _enumerated_tree_shap(model, x, d):
+    """Brute force: Shapley values of the ensemble's path-dependent value function, by enumeration."""
+    ens = model.tree_ensemble()
+    masks = coalition_masks(d)
+    v = sum(s * np.array([conditional_expectation(t, x, m) for m in masks]) for t, s in zip(ens["trees"], ens["scale"]))
+    return shapley_from_values(v, d)
+
+
+def test_tree_shap_of_gradient_boosting_equals_enumeration_and_adds_up_to_the_decision_function():
+    from mllib.gradient_boosting import GradientBoostingClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=300) > 0).astype(int)
+    model = GradientBoostingClassifier(max_iter=5, max_leaf_nodes=6, min_samples_leaf=5).fit(X, y)
+    rows = X[:5]
+    out = tree_shap(model, rows)
+    assert out["output"] == "log_odds"
+    np.testing.assert_allclose(out["prediction"][:, 0], model.decision_function(rows), rtol=1e-12, atol=1e-12)
+    for r, x in enumerate(rows):
+        np.testing.assert_allclose(out["values"][r], _enumerated_tree_shap(model, x, 4), rtol=1e-10, atol=1e-12)
+    assert out["additivity_error"].max() <= 1e-8 * np.abs(out["prediction"]).max()
