@@ -69,7 +69,9 @@ def feature_transformer(cfg: dict, n_numeric: int, n_categorical: int):
 
 
 def classifier(model_cfg: dict, **searched):
-    return registry.get(model_cfg["name"])(**{**model_cfg["params"], **searched})
+    """model.name with its fixed model.params and the searched values (per-model sections of params.yaml)."""
+    name = model_cfg["name"]
+    return registry.get(name)(**{**model_cfg["params"].get(name, {}), **searched})
 
 
 def splitter(split_cfg: dict, seed: int):

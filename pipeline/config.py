@@ -74,10 +74,12 @@ def ranges():
     return _Check("a mapping {column: [low, high]} (null for an open end)", ok)
 
 
-def grid():
+def per_model(description: str, value_ok):
+    """A mapping {classifier name: {hyperparameter: value}}: settings for every model, the chosen one applies."""
     def ok(v):
-        return isinstance(v, dict) and all(isinstance(vals, list) and vals for vals in v.values())
-    return _Check("a mapping {hyperparameter: [values, ...]} ({} for no search: model.params only)", ok)
+        return isinstance(v, dict) and all(
+            isinstance(m, dict) and all(value_ok(x) for x in m.values()) for m in v.values())
+    return _Check(f"a mapping {{model name: {{hyperparameter: {description}}}}} ({{}} for none)", ok)
 
 
 def mapping():
@@ -115,10 +117,10 @@ SPEC = {
         "shuffle": boolean(),
     },
     "features": {step: {"name": choice(*feature_step_names(step)), "params": mapping()} for step in FEATURE_STEPS},
-    "model": {"name": choice(*CLASSIFIERS), "params": mapping()},
+    "model": {"name": choice(*CLASSIFIERS), "params": per_model("value", lambda x: True)},
     "search": {
         "method": choice("grid", "random"),
-        "grid": grid(),
+        "grid": per_model("[values, ...]", lambda x: isinstance(x, list) and len(x) > 0),
         "n_iter": integer(1),
         "scoring": choice(*SCORERS),
     },
@@ -199,18 +201,21 @@ def _validate_relations(params: dict) -> None:
                 raise PipelineError(
                     f"params.yaml: features.{step}.params.{key}: {name} has no parameter {key!r}; valid: {valid}"
                 )
-    model_cls = CLASSIFIERS[params["model"]["name"]]
-    valid = model_cls._param_names()
     for key in ("model.params", "search.grid"):
         section, _, field = key.partition(".")
-        for name in params[section][field]:
-            if name not in valid:
-                raise PipelineError(
-                    f"params.yaml: {key}.{name}: {params['model']['name']} has no hyperparameter {name!r}; valid: {valid}"
-                )
-    both = sorted(set(params["model"]["params"]) & set(params["search"]["grid"]))
-    if both:
-        raise PipelineError(f"params.yaml: {both[0]!r} is set in model.params and searched in search.grid; keep one")
+        for model, settings in params[section][field].items():
+            if model not in CLASSIFIERS:
+                raise PipelineError(f"params.yaml: {key}.{model}: not a classifier name; valid: {sorted(CLASSIFIERS)}")
+            valid = CLASSIFIERS[model]._param_names()
+            for name in settings:
+                if name not in valid:
+                    raise PipelineError(
+                        f"params.yaml: {key}.{model}.{name}: {model} has no hyperparameter {name!r}; valid: {valid}"
+                    )
+            both = sorted(set(params["model"]["params"].get(model, {})) & set(params["search"]["grid"].get(model, {})))
+            if both:
+                raise PipelineError(f"params.yaml: {model} hyperparameter {both[0]!r} is set in model.params and searched "
+                                    "in search.grid; keep one")
 
 
 def load_params(path: Path | str = PARAMS_FILE) -> dict:

@@ -64,7 +64,8 @@ def log_candidates(mlflow, client, params: dict, search: dict) -> None:
         with mlflow.start_run(run_name=f"candidate {i}: {label}", nested=True,
                               tags={"pipeline.role": "candidate", "search.rank": str(c["rank"])}) as child:
             mlflow.log_params({"model.name": params["model"]["name"],
-                               **{f"model.params.{k}": v for k, v in {**params["model"]["params"], **c["params"]}.items()}})
+                               **{f"model.params.{k}": v for k, v in
+                                  {**params["model"]["params"].get(params["model"]["name"], {}), **c["params"]}.items()}})
             per_fold = [Metric(f"{part}_{scoring}", float(v), now, fold)
                         for part, key in (("valid", "valid_scores"), ("train", "train_scores")) for fold, v in enumerate(c[key])]
             summary = [Metric(metric_key(f"{k}_{scoring}"), float(c[k]), now, 0)

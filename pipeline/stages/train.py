@@ -26,10 +26,12 @@ def load_fold_data(y: np.ndarray, splits: list[tuple]) -> list[tuple]:
     return fold_data
 
 
-def candidate_params(search: dict, seed: int) -> list[dict]:
-    if search["method"] == "grid":
-        return list(ParameterGrid(search["grid"]))
-    return list(ParameterSampler(search["grid"], n_iter=search["n_iter"], random_state=seed))
+def candidate_params(search: dict, model: str, seed: int) -> list[dict]:
+    """The chosen model's search.grid entry (none: a single candidate of its model.params)."""
+    grid = search["grid"].get(model, {})
+    if search["method"] == "grid" or not grid:
+        return list(ParameterGrid(grid))
+    return list(ParameterSampler(grid, n_iter=search["n_iter"], random_state=seed))
 
 
 def out_of_fold_scores(model_cfg: dict, best: dict, fold_data: list[tuple], splits: list[tuple], n: int) -> np.ndarray:
@@ -53,7 +55,7 @@ def main() -> None:
     y = binary_target(train[data["target"]], data["positive_label"])
     fold_data = load_fold_data(y, splits)
     scorer = get_scorer(search["scoring"])
-    candidates = candidate_params(search, params["seed"])
+    candidates = candidate_params(search, model_cfg["name"], params["seed"])
     print(f"train: {model_cfg['name']}, {len(candidates)} candidates x {len(fold_data)} folds, scoring {scorer.name}")
 
     results = evaluate_candidates(build.classifier(model_cfg), candidates, fold_data, scorer)

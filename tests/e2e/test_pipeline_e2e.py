@@ -80,8 +80,8 @@ def test_second_repro_does_nothing(repo):
 
 
 @pytest.mark.parametrize("key, value, first_stage", [
-    ("search.grid.lam", [0.5, 5.0], "train"),
-    ("model.params.max_iter", 50, "train"),
+    ("search.grid.logistic_regression.lam", [0.5, 5.0], "train"),
+    ("model.params", {"logistic_regression": {"max_iter": 50}}, "train"),
     ("calibration.method", "none", "calibrate"),
     ("calibration.n_bins", 15, "calibrate"),
 ])

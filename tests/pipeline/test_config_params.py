@@ -139,8 +139,10 @@ def test_missing_file_and_invalid_yaml(tmp_path):
         ("clean.valid_ranges", {"age": [0]}),
         ("clean.valid_ranges", {"age": ["0", 100]}),
         ("clean.outliers.bounds", [1, 2]),
-        ("search.grid", {"lam": []}),
+        ("search.grid", {"logistic_regression": {"lam": []}}),
+        ("search.grid", {"logistic_regression": [0.1]}),
         ("model.params", None),
+        ("model.params", {"logistic_regression": 3}),
         ("tracking.experiment", None),
     ],
 )
@@ -190,22 +192,28 @@ def test_boundary_values_are_accepted(tmp_path, key, value):
 # ---- relations between keys -------------------------------------------------------------------------------
 
 def test_model_hyperparameter_the_model_does_not_have(tmp_path):
-    message = _error(tmp_path, _variant(model__params={"foo": 1}))
-    assert "model.params.foo" in message and "logistic_regression" in message
+    message = _error(tmp_path, _variant(model__params={"logistic_regression": {"foo": 1}}))
+    assert "model.params.logistic_regression.foo" in message and "valid" in message
 
 
 def test_searched_hyperparameter_the_model_does_not_have(tmp_path):
-    message = _error(tmp_path, _variant(search__grid={"depth": [1, 2]}))
-    assert "search.grid.depth" in message
+    message = _error(tmp_path, _variant(search__grid={"logistic_regression": {"depth": [1, 2]}}))
+    assert "search.grid.logistic_regression.depth" in message
+
+
+def test_settings_for_an_unknown_model_name(tmp_path):
+    message = _error(tmp_path, _variant(search__grid={"logistic_regresion": {"lam": [1.0]}}))
+    assert "search.grid.logistic_regresion" in message and "not a classifier name" in message
 
 
 def test_hyperparameter_both_fixed_and_searched(tmp_path):
-    message = _error(tmp_path, _variant(model__params={"lam": 1.0}))
+    message = _error(tmp_path, _variant(model__params={"logistic_regression": {"lam": 1.0}}))
     assert "lam" in message and "model.params" in message and "search.grid" in message
 
 
 def test_valid_fixed_hyperparameter_is_accepted(tmp_path):
-    assert _load(tmp_path, _variant(model__params={"max_iter": 50}))["model"]["params"] == {"max_iter": 50}
+    loaded = _load(tmp_path, _variant(model__params={"logistic_regression": {"max_iter": 50}}))
+    assert loaded["model"]["params"] == {"logistic_regression": {"max_iter": 50}}
 
 
 @pytest.mark.parametrize(
@@ -273,7 +281,7 @@ def test_flatten_gives_the_dotted_keys_of_params_yaml():
     assert set(flat) == _leaf_paths((REPO / "params.yaml").read_text())
     assert flat["split.n_splits"] == REAL["split"]["n_splits"]
     assert flat["clean.outliers.policy"] == REAL["clean"]["outliers"]["policy"]
-    assert flat["search.grid.lam"] == REAL["search"]["grid"]["lam"]
+    assert flat["search.grid.logistic_regression.lam"] == REAL["search"]["grid"]["logistic_regression"]["lam"]
     assert flat["model.params"] == {}  # an empty section is one leaf, not lost
     assert flat["tracking.uri"] is None
     assert not any(isinstance(v, dict) and v for v in flat.values())
@@ -298,5 +306,5 @@ def test_flatten_small_example():
 
 
 def test_empty_grid_means_one_candidate_from_model_params(tmp_path):
-    loaded = _load(tmp_path, _variant(search__grid={}, model__params={"lam": 3.0}))
-    assert loaded["search"]["grid"] == {} and loaded["model"]["params"] == {"lam": 3.0}
+    loaded = _load(tmp_path, _variant(search__grid={}, model__params={"logistic_regression": {"lam": 3.0}}))
+    assert loaded["search"]["grid"] == {} and loaded["model"]["params"] == {"logistic_regression": {"lam": 3.0}}

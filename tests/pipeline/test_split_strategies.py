@@ -36,7 +36,7 @@ def run_stages(root, monkeypatch, *stages):
 
 @pytest.fixture(scope="module")
 def cleaned(tmp_path_factory, sample_csv):
-    root = make_project(tmp_path_factory.mktemp("strategies"), sample_csv, **{"search.grid": {"lam": [1.0]}})
+    root = make_project(tmp_path_factory.mktemp("strategies"), sample_csv, **{"search.grid": {}})
     with pytest.MonkeyPatch.context() as mp:
         run_stages(root, mp, "validate", "clean")
     return root
@@ -111,7 +111,7 @@ def test_repeated_kfold_scores_average_over_the_repeats(cleaned, tmp_path, monke
     total = np.zeros(len(y))
     for k, (fit, valid) in enumerate(splits):
         X = pd.read_parquet(root / paths.fold_features(k)).drop(columns=[paths.ROW_ID]).to_numpy()
-        total[valid] += decision_scores(registry.get("logistic_regression")(lam=1.0).fit(X[fit], y[fit]), X[valid])
+        total[valid] += decision_scores(registry.get("logistic_regression")().fit(X[fit], y[fit]), X[valid])
     np.testing.assert_allclose(pd.read_parquet(root / paths.OOF_PREDICTIONS)["score"], total / 2, rtol=1e-12)
 
 
