@@ -44,6 +44,7 @@ IMPORTANCE_PLOT = Path("reports/plots/importance.csv")
 ATTRIBUTIONS = Path("reports/attributions.json")
 PARTIAL_DEPENDENCE = Path("reports/partial_dependence.json")
 PDP_PLOT = Path("reports/plots/partial_dependence.csv")
+SHAPLEY_PLOT = Path("reports/plots/shapley.csv")
 
 REPORT_HTML = Path("reports/report.html")
 

@@ -124,6 +124,9 @@ def main() -> None:
     write_csv(pd.DataFrame({"feature": [f["feature"] for f in features], "importance": [f["mean"] for f in features]}),
               paths.IMPORTANCE_PLOT)
     write_json(attributions, paths.ATTRIBUTIONS)
+    shapley_rows = attributions["shapley"]["features"] if "shapley" in attributions else []
+    write_csv(pd.DataFrame({"feature": [f["feature"] for f in shapley_rows],
+                            "mean_abs_shapley": [f["mean_abs"] for f in shapley_rows]}), paths.SHAPLEY_PLOT)
     write_json(pdp, paths.PARTIAL_DEPENDENCE)
     write_csv(pd.DataFrame([{"feature": c["feature"], "value": v, "partial_dependence": a}
                             for c in pdp["one_way"] for v, a in zip(c["grid"], c["average"])

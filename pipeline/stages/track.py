@@ -21,7 +21,7 @@ METRIC_FILES = {"train": paths.TRAIN_METRICS, "calibration": paths.CALIBRATION_M
                 "fairness": paths.FAIRNESS_METRICS}
 ARTIFACTS = [paths.REPORT_HTML, paths.FIGURES_DIR, paths.TRAIN_METRICS.parent, paths.VALIDATION_CURVE.parent,
              paths.VALIDATION_REPORT, paths.CLEANING_REPORT, paths.SPLIT_REPORT, paths.FEATURES_REPORT,
-             paths.SEARCH_REPORT, paths.IMPORTANCE]
+             paths.SEARCH_REPORT, paths.IMPORTANCE, paths.ATTRIBUTIONS, paths.PARTIAL_DEPENDENCE]
 
 
 def experiment_id(client, name: str, default_store: bool) -> str:
