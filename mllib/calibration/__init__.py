@@ -1,11 +1,25 @@
 """Calibration: map scores to probabilities that mean what they say, and measure how far they are from it.
 
 Notes: seed 004, D4:1935-1996 (section 11.1); seed 003, D3:164-177; catalogue section 3.
+Every calibrator fits on held-out (out-of-fold) scores: fit(scores, y, sample_weight=None),
+transform(scores) -> p(y = 1), predict_proba(scores) -> (n, 2) (TemperatureScaling also takes (n, K) logits).
 """
-from .calibration_error import expected_calibration_error, maximum_calibration_error
+from .calibration_error import (
+    calibration_summary,
+    expected_calibration_error,
+    group_calibration_summary,
+    maximum_calibration_error,
+)
+from .histogram import HistogramBinning
 from .identity import NoCalibration
-from .platt import PlattScaling
+from .isotonic import IsotonicCalibration, pool_adjacent_violators
+from .platt import PlattScaling, platt_targets
 from .reliability import reliability_curve
 from .scores import decision_scores
+from .temperature import TemperatureScaling
 
-__all__ = ["PlattScaling", "NoCalibration", "decision_scores", "reliability_curve", "expected_calibration_error", "maximum_calibration_error"]
+__all__ = [
+    "PlattScaling", "IsotonicCalibration", "TemperatureScaling", "HistogramBinning", "NoCalibration",
+    "platt_targets", "pool_adjacent_violators", "decision_scores", "reliability_curve",
+    "expected_calibration_error", "maximum_calibration_error", "calibration_summary", "group_calibration_summary",
+]

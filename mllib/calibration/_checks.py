@@ -1,9 +1,10 @@
-"""Input checks shared by the calibration modules: 1-D finite scores, {0, 1} labels, probabilities in [0, 1]."""
+"""Input checks shared by the calibration modules: 1-D finite scores, {0, 1} labels, probabilities in [0, 1],
+group labels (also used by mllib.fairness)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..base import check_array, check_binary_labels
+from ..base import check_array, check_binary_labels, is_missing
 
 
 def check_scores(scores, name: str = "scores") -> np.ndarray:
@@ -32,3 +33,19 @@ def check_n_bins(n_bins) -> int:
     if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
         raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
     return int(n_bins)
+
+
+def check_groups(groups, n_samples: int, name: str = "groups") -> np.ndarray:
+    """groups as a 1-D array of hashable, mutually sortable values with no missing entries."""
+    g = np.asarray(groups)
+    if g.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one group value per sample), got shape {g.shape}")
+    if g.shape[0] != n_samples:
+        raise ValueError(f"{name} has {g.shape[0]} entries, expected {n_samples} (same as y_true)")
+    missing = is_missing(g)
+    if missing.any():
+        raise ValueError(
+            f"{name} contains {int(missing.sum())} missing values (None/NaN); give them an explicit category, "
+            "a fairness report must not drop rows silently"
+        )
+    return g

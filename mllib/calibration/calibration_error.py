@@ -2,6 +2,8 @@
 
 Rule: ECE = sum_b (n_b / n) |fraction_positive_b - mean_predicted_b| over the non-empty bins;
 MCE = max_b |fraction_positive_b - mean_predicted_b| over the non-empty bins.
+The binning spec: `expected_calibration_error` / `maximum_calibration_error` return the bare number for the
+n_bins / strategy passed in; `calibration_summary` returns both numbers with the spec recorded beside them.
 Not in the notes (catalogue section 3.1, [STD] scalar summaries); the binning is `reliability_curve`'s,
 so the same n_bins / strategy / edge rule must be reported with the number.
 """
@@ -9,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base import to_python
+from ._checks import check_binary, check_groups, check_probabilities
 from .reliability import reliability_curve
 
 
@@ -29,3 +33,40 @@ def maximum_calibration_error(y_true, proba, n_bins: int = 10, strategy: str = "
     """MCE: the largest absolute gap between observed frequency and mean prediction over non-empty bins."""
     gaps, _ = _bin_gaps(y_true, proba, n_bins, strategy)
     return float(gaps.max())
+
+
+def calibration_summary(y_true, proba, n_bins: int = 10, strategy: str = "uniform") -> dict:
+    """ECE and MCE together with the binning spec that produced them.
+
+    Returns {ece, mce, n_bins (requested), strategy, n_bins_used (bins after quantile merging),
+    n_nonempty_bins, n}; the numbers are only comparable between runs with the same spec.
+    """
+    curve = reliability_curve(y_true, proba, n_bins=n_bins, strategy=strategy)
+    filled = curve["count"] > 0
+    gaps = np.abs(curve["fraction_positive"][filled] - curve["mean_predicted"][filled])
+    counts = curve["count"][filled]
+    return {
+        "ece": float(counts @ gaps / counts.sum()),
+        "mce": float(gaps.max()),
+        "n_bins": int(n_bins),
+        "strategy": strategy,
+        "n_bins_used": int(curve["count"].size),
+        "n_nonempty_bins": int(filled.sum()),
+        "n": int(counts.sum()),
+    }
+
+
+def group_calibration_summary(y_true, proba, groups, n_bins: int = 10, strategy: str = "uniform") -> dict:
+    """calibration_summary within each group: {group value: {ece, mce, n_bins, strategy, ...}} in sorted order.
+
+    Bins are formed within each group (quantile edges from that group's predictions), so a small group gets
+    few rows per bin and a noisy ECE: read it with the group's n.
+    """
+    p = check_probabilities(proba)
+    y = check_binary(y_true, p.shape[0], name="y_true")
+    g = check_groups(groups, p.shape[0])
+    values, inverse = np.unique(g, return_inverse=True)
+    return {
+        to_python(value): calibration_summary(y[inverse == i], p[inverse == i], n_bins=n_bins, strategy=strategy)
+        for i, value in enumerate(values)
+    }

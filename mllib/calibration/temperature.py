@@ -1,0 +1,137 @@
+"""Temperature scaling: divide the logits by one scalar T > 0 before the softmax.
+
+Rule: p(k | z) = softmax(z / T)_k with T minimising the negative log-likelihood on held-out calibration data;
+T > 1 softens an over-confident model, T < 1 sharpens an under-confident one, and the argmax (hence the
+accuracy and every ranking) never changes. Notes: seed 004, D4:1944-1949 (complex models are over-confident,
+calibrate after training); catalogue section 3.1-3.2 [STD] (Guo et al. 2017).
+
+The NLL is convex in the inverse temperature beta = 1/T (a log-sum-exp of functions linear in beta minus a
+linear term), with derivative mean_i(E_p[z_i] - z_i,y_i) and second derivative mean_i Var_p(z_i) >= 0, so a
+safeguarded Newton iteration on beta inside a sign-change bracket finds the global minimum.
+Binary 1-D scores s are the logits (0, s): p(y = 1) = sigmoid(s / T).
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit, log_softmax, softmax
+
+from ..base import BaseEstimator, check_array, check_is_fitted, check_sample_weight
+from ._checks import check_binary
+
+_MAX_DOUBLINGS = 200
+
+
+def _as_logits(scores) -> np.ndarray:
+    """(n, K) logits from either (n, K) logits or 1-D binary scores (logits (0, s))."""
+    z = check_array(scores, ensure_2d=False, name="scores")
+    if z.ndim == 1:
+        return np.column_stack([np.zeros_like(z), z])
+    if z.ndim != 2 or z.shape[1] < 2:
+        raise ValueError(f"scores must be 1-D binary scores or (n, K >= 2) logits, got shape {z.shape}")
+    return z
+
+
+def _class_codes(y, logits: np.ndarray, binary: bool) -> np.ndarray:
+    """y as int64 column indices of the true class (0/1 labels for binary scores)."""
+    if binary:
+        return check_binary(y, logits.shape[0]).astype(np.int64)
+    k = logits.shape[1]
+    y = np.asarray(y)
+    integral = y.dtype.kind in "iu" or (y.dtype.kind == "f" and np.isfinite(y).all() and np.all(y == np.round(y)))
+    if y.shape != (logits.shape[0],) or not integral or y.min() < 0 or y.max() >= k:
+        raise ValueError(
+            f"y must hold one column index 0..{k - 1} of the true class per row of the logits "
+            f"(shape ({logits.shape[0]},)), got shape {y.shape}, dtype {y.dtype}"
+        )
+    return y.astype(np.int64)
+
+
+def _nll_derivatives(beta: float, z: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+    """First and second derivative in beta of the weighted mean NLL of softmax(beta * z), for logits z
+    shifted so that the true class's logit is 0 in every row (the NLL is then mean lse(beta z))."""
+    p = softmax(beta * z, axis=1)
+    mean_z = np.sum(p * z, axis=1)
+    var_z = np.sum(p * (z - mean_z[:, None]) ** 2, axis=1)
+    return float(w @ mean_z), float(w @ var_z)
+
+
+class TemperatureScaling(BaseEstimator):
+    """p = softmax(z / T), one temperature for all classes, fitted by minimising the NLL over T > 0.
+
+    fit(scores, y): scores are (n, K) logits with y the column index of the true class, or 1-D binary
+    scores (log-odds) with y in {0, 1}. transform returns p(y = 1) for 1-D input and the (n, K)
+    probabilities for logits; predict_proba always returns (n, K) (K = 2 for 1-D input).
+    max_iter, tol: Newton iterations on beta = 1/T, stopped when the bracket or step is below tol * beta.
+
+    Fitted attributes: temperature_ (T), n_classes_, n_iter_.
+    """
+
+    def __init__(self, max_iter: int = 100, tol: float = 1e-12):
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def fit(self, scores, y, sample_weight=None) -> "TemperatureScaling":
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        if not (isinstance(self.tol, (int, float, np.floating)) and self.tol > 0):
+            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
+        binary = np.ndim(scores) == 1
+        z = _as_logits(scores)
+        codes = _class_codes(y, z, binary)
+        w = check_sample_weight(sample_weight, z.shape[0])
+        w = w / w.sum()
+        # shift each row by its true-class logit: softmax is shift-invariant, and z_true becomes 0
+        z = z - z[np.arange(z.shape[0]), codes][:, None]
+
+        slope0, _ = _nll_derivatives(0.0, z, w)
+        if slope0 >= 0:
+            raise ValueError(
+                "the scores are not better than uniform guessing on the calibration data (the NLL decreases "
+                "towards T = infinity); temperature scaling needs scores that rank the true class high"
+            )
+        lo, hi = 0.0, 1.0  # bracket of the root of the derivative: negative at lo, positive at hi
+        for _ in range(_MAX_DOUBLINGS):
+            slope, _ = _nll_derivatives(hi, z, w)
+            if slope >= 0:
+                break
+            lo, hi = hi, 2.0 * hi
+        else:
+            raise ValueError("the NLL keeps decreasing as T -> 0: the scores separate the classes perfectly")
+        beta = 0.5 * (lo + hi) if lo == 0 else lo
+        for n_iter in range(1, self.max_iter + 1):
+            slope, curvature = _nll_derivatives(beta, z, w)
+            if slope < 0:
+                lo = beta
+            else:
+                hi = beta
+            step = slope / curvature if curvature > 0 else np.inf
+            if abs(step) <= self.tol * beta:  # Newton step below tolerance: converged (quadratically)
+                beta -= step
+                break
+            candidate = beta - step
+            if not lo < candidate < hi:  # Newton left the bracket: bisect instead
+                candidate = 0.5 * (lo + hi)
+            beta = candidate
+            if hi - lo <= self.tol * beta:
+                break
+        self.temperature_ = float(1.0 / beta)
+        self.n_classes_ = int(z.shape[1])
+        self.n_iter_ = n_iter
+        return self
+
+    def _scaled_logits(self, scores) -> np.ndarray:
+        check_is_fitted(self)
+        z = _as_logits(scores)
+        if z.shape[1] != self.n_classes_:
+            raise ValueError(f"scores have {z.shape[1]} classes, but the calibrator was fitted with {self.n_classes_}")
+        return z / self.temperature_
+
+    def transform(self, scores) -> np.ndarray:
+        """p(y = 1) for 1-D scores, shape (n,); the (n, K) probabilities for logits."""
+        if np.ndim(scores) == 1:
+            return expit(self._scaled_logits(scores)[:, 1])
+        return self.predict_proba(scores)
+
+    def predict_proba(self, scores) -> np.ndarray:
+        """softmax(z / T), shape (n, K); rows sum to 1."""
+        return np.exp(log_softmax(self._scaled_logits(scores), axis=1))
