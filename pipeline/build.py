@@ -50,14 +50,26 @@ def feature_step_names(step: str) -> list[str]:
     return [n for n in FEATURE_STEPS[step] if n == "none" or n in registry.TRANSFORMERS]
 
 
-def _step(cfg: dict):
-    return None if cfg["name"] == "none" else registry.get(cfg["name"])(**cfg["params"])
+def _step(cfg: dict, **resolved):
+    return None if cfg["name"] == "none" else registry.get(cfg["name"])(**{**cfg["params"], **resolved})
 
 
-def feature_transformer(cfg: dict, n_numeric: int, n_categorical: int):
+def _imputer(cfg: dict, numeric: list[str]):
+    """group_imputer's group_column is given by name in params.yaml; the imputer takes its index in the block."""
+    group = cfg["params"].get("group_column")
+    if cfg["name"] != "group_imputer" or group is None:
+        return _step(cfg)
+    if group not in numeric:
+        raise ValueError(f"features.numeric_imputer.params.group_column {group!r} is not a numeric feature column; "
+                         f"numeric columns: {numeric}")
+    return _step(cfg, group_column=numeric.index(group))
+
+
+def feature_transformer(cfg: dict, numeric_columns: list[str], categorical_columns: list[str]):
     """Numeric: impute (+ missing indicators), expand, scale. Categorical: impute, encode. Columns: numeric
     first. Then an optional projection of all columns (PCA, LDA, whitening), fitted on the same rows."""
-    numeric = [("impute", _step(cfg["numeric_imputer"])), ("expand", _step(cfg["expansion"])),
+    n_numeric, n_categorical = len(numeric_columns), len(categorical_columns)
+    numeric = [("impute", _imputer(cfg["numeric_imputer"], numeric_columns)), ("expand", _step(cfg["expansion"])),
                ("scale", _step(cfg["scaler"]))]
     categorical = [("impute", _step(cfg["categorical_imputer"])), ("encode", _step(cfg["encoder"]))]
     columns = ColumnTransformer([

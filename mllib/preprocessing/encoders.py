@@ -1,7 +1,8 @@
-"""One-hot encoding: one 0/1 column per category, with the category list fixed at fit time.
+"""One-hot and ordinal encoding, with the category list fixed at fit time.
 
-Seed 004, D4:803 (OrdinalEncoder / OneHotEncoder) and seed 003, D3:101-110 (labels -> one-hot float matrix;
-the category list is declared, so a category absent from a fold still gets its column).
+Seed 004, D4:803 (OrdinalEncoder maps categories to 1, 2, 3, ...; OneHotEncoder to 100, 010, 001) and seed 003,
+D3:101-110 (labels -> one-hot float matrix; the category list is declared, so a category absent from a fold still
+gets its column), D3:117-119 (ordinal labels have an order: declare it through `categories`).
 """
 from __future__ import annotations
 
@@ -10,6 +11,31 @@ import numpy as np
 from ..base import BaseEstimator, TransformerMixin, check_array, check_is_fitted, check_n_features, is_missing
 
 UNKNOWN_POLICIES = ("ignore", "error")
+ORDINAL_UNKNOWN_POLICIES = ("use_encoded_value", "error")
+
+
+def _check_no_missing(X, what: str):
+    X = check_array(X, dtype=None)
+    if is_missing(X).any():
+        col = int(np.flatnonzero(is_missing(X).any(axis=0))[0])
+        raise ValueError(f"column {col} has missing values; impute categorical columns before {what}")
+    return X
+
+
+def _learn_categories(categories, X) -> list:
+    """Sorted values seen at fit ("auto"), or the declared lists, which must cover every value seen."""
+    if isinstance(categories, str):
+        if categories != "auto":
+            raise ValueError(f"categories must be 'auto' or a list of lists, got {categories!r}")
+        return [np.unique(X[:, j]) for j in range(X.shape[1])]
+    if len(categories) != X.shape[1]:
+        raise ValueError(f"categories lists {len(categories)} columns but X has {X.shape[1]}")
+    learned = [np.asarray(c, dtype=object if X.dtype.kind == "O" else None) for c in categories]
+    for j, cats in enumerate(learned):
+        unseen = np.setdiff1d(X[:, j], cats)
+        if unseen.size:
+            raise ValueError(f"column {j} has values {unseen[:5].tolist()} not in the declared categories")
+    return learned
 
 
 class OneHotEncoder(TransformerMixin, BaseEstimator):
@@ -27,27 +53,12 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
     def _validate(self, X):
         if self.handle_unknown not in UNKNOWN_POLICIES:
             raise ValueError(f"handle_unknown must be one of {UNKNOWN_POLICIES}, got {self.handle_unknown!r}")
-        X = check_array(X, dtype=None)
-        if is_missing(X).any():
-            col = int(np.flatnonzero(is_missing(X).any(axis=0))[0])
-            raise ValueError(f"column {col} has missing values; impute categorical columns before one-hot encoding")
-        return X
+        return _check_no_missing(X, "one-hot encoding")
 
     def fit(self, X, y=None):
         X = self._validate(X)
         self.n_features_in_ = X.shape[1]
-        if isinstance(self.categories, str):
-            if self.categories != "auto":
-                raise ValueError(f"categories must be 'auto' or a list of lists, got {self.categories!r}")
-            self.categories_ = [np.unique(X[:, j]) for j in range(X.shape[1])]
-        else:
-            if len(self.categories) != X.shape[1]:
-                raise ValueError(f"categories lists {len(self.categories)} columns but X has {X.shape[1]}")
-            self.categories_ = [np.asarray(c, dtype=object if X.dtype.kind == "O" else None) for c in self.categories]
-            for j, cats in enumerate(self.categories_):
-                unseen = np.setdiff1d(X[:, j], cats)
-                if unseen.size:
-                    raise ValueError(f"column {j} has values {unseen[:5].tolist()} not in the declared categories")
+        self.categories_ = _learn_categories(self.categories, X)
         return self
 
     def transform(self, X):
@@ -67,3 +78,79 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
     def get_feature_names_out(self, input_names):
         check_is_fitted(self)
         return [f"{name}={cat}" for name, cats in zip(input_names, self.categories_) for cat in cats.tolist()]
+
+
+class OrdinalEncoder(TransformerMixin, BaseEstimator):
+    """Encode each column's categories as one float code 0, 1, ..., K-1 (the notes count from 1; the shift is
+    immaterial to trees and to linear models with an intercept, and 0-based codes index categories_ directly).
+
+    categories: "auto" (sorted values seen at fit, code = rank) or one list per column in the order to encode
+    (an ordinal scale such as ["tiny", "small", "medium", "large"]).
+    handle_unknown: "use_encoded_value" (default, so validation rows with a category unseen at fit still
+    transform) encodes it as unknown_value; "error" raises.
+    unknown_value: -1.0 (below every code, which trees separate cleanly) or NaN (to impute later); it must not be a
+    valid code. inverse_transform maps it back to None.
+    Missing values must be imputed first (they are not a category).
+    """
+
+    def __init__(self, categories="auto", handle_unknown: str = "use_encoded_value", unknown_value: float = -1.0):
+        self.categories = categories
+        self.handle_unknown = handle_unknown
+        self.unknown_value = unknown_value
+
+    def _validate(self, X):
+        if self.handle_unknown not in ORDINAL_UNKNOWN_POLICIES:
+            raise ValueError(f"handle_unknown must be one of {ORDINAL_UNKNOWN_POLICIES}, got {self.handle_unknown!r}")
+        if isinstance(self.unknown_value, bool) or not isinstance(self.unknown_value, (int, float, np.number)):
+            raise ValueError(f"unknown_value must be a number or NaN, got {self.unknown_value!r}")
+        return _check_no_missing(X, "ordinal encoding")
+
+    def fit(self, X, y=None):
+        X = self._validate(X)
+        self.n_features_in_ = X.shape[1]
+        self.categories_ = _learn_categories(self.categories, X)
+        u = float(self.unknown_value)
+        if np.isfinite(u) and u == int(u) and 0 <= u < max(len(c) for c in self.categories_):
+            raise ValueError(f"unknown_value={self.unknown_value} is the code of a category; use -1 or NaN")
+        return self
+
+    def transform(self, X):
+        check_is_fitted(self)
+        X = self._validate(X)
+        check_n_features(self, X)
+        codes = np.empty(X.shape, dtype=np.float64)
+        for j, cats in enumerate(self.categories_):
+            order = np.argsort(cats, kind="stable")  # declared categories need not be sorted
+            pos = np.minimum(np.searchsorted(cats[order], X[:, j]), len(cats) - 1)
+            known = cats[order][pos] == X[:, j]
+            if not known.all() and self.handle_unknown == "error":
+                values = np.unique(X[~known, j])[:5].tolist()
+                raise ValueError(f"column {j} has categories {values} unseen at fit time (handle_unknown='error')")
+            codes[:, j] = np.where(known, order[pos], self.unknown_value)
+        return codes
+
+    def inverse_transform(self, Z):
+        check_is_fitted(self)
+        Z = check_array(Z, allow_nan=True, name="Z")
+        check_n_features(self, Z)
+        u = float(self.unknown_value)
+        unknown = np.isnan(Z) if u != u else Z == u
+        columns = []
+        for j, cats in enumerate(self.categories_):
+            z = Z[~unknown[:, j], j]
+            bad = (z != np.round(z)) | (z < 0) | (z >= len(cats))
+            if bad.any():
+                raise ValueError(f"Z column {j} has {z[bad][:5].tolist()}, which are not codes of column {j}")
+            columns.append((cats, Z[:, j], unknown[:, j]))
+        kinds = {cats.dtype.kind for cats in self.categories_}
+        numeric = not unknown.any() and kinds <= set("biuf")
+        dtype = np.result_type(*self.categories_) if numeric else object
+        out = np.empty(Z.shape, dtype=dtype)
+        for j, (cats, z, unk) in enumerate(columns):
+            values = cats[np.where(unk, 0, z).astype(np.intp)]
+            out[:, j] = values if numeric else np.where(unk, None, values.astype(object))
+        return out
+
+    def get_feature_names_out(self, input_names):
+        check_is_fitted(self)
+        return list(input_names)

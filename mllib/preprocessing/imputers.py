@@ -1,7 +1,8 @@
-"""Simple imputation: replace missing entries by a per-column statistic learned on the training rows only.
+"""Simple and group-wise imputation: replace missing entries by a per-column statistic of the training rows only.
 
-Seed 004, D4:810-823 (SimpleImputer: mean / median / most frequent / constant; missing indicators) and the
-leakage rule D4:567 ("everything computed from data MUST be refitted for each fold").
+Seed 004, D4:810-823 (SimpleImputer: mean / median / most frequent / constant; missing indicators), D4:809
+("filling missing values with the mean of a specific group"), and the leakage rule D4:567 ("everything computed
+from data MUST be refitted for each fold").
 """
 from __future__ import annotations
 
@@ -17,7 +18,45 @@ def _most_frequent(values: np.ndarray):
     return uniques[np.argmax(counts)]  # ties -> the smallest value, since np.unique sorts
 
 
-class SimpleImputer(TransformerMixin, BaseEstimator):
+def _statistic(observed: np.ndarray, strategy: str):
+    if strategy == "mean":
+        return observed.mean()
+    if strategy == "median":
+        return np.median(observed)
+    return _most_frequent(observed)
+
+
+def _validate_strategy(X, strategy: str) -> np.ndarray:
+    """Numeric for mean / median (numbers may arrive in an object array); strings stay object for the others."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    X = np.asarray(X)
+    if strategy in ("mean", "median"):
+        return check_array(X, allow_nan=True)
+    if X.dtype.kind in "OUS":
+        return check_array(X, dtype=object)
+    return check_array(X, allow_nan=True)
+
+
+class MissingIndicatorMixin:
+    """add_indicator: append one 0/1 column `<name>_missing` for each column that had missing values at fit time
+    (a column complete at fit gets no indicator, even if it has gaps later, so the output width is fixed at fit)."""
+
+    def _fit_indicator(self, missing: np.ndarray) -> None:
+        self.indicator_columns_ = np.flatnonzero(missing.any(axis=0)) if self.add_indicator else np.empty(0, dtype=int)
+
+    def _append_indicator(self, filled: np.ndarray, missing: np.ndarray) -> np.ndarray:
+        if not self.indicator_columns_.size:
+            return filled
+        return np.hstack([filled, missing[:, self.indicator_columns_].astype(filled.dtype)])
+
+    def get_feature_names_out(self, input_names):
+        check_is_fitted(self)
+        names = list(input_names)
+        return names + [f"{names[j]}_missing" for j in self.indicator_columns_]
+
+
+class SimpleImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
     """Fill missing values column by column.
 
     strategy: "mean" | "median" (numeric columns) | "most_frequent" | "constant" (any column, uses fill_value).
@@ -30,18 +69,8 @@ class SimpleImputer(TransformerMixin, BaseEstimator):
         self.fill_value = fill_value
         self.add_indicator = add_indicator
 
-    def _validate(self, X):
-        if self.strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {STRATEGIES}, got {self.strategy!r}")
-        X = np.asarray(X)
-        if self.strategy in ("mean", "median"):
-            return check_array(X, allow_nan=True)  # numeric columns may arrive in an object array
-        if X.dtype.kind in "OUS":
-            return check_array(X, dtype=object)
-        return check_array(X, allow_nan=True)
-
     def fit(self, X, y=None):
-        X = self._validate(X)
+        X = _validate_strategy(X, self.strategy)
         missing = is_missing(X)
         self.n_features_in_ = X.shape[1]
         if self.strategy == "constant":
@@ -56,28 +85,140 @@ class SimpleImputer(TransformerMixin, BaseEstimator):
                     raise ValueError(
                         f"column {j} has no observed values in the rows given to fit; drop it or use strategy='constant'"
                     )
-                if self.strategy == "mean":
-                    statistics.append(observed.mean())
-                elif self.strategy == "median":
-                    statistics.append(np.median(observed))
-                else:
-                    statistics.append(_most_frequent(observed))
+                statistics.append(_statistic(observed, self.strategy))
         self.statistics_ = np.array(statistics, dtype=X.dtype)
-        self.indicator_columns_ = np.flatnonzero(missing.any(axis=0)) if self.add_indicator else np.empty(0, dtype=int)
+        self._fit_indicator(missing)
         return self
 
     def transform(self, X):
         check_is_fitted(self)
-        X = self._validate(X)
+        X = _validate_strategy(X, self.strategy)
         check_n_features(self, X)
         missing = is_missing(X)
         filled = np.where(missing, self.statistics_[None, :], X)
-        if not self.indicator_columns_.size:
-            return filled
-        indicators = missing[:, self.indicator_columns_].astype(filled.dtype)
-        return np.hstack([filled, indicators])
+        return self._append_indicator(filled, missing)
 
-    def get_feature_names_out(self, input_names):
+
+GROUP_STRATEGIES = ("mean", "median", "most_frequent")
+
+
+def _grouped_statistic(values: np.ndarray, codes: np.ndarray, n_groups: int, strategy: str):
+    """The statistic of the observed `values` within each group code 0..n_groups-1, from one sort by (group, value)
+    instead of one call per group; `has` is False for groups without a value. Same rules as _statistic (the median
+    averages the two middle values; the most frequent value breaks ties towards the smallest)."""
+    counts = np.bincount(codes, minlength=n_groups)
+    has = counts > 0
+    out = np.empty(n_groups, dtype=values.dtype)
+    if strategy == "mean":
+        out[has] = np.bincount(codes, weights=values, minlength=n_groups)[has] / counts[has]
+        return out, has
+    uniques, ranks = np.unique(values, return_inverse=True)
+    order = np.lexsort((ranks, codes))
+    c, r = codes[order], ranks.ravel()[order]
+    if strategy == "median":
+        v = uniques[r]
+        start = np.cumsum(counts) - counts
+        out[has] = (v[(start + (counts - 1) // 2)[has]] + v[(start + counts // 2)[has]]) / 2
+        return out, has
+    # runs of equal (group, value): per group the longest run, the first (smallest value) on ties
+    run_start = np.flatnonzero(np.r_[True, (c[1:] != c[:-1]) | (r[1:] != r[:-1])])
+    run_len = np.diff(np.r_[run_start, c.size])
+    run_c, run_r = c[run_start], r[run_start]
+    best = np.lexsort((np.arange(run_c.size), -run_len, run_c))
+    first = best[np.r_[True, run_c[best][1:] != run_c[best][:-1]]]
+    out[run_c[first]] = uniques[run_r[first]]
+    return out, has
+
+
+class GroupImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
+    """Fill a missing entry with the statistic of its column within the row's group (D4:809).
+
+    group_column: index of the column whose value names the row's group (numbers or strings), or None for a
+    single group, which makes this the SimpleImputer with the same strategy.
+    strategy: "mean" | "median" (numeric value columns) | "most_frequent".
+    Fallback: a row whose group was not seen at fit, whose group value is missing, or whose group had no
+    observed value in that column at fit gets the column's statistic over all training rows (statistics_).
+    The group column itself is passed through; its missing entries get its most frequent training value.
+    add_indicator: as in SimpleImputer (indicator columns may include the group column).
+    Fitted: groups_ (sorted group values seen at fit), group_statistics_ (n_groups, n_value_columns),
+    statistics_ (n_value_columns,), group_fill_; value columns are the input columns without the group column.
+    """
+
+    def __init__(self, group_column: int | None = None, strategy: str = "mean", add_indicator: bool = False):
+        self.group_column = group_column
+        self.strategy = strategy
+        self.add_indicator = add_indicator
+
+    def _split(self, X):
+        """(keys or None, value columns validated for the strategy, missing mask of the full input)."""
+        if self.strategy not in GROUP_STRATEGIES:
+            raise ValueError(f"strategy must be one of {GROUP_STRATEGIES}, got {self.strategy!r}")
+        X = check_array(X, dtype=None, allow_nan=True)
+        g = self.group_column
+        if g is None:
+            return None, _validate_strategy(X, self.strategy), is_missing(X)
+        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 0 <= g < X.shape[1]:
+            raise ValueError(f"group_column must be None or a column index in [0, {X.shape[1]}), got {g!r}")
+        keys = X[:, g].astype(object) if X.dtype.kind in "US" else X[:, g]
+        absent = is_missing(keys)
+        if keys.dtype.kind == "O" and all(isinstance(v, (int, float, np.number)) for v in keys[~absent].tolist()):
+            keys = np.where(absent, np.nan, keys).astype(np.float64)  # numeric codes in an object array: numbers
+        return keys, _validate_strategy(np.delete(X, g, axis=1), self.strategy), is_missing(X)
+
+    def _group_index(self, keys: np.ndarray) -> np.ndarray:
+        """Row -> position in groups_, or len(groups_) (the global statistics) for unseen / missing groups."""
+        n_groups = len(self.groups_)
+        idx = np.full(keys.shape[0], n_groups)
+        if not n_groups:
+            return idx
+        observed = np.flatnonzero(~is_missing(keys))
+        pos = np.searchsorted(self.groups_, keys[observed])
+        clipped = np.minimum(pos, n_groups - 1)
+        found = (pos < n_groups) & (self.groups_[clipped] == keys[observed])
+        idx[observed[found]] = clipped[found]
+        return idx
+
+    def fit(self, X, y=None):
+        keys, values, missing = self._split(X)
+        g = self.group_column
+        self.n_features_in_ = missing.shape[1]
+        value_missing = missing if g is None else np.delete(missing, g, axis=1)
+        statistics = []
+        for j in range(values.shape[1]):
+            observed = values[~value_missing[:, j], j]
+            if observed.size == 0:
+                raise ValueError(f"value column {j} has no observed values in the rows given to fit; drop it first")
+            statistics.append(_statistic(observed, self.strategy))
+        self.statistics_ = np.array(statistics, dtype=values.dtype)
+        if g is None:
+            self.groups_ = np.empty(0)
+            self.group_fill_ = None
+        else:
+            seen = keys[~missing[:, g]]
+            if seen.size == 0:
+                raise ValueError(f"group column {g} has no observed values in the rows given to fit")
+            self.groups_ = np.unique(seen)
+            self.group_fill_ = _most_frequent(seen)
+        table = np.tile(self.statistics_, (len(self.groups_), 1))
+        if g is not None:
+            idx = self._group_index(keys)
+            for j in range(values.shape[1]):
+                rows = ~value_missing[:, j] & (idx < len(self.groups_))
+                stats, has = _grouped_statistic(values[rows, j], idx[rows], len(self.groups_), self.strategy)
+                table[has, j] = stats[has]
+        self.group_statistics_ = table
+        self._fit_indicator(missing)
+        return self
+
+    def transform(self, X):
         check_is_fitted(self)
-        names = list(input_names)
-        return names + [f"{names[j]}_missing" for j in self.indicator_columns_]
+        keys, values, missing = self._split(X)
+        check_n_features(self, missing)
+        g = self.group_column
+        if g is None:
+            return self._append_indicator(np.where(missing, self.statistics_[None, :], values), missing)
+        table = np.vstack([self.group_statistics_, self.statistics_[None, :]])  # last row: unseen or missing group
+        filled = np.where(np.delete(missing, g, axis=1), table[self._group_index(keys)], values)
+        keys = np.where(missing[:, g], self.group_fill_, keys)
+        filled = np.insert(filled.astype(np.result_type(filled.dtype, keys.dtype)), g, keys, axis=1)
+        return self._append_indicator(filled, missing)

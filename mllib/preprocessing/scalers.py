@@ -1,14 +1,21 @@
-"""Standardisation: x -> (x - mean) / std with mean and std learned on the training rows only.
+"""Scalers: x -> (x - centre) / scale with centre and scale learned on the training rows only.
 
 Seed 002, lines 1085-1103 (centring and scaling make regularisation strengths comparable across features);
-seed 004, D4:502 (fitting the scaler on all data instead of the training data is the canonical leakage).
-The standard deviation is the population one (divisor N); a constant column keeps scale 1.
+seed 004, D4:502 (fitting the scaler on all data instead of the training data is the canonical leakage) and
+D4:847 (scalers). Standard: mean and population std (divisor N). Min-max: the training range mapped onto
+feature_range. Robust: median and inter-quantile range, insensitive to a few outliers (D4:827).
+A constant column (zero spread, up to rounding) keeps scale 1 in every scaler, so nothing divides by zero.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..base import BaseEstimator, TransformerMixin, check_array, check_is_fitted, check_n_features, check_sample_weight
+
+
+def _nonzero_scale(spread: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    """spread, or 1 where it is zero up to rounding relative to the column's magnitude."""
+    return np.where(spread > 10 * np.finfo(float).eps * np.maximum(np.abs(centre), 1.0), spread, 1.0)
 
 
 class StandardScaler(TransformerMixin, BaseEstimator):
@@ -22,9 +29,8 @@ class StandardScaler(TransformerMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         self.mean_ = np.average(X, axis=0, weights=w)
         self.var_ = np.average((X - self.mean_) ** 2, axis=0, weights=w)
-        std = np.sqrt(self.var_)
         # a constant column would divide by zero; leave it centred but unscaled
-        self.scale_ = np.where(std > 10 * np.finfo(float).eps * np.maximum(np.abs(self.mean_), 1.0), std, 1.0)
+        self.scale_ = _nonzero_scale(np.sqrt(self.var_), self.mean_)
         return self
 
     def transform(self, X):
@@ -45,4 +51,85 @@ class StandardScaler(TransformerMixin, BaseEstimator):
             Z = Z * self.scale_
         if self.with_mean:
             Z = Z + self.mean_
+        return Z
+
+
+class MinMaxScaler(TransformerMixin, BaseEstimator):
+    """x -> lo + (x - min) (hi - lo) / (max - min) with (lo, hi) = feature_range; training rows land in [lo, hi],
+    new rows may fall outside. As an affine map: x * scale_ + min_. A constant column maps to lo."""
+
+    def __init__(self, feature_range: tuple = (0.0, 1.0)):
+        self.feature_range = feature_range
+
+    def fit(self, X, y=None):
+        try:
+            lo, hi = (float(v) for v in self.feature_range)
+        except (TypeError, ValueError):
+            raise ValueError(f"feature_range must be a pair (lo, hi), got {self.feature_range!r}") from None
+        if not lo < hi:
+            raise ValueError(f"feature_range must have lo < hi, got {self.feature_range!r}")
+        X = check_array(X)
+        self.n_features_in_ = X.shape[1]
+        self.data_min_ = X.min(axis=0)
+        self.data_max_ = X.max(axis=0)
+        self.data_range_ = self.data_max_ - self.data_min_
+        self.scale_ = (hi - lo) / _nonzero_scale(self.data_range_, self.data_max_)
+        self.min_ = lo - self.data_min_ * self.scale_
+        return self
+
+    def transform(self, X):
+        check_is_fitted(self)
+        X = check_array(X)
+        check_n_features(self, X)
+        return X * self.scale_ + self.min_
+
+    def inverse_transform(self, Z):
+        check_is_fitted(self)
+        Z = check_array(Z, name="Z")
+        check_n_features(self, Z)
+        return (Z - self.min_) / self.scale_
+
+
+class RobustScaler(TransformerMixin, BaseEstimator):
+    """x -> (x - median) / (q_hi - q_lo) with the quantiles of quantile_range (percent; (25, 75) is the IQR),
+    taken with linear interpolation between order statistics. A column whose quantiles coincide (e.g. a binary
+    column that is mostly 0) keeps scale 1."""
+
+    def __init__(self, with_centering: bool = True, with_scaling: bool = True, quantile_range: tuple = (25.0, 75.0)):
+        self.with_centering = with_centering
+        self.with_scaling = with_scaling
+        self.quantile_range = quantile_range
+
+    def fit(self, X, y=None):
+        try:
+            q_lo, q_hi = (float(v) for v in self.quantile_range)
+        except (TypeError, ValueError):
+            raise ValueError(f"quantile_range must be a pair of percentages, got {self.quantile_range!r}") from None
+        if not 0 <= q_lo < q_hi <= 100:
+            raise ValueError(f"quantile_range must satisfy 0 <= q_lo < q_hi <= 100, got {self.quantile_range!r}")
+        X = check_array(X)
+        self.n_features_in_ = X.shape[1]
+        self.center_ = np.median(X, axis=0)
+        lo, hi = np.percentile(X, [q_lo, q_hi], axis=0)
+        self.scale_ = _nonzero_scale(hi - lo, self.center_)
+        return self
+
+    def transform(self, X):
+        check_is_fitted(self)
+        X = check_array(X)
+        check_n_features(self, X)
+        if self.with_centering:
+            X = X - self.center_
+        if self.with_scaling:
+            X = X / self.scale_
+        return X
+
+    def inverse_transform(self, Z):
+        check_is_fitted(self)
+        Z = check_array(Z, name="Z")
+        check_n_features(self, Z)
+        if self.with_scaling:
+            Z = Z * self.scale_
+        if self.with_centering:
+            Z = Z + self.center_
         return Z

@@ -29,7 +29,7 @@ def fit_transform(cfg: dict, X_fit: np.ndarray, y_fit: np.ndarray, numeric: list
     """The features fitted on X_fit (y_fit for a supervised projection such as lda); bad step settings name the key."""
     _check_observed(X_fit, numeric, where)
     try:
-        transformer = build.feature_transformer(cfg, len(numeric), len(categorical)).fit(X_fit, y_fit)
+        transformer = build.feature_transformer(cfg, numeric, categorical).fit(X_fit, y_fit)
     except (ValueError, TypeError) as exc:
         steps = ", ".join(f"{s}={cfg[s]['name']}" for s in build.FEATURE_STEPS if cfg[s]["name"] != "none")
         raise PipelineError(f"features: fitting the features ({steps}) on {where} failed: {exc}; check features.* in params.yaml") from None

@@ -308,3 +308,19 @@ def test_flatten_small_example():
 def test_empty_grid_means_one_candidate_from_model_params(tmp_path):
     loaded = _load(tmp_path, _variant(search__grid={}, model__params={"logistic_regression": {"lam": 3.0}}))
     assert loaded["search"]["grid"] == {} and loaded["model"]["params"] == {"logistic_regression": {"lam": 3.0}}
+
+
+@pytest.mark.parametrize("model", sorted(REAL["search"]["grid"]))
+def test_every_default_search_candidate_fits(model):
+    """Each model's grid in params.yaml gives candidates its class accepts (values, not only names)."""
+    import numpy as np
+
+    from mllib.model_selection import ParameterGrid
+    from mllib.registry import CLASSIFIERS
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    y = (X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=120) > 0).astype(int)
+    for candidate in ParameterGrid(REAL["search"]["grid"][model]):
+        proba = CLASSIFIERS[model](**{**REAL["model"]["params"].get(model, {}), **candidate}).fit(X, y).predict_proba(X)
+        assert proba.shape == (120, 2) and np.isfinite(proba).all(), candidate

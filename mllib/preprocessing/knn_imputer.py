@@ -1,0 +1,104 @@
+"""kNN imputation: a missing entry becomes the (weighted) mean of that column over the k nearest training rows
+that observe it, the distance using only the coordinates both rows observe.
+
+Seed 004, D4:823 (KNNImputer: "completing missing values using k-Nearest Neighbors") and the leakage rule D4:567:
+the donors are the rows given to fit, never the rows being transformed. The nan-Euclidean distance is scaled to the
+full dimension, d(x, y) = sqrt(p / |O| * sum_{j in O} (x_j - y_j)^2) with O the coordinates observed in both and p
+the number of columns (as scikit-learn's nan_euclidean_distances); it is undefined when O is empty.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import BaseEstimator, TransformerMixin, check_array, check_is_fitted, check_n_features
+from .imputers import MissingIndicatorMixin
+
+WEIGHTS = ("uniform", "distance")
+_CHUNK_ELEMENTS = 1 << 22  # receivers x training rows per distance block (32 MB of float64)
+
+
+def nan_euclidean_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Pairwise nan-Euclidean distances between the rows of A and B (NaN = missing); NaN where no shared coordinate.
+    Expanded as sums of products over the shared coordinates, so it costs three matrix products."""
+    seen_a, seen_b = ~np.isnan(A), ~np.isnan(B)
+    A0, B0 = np.where(seen_a, A, 0.0), np.where(seen_b, B, 0.0)
+    sq = (A0 * A0) @ seen_b.T - 2.0 * (A0 @ B0.T) + seen_a @ (B0 * B0).T
+    np.maximum(sq, 0.0, out=sq)
+    shared = seen_a.astype(np.float64) @ seen_b.T.astype(np.float64)
+    out = np.full(sq.shape, np.nan)
+    np.divide(A.shape[1] * sq, shared, out=out, where=shared > 0)
+    return np.sqrt(out, out=out)
+
+
+class KNNImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
+    """n_neighbors: donors per missing entry (fewer if fewer training rows observe the column).
+    weights: "uniform" (plain mean) or "distance" (1/d; donors at distance 0, if any, share all the weight).
+    A row with no coordinate in common with any donor gets the column's training mean.
+    Ties in distance go to the earlier training row. add_indicator: as in SimpleImputer.
+    Fitted: fit_X_ (training rows, NaN where missing: the donors), mean_ (observed column means).
+    """
+
+    def __init__(self, n_neighbors: int = 5, weights: str = "uniform", add_indicator: bool = False):
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.add_indicator = add_indicator
+
+    def fit(self, X, y=None):
+        if isinstance(self.n_neighbors, bool) or not isinstance(self.n_neighbors, (int, np.integer)) or self.n_neighbors < 1:
+            raise ValueError(f"n_neighbors must be a positive integer, got {self.n_neighbors!r}")
+        if self.weights not in WEIGHTS:
+            raise ValueError(f"weights must be one of {WEIGHTS}, got {self.weights!r}")
+        X = check_array(X, allow_nan=True)
+        missing = np.isnan(X)
+        empty = np.flatnonzero(missing.all(axis=0))
+        if empty.size:
+            raise ValueError(f"column {empty[0]} has no observed values in the rows given to fit; drop it first")
+        self.n_features_in_ = X.shape[1]
+        self.fit_X_ = X
+        counts = (~missing).sum(axis=0)
+        self.mean_ = np.where(missing, 0.0, X).sum(axis=0) / counts
+        self._fit_indicator(missing)
+        return self
+
+    def _donor_weights(self, dist: np.ndarray, k: int) -> np.ndarray:
+        """Weights of every donor (columns of dist), zero outside each row's k nearest. Selecting by the k-th
+        smallest distance (a partition, not a sort) keeps this linear in the donors; among donors tied at the k-th
+        distance the earlier training rows are taken. NaN distances (nothing shared) never count."""
+        kth = np.partition(dist, k - 1, axis=1)[:, k - 1:k]  # NaN sorts last
+        closer = dist < kth
+        tied = dist == kth
+        room = k - closer.sum(axis=1, keepdims=True)
+        nearest = closer | (tied & (np.cumsum(tied, axis=1) <= room))
+        nearest |= np.isnan(kth) & ~np.isnan(dist)  # fewer than k donors share a coordinate: all of those
+        if self.weights == "uniform":
+            return nearest.astype(np.float64)
+        zero = nearest & (dist == 0.0)
+        w = np.divide(1.0, dist, out=np.zeros_like(dist), where=nearest & ~zero)
+        exact = zero.any(axis=1)
+        w[exact] = zero[exact]
+        return w
+
+    def transform(self, X):
+        check_is_fitted(self)
+        X = check_array(X, allow_nan=True)
+        check_n_features(self, X)
+        missing = np.isnan(X)
+        filled = X.copy()
+        fit_missing = np.isnan(self.fit_X_)
+        # distances are translation invariant; centring first keeps the expanded squares from cancelling
+        fit_c = self.fit_X_ - self.mean_
+        rows = np.flatnonzero(missing.any(axis=1))
+        chunk = max(1, _CHUNK_ELEMENTS // self.fit_X_.shape[0])
+        for start in range(0, rows.size, chunk):
+            block = rows[start:start + chunk]
+            dist = nan_euclidean_distances(X[block] - self.mean_, fit_c)
+            for j in np.flatnonzero(missing[block].any(axis=0)):
+                receivers = np.flatnonzero(missing[block, j])
+                donors = np.flatnonzero(~fit_missing[:, j])
+                d = dist[np.ix_(receivers, donors)]
+                w = self._donor_weights(d, min(self.n_neighbors, donors.size))
+                total = w.sum(axis=1)
+                isolated = total == 0  # no shared coordinate with any donor
+                mean = np.divide((w * self.fit_X_[donors, j]).sum(axis=1), total, out=np.zeros(total.shape), where=~isolated)
+                filled[block[receivers], j] = np.where(isolated, self.mean_[j], mean)
+        return self._append_indicator(filled, missing)
