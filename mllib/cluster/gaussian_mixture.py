@@ -1,0 +1,187 @@
+"""Gaussian mixture model fitted by expectation-maximisation.
+
+Model (seed 000, lines 3619-3696; seed 002, lines 3482-3553): p(x) = sum_k tau_k N(x | mu_k, Sigma_k).
+E-step: responsibilities q_nk = tau_k N(x_n | mu_k, Sigma_k) / sum_l tau_l N(x_n | mu_l, Sigma_l), in log space with
+log-sum-exp. M-step (seed 004, lines 667-745): N_k = sum_n q_nk, tau_k = N_k / n, mu_k = sum_n q_nk x_n / N_k,
+Sigma_k = sum_n q_nk (x_n - mu_k)(x_n - mu_k)^T / N_k + reg_covar I (the ridge keeps Sigma_k from collapsing onto a
+point). Each EM iteration cannot decrease the log-likelihood (seed 000, lines 3811-4045: the E-step makes Jensen's
+bound tight, the M-step maximises it). Hard ("classification") EM, lines 3731-3753, replaces q by the one-hot argmax.
+Covariances: "full" Sigma_k, "diag" (one variance per feature), "spherical" (sigma_k^2 I). Densities through the
+Cholesky factor of Sigma_k, never its inverse. Initialisation as in seed 004 lines 751-757: k-means labels as
+hard responsibilities, then an M-step; or random data points as means ("random", the notes' scheme, with the
+remaining parameters from the nearest-mean partition).
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg
+
+from ..base import BaseEstimator, ClusterMixin, check_array, check_is_fitted, check_n_features, check_random_state
+from .kmeans import KMeans, squared_distances
+
+COVARIANCE_TYPES = ("full", "diag", "spherical")
+ASSIGNMENTS = ("soft", "hard")
+INIT_PARAMS = ("kmeans", "random")
+_LOG_2PI = np.log(2 * np.pi)
+
+
+def log_gaussian_density(X, means, covariances, covariance_type, X_sq=None):
+    """log N(x_n | mu_k, Sigma_k) for every row and component, (n, K). X_sq: X * X if already computed.
+
+    For diag / spherical, sum_j (x_j - mu_kj)^2 / var_kj is expanded into matrix products (no (n, d) array per
+    component); callers pass X centred near the data mean so the expansion has no cancellation."""
+    n, d = X.shape
+    if covariance_type != "full":
+        var = covariances if covariance_type == "diag" else np.repeat(covariances[:, None], d, axis=1)
+        prec = 1.0 / var
+        X_sq = X * X if X_sq is None else X_sq
+        maha = X_sq @ prec.T - 2.0 * (X @ (means * prec).T) + np.sum(means * means * prec, axis=1)
+        return -0.5 * (d * _LOG_2PI + np.sum(np.log(var), axis=1) + np.maximum(maha, 0.0))
+    out = np.empty((n, means.shape[0]))
+    for k, mu in enumerate(means):
+        L = linalg.cholesky(covariances[k], lower=True, check_finite=False)
+        z = linalg.solve_triangular(L, (X - mu).T, lower=True, check_finite=False)
+        out[:, k] = -0.5 * (d * _LOG_2PI + 2 * np.sum(np.log(np.diag(L))) + np.einsum("ij,ij->j", z, z))
+    return out
+
+
+def e_step(X, weights, means, covariances, covariance_type, X_sq=None):
+    """log q_nk and the per-row log-likelihood log p(x_n) (log-sum-exp over the components)."""
+    joint = log_gaussian_density(X, means, covariances, covariance_type, X_sq) + np.log(weights)
+    top = joint.max(axis=1)
+    log_px = np.log(np.exp(joint - top[:, None]).sum(axis=1)) + top
+    return joint - log_px[:, None], log_px
+
+
+def m_step(X, resp, covariance_type, reg_covar, X_sq=None):
+    """tau, mu, Sigma maximising the expected complete-data log-likelihood for responsibilities resp (n, K).
+    For diag / spherical the variances are E_q[x^2] - mu^2 (one matrix product): pass X centred near its mean."""
+    mass = resp.sum(axis=0) + 10 * np.finfo(np.float64).eps  # a component with no mass keeps finite parameters
+    weights = mass / X.shape[0]
+    means = resp.T @ X / mass[:, None]
+    d = X.shape[1]
+    if covariance_type == "full":
+        covariances = np.empty((means.shape[0], d, d))
+        for k, mu in enumerate(means):
+            diff = X - mu
+            covariances[k] = (resp[:, k, None] * diff).T @ diff / mass[k]
+            covariances[k].flat[:: d + 1] += reg_covar
+        return weights, means, covariances
+    X_sq = X * X if X_sq is None else X_sq
+    variances = np.maximum(resp.T @ X_sq / mass[:, None] - means * means, 0.0) + reg_covar
+    return weights, means, (variances if covariance_type == "diag" else variances.mean(axis=1))
+
+
+class GaussianMixture(ClusterMixin, BaseEstimator):
+    """Mixture of K Gaussians by (soft or hard) EM.
+
+    n_components: K. covariance_type: "full", "diag" or "spherical". assignment: "soft" (EM) or "hard"
+    (classification EM; it also stops as soon as the partition repeats). reg_covar: added to every variance.
+    tol: stop when the average log-likelihood per sample changes by less than tol between iterations. max_iter: EM iterations per run. n_init: runs from different
+    initialisations, the one with the highest final log-likelihood is kept. init_params: "kmeans" or "random".
+    random_state: seed of the initialisation.
+    Fitted: weights_ (K,), means_ (K, d), covariances_ ((K, d, d) full, (K, d) diag, (K,) spherical),
+    log_likelihood_history_ (average log-likelihood per sample at each E-step of the best run, i.e. of the
+    parameters before each M-step; non-decreasing for soft EM), log_likelihood_ (its last value), n_iter_, converged_.
+    """
+
+    def __init__(self, n_components: int = 1, covariance_type: str = "full", assignment: str = "soft",
+                 reg_covar: float = 1e-6, tol: float = 1e-3, max_iter: int = 100, n_init: int = 1,
+                 init_params: str = "kmeans", random_state=0):
+        self.n_components = n_components
+        self.covariance_type = covariance_type
+        self.assignment = assignment
+        self.reg_covar = reg_covar
+        self.tol = tol
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.init_params = init_params
+        self.random_state = random_state
+
+    def _check_params(self, n):
+        if not (isinstance(self.n_components, (int, np.integer)) and 1 <= self.n_components <= n):
+            raise ValueError(f"n_components must be an integer in [1, n_samples = {n}], got {self.n_components!r}")
+        for name, allowed in (("covariance_type", COVARIANCE_TYPES), ("assignment", ASSIGNMENTS),
+                              ("init_params", INIT_PARAMS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+        for name in ("n_init", "max_iter"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, np.integer)) and value >= 1):
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if not self.reg_covar >= 0:
+            raise ValueError(f"reg_covar must be >= 0, got {self.reg_covar!r}")
+        if not self.tol >= 0:
+            raise ValueError(f"tol must be >= 0, got {self.tol!r}")
+
+    def _initial_resp(self, X, rng):
+        K = self.n_components
+        if self.init_params == "kmeans":
+            labels = KMeans(n_clusters=K, n_init=1, random_state=rng).fit(X).labels_
+        else:
+            means = X[rng.choice(X.shape[0], size=K, replace=False)]
+            labels = np.argmin(squared_distances(X, np.einsum("ij,ij->i", X, X), means), axis=1)
+        return np.eye(K)[labels]
+
+    def fit(self, X, y=None):
+        X = check_array(X)
+        self._check_params(X.shape[0])
+        rng = check_random_state(self.random_state)
+        # EM is translation-equivariant: run it on centred data (see log_gaussian_density), shift the means back
+        centre = X.mean(axis=0)
+        Xc = X - centre
+        Xc_sq = None if self.covariance_type == "full" else Xc * Xc
+        best = None
+        for _ in range(self.n_init):
+            run = self._em(Xc, Xc_sq, self._initial_resp(X, rng))
+            if best is None or run[1][-1] > best[1][-1]:
+                best = run
+        (self.weights_, means, self.covariances_), history, self.n_iter_, self.converged_ = best
+        self.means_ = means + centre
+        self.n_features_in_ = X.shape[1]
+        self.log_likelihood_history_ = np.array(history)
+        self.log_likelihood_ = float(history[-1])
+        return self
+
+    def _em(self, X, X_sq, resp):
+        params = m_step(X, resp, self.covariance_type, self.reg_covar, X_sq)
+        history, converged, n_iter, labels = [], False, 0, None
+        for n_iter in range(1, self.max_iter + 1):
+            log_resp, log_px = e_step(X, *params, self.covariance_type, X_sq)
+            history.append(float(log_px.mean()))
+            if self.assignment == "soft":
+                resp = np.exp(log_resp)
+            else:
+                previous, labels = labels, np.argmax(log_resp, axis=1)
+                if np.array_equal(previous, labels):  # a fixed partition: hard EM has converged exactly
+                    converged = True
+                    break
+                resp = np.eye(self.n_components)[labels]
+            params = m_step(X, resp, self.covariance_type, self.reg_covar, X_sq)
+            if n_iter > 1 and abs(history[-1] - history[-2]) < self.tol:
+                converged = True
+                break
+        return params, history, n_iter, converged
+
+    def _log_resp(self, X):
+        check_is_fitted(self)
+        X = check_array(X)
+        check_n_features(self, X)
+        centre = self.weights_ @ self.means_  # the mixture's mean: keeps the diag / spherical expansion accurate
+        return e_step(X - centre, self.weights_, self.means_ - centre, self.covariances_, self.covariance_type)
+
+    def predict_proba(self, X):
+        """Responsibilities p(component k | x), rows summing to 1."""
+        return np.exp(self._log_resp(X)[0])
+
+    def predict(self, X):
+        """The most probable component for each row (hard assignment)."""
+        return np.argmax(self._log_resp(X)[0], axis=1).astype(np.int64)
+
+    def score_samples(self, X):
+        """log p(x) under the mixture, per row."""
+        return self._log_resp(X)[1]
+
+    def score(self, X, y=None):
+        """Average log-likelihood per row."""
+        return float(np.mean(self.score_samples(X)))

@@ -1,0 +1,27 @@
+"""Weighted centring shared by the linear regressors: an unpenalised intercept is the same as fitting the
+slopes on centred data and setting b0 = mean(y) - mean(x)^T beta (seed 002, lines 1087-1091)."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def centre(X: np.ndarray, y: np.ndarray, sample_weight=None):
+    """Weighted means of X and y, and X, y centred by them with rows scaled by sqrt(w), so that plain least
+    squares on the returned arrays minimises sum_i w_i (y_i - b0 - x_i^T beta)^2 over beta.
+    sample_weight None means unit weights (no scaling pass over X)."""
+    if sample_weight is None:
+        x_mean, y_mean = X.mean(axis=0), float(y.mean())
+        return x_mean, y_mean, X - x_mean, y - y_mean
+    w = sample_weight
+    x_mean = w @ X / w.sum()
+    y_mean = float(w @ y / w.sum())
+    root = np.sqrt(w)
+    Xc = X - x_mean
+    Xc *= root[:, None]
+    return x_mean, y_mean, Xc, (y - y_mean) * root
+
+
+def positive_eigenvalues(values: np.ndarray) -> np.ndarray:
+    """The eigenvalues of a Gram matrix that are not rounding noise of a zero eigenvalue."""
+    cutoff = values.size * np.finfo(np.float64).eps * max(float(values.max(initial=0.0)), 0.0)
+    return values[values > cutoff]

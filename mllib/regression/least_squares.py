@@ -1,0 +1,98 @@
+"""Ordinary least squares and ridge regression with an unpenalised intercept.
+
+OLS (seed 002, lines 318-352; seed 000, lines 4074-4111): minimise ||y - X beta||^2, normal equations
+X^T X beta = X^T y, solved by lstsq (SVD, minimum-norm slopes for collinear columns), never an explicit inverse.
+Ridge (seed 002, lines 485-513; seed 000, lines 4112-4141): minimise ||y - b0 - X beta||^2 + lam ||beta||^2,
+beta = (X^T X + lam I)^{-1} X^T y on centred data, so b0 is not shrunk (seed 002 catalogue R4). Its effective
+degrees of freedom df(lam) = sum_j d_j^2 / (d_j^2 + lam), d_j^2 the eigenvalues of the centred X^T X (line 507).
+Both minimise the weighted sum of squares sum_i w_i r_i^2 when sample_weight is given (lam is not rescaled),
+which is scikit-learn's convention for LinearRegression and Ridge(alpha=lam).
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg
+
+from ..base import BaseEstimator, RegressorMixin, check_array, check_is_fitted, check_n_features, check_sample_weight, check_X_y
+from ._centring import centre, positive_eigenvalues
+
+RIDGE_SOLVERS = ("auto", "cholesky", "svd")
+
+
+class _LinearPredictor(RegressorMixin, BaseEstimator):
+    """predict(X) = X coef_ + intercept_."""
+
+    def predict(self, X):
+        check_is_fitted(self)
+        X = check_array(X)
+        check_n_features(self, X)
+        return X @ self.coef_ + self.intercept_
+
+
+class LinearRegression(_LinearPredictor):
+    """Least squares with an intercept; rank-deficient X gets the minimum-norm slopes.
+
+    Fitted: coef_ (d,), intercept_, rank_ (numerical rank of the centred design).
+    """
+
+    def __init__(self):
+        pass
+
+    def fit(self, X, y, sample_weight=None):
+        X, y = check_X_y(X, y, y_numeric=True)
+        w = check_sample_weight(sample_weight, X.shape[0])
+        x_mean, y_mean, Xc, yc = centre(X, y, None if sample_weight is None else w)
+        # SVD-based lstsq: singular values below max(n, d) * eps * the largest count as zero (collinear columns)
+        coef, _, rank, _ = linalg.lstsq(Xc, yc, cond=max(X.shape) * np.finfo(np.float64).eps, check_finite=False)
+        self.n_features_in_ = X.shape[1]
+        self.coef_ = coef
+        self.intercept_ = y_mean - float(x_mean @ coef)
+        self.rank_ = int(rank)
+        return self
+
+
+class Ridge(_LinearPredictor):
+    """L2-penalised least squares, intercept not penalised.
+
+    lam: penalty lambda >= 0 (scikit-learn's Ridge(alpha=lam)); lam = 0 is OLS.
+    solver: "cholesky" solves (X^T X + lam I) beta = X^T y; "svd" uses X = U D V^T, beta = V D/(D^2 + lam) U^T y
+    (stable for lam = 0 with collinear columns); "auto" is svd for lam = 0, otherwise cholesky, falling back to svd
+    if X^T X + lam I is numerically singular.
+    Fitted: coef_, intercept_, effective_degrees_of_freedom_ = df(lam) (= rank of X at lam = 0).
+    """
+
+    def __init__(self, lam: float = 1.0, solver: str = "auto"):
+        self.lam = lam
+        self.solver = solver
+
+    def fit(self, X, y, sample_weight=None):
+        X, y = check_X_y(X, y, y_numeric=True)
+        if not self.lam >= 0:
+            raise ValueError(f"lam must be >= 0, got {self.lam!r}")
+        if self.solver not in RIDGE_SOLVERS:
+            raise ValueError(f"solver must be one of {RIDGE_SOLVERS}, got {self.solver!r}")
+        w = check_sample_weight(sample_weight, X.shape[0])
+        x_mean, y_mean, Xc, yc = centre(X, y, None if sample_weight is None else w)
+        lam = float(self.lam)
+        coef = None
+        if self.solver == "cholesky" or (self.solver == "auto" and lam > 0):
+            G = Xc.T @ Xc
+            try:
+                factor = linalg.cho_factor(G + lam * np.eye(G.shape[0]), check_finite=False)
+                coef = linalg.cho_solve(factor, Xc.T @ yc, check_finite=False)
+                d2 = positive_eigenvalues(linalg.eigvalsh(G, check_finite=False))
+            except linalg.LinAlgError:
+                if self.solver == "cholesky":
+                    raise ValueError("X^T X + lam I is singular (lam = 0 with collinear columns); "
+                                     "use solver='svd' or 'auto', or lam > 0") from None
+        if coef is None:
+            U, d, Vt = linalg.svd(Xc, full_matrices=False, check_finite=False)
+            keep = d > d.size * np.finfo(np.float64).eps * d.max(initial=0.0)  # zero directions stay out of beta
+            U, d, Vt = U[:, keep], d[keep], Vt[keep]
+            coef = Vt.T @ (d / (d**2 + lam) * (U.T @ yc))
+            d2 = d**2
+        self.n_features_in_ = X.shape[1]
+        self.coef_ = coef
+        self.intercept_ = y_mean - float(x_mean @ coef)
+        self.effective_degrees_of_freedom_ = float(np.sum(d2 / (d2 + lam)))
+        return self
