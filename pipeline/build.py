@@ -42,12 +42,13 @@ FEATURE_STEPS = {
     "scaler": ["none", "standard_scaler", "min_max_scaler", "robust_scaler"],
     "categorical_imputer": ["simple_imputer"],
     "encoder": ["one_hot_encoder", "ordinal_encoder"],
-    "projection": ["none", "pca", "lda", "cholesky_whitening", "kernel_pca", "nystroem"],
+    "projection": ["none", "pca", "lda", "pls", "cholesky_whitening", "kernel_pca", "nystroem"],
 }
 
 
 def feature_step_names(step: str) -> list[str]:
-    return [n for n in FEATURE_STEPS[step] if n == "none" or n in registry.TRANSFORMERS]
+    """The accepted names that are registered and transform (pls is a regressor that also projects)."""
+    return [n for n in FEATURE_STEPS[step] if n == "none" or hasattr(registry.REGISTRY.get(n), "transform")]
 
 
 def _step(cfg: dict, **resolved):
