@@ -1,0 +1,117 @@
+"""Gaussian-process classification with the Laplace approximation (binary; one-vs-rest for more classes).
+
+Seed 002 G4, lines 2514-2527 ("iterate GP estimation on a re-weighted data set"), made explicit by Rasmussen &
+Williams, Algorithms 3.1-3.2, for p(y = 1 | f) = sigmoid(f), prior f ~ GP(0, s k), labels t in {0, 1}:
+  mode:  repeat  pi = sigmoid(f), W = pi (1 - pi), B = I + W^1/2 K W^1/2 = L L^T, b = W f + t - pi,
+                 a = b - W^1/2 L^-T L^-1 W^1/2 K b,  f = K a   (Newton's method on log p(t|f) - 1/2 f^T K^-1 f);
+  predict: mean f*(x) = kappa(x)^T (t - pi), variance s k(x, x) - v^T v with v = L^-1 W^1/2 kappa(x);
+           p(y = 1 | x) ~ sigmoid(f* / sqrt(1 + pi var / 8)) (probit approximation, seed 002 G3, line 2508 corrected).
+O(n^3): on more than n_max rows the model is fitted on a random subsample of n_max rows (random_state).
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg
+from scipy.special import expit
+
+from ..base import BaseEstimator, ClassifierMixin, check_array, check_is_fitted, check_n_features, check_random_state, check_X_y
+from ..kernels import kernel_diagonal
+from ..kernels._params import KernelParamsMixin
+
+
+class GaussianProcessClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimator):
+    """amplitude: prior variance s of the latent function (kernel s k); kernel, gamma, degree, coef0 as in
+    mllib.kernels.kernel_params. max_iter / tol: Newton iterations, stopped when the Laplace objective
+    log p(t|f) - 1/2 a^T f improves by less than tol. n_max, random_state: subsample size for large data.
+
+    Fitted: X_train_, latent_mode_ (n_problems, n), residual_ = t - pi (n_problems, n), W_sqrt_ (n_problems, n),
+    L_ (n_problems, n, n), log_marginal_likelihood_value_ (n_problems,), kernel_params_.
+    """
+
+    def __init__(self, amplitude: float = 1.0, kernel: str = "rbf", gamma="scale", degree: int = 3, coef0: float = 1.0,
+                 max_iter: int = 100, tol: float = 1e-10, n_max: int = 2000, random_state=0):
+        self.amplitude = amplitude
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_max = n_max
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        X, y = check_X_y(X, y)
+        if not (isinstance(self.amplitude, (int, float, np.number)) and self.amplitude > 0):
+            raise ValueError(f"amplitude must be a positive number, got {self.amplitude!r}")
+        for name in ("max_iter", "n_max"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        encoded = self._encode_targets(y)
+        if X.shape[0] > self.n_max:
+            keep = np.sort(check_random_state(self.random_state).choice(X.shape[0], self.n_max, replace=False))
+            X, encoded = X[keep], encoded[keep]
+        self._resolve_kernel(X)
+        K = self.amplitude * self._gram(X)
+        positives = [1] if self.classes_.size == 2 else range(self.classes_.size)
+        fits = [_laplace_mode(K, (encoded == k).astype(float), self.max_iter, self.tol) for k in positives]
+        self.latent_mode_, self.residual_, self.W_sqrt_, self.L_, evidence = (np.array(v) for v in zip(*fits))
+        self.log_marginal_likelihood_value_ = evidence
+        self.X_train_ = X
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def latent(self, X):
+        """Posterior mean and variance of the latent f(x) under the Laplace approximation, each (n, n_problems)."""
+        check_is_fitted(self)
+        X = check_array(X)
+        check_n_features(self, X)
+        kappa = self.amplitude * self._gram(X, self.X_train_)
+        prior_var = self.amplitude * kernel_diagonal(X, self.kernel, **self.kernel_params_)
+        mean = kappa @ self.residual_.T
+        var = np.empty_like(mean)
+        for k in range(self.residual_.shape[0]):
+            v = linalg.solve_triangular(self.L_[k], self.W_sqrt_[k][:, None] * kappa.T, lower=True)
+            var[:, k] = np.maximum(prior_var - np.einsum("ij,ij->j", v, v), 0.0)
+        return mean, var
+
+    def decision_function(self, X):
+        """The latent posterior mean f*(x): binary (n,), multiclass (n, K) one-vs-rest."""
+        mean, _ = self.latent(X)
+        return mean[:, 0] if self.classes_.size == 2 else mean
+
+    def predict_proba(self, X):
+        mean, var = self.latent(X)
+        p = expit(mean / np.sqrt(1.0 + np.pi * var / 8.0))
+        if self.classes_.size == 2:
+            return np.column_stack([1.0 - p[:, 0], p[:, 0]])
+        return p / p.sum(axis=1, keepdims=True)
+
+
+def _laplace_mode(K, t, max_iter, tol):
+    """Algorithm 3.1: Newton iterations for the mode of p(f | t); returns (f, t - pi, W^1/2, L, log evidence)."""
+    n = t.size
+    f = np.zeros(n)
+    objective = -np.inf
+    for _ in range(max_iter):
+        pi = expit(f)
+        W = pi * (1.0 - pi)
+        W_sqrt = np.sqrt(W)
+        B = np.eye(n) + W_sqrt[:, None] * K * W_sqrt[None, :]
+        L = linalg.cholesky(B, lower=True)
+        b = W * f + (t - pi)
+        a = b - W_sqrt * linalg.cho_solve((L, True), W_sqrt * (K @ b))
+        f = K @ a
+        # log p(t | f) = -sum log(1 + exp(-(2t - 1) f)), written with logaddexp against overflow
+        new = -0.5 * a @ f - np.logaddexp(0.0, -(2 * t - 1) * f).sum()
+        if new - objective < tol:
+            objective = new
+            break
+        objective = new
+    # the returned quantities belong to the final f (so prediction uses the mode, not the previous iterate)
+    pi = expit(f)
+    W_sqrt = np.sqrt(pi * (1.0 - pi))
+    L = linalg.cholesky(np.eye(n) + W_sqrt[:, None] * K * W_sqrt[None, :], lower=True)
+    evidence = objective - np.log(np.diag(L)).sum()
+    return f, t - pi, W_sqrt, L, evidence

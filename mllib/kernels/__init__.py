@@ -1,0 +1,21 @@
+"""Kernels and kernel machines: Mercer kernels and Gram matrices, kernel ridge, kernel PCA, Nystroem features."""
+from .functions import (
+    KERNELS,
+    gram,
+    gram_dot,
+    inverse_multiquadric,
+    is_psd,
+    kernel_diagonal,
+    kernel_params,
+    linear,
+    polynomial,
+    quadratic_features,
+    rbf,
+    sigmoid,
+)
+from .kernel_pca import KernelPCA
+from .kernel_ridge import KernelRidge
+from .nystroem import Nystroem
+
+__all__ = ["KernelRidge", "KernelPCA", "Nystroem", "KERNELS", "gram", "gram_dot", "is_psd", "kernel_diagonal",
+           "kernel_params", "quadratic_features", "linear", "polynomial", "rbf", "sigmoid", "inverse_multiquadric"]

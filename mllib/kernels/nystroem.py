@@ -1,0 +1,52 @@
+"""Nystroem approximation: explicit features z(x) with z(x)^T z(y) ~ k(x, y), so linear models scale like kernel ones.
+
+With m landmarks x_l sampled from the training rows, K ~ K_nm K_mm^{-1} K_mn, hence z(x) = K_mm^{-1/2} kappa_m(x)
+(kappa_m(x)_l = k(x, x_l)); K_mm^{-1/2} from its eigendecomposition, eigenvalues floored at 1e-12 as a
+pseudo-inverse square root. With every training row as a landmark the approximation is exact on them.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg
+
+from ..base import BaseEstimator, TransformerMixin, check_array, check_is_fitted, check_n_features, check_random_state
+from ._params import KernelParamsMixin
+
+
+class Nystroem(KernelParamsMixin, TransformerMixin, BaseEstimator):
+    """n_components: number of landmarks m (sampled without replacement with random_state; at most n).
+
+    Fitted: components_ (the landmarks, m x d), component_indices_, normalization_ (K_mm^{-1/2}), kernel_params_.
+    """
+
+    def __init__(self, n_components: int = 100, kernel: str = "rbf", gamma="scale", degree: int = 3, coef0: float = 1.0,
+                 random_state=0):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        X = check_array(X)
+        if isinstance(self.n_components, bool) or not isinstance(self.n_components, (int, np.integer)) or self.n_components < 1:
+            raise ValueError(f"n_components must be a positive integer, got {self.n_components!r}")
+        rng = check_random_state(self.random_state)
+        m = min(int(self.n_components), X.shape[0])
+        self.component_indices_ = np.sort(rng.choice(X.shape[0], size=m, replace=False))
+        self.components_ = X[self.component_indices_]
+        self._resolve_kernel(X)
+        eigenvalues, U = linalg.eigh(self._gram(self.components_))
+        self.normalization_ = np.ascontiguousarray((U / np.sqrt(np.maximum(eigenvalues, 1e-12))) @ U.T)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def transform(self, X):
+        check_is_fitted(self)
+        X = check_array(X)
+        check_n_features(self, X)
+        return self._gram(X, self.components_) @ self.normalization_.T
+
+    def get_feature_names_out(self, input_features=None):
+        return np.array([f"nystroem{j}" for j in range(self.components_.shape[0])], dtype=object)
