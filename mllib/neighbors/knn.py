@@ -1,0 +1,209 @@
+"""k-nearest-neighbour and Parzen-window classifier and regressor.
+
+Seed 002, lines 1284-1324 (slides 4:17-4:19; catalogue 002 P5): a local model with the smoothing kernel
+"1 if x_i is among the k nearest neighbours of x*, else 0"; the kNN regressor is the (weighted) mean of the
+neighbours' targets, the kNN classifier the class frequencies among them. Seed 001, lines 880-929 (catalogue
+001-004 7.7): k-NN and Parzen density estimates p(x) = (k / n) / V; with a fixed window of width h
+(bandwidth) every class's Parzen density gives the posterior P(c | x) = sum_{i in c} K(|x - x_i| / h) / sum_i K(.),
+kernels box (1 inside the window), Epanechnikov 3/4 (1 - s^2) on s <= 1 (catalogue 002 P5) or Gaussian.
+A query whose window holds no training point gets the class priors (regressor: the training mean).
+Neighbours are found by brute force (blocked BLAS distances ||a||^2 + ||b||^2 - 2 a^T b, then a compiled k-smallest
+selection) or a kd-tree (kdtree.py); "auto" takes the kd-tree in low dimension only, where its pruning pays (d <= 15).
+weights="distance" weighs each neighbour by 1 / distance (a neighbour at distance 0 takes all the weight).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_array, check_is_fitted, check_n_features,
+                    check_sample_weight, check_X_y)
+from .kdtree import build_kdtree, kdtree_query
+
+ALGORITHMS = ("auto", "kd_tree", "brute")
+WEIGHTS = ("uniform", "distance")
+KERNELS = ("box", "epanechnikov", "gaussian")
+_BLOCK = 1 << 21  # distance-matrix entries per block (16 MB)
+_KD_TREE_MAX_DIM = 15
+
+
+def squared_distances(A: np.ndarray, B: np.ndarray, B_sq: np.ndarray) -> np.ndarray:
+    """||a||^2 + ||b||^2 - 2 a^T b, clipped at 0 (rounding can make it slightly negative)."""
+    D = A @ B.T
+    D *= -2.0
+    D += np.einsum("ij,ij->i", A, A)[:, None]
+    D += B_sq
+    return np.maximum(D, 0.0, out=D)
+
+
+@njit(cache=True)
+def smallest_k(D, k):
+    """Per row of D, the k smallest entries and their columns, ordered by (value, column): a sorted list of k
+    candidates that most entries fail to enter after a single comparison (numpy's argpartition makes several
+    passes over each row and was the bottleneck of brute-force kNN, benchmarks/results/classifiers.md)."""
+    m, n = D.shape
+    vals = np.empty((m, k))
+    cols = np.empty((m, k), dtype=np.int64)
+    for r in range(m):
+        best_v = vals[r]
+        best_c = cols[r]
+        best_v[:] = np.inf
+        best_c[:] = n
+        for c in range(n):
+            v = D[r, c]
+            if v < best_v[k - 1]:  # columns come in increasing order, so an equal value never enters
+                j = k - 1
+                while j > 0 and best_v[j - 1] > v:
+                    best_v[j] = best_v[j - 1]
+                    best_c[j] = best_c[j - 1]
+                    j -= 1
+                best_v[j] = v
+                best_c[j] = c
+    return vals, cols
+
+
+def brute_kneighbors(X: np.ndarray, Q: np.ndarray, k: int):
+    """k nearest rows of X for every row of Q, ordered by (distance, index): distances and indices (n_q, k).
+    Ranks by ||b||^2 - 2 a^T b (||a||^2 is constant along a row), computed by a single GEMM of the augmented
+    matrices [a, 1] [-2 b, ||b||^2]^T in blocks of queries, and adds ||a||^2 back to the k selected only."""
+    Xa = np.hstack([-2.0 * X, np.einsum("ij,ij->i", X, X)[:, None]])
+    dist = np.empty((Q.shape[0], k))
+    ind = np.empty((Q.shape[0], k), dtype=np.int64)
+    step = max(1, _BLOCK // X.shape[0])
+    for lo in range(0, Q.shape[0], step):
+        q = Q[lo:lo + step]
+        d, ind[lo:lo + step] = smallest_k(np.hstack([q, np.ones((q.shape[0], 1))]) @ Xa.T, k)
+        d += np.einsum("ij,ij->i", q, q)[:, None]
+        dist[lo:lo + step] = np.sqrt(np.maximum(d, 0.0))  # rounding can make a squared distance slightly negative
+    return dist, ind
+
+
+class _Neighbours(BaseEstimator):
+    """Storage, neighbour search and weights shared by the classifier and the regressor."""
+
+    def __init__(self, n_neighbors: int = 5, weights: str = "uniform", algorithm: str = "auto", leaf_size: int = 30,
+                 bandwidth: float | None = None, kernel: str = "box"):
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.algorithm = algorithm
+        self.leaf_size = leaf_size
+        self.bandwidth = bandwidth
+        self.kernel = kernel
+
+    def _store(self, X, sample_weight):
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}")
+        if self.weights not in WEIGHTS:
+            raise ValueError(f"weights must be one of {WEIGHTS}, got {self.weights!r}")
+        if self.kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
+        if self.bandwidth is not None and not self.bandwidth > 0:
+            raise ValueError(f"bandwidth must be > 0 (the Parzen window width) or None for k nearest neighbours, "
+                             f"got {self.bandwidth!r}")
+        if self.bandwidth is None and (not isinstance(self.n_neighbors, (int, np.integer))
+                                       or not 1 <= self.n_neighbors <= X.shape[0]):
+            raise ValueError(f"n_neighbors must be an int in [1, n_samples = {X.shape[0]}], got {self.n_neighbors!r}")
+        if not isinstance(self.leaf_size, (int, np.integer)) or self.leaf_size < 1:
+            raise ValueError(f"leaf_size must be a positive int, got {self.leaf_size!r}")
+        self.n_features_in_ = X.shape[1]
+        self.X_fit_ = X
+        self.sample_weight_ = check_sample_weight(sample_weight, X.shape[0])
+        use_tree = self.bandwidth is None and (
+            self.algorithm == "kd_tree" or (self.algorithm == "auto" and X.shape[1] <= _KD_TREE_MAX_DIM))
+        if use_tree:
+            self.tree_index_, self.tree_nodes_, self.tree_split_ = build_kdtree(X, int(self.leaf_size))
+        else:  # a refit after set_params(algorithm="brute") must not query a stale tree
+            for name in ("tree_index_", "tree_nodes_", "tree_split_"):
+                self.__dict__.pop(name, None)
+
+    def kneighbors(self, X):
+        """Distances and training indices of the n_neighbors nearest rows, ascending (ties by index)."""
+        check_is_fitted(self)
+        X = check_array(X)
+        check_n_features(self, X)
+        if hasattr(self, "tree_nodes_"):
+            return kdtree_query(self.X_fit_, self.tree_index_, self.tree_nodes_, self.tree_split_, X, int(self.n_neighbors))
+        return brute_kneighbors(self.X_fit_, X, int(self.n_neighbors))
+
+    def _neighbour_weights(self, X):
+        """(indices, weights) with weights (n, k) for kNN; (None, weights) with weights (n, n_train) for Parzen."""
+        if self.bandwidth is not None:
+            return None, self._parzen_weights(X)
+        dist, ind = self.kneighbors(X)
+        if self.weights == "uniform":
+            w = np.ones_like(dist)
+        else:
+            exact = dist == 0
+            w = np.divide(1.0, dist, out=np.zeros_like(dist), where=~exact)
+            rows = exact.any(axis=1)
+            w[rows] = exact[rows]
+        return ind, w * self.sample_weight_[ind]
+
+    def _parzen_weights(self, X):
+        check_is_fitted(self)
+        X = check_array(X)
+        check_n_features(self, X)
+        X_sq = np.einsum("ij,ij->i", self.X_fit_, self.X_fit_)
+        out = np.empty((X.shape[0], self.X_fit_.shape[0]))
+        step = max(1, _BLOCK // self.X_fit_.shape[0])
+        for lo in range(0, X.shape[0], step):
+            s2 = squared_distances(X[lo:lo + step], self.X_fit_, X_sq) / self.bandwidth**2
+            if self.kernel == "box":
+                K = (s2 <= 1.0).astype(np.float64)
+            elif self.kernel == "epanechnikov":
+                K = np.maximum(0.75 * (1.0 - s2), 0.0)
+            else:
+                K = np.exp(-0.5 * s2)
+            out[lo:lo + step] = K
+        return out * self.sample_weight_
+
+
+class KNeighborsClassifier(ClassifierMixin, _Neighbours):
+    """k-nearest-neighbour vote (or Parzen-window posterior when bandwidth is set).
+
+    n_neighbors: k. weights: "uniform" or "distance" (1 / distance). algorithm: "auto", "kd_tree" or "brute".
+    leaf_size: kd-tree leaf size. bandwidth: None for kNN, else the Parzen window width h (brute force).
+    kernel: Parzen window shape, "box", "epanechnikov" or "gaussian". sample_weight multiplies each training
+    row's vote.
+    """
+
+    def fit(self, X, y, sample_weight=None):
+        X, y = check_X_y(X, y)
+        self.y_codes_ = self._encode_targets(y)
+        self._store(X, sample_weight)
+        counts = np.bincount(self.y_codes_, weights=self.sample_weight_, minlength=self.classes_.size)
+        self.class_prior_ = counts / counts.sum()
+        return self
+
+    def predict_proba(self, X):
+        ind, w = self._neighbour_weights(X)
+        K = self.classes_.size
+        if ind is None:
+            votes = w @ np.eye(K)[self.y_codes_]
+        else:
+            codes = self.y_codes_[ind]
+            votes = np.column_stack([np.sum(w * (codes == c), axis=1) for c in range(K)])
+        total = votes.sum(axis=1, keepdims=True)
+        empty = total[:, 0] <= 0
+        votes[empty] = self.class_prior_
+        total[empty] = 1.0
+        return votes / total
+
+
+class KNeighborsRegressor(RegressorMixin, _Neighbours):
+    """Mean of the k nearest neighbours' targets (weighted as in KNeighborsClassifier), or the Parzen-window
+    (Nadaraya-Watson) kernel-weighted mean when bandwidth is set."""
+
+    def fit(self, X, y, sample_weight=None):
+        X, y = check_X_y(X, y, y_numeric=True)
+        self.y_fit_ = y
+        self._store(X, sample_weight)
+        self.y_mean_ = float(self.sample_weight_ @ y / self.sample_weight_.sum())
+        return self
+
+    def predict(self, X):
+        ind, w = self._neighbour_weights(X)
+        values = self.y_fit_ if ind is None else self.y_fit_[ind]
+        num = (w @ values) if ind is None else np.sum(w * values, axis=1)
+        total = w.sum(axis=1)
+        return np.divide(num, total, out=np.full(total.shape, self.y_mean_), where=total > 0)
