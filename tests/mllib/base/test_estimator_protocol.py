@@ -19,7 +19,7 @@ from mllib.base import (
 )
 from mllib.linear import LogisticRegression
 from mllib.preprocessing import OneHotEncoder, SimpleImputer, StandardScaler
-from mllib.registry import REGISTRY
+from mllib.registry import CALIBRATORS, CLUSTERERS, REGISTRY, REGRESSORS
 
 
 def _feature_transformer():
@@ -184,11 +184,13 @@ def _fit_small(est):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 3))
     y = (X[:, 0] + rng.normal(size=30) > 0).astype(int)
-    if isinstance(est, TransformerMixin):
+    if type(est) in CALIBRATORS.values():
+        return est.fit(X[:, 0], y)  # calibrators: 1-D scores
+    if type(est) in REGRESSORS.values():
+        return est.fit(X, X[:, 0] - X[:, 1])
+    if type(est) in CLUSTERERS.values():
         return est.fit(X)
-    if isinstance(est, ClassifierMixin):
-        return est.fit(X, y)
-    return est.fit(X[:, 0], y)  # calibrators: 1-D scores
+    return est.fit(X, y)  # classifiers and transformers (supervised ones such as lda use y)
 
 
 @pytest.mark.parametrize("name", sorted(REGISTRY))
