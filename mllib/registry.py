@@ -8,50 +8,125 @@ from __future__ import annotations
 from .base import ColumnTransformer, Pipeline
 
 # ---- preprocessing and decomposition (features stage) ----
-from .preprocessing import OneHotEncoder, SimpleImputer, StandardScaler
+from .decomposition import PCA
+from .preprocessing import (
+    CholeskyWhitening,
+    GroupImputer,
+    KNNImputer,
+    MinMaxScaler,
+    OneHotEncoder,
+    OrdinalEncoder,
+    PiecewiseFeatures,
+    PolynomialFeatures,
+    RBFFeatures,
+    RobustScaler,
+    SimpleImputer,
+    StandardScaler,
+)
 
 _PREPROCESSING = {
     "simple_imputer": SimpleImputer,
+    "group_imputer": GroupImputer,
+    "knn_imputer": KNNImputer,
     "one_hot_encoder": OneHotEncoder,
+    "ordinal_encoder": OrdinalEncoder,
     "standard_scaler": StandardScaler,
+    "min_max_scaler": MinMaxScaler,
+    "robust_scaler": RobustScaler,
+    "cholesky_whitening": CholeskyWhitening,
+    "pca": PCA,
+    "polynomial_features": PolynomialFeatures,
+    "rbf_features": RBFFeatures,
+    "piecewise_features": PiecewiseFeatures,
 }
 
 # ---- linear, Bayes, discriminant and neighbour classifiers ----
-from .linear import LogisticRegression
+from .bayes import GaussianBayesClassifier, NaiveBayes
+from .discriminant import FisherDiscriminant, LinearDiscriminantProjection, NearestCentroid
+from .linear import LinearSVM, LogisticRegression, Perceptron
+from .neighbors import KNeighborsClassifier, KNeighborsRegressor
 
 _LINEAR_CLASSIFIERS = {
+    "gaussian_bayes": GaussianBayesClassifier,
+    "naive_bayes": NaiveBayes,
+    "fisher_lda": FisherDiscriminant,
+    "nearest_centroid": NearestCentroid,
+    "perceptron": Perceptron,
     "logistic_regression": LogisticRegression,
+    "linear_svm": LinearSVM,
+    "knn": KNeighborsClassifier,
 }
-_DISCRIMINANT_TRANSFORMERS: dict[str, type] = {}
-_NEIGHBOUR_REGRESSORS: dict[str, type] = {}
+_DISCRIMINANT_TRANSFORMERS: dict[str, type] = {"lda": LinearDiscriminantProjection}
+_NEIGHBOUR_REGRESSORS: dict[str, type] = {"knn_regressor": KNeighborsRegressor}
 
 # ---- regressors (linear family) and unsupervised models ----
-_LINEAR_REGRESSORS: dict[str, type] = {}
-_CLUSTERERS: dict[str, type] = {}
-_UNSUPERVISED_TRANSFORMERS: dict[str, type] = {}
+from .cluster import GaussianMixture, KMeans
+from .manifold import ClassicalMDS
+from .regression import BayesianLinearRegression, Lasso, LinearRegression, PLSRegression, Ridge
+
+_LINEAR_REGRESSORS = {
+    "linear_regression": LinearRegression,
+    "ridge": Ridge,
+    "lasso": Lasso,
+    "bayesian_linear_regression": BayesianLinearRegression,
+    "pls": PLSRegression,  # also a transformer (transform = latent scores), registered once, as a regressor
+}
+_CLUSTERERS = {
+    "kmeans": KMeans,
+    "gaussian_mixture": GaussianMixture,
+}
+_UNSUPERVISED_TRANSFORMERS = {
+    "mds": ClassicalMDS,
+}
 
 # ---- trees, forests, bagging, AdaBoost ----
-_TREE_CLASSIFIERS: dict[str, type] = {}
-_TREE_REGRESSORS: dict[str, type] = {}
+from .ensemble import AdaBoostClassifier, BaggingClassifier, RandomForestClassifier, RandomForestRegressor
+from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+_TREE_CLASSIFIERS: dict[str, type] = {
+    "decision_tree": DecisionTreeClassifier,
+    "random_forest": RandomForestClassifier,
+    "bagging": BaggingClassifier,
+    "adaboost": AdaBoostClassifier,
+}
+_TREE_REGRESSORS: dict[str, type] = {
+    "decision_tree_regressor": DecisionTreeRegressor,
+    "random_forest_regressor": RandomForestRegressor,
+}
 
 # ---- gradient boosting ----
-_BOOSTING_CLASSIFIERS: dict[str, type] = {}
-_BOOSTING_REGRESSORS: dict[str, type] = {}
+from .gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
+
+_BOOSTING_CLASSIFIERS = {
+    "gradient_boosting": GradientBoostingClassifier,
+}
+_BOOSTING_REGRESSORS = {
+    "gradient_boosting_regressor": GradientBoostingRegressor,
+}
 
 # ---- kernel machines ----
-_KERNEL_CLASSIFIERS: dict[str, type] = {}
-_KERNEL_REGRESSORS: dict[str, type] = {}
-_KERNEL_TRANSFORMERS: dict[str, type] = {}
+from .gaussian_process import GaussianProcessClassifier, GaussianProcessRegressor
+from .kernels import KernelPCA, KernelRidge, Nystroem
+from .svm import SVC
+
+_KERNEL_CLASSIFIERS = {"svm": SVC, "gp_classifier": GaussianProcessClassifier}
+_KERNEL_REGRESSORS = {"kernel_ridge": KernelRidge, "gp_regressor": GaussianProcessRegressor}
+_KERNEL_TRANSFORMERS = {"kernel_pca": KernelPCA, "nystroem": Nystroem}
 
 # ---- neural networks ----
-_NEURAL_CLASSIFIERS: dict[str, type] = {}
-_NEURAL_REGRESSORS: dict[str, type] = {}
+from .neural import MLPClassifier, MLPRegressor
+
+_NEURAL_CLASSIFIERS = {"mlp": MLPClassifier}
+_NEURAL_REGRESSORS = {"mlp_regressor": MLPRegressor}
 
 # ---- calibration maps (1-D score -> probability) ----
-from .calibration import NoCalibration, PlattScaling
+from .calibration import HistogramBinning, IsotonicCalibration, NoCalibration, PlattScaling, TemperatureScaling
 
 _CALIBRATION = {
     "platt": PlattScaling,
+    "isotonic": IsotonicCalibration,
+    "temperature": TemperatureScaling,
+    "histogram_binning": HistogramBinning,
     "none": NoCalibration,
 }
 

@@ -2,12 +2,14 @@
 errors that name the key; every knob must be present (defaults live in params.yaml, not in code)."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import yaml
 
 from mllib.metrics import SCORERS
 from mllib import registry
+from mllib.fairness import MITIGATION_CRITERIA
 from mllib.registry import CLASSIFIERS
 
 from .build import FEATURE_STEPS, GROUPED_STRATEGIES, STRATEGIES, feature_step_names
@@ -86,6 +88,19 @@ def mapping():
     return _Check("a mapping (use {} for none)", lambda v: isinstance(v, dict))
 
 
+def cost_matrix():
+    """null, or [[c(pred 0 | y 0), c(pred 0 | y 1)], [c(pred 1 | y 0), c(pred 1 | y 1)]] (mllib.decisions:
+    rows = decisions, columns = true classes) where each class's correct decision is strictly cheaper."""
+    def ok(v):
+        if not (isinstance(v, list) and len(v) == 2 and all(isinstance(r, list) and len(r) == 2 for r in v)):
+            return False
+        if not all(_is_number(x) and math.isfinite(x) for r in v for x in r):
+            return False
+        return v[0][1] > v[1][1] and v[1][0] > v[0][0]
+    return _Check("null or a 2x2 list [[cost(pred 0|y 0), cost(pred 0|y 1)], [cost(pred 1|y 0), cost(pred 1|y 1)]] "
+                  "of finite numbers with each class's correct decision strictly cheaper than the wrong one", ok, nullable=True)
+
+
 SPEC = {
     "seed": integer(0),
     "data": {
@@ -125,12 +140,25 @@ SPEC = {
         "scoring": choice(*SCORERS),
     },
     "calibration": {
-        "method": choice("platt", "none"),
+        "method": choice(*registry.CALIBRATORS),
         "n_bins": integer(2),
         "binning": choice("uniform", "quantile"),
     },
-    "evaluate": {"threshold": number(0, 1)},
-    "fairness": {"min_group_size": integer(1)},
+    "evaluate": {
+        "threshold": number(0, 1),
+        "cost_matrix": cost_matrix(),
+        "reject_threshold": _Check("a number in [0.5, 1) (0.5: never abstain)", lambda v: _is_number(v) and 0.5 <= v < 1),
+        "target_risk": number(0, 1),
+    },
+    "fairness": {
+        "min_group_size": integer(1),
+        "n_boot": integer(0),
+        "confidence_level": number(0, 1),
+        "mitigation": {
+            "criterion": choice(*MITIGATION_CRITERIA, "none"),
+            "tolerance": _Check("a number in [0, 1)", lambda v: _is_number(v) and 0 <= v < 1),
+        },
+    },
     "explain": {
         "n_repeats": integer(1),
         "scoring": choice(*SCORERS),

@@ -38,13 +38,39 @@ def precision_recall(points: list[dict], average_precision: float, prevalence: f
 
 
 def reliability(rows: list[dict], title: str) -> bytes:
-    fig, ax = plt.subplots(figsize=(4, 4))
+    """Observed frequency against mean prediction per bin (empty bins are gaps), with each bin's count below."""
+    fig, (ax, counts) = plt.subplots(2, 1, figsize=(4, 5), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
     ax.plot([0, 1], [0, 1], "--", color="grey", label="perfect calibration")
-    for label in dict.fromkeys(r["calibration"] for r in rows):
+    labels = list(dict.fromkeys(r["calibration"] for r in rows))
+    for i, label in enumerate(labels):
         pts = [r for r in rows if r["calibration"] == label and r["count"]]
         ax.plot([r["mean_predicted"] for r in pts], [r["fraction_positive"] for r in pts], "o-", label=label)
-    ax.set(xlabel="mean predicted probability", ylabel="observed positive frequency", title=title, xlim=(0, 1), ylim=(0, 1))
+        bins = [r for r in rows if r["calibration"] == label]
+        width = [(r["bin_upper"] - r["bin_lower"]) / len(labels) for r in bins]
+        counts.bar([r["bin_lower"] + i * w for r, w in zip(bins, width)], [r["count"] for r in bins], width=width,
+                   align="edge", label=label)
+    ax.set(ylabel="observed positive frequency", title=title, xlim=(0, 1), ylim=(0, 1))
     ax.legend(loc="upper left")
+    counts.set(xlabel="mean predicted probability (bins)", ylabel="rows per bin", xlim=(0, 1))
+    return png_bytes(fig)
+
+
+def risk_coverage(points: list[dict], selective: dict) -> bytes:
+    """Selective risk (error rate among accepted rows) against coverage as the confidence threshold falls,
+    with the configured reject option and the largest coverage within the target risk marked."""
+    fig, ax = plt.subplots(figsize=(4.5, 3.5))
+    ax.plot([p["coverage"] for p in points], [p["risk"] for p in points], label=f"model (AURC {selective['aurc']:.4f})")
+    ax.axhline(selective["target_risk"], linestyle="--", color="grey", label=f"target risk {selective['target_risk']:g}")
+    reject = selective["reject_option"]
+    if reject["n_accepted"]:
+        ax.plot([reject["coverage"]], [reject["selective_risk"]], "s", color="tab:red",
+                label=f"reject below {reject['reject_threshold']:g}: coverage {reject['coverage']:.3f}")
+    at = selective["at_target_risk"]
+    if at["achievable"]:
+        ax.plot([at["coverage"]], [at["risk"]], "o", color="tab:green", label=f"coverage at target {at['coverage']:.3f}")
+    ax.set(xlabel="coverage (fraction of rows decided)", ylabel="selective risk (error rate)", xlim=(0, 1.02),
+           title="Risk-coverage curve (test)")
+    ax.legend(loc="lower right", fontsize=7)
     return png_bytes(fig)
 
 
@@ -59,16 +85,24 @@ def validation_curve(rows: list[dict], scoring: str) -> bytes:
     return png_bytes(fig)
 
 
-def group_rates(attribute: str, groups: dict) -> bytes:
-    metrics = ("selection_rate", "tpr", "fpr")
+def group_rates(attribute: str, groups: dict, metrics=("selection_rate", "tpr", "fpr", "precision")) -> bytes:
+    """Per-group rates as bars with their bootstrap intervals; groups below the minimum size are marked."""
     names = list(groups)
-    fig, ax = plt.subplots(figsize=(5, 0.5 + 0.45 * len(names) * len(metrics) / 2))
+    fig, ax = plt.subplots(figsize=(5.5, 0.6 + 0.3 * len(names) * len(metrics)))
     height = 0.8 / len(metrics)
     for i, metric in enumerate(metrics):
-        values = [groups[g][metric] if groups[g][metric] is not None else 0.0 for g in names]
-        ax.barh([j + i * height for j in range(len(names))], values, height=height, label=metric)
-    ax.set_yticks([j + height for j in range(len(names))], names)
-    ax.set(xlim=(0, 1), title=f"Test-set rates by {attribute}")
+        values, low, high = [], [], []
+        for g in names:
+            v = groups[g][metric]
+            lo, hi = groups[g].get("intervals", {}).get(metric, [None, None])
+            values.append(0.0 if v is None else v)  # undefined: no bar (and no error bar)
+            low.append(0.0 if v is None or lo is None else max(v - lo, 0.0))
+            high.append(0.0 if v is None or hi is None else max(hi - v, 0.0))
+        ax.barh([j + i * height for j in range(len(names))], values, height=height, xerr=[low, high],
+                error_kw={"elinewidth": 0.8, "capsize": 2}, label=metric)
+    ticks = [f"{g} (n={groups[g]['n']}{', small' if groups[g].get('small') else ''})" for g in names]
+    ax.set_yticks([j + height * (len(metrics) - 1) / 2 for j in range(len(names))], ticks)
+    ax.set(xlim=(0, 1.05), xlabel="rate (bars: point estimate, lines: bootstrap interval)", title=f"Test-set rates by {attribute}")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7)
     return png_bytes(fig)
 

@@ -35,6 +35,7 @@ ROC_CURVE = Path("reports/plots/roc.json")
 PR_CURVE = Path("reports/plots/pr.json")
 CONFUSION = Path("reports/plots/confusion.csv")
 RELIABILITY_TEST = Path("reports/plots/reliability_test.json")
+RISK_COVERAGE = Path("reports/plots/risk_coverage.json")
 
 FAIRNESS_METRICS = Path("reports/metrics/fairness.json")
 FAIRNESS_PLOT = Path("reports/plots/fairness.csv")

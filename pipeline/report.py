@@ -58,7 +58,8 @@ def document(title: str, sections: list[str]) -> str:
 def model_card(params: dict, r: dict) -> str:
     data, test, train = params["data"], r["test"], r["train"]
     fairness = r["fairness"]["attributes"]
-    largest = {a: fairness[a]["gaps"]["selection_rate"]["difference"] for a in params["data"]["sensitive"]}
+    gaps = {a: {c: fairness[a]["criteria"][c]["difference"] for c in ("demographic_parity", "equal_opportunity")}
+            for a in params["data"]["sensitive"]}
     items = {
         "Model": f"{params['model']['name']} with {train['best_params']}, chosen by {train['scoring']} over "
                  f"{train['n_candidates']} candidates and {train['n_folds']} {params['split']['strategy']} folds",
@@ -71,9 +72,11 @@ def model_card(params: dict, r: dict) -> str:
                        f"CV {train['scoring']} {fmt(train['cv_mean'])} ± {fmt(train['cv_std'])}",
         "Calibration": f"{params['calibration']['method']}: test ECE {fmt(test['calibration']['before']['ece'])} before, "
                        f"{fmt(test['calibration']['after']['ece'])} after",
-        "Fairness": "; ".join(f"selection-rate gap by {a}: {fmt(v)}" for a, v in largest.items()) or "no sensitive attributes",
+        "Fairness": "; ".join(f"by {a}: demographic-parity gap {fmt(g['demographic_parity'])}, equal-opportunity gap "
+                              f"{fmt(g['equal_opportunity'])}" for a, g in gaps.items()) or "no sensitive attributes",
         "Excluded as features": ", ".join(data["drop"]) + " (leakage: outcomes of the same year, or identifiers)",
-        "Caveats": "Permutation importance is misleading for correlated features; fairness gaps are point estimates "
-                   "on one test set; groups below the minimum size are flagged in the fairness table.",
+        "Caveats": "Permutation importance is misleading for correlated features; fairness gaps come from one test set "
+                   "(bootstrap intervals in the fairness section); groups below the minimum size are flagged in the "
+                   "fairness table and left out of the parity criteria.",
     }
     return key_values(items)

@@ -3,8 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.calibration import expected_calibration_error, maximum_calibration_error, reliability_curve
-from mllib.metrics import brier_score, log_loss
+from mllib.calibration import (
+    calibration_summary,
+    expected_calibration_error,
+    group_calibration_summary,
+    maximum_calibration_error,
+    reliability_curve,
+)
+from mllib.metrics import brier_decomposition, brier_score, log_loss
 
 
 def calibration_quality(y: np.ndarray, p: np.ndarray, cfg: dict) -> dict:
@@ -16,6 +22,32 @@ def calibration_quality(y: np.ndarray, p: np.ndarray, cfg: dict) -> dict:
         "brier": brier_score(y, p),
         "log_loss": log_loss(y, p),
     }
+
+
+def calibration_report(y: np.ndarray, p: np.ndarray, cfg: dict) -> dict:
+    """calibration_quality plus the bins actually used and Murphy's Brier decomposition (equal-width bins, so the
+    four terms reliability - resolution + uncertainty + within_bin add up to the Brier score exactly)."""
+    summary = calibration_summary(y, p, n_bins=cfg["n_bins"], strategy=cfg["binning"])
+    decomposition = brier_decomposition(y, p, n_bins=cfg["n_bins"])
+    return {
+        **calibration_quality(y, p, cfg),
+        **{k: summary[k] for k in ("n_bins_used", "n_nonempty_bins", "n")},
+        "brier_decomposition": {k: decomposition[k] for k in ("reliability", "resolution", "uncertainty", "within_bin")},
+    }
+
+
+def group_calibration(y: np.ndarray, before: np.ndarray, after: np.ndarray, groupings: dict, cfg: dict) -> dict:
+    """{grouping: {group: {n, base_rate, before: {ece, mce}, after: {ece, mce}}}}: ECE / MCE within each sensitive
+    group (bins formed within the group, so a small group's numbers are noisy: read them with its n)."""
+    bins = dict(n_bins=cfg["n_bins"], strategy=cfg["binning"])
+    out = {}
+    for name, labels in groupings.items():
+        labels = np.asarray(labels).astype(str)
+        b, a = group_calibration_summary(y, before, labels, **bins), group_calibration_summary(y, after, labels, **bins)
+        out[name] = {g: {"n": b[g]["n"], "base_rate": float(y[labels == g].mean()),
+                         "before": {k: b[g][k] for k in ("ece", "mce")}, "after": {k: a[g][k] for k in ("ece", "mce")}}
+                     for g in b}
+    return out
 
 
 def reliability_rows(y: np.ndarray, p: np.ndarray, cfg: dict, label: str) -> list[dict]:

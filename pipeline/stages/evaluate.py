@@ -1,6 +1,9 @@
 """Stage 7, evaluate: the test set, used once (seed 004, D4:200, 543): the full corrected metric table,
 confusion matrix, ROC and PR curves, calibration on test, and the validation-vs-test gap with the
-notes' diagnosis (D4:556-572)."""
+notes' diagnosis (D4:556-572). Decisions: at evaluate.threshold, or at the minimum-expected-cost threshold of
+evaluate.cost_matrix (seed 000, lines 179-232); the reject option (abstain when max(p, 1 - p) is below
+evaluate.reject_threshold, D4:1986-1996) with its risk-coverage curve, AURC / E-AURC and the coverage at
+evaluate.target_risk."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,6 +11,17 @@ import pandas as pd
 
 from mllib import io as mlio
 from mllib.calibration import NoCalibration, decision_scores
+from mllib.decisions import (
+    aurc,
+    bayes_threshold,
+    coverage_at_risk,
+    excess_aurc,
+    min_risk_decision,
+    optimal_aurc,
+    reject_option,
+    risk_coverage_curve,
+    selective_risk,
+)
 from mllib.metrics import (
     average_precision_score,
     binary_metrics,
@@ -21,7 +35,7 @@ from pipeline.config import load_params
 from pipeline.errors import run_stage
 from pipeline.frames import binary_target
 from pipeline.io import read_json, read_parquet, write_csv, write_json, write_parquet
-from pipeline.summaries import calibration_quality, reliability_rows
+from pipeline.summaries import calibration_report, reliability_rows
 
 GAP_DIAGNOSIS = (
     "validation-test gap beyond two CV standard deviations; the notes' causes (seed 004, D4:567): leakage between "
@@ -39,9 +53,65 @@ def gap_report(train_metrics: dict, y: np.ndarray, p: np.ndarray, pred: np.ndarr
             "test": test_value, "gap": gap, "diagnosis": "within CV variation" if within else GAP_DIAGNOSIS}
 
 
+def realised_cost(y: np.ndarray, pred: np.ndarray, cost_matrix) -> float:
+    """Mean cost of the decisions on labelled rows: cost[pred_i][y_i] (rows = decision, columns = true class)."""
+    return float(np.mean(np.asarray(cost_matrix, dtype=np.float64)[pred, y]))
+
+
+def decision_rule(cfg: dict) -> dict:
+    """The decision threshold: evaluate.threshold, or the minimum-expected-cost (Bayes) threshold of
+    evaluate.cost_matrix when it is set (predict 1 when p > t; p = t costs the same either way)."""
+    cost = cfg["cost_matrix"]
+    if cost is None:
+        return {"rule": "threshold", "threshold": cfg["threshold"], "cost_matrix": None}
+    return {"rule": "cost_matrix", "threshold": bayes_threshold(cost), "cost_matrix": cost}
+
+
+def decide(p: np.ndarray, rule: dict) -> np.ndarray:
+    """Decisions: p >= threshold, or the minimum-expected-cost action (1 exactly when p > the Bayes threshold)."""
+    if rule["cost_matrix"] is None:
+        return (p >= rule["threshold"]).astype(np.int64)
+    return min_risk_decision(p, rule["cost_matrix"])["action"]
+
+
+def cost_report(y: np.ndarray, p: np.ndarray, rule: dict, plain_threshold: float) -> dict:
+    """Expected cost on test of the minimum-risk decisions (the posterior's own expectation and the realised
+    average over the labels) against the plain evaluate.threshold rule."""
+    cost = rule["cost_matrix"]
+    decided = min_risk_decision(p, cost)
+    plain = (p >= plain_threshold).astype(np.int64)
+    return {"expected_cost_posterior": float(decided["risk"].mean()),
+            "realised_cost": realised_cost(y, decided["action"], cost),
+            "realised_cost_at_evaluate_threshold": realised_cost(y, plain, cost)}
+
+
+def selective_report(y: np.ndarray, p: np.ndarray, pred: np.ndarray, cfg: dict) -> tuple[dict, dict, np.ndarray]:
+    """The reject option at evaluate.reject_threshold, the risk-coverage curve of the decisions ranked by the
+    confidence max(p, 1 - p), its area (AURC, and E-AURC above the perfect ranking) and the coverage at
+    evaluate.target_risk. Risk = error rate among accepted rows; the curve's last point is the overall error."""
+    rejected = reject_option(p, cfg["reject_threshold"])
+    confidence, accepted = rejected["confidence"], rejected["accepted"]
+    kept = selective_risk(y, pred, accepted)
+    n_errors = int(np.sum(y != pred))
+    report = {
+        "confidence": "max(p, 1 - p)",
+        "reject_option": {"reject_threshold": cfg["reject_threshold"], **kept,
+                          "accuracy_accepted": 1.0 - kept["selective_risk"] if kept["n_accepted"] else float("nan")},
+        "aurc": aurc(y, pred, confidence),
+        "optimal_aurc": optimal_aurc(len(y), n_errors),
+        "e_aurc": excess_aurc(y, pred, confidence),
+        "error_rate": n_errors / len(y),
+        "target_risk": cfg["target_risk"],
+        "at_target_risk": coverage_at_risk(y, pred, confidence, cfg["target_risk"]),
+    }
+    return report, risk_coverage_curve(y, pred, confidence), accepted
+
+
 def main() -> None:
     params = load_params()
-    data, threshold = params["data"], params["evaluate"]["threshold"]
+    data, cfg = params["data"], params["evaluate"]
+    rule = decision_rule(cfg)
+    threshold = rule["threshold"]
     model, calibrator = mlio.load(paths.MODEL), mlio.load(paths.CALIBRATOR)
     test = read_parquet(paths.TEST, "split")
     X = read_parquet(paths.FINAL_TEST_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
@@ -50,13 +120,15 @@ def main() -> None:
     score = decision_scores(model, X)
     p_raw = NoCalibration().fit(score).transform(score)
     p = calibrator.transform(score)
-    pred = (p >= threshold).astype(np.int64)
+    pred = decide(p, rule)
+    selective, curve, accepted = selective_report(y, p, pred, cfg)
 
     table = binary_metrics(y, pred)
-    before, after = calibration_quality(y, p_raw, params["calibration"]), calibration_quality(y, p, params["calibration"])
+    before, after = calibration_report(y, p_raw, params["calibration"]), calibration_report(y, p, params["calibration"])
     metrics = {
         "n": int(len(y)),
         "threshold": threshold,
+        "decision": {**rule, **(cost_report(y, p, rule, cfg["threshold"]) if rule["cost_matrix"] else {})},
         "roc_auc": roc_auc_score(y, p),
         "average_precision": average_precision_score(y, p),
         **{k: table[k] for k in ("accuracy", "precision", "recall", "specificity", "f1")},
@@ -66,12 +138,16 @@ def main() -> None:
         "confusion": {k: table[k] for k in ("tp", "fp", "fn", "tn")},
         "table": table,
         "cv_vs_test": gap_report(read_json(paths.TRAIN_METRICS, "train"), y, p, pred),
+        "selective": selective,
     }
     fpr, tpr, roc_thr = roc_curve(y, p)
     precision, recall, pr_thr = precision_recall_curve(y, p)
     predictions = pd.DataFrame({paths.ROW_ID: test[paths.ROW_ID], "y": y, "score": score, "proba_uncalibrated": p_raw,
-                                "proba": p, "prediction": pred})
-    print(f"evaluate: test ROC AUC {metrics['roc_auc']:.4f}, accuracy {metrics['accuracy']:.4f} at threshold {threshold}")
+                                "proba": p, "prediction": pred, "accepted": accepted})
+    reject = selective["reject_option"]
+    print(f"evaluate: test ROC AUC {metrics['roc_auc']:.4f}, accuracy {metrics['accuracy']:.4f} at threshold {threshold:.4g} "
+          f"({rule['rule']}); reject option: coverage {reject['coverage']:.3f}, selective risk {reject['selective_risk']:.4f}; "
+          f"AURC {selective['aurc']:.4f}, E-AURC {selective['e_aurc']:.4f}")
 
     write_parquet(predictions, paths.TEST_PREDICTIONS)
     write_json(metrics, paths.TEST_METRICS)
@@ -79,6 +155,7 @@ def main() -> None:
     write_json([{"recall": r, "precision": q, "threshold": t} for r, q, t in zip(recall, precision, np.append(pr_thr, np.nan))],
                paths.PR_CURVE)
     write_csv(pd.DataFrame({"actual": y, "predicted": pred}), paths.CONFUSION)
+    write_json([dict(zip(curve, values)) for values in zip(*curve.values())], paths.RISK_COVERAGE)
     write_json(reliability_rows(y, p_raw, params["calibration"], "before") + reliability_rows(y, p, params["calibration"], "after"),
                paths.RELIABILITY_TEST)
 

@@ -25,6 +25,7 @@ INPUTS = {
     "roc": (paths.ROC_CURVE, "evaluate"),
     "pr": (paths.PR_CURVE, "evaluate"),
     "reliability_test": (paths.RELIABILITY_TEST, "evaluate"),
+    "risk_coverage": (paths.RISK_COVERAGE, "evaluate"),
     "fairness": (paths.FAIRNESS_METRICS, "fairness"),
     "importance": (paths.IMPORTANCE, "explain"),
     "attributions": (paths.ATTRIBUTIONS, "explain"),
@@ -41,6 +42,7 @@ def make_figures(r: dict) -> dict[str, bytes]:
         "precision_recall.png": figures.precision_recall(r["pr"], test["average_precision"], prevalence),
         "reliability_oof.png": figures.reliability(r["reliability_oof"], "Reliability, out-of-fold (cross-fitted)"),
         "reliability_test.png": figures.reliability(r["reliability_test"], "Reliability, test"),
+        "risk_coverage.png": figures.risk_coverage(r["risk_coverage"], test["selective"]),
         "importance.png": figures.importance(r["importance"]["features"], r["importance"]["scoring"]),
     }
     for i, (attribute, result) in enumerate(r["fairness"]["attributes"].items()):
@@ -54,17 +56,122 @@ def make_figures(r: dict) -> dict[str, bytes]:
     return figs
 
 
-def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
+def interval(value, bounds) -> str:
+    """'0.7619 [0.6525, 0.8517]': a point estimate with its bootstrap interval (undefined parts say so)."""
+    if not bounds:
+        return html.fmt(value)
+    return f"{html.fmt(value)} [{html.fmt(bounds[0])}, {html.fmt(bounds[1])}]"
+
+
+GROUP_COLUMNS = ("base_rate", "selection_rate", "tpr", "fpr", "precision", "accuracy", "calibration_error")
+
+
+def calibration_section(r: dict, img: dict) -> str:
     test, cal = r["test"], r["calibration"]
+
+    def row(label: str, q: dict) -> dict:
+        return {"data": label, **{k: q[k] for k in ("ece", "mce", "brier", "log_loss")},
+                **{f"Brier {k}": v for k, v in q["brier_decomposition"].items()}, "non-empty bins": q["n_nonempty_bins"]}
+
+    groups = [{"grouping": name, "group": g, "n": m["n"], "base rate": m["base_rate"], "ECE before": m["before"]["ece"],
+               "ECE after": m["after"]["ece"], "MCE before": m["before"]["mce"], "MCE after": m["after"]["mce"]}
+              for name, per_group in cal["groups"].items() for g, m in per_group.items()]
+    return html.section(
+        "Calibration",
+        html.table([row("out-of-fold, before", cal["oof_before"]), row("out-of-fold, after (cross-fitted)", cal["oof_after_crossfitted"]),
+                    row("test, before", test["calibration"]["before"]), row("test, after", test["calibration"]["after"])]),
+        f"<p class='muted'>Method {html.fmt(cal['method'])}, fitted on {cal['n_rows']} out-of-fold rows; ECE/MCE with "
+        f"{cal['binning']['n_bins']} {html.fmt(cal['binning']['strategy'])} bins ({html.fmt(cal['binning']['edges'])}), "
+        "empty bins skipped; the Brier decomposition (Brier = reliability - resolution + uncertainty + within-bin) uses "
+        f"{cal['binning']['n_bins']} equal-width bins. Points below the diagonal mean the model over-predicts the "
+        "positive class; the bars below each diagram count the rows per bin.</p>",
+        f"<div class='figs'>{img['reliability_oof.png']}{img['reliability_test.png']}</div>",
+        "<h3>Per sensitive group (out-of-fold; bins formed within each group, so small groups are noisy)</h3>",
+        html.table(groups),
+    )
+
+
+def decisions_section(r: dict, img: dict) -> str:
+    test = r["test"]
+    d, sel = test["decision"], test["selective"]
+    reject, at = sel["reject_option"], sel["at_target_risk"]
+    rule = {"decision rule": d["rule"], "decision threshold (positive when p >= t; cost rule: p > t)": d["threshold"]}
+    if d["cost_matrix"]:
+        c = d["cost_matrix"]
+        rule.update({"cost matrix [[pred 0|y 0, pred 0|y 1], [pred 1|y 0, pred 1|y 1]]": str(c),
+                     "expected cost per row, posterior (test)": d["expected_cost_posterior"],
+                     "realised cost per row (test)": d["realised_cost"],
+                     "realised cost per row at evaluate.threshold (test)": d["realised_cost_at_evaluate_threshold"]})
+    return html.section(
+        "Decisions: costs and the reject option (test)",
+        html.key_values(rule),
+        html.key_values({f"reject option: abstain when max(p, 1 - p) < {reject['reject_threshold']}": "",
+                         "coverage (fraction decided)": reject["coverage"], "rows decided": reject["n_accepted"],
+                         "selective risk (error rate among decided)": reject["selective_risk"],
+                         "accuracy among decided": reject["accuracy_accepted"], "overall error rate (no rejection)": sel["error_rate"],
+                         "AURC (area under risk-coverage)": sel["aurc"], "optimal AURC (perfect ranking)": sel["optimal_aurc"],
+                         "E-AURC (AURC - optimal)": sel["e_aurc"],
+                         f"largest coverage with selective risk <= {sel['target_risk']}": at["coverage"] if at["achievable"] else "not achievable",
+                         "confidence threshold there": at["threshold"], "selective risk there": at["risk"]}),
+        f"<div class='figs'>{img['risk_coverage.png']}</div>",
+    )
+
+
+def fairness_section(r: dict, img: dict) -> str:
+    f = r["fairness"]
+    boot = f["bootstrap"]
+    parts = [f"<p class='muted'>Test set, decision threshold {html.fmt(f['decision_threshold'])}. Intervals: "
+             f"{html.fmt(boot['confidence_level'])} percentile bootstrap, {boot['n_boot']} replicates (seed {boot['seed']}"
+             f"{', resampling whole ' + html.fmt(boot['cluster']) + ' clusters' if boot['cluster'] else ', rows'}). Groups below "
+             f"{f['min_group_size']} rows are flagged and left out of the criteria. Differences are max - min over groups "
+             "(0 = parity), ratios min / max (1 = parity); equal opportunity = equal TPR t/p (erratum E4).</p>"]
+    for i, (attribute, result) in enumerate(f["attributes"].items()):
+        rows = [{"group": g, "n": m["n"], **{k: interval(m[k], m["intervals"].get(k)) for k in GROUP_COLUMNS if k in m},
+                 "flag": "below min size" if m["small"] else ""} for g, m in result["groups"].items()]
+        criteria = [{"criterion": k, "rates": ", ".join(v["metrics"]),
+                     "difference": interval(v["difference"], v["difference_interval"]),
+                     "ratio": interval(v["ratio"], v["ratio_interval"]),
+                     "note": v["reason"] or (f"excludes {', '.join(map(str, v['excluded_groups']))}" if v["excluded_groups"] else "")}
+                    for k, v in result["criteria"].items()]
+        parts += [f"<h3>{html.fmt(attribute)}</h3>", html.table(rows), html.table(criteria),
+                  f"<p class='note'>Which criteria can hold together: {html.fmt(result['compatibility']['statement'])}</p>",
+                  f"<div class='figs'>{img[f'fairness_{i}.png']}</div>"]
+    mitigation = f["mitigation"]
+    if mitigation["criterion"] == "none":
+        parts.append("<h3>Mitigation</h3><p class='muted'>fairness.mitigation.criterion is none.</p>")
+    elif mitigation.get("attributes"):
+        rows = []
+        for attribute, m in mitigation["attributes"].items():
+            if not m["applied"]:
+                rows.append({"attribute": attribute, "thresholds": f"not applied: {m['reason']}"})
+                continue
+            o, t = m["fitted_oof"], m["test"]
+            rows.append({"attribute": attribute, "thresholds": ", ".join(f"{g}: {'never positive' if v is None else f'{v:.4f}'}" for g, v in m["thresholds"].items()),
+                         "gap before (out-of-fold)": o["gap_before"], "gap after (out-of-fold)": o["gap_after"],
+                         "gap before (test)": t["gap_before"], "gap after (test)": t["gap_after"],
+                         "accuracy before (test)": t["accuracy_before"], "accuracy after (test)": t["accuracy_after"],
+                         "accuracy cost (test)": t["accuracy_cost"]})
+        every = [{"attribute": attribute, "criterion": c, "test gap before": v["gap_before"], "test gap after": v["gap_after"]}
+                 for attribute, m in mitigation["attributes"].items() if m["applied"]
+                 for c, v in m["test_every_criterion"].items()]
+        parts += [f"<h3>Mitigation: per-group thresholds for {html.fmt(mitigation['criterion'])}</h3>",
+                  f"<p class='muted'>Fitted on the {html.fmt(mitigation['fitted_on'])} (tolerance {html.fmt(mitigation['tolerance'])}), "
+                  "judged on test; before = one threshold for everyone. The group must be known at decision time.</p>",
+                  html.table(rows), "<p class='muted'>Every criterion's test gap with the same thresholds:</p>", html.table(every)]
+    if f["reweighing"]:
+        rows = [{"attribute": a, "group": g, **{f"weight y={label}": w for label, w in labels.items()}}
+                for a, table in f["reweighing"].items() for g, labels in table.items()]
+        parts += ["<h3>Reweighing (pre-processing, Kamiran-Calders)</h3>",
+                  "<p class='muted'>w(g, y) = P(g) P(y) / P(g, y) on the training rows: training with these sample weights "
+                  "makes the label independent of the group. Reported, not used by the train stage.</p>", html.table(rows)]
+    return html.section("Fairness", *parts)
+
+
+def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
+    test = r["test"]
     img = {name: html.image(png, name) for name, png in figs.items()}
     candidates = [{"params": c["params"], "rank": c["rank"], "mean validation": c["mean_valid_score"],
                    "std validation": c["std_valid_score"], "mean train": c["mean_train_score"]} for c in r["search"]["candidates"]]
-    fairness_parts = []
-    for i, (attribute, result) in enumerate(r["fairness"]["attributes"].items()):
-        rows = [{"group": g, **m, "flag": "below min size" if g in result["small_groups"] else ""} for g, m in result["groups"].items()]
-        gaps = [{"metric": k, "difference (max-min)": v["difference"], "ratio (min/max)": v["ratio"],
-                 "max group": v["max_group"], "min group": v["min_group"]} for k, v in result["gaps"].items()]
-        fairness_parts += [f"<h3>{html.fmt(attribute)}</h3>", html.table(rows), html.table(gaps), img[f"fairness_{i}.png"]]
     gap = test["cv_vs_test"]
     sections = [
         html.section("Model card", html.model_card(params, r)),
@@ -93,16 +200,9 @@ def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
             f"{html.fmt(gap['cv_std'])}, test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: {html.fmt(gap['diagnosis'])}</p>",
             f"<div class='figs'>{img['roc.png']}{img['precision_recall.png']}</div>",
         ),
-        html.section(
-            "Calibration",
-            html.table([{"data": "out-of-fold, before", **cal["oof_before"]}, {"data": "out-of-fold, after (cross-fitted)", **cal["oof_after_crossfitted"]},
-                        {"data": "test, before", **test["calibration"]["before"]}, {"data": "test, after", **test["calibration"]["after"]}]),
-            f"<p class='muted'>Method {html.fmt(cal['method'])}; ECE/MCE with {cal['binning']['n_bins']} {html.fmt(cal['binning']['strategy'])} bins; "
-            "points below the diagonal mean the model over-predicts the positive class.</p>",
-            f"<div class='figs'>{img['reliability_oof.png']}{img['reliability_test.png']}</div>",
-        ),
-        html.section("Fairness (test set)", f"<p class='muted'>Decision threshold {r['fairness']['threshold']}; groups below "
-                     f"{r['fairness']['min_group_size']} rows are flagged.</p>", *fairness_parts),
+        calibration_section(r, img),
+        decisions_section(r, img),
+        fairness_section(r, img),
         html.section("Explainability: permutation importance (raw features, test set)",
                      html.table([{k: f[k] for k in ("feature", "mean", "std", "ci_low", "ci_high")} for f in r["importance"]["features"]]),
                      f"<div class='figs'>{img['importance.png']}</div>"),

@@ -149,3 +149,19 @@ def test_fewer_groups_than_folds(project):
 def test_missing_upstream_output_names_the_stage_to_run(project):
     (project / "data/interim/clean.parquet").unlink()
     assert_stopped_cleanly(project, "split", "data/interim/clean.parquet", "dvc repro clean")
+
+
+def test_unknown_calibration_method(project):
+    edit_params(project, "calibration.method", "beta")
+    assert_stopped_cleanly(project, "validate", "params.yaml", "calibration.method", "'beta'", "isotonic")
+
+
+@pytest.mark.parametrize("matrix", [[[0, 1], [1]], [[0, 1], [1, 2]], [[0, -1], [1, 0]]])
+def test_invalid_cost_matrix(project, matrix):
+    edit_params(project, "evaluate.cost_matrix", matrix)
+    assert_stopped_cleanly(project, "validate", "params.yaml", "evaluate.cost_matrix", "2x2", "strictly cheaper")
+
+
+def test_unknown_mitigation_criterion(project):
+    edit_params(project, "fairness.mitigation.criterion", "predictive_parity")
+    assert_stopped_cleanly(project, "validate", "params.yaml", "fairness.mitigation.criterion", "equal_opportunity")

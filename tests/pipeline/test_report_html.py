@@ -58,9 +58,10 @@ def _card_inputs():
                  "calibration": {"before": {"ece": 0.05}, "after": {"ece": None}}},
         "train": {"best_params": {"lam": 10.0}, "scoring": "roc_auc", "n_candidates": 4, "n_folds": 5,
                   "cv_mean": 0.7, "cv_std": 0.01},
-        "fairness": {"attributes": {"female": {"gaps": {"selection_rate": {"difference": 0.031}}},
-                                    "black": {"gaps": {"selection_rate": {"difference": None}}},
-                                    "female & black": {"gaps": {"selection_rate": {"difference": 0.2}}}}},
+        "fairness": {"attributes": {
+            "female": {"criteria": {"demographic_parity": {"difference": 0.031}, "equal_opportunity": {"difference": 0.012}}},
+            "black": {"criteria": {"demographic_parity": {"difference": None}, "equal_opportunity": {"difference": 0.2}}},
+            "female & black": {"criteria": {"demographic_parity": {"difference": 0.5}, "equal_opportunity": {"difference": 0.5}}}}},
         "validation": {"rows_kept": 90, "rows_in": 100, "rows_quarantined": 10},
         "split": {"rows": {"train": 72, "test": 18}},
     }
@@ -86,7 +87,8 @@ def test_model_card_content():
     assert cells["Evaluation data"].startswith("18 held-out rows, grouped by zper")
     assert "test ROC AUC 0.7123" in cells["Performance"] and "CV roc_auc 0.7000 ± 0.0100" in cells["Performance"]
     assert cells["Calibration"] == "platt: test ECE 0.0500 before, undefined after"
-    assert cells["Fairness"] == "selection-rate gap by female: 0.0310; selection-rate gap by black: undefined"
+    assert cells["Fairness"] == ("by female: demographic-parity gap 0.0310, equal-opportunity gap 0.0120; "
+                                 "by black: demographic-parity gap undefined, equal-opportunity gap 0.2000")
     assert cells["Excluded as features"].startswith("meddol, inpdol")
 
 

@@ -9,10 +9,14 @@ from sklearn.metrics import brier_score_loss
 from sklearn.metrics import log_loss as sk_log_loss
 
 from mllib.calibration import PlattScaling
+from mllib.fairness import GroupThresholdOptimizer, criterion_gap, fairness_report
+from mllib.metrics import brier_score
+from pipeline.config import load_params
+from pipeline.errors import PipelineError
 from pipeline.stages.calibrate import cross_fitted
-from pipeline.stages.evaluate import GAP_DIAGNOSIS, gap_report
-from pipeline.stages.fairness import REPORTED, audit
-from pipeline.summaries import calibration_quality, reliability_rows
+from pipeline.stages.evaluate import GAP_DIAGNOSIS, cost_report, decide, decision_rule, gap_report, realised_cost, selective_report
+from pipeline.stages.fairness import PLOTTED, compatibility, mitigate, plot_rows
+from pipeline.summaries import calibration_quality, calibration_report, group_calibration, reliability_rows
 
 
 def oof(n=300, k=3, seed=0):
@@ -25,11 +29,19 @@ def oof(n=300, k=3, seed=0):
 
 # ---- calibrate.cross_fitted -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("method", ["platt", "none"])
+@pytest.mark.parametrize("method", ["platt", "none", "temperature"])
 def test_cross_fitted_output_is_probabilities(method):
     score, y, fold = oof()
     p = cross_fitted(method, score, y, fold)
     assert p.shape == y.shape and np.all((p > 0) & (p < 1))
+
+
+@pytest.mark.parametrize("method", ["isotonic", "histogram_binning"])
+def test_cross_fitted_piecewise_calibrators_give_probabilities(method):
+    score, y, fold = oof()
+    p = cross_fitted(method, score, y, fold)
+    assert p.shape == y.shape and np.all((p >= 0) & (p <= 1))
+    assert calibration_quality(y, p, {"n_bins": 10, "binning": "uniform"})["ece"] < 0.1
 
 
 def test_each_fold_is_scored_by_a_calibrator_fitted_on_the_other_folds():
@@ -92,39 +104,60 @@ def test_gap_probability_scorer_uses_the_probabilities():
     assert r["test"] == pytest.approx((0.2 ** 2 + 0.3 ** 2) / 2)
 
 
-# ---- fairness.audit ---------------------------------------------------------------------------------------
+# ---- fairness helpers -------------------------------------------------------------------------------------
 
-def test_audit_per_group_rates_small_groups_and_gaps():
-    y = np.array([1, 1, 0, 0, 1, 0, 1, 0, 0, 1])
-    pred = np.array([1, 0, 0, 1, 1, 0, 1, 1, 1, 1])
-    groups = np.array(["a"] * 4 + ["b"] * 6)
-    report = audit(y, pred, groups, min_group_size=5)
-    assert list(report["groups"]) == ["a", "b"]
-    a, b = report["groups"]["a"], report["groups"]["b"]
-    assert set(a) == set(REPORTED)
-    assert (a["n"], a["n_pos"], b["n"], b["n_pos"]) == (4, 2, 6, 3)
-    assert a["selection_rate"] == pytest.approx(2 / 4) and b["selection_rate"] == pytest.approx(5 / 6)
-    assert a["tpr"] == pytest.approx(1 / 2) and b["tpr"] == pytest.approx(1.0)
-    assert a["fpr"] == pytest.approx(1 / 2) and b["fpr"] == pytest.approx(2 / 3)
-    assert report["small_groups"] == ["a"]
-    gap = report["gaps"]["selection_rate"]
-    assert gap["difference"] == pytest.approx(5 / 6 - 1 / 2)
-    assert (gap["max_group"], gap["min_group"]) == ("b", "a")
+def _scored_groups(n=600, seed=3):
+    """Calibrated-looking probabilities whose group 'b' is scored lower than 'a' at the same label: a single
+    threshold gives the groups different TPRs."""
+    rng = np.random.default_rng(seed)
+    g = np.where(rng.random(n) < 0.5, "a", "b")
+    y = (rng.random(n) < np.where(g == "a", 0.6, 0.4)).astype(np.int64)
+    p = 1 / (1 + np.exp(-(1.5 * (2 * y - 1) + rng.normal(size=n) - 0.8 * (g == "b"))))
+    return p, y, g
 
 
-def test_audit_group_of_exactly_min_size_is_not_small():
-    y = np.array([0, 1, 0, 1, 0, 1, 1])
-    groups = np.array(["a"] * 3 + ["b"] * 4)
-    assert audit(y, y, groups, min_group_size=4)["small_groups"] == ["a"]
-    assert audit(y, y, groups, min_group_size=3)["small_groups"] == []
+def test_mitigation_reaches_a_smaller_gap_on_the_rows_it_was_fitted_on():
+    p, y, g = _scored_groups()
+    p_test, y_test, g_test = _scored_groups(seed=4)
+    m = mitigate(p, y, g, p_test, y_test, g_test, "equal_opportunity", 0.01, 0.5)
+    assert m["applied"] and set(m["thresholds"]) == {"a", "b"}
+    fit = m["fitted_oof"]
+    assert fit["gap_before"] == pytest.approx(criterion_gap(y, (p >= 0.5).astype(int), g, "equal_opportunity"))
+    assert fit["gap_after"] < fit["gap_before"] and fit["gap_after"] <= 0.01 + 0.02  # tolerance + TPR grid step
+    decided = GroupThresholdOptimizer("equal_opportunity", 0.01, base_threshold=0.5).fit(p, y, g).predict(p_test, g_test)
+    assert m["test"]["gap_after"] == pytest.approx(criterion_gap(y_test, decided, g_test, "equal_opportunity"))
+    assert m["test"]["accuracy_cost"] == pytest.approx(m["test"]["accuracy_before"] - m["test"]["accuracy_after"])
+    assert m["test"]["accuracy_before"] == pytest.approx(np.mean((p_test >= 0.5) == y_test))
 
 
-def test_audit_undefined_rate_is_nan_not_zero():
-    y = np.array([0, 0, 1, 0])
-    pred = np.array([0, 1, 1, 0])
-    report = audit(y, pred, np.array(["x", "x", "y", "y"]), min_group_size=1)
-    assert math.isnan(report["groups"]["x"]["tpr"])  # no positives in group x
-    assert report["small_groups"] == []
+def test_mitigation_that_cannot_be_fitted_is_reported_with_its_reason():
+    p, y, g = _scored_groups()
+    y = np.where(g == "b", 0, y)  # group b has no positives: its TPR is undefined
+    m = mitigate(p, y, g, p, y, g, "equal_opportunity", 0.0, 0.5)
+    assert m == {"applied": False, "reason": m["reason"]} and "no positives" in m["reason"]
+
+
+def test_compatibility_uses_only_groups_that_enter_the_criteria():
+    audit = {"groups": {"a": {"small": False, "base_rate": 0.3}, "b": {"small": False, "base_rate": 0.6},
+                        "c": {"small": True, "base_rate": 0.9}, "d": {"small": False, "base_rate": 1.0}}}
+    c = compatibility(audit)
+    assert c["groups"] == ["a", "b"] and c["base_rates"] == [0.3, 0.6] and not c["equal_base_rates"]
+    assert not c["sets"]["equalized_odds+predictive_parity"]["possible"]
+    equal = compatibility({"groups": {"a": {"small": False, "base_rate": 0.4}, "b": {"small": False, "base_rate": 0.4}}})
+    assert equal["equal_base_rates"] and equal["sets"]["all"]["possible"]
+    assert "cannot be judged" in compatibility({"groups": {"a": {"small": False, "base_rate": 0.4}}})["statement"]
+
+
+def test_plot_rows_name_each_group_with_its_attribute_and_carry_intervals():
+    audit = fairness_report(np.array([0, 1, 1, 0, 1, 0]), np.array([0, 1, 0, 0, 1, 1]),
+                            {"sex": np.array(["0", "0", "0", "1", "1", "1"]), "race": np.array(["x", "y"] * 3)},
+                            n_boot=20, min_group_size=1)
+    rows = plot_rows(audit)
+    assert {r["group"] for r in rows} == {"sex=0", "sex=1", "race=x", "race=y", "sex=0,race=x", "sex=0,race=y",
+                                          "sex=1,race=x", "sex=1,race=y"}
+    assert {r["metric"] for r in rows} == set(PLOTTED)
+    first = next(r for r in rows if r["group"] == "sex=0" and r["metric"] == "tpr")
+    assert first["value"] == pytest.approx(1 / 2) and first["ci_low"] <= first["value"] <= first["ci_high"]
 
 
 # ---- summaries --------------------------------------------------------------------------------------------
@@ -155,3 +188,129 @@ def test_reliability_rows_one_per_bin_with_label_and_empty_bins():
     assert math.isnan(rows[1]["mean_predicted"]) and math.isnan(rows[1]["fraction_positive"])
     assert rows[0]["mean_predicted"] == pytest.approx(0.10) and rows[0]["fraction_positive"] == pytest.approx(0.5)
     assert rows[4]["fraction_positive"] == pytest.approx(0.5)
+
+
+def test_calibration_report_records_bins_and_an_exact_brier_decomposition():
+    rng = np.random.default_rng(2)
+    p = rng.uniform(0.01, 0.99, 400)
+    y = (rng.random(400) < p).astype(int)
+    r = calibration_report(y, p, {"n_bins": 8, "binning": "quantile"})
+    assert r["n"] == 400 and r["n_bins_used"] == 8 and r["n_nonempty_bins"] == 8
+    assert r["ece"] == calibration_quality(y, p, {"n_bins": 8, "binning": "quantile"})["ece"]
+    d = r["brier_decomposition"]
+    assert d["reliability"] - d["resolution"] + d["uncertainty"] + d["within_bin"] == pytest.approx(brier_score(y, p), abs=1e-12)
+    assert d["uncertainty"] == pytest.approx(y.mean() * (1 - y.mean()))
+
+
+def test_group_calibration_within_each_group_before_and_after():
+    rng = np.random.default_rng(5)
+    g = np.where(rng.random(600) < 0.5, "0", "1")
+    truth = rng.uniform(0.05, 0.95, 600)
+    y = (rng.random(600) < truth).astype(int)
+    skewed = np.where(g == "1", truth ** 3, truth)  # group 1 badly calibrated before
+    out = group_calibration(y, skewed, truth, {"sex": g}, {"n_bins": 10, "binning": "uniform"})
+    assert list(out) == ["sex"] and list(out["sex"]) == ["0", "1"]
+    one = out["sex"]["1"]
+    assert one["n"] == int(np.sum(g == "1")) and one["base_rate"] == pytest.approx(y[g == "1"].mean())
+    assert one["before"]["ece"] > 0.15 > one["after"]["ece"]
+    assert out["sex"]["0"]["before"] == out["sex"]["0"]["after"]  # unchanged probabilities, same numbers
+
+
+# ---- evaluate: decisions --------------------------------------------------------------------------------
+
+def test_decision_rule_threshold_or_bayes_threshold_of_the_cost_matrix():
+    assert decision_rule({"threshold": 0.3, "cost_matrix": None}) == {"rule": "threshold", "threshold": 0.3, "cost_matrix": None}
+    rule = decision_rule({"threshold": 0.5, "cost_matrix": [[0, 5], [1, 0]]})  # a false negative costs 5 false positives
+    assert rule["rule"] == "cost_matrix" and rule["threshold"] == pytest.approx(1 / 6)
+    assert decision_rule({"threshold": 0.5, "cost_matrix": [[0, 1], [1, 0]]})["threshold"] == pytest.approx(0.5)
+
+
+def test_decide_at_the_threshold_or_by_minimum_expected_cost():
+    p = np.array([0.1, 1 / 6, 0.2, 0.5, 0.9])
+    np.testing.assert_array_equal(decide(p, decision_rule({"threshold": 0.5, "cost_matrix": None})), [0, 0, 0, 1, 1])
+    rule = decision_rule({"threshold": 0.5, "cost_matrix": [[0, 5], [1, 0]]})
+    np.testing.assert_array_equal(decide(p, rule), (p > rule["threshold"] + 1e-12).astype(int))  # p = t: either costs 5/6
+
+
+def test_cost_report_realised_and_expected_costs():
+    y = np.array([0, 0, 1, 1, 1])
+    p = np.array([0.1, 0.3, 0.2, 0.6, 0.9])
+    cost = [[0, 5], [1, 0]]
+    r = cost_report(y, p, decision_rule({"threshold": 0.5, "cost_matrix": cost}), 0.5)
+    # t = 1/6: decide 1 for p in {0.3, 0.2, 0.6, 0.9}: one false positive (cost 1), no false negative
+    assert r["realised_cost"] == pytest.approx(1 / 5)
+    # at 0.5: false negative at p = 0.2 (cost 5)
+    assert r["realised_cost_at_evaluate_threshold"] == pytest.approx(5 / 5)
+    expected = [min(5 * q, 1 - q) for q in p]  # posterior expected cost of the cheaper decision
+    assert r["expected_cost_posterior"] == pytest.approx(np.mean(expected))
+    assert realised_cost(y, np.array([1, 1, 0, 0, 0]), cost) == pytest.approx((1 + 1 + 5 * 3) / 5)
+
+
+def test_selective_report_reject_option_and_risk_coverage():
+    rng = np.random.default_rng(7)
+    p = rng.uniform(0, 1, 500)
+    y = (rng.random(500) < p).astype(int)
+    pred = (p >= 0.5).astype(int)
+    report, curve, accepted = selective_report(y, p, pred, {"reject_threshold": 0.7, "target_risk": 0.1})
+    confident = np.maximum(p, 1 - p) >= 0.7
+    np.testing.assert_array_equal(accepted, confident)
+    reject = report["reject_option"]
+    assert reject["coverage"] == pytest.approx(confident.mean())
+    assert reject["selective_risk"] == pytest.approx(np.mean(pred[confident] != y[confident]))
+    assert reject["accuracy_accepted"] == pytest.approx(1 - reject["selective_risk"])
+    assert curve["coverage"][-1] == 1.0 and curve["risk"][-1] == pytest.approx(np.mean(pred != y)) == report["error_rate"]
+    assert report["e_aurc"] == pytest.approx(report["aurc"] - report["optimal_aurc"]) and report["e_aurc"] > 0
+    at = report["at_target_risk"]
+    assert at["achievable"] and at["risk"] <= 0.1
+    assert np.mean(pred[np.maximum(p, 1 - p) >= at["threshold"]] != y[np.maximum(p, 1 - p) >= at["threshold"]]) == pytest.approx(at["risk"])
+    never = selective_report(y, p, pred, {"reject_threshold": 0.5, "target_risk": 0.1})[0]["reject_option"]
+    assert never["coverage"] == 1.0
+
+
+# ---- config: the decision, calibration and fairness knobs ---------------------------------------------------
+
+def _params_with(tmp_path, dotted: str, value):
+    import yaml
+
+    from conftest import REPO
+
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    *parents, leaf = dotted.split(".")
+    node = params
+    for key in parents:
+        node = node[key]
+    node[leaf] = value
+    path = tmp_path / "params.yaml"
+    path.write_text(yaml.safe_dump(params, sort_keys=False))
+    return path
+
+
+@pytest.mark.parametrize("key, value", [
+    ("calibration.method", "beta"),
+    ("evaluate.cost_matrix", [[0, 1], [1]]),
+    ("evaluate.cost_matrix", [[0, 1], [1, 2]]),      # deciding 1 when y = 1 costs more than deciding 0
+    ("evaluate.cost_matrix", [[0, "5"], [1, 0]]),
+    ("evaluate.cost_matrix", 5),
+    ("evaluate.reject_threshold", 0.4),
+    ("evaluate.reject_threshold", 1.0),
+    ("evaluate.target_risk", 0.0),
+    ("fairness.n_boot", -1),
+    ("fairness.confidence_level", 1.0),
+    ("fairness.mitigation.criterion", "predictive_parity"),
+    ("fairness.mitigation.tolerance", -0.1),
+])
+def test_invalid_decision_calibration_and_fairness_knobs_name_the_key(tmp_path, key, value):
+    with pytest.raises(PipelineError, match=key.replace(".", r"\.")):
+        load_params(_params_with(tmp_path, key, value))
+
+
+@pytest.mark.parametrize("key, value", [
+    *(("calibration.method", m) for m in ("platt", "isotonic", "temperature", "histogram_binning", "none")),
+    ("evaluate.cost_matrix", [[0, 5], [1, 0]]),
+    ("evaluate.cost_matrix", [[0.0, 2.5], [1, -0.5]]),
+    ("evaluate.reject_threshold", 0.5),
+    ("fairness.n_boot", 0),
+    *(("fairness.mitigation.criterion", c) for c in ("equal_opportunity", "demographic_parity", "equalized_odds", "none")),
+])
+def test_valid_decision_calibration_and_fairness_knobs_load(tmp_path, key, value):
+    load_params(_params_with(tmp_path, key, value))

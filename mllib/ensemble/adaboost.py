@@ -1,0 +1,259 @@
+"""The AdaBoost family with decision-tree weak learners: discrete AdaBoost (SAMME for K > 2 classes), Real AdaBoost
+and LogitBoost (seed 000, lines 2984-3187, 3284-3343, catalogue J1-J4; seed-001-003-004 catalogue 6.1-6.4,
+errata E24-E26; seed 002, lines 1446-1521).
+
+Discrete (d_i^(1) = 1/N): fit h_t on weights d^(t); eps_t = sum_i d_i 1{h_t(x_i) != y_i};
+  alpha_t = lr * (1/2) [log((1 - eps_t)/eps_t) + log(K - 1)]; d_i <- d_i exp(alpha_t (2 * 1{miss_i} - 1)) / Z_t
+  (binary: d_i exp(-alpha_t y_i h_t(x_i)) / Z_t). Class scores s_k(x) = sum_t alpha_t c_tk(x) with c = 1 for the
+  predicted class and -1/(K-1) otherwise; binary: F(x) = s_1 = sum_t alpha_t h_t(x), h in {-1, +1}.
+Real: h_tk(x) = lr (K-1) (log p_k(x) - mean_j log p_j(x)) from the weighted class fractions p of x's leaf (binary:
+  h = (1/2) ln(p/q), the minimiser of Z_t per bin, seed 001 D1:467); d_i <- d_i exp(-(1/K) sum_k y_ik h_tk(x_i)) / Z_t
+  with y_ik = 1 for the true class and -1/(K-1) otherwise.
+Both: P(y|x) = softmax(s(x) / (K - 1)), binary sigma(2F), the population minimiser F = (1/2) log(p/(1-p)) (E26).
+LogitBoost (Friedman, Hastie and Tibshirani 2000): Newton steps on the logistic loss log(1 + exp(-2yF)): fit a
+  regression tree to z = (y* - p)/(p(1 - p)) (clipped to +-4) with weights p(1 - p), F <- F + lr f / 2 (binary,
+  p = sigma(2F)); K classes: one tree per class, F_k <- F_k + lr (K-1)/K (f_k - mean_j f_j), p = softmax(F).
+The partition of each weak learner is grown by the tree's impurity criterion ("misclassification" with max_depth=1
+gives the stump of smallest weighted error, the notes' argmin_h eps_t(h)).
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit, softmax
+
+from ..base import (BaseEstimator, ClassifierMixin, check_array, check_is_fitted, check_n_features, check_random_state,
+                    check_sample_weight, check_X_y)
+from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
+from ..tree import _kernels as K
+from ..tree.criteria import CLASSIFICATION_CRITERIA
+
+ALGORITHMS = ("discrete", "real", "logit")
+_P_FLOOR = 1e-6  # Real AdaBoost smoothing: a pure leaf would give h = +-inf
+_Z_MAX = 4.0  # LogitBoost working-response clip (FHT 2000)
+_EPS_FLOOR = 1e-10  # a perfect discrete learner: alpha from eps = 1e-10, then stop
+
+
+class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
+    """Boosted decision trees.
+
+    algorithm: "discrete" (AdaBoost / SAMME), "real" (Real AdaBoost / SAMME.R) or "logit" (LogitBoost).
+    n_estimators: boosting rounds T; learning_rate: shrinkage of each round's contribution (1 = the textbook
+    algorithm); max_depth: weak-learner depth (1 = stumps); criterion: impurity growing the classification trees
+    of discrete / real (LogitBoost fits squared-error regression trees). Discrete boosting stops early when a
+    learner is perfect (eps = 0) or no better than chance (eps >= 1 - 1/K).
+    """
+
+    def __init__(self, n_estimators: int = 50, learning_rate: float = 1.0, algorithm: str = "discrete",
+                 max_depth: int = 1, criterion: str = "gini", random_state=0):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.algorithm = algorithm
+        self.max_depth = max_depth
+        self.criterion = criterion
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        X, y = check_X_y(X, y)
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}")
+        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) or self.n_estimators < 1:
+            raise ValueError(f"n_estimators must be a positive integer, got {self.n_estimators!r}")
+        if not self.learning_rate > 0:
+            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
+        if self.criterion not in CLASSIFICATION_CRITERIA:
+            raise ValueError(f"criterion must be one of {CLASSIFICATION_CRITERIA}, got {self.criterion!r}")
+        code = self._encode_targets(y)
+        w = check_sample_weight(sample_weight, X.shape[0])
+        self.n_features_in_ = X.shape[1]
+        seeds = check_random_state(self.random_state).integers(2**63, size=self.n_estimators)
+        fit = {"discrete": self._fit_discrete, "real": self._fit_real, "logit": self._fit_logit}[self.algorithm]
+        fit(X, code, w / w.sum(), seeds)
+        return self
+
+    def _tree(self, seed):
+        return DecisionTreeClassifier(criterion=self.criterion, max_depth=self.max_depth, min_samples_leaf=1,
+                                      random_state=int(seed))
+
+    def _fit_discrete(self, X, code, d, seeds):
+        n_classes = self.classes_.size
+        self.estimators_, alphas, errors = [], [], []
+        for seed in seeds:
+            tree = self._tree(seed).fit(X, code, sample_weight=d)
+            miss = tree.predict(X) != code
+            eps = float(np.dot(d, miss) / d.sum())
+            if eps >= 1.0 - 1.0 / n_classes:
+                if not self.estimators_:
+                    raise ValueError("the first weak learner is no better than chance (weighted error "
+                                     f"{eps:.3f} >= 1 - 1/K); use deeper trees (max_depth)")
+                break
+            alpha = self.learning_rate * 0.5 * (np.log((1 - max(eps, _EPS_FLOOR)) / max(eps, _EPS_FLOOR))
+                                                + np.log(n_classes - 1))
+            self.estimators_.append(tree)
+            alphas.append(alpha)
+            errors.append(eps)
+            if eps <= 0:
+                break
+            d = d * np.exp(alpha * (2.0 * miss - 1.0))
+            d /= d.sum()
+        self.estimator_weights_ = np.asarray(alphas)
+        self.estimator_errors_ = np.asarray(errors)
+
+    def _fit_real(self, X, code, d, seeds):
+        n_classes = self.classes_.size
+        Y = np.where(np.eye(n_classes, dtype=bool)[code], 1.0, -1.0 / (n_classes - 1))
+        self.estimators_, errors = [], []
+        for seed in seeds:
+            tree = self._tree(seed).fit(X, code, sample_weight=d)
+            h = self._real_scores(tree.predict_proba(X))
+            errors.append(float(np.dot(d, np.argmax(h, axis=1) != code)))
+            self.estimators_.append(tree)
+            d = d * np.exp(-np.sum(Y * h, axis=1) / n_classes)
+            d /= d.sum()
+        self.estimator_weights_ = np.full(len(self.estimators_), float(self.learning_rate))
+        self.estimator_errors_ = np.asarray(errors)
+
+    def _real_scores(self, proba):
+        log_p = np.log(np.clip(proba, _P_FLOOR, 1.0))
+        return self.learning_rate * (self.classes_.size - 1) * (log_p - log_p.mean(axis=1, keepdims=True))
+
+    def _fit_logit(self, X, code, sw, seeds):
+        n, n_classes = X.shape[0], self.classes_.size
+        binary = n_classes == 2
+        F = np.zeros((n, 1 if binary else n_classes))
+        Y = np.eye(n_classes)[code][:, 1:] if binary else np.eye(n_classes)[code]
+        self.estimators_, losses = [], []
+        for seed in seeds:
+            P = expit(2 * F) if binary else softmax(F, axis=1)
+            W = np.clip(P * (1 - P), 1e-12, None)  # the clip keeps z finite once p is 0 or 1 in floating point
+            Z = np.clip((Y - P) / W, -_Z_MAX, _Z_MAX)
+            f = np.empty_like(F)
+            for k in range(F.shape[1]):
+                tree = DecisionTreeRegressor(max_depth=self.max_depth, min_samples_leaf=1, random_state=int(seed))
+                tree.fit(X, Z[:, k], sample_weight=sw * W[:, k])
+                self.estimators_.append(tree)
+                f[:, k] = tree.predict(X)
+            F += self._logit_step(f)
+            P = expit(2 * F) if binary else softmax(F, axis=1)
+            p_true = np.column_stack([1 - P, P])[np.arange(n), code] if binary else P[np.arange(n), code]
+            losses.append(float(-np.dot(sw, np.log(np.clip(p_true, 1e-300, None)))))
+        self.estimator_weights_ = np.full(len(seeds), float(self.learning_rate))
+        self.train_loss_ = np.asarray(losses)
+
+    def _logit_step(self, f):
+        if f.shape[1] == 1:
+            return self.learning_rate * 0.5 * f
+        K_ = f.shape[1]
+        return self.learning_rate * (K_ - 1) / K_ * (f - f.mean(axis=1, keepdims=True))
+
+    # ------------------------------------------------------------ predictions
+
+    def _round_scores(self, X):
+        """Per boosting round, its contribution to the class scores (n, K), or to F (n, 1) for binary logit."""
+        n_classes = self.classes_.size
+        if self.algorithm == "discrete":
+            for tree, alpha in zip(self.estimators_, self.estimator_weights_):
+                C = np.full((X.shape[0], n_classes), -alpha / (n_classes - 1))
+                C[np.arange(X.shape[0]), np.argmax(tree.predict_proba(X), axis=1)] = alpha
+                yield C
+        elif self.algorithm == "real":
+            for tree in self.estimators_:
+                yield self._real_scores(tree.predict_proba(X))
+        else:
+            k = 1 if n_classes == 2 else n_classes
+            for t in range(0, len(self.estimators_), k):
+                yield self._logit_step(np.column_stack([tree.predict(X) for tree in self.estimators_[t:t + k]]))
+
+    def _checked(self, X):
+        check_is_fitted(self)
+        X = check_array(X)
+        check_n_features(self, X)
+        return X
+
+    def _to_decision(self, S):
+        """Binary: F(x) (n,); multiclass: the class scores (n, K)."""
+        if self.classes_.size > 2:
+            return S
+        return S[:, 0] if S.shape[1] == 1 else S[:, 1]
+
+    def _to_proba(self, S):
+        if self.algorithm == "logit":
+            return np.column_stack([expit(-2 * S[:, 0]), expit(2 * S[:, 0])]) if S.shape[1] == 1 else softmax(S, axis=1)
+        return softmax(S / (self.classes_.size - 1), axis=1)
+
+    def staged_decision_function(self, X):
+        """decision_function after each boosting round."""
+        S = None
+        for C in self._round_scores(self._checked(X)):
+            S = C if S is None else S + C
+            yield self._to_decision(S)
+
+    def staged_predict_proba(self, X):
+        S = None
+        for C in self._round_scores(self._checked(X)):
+            S = C if S is None else S + C
+            yield self._to_proba(S)
+
+    def staged_predict(self, X):
+        for P in self.staged_predict_proba(X):
+            yield self.classes_[np.argmax(P, axis=1)]
+
+    def _scores(self, X):
+        return sum(self._round_scores(self._checked(X)))
+
+    def decision_function(self, X):
+        """Binary: F(x) = sum_t alpha_t h_t(x) (> 0 predicts classes_[1]); multiclass: the class scores (n, K)."""
+        return self._to_decision(self._scores(X))
+
+    def predict_proba(self, X):
+        return self._to_proba(self._scores(X))
+
+    def margins(self, X, y) -> np.ndarray:
+        """Ensemble margins rho_i = (s_y(x_i) - max_{k != y} s_k(x_i)) * (K - 1) / K, binary y_i F(x_i) (y = +-1);
+        for discrete AdaBoost divided by sum_t alpha_t, so in [-1, 1] (seed 000, lines 3284-3343)."""
+        S = self._scores(X)
+        if S.shape[1] == 1:
+            S = np.column_stack([-S[:, 0], S[:, 0]])
+        idx = np.searchsorted(self.classes_, np.asarray(y))
+        if not np.array_equal(self.classes_[np.clip(idx, 0, self.classes_.size - 1)], np.asarray(y)):
+            raise ValueError("y contains labels not seen in fit")
+        rows = np.arange(S.shape[0])
+        true = S[rows, idx]
+        S_other = S.copy()
+        S_other[rows, idx] = -np.inf
+        n_classes = self.classes_.size
+        rho = (true - S_other.max(axis=1)) * (n_classes - 1) / n_classes
+        if self.algorithm == "discrete":
+            rho = rho / self.estimator_weights_.sum()
+        return rho
+
+    def tree_ensemble(self) -> dict:
+        """The shared tree protocol with output "raw": decision_function(X) = sum_t scale_t value_t[leaf_t(x)]
+        (binary: one output F; multiclass: K class scores). Leaf values are each round's contribution."""
+        check_is_fitted(self)
+        n_classes = self.classes_.size
+        n_out = 1 if n_classes == 2 else n_classes
+        trees, scale = [], []
+        for i, tree in enumerate(self.estimators_):
+            if self.algorithm == "discrete":
+                alpha = self.estimator_weights_[i]
+                C = np.full((tree.value_.shape[0], n_classes), -1.0 / (n_classes - 1))
+                C[np.arange(C.shape[0]), np.argmax(tree.value_, axis=1)] = 1.0
+                value, s = C, alpha
+            elif self.algorithm == "real":
+                value, s = self._real_scores(tree.value_), 1.0
+            else:
+                f = tree.value_[:, :1]
+                if n_classes == 2:
+                    value, s = f, 0.5 * self.learning_rate
+                else:
+                    k = i % n_classes
+                    c = (n_classes - 1) / n_classes * (np.eye(n_classes)[k] - 1.0 / n_classes)
+                    value, s = f * c, self.learning_rate
+            if n_classes == 2 and value.shape[1] == 2:
+                value = value[:, 1:]
+            value = np.ascontiguousarray(value, dtype=np.float64)
+            K.fill_internal_values(value, tree.children_left_, tree.children_right_, tree.weighted_n_node_samples_)
+            trees.append(dict(feature=tree.feature_, threshold=tree.threshold_, left=tree.children_left_,
+                              right=tree.children_right_, value=value, cover=tree.weighted_n_node_samples_))
+            scale.append(s)
+        return dict(trees=trees, scale=np.asarray(scale, dtype=np.float64), offset=np.zeros(n_out), output="raw")

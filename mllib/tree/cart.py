@@ -1,0 +1,255 @@
+"""CART decision trees: greedy recursive binary splitting on single features (seed 000, lines 2566-2705; seed 002,
+lines 1551-1629; catalogue 000 I1-I2).
+
+At each node, over candidate features j and thresholds s, R1 = {x_j <= s}, R2 = {x_j > s}; choose the split with
+the largest impurity decrease i(t) - (w_1/w_t) i(R1) - (w_2/w_t) i(R2) (criteria in criteria.py). Thresholds lie at
+midpoints between consecutive sorted distinct values (splitter="best") or at histogram bin edges
+(splitter="hist"). A leaf predicts its class frequencies (classifier) or its mean (regressor).
+Growth stops at max_depth, below min_samples_split rows, at pure nodes, when every split would leave fewer than
+min_samples_leaf rows in a child, or when the best weighted decrease (w_t / w_total) * decrease is below
+min_impurity_decrease. ccp_alpha > 0 then prunes by minimal cost complexity (pruning.py).
+
+The fitted tree is a set of flat arrays indexed by node (pre-order, node 0 = root): feature_ (-1 at leaves),
+threshold_ (a row goes LEFT when x[feature] <= threshold), children_left_ / children_right_ (-1 at leaves),
+value_ (n_nodes, n_outputs): class probabilities or means; for internal nodes the cover-weighted mean of their
+leaves), weighted_n_node_samples_ (the cover), n_node_samples_ and impurity_.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_array, check_is_fitted, check_n_features,
+                    check_random_state, check_sample_weight, check_X_y, clone)
+from . import _kernels as K
+from .binning import bin_features, check_max_bins
+from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
+from .pruning import prune, pruning_path
+
+_CRITERION_CODES = {"gini": K.GINI, "entropy": K.ENTROPY, "squared_error": K.SQUARED_ERROR,
+                    "misclassification": K.MISCLASSIFICATION}
+SPLITTERS = ("best", "hist")
+_NO_DEPTH_LIMIT = np.iinfo(np.int64).max
+
+
+def resolve_max_features(max_features, n_features: int) -> int:
+    """Number of candidate features per split: int, fraction in (0, 1], "sqrt", "log2" or None (all)."""
+    if max_features is None:
+        return n_features
+    if isinstance(max_features, str):
+        if max_features == "sqrt":
+            return max(1, int(np.sqrt(n_features)))
+        if max_features == "log2":
+            return max(1, int(np.log2(n_features)))
+    elif isinstance(max_features, (int, np.integer)) and not isinstance(max_features, bool):
+        if 1 <= max_features:
+            return int(min(max_features, n_features))
+    elif isinstance(max_features, (float, np.floating)) and 0.0 < max_features <= 1.0:
+        return max(1, int(max_features * n_features))
+    raise ValueError(f"max_features must be a positive int, a float in (0, 1], 'sqrt', 'log2' or None, "
+                     f"got {max_features!r}")
+
+
+def check_growth_params(est, criteria) -> dict:
+    """Validated growth hyperparameters shared by trees and forests, as the kernel expects them."""
+    if est.criterion not in criteria:
+        raise ValueError(f"criterion must be one of {criteria}, got {est.criterion!r}")
+    if est.splitter not in SPLITTERS:
+        raise ValueError(f"splitter must be one of {SPLITTERS}, got {est.splitter!r}")
+    for name, low in (("min_samples_split", 2), ("min_samples_leaf", 1)):
+        v = getattr(est, name)
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+    if est.max_depth is not None and (isinstance(est.max_depth, bool) or not isinstance(est.max_depth, (int, np.integer))
+                                      or est.max_depth < 0):
+        raise ValueError(f"max_depth must be None (grow fully) or an integer >= 0, got {est.max_depth!r}")
+    if not est.min_impurity_decrease >= 0:
+        raise ValueError(f"min_impurity_decrease must be >= 0, got {est.min_impurity_decrease!r}")
+    return dict(criterion=_CRITERION_CODES[est.criterion],
+                max_depth=_NO_DEPTH_LIMIT if est.max_depth is None else int(est.max_depth),
+                min_samples_split=int(est.min_samples_split), min_samples_leaf=int(est.min_samples_leaf),
+                min_impurity_decrease=float(est.min_impurity_decrease),
+                hist=est.splitter == "hist", max_bins=check_max_bins(est.max_bins))
+
+
+class TrainingData:
+    """X prepared once for growing one or many trees (see binning.py and _kernels.build_tree): bin codes for
+    features with at most max_bins distinct values (all features when hist), and the other columns of X in Fortran
+    order with the argsort of each."""
+
+    def __init__(self, X: np.ndarray, hist: bool, max_bins: int):
+        self.Xb, self.cuts, self.n_bins, self.exact, binned = bin_features(X, max_bins, quantile_bins=hist)
+        sorted_features = np.flatnonzero(~binned)
+        self.slot = np.full(X.shape[1], -1, dtype=np.int64)
+        self.slot[sorted_features] = np.arange(sorted_features.size)
+        self.X = np.asfortranarray(X[:, sorted_features])
+        self.presorted = np.ascontiguousarray(np.argsort(self.X, axis=0, kind="stable").T, dtype=np.int32)
+
+
+def grow_tree(data: TrainingData, code, y, w, n_classes: int, growth: dict, max_features: int, seed: int) -> dict:
+    """Grow one tree and return its node arrays (value: class probabilities if n_classes > 0, else means)."""
+    n_stats = n_classes if n_classes > 0 else 2
+    feature, threshold, left, right, stats, cover, n_node, impurity = K.build_tree(
+        data.X, data.presorted, data.slot, data.Xb, data.cuts, data.n_bins, data.exact, code, y, w, n_stats,
+        growth["criterion"], growth["max_depth"], growth["min_samples_split"], growth["min_samples_leaf"],
+        growth["min_impurity_decrease"], max_features, seed)
+    if n_classes > 0:
+        value = stats / stats.sum(axis=1, keepdims=True)
+    else:
+        value = stats[:, :1] / cover[:, None]
+    K.fill_internal_values(value, left, right, cover)
+    return dict(feature=feature, threshold=threshold, left=left, right=right, value=value, cover=cover,
+                n_node_samples=n_node, impurity=impurity)
+
+
+def impurity_importances(feature, left, right, cover, impurity, n_features: int) -> np.ndarray:
+    """Total weighted impurity decrease w_t i(t) - w_L i(L) - w_R i(R) per feature, normalised to sum 1."""
+    internal = np.flatnonzero(left >= 0)
+    l, r = left[internal], right[internal]
+    gain = cover[internal] * impurity[internal] - cover[l] * impurity[l] - cover[r] * impurity[r]
+    out = np.bincount(feature[internal], weights=gain, minlength=n_features)
+    total = out.sum()
+    return out / total if total > 0 else out
+
+
+class _BaseDecisionTree(BaseEstimator):
+    _criteria: tuple = ()
+
+    def _grow(self, X, code, y, w, n_classes: int):
+        growth = check_growth_params(self, self._criteria)
+        if not self.ccp_alpha >= 0:
+            raise ValueError(f"ccp_alpha must be >= 0, got {self.ccp_alpha!r}")
+        self.n_features_in_ = X.shape[1]
+        self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
+        seed = int(check_random_state(self.random_state).integers(2**63))
+        tree = grow_tree(TrainingData(X, growth["hist"], growth["max_bins"]), code, y, w, n_classes, growth,
+                         self.max_features_, seed)
+        if self.ccp_alpha > 0:
+            tree = prune(tree, self.ccp_alpha)
+        self._set_tree(tree)
+        return self
+
+    def _set_tree(self, tree: dict) -> None:
+        self.feature_ = tree["feature"]
+        self.threshold_ = tree["threshold"]
+        self.children_left_ = tree["left"]
+        self.children_right_ = tree["right"]
+        self.value_ = tree["value"]
+        self.weighted_n_node_samples_ = tree["cover"]
+        self.n_node_samples_ = tree["n_node_samples"]
+        self.impurity_ = tree["impurity"]
+        self.feature_importances_ = impurity_importances(self.feature_, self.children_left_, self.children_right_,
+                                                         self.weighted_n_node_samples_, self.impurity_,
+                                                         self.n_features_in_)
+
+    def _tree_dict(self) -> dict:
+        return dict(feature=self.feature_, threshold=self.threshold_, left=self.children_left_,
+                    right=self.children_right_, value=self.value_, cover=self.weighted_n_node_samples_,
+                    n_node_samples=self.n_node_samples_, impurity=self.impurity_)
+
+    def _checked(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        X = check_array(X)
+        check_n_features(self, X)
+        return X
+
+    def apply(self, X) -> np.ndarray:
+        """Index of the leaf each row of X lands in."""
+        return K.apply(self._checked(X), self.feature_, self.threshold_, self.children_left_, self.children_right_, 0)
+
+    def get_depth(self) -> int:
+        check_is_fitted(self)
+        depth = np.zeros(self.feature_.size, dtype=np.int64)
+        for node in range(self.feature_.size):  # pre-order: a parent's depth is known before its children's
+            for child in (self.children_left_[node], self.children_right_[node]):
+                if child >= 0:
+                    depth[child] = depth[node] + 1
+        return int(depth.max())
+
+    def get_n_leaves(self) -> int:
+        check_is_fitted(self)
+        return int(np.sum(self.children_left_ < 0))
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> dict:
+        """Effective alphas of the weakest-link pruning sequence of the fully grown tree (this estimator's growth
+        settings, ccp_alpha ignored) and the total leaf impurity of each subtree: {"ccp_alphas", "impurities"}."""
+        full = clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight=sample_weight)
+        return pruning_path(full._tree_dict())
+
+    def tree_ensemble(self) -> dict:
+        """The shared tree protocol (TreeSHAP, gradient boosting): one tree, scale 1, offset 0."""
+        check_is_fitted(self)
+        tree = dict(feature=self.feature_, threshold=self.threshold_, left=self.children_left_,
+                    right=self.children_right_, value=self.value_, cover=self.weighted_n_node_samples_)
+        return dict(trees=[tree], scale=np.ones(1), offset=np.zeros(self.value_.shape[1]),
+                    output=self._ensemble_output)
+
+
+class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
+    """CART classification tree.
+
+    criterion: "gini", "entropy" (information gain, bits) or "misclassification" (1 - max_k p_k; a depth-1 tree
+        is then the stump with the smallest weighted error, as discrete AdaBoost's weak learner).
+    splitter: "best" (every midpoint between sorted distinct values) or "hist" (max_bins quantile bins, for large data).
+    max_features: candidate features drawn at random per split (int, fraction, "sqrt", "log2", None = all).
+    ccp_alpha: cost-complexity pruning strength (0 = no pruning); choose it with pruning.choose_ccp_alpha.
+    min_samples_leaf defaults to 5, the notes' minimum region size (seed 002, line 1596): a fully grown tree
+    (min_samples_leaf=1, scikit-learn's default) memorises noisy tabular data.
+    """
+
+    _criteria = CLASSIFICATION_CRITERIA
+    _ensemble_output = "probability"
+
+    def __init__(self, criterion: str = "gini", splitter: str = "best", max_depth=None, min_samples_split: int = 2,
+                 min_samples_leaf: int = 5, min_impurity_decrease: float = 0.0, max_features=None,
+                 max_bins: int = 255, ccp_alpha: float = 0.0, random_state=0):
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.max_bins = max_bins
+        self.ccp_alpha = ccp_alpha
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        X, y = check_X_y(X, y)
+        w = check_sample_weight(sample_weight, X.shape[0])
+        code = self._encode_targets(y).astype(np.int64)
+        return self._grow(X, code, np.zeros(X.shape[0]), w, self.classes_.size)
+
+    def predict_proba(self, X) -> np.ndarray:
+        leaves = self.apply(X)
+        return self.value_[leaves]
+
+
+class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
+    """CART regression tree: squared-error (variance-reduction) splits, leaf = weighted mean of its targets.
+    Parameters as DecisionTreeClassifier."""
+
+    _criteria = REGRESSION_CRITERIA
+    _ensemble_output = "raw"
+
+    def __init__(self, criterion: str = "squared_error", splitter: str = "best", max_depth=None,
+                 min_samples_split: int = 2, min_samples_leaf: int = 5, min_impurity_decrease: float = 0.0,
+                 max_features=None, max_bins: int = 255, ccp_alpha: float = 0.0, random_state=0):
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.max_bins = max_bins
+        self.ccp_alpha = ccp_alpha
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        X, y = check_X_y(X, y, y_numeric=True)
+        w = check_sample_weight(sample_weight, X.shape[0])
+        return self._grow(X, np.zeros(X.shape[0], dtype=np.int64), y, w, 0)
+
+    def predict(self, X) -> np.ndarray:
+        leaves = self.apply(X)
+        return self.value_[leaves, 0]

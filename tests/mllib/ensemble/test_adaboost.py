@@ -1,0 +1,152 @@
+"""AdaBoost family: the three-round worked example of seed-001-003-004 catalogue 6.2 with its invariants after every
+round, the Real AdaBoost and LogitBoost update rules, staged predictions, margins and the tree protocol."""
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+
+from mllib import io as mlio
+from mllib.ensemble import AdaBoostClassifier
+
+X10 = np.arange(1, 11, dtype=float)[:, None]
+Y10 = np.array([1, 1, 1, -1, -1, -1, 1, 1, 1, -1])
+
+
+def _stumps():
+    return AdaBoostClassifier(n_estimators=3, criterion="misclassification").fit(X10, Y10)
+
+
+def test_worked_example_three_rounds():
+    model = _stumps()
+    np.testing.assert_allclose(model.estimator_weights_, [0.423649, 0.649641, 0.752039], atol=1e-6)
+    np.testing.assert_allclose(model.estimator_errors_, [0.3, 3 / 14, 2 / 11], rtol=1e-12)
+    assert [t.threshold_[0] for t in model.estimators_] == [3.5, 9.5, 6.5]
+    F = model.decision_function(X10)
+    assert np.mean(np.exp(-Y10 * F)) == pytest.approx(0.580193, abs=1e-6)
+    assert np.all(model.predict(X10) == Y10)
+    staged_errors = [np.mean(p != Y10) for p in model.staged_predict(X10)]
+    np.testing.assert_allclose(staged_errors, [0.3, 0.3, 0.0])
+
+
+def test_invariants_after_every_round():
+    model = _stumps()
+    d = np.full(10, 0.1)
+    F = np.zeros(10)
+    prod_Z = 1.0
+    for tree, alpha, eps in zip(model.estimators_, model.estimator_weights_, model.estimator_errors_):
+        h = np.where(tree.predict(X10) == 1, 1.0, -1.0)  # the trees are fitted on class codes: 1 is class +1
+        miss = h != Y10
+        assert np.dot(d, miss) == pytest.approx(eps, abs=1e-15)
+        # alpha minimises sum_i d_i exp(-alpha y_i h_i) (seed 000, catalogue J2)
+        best = minimize_scalar(lambda a: np.dot(d, np.exp(-a * Y10 * h)), bounds=(0, 5), method="bounded",
+                               options={"xatol": 1e-10})
+        assert alpha == pytest.approx(best.x, abs=1e-6)
+        Z = np.dot(d, np.exp(-alpha * Y10 * h))
+        assert Z == pytest.approx(2 * np.sqrt(eps * (1 - eps)), rel=1e-12)
+        d = d * np.exp(-alpha * Y10 * h) / Z
+        assert d.sum() == pytest.approx(1.0, abs=1e-15)
+        assert np.dot(d, miss) == pytest.approx(0.5, abs=1e-15)  # the new weights make h_t a coin flip
+        F += alpha * h
+        prod_Z *= Z
+        assert np.mean(np.sign(F) != Y10) <= prod_Z + 1e-15
+        assert prod_Z == pytest.approx(np.mean(np.exp(-Y10 * F)), rel=1e-12)
+    np.testing.assert_allclose(model.decision_function(X10), F, rtol=1e-12)
+    assert prod_Z == pytest.approx(0.916515 * 0.820652 * 0.771389, abs=1e-5)
+
+
+def test_probability_link_and_margins():
+    model = _stumps()
+    F = model.decision_function(X10)
+    np.testing.assert_allclose(model.predict_proba(X10)[:, 1], 1 / (1 + np.exp(-2 * F)), rtol=1e-12)
+    rho = model.margins(X10, Y10)
+    np.testing.assert_allclose(rho, Y10 * F / model.estimator_weights_.sum(), rtol=1e-12)
+    assert np.all(np.abs(rho) <= 1) and rho.min() > 0  # every point correct after round 3
+
+
+def _blobs(seed, n=300, k=3):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    X = rng.normal(size=(n, 2)) + 2.0 * np.column_stack([np.cos(2 * np.pi * y / k), np.sin(2 * np.pi * y / k)])
+    return X, y
+
+
+def test_samme_multiclass_is_better_than_one_stump():
+    X, y = _blobs(0)
+    model = AdaBoostClassifier(n_estimators=40).fit(X, y)
+    stages = [np.mean(p == y) for p in model.staged_predict(X)]
+    assert stages[-1] > stages[0] + 0.15 and stages[-1] > 0.8
+    S = model.decision_function(X)
+    np.testing.assert_allclose(S.sum(axis=1), 0, atol=1e-10)  # symmetric SAMME coding
+    assert np.all(model.estimator_errors_ < 1 - 1 / 3)
+
+
+def test_real_adaboost_update_and_leaf_values():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 2))
+    y = (X[:, 0] + 0.5 * rng.normal(size=200) > 0).astype(int)
+    model = AdaBoostClassifier(n_estimators=1, algorithm="real").fit(X, y)
+    tree = model.estimators_[0]
+    p = np.clip(tree.predict_proba(X)[:, 1], 1e-6, 1)
+    q = np.clip(tree.predict_proba(X)[:, 0], 1e-6, 1)
+    np.testing.assert_allclose(model.decision_function(X), 0.5 * np.log(p / q), rtol=1e-12)  # h = 1/2 ln(p/q)
+    # Z = 2 sum_b sqrt(p_b q_b) <= 1 over the leaves (bins), p_b, q_b the weighted class masses
+    leaves = tree.apply(X)
+    masses = [(np.sum((leaves == b) & (y == 1)) / 200, np.sum((leaves == b) & (y == 0)) / 200) for b in np.unique(leaves)]
+    Z = np.mean(np.exp(-np.where(y == 1, 1, -1) * model.decision_function(X)))
+    assert Z == pytest.approx(2 * sum(np.sqrt(pb * qb) for pb, qb in masses), rel=1e-9)
+    assert Z <= 1.0
+    many = AdaBoostClassifier(n_estimators=30, algorithm="real").fit(X, y)
+    assert np.mean(many.predict(X) == y) > np.mean(model.predict(X) == y)
+
+
+def test_logitboost_loss_decreases_and_probabilities():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] - X[:, 1] + 0.7 * rng.normal(size=300) > 0).astype(int)
+    # Newton steps decrease the log-loss when they are not too long (catalogue 6.4): stumps, or shrinkage
+    for kw in (dict(max_depth=1), dict(max_depth=2, learning_rate=0.5)):
+        steps = AdaBoostClassifier(n_estimators=30, algorithm="logit", **kw).fit(X, y)
+        assert np.all(np.diff(steps.train_loss_) <= 1e-12)
+    model = AdaBoostClassifier(n_estimators=30, algorithm="logit", max_depth=2).fit(X, y)
+    assert model.train_loss_[-1] < 0.5 * model.train_loss_[0]
+    P = model.predict_proba(X)
+    assert np.all((P > 0) & (P < 1))
+    np.testing.assert_allclose(P[:, 1], 1 / (1 + np.exp(-2 * model.decision_function(X))), rtol=1e-12)
+    Xm, ym = _blobs(3)
+    multi = AdaBoostClassifier(n_estimators=20, algorithm="logit", learning_rate=0.5).fit(Xm, ym)
+    assert np.all(np.diff(multi.train_loss_) <= 1e-12) and np.mean(multi.predict(Xm) == ym) > 0.8
+
+
+@pytest.mark.parametrize("algorithm", ["discrete", "real", "logit"])
+@pytest.mark.parametrize("k", [2, 3])
+def test_tree_ensemble_and_staged_outputs_and_io(algorithm, k, tmp_path):
+    X, y = _blobs(4, n=150, k=k)
+    model = AdaBoostClassifier(n_estimators=6, algorithm=algorithm, max_depth=2).fit(X, y)
+    ens = model.tree_ensemble()
+    assert ens["output"] == "raw"
+    out = np.tile(ens["offset"], (X.shape[0], 1))
+    for tree, scale in zip(ens["trees"], ens["scale"]):
+        leaves = np.zeros(X.shape[0], dtype=np.int64)
+        for i, x in enumerate(X):
+            node = 0
+            while tree["left"][node] >= 0:
+                node = tree["left"][node] if x[tree["feature"][node]] <= tree["threshold"][node] else tree["right"][node]
+            leaves[i] = node
+        out += scale * tree["value"][leaves]
+    decision = model.decision_function(X)
+    np.testing.assert_allclose(out[:, 0] if k == 2 else out, decision, rtol=1e-12, atol=1e-12)
+    staged = list(model.staged_decision_function(X))
+    np.testing.assert_allclose(staged[-1], decision, rtol=1e-12, atol=1e-12)
+    mlio.save(model, tmp_path / "ada")
+    np.testing.assert_array_equal(mlio.load(tmp_path / "ada").predict_proba(X), model.predict_proba(X))
+
+
+def test_perfect_first_learner_stops_and_bad_params():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([0, 0, 1, 1])
+    model = AdaBoostClassifier(n_estimators=10).fit(X, y)
+    assert len(model.estimators_) == 1 and model.estimator_errors_[0] == 0.0
+    assert np.all(model.predict(X) == y)
+    with pytest.raises(ValueError, match="algorithm"):
+        AdaBoostClassifier(algorithm="gentle").fit(X, y)
+    with pytest.raises(ValueError, match="learning_rate"):
+        AdaBoostClassifier(learning_rate=0).fit(X, y)
