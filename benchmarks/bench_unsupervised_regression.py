@@ -1,16 +1,21 @@
-"""mllib's linear-family regressors, k-means and Gaussian mixture beside scikit-learn on the default data's folds.
+"""mllib's linear-family regressors, transforms, k-means and Gaussian mixture beside scikit-learn on the default
+data's folds.
 
 Regressors predict the binary target as a float (a linear probability model) from the 56 features: validation
 R^2 (mean over the 5 person-grouped folds) and fit + predict seconds summed over the folds (best of 3 passes; 2 for the clusterers). k-means and the mixture are fitted on each
 fold's training rows and predict its validation rows: training inertia / average log-likelihood per row
 (and the validation average log-likelihood for the mixture) beside the seconds. Same hyperparameters both sides.
+Transforms are fitted on each fold's training rows and transform its validation rows (fit + transform seconds):
+PCA (10 components; the svd and eigh solvers beside scikit-learn's exact svd_solver="full") is judged by the share
+of the validation variance its reconstruction keeps, the LDA projection (the one Fisher direction of the binary
+target) by the validation ROC AUC of the projected coordinate (orientation-free: max(AUC, 1 - AUC)).
 The two libraries' k-means++ draws differ, so runs from different starts take different numbers of Lloyd / EM
 iterations: the iterations (summed over folds) and the time ratio per iteration are reported too.
 bayesian_linear_regression has no exact scikit-learn counterpart: BayesianRidge also maximises the evidence over
 the precisions (a few extra SVD-based iterations), so its row compares the nearest reference, not the same work.
 MDS is not benchmarked: scikit-learn's MDS is SMACOF (another algorithm) and classical MDS needs an n x n matrix.
 
-Run: .venv/bin/python benchmarks/bench_unsupervised_regression.py [--limit ROWS]
+Run: .venv/bin/python benchmarks/bench_unsupervised_regression.py [--limit ROWS] [name filters]
 """
 from __future__ import annotations
 
@@ -20,11 +25,11 @@ import json
 import time
 import warnings
 
-from common import load_folds, write_table  # first: it pins BLAS to one thread before numpy loads
+from common import load_folds, roc_auc, write_table  # first: it pins BLAS to one thread before numpy loads
 
 import numpy as np
 
-from mllib import cluster, regression
+from mllib import cluster, decomposition, discriminant, regression
 
 GMM_ITER = 30  # EM iterations cap (same both sides); the mixtures start from different k-means partitions
 
@@ -62,6 +67,30 @@ def _run_clusterer(make, folds, quality):
     return seconds, float(np.mean(train_q)), float(np.mean(valid_q)), iterations
 
 
+def _run_transformer(make, folds, quality):
+    seconds, scores = 0.0, []
+    for f in folds:
+        model = make()
+        gc.collect()
+        start = time.perf_counter()
+        model.fit(f.X_train, f.y_train)
+        Z = model.transform(f.X_valid)
+        seconds += time.perf_counter() - start
+        scores.append(quality(model, Z, f))
+    return seconds, float(np.mean(scores))
+
+
+def _variance_kept(model, Z, f):
+    """1 - ||X - reconstruction||^2 / ||X - training mean||^2 on the validation rows."""
+    residual = f.X_valid - model.inverse_transform(Z)
+    return 1 - np.sum(residual**2) / np.sum((f.X_valid - f.X_train.mean(axis=0)) ** 2)
+
+
+def _projection_auc(model, Z, f):
+    auc = roc_auc(f.y_valid, Z[:, 0])
+    return max(auc, 1 - auc)
+
+
 def _best_of(order, run, warm_up, repeats=3):
     """Each library's result with the smallest time over `repeats` alternating passes, after one warm-up fit each
     (the machine is shared: the minimum is the least disturbed measurement of the same work)."""
@@ -87,9 +116,12 @@ def _log_likelihood(model, f):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=None, help="use only the first rows (quick runs)")
+    parser.add_argument("names", nargs="*", help="run only the rows whose name contains one of these (no table)")
     args = parser.parse_args()
     from sklearn import cluster as skc
     from sklearn import cross_decomposition as skd
+    from sklearn import decomposition as skdec
+    from sklearn import discriminant_analysis as skda
     from sklearn import linear_model as skl
     from sklearn import mixture as skm
 
@@ -102,6 +134,17 @@ def main():
             lambda: regression.BayesianLinearRegression(alpha=1.0, beta=1.0), skl.BayesianRidge),
         "pls (5 components)": (lambda: regression.PLSRegression(5), lambda: skd.PLSRegression(5, scale=False)),
     }
+    transforms = {
+        "pca (svd, 10 components)": (lambda: decomposition.PCA(10, solver="svd"),
+                                     lambda: skdec.PCA(10, svd_solver="full"), _variance_kept, "valid variance kept"),
+        "pca (eigh, 10 components) vs svd_solver=full": (
+            lambda: decomposition.PCA(10, solver="eigh"), lambda: skdec.PCA(10, svd_solver="full"), _variance_kept,
+            "valid variance kept"),
+        "lda projection (1 direction, reg 1e-6)": (
+            lambda: discriminant.LinearDiscriminantProjection(reg=1e-6),
+            lambda: skda.LinearDiscriminantAnalysis(solver="eigen", shrinkage=1e-6), _projection_auc,
+            "valid AUC of the projection"),
+    }
     clusterers = {
         "kmeans (k=8)": (
             lambda: cluster.KMeans(8, n_init=1, random_state=0),
@@ -113,11 +156,23 @@ def main():
                                                 random_state=0),
             _log_likelihood, "avg loglik") for cov in ("full", "diag", "spherical")},
     }
+    if args.names:
+        regressors, transforms, clusterers = ({k: v for k, v in table.items() if any(n in k for n in args.names)}
+                                              for table in (regressors, transforms, clusterers))
     rows = []
     for i, (name, (ours, ref)) in enumerate(regressors.items()):
         order = [("mllib", ours), ("sklearn", ref)] if i % 2 == 0 else [("sklearn", ref), ("mllib", ours)]
         res = _best_of(order, lambda make: _run_regressor(make, folds), lambda make: _run_regressor(make, folds[:1]))
         rows.append({"model": name, "quality": "valid R^2", "mllib": round(res["mllib"][1], 5),
+                     "sklearn": round(res["sklearn"][1], 5), "s_mllib": round(res["mllib"][0], 3),
+                     "s_sklearn": round(res["sklearn"][0], 3), "time_ratio": round(res["mllib"][0] / res["sklearn"][0], 2),
+                     "iterations mllib / sklearn": "", "ratio per iteration": ""})
+        print(json.dumps(rows[-1]), flush=True)
+    for i, (name, (ours, ref, quality, label)) in enumerate(transforms.items()):
+        order = [("mllib", ours), ("sklearn", ref)] if i % 2 == 0 else [("sklearn", ref), ("mllib", ours)]
+        res = _best_of(order, lambda make: _run_transformer(make, folds, quality),
+                       lambda make: _run_transformer(make, folds[:1], quality))
+        rows.append({"model": name, "quality": label, "mllib": round(res["mllib"][1], 5),
                      "sklearn": round(res["sklearn"][1], 5), "s_mllib": round(res["mllib"][0], 3),
                      "s_sklearn": round(res["sklearn"][0], 3), "time_ratio": round(res["mllib"][0] / res["sklearn"][0], 2),
                      "iterations mllib / sklearn": "", "ratio per iteration": ""})
@@ -136,7 +191,8 @@ def main():
                      "iterations mllib / sklearn": f"{a[3]} / {b[3]}",
                      "ratio per iteration": round((a[0] / a[3]) / (b[0] / b[3]), 2)})
         print(json.dumps(rows[-1]), flush=True)
-    write_table(rows, "unsupervised_regression.md")
+    if not args.names:
+        write_table(rows, "unsupervised_regression.md")
 
 
 if __name__ == "__main__":

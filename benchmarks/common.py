@@ -2,9 +2,9 @@
 
 The folds and feature matrices are the pipeline's own (run `make run` first): `data/features/fold_k.parquet`
 holds every training row transformed by the features fitted on fold k's training part, and
-`data/processed/folds.parquet` says which rows are fold k's validation part. Both libraries see exactly the
-same matrices, single-threaded. Times are fit + predict summed over the folds; the figure that matters is
-the ratio mllib / reference measured in the same process, not the absolute seconds.
+`data/processed/folds.parquet` says which rows fit and which validate split k (pipeline/folds.py). Both libraries
+see exactly the same matrices, single-threaded. Times are fit + predict summed over the folds; the figure that
+matters is the ratio mllib / reference measured in the same process, not the absolute seconds.
 """
 from __future__ import annotations
 
@@ -33,6 +33,8 @@ class Fold:
     y_train: np.ndarray
     X_valid: np.ndarray
     y_valid: np.ndarray
+    train_rows: np.ndarray | None = None  # positions in data/processed/train.parquet (for another target)
+    valid_rows: np.ndarray | None = None
 
 
 def load_folds(limit_rows: int | None = None) -> list[Fold]:
@@ -42,34 +44,36 @@ def load_folds(limit_rows: int | None = None) -> list[Fold]:
         raise SystemExit("benchmarks need the pipeline's outputs: run `make run` first")
     import yaml
 
+    from pipeline.folds import splits_of
+
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     data = pd.read_parquet(processed / "train.parquet")
-    folds = pd.read_parquet(processed / "folds.parquet")
+    membership = pd.read_parquet(processed / "folds.parquet")
     target = data[params["data"]["target"]].to_numpy()
     positive = params["data"]["positive_label"]
     y = (target == (positive if positive is not None else target.max())).astype(np.int64)
-    fold_id = folds["fold"].to_numpy()
-    assert (folds["_row_id"].to_numpy() == data["_row_id"].to_numpy()).all()
+    assert (membership["_row_id"].to_numpy() == data["_row_id"].to_numpy()).all()
     out = []
-    for k in np.unique(fold_id):
+    for k, (train, valid) in enumerate(splits_of(membership)):
         X = pd.read_parquet(features_dir / f"fold_{k}.parquet").drop(columns="_row_id").to_numpy(np.float64)
-        train, valid = fold_id != k, fold_id == k
         if limit_rows is not None:
-            keep = np.arange(len(y)) < limit_rows
-            train, valid = train & keep, valid & keep
-        out.append(Fold(X[train], y[train], X[valid], y[valid]))
+            train, valid = train[train < limit_rows], valid[valid < limit_rows]
+        out.append(Fold(X[train], y[train], X[valid], y[valid], train, valid))
     return out
 
 
 def roc_auc(y, score) -> float:
+    """ROC AUC; for class probabilities (n, K > 2) the macro average of the one-vs-rest AUCs."""
     from sklearn.metrics import roc_auc_score
 
-    return float(roc_auc_score(y, score))
+    return float(roc_auc_score(y, score, multi_class="ovr") if np.ndim(score) == 2 else roc_auc_score(y, score))
 
 
 def positive_score(model, X) -> np.ndarray:
+    """The positive class's probability (binary), all class probabilities (multiclass), else the decision function."""
     if hasattr(model, "predict_proba"):
-        return model.predict_proba(X)[:, 1]
+        P = model.predict_proba(X)
+        return P[:, 1] if P.shape[1] == 2 else P
     return model.decision_function(X)
 
 

@@ -1,6 +1,6 @@
 """Safe persistence: `save(est, path)` writes `<path>.json` (class, hyperparameters, fitted scalars, version)
 and `<path>.npz` (numeric arrays). No pickle: loading never executes code, only classes in mllib.registry
-are rebuilt, and every array named in the JSON must match the .npz exactly.
+are rebuilt, and every array named in the JSON (with its shape and dtype) must match the .npz exactly.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .base import BaseEstimator
 from .registry import loadable, name_of
 
 FORMAT = "mllib-estimator"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: every array node records its shape and dtype
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed zip timestamps: identical models give identical bytes
 
 
@@ -45,7 +45,7 @@ def _encode(value, arrays: dict, key: str):
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "biuf":
             arrays[key] = value
-            return {"__array__": key}
+            return {"__array__": key, "shape": list(value.shape), "dtype": value.dtype.str}
         if value.dtype.kind in "OU":
             items = value.ravel().tolist()
             if not all(v is None or isinstance(v, (str, bool, int, float)) for v in items):
@@ -68,9 +68,34 @@ def _encode(value, arrays: dict, key: str):
     raise TypeError(f"cannot save {key}: values of type {type(value).__name__} are not supported")
 
 
-def _decode(node, arrays, used: set):
+class _Arrays:
+    """The arrays of one .npz file, handed out only with the shape and dtype its JSON recorded."""
+
+    def __init__(self, npz_path: Path, json_path: Path):
+        with np.load(npz_path, allow_pickle=False) as npz:
+            self.arrays = {k: npz[k] for k in npz.files}
+        self.npz_path, self.json_path = npz_path, json_path
+        self.used: set = set()
+
+    def take(self, key: str, shape: tuple, dtype: np.dtype) -> np.ndarray:
+        if key not in self.arrays:
+            raise ValueError(f"array {key!r} is named in {self.json_path} but missing from the .npz file {self.npz_path}")
+        found = self.arrays[key]
+        if found.shape != shape or found.dtype != dtype:
+            raise ValueError(
+                f"{self.npz_path}: array {key!r} has shape {found.shape} and dtype {found.dtype}, but {self.json_path} "
+                f"expects shape {shape} and dtype {dtype}; the two files come from different models, save it again"
+            )
+        self.used.add(key)
+        return found
+
+    def unused(self) -> list:
+        return sorted(set(self.arrays) - self.used)
+
+
+def _decode(node, store: _Arrays):
     if isinstance(node, list):
-        return [_decode(v, arrays, used) for v in node]
+        return [_decode(v, store) for v in node]
     if not isinstance(node, dict):
         return node
     if "__estimator__" in node:
@@ -78,20 +103,16 @@ def _decode(node, arrays, used: set):
         name = node["__estimator__"]
         if name not in classes:
             raise ValueError(f"refusing to load class {name!r}: it is not in mllib.registry")
-        est = classes[name](**{k: _decode(v, arrays, used) for k, v in node["params"].items()})
+        est = classes[name](**{k: _decode(v, store) for k, v in node["params"].items()})
         for k, v in node["fitted"].items():
             if not (k.endswith("_") and not k.startswith("_")):
                 raise ValueError(f"invalid fitted attribute name {k!r} for {name}")
-            setattr(est, k, _decode(v, arrays, used))
+            setattr(est, k, _decode(v, store))
         return est
     if "__array__" in node:
-        key = node["__array__"]
-        if key not in arrays:
-            raise ValueError(f"array {key!r} is named in the JSON but missing from the .npz file")
-        used.add(key)
-        return arrays[key]
+        return store.take(node["__array__"], tuple(node["shape"]), np.dtype(node["dtype"]))
     if "__object_array__" in node:
-        values = [_decode(v, arrays, used) for v in node["__object_array__"]]
+        values = [_decode(v, store) for v in node["__object_array__"]]
         dtype = object if node["dtype"] == "object" else np.dtype(node["dtype"])
         out = np.empty(len(values), dtype=dtype)
         out[:] = values
@@ -99,9 +120,9 @@ def _decode(node, arrays, used: set):
     if "__float__" in node:
         return float(node["__float__"])
     if "__tuple__" in node:
-        return tuple(_decode(v, arrays, used) for v in node["__tuple__"])
+        return tuple(_decode(v, store) for v in node["__tuple__"])
     if "__dict__" in node:
-        return {k: _decode(v, arrays, used) for k, v in node["__dict__"].items()}
+        return {k: _decode(v, store) for k, v in node["__dict__"].items()}
     raise ValueError(f"unrecognised node in model file: {sorted(node)}")
 
 
@@ -132,7 +153,8 @@ def save(estimator: BaseEstimator, path) -> tuple[Path, Path]:
 
 
 def load(path) -> BaseEstimator:
-    """Rebuild an estimator saved by `save`; raises ValueError on unknown classes or mismatched arrays."""
+    """Rebuild an estimator saved by `save`; raises ValueError on unknown classes or arrays that are missing,
+extra, or of another shape or dtype than the JSON records."""
     stem = _stem(path)
     json_path, npz_path = _with_ext(stem, ".json"), _with_ext(stem, ".npz")
     try:
@@ -142,12 +164,11 @@ def load(path) -> BaseEstimator:
     except json.JSONDecodeError as exc:
         raise ValueError(f"model file {json_path} is not valid JSON: {exc}") from None
     if doc.get("format") != FORMAT or doc.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"{json_path} is not an mllib model file of format version {FORMAT_VERSION}")
-    with np.load(npz_path, allow_pickle=False) as npz:
-        arrays = {k: npz[k] for k in npz.files}
-    used: set = set()
-    estimator = _decode(doc["estimator"], arrays, used)
-    extra = sorted(set(arrays) - used)
+        raise ValueError(f"{json_path} is not an mllib model file of format version {FORMAT_VERSION} (found "
+                         f"{doc.get('format')!r} version {doc.get('format_version')!r}); save the model again")
+    store = _Arrays(npz_path, json_path)
+    estimator = _decode(doc["estimator"], store)
+    extra = store.unused()
     if extra:
         raise ValueError(f"{npz_path} holds arrays {extra[:5]} that {json_path} does not name; the pair does not match")
     return estimator

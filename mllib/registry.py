@@ -80,7 +80,8 @@ _UNSUPERVISED_TRANSFORMERS = {
 }
 
 # ---- trees, forests, bagging, AdaBoost ----
-from .ensemble import AdaBoostClassifier, BaggingClassifier, RandomForestClassifier, RandomForestRegressor
+from .ensemble import (AdaBoostClassifier, BaggingClassifier, BaggingRegressor, RandomForestClassifier,
+                       RandomForestRegressor)
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 _TREE_CLASSIFIERS: dict[str, type] = {
@@ -92,6 +93,7 @@ _TREE_CLASSIFIERS: dict[str, type] = {
 _TREE_REGRESSORS: dict[str, type] = {
     "decision_tree_regressor": DecisionTreeRegressor,
     "random_forest_regressor": RandomForestRegressor,
+    "bagging_regressor": BaggingRegressor,
 }
 
 # ---- gradient boosting ----

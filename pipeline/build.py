@@ -40,7 +40,7 @@ FEATURE_STEPS = {
     "numeric_imputer": ["simple_imputer", "knn_imputer", "group_imputer"],
     "expansion": ["none", "polynomial_features", "rbf_features", "piecewise_features"],
     "scaler": ["none", "standard_scaler", "min_max_scaler", "robust_scaler"],
-    "categorical_imputer": ["simple_imputer"],
+    "categorical_imputer": ["simple_imputer", "group_imputer"],
     "encoder": ["one_hot_encoder", "ordinal_encoder"],
     "projection": ["none", "pca", "lda", "pls", "cholesky_whitening", "kernel_pca", "nystroem"],
 }
@@ -55,24 +55,27 @@ def _step(cfg: dict, **resolved):
     return None if cfg["name"] == "none" else registry.get(cfg["name"])(**{**cfg["params"], **resolved})
 
 
-def _imputer(cfg: dict, numeric: list[str]):
-    """group_imputer's group_column is given by name in params.yaml; the imputer takes its index in the block."""
+def _imputer(cfg: dict, step: str, columns: list[str]):
+    """group_imputer's group_column is given by name in params.yaml, one of the step's own columns (numeric for the
+    numeric imputer, categorical for the categorical one); the imputer takes its index in that block."""
     group = cfg["params"].get("group_column")
     if cfg["name"] != "group_imputer" or group is None:
         return _step(cfg)
-    if group not in numeric:
-        raise ValueError(f"features.numeric_imputer.params.group_column {group!r} is not a numeric feature column; "
-                         f"numeric columns: {numeric}")
-    return _step(cfg, group_column=numeric.index(group))
+    if group not in columns:
+        kind = step.removesuffix("_imputer")
+        raise ValueError(f"features.{step}.params.group_column {group!r} is not a {kind} feature column; "
+                         f"{kind} columns: {columns}")
+    return _step(cfg, group_column=columns.index(group))
 
 
 def feature_transformer(cfg: dict, numeric_columns: list[str], categorical_columns: list[str]):
     """Numeric: impute (+ missing indicators), expand, scale. Categorical: impute, encode. Columns: numeric
     first. Then an optional projection of all columns (PCA, LDA, whitening), fitted on the same rows."""
     n_numeric, n_categorical = len(numeric_columns), len(categorical_columns)
-    numeric = [("impute", _imputer(cfg["numeric_imputer"], numeric_columns)), ("expand", _step(cfg["expansion"])),
-               ("scale", _step(cfg["scaler"]))]
-    categorical = [("impute", _step(cfg["categorical_imputer"])), ("encode", _step(cfg["encoder"]))]
+    numeric = [("impute", _imputer(cfg["numeric_imputer"], "numeric_imputer", numeric_columns)),
+               ("expand", _step(cfg["expansion"])), ("scale", _step(cfg["scaler"]))]
+    categorical = [("impute", _imputer(cfg["categorical_imputer"], "categorical_imputer", categorical_columns)),
+                   ("encode", _step(cfg["encoder"]))]
     columns = ColumnTransformer([
         ("numeric", Pipeline([s for s in numeric if s[1] is not None]), list(range(n_numeric))),
         ("categorical", Pipeline(categorical), list(range(n_numeric, n_numeric + n_categorical))),

@@ -76,12 +76,13 @@ def ranges():
     return _Check("a mapping {column: [low, high]} (null for an open end)", ok)
 
 
-def per_model(description: str, value_ok):
-    """A mapping {classifier name: {hyperparameter: value}}: settings for every model, the chosen one applies."""
+def per_model(description: str, value_ok, names: str = "model name"):
+    """A mapping {registry name: {hyperparameter: value}}: settings for every model (or calibration method),
+    the chosen one applies."""
     def ok(v):
         return isinstance(v, dict) and all(
             isinstance(m, dict) and all(value_ok(x) for x in m.values()) for m in v.values())
-    return _Check(f"a mapping {{model name: {{hyperparameter: {description}}}}} ({{}} for none)", ok)
+    return _Check(f"a mapping {{{names}: {{hyperparameter: {description}}}}} ({{}} for none)", ok)
 
 
 def mapping():
@@ -143,6 +144,7 @@ SPEC = {
         "method": choice(*registry.CALIBRATORS),
         "n_bins": integer(2),
         "binning": choice("uniform", "quantile"),
+        "params": per_model("value", lambda x: True, names="method name"),
     },
     "evaluate": {
         "threshold": number(0, 1),
@@ -158,6 +160,7 @@ SPEC = {
             "criterion": choice(*MITIGATION_CRITERIA, "none"),
             "tolerance": _Check("a number in [0, 1)", lambda v: _is_number(v) and 0 <= v < 1),
         },
+        "reweighing": boolean(),
     },
     "explain": {
         "n_repeats": integer(1),
@@ -166,9 +169,13 @@ SPEC = {
         "n_rows": integer(1),
         "n_background": integer(1),
         "kernel_samples": integer(2),
+        "kernel_bootstrap": integer(2),
         "relevance": choice("gradient_x_input", "lrp_basic", "lrp_epsilon", "lrp_z_plus", "none"),
+        "lrp_epsilon": number(0, math.inf),
         "pdp_features": integer(0),
         "grid_resolution": integer(2),
+        "pdp_percentiles": _Check("a pair [low, high] with 0 <= low < high <= 1", lambda v: isinstance(v, list)
+                                  and len(v) == 2 and all(_is_number(x) for x in v) and 0 <= v[0] < v[1] <= 1),
     },
     "tracking": {"uri": string(nullable=True), "experiment": string()},
 }
@@ -231,19 +238,27 @@ def _validate_relations(params: dict) -> None:
                 )
     for key in ("model.params", "search.grid"):
         section, _, field = key.partition(".")
-        for model, settings in params[section][field].items():
-            if model not in CLASSIFIERS:
-                raise PipelineError(f"params.yaml: {key}.{model}: not a classifier name; valid: {sorted(CLASSIFIERS)}")
-            valid = CLASSIFIERS[model]._param_names()
-            for name in settings:
-                if name not in valid:
-                    raise PipelineError(
-                        f"params.yaml: {key}.{model}.{name}: {model} has no hyperparameter {name!r}; valid: {valid}"
-                    )
-            both = sorted(set(params["model"]["params"].get(model, {})) & set(params["search"]["grid"].get(model, {})))
-            if both:
-                raise PipelineError(f"params.yaml: {model} hyperparameter {both[0]!r} is set in model.params and searched "
-                                    "in search.grid; keep one")
+        _check_hyperparameter_names(key, params[section][field], CLASSIFIERS, "classifier")
+    for model, fixed in params["model"]["params"].items():
+        both = sorted(set(fixed) & set(params["search"]["grid"].get(model, {})))
+        if both:
+            raise PipelineError(f"params.yaml: {model} hyperparameter {both[0]!r} is set in model.params and searched "
+                                "in search.grid; keep one")
+    _check_hyperparameter_names("calibration.params", params["calibration"]["params"], registry.CALIBRATORS,
+                                "calibration method")
+
+
+def _check_hyperparameter_names(key: str, settings: dict, classes: dict, kind: str) -> None:
+    """Every entry of a {registry name: {hyperparameter: value}} mapping names a registered class and only
+    hyperparameters its constructor takes."""
+    for name, given in settings.items():
+        if name not in classes:
+            raise PipelineError(f"params.yaml: {key}.{name}: not a {kind} name; valid: {sorted(classes)}")
+        valid = classes[name]._param_names()
+        for hyperparameter in given:
+            if hyperparameter not in valid:
+                raise PipelineError(f"params.yaml: {key}.{name}.{hyperparameter}: {name} has no hyperparameter "
+                                    f"{hyperparameter!r}; valid: {valid}")
 
 
 def load_params(path: Path | str = PARAMS_FILE) -> dict:

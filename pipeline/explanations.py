@@ -4,7 +4,15 @@ Model-specific explainers (TreeSHAP, the linear closed form, LRP) work on the en
 their attributions of the columns derived from one raw column (its one-hot levels, its missing indicator) are
 summed, which keeps additivity because every attribution here is additive over columns. When some encoded
 column cannot be traced to a single raw column (a PCA projection, a polynomial product), the model-agnostic
-KernelSHAP on raw rows through the whole fitted pipeline is used instead."""
+KernelSHAP on raw rows through the whole fitted pipeline is used instead.
+
+Caveat: a sum of Shapley values over a raw column's encoded columns keeps additivity, but it is not the Shapley
+value of the game whose players are the raw columns (where a raw column's one-hot levels enter or leave a
+coalition together), except for linear models, whose value function is additive over columns so both games
+agree. So TreeSHAP values per raw column are an additive summary, not raw-feature Shapley values; KernelSHAP
+and exact enumeration play the raw-feature game directly (RAW_COLUMN_NOTE says which, in attributions.json).
+LRP's first layer uses the z^B rule bounded by the training features' min and max when the encoded inputs can
+be negative (standardised features), since z+ assumes non-negative inputs."""
 from __future__ import annotations
 
 import numpy as np
@@ -42,9 +50,19 @@ def choose_method(requested: str, model, owners) -> str:
     return "kernel"
 
 
-def shapley_attributions(method: str, model, transformer, X_rows, X_background, predict_proba, cfg: dict, seed: int,
+RAW_COLUMN_NOTE = {
+    "tree": "sums of the encoded columns' TreeSHAP values: additive, but not the Shapley values of the raw-column "
+            "game (a raw column's one-hot levels would join coalitions together)",
+    "linear": "sums of the encoded columns' Shapley values: for a linear model these are the raw-column Shapley values",
+    "kernel": "Shapley values of the raw-column game (coalitions of raw columns through the fitted features)",
+    "exact": "Shapley values of the raw-column game (coalitions of raw columns through the fitted features)",
+}
+
+
+def shapley_attributions(method: str, model, transformer, X_rows, X_background, predict_proba, kernel: dict, seed: int,
                          owners) -> dict:
-    """Shapley values per raw column for the explained rows; 'output' says which quantity they add up to."""
+    """Shapley values per raw column for the explained rows; 'output' says which quantity they add up to.
+    kernel: KernelSHAP's {"n_samples", "n_bootstrap"}."""
     n_raw = X_rows.shape[1]
     if method in ("tree", "linear") and owners is None:
         raise ValueError(f"explain.shapley {method!r} needs encoded columns traceable to raw columns; "
@@ -60,7 +78,7 @@ def shapley_attributions(method: str, model, transformer, X_rows, X_background, 
         values, output, expected, prediction = out["values"], "decision score (log-odds)", out["expected_value"], out["prediction"]
     elif method in ("kernel", "exact"):
         explain = kernel_shap if method == "kernel" else exact_shapley
-        kwargs = {"n_samples": cfg["kernel_samples"], "random_state": seed} if method == "kernel" else {}
+        kwargs = {**kernel, "random_state": seed} if method == "kernel" else {}
         out = explain(predict_proba, X_rows, X_background, **kwargs)
         result = {"values": out["values"], "output": "calibrated probability", "expected_value": float(out["expected_value"]),
                   "prediction": out["prediction"], "additivity_error": out["additivity_error"]}
@@ -74,18 +92,24 @@ def shapley_attributions(method: str, model, transformer, X_rows, X_background, 
             "additivity_error": np.abs(values.sum(axis=1) + expected - prediction)}
 
 
-RELEVANCE = {
-    "gradient_x_input": lambda model, Z: gradient_x_input(model, Z),
-    "lrp_basic": lambda model, Z: lrp(model, Z, rule="basic"),
-    "lrp_epsilon": lambda model, Z: lrp(model, Z, rule="epsilon"),
-    "lrp_z_plus": lambda model, Z: lrp(model, Z, rule="z_plus"),
-}
+def input_bounds(Z_rows: np.ndarray, Z_train: np.ndarray):
+    """(min, max) of the training features for LRP's z^B input rule when some input is negative, else None (z+)."""
+    if min(Z_rows.min(), Z_train.min()) >= 0:
+        return None
+    return Z_train.min(axis=0), Z_train.max(axis=0)
 
 
-def relevance_attributions(rule: str, model, transformer, X_rows, owners) -> dict | None:
-    """Gradient x input / LRP of the network's output score, per raw column (only for mllib MLPs)."""
+def relevance_attributions(rule: str, model, transformer, X_rows, owners, epsilon: float, X_train) -> dict | None:
+    """Gradient x input / LRP of the network's output score, per raw column (only for mllib MLPs).
+    epsilon: LRP-epsilon's stabiliser; X_train: raw training rows, whose encoded range bounds z^B."""
     if rule == "none" or not hasattr(model, "forward_activations") or owners is None:
         return None
-    out = RELEVANCE[rule](model, transformer.transform(X_rows))
+    Z = transformer.transform(X_rows)
+    if rule == "gradient_x_input":
+        out = gradient_x_input(model, Z)
+    elif rule == "lrp_z_plus":
+        out = lrp(model, Z, rule="z_plus", input_bounds=input_bounds(Z, transformer.transform(X_train)))
+    else:
+        out = lrp(model, Z, rule=rule.removeprefix("lrp_"), epsilon=epsilon)
     return {"values": to_raw(out["relevance"], owners, X_rows.shape[1]), "output": "network output score (logit)",
             "prediction": out["output"], "conservation_error": out["conservation_error"]}

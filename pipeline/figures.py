@@ -110,9 +110,12 @@ def group_rates(attribute: str, groups: dict, metrics=("selection_rate", "tpr", 
 def importance(features: list[dict], scoring: str, top: int = 15) -> bytes:
     shown = features[:top][::-1]
     fig, ax = plt.subplots(figsize=(5, 0.5 + 0.28 * len(shown)))
-    ax.barh([f["feature"] for f in shown], [f["mean"] for f in shown],
-            xerr=[[f["mean"] - f["ci_low"] for f in shown], [f["ci_high"] - f["mean"] for f in shown]], color="tab:blue")
-    ax.set(xlabel=f"drop in {scoring} when permuted (95% interval)", title="Permutation importance (test)")
+    # one repeat has no interval (null bounds): draw the bars without error lines
+    xerr = None if any(f["ci_low"] is None for f in shown) else \
+        [[f["mean"] - f["ci_low"] for f in shown], [f["ci_high"] - f["mean"] for f in shown]]
+    ax.barh([f["feature"] for f in shown], [f["mean"] for f in shown], xerr=xerr, color="tab:blue")
+    ax.set(xlabel=f"drop in {scoring} when permuted" + ("" if xerr is None else " (95% t interval)"),
+           title="Permutation importance (test)")
     return png_bytes(fig)
 
 
@@ -150,8 +153,9 @@ def partial_dependence_2d(surface: dict) -> bytes:
     ax.grid(False)
     fig.colorbar(image, ax=ax, label="calibrated probability")
     (a, b), (ga, gb) = surface["features"], surface["grid"]
-    step_a, step_b = max(1, len(ga) // 6), max(1, len(gb) // 6)
+    step_a, step_b = -(-len(ga) // 6), -(-len(gb) // 5)  # at most 6 / 5 labels: long numbers must not overlap
     ax.set_yticks(range(0, len(ga), step_a), [f"{v:.3g}" if isinstance(v, float) else v for v in ga[::step_a]])
-    ax.set_xticks(range(0, len(gb), step_b), [f"{v:.3g}" if isinstance(v, float) else v for v in gb[::step_b]])
+    ax.set_xticks(range(0, len(gb), step_b), [f"{v:.3g}" if isinstance(v, float) else v for v in gb[::step_b]],
+                  rotation=30, ha="right")
     ax.set(ylabel=a, xlabel=b, title=f"Partial dependence: {a} x {b}")
     return png_bytes(fig)

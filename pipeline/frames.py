@@ -29,6 +29,11 @@ def category_labels(series: pd.Series) -> np.ndarray:
     return out
 
 
+def attribute_labels(df: pd.DataFrame, attributes: list[str]) -> dict[str, np.ndarray]:
+    """{attribute: its category labels as strings, one per row}: the groups of each sensitive attribute."""
+    return {a: category_labels(df[a]).astype(str) for a in attributes}
+
+
 def raw_matrix(df: pd.DataFrame, numeric: list[str], categorical: list[str]) -> np.ndarray:
     """Object matrix: numeric columns as float (NaN = missing) first, then categorical columns as strings."""
     X = np.empty((len(df), len(numeric) + len(categorical)), dtype=object)

@@ -26,6 +26,7 @@ TRAIN_METRICS = Path("reports/metrics/train.json")
 VALIDATION_CURVE = Path("reports/plots/validation_curve.json")
 
 CALIBRATOR = Path("models/calibrator")
+OOF_CALIBRATED = Path("data/predictions/oof_calibrated.parquet")  # cross-fitted probabilities of the scored rows
 CALIBRATION_METRICS = Path("reports/metrics/calibration.json")
 RELIABILITY_OOF = Path("reports/plots/reliability_oof.json")
 

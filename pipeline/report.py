@@ -74,9 +74,32 @@ def model_card(params: dict, r: dict) -> str:
                        f"{fmt(test['calibration']['after']['ece'])} after",
         "Fairness": "; ".join(f"by {a}: demographic-parity gap {fmt(g['demographic_parity'])}, equal-opportunity gap "
                               f"{fmt(g['equal_opportunity'])}" for a, g in gaps.items()) or "no sensitive attributes",
+        "Fairness mitigation": mitigation_summary(r["fairness"], data["sensitive"]),
         "Excluded as features": ", ".join(data["drop"]) + " (leakage: outcomes of the same year, or identifiers)",
         "Caveats": "Permutation importance is misleading for correlated features; fairness gaps come from one test set "
                    "(bootstrap intervals in the fairness section); groups below the minimum size are flagged in the "
                    "fairness table and left out of the parity criteria.",
     }
     return key_values(items)
+
+
+def mitigation_summary(fairness: dict, sensitive: list[str]) -> str:
+    """Each attribute's test gap of the mitigated criterion before -> after, with the accuracy cost, for the
+    per-group thresholds and for reweighing (demographic parity when no criterion is mitigated)."""
+    thresholds, reweighed = fairness["mitigation"], fairness.get("reweighing", {})
+    criterion = thresholds["criterion"] if thresholds["criterion"] != "none" else "demographic_parity"
+    sentences = []
+    for a in sensitive:
+        items = []
+        m = thresholds.get("attributes", {}).get(a, {})
+        if m.get("applied"):
+            t = m["test"]
+            items.append(f"per-group thresholds {fmt(t['gap_before'])} -> {fmt(t['gap_after'])} "
+                         f"(accuracy cost {fmt(t['accuracy_cost'])})")
+        if reweighed.get("applied"):
+            g = reweighed["test"]["attributes"][a][criterion]
+            items.append(f"reweighing {fmt(g['gap_before'])} -> {fmt(g['gap_after'])} "
+                         f"(accuracy cost {fmt(reweighed['test']['accuracy_cost'])})")
+        if items:
+            sentences.append(f"By {a}, test {criterion} gap: {', '.join(items)}.")
+    return " ".join(sentences) or "none applied"

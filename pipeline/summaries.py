@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from mllib.calibration import (
     calibration_summary,
@@ -10,7 +11,21 @@ from mllib.calibration import (
     maximum_calibration_error,
     reliability_curve,
 )
+from mllib.fairness import intersectional_groups
 from mllib.metrics import brier_decomposition, brier_score, log_loss
+
+from .frames import attribute_labels
+
+
+def binning_spec(cfg: dict) -> dict:
+    """The bins behind every ECE / MCE / reliability number, recorded next to them."""
+    return {"n_bins": cfg["n_bins"], "strategy": cfg["binning"], "brier_decomposition": "uniform",
+            "edges": "right-open bins [lower, upper), the last closed at 1"}
+
+
+def sensitive_groupings(frame: pd.DataFrame, sensitive: list[str]) -> dict:
+    """{attribute or intersection of attributes: group label per row} of the rows of `frame` ({} for none)."""
+    return intersectional_groups(attribute_labels(frame, sensitive)) if sensitive else {}
 
 
 def calibration_quality(y: np.ndarray, p: np.ndarray, cfg: dict) -> dict:

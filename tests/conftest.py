@@ -6,6 +6,7 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # before numpy loads: see pipeline/__init__.py
     os.environ.setdefault(_var, "1")
 
+import importlib  # noqa: E402
 import shutil  # noqa: E402
 from pathlib import Path
 
@@ -52,3 +53,14 @@ def make_project(root: Path, sample_csv: Path, **overrides) -> Path:
         node[leaf] = value
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     return root
+
+
+SHARED_STAGES = ["validate", "clean", "split", "features"]
+MODEL_STAGES = ["train", "calibrate", "evaluate", "fairness", "explain"]
+
+
+def run_stages(root: Path, monkeypatch, stages: list[str]) -> None:
+    """Run stages in-process, in order, inside the project at `root`."""
+    monkeypatch.chdir(root)
+    for stage in stages:
+        importlib.import_module(f"pipeline.stages.{stage}").main()

@@ -69,9 +69,9 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         else:
             self.categories_, self.feature_log_prob_ = [], []
             for column in X.T:
-                cats, idx = np.unique(column, return_inverse=True)
-                counts = np.zeros((K, cats.size))
-                np.add.at(counts, (codes, idx), w)
+                cats = np.unique(column)
+                idx = np.searchsorted(cats, column)
+                counts = np.bincount(codes * cats.size + idx, weights=w, minlength=K * cats.size).reshape(K, cats.size)
                 self.categories_.append(cats)
                 self.feature_log_prob_.append(self._smoothed_log(counts, class_weight, cats.size))
         return self
@@ -96,8 +96,9 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
             jll = np.zeros((X.shape[0], self.classes_.size))
             for column, cats, log_prob in zip(X.T, self.categories_, self.feature_log_prob_):
                 idx = np.minimum(np.searchsorted(cats, column), cats.size - 1)
-                seen = cats[idx] == column
-                jll[seen] += log_prob[:, idx[seen]].T
+                # rows gathered from the table (m_i + 1, K) whose last row, 0, stands for an unseen value
+                table = np.vstack([log_prob.T, np.zeros(self.classes_.size)])
+                jll += table[np.where(cats[idx] == column, idx, cats.size)]
         return jll + self.class_log_prior_
 
     def predict_log_proba(self, X):

@@ -10,13 +10,16 @@ Covariances: "full" Sigma_k, "diag" (one variance per feature), "spherical" (sig
 Cholesky factor of Sigma_k, never its inverse. Initialisation as in seed 004 lines 751-757: k-means labels as
 hard responsibilities, then an M-step; or random data points as means ("random", the notes' scheme, with the
 remaining parameters from the nearest-mean partition).
+Sample weights w_n (a row of weight w_n counts as w_n copies of it): the M-step takes the weighted responsibilities
+w_n q_nk and tau_k = N_k / sum_n w_n; the log-likelihood is the weighted average sum_n w_n log p(x_n) / sum_n w_n.
 """
 from __future__ import annotations
 
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, ClusterMixin, check_array, check_is_fitted, check_n_features, check_random_state
+from ..base import (BaseEstimator, ClusterMixin, check_array, check_is_fitted, check_n_features, check_random_state,
+                    check_sample_weight)
 from .kmeans import KMeans, squared_distances
 
 COVARIANCE_TYPES = ("full", "diag", "spherical")
@@ -54,10 +57,11 @@ def e_step(X, weights, means, covariances, covariance_type, X_sq=None):
 
 
 def m_step(X, resp, covariance_type, reg_covar, X_sq=None):
-    """tau, mu, Sigma maximising the expected complete-data log-likelihood for responsibilities resp (n, K).
+    """tau, mu, Sigma maximising the expected complete-data log-likelihood for responsibilities resp (n, K)
+    (rows weighted by sample weights: resp = w_n q_nk).
     For diag / spherical the variances are E_q[x^2] - mu^2 (one matrix product): pass X centred near its mean."""
     mass = resp.sum(axis=0) + 10 * np.finfo(np.float64).eps  # a component with no mass keeps finite parameters
-    weights = mass / X.shape[0]
+    weights = mass / mass.sum()
     means = resp.T @ X / mass[:, None]
     d = X.shape[1]
     if covariance_type == "full":
@@ -114,26 +118,27 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
         if not self.tol >= 0:
             raise ValueError(f"tol must be >= 0, got {self.tol!r}")
 
-    def _initial_resp(self, X, rng):
+    def _initial_resp(self, X, w, rng):
         K = self.n_components
         if self.init_params == "kmeans":
-            labels = KMeans(n_clusters=K, n_init=1, random_state=rng).fit(X).labels_
-        else:
-            means = X[rng.choice(X.shape[0], size=K, replace=False)]
+            labels = KMeans(n_clusters=K, n_init=1, random_state=rng).fit(X, sample_weight=w).labels_
+        else:  # a row of weight 0 is not data
+            means = X[rng.choice(np.flatnonzero(w > 0), size=K, replace=False)]
             labels = np.argmin(squared_distances(X, np.einsum("ij,ij->i", X, X), means), axis=1)
         return np.eye(K)[labels]
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, sample_weight=None):
         X = check_array(X)
-        self._check_params(X.shape[0])
+        w = check_sample_weight(sample_weight, X.shape[0])
+        self._check_params(int(np.count_nonzero(w)))
         rng = check_random_state(self.random_state)
         # EM is translation-equivariant: run it on centred data (see log_gaussian_density), shift the means back
-        centre = X.mean(axis=0)
+        centre = w @ X / w.sum()
         Xc = X - centre
         Xc_sq = None if self.covariance_type == "full" else Xc * Xc
         best = None
         for _ in range(self.n_init):
-            run = self._em(Xc, Xc_sq, self._initial_resp(X, rng))
+            run = self._em(Xc, Xc_sq, w, self._initial_resp(X, w, rng))
             if best is None or run[1][-1] > best[1][-1]:
                 best = run
         (self.weights_, means, self.covariances_), history, self.n_iter_, self.converged_ = best
@@ -143,12 +148,13 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
         self.log_likelihood_ = float(history[-1])
         return self
 
-    def _em(self, X, X_sq, resp):
-        params = m_step(X, resp, self.covariance_type, self.reg_covar, X_sq)
+    def _em(self, X, X_sq, w, resp):
+        rows = w[:, None]
+        params = m_step(X, rows * resp, self.covariance_type, self.reg_covar, X_sq)
         history, converged, n_iter, labels = [], False, 0, None
         for n_iter in range(1, self.max_iter + 1):
             log_resp, log_px = e_step(X, *params, self.covariance_type, X_sq)
-            history.append(float(log_px.mean()))
+            history.append(float(w @ log_px / w.sum()))
             if self.assignment == "soft":
                 resp = np.exp(log_resp)
             else:
@@ -157,7 +163,7 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
                     converged = True
                     break
                 resp = np.eye(self.n_components)[labels]
-            params = m_step(X, resp, self.covariance_type, self.reg_covar, X_sq)
+            params = m_step(X, rows * resp, self.covariance_type, self.reg_covar, X_sq)
             if n_iter > 1 and abs(history[-1] - history[-2]) < self.tol:
                 converged = True
                 break

@@ -4,7 +4,8 @@ Notes: seed 000, lines 2843-2968 (bagging, random forests) and 2969-3520 (boosti
 1654-1667; seed-001-003-004 catalogue sections 6 and 7.9-7.10.
 """
 from .adaboost import AdaBoostClassifier
-from .bagging import BaggingClassifier
+from .bagging import BaggingClassifier, BaggingRegressor
 from .forest import RandomForestClassifier, RandomForestRegressor
 
-__all__ = ["RandomForestClassifier", "RandomForestRegressor", "BaggingClassifier", "AdaBoostClassifier"]
+__all__ = ["RandomForestClassifier", "RandomForestRegressor", "BaggingClassifier", "BaggingRegressor",
+           "AdaBoostClassifier"]

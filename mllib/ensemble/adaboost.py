@@ -11,10 +11,19 @@ Real: h_tk(x) = lr (K-1) (log p_k(x) - mean_j log p_j(x)) from the weighted clas
   with y_ik = 1 for the true class and -1/(K-1) otherwise.
 Both: P(y|x) = softmax(s(x) / (K - 1)), binary sigma(2F), the population minimiser F = (1/2) log(p/(1-p)) (E26).
 LogitBoost (Friedman, Hastie and Tibshirani 2000): Newton steps on the logistic loss log(1 + exp(-2yF)): fit a
-  regression tree to z = (y* - p)/(p(1 - p)) (clipped to +-4) with weights p(1 - p), F <- F + lr f / 2 (binary,
-  p = sigma(2F)); K classes: one tree per class, F_k <- F_k + lr (K-1)/K (f_k - mean_j f_j), p = softmax(F).
-The partition of each weak learner is grown by the tree's impurity criterion ("misclassification" with max_depth=1
-gives the stump of smallest weighted error, the notes' argmin_h eps_t(h)).
+  regression tree to z = (y* - p)/(p(1 - p)) with weights p(1 - p), F <- F + lr f / 2 (binary, p = sigma(2F));
+  K classes: one tree per class, F_k <- F_k + lr (K-1)/K (f_k - mean_j f_j), p = softmax(F). z is clipped to +-4
+  for the split search only; a leaf's value is its unclipped weighted mean of z, sum (y* - p) / sum p(1 - p)
+  (the Newton step), bounded by +-4: a clipped mean would stop short of the optimum (a constant p = 0.8 would never
+  reach F* = (1/2) log 4: past p = 3/4 the negatives' z = -1/(1 - p) is clipped and F grows without bound).
+Each weak learner's partition is grown greedily by the criterion its algorithm minimises: discrete, the weighted
+error eps_t ("misclassification": with max_depth=1 the stump argmin_h eps_t(h) of the notes); Real, Z_t = sum_b
+sum_i d_i exp(-y_i h_b) = 2 sum_b sqrt(p_b q_b) over the leaves b ("realboost_z", catalogue 6.3; K classes:
+Z = K sum_b w_b (prod_k p_bk)^(1/K), the normaliser of the update above). Deeper trees are grown one split at a time,
+so they minimise these greedily, not over all partitions. normalizers_ records Z_t per reweighting (the sum of the
+updated weights before normalisation; a final perfect discrete learner reweights nothing); discrete boosting also
+records reweighted_errors_, the chosen learner's weighted error under the new weights: 1/2 for two classes,
+(K - 1)/K for SAMME (learning_rate 1), h_t is then no better than chance.
 """
 from __future__ import annotations
 
@@ -28,9 +37,21 @@ from ..tree import _kernels as K
 from ..tree.criteria import CLASSIFICATION_CRITERIA
 
 ALGORITHMS = ("discrete", "real", "logit")
+_CRITERIA = {"discrete": "misclassification", "real": "realboost_z"}  # what each algorithm's learner minimises
 _P_FLOOR = 1e-6  # Real AdaBoost smoothing: a pure leaf would give h = +-inf
-_Z_MAX = 4.0  # LogitBoost working-response clip (FHT 2000)
+_Z_MAX = 4.0  # LogitBoost working-response bound (FHT 2000)
 _EPS_FLOOR = 1e-10  # a perfect discrete learner: alpha from eps = 1e-10, then stop
+
+
+def _set_newton_leaves(tree, X, gradient, hessian):
+    """Leaf value = sum gradient / sum hessian over the leaf's rows (within +-_Z_MAX); inner nodes follow (cover-
+    weighted means of their leaves, the tree protocol's convention). Every leaf holds rows of positive weight."""
+    leaves = tree.apply(X)
+    n_nodes = tree.value_.shape[0]
+    is_leaf = tree.children_left_ < 0
+    step = np.bincount(leaves, gradient, n_nodes)[is_leaf] / np.bincount(leaves, hessian, n_nodes)[is_leaf]
+    tree.value_[is_leaf, 0] = np.clip(step, -_Z_MAX, _Z_MAX)
+    K.fill_internal_values(tree.value_, tree.children_left_, tree.children_right_, tree.weighted_n_node_samples_)
 
 
 class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
@@ -38,13 +59,14 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
     algorithm: "discrete" (AdaBoost / SAMME), "real" (Real AdaBoost / SAMME.R) or "logit" (LogitBoost).
     n_estimators: boosting rounds T; learning_rate: shrinkage of each round's contribution (1 = the textbook
-    algorithm); max_depth: weak-learner depth (1 = stumps); criterion: impurity growing the classification trees
-    of discrete / real (LogitBoost fits squared-error regression trees). Discrete boosting stops early when a
-    learner is perfect (eps = 0) or no better than chance (eps >= 1 - 1/K).
+    algorithm); max_depth: weak-learner depth (1 = stumps); criterion: the split criterion of discrete / real
+    boosting's trees (None: the one the algorithm minimises, "misclassification" / "realboost_z"; any
+    DecisionTreeClassifier criterion otherwise). LogitBoost fits squared-error regression trees. Discrete boosting
+    stops early when a learner is perfect (eps = 0) or no better than chance (eps >= 1 - 1/K).
     """
 
     def __init__(self, n_estimators: int = 50, learning_rate: float = 1.0, algorithm: str = "discrete",
-                 max_depth: int = 1, criterion: str = "gini", random_state=0):
+                 max_depth: int = 1, criterion=None, random_state=0):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.algorithm = algorithm
@@ -60,8 +82,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"n_estimators must be a positive integer, got {self.n_estimators!r}")
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
-        if self.criterion not in CLASSIFICATION_CRITERIA:
-            raise ValueError(f"criterion must be one of {CLASSIFICATION_CRITERIA}, got {self.criterion!r}")
+        if self.criterion is not None and self.criterion not in CLASSIFICATION_CRITERIA:
+            raise ValueError(f"criterion must be None (the algorithm's own) or one of {CLASSIFICATION_CRITERIA}, "
+                             f"got {self.criterion!r}")
         code = self._encode_targets(y)
         w = check_sample_weight(sample_weight, X.shape[0])
         self.n_features_in_ = X.shape[1]
@@ -71,12 +94,13 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _tree(self, seed):
-        return DecisionTreeClassifier(criterion=self.criterion, max_depth=self.max_depth, min_samples_leaf=1,
+        criterion = self.criterion or _CRITERIA[self.algorithm]
+        return DecisionTreeClassifier(criterion=criterion, max_depth=self.max_depth, min_samples_leaf=1,
                                       random_state=int(seed))
 
     def _fit_discrete(self, X, code, d, seeds):
         n_classes = self.classes_.size
-        self.estimators_, alphas, errors = [], [], []
+        self.estimators_, alphas, errors, normalizers, reweighted = [], [], [], [], []
         for seed in seeds:
             tree = self._tree(seed).fit(X, code, sample_weight=d)
             miss = tree.predict(X) != code
@@ -94,23 +118,29 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             if eps <= 0:
                 break
             d = d * np.exp(alpha * (2.0 * miss - 1.0))
-            d /= d.sum()
+            normalizers.append(d.sum())
+            d /= normalizers[-1]
+            reweighted.append(float(np.dot(d, miss)))
         self.estimator_weights_ = np.asarray(alphas)
         self.estimator_errors_ = np.asarray(errors)
+        self.normalizers_ = np.asarray(normalizers)
+        self.reweighted_errors_ = np.asarray(reweighted)
 
     def _fit_real(self, X, code, d, seeds):
         n_classes = self.classes_.size
         Y = np.where(np.eye(n_classes, dtype=bool)[code], 1.0, -1.0 / (n_classes - 1))
-        self.estimators_, errors = [], []
+        self.estimators_, errors, normalizers = [], [], []
         for seed in seeds:
             tree = self._tree(seed).fit(X, code, sample_weight=d)
             h = self._real_scores(tree.predict_proba(X))
             errors.append(float(np.dot(d, np.argmax(h, axis=1) != code)))
             self.estimators_.append(tree)
             d = d * np.exp(-np.sum(Y * h, axis=1) / n_classes)
-            d /= d.sum()
+            normalizers.append(d.sum())
+            d /= normalizers[-1]
         self.estimator_weights_ = np.full(len(self.estimators_), float(self.learning_rate))
         self.estimator_errors_ = np.asarray(errors)
+        self.normalizers_ = np.asarray(normalizers)
 
     def _real_scores(self, proba):
         log_p = np.log(np.clip(proba, _P_FLOOR, 1.0))
@@ -130,6 +160,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             for k in range(F.shape[1]):
                 tree = DecisionTreeRegressor(max_depth=self.max_depth, min_samples_leaf=1, random_state=int(seed))
                 tree.fit(X, Z[:, k], sample_weight=sw * W[:, k])
+                _set_newton_leaves(tree, X, sw * (Y[:, k] - P[:, k]), sw * W[:, k])
                 self.estimators_.append(tree)
                 f[:, k] = tree.predict(X)
             F += self._logit_step(f)

@@ -1,79 +1,145 @@
-"""Bagging (bootstrap aggregating) of any mllib classifier (seed 000, lines 2843-2901, catalogue I5; seed 002,
-lines 1396-1418; seed 004 D4:1544-1556).
+"""Bagging (bootstrap aggregating) of any mllib estimator (seed 000, lines 2843-2901, catalogue I5; seed 002,
+lines 1396-1418, catalogue P8; seed-001-003-004 catalogue 7.9).
 
-Draw B bootstrap samples of size max_samples with replacement (or subsamples without replacement), fit a clone of
-the base estimator on each, and average the members' class probabilities (members without predict_proba vote with
-their predicted labels). Reduces variance, not bias; works best with unstable learners such as deep trees.
-Rows a member did not draw are its out-of-bag rows; oob_score_ is the accuracy of the OOB-averaged votes.
-A sample holding a single class is redrawn (mllib classifiers need two classes).
+Draw M samples D_m of size max_samples with replacement (bootstrap) or without, fit a clone of the base estimator on
+each and average: f(x) = (1/M) sum_m f_m(x) (classifiers average class probabilities; members without
+predict_proba vote with their labels). Reduces variance, not bias; works best with unstable learners such as deep
+trees. The spread of {f_m(x)} assesses a regression (predict(X, return_std=True)). Rows a member did not draw are
+its out-of-bag rows; oob_score_ is the accuracy (classifier) or R^2 (regressor) of predicting each row from the
+members that did not draw it.
+
+A member is fitted on its sample's rows, each repeated as often as drawn (the textbook bootstrap, right for any
+learner); with sample_weight every copy carries its row's weight, so row i weighs w_i x (times drawn). A
+classifier's sample holding a single class is redrawn (mllib classifiers need two classes).
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
-from ..base import BaseEstimator, ClassifierMixin, check_array, check_is_fitted, check_n_features, check_random_state, clone
-from ..base import check_X_y
-from ..tree import DecisionTreeClassifier
-from .forest import resolve_max_samples
+from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_array, check_is_fitted, check_n_features,
+                    check_random_state, check_sample_weight, check_X_y, clone)
+from .resampling import bootstrap_counts, in_bag_counts, oob_classification, oob_regression, resolve_max_samples
+
+_MAX_REDRAWS = 100
 
 
-class BaggingClassifier(ClassifierMixin, BaseEstimator):
-    """estimator: an unfitted mllib classifier (None = DecisionTreeClassifier()); n_estimators: B;
-    max_samples: rows per member (None = n, int, or fraction); bootstrap: draw with replacement;
-    oob_score: compute oob_score_ and oob_decision_function_. Members with a random_state get their own seed."""
+class _BaseBagging(BaseEstimator):
+    """What the bagging classifier and regressor share: the base estimator, the samples, the members' fits and OOB
+    sums; subclasses say how a member's output is read (_member_output) and scored out of bag (_set_oob)."""
 
-    def __init__(self, estimator=None, n_estimators: int = 10, max_samples=None, bootstrap: bool = True,
-                 oob_score: bool = False, random_state=0):
+    def __init__(self, estimator, estimator_params, n_estimators, max_samples, bootstrap, oob_score, random_state):
         self.estimator = estimator
+        self.estimator_params = estimator_params
         self.n_estimators = n_estimators
         self.max_samples = max_samples
         self.bootstrap = bootstrap
         self.oob_score = oob_score
         self.random_state = random_state
 
-    def fit(self, X, y):
-        X, y = check_X_y(X, y)
+    def _base_estimator(self) -> BaseEstimator:
+        from .. import registry  # imported here: mllib.registry imports this package
+
+        family = registry.CLASSIFIERS if self._estimator_type == "classifier" else registry.REGRESSORS
+        if isinstance(self.estimator, str):
+            if self.estimator not in family:
+                raise ValueError(f"estimator {self.estimator!r} is not a registered {self._estimator_type}; "
+                                 f"choose one of {sorted(family)}")
+            base = family[self.estimator]()
+        elif getattr(self.estimator, "_estimator_type", None) == self._estimator_type:
+            base = clone(self.estimator)
+        else:
+            raise ValueError(f"estimator must be a registry name or an unfitted mllib {self._estimator_type}, "
+                             f"got {self.estimator!r}")
+        if self.estimator_params is not None:
+            if not isinstance(self.estimator_params, dict):
+                raise ValueError(f"estimator_params must be a dict of {type(base).__name__}'s hyperparameters or "
+                                 f"None, got {self.estimator_params!r}")
+            base.set_params(**self.estimator_params)
+        return base
+
+    def _fit_members(self, X, target, sample_weight, n_outputs: int):
         if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) or self.n_estimators < 1:
             raise ValueError(f"n_estimators must be a positive integer, got {self.n_estimators!r}")
-        if self.oob_score and not self.bootstrap and resolve_max_samples(self.max_samples, X.shape[0]) == X.shape[0]:
-            raise ValueError("oob_score=True needs out-of-bag rows: use bootstrap=True or max_samples < n")
-        base = DecisionTreeClassifier() if self.estimator is None else self.estimator
-        if getattr(base, "_estimator_type", None) != "classifier":
-            raise ValueError(f"estimator must be an mllib classifier, got {type(base).__name__}")
-        code = self._encode_targets(y)
         n = X.shape[0]
-        self.n_features_in_ = X.shape[1]
         n_draws = resolve_max_samples(self.max_samples, n)
-        rng = check_random_state(self.random_state)
-        seeds = rng.integers(2**63, size=(self.n_estimators, 2))
-        self.estimators_ = []
-        votes = np.zeros((n, self.classes_.size))
-        n_oob = np.zeros(n)
-        for sample_seed, member_seed in seeds:
-            draw = np.random.default_rng(sample_seed)
-            for _ in range(100):  # a classifier needs two classes: redraw a sample that holds only one
-                idx = draw.integers(0, n, n_draws) if self.bootstrap else draw.choice(n, n_draws, replace=False)
-                if np.unique(code[idx]).size > 1:
-                    break
-            else:
-                raise ValueError("100 samples in a row held a single class; increase max_samples")
+        if self.oob_score and not self.bootstrap and n_draws == n:
+            raise ValueError("oob_score=True needs out-of-bag rows: use bootstrap=True or max_samples < n")
+        base = self._base_estimator()
+        fit_kwargs = {}
+        if sample_weight is not None:
+            if "sample_weight" not in inspect.signature(base.fit).parameters:
+                raise ValueError(f"estimator {type(base).__name__} does not take sample_weight: fit without "
+                                 "sample_weight, or bag an estimator whose fit takes it")
+            w = check_sample_weight(sample_weight, n)
+        self.n_features_in_ = X.shape[1]
+        seeds = check_random_state(self.random_state).integers(2**63, size=(self.n_estimators, 2))
+        self.estimators_, sample_seeds = [], []
+        oob_total, oob_members = np.zeros((n, n_outputs)), np.zeros(n)
+        for draw_seed, member_seed in seeds:
+            seed, counts = self._draw(int(draw_seed), target, n, n_draws)
+            rows = np.repeat(np.arange(n), counts.astype(np.int64))
+            if sample_weight is not None:
+                fit_kwargs["sample_weight"] = w[rows]
             member = clone(base)
             if "random_state" in member.get_params(deep=False):
                 member.set_params(random_state=int(member_seed))
-            member.fit(X[idx], code[idx])
+            member.fit(X[rows], target[rows], **fit_kwargs)
             self.estimators_.append(member)
-            if self.oob_score:
-                oob = np.setdiff1d(np.arange(n), idx)
-                votes[oob] += self._member_proba(member, X[oob])
-                n_oob[oob] += 1
+            sample_seeds.append(seed)
+            oob = np.flatnonzero(counts == 0)
+            if self.oob_score and oob.size:
+                oob_total[oob] += self._member_output(member, X[oob])
+                oob_members[oob] += 1
+        self.sample_seeds_ = np.asarray(sample_seeds, dtype=np.int64)
         if self.oob_score:
-            seen = n_oob > 0
-            self.oob_decision_function_ = np.full(votes.shape, np.nan)
-            self.oob_decision_function_[seen] = votes[seen] / n_oob[seen, None]
-            self.oob_score_ = float(np.mean(np.argmax(votes[seen], axis=1) == code[seen]))
+            self._set_oob(oob_total, oob_members, target)
         return self
 
-    def _member_proba(self, member, X):
+    def _draw(self, seed: int, target, n: int, n_draws: int):
+        """The member's sample seed and in-bag counts; a classifier's sample holding one class is redrawn with
+        the next seed of a Generator started from this one."""
+        redraw = np.random.default_rng(seed)
+        for _ in range(_MAX_REDRAWS):
+            counts = bootstrap_counts(seed, n, n_draws, self.bootstrap)
+            if self._estimator_type == "regressor" or np.unique(target[counts > 0]).size > 1:
+                return seed, counts
+            seed = int(redraw.integers(2**63))
+        raise ValueError(f"{_MAX_REDRAWS} samples in a row held a single class; increase max_samples")
+
+    def in_bag_counts(self, n_samples: int) -> np.ndarray:
+        """(n_estimators, n_samples): how often each training row entered each member (0 = out of bag)."""
+        check_is_fitted(self)
+        return in_bag_counts(self.sample_seeds_, n_samples, self.max_samples, self.bootstrap)
+
+    def _checked(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        X = check_array(X)
+        check_n_features(self, X)
+        return X
+
+
+class BaggingClassifier(ClassifierMixin, _BaseBagging):
+    """Bagged classifiers, averaging the members' class probabilities.
+
+    estimator: a registered classifier's name (so params.yaml can choose it; estimator_params are its
+    hyperparameters) or an unfitted mllib classifier (estimator_params, if given, are set on a clone of it);
+    n_estimators: M; max_samples: rows per member (None = n, int, or fraction); bootstrap: draw with replacement;
+    oob_score: compute oob_score_ (accuracy) and oob_decision_function_ (NaN for rows every member drew). Members
+    with a random_state get their own seed.
+    """
+
+    def __init__(self, estimator="decision_tree", estimator_params=None, n_estimators: int = 10, max_samples=None,
+                 bootstrap: bool = True, oob_score: bool = False, random_state=0):
+        super().__init__(estimator, estimator_params, n_estimators, max_samples, bootstrap, oob_score, random_state)
+
+    def fit(self, X, y, sample_weight=None):
+        X, y = check_X_y(X, y)
+        code = self._encode_targets(y)
+        return self._fit_members(X, code, sample_weight, self.classes_.size)
+
+    def _member_output(self, member, X):
         """Member probabilities in the columns of classes_ (a bootstrap sample may miss a class)."""
         out = np.zeros((X.shape[0], self.classes_.size))
         cols = np.asarray(member.classes_, dtype=np.int64)  # members are fitted on class codes
@@ -83,8 +149,37 @@ class BaggingClassifier(ClassifierMixin, BaseEstimator):
             out[np.arange(X.shape[0]), np.asarray(member.predict(X), dtype=np.int64)] = 1.0
         return out
 
+    def _set_oob(self, total, n_members, code):
+        self.oob_decision_function_, self.oob_score_ = oob_classification(total, n_members, code)
+
     def predict_proba(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
-        return sum(self._member_proba(m, X) for m in self.estimators_) / len(self.estimators_)
+        X = self._checked(X)
+        return sum(self._member_output(m, X) for m in self.estimators_) / len(self.estimators_)
+
+
+class BaggingRegressor(RegressorMixin, _BaseBagging):
+    """Bagged regressors, averaging the members' predictions; predict(X, return_std=True) adds their spread.
+    oob_score_ is the OOB R^2, oob_prediction_ the OOB predictions. Parameters as BaggingClassifier, with a
+    registered regressor (name or instance) as estimator."""
+
+    def __init__(self, estimator="decision_tree_regressor", estimator_params=None, n_estimators: int = 10,
+                 max_samples=None, bootstrap: bool = True, oob_score: bool = False, random_state=0):
+        super().__init__(estimator, estimator_params, n_estimators, max_samples, bootstrap, oob_score, random_state)
+
+    def fit(self, X, y, sample_weight=None):
+        X, y = check_X_y(X, y, y_numeric=True)
+        return self._fit_members(X, y, sample_weight, 1)
+
+    @staticmethod
+    def _member_output(member, X):
+        return np.asarray(member.predict(X), dtype=np.float64)[:, None]
+
+    def _set_oob(self, total, n_members, y):
+        self.oob_prediction_, self.oob_score_ = oob_regression(total, n_members, y)
+
+    def predict(self, X, return_std: bool = False):
+        """f(x) = (1/M) sum_m f_m(x); with return_std also the members' spread sqrt((1/M) sum_m (f_m(x) - f(x))^2)."""
+        X = self._checked(X)
+        F = np.column_stack([m.predict(X) for m in self.estimators_])
+        mean = F.mean(axis=1)
+        return (mean, F.std(axis=1)) if return_std else mean

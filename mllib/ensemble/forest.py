@@ -23,29 +23,7 @@ from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_array,
 from ..tree import _kernels as K
 from ..tree.cart import TrainingData, check_growth_params, grow_tree, impurity_importances, resolve_max_features
 from ..tree.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
-
-
-def bootstrap_counts(seed: int, n_samples: int, n_draws: int, bootstrap: bool) -> np.ndarray:
-    """How often each row enters the tree with this seed: a bootstrap sample (with replacement) or, without
-    bootstrap, n_draws distinct rows (all rows when n_draws = n_samples)."""
-    rng = np.random.default_rng(seed)
-    if bootstrap:
-        return np.bincount(rng.integers(0, n_samples, n_draws), minlength=n_samples).astype(np.float64)
-    if n_draws == n_samples:
-        return np.ones(n_samples)
-    counts = np.zeros(n_samples)
-    counts[rng.choice(n_samples, n_draws, replace=False)] = 1.0
-    return counts
-
-
-def resolve_max_samples(max_samples, n_samples: int) -> int:
-    if max_samples is None:
-        return n_samples
-    if isinstance(max_samples, (int, np.integer)) and not isinstance(max_samples, bool) and 1 <= max_samples <= n_samples:
-        return int(max_samples)
-    if isinstance(max_samples, (float, np.floating)) and 0.0 < max_samples <= 1.0:
-        return max(1, int(round(max_samples * n_samples)))
-    raise ValueError(f"max_samples must be None, an int in [1, n_samples] or a float in (0, 1], got {max_samples!r}")
+from .resampling import bootstrap_counts, in_bag_counts, oob_classification, oob_regression, resolve_max_samples
 
 
 class _BaseForest(BaseEstimator):
@@ -81,16 +59,21 @@ class _BaseForest(BaseEstimator):
             del tree["n_node_samples"]  # only the arrays prediction and the tree protocol need are kept
             return tree, oob, importance
 
-        if self.n_jobs == 1:
-            results = [one_tree(t) for t in range(self.n_estimators)]
-        else:
-            with ThreadPoolExecutor(self.n_jobs) as pool:
-                results = list(pool.map(one_tree, range(self.n_estimators)))
-        trees = [r[0] for r in results]
-        self.feature_importances_ = np.mean([r[2] for r in results], axis=0)
+        # OOB sums and counts grow as the trees come in, in tree order (pool.map yields in order): a tree's OOB
+        # predictions are dropped once added (memory O(n K), not O(B n K)) and the sums are identical for any n_jobs
+        oob_total, oob_trees = np.zeros((n, max(n_classes, 1))), np.zeros(n)
+        importances = np.zeros(d)
+        trees = []
+        with ThreadPoolExecutor(self.n_jobs) as pool:
+            for tree, oob, importance in (pool.map if self.n_jobs > 1 else map)(one_tree, range(self.n_estimators)):
+                trees.append(tree)
+                importances += importance
+                if oob is not None:
+                    oob_total[oob[0]] += oob[1]
+                    oob_trees[oob[0]] += 1
+        self.feature_importances_ = importances / self.n_estimators
         if self.oob_score:
-            self._set_oob(y if n_classes == 0 else code, [r[1] for r in results], n, trees[0]["value"].shape[1])
-        del results
+            self._set_oob(oob_total, oob_trees, y if n_classes == 0 else code)
         self.tree_offsets_ = np.concatenate([[0], np.cumsum([t["feature"].size for t in trees])]).astype(np.int64)
         # pop while concatenating: each field's per-tree arrays are freed once it is joined (lower peak memory)
         self.feature_ = np.concatenate([t.pop("feature") for t in trees])
@@ -100,17 +83,6 @@ class _BaseForest(BaseEstimator):
         self.value_ = np.concatenate([t.pop("value") for t in trees])
         self.weighted_n_node_samples_ = np.concatenate([t.pop("cover") for t in trees])
         return self
-
-    def _set_oob(self, target, oob, n, n_outputs):
-        total = np.zeros((n, n_outputs))
-        n_trees = np.zeros(n)
-        for rows, values in oob:
-            total[rows] += values
-            n_trees[rows] += 1
-        seen = n_trees > 0
-        decision = np.full((n, n_outputs), np.nan)
-        decision[seen] = total[seen] / n_trees[seen, None]
-        self._oob_results(decision, target, seen)
 
     def _leaf_sum(self, X) -> np.ndarray:
         """(1/B) sum_b value_b[leaf_b(x)]."""
@@ -124,8 +96,7 @@ class _BaseForest(BaseEstimator):
     def in_bag_counts(self, n_samples: int) -> np.ndarray:
         """(n_estimators, n_samples): how often each training row entered each tree (0 = out of bag)."""
         check_is_fitted(self)
-        n_draws = resolve_max_samples(self.max_samples, n_samples)
-        return np.array([bootstrap_counts(int(s), n_samples, n_draws, self.bootstrap) for s in self.tree_seeds_[:, 0]])
+        return in_bag_counts(self.tree_seeds_[:, 0], n_samples, self.max_samples, self.bootstrap)
 
     def tree_ensemble(self) -> dict:
         """The shared tree protocol: every tree's node arrays, scale 1/B each, offset 0."""
@@ -191,9 +162,8 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         code = self._encode_targets(y).astype(np.int64)
         return self._fit_forest(X, code, np.zeros(X.shape[0]), w, self.classes_.size)
 
-    def _oob_results(self, decision, code, seen):
-        self.oob_decision_function_ = decision
-        self.oob_score_ = float(np.mean(np.argmax(decision[seen], axis=1) == code[seen]))
+    def _set_oob(self, total, n_trees, code):
+        self.oob_decision_function_, self.oob_score_ = oob_classification(total, n_trees, code)
 
     def predict_proba(self, X) -> np.ndarray:
         return np.minimum(self._leaf_sum(X), 1.0)  # the mean of probabilities may round one ulp above 1
@@ -231,10 +201,8 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         w = check_sample_weight(sample_weight, X.shape[0])
         return self._fit_forest(X, np.zeros(X.shape[0], dtype=np.int64), y, w, 0)
 
-    def _oob_results(self, decision, y, seen):
-        self.oob_prediction_ = decision[:, 0]
-        resid = y[seen] - decision[seen, 0]
-        self.oob_score_ = float(1.0 - np.sum(resid ** 2) / np.sum((y[seen] - y[seen].mean()) ** 2))
+    def _set_oob(self, total, n_trees, y):
+        self.oob_prediction_, self.oob_score_ = oob_regression(total, n_trees, y)
 
     def predict(self, X) -> np.ndarray:
         return self._leaf_sum(X)[:, 0]

@@ -54,6 +54,8 @@ def kernel_shap(predict, X, background, n_samples: int = 2048, n_bootstrap: int 
     d = X.shape[1]
     if d < 2:
         raise ValueError("kernel_shap needs at least 2 features (with one, phi_1 = f(x) - E f)")
+    if n_bootstrap < 2:
+        raise ValueError(f"n_bootstrap must be >= 2 for a bootstrap standard error, got {n_bootstrap}")
     rng = check_random_state(random_state)
     values, errors, prediction = [], [], []
     expected = None

@@ -41,12 +41,13 @@ def partial_dependence(predict, X, features, grid_resolution: int = 20, percenti
         if not 0 <= f < X.shape[1]:
             raise ValueError(f"feature index {f} is out of range for X with {X.shape[1]} columns")
     grids = [feature_grid(X[:, f], grid_resolution, percentiles) for f in features]
-    points = np.array(np.meshgrid(*grids, indexing="ij")).reshape(len(features), -1).T  # every grid combination
-    n = X.shape[0]
-    rows = np.tile(X, (points.shape[0], 1))
-    for j, f in enumerate(features):
-        rows[:, f] = np.repeat(points[:, j], n)
-    out = np.asarray(predict(rows), dtype=np.float64).reshape(points.shape[0], n)
+    # mesh grid positions, not values: meshing a numeric grid with a string grid would turn the numbers into strings
+    index = np.array(np.meshgrid(*(np.arange(g.size) for g in grids), indexing="ij")).reshape(len(features), -1)
+    n, n_points = X.shape[0], index.shape[1]
+    rows = np.tile(X, (n_points, 1))
+    for grid, positions, f in zip(grids, index, features):
+        rows[:, f] = np.repeat(grid[positions], n)
+    out = np.asarray(predict(rows), dtype=np.float64).reshape(n_points, n)
     shape = tuple(g.size for g in grids)
     individual = out.T.reshape((n,) + shape)
     return {"features": features, "grid": grids, "average": individual.mean(axis=0), "individual": individual}

@@ -14,10 +14,15 @@ per row (nan where f(x) = 0).
       basic (LRP-0):  R_i = sum_j a_i w_ij / z_j R_j
       epsilon:        R_i = sum_j a_i w_ij / (z_j + eps sign(z_j)) R_j      (absorbs weak, noisy z_j)
       z_plus:         R_i = sum_j a_i w_ij^+ / sum_i' a_i' w_i'j^+ R_j       (positive weights only, biases ignored)
+      z^B (first layer of z_plus when input_bounds = (l, h) are given; Montavon et al. 2017, the box rule zennit
+      applies to the input layer):
+                      R_i = sum_j (x_i w_ij - l_i w_ij^+ - h_i w_ij^-) / sum_i' (same for i') R_j  (biases ignored)
   Relevance is conserved layer by layer when the biases are zero (what the biases take is the reported
   conservation error); LRP-0 on a bias-free ReLU net equals gradient x input. z_plus is meant for
   non-negative layer inputs (ReLU activations, non-negative features): then every relevance has the sign
-  of f(x). A neuron whose denominator is exactly 0 passes no relevance down.
+  of f(x). Standardised features can be negative, so z_plus refuses them unless input_bounds are given, and
+  then uses z^B at the input layer (each of its terms is >= 0 for l <= x <= h); z_plus and z^B ignore the
+  biases, so they conserve f(x) even with biases. A neuron whose denominator is exactly 0 passes no relevance down.
 """
 from __future__ import annotations
 
@@ -55,9 +60,20 @@ def gradient_x_input(model, X, output=None) -> dict:
     return _result(relevance, f_x)
 
 
-def lrp(model, X, output=None, rule: str = "basic", epsilon: float = 1e-6) -> dict:
+def _box_relevance(x, W, low, high, R):
+    """z^B: input relevances from the first layer's output relevances R, for inputs bounded by low <= x <= high."""
+    W_plus, W_minus = np.maximum(W, 0.0), np.minimum(W, 0.0)
+    z = x @ W - low @ W_plus - high @ W_minus
+    s = np.zeros_like(z)
+    np.divide(R, z, out=s, where=z != 0)
+    return x * (s @ W.T) - low * (s @ W_plus.T) - high * (s @ W_minus.T)
+
+
+def lrp(model, X, output=None, rule: str = "basic", epsilon: float = 1e-6, input_bounds=None) -> dict:
     """Layer-wise relevance propagation of f(x) down to the input features with one rule for every layer.
 
+    input_bounds: (low, high) per input feature (e.g. the training features' min and max); only for
+    rule="z_plus", whose input layer then uses the z^B rule (required when some input is negative).
     Returns {"relevance": (n, d), "output": f(x) (n,), "conservation_error": (n,)}.
     """
     _check_model(model)
@@ -66,13 +82,23 @@ def lrp(model, X, output=None, rule: str = "basic", epsilon: float = 1e-6) -> di
     if rule == "epsilon" and not epsilon > 0:
         raise ValueError(f"epsilon must be > 0 for rule='epsilon', got {epsilon!r}")
     activations = model.forward_activations(X)
+    if input_bounds is not None:
+        if rule != "z_plus":
+            raise ValueError(f"input_bounds (the z^B input rule) go with rule='z_plus', got rule={rule!r}")
+        low, high = (np.broadcast_to(np.asarray(b, dtype=np.float64), activations[0].shape[1:]) for b in input_bounds)
+        if np.any(low > high):
+            raise ValueError("input_bounds: every low must be <= its high")
+    elif rule == "z_plus" and np.any(activations[0] < 0):
+        raise ValueError("rule='z_plus' assumes non-negative inputs and X has negative values: pass "
+                         "input_bounds=(low, high) (e.g. the training features' min and max) to use z^B at the input layer")
     scores = activations[-1]
     rows = np.arange(scores.shape[0])
     index = chosen_output(scores, output)
     f_x = scores[rows, index]
     R = np.zeros_like(scores)
     R[rows, index] = f_x
-    for l in range(len(model.coefs_) - 1, -1, -1):
+    first = 0 if input_bounds is None else 1  # with bounds, the input layer is left to z^B
+    for l in range(len(model.coefs_) - 1, first - 1, -1):
         a, W = activations[l], model.coefs_[l]
         if rule == "z_plus":
             W = np.maximum(W, 0.0)
@@ -84,4 +110,6 @@ def lrp(model, X, output=None, rule: str = "basic", epsilon: float = 1e-6) -> di
         s = np.zeros_like(z)
         np.divide(R, z, out=s, where=z != 0)
         R = a * (s @ W.T)
+    if input_bounds is not None:
+        R = _box_relevance(activations[0], model.coefs_[0], low, high, R)
     return _result(R, f_x)

@@ -3,12 +3,16 @@
 Seed 002 G4, lines 2514-2527 ("iterate GP estimation on a re-weighted data set"), made explicit by Rasmussen &
 Williams, Algorithms 3.1-3.2, for p(y = 1 | f) = sigmoid(f), prior f ~ GP(0, s k), labels t in {0, 1}:
   mode:  repeat  pi = sigmoid(f), W = pi (1 - pi), B = I + W^1/2 K W^1/2 = L L^T, b = W f + t - pi,
-                 a = b - W^1/2 L^-T L^-1 W^1/2 K b,  f = K a   (Newton's method on log p(t|f) - 1/2 f^T K^-1 f);
+                 a = b - W^1/2 L^-T L^-1 W^1/2 K b,  f = K a   (Newton's method on log p(t|f) - 1/2 f^T K^-1 f),
+         a step that lowers the objective is halved until it raises it (not in Alg. 3.1: full Newton steps need
+         not ascend, and with a large amplitude K is ill-conditioned and they can run away);
   predict: mean f*(x) = kappa(x)^T (t - pi), variance s k(x, x) - v^T v with v = L^-1 W^1/2 kappa(x);
            p(y = 1 | x) ~ sigmoid(f* / sqrt(1 + pi var / 8)) (probit approximation, seed 002 G3, line 2508 corrected).
 O(n^3): on more than n_max rows the model is fitted on a random subsample of n_max rows (random_state).
 """
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 from scipy import linalg
@@ -22,7 +26,8 @@ from ..kernels._params import KernelParamsMixin
 class GaussianProcessClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimator):
     """amplitude: prior variance s of the latent function (kernel s k); kernel, gamma, degree, coef0 as in
     mllib.kernels.kernel_params. max_iter / tol: Newton iterations, stopped when the Laplace objective
-    log p(t|f) - 1/2 a^T f improves by less than tol. n_max, random_state: subsample size for large data.
+    log p(t|f) - 1/2 a^T f improves by less than tol (a UserWarning if max_iter comes first).
+    n_max, random_state: subsample size for large data.
 
     Fitted: X_train_, latent_mode_ (n_problems, n), residual_ = t - pi (n_problems, n), W_sqrt_ (n_problems, n),
     L_ (n_problems, n, n), log_marginal_likelihood_value_ (n_problems,), kernel_params_.
@@ -56,7 +61,11 @@ class GaussianProcessClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimato
         K = self.amplitude * self._gram(X)
         positives = [1] if self.classes_.size == 2 else range(self.classes_.size)
         fits = [_laplace_mode(K, (encoded == k).astype(float), self.max_iter, self.tol) for k in positives]
-        self.latent_mode_, self.residual_, self.W_sqrt_, self.L_, evidence = (np.array(v) for v in zip(*fits))
+        self.latent_mode_, self.residual_, self.W_sqrt_, self.L_, evidence, converged = map(np.array, zip(*fits))
+        if not converged.all():
+            warnings.warn(f"GaussianProcessClassifier: the Newton iteration for the Laplace mode was still improving "
+                          f"the objective by more than tol={self.tol} after max_iter={self.max_iter} steps; increase "
+                          "max_iter (a large amplitude needs more steps)", UserWarning, stacklevel=2)
         self.log_marginal_likelihood_value_ = evidence
         self.X_train_ = X
         self.n_features_in_ = X.shape[1]
@@ -82,36 +91,58 @@ class GaussianProcessClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimato
         return mean[:, 0] if self.classes_.size == 2 else mean
 
     def predict_proba(self, X):
-        mean, var = self.latent(X)
-        p = expit(mean / np.sqrt(1.0 + np.pi * var / 8.0))
+        p = probit_approximation(*self.latent(X))
         if self.classes_.size == 2:
             return np.column_stack([1.0 - p[:, 0], p[:, 0]])
         return p / p.sum(axis=1, keepdims=True)
 
 
+def probit_approximation(mean, var):
+    """p(y = 1) = integral sigmoid(f) N(f | mean, var) df ~ sigmoid(mean / sqrt(1 + pi var / 8)) (seed 002 G3)."""
+    return expit(np.asarray(mean) / np.sqrt(1.0 + np.pi * np.asarray(var) / 8.0))
+
+
+# halvings of a Newton step before the objective counts as maximal to rounding (2^-40 of the step)
+_MAX_HALVINGS = 40
+
+
+def _laplace_objective(a, f, t) -> float:
+    """log p(t | f) - 1/2 f^T K^-1 f with f = K a; log p(t | f) = -sum log(1 + exp(-(2t - 1) f)) (no overflow)."""
+    return float(-0.5 * a @ f - np.logaddexp(0.0, -(2 * t - 1) * f).sum())
+
+
 def _laplace_mode(K, t, max_iter, tol):
-    """Algorithm 3.1: Newton iterations for the mode of p(f | t); returns (f, t - pi, W^1/2, L, log evidence)."""
+    """Algorithm 3.1 with step halving: Newton iterations for the mode of p(f | t).
+
+    Returns (f, t - pi, W^1/2, L, log evidence, converged)."""
     n = t.size
-    f = np.zeros(n)
-    objective = -np.inf
+    a, f = np.zeros(n), np.zeros(n)
+    objective = _laplace_objective(a, f, t)
+    converged = False
     for _ in range(max_iter):
         pi = expit(f)
         W = pi * (1.0 - pi)
         W_sqrt = np.sqrt(W)
-        B = np.eye(n) + W_sqrt[:, None] * K * W_sqrt[None, :]
-        L = linalg.cholesky(B, lower=True)
+        L = linalg.cholesky(np.eye(n) + W_sqrt[:, None] * K * W_sqrt[None, :], lower=True)
         b = W * f + (t - pi)
-        a = b - W_sqrt * linalg.cho_solve((L, True), W_sqrt * (K @ b))
-        f = K @ a
-        # log p(t | f) = -sum log(1 + exp(-(2t - 1) f)), written with logaddexp against overflow
-        new = -0.5 * a @ f - np.logaddexp(0.0, -(2 * t - 1) * f).sum()
-        if new - objective < tol:
-            objective = new
+        step = b - W_sqrt * linalg.cho_solve((L, True), W_sqrt * (K @ b)) - a
+        K_step = K @ step
+        for _ in range(_MAX_HALVINGS):
+            new = _laplace_objective(a + step, f + K_step, t)
+            if new >= objective:
+                break
+            step *= 0.5
+            K_step *= 0.5
+        else:  # no fraction of the Newton step raises the objective: f is the mode to rounding
+            converged = True
             break
-        objective = new
+        a, f, objective, improvement = a + step, f + K_step, new, new - objective
+        if improvement < tol:
+            converged = True
+            break
     # the returned quantities belong to the final f (so prediction uses the mode, not the previous iterate)
     pi = expit(f)
     W_sqrt = np.sqrt(pi * (1.0 - pi))
     L = linalg.cholesky(np.eye(n) + W_sqrt[:, None] * K * W_sqrt[None, :], lower=True)
     evidence = objective - np.log(np.diag(L)).sum()
-    return f, t - pi, W_sqrt, L, evidence
+    return f, t - pi, W_sqrt, L, evidence, converged

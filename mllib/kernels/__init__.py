@@ -1,6 +1,7 @@
 """Kernels and kernel machines: Mercer kernels and Gram matrices, kernel ridge, kernel PCA, Nystroem features."""
 from .functions import (
     KERNELS,
+    exponential,
     gram,
     gram_dot,
     inverse_multiquadric,
@@ -18,4 +19,5 @@ from .kernel_ridge import KernelRidge
 from .nystroem import Nystroem
 
 __all__ = ["KernelRidge", "KernelPCA", "Nystroem", "KERNELS", "gram", "gram_dot", "is_psd", "kernel_diagonal",
-           "kernel_params", "quadratic_features", "linear", "polynomial", "rbf", "sigmoid", "inverse_multiquadric"]
+           "kernel_params", "quadratic_features", "linear", "polynomial", "rbf", "exponential", "sigmoid",
+           "inverse_multiquadric"]

@@ -3,8 +3,10 @@
 Kernels (seed 000, lines 1856-1874; seed 002, lines 664-682): linear x.y; polynomial (gamma x.y + coef0)^degree;
 RBF exp(-gamma ||x - y||^2) (gamma = 1 / (2 sigma^2)); sigmoid tanh(gamma x.y + coef0) (named at seed 002,
 line 1049; not Mercer for every gamma, coef0); inverse multiquadric 1 / sqrt(||x - y||^2 + c^2) (the notes'
-"inverse quadratic"). Mercer's condition (seed 000, lines 1754-1764, erratum E35): every Gram matrix K_ij =
-k(x_i, x_j) is symmetric positive semidefinite. Kernel trick (lines 1766-1789): (x.y)^2 = phi(x).phi(y) with
+"inverse quadratic"); exponential exp(-gamma ||x - y||) (seed 002, lines 2440-2442: the gamma-exponential
+exp(-|(x - x') / l|^g) with exponent g = 1 and our gamma = 1 / l; Ornstein-Uhlenbeck / Matern-1/2).
+Mercer's condition (seed 000, lines 1754-1764, erratum E35): every Gram matrix K_ij = k(x_i, x_j) is symmetric
+positive semidefinite. Kernel trick (lines 1766-1789): (x.y)^2 = phi(x).phi(y) with
 phi(x) = (x_1^2, sqrt(2) x_1 x_2, x_2^2) in R^2; `quadratic_features` is that map in any dimension.
 """
 from __future__ import annotations
@@ -25,7 +27,7 @@ def from_inner_products(kernel, dots, sq_x, sq_y, params) -> np.ndarray:
     so a Gram block or a single kernel row costs one matrix product. `dots` is overwritten."""
     if kernel == "linear":
         return dots
-    if kernel in ("rbf", "inverse_multiquadric"):
+    if kernel in ("rbf", "exponential", "inverse_multiquadric"):
         # ||x - y||^2 = |x|^2 + |y|^2 - 2 x.y, clipped at 0 against cancellation
         dots *= -2.0
         dots += sq_x
@@ -34,6 +36,12 @@ def from_inner_products(kernel, dots, sq_x, sq_y, params) -> np.ndarray:
         if kernel == "rbf":
             d2 *= -params["gamma"]
             return np.exp(d2, out=d2)
+        if kernel == "exponential":
+            # the square root magnifies the cancellation at (near-)coincident points to ~1e-8 |x|; `gram` sets
+            # its diagonal exactly
+            d = np.sqrt(d2, out=d2)
+            d *= -params["gamma"]
+            return np.exp(d, out=d)
         d2 += params["c"] ** 2
         return np.divide(1.0, np.sqrt(d2, out=d2), out=d2)
     dots *= params["gamma"]
@@ -62,6 +70,10 @@ def rbf(X, Y, gamma=1.0):
     return _pairwise("rbf", X, Y, {"gamma": gamma})
 
 
+def exponential(X, Y, gamma=1.0):
+    return _pairwise("exponential", X, Y, {"gamma": gamma})
+
+
 def sigmoid(X, Y, gamma=1.0, coef0=0.0):
     return _pairwise("sigmoid", X, Y, {"gamma": gamma, "coef0": coef0})
 
@@ -70,10 +82,10 @@ def inverse_multiquadric(X, Y, c=1.0):
     return _pairwise("inverse_multiquadric", X, Y, {"c": c})
 
 
-KERNELS = {"linear": linear, "poly": polynomial, "rbf": rbf, "sigmoid": sigmoid,
+KERNELS = {"linear": linear, "poly": polynomial, "rbf": rbf, "exponential": exponential, "sigmoid": sigmoid,
            "inverse_multiquadric": inverse_multiquadric}
-_PARAMS = {"linear": (), "poly": ("gamma", "coef0", "degree"), "rbf": ("gamma",), "sigmoid": ("gamma", "coef0"),
-           "inverse_multiquadric": ("c",)}
+_PARAMS = {"linear": (), "poly": ("gamma", "coef0", "degree"), "rbf": ("gamma",), "exponential": ("gamma",),
+           "sigmoid": ("gamma", "coef0"), "inverse_multiquadric": ("c",)}
 
 
 def gram(X, Y=None, kernel="rbf", **params) -> np.ndarray:
@@ -96,6 +108,7 @@ def gram(X, Y=None, kernel="rbf", **params) -> np.ndarray:
             diagonal = out[start:stop, start:stop]
             upper = np.triu_indices(diagonal.shape[0], 1)
             diagonal[upper] = diagonal.T[upper]
+        out[np.diag_indices_from(out)] = kernel_diagonal(X, kernel, **params)  # ||x - x|| = 0 exactly, not ~1e-8
     return out
 
 
@@ -115,7 +128,7 @@ def kernel_diagonal(X, kernel="rbf", **params) -> np.ndarray:
         return sq
     if kernel == "poly":
         return (params["gamma"] * sq + params["coef0"]) ** params["degree"]
-    if kernel == "rbf":
+    if kernel in ("rbf", "exponential"):
         return np.ones(X.shape[0])
     if kernel == "sigmoid":
         return np.tanh(params["gamma"] * sq + params["coef0"])
@@ -124,9 +137,13 @@ def kernel_diagonal(X, kernel="rbf", **params) -> np.ndarray:
     raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
 
 
-def kernel_params(kernel, X, gamma="scale", degree=3, coef0=0.0) -> dict:
-    """The parameters `kernel` uses, with gamma resolved: "scale" = 1 / (n_features Var(X)) (as libsvm /
-    scikit-learn), "auto" = 1 / n_features, or a positive number. For the inverse multiquadric, c = coef0."""
+def kernel_params(kernel, X, gamma="scale", degree=3, coef0=None) -> dict:
+    """The parameters `kernel` uses, with gamma and coef0 resolved.
+
+    gamma: "scale" sets the length scale l = sqrt(n_features Var(X)) (libsvm / scikit-learn's gamma = 1 / l^2 for
+    the RBF; gamma = 1 / l for the exponential, whose distance is not squared), "auto" the same with Var(X) = 1,
+    or a positive number. coef0: None = the kernel's default, 0 for poly / sigmoid (as libsvm) and c = 1 for the
+    inverse multiquadric, whose c = coef0 must be > 0."""
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
     names = _PARAMS[kernel]
@@ -140,6 +157,8 @@ def kernel_params(kernel, X, gamma="scale", degree=3, coef0=0.0) -> dict:
                 out["gamma"] = 1.0 / X.shape[1]
             else:
                 raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}")
+            if kernel == "exponential":
+                out["gamma"] = float(np.sqrt(out["gamma"]))
         elif not (isinstance(gamma, (int, float, np.number)) and gamma > 0 and np.isfinite(gamma)):
             raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}")
         else:
@@ -148,12 +167,16 @@ def kernel_params(kernel, X, gamma="scale", degree=3, coef0=0.0) -> dict:
         if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or degree < 1:
             raise ValueError(f"degree must be a positive integer, got {degree!r}")
         out["degree"] = int(degree)
+    if coef0 is not None and (isinstance(coef0, bool) or not isinstance(coef0, (int, float, np.number))
+                              or not np.isfinite(coef0)):
+        raise ValueError(f"coef0 must be a finite number or None (the kernel's default), got {coef0!r}")
     if "coef0" in names:
-        out["coef0"] = float(coef0)
+        out["coef0"] = 0.0 if coef0 is None else float(coef0)
     if "c" in names:
-        if not coef0 > 0:
-            raise ValueError(f"the inverse multiquadric 1/sqrt(||x-y||^2 + c^2) needs c = coef0 > 0, got {coef0!r}")
-        out["c"] = float(coef0)
+        if coef0 is not None and not coef0 > 0:
+            raise ValueError(f"the inverse multiquadric 1/sqrt(||x-y||^2 + c^2) needs c = coef0 > 0, got "
+                             f"coef0={coef0!r}; set coef0 to a positive number or None (c = 1)")
+        out["c"] = 1.0 if coef0 is None else float(coef0)
     return out
 
 

@@ -4,7 +4,15 @@ Objective (seed 002, lines 826-886, slide 3:9-3:12): L(beta) = -sum_i [y_i log p
 p_i = sigma(x_i^T w + b). Gradient X^T (p - y) + 2 lam w; Hessian X^T W X + 2 lam I with W = diag(p_i (1 - p_i));
 Newton step beta <- beta - H^{-1} grad (equivalent to iteratively reweighted least squares).
 The intercept b is not penalised (seed 002 catalogue C3: "the bias usually isn't"). Multiclass uses the softmax
-model p(y|x) = exp f(y,x) / sum_y' exp f(y',x) with one weight vector per class (lines 888-929), fitted by L-BFGS.
+model p(y|x) = exp f(y,x) / sum_y' exp f(y',x) with one weight vector per class (lines 888-929, catalogue C4):
+gradient X^T (p_c - y_c) + 2 lam w_c, Hessian blocks X^T W_cd X + 2 [c=d] lam I with W_cd = diag(p_c ([c=d] - p_d)),
+fitted by Newton on the full (p K) x (p K) Hessian or by L-BFGS.
+Softmax shift: adding one vector v to every class's parameters, B -> B + v 1^T, leaves every p(y|x) unchanged, so
+the NLL's Hessian is singular along these directions (catalogue C4). The ridge fixes the weights (at the optimum
+they sum to zero over the classes) but not the free intercepts. Rather than fixing a reference class, the Newton
+system is solved with alpha Pi added to H, Pi the projector onto the shifts: the gradient is orthogonal to them
+(its class-sums vanish), so the solution d of (H + alpha Pi) d = -grad is the Newton step with class-sums zero,
+i.e. the minimum-norm step, and the intercepts stay centred (sum_c b_c = 0), as L-BFGS started at 0 keeps them.
 Relation to scikit-learn's C: lam = 1 / (2 C).
 L1 (seed 002 lines 546-572 for the lasso penalty; catalogue 001-004 7.5 "optional L1"): lam ||w||_1 in place of
 lam ||w||^2 (scikit-learn: lam = 1 / C), not differentiable at 0, so the Newton step becomes a proximal Newton step:
@@ -16,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import linalg, optimize
-from scipy.special import expit, log_softmax, softmax
+from scipy.special import expit, softmax
 
 from ..base import BaseEstimator, ClassifierMixin, check_array, check_is_fitted, check_n_features, check_sample_weight, check_X_y
 from ._kernels import l1_quadratic_step
@@ -40,25 +48,52 @@ def _binary_loss(beta, X1, y, w, lam):
 
 
 def _softmax_loss(flat, X1, Y, w, lam):
+    """Penalised weighted softmax NLL and its gradient in B.ravel() order; Y one-hot (n, K)."""
     B = flat.reshape(X1.shape[1], Y.shape[1])
-    Z = X1 @ B
-    log_p = log_softmax(Z, axis=1)
-    nll = -np.sum(w[:, None] * Y * log_p)
-    grad = X1.T @ (w[:, None] * (np.exp(log_p) - Y))
+    Z = B.T @ X1.T  # (K, n): the reductions over the classes then run along axis 0, vectorised over the rows
+    Z -= Z.max(axis=0)
+    P = np.exp(Z)
+    total = P.sum(axis=0)
+    nll = w @ np.log(total) - np.einsum("i,ki,ik->", w, Z, Y)  # -sum_i w_i log p_i,y_i by log-sum-exp
+    P *= w / total
+    P -= Y.T * w
+    grad = (P @ X1).T  # X^T (w (p_c - y_c)) for every class c
     grad[1:] += 2 * lam * B[1:]
     return nll + lam * np.sum(B[1:] ** 2), grad.ravel()
 
 
 def _softmax_hessian(X1, P, w):
-    """Hessian of the softmax NLL in B.ravel() order (feature-major): blocks X^T diag(w p_c ([c=d] - p_d)) X."""
+    """Hessian of the softmax NLL in B.ravel() order (feature-major): blocks X^T diag(w p_c ([c=d] - p_d)) X.
+    Each row of blocks sums to zero (p_c (1 - sum_d p_d) = 0: the shift invariance), so only the K (K - 1) / 2
+    off-diagonal blocks need a product, and the diagonal ones are minus their row sums."""
     p, K = X1.shape[1], P.shape[1]
-    H = np.empty((p, K, p, K))
+    H = np.zeros((p, K, p, K))
     for c in range(K):
-        for d in range(c, K):
-            v = w * P[:, c] * ((c == d) - P[:, d])
-            H[:, c, :, d] = (X1 * v[:, None]).T @ X1
-            H[:, d, :, c] = H[:, c, :, d].T
+        for d in range(c + 1, K):
+            block = -((X1 * (w * P[:, c] * P[:, d])[:, None]).T @ X1)
+            H[:, c, :, d] = block
+            H[:, d, :, c] = block.T
+            H[:, c, :, c] -= block
+            H[:, d, :, d] -= block.T
     return H.reshape(p * K, p * K)
+
+
+def _without_softmax_shift(H, K):
+    """H + alpha Pi, Pi = I (x) 1 1^T / K the projector onto the shifts B -> B + v 1^T (module docstring); alpha, the
+    mean of H's diagonal, puts the shift directions' eigenvalue on the scale of the others (any alpha > 0 gives the
+    same step)."""
+    rows = np.arange(H.shape[0] // K)
+    H.reshape(rows.size, K, rows.size, K)[rows, :, rows, :] += np.trace(H) / H.shape[0] / K
+    return H
+
+
+def _newton_direction(beta, grad, H):
+    """The Newton step -H^{-1} grad and its predicted first-order change grad^T d."""
+    try:
+        d = -linalg.cho_solve(linalg.cho_factor(H), grad)
+    except linalg.LinAlgError:  # singular Hessian (lam = 0 with collinear columns)
+        d = -linalg.lstsq(H, grad)[0]
+    return d, grad @ d
 
 
 class LogisticRegression(ClassifierMixin, BaseEstimator):
@@ -66,8 +101,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
 
     lam: penalty strength lambda in the objective above (0 = plain maximum likelihood; needs non-separable data).
     penalty: "l2" (lam ||w||^2) or "l1" (lam ||w||_1, sparse coefficients; proximal Newton, binary or multinomial).
-    solver: "newton" (binary only for l2; exact Hessian, a few iterations), "lbfgs" (l2 only), or "auto"
-        (newton if binary or l1).
+    solver: "newton" (exact Hessian, a few iterations; the (p K) x (p K) softmax Hessian for K > 2 classes),
+        "lbfgs" (l2 only), or "auto" (newton if binary or l1, else lbfgs).
     tol: stop when the largest Newton step (or projected gradient for L-BFGS) is below tol.
     """
 
@@ -94,76 +129,32 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         X1 = np.hstack([np.ones((X.shape[0], 1)), X])
         binary = self.classes_.size == 2
+        Y = encoded.astype(float)[:, None] if binary else np.eye(self.classes_.size)[encoded]
+        solver = ("newton" if binary or self.penalty == "l1" else "lbfgs") if self.solver == "auto" else self.solver
         if self.penalty == "l1":
-            Y = encoded.astype(float)[:, None] if binary else np.eye(self.classes_.size)[encoded]
             B = self._fit_proximal_newton(X1, Y, w, binary)
-            self.intercept_ = B[0]
-            self.coef_ = B[1:].T.copy()
-            return self
-        solver = ("newton" if binary else "lbfgs") if self.solver == "auto" else self.solver
-        if solver == "newton" and not binary:
-            raise ValueError("solver='newton' is implemented for binary targets; use 'lbfgs' for multiclass")
-        if binary:
-            beta = self._fit_newton(X1, encoded.astype(float), w) if solver == "newton" else self._fit_lbfgs_binary(X1, encoded.astype(float), w)
-            self.intercept_ = np.array([beta[0]])
-            self.coef_ = beta[1:][None, :]
+        elif solver == "newton":
+            B = self._fit_newton(X1, Y, w, binary)
+        elif binary:
+            B = self._fit_lbfgs_binary(X1, Y[:, 0], w)[:, None]
         else:
-            B = self._fit_lbfgs_softmax(X1, np.eye(self.classes_.size)[encoded], w)
-            self.intercept_ = B[0]
-            self.coef_ = B[1:].T.copy()
+            B = self._fit_lbfgs_softmax(X1, Y, w)
+        self.intercept_ = B[0]
+        self.coef_ = B[1:].T.copy()
         return self
 
-    def _fit_newton(self, X1, y, w):
-        beta = np.zeros(X1.shape[1])
-        loss, grad, p = _binary_loss(beta, X1, y, w, self.lam)
-        ridge = np.full(X1.shape[1], 2 * self.lam)
-        ridge[0] = 0.0
+    def _damped_newton(self, objective, direction, B):
+        """(Proximal) Newton iterations B <- B + t d: d = direction(beta, grad, H) with its predicted decrease, t halved
+        until the objective decreases by at least 1e-4 t of the prediction (Armijo); stop once max |t d| < tol.
+        Near the optimum the loss change is below rounding: a few ulps of slack, else the exact Newton step is
+        rejected and the fit stops at a halved step with a gradient ~1e7 times larger."""
+        loss, grad, hessian = objective(B)
         for n_iter in range(1, self.max_iter + 1):
-            H = (X1 * (w * p * (1 - p))[:, None]).T @ X1 + np.diag(ridge)  # X^T W X; this operand order is BLAS-fast
-            try:
-                step = linalg.cho_solve(linalg.cho_factor(H), grad)
-            except linalg.LinAlgError:  # singular Hessian (lam = 0 with collinear columns)
-                step = linalg.lstsq(H, grad)[0]
-            # step halving keeps every iterate a descent step far from the optimum
-            # (near the optimum the loss change is below rounding: allow a few ulps, else the exact Newton step
-            # is rejected and the fit stops at a halved step with a gradient ~1e7 times larger)
+            d, predicted = direction(B.ravel(), grad.ravel(), hessian())
             t, slack = 1.0, 16 * np.finfo(np.float64).eps * abs(loss)
             while True:
-                candidate = beta - t * step
-                new_loss, new_grad, new_p = _binary_loss(candidate, X1, y, w, self.lam)
-                if new_loss <= loss + 1e-4 * t * -np.dot(grad, step) + slack or t < 1e-10:
-                    break
-                t *= 0.5
-            beta, loss, grad, p = candidate, new_loss, new_grad, new_p
-            if np.max(np.abs(t * step)) < self.tol:
-                break
-        self.n_iter_ = n_iter
-        return beta
-
-    def _l1_objective(self, B, X1, Y, w, binary):
-        """Penalised NLL, its gradient (B's shape) and the Hessian (flattened B order)."""
-        if binary:
-            loss, grad, p = _binary_loss(B[:, 0], X1, Y[:, 0], w, 0.0)
-            return loss + self.lam * np.abs(B[1:]).sum(), grad[:, None], lambda: (X1 * (w * p * (1 - p))[:, None]).T @ X1
-        loss, grad = _softmax_loss(B.ravel(), X1, Y, w, 0.0)
-        return (loss + self.lam * np.abs(B[1:]).sum(), grad.reshape(B.shape),
-                lambda: _softmax_hessian(X1, softmax(X1 @ B, axis=1), w))
-
-    def _fit_proximal_newton(self, X1, Y, w, binary):
-        B = np.zeros((X1.shape[1], Y.shape[1]))
-        penalised = np.zeros(B.shape, dtype=bool)
-        penalised[1:] = True
-        penalised = penalised.ravel()
-        loss, grad, hessian = self._l1_objective(B, X1, Y, w, binary)
-        for n_iter in range(1, self.max_iter + 1):
-            beta = B.ravel()
-            d = l1_quadratic_step(grad.ravel(), hessian(), beta, penalised, float(self.lam), self.tol / 10, 10_000)
-            # sufficient decrease on the true objective, with the L1 term's change in the predicted decrease
-            predicted = grad.ravel() @ d + self.lam * (np.abs((beta + d)[penalised]).sum() - np.abs(beta[penalised]).sum())
-            t, slack = 1.0, 16 * np.finfo(np.float64).eps * abs(loss)
-            while True:
-                candidate = (beta + t * d).reshape(B.shape)
-                new = self._l1_objective(candidate, X1, Y, w, binary)
+                candidate = B + t * d.reshape(B.shape)
+                new = objective(candidate)
                 if new[0] <= loss + 1e-4 * t * min(predicted, 0.0) + slack or t < 1e-10:
                     break
                 t *= 0.5
@@ -172,6 +163,51 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                 break
         self.n_iter_ = n_iter
         return B
+
+    def _l2_objective(self, B, X1, Y, w, binary):
+        """Penalised NLL, its gradient (B's shape) and the penalised Hessian (flattened B order; softmax: without
+        the shift directions)."""
+        if binary:
+            loss, grad, p = _binary_loss(B[:, 0], X1, Y[:, 0], w, self.lam)
+            ridge = np.full(X1.shape[1], 2 * self.lam)
+            ridge[0] = 0.0
+            # X^T W X with this operand order is BLAS-fast
+            return loss, grad[:, None], lambda: (X1 * (w * p * (1 - p))[:, None]).T @ X1 + np.diag(ridge)
+        loss, grad = _softmax_loss(B.ravel(), X1, Y, w, self.lam)
+
+        def hessian():
+            H = _softmax_hessian(X1, softmax(B.T @ X1.T, axis=0).T, w)
+            H.flat[Y.shape[1] * (H.shape[0] + 1)::H.shape[0] + 1] += 2 * self.lam  # the weights' ridge, not the intercepts'
+            return _without_softmax_shift(H, Y.shape[1])
+
+        return loss, grad.reshape(B.shape), hessian
+
+    def _fit_newton(self, X1, Y, w, binary):
+        return self._damped_newton(lambda B: self._l2_objective(B, X1, Y, w, binary), _newton_direction,
+                                   np.zeros((X1.shape[1], Y.shape[1])))
+
+    def _l1_objective(self, B, X1, Y, w, binary):
+        """Penalised NLL, its gradient (B's shape) and the Hessian (flattened B order)."""
+        if binary:
+            loss, grad, p = _binary_loss(B[:, 0], X1, Y[:, 0], w, 0.0)
+            return loss + self.lam * np.abs(B[1:]).sum(), grad[:, None], lambda: (X1 * (w * p * (1 - p))[:, None]).T @ X1
+        loss, grad = _softmax_loss(B.ravel(), X1, Y, w, 0.0)
+        return (loss + self.lam * np.abs(B[1:]).sum(), grad.reshape(B.shape),
+                lambda: _softmax_hessian(X1, softmax(B.T @ X1.T, axis=0).T, w))
+
+    def _fit_proximal_newton(self, X1, Y, w, binary):
+        penalised = np.zeros((X1.shape[1], Y.shape[1]), dtype=bool)
+        penalised[1:] = True
+        penalised = penalised.ravel()
+
+        def direction(beta, grad, H):
+            d = l1_quadratic_step(grad, H, beta, penalised, float(self.lam), self.tol / 10, 10_000)
+            # the L1 term's change belongs to the predicted decrease
+            l1_change = np.abs((beta + d)[penalised]).sum() - np.abs(beta[penalised]).sum()
+            return d, grad @ d + self.lam * l1_change
+
+        return self._damped_newton(lambda B: self._l1_objective(B, X1, Y, w, binary), direction,
+                                   np.zeros((X1.shape[1], Y.shape[1])))
 
     def _fit_lbfgs_binary(self, X1, y, w):
         res = optimize.minimize(

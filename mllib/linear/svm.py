@@ -1,15 +1,19 @@
-"""Linear soft-margin SVM in the primal form min_w 1/2 ||w||^2 + C sum_i s_i loss(t_i w^T x_i), t in {-1, +1}, with
+"""Linear soft-margin SVM: the primal objective min_w 1/2 ||w||^2 + C sum_i s_i loss(t_i w^T x_i), t in {-1, +1}, with
 loss = hinge max(0, 1 - m) or squared hinge max(0, 1 - m)^2 (seed 000, lines 919-937, 1370-1384, 2495-2519;
 catalogue 000 C4/E2 and 001-004 7.3: "numpy sub-gradient or coordinate descent for the linear hinge model"; seed 002
 line 1769 with the corrected [1 - y_i (phi^T beta + beta_0)]_+, erratum 3).
-Hinge loss: coordinate descent on the dual (Hsieh et al. 2008, the LIBLINEAR solver), max over 0 <= a_i <= C s_i
-of sum a_i - 1/2 ||sum a_i t_i x_i||^2, updating one a_i at a time in closed form while keeping
-w = sum a_i t_i x_i. Squared hinge (the 2-norm soft margin, erratum E32): the primal is differentiable and
-piecewise quadratic, so Newton's method with the generalised Hessian I + 2 C X_A^T S X_A over the active rows
-A = {t_i w^T x_i < 1} (Keerthi & DeCoste 2005; catalogue 002 P14 "smooth ... on squared hinge") converges in a
-handful of steps; its dual variables a_i = 2 C s_i max(0, 1 - t_i w^T x_i) are reported alike.
-The bias is folded in as the weight of a constant feature of value intercept_scaling, as in LIBLINEAR, so it is
-penalised by b^2 / (2 intercept_scaling^2); a large intercept_scaling leaves it nearly free.
+Solvers (not the primal subgradient / Pegasos steps of catalogue 000 C4 and 002 P14, whose error falls only as
+O(1/t)): the hinge primal is minimised through its dual, by coordinate descent (Hsieh et al. 2008,
+the LIBLINEAR solver): max over 0 <= a_i <= C s_i of sum a_i - 1/2 ||sum a_i t_i x_i||^2, updating one a_i at a time
+in closed form while keeping w = sum a_i t_i x_i; strong duality (catalogue 000 E3) makes its w the primal optimum,
+and it is the coordinate descent that catalogue 001-004 7.3 allows. Squared hinge (the 2-norm soft margin, erratum
+E32): the primal itself is differentiable and piecewise quadratic, so Newton's method with the generalised Hessian
+I + 2 C X_A^T S X_A over the active rows A = {t_i w^T x_i < 1} (Keerthi & DeCoste 2005; catalogue 002 P14 "smooth
+... on squared hinge") converges in a handful of steps; its dual variables a_i = 2 C s_i max(0, 1 - t_i w^T x_i)
+are reported alike.
+The bias is not the notes' free beta_0: as in LIBLINEAR it is the weight of a constant feature of value
+intercept_scaling, so it is penalised by b^2 / (2 intercept_scaling^2) (both solvers; the dual then has no equality
+constraint sum a_i t_i = 0); a large intercept_scaling leaves it nearly free.
 Multiclass: one-vs-rest.
 """
 from __future__ import annotations

@@ -94,10 +94,10 @@ def brier_score(y_true, proba, sample_weight=None) -> float:
     return float(np.sum(w * np.sum((proba - outcome) ** 2, axis=1)) / np.sum(w))
 
 
-def _groups(proba: np.ndarray, n_bins):
-    """(group index per sample, mean forecast per group), groups numbered 0..G-1 with no empty group."""
+def _groups(proba: np.ndarray, n_bins, weight: np.ndarray):
+    """(group index per sample, weighted mean forecast per group), groups numbered 0..G-1 with no empty group."""
     if n_bins is None:
-        # the distinct values themselves, not sum/size, so the within-group spread is exactly 0
+        # the distinct values themselves, not a weighted mean, so the within-group spread is exactly 0
         distinct, group = np.unique(proba, return_inverse=True)
         return group, distinct
     if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
@@ -105,10 +105,10 @@ def _groups(proba: np.ndarray, n_bins):
     # equal-width bins [k/B, (k+1)/B), the last one closed at 1.0
     bin_index = np.minimum((proba * n_bins).astype(np.int64), n_bins - 1)
     _, group = np.unique(bin_index, return_inverse=True)  # renumber so empty bins vanish
-    return group, np.bincount(group, weights=proba) / np.bincount(group)
+    return group, np.bincount(group, weights=weight * proba) / np.bincount(group, weights=weight)
 
 
-def brier_decomposition(y_true, proba, n_bins=None) -> dict:
+def brier_decomposition(y_true, proba, n_bins=None, sample_weight=None) -> dict:
     """Murphy (1973): brier = reliability - resolution + uncertainty + within_bin, binary only.
 
     Groups k of forecasts with size n_k, mean forecast f_k, observed frequency o_k; base rate o:
@@ -120,6 +120,8 @@ def brier_decomposition(y_true, proba, n_bins=None) -> dict:
     three-term identity holds; with n_bins equal-width bins, within_bin is the within-bin variance
     minus twice the within-bin covariance of forecast and outcome (Stephenson et al. 2008), which
     makes the four terms sum to the Brier score exactly. Empty bins are dropped.
+    sample_weight: n_k and n become sums of weights and f_k, o_k, o and the sum over i weighted means, so the
+    identity still holds exactly (integer weights equal repeated rows); rows of weight 0 are left out.
     Returns {brier, reliability, resolution, uncertainty, within_bin, n_groups}.
     """
     proba = _probabilities(proba)
@@ -127,16 +129,21 @@ def brier_decomposition(y_true, proba, n_bins=None) -> dict:
         raise ValueError(f"brier_decomposition is binary: proba must be 1-D P(y=1), got shape {proba.shape}")
     outcome = check_binary_labels(y_true, "y_true").astype(np.float64)
     n = check_same_length(y_true=outcome, proba=proba)
-    group, mean_forecast = _groups(proba, n_bins)
-    size = np.bincount(group).astype(np.float64)
-    observed_rate = np.bincount(group, weights=outcome) / size
-    base_rate = outcome.mean()
+    w = check_sample_weight(sample_weight, n)
+    present = w > 0  # a weightless row would make a group of total weight 0
+    proba, outcome, w = proba[present], outcome[present], w[present]
+    total = w.sum()
+    group, mean_forecast = _groups(proba, n_bins, w)
+    size = np.bincount(group, weights=w)
+    observed_rate = np.bincount(group, weights=w * outcome) / size
+    base_rate = np.sum(w * outcome) / total
     forecast_spread = proba - mean_forecast[group]
+    within = forecast_spread**2 - 2.0 * forecast_spread * (outcome - observed_rate[group])
     return {
-        "brier": float(np.mean((proba - outcome) ** 2)),
-        "reliability": float(np.sum(size * (mean_forecast - observed_rate) ** 2) / n),
-        "resolution": float(np.sum(size * (observed_rate - base_rate) ** 2) / n),
+        "brier": float(np.sum(w * (proba - outcome) ** 2) / total),
+        "reliability": float(np.sum(size * (mean_forecast - observed_rate) ** 2) / total),
+        "resolution": float(np.sum(size * (observed_rate - base_rate) ** 2) / total),
         "uncertainty": float(base_rate * (1.0 - base_rate)),
-        "within_bin": float(np.mean(forecast_spread**2 - 2.0 * forecast_spread * (outcome - observed_rate[group]))),
+        "within_bin": float(np.sum(w * within) / total),
         "n_groups": int(size.size),
     }

@@ -334,7 +334,7 @@ class Bootstrap(BaseSplitter):
     test = out-of-bag rows. Expected in-bag unique fraction 1 - (1 - 1/n)^n (0.651322 for n = 10,
     -> 1 - 1/e = 0.632 for large n), so OOB -> 0.368 (D4:548, 1548, 1741).
     For tiny n the OOB set can be empty; it is yielded as an empty array. Row-level: passing groups
-    raises (a group's rows land in-bag and out-of-bag); a cluster (group) bootstrap is not implemented.
+    raises (a group's rows land in-bag and out-of-bag); resample whole groups with GroupBootstrap.
     """
 
     _partitions = False

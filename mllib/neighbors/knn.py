@@ -9,6 +9,9 @@ kernels box (1 inside the window), Epanechnikov 3/4 (1 - s^2) on s <= 1 (catalog
 A query whose window holds no training point gets the class priors (regressor: the training mean).
 Neighbours are found by brute force (blocked BLAS distances ||a||^2 + ||b||^2 - 2 a^T b, then a compiled k-smallest
 selection) or a kd-tree (kdtree.py); "auto" takes the kd-tree in low dimension only, where its pruning pays (d <= 15).
+A Parzen window sums the kernel-weighted one-hot labels (regressor: weights and weighted targets) per query, never
+the whole (query x training) kernel matrix: the compact windows (box, Epanechnikov) by a kd-tree radius query, the
+Gaussian (no finite support) and any window in high dimension by brute force, one block of queries at a time.
 weights="distance" weighs each neighbour by 1 / distance (a neighbour at distance 0 takes all the weight).
 """
 from __future__ import annotations
@@ -18,7 +21,7 @@ from numba import njit
 
 from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_array, check_is_fitted, check_n_features,
                     check_sample_weight, check_X_y)
-from .kdtree import build_kdtree, kdtree_query
+from .kdtree import build_kdtree, kdtree_query, kdtree_window_sums
 
 ALGORITHMS = ("auto", "kd_tree", "brute")
 WEIGHTS = ("uniform", "distance")
@@ -108,7 +111,10 @@ class _Neighbours(BaseEstimator):
         self.n_features_in_ = X.shape[1]
         self.X_fit_ = X
         self.sample_weight_ = check_sample_weight(sample_weight, X.shape[0])
-        use_tree = self.bandwidth is None and (
+        if self.bandwidth is not None and self.kernel == "gaussian" and self.algorithm == "kd_tree":
+            raise ValueError("algorithm='kd_tree' needs a window of finite width (kernel 'box' or 'epanechnikov'); "
+                             "the gaussian kernel weighs every training row: use algorithm='auto' or 'brute'")
+        use_tree = (self.bandwidth is None or self.kernel != "gaussian") and (
             self.algorithm == "kd_tree" or (self.algorithm == "auto" and X.shape[1] <= _KD_TREE_MAX_DIM))
         if use_tree:
             self.tree_index_, self.tree_nodes_, self.tree_split_ = build_kdtree(X, int(self.leaf_size))
@@ -126,9 +132,7 @@ class _Neighbours(BaseEstimator):
         return brute_kneighbors(self.X_fit_, X, int(self.n_neighbors))
 
     def _neighbour_weights(self, X):
-        """(indices, weights) with weights (n, k) for kNN; (None, weights) with weights (n, n_train) for Parzen."""
-        if self.bandwidth is not None:
-            return None, self._parzen_weights(X)
+        """Indices and weights (n, k) of the n_neighbors nearest training rows, sample weights included."""
         dist, ind = self.kneighbors(X)
         if self.weights == "uniform":
             w = np.ones_like(dist)
@@ -139,12 +143,17 @@ class _Neighbours(BaseEstimator):
             w[rows] = exact[rows]
         return ind, w * self.sample_weight_[ind]
 
-    def _parzen_weights(self, X):
+    def _window_sums(self, X, V):
+        """sum_i K(|x - x_i| / h) sample_weight_i V[i] for every query row x: (n, V.shape[1])."""
         check_is_fitted(self)
         X = check_array(X)
         check_n_features(self, X)
+        V = V * self.sample_weight_[:, None]
+        if hasattr(self, "tree_nodes_"):
+            return kdtree_window_sums(self.X_fit_, self.tree_index_, self.tree_nodes_, self.tree_split_, X,
+                                      float(self.bandwidth), V, self.kernel == "epanechnikov")
         X_sq = np.einsum("ij,ij->i", self.X_fit_, self.X_fit_)
-        out = np.empty((X.shape[0], self.X_fit_.shape[0]))
+        out = np.empty((X.shape[0], V.shape[1]))
         step = max(1, _BLOCK // self.X_fit_.shape[0])
         for lo in range(0, X.shape[0], step):
             s2 = squared_distances(X[lo:lo + step], self.X_fit_, X_sq) / self.bandwidth**2
@@ -154,17 +163,17 @@ class _Neighbours(BaseEstimator):
                 K = np.maximum(0.75 * (1.0 - s2), 0.0)
             else:
                 K = np.exp(-0.5 * s2)
-            out[lo:lo + step] = K
-        return out * self.sample_weight_
+            out[lo:lo + step] = K @ V
+        return out
 
 
 class KNeighborsClassifier(ClassifierMixin, _Neighbours):
     """k-nearest-neighbour vote (or Parzen-window posterior when bandwidth is set).
 
     n_neighbors: k. weights: "uniform" or "distance" (1 / distance). algorithm: "auto", "kd_tree" or "brute".
-    leaf_size: kd-tree leaf size. bandwidth: None for kNN, else the Parzen window width h (brute force).
-    kernel: Parzen window shape, "box", "epanechnikov" or "gaussian". sample_weight multiplies each training
-    row's vote.
+    leaf_size: kd-tree leaf size. bandwidth: None for kNN, else the Parzen window width h. kernel: Parzen window
+    shape, "box", "epanechnikov" or "gaussian" (always brute force). sample_weight multiplies each training row's
+    vote.
     """
 
     def fit(self, X, y, sample_weight=None):
@@ -176,11 +185,12 @@ class KNeighborsClassifier(ClassifierMixin, _Neighbours):
         return self
 
     def predict_proba(self, X):
-        ind, w = self._neighbour_weights(X)
+        check_is_fitted(self)
         K = self.classes_.size
-        if ind is None:
-            votes = w @ np.eye(K)[self.y_codes_]
+        if self.bandwidth is not None:
+            votes = self._window_sums(X, np.eye(K)[self.y_codes_])
         else:
+            ind, w = self._neighbour_weights(X)
             codes = self.y_codes_[ind]
             votes = np.column_stack([np.sum(w * (codes == c), axis=1) for c in range(K)])
         total = votes.sum(axis=1, keepdims=True)
@@ -202,8 +212,9 @@ class KNeighborsRegressor(RegressorMixin, _Neighbours):
         return self
 
     def predict(self, X):
-        ind, w = self._neighbour_weights(X)
-        values = self.y_fit_ if ind is None else self.y_fit_[ind]
-        num = (w @ values) if ind is None else np.sum(w * values, axis=1)
-        total = w.sum(axis=1)
+        if self.bandwidth is not None:
+            total, num = self._window_sums(X, np.column_stack([np.ones_like(self.y_fit_), self.y_fit_])).T
+        else:
+            ind, w = self._neighbour_weights(X)
+            num, total = np.sum(w * self.y_fit_[ind], axis=1), w.sum(axis=1)
         return np.divide(num, total, out=np.full(total.shape, self.y_mean_), where=total > 0)

@@ -7,7 +7,8 @@ seed 002, lines 1809-1976 (networks as function models) and 2557 (weight decay =
 stopping; catalogue 001-003-004 section 8.3 (the spec followed here).
 
 Training: each epoch shuffles the training rows with the estimator's Generator and takes one optimiser
-step per mini-batch on E_B (network.py); Gaussian input noise (std `input_noise`) and inverted dropout
+step per mini-batch on E_B (network.py); Gaussian input noise (std `input_noise` = s; with squared loss and no
+hidden layer it is, in expectation, weight decay alpha = batch_size s^2: Bishop 1995) and inverted dropout
 (`dropout`, hidden layers only) perturb the batch during training and are off at prediction.
 Stopping: after `max_iter` epochs, or when the monitored quantity has not improved by `tol` for
 `n_iter_no_change` consecutive epochs: the training objective, or with `early_stopping` the loss on a

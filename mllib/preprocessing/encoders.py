@@ -38,11 +38,23 @@ def _learn_categories(categories, X) -> list:
     return learned
 
 
+def _categories_at(categories: list, codes: np.ndarray, unknown: np.ndarray) -> np.ndarray:
+    """categories[j][codes[:, j]] column by column, None where `unknown`: the categories' own dtype when every
+    column is numeric and nothing is unknown, otherwise object (Python str / None, as the pipeline's frames)."""
+    numeric = not unknown.any() and all(cats.dtype.kind in "biuf" for cats in categories)
+    out = np.empty(codes.shape, dtype=np.result_type(*categories) if numeric else object)
+    for j, cats in enumerate(categories):
+        values = cats[codes[:, j]]
+        out[:, j] = values if numeric else np.where(unknown[:, j], None, values.astype(object))
+    return out
+
+
 class OneHotEncoder(TransformerMixin, BaseEstimator):
     """Encode each column's categories as indicator columns `<name>=<category>`.
 
     categories: "auto" (sorted values seen at fit) or a list with one list of categories per column.
     handle_unknown: "ignore" encodes a category unseen at fit as all zeros; "error" raises.
+    inverse_transform maps an all-zero block back to None.
     Missing values must be imputed first (they are not a category).
     """
 
@@ -74,6 +86,29 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
                 raise ValueError(f"column {j} has categories {values} unseen at fit time (handle_unknown='error')")
             blocks.append(indicator.astype(np.float64))
         return np.hstack(blocks) if blocks else np.empty((X.shape[0], 0))
+
+    def inverse_transform(self, Z):
+        """Each column's block of indicators back to its category; an all-zero block (a category unseen at fit,
+        encoded under handle_unknown="ignore") gives None, as in scikit-learn."""
+        check_is_fitted(self)
+        Z = check_array(Z, name="Z")
+        widths = [len(cats) for cats in self.categories_]
+        if Z.shape[1] != sum(widths):
+            raise ValueError(f"Z has {Z.shape[1]} columns but the encoding has {sum(widths)} (one per category)")
+        if not np.isin(Z, (0.0, 1.0)).all():
+            raise ValueError("Z must hold 0/1 indicators, as transform gives")
+        codes = np.empty((Z.shape[0], len(widths)), dtype=np.intp)
+        ones = np.empty(codes.shape, dtype=np.intp)
+        for j, block in enumerate(np.split(Z, np.cumsum(widths)[:-1], axis=1)):
+            codes[:, j], ones[:, j] = block.argmax(axis=1), block.sum(axis=1)
+        if (ones > 1).any():
+            row, col = (int(i[0]) for i in np.nonzero(ones > 1))
+            raise ValueError(f"row {row} of Z has {ones[row, col]} ones in the block of column {col}; at most one is allowed")
+        if self.handle_unknown == "error" and (ones == 0).any():
+            row, col = (int(i[0]) for i in np.nonzero(ones == 0))
+            raise ValueError(f"row {row} of Z has no one in the block of column {col}; with handle_unknown='error' every "
+                             "row has a known category (all zeros only come from handle_unknown='ignore')")
+        return _categories_at(self.categories_, codes, ones == 0)
 
     def get_feature_names_out(self, input_names):
         check_is_fitted(self)
@@ -135,21 +170,12 @@ class OrdinalEncoder(TransformerMixin, BaseEstimator):
         check_n_features(self, Z)
         u = float(self.unknown_value)
         unknown = np.isnan(Z) if u != u else Z == u
-        columns = []
         for j, cats in enumerate(self.categories_):
             z = Z[~unknown[:, j], j]
             bad = (z != np.round(z)) | (z < 0) | (z >= len(cats))
             if bad.any():
                 raise ValueError(f"Z column {j} has {z[bad][:5].tolist()}, which are not codes of column {j}")
-            columns.append((cats, Z[:, j], unknown[:, j]))
-        kinds = {cats.dtype.kind for cats in self.categories_}
-        numeric = not unknown.any() and kinds <= set("biuf")
-        dtype = np.result_type(*self.categories_) if numeric else object
-        out = np.empty(Z.shape, dtype=dtype)
-        for j, (cats, z, unk) in enumerate(columns):
-            values = cats[np.where(unk, 0, z).astype(np.intp)]
-            out[:, j] = values if numeric else np.where(unk, None, values.astype(object))
-        return out
+        return _categories_at(self.categories_, np.where(unknown, 0, Z).astype(np.intp), unknown)
 
     def get_feature_names_out(self, input_names):
         check_is_fitted(self)

@@ -8,16 +8,18 @@ import numpy as np
 def centre(X: np.ndarray, y: np.ndarray, sample_weight=None):
     """Weighted means of X and y, and X, y centred by them with rows scaled by sqrt(w), so that plain least
     squares on the returned arrays minimises sum_i w_i (y_i - b0 - x_i^T beta)^2 over beta.
-    sample_weight None means unit weights (no scaling pass over X)."""
+    y: (n,) (its mean a float) or (n, m) (one mean per column). sample_weight None means unit weights (no
+    scaling pass over X)."""
     if sample_weight is None:
-        x_mean, y_mean = X.mean(axis=0), float(y.mean())
-        return x_mean, y_mean, X - x_mean, y - y_mean
+        x_mean, y_mean = X.mean(axis=0), y.mean(axis=0)
+        return x_mean, (float(y_mean) if y.ndim == 1 else y_mean), X - x_mean, y - y_mean
     w = sample_weight
-    x_mean = w @ X / w.sum()
-    y_mean = float(w @ y / w.sum())
-    root = np.sqrt(w)
+    x_mean, y_mean = w @ X / w.sum(), w @ y / w.sum()
+    root = np.sqrt(w)[:, None]
     Xc = X - x_mean
-    Xc *= root[:, None]
+    Xc *= root
+    if y.ndim == 1:
+        return x_mean, float(y_mean), Xc, (y - y_mean) * root[:, 0]
     return x_mean, y_mean, Xc, (y - y_mean) * root
 
 

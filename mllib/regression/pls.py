@@ -8,13 +8,16 @@ vectors (w, c) by alternating regressions until w stops changing (one pass suffi
 then loadings p = X^T t / t^T t and deflation X <- X - t p^T, Y <- Y - t c^T.
 New data (catalogue P4 "predicting on new data"): scores T = (X - xbar) R with rotations R = W (P^T W)^{-1}, and
 predictions ybar + (X - xbar) R C^T. X is centred, not scaled (scikit-learn's PLSRegression(scale=False)).
+Sample weights w_i: every NIPALS step is an inner product over rows (X^T u, Y^T t, t^T t, X^T t), so weighted PLS
+(weighted means, cross-products sum_i w_i x_i y_i) is PLS of the weighted-centred rows scaled by sqrt(w_i).
 """
 from __future__ import annotations
 
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, RegressorMixin, check_array, check_is_fitted, check_n_features, check_X_y
+from ..base import BaseEstimator, RegressorMixin, check_array, check_is_fitted, check_n_features, check_sample_weight, check_X_y
+from ._centring import centre
 
 
 def _nipals_weights(X, Y, max_iter, tol):
@@ -47,7 +50,7 @@ class PLSRegression(RegressorMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y, y_numeric=True) if np.ndim(y) == 1 else (check_array(X), check_array(y, name="y"))
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
@@ -55,9 +58,8 @@ class PLSRegression(RegressorMixin, BaseEstimator):
         if not (isinstance(self.n_components, (int, np.integer)) and 1 <= self.n_components <= min(n, d)):
             raise ValueError(f"n_components must be an integer in [1, min(n_samples, n_features)] = [1, {min(n, d)}], "
                              f"got {self.n_components!r}")
-        Y = y.reshape(n, -1)
-        self.x_mean_, self.y_mean_ = X.mean(axis=0), Y.mean(axis=0)
-        Xk, Yk = X - self.x_mean_, Y - self.y_mean_
+        row_weights = None if sample_weight is None else check_sample_weight(sample_weight, n)
+        self.x_mean_, self.y_mean_, Xk, Yk = centre(X, y.reshape(n, -1), row_weights)
         W, P, C = [], [], []
         # a component whose cross-covariance X^T Y is at rounding level would only fit noise
         floor = 1e3 * np.finfo(np.float64).eps * max(np.linalg.norm(Xk.T @ Yk), np.finfo(np.float64).tiny)

@@ -66,24 +66,12 @@ def solve_dual(X, y, C, kernel, params, tol=1e-3, max_iter=10_000_000, cache_siz
     buf, gain = np.empty(n), np.empty(n)
     n_iter, converged = 0, False
     while n_iter < max_iter:
-        np.add(F, up_mask, out=buf)
-        i = int(np.argmax(buf))
-        F_i = buf[i]
-        np.add(F, low_mask, out=buf)
-        if F_i - buf.min() < tol:
+        pair = select_working_set(F, up_mask, low_mask, cache.row, diag, tol, buf, gain)
+        if pair is None:
             converged = True
             break
+        i, j = pair
         K_i = cache.row(i)
-        # second-order gain (F_i - F_t)^2 / a_it over t in I_low with F_t < F_i
-        np.subtract(F_i, buf, out=gain)  # +inf outside I_low -> -inf, excluded by the clip below
-        np.maximum(gain, 0.0, out=gain)
-        np.square(gain, out=gain)
-        np.multiply(K_i, -2.0, out=buf)
-        buf += diag
-        buf += diag[i]
-        np.maximum(buf, TAU, out=buf)
-        gain /= buf
-        j = int(np.argmax(gain))
         K_j = cache.row(j)
         a_i, a_j = _pair_update(alpha[i], alpha[j], y[i], y[j], C[i], C[j], F[i], F[j], diag[i] + diag[j] - 2 * K_i[j])
         d_i, d_j = a_i - alpha[i], a_j - alpha[j]
@@ -97,6 +85,30 @@ def solve_dual(X, y, C, kernel, params, tol=1e-3, max_iter=10_000_000, cache_siz
         n_iter += 1
     b = _bias(alpha, F, y, C)
     return alpha, b, y - F + b, n_iter, converged
+
+
+def select_working_set(F, up_mask, low_mask, row, diag, tol, buf, gain):
+    """The pair (i, j) of the next SMO step by the second-order rule, or None when the KKT conditions hold to tol.
+
+    i = argmax_{I_up} F; j = argmax (F_i - F_t)^2 / a_it over t in I_low with F_t < F_i, a_it = K_ii + K_tt - 2 K_it
+    (floored at TAU): the largest decrease of the dual along the pair's feasible line, were the step unclipped.
+    up_mask / low_mask: 0 inside I_up / I_low, -inf / +inf outside; row(i) = K[i, :]; buf, gain: scratch of size n.
+    """
+    np.add(F, up_mask, out=buf)
+    i = int(np.argmax(buf))
+    F_i = buf[i]
+    np.add(F, low_mask, out=buf)
+    if F_i - buf.min() < tol:
+        return None
+    np.subtract(F_i, buf, out=gain)  # +inf outside I_low -> -inf, excluded by the clip below
+    np.maximum(gain, 0.0, out=gain)
+    np.square(gain, out=gain)
+    np.multiply(row(i), -2.0, out=buf)
+    buf += diag
+    buf += diag[i]
+    np.maximum(buf, TAU, out=buf)
+    gain /= buf
+    return i, int(np.argmax(gain))
 
 
 def _pair_update(alpha_i, alpha_j, y_i, y_j, C_i, C_j, F_i, F_j, curvature):

@@ -27,9 +27,9 @@ class SVC(KernelParamsMixin, ClassifierMixin, BaseEstimator):
     """C-support vector classifier trained by SMO.
 
     C: box constraint 0 <= alpha_i <= C (np.inf: hard margin, needs separable data).
-    kernel: "rbf", "linear", "poly", "sigmoid" or "inverse_multiquadric" (mllib.kernels); gamma: "scale"
-        (1 / (n_features Var(X))), "auto" (1 / n_features) or a number; degree, coef0 for poly / sigmoid
-        (coef0 is c > 0 of the inverse multiquadric).
+    kernel: "rbf", "exponential", "linear", "poly", "sigmoid" or "inverse_multiquadric" (mllib.kernels); gamma:
+        "scale" (1 / (n_features Var(X)) for the rbf), "auto" or a number; degree, coef0 for poly / sigmoid
+        (coef0 is c > 0 of the inverse multiquadric; None: 0 for poly / sigmoid as libsvm, c = 1).
     tol: stop when the maximal KKT violation max_{I_up} F - min_{I_low} F is below tol (libsvm's eps).
     cache_size: MB of kernel rows kept (least recently used dropped).
     class_weight: None, "balanced" (n / (K n_k)) or {label: weight}, multiplying C per class.
@@ -39,7 +39,7 @@ class SVC(KernelParamsMixin, ClassifierMixin, BaseEstimator):
     (n_problems, n_SV) holding alpha_i y_i, intercept_ (n_problems,), n_iter_, proba_slope_.
     """
 
-    def __init__(self, C: float = 1.0, kernel: str = "rbf", gamma="scale", degree: int = 3, coef0: float = 0.0,
+    def __init__(self, C: float = 1.0, kernel: str = "rbf", gamma="scale", degree: int = 3, coef0: float | None = None,
                  tol: float = 1e-3, cache_size: float = 200.0, class_weight=None, max_iter: int = 10_000_000):
         self.C = C
         self.kernel = kernel

@@ -3,8 +3,8 @@
 Notes: seed 000, lines 2566-2749 (catalogue I1-I3); seed 002, lines 1551-1629 (P12).
 """
 from .cart import DecisionTreeClassifier, DecisionTreeRegressor
-from .criteria import entropy, gini, impurity_decrease, misclassification, squared_error
+from .criteria import entropy, gini, impurity_decrease, misclassification, realboost_z, squared_error
 from .pruning import choose_ccp_alpha, pruning_path
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "gini", "entropy", "misclassification",
-           "squared_error", "impurity_decrease", "pruning_path", "choose_ccp_alpha"]
+           "realboost_z", "squared_error", "impurity_decrease", "pruning_path", "choose_ccp_alpha"]

@@ -6,14 +6,15 @@ per-node work too small for vectorised numpy to amortise its call overhead (benc
 Each tree is grown inside one `nogil` call, so a forest can grow trees in threads.
 
 Node statistics `stats` per node: weighted class counts (classification, K entries) or
-[sum w y, sum w y^2] (regression). Criterion codes: 0 gini, 1 entropy, 2 squared error, 3 misclassification.
+[sum w y, sum w y^2] (regression). Criterion codes: 0 gini, 1 entropy, 2 squared error, 3 misclassification,
+4 Real AdaBoost's Z (criteria.py).
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-GINI, ENTROPY, SQUARED_ERROR, MISCLASSIFICATION = 0, 1, 2, 3
+GINI, ENTROPY, SQUARED_ERROR, MISCLASSIFICATION, REALBOOST_Z = 0, 1, 2, 3, 4
 FEATURE_THRESHOLD = 1e-7  # values closer than this count as equal (as in scikit-learn): no threshold between them
 EPSILON = np.finfo(np.float64).eps
 _LN2 = np.log(2.0)
@@ -40,6 +41,12 @@ def node_impurity(stats, w, criterion):
                 p = stats[k] / w
                 h -= p * np.log(p) / _LN2
         return h
+    if criterion == REALBOOST_Z:  # K (prod_k p_k)^(1/K), as a product of K-th roots: no underflow
+        inv = 1.0 / stats.shape[0]
+        g = 1.0
+        for k in range(stats.shape[0]):
+            g *= (stats[k] / w) ** inv
+        return stats.shape[0] * g
     m = 0.0
     for k in range(stats.shape[0]):
         m = max(m, stats[k])
@@ -71,6 +78,14 @@ def _proxy(left, wl, total, w, criterion):
             if r > 0.0:
                 sr += r * np.log(r / wr)
         return (sl + sr) / _LN2
+    if criterion == REALBOOST_Z:  # -(wl i_l + wr i_r) = -K ((prod_k l_k)^(1/K) + (prod_k r_k)^(1/K))
+        inv = 1.0 / left.shape[0]
+        sl = 1.0
+        sr = 1.0
+        for k in range(left.shape[0]):
+            sl *= left[k] ** inv
+            sr *= max(total[k] - left[k], 0.0) ** inv  # max: a rounding error below 0 is an empty class
+        return -left.shape[0] * (sl + sr)
     for k in range(left.shape[0]):  # misclassification: -(errors left + errors right) = max_k l_k + max_k r_k - w
         sl = max(sl, left[k])
         sr = max(sr, total[k] - left[k])
@@ -144,6 +159,9 @@ def _best_split_sorted(X, rows, f, total, w_node, code, wy, wy2, w, criterion, m
     if criterion == MISCLASSIFICATION:
         return _scan_sorted(X, rows, f, total, w_node, code, wy, wy2, w, MISCLASSIFICATION, False, min_samples_leaf,
                             left, best)
+    if criterion == REALBOOST_Z:
+        return _scan_sorted(X, rows, f, total, w_node, code, wy, wy2, w, REALBOOST_Z, False, min_samples_leaf,
+                            left, best)
     return _scan_sorted(X, rows, f, total, w_node, code, wy, wy2, w, SQUARED_ERROR, True, min_samples_leaf, left,
                         best)
 
@@ -213,6 +231,9 @@ def _best_split_binned(Xb, cuts, exact, n_bins, rows, f, hist, hist_w, counts, t
     if criterion == MISCLASSIFICATION:
         return _scan_binned(Xb, cuts, exact, n_bins, rows, f, hist, hist_w, counts, total, w_node, code, wy, wy2,
                             w, MISCLASSIFICATION, False, min_samples_leaf, left, best)
+    if criterion == REALBOOST_Z:
+        return _scan_binned(Xb, cuts, exact, n_bins, rows, f, hist, hist_w, counts, total, w_node, code, wy, wy2,
+                            w, REALBOOST_Z, False, min_samples_leaf, left, best)
     return _scan_binned(Xb, cuts, exact, n_bins, rows, f, hist, hist_w, counts, total, w_node, code, wy, wy2, w,
                         SQUARED_ERROR, True, min_samples_leaf, left, best)
 

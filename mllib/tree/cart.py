@@ -26,7 +26,7 @@ from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from .pruning import prune, pruning_path
 
 _CRITERION_CODES = {"gini": K.GINI, "entropy": K.ENTROPY, "squared_error": K.SQUARED_ERROR,
-                    "misclassification": K.MISCLASSIFICATION}
+                    "misclassification": K.MISCLASSIFICATION, "realboost_z": K.REALBOOST_Z}
 SPLITTERS = ("best", "hist")
 _NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 
@@ -187,8 +187,9 @@ class _BaseDecisionTree(BaseEstimator):
 class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     """CART classification tree.
 
-    criterion: "gini", "entropy" (information gain, bits) or "misclassification" (1 - max_k p_k; a depth-1 tree
-        is then the stump with the smallest weighted error, as discrete AdaBoost's weak learner).
+    criterion: "gini", "entropy" (information gain, bits), "misclassification" (1 - max_k p_k; a depth-1 tree
+        is then the stump with the smallest weighted error, discrete AdaBoost's weak learner) or "realboost_z"
+        (2 sqrt(p q): the partition minimising Real AdaBoost's Z = 2 sum_b sqrt(p_b q_b)).
     splitter: "best" (every midpoint between sorted distinct values) or "hist" (max_bins quantile bins, for large data).
     max_features: candidate features drawn at random per split (int, fraction, "sqrt", "log2", None = all).
     ccp_alpha: cost-complexity pruning strength (0 = no pruning); choose it with pruning.choose_ccp_alpha.

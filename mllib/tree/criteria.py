@@ -3,7 +3,10 @@ seed-001-003-004 catalogue 7.8, erratum E28 for the entropy sign).
 
 Classification, with p_k the (weighted) class fractions at node t:
   gini i(t) = sum_k p_k (1 - p_k) = 1 - sum_k p_k^2;  entropy i(t) = -sum_k p_k log2 p_k (bits);
-  misclassification i(t) = 1 - max_k p_k.
+  misclassification i(t) = 1 - max_k p_k;
+  Real AdaBoost's Z: i(t) = K (prod_k p_k)^(1/K), binary 2 sqrt(p q), so that sum_leaves w_t i(t) = 2 sum_b
+  sqrt(p_b q_b) = Z, the normaliser that Real AdaBoost's learner minimises (seed-001-003-004 catalogue 6.3, seed 001
+  D1:463-482; K classes: the Z of the SAMME.R update, see ensemble/adaboost.py).
 Regression: squared error i(t) = weighted variance of y (= (1/|S|^2) sum_ij (y_i - y_j)^2 / 2, line 2700).
 Decrease of a split into children L, R: i(t) - (w_L / w_t) i(L) - (w_R / w_t) i(R), children weighted by their
 size (the notes subtract unweighted child variances; standard CART, used here, weights them).
@@ -12,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-CLASSIFICATION_CRITERIA = ("gini", "entropy", "misclassification")
+CLASSIFICATION_CRITERIA = ("gini", "entropy", "misclassification", "realboost_z")
 REGRESSION_CRITERIA = ("squared_error",)
 
 
@@ -49,7 +52,13 @@ def squared_error(y, sample_weight=None) -> float:
     return float(np.dot(w, (y - mean) ** 2) / w.sum())
 
 
-IMPURITIES = {"gini": gini, "entropy": entropy, "misclassification": misclassification}
+def realboost_z(counts) -> float:
+    """K times the geometric mean of the class fractions (binary: 2 sqrt(p q))."""
+    p = _fractions(counts)
+    return float(p.size * np.prod(p ** (1.0 / p.size)))
+
+
+IMPURITIES = {"gini": gini, "entropy": entropy, "misclassification": misclassification, "realboost_z": realboost_z}
 
 
 def impurity_decrease(parent, left, right, criterion: str = "gini") -> float:

@@ -1,5 +1,6 @@
 """Stage 7, evaluate: the test set, used once (seed 004, D4:200, 543): the full corrected metric table,
-confusion matrix, ROC and PR curves, calibration on test, and the validation-vs-test gap with the
+confusion matrix, ROC and PR curves, calibration on test (overall and within each sensitive group, with the
+binning spec), and the validation-vs-test gap with the
 notes' diagnosis (D4:556-572). Decisions: at evaluate.threshold, or at the minimum-expected-cost threshold of
 evaluate.cost_matrix (seed 000, lines 179-232); the reject option (abstain when max(p, 1 - p) is below
 evaluate.reject_threshold, D4:1986-1996) with its risk-coverage curve, AURC / E-AURC and the coverage at
@@ -35,7 +36,7 @@ from pipeline.config import load_params
 from pipeline.errors import run_stage
 from pipeline.frames import binary_target
 from pipeline.io import read_json, read_parquet, write_csv, write_json, write_parquet
-from pipeline.summaries import calibration_report, reliability_rows
+from pipeline.summaries import binning_spec, calibration_report, group_calibration, reliability_rows, sensitive_groupings
 
 GAP_DIAGNOSIS = (
     "validation-test gap beyond two CV standard deviations; the notes' causes (seed 004, D4:567): leakage between "
@@ -124,7 +125,9 @@ def main() -> None:
     selective, curve, accepted = selective_report(y, p, pred, cfg)
 
     table = binary_metrics(y, pred)
-    before, after = calibration_report(y, p_raw, params["calibration"]), calibration_report(y, p, params["calibration"])
+    bins = params["calibration"]
+    before, after = calibration_report(y, p_raw, bins), calibration_report(y, p, bins)
+    groups = group_calibration(y, p_raw, p, sensitive_groupings(test, data["sensitive"]), bins)
     metrics = {
         "n": int(len(y)),
         "threshold": threshold,
@@ -134,7 +137,7 @@ def main() -> None:
         **{k: table[k] for k in ("accuracy", "precision", "recall", "specificity", "f1")},
         "log_loss": after["log_loss"],
         "brier": after["brier"],
-        "calibration": {"before": before, "after": after},
+        "calibration": {"binning": binning_spec(bins), "before": before, "after": after, "groups": groups},
         "confusion": {k: table[k] for k in ("tp", "fp", "fn", "tn")},
         "table": table,
         "cv_vs_test": gap_report(read_json(paths.TRAIN_METRICS, "train"), y, p, pred),
@@ -156,8 +159,7 @@ def main() -> None:
                paths.PR_CURVE)
     write_csv(pd.DataFrame({"actual": y, "predicted": pred}), paths.CONFUSION)
     write_json([dict(zip(curve, values)) for values in zip(*curve.values())], paths.RISK_COVERAGE)
-    write_json(reliability_rows(y, p_raw, params["calibration"], "before") + reliability_rows(y, p, params["calibration"], "after"),
-               paths.RELIABILITY_TEST)
+    write_json(reliability_rows(y, p_raw, bins, "before") + reliability_rows(y, p, bins, "after"), paths.RELIABILITY_TEST)
 
 
 if __name__ == "__main__":

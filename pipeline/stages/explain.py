@@ -3,7 +3,10 @@
 (a raw column is shuffled, then passed through the fitted features, the model and the calibrator, so a
 one-hot-encoded column counts once); Shapley values of a seeded sample of test rows (TreeSHAP, the linear closed
 form, KernelSHAP or exact enumeration), each with its additivity error; partial dependence and ICE curves of the
-most important features; and for neural networks gradient x input / LRP with their conservation error."""
+most important features; and for neural networks gradient x input / LRP with their conservation error. A label
+metric scores the decisions the evaluate stage made (its threshold or cost-matrix rule, from its metrics file).
+Per raw column, TreeSHAP values are sums over the column's encoded columns: additive, but the raw-column game's
+Shapley values only for linear models (pipeline/explanations.py; attributions.json says so per method)."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,32 +19,30 @@ from mllib.metrics import get_scorer
 from pipeline import paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
-from pipeline.explanations import choose_method, raw_column_of, relevance_attributions, shapley_attributions
+from pipeline.explanations import (RAW_COLUMN_NOTE, choose_method, raw_column_of, relevance_attributions,
+                                   shapley_attributions)
 from pipeline.frames import binary_target, feature_columns, raw_matrix
-from pipeline.io import read_parquet, write_csv, write_json
+from pipeline.io import read_json, read_parquet, write_csv, write_json
+from pipeline.stages.evaluate import decide
 
-Z_95 = 1.959963984540054
 
-
-def deployed_predictor(transformer, model, calibrator, response: str, threshold: float):
-    """Raw matrix -> what the scorer needs: calibrated probability, raw score, or the thresholded decision."""
+def deployed_predictor(transformer, model, calibrator, response: str, decision: dict):
+    """Raw matrix -> what the scorer needs: calibrated probability, raw score, or the evaluate stage's decision."""
     def predict(X_raw):
         score = decision_scores(model, transformer.transform(X_raw))
         if response == "score":
             return score
         p = calibrator.transform(score)
-        return (p >= threshold).astype(np.int64) if response == "label" else p
+        return decide(p, decision) if response == "label" else p
     return predict
 
 
 def importance_rows(result: dict, names: list[str]) -> list[dict]:
-    """Per raw column, largest first: mean drop, std over repeats and a normal-approximation 95% interval."""
-    n_repeats = result["importances"].shape[1]
-    half = Z_95 * result["importances_std"] / np.sqrt(n_repeats)
+    """Per raw column, largest first: mean drop, std over repeats (ddof=1) and the library's Student-t interval."""
     order = np.argsort(-result["importances_mean"], kind="stable")
+    low, high = result["importances_interval"].T
     return [{"feature": names[j], "mean": result["importances_mean"][j], "std": result["importances_std"][j],
-             "ci_low": result["importances_mean"][j] - half[j], "ci_high": result["importances_mean"][j] + half[j],
-             "repeats": result["importances"][j]} for j in order]
+             "ci_low": low[j], "ci_high": high[j], "repeats": result["importances"][j]} for j in order]
 
 
 def attribution_summary(values: np.ndarray, names: list[str]) -> list[dict]:
@@ -50,16 +51,16 @@ def attribution_summary(values: np.ndarray, names: list[str]) -> list[dict]:
             for j in np.argsort(-mean_abs, kind="stable")]
 
 
-def pdp_curves(predict, X, names, features: list[int], cfg: dict) -> dict:
-    """1-D PD + ICE for each feature, 2-D PD for the first two."""
+def pdp_curves(predict, X, names, features: list[int], grid_resolution: int, percentiles) -> dict:
+    """1-D PD + ICE for each feature, 2-D PD for the first two; numeric grids span the given percentiles."""
     one_way = []
     for j in features:
-        out = partial_dependence(predict, X, j, grid_resolution=cfg["grid_resolution"])
+        out = partial_dependence(predict, X, j, grid_resolution=grid_resolution, percentiles=percentiles)
         one_way.append({"feature": names[j], "grid": out["grid"][0].tolist(), "average": out["average"],
                         "ice": out["individual"]})
     two_way = None
     if len(features) >= 2:
-        out = partial_dependence(predict, X, features[:2], grid_resolution=min(cfg["grid_resolution"], 10))
+        out = partial_dependence(predict, X, features[:2], grid_resolution=min(grid_resolution, 10), percentiles=percentiles)
         two_way = {"features": [names[j] for j in features[:2]], "grid": [g.tolist() for g in out["grid"]],
                    "average": out["average"]}
     return {"one_way": one_way, "two_way": two_way}
@@ -76,9 +77,12 @@ def main() -> None:
     X, X_train = raw_matrix(test, numeric, categorical), raw_matrix(train, numeric, categorical)
     y = binary_target(test[data["target"]], data["positive_label"])
     scorer = get_scorer(cfg["scoring"])
-    threshold = params["evaluate"]["threshold"]
-    predict = deployed_predictor(transformer, model, calibrator, scorer.response, threshold)
-    proba = deployed_predictor(transformer, model, calibrator, "probability", threshold)
+    decided = read_json(paths.TEST_METRICS, "evaluate")["decision"]  # the rule evaluate decided with
+    decision = {k: decided[k] for k in ("rule", "threshold", "cost_matrix")}
+    predict = deployed_predictor(transformer, model, calibrator, scorer.response, decision)
+    proba = deployed_predictor(transformer, model, calibrator, "probability", decision)
+    kernel = {"n_samples": cfg["kernel_samples"], "n_bootstrap": cfg["kernel_bootstrap"]}
+    grid_resolution, percentiles = cfg["grid_resolution"], tuple(cfg["pdp_percentiles"])
 
     result = permutation_importance(predict, X, y, scorer, n_repeats=cfg["n_repeats"], random_state=seed)
     features = importance_rows(result, names)
@@ -94,12 +98,13 @@ def main() -> None:
     attributions = {"columns": names, "rows": rows.tolist(), "n_background": len(background)}
     if method != "none":
         try:
-            shap = shapley_attributions(method, model, transformer, X[rows], background, proba, cfg, seed, owners)
+            shap = shapley_attributions(method, model, transformer, X[rows], background, proba, kernel, seed, owners)
         except ValueError as exc:
             raise PipelineError(f"explain: {exc}") from None
         scale = max(np.abs(shap["prediction"]).max(), abs(shap["expected_value"]), 1e-300)
         attributions["shapley"] = {
-            "method": method, "output": shap["output"], "expected_value": shap["expected_value"],
+            "method": method, "output": shap["output"], "raw_columns": RAW_COLUMN_NOTE[method],
+            "expected_value": shap["expected_value"],
             "additivity_error_max": float(shap["additivity_error"].max()),
             "additivity_error_max_relative": float(shap["additivity_error"].max() / scale),
             "features": attribution_summary(shap["values"], names), "values": shap["values"],
@@ -108,7 +113,7 @@ def main() -> None:
         print(f"explain: Shapley ({method}, {shap['output']}): top "
               + ", ".join(f["feature"] for f in attributions["shapley"]["features"][:5])
               + f"; additivity error {attributions['shapley']['additivity_error_max_relative']:.1e} (relative)")
-    relevance = relevance_attributions(cfg["relevance"], model, transformer, X[rows], owners)
+    relevance = relevance_attributions(cfg["relevance"], model, transformer, X[rows], owners, cfg["lrp_epsilon"], X_train)
     if relevance is not None:
         finite = relevance["conservation_error"][np.isfinite(relevance["conservation_error"])]
         attributions["relevance"] = {"method": cfg["relevance"], "output": relevance["output"],
@@ -116,10 +121,12 @@ def main() -> None:
                                      "features": attribution_summary(relevance["values"], names)}
 
     top = [names.index(f["feature"]) for f in features[:cfg["pdp_features"]]]
-    pdp = pdp_curves(proba, X[rows], names, top, cfg)
+    pdp = pdp_curves(proba, X[rows], names, top, grid_resolution, percentiles)
 
     write_json({"method": "permutation", "scoring": scorer.name, "baseline": result["baseline_score"],
-                "n_repeats": cfg["n_repeats"], "interval": "mean ± 1.96 std / sqrt(n_repeats)", "features": features},
+                "n_repeats": cfg["n_repeats"], "confidence_level": result["confidence_level"],
+                "interval": "mean ± t(n_repeats - 1) std / sqrt(n_repeats), std with ddof=1 (null for one repeat)",
+                "decision": decision if scorer.response == "label" else None, "features": features},
                paths.IMPORTANCE)
     write_csv(pd.DataFrame({"feature": [f["feature"] for f in features], "importance": [f["mean"] for f in features]}),
               paths.IMPORTANCE_PLOT)

@@ -2,23 +2,29 @@
 test-set decisions with seeded bootstrap intervals (clusters of data.group resampled together when it is set),
 the four parity criteria as differences and ratios (seed 004, D4:2058-2110; TPR parity is t1/p1 = t2/p2,
 erratum E4) and which of them can hold at once given the groups' base rates (D4:2086-2108). Groups smaller
-than fairness.min_group_size are flagged, not hidden. Mitigation: per-group thresholds fitted on the
-out-of-fold calibrated probabilities (never on test) and judged on test; reweighing weights (Kamiran-Calders)
-of the training rows as the pre-processing alternative."""
+than fairness.min_group_size are flagged, not hidden. Two mitigations, each judged on test against the
+deployed decisions (one threshold for everyone): per-group thresholds fitted on the cross-fitted out-of-fold
+probabilities of the calibrate stage (never on test, never in-sample), and reweighing as pre-processing
+(Kamiran-Calders, catalogue section 5.3): the chosen configuration refitted on all training rows with weights
+that make the label independent of the sensitive groups' intersection (so of every attribute), scored through
+the fitted calibrator and decided at the same threshold."""
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
 import pandas as pd
 
 from mllib import io as mlio
+from mllib.calibration import decision_scores
 from mllib.fairness import CRITERIA, GroupThresholdOptimizer, criteria_compatibility, criterion_gap, fairness_report, reweighing_weights
-from pipeline import paths
+from pipeline import build, paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
-from pipeline.frames import category_labels
+from pipeline.frames import attribute_labels
 from pipeline.io import read_json, read_parquet, write_csv, write_json
+from pipeline.summaries import sensitive_groupings
 
 PLOTTED = ("selection_rate", "tpr", "fpr", "precision")
 
@@ -30,6 +36,12 @@ def compatibility(audit: dict) -> dict:
         return {"groups": list(rates), "statement": "fewer than two groups of sufficient size with both classes: "
                 "the compatibility of the criteria cannot be judged"}
     return {"groups": list(rates), **criteria_compatibility(list(rates.values()))}
+
+
+def every_criterion(y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: np.ndarray) -> dict:
+    """Each parity criterion's gap of two sets of decisions on the same rows."""
+    return {c: {"gap_before": criterion_gap(y, before, groups, c), "gap_after": criterion_gap(y, after, groups, c)}
+            for c in CRITERIA}
 
 
 def mitigate(oof_p: np.ndarray, oof_y: np.ndarray, oof_groups: np.ndarray, test_p: np.ndarray, test_y: np.ndarray,
@@ -53,9 +65,65 @@ def mitigate(oof_p: np.ndarray, oof_y: np.ndarray, oof_groups: np.ndarray, test_
                        "accuracy_before": optimiser.baseline_accuracy_, "accuracy_after": optimiser.accuracy_,
                        "accuracy_cost": optimiser.accuracy_cost_},
         "test": {k: test[k] for k in ("gap_before", "gap_after", "accuracy_before", "accuracy_after", "accuracy_cost")},
-        "test_every_criterion": {c: {"gap_before": criterion_gap(test_y, before, test_groups, c),
-                                     "gap_after": criterion_gap(test_y, after, test_groups, c)} for c in CRITERIA},
+        "test_every_criterion": every_criterion(test_y, before, after, test_groups),
     }
+
+
+def fit_weighted(model, X: np.ndarray, y: np.ndarray, weights: np.ndarray) -> str | None:
+    """Fit `model` with sample weights; the reason when it cannot be, None when it was fitted."""
+    if "sample_weight" not in inspect.signature(model.fit).parameters:
+        return f"not supported: {type(model).__name__} cannot be fitted with sample weights"
+    try:
+        model.fit(X, y, sample_weight=weights)
+    except ValueError as exc:
+        return f"the weighted refit failed: {exc}"
+    return None
+
+
+def judge_reweighing(y: np.ndarray, p: np.ndarray, p_reweighed: np.ndarray, threshold: float, groupings: dict) -> dict:
+    """Test accuracy and every criterion's gap (per attribute and intersection) of the decisions p >= threshold
+    of the deployed model (before) and of the reweighed one (after)."""
+    before, after = (p >= threshold).astype(np.int64), (p_reweighed >= threshold).astype(np.int64)
+    accuracy_before, accuracy_after = float(np.mean(before == y)), float(np.mean(after == y))
+    return {"accuracy_before": accuracy_before, "accuracy_after": accuracy_after,
+            "accuracy_cost": accuracy_before - accuracy_after,
+            "attributes": {name: every_criterion(y, before, after, labels) for name, labels in groupings.items()}}
+
+
+def features_of(path, row_ids: np.ndarray, made_for: str) -> np.ndarray:
+    """The features stage's final matrix, checked to hold the same rows in the same order as `made_for`."""
+    frame = read_parquet(path, "features")
+    if not np.array_equal(frame[paths.ROW_ID].to_numpy(), row_ids):
+        raise PipelineError(f"{path} does not match {made_for}; rerun `dvc repro features`")
+    return frame.drop(columns=[paths.ROW_ID]).to_numpy()
+
+
+def reweighing(params: dict, train: pd.DataFrame, test: pd.DataFrame, y_test: np.ndarray, p_test: np.ndarray,
+               threshold: float) -> dict:
+    """Kamiran-Calders weights w(g, y) = P(g) P(y) / P(g, y) over the intersection g of data.sensitive on all
+    training rows, the refit with them and its test judgement (fairness.reweighing: false keeps the weights only)."""
+    sensitive = params["data"]["sensitive"]
+    oof = read_parquet(paths.OOF_PREDICTIONS, "train")  # every training row's label, in the training rows' order
+    if not np.array_equal(oof[paths.ROW_ID].to_numpy(), train[paths.ROW_ID].to_numpy()):
+        raise PipelineError(f"{paths.OOF_PREDICTIONS} does not match {paths.TRAIN}; rerun `dvc repro train`")
+    joint_name = " & ".join(sensitive)
+    y = oof["y"].to_numpy()
+    weights = reweighing_weights(y, sensitive_groupings(train, sensitive)[joint_name])
+    report = {"groups": joint_name, "weights": weights["table"], "refit": params["fairness"]["reweighing"]}
+    if not report["refit"]:
+        return report
+    # the train stage's refit of the chosen configuration, now with the weights as sample weights
+    best_params = read_json(paths.TRAIN_METRICS, "train")["best_params"]
+    model = build.classifier(params["model"], **best_params)
+    report.update(model=params["model"]["name"], params=best_params)
+    X = features_of(paths.FINAL_TRAIN_FEATURES, train[paths.ROW_ID].to_numpy(), paths.TRAIN)
+    reason = fit_weighted(model, X, y, weights["weights"])
+    if reason:
+        return {**report, "applied": False, "reason": reason}
+    X_test = features_of(paths.FINAL_TEST_FEATURES, test[paths.ROW_ID].to_numpy(), paths.TEST)
+    p_reweighed = mlio.load(paths.CALIBRATOR).transform(decision_scores(model, X_test))
+    return {**report, "applied": True, "scored_through": "the fitted calibrator", "judged_on": "test",
+            "test": judge_reweighing(y_test, p_test, p_reweighed, threshold, sensitive_groupings(test, sensitive))}
 
 
 def plot_rows(attributes: dict) -> list[dict]:
@@ -67,10 +135,6 @@ def plot_rows(attributes: dict) -> list[dict]:
          "small": m["small"]}
         for name, result in attributes.items() for g, m in result["groups"].items() for k in PLOTTED
     ]
-
-
-def labels_of(frame: pd.DataFrame, sensitive: list[str]) -> dict:
-    return {a: category_labels(frame[a]).astype(str) for a in sensitive}
 
 
 def main() -> None:
@@ -96,29 +160,27 @@ def main() -> None:
         return
 
     attributes = fairness_report(
-        y, pred, labels_of(test, sensitive), proba=p, groups=test[group_column].to_numpy() if group_column else None,
+        y, pred, attribute_labels(test, sensitive), proba=p, groups=test[group_column].to_numpy() if group_column else None,
         min_group_size=cfg["min_group_size"], n_boot=cfg["n_boot"], confidence_level=cfg["confidence_level"],
         random_state=params["seed"], n_bins=binning["n_bins"], strategy=binning["binning"])
     for result in attributes.values():
         result["compatibility"] = compatibility(result)
     report["attributes"] = attributes
 
-    # out-of-fold rows (never test) with the fitted calibrator's probabilities, for the mitigation's fit
-    oof = read_parquet(paths.OOF_PREDICTIONS, "train")
     train = read_parquet(paths.TRAIN, "split")
-    rows = oof[[paths.ROW_ID, "fold", "y", "score"]].merge(train[[paths.ROW_ID, *sensitive]], on=paths.ROW_ID,
-                                                           how="left", validate="one_to_one")
-    train_labels = labels_of(rows, sensitive)
-    report["reweighing"] = {a: reweighing_weights(rows["y"].to_numpy(), labels)["table"] for a, labels in train_labels.items()}
     if criterion != "none":
-        scored = (rows["fold"] >= 0).to_numpy()  # rows no split validated have no out-of-fold score
-        oof_p = mlio.load(paths.CALIBRATOR).transform(rows["score"].to_numpy()[scored])
-        oof_y, test_labels = rows["y"].to_numpy()[scored], labels_of(test, sensitive)
+        # out-of-fold rows only (never test), each with the probability of a calibrator fitted without its fold
+        oof = read_parquet(paths.OOF_CALIBRATED, "calibrate").merge(
+            train[[paths.ROW_ID, *sensitive]], on=paths.ROW_ID, how="left", validate="one_to_one")
+        oof_p, oof_y, oof_labels = oof["proba"].to_numpy(), oof["y"].to_numpy(), attribute_labels(oof, sensitive)
+        test_labels = attribute_labels(test, sensitive)
         report["mitigation"].update({
-            "tolerance": mitigation["tolerance"], "fitted_on": "out-of-fold calibrated probabilities", "judged_on": "test",
-            "attributes": {a: mitigate(oof_p, oof_y, train_labels[a][scored], p, y, test_labels[a], criterion,
+            "tolerance": mitigation["tolerance"], "fitted_on": "out-of-fold probabilities, cross-fitted by the calibrate stage",
+            "judged_on": "test",
+            "attributes": {a: mitigate(oof_p, oof_y, oof_labels[a], p, y, test_labels[a], criterion,
                                        mitigation["tolerance"], threshold) for a in sensitive},
         })
+    report["reweighing"] = reweighing(params, train, test, y, p, threshold)
 
     for name, result in attributes.items():
         c = result["criteria"]
@@ -132,6 +194,14 @@ def main() -> None:
                   f"accuracy cost {t['accuracy_cost']:.4f}")
         else:
             print(f"fairness: no {criterion} thresholds by {name}: {m['reason']}")
+    rw = report["reweighing"]
+    if rw.get("applied"):
+        shown = criterion if criterion != "none" else "demographic_parity"
+        gaps = ", ".join(f"{name} {g[shown]['gap_before']:.3f} -> {g[shown]['gap_after']:.3f}"
+                         for name, g in rw["test"]["attributes"].items())
+        print(f"fairness: reweighing by {rw['groups']}: test {shown} gaps {gaps}, accuracy cost {rw['test']['accuracy_cost']:.4f}")
+    elif rw["refit"]:
+        print(f"fairness: reweighing by {rw['groups']}: {rw['reason']}")
     write_json(report, paths.FAIRNESS_METRICS)
     write_csv(pd.DataFrame(plot_rows(attributes)), paths.FAIRNESS_PLOT)
 

@@ -73,20 +73,24 @@ def calibration_section(r: dict, img: dict) -> str:
         return {"data": label, **{k: q[k] for k in ("ece", "mce", "brier", "log_loss")},
                 **{f"Brier {k}": v for k, v in q["brier_decomposition"].items()}, "non-empty bins": q["n_nonempty_bins"]}
 
-    groups = [{"grouping": name, "group": g, "n": m["n"], "base rate": m["base_rate"], "ECE before": m["before"]["ece"],
-               "ECE after": m["after"]["ece"], "MCE before": m["before"]["mce"], "MCE after": m["after"]["mce"]}
-              for name, per_group in cal["groups"].items() for g, m in per_group.items()]
+    groups = [{"data": data, "grouping": name, "group": g, "n": m["n"], "base rate": m["base_rate"],
+               "ECE before": m["before"]["ece"], "ECE after": m["after"]["ece"], "MCE before": m["before"]["mce"],
+               "MCE after": m["after"]["mce"]}
+              for data, by_group in (("out-of-fold (after: cross-fitted)", cal["groups"]), ("test", test["calibration"]["groups"]))
+              for name, per_group in by_group.items() for g, m in per_group.items()]
+    settings = ", ".join(f"{k}={v}" for k, v in cal["settings"].items())
     return html.section(
         "Calibration",
         html.table([row("out-of-fold, before", cal["oof_before"]), row("out-of-fold, after (cross-fitted)", cal["oof_after_crossfitted"]),
                     row("test, before", test["calibration"]["before"]), row("test, after", test["calibration"]["after"])]),
-        f"<p class='muted'>Method {html.fmt(cal['method'])}, fitted on {cal['n_rows']} out-of-fold rows; ECE/MCE with "
+        f"<p class='muted'>Method {html.fmt(cal['method'])}{' (' + html.fmt(settings) + ')' if settings else ''}, fitted "
+        f"on {cal['n_rows']} out-of-fold rows; ECE/MCE with "
         f"{cal['binning']['n_bins']} {html.fmt(cal['binning']['strategy'])} bins ({html.fmt(cal['binning']['edges'])}), "
         "empty bins skipped; the Brier decomposition (Brier = reliability - resolution + uncertainty + within-bin) uses "
         f"{cal['binning']['n_bins']} equal-width bins. Points below the diagonal mean the model over-predicts the "
         "positive class; the bars below each diagram count the rows per bin.</p>",
         f"<div class='figs'>{img['reliability_oof.png']}{img['reliability_test.png']}</div>",
-        "<h3>Per sensitive group (out-of-fold; bins formed within each group, so small groups are noisy)</h3>",
+        "<h3>Per sensitive group (bins formed within each group, so small groups are noisy)</h3>",
         html.table(groups),
     )
 
@@ -159,12 +163,32 @@ def fairness_section(r: dict, img: dict) -> str:
                   "judged on test; before = one threshold for everyone. The group must be known at decision time.</p>",
                   html.table(rows), "<p class='muted'>Every criterion's test gap with the same thresholds:</p>", html.table(every)]
     if f["reweighing"]:
-        rows = [{"attribute": a, "group": g, **{f"weight y={label}": w for label, w in labels.items()}}
-                for a, table in f["reweighing"].items() for g, labels in table.items()]
-        parts += ["<h3>Reweighing (pre-processing, Kamiran-Calders)</h3>",
-                  "<p class='muted'>w(g, y) = P(g) P(y) / P(g, y) on the training rows: training with these sample weights "
-                  "makes the label independent of the group. Reported, not used by the train stage.</p>", html.table(rows)]
+        parts += reweighing_part(f)
     return html.section("Fairness", *parts)
+
+
+def reweighing_part(f: dict) -> list[str]:
+    """The weights, and when the refit ran, its test gaps next to those of the per-group thresholds."""
+    rw, thresholds = f["reweighing"], f["mitigation"].get("attributes", {})
+    weights = [{"group": g, **{f"weight y={label}": w for label, w in labels.items()}} for g, labels in rw["weights"].items()]
+    parts = ["<h3>Reweighing (pre-processing, Kamiran-Calders)</h3>",
+             f"<p class='muted'>w(g, y) = P(g) P(y) / P(g, y) on the training rows, g = {html.fmt(rw['groups'])}: under these "
+             "weights the label is independent of every sensitive attribute and of their intersection.</p>", html.table(weights)]
+    if not rw["refit"]:
+        return parts + ["<p class='muted'>fairness.reweighing is false: weights only, no refit.</p>"]
+    if not rw["applied"]:
+        return parts + [f"<p class='note'>Reweighed refit of {html.fmt(rw['model'])}: {html.fmt(rw['reason'])}</p>"]
+    t = rw["test"]
+    rows = [{"grouping": name, "criterion": c, "test gap before": v["gap_before"], "after reweighing": v["gap_after"],
+             "after per-group thresholds": thresholds[name]["test_every_criterion"][c]["gap_after"]
+             if thresholds.get(name, {}).get("applied") else ""}
+            for name, gaps in t["attributes"].items() for c, v in gaps.items()]
+    return parts + [
+        f"<p class='muted'>{html.fmt(rw['model'])} with {html.fmt(rw['params'])} refitted on all training rows with these "
+        f"sample weights, scored through {html.fmt(rw['scored_through'])} and decided at threshold "
+        f"{html.fmt(f['decision_threshold'])}; before = the deployed model. Test accuracy {html.fmt(t['accuracy_before'])} "
+        f"before, {html.fmt(t['accuracy_after'])} after reweighing (cost {html.fmt(t['accuracy_cost'])}).</p>",
+        html.table(rows)]
 
 
 def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
@@ -203,7 +227,7 @@ def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
         calibration_section(r, img),
         decisions_section(r, img),
         fairness_section(r, img),
-        html.section("Explainability: permutation importance (raw features, test set)",
+        html.section("Explainability: permutation importance (raw features, test set; Student-t interval over repeats)",
                      html.table([{k: f[k] for k in ("feature", "mean", "std", "ci_low", "ci_high")} for f in r["importance"]["features"]]),
                      f"<div class='figs'>{img['importance.png']}</div>"),
         explain_section(r, img),
@@ -218,7 +242,8 @@ def explain_section(r: dict, img: dict) -> str:
         s = a["shapley"]
         parts += [f"<p class='muted'>{len(a['rows'])} test rows; method {html.fmt(s['method'])}, values add up to the "
                   f"{html.fmt(s['output'])} (expected value {html.fmt(s['expected_value'])}); largest additivity error "
-                  f"{html.fmt(s['additivity_error_max'])} ({html.fmt(s['additivity_error_max_relative'])} relative).</p>",
+                  f"{html.fmt(s['additivity_error_max'])} ({html.fmt(s['additivity_error_max_relative'])} relative). "
+                  f"{html.fmt(s['raw_columns'])}</p>",
                   html.table([{k: f[k] for k in ("feature", "mean_abs", "mean")} for f in s["features"][:15]]),
                   f"<div class='figs'>{img['shapley.png']}</div>"]
     if "relevance" in a:

@@ -229,7 +229,9 @@ def _walk_json(node, names):
                 _walk_json(v, names)
             return
         assert set(node) <= _MARKERS, sorted(set(node) - _MARKERS)
-        if "dtype" in node:
+        if "__array__" in node:
+            assert set(node) == {"__array__", "shape", "dtype"} and np.dtype(node["dtype"]).kind in "biuf"
+        elif "dtype" in node:
             assert node["dtype"] == "object" or np.dtype(node["dtype"]).kind == "U"
         for v in node.values():
             _walk_json(v, names)
@@ -243,7 +245,7 @@ def test_files_hold_plain_json_and_npy_without_pickle(tmp_path):
     pipe.fit(X, (np.nan_to_num(X[:, 0].astype(float)) > 0).astype(int))
     json_path, npz_path = mlio.save(pipe, tmp_path / "pipe")
     doc = json.loads(json_path.read_text())
-    assert doc["format"] == "mllib-estimator" and doc["format_version"] == 1 and "mllib_version" in doc
+    assert doc["format"] == "mllib-estimator" and doc["format_version"] == 2 and "mllib_version" in doc
     names = []
     _walk_json(doc["estimator"], names)
     assert set(names) <= set(loadable()) and {"pipeline", "column_transformer", "logistic_regression"} <= set(names)
@@ -330,6 +332,32 @@ def test_npz_from_another_model_is_refused(tmp_path):
         mlio.load(tmp_path / "model")
 
 
+def test_npz_of_the_same_class_with_other_shapes_is_refused(tmp_path):
+    """A 3-feature logistic regression's JSON beside a 5-feature one's .npz: same class, same array names."""
+    rng = np.random.default_rng(0)
+    X3, X5, y = rng.normal(size=(40, 3)), rng.normal(size=(40, 5)), np.tile([0, 1], 20)
+    json_path, npz_path = mlio.save(LogisticRegression().fit(X3, y), tmp_path / "model")
+    _, other_npz = mlio.save(LogisticRegression().fit(X5, y), tmp_path / "other")
+    with np.load(npz_path) as a, np.load(other_npz) as b:
+        assert a.files == b.files  # only the shapes tell the two apart
+    other_npz.replace(npz_path)
+    expected = json.loads(json_path.read_text())["estimator"]["fitted"]["coef_"]
+    assert expected == {"__array__": "root.coef_", "shape": [1, 3], "dtype": "<f8"}
+    with pytest.raises(ValueError, match=r"model\.npz: array 'root\.coef_' has shape \(1, 5\) and dtype float64, but "
+                                         r"\S*model\.json expects shape \(1, 3\) and dtype float64"):
+        mlio.load(tmp_path / "model")
+
+
+def test_npz_array_of_another_dtype_is_refused(tmp_path):
+    _, npz_path = _save_lr(tmp_path)
+    with np.load(npz_path) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    arrays["root.coef_"] = arrays["root.coef_"].astype(np.float32)
+    _rewrite_npz(npz_path, arrays)
+    with pytest.raises(ValueError, match=r"'root\.coef_' has shape .* dtype float32.*expects .* dtype float64"):
+        mlio.load(tmp_path / "model")
+
+
 def test_pickled_npz_is_refused(tmp_path):
     _, npz_path = _save_lr(tmp_path)
     np.savez(npz_path, **{"root.coef_": np.array([object()], dtype=object)})
@@ -345,7 +373,7 @@ def test_bad_files(tmp_path):
     with pytest.raises(ValueError, match="not valid JSON"):
         mlio.load(tmp_path / "model")
     json_path.write_text(json.dumps({"format": "mllib-estimator", "format_version": 99, "estimator": {}}))
-    with pytest.raises(ValueError, match="format version 1"):
+    with pytest.raises(ValueError, match=r"format version 2 \(found 'mllib-estimator' version 99\); save the model again"):
         mlio.load(tmp_path / "model")
 
 

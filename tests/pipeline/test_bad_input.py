@@ -165,3 +165,17 @@ def test_invalid_cost_matrix(project, matrix):
 def test_unknown_mitigation_criterion(project):
     edit_params(project, "fairness.mitigation.criterion", "predictive_parity")
     assert_stopped_cleanly(project, "validate", "params.yaml", "fairness.mitigation.criterion", "equal_opportunity")
+
+
+@pytest.mark.parametrize("settings, fragments", [
+    ({"platt": {"n_bins": 5}}, ["calibration.params.platt.n_bins", "smooth_targets"]),
+    ({"beta": {"a": 1}}, ["calibration.params.beta", "not a calibration method", "histogram_binning"]),
+])
+def test_calibration_setting_the_calibrator_does_not_have(project, settings, fragments):
+    edit_params(project, "calibration.params", settings)
+    assert_stopped_cleanly(project, "validate", "params.yaml", *fragments)
+
+
+def test_reweighing_switch_must_be_a_boolean(project):
+    edit_params(project, "fairness.reweighing", "yes")
+    assert_stopped_cleanly(project, "validate", "params.yaml", "fairness.reweighing", "true or false")

@@ -282,7 +282,7 @@ def test_flatten_gives_the_dotted_keys_of_params_yaml():
     assert flat["split.n_splits"] == REAL["split"]["n_splits"]
     assert flat["clean.outliers.policy"] == REAL["clean"]["outliers"]["policy"]
     assert flat["search.grid.logistic_regression.lam"] == REAL["search"]["grid"]["logistic_regression"]["lam"]
-    assert flat["model.params"] == {}  # an empty section is one leaf, not lost
+    assert flat["calibration.params"] == {}  # an empty section is one leaf, not lost
     assert flat["tracking.uri"] is None
     assert not any(isinstance(v, dict) and v for v in flat.values())
 

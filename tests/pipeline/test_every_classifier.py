@@ -1,29 +1,20 @@
 """The pipeline runs once per registered classifier on a small sample: `model.name` selects it from params.yaml,
 the default hyperparameters are used (search.grid: {}), and train -> calibrate -> evaluate -> fairness ->
 explain all complete with a cross-validated AUC clearly above chance (the 267 test rows are too few for a tight
-bound: the RBF SVM scores 0.67 across folds and 0.55 on test, exactly as scikit-learn's SVC does on these features). Parametrised over mllib.registry.CLASSIFIERS, so a
-newly registered classifier is covered without editing this file."""
+bound: the RBF SVM scores 0.67 across folds and 0.55 on test, exactly as scikit-learn's SVC does on these
+features). Parametrised over mllib.registry.CLASSIFIERS, so a newly registered classifier is covered without
+editing this file."""
 from __future__ import annotations
 
-import importlib
 import json
 import shutil
 
 import pytest
 import yaml
 
-from conftest import make_project
+from conftest import MODEL_STAGES, SHARED_STAGES, make_project, run_stages
 from mllib.registry import CLASSIFIERS
 from pipeline import paths
-
-SHARED_STAGES = ["validate", "clean", "split", "features"]
-MODEL_STAGES = ["train", "calibrate", "evaluate", "fairness", "explain"]
-
-
-def run_stages(root, monkeypatch, stages):
-    monkeypatch.chdir(root)
-    for stage in stages:
-        importlib.import_module(f"pipeline.stages.{stage}").main()
 
 
 @pytest.fixture(scope="module")

@@ -36,3 +36,26 @@ def test_auto_method():
             return {}
 
     assert choose_method("auto", Forest(), owners) == "tree"
+
+
+def test_lrp_z_plus_bounds_negative_inputs_by_the_training_range():
+    from pipeline.explanations import input_bounds, relevance_attributions
+
+    rng = np.random.default_rng(1)
+    train = rng.normal(size=(100, 3))
+    assert input_bounds(np.abs(train[:5]), np.abs(train)) is None  # non-negative inputs: plain z+
+    low, high = input_bounds(train[:5], train)
+    np.testing.assert_array_equal(low, train.min(axis=0))
+    np.testing.assert_array_equal(high, train.max(axis=0))
+
+    class Identity:
+        def transform(self, X):
+            return np.asarray(X, dtype=np.float64)
+
+    y = (train[:, 0] - train[:, 1] > 0).astype(int)
+    model = MLPClassifier(hidden_layer_sizes=(16,), max_iter=50).fit(train, y)
+    owners = np.array([0, 1, 2])
+    out = relevance_attributions("lrp_z_plus", model, Identity(), train[:20], owners, 1e-6, train)
+    assert np.median(out["conservation_error"]) < 1e-12  # z+ and z^B conserve the logit, biases and all
+    basic = relevance_attributions("lrp_basic", model, Identity(), train[:20], owners, 1e-6, train)
+    assert not np.allclose(basic["values"], out["values"])

@@ -13,15 +13,17 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import make_project
+from conftest import REPO, make_project
 from pipeline import paths
-from pipeline.build import FEATURE_STEPS, feature_step_names
+from pipeline.build import FEATURE_STEPS, feature_step_names, feature_transformer
 from pipeline.config import load_params
 from pipeline.errors import PipelineError
 
 CASES = [(step, name) for step in FEATURE_STEPS for name in feature_step_names(step)]
-# exact whitening of one-hot columns is singular; the stage's message says to regularise (tested below)
-PARAMS = {"cholesky_whitening": {"reg": 1e-6}}
+# exact whitening of one-hot columns is singular; the stage's message says to regularise (tested below);
+# category labels have no mean
+PARAMS = {("projection", "cholesky_whitening"): {"reg": 1e-6},
+          ("categorical_imputer", "group_imputer"): {"strategy": "most_frequent"}}
 
 
 def run_stages(root, monkeypatch, *stages):
@@ -49,7 +51,7 @@ def with_step(split_project, tmp_path, step, name, params=None):
 
 @pytest.mark.parametrize("step,name", CASES, ids=[f"{s}={n}" for s, n in CASES])
 def test_every_step_choice_runs_the_features_stage(step, name, split_project, tmp_path, monkeypatch):
-    root = with_step(split_project, tmp_path, step, name, PARAMS.get(name))
+    root = with_step(split_project, tmp_path, step, name, PARAMS.get((step, name)))
     run_stages(root, monkeypatch, "features")
     widths = set()
     for path in sorted((root / paths.FEATURES_DIR).glob("*.parquet")):
@@ -96,3 +98,39 @@ def test_group_imputer_takes_its_group_column_by_name(split_project, tmp_path, m
     root_bad = with_step(split_project, tmp_path / "bad", "numeric_imputer", "group_imputer", {"group_column": "zip"})
     with pytest.raises(PipelineError, match=r"group_column 'zip' is not a numeric feature column"):
         run_stages(root_bad, monkeypatch, "features")
+
+
+def test_group_imputer_imputes_a_categorical_column_within_another_named_one(split_project, tmp_path, monkeypatch):
+    params = {"group_column": "site", "strategy": "most_frequent"}
+    root = with_step(split_project, tmp_path, "categorical_imputer", "group_imputer", params)
+    run_stages(root, monkeypatch, "features")
+    root_bad = with_step(split_project, tmp_path / "bad", "categorical_imputer", "group_imputer", {"group_column": "xage"})
+    with pytest.raises(PipelineError, match=r"categorical_imputer.params.group_column 'xage' is not a categorical feature "
+                                            r"column; categorical columns: \['plan', 'site'\]"):
+        run_stages(root_bad, monkeypatch, "features")
+
+
+def test_categorical_group_imputer_fills_the_most_frequent_category_of_the_rows_group():
+    """plan missing in some rows: each gets the most frequent plan of its own site among the fit rows (the
+    smallest on ties), and a row of a site unseen at fit gets the most frequent plan overall."""
+    rng = np.random.default_rng(0)
+    n = 300
+    site = rng.choice(["1", "2", "3", "4"], n)
+    plan = np.where(rng.random(n) < 0.6, np.char.add("p", site), rng.choice(["p1", "p2", "p9"], n)).astype(object)
+    plan[rng.random(n) < 0.2] = None
+    X = np.column_stack([rng.normal(size=n), plan, site]).astype(object)
+    X[:, 0] = X[:, 0].astype(float)
+    cfg = yaml.safe_load((REPO / "params.yaml").read_text())["features"]
+    cfg["categorical_imputer"] = {"name": "group_imputer", "params": {"group_column": "site", "strategy": "most_frequent"}}
+    fit = np.arange(n) < 200
+    transformer = feature_transformer(cfg, ["x"], ["plan", "site"]).fit(X[fit])
+    frame = pd.DataFrame({"plan": plan[fit], "site": site[fit]}).dropna()
+    mode = {s: sorted(g["plan"].mode())[0] for s, g in frame.groupby("site")}
+    X_new = X[~fit].copy()
+    X_new[0, 2] = "7"  # a site not seen at fit
+    X_new[0, 1] = None
+    imputed = transformer.transformers_[1][1].steps[0][1].transform(X_new[:, 1:])
+    overall = sorted(pd.Series(plan[fit]).dropna().mode())[0]
+    expected = [p if p is not None else mode.get(s, overall) for p, s in zip(X_new[:, 1], X_new[:, 2])]
+    assert imputed[:, 0].tolist() == expected
+    assert any(p is None for p in X_new[:, 1]) and len({mode[s] for s in mode}) > 1  # a test that can fail

@@ -61,7 +61,13 @@ def _card_inputs():
         "fairness": {"attributes": {
             "female": {"criteria": {"demographic_parity": {"difference": 0.031}, "equal_opportunity": {"difference": 0.012}}},
             "black": {"criteria": {"demographic_parity": {"difference": None}, "equal_opportunity": {"difference": 0.2}}},
-            "female & black": {"criteria": {"demographic_parity": {"difference": 0.5}, "equal_opportunity": {"difference": 0.5}}}}},
+            "female & black": {"criteria": {"demographic_parity": {"difference": 0.5}, "equal_opportunity": {"difference": 0.5}}}},
+            "mitigation": {"criterion": "equal_opportunity", "attributes": {
+                "female": {"applied": True, "test": {"gap_before": 0.012, "gap_after": 0.004, "accuracy_cost": 0.001}},
+                "black": {"applied": False, "reason": "group 1 has no positives"}}},
+            "reweighing": {"applied": True, "test": {"accuracy_cost": -0.002, "attributes": {
+                "female": {"equal_opportunity": {"gap_before": 0.012, "gap_after": 0.006}},
+                "black": {"equal_opportunity": {"gap_before": 0.2, "gap_after": None}}}}}},
         "validation": {"rows_kept": 90, "rows_in": 100, "rows_quarantined": 10},
         "split": {"rows": {"train": 72, "test": 18}},
     }
@@ -78,7 +84,7 @@ def test_model_card_content():
     params, r = _card_inputs()
     cells = _cells(report.model_card(params, r))
     assert list(cells) == ["Model", "Intended use", "Training data", "Evaluation data", "Performance", "Calibration",
-                           "Fairness", "Excluded as features", "Caveats"]
+                           "Fairness", "Fairness mitigation", "Excluded as features", "Caveats"]
     assert cells["Model"] == ("logistic_regression with {'lam': 10.0}, chosen by roc_auc over 4 candidates and "
                               "5 stratified_group folds")
     assert "binexp = 1" in cells["Intended use"]
@@ -89,7 +95,21 @@ def test_model_card_content():
     assert cells["Calibration"] == "platt: test ECE 0.0500 before, undefined after"
     assert cells["Fairness"] == ("by female: demographic-parity gap 0.0310, equal-opportunity gap 0.0120; "
                                  "by black: demographic-parity gap undefined, equal-opportunity gap 0.2000")
+    assert cells["Fairness mitigation"] == (
+        "By female, test equal_opportunity gap: per-group thresholds 0.0120 -> 0.0040 (accuracy cost 0.0010), "
+        "reweighing 0.0120 -> 0.0060 (accuracy cost -0.0020). "
+        "By black, test equal_opportunity gap: reweighing 0.2000 -> undefined (accuracy cost -0.0020).")
     assert cells["Excluded as features"].startswith("meddol, inpdol")
+
+
+def test_mitigation_summary_without_mitigation_or_refit():
+    fairness = {"mitigation": {"criterion": "none"}, "reweighing": {"refit": False, "weights": {}}}
+    assert report.mitigation_summary(fairness, ["female"]) == "none applied"
+    fairness["reweighing"] = {"refit": True, "applied": True, "test": {"accuracy_cost": 0.01, "attributes": {
+        "female": {"demographic_parity": {"gap_before": 0.3, "gap_after": 0.1}}}}}
+    assert report.mitigation_summary(fairness, ["female"]) == (
+        "By female, test demographic_parity gap: reweighing 0.3000 -> 0.1000 (accuracy cost 0.0100).")
+    assert report.mitigation_summary({"mitigation": {"criterion": "none"}, "reweighing": {}}, []) == "none applied"
 
 
 def test_model_card_escapes_exactly_once():

@@ -26,7 +26,7 @@ CONDITIONAL = {"train": {"search.n_iter"},  # read when search.method is random
                "explain": {"explain.kernel_samples"},  # read by KernelSHAP only
                "fairness": {"fairness.mitigation.tolerance"}}  # read unless fairness.mitigation.criterion is none
 # user-supplied mappings are consumed whole, so each counts as one leaf
-OPAQUE = {"model.params", "search.grid", "clean.valid_ranges", "clean.outliers.bounds",
+OPAQUE = {"model.params", "search.grid", "calibration.params", "clean.valid_ranges", "clean.outliers.bounds",
           *(f"features.{step}.params" for step in FEATURE_STEPS)}
 
 

@@ -8,14 +8,16 @@ import pytest
 from sklearn.metrics import brier_score_loss
 from sklearn.metrics import log_loss as sk_log_loss
 
-from mllib.calibration import PlattScaling
+from mllib import registry
+from mllib.calibration import HistogramBinning, PlattScaling
 from mllib.fairness import GroupThresholdOptimizer, criterion_gap, fairness_report
+from mllib.linear import LogisticRegression
 from mllib.metrics import brier_score
 from pipeline.config import load_params
 from pipeline.errors import PipelineError
-from pipeline.stages.calibrate import cross_fitted
+from pipeline.stages.calibrate import calibrator_of, cross_fitted
 from pipeline.stages.evaluate import GAP_DIAGNOSIS, cost_report, decide, decision_rule, gap_report, realised_cost, selective_report
-from pipeline.stages.fairness import PLOTTED, compatibility, mitigate, plot_rows
+from pipeline.stages.fairness import PLOTTED, compatibility, every_criterion, fit_weighted, judge_reweighing, mitigate, plot_rows
 from pipeline.summaries import calibration_quality, calibration_report, group_calibration, reliability_rows
 
 
@@ -32,21 +34,21 @@ def oof(n=300, k=3, seed=0):
 @pytest.mark.parametrize("method", ["platt", "none", "temperature"])
 def test_cross_fitted_output_is_probabilities(method):
     score, y, fold = oof()
-    p = cross_fitted(method, score, y, fold)
+    p = cross_fitted(registry.CALIBRATORS[method](), score, y, fold)
     assert p.shape == y.shape and np.all((p > 0) & (p < 1))
 
 
 @pytest.mark.parametrize("method", ["isotonic", "histogram_binning"])
 def test_cross_fitted_piecewise_calibrators_give_probabilities(method):
     score, y, fold = oof()
-    p = cross_fitted(method, score, y, fold)
+    p = cross_fitted(registry.CALIBRATORS[method](), score, y, fold)
     assert p.shape == y.shape and np.all((p >= 0) & (p <= 1))
     assert calibration_quality(y, p, {"n_bins": 10, "binning": "uniform"})["ece"] < 0.1
 
 
 def test_each_fold_is_scored_by_a_calibrator_fitted_on_the_other_folds():
     score, y, fold = oof()
-    p = cross_fitted("platt", score, y, fold)
+    p = cross_fitted(PlattScaling(), score, y, fold)
     for k in range(3):
         held = fold == k
         expected = PlattScaling().fit(score[~held], y[~held]).transform(score[held])
@@ -55,10 +57,10 @@ def test_each_fold_is_scored_by_a_calibrator_fitted_on_the_other_folds():
 
 def test_labels_of_a_fold_never_reach_its_own_probabilities():
     score, y, fold = oof()
-    before = cross_fitted("platt", score, y, fold)
+    before = cross_fitted(PlattScaling(), score, y, fold)
     flipped = y.copy()
     flipped[fold == 0] = 1 - flipped[fold == 0]  # change labels in fold 0 only
-    after = cross_fitted("platt", score, flipped, fold)
+    after = cross_fitted(PlattScaling(), score, flipped, fold)
     np.testing.assert_array_equal(after[fold == 0], before[fold == 0])  # fold 0: fitted without its labels
     assert not np.allclose(after[fold != 0], before[fold != 0])          # the others did use fold 0
 
@@ -66,7 +68,32 @@ def test_labels_of_a_fold_never_reach_its_own_probabilities():
 def test_cross_fitted_differs_from_in_sample_fit():
     score, y, fold = oof()
     in_sample = PlattScaling().fit(score, y).transform(score)
-    assert not np.allclose(cross_fitted("platt", score, y, fold), in_sample)
+    assert not np.allclose(cross_fitted(PlattScaling(), score, y, fold), in_sample)
+
+
+def test_calibrator_of_takes_the_chosen_methods_settings_only():
+    cfg = {"method": "histogram_binning",
+           "params": {"histogram_binning": {"n_bins": 4, "prior_strength": 0.0}, "platt": {"smooth_targets": False}}}
+    c = calibrator_of(cfg)
+    assert isinstance(c, HistogramBinning) and (c.n_bins, c.prior_strength, c.strategy) == (4, 0.0, "quantile")
+    assert calibrator_of({**cfg, "method": "platt"}).smooth_targets is False
+    assert calibrator_of({"method": "platt", "params": {}}).get_params() == PlattScaling().get_params()
+
+
+def test_cross_fitted_keeps_the_settings_of_the_calibrator():
+    score, y, fold = oof()
+    p = cross_fitted(HistogramBinning(n_bins=4, prior_strength=0.0), score, y, fold)
+    for k in range(3):
+        held = fold == k
+        # prior 0 and quantile bins: each held-out score gets its bin's raw frequency among the other folds
+        edges = np.quantile(score[~held], [0.25, 0.5, 0.75])
+        fit_bin, held_bin = np.searchsorted(edges, score[~held], side="right"), np.searchsorted(edges, score[held], side="right")
+        frequency = np.array([y[~held][fit_bin == b].mean() for b in range(4)])
+        np.testing.assert_allclose(p[held], frequency[held_bin], rtol=1e-12)
+    raw = cross_fitted(PlattScaling(smooth_targets=False), score, y, fold)
+    assert not np.allclose(raw, cross_fitted(PlattScaling(), score, y, fold))
+    held = fold == 1
+    np.testing.assert_allclose(raw[held], PlattScaling(smooth_targets=False).fit(score[~held], y[~held]).transform(score[held]))
 
 
 # ---- evaluate.gap_report ----------------------------------------------------------------------------------
@@ -135,6 +162,51 @@ def test_mitigation_that_cannot_be_fitted_is_reported_with_its_reason():
     y = np.where(g == "b", 0, y)  # group b has no positives: its TPR is undefined
     m = mitigate(p, y, g, p, y, g, "equal_opportunity", 0.0, 0.5)
     assert m == {"applied": False, "reason": m["reason"]} and "no positives" in m["reason"]
+
+
+def test_every_criterion_gaps_of_two_decision_sets():
+    y = np.array([1, 1, 0, 0, 1, 1, 0, 0])
+    g = np.array(["a"] * 4 + ["b"] * 4)
+    before = np.array([1, 1, 1, 0, 1, 0, 0, 0])  # selection a 3/4, b 1/4; TPR a 1, b 1/2; FPR a 1/2, b 0
+    after = np.array([1, 1, 0, 0, 1, 1, 0, 0])   # perfect for both groups
+    out = every_criterion(y, before, after, g)
+    assert set(out) == {"demographic_parity", "equal_opportunity", "equalized_odds", "predictive_parity"}
+    assert out["demographic_parity"] == {"gap_before": pytest.approx(0.5), "gap_after": 0.0}
+    assert out["equal_opportunity"]["gap_before"] == pytest.approx(0.5) and out["equalized_odds"]["gap_before"] == pytest.approx(0.5)
+    assert out["predictive_parity"]["gap_before"] == pytest.approx(1 - 2 / 3)  # precision a 2/3, b 1
+
+
+def test_judge_reweighing_compares_decisions_at_one_threshold():
+    y = np.array([1, 1, 0, 0, 1, 1, 0, 0])
+    g = np.array(["a"] * 4 + ["b"] * 4)
+    p = np.array([0.9, 0.8, 0.6, 0.1, 0.7, 0.4, 0.2, 0.1])
+    p_reweighed = np.array([0.9, 0.8, 0.4, 0.1, 0.7, 0.6, 0.2, 0.1])
+    out = judge_reweighing(y, p, p_reweighed, 0.5, {"sex": g})
+    assert out["accuracy_before"] == pytest.approx(6 / 8) and out["accuracy_after"] == 1.0
+    assert out["accuracy_cost"] == pytest.approx(-2 / 8)  # negative: reweighing gained accuracy here
+    assert out["attributes"]["sex"] == every_criterion(y, (p >= 0.5).astype(int), (p_reweighed >= 0.5).astype(int), g)
+
+
+def test_fit_weighted_integer_weights_equal_repeated_rows():
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] + rng.normal(size=200) > 0).astype(np.int64)
+    w = rng.integers(1, 4, size=200).astype(float)
+    model = LogisticRegression(lam=1.0)
+    assert fit_weighted(model, X, y, w) is None
+    repeated = LogisticRegression(lam=1.0).fit(np.repeat(X, w.astype(int), axis=0), np.repeat(y, w.astype(int)))
+    np.testing.assert_allclose(model.predict_proba(X), repeated.predict_proba(X), atol=1e-8)
+
+
+def test_fit_weighted_reports_a_model_without_sample_weight_plainly():
+    class Unweighted:
+        def fit(self, X, y):
+            raise AssertionError("must not be called")
+
+    assert fit_weighted(Unweighted(), np.zeros((4, 1)), np.array([0, 1, 0, 1]), np.ones(4)) == (
+        "not supported: Unweighted cannot be fitted with sample weights")
+    reason = fit_weighted(LogisticRegression(), np.zeros((4, 1)), np.array([0, 1, 0, 1]), -np.ones(4))
+    assert reason.startswith("the weighted refit failed: ") and "sample_weight" in reason
 
 
 def test_compatibility_uses_only_groups_that_enter_the_criteria():
@@ -298,10 +370,23 @@ def _params_with(tmp_path, dotted: str, value):
     ("fairness.confidence_level", 1.0),
     ("fairness.mitigation.criterion", "predictive_parity"),
     ("fairness.mitigation.tolerance", -0.1),
+    ("fairness.reweighing", "yes"),
+    ("calibration.params", [1]),
+    ("calibration.params", {"platt": 3}),
 ])
 def test_invalid_decision_calibration_and_fairness_knobs_name_the_key(tmp_path, key, value):
     with pytest.raises(PipelineError, match=key.replace(".", r"\.")):
         load_params(_params_with(tmp_path, key, value))
+
+
+@pytest.mark.parametrize("value, named, listed", [
+    ({"platt": {"n_bins": 5}}, "calibration.params.platt.n_bins", "smooth_targets"),
+    ({"beta": {}}, "calibration.params.beta", "histogram_binning"),
+])
+def test_calibration_settings_are_checked_against_the_calibrator(tmp_path, value, named, listed):
+    with pytest.raises(PipelineError) as info:
+        load_params(_params_with(tmp_path, "calibration.params", value))
+    assert named in str(info.value) and listed in str(info.value)
 
 
 @pytest.mark.parametrize("key, value", [
@@ -310,6 +395,9 @@ def test_invalid_decision_calibration_and_fairness_knobs_name_the_key(tmp_path, 
     ("evaluate.cost_matrix", [[0.0, 2.5], [1, -0.5]]),
     ("evaluate.reject_threshold", 0.5),
     ("fairness.n_boot", 0),
+    ("fairness.reweighing", False),
+    ("calibration.params", {"histogram_binning": {"n_bins": 15, "strategy": "quantile", "prior_strength": 0.5},
+                            "platt": {"smooth_targets": False}, "none": {}}),
     *(("fairness.mitigation.criterion", c) for c in ("equal_opportunity", "demographic_parity", "equalized_odds", "none")),
 ])
 def test_valid_decision_calibration_and_fairness_knobs_load(tmp_path, key, value):

@@ -1,7 +1,8 @@
 """What the calibrate, evaluate, fairness and report stages write, checked on one run of the pipeline on the
-sample (default params) and one rerun of the decision stages with a cost matrix, isotonic calibration,
-quantile bins and no mitigation: per-group calibration, risk-coverage curve, fairness intervals and criteria,
-mitigation fitted on out-of-fold rows, reweighing, and the report showing all of it."""
+sample (default params) and reruns of the decision stages with a cost matrix, isotonic calibration, quantile
+bins, no mitigation and no reweighing refit, and with histogram binning given its own settings: per-group
+calibration on out-of-fold rows and test, risk-coverage curve, fairness intervals and criteria, mitigation
+fitted on cross-fitted out-of-fold probabilities, reweighing refitted and judged on test, and the report."""
 from __future__ import annotations
 
 import importlib
@@ -16,7 +17,9 @@ import yaml
 
 from conftest import make_project
 from mllib import io as mlio
+from mllib.calibration import HistogramBinning, PlattScaling, decision_scores
 from mllib.fairness import criterion_gap
+from mllib.linear import LogisticRegression
 from pipeline import paths
 
 UPSTREAM = ["validate", "clean", "split", "features", "train"]
@@ -41,17 +44,46 @@ def default_run(tmp_path_factory, sample_csv):
     return root
 
 
-@pytest.fixture(scope="module")
-def cost_run(default_run, tmp_path_factory):
-    root = tmp_path_factory.mktemp("cost") / "project"
+def rerun(default_run, tmp_path_factory, name, change):
+    root = tmp_path_factory.mktemp(name) / "project"
     shutil.copytree(default_run, root)
     params = yaml.safe_load((root / "params.yaml").read_text())
-    params["evaluate"]["cost_matrix"] = [[0, 1], [3, 0]]  # a false positive costs three false negatives
-    params["calibration"].update(method="isotonic", binning="quantile")
-    params["fairness"]["mitigation"]["criterion"] = "none"
+    change(params)
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     run_stages(root, DECISION_STAGES[:3])
     return root
+
+
+@pytest.fixture(scope="module")
+def cost_run(default_run, tmp_path_factory):
+    def change(params):
+        params["evaluate"]["cost_matrix"] = [[0, 1], [3, 0]]  # a false positive costs three false negatives
+        params["calibration"].update(method="isotonic", binning="quantile")
+        params["fairness"]["mitigation"]["criterion"] = "none"
+        params["fairness"]["reweighing"] = False
+    return rerun(default_run, tmp_path_factory, "cost", change)
+
+
+HISTOGRAM = {"n_bins": 12, "strategy": "quantile", "prior_strength": 0.0}
+
+
+@pytest.fixture(scope="module")
+def histogram_run(default_run, tmp_path_factory):
+    def change(params):
+        params["calibration"].update(method="histogram_binning", params={"histogram_binning": HISTOGRAM,
+                                                                         "platt": {"smooth_targets": False}})
+    return rerun(default_run, tmp_path_factory, "histogram", change)
+
+
+def expected_cross_fitted(root, calibrator) -> pd.DataFrame:
+    """Scored out-of-fold rows with each fold's probabilities from `calibrator` fitted on the other folds."""
+    oof = pd.read_parquet(root / paths.OOF_PREDICTIONS)
+    oof = oof[oof["fold"] >= 0].reset_index(drop=True)
+    p = np.empty(len(oof))
+    for k in oof["fold"].unique():
+        held = (oof["fold"] == k).to_numpy()
+        p[held] = calibrator.fit(oof["score"][~held].to_numpy(), oof["y"][~held].to_numpy()).transform(oof["score"][held].to_numpy())
+    return oof.assign(proba=p)
 
 
 def test_calibration_reports_before_after_overall_and_per_group(default_run):
@@ -71,6 +103,35 @@ def test_calibration_reports_before_after_overall_and_per_group(default_run):
     assert [r["calibration"] for r in rows] == ["before"] * 10 + ["after"] * 10
     assert sum(r["count"] for r in rows if r["calibration"] == "after") == cal["n_rows"]
     assert all((r["count"] == 0) == (r["mean_predicted"] is None) for r in rows)  # empty bins explicit, null means
+    assert cal["settings"] == PlattScaling().get_params()
+    test = read(default_run, paths.TEST_METRICS)["calibration"]
+    assert test["binning"] == cal["binning"]
+    predictions = pd.read_parquet(default_run / paths.TEST_PREDICTIONS)
+    assert set(test["groups"]) == {"female", "black", "female & black"}
+    for grouping in test["groups"].values():
+        assert sum(g["n"] for g in grouping.values()) == len(predictions)
+    test_rows = pd.read_parquet(default_run / paths.TEST)
+    women = (test_rows["female"] == 1).to_numpy()
+    y, p_raw = predictions["y"].to_numpy()[women], predictions["proba_uncalibrated"].to_numpy()[women]
+    edges = np.linspace(0, 1, 11)
+    b = np.clip(np.searchsorted(edges, p_raw, side="right") - 1, 0, 9)
+    ece = sum(np.sum(b == k) / len(y) * abs(p_raw[b == k].mean() - y[b == k].mean()) for k in range(10) if np.any(b == k))
+    assert test["groups"]["female"]["1"]["before"]["ece"] == pytest.approx(ece, rel=1e-12)
+
+
+def test_cross_fitted_probabilities_are_written_per_scored_row(default_run, histogram_run):
+    for root, calibrator in ((default_run, PlattScaling()), (histogram_run, HistogramBinning(**HISTOGRAM))):
+        written = pd.read_parquet(root / paths.OOF_CALIBRATED)
+        expected = expected_cross_fitted(root, calibrator)
+        assert list(written.columns) == [paths.ROW_ID, "fold", "y", "proba"]
+        for column in (paths.ROW_ID, "fold", "y"):
+            np.testing.assert_array_equal(written[column], expected[column])
+        np.testing.assert_allclose(written["proba"], expected["proba"], rtol=1e-12)
+        after = [r for r in read(root, paths.RELIABILITY_OOF) if r["calibration"] == "after"]
+        assert sum(r["count"] for r in after) == len(written)
+    saved = mlio.load(histogram_run / paths.CALIBRATOR)
+    assert isinstance(saved, HistogramBinning) and saved.n_bins == 12 and saved.prior_strength == 0.0
+    assert read(histogram_run, paths.CALIBRATION_METRICS)["settings"] == HISTOGRAM
 
 
 def test_risk_coverage_curve_ends_at_the_overall_error(default_run):
@@ -106,15 +167,16 @@ def test_fairness_groups_intervals_criteria_and_compatibility(default_run):
     assert len(plot) == 4 * sum(len(r["groups"]) for r in f["attributes"].values())
 
 
-def test_mitigation_fitted_on_out_of_fold_rows_reduces_their_gap(default_run):
-    f = read(default_run, paths.FAIRNESS_METRICS)
+@pytest.mark.parametrize("run, calibrator", [("default_run", PlattScaling()), ("histogram_run", HistogramBinning(**HISTOGRAM))])
+def test_mitigation_fitted_on_cross_fitted_out_of_fold_rows_reduces_their_gap(run, calibrator, request):
+    root = request.getfixturevalue(run)
+    f = read(root, paths.FAIRNESS_METRICS)
     mitigation = f["mitigation"]
     assert mitigation["criterion"] == "equal_opportunity" and set(mitigation["attributes"]) == {"female", "black"}
-    oof = pd.read_parquet(default_run / paths.OOF_PREDICTIONS)
-    train = pd.read_parquet(default_run / paths.TRAIN)
-    rows = oof[oof["fold"] >= 0].merge(train[[paths.ROW_ID, "female", "black"]], on=paths.ROW_ID)
-    p = mlio.load(default_run / paths.CALIBRATOR).transform(rows["score"].to_numpy())
-    y = rows["y"].to_numpy()
+    train = pd.read_parquet(root / paths.TRAIN)
+    # the fit sees each row's probability from a calibrator that never saw the row's fold
+    rows = expected_cross_fitted(root, calibrator).merge(train[[paths.ROW_ID, "female", "black"]], on=paths.ROW_ID)
+    p, y = rows["proba"].to_numpy(), rows["y"].to_numpy()
     for attribute, m in mitigation["attributes"].items():
         assert m["applied"]
         groups = rows[attribute].astype(int).astype(str).to_numpy()
@@ -128,10 +190,40 @@ def test_mitigation_fitted_on_out_of_fold_rows_reduces_their_gap(default_run):
         every = m["test_every_criterion"]
         assert set(every) == {"demographic_parity", "equal_opportunity", "equalized_odds", "predictive_parity"}
         assert every["equal_opportunity"] == pytest.approx({"gap_before": t["gap_before"], "gap_after": t["gap_after"]})
-    for attribute, table in f["reweighing"].items():
-        labels = oof.merge(train[[paths.ROW_ID, attribute]], on=paths.ROW_ID)  # every training row
-        weights = labels.apply(lambda r: table[str(int(r[attribute]))][str(int(r["y"]))], axis=1)
-        assert weights.sum() == pytest.approx(len(labels))  # reweighing keeps the total weight
+
+
+def test_reweighing_refits_with_kamiran_calders_weights_and_is_judged_on_test(default_run):
+    rw = read(default_run, paths.FAIRNESS_METRICS)["reweighing"]
+    assert rw["groups"] == "female & black" and rw["refit"] and rw["applied"] and rw["model"] == "logistic_regression"
+    train = pd.read_parquet(default_run / paths.TRAIN)
+    y = pd.read_parquet(default_run / paths.OOF_PREDICTIONS)["y"].to_numpy()  # every training row, in order
+    group = ("female=" + train["female"].astype(int).astype(str) + ",black=" + train["black"].astype(int).astype(str)).to_numpy()
+    cell = pd.crosstab(group, y)
+    expected = {g: {str(label): cell.loc[g].sum() * cell[label].sum() / (len(y) * cell.loc[g, label]) for label in cell.columns}
+                for g in cell.index}
+    assert list(rw["weights"]) == list(expected)
+    for g, by_label in expected.items():
+        assert rw["weights"][g] == pytest.approx(by_label, rel=1e-12)
+    w = np.array([expected[g][str(label)] for g, label in zip(group, y)])
+    assert w.sum() == pytest.approx(len(y))
+    for g in cell.index:  # under the weights every group has the overall base rate
+        assert np.average(y[group == g], weights=w[group == g]) == pytest.approx(y.mean())
+    # the same refit done here: LogisticRegression (search.grid is {} so the defaults) with these weights
+    X = pd.read_parquet(default_run / paths.FINAL_TRAIN_FEATURES).drop(columns=[paths.ROW_ID]).to_numpy()
+    X_test = pd.read_parquet(default_run / paths.FINAL_TEST_FEATURES).drop(columns=[paths.ROW_ID]).to_numpy()
+    model = LogisticRegression().fit(X, y, sample_weight=w)
+    p_after = mlio.load(default_run / paths.CALIBRATOR).transform(decision_scores(model, X_test))
+    predictions, test = pd.read_parquet(default_run / paths.TEST_PREDICTIONS), pd.read_parquet(default_run / paths.TEST)
+    y_test, after = predictions["y"].to_numpy(), (p_after >= 0.5).astype(int)
+    before = (predictions["proba"].to_numpy() >= 0.5).astype(int)
+    t = rw["test"]
+    assert t["accuracy_after"] == pytest.approx(np.mean(after == y_test)) and t["accuracy_before"] == pytest.approx(np.mean(before == y_test))
+    assert set(t["attributes"]) == {"female", "black", "female & black"}
+    for attribute in ("female", "black"):
+        groups = test[attribute].astype(int).astype(str).to_numpy()
+        gap = t["attributes"][attribute]["demographic_parity"]
+        assert gap["gap_after"] == pytest.approx(criterion_gap(y_test, after, groups, "demographic_parity"))
+        assert gap["gap_before"] == pytest.approx(criterion_gap(y_test, before, groups, "demographic_parity"))
 
 
 def test_cost_matrix_isotonic_quantile_and_no_mitigation(cost_run):
@@ -148,6 +240,7 @@ def test_cost_matrix_isotonic_quantile_and_no_mitigation(cost_run):
     assert mlio.load(cost_run / paths.CALIBRATOR).__class__.__name__ == "IsotonicCalibration"
     f = read(cost_run, paths.FAIRNESS_METRICS)
     assert f["mitigation"] == {"criterion": "none"} and f["decision_threshold"] == pytest.approx(0.75)
+    assert f["reweighing"]["refit"] is False and set(f["reweighing"]) == {"groups", "weights", "refit"}
 
 
 def test_report_shows_decisions_fairness_and_mitigation(default_run, cost_run):
@@ -155,10 +248,13 @@ def test_report_shows_decisions_fairness_and_mitigation(default_run, cost_run):
         run_stages(root, ["explain", "report"])
         page = (root / paths.REPORT_HTML).read_text()
         for text in ("Per sensitive group", "the reject option", "E-AURC", "Which criteria can hold together",
-                     "Reweighing", "percentile bootstrap"):
+                     "Reweighing", "percentile bootstrap", "<td>test</td><td>female &amp; black</td>"):
             assert text in page, text
         figures = {p.name for p in (root / paths.FIGURES_DIR).iterdir()}
         assert {"risk_coverage.png", "reliability_oof.png", "fairness_0.png"} <= figures
-    assert "Mitigation: per-group thresholds for equal_opportunity" in (default_run / paths.REPORT_HTML).read_text()
+    page = (default_run / paths.REPORT_HTML).read_text()
+    assert "Mitigation: per-group thresholds for equal_opportunity" in page
+    assert "after reweighing" in page and "after per-group thresholds" in page
+    assert "fairness.reweighing is false" in (cost_run / paths.REPORT_HTML).read_text()
     assert "realised cost per row" in (cost_run / paths.REPORT_HTML).read_text()
     assert not math.isnan(read(cost_run, paths.TEST_METRICS)["decision"]["expected_cost_posterior"])

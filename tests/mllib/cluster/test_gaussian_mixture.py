@@ -6,7 +6,9 @@ initialisation) reaches the same log-likelihood, weights, means and covariances 
 scipy's multivariate normal; the history is the log-likelihood of the previous iterate (score of a model with one
 iteration fewer); K = 1 gives the ML mean and covariance; separated 1-D blobs N(-5, 1), N(5, 1) give means +-5 and
 weights 1/2; hard EM with a fixed shared spherical covariance and equal weights makes exactly k-means' assignments
-from the same start; hard EM's parameters are the per-cluster ML estimates of its own partition."""
+from the same start (checked on the EM primitives e_step / m_step, driven by a loop in the test: GaussianMixture
+itself always re-estimates the weights and covariances, so it has no fixed-covariance mode); hard EM's parameters
+are the per-cluster ML estimates of its own partition; integer sample weights == repeated rows."""
 import warnings
 
 import numpy as np
@@ -105,6 +107,8 @@ def test_separated_one_dimensional_blobs():
 
 
 def test_hard_em_with_fixed_spherical_shared_covariance_is_kmeans():
+    """The identity on the EM primitives: classification EM whose M-step re-estimates the means only (the weights
+    1/K and the spherical variance s^2 held fixed), written out below with e_step / m_step, is Lloyd's algorithm."""
     rng = np.random.default_rng(5)
     X = rng.normal(size=(250, 3)) @ rng.normal(size=(3, 3))
     start = X[rng.choice(250, size=5, replace=False)]
@@ -133,6 +137,26 @@ def test_hard_em_parameters_are_the_ml_estimates_of_its_partition():
         np.testing.assert_allclose(model.means_[k], X[labels == k].mean(0), rtol=1e-9)
         np.testing.assert_allclose(model.covariances_[k], np.cov(X[labels == k].T, bias=True), rtol=1e-8)
         assert model.weights_[k] == pytest.approx(np.mean(labels == k))
+
+
+@pytest.mark.parametrize("assignment, covariance_type", [("soft", "full"), ("soft", "diag"), ("hard", "full"),
+                                                          ("hard", "spherical")])
+def test_integer_sample_weights_equal_repeated_rows(assignment, covariance_type):
+    X = _mixture_sample(8)
+    counts = np.random.default_rng(9).integers(0, 4, size=len(X))
+    kwargs = dict(covariance_type=covariance_type, assignment=assignment, tol=1e-13, max_iter=2000, random_state=3)
+    weighted = GaussianMixture(3, **kwargs).fit(X, sample_weight=counts)
+    repeated = GaussianMixture(3, **kwargs).fit(np.repeat(X, counts, axis=0))
+    assert weighted.converged_ and repeated.converged_
+    order_w, order_r = np.argsort(weighted.means_[:, 0]), np.argsort(repeated.means_[:, 0])
+    np.testing.assert_allclose(weighted.means_[order_w], repeated.means_[order_r], rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(weighted.weights_[order_w], repeated.weights_[order_r], rtol=1e-6)
+    np.testing.assert_allclose(weighted.covariances_[order_w], repeated.covariances_[order_r], rtol=1e-6, atol=1e-8)
+    assert weighted.log_likelihood_ == pytest.approx(repeated.log_likelihood_, rel=1e-9)
+    # the weighted log-likelihood is the average over the repeated rows
+    assert weighted.log_likelihood_ == pytest.approx(weighted.score(np.repeat(X, counts, axis=0)), rel=1e-9)
+    # and the weights matter
+    assert not np.allclose(np.sort(GaussianMixture(3, **kwargs).fit(X).weights_), np.sort(weighted.weights_))
 
 
 def test_reg_covar_keeps_collapsed_components_finite():

@@ -1,5 +1,7 @@
 """AdaBoost family: the three-round worked example of seed-001-003-004 catalogue 6.2 with its invariants after every
-round, the Real AdaBoost and LogitBoost update rules, staged predictions, margins and the tree protocol."""
+round checked on the model's own normalisers and reweighted errors (1/2, SAMME (K-1)/K), Real AdaBoost's stumps
+minimising Z = 2 sum_b sqrt(p_b q_b), the population minimiser F = (1/2) log(p/(1-p)) (catalogue 6.4: p = 0.8 gives
+0.693147), the LogitBoost update, staged predictions, margins and the tree protocol."""
 import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
@@ -12,7 +14,7 @@ Y10 = np.array([1, 1, 1, -1, -1, -1, 1, 1, 1, -1])
 
 
 def _stumps():
-    return AdaBoostClassifier(n_estimators=3, criterion="misclassification").fit(X10, Y10)
+    return AdaBoostClassifier(n_estimators=3).fit(X10, Y10)  # default criterion: the smallest weighted error
 
 
 def test_worked_example_three_rounds():
@@ -29,28 +31,24 @@ def test_worked_example_three_rounds():
 
 def test_invariants_after_every_round():
     model = _stumps()
-    d = np.full(10, 0.1)
-    F = np.zeros(10)
-    prod_Z = 1.0
-    for tree, alpha, eps in zip(model.estimators_, model.estimator_weights_, model.estimator_errors_):
-        h = np.where(tree.predict(X10) == 1, 1.0, -1.0)  # the trees are fitted on class codes: 1 is class +1
-        miss = h != Y10
-        assert np.dot(d, miss) == pytest.approx(eps, abs=1e-15)
-        # alpha minimises sum_i d_i exp(-alpha y_i h_i) (seed 000, catalogue J2)
-        best = minimize_scalar(lambda a: np.dot(d, np.exp(-a * Y10 * h)), bounds=(0, 5), method="bounded",
-                               options={"xatol": 1e-10})
-        assert alpha == pytest.approx(best.x, abs=1e-6)
-        Z = np.dot(d, np.exp(-alpha * Y10 * h))
-        assert Z == pytest.approx(2 * np.sqrt(eps * (1 - eps)), rel=1e-12)
-        d = d * np.exp(-alpha * Y10 * h) / Z
-        assert d.sum() == pytest.approx(1.0, abs=1e-15)
-        assert np.dot(d, miss) == pytest.approx(0.5, abs=1e-15)  # the new weights make h_t a coin flip
-        F += alpha * h
-        prod_Z *= Z
-        assert np.mean(np.sign(F) != Y10) <= prod_Z + 1e-15
-        assert prod_Z == pytest.approx(np.mean(np.exp(-Y10 * F)), rel=1e-12)
-    np.testing.assert_allclose(model.decision_function(X10), F, rtol=1e-12)
-    assert prod_Z == pytest.approx(0.916515 * 0.820652 * 0.771389, abs=1e-5)
+    Z = model.normalizers_
+    np.testing.assert_allclose(Z, [0.916515, 0.820652, 0.771389], atol=1e-6)
+    eps = model.estimator_errors_
+    np.testing.assert_allclose(Z, 2 * np.sqrt(eps * (1 - eps)), rtol=1e-12)  # Z_t(min) (D1:409)
+    gamma = 0.5 - eps
+    assert np.all(np.cumprod(Z) <= np.exp(-2 * np.cumsum(gamma ** 2)))  # (iii), E25
+    # (i) under the new weights D_t the learner just chosen is a coin flip
+    np.testing.assert_allclose(model.reweighted_errors_, 0.5, atol=1e-15)
+    for t, F in enumerate(model.staged_decision_function(X10)):
+        # (ii) prod_s Z_s = mean exp(-y F_t): holds only if every D_t is renormalised to sum 1 (iv)
+        assert np.prod(Z[:t + 1]) == pytest.approx(np.mean(np.exp(-Y10 * F)), rel=1e-12)
+        assert np.mean(np.sign(F) != Y10) <= np.prod(Z[:t + 1])  # (iii) training error <= prod Z
+    h = np.where(model.estimators_[0].predict(X10) == 1, 1.0, -1.0)  # trees are fitted on class codes: 1 is +1
+    d0 = np.full(10, 0.1)
+    # alpha_1 minimises sum_i D_0(i) exp(-alpha y_i h_1(x_i)) (seed 000, catalogue J2)
+    best = minimize_scalar(lambda a: np.dot(d0, np.exp(-a * Y10 * h)), bounds=(0, 5), method="bounded",
+                           options={"xatol": 1e-10})
+    assert model.estimator_weights_[0] == pytest.approx(best.x, abs=1e-6)
 
 
 def test_probability_link_and_margins():
@@ -77,6 +75,28 @@ def test_samme_multiclass_is_better_than_one_stump():
     S = model.decision_function(X)
     np.testing.assert_allclose(S.sum(axis=1), 0, atol=1e-10)  # symmetric SAMME coding
     assert np.all(model.estimator_errors_ < 1 - 1 / 3)
+    # under the new weights the chosen learner errs with weight (K - 1)/K: chance level for 3 classes
+    np.testing.assert_allclose(model.reweighted_errors_, 2 / 3, rtol=1e-12)
+    # prod_t Z_t = sum_i D_0(i) prod_t exp(alpha_t (2 miss_it - 1)): the weights were renormalised every round
+    miss = np.array([tree.predict(X) != y for tree in model.estimators_])
+    exponent = model.estimator_weights_ @ (2.0 * miss - 1.0)
+    assert np.prod(model.normalizers_) == pytest.approx(np.mean(np.exp(exponent)), rel=1e-10)
+
+
+def _z_of_partition(leaves, code, d, n_classes):
+    """Z = K sum_b w_b (prod_k p_bk)^(1/K) of a partition (binary: 2 sum_b sqrt(p_b q_b), p, q class masses)."""
+    masses = np.array([[d[(leaves == b) & (code == k)].sum() for k in range(n_classes)] for b in np.unique(leaves)])
+    return n_classes * np.sum(np.prod(masses, axis=1) ** (1 / n_classes))
+
+
+def _smallest_stump_z(X, code, d, n_classes):
+    """Brute force over every feature and midpoint threshold."""
+    best = np.inf
+    for j in range(X.shape[1]):
+        values = np.unique(X[:, j])
+        for t in (values[1:] + values[:-1]) / 2:
+            best = min(best, _z_of_partition((X[:, j] <= t).astype(int), code, d, n_classes))
+    return best
 
 
 def test_real_adaboost_update_and_leaf_values():
@@ -88,14 +108,39 @@ def test_real_adaboost_update_and_leaf_values():
     p = np.clip(tree.predict_proba(X)[:, 1], 1e-6, 1)
     q = np.clip(tree.predict_proba(X)[:, 0], 1e-6, 1)
     np.testing.assert_allclose(model.decision_function(X), 0.5 * np.log(p / q), rtol=1e-12)  # h = 1/2 ln(p/q)
-    # Z = 2 sum_b sqrt(p_b q_b) <= 1 over the leaves (bins), p_b, q_b the weighted class masses
-    leaves = tree.apply(X)
-    masses = [(np.sum((leaves == b) & (y == 1)) / 200, np.sum((leaves == b) & (y == 0)) / 200) for b in np.unique(leaves)]
-    Z = np.mean(np.exp(-np.where(y == 1, 1, -1) * model.decision_function(X)))
-    assert Z == pytest.approx(2 * sum(np.sqrt(pb * qb) for pb, qb in masses), rel=1e-9)
-    assert Z <= 1.0
+    # the stump is the one of smallest Z = 2 sum_b sqrt(p_b q_b) (D1:471-478), and Z is the update's normaliser
+    Z = _z_of_partition(tree.apply(X), y, np.full(200, 1 / 200), 2)
+    assert Z == pytest.approx(_smallest_stump_z(X, y, np.full(200, 1 / 200), 2), rel=1e-12)
+    assert model.normalizers_[0] == pytest.approx(Z, rel=1e-9) and Z < 1.0
+    gini = AdaBoostClassifier(n_estimators=1, algorithm="real", criterion="gini").fit(X, y)
+    assert _z_of_partition(gini.estimators_[0].apply(X), y, np.full(200, 1 / 200), 2) >= Z
     many = AdaBoostClassifier(n_estimators=30, algorithm="real").fit(X, y)
     assert np.mean(many.predict(X) == y) > np.mean(model.predict(X) == y)
+
+
+def test_real_adaboost_multiclass_z():
+    X, y = _blobs(5, n=240)
+    X = X + np.random.default_rng(5).normal(scale=1.5, size=X.shape)  # every stump leaf holds all three classes
+    model = AdaBoostClassifier(n_estimators=2, algorithm="real").fit(X, y)
+    d = np.full(240, 1 / 240)
+    Z = _z_of_partition(model.estimators_[0].apply(X), y, d, 3)
+    assert Z == pytest.approx(_smallest_stump_z(X, y, d, 3), rel=1e-12)
+    assert model.normalizers_[0] == pytest.approx(Z, rel=1e-9) and Z < 1.0
+
+
+def test_population_minimiser_with_constant_features():
+    """One leaf with p(y = 1) = 0.8: F* = (1/2) ln(0.8 / 0.2) = 0.693147 for Real AdaBoost in one round and for
+    LogitBoost's Newton steps in the limit (catalogue 6.4, E26); both give back p = sigma(2 F*) = 0.8."""
+    X = np.zeros((50, 2))
+    y = np.array([1] * 40 + [0] * 10)
+    for model in (AdaBoostClassifier(n_estimators=1, algorithm="real"),
+                  AdaBoostClassifier(n_estimators=12, algorithm="logit")):
+        model.fit(X, y)
+        np.testing.assert_allclose(model.decision_function(X), 0.693147, atol=1e-6)
+        np.testing.assert_allclose(model.predict_proba(X)[:, 1], 0.8, rtol=1e-9)
+    logit_path = [F[0] for F in model.staged_decision_function(X)]
+    assert logit_path[0] == pytest.approx(0.6)  # Newton from F = 0: (1/2) (0.8 - 0.5) / 0.25
+    assert np.all(np.diff(logit_path) >= 0)
 
 
 def test_logitboost_loss_decreases_and_probabilities():

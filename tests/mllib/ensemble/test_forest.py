@@ -1,6 +1,6 @@
 """Random forests: one tree without bootstrap on all features equals the single tree, OOB fraction ~ e^-1 and OOB
-predictions from the out-of-bag trees only, identical results for any n_jobs, tree_ensemble reproduces the
-predictions, save/load, and accuracy close to scikit-learn's forest."""
+predictions from the out-of-bag trees only (classifier accuracy, regressor R^2), identical results for any n_jobs,
+tree_ensemble reproduces the predictions, save/load, and accuracy close to scikit-learn's forest."""
 import numpy as np
 import pytest
 from sklearn.ensemble import RandomForestClassifier as SkForest
@@ -60,11 +60,29 @@ def test_oob_fraction_and_oob_predictions():
     assert 0.6 < forest.oob_score_ < np.mean(forest.predict(X) == y)  # honest: below the training accuracy
 
 
+def test_regressor_oob_predictions_and_r2():
+    X, y = _data(4, n=300)
+    target = X[:, 0] + y
+    forest = RandomForestRegressor(n_estimators=25, oob_score=True, n_jobs=2).fit(X, target)
+    out_of_bag = (forest.in_bag_counts(300) == 0).T
+    ens = forest.tree_ensemble()
+    per_tree = np.column_stack([_ensemble_output(dict(trees=[t], scale=[1.0], offset=np.zeros(1)), X)[:, 0]
+                                for t in ens["trees"]])
+    seen = out_of_bag.any(axis=1)
+    expected = np.sum(per_tree * out_of_bag, axis=1)[seen] / out_of_bag.sum(axis=1)[seen]
+    np.testing.assert_allclose(forest.oob_prediction_[seen], expected, rtol=1e-12)
+    assert np.isnan(forest.oob_prediction_[~seen]).all()
+    resid = target[seen] - expected
+    r2 = 1 - resid @ resid / np.sum((target[seen] - target[seen].mean()) ** 2)
+    assert forest.oob_score_ == pytest.approx(r2, rel=1e-12) and 0.3 < r2 < 1
+
+
 def test_results_do_not_depend_on_n_jobs():
     X, y = _data(2)
     a = RandomForestClassifier(n_estimators=12, n_jobs=1, oob_score=True).fit(X, y)
     b = RandomForestClassifier(n_estimators=12, n_jobs=3, oob_score=True).fit(X, y)
-    for attr in ("feature_", "threshold_", "value_", "tree_offsets_", "oob_decision_function_"):
+    for attr in ("feature_", "threshold_", "value_", "tree_offsets_", "oob_decision_function_", "oob_score_",
+                 "feature_importances_"):
         np.testing.assert_array_equal(getattr(a, attr), getattr(b, attr))
     c = RandomForestClassifier(n_estimators=12, random_state=1).fit(X, y)
     assert not np.array_equal(a.predict_proba(X), c.predict_proba(X))

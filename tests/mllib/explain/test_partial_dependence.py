@@ -37,6 +37,26 @@ def test_categorical_column_uses_its_values():
     np.testing.assert_allclose(out["average"], [2.0, 12.0])
 
 
+@pytest.mark.parametrize("features", [(0, 1), (1, 0)])
+def test_two_way_pd_of_a_categorical_and_a_numeric_column_keeps_each_columns_type(features):
+    rng = np.random.default_rng(3)
+    X = np.empty((40, 3), dtype=object)
+    X[:, 0] = rng.choice(["a", "b", "c"], size=40)
+    X[:, 1] = rng.normal(size=40)
+    X[:, 2] = rng.normal(size=40)
+    level = {"a": 0.0, "b": 1.0, "c": 5.0}
+
+    def predict(Z):
+        assert all(isinstance(v, str) for v in Z[:, 0]) and all(isinstance(v, float) for v in Z[:, 1])
+        return np.array([level[r[0]] * r[1] + r[2] for r in Z])
+
+    out = partial_dependence(predict, X, features, grid_resolution=6)
+    by_feature = dict(zip(features, out["grid"]))
+    assert by_feature[0].tolist() == ["a", "b", "c"] and by_feature[1].dtype == np.float64 and by_feature[1].size == 6
+    expected = np.outer([level[c] for c in by_feature[0]], by_feature[1]) + X[:, 2].mean()  # PD(c, v) = level(c) v + E x3
+    np.testing.assert_allclose(out["average"], expected if features == (0, 1) else expected.T, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("features", [1, (0, 2)])
 def test_agrees_with_scikit_learn_brute_force(features):
     rng = np.random.default_rng(2)

@@ -47,7 +47,35 @@ def test_f_equals_3x0_oracle_and_sign_convention(linear_data):
     # a uniformly random permutation gives E[mean (x - x_perm)^2] = 2 var(x) (population variance), times 3^2
     assert loss["importances_mean"][0] == pytest.approx(18 * X[:, 0].var(), rel=0.05)
     assert loss["importances_mean"][1] == loss["importances_mean"][2] == 0.0
-    np.testing.assert_allclose(loss["importances_std"], loss["importances"].std(axis=1))
+    np.testing.assert_allclose(loss["importances_std"], loss["importances"].std(axis=1, ddof=1))
+
+
+def test_interval_is_the_student_t_interval_computed_by_hand():
+    # one column, importances = what a predict that ignores the permutation order returns on each call
+    drops = iter([0.0, 0.1, 0.3, 0.2, 0.4, 0.5])  # baseline loss 0, then five permuted losses
+    X = np.arange(8.0).reshape(4, 2)
+    result = permutation_importance(lambda Z: None, X, np.zeros(4), _Scorer(lambda y, v: next(drops), False),
+                                    n_repeats=5, random_state=0, columns=[0])
+    repeats = [0.1, 0.3, 0.2, 0.4, 0.5]
+    mean = 0.3
+    s = np.sqrt(sum((r - mean) ** 2 for r in repeats) / 4)  # ddof = 1: sqrt(0.1 / 4)
+    half = 2.7764451051977934 * s / np.sqrt(5)  # t_{0.975, 4} (tables: 2.776)
+    np.testing.assert_allclose(result["importances"][0], repeats)
+    assert result["importances_std"][0] == pytest.approx(np.sqrt(0.025), rel=1e-12)
+    np.testing.assert_allclose(result["importances_interval"][0], [mean - half, mean + half], rtol=1e-12)
+    assert result["confidence_level"] == 0.95
+    # wider than the normal-approximation interval with the population std it replaces
+    assert half > 1.959963984540054 * np.std(repeats) / np.sqrt(5) * 1.5
+
+
+def test_one_repeat_has_no_interval_and_levels_nest(linear_data):
+    X, y = linear_data
+    one = permutation_importance(lambda Z: 3 * Z[:, 0], X, y, MSE, n_repeats=1, random_state=0)
+    assert np.isnan(one["importances_interval"]).all() and np.isnan(one["importances_std"]).all()
+    narrow = permutation_importance(lambda Z: 3 * Z[:, 0], X, y, MSE, n_repeats=4, random_state=0, confidence_level=0.5)
+    wide = permutation_importance(lambda Z: 3 * Z[:, 0], X, y, MSE, n_repeats=4, random_state=0, confidence_level=0.99)
+    assert wide["importances_interval"][0, 0] < narrow["importances_interval"][0, 0] < narrow["importances_mean"][0]
+    assert wide["importances_interval"][0, 1] > narrow["importances_interval"][0, 1] > narrow["importances_mean"][0]
 
 
 def test_same_seed_identical_and_different_seed_different(linear_data):
@@ -134,6 +162,7 @@ def test_joint_permutation_of_a_column_group_keeps_their_relation():
         ({"X": np.zeros(10)}, "2-D"),
         ({"y": np.zeros(9)}, "rows"),
         ({"n_repeats": 0}, "n_repeats"),
+        ({"confidence_level": 1.0}, "confidence_level"),
         ({"columns": [5]}, "out of range"),
         ({"columns": [()]}, "non-empty"),
         ({"columns": []}, "empty"),

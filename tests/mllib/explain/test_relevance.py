@@ -81,6 +81,40 @@ def test_z_plus_relevances_have_the_sign_of_the_output_for_non_negative_inputs()
     assert np.median(out["conservation_error"]) < 1e-10
 
 
+def test_z_box_input_rule_by_hand():
+    """x = (-1, 2) in the box l = (-2, 0), h = (1, 3); hidden z = x W = (3, 3); f = 6 with v = (1, 1).
+    z+ at the top: R_hidden = (3, 3). z^B terms x_i w_ij - l_i w_ij^+ - h_i w_ij^-: unit 0 (weights 1, 2):
+    (1, 4) / 5; unit 1 (weights -1, 1): ((-1 - 1)(-1), (2 - 0) 1) = (2, 2) / 4. R = (0.6 + 1.5, 2.4 + 1.5)."""
+    est = MLPRegressor()
+    est.coefs_ = [np.array([[1.0, -1.0], [2.0, 1.0]]), np.array([[1.0], [1.0]])]
+    est.intercepts_, est.n_features_in_ = [np.zeros(2), np.zeros(1)], 2
+    out = lrp(est, np.array([[-1.0, 2.0]]), rule="z_plus", input_bounds=([-2.0, 0.0], [1.0, 3.0]))
+    np.testing.assert_allclose(out["output"], [6.0])
+    np.testing.assert_allclose(out["relevance"][0], [2.1, 3.9], rtol=1e-14)
+    assert out["conservation_error"][0] < 1e-15
+
+
+def test_z_plus_with_z_box_inputs_conserves_with_biases_and_negative_inputs():
+    rng = np.random.default_rng(7)
+    est = _net([6, 32, 32, 1], rng, "relu", bias=True)
+    train = rng.normal(size=(200, 6))
+    X = train[:40]
+    out = lrp(est, X, rule="z_plus", input_bounds=(train.min(axis=0), train.max(axis=0)))
+    np.testing.assert_allclose(out["output"], est.predict(X), rtol=1e-12)
+    # both rules ignore the biases, so f(x) is passed down whole, unless no unit with a positive weight to the
+    # output is active: then z+ has nowhere to send it and every relevance is 0
+    top = est.forward_activations(X)[-2] @ np.maximum(est.coefs_[-1][:, 0], 0)
+    assert (top > 0).mean() > 0.8
+    assert out["conservation_error"][top > 0].max() < 1e-12
+    assert np.all(out["relevance"][top == 0] == 0)
+    # inside the box every z^B term is >= 0, so every relevance has the sign of f(x), as z+ promises
+    assert (out["relevance"] * np.sign(out["output"])[:, None] >= -1e-12).all()
+    with pytest.raises(ValueError, match="input_bounds"):
+        lrp(est, X, rule="z_plus")  # z+ alone on negative inputs
+    with pytest.raises(ValueError, match="go with rule='z_plus'"):
+        lrp(est, X, rule="basic", input_bounds=(train.min(axis=0), train.max(axis=0)))
+
+
 def test_linear_model_gives_w_times_x():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(20, 4))

@@ -103,6 +103,8 @@ def test_sampled_kernel_shap_is_seeded_efficient_and_close_with_honest_errors():
     assert a["additivity_error"].max() <= 1e-8 * scale  # efficiency is imposed exactly
     z = np.abs(a["values"] - exact["values"]) / np.maximum(a["standard_errors"], 1e-12)
     assert np.median(z) < 3  # the bootstrap standard errors describe the sampling error
+    with pytest.raises(ValueError, match="n_bootstrap must be >= 2"):
+        kernel_shap(predict, X, background, n_samples=400, n_bootstrap=1)
 
 
 # ---------------------------------------------------------------- TreeSHAP
@@ -208,4 +210,46 @@ def test_tree_shap_of_gradient_boosting_equals_enumeration_and_adds_up_to_the_de
     np.testing.assert_allclose(out["prediction"][:, 0], model.decision_function(rows), rtol=1e-12, atol=1e-12)
     for r, x in enumerate(rows):
         np.testing.assert_allclose(out["values"][r], _enumerated_tree_shap(model, x, 4), rtol=1e-10, atol=1e-12)
+    assert out["additivity_error"].max() <= 1e-8 * np.abs(out["prediction"]).max()
+
+
+def _tree_model(name):
+    from mllib.ensemble import AdaBoostClassifier, RandomForestClassifier
+    from mllib.gradient_boosting import GradientBoostingClassifier
+    from mllib.tree import DecisionTreeClassifier
+
+    return {"random_forest": lambda: RandomForestClassifier(n_estimators=8, max_depth=5, min_samples_leaf=3, random_state=0),
+            "decision_tree": lambda: DecisionTreeClassifier(max_depth=6, min_samples_leaf=3),
+            "adaboost_discrete": lambda: AdaBoostClassifier(n_estimators=6, max_depth=2, algorithm="discrete"),
+            "adaboost_real": lambda: AdaBoostClassifier(n_estimators=6, max_depth=2, algorithm="real"),
+            "gradient_boosting": lambda: GradientBoostingClassifier(max_iter=6, max_leaf_nodes=8, min_samples_leaf=5)}[name]()
+
+
+@pytest.mark.parametrize("name", ["random_forest", "decision_tree", "adaboost_discrete", "adaboost_real", "gradient_boosting"])
+def test_tree_shap_equals_enumeration_for_every_tree_of_mllib_tree_models(name):
+    """Per tree: TreeSHAP = brute-force Shapley values of that tree's value function (all 2^d coalitions) to
+    1e-10; the whole model: values add up to its own output (predict_proba or decision_function) to 1e-8 relative."""
+    rng = np.random.default_rng(11)
+    d = 5
+    X = rng.normal(size=(300, d)).round(1)  # ties, so thresholds sit between repeated values
+    y = (X[:, 0] + X[:, 1] * X[:, 2] - 0.5 * X[:, 3] + 0.3 * rng.normal(size=300) > 0).astype(int)
+    model = _tree_model(name).fit(X, y)
+    rows = np.vstack([X[:3], rng.normal(size=(3, d)).round(1)])
+    ensemble = model.tree_ensemble()
+    masks = coalition_masks(d)
+    assert max(len(t["left"]) for t in ensemble["trees"]) >= 7  # trees of depth >= 2: paths with several features
+    for tree in ensemble["trees"]:
+        n_outputs = np.asarray(tree["value"]).reshape(len(tree["left"]), -1).shape[1]
+        single = tree_shap(Ensemble([tree], [1.0], np.zeros(n_outputs)), rows)
+        for r, x in enumerate(rows):
+            v = np.array([conditional_expectation(tree, x, m) for m in masks]).reshape(2 ** d, n_outputs)
+            np.testing.assert_allclose(single["values"][r], shapley_from_values(v, d), rtol=1e-10, atol=1e-12)
+    out = tree_shap(model, rows)
+    if ensemble["output"] == "probability":
+        np.testing.assert_allclose(out["prediction"], model.predict_proba(rows), rtol=1e-12, atol=1e-14)
+    else:
+        np.testing.assert_allclose(out["prediction"][:, 0], model.decision_function(rows), rtol=1e-12, atol=1e-14)
+    for r, x in enumerate(rows):
+        np.testing.assert_allclose(out["values"][r], _enumerated_tree_shap(model, x, d).reshape(d, -1),
+                                   rtol=1e-10, atol=1e-12)
     assert out["additivity_error"].max() <= 1e-8 * np.abs(out["prediction"]).max()

@@ -1,8 +1,8 @@
 """GP regression (seed 002 G2, seed 000 L5). Oracles: exercise 10.8.1 of seed 002 (catalogue values: mean 0.2970297
-at x = -0.5 for the squared exponential, l = 0.2, sigma = 0.1, ...); posterior mean = kernel ridge with
-lambda = noise variance; scikit-learn's GaussianProcessRegressor with the same fixed kernel (mean, std and log
-marginal likelihood to 1e-8); posterior variance <= prior variance; evidence maximisation increases the evidence
-and reaches scikit-learn's optimum."""
+at x = -0.5 for the squared exponential, l = 0.2, sigma = 0.1, ...; 0.2970230 for the exponential kernel);
+posterior mean = kernel ridge with lambda = noise variance; scikit-learn's GaussianProcessRegressor with the same
+fixed kernel (mean, std and log marginal likelihood to 1e-8); posterior variance <= prior variance; evidence
+maximisation increases the evidence and reaches scikit-learn's optimum."""
 import numpy as np
 import pytest
 from sklearn.gaussian_process import GaussianProcessRegressor as SkGPR
@@ -24,6 +24,18 @@ def test_exercise_10_8_1_squared_exponential():
     np.testing.assert_allclose(std_f[:2], 0.0995037, atol=5e-8)
     np.testing.assert_allclose(np.sqrt(std_f[:2] ** 2 + 0.01), 0.1410709, atol=5e-8)  # std of a noisy y
     assert abs(std_f[2] - 0.9999963) < 5e-8
+
+
+def test_exercise_10_8_1_exponential():
+    # e): gamma-exponential with exponent 1, k(x, x') = exp(-|x - x'| / l), l = 0.2 -> exponential kernel gamma = 1 / l
+    X = np.array([[-0.5], [0.5]])
+    y = np.array([0.3, -0.1])
+    gp = GaussianProcessRegressor(alpha=0.01, kernel="exponential", gamma=1 / 0.2).fit(X, y)
+    mean, std_f = gp.predict(np.array([[-0.5], [0.5], [0.0]]), return_std=True)
+    np.testing.assert_allclose(mean, [0.2970230, -0.0989900, 0.0161467], atol=5e-8)
+    np.testing.assert_allclose(std_f, [0.0995037, 0.0995037, 0.9933509], atol=5e-8)
+    # the squared exponential at the same l gives mean(0) = 3.82e-4: the exponential's heavier tail reaches x = 0
+    assert mean[2] > 40 * GaussianProcessRegressor(alpha=0.01, gamma=1 / 0.2**2).fit(X, y).predict([[0.0]])[0]
 
 
 def test_mean_equals_kernel_ridge_with_lambda_the_noise_variance():

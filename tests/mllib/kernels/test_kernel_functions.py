@@ -1,27 +1,32 @@
-"""Kernels (seed 000 catalogue F1-F3, seed 002 R7): Gram matrices symmetric PSD (Mercer); (x.y)^2 equals the
+"""Kernels (seed 000 catalogue F1-F3, seed 002 R7, G2): Gram matrices symmetric PSD (Mercer); (x.y)^2 equals the
 explicit feature map phi(x).phi(y) (notes' phi = (x1^2, sqrt2 x1 x2, x2^2)); the catalogue's numeric oracles;
-scikit-learn's pairwise kernels; blockwise Gram = direct Gram; gamma = "scale"."""
+scikit-learn's pairwise kernels (the exponential kernel: its Matern kernel with nu = 1/2); blockwise Gram = direct
+Gram; gamma = "scale"; coef0 = None resolves to each kernel's default."""
 import numpy as np
 import pytest
+from sklearn.gaussian_process.kernels import Matern
 from sklearn.metrics import pairwise
 
 from mllib.kernels import functions, gram, is_psd, kernel_diagonal, kernel_params, quadratic_features
 
 PARAMS = {"linear": {}, "poly": {"gamma": 0.5, "coef0": 1.0, "degree": 3}, "rbf": {"gamma": 0.7},
-          "inverse_multiquadric": {"c": 0.8}, "sigmoid": {"gamma": 0.1, "coef0": -0.5}}
+          "exponential": {"gamma": 0.7}, "inverse_multiquadric": {"c": 0.8}, "sigmoid": {"gamma": 0.1, "coef0": -0.5}}
 
 
 def _points(seed=0, n=50, d=4):
     return np.random.default_rng(seed).normal(size=(n, d))
 
 
-@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "inverse_multiquadric"])
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "exponential", "inverse_multiquadric"])
 def test_mercer_kernels_give_symmetric_psd_gram_matrices(kernel):
     X = _points()
     K = gram(X, kernel=kernel, **PARAMS[kernel])
     np.testing.assert_array_equal(K, K.T)
     assert is_psd(K)
     assert np.linalg.eigvalsh(K).min() >= -1e-10 * np.abs(K).max()
+    # clustered points (near-duplicates) are the hard case for the exponential kernel's square root
+    near = np.repeat(X[:10], 5, axis=0) + 1e-6 * _points(11, n=50)
+    assert is_psd(gram(near, kernel=kernel, **PARAMS[kernel]))
 
 
 def test_is_psd_rejects_indefinite_and_asymmetric_matrices():
@@ -54,15 +59,20 @@ def test_catalogue_values():
     assert np.isclose(gram([[0.0, 0.0]], [[1.0, 1.0]], "rbf", gamma=1 / (2 * sigma**2))[0, 0], np.exp(-2 / (2 * sigma**2)))
     # inverse multiquadric 1 / sqrt(||x - y||^2 + c^2)
     assert np.isclose(gram([[0.0, 0.0]], [[3.0, 4.0]], "inverse_multiquadric", c=2.0)[0, 0], 1 / np.sqrt(29.0))
+    # exponential exp(-|(x - x') / l|) (seed 002 G2, gamma-exponential with exponent 1), l = 0.2: gamma = 1 / l;
+    # in R^2 the distance is Euclidean, ||(3, 4)|| = 5
+    assert np.isclose(gram([[-0.5]], [[0.5]], "exponential", gamma=1 / 0.2)[0, 0], np.exp(-5.0))
+    assert np.isclose(gram([[0.0, 0.0]], [[3.0, 4.0]], "exponential", gamma=0.1)[0, 0], np.exp(-0.5))
 
 
-@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "exponential", "sigmoid"])
 def test_kernels_match_scikit_learn(kernel):
     X, Y = _points(4, n=40), _points(5, n=25)
     p = PARAMS[kernel]
     ref = {"linear": lambda: pairwise.linear_kernel(X, Y),
            "poly": lambda: pairwise.polynomial_kernel(X, Y, **p),
            "rbf": lambda: pairwise.rbf_kernel(X, Y, **p),
+           "exponential": lambda: Matern(length_scale=1 / p["gamma"], nu=0.5)(X, Y),
            "sigmoid": lambda: pairwise.sigmoid_kernel(X, Y, **p)}[kernel]()
     np.testing.assert_allclose(gram(X, Y, kernel, **p), ref, rtol=1e-12, atol=1e-14)
 
@@ -76,7 +86,10 @@ def test_blockwise_gram_diagonal_and_gram_dot_agree_with_direct(kernel, monkeypa
     np.testing.assert_allclose(gram(X, Y, kernel, **p), direct, rtol=1e-13, atol=1e-14)
     coef = np.random.default_rng(8).normal(size=(23, 2))
     np.testing.assert_allclose(functions.gram_dot(X, Y, coef, kernel, **p), direct @ coef, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(kernel_diagonal(X, kernel, **p), np.diag(gram(X, X, kernel, **p)), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(kernel_diagonal(X, kernel, **p), np.diag(gram(X, kernel=kernel, **p)), rtol=1e-12,
+                               atol=1e-12)
+    # given Y = X explicitly, the exponential's diagonal is exp(-gamma sqrt(rounding of |x|^2 + |x|^2 - 2 x.x))
+    np.testing.assert_allclose(kernel_diagonal(X, kernel, **p), np.diag(gram(X, X, kernel, **p)), rtol=1e-7)
 
 
 def test_kernel_params_resolution_and_errors():
@@ -86,10 +99,18 @@ def test_kernel_params_resolution_and_errors():
     assert kernel_params("poly", X, gamma=2, degree=2, coef0=1) == {"gamma": 2.0, "degree": 2, "coef0": 1.0}
     assert kernel_params("linear", X) == {}
     assert kernel_params("inverse_multiquadric", X, coef0=1.5) == {"c": 1.5}
+    # coef0 = None: the kernel's default (0 as libsvm for poly / sigmoid, c = 1 for the inverse multiquadric)
+    assert kernel_params("inverse_multiquadric", X) == {"c": 1.0}
+    assert kernel_params("sigmoid", X, gamma=1.0) == {"gamma": 1.0, "coef0": 0.0}
+    # "scale": one length scale l = sqrt(d Var X) for both distance kernels: rbf gamma = 1 / l^2, exponential 1 / l
+    assert np.isclose(kernel_params("exponential", X)["gamma"], 1 / np.sqrt(4 * X.var()))
+    assert np.isclose(kernel_params("exponential", X, gamma="auto")["gamma"], 0.5)
+    assert kernel_params("exponential", X, gamma=5.0) == {"gamma": 5.0}
     assert kernel_params("rbf", np.ones((5, 2))) == {"gamma": 1.0}  # constant X: Var = 0
     for kwargs, match in [({"kernel": "laplace"}, "kernel must"), ({"kernel": "rbf", "gamma": -1.0}, "gamma must"),
                           ({"kernel": "poly", "degree": 0}, "degree must"),
-                          ({"kernel": "inverse_multiquadric", "coef0": 0.0}, "c = coef0 > 0")]:
+                          ({"kernel": "inverse_multiquadric", "coef0": 0.0}, "c = coef0 > 0"),
+                          ({"kernel": "poly", "coef0": "one"}, "coef0 must be a finite number")]:
         with pytest.raises(ValueError, match=match):
             kernel_params(X=X, **kwargs)
     with pytest.raises(ValueError, match="kernel must"):

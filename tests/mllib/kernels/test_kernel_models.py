@@ -4,7 +4,8 @@ Oracles: kernel ridge with a linear kernel equals primal ridge (X^T X + lambda I
 either side) and scikit-learn's KernelRidge; lambda -> 0 interpolates; sample weights = repeated rows.
 Kernel PCA equals scikit-learn's KernelPCA up to sign, with a linear kernel equals linear PCA scores, training
 scores have variance lambda_j / n. Nystroem with every row as a landmark reproduces K exactly; the error
-shrinks with more landmarks; features match scikit-learn's Nystroem given the same landmarks.
+shrinks with more landmarks; features match scikit-learn's Nystroem given the same landmarks. Every kernel
+estimator fits with every Mercer kernel and its default hyperparameters (the inverse multiquadric's c = 1 throughout).
 """
 import numpy as np
 import pytest
@@ -13,7 +14,9 @@ from sklearn.decomposition import KernelPCA as SkKernelPCA
 from sklearn.kernel_approximation import Nystroem as SkNystroem
 from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
 
+from mllib.gaussian_process import GaussianProcessClassifier, GaussianProcessRegressor
 from mllib.kernels import KernelPCA, KernelRidge, Nystroem, gram
+from mllib.svm import SVC
 
 
 def _regression(seed=0, n=80, d=3):
@@ -102,3 +105,15 @@ def test_nystroem_matches_scikit_learn_with_the_same_landmarks():
     ref = SkNystroem(gamma=0.3, n_components=25).fit(X[m.component_indices_])  # all of them become landmarks
     Z, Z_ref = m.transform(X), ref.transform(X)
     np.testing.assert_allclose(Z @ Z.T, Z_ref @ Z_ref.T, rtol=1e-8, atol=1e-10)  # same kernel approximation
+
+
+@pytest.mark.parametrize("estimator", [KernelRidge, KernelPCA, Nystroem, GaussianProcessRegressor,
+                                       GaussianProcessClassifier, SVC])
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "exponential", "inverse_multiquadric"])
+def test_every_estimator_fits_every_mercer_kernel_with_its_defaults(estimator, kernel):
+    X, y = _regression(9, n=40)
+    target = (y > np.median(y)).astype(int) if estimator in (GaussianProcessClassifier, SVC) else y
+    m = estimator(kernel=kernel).fit(X, target)
+    if kernel == "inverse_multiquadric":
+        assert m.kernel_params_ == {"c": 1.0}
+    assert np.all(np.isfinite(m.predict(X) if hasattr(m, "predict") else m.transform(X)))

@@ -1,8 +1,10 @@
 """LogisticRegression (seed 002 catalogue C3/C4): objective -sum log-lik + lam ||w||^2 with the intercept unpenalised.
 
 Oracles: optimality X^T (p - y) = -2 lam w and sum(p - y) = 0 (so mean(p) = mean(y) for every lam, the intercept
-being free); gradient and Hessian match finite differences; scipy.optimize.minimize on an independently written
-objective; scikit-learn with C = 1/(2 lam); integer sample weights = repeated rows; probabilities and log-odds."""
+being free); gradient and Hessian match finite differences (binary and softmax); scipy.optimize.minimize on an
+independently written objective; scikit-learn with C = 1/(2 lam); multinomial Newton == L-BFGS; two classes with
+the reference class fixed are exactly binary logistic regression (C4); integer sample weights = repeated rows;
+probabilities and log-odds."""
 import numpy as np
 import pytest
 from scipy import optimize
@@ -10,7 +12,7 @@ from scipy.special import expit, softmax
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 from mllib.linear import LogisticRegression
-from mllib.linear.logistic import _binary_loss, _softmax_loss
+from mllib.linear.logistic import _binary_loss, _softmax_hessian, _softmax_loss
 
 
 def _binary_problem(seed, n=150, d=4):
@@ -83,10 +85,11 @@ def test_weighted_stationarity():
     assert abs(w @ (p - y)) < 1e-7
 
 
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
 @pytest.mark.parametrize("lam", [0.0, 0.5])
-def test_multinomial_stationarity(lam):
+def test_multinomial_stationarity(solver, lam):
     X, y = _multiclass_problem(3)
-    model = LogisticRegression(lam=lam, tol=1e-10, max_iter=1000).fit(X, y)
+    model = LogisticRegression(lam=lam, solver=solver, tol=1e-10, max_iter=1000).fit(X, y)
     P = model.predict_proba(X)
     Y = np.eye(3)[y]
     np.testing.assert_allclose(X.T @ (P - Y), -2 * lam * model.coef_.T, atol=1e-5)
@@ -120,12 +123,15 @@ def test_binary_gradient_and_hessian_match_finite_differences():
     np.testing.assert_allclose(H, fd_H, rtol=1e-6, atol=1e-6)
 
 
+def _softmax_point(seed, n):
+    """A 3-class problem with intercept column, one-hot targets, weights and a random B (3 x 3, flattened)."""
+    X, y = _multiclass_problem(seed, n=n, d=2)
+    rng = np.random.default_rng(seed + 100)
+    return np.hstack([np.ones((n, 1)), X]), np.eye(3)[y], rng.uniform(0.5, 2.0, size=n), rng.normal(size=9)
+
+
 def test_softmax_gradient_matches_finite_differences():
-    X, y = _multiclass_problem(5, n=30, d=2)
-    X1 = np.hstack([np.ones((30, 1)), X])
-    Y = np.eye(3)[y]
-    w = np.random.default_rng(2).uniform(0.5, 2.0, size=30)
-    flat = np.random.default_rng(3).normal(size=9)
+    X1, Y, w, flat = _softmax_point(5, 30)
     lam = 0.6
 
     def objective(f):
@@ -139,6 +145,57 @@ def test_softmax_gradient_matches_finite_differences():
     h = 1e-6
     fd = np.array([(objective(flat + h * e) - objective(flat - h * e)) / (2 * h) for e in np.eye(9)])
     np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-6)
+
+
+def test_softmax_hessian_matches_finite_differences_and_is_singular_along_shifts():
+    X1, Y, w, flat = _softmax_point(18, 40)
+    lam = 0.6
+    B = flat.reshape(3, 3)
+    # blocks X^T W_cd X + 2 [c = d] lam I (catalogue C4), the intercept row unpenalised
+    H = _softmax_hessian(X1, softmax(X1 @ B, axis=1), w) + np.diag(np.r_[np.zeros(3), np.full(6, 2 * lam)])
+    h = 1e-6
+    fd = np.column_stack([(_softmax_loss(flat + h * e, X1, Y, w, lam)[1] - _softmax_loss(flat - h * e, X1, Y, w, lam)[1])
+                          / (2 * h) for e in np.eye(9)])
+    np.testing.assert_allclose(H, fd, rtol=1e-6, atol=1e-6)
+    # shifting every class by the same vector v leaves p unchanged: the NLL part of H annihilates v 1^T
+    nll_H = _softmax_hessian(X1, softmax(X1 @ B, axis=1), w)
+    shift = np.outer(np.array([0.3, -1.2, 0.7]), np.ones(3)).ravel()
+    np.testing.assert_allclose(nll_H @ shift, 0.0, atol=1e-12 * np.abs(nll_H).max())
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.3, 5.0])
+def test_multinomial_newton_and_lbfgs_reach_the_same_optimum(lam):
+    X, y = _multiclass_problem(19, n=200, d=4, k=4)
+    newton = LogisticRegression(lam=lam, solver="newton").fit(X, y)
+    lbfgs = LogisticRegression(lam=lam, solver="lbfgs", tol=1e-11, max_iter=1000).fit(X, y)
+    assert newton.n_iter_ <= 10
+    # L-BFGS stops once the loss stops decreasing in float64, ~1e-7 from the optimum on these O(1) coefficients
+    np.testing.assert_allclose(newton.coef_, lbfgs.coef_, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(newton.intercept_, lbfgs.intercept_, rtol=0, atol=1e-6)
+    # the Newton steps never move along the softmax shift: the free intercepts stay centred
+    assert abs(newton.intercept_.sum()) < 1e-12 * np.abs(newton.intercept_).max() * 4
+
+
+def test_two_classes_softmax_with_a_reference_class_is_binary_logistic():
+    """Catalogue C4: with M = 2 and f(0, x) = 0 (reference class) the softmax model is exactly binary logistic
+    regression. Without a reference class the fitted classes are symmetric, (b_1, w_1) = -(b_0, w_0), so the
+    penalty lam (||w_0||^2 + ||w_1||^2) = lam / 2 ||w_1 - w_0||^2: softmax with 2 lam == binary with lam."""
+    X, y = _binary_problem(20)
+    X1 = np.hstack([np.ones((y.size, 1)), X])
+    w = np.random.default_rng(8).uniform(0.5, 2.0, size=y.size)
+    lam = 0.4
+    beta = np.random.default_rng(9).normal(size=X1.shape[1])
+    binary_loss, binary_grad, _ = _binary_loss(beta, X1, y.astype(float), w, lam)
+    reference = np.column_stack([np.zeros_like(beta), beta])
+    loss, grad = _softmax_loss(reference.ravel(), X1, np.eye(2)[y], w, lam)
+    assert loss == pytest.approx(binary_loss, rel=1e-13)
+    np.testing.assert_allclose(grad.reshape(-1, 2)[:, 1], binary_grad, rtol=1e-12, atol=1e-12)
+    # the fitted softmax model (multinomial Newton forced on two classes) against the binary fit
+    binary = LogisticRegression(lam=lam, solver="newton").fit(X, y, sample_weight=w)
+    B = LogisticRegression(lam=2 * lam, solver="newton")._fit_newton(X1, np.eye(2)[y], w, binary=False)
+    np.testing.assert_allclose(B[:, 0], -B[:, 1], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(B[1:, 1] - B[1:, 0], binary.coef_[0], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(B[0, 1] - B[0, 0], binary.intercept_[0], rtol=1e-9, atol=1e-12)
 
 
 def test_newton_converges_in_a_few_iterations():
@@ -176,13 +233,14 @@ def test_binary_agrees_with_sklearn(solver, lam, seed):
     np.testing.assert_array_equal(model.predict(X), ref.predict(X))
 
 
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
 @pytest.mark.parametrize("lam", [0.1, 1.0])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_multinomial_lbfgs_agrees_with_sklearn(lam, seed):
+def test_multinomial_agrees_with_sklearn(solver, lam, seed):
     X, y = _multiclass_problem(seed, n=200, d=4, k=3)
     labels = np.array(["ant", "bee", "cat"])[y]
     ref = SkLogisticRegression(C=1 / (2 * lam), solver="newton-cholesky", tol=1e-12, max_iter=1000).fit(X, labels)
-    model = LogisticRegression(lam=lam, solver="lbfgs").fit(X, labels)
+    model = LogisticRegression(lam=lam, solver=solver).fit(X, labels)
     np.testing.assert_array_equal(model.classes_, ref.classes_)
     np.testing.assert_allclose(model.coef_, ref.coef_, rtol=1e-4, atol=1e-8)
     # softmax intercepts are identified only up to a common shift: compare them centred
@@ -211,11 +269,12 @@ def test_integer_sample_weights_equal_repeating_rows(solver):
     np.testing.assert_allclose(_params(weighted), _params(repeated), rtol=1e-6, atol=1e-9)
 
 
-def test_integer_sample_weights_equal_repeating_rows_multinomial():
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
+def test_integer_sample_weights_equal_repeating_rows_multinomial(solver):
     X, y = _multiclass_problem(11, n=60)
     w = np.random.default_rng(5).integers(0, 4, size=60)
-    weighted = LogisticRegression(lam=0.4).fit(X, y, sample_weight=w)
-    repeated = LogisticRegression(lam=0.4).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    weighted = LogisticRegression(lam=0.4, solver=solver).fit(X, y, sample_weight=w)
+    repeated = LogisticRegression(lam=0.4, solver=solver).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
     np.testing.assert_allclose(weighted.coef_, repeated.coef_, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(weighted.intercept_, repeated.intercept_, rtol=1e-5, atol=1e-7)
 
@@ -274,8 +333,5 @@ def test_errors():
         LogisticRegression(lam=-1.0).fit(X, y)
     with pytest.raises(ValueError, match="lam must be >= 0"):
         LogisticRegression(lam=np.nan).fit(X, y)
-    Xm, ym = _multiclass_problem(17, n=30)
-    with pytest.raises(ValueError, match="newton.*binary"):
-        LogisticRegression(solver="newton").fit(Xm, ym)
     with pytest.raises(ValueError, match="single class"):
         LogisticRegression().fit(X, np.ones(20))

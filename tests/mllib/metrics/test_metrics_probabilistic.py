@@ -160,6 +160,36 @@ def test_climatology_forecast_has_no_reliability_or_resolution():
     assert parts["brier"] == pytest.approx(parts["uncertainty"], abs=1e-15)
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("n_bins", [None, 1, 3, 10])
+def test_weighted_decomposition_sums_exactly_and_matches_the_weighted_brier(seed, n_bins):
+    y, p, w = _binary_case(seed, rounded=n_bins is None)
+    parts = brier_decomposition(y, p, n_bins=n_bins, sample_weight=w)
+    total = parts["reliability"] - parts["resolution"] + parts["uncertainty"] + parts["within_bin"]
+    assert total == pytest.approx(parts["brier"], abs=1e-12)
+    assert parts["brier"] == pytest.approx(skm.brier_score_loss(y, p, sample_weight=w), abs=1e-12)
+    base_rate = np.sum(w * y) / np.sum(w)
+    assert parts["uncertainty"] == pytest.approx(base_rate * (1 - base_rate), abs=1e-15)
+    if n_bins is None:
+        assert parts["within_bin"] == 0.0
+    # the weights matter: the unweighted decomposition differs
+    assert parts["reliability"] != pytest.approx(brier_decomposition(y, p, n_bins=n_bins)["reliability"], abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("n_bins", [None, 4])
+def test_integer_weights_equal_repeated_rows_and_zero_weight_rows_are_left_out(seed, n_bins):
+    y, p, _ = _binary_case(seed, rounded=True)
+    w = np.random.default_rng(seed).integers(0, 4, y.size)
+    w[0] = 1
+    weighted = brier_decomposition(y, p, n_bins=n_bins, sample_weight=w)
+    repeated = brier_decomposition(np.repeat(y, w), np.repeat(p, w), n_bins=n_bins)
+    assert weighted.keys() == repeated.keys()
+    for key in weighted:
+        assert weighted[key] == pytest.approx(repeated[key], abs=1e-12), key
+    assert brier_decomposition(y, p, n_bins=n_bins, sample_weight=np.ones(y.size)) == brier_decomposition(y, p, n_bins)
+
+
 # --- bad inputs -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("func", [log_loss, brier_score, brier_decomposition])
@@ -196,3 +226,7 @@ def test_decomposition_argument_errors():
         brier_decomposition([0, 1], [0.5, 0.5], n_bins=0)
     with pytest.raises(ValueError, match="n_bins"):
         brier_decomposition([0, 1], [0.5, 0.5], n_bins=2.5)
+    with pytest.raises(ValueError, match="sample_weight must have shape"):
+        brier_decomposition([0, 1], [0.5, 0.5], sample_weight=[1.0])
+    with pytest.raises(ValueError, match="sample_weight must be finite, non-negative and not all zero"):
+        brier_decomposition([0, 1], [0.5, 0.5], sample_weight=[0.0, 0.0])

@@ -434,3 +434,95 @@ def test_grouped_resampling_splitters_need_groups():
     for splitter in (RepeatedGroupKFold(), RepeatedStratifiedGroupKFold(), GroupShuffleSplit(), GroupBootstrap()):
         with pytest.raises(ValueError, match="needs groups"):
             list(splitter.split(y=np.tile([0, 1], 10)))
+
+
+# ---- property tests: shuffle-split, bootstrap, LOOCV ----
+
+def _sorted_unique_int64(idx):
+    assert idx.dtype == np.int64 and np.all(np.diff(idx) > 0)
+
+
+@st.composite
+def hold_out_sizes(draw, n):
+    """(test_size, train_size, expected n_test, expected n_train) for n items: fractions or counts, train optional."""
+    if draw(st.booleans()):
+        test_size = draw(st.floats(0.01, 0.99))
+        n_test = int(np.ceil(test_size * n))
+    else:
+        test_size = n_test = draw(st.integers(1, n - 1))
+    if n_test >= n or draw(st.booleans()):
+        return test_size, None, n_test, n - n_test
+    n_train = draw(st.integers(1, n - n_test))
+    return test_size, n_train, n_test, n_train
+
+
+@PROPS
+@given(n=st.integers(2, 150), data=st.data(), n_splits=st.integers(1, 5), seed=st.integers(0, 2**31))
+def test_shuffle_split_sizes_and_disjointness(n, data, n_splits, seed):
+    test_size, train_size, n_test, n_train = data.draw(hold_out_sizes(n))
+    if n_test >= n:  # a fraction close to 1 leaves no training row: refused
+        with pytest.raises(ValueError, match="test_size"):
+            list(ShuffleSplit(n_splits, test_size=test_size, random_state=seed).split(np.zeros(n)))
+        return
+    splits = list(ShuffleSplit(n_splits, test_size=test_size, train_size=train_size, random_state=seed).split(np.zeros(n)))
+    assert len(splits) == n_splits
+    for train, test in splits:
+        _sorted_unique_int64(train)
+        _sorted_unique_int64(test)
+        assert (test.size, train.size) == (n_test, n_train)
+        assert np.intersect1d(train, test).size == 0 and train.max(initial=0) < n and test.max() < n
+
+
+@PROPS
+@given(seed=st.integers(0, 10_000), n_groups=st.integers(3, 40), data=st.data())
+def test_group_shuffle_split_sizes_count_groups_and_never_share_one(seed, n_groups, data):
+    y, groups = _grouped_problem(seed, n_groups)
+    test_size, train_size, n_test, n_train = data.draw(hold_out_sizes(n_groups))
+    if n_test >= n_groups:
+        return
+    splitter = GroupShuffleSplit(3, test_size=test_size, train_size=train_size, random_state=seed)
+    for train, test in splitter.split(y=y, groups=groups):
+        _sorted_unique_int64(train)
+        _sorted_unique_int64(test)
+        assert np.unique(groups[test]).size == n_test and np.unique(groups[train]).size == n_train
+        assert not set(groups[train]) & set(groups[test])
+        # whole groups: every row of a drawn group is on its side
+        assert np.array_equal(test, np.flatnonzero(np.isin(groups, groups[test])))
+        assert np.array_equal(train, np.flatnonzero(np.isin(groups, groups[train])))
+
+
+@PROPS
+@given(n=st.integers(1, 120), b=st.integers(1, 5), seed=st.integers(0, 2**31))
+def test_bootstrap_oob_is_the_complement_of_the_drawn_rows(n, b, seed):
+    splits = list(Bootstrap(b, random_state=seed).split(np.zeros(n)))
+    assert len(splits) == b
+    for train, test in splits:
+        assert train.dtype == np.int64 and train.size == n and np.all(np.diff(train) >= 0)  # n draws, repeats kept
+        assert train.min() >= 0 and train.max() < n
+        _sorted_unique_int64(test)
+        assert np.array_equal(test, np.setdiff1d(np.arange(n), train))
+
+
+@PROPS
+@given(seed=st.integers(0, 10_000), n_groups=st.integers(2, 40), b=st.integers(1, 4))
+def test_group_bootstrap_draws_n_groups_whole_and_oob_is_the_undrawn_groups(seed, n_groups, b):
+    y, groups = _grouped_problem(seed, n_groups)
+    for train, test in GroupBootstrap(b, random_state=seed).split(y=y, groups=groups):
+        assert not set(groups[train]) & set(groups[test])
+        _sorted_unique_int64(test)
+        copies = np.bincount(train, minlength=y.size)
+        # a drawn group's rows all come the same number of times; the draws add up to n_groups groups
+        per_group = {g: np.unique(copies[groups == g]) for g in np.unique(groups)}
+        assert all(c.size == 1 for c in per_group.values())
+        assert sum(int(c[0]) for c in per_group.values()) == n_groups
+        assert np.array_equal(test, np.flatnonzero(copies == 0))
+
+
+@PROPS
+@given(n=st.integers(2, 60))
+def test_leave_one_out_validates_each_row_once_alone(n):
+    splits = list(LeaveOneOut().split(np.zeros((n, 2))))
+    assert len(splits) == n == LeaveOneOut().get_n_splits(np.zeros(n))
+    _check_partition(splits, n)
+    for i, (train, test) in enumerate(splits):
+        assert test.tolist() == [i] and train.size == n - 1

@@ -1,15 +1,19 @@
 """kNN / Parzen (catalogue 002 P5-P6, 001-004 7.7): kd-tree neighbours == brute force == scipy cKDTree (indices
 and distances), kd-tree invariants (every point in exactly one leaf, split invariant), predictions and
 probabilities identical to scikit-learn KNeighborsClassifier / Regressor (uniform and distance weights), 1-NN
-training accuracy 1, k = n gives the prior / mean, Parzen posteriors written out directly, Epanechnikov support,
-integer weights = repeated rows (Parzen), empty windows fall back to the priors."""
+training accuracy 1, k = n gives the prior / mean, Parzen posteriors written out directly (kd-tree radius query and
+brute force), kd-tree window sums == written-out sums (boundary rows inclusive), box window == scikit-learn's
+RadiusNeighborsClassifier / Regressor, Epanechnikov support, integer weights = repeated rows (Parzen), empty windows
+fall back to the priors."""
 import numpy as np
 import pytest
 from scipy.spatial import cKDTree
 from sklearn.neighbors import KNeighborsClassifier as SkKNN
 from sklearn.neighbors import KNeighborsRegressor as SkKNNRegressor
+from sklearn.neighbors import RadiusNeighborsClassifier, RadiusNeighborsRegressor
 
-from mllib.neighbors import KNeighborsClassifier, KNeighborsRegressor, brute_kneighbors, build_kdtree, kdtree_query
+from mllib.neighbors import (KNeighborsClassifier, KNeighborsRegressor, brute_kneighbors, build_kdtree, kdtree_query,
+                             kdtree_window_sums)
 
 
 def _problem(seed, n=300, d=3, k=3):
@@ -55,6 +59,35 @@ def test_kdtree_handles_duplicate_points_like_brute_force():
     np.testing.assert_array_equal(it, ib)  # ties ordered by training index in both
 
 
+def _written_out_window_sums(X, Q, h, V, epanechnikov):
+    s2 = ((Q[:, None, :] - X[None]) ** 2).sum(-1) / h**2
+    K = np.where(s2 <= 1, 0.75 * (1 - s2) if epanechnikov else 1.0, 0.0)
+    return K @ V
+
+
+@pytest.mark.parametrize("epanechnikov", [False, True])
+@pytest.mark.parametrize("d", [1, 2, 5, 10])
+@pytest.mark.parametrize("leaf_size", [1, 8, 40])
+def test_kdtree_window_sums_equal_written_out_sums(epanechnikov, d, leaf_size):
+    rng = np.random.default_rng(d)
+    X, Q, V = rng.normal(size=(400, d)), rng.normal(size=(60, d)), rng.normal(size=(400, 3))
+    index, nodes, split = build_kdtree(X, leaf_size)
+    for h in (0.3, 1.0, 2.5, 50.0):  # from mostly empty windows to every row in every window
+        got = kdtree_window_sums(X, index, nodes, split, Q, h, V, epanechnikov)
+        np.testing.assert_allclose(got, _written_out_window_sums(X, Q, h, V, epanechnikov), rtol=1e-12, atol=1e-12)
+
+
+def test_kdtree_window_includes_rows_exactly_on_its_edge():
+    # integer grid, repeated points: distances are exact, many rows lie at exactly h (box: inside) and on the planes
+    X = np.repeat(np.random.default_rng(2).integers(0, 6, size=(80, 3)).astype(float), 2, axis=0)
+    Q = np.random.default_rng(3).integers(-1, 7, size=(50, 3)).astype(float)
+    V = np.ones((X.shape[0], 1))
+    index, nodes, split = build_kdtree(X, 3)
+    for h in (1.0, 2.0, np.sqrt(2.0), 3.0):
+        counts = kdtree_window_sums(X, index, nodes, split, Q, h, V, False)[:, 0]
+        np.testing.assert_array_equal(counts, (((Q[:, None, :] - X[None]) ** 2).sum(-1) <= h * h).sum(1))
+
+
 @pytest.mark.parametrize("algorithm", ["kd_tree", "brute"])
 @pytest.mark.parametrize("weights", ["uniform", "distance"])
 @pytest.mark.parametrize("k", [1, 4, 15])
@@ -90,30 +123,47 @@ def test_one_nn_reproduces_training_labels_and_k_equals_n_gives_priors():
     np.testing.assert_allclose(r.predict(X[:5]), X[:, 0].mean())
 
 
+@pytest.mark.parametrize("algorithm", ["auto", "brute"])  # auto: kd-tree for box and Epanechnikov
 @pytest.mark.parametrize("kernel", ["box", "epanechnikov", "gaussian"])
-def test_parzen_posteriors_written_out(kernel):
+def test_parzen_posteriors_written_out(kernel, algorithm):
     X, y = _problem(8, n=150)
     Xq = _problem(9, n=40)[0]
     h = 1.3
-    model = KNeighborsClassifier(bandwidth=h, kernel=kernel).fit(X, y)
+    model = KNeighborsClassifier(bandwidth=h, kernel=kernel, algorithm=algorithm).fit(X, y)
     s = np.sqrt(((Xq[:, None, :] - X[None]) ** 2).sum(-1)) / h
     K = {"box": (s <= 1) * 1.0, "epanechnikov": np.maximum(0.75 * (1 - s**2), 0), "gaussian": np.exp(-s**2 / 2)}[kernel]
     votes = np.column_stack([K[:, y == c].sum(1) for c in range(3)])
     has = votes.sum(1) > 0
     np.testing.assert_allclose(model.predict_proba(Xq)[has], votes[has] / votes[has].sum(1, keepdims=True), atol=1e-10)
     np.testing.assert_allclose(model.predict_proba(Xq)[~has], np.tile(np.bincount(y) / 150, ((~has).sum(), 1)))
-    reg = KNeighborsRegressor(bandwidth=h, kernel=kernel).fit(X, X[:, 1])
+    reg = KNeighborsRegressor(bandwidth=h, kernel=kernel, algorithm=algorithm).fit(X, X[:, 1])
     expected = np.where(has, (K @ X[:, 1]) / np.where(has, K.sum(1), 1), X[:, 1].mean())
     np.testing.assert_allclose(reg.predict(Xq), expected, rtol=1e-9, atol=1e-12)
 
 
-def test_epanechnikov_kernel_integrates_to_one_with_compact_support():
+@pytest.mark.parametrize("algorithm", ["kd_tree", "brute"])
+def test_epanechnikov_kernel_integrates_to_one_with_compact_support(algorithm):
     # the 1-D Parzen regressor's weights: K(s) = 3/4 (1 - s^2) on |s| <= 1
     grid = np.linspace(-2, 2, 40001)
-    model = KNeighborsRegressor(bandwidth=1.0, kernel="epanechnikov").fit(np.zeros((1, 1)), [1.0])
-    _, w = model._neighbour_weights(grid[:, None])
-    assert np.trapezoid(w[:, 0], grid) == pytest.approx(1.0, abs=1e-6)
-    assert (w[np.abs(grid) > 1, 0] == 0).all()
+    model = KNeighborsRegressor(bandwidth=1.0, kernel="epanechnikov", algorithm=algorithm).fit(np.zeros((1, 1)), [1.0])
+    w = model._window_sums(grid[:, None], np.ones((1, 1)))[:, 0]
+    assert np.trapezoid(w, grid) == pytest.approx(1.0, abs=1e-6)
+    assert (w[np.abs(grid) > 1] == 0).all()
+
+
+@pytest.mark.parametrize("algorithm", ["kd_tree", "brute"])
+def test_box_window_equals_sklearn_radius_neighbours(algorithm):
+    X, y = _problem(14, n=400)
+    Xq = _problem(15, n=120)[0]
+    h = 0.9
+    ours = KNeighborsClassifier(bandwidth=h, kernel="box", algorithm=algorithm).fit(X, y)
+    ref = RadiusNeighborsClassifier(radius=h, outlier_label="most_frequent").fit(X, y)
+    has = np.array([idx.size > 0 for idx in ref.radius_neighbors(Xq, return_distance=False)])
+    assert 0 < has.sum() < has.size  # both kinds of windows occur
+    np.testing.assert_allclose(ours.predict_proba(Xq)[has], ref.predict_proba(Xq)[has], atol=1e-12)
+    reg = KNeighborsRegressor(bandwidth=h, kernel="box", algorithm=algorithm).fit(X, X[:, 2])
+    np.testing.assert_allclose(reg.predict(Xq[has]), RadiusNeighborsRegressor(radius=h).fit(X, X[:, 2]).predict(Xq[has]),
+                               rtol=1e-12, atol=1e-12)
 
 
 def test_parzen_integer_weights_equal_repeated_rows():
@@ -139,6 +189,8 @@ def test_auto_uses_the_tree_in_low_dimension_only():
     assert not hasattr(KNeighborsClassifier().fit(Xh, y[:50]), "tree_nodes_")
     model = KNeighborsClassifier(algorithm="kd_tree").fit(X, y)
     assert not hasattr(model.set_params(algorithm="brute").fit(X, y), "tree_nodes_")
+    assert hasattr(KNeighborsClassifier(bandwidth=1.0, kernel="epanechnikov").fit(X, y), "tree_nodes_")
+    assert not hasattr(KNeighborsClassifier(bandwidth=1.0, kernel="gaussian").fit(X, y), "tree_nodes_")
 
 
 def test_errors():
@@ -149,5 +201,7 @@ def test_errors():
         KNeighborsClassifier(algorithm="ball_tree").fit(X, y)
     with pytest.raises(ValueError, match="bandwidth must be > 0"):
         KNeighborsClassifier(bandwidth=0.0).fit(X, y)
+    with pytest.raises(ValueError, match="algorithm='kd_tree' needs a window of finite width"):
+        KNeighborsClassifier(bandwidth=1.0, kernel="gaussian", algorithm="kd_tree").fit(X, y)
     with pytest.raises(ValueError, match="kernel must be one of"):
         KNeighborsRegressor(kernel="tricube").fit(X, X[:, 0])

@@ -1,5 +1,6 @@
 """The leakage property (seed 004, D4:567: everything computed from data is refitted on the training fold only),
-for every transformer of mllib.preprocessing and mllib.decomposition: fit on A, transform rows B.
+for every transformer of mllib.preprocessing and mllib.decomposition and every projection of the features stage
+(lda, pls, kernel_pca, nystroem; the supervised ones fit on A with its labels): fit on A, transform rows B.
 (1) Row-wise independence: changing the values of the other rows of B does not change a given row's transform.
 (2) The fitted state depends only on A: transform does not alter it, and refitting on A gives the same state
     whatever the instance saw before."""
@@ -9,6 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mllib.decomposition import PCA
+from mllib.discriminant import LinearDiscriminantProjection
+from mllib.kernels import KernelPCA, Nystroem
 from mllib.preprocessing import (
     CholeskyWhitening,
     GroupImputer,
@@ -23,9 +26,11 @@ from mllib.preprocessing import (
     SimpleImputer,
     StandardScaler,
 )
+from mllib.regression import PLSRegression
 
 D = 3
-# name -> (factory, kind of data: "gappy" floats with NaN, "codes" small integers, "dense" floats)
+# name -> (factory, kind of data: "gappy" floats with NaN, "codes" small integers, "dense" floats, "labelled"
+# dense floats with three classes for the supervised projections)
 TRANSFORMERS = {
     "simple_imputer": (lambda: SimpleImputer(strategy="median", add_indicator=True), "gappy"),
     "group_imputer": (lambda: GroupImputer(group_column=0, add_indicator=True), "gappy"),
@@ -41,18 +46,31 @@ TRANSFORMERS = {
     "polynomial_features": (lambda: PolynomialFeatures(degree=3), "dense"),
     "rbf_features": (lambda: RBFFeatures(n_centers=5), "dense"),
     "piecewise_features": (lambda: PiecewiseFeatures(kind="linear"), "dense"),
+    "lda": (lambda: LinearDiscriminantProjection(), "labelled"),
+    "pls": (lambda: PLSRegression(n_components=2), "labelled"),
+    "kernel_pca": (lambda: KernelPCA(n_components=3), "dense"),
+    "nystroem": (lambda: Nystroem(n_components=10), "dense"),
 }
 
 
 def _training_rows(kind, seed=0, n=40):
+    """(X, y): y (three classes that depend on X) only for the "labelled" kind, else None."""
     rng = np.random.default_rng(seed)
     if kind == "codes":
-        return rng.integers(0, 4 - seed % 2, size=(n, D)).astype(float)  # odd seeds never see category 3
+        return rng.integers(0, 4 - seed % 2, size=(n, D)).astype(float), None  # odd seeds never see category 3
     X = rng.normal(size=(n, D)) @ rng.normal(size=(D, D))
     if kind == "gappy":
         X[:, 0] = rng.integers(0, 3, size=n)  # group codes for the group imputer
         X[:, 1:][rng.random((n, D - 1)) < 0.25] = np.nan
-    return X
+    if kind != "labelled":
+        return X, None
+    score = X[:, 0] - X[:, 1] + rng.normal(size=n)
+    return X, np.digitize(score, np.quantile(score, [1 / 3, 2 / 3]))
+
+
+def _fit(name, **rows):
+    make, kind = TRANSFORMERS[name]
+    return make().fit(*_training_rows(kind, **rows))
 
 
 def _rows(kind):
@@ -80,9 +98,8 @@ def _assert_same_state(a, b):
 
 @pytest.mark.parametrize("name", sorted(TRANSFORMERS))
 def test_transform_of_a_row_ignores_the_other_rows_and_the_state_depends_only_on_A(name):
-    make, kind = TRANSFORMERS[name]
-    A = _training_rows(kind)
-    est = make().fit(A)
+    _, kind = TRANSFORMERS[name]
+    est = _fit(name)
     state = _state(est)
 
     @settings(max_examples=30, deadline=None)
@@ -100,14 +117,14 @@ def test_transform_of_a_row_ignores_the_other_rows_and_the_state_depends_only_on
 
     check()
     # refitting on A after fitting on something else gives exactly the state of a fresh fit on A
-    other = make().fit(_training_rows(kind, seed=1, n=30)).fit(A)
+    make, kind = TRANSFORMERS[name]
+    other = make().fit(*_training_rows(kind, seed=1, n=30)).fit(*_training_rows(kind))
     _assert_same_state(_state(other), state)
 
 
 @pytest.mark.parametrize("name", sorted(set(TRANSFORMERS) - {"polynomial_features"}))  # its state is data-free
 def test_fitted_state_changes_with_the_training_rows(name):
     # the state comparison above cannot pass vacuously: the state does depend on A
-    make, kind = TRANSFORMERS[name]
-    a, b = _state(make().fit(_training_rows(kind, seed=0))), _state(make().fit(_training_rows(kind, seed=1)))
+    a, b = _state(_fit(name, seed=0)), _state(_fit(name, seed=1))
     with pytest.raises(AssertionError):
         _assert_same_state(a, b)

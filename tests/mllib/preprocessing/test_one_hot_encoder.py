@@ -1,5 +1,6 @@
 """OneHotEncoder: the catalogue oracle (item 18: ["f","m","m"] with categories [f, m, o] -> [[1,0,0],[0,1,0],
-[0,1,0]]), the category list fixed at fit, unseen categories (zeros or error), and agreement with scikit-learn."""
+[0,1,0]]), the category list fixed at fit, unseen categories (zeros or error), agreement with scikit-learn, and
+inverse_transform (round trip; an unseen category's all-zero block -> None, as in scikit-learn)."""
 import numpy as np
 import pytest
 from sklearn.preprocessing import OneHotEncoder as SkOneHotEncoder
@@ -91,6 +92,12 @@ def test_agrees_with_sklearn_on_random_data(seed):
     np.testing.assert_array_equal(ours.transform(X_new), ref.transform(X_new))
     names = ours.get_feature_names_out(["c", "s", "b"])
     assert [n.replace("=", "_") for n in names] == ref.get_feature_names_out(["c", "s", "b"]).tolist()
+    # inverse: an unseen category's all-zero block maps back to None, every seen category to itself
+    back = ours.inverse_transform(ours.transform(X_new))
+    assert back.dtype == object and back.tolist() == ref.inverse_transform(ref.transform(X_new)).tolist()
+    unseen = X_new == "unseen"
+    assert unseen.any() and all(v is None for v in back[unseen])
+    assert back[~unseen].tolist() == X_new[~unseen].tolist()
 
 
 def test_agrees_with_sklearn_with_declared_categories():
@@ -99,3 +106,35 @@ def test_agrees_with_sklearn_with_declared_categories():
     ours = OneHotEncoder(categories=cats).fit(X).transform(X)
     ref = SkOneHotEncoder(categories=cats, sparse_output=False).fit(X).transform(X)
     np.testing.assert_array_equal(ours, ref)
+
+
+# ---------------------------------------------------------------- inverse_transform
+
+
+def test_inverse_transform_round_trips_string_and_numeric_categories():
+    rng = np.random.default_rng(4)
+    X = np.column_stack([rng.choice(["north", "south", "east"], 30), rng.choice(["a", "b"], 30)]).astype(object)
+    enc = OneHotEncoder(handle_unknown="error").fit(X)
+    back = enc.inverse_transform(enc.transform(X))
+    assert back.dtype == object and back.tolist() == X.tolist() and all(type(v) is str for v in back.ravel())
+    X_num = rng.integers(0, 5, size=(30, 2)).astype(float)
+    enc = OneHotEncoder().fit(X_num)
+    back = enc.inverse_transform(enc.transform(X_num))
+    assert back.dtype == np.float64 and np.array_equal(back, X_num)
+    # declared categories that never occur still invert to themselves
+    enc = OneHotEncoder(categories=[["f", "m", "o"]]).fit(np.array([["f"], ["m"]], dtype=object))
+    assert enc.inverse_transform(np.array([[0.0, 0.0, 1.0]])).tolist() == [["o"]]
+
+
+def test_inverse_transform_errors():
+    X = np.array([["a", "x"], ["b", "y"]], dtype=object)
+    enc = OneHotEncoder(handle_unknown="ignore").fit(X)
+    with pytest.raises(ValueError, match="Z has 3 columns but the encoding has 4"):
+        enc.inverse_transform(np.zeros((1, 3)))
+    with pytest.raises(ValueError, match="0/1 indicators"):
+        enc.inverse_transform(np.array([[0.5, 0.5, 1.0, 0.0]]))
+    with pytest.raises(ValueError, match="row 1 of Z has 2 ones in the block of column 1"):
+        enc.inverse_transform(np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 1.0, 1.0]]))
+    strict = OneHotEncoder(handle_unknown="error").fit(X)
+    with pytest.raises(ValueError, match="row 0 of Z has no one in the block of column 0"):
+        strict.inverse_transform(np.array([[0.0, 0.0, 1.0, 0.0]]))

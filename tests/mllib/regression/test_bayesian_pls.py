@@ -6,7 +6,8 @@ prior precision on the intercept; predictive std >= noise std and grows away fro
 posterior reproduces the predictive mean / variance.
 PLS oracles: scikit-learn PLSRegression(scale=False) predictions within 1e-8 (1-D and several targets at tight
 tolerance); scores mutually orthogonal; p = rank gives the OLS fit; p = 1 direction proportional to X^T y
-(z_1 proportional to X X^T y); transform of the training rows == the scores; early stop when y is explained."""
+(z_1 proportional to X X^T y); transform of the training rows == the scores; early stop after one component when
+y lies along one eigen-direction of Xc^T Xc; integer sample weights == repeated rows (also several targets)."""
 import numpy as np
 import pytest
 from sklearn.cross_decomposition import PLSRegression as SkPLS
@@ -126,14 +127,41 @@ def test_pls_scores_are_orthogonal_and_full_rank_pls_is_ols():
     np.testing.assert_allclose(one.x_weights_[:, 0], direction / np.linalg.norm(direction), rtol=1e-12)
 
 
-def test_pls_stops_when_y_is_explained():
+def test_pls_stops_after_one_component_when_y_is_one_informative_direction():
     X, _ = _problem(9, n=40, d=5)
-    y = X[:, 0] * 2.0 - 1.0  # in the span of the first component's deflations
+    Xc = X - X.mean(axis=0)
+    v = np.linalg.svd(Xc, full_matrices=False)[2][0]  # an eigenvector of Xc^T Xc
+    y = 2.0 * Xc @ v - 1.0
+    # w_1 is proportional to Xc^T yc = 2 s_1^2 v, so z_1 = Xc w_1 explains y exactly and X^T y deflates to zero
     model = PLSRegression(5).fit(X, y)
-    assert model.n_components_ <= 5
+    assert model.n_components_ == 1
+    np.testing.assert_allclose(np.abs(model.x_weights_[:, 0]), np.abs(v), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(model.predict(X), y, atol=1e-10)
-    assert model.transform(X).shape == (40, model.n_components_)
-    assert model.get_feature_names_out() == [f"pls{k}" for k in range(model.n_components_)]
+    assert model.transform(X).shape == (40, 1)
+    assert model.get_feature_names_out() == ["pls0"]
+
+
+@pytest.mark.parametrize("targets", [1, 3])
+def test_pls_integer_sample_weights_equal_repeated_rows(targets):
+    X, y = _problem(10, n=50, d=6)
+    Y = y if targets == 1 else np.column_stack([y, X[:, 0] ** 2, X[:, 2] - y])
+    counts = np.random.default_rng(11).integers(0, 4, size=50)
+    Z = np.random.default_rng(12).normal(size=(7, 6))
+    weighted = PLSRegression(3, tol=1e-20, max_iter=5000).fit(X, Y, sample_weight=counts)
+    repeated = PLSRegression(3, tol=1e-20, max_iter=5000).fit(np.repeat(X, counts, axis=0), np.repeat(Y, counts, axis=0))
+    np.testing.assert_allclose(weighted.predict(Z), repeated.predict(Z), rtol=1e-9, atol=1e-9 * np.abs(Y).max())
+    np.testing.assert_allclose(weighted.x_mean_, repeated.x_mean_, rtol=1e-12)
+    np.testing.assert_allclose(weighted.transform(Z), repeated.transform(Z), rtol=1e-9, atol=1e-9)
+    # and the weights matter: unit weights give another fit
+    assert not np.allclose(PLSRegression(3).fit(X, Y).predict(Z), weighted.predict(Z))
+
+
+def test_pls_unit_weights_equal_no_weights():
+    X, y = _problem(13)
+    a = PLSRegression(2).fit(X, y)
+    b = PLSRegression(2).fit(X, y, sample_weight=np.ones(y.size))
+    np.testing.assert_allclose(b.coef_, a.coef_, rtol=1e-12)
+    assert b.intercept_ == pytest.approx(a.intercept_, rel=1e-12)
 
 
 def test_pls_bad_n_components():

@@ -8,6 +8,7 @@ from sklearn.tree import DecisionTreeRegressor as SkRegressor
 from mllib import io as mlio
 from mllib.base import NotFittedError
 from mllib.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from mllib.tree.binning import bin_features
 
 
 def _no_ties(seed, n=400, d=4):
@@ -141,7 +142,15 @@ def test_hist_splitter_is_exact_with_few_values_and_close_with_many():
     np.testing.assert_array_equal(exact.threshold_, hist.threshold_)
     coarse = DecisionTreeClassifier(min_samples_leaf=5, splitter="hist", max_bins=16).fit(X, y)
     assert np.mean(coarse.predict(X) == y) > 0.85
-    assert np.all(np.isin(coarse.threshold_[coarse.feature_ >= 0], np.unique(coarse.threshold_)))
+    # 600 distinct values per feature > 16 bins: quantile bins, and every threshold is one of its feature's
+    # finite upper bin edges
+    _, cuts, n_bins, exact, _ = bin_features(X, 16, quantile_bins=True)
+    assert not exact.any() and np.all(n_bins <= 16)
+    internal = np.flatnonzero(coarse.feature_ >= 0)
+    assert internal.size >= 5
+    for node in internal:
+        f = coarse.feature_[node]
+        assert coarse.threshold_[node] in cuts[f, :n_bins[f] - 1], (node, f)
 
 
 def test_max_features_draws_are_reproducible_and_depend_on_the_seed():

@@ -1,10 +1,10 @@
-"""Impurity functions on hand-computed nodes (seed-001-003-004 catalogue 7.8, seed 000 catalogue I2), and the
+"""Impurity functions on hand-computed nodes (seed-001-003-004 catalogue 7.8 and 6.3, seed 000 catalogue I2), and the
 impurities the compiled tree stores at its nodes agree with them."""
 import numpy as np
 import pytest
 
 from mllib.tree import DecisionTreeClassifier, DecisionTreeRegressor, entropy, gini, impurity_decrease
-from mllib.tree import misclassification, squared_error
+from mllib.tree import misclassification, realboost_z, squared_error
 
 
 def test_hand_computed_impurities():
@@ -13,8 +13,19 @@ def test_hand_computed_impurities():
     assert entropy([5, 5]) == pytest.approx(1.0, abs=1e-15)
     assert entropy([8, 2]) == pytest.approx(0.721928, abs=1e-6)
     assert misclassification([8, 2]) == pytest.approx(0.2, abs=1e-15)
-    for f in (gini, entropy, misclassification):
+    assert realboost_z([8, 2]) == pytest.approx(0.8, abs=1e-15)  # 2 sqrt(0.8 * 0.2)
+    assert realboost_z([3, 3, 3]) == pytest.approx(1.0, abs=1e-15)  # K (prod p_k)^(1/K), uniform: 1
+    for f in (gini, entropy, misclassification, realboost_z):
         assert f([7, 0]) == 0.0  # a pure node
+
+
+def test_realboost_z_of_the_catalogue_bin():
+    """A bin with class masses p = 0.3, q = 0.1 contributes 2 sqrt(0.03) = 0.346410 to Z (catalogue 6.3): its weight
+    times its impurity."""
+    assert 0.4 * realboost_z([0.3, 0.1]) == pytest.approx(0.346410, abs=1e-6)
+    # a split's decrease is the drop of Z: parent (0.3, 0.3) into the bins (0.3, 0.1) and (0, 0.2)
+    assert 0.6 * impurity_decrease([0.3, 0.3], [0.3, 0.1], [0.0, 0.2], "realboost_z") == pytest.approx(
+        2 * np.sqrt(0.09) - 2 * np.sqrt(0.03), abs=1e-12)
 
 
 def test_split_decrease_of_the_catalogue_example():
@@ -33,7 +44,8 @@ def test_variance_equals_pairwise_form():
         np.var(y) - (2 * np.var(y[:2]) + 3 * np.var(y[2:])) / 5, rel=1e-12)
 
 
-@pytest.mark.parametrize("criterion,f", [("gini", gini), ("entropy", entropy), ("misclassification", misclassification)])
+@pytest.mark.parametrize("criterion,f", [("gini", gini), ("entropy", entropy), ("misclassification", misclassification),
+                                         ("realboost_z", realboost_z)])
 def test_tree_node_impurities_match_the_functions(criterion, f):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(120, 3))

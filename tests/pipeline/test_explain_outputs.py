@@ -1,0 +1,93 @@
+"""The explain stage's outputs on a small sample, per kind of model: TreeSHAP for a forest and the linear closed
+form for logistic regression add up to the model's output to 1e-8 relative; LRP z+ (z^B at the standardised,
+partly negative inputs) conserves the MLP's logit; permutation importance comes with Student-t intervals around
+its mean; partial dependence covers the configured number of top features; the plot data and the report's
+figures exist. With a label metric and a cost matrix, the explained decisions are those the evaluate stage made."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pandas as pd
+import pytest
+
+from conftest import MODEL_STAGES, SHARED_STAGES, make_project, run_stages
+from pipeline import paths
+
+PDP_FEATURES = 2
+SMALL = {"search.grid": {}, "split.n_splits": 3, "explain.n_repeats": 3, "explain.n_rows": 15,
+         "explain.n_background": 10, "explain.grid_resolution": 5, "explain.pdp_features": PDP_FEATURES,
+         "model.params": {"random_forest": {"n_estimators": 25, "min_samples_leaf": 10}, "mlp": {"hidden_layer_sizes": [16]}}}
+
+
+@pytest.fixture(scope="module")
+def featurised(tmp_path_factory, sample_csv):
+    root = make_project(tmp_path_factory.mktemp("explain"), sample_csv, **SMALL)
+    with pytest.MonkeyPatch.context() as mp:
+        run_stages(root, mp, SHARED_STAGES)
+    return root
+
+
+def project(featurised, sample_csv, tmp_path, **overrides):
+    """A copy of the featurised project with more dotted params keys overridden (model stages only read them)."""
+    root = tmp_path / "project"
+    shutil.copytree(featurised, root)
+    return make_project(root, sample_csv, **{**SMALL, **overrides})
+
+
+def read(root, path):
+    return json.loads((root / path).read_text())
+
+
+@pytest.mark.parametrize("name, method, relevance", [("random_forest", "tree", None),
+                                                     ("logistic_regression", "linear", None),
+                                                     ("mlp", "kernel", "lrp_z_plus")])
+def test_explain_outputs(name, method, relevance, featurised, sample_csv, tmp_path, monkeypatch):
+    root = project(featurised, sample_csv, tmp_path, **{"model.name": name, "explain.relevance": relevance or "lrp_epsilon"})
+    run_stages(root, monkeypatch, MODEL_STAGES + ["report"])
+
+    attributions = read(root, paths.ATTRIBUTIONS)
+    shapley = attributions["shapley"]
+    assert shapley["method"] == method and len(shapley["values"]) == len(attributions["rows"]) == 15
+    assert len(shapley["values"][0]) == len(attributions["columns"])
+    assert "raw-column" in shapley["raw_columns"]  # what a per-raw-column sum means for this method
+    if method in ("tree", "linear"):
+        assert shapley["additivity_error_max_relative"] <= 1e-8
+    if relevance:
+        rel = attributions["relevance"]
+        assert rel["method"] == relevance
+        # z+ and z^B ignore the biases, so the logit is conserved wherever some positive contribution reaches it
+        assert rel["conservation_error_median"] < 1e-10
+    else:
+        assert "relevance" not in attributions
+
+    importance = read(root, paths.IMPORTANCE)
+    assert importance["n_repeats"] == 3 and importance["confidence_level"] == 0.95
+    assert [f["feature"] for f in importance["features"]] and {f["feature"] for f in importance["features"]} == set(attributions["columns"])
+    for f in importance["features"]:
+        assert len(f["repeats"]) == 3 and f["ci_low"] <= f["mean"] <= f["ci_high"]
+        assert f["ci_high"] - f["mean"] == pytest.approx(4.302652729749462 * f["std"] / 3 ** 0.5, rel=1e-9, abs=1e-15)
+
+    pdp = read(root, paths.PARTIAL_DEPENDENCE)
+    top = [f["feature"] for f in importance["features"][:PDP_FEATURES]]
+    assert [c["feature"] for c in pdp["one_way"]] == top
+    for curve in pdp["one_way"]:
+        assert len(curve["average"]) == len(curve["grid"]) <= 5 and len(curve["ice"]) == 15
+    assert pdp["two_way"]["features"] == top
+
+    for plot, column in [(paths.IMPORTANCE_PLOT, "importance"), (paths.SHAPLEY_PLOT, "mean_abs_shapley")]:
+        frame = pd.read_csv(root / plot)
+        assert len(frame) == len(attributions["columns"]) and frame[column].notna().all()
+    assert set(pd.read_csv(root / paths.PDP_PLOT)["feature"]) <= set(top)
+    figures = {p.name for p in (root / paths.FIGURES_DIR).iterdir()}
+    assert {"importance.png", "shapley.png", "pdp_0.png", "pdp_1.png", "pdp_2d.png"} <= figures
+
+
+def test_label_metric_explains_the_cost_matrix_decisions(featurised, sample_csv, tmp_path, monkeypatch):
+    root = project(featurised, sample_csv, tmp_path, **{"model.name": "logistic_regression", "explain.scoring": "accuracy",
+                                             "evaluate.cost_matrix": [[0, 5], [1, 0]], "explain.pdp_features": 0})
+    run_stages(root, monkeypatch, MODEL_STAGES)
+    test, importance = read(root, paths.TEST_METRICS), read(root, paths.IMPORTANCE)
+    assert importance["decision"]["rule"] == "cost_matrix" and importance["decision"]["threshold"] == pytest.approx(1 / 6)
+    # the unpermuted baseline scores exactly the decisions evaluate made (not those at evaluate.threshold 0.5)
+    assert importance["baseline"] == test["accuracy"]
