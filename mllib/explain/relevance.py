@@ -91,6 +91,9 @@ def lrp(model, X, output=None, rule: str = "basic", epsilon: float = 1e-6, input
     elif rule == "z_plus" and np.any(activations[0] < 0):
         raise ValueError("rule='z_plus' assumes non-negative inputs and X has negative values: pass "
                          "input_bounds=(low, high) (e.g. the training features' min and max) to use z^B at the input layer")
+    if rule == "z_plus" and any(np.any(a < 0) for a in activations[1:-1]):
+        raise ValueError(f"rule='z_plus' needs non-negative hidden activations (relu, sigmoid, softplus) and this "
+                         f"network's {model.activation!r} units are negative here: use rule='epsilon'")
     scores = activations[-1]
     rows = np.arange(scores.shape[0])
     index = chosen_output(scores, output)

@@ -113,7 +113,11 @@ def main() -> None:
         print(f"explain: Shapley ({method}, {shap['output']}): top "
               + ", ".join(f["feature"] for f in attributions["shapley"]["features"][:5])
               + f"; additivity error {attributions['shapley']['additivity_error_max_relative']:.1e} (relative)")
-    relevance = relevance_attributions(cfg["relevance"], model, transformer, X[rows], owners, cfg["lrp_epsilon"], X_train)
+    try:
+        relevance = relevance_attributions(cfg["relevance"], model, transformer, X[rows], owners, cfg["lrp_epsilon"],
+                                           X_train)
+    except ValueError as exc:
+        raise PipelineError(f"explain.relevance {cfg['relevance']!r}: {exc}") from None
     if relevance is not None:
         finite = relevance["conservation_error"][np.isfinite(relevance["conservation_error"])]
         attributions["relevance"] = {"method": cfg["relevance"], "output": relevance["output"],

@@ -165,3 +165,6 @@ def test_default_output_is_the_predicted_class_and_bad_arguments_raise():
         lrp(est, X, rule="epsilon", epsilon=0.0)
     with pytest.raises(TypeError, match="fitted mllib MLP"):
         lrp(object(), X)
+    tanh = _net([3, 4, 3], rng, "tanh", classes=3)  # z+ splits by positive weights only: wrong for negative units
+    with pytest.raises(ValueError, match="non-negative hidden activations"):
+        lrp(tanh, np.abs(X), rule="z_plus")
