@@ -30,6 +30,7 @@ from sklearn.neighbors import NearestCentroid as SkNearestCentroid
 from sklearn.svm import LinearSVC
 
 from mllib.bayes import GaussianBayesClassifier, NaiveBayes
+from mllib.decomposition import PCA
 from mllib.discriminant import FisherDiscriminant, NearestCentroid
 from mllib.linear import LinearSVM, LogisticRegression, Perceptron
 from mllib.neighbors import KNeighborsClassifier
@@ -170,9 +171,8 @@ def _principal_axes(folds: list[Fold], dims: int = 5) -> list[Fold]:
     """The folds projected on the leading principal axes of each training part."""
     out = []
     for f in folds:
-        mean = f.X_train.mean(axis=0)
-        axes = np.linalg.svd(f.X_train - mean, full_matrices=False)[2][:dims].T
-        out.append(Fold((f.X_train - mean) @ axes, f.y_train, (f.X_valid - mean) @ axes, f.y_valid))
+        pca = PCA(dims).fit(f.X_train)
+        out.append(Fold(pca.transform(f.X_train), f.y_train, pca.transform(f.X_valid), f.y_valid))
     return out
 
 
@@ -199,13 +199,13 @@ if __name__ == "__main__":
     quick = "--quick" in sys.argv
     folds = load_folds(limit_rows=4000 if quick else None)
     names = [a for a in sys.argv[1:] if not a.startswith("--")]
-    groups = [(PAIRS, folds), (CATEGORICAL_PAIRS, _octile_codes), (LOW_DIMENSION_PAIRS, _principal_axes),
+    groups = [(PAIRS, lambda folds: folds), (CATEGORICAL_PAIRS, _octile_codes), (LOW_DIMENSION_PAIRS, _principal_axes),
               (MULTICLASS_PAIRS, _visit_classes)]
     rows, warmup = [], _warmup
-    for pairs, data in groups:
+    for pairs, prepare in groups:
         pairs = {k: v for k, v in pairs.items() if not names or any(n in k for n in names)}
         if pairs:
-            rows += compare(pairs, data if isinstance(data, list) else data(folds), warmup=warmup)
+            rows += compare(pairs, prepare(folds), warmup=warmup)
             warmup = None
     if not quick and not names:
         write_table(rows, "classifiers.md")

@@ -10,32 +10,10 @@ Run: .venv/bin/python benchmarks/bench_gradient_boosting.py
 """
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import tempfile
 import time
 
 import numpy as np
-from common import ROOT, compare, load_folds, write_table
-
-COLD_COMPILE = """
-import time, numpy as np
-start = time.perf_counter()
-from mllib.gradient_boosting import GradientBoostingClassifier
-rng = np.random.default_rng(0)
-X = rng.normal(size=(200, 3)); y = (X[:, 0] > 0).astype(int)
-GradientBoostingClassifier(max_iter=2, subsample=0.5, early_stopping=True).fit(X, y).predict_proba(X)
-print(time.perf_counter() - start)
-"""
-
-
-def cold_compile_seconds() -> float:
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        out = subprocess.run([sys.executable, "-c", COLD_COMPILE], cwd=ROOT, env=env, capture_output=True,
-                             text=True, check=True)
-    return float(out.stdout.strip())
+from common import cold_compile_seconds, compare, load_folds, write_table
 
 
 def histogram_seconds(X: np.ndarray) -> tuple[float, float]:
@@ -86,7 +64,7 @@ def main() -> None:
 
     from mllib.gradient_boosting import GradientBoostingClassifier
 
-    cold = cold_compile_seconds()
+    cold = cold_compile_seconds("bench_gradient_boosting", "warm_up")  # warm_up imports mllib: timed too
     print(f"cold compilation (empty numba cache, incl. imports): {cold:.1f} s", flush=True)
     folds = load_folds()
     configs = {
@@ -110,13 +88,11 @@ def main() -> None:
     numpy_s, numba_s = histogram_seconds(folds[0].X_train)
     print(f"root histogram of fold 0 ({folds[0].X_train.shape}): numpy {numpy_s * 1e3:.1f} ms, "
           f"numba {numba_s * 1e3:.1f} ms", flush=True)
-    write_table(rows, "gradient_boosting.md")
-    path = ROOT / "benchmarks" / "results" / "gradient_boosting.md"
     header = ("# Gradient boosting vs scikit-learn's HistGradientBoostingClassifier\n\n"
               "Person-grouped 5-fold CV on the default data, single thread, equal settings both sides, early "
               "stopping off; seconds = fit + predict summed over the folds, measured side by side (2 shared cores: "
               "the ratio is the figure, not the seconds). Goals (issue 5): AUC >= 0.755, time ratio <= 1.5.\n\n")
-    path.write_text(header + path.read_text() + (
+    write_table(rows, "gradient_boosting.md", before=header, after=(
         f"\nnumba compilation, not in the times above: {cold:.1f} s cold (empty cache, fresh process, incl. imports), "
         f"{warm:.1f} s warm-up from the on-disk cache.\n"
         f"\nWhy compiled: one root histogram (gradient, hessian and count per feature and bin) of fold 0's "

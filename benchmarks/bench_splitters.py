@@ -1,7 +1,7 @@
 """StratifiedGroupKFold beside scikit-learn's StratifiedGroupKFold(shuffle=True), same seed, in one run (issue 3).
 
 Two sets of problems: (a) 200 random grouped problems (8-60 groups of log-normal sizes, 2-4 imbalanced classes,
-group-specific class mixes, 3-5 folds; the recipe of tests/mllib/model_selection/test_stratified_group.py), one
+group-specific class mixes, 3-5 folds; tests/mllib/model_selection/grouped_problems.py, as in its tests), one
 seed each; (b) the default data, data/raw/randhie.csv.gz with target binexp (positive 1) grouped by person zper,
 k = 5, seeds 0..199. Per problem and library: the largest class-proportion deviation over folds and classes
 (mllib.model_selection.fold_balance) and the fold-size deviation max_f |n_f - n/k| / (n/k). "worse" counts the
@@ -19,28 +19,10 @@ from common import ROOT, write_table
 from sklearn.model_selection import StratifiedGroupKFold as SkStratifiedGroupKFold
 
 from mllib.model_selection import StratifiedGroupKFold, fold_assignment, fold_balance
+from tests.mllib.model_selection.grouped_problems import make_problem
 
 N_SEEDS = 200
 RESULTS = "splitters.md"
-
-
-def random_problem(seed: int):
-    """(y, groups, k): a random grouped classification problem with every class count >= k."""
-    rng = np.random.default_rng(seed)
-    while True:
-        n_groups = int(rng.integers(8, 61))
-        n_classes = int(rng.choice([2, 2, 3, 4]))
-        k = int(rng.choice([3, 4, 5]))
-        sizes = np.maximum(1, np.round(rng.lognormal(rng.uniform(0.5, 2.5), rng.uniform(0.2, 1.2), n_groups)))
-        overall = rng.dirichlet(np.full(n_classes, rng.uniform(0.5, 3.0)))
-        concentration = rng.uniform(0.3, 20.0)
-        y = np.concatenate([
-            rng.choice(n_classes, size=int(s), p=rng.dirichlet(concentration * overall + 1e-2)) for s in sizes
-        ])
-        groups = np.repeat(np.arange(n_groups), sizes.astype(int))
-        if np.bincount(y, minlength=n_classes).min() >= k:
-            perm = rng.permutation(y.size)
-            return y[perm], groups[perm], k
 
 
 def default_problem():
@@ -92,10 +74,9 @@ def compare(name: str, problems) -> dict:
 def main():
     y, groups = default_problem()
     rows = [
-        compare("random (recipe of test_stratified_group.py)", ((s, *random_problem(s)) for s in range(N_SEEDS))),
+        compare("random (recipe of test_stratified_group.py)", ((s, *make_problem(s)) for s in range(N_SEEDS))),
         compare("randhie binexp by zper, k=5", ((s, y, groups, 5) for s in range(N_SEEDS))),
     ]
-    write_table(rows, RESULTS)
     notes = [
         "",
         "- dev: largest |class proportion in a fold - overall proportion| over folds and classes (lower is better); "
@@ -105,8 +86,7 @@ def main():
         "- Times: the whole fold assignment summed over the seeds, both libraries in one process, order alternating "
         "per seed (machine shared with other jobs: the ratio is the figure to compare).",
     ]
-    path = ROOT / "benchmarks" / "results" / RESULTS
-    path.write_text(path.read_text() + "\n".join(notes) + "\n")
+    write_table(rows, RESULTS, after="\n".join(notes) + "\n")
 
 
 if __name__ == "__main__":

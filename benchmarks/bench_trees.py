@@ -1,23 +1,17 @@
 """Decision tree and random forest beside scikit-learn on the pipeline's person-grouped 5-fold CV (single thread,
 same hyperparameters). Issue 5 targets: forest (200 trees, min_samples_leaf 5) AUC >= 0.760 and time ratio <= 1.5,
 single tree time ratio <= 2; forest peak memory reported beside scikit-learn's, also with the OOB estimate on.
-The table ends with gradient boosting's issue-5 row, copied from results/gradient_boosting.md
-(bench_gradient_boosting.py), so that trees.md is the issue's single table.
+Gradient boosting's issue-5 rows are measured by bench_gradient_boosting.py (results/gradient_boosting.md).
 
 Also times the exact split search written in plain numpy (one argsort per node and feature) on one fold: the
 measurement that justifies the compiled kernel (DESIGN.md section 7). Run: .venv/bin/python benchmarks/bench_trees.py
 """
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
-from common import compare, load_folds, write_table
+from common import cold_compile_seconds, compare, load_folds, write_table
 from sklearn.ensemble import RandomForestClassifier as SkForest
 from sklearn.tree import DecisionTreeClassifier as SkTree
 
@@ -51,29 +45,9 @@ def numpy_root_split_seconds(X, y) -> float:
     return time.perf_counter() - start
 
 
-def cold_compile_seconds() -> float:
-    """warmup() in a fresh interpreter with an empty numba cache: the one-time compilation cost."""
-    code = "import time, bench_trees as b; t = time.perf_counter(); b.warmup(); print(time.perf_counter() - t)"
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-        out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parent, env=env, check=True,
-                             capture_output=True, text=True)
-    return float(out.stdout.strip().splitlines()[-1])
-
-
-def gradient_boosting_row() -> dict:
-    """The first row of results/gradient_boosting.md (the issue's setting: equal iterations, leaves and bins)."""
-    lines = [l for l in (Path(__file__).parent / "results" / "gradient_boosting.md").read_text().splitlines()
-             if l.startswith("|")]
-    header, first = ([c.strip() for c in l.strip("|").split("|")] for l in (lines[0], lines[2]))
-    row = dict(zip(header, first))
-    row["model"] += " (vs HistGradientBoostingClassifier; from gradient_boosting.md)"
-    return row
-
-
 def main():
     folds = load_folds()
-    compile_s = cold_compile_seconds()
+    compile_s = cold_compile_seconds("bench_trees", "warmup")
     print(f"numba compilation (cold cache, one-time): {compile_s:.1f} s", flush=True)
     numpy_root = numpy_root_split_seconds(folds[0].X_train, folds[0].y_train)
     n_internal = DecisionTreeClassifier(min_samples_leaf=5).fit(folds[0].X_train, folds[0].y_train).get_n_leaves() - 1
@@ -92,7 +66,6 @@ def main():
     rows = compare(pairs, folds, measure_memory=True, warmup=warmup)
     for row in rows:
         row["numba_compile_s"] = round(compile_s, 1)
-    write_table(rows + [gradient_boosting_row()], "trees.md")
     notes = [
         "",
         f"- numba compilation, cold cache (one-time, outside the timings; later runs load numba's cache): "
@@ -102,14 +75,14 @@ def main():
         "work plus Python overhead, which is why the split search is compiled (DESIGN.md section 7).",
         "- peak_mb: peak resident memory added while fitting and predicting the first fold (VmHWM). With "
         "oob_score=True the forest adds each tree's out-of-bag predictions to running sums as the tree is done "
-        "(O(n K) floats, not O(B n K)).",
-        "- gradient_boosting: measured by bench_gradient_boosting.py (not rerun here; no memory column); its "
-        "numba compilation is reported in gradient_boosting.md.",
+        "(O(n K) floats, not O(B n K)). Both libraries run in one process, so the figure also depends on how much "
+        "memory freed by earlier fits the allocator reuses: compare rows within a library with care.",
+        "- Gradient boosting beside scikit-learn's HistGradientBoostingClassifier (issue 5): "
+        "results/gradient_boosting.md, measured by bench_gradient_boosting.py.",
         "- Times: fit + predict summed over the 5 folds, single thread, both libraries in one process (machine shared "
         "with other jobs: ratios are the figure to compare).",
     ]
-    path = Path(__file__).parent / "results" / "trees.md"
-    path.write_text(path.read_text() + "\n".join(notes) + "\n")
+    write_table(rows, "trees.md", after="\n".join(notes) + "\n")
 
 
 if __name__ == "__main__":

@@ -34,21 +34,24 @@ from mllib import cluster, decomposition, discriminant, regression
 GMM_ITER = 30  # EM iterations cap (same both sides); the mixtures start from different k-means partitions
 
 
-def _r2(y, pred):
-    return 1 - np.sum((y - pred) ** 2) / np.sum((y - y.mean()) ** 2)
-
-
-def _run_regressor(make, folds):
-    seconds, r2 = 0.0, []
+def _run_supervised(make, folds, method, quality):
+    """Fit on each fold's training rows and `method` ("predict" or "transform") its validation rows: seconds summed
+    over the folds and the mean of quality(model, output, fold)."""
+    seconds, scores = 0.0, []
     for f in folds:
         model = make()
         gc.collect()
         start = time.perf_counter()
-        model.fit(f.X_train, f.y_train.astype(float))
-        pred = np.ravel(model.predict(f.X_valid))
+        model.fit(f.X_train, f.y_train)  # the regressors take the 0/1 target as float (the same predictions)
+        out = getattr(model, method)(f.X_valid)
         seconds += time.perf_counter() - start
-        r2.append(_r2(f.y_valid.astype(float), pred))
-    return seconds, float(np.mean(r2))
+        scores.append(quality(model, out, f))
+    return seconds, float(np.mean(scores))
+
+
+def _r2(model, pred, f):
+    y = f.y_valid.astype(float)
+    return 1 - np.sum((y - np.ravel(pred)) ** 2) / np.sum((y - y.mean()) ** 2)
 
 
 def _run_clusterer(make, folds, quality):
@@ -65,19 +68,6 @@ def _run_clusterer(make, folds, quality):
         valid_q.append(q_valid)
         iterations += int(model.n_iter_)
     return seconds, float(np.mean(train_q)), float(np.mean(valid_q)), iterations
-
-
-def _run_transformer(make, folds, quality):
-    seconds, scores = 0.0, []
-    for f in folds:
-        model = make()
-        gc.collect()
-        start = time.perf_counter()
-        model.fit(f.X_train, f.y_train)
-        Z = model.transform(f.X_valid)
-        seconds += time.perf_counter() - start
-        scores.append(quality(model, Z, f))
-    return seconds, float(np.mean(scores))
 
 
 def _variance_kept(model, Z, f):
@@ -126,23 +116,22 @@ def main():
     from sklearn import mixture as skm
 
     folds = load_folds(args.limit)
-    regressors = {
-        "linear_regression": (regression.LinearRegression, skl.LinearRegression),
-        "ridge (lam=1)": (lambda: regression.Ridge(lam=1.0), lambda: skl.Ridge(alpha=1.0)),
-        "lasso (alpha=1e-3)": (lambda: regression.Lasso(alpha=1e-3), lambda: skl.Lasso(alpha=1e-3)),
+    r2 = ("predict", _r2, "valid R^2")
+    variance_kept = ("transform", _variance_kept, "valid variance kept")
+    supervised = {  # name: (ours, reference, method, quality, label)
+        "linear_regression": (regression.LinearRegression, skl.LinearRegression, *r2),
+        "ridge (lam=1)": (lambda: regression.Ridge(lam=1.0), lambda: skl.Ridge(alpha=1.0), *r2),
+        "lasso (alpha=1e-3)": (lambda: regression.Lasso(alpha=1e-3), lambda: skl.Lasso(alpha=1e-3), *r2),
         "bayesian_linear_regression (vs BayesianRidge)": (
-            lambda: regression.BayesianLinearRegression(alpha=1.0, beta=1.0), skl.BayesianRidge),
-        "pls (5 components)": (lambda: regression.PLSRegression(5), lambda: skd.PLSRegression(5, scale=False)),
-    }
-    transforms = {
+            lambda: regression.BayesianLinearRegression(alpha=1.0, beta=1.0), skl.BayesianRidge, *r2),
+        "pls (5 components)": (lambda: regression.PLSRegression(5), lambda: skd.PLSRegression(5, scale=False), *r2),
         "pca (svd, 10 components)": (lambda: decomposition.PCA(10, solver="svd"),
-                                     lambda: skdec.PCA(10, svd_solver="full"), _variance_kept, "valid variance kept"),
+                                     lambda: skdec.PCA(10, svd_solver="full"), *variance_kept),
         "pca (eigh, 10 components) vs svd_solver=full": (
-            lambda: decomposition.PCA(10, solver="eigh"), lambda: skdec.PCA(10, svd_solver="full"), _variance_kept,
-            "valid variance kept"),
+            lambda: decomposition.PCA(10, solver="eigh"), lambda: skdec.PCA(10, svd_solver="full"), *variance_kept),
         "lda projection (1 direction, reg 1e-6)": (
             lambda: discriminant.LinearDiscriminantProjection(reg=1e-6),
-            lambda: skda.LinearDiscriminantAnalysis(solver="eigen", shrinkage=1e-6), _projection_auc,
+            lambda: skda.LinearDiscriminantAnalysis(solver="eigen", shrinkage=1e-6), "transform", _projection_auc,
             "valid AUC of the projection"),
     }
     clusterers = {
@@ -157,21 +146,13 @@ def main():
             _log_likelihood, "avg loglik") for cov in ("full", "diag", "spherical")},
     }
     if args.names:
-        regressors, transforms, clusterers = ({k: v for k, v in table.items() if any(n in k for n in args.names)}
-                                              for table in (regressors, transforms, clusterers))
+        supervised, clusterers = ({k: v for k, v in table.items() if any(n in k for n in args.names)}
+                                  for table in (supervised, clusterers))
     rows = []
-    for i, (name, (ours, ref)) in enumerate(regressors.items()):
+    for i, (name, (ours, ref, method, quality, label)) in enumerate(supervised.items()):
         order = [("mllib", ours), ("sklearn", ref)] if i % 2 == 0 else [("sklearn", ref), ("mllib", ours)]
-        res = _best_of(order, lambda make: _run_regressor(make, folds), lambda make: _run_regressor(make, folds[:1]))
-        rows.append({"model": name, "quality": "valid R^2", "mllib": round(res["mllib"][1], 5),
-                     "sklearn": round(res["sklearn"][1], 5), "s_mllib": round(res["mllib"][0], 3),
-                     "s_sklearn": round(res["sklearn"][0], 3), "time_ratio": round(res["mllib"][0] / res["sklearn"][0], 2),
-                     "iterations mllib / sklearn": "", "ratio per iteration": ""})
-        print(json.dumps(rows[-1]), flush=True)
-    for i, (name, (ours, ref, quality, label)) in enumerate(transforms.items()):
-        order = [("mllib", ours), ("sklearn", ref)] if i % 2 == 0 else [("sklearn", ref), ("mllib", ours)]
-        res = _best_of(order, lambda make: _run_transformer(make, folds, quality),
-                       lambda make: _run_transformer(make, folds[:1], quality))
+        res = _best_of(order, lambda make: _run_supervised(make, folds, method, quality),
+                       lambda make: _run_supervised(make, folds[:1], method, quality))
         rows.append({"model": name, "quality": label, "mllib": round(res["mllib"][1], 5),
                      "sklearn": round(res["sklearn"][1], 5), "s_mllib": round(res["mllib"][0], 3),
                      "s_sklearn": round(res["sklearn"][0], 3), "time_ratio": round(res["mllib"][0] / res["sklearn"][0], 2),

@@ -15,9 +15,11 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import gc
 import json
+import subprocess
 import sys
+import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -146,12 +148,29 @@ def compare(pairs: dict, folds: list[Fold], measure_memory: bool = False, warmup
     return rows
 
 
-def write_table(rows: list[dict], path: str | Path) -> None:
-    """Markdown table of the rows (benchmarks/results/<name>.md) for the closing notes and README."""
+def cold_compile_seconds(module: str, function: str) -> float:
+    """Seconds benchmarks/<module>.py's function() takes in a fresh interpreter with an empty numba cache: the
+    one-time compilation of the kernels it runs (later runs load numba's on-disk cache)."""
+    code = f"import time, {module} as m; t = time.perf_counter(); m.{function}(); print(time.perf_counter() - t)"
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parent, env=env, check=True,
+                             capture_output=True, text=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def write_table(rows: list[dict], path: str | Path, before: str = "", after: str | None = None) -> None:
+    """Markdown table of the rows (benchmarks/results/<name>.md) for the closing notes and README, with `before`
+    above it and `after` below it; after=None keeps the text that followed the file's previous table (notes
+    written by hand survive a rerun)."""
     path = ROOT / "benchmarks" / "results" / path
     path.parent.mkdir(parents=True, exist_ok=True)
+    if after is None:
+        old = path.read_text().splitlines() if path.exists() else []
+        table_rows = [i for i, line in enumerate(old) if line.startswith("|")]
+        after = "\n".join(old[table_rows[-1] + 1:]) + "\n" if table_rows and table_rows[-1] + 1 < len(old) else ""
     cols = list(rows[0])
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(str(r.get(c, "")) for c in cols) + " |" for r in rows]
-    path.write_text("\n".join(lines) + "\n")
+    path.write_text(before + "\n".join(lines) + "\n" + after)
     print(f"wrote {path.relative_to(ROOT)}")

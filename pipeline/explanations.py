@@ -11,8 +11,9 @@ value of the game whose players are the raw columns (where a raw column's one-ho
 coalition together), except for linear models, whose value function is additive over columns so both games
 agree. So TreeSHAP values per raw column are an additive summary, not raw-feature Shapley values; KernelSHAP
 and exact enumeration play the raw-feature game directly (RAW_COLUMN_NOTE says which, in attributions.json).
-LRP's first layer uses the z^B rule bounded by the training features' min and max when the encoded inputs can
-be negative (standardised features), since z+ assumes non-negative inputs."""
+LRP's first layer uses the z^B rule bounded by the elementwise min and max of the training features and the
+explained rows when the encoded inputs can be negative (standardised features), since z+ assumes non-negative
+inputs and z^B's sign guarantee needs every explained input within its bounds."""
 from __future__ import annotations
 
 import numpy as np
@@ -93,15 +94,18 @@ def shapley_attributions(method: str, model, transformer, X_rows, X_background, 
 
 
 def input_bounds(Z_rows: np.ndarray, Z_train: np.ndarray):
-    """(min, max) of the training features for LRP's z^B input rule when some input is negative, else None (z+)."""
-    if min(Z_rows.min(), Z_train.min()) >= 0:
+    """Bounds for LRP's z^B input rule when some input is negative, else None (z+): the elementwise (min, max) of
+    the training features and the explained rows (a test row may leave the training range; z^B needs it inside)."""
+    Z = np.vstack([Z_train, Z_rows])
+    if Z.min() >= 0:
         return None
-    return Z_train.min(axis=0), Z_train.max(axis=0)
+    return Z.min(axis=0), Z.max(axis=0)
 
 
 def relevance_attributions(rule: str, model, transformer, X_rows, owners, epsilon: float, X_train) -> dict | None:
     """Gradient x input / LRP of the network's output score, per raw column (only for mllib MLPs).
-    epsilon: LRP-epsilon's stabiliser; X_train: raw training rows, whose encoded range bounds z^B."""
+    epsilon: LRP-epsilon's stabiliser; X_train: raw training rows, whose encoded range (widened to X_rows')
+    bounds z^B."""
     if rule == "none" or not hasattr(model, "forward_activations") or owners is None:
         return None
     Z = transformer.transform(X_rows)

@@ -9,6 +9,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from .summaries import GROUP_RATES  # noqa: E402
+
 plt.rcParams.update({"figure.dpi": 100, "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
 
 
@@ -85,9 +87,9 @@ def validation_curve(rows: list[dict], scoring: str) -> bytes:
     return png_bytes(fig)
 
 
-def group_rates(attribute: str, groups: dict, metrics=("selection_rate", "tpr", "fpr", "precision")) -> bytes:
+def group_rates(attribute: str, groups: dict) -> bytes:
     """Per-group rates as bars with their bootstrap intervals; groups below the minimum size are marked."""
-    names = list(groups)
+    names, metrics = list(groups), GROUP_RATES
     fig, ax = plt.subplots(figsize=(5.5, 0.6 + 0.3 * len(names) * len(metrics)))
     height = 0.8 / len(metrics)
     for i, metric in enumerate(metrics):

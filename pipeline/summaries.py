@@ -1,20 +1,17 @@
-"""Turn mllib results into report rows shared by several stages (calibration quality, reliability rows)."""
+"""Turn mllib results into report rows shared by several stages (calibration quality, reliability rows, the
+per-group rates drawn for fairness)."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from mllib.calibration import (
-    calibration_summary,
-    expected_calibration_error,
-    group_calibration_summary,
-    maximum_calibration_error,
-    reliability_curve,
-)
+from mllib.calibration import calibration_summary, group_calibration_summary, reliability_curve
 from mllib.fairness import intersectional_groups
 from mllib.metrics import brier_decomposition, brier_score, log_loss
 
 from .frames import attribute_labels
+
+GROUP_RATES = ("selection_rate", "tpr", "fpr", "precision")  # per-group rates plotted (fairness.csv, report figures)
 
 
 def binning_spec(cfg: dict) -> dict:
@@ -28,24 +25,17 @@ def sensitive_groupings(frame: pd.DataFrame, sensitive: list[str]) -> dict:
     return intersectional_groups(attribute_labels(frame, sensitive)) if sensitive else {}
 
 
-def calibration_quality(y: np.ndarray, p: np.ndarray, cfg: dict) -> dict:
-    """ECE / MCE with the binning spec of params.yaml `calibration`, Brier score and log loss."""
-    bins = dict(n_bins=cfg["n_bins"], strategy=cfg["binning"])
-    return {
-        "ece": expected_calibration_error(y, p, **bins),
-        "mce": maximum_calibration_error(y, p, **bins),
-        "brier": brier_score(y, p),
-        "log_loss": log_loss(y, p),
-    }
-
-
 def calibration_report(y: np.ndarray, p: np.ndarray, cfg: dict) -> dict:
-    """calibration_quality plus the bins actually used and Murphy's Brier decomposition (equal-width bins, so the
-    four terms reliability - resolution + uncertainty + within_bin add up to the Brier score exactly)."""
+    """ECE / MCE with the binning spec of params.yaml `calibration` and the bins actually used, Brier score, log
+    loss and Murphy's Brier decomposition (equal-width bins, so the four terms reliability - resolution +
+    uncertainty + within_bin add up to the Brier score exactly)."""
     summary = calibration_summary(y, p, n_bins=cfg["n_bins"], strategy=cfg["binning"])
     decomposition = brier_decomposition(y, p, n_bins=cfg["n_bins"])
     return {
-        **calibration_quality(y, p, cfg),
+        "ece": summary["ece"],
+        "mce": summary["mce"],
+        "brier": brier_score(y, p),
+        "log_loss": log_loss(y, p),
         **{k: summary[k] for k in ("n_bins_used", "n_nonempty_bins", "n")},
         "brier_decomposition": {k: decomposition[k] for k in ("reliability", "resolution", "uncertainty", "within_bin")},
     }

@@ -7,6 +7,7 @@ from .estimator import (
     NotFittedError,
     RegressorMixin,
     TransformerMixin,
+    check_fitted_X,
     check_is_fitted,
     clone,
     is_fitted,
@@ -15,6 +16,7 @@ from .validation import (
     check_1d,
     check_array,
     check_binary_labels,
+    check_int,
     check_n_features,
     check_random_state,
     check_sample_weight,
@@ -27,5 +29,6 @@ from .validation import (
 __all__ = [
     "BaseEstimator", "ClassifierMixin", "RegressorMixin", "ClusterMixin", "TransformerMixin", "NotFittedError", "Pipeline", "ColumnTransformer",
     "check_array", "check_X_y", "check_sample_weight", "check_n_features", "check_random_state",
-    "check_is_fitted", "clone", "is_fitted", "is_missing", "check_1d", "check_binary_labels", "safe_divide", "to_python",
+    "check_is_fitted", "check_fitted_X", "check_int", "clone", "is_fitted", "is_missing", "check_1d",
+    "check_binary_labels", "safe_divide", "to_python",
 ]

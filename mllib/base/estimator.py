@@ -10,7 +10,7 @@ import inspect
 
 import numpy as np
 
-from .validation import is_missing
+from .validation import check_array, check_n_features, is_missing
 
 
 class NotFittedError(ValueError):
@@ -80,6 +80,15 @@ def is_fitted(estimator) -> bool:
 def check_is_fitted(estimator) -> None:
     if not is_fitted(estimator):
         raise NotFittedError(f"{type(estimator).__name__} is not fitted yet; call fit(X, y) first.")
+
+
+def check_fitted_X(estimator, X, **check_array_kwargs) -> np.ndarray:
+    """X checked for a fitted estimator's predict / transform: fitted, a valid array (check_array), and as many
+    columns as at fit."""
+    check_is_fitted(estimator)
+    X = check_array(X, **check_array_kwargs)
+    check_n_features(estimator, X)
+    return X
 
 
 class ClassifierMixin:

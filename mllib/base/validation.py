@@ -70,6 +70,15 @@ def check_n_features(estimator, X: np.ndarray) -> None:
         )
 
 
+def check_int(value, name: str, minimum: int = 1, maximum: int | None = None) -> int:
+    """value as a Python int in [minimum, maximum] (bools refused: True is not a count)."""
+    if (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum
+            or (maximum is not None and value > maximum)):
+        rule = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
+        raise ValueError(f"{name} must be an integer {rule}, got {value!r}")
+    return int(value)
+
+
 def check_random_state(random_state) -> np.random.Generator:
     """A numpy Generator from an int seed, a Generator, or None (fresh entropy: not reproducible)."""
     if isinstance(random_state, np.random.Generator):

@@ -16,7 +16,7 @@ import numpy as np
 from scipy import linalg
 from scipy.special import log_softmax
 
-from ..base import BaseEstimator, ClassifierMixin, check_array, check_is_fitted, check_n_features, check_sample_weight, check_X_y
+from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
 from .decision import check_cost_matrix, min_risk_decision
 
 COVARIANCES = ("shared", "per_class")
@@ -109,9 +109,7 @@ class GaussianBayesClassifier(ClassifierMixin, BaseEstimator):
 
     def _joint_log_likelihood(self, X):
         """log p(x | omega_j) + log P(omega_j) up to a constant shared by the classes, shape (n, K)."""
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         if self.covariance == "shared":  # x^T Sigma^-1 x and the normaliser are common to all classes
             return X @ self.coef_.T + self.intercept_
         out = np.empty((X.shape[0], self.classes_.size))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import log_softmax
 
-from ..base import BaseEstimator, ClassifierMixin, check_array, check_is_fitted, check_n_features, check_sample_weight, check_X_y
+from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
 from .gaussian import check_priors
 
 DISTRIBUTIONS = ("gaussian", "bernoulli", "categorical")
@@ -83,9 +83,7 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         return np.log(counts + self.alpha) - np.log(class_weight + self.alpha * n_values)[:, None]
 
     def _joint_log_likelihood(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         if self.distribution == "gaussian":
             jll = np.column_stack([-0.5 * np.sum(np.log(2 * np.pi * var) + (X - theta) ** 2 / var, axis=1)
                                    for theta, var in zip(self.theta_, self.var_)])

@@ -29,12 +29,6 @@ def check_binary(y, n_samples: int, name: str = "y") -> np.ndarray:
     return check_binary_labels(y, name, n_samples).astype(np.float64)
 
 
-def check_n_bins(n_bins) -> int:
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
-    return int(n_bins)
-
-
 def check_groups(groups, n_samples: int, name: str = "groups") -> np.ndarray:
     """groups as a 1-D array of hashable, mutually sortable values with no missing entries."""
     g = np.asarray(groups)

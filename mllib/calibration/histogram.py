@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import BaseEstimator, check_is_fitted, check_sample_weight
-from ._checks import check_binary, check_n_bins, check_scores
+from ..base import BaseEstimator, check_int, check_is_fitted, check_sample_weight
+from ._checks import check_binary, check_scores
 from .reliability import STRATEGIES
 
 
@@ -53,7 +53,7 @@ class HistogramBinning(BaseEstimator):
         self.prior_strength = prior_strength
 
     def fit(self, scores, y, sample_weight=None) -> "HistogramBinning":
-        n_bins = check_n_bins(self.n_bins)
+        n_bins = check_int(self.n_bins, "n_bins")
         if not (isinstance(self.prior_strength, (int, float, np.floating, np.integer))
                 and not isinstance(self.prior_strength, bool) and self.prior_strength >= 0):
             raise ValueError(f"prior_strength must be a number >= 0 (pseudo-rows per bin), got {self.prior_strength!r}")

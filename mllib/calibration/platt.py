@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 from scipy.special import expit
 
-from ..base import BaseEstimator, check_is_fitted, check_sample_weight
+from ..base import BaseEstimator, check_int, check_is_fitted, check_sample_weight
 from ._checks import check_binary, check_scores
 
 # Armijo sufficient-decrease constant of the backtracking line search
@@ -61,8 +61,7 @@ class PlattScaling(BaseEstimator):
         self.tol = tol
 
     def _check_hyperparameters(self) -> None:
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        check_int(self.max_iter, "max_iter")
         if not (isinstance(self.tol, (int, float, np.floating)) and self.tol > 0):
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")
 

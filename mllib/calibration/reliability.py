@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_binary, check_n_bins, check_probabilities
+from ..base import check_int
+from ._checks import check_binary, check_probabilities
 
 STRATEGIES = ("uniform", "quantile")
 
@@ -52,7 +53,7 @@ def reliability_curve(y_true, proba, n_bins: int = 10, strategy: str = "uniform"
     """
     p = check_probabilities(proba)
     y = check_binary(y_true, p.shape[0], name="y_true")
-    n_bins = check_n_bins(n_bins)
+    n_bins = check_int(n_bins, "n_bins")
     edges = bin_edges(p, n_bins, strategy)
     idx = assign_bins(p, edges)
     k = edges.size - 1

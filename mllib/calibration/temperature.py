@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, log_softmax, softmax
 
-from ..base import BaseEstimator, check_array, check_is_fitted, check_sample_weight
+from ..base import BaseEstimator, check_array, check_int, check_is_fitted, check_sample_weight
 from ._checks import check_binary
 
 _MAX_DOUBLINGS = 200
@@ -71,8 +71,7 @@ class TemperatureScaling(BaseEstimator):
         self.tol = tol
 
     def fit(self, scores, y, sample_weight=None) -> "TemperatureScaling":
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        check_int(self.max_iter, "max_iter")
         if not (isinstance(self.tol, (int, float, np.floating)) and self.tol > 0):
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")
         binary = np.ndim(scores) == 1

@@ -18,8 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..base import (BaseEstimator, ClusterMixin, check_array, check_is_fitted, check_n_features, check_random_state,
-                    check_sample_weight)
+from ..base import BaseEstimator, ClusterMixin, check_array, check_fitted_X, check_random_state, check_sample_weight
 from .kmeans import KMeans, squared_distances
 
 COVARIANCE_TYPES = ("full", "diag", "spherical")
@@ -170,9 +169,7 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
         return params, history, n_iter, converged
 
     def _log_resp(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         centre = self.weights_ @ self.means_  # the mixture's mean: keeps the diag / spherical expansion accurate
         return e_step(X - centre, self.weights_, self.means_ - centre, self.covariances_, self.covariance_type)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import BaseEstimator, ClusterMixin, check_array, check_is_fitted, check_n_features, check_random_state, check_sample_weight
+from ..base import BaseEstimator, ClusterMixin, check_array, check_fitted_X, check_random_state, check_sample_weight
 
 INITS = ("k-means++", "random")
 
@@ -168,14 +168,10 @@ class KMeans(ClusterMixin, BaseEstimator):
 
     def predict(self, X):
         """Index of the nearest centre for each row."""
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         return np.argmin(squared_distances(X, np.einsum("ij,ij->i", X, X), self.cluster_centers_), axis=1).astype(np.int64)
 
     def transform(self, X):
         """Euclidean distances to each centre, (n, k)."""
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         return np.sqrt(squared_distances(X, np.einsum("ij,ij->i", X, X), self.cluster_centers_))

@@ -17,7 +17,8 @@ import warnings
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, TransformerMixin, check_array, check_is_fitted, check_n_features, check_random_state
+from ..base import (BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_int, check_is_fitted,
+                    check_random_state)
 
 SOLVERS = ("svd", "eigh", "power")
 
@@ -119,8 +120,7 @@ class PCA(TransformerMixin, BaseEstimator):
                 evals, evecs = linalg.eigh(Sigma)
                 variances, components = np.maximum(evals[::-1], 0.0), evecs[:, ::-1].T
             else:
-                if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
-                    raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+                check_int(self.max_iter, "max_iter")
                 if not self.tol > 0:
                     raise ValueError(f"tol must be positive, got {self.tol!r}")
                 rng = check_random_state(self.random_state)
@@ -140,9 +140,7 @@ class PCA(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         Z = (X - self.mean_) @ self.components_.T
         return Z / np.sqrt(self.explained_variance_) if self.whiten else Z
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import log_softmax
 
-from ..base import BaseEstimator, ClassifierMixin, check_array, check_is_fitted, check_n_features, check_sample_weight, check_X_y
+from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
 from ..bayes.gaussian import check_priors
 
 
@@ -52,9 +52,7 @@ class NearestCentroid(ClassifierMixin, BaseEstimator):
         return self
 
     def _scores(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         return X @ self.coef_.T + self.intercept_
 
     def decision_function(self, X):

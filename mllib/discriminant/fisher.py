@@ -17,7 +17,7 @@ import numpy as np
 from scipy import linalg
 from scipy.special import log_softmax
 
-from ..base import (BaseEstimator, ClassifierMixin, TransformerMixin, check_array, check_is_fitted, check_n_features,
+from ..base import (BaseEstimator, ClassifierMixin, TransformerMixin, check_fitted_X, check_is_fitted,
                     check_sample_weight, check_X_y)
 from ..bayes.gaussian import check_priors, cholesky
 
@@ -83,9 +83,7 @@ class FisherDiscriminant(ClassifierMixin, BaseEstimator):
 
     def transform(self, X):
         """The discriminant scores (X - mean) W."""
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         return (X - self.xbar_) @ self.scalings_
 
     def _joint_log_likelihood(self, X):
@@ -133,9 +131,7 @@ class LinearDiscriminantProjection(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         return (X - self.xbar_) @ self.scalings_
 
     def get_feature_names_out(self, input_features=None):

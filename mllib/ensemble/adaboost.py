@@ -27,13 +27,16 @@ records reweighted_errors_, the chosen learner's weighted error under the new we
 """
 from __future__ import annotations
 
+from itertools import accumulate
+
 import numpy as np
 from scipy.special import expit, softmax
 
-from ..base import (BaseEstimator, ClassifierMixin, check_array, check_is_fitted, check_n_features, check_random_state,
+from ..base import (BaseEstimator, ClassifierMixin, check_fitted_X, check_int, check_is_fitted, check_random_state,
                     check_sample_weight, check_X_y)
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree import _kernels as K
+from ..tree.cart import tree_dict
 from ..tree.criteria import CLASSIFICATION_CRITERIA
 
 ALGORITHMS = ("discrete", "real", "logit")
@@ -43,15 +46,22 @@ _Z_MAX = 4.0  # LogitBoost working-response bound (FHT 2000)
 _EPS_FLOOR = 1e-10  # a perfect discrete learner: alpha from eps = 1e-10, then stop
 
 
+def _leaves(tree, X):
+    """The leaf of each row of X (already checked) in a fitted tree."""
+    return K.apply(X, tree.feature_, tree.threshold_, tree.children_left_, tree.children_right_)
+
+
 def _set_newton_leaves(tree, X, gradient, hessian):
     """Leaf value = sum gradient / sum hessian over the leaf's rows (within +-_Z_MAX); inner nodes follow (cover-
-    weighted means of their leaves, the tree protocol's convention). Every leaf holds rows of positive weight."""
-    leaves = tree.apply(X)
+    weighted means of their leaves, the tree protocol's convention). Every leaf holds rows of positive weight.
+    Returns the rows' leaves."""
+    leaves = _leaves(tree, X)
     n_nodes = tree.value_.shape[0]
     is_leaf = tree.children_left_ < 0
     step = np.bincount(leaves, gradient, n_nodes)[is_leaf] / np.bincount(leaves, hessian, n_nodes)[is_leaf]
     tree.value_[is_leaf, 0] = np.clip(step, -_Z_MAX, _Z_MAX)
     K.fill_internal_values(tree.value_, tree.children_left_, tree.children_right_, tree.weighted_n_node_samples_)
+    return leaves
 
 
 class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
@@ -78,8 +88,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         X, y = check_X_y(X, y)
         if self.algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}")
-        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) or self.n_estimators < 1:
-            raise ValueError(f"n_estimators must be a positive integer, got {self.n_estimators!r}")
+        n_estimators = check_int(self.n_estimators, "n_estimators")
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
         if self.criterion is not None and self.criterion not in CLASSIFICATION_CRITERIA:
@@ -88,7 +97,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         code = self._encode_targets(y)
         w = check_sample_weight(sample_weight, X.shape[0])
         self.n_features_in_ = X.shape[1]
-        seeds = check_random_state(self.random_state).integers(2**63, size=self.n_estimators)
+        seeds = check_random_state(self.random_state).integers(2**63, size=n_estimators)
         fit = {"discrete": self._fit_discrete, "real": self._fit_real, "logit": self._fit_logit}[self.algorithm]
         fit(X, code, w / w.sum(), seeds)
         return self
@@ -152,21 +161,21 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         F = np.zeros((n, 1 if binary else n_classes))
         Y = np.eye(n_classes)[code][:, 1:] if binary else np.eye(n_classes)[code]
         self.estimators_, losses = [], []
+        proba = self._to_proba(F)
         for seed in seeds:
-            P = expit(2 * F) if binary else softmax(F, axis=1)
+            P = proba[:, 1:] if binary else proba
             W = np.clip(P * (1 - P), 1e-12, None)  # the clip keeps z finite once p is 0 or 1 in floating point
             Z = np.clip((Y - P) / W, -_Z_MAX, _Z_MAX)
             f = np.empty_like(F)
             for k in range(F.shape[1]):
                 tree = DecisionTreeRegressor(max_depth=self.max_depth, min_samples_leaf=1, random_state=int(seed))
                 tree.fit(X, Z[:, k], sample_weight=sw * W[:, k])
-                _set_newton_leaves(tree, X, sw * (Y[:, k] - P[:, k]), sw * W[:, k])
+                leaves = _set_newton_leaves(tree, X, sw * (Y[:, k] - P[:, k]), sw * W[:, k])
                 self.estimators_.append(tree)
-                f[:, k] = tree.predict(X)
+                f[:, k] = tree.value_[leaves, 0]
             F += self._logit_step(f)
-            P = expit(2 * F) if binary else softmax(F, axis=1)
-            p_true = np.column_stack([1 - P, P])[np.arange(n), code] if binary else P[np.arange(n), code]
-            losses.append(float(-np.dot(sw, np.log(np.clip(p_true, 1e-300, None)))))
+            proba = self._to_proba(F)
+            losses.append(float(-np.dot(sw, np.log(np.clip(proba[np.arange(n), code], 1e-300, None)))))
         self.estimator_weights_ = np.full(len(seeds), float(self.learning_rate))
         self.train_loss_ = np.asarray(losses)
 
@@ -184,21 +193,16 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         if self.algorithm == "discrete":
             for tree, alpha in zip(self.estimators_, self.estimator_weights_):
                 C = np.full((X.shape[0], n_classes), -alpha / (n_classes - 1))
-                C[np.arange(X.shape[0]), np.argmax(tree.predict_proba(X), axis=1)] = alpha
+                C[np.arange(X.shape[0]), np.argmax(tree.value_[_leaves(tree, X)], axis=1)] = alpha
                 yield C
         elif self.algorithm == "real":
             for tree in self.estimators_:
-                yield self._real_scores(tree.predict_proba(X))
+                yield self._real_scores(tree.value_[_leaves(tree, X)])
         else:
             k = 1 if n_classes == 2 else n_classes
             for t in range(0, len(self.estimators_), k):
-                yield self._logit_step(np.column_stack([tree.predict(X) for tree in self.estimators_[t:t + k]]))
-
-    def _checked(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
-        return X
+                yield self._logit_step(np.column_stack([tree.value_[_leaves(tree, X), 0]
+                                                        for tree in self.estimators_[t:t + k]]))
 
     def _to_decision(self, S):
         """Binary: F(x) (n,); multiclass: the class scores (n, K)."""
@@ -211,25 +215,23 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             return np.column_stack([expit(-2 * S[:, 0]), expit(2 * S[:, 0])]) if S.shape[1] == 1 else softmax(S, axis=1)
         return softmax(S / (self.classes_.size - 1), axis=1)
 
+    def _staged_scores(self, X):
+        """The class scores (or F) after each boosting round."""
+        return accumulate(self._round_scores(check_fitted_X(self, X)))
+
     def staged_decision_function(self, X):
         """decision_function after each boosting round."""
-        S = None
-        for C in self._round_scores(self._checked(X)):
-            S = C if S is None else S + C
-            yield self._to_decision(S)
+        return map(self._to_decision, self._staged_scores(X))
 
     def staged_predict_proba(self, X):
-        S = None
-        for C in self._round_scores(self._checked(X)):
-            S = C if S is None else S + C
-            yield self._to_proba(S)
+        return map(self._to_proba, self._staged_scores(X))
 
     def staged_predict(self, X):
         for P in self.staged_predict_proba(X):
             yield self.classes_[np.argmax(P, axis=1)]
 
     def _scores(self, X):
-        return sum(self._round_scores(self._checked(X)))
+        return sum(self._round_scores(check_fitted_X(self, X)))
 
     def decision_function(self, X):
         """Binary: F(x) = sum_t alpha_t h_t(x) (> 0 predicts classes_[1]); multiclass: the class scores (n, K)."""
@@ -284,7 +286,6 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 value = value[:, 1:]
             value = np.ascontiguousarray(value, dtype=np.float64)
             K.fill_internal_values(value, tree.children_left_, tree.children_right_, tree.weighted_n_node_samples_)
-            trees.append(dict(feature=tree.feature_, threshold=tree.threshold_, left=tree.children_left_,
-                              right=tree.children_right_, value=value, cover=tree.weighted_n_node_samples_))
+            trees.append(dict(tree_dict(tree), value=value))
             scale.append(s)
         return dict(trees=trees, scale=np.asarray(scale, dtype=np.float64), offset=np.zeros(n_out), output="raw")

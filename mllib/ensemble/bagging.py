@@ -18,7 +18,7 @@ import inspect
 
 import numpy as np
 
-from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_array, check_is_fitted, check_n_features,
+from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_fitted_X, check_int, check_is_fitted,
                     check_random_state, check_sample_weight, check_X_y, clone)
 from .resampling import bootstrap_counts, in_bag_counts, oob_classification, oob_regression, resolve_max_samples
 
@@ -60,8 +60,7 @@ class _BaseBagging(BaseEstimator):
         return base
 
     def _fit_members(self, X, target, sample_weight, n_outputs: int):
-        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) or self.n_estimators < 1:
-            raise ValueError(f"n_estimators must be a positive integer, got {self.n_estimators!r}")
+        n_estimators = check_int(self.n_estimators, "n_estimators")
         n = X.shape[0]
         n_draws = resolve_max_samples(self.max_samples, n)
         if self.oob_score and not self.bootstrap and n_draws == n:
@@ -74,7 +73,7 @@ class _BaseBagging(BaseEstimator):
                                  "sample_weight, or bag an estimator whose fit takes it")
             w = check_sample_weight(sample_weight, n)
         self.n_features_in_ = X.shape[1]
-        seeds = check_random_state(self.random_state).integers(2**63, size=(self.n_estimators, 2))
+        seeds = check_random_state(self.random_state).integers(2**63, size=(n_estimators, 2))
         self.estimators_, sample_seeds = [], []
         oob_total, oob_members = np.zeros((n, n_outputs)), np.zeros(n)
         for draw_seed, member_seed in seeds:
@@ -113,12 +112,6 @@ class _BaseBagging(BaseEstimator):
         check_is_fitted(self)
         return in_bag_counts(self.sample_seeds_, n_samples, self.max_samples, self.bootstrap)
 
-    def _checked(self, X) -> np.ndarray:
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
-        return X
-
 
 class BaggingClassifier(ClassifierMixin, _BaseBagging):
     """Bagged classifiers, averaging the members' class probabilities.
@@ -153,7 +146,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         self.oob_decision_function_, self.oob_score_ = oob_classification(total, n_members, code)
 
     def predict_proba(self, X):
-        X = self._checked(X)
+        X = check_fitted_X(self, X)
         return sum(self._member_output(m, X) for m in self.estimators_) / len(self.estimators_)
 
 
@@ -179,7 +172,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
 
     def predict(self, X, return_std: bool = False):
         """f(x) = (1/M) sum_m f_m(x); with return_std also the members' spread sqrt((1/M) sum_m (f_m(x) - f(x))^2)."""
-        X = self._checked(X)
+        X = check_fitted_X(self, X)
         F = np.column_stack([m.predict(X) for m in self.estimators_])
         mean = F.mean(axis=1)
         return (mean, F.std(axis=1)) if return_std else mean

@@ -18,10 +18,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_array, check_is_fitted, check_n_features,
+from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_fitted_X, check_int, check_is_fitted,
                     check_random_state, check_sample_weight, check_X_y)
 from ..tree import _kernels as K
-from ..tree.cart import TrainingData, check_growth_params, grow_tree, impurity_importances, resolve_max_features
+from ..tree.cart import (TrainingData, check_growth_params, grow_tree, impurity_importances, resolve_max_features,
+                         tree_dict)
 from ..tree.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from .resampling import bootstrap_counts, in_bag_counts, oob_classification, oob_regression, resolve_max_samples
 
@@ -31,10 +32,8 @@ class _BaseForest(BaseEstimator):
 
     def _fit_forest(self, X, code, y, w, n_classes: int):
         growth = check_growth_params(self, self._criteria)
-        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) or self.n_estimators < 1:
-            raise ValueError(f"n_estimators must be a positive integer, got {self.n_estimators!r}")
-        if isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, (int, np.integer)) or self.n_jobs < 1:
-            raise ValueError(f"n_jobs must be a positive integer (threads growing trees), got {self.n_jobs!r}")
+        n_estimators = check_int(self.n_estimators, "n_estimators")
+        n_jobs = check_int(self.n_jobs, "n_jobs")
         if self.oob_score and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True: without bootstrap no row is out of bag")
         n, d = X.shape
@@ -42,7 +41,7 @@ class _BaseForest(BaseEstimator):
         self.max_features_ = resolve_max_features(self.max_features, d)
         n_draws = resolve_max_samples(self.max_samples, n)
         # two seeds per tree (its sample, its feature draws), all drawn before any tree grows
-        self.tree_seeds_ = check_random_state(self.random_state).integers(2**63, size=(self.n_estimators, 2))
+        self.tree_seeds_ = check_random_state(self.random_state).integers(2**63, size=(n_estimators, 2))
         data = TrainingData(X, growth["hist"], growth["max_bins"])
 
         def one_tree(t):
@@ -52,7 +51,7 @@ class _BaseForest(BaseEstimator):
             oob = None
             if self.oob_score:
                 rows = np.flatnonzero(counts == 0)
-                leaves = K.apply(X[rows], tree["feature"], tree["threshold"], tree["left"], tree["right"], 0)
+                leaves = K.apply(X[rows], tree["feature"], tree["threshold"], tree["left"], tree["right"])
                 oob = (rows, tree["value"][leaves])
             importance = impurity_importances(tree["feature"], tree["left"], tree["right"], tree["cover"],
                                               tree.pop("impurity"), d)
@@ -64,14 +63,14 @@ class _BaseForest(BaseEstimator):
         oob_total, oob_trees = np.zeros((n, max(n_classes, 1))), np.zeros(n)
         importances = np.zeros(d)
         trees = []
-        with ThreadPoolExecutor(self.n_jobs) as pool:
-            for tree, oob, importance in (pool.map if self.n_jobs > 1 else map)(one_tree, range(self.n_estimators)):
+        with ThreadPoolExecutor(n_jobs) as pool:
+            for tree, oob, importance in (pool.map if n_jobs > 1 else map)(one_tree, range(n_estimators)):
                 trees.append(tree)
                 importances += importance
                 if oob is not None:
                     oob_total[oob[0]] += oob[1]
                     oob_trees[oob[0]] += 1
-        self.feature_importances_ = importances / self.n_estimators
+        self.feature_importances_ = importances / n_estimators
         if self.oob_score:
             self._set_oob(oob_total, oob_trees, y if n_classes == 0 else code)
         self.tree_offsets_ = np.concatenate([[0], np.cumsum([t["feature"].size for t in trees])]).astype(np.int64)
@@ -84,14 +83,10 @@ class _BaseForest(BaseEstimator):
         self.weighted_n_node_samples_ = np.concatenate([t.pop("cover") for t in trees])
         return self
 
-    def _leaf_sum(self, X) -> np.ndarray:
+    def _leaf_mean(self, X) -> np.ndarray:
         """(1/B) sum_b value_b[leaf_b(x)]."""
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
-        n_trees = self.tree_offsets_.size - 1
-        return K.sum_leaf_values(X, self.feature_, self.threshold_, self.children_left_, self.children_right_,
-                                 self.value_, self.tree_offsets_, np.full(n_trees, 1.0 / n_trees))
+        return K.mean_leaf_values(check_fitted_X(self, X), self.feature_, self.threshold_, self.children_left_,
+                                  self.children_right_, self.value_, self.tree_offsets_)
 
     def in_bag_counts(self, n_samples: int) -> np.ndarray:
         """(n_estimators, n_samples): how often each training row entered each tree (0 = out of bag)."""
@@ -101,11 +96,7 @@ class _BaseForest(BaseEstimator):
     def tree_ensemble(self) -> dict:
         """The shared tree protocol: every tree's node arrays, scale 1/B each, offset 0."""
         check_is_fitted(self)
-        trees = []
-        for a, b in zip(self.tree_offsets_[:-1], self.tree_offsets_[1:]):
-            trees.append(dict(feature=self.feature_[a:b], threshold=self.threshold_[a:b],
-                              left=self.children_left_[a:b], right=self.children_right_[a:b],
-                              value=self.value_[a:b], cover=self.weighted_n_node_samples_[a:b]))
+        trees = [tree_dict(self, slice(a, b)) for a, b in zip(self.tree_offsets_[:-1], self.tree_offsets_[1:])]
         n_trees = len(trees)
         return dict(trees=trees, scale=np.full(n_trees, 1.0 / n_trees), offset=np.zeros(self.value_.shape[1]),
                     output=self._ensemble_output)
@@ -116,10 +107,9 @@ class _BaseForest(BaseEstimator):
         from ..explain import permutation_importance
         from ..metrics import get_scorer
         from ..model_selection import response_values
-        from ..tree.pruning import mse_scorer
 
         if scoring is None:
-            scoring = "accuracy" if self._estimator_type == "classifier" else mse_scorer()
+            scoring = "accuracy" if self._estimator_type == "classifier" else "mean_squared_error"
         scorer = get_scorer(scoring)
         return permutation_importance(lambda Z: response_values(self, Z, scorer.response), X, y, scorer,
                                       n_repeats=n_repeats, random_state=random_state)
@@ -166,7 +156,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         self.oob_decision_function_, self.oob_score_ = oob_classification(total, n_trees, code)
 
     def predict_proba(self, X) -> np.ndarray:
-        return np.minimum(self._leaf_sum(X), 1.0)  # the mean of probabilities may round one ulp above 1
+        return np.minimum(self._leaf_mean(X), 1.0)  # the mean of probabilities may round one ulp above 1
 
 
 class RandomForestRegressor(RegressorMixin, _BaseForest):
@@ -205,4 +195,4 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         self.oob_prediction_, self.oob_score_ = oob_regression(total, n_trees, y)
 
     def predict(self, X) -> np.ndarray:
-        return self._leaf_sum(X)[:, 0]
+        return self._leaf_mean(X)[:, 0]

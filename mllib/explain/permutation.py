@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import t as student_t
 
-from ..base import check_random_state
+from ..base import check_int, check_random_state
 
 
 def _normalise_columns(columns, n_features: int) -> list:
@@ -55,16 +55,6 @@ def _column_rng(root: int, group: tuple) -> np.random.Generator:
     prefix keeps (1,) and (1, 0) distinct (SeedSequence pads short keys with zeros).
     """
     return np.random.default_rng(np.random.SeedSequence(root, spawn_key=(len(group), *group)))
-
-
-def mean_interval(samples: np.ndarray, confidence_level: float = 0.95) -> np.ndarray:
-    """Student-t interval for the mean of each row of samples (n, n_repeats): shape (n, 2); nan for one repeat."""
-    n_repeats = samples.shape[1]
-    if n_repeats < 2:
-        return np.full((samples.shape[0], 2), np.nan)
-    half = student_t.ppf(0.5 + confidence_level / 2, n_repeats - 1) * samples.std(axis=1, ddof=1) / np.sqrt(n_repeats)
-    mean = samples.mean(axis=1)
-    return np.column_stack([mean - half, mean + half])
 
 
 def permutation_importance(predict, X, y, scorer, n_repeats: int = 5, random_state=None, columns=None,
@@ -98,8 +88,7 @@ def permutation_importance(predict, X, y, scorer, n_repeats: int = 5, random_sta
         raise ValueError(f"X needs at least 2 rows to permute, got {n_samples}")
     if len(y) != n_samples:
         raise ValueError(f"X has {n_samples} rows but y has {len(y)}")
-    if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
-        raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
+    check_int(n_repeats, "n_repeats")
     if not 0 < confidence_level < 1:
         raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
     entries = _normalise_columns(columns, X.shape[1])
@@ -119,12 +108,15 @@ def permutation_importance(predict, X, y, scorer, n_repeats: int = 5, random_sta
             permuted = float(scorer.score(y, predict(X_work)))
             importances[i, r] = baseline - permuted if greater_is_better else permuted - baseline
         X_work[:, cols] = X[:, cols]
+    mean = importances.mean(axis=1)
+    std = importances.std(axis=1, ddof=1) if n_repeats > 1 else np.full(len(entries), np.nan)
+    half = student_t.ppf(0.5 + confidence_level / 2, n_repeats - 1) * std / np.sqrt(n_repeats)
     return {
         "baseline_score": baseline,
         "importances": importances,
-        "importances_mean": importances.mean(axis=1),
-        "importances_std": importances.std(axis=1, ddof=1) if n_repeats > 1 else np.full(len(entries), np.nan),
-        "importances_interval": mean_interval(importances, confidence_level),
+        "importances_mean": mean,
+        "importances_std": std,
+        "importances_interval": np.column_stack([mean - half, mean + half]),
         "confidence_level": float(confidence_level),
         "columns": entries,
         "greater_is_better": greater_is_better,

@@ -21,8 +21,9 @@ per row (nan where f(x) = 0).
   conservation error); LRP-0 on a bias-free ReLU net equals gradient x input. z_plus is meant for
   non-negative layer inputs (ReLU activations, non-negative features): then every relevance has the sign
   of f(x). Standardised features can be negative, so z_plus refuses them unless input_bounds are given, and
-  then uses z^B at the input layer (each of its terms is >= 0 for l <= x <= h); z_plus and z^B ignore the
-  biases, so they conserve f(x) even with biases. A neuron whose denominator is exactly 0 passes no relevance down.
+  then uses z^B at the input layer (each of its terms is >= 0 for l <= x <= h, so every row must lie in the
+  box); z_plus and z^B ignore the biases, so they conserve f(x) even with biases. A neuron whose denominator is
+  exactly 0 passes no relevance down.
 """
 from __future__ import annotations
 
@@ -60,20 +61,26 @@ def gradient_x_input(model, X, output=None) -> dict:
     return _result(relevance, f_x)
 
 
+def _ratio(R, z):
+    """R / z, and 0 where z = 0: a neuron with a zero denominator passes no relevance down."""
+    s = np.zeros_like(z)
+    np.divide(R, z, out=s, where=z != 0)
+    return s
+
+
 def _box_relevance(x, W, low, high, R):
     """z^B: input relevances from the first layer's output relevances R, for inputs bounded by low <= x <= high."""
     W_plus, W_minus = np.maximum(W, 0.0), np.minimum(W, 0.0)
-    z = x @ W - low @ W_plus - high @ W_minus
-    s = np.zeros_like(z)
-    np.divide(R, z, out=s, where=z != 0)
+    s = _ratio(R, x @ W - low @ W_plus - high @ W_minus)
     return x * (s @ W.T) - low * (s @ W_plus.T) - high * (s @ W_minus.T)
 
 
 def lrp(model, X, output=None, rule: str = "basic", epsilon: float = 1e-6, input_bounds=None) -> dict:
     """Layer-wise relevance propagation of f(x) down to the input features with one rule for every layer.
 
-    input_bounds: (low, high) per input feature (e.g. the training features' min and max); only for
-    rule="z_plus", whose input layer then uses the z^B rule (required when some input is negative).
+    input_bounds: (low, high) per input feature containing every row of X (e.g. the min and max over the
+    training and the explained rows); only for rule="z_plus", whose input layer then uses the z^B rule
+    (required when some input is negative).
     Returns {"relevance": (n, d), "output": f(x) (n,), "conservation_error": (n,)}.
     """
     _check_model(model)
@@ -88,9 +95,13 @@ def lrp(model, X, output=None, rule: str = "basic", epsilon: float = 1e-6, input
         low, high = (np.broadcast_to(np.asarray(b, dtype=np.float64), activations[0].shape[1:]) for b in input_bounds)
         if np.any(low > high):
             raise ValueError("input_bounds: every low must be <= its high")
+        if np.any((activations[0] < low) | (activations[0] > high)):  # z^B's terms are >= 0 only inside the box
+            raise ValueError("input_bounds must contain every row of X: widen them (e.g. include the explained "
+                             "rows' min and max)")
     elif rule == "z_plus" and np.any(activations[0] < 0):
         raise ValueError("rule='z_plus' assumes non-negative inputs and X has negative values: pass "
-                         "input_bounds=(low, high) (e.g. the training features' min and max) to use z^B at the input layer")
+                         "input_bounds=(low, high) containing every row (e.g. the min and max over the training and "
+                         "explained rows) to use z^B at the input layer")
     if rule == "z_plus" and any(np.any(a < 0) for a in activations[1:-1]):
         raise ValueError(f"rule='z_plus' needs non-negative hidden activations (relu, sigmoid, softplus) and this "
                          f"network's {model.activation!r} units are negative here: use rule='epsilon'")
@@ -110,9 +121,7 @@ def lrp(model, X, output=None, rule: str = "basic", epsilon: float = 1e-6, input
             z = a @ W + model.intercepts_[l]
         if rule == "epsilon":
             z += epsilon * np.where(z >= 0, 1.0, -1.0)
-        s = np.zeros_like(z)
-        np.divide(R, z, out=s, where=z != 0)
-        R = a * (s @ W.T)
+        R = a * (_ratio(R, z) @ W.T)
     if input_bounds is not None:
         R = _box_relevance(activations[0], model.coefs_[0], low, high, R)
     return _result(R, f_x)

@@ -22,8 +22,8 @@ import math
 
 import numpy as np
 
-from ..base import check_binary_labels, check_random_state, safe_divide, to_python
-from ..calibration._checks import check_n_bins, check_probabilities
+from ..base import check_binary_labels, check_int, check_random_state, safe_divide, to_python
+from ..calibration._checks import check_probabilities
 from ..calibration.reliability import assign_bins, bin_edges
 from ._checks import check_groups
 
@@ -149,10 +149,8 @@ def audit_groups(y_true, y_pred, sensitive, proba=None, groups=None, min_group_s
     y = check_binary_labels(y_true, "y_true")
     y_hat = check_binary_labels(y_pred, "y_pred", n_samples=y.shape[0])
     g = check_groups(sensitive, y.shape[0], name="sensitive")
-    if isinstance(min_group_size, bool) or not isinstance(min_group_size, (int, np.integer)) or min_group_size < 1:
-        raise ValueError(f"min_group_size must be a positive integer, got {min_group_size!r}")
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
-        raise ValueError(f"n_boot must be an integer >= 0, got {n_boot!r}")
+    check_int(min_group_size, "min_group_size")
+    check_int(n_boot, "n_boot", 0)
     if not 0.0 < float(confidence_level) < 1.0:
         raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
     cluster = None if groups is None else check_groups(groups, y.shape[0], name="groups")
@@ -168,7 +166,7 @@ def audit_groups(y_true, y_pred, sensitive, proba=None, groups=None, min_group_s
         p = check_probabilities(proba)
         if p.shape[0] != y.shape[0]:
             raise ValueError(f"proba has {p.shape[0]} entries, expected {y.shape[0]}")
-        n_bins = check_n_bins(n_bins)
+        n_bins = check_int(n_bins, "n_bins")
         bins = np.empty(y.shape[0], dtype=np.int64)
         for k in range(n_groups):
             rows = gi == k

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import BaseEstimator, check_binary_labels, check_is_fitted, to_python
+from ..base import BaseEstimator, check_binary_labels, check_int, check_is_fitted, to_python
 from ..calibration._checks import check_scores
 from ._checks import check_groups
 from .group_metrics import group_confusion
@@ -92,8 +92,7 @@ class GroupThresholdOptimizer(BaseEstimator):
             raise ValueError(f"criterion must be one of {MITIGATION_CRITERIA}, got {self.criterion!r}")
         if not (isinstance(self.tolerance, (int, float, np.floating)) and self.tolerance >= 0):
             raise ValueError(f"tolerance must be a number >= 0 (allowed extra parity gap), got {self.tolerance!r}")
-        if isinstance(self.max_targets, bool) or not isinstance(self.max_targets, (int, np.integer)) or self.max_targets < 2:
-            raise ValueError(f"max_targets must be an integer >= 2, got {self.max_targets!r}")
+        check_int(self.max_targets, "max_targets", 2)
 
     @staticmethod
     def _inputs(scores, sensitive, y=None):

@@ -18,7 +18,7 @@ import numpy as np
 from scipy import linalg
 from scipy.special import expit
 
-from ..base import BaseEstimator, ClassifierMixin, check_array, check_is_fitted, check_n_features, check_random_state, check_X_y
+from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_int, check_random_state, check_X_y
 from ..kernels import kernel_diagonal
 from ..kernels._params import KernelParamsMixin
 
@@ -50,9 +50,7 @@ class GaussianProcessClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimato
         if not (isinstance(self.amplitude, (int, float, np.number)) and self.amplitude > 0):
             raise ValueError(f"amplitude must be a positive number, got {self.amplitude!r}")
         for name in ("max_iter", "n_max"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            check_int(getattr(self, name), name)
         encoded = self._encode_targets(y)
         if X.shape[0] > self.n_max:
             keep = np.sort(check_random_state(self.random_state).choice(X.shape[0], self.n_max, replace=False))
@@ -73,9 +71,7 @@ class GaussianProcessClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimato
 
     def latent(self, X):
         """Posterior mean and variance of the latent f(x) under the Laplace approximation, each (n, n_problems)."""
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         kappa = self.amplitude * self._gram(X, self.X_train_)
         prior_var = self.amplitude * kernel_diagonal(X, self.kernel, **self.kernel_params_)
         mean = kappa @ self.residual_.T

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg, optimize
 
-from ..base import BaseEstimator, RegressorMixin, check_array, check_is_fitted, check_n_features, check_X_y
+from ..base import BaseEstimator, RegressorMixin, check_fitted_X, check_is_fitted, check_X_y
 from ..kernels import gram, kernel_diagonal
 from ..kernels._params import KernelParamsMixin
 
@@ -79,9 +79,7 @@ class GaussianProcessRegressor(KernelParamsMixin, RegressorMixin, BaseEstimator)
 
     def predict(self, X, return_std: bool = False):
         """Posterior mean of f(x); with return_std, also the posterior std of f(x) (noise excluded)."""
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         kappa = self.amplitude_ * self._gram(X, self.X_train_)
         mean = kappa @ self.dual_coef_
         if not return_std:

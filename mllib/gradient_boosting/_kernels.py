@@ -6,8 +6,9 @@ hessians and the row count; feature f's bins are rows bin_start[f] .. bin_start[
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
+
+from ..tree._kernels import find_leaf
 
 
 @njit(cache=True)
@@ -96,21 +97,11 @@ def predict_trees(X, feature, threshold, left, right, value, tree_offsets, first
     n_outputs = out.shape[1]
     for i in range(X.shape[0]):
         for t in range(first, last):
-            base = tree_offsets[t]
-            node = base
-            while feature[node] >= 0:
-                if X[i, feature[node]] <= threshold[node]:
-                    node = base + left[node]
-                else:
-                    node = base + right[node]
-            out[i, t % n_outputs] += value[node]
+            out[i, t % n_outputs] += value[find_leaf(X, i, feature, threshold, left, right, tree_offsets[t])]
 
 
 @njit(cache=True)
 def predict_binned(binned, feature, split_bin, left, right, value, out):
     """out[i] += the tree's leaf value for binned row i (at fit, for the rows outside a subsample)."""
     for i in range(binned.shape[0]):
-        node = 0
-        while feature[node] >= 0:
-            node = left[node] if binned[i, feature[node]] <= split_bin[node] else right[node]
-        out[i] += value[node]
+        out[i] += value[find_leaf(binned, i, feature, split_bin, left, right, 0)]

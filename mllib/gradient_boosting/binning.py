@@ -1,28 +1,25 @@
 """Feature binning for histogram split finding: each feature is cut once, at fit, into <= max_bins bins.
 
-A feature with at most max_bins distinct values gets a threshold midway between consecutive distinct values,
-so the binned split search sees every split the exact search would (CART scans midpoints, seed 002,
-lines 1551-1629); otherwise the thresholds are the max_bins-quantiles of the column (each midway between the two order
-statistics around the quantile, numpy's "averaged_inverted_cdf", as scikit-learn's HistGradientBoosting does).
-The quantiles are unweighted: sample weights enter the gradients, not the bins. A value x falls in bin b = #{thresholds < x}, so
-"bin <= b" is exactly "x <= thresholds[b]": splits found on bin codes are splits on raw values.
+The rule is CART's (mllib.tree.binning.bin_rule): a feature with at most max_bins distinct values gets a threshold
+midway between consecutive distinct values, so the binned split search sees every split the exact search would
+(CART scans midpoints, seed 002, lines 1551-1629); otherwise the thresholds are the max_bins-quantiles of the
+column ("averaged_inverted_cdf", as scikit-learn's HistGradientBoosting does). The quantiles are unweighted: sample
+weights enter the gradients, not the bins. A value x falls in bin b = #{thresholds < x}, so "bin <= b" is exactly
+"x <= thresholds[b]": splits found on bin codes are splits on raw values.
 """
 from __future__ import annotations
 
 import numpy as np
+
+from ..tree.binning import bin_rule
 
 
 def find_bin_thresholds(X: np.ndarray, max_bins: int) -> tuple[np.ndarray, np.ndarray]:
     """Thresholds of all features concatenated, and offsets: feature j's are thresholds[offsets[j]:offsets[j+1]]."""
     per_feature = []
     for column in X.T:
-        distinct = np.unique(column)
-        if distinct.size <= max_bins:
-            cuts = 0.5 * (distinct[:-1] + distinct[1:])
-        else:
-            quantiles = np.linspace(0.0, 100.0, max_bins + 1)[1:-1]
-            cuts = np.percentile(column, quantiles, method="averaged_inverted_cdf")
-        per_feature.append(cuts)
+        values, exact = bin_rule(column, max_bins)
+        per_feature.append(0.5 * (values[:-1] + values[1:]) if exact else values)
     offsets = np.zeros(X.shape[1] + 1, dtype=np.int64)
     offsets[1:] = np.cumsum([c.size for c in per_feature])
     return np.concatenate(per_feature).astype(np.float64), offsets

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_array, check_is_fitted, check_n_features,
+from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_fitted_X, check_int, check_is_fitted,
                     check_random_state, check_sample_weight, check_X_y)
 from ..model_selection import train_test_split_indices
 from ._kernels import add_leaf_values, predict_binned, predict_trees
@@ -56,21 +56,19 @@ class _BaseGradientBoosting(BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self):
-        def is_int(v):
-            return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-
+        check_int(self.max_iter, "max_iter")
+        if self.max_leaf_nodes is not None:
+            check_int(self.max_leaf_nodes, "max_leaf_nodes", 2)
+        if self.max_depth is not None:
+            check_int(self.max_depth, "max_depth")
+        check_int(self.min_samples_leaf, "min_samples_leaf")
+        check_int(self.max_bins, "max_bins", 2, 255)  # bin codes are uint8
+        check_int(self.n_iter_no_change, "n_iter_no_change")
         checks = [
             ("learning_rate", self.learning_rate > 0, "> 0"),
-            ("max_iter", is_int(self.max_iter) and self.max_iter >= 1, "an int >= 1"),
-            ("max_leaf_nodes", self.max_leaf_nodes is None or (is_int(self.max_leaf_nodes) and self.max_leaf_nodes >= 2),
-             "None or an int >= 2"),
-            ("max_depth", self.max_depth is None or (is_int(self.max_depth) and self.max_depth >= 1), "None or an int >= 1"),
-            ("min_samples_leaf", is_int(self.min_samples_leaf) and self.min_samples_leaf >= 1, "an int >= 1"),
             ("l2_regularization", self.l2_regularization >= 0, ">= 0"),
-            ("max_bins", is_int(self.max_bins) and 2 <= self.max_bins <= 255, "an int in [2, 255] (bin codes are uint8)"),
             ("subsample", 0 < self.subsample <= 1, "in (0, 1]"),
             ("validation_fraction", 0 < self.validation_fraction < 1, "in (0, 1)"),
-            ("n_iter_no_change", is_int(self.n_iter_no_change) and self.n_iter_no_change >= 1, "an int >= 1"),
             ("tol", self.tol >= 0, ">= 0"),
         ]
         for name, ok, rule in checks:
@@ -152,9 +150,7 @@ class _BaseGradientBoosting(BaseEstimator):
 
     def _raw_predict(self, X, staged=False):
         """The raw prediction F(X) of the whole ensemble, or (staged) a generator of F_m(X), m = 1..n_iter_."""
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         raw = np.empty((X.shape[0], self.n_trees_per_iteration_))
         raw[:] = self.baseline_
         K = self.n_trees_per_iteration_

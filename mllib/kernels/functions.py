@@ -8,14 +8,20 @@ exp(-|(x - x') / l|^g) with exponent g = 1 and our gamma = 1 / l; Ornstein-Uhlen
 Mercer's condition (seed 000, lines 1754-1764, erratum E35): every Gram matrix K_ij = k(x_i, x_j) is symmetric
 positive semidefinite. Kernel trick (lines 1766-1789): (x.y)^2 = phi(x).phi(y) with
 phi(x) = (x_1^2, sqrt(2) x_1 x_2, x_2^2) in R^2; `quadratic_features` is that map in any dimension.
+The kernels of ||x - y|| alone take it as |x|^2 + |y|^2 - 2 x.y (one matrix product) after shifting both sets by
+one common point, Y's mean: the cancellation then errs at the scale of the data's spread, not of its distance
+from the origin (which the square root of the exponential kernel would magnify at near-duplicates).
 """
 from __future__ import annotations
 
 import numpy as np
 from scipy import linalg
 
+from ..base import check_int
+
 # Gram blocks are at most this many entries (32 MB of float64), whatever the sizes of X and Y.
 _BLOCK_ENTRIES = 1 << 22
+DISTANCE_KERNELS = ("rbf", "exponential", "inverse_multiquadric")
 
 
 def squared_norms(X) -> np.ndarray:
@@ -27,7 +33,7 @@ def from_inner_products(kernel, dots, sq_x, sq_y, params) -> np.ndarray:
     so a Gram block or a single kernel row costs one matrix product. `dots` is overwritten."""
     if kernel == "linear":
         return dots
-    if kernel in ("rbf", "exponential", "inverse_multiquadric"):
+    if kernel in DISTANCE_KERNELS:
         # ||x - y||^2 = |x|^2 + |y|^2 - 2 x.y, clipped at 0 against cancellation
         dots *= -2.0
         dots += sq_x
@@ -37,8 +43,6 @@ def from_inner_products(kernel, dots, sq_x, sq_y, params) -> np.ndarray:
             d2 *= -params["gamma"]
             return np.exp(d2, out=d2)
         if kernel == "exponential":
-            # the square root magnifies the cancellation at (near-)coincident points to ~1e-8 |x|; `gram` sets
-            # its diagonal exactly
             d = np.sqrt(d2, out=d2)
             d *= -params["gamma"]
             return np.exp(d, out=d)
@@ -53,8 +57,20 @@ def from_inner_products(kernel, dots, sq_x, sq_y, params) -> np.ndarray:
     raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
 
 
+def centred(kernel, X, Y=None):
+    """(X, Y) as float64, both shifted by Y's mean when k depends on ||x - y|| only (Y = None: Y = X, shifted
+    once): the same distances, computed without cancelling the data's distance from the origin."""
+    X = np.asarray(X, dtype=np.float64)
+    Y = X if Y is None else np.asarray(Y, dtype=np.float64)
+    if kernel not in DISTANCE_KERNELS or Y.shape[0] == 0:
+        return X, Y
+    centre = Y.mean(axis=0)
+    X_c = X - centre
+    return X_c, (X_c if Y is X else Y - centre)
+
+
 def _pairwise(kernel, X, Y, params):
-    X, Y = np.asarray(X, dtype=np.float64), np.asarray(Y, dtype=np.float64)
+    X, Y = centred(kernel, X, Y)
     return from_inner_products(kernel, X @ Y.T, squared_norms(X)[:, None], squared_norms(Y)[None, :], params)
 
 
@@ -92,9 +108,8 @@ def gram(X, Y=None, kernel="rbf", **params) -> np.ndarray:
     """K_ij = k(x_i, y_j), computed in row blocks so temporaries stay bounded (Y = None: Y = X)."""
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
-    X = np.asarray(X, dtype=np.float64)
     symmetric = Y is None
-    Y = X if symmetric else np.asarray(Y, dtype=np.float64)
+    X, Y = centred(kernel, X, Y)
     sq_y = squared_norms(Y)[None, :]
     step = max(1, _BLOCK_ENTRIES // max(1, Y.shape[0]))
     out = np.empty((X.shape[0], Y.shape[0]))
@@ -108,7 +123,8 @@ def gram(X, Y=None, kernel="rbf", **params) -> np.ndarray:
             diagonal = out[start:stop, start:stop]
             upper = np.triu_indices(diagonal.shape[0], 1)
             diagonal[upper] = diagonal.T[upper]
-        out[np.diag_indices_from(out)] = kernel_diagonal(X, kernel, **params)  # ||x - x|| = 0 exactly, not ~1e-8
+        # ||x - x|| = 0 exactly: the product form leaves ~eps |x|^2, whose square root (exponential) is ~1e-8
+        out[np.diag_indices_from(out)] = kernel_diagonal(X, kernel, **params)
     return out
 
 
@@ -164,9 +180,7 @@ def kernel_params(kernel, X, gamma="scale", degree=3, coef0=None) -> dict:
         else:
             out["gamma"] = float(gamma)
     if "degree" in names:
-        if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or degree < 1:
-            raise ValueError(f"degree must be a positive integer, got {degree!r}")
-        out["degree"] = int(degree)
+        out["degree"] = check_int(degree, "degree")
     if coef0 is not None and (isinstance(coef0, bool) or not isinstance(coef0, (int, float, np.number))
                               or not np.isfinite(coef0)):
         raise ValueError(f"coef0 must be a finite number or None (the kernel's default), got {coef0!r}")

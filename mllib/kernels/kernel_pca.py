@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, TransformerMixin, check_array, check_is_fitted, check_n_features
+from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_int
 from ._params import KernelParamsMixin
 
 
@@ -32,8 +32,7 @@ class KernelPCA(KernelParamsMixin, TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         X = check_array(X)
-        if isinstance(self.n_components, bool) or not isinstance(self.n_components, (int, np.integer)) or self.n_components < 1:
-            raise ValueError(f"n_components must be a positive integer, got {self.n_components!r}")
+        check_int(self.n_components, "n_components")
         self._resolve_kernel(X)
         K = self._gram(X)
         rows = K.mean(axis=0)
@@ -56,9 +55,7 @@ class KernelPCA(KernelParamsMixin, TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         K = self._gram(X, self.X_fit_)
         Kc = K - self.K_fit_rows_[None, :] - K.mean(axis=1, keepdims=True) + self.K_fit_all_
         return Kc @ self.alphas_

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, RegressorMixin, check_array, check_is_fitted, check_n_features, check_sample_weight, check_X_y
+from ..base import BaseEstimator, RegressorMixin, check_fitted_X, check_sample_weight, check_X_y
 from ._params import KernelParamsMixin
 
 
@@ -42,7 +42,5 @@ class KernelRidge(KernelParamsMixin, RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         return self._gram_dot(X, self.X_fit_, self.dual_coef_)

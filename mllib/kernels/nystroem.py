@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, TransformerMixin, check_array, check_is_fitted, check_n_features, check_random_state
+from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_int, check_random_state
 from ._params import KernelParamsMixin
 
 
@@ -30,10 +30,9 @@ class Nystroem(KernelParamsMixin, TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         X = check_array(X)
-        if isinstance(self.n_components, bool) or not isinstance(self.n_components, (int, np.integer)) or self.n_components < 1:
-            raise ValueError(f"n_components must be a positive integer, got {self.n_components!r}")
+        n_components = check_int(self.n_components, "n_components")
         rng = check_random_state(self.random_state)
-        m = min(int(self.n_components), X.shape[0])
+        m = min(n_components, X.shape[0])
         self.component_indices_ = np.sort(rng.choice(X.shape[0], size=m, replace=False))
         self.components_ = X[self.component_indices_]
         self._resolve_kernel(X)
@@ -43,9 +42,7 @@ class Nystroem(KernelParamsMixin, TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         return self._gram(X, self.components_) @ self.normalization_.T
 
     def get_feature_names_out(self, input_features=None):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, softmax
 
-from ..base import check_array, check_is_fitted, check_n_features
+from ..base import check_fitted_X
 
 
 def fit_one_vs_rest(codes: np.ndarray, n_classes: int, fit_binary):
@@ -20,9 +20,7 @@ class OneVsRestLinearMixin:
 
     def decision_function(self, X):
         """Binary: the signed score w^T x + b of classes_[1] (n,); multiclass: the one-vs-rest scores (n, K)."""
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         scores = X @ self.coef_.T + self.intercept_
         return scores[:, 0] if self.classes_.size == 2 else scores
 

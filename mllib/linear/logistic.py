@@ -26,7 +26,7 @@ import numpy as np
 from scipy import linalg, optimize
 from scipy.special import expit, softmax
 
-from ..base import BaseEstimator, ClassifierMixin, check_array, check_is_fitted, check_n_features, check_sample_weight, check_X_y
+from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
 from ._kernels import l1_quadratic_step
 
 SOLVERS = ("auto", "newton", "lbfgs")
@@ -76,6 +76,25 @@ def _softmax_hessian(X1, P, w):
             H[:, c, :, c] -= block
             H[:, d, :, d] -= block.T
     return H.reshape(p * K, p * K)
+
+
+def _smooth_objective(B, X1, Y, w, binary, lam):
+    """Weighted NLL + lam ||w||^2 (binary or softmax), its gradient (B's shape) and its Hessian on demand
+    (flattened B order, feature-major: the first K diagonal entries are the intercepts', unpenalised)."""
+    if binary:
+        loss, grad, p = _binary_loss(B[:, 0], X1, Y[:, 0], w, lam)
+    else:
+        loss, grad = _softmax_loss(B.ravel(), X1, Y, w, lam)
+
+    def hessian():
+        if binary:  # X^T W X with this operand order is BLAS-fast
+            H = (X1 * (w * p * (1 - p))[:, None]).T @ X1
+        else:
+            H = _softmax_hessian(X1, softmax(B.T @ X1.T, axis=0).T, w)
+        H.flat[Y.shape[1] * (H.shape[0] + 1)::H.shape[0] + 1] += 2 * lam
+        return H
+
+    return loss, grad.reshape(B.shape), hessian
 
 
 def _without_softmax_shift(H, K):
@@ -130,7 +149,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         X1 = np.hstack([np.ones((X.shape[0], 1)), X])
         binary = self.classes_.size == 2
         Y = encoded.astype(float)[:, None] if binary else np.eye(self.classes_.size)[encoded]
-        solver = ("newton" if binary or self.penalty == "l1" else "lbfgs") if self.solver == "auto" else self.solver
+        solver = ("newton" if binary else "lbfgs") if self.solver == "auto" else self.solver
         if self.penalty == "l1":
             B = self._fit_proximal_newton(X1, Y, w, binary)
         elif solver == "newton":
@@ -164,36 +183,12 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self.n_iter_ = n_iter
         return B
 
-    def _l2_objective(self, B, X1, Y, w, binary):
-        """Penalised NLL, its gradient (B's shape) and the penalised Hessian (flattened B order; softmax: without
-        the shift directions)."""
-        if binary:
-            loss, grad, p = _binary_loss(B[:, 0], X1, Y[:, 0], w, self.lam)
-            ridge = np.full(X1.shape[1], 2 * self.lam)
-            ridge[0] = 0.0
-            # X^T W X with this operand order is BLAS-fast
-            return loss, grad[:, None], lambda: (X1 * (w * p * (1 - p))[:, None]).T @ X1 + np.diag(ridge)
-        loss, grad = _softmax_loss(B.ravel(), X1, Y, w, self.lam)
-
-        def hessian():
-            H = _softmax_hessian(X1, softmax(B.T @ X1.T, axis=0).T, w)
-            H.flat[Y.shape[1] * (H.shape[0] + 1)::H.shape[0] + 1] += 2 * self.lam  # the weights' ridge, not the intercepts'
-            return _without_softmax_shift(H, Y.shape[1])
-
-        return loss, grad.reshape(B.shape), hessian
-
     def _fit_newton(self, X1, Y, w, binary):
-        return self._damped_newton(lambda B: self._l2_objective(B, X1, Y, w, binary), _newton_direction,
-                                   np.zeros((X1.shape[1], Y.shape[1])))
+        def direction(beta, grad, H):
+            return _newton_direction(beta, grad, H if binary else _without_softmax_shift(H, Y.shape[1]))
 
-    def _l1_objective(self, B, X1, Y, w, binary):
-        """Penalised NLL, its gradient (B's shape) and the Hessian (flattened B order)."""
-        if binary:
-            loss, grad, p = _binary_loss(B[:, 0], X1, Y[:, 0], w, 0.0)
-            return loss + self.lam * np.abs(B[1:]).sum(), grad[:, None], lambda: (X1 * (w * p * (1 - p))[:, None]).T @ X1
-        loss, grad = _softmax_loss(B.ravel(), X1, Y, w, 0.0)
-        return (loss + self.lam * np.abs(B[1:]).sum(), grad.reshape(B.shape),
-                lambda: _softmax_hessian(X1, softmax(B.T @ X1.T, axis=0).T, w))
+        return self._damped_newton(lambda B: _smooth_objective(B, X1, Y, w, binary, self.lam), direction,
+                                   np.zeros((X1.shape[1], Y.shape[1])))
 
     def _fit_proximal_newton(self, X1, Y, w, binary):
         penalised = np.zeros((X1.shape[1], Y.shape[1]), dtype=bool)
@@ -206,8 +201,11 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             l1_change = np.abs((beta + d)[penalised]).sum() - np.abs(beta[penalised]).sum()
             return d, grad @ d + self.lam * l1_change
 
-        return self._damped_newton(lambda B: self._l1_objective(B, X1, Y, w, binary), direction,
-                                   np.zeros((X1.shape[1], Y.shape[1])))
+        def objective(B):
+            loss, grad, hessian = _smooth_objective(B, X1, Y, w, binary, 0.0)
+            return loss + self.lam * np.abs(B[1:]).sum(), grad, hessian
+
+        return self._damped_newton(objective, direction, np.zeros((X1.shape[1], Y.shape[1])))
 
     def _fit_lbfgs_binary(self, X1, y, w):
         res = optimize.minimize(
@@ -227,9 +225,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X):
         """Binary: the log-odds x^T w + b (n,); multiclass: the class scores f(y, x) (n, K)."""
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         scores = X @ self.coef_.T + self.intercept_
         return scores[:, 0] if self.classes_.size == 2 else scores
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, TransformerMixin, check_array, check_is_fitted, check_n_features
+from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X
 
 DISSIMILARITIES = ("euclidean", "precomputed")
 
@@ -82,9 +82,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
 
     def transform(self, X):
         """Coordinates of new points (rows, or dissimilarities to the training points if precomputed)."""
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         D2 = _squared_euclidean(X, self.X_fit_) if self.dissimilarity == "euclidean" else X**2
         return 0.5 * (self.sq_dissimilarity_mean_ - D2) @ self.eigenvectors_ / np.sqrt(self.eigenvalues_)
 

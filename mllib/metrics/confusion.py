@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import check_1d, check_binary_labels, check_sample_weight, safe_divide
+from mllib.base import check_binary_labels, check_sample_weight, safe_divide
 
 from ._checks import check_label_kinds, check_same_length, class_labels
 

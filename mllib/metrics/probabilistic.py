@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import check_1d, check_binary_labels, check_sample_weight
+from mllib.base import check_1d, check_binary_labels, check_int, check_sample_weight
 
 from ._checks import check_same_length, finite_floats
 
@@ -100,8 +100,7 @@ def _groups(proba: np.ndarray, n_bins, weight: np.ndarray):
         # the distinct values themselves, not a weighted mean, so the within-group spread is exactly 0
         distinct, group = np.unique(proba, return_inverse=True)
         return group, distinct
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise ValueError(f"n_bins must be None or an integer >= 1, got {n_bins!r}")
+    n_bins = check_int(n_bins, "n_bins")
     # equal-width bins [k/B, (k+1)/B), the last one closed at 1.0
     bin_index = np.minimum((proba * n_bins).astype(np.int64), n_bins - 1)
     _, group = np.unique(bin_index, return_inverse=True)  # renumber so empty bins vanish

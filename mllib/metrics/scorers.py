@@ -6,6 +6,8 @@ the caller how to rank, and `response` which model output to feed it: "label" (p
 e.g. decision_function or the positive-class probability).
 Notes: seed 004, D4:389-409 (choosing an error function for model selection). The classification
 scorers f1 / precision / recall are binary with positive class 1.
+SCORERS holds the classification scorers (the choices params.yaml offers for the pipeline's classifiers);
+REGRESSION_SCORERS those of regressors (e.g. choosing a regression tree's ccp_alpha); get_scorer knows both.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import Callable, Literal
 from .confusion import accuracy_score, balanced_accuracy_score, binary_metrics
 from .probabilistic import brier_score, log_loss
 from .ranking import average_precision_score, roc_auc_score
+from .regression import mean_squared_error
 
 _RESPONSES = ("proba", "label", "score")
 
@@ -59,13 +62,17 @@ SCORERS: dict[str, Scorer] = {
         Scorer("brier", brier_score, False, "proba"),
     )
 }
+REGRESSION_SCORERS: dict[str, Scorer] = {
+    "mean_squared_error": Scorer("mean_squared_error", mean_squared_error, False, "label"),
+}
 
 
 def get_scorer(name) -> Scorer:
     """The Scorer registered under `name` (a Scorer is passed through); ValueError listing valid names."""
     if isinstance(name, Scorer):
         return name
+    known = {**SCORERS, **REGRESSION_SCORERS}
     try:
-        return SCORERS[name]
+        return known[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown scorer {name!r}; valid names: {sorted(SCORERS)}") from None
+        raise ValueError(f"unknown scorer {name!r}; valid names: {sorted(known)}") from None

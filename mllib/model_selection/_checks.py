@@ -75,9 +75,3 @@ def check_no_group_overlap(train_idx, test_idx, groups, *, splitter: str | None 
         "Rows of one group (patient, hospital, ...) must stay on one side; use GroupKFold, "
         "StratifiedGroupKFold or LeaveOneGroupOut, or do not pass groups to a row-level splitter."
     )
-
-
-def check_n_splits(n_splits, minimum: int = 2) -> int:
-    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < minimum:
-        raise ValueError(f"n_splits must be an int >= {minimum}, got {n_splits!r}")
-    return int(n_splits)

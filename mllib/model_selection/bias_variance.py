@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import check_random_state, clone
+from mllib.base import check_int, check_random_state, clone
 
 __all__ = ["bias_variance_estimate"]
 
@@ -25,8 +25,7 @@ def bias_variance_estimate(estimator, X_train, y_train, X_eval, y_eval, n_rounds
     """
     if loss not in ("squared", "zero_one"):
         raise ValueError(f"loss must be 'squared' or 'zero_one', got {loss!r}")
-    if isinstance(n_rounds, bool) or not isinstance(n_rounds, (int, np.integer)) or n_rounds < 2:
-        raise ValueError(f"n_rounds must be an int >= 2, got {n_rounds!r}")
+    check_int(n_rounds, "n_rounds", 2)
     X_train, y_train = np.asarray(X_train), np.asarray(y_train)
     X_eval, y_eval = np.asarray(X_eval), np.asarray(y_eval)
     n = y_train.shape[0]

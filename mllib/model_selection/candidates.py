@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from mllib.base import check_random_state
+from mllib.base import check_int, check_random_state
 
 __all__ = ["ParameterGrid", "ParameterSampler"]
 
@@ -95,8 +95,7 @@ class ParameterSampler:
                         f"param_distributions[{k!r}] must be a non-empty list or a scipy.stats frozen "
                         f"distribution, got {v!r}"
                     )
-        if isinstance(n_iter, bool) or not isinstance(n_iter, (int, np.integer)) or n_iter < 1:
-            raise ValueError(f"n_iter must be an int >= 1, got {n_iter!r}")
+        check_int(n_iter, "n_iter")
         self._all_lists = all(not hasattr(v, "rvs") for g in self._grids for v in g.values())
 
     def __len__(self) -> int:

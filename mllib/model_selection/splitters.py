@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import BaseEstimator, check_random_state, to_python
+from mllib.base import BaseEstimator, check_int, check_random_state, to_python
 
-from ._checks import check_n_splits, check_no_group_overlap, column, encode, num_samples
+from ._checks import check_no_group_overlap, column, encode, num_samples
 
 __all__ = [
     "KFold", "StratifiedKFold", "GroupKFold", "LeaveOneOut", "LeaveOneGroupOut", "RepeatedKFold",
@@ -103,7 +103,7 @@ class KFold(KFoldFamily):
     """
 
     def _fold_ids(self, n, y, groups, rng):
-        k = check_n_splits(self.n_splits)
+        k = check_int(self.n_splits, "n_splits", 2)
         if k > n:
             raise ValueError(f"n_splits={k} but only {n} rows; lower split.n_splits (LeaveOneOut is k = n)")
         order = rng.permutation(n) if self.shuffle else np.arange(n)
@@ -140,7 +140,7 @@ class StratifiedKFold(KFoldFamily):
     _needs_y = True
 
     def _fold_ids(self, n, y, groups, rng):
-        k = check_n_splits(self.n_splits)
+        k = check_int(self.n_splits, "n_splits", 2)
         check_min_class_count(k, y, type(self).__name__)
         _, codes = _first_appearance_codes(y)
         n_classes = int(codes.max()) + 1
@@ -191,7 +191,7 @@ class GroupKFold(KFoldFamily):
     _needs_groups = True
 
     def _fold_ids(self, n, y, groups, rng):
-        k = check_n_splits(self.n_splits)
+        k = check_int(self.n_splits, "n_splits", 2)
         values, codes = encode(groups)
         check_n_groups(k, values.size, type(self).__name__)
         sizes = np.bincount(codes)
@@ -246,8 +246,7 @@ class RepeatedKFold(BaseSplitter):
         self.random_state = random_state
 
     def _iter_indices(self, n, y, groups, rng):
-        if isinstance(self.n_repeats, bool) or not isinstance(self.n_repeats, (int, np.integer)) or self.n_repeats < 1:
-            raise ValueError(f"n_repeats must be an int >= 1, got {self.n_repeats!r}")
+        check_int(self.n_repeats, "n_repeats")
         base = self._base(n_splits=self.n_splits, shuffle=True)
         for _ in range(self.n_repeats):
             yield from base._iter_indices(n, y, groups, rng)
@@ -307,7 +306,7 @@ class ShuffleSplit(BaseSplitter):
         self.random_state = random_state
 
     def _iter_indices(self, n, y, groups, rng):
-        k = check_n_splits(self.n_splits, minimum=1)
+        k = check_int(self.n_splits, "n_splits")
         n_train, n_test = _split_sizes(n, self.test_size, self.train_size)
         for _ in range(k):
             perm = rng.permutation(n)
@@ -320,7 +319,7 @@ class GroupShuffleSplit(ShuffleSplit):
     _needs_groups = True
 
     def _iter_indices(self, n, y, groups, rng):
-        k = check_n_splits(self.n_splits, minimum=1)
+        k = check_int(self.n_splits, "n_splits")
         _, codes = encode(groups)
         n_groups = int(codes.max()) + 1
         n_train, n_test = _split_sizes(n_groups, self.test_size, self.train_size)
@@ -344,9 +343,7 @@ class Bootstrap(BaseSplitter):
         self.random_state = random_state
 
     def _iter_indices(self, n, y, groups, rng):
-        b = self.n_bootstraps
-        if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < 1:
-            raise ValueError(f"n_bootstraps must be an int >= 1, got {b!r}")
+        b = check_int(self.n_bootstraps, "n_bootstraps")
         for _ in range(b):
             in_bag = rng.integers(0, n, size=n)
             yield in_bag, np.flatnonzero(np.bincount(in_bag, minlength=n) == 0)
@@ -364,9 +361,7 @@ class GroupBootstrap(Bootstrap):
     _needs_groups = True
 
     def _iter_indices(self, n, y, groups, rng):
-        b = self.n_bootstraps
-        if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < 1:
-            raise ValueError(f"n_bootstraps must be an int >= 1, got {b!r}")
+        b = check_int(self.n_bootstraps, "n_bootstraps")
         _, codes = encode(groups)
         n_groups = int(codes.max()) + 1
         for _ in range(b):

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import check_random_state, to_python
+from mllib.base import check_int, check_random_state, to_python
 
-from ._checks import check_n_splits, column, encode
+from ._checks import column, encode
 from .splitters import KFoldFamily, RepeatedKFold, check_min_class_count, check_n_groups
 
 __all__ = ["stratified_group_assignment", "StratifiedGroupKFold", "fold_balance"]
@@ -233,7 +233,7 @@ class StratifiedGroupKFold(KFoldFamily):
     _needs_groups = True
 
     def _fold_ids(self, n, y, groups, rng):
-        k = check_n_splits(self.n_splits)
+        k = check_int(self.n_splits, "n_splits", 2)
         name = type(self).__name__
         check_n_groups(k, np.unique(groups).size, name)
         check_min_class_count(k, y, name)

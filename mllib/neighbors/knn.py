@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_array, check_is_fitted, check_n_features,
-                    check_sample_weight, check_X_y)
+from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_array, check_fitted_X, check_is_fitted,
+                    check_n_features, check_sample_weight, check_X_y)
 from .kdtree import build_kdtree, kdtree_query, kdtree_window_sums
 
 ALGORITHMS = ("auto", "kd_tree", "brute")
@@ -124,9 +124,7 @@ class _Neighbours(BaseEstimator):
 
     def kneighbors(self, X):
         """Distances and training indices of the n_neighbors nearest rows, ascending (ties by index)."""
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         if hasattr(self, "tree_nodes_"):
             return kdtree_query(self.X_fit_, self.tree_index_, self.tree_nodes_, self.tree_split_, X, int(self.n_neighbors))
         return brute_kneighbors(self.X_fit_, X, int(self.n_neighbors))
@@ -145,7 +143,6 @@ class _Neighbours(BaseEstimator):
 
     def _window_sums(self, X, V):
         """sum_i K(|x - x_i| / h) sample_weight_i V[i] for every query row x: (n, V.shape[1])."""
-        check_is_fitted(self)
         X = check_array(X)
         check_n_features(self, X)
         V = V * self.sample_weight_[:, None]
@@ -212,6 +209,7 @@ class KNeighborsRegressor(RegressorMixin, _Neighbours):
         return self
 
     def predict(self, X):
+        check_is_fitted(self)
         if self.bandwidth is not None:
             total, num = self._window_sums(X, np.column_stack([np.ones_like(self.y_fit_), self.y_fit_])).T
         else:

@@ -26,8 +26,8 @@ import numbers
 import numpy as np
 from scipy.special import expit, softmax
 
-from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_array, check_is_fitted, check_n_features,
-                    check_random_state, check_sample_weight, check_X_y)
+from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_fitted_X, check_int, check_random_state,
+                    check_sample_weight, check_X_y)
 from .activations import ACTIVATIONS
 from .initialisation import INITS, initialise
 from .losses import LOSSES
@@ -76,9 +76,7 @@ class _BaseMLP(BaseEstimator):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
         for name in ("batch_size", "max_iter", "n_iter_no_change"):
-            value = getattr(self, name)
-            if not (isinstance(value, numbers.Integral) and not isinstance(value, bool) and value > 0):
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+            check_int(getattr(self, name), name)
         if not (isinstance(self.learning_rate, numbers.Real) and self.learning_rate > 0):
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate!r}")
         for name in ("alpha", "input_noise", "tol"):
@@ -176,9 +174,7 @@ class _BaseMLP(BaseEstimator):
         return float(row_loss.mean() if w is None else w @ row_loss / w.sum())
 
     def _check_input(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         return X
 
     def forward_activations(self, X) -> list:

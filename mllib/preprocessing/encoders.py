@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import BaseEstimator, TransformerMixin, check_array, check_is_fitted, check_n_features, is_missing
+from ..base import (BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_is_fitted, check_n_features,
+                    is_missing)
 
 UNKNOWN_POLICIES = ("ignore", "error")
 ORDINAL_UNKNOWN_POLICIES = ("use_encoded_value", "error")
@@ -165,9 +166,7 @@ class OrdinalEncoder(TransformerMixin, BaseEstimator):
         return codes
 
     def inverse_transform(self, Z):
-        check_is_fitted(self)
-        Z = check_array(Z, allow_nan=True, name="Z")
-        check_n_features(self, Z)
+        Z = check_fitted_X(self, Z, allow_nan=True, name="Z")
         u = float(self.unknown_value)
         unknown = np.isnan(Z) if u != u else Z == u
         for j, cats in enumerate(self.categories_):

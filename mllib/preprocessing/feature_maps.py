@@ -13,13 +13,8 @@ from itertools import combinations, combinations_with_replacement
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from ..base import BaseEstimator, TransformerMixin, check_array, check_is_fitted, check_n_features, check_random_state
-
-
-def _positive_int(value, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+from ..base import (BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_int, check_is_fitted,
+                    check_random_state)
 
 
 class PolynomialFeatures(TransformerMixin, BaseEstimator):
@@ -36,7 +31,7 @@ class PolynomialFeatures(TransformerMixin, BaseEstimator):
         self.include_bias = include_bias
 
     def fit(self, X, y=None):
-        degree = _positive_int(self.degree, "degree")
+        degree = check_int(self.degree, "degree")
         X = check_array(X)
         d = X.shape[1]
         self.n_features_in_ = d
@@ -51,9 +46,7 @@ class PolynomialFeatures(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         out = np.empty((X.shape[0], self.powers_.shape[0]))
         for col, p in enumerate(self.powers_):
             used = np.flatnonzero(p)
@@ -88,7 +81,7 @@ class RBFFeatures(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         if self.n_centers is not None:
-            _positive_int(self.n_centers, "n_centers")
+            check_int(self.n_centers, "n_centers")
         if isinstance(self.width, bool) or not isinstance(self.width, (int, float, np.number)) or not self.width > 0:
             raise ValueError(f"width must be a positive number, got {self.width!r}")
         X = check_array(X)
@@ -102,9 +95,7 @@ class RBFFeatures(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         phi = np.exp(-cdist(X, self.centers_, "sqeuclidean") / (2.0 * float(self.width) ** 2))
         return np.hstack([np.ones((X.shape[0], 1)), phi]) if self.include_bias else phi
 
@@ -134,7 +125,7 @@ class PiecewiseFeatures(TransformerMixin, BaseEstimator):
         self.kind = kind
 
     def fit(self, X, y=None):
-        n_knots = _positive_int(self.n_knots, "n_knots")
+        n_knots = check_int(self.n_knots, "n_knots")
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
         X = check_array(X)
@@ -147,9 +138,7 @@ class PiecewiseFeatures(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         blocks = []
         for x, knots in zip(X.T, self.knots_):
             if self.kind == "hinge":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import BaseEstimator, TransformerMixin, check_array, check_is_fitted, check_n_features
+from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_int
 from .imputers import MissingIndicatorMixin
 
 WEIGHTS = ("uniform", "distance")
@@ -44,8 +44,7 @@ class KNNImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
         self.add_indicator = add_indicator
 
     def fit(self, X, y=None):
-        if isinstance(self.n_neighbors, bool) or not isinstance(self.n_neighbors, (int, np.integer)) or self.n_neighbors < 1:
-            raise ValueError(f"n_neighbors must be a positive integer, got {self.n_neighbors!r}")
+        check_int(self.n_neighbors, "n_neighbors")
         if self.weights not in WEIGHTS:
             raise ValueError(f"weights must be one of {WEIGHTS}, got {self.weights!r}")
         X = check_array(X, allow_nan=True)
@@ -79,9 +78,7 @@ class KNNImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
         return w
 
     def transform(self, X):
-        check_is_fitted(self)
-        X = check_array(X, allow_nan=True)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X, allow_nan=True)
         missing = np.isnan(X)
         filled = X.copy()
         fit_missing = np.isnan(self.fit_X_)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import BaseEstimator, TransformerMixin, check_array, check_is_fitted, check_n_features, check_sample_weight
+from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_sample_weight
 
 
 def _nonzero_scale(spread: np.ndarray, centre: np.ndarray) -> np.ndarray:
@@ -34,9 +34,7 @@ class StandardScaler(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         if self.with_mean:
             X = X - self.mean_
         if self.with_std:
@@ -44,9 +42,7 @@ class StandardScaler(TransformerMixin, BaseEstimator):
         return X
 
     def inverse_transform(self, Z):
-        check_is_fitted(self)
-        Z = check_array(Z, name="Z")
-        check_n_features(self, Z)
+        Z = check_fitted_X(self, Z, name="Z")
         if self.with_std:
             Z = Z * self.scale_
         if self.with_mean:
@@ -78,15 +74,11 @@ class MinMaxScaler(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         return X * self.scale_ + self.min_
 
     def inverse_transform(self, Z):
-        check_is_fitted(self)
-        Z = check_array(Z, name="Z")
-        check_n_features(self, Z)
+        Z = check_fitted_X(self, Z, name="Z")
         return (Z - self.min_) / self.scale_
 
 
@@ -115,9 +107,7 @@ class RobustScaler(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         if self.with_centering:
             X = X - self.center_
         if self.with_scaling:
@@ -125,9 +115,7 @@ class RobustScaler(TransformerMixin, BaseEstimator):
         return X
 
     def inverse_transform(self, Z):
-        check_is_fitted(self)
-        Z = check_array(Z, name="Z")
-        check_n_features(self, Z)
+        Z = check_fitted_X(self, Z, name="Z")
         if self.with_scaling:
             Z = Z * self.scale_
         if self.with_centering:

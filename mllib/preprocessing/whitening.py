@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, TransformerMixin, check_array, check_is_fitted, check_n_features
+from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X
 
 
 class CholeskyWhitening(TransformerMixin, BaseEstimator):
@@ -45,13 +45,9 @@ class CholeskyWhitening(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         return linalg.solve_triangular(self.cholesky_, (X - self.mean_).T, lower=True).T
 
     def inverse_transform(self, Z):
-        check_is_fitted(self)
-        Z = check_array(Z, name="Z")
-        check_n_features(self, Z)
+        Z = check_fitted_X(self, Z, name="Z")
         return Z @ self.cholesky_.T + self.mean_

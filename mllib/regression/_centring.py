@@ -12,15 +12,15 @@ def centre(X: np.ndarray, y: np.ndarray, sample_weight=None):
     scaling pass over X)."""
     if sample_weight is None:
         x_mean, y_mean = X.mean(axis=0), y.mean(axis=0)
-        return x_mean, (float(y_mean) if y.ndim == 1 else y_mean), X - x_mean, y - y_mean
-    w = sample_weight
-    x_mean, y_mean = w @ X / w.sum(), w @ y / w.sum()
-    root = np.sqrt(w)[:, None]
-    Xc = X - x_mean
-    Xc *= root
-    if y.ndim == 1:
-        return x_mean, float(y_mean), Xc, (y - y_mean) * root[:, 0]
-    return x_mean, y_mean, Xc, (y - y_mean) * root
+        Xc, yc = X - x_mean, y - y_mean
+    else:
+        w = sample_weight
+        x_mean, y_mean = w @ X / w.sum(), w @ y / w.sum()
+        root = np.sqrt(w)
+        Xc = X - x_mean
+        Xc *= root[:, None]
+        yc = (y - y_mean) * root.reshape(-1, *[1] * (y.ndim - 1))
+    return x_mean, (float(y_mean) if y.ndim == 1 else y_mean), Xc, yc
 
 
 def positive_eigenvalues(values: np.ndarray) -> np.ndarray:

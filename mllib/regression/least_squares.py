@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, RegressorMixin, check_array, check_is_fitted, check_n_features, check_sample_weight, check_X_y
+from ..base import BaseEstimator, RegressorMixin, check_fitted_X, check_sample_weight, check_X_y
 from ._centring import centre, positive_eigenvalues
 
 RIDGE_SOLVERS = ("auto", "cholesky", "svd")
@@ -23,9 +23,7 @@ class _LinearPredictor(RegressorMixin, BaseEstimator):
     """predict(X) = X coef_ + intercept_."""
 
     def predict(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         return X @ self.coef_ + self.intercept_
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, RegressorMixin, check_array, check_is_fitted, check_n_features, check_sample_weight, check_X_y
+from ..base import BaseEstimator, RegressorMixin, check_array, check_fitted_X, check_sample_weight, check_X_y
 from ._centring import centre
 
 
@@ -87,16 +87,12 @@ class PLSRegression(RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         return X @ self.coef_ + self.intercept_
 
     def transform(self, X):
         """The latent scores T = (X - xbar) R of X, one column per component."""
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         return (X - self.x_mean_) @ self.x_rotations_
 
     def get_feature_names_out(self, input_features=None):

@@ -18,18 +18,20 @@ from collections import OrderedDict
 import numpy as np
 
 from ..kernels import kernel_diagonal
-from ..kernels.functions import from_inner_products, squared_norms
+from ..kernels.functions import centred, from_inner_products, squared_norms
 
 # libsvm's curvature floor for non-positive-definite pairs (sigmoid kernel, duplicate points)
 TAU = 1e-12
 
 
 class KernelCache:
-    """Kernel rows K[i, :] on demand, the least recently used dropped once `cache_size` MB are held."""
+    """Kernel rows K[i, :] on demand, the least recently used dropped once `cache_size` MB are held. The rows and
+    their squared norms are of X centred as in `gram` (kernels of ||x - y||), so rows agree with `gram`'s."""
 
     def __init__(self, X, kernel, params, cache_size):
-        self.X, self.kernel, self.params = X, kernel, params
-        self.sq_norms = squared_norms(X)
+        self.X, _ = centred(kernel, X)
+        self.kernel, self.params = kernel, params
+        self.sq_norms = squared_norms(self.X)
         self.capacity = max(2, int(cache_size * 2**20) // (8 * X.shape[0]))
         self.rows: OrderedDict[int, np.ndarray] = OrderedDict()
         self.misses = 0

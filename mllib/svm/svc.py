@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 from scipy.special import expit
 
-from ..base import BaseEstimator, ClassifierMixin, check_array, check_is_fitted, check_n_features, check_sample_weight, check_X_y
+from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_int, check_sample_weight, check_X_y
 from ..kernels._params import KernelParamsMixin
 from .smo import solve_dual
 
@@ -58,8 +58,7 @@ class SVC(KernelParamsMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")
         if not (isinstance(self.cache_size, (int, float, np.number)) and self.cache_size > 0):
             raise ValueError(f"cache_size must be a positive number of MB, got {self.cache_size!r}")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        check_int(self.max_iter, "max_iter")
 
     def _class_weights(self, encoded):
         K = self.classes_.size
@@ -118,9 +117,7 @@ class SVC(KernelParamsMixin, ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X):
         """Binary: f(x) (n,), positive for classes_[1]; multiclass: one-vs-rest scores (n, K)."""
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
+        X = check_fitted_X(self, X)
         scores = self._decision(X)
         return scores[:, 0] if self.classes_.size == 2 else scores
 

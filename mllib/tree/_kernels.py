@@ -487,36 +487,37 @@ def fill_internal_values(value, left, right, cover):
             value[node] = (cover[l] * value[l] + cover[r] * value[r]) / cover[node]
 
 
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def find_leaf(X, i, feature, threshold, left, right, root):
+    """Leaf reached by row i of X in the tree whose nodes start at `root` (child indices local to the tree; a row
+    goes left when X[i, feature] <= threshold). Also walks bin codes against split bins (gradient boosting)."""
+    node = root
+    while left[node] >= 0:
+        if X[i, feature[node]] <= threshold[node]:
+            node = root + left[node]
+        else:
+            node = root + right[node]
+    return node
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
-def apply(X, feature, threshold, left, right, root):
-    """Leaf index reached by each row of X from node `root` (rows go left when x[feature] <= threshold)."""
+def apply(X, feature, threshold, left, right):
+    """Leaf index reached by each row of X."""
     out = np.empty(X.shape[0], dtype=np.int64)
     for i in range(X.shape[0]):
-        node = root
-        while left[node] >= 0:
-            if X[i, feature[node]] <= threshold[node]:
-                node = root + left[node]
-            else:
-                node = root + right[node]
-        out[i] = node
+        out[i] = find_leaf(X, i, feature, threshold, left, right, 0)
     return out
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def sum_leaf_values(X, feature, threshold, left, right, value, offsets, tree_weights):
-    """sum_t tree_weights[t] * value[leaf_t(x)] for trees stored back to back (tree t's nodes start at offsets[t],
-    child indices local to the tree)."""
+def mean_leaf_values(X, feature, threshold, left, right, value, offsets):
+    """(1/B) sum_t value[leaf_t(x)] over the B trees stored back to back (tree t's nodes start at offsets[t])."""
+    n_trees = offsets.shape[0] - 1
     out = np.zeros((X.shape[0], value.shape[1]))
-    for t in range(offsets.shape[0] - 1):
-        root = offsets[t]
-        wt = tree_weights[t]
+    for t in range(n_trees):
         for i in range(X.shape[0]):
-            node = root
-            while left[node] >= 0:
-                if X[i, feature[node]] <= threshold[node]:
-                    node = root + left[node]
-                else:
-                    node = root + right[node]
+            node = find_leaf(X, i, feature, threshold, left, right, offsets[t])
             for k in range(value.shape[1]):
-                out[i, k] += wt * value[node, k]
+                out[i, k] += value[node, k]
+    out /= n_trees
     return out

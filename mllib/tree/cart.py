@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_array, check_is_fitted, check_n_features,
+from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_fitted_X, check_int, check_is_fitted,
                     check_random_state, check_sample_weight, check_X_y, clone)
 from . import _kernels as K
-from .binning import bin_features, check_max_bins
+from .binning import bin_features
 from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from .pruning import prune, pruning_path
 
@@ -55,20 +55,14 @@ def check_growth_params(est, criteria) -> dict:
         raise ValueError(f"criterion must be one of {criteria}, got {est.criterion!r}")
     if est.splitter not in SPLITTERS:
         raise ValueError(f"splitter must be one of {SPLITTERS}, got {est.splitter!r}")
-    for name, low in (("min_samples_split", 2), ("min_samples_leaf", 1)):
-        v = getattr(est, name)
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
-    if est.max_depth is not None and (isinstance(est.max_depth, bool) or not isinstance(est.max_depth, (int, np.integer))
-                                      or est.max_depth < 0):
-        raise ValueError(f"max_depth must be None (grow fully) or an integer >= 0, got {est.max_depth!r}")
     if not est.min_impurity_decrease >= 0:
         raise ValueError(f"min_impurity_decrease must be >= 0, got {est.min_impurity_decrease!r}")
     return dict(criterion=_CRITERION_CODES[est.criterion],
-                max_depth=_NO_DEPTH_LIMIT if est.max_depth is None else int(est.max_depth),
-                min_samples_split=int(est.min_samples_split), min_samples_leaf=int(est.min_samples_leaf),
+                max_depth=_NO_DEPTH_LIMIT if est.max_depth is None else check_int(est.max_depth, "max_depth", 0),
+                min_samples_split=check_int(est.min_samples_split, "min_samples_split", 2),
+                min_samples_leaf=check_int(est.min_samples_leaf, "min_samples_leaf"),
                 min_impurity_decrease=float(est.min_impurity_decrease),
-                hist=est.splitter == "hist", max_bins=check_max_bins(est.max_bins))
+                hist=est.splitter == "hist", max_bins=check_int(est.max_bins, "max_bins", 2, 256))  # uint8 bins
 
 
 class TrainingData:
@@ -99,6 +93,13 @@ def grow_tree(data: TrainingData, code, y, w, n_classes: int, growth: dict, max_
     K.fill_internal_values(value, left, right, cover)
     return dict(feature=feature, threshold=threshold, left=left, right=right, value=value, cover=cover,
                 n_node_samples=n_node, impurity=impurity)
+
+
+def tree_dict(est, nodes=slice(None)) -> dict:
+    """The shared tree protocol's node arrays of a fitted tree, or of one tree (its node slice) of a forest."""
+    return dict(feature=est.feature_[nodes], threshold=est.threshold_[nodes], left=est.children_left_[nodes],
+                right=est.children_right_[nodes], value=est.value_[nodes],
+                cover=est.weighted_n_node_samples_[nodes])
 
 
 def impurity_importances(feature, left, right, cover, impurity, n_features: int) -> np.ndarray:
@@ -141,20 +142,10 @@ class _BaseDecisionTree(BaseEstimator):
                                                          self.weighted_n_node_samples_, self.impurity_,
                                                          self.n_features_in_)
 
-    def _tree_dict(self) -> dict:
-        return dict(feature=self.feature_, threshold=self.threshold_, left=self.children_left_,
-                    right=self.children_right_, value=self.value_, cover=self.weighted_n_node_samples_,
-                    n_node_samples=self.n_node_samples_, impurity=self.impurity_)
-
-    def _checked(self, X) -> np.ndarray:
-        check_is_fitted(self)
-        X = check_array(X)
-        check_n_features(self, X)
-        return X
-
     def apply(self, X) -> np.ndarray:
         """Index of the leaf each row of X lands in."""
-        return K.apply(self._checked(X), self.feature_, self.threshold_, self.children_left_, self.children_right_, 0)
+        return K.apply(check_fitted_X(self, X), self.feature_, self.threshold_, self.children_left_,
+                       self.children_right_)
 
     def get_depth(self) -> int:
         check_is_fitted(self)
@@ -173,14 +164,12 @@ class _BaseDecisionTree(BaseEstimator):
         """Effective alphas of the weakest-link pruning sequence of the fully grown tree (this estimator's growth
         settings, ccp_alpha ignored) and the total leaf impurity of each subtree: {"ccp_alphas", "impurities"}."""
         full = clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight=sample_weight)
-        return pruning_path(full._tree_dict())
+        return pruning_path(dict(tree_dict(full), impurity=full.impurity_))
 
     def tree_ensemble(self) -> dict:
         """The shared tree protocol (TreeSHAP, gradient boosting): one tree, scale 1, offset 0."""
         check_is_fitted(self)
-        tree = dict(feature=self.feature_, threshold=self.threshold_, left=self.children_left_,
-                    right=self.children_right_, value=self.value_, cover=self.weighted_n_node_samples_)
-        return dict(trees=[tree], scale=np.ones(1), offset=np.zeros(self.value_.shape[1]),
+        return dict(trees=[tree_dict(self)], scale=np.ones(1), offset=np.zeros(self.value_.shape[1]),
                     output=self._ensemble_output)
 
 

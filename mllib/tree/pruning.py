@@ -22,8 +22,9 @@ def _parents(left, right) -> np.ndarray:
 
 
 def _weakest_link_sequence(tree: dict, stop_alpha: float = np.inf):
-    """Yield (effective alpha, R(T) after collapsing, collapsed node) along the pruning sequence, collapsing while
-    the effective alpha is <= stop_alpha. Ties go to the lowest node index (as scikit-learn)."""
+    """Yield (effective alpha, R(T) after collapsing, in_tree) along the pruning sequence, collapsing while the
+    effective alpha is <= stop_alpha; in_tree marks the current subtree's nodes (one array, updated in place as the
+    sequence goes on). Ties go to the lowest node index (as scikit-learn)."""
     left, right = tree["left"], tree["right"]
     r_node = tree["cover"] * tree["impurity"] / tree["cover"][0]
     parent = _parents(left, right)
@@ -34,6 +35,7 @@ def _weakest_link_sequence(tree: dict, stop_alpha: float = np.inf):
     for node in range(left.size - 1, 0, -1):
         r_branch[parent[node]] += r_branch[node]
         n_leaves[parent[node]] += n_leaves[node]
+    branch_end = np.arange(left.size) + 2 * n_leaves - 1  # a binary branch of m leaves has 2m - 1 nodes
     candidate = ~is_leaf
     in_tree = np.ones(left.size, dtype=bool)
     while candidate[0]:
@@ -44,13 +46,8 @@ def _weakest_link_sequence(tree: dict, stop_alpha: float = np.inf):
         if alpha > stop_alpha:
             return
         # drop t's descendants: they occupy the pre-order range after t up to the end of its branch
-        stack = [left[t], right[t]]
-        while stack:
-            node = stack.pop()
-            in_tree[node] = candidate[node] = False
-            if left[node] >= 0:
-                stack += [left[node], right[node]]
-        candidate[t] = False
+        in_tree[t + 1:branch_end[t]] = False
+        candidate[t:branch_end[t]] = False
         removed, r_diff = n_leaves[t] - 1, r_node[t] - r_branch[t]
         n_leaves[t], r_branch[t] = 1, r_node[t]
         a = parent[t]
@@ -58,13 +55,13 @@ def _weakest_link_sequence(tree: dict, stop_alpha: float = np.inf):
             n_leaves[a] -= removed
             r_branch[a] += r_diff
             a = parent[a]
-        yield alpha, float(r_branch[0]), t, in_tree
+        yield alpha, float(r_branch[0]), in_tree
 
 
 def pruning_path(tree: dict) -> dict:
     """{"ccp_alphas", "impurities"}: alpha = 0 with the full tree's R(T), then one entry per collapse."""
     alphas, impurities = [0.0], [float(np.sum((tree["cover"] * tree["impurity"])[tree["left"] < 0]) / tree["cover"][0])]
-    for alpha, r_tree, _, _ in _weakest_link_sequence(tree):
+    for alpha, r_tree, _ in _weakest_link_sequence(tree):
         alphas.append(alpha)
         impurities.append(r_tree)
     return {"ccp_alphas": np.asarray(alphas), "impurities": np.asarray(impurities)}
@@ -74,14 +71,12 @@ def prune(tree: dict, ccp_alpha: float) -> dict:
     """The subtree of `tree` (node arrays as in cart.py) for this alpha, renumbered in pre-order."""
     left, right = tree["left"], tree["right"]
     in_tree = np.ones(left.size, dtype=bool)
-    collapsed = np.zeros(left.size, dtype=bool)
-    for _, _, t, in_tree_now in _weakest_link_sequence(tree, ccp_alpha):
-        collapsed[t] = True
-        in_tree = in_tree_now  # the generator changes it only after the next alpha passed the check
+    for _, _, in_tree in _weakest_link_sequence(tree, ccp_alpha):
+        pass  # run the sequence to its end: in_tree is then the subtree for ccp_alpha
     keep = np.flatnonzero(in_tree)  # increasing indices keep the pre-order
     new_index = np.full(left.size, -1, dtype=np.int64)
     new_index[keep] = np.arange(keep.size)
-    leaf = (left[keep] < 0) | collapsed[keep]
+    leaf = (left[keep] < 0) | ~in_tree[np.maximum(left[keep], 0)]  # collapsed nodes lost their children
     out = {k: v[keep].copy() for k, v in tree.items()}
     out["left"] = np.where(leaf, -1, new_index[np.maximum(left[keep], 0)])
     out["right"] = np.where(leaf, -1, new_index[np.maximum(right[keep], 0)])
@@ -93,28 +88,22 @@ def prune(tree: dict, ccp_alpha: float) -> dict:
 def choose_ccp_alpha(estimator, X, y, cv=5, scoring=None, groups=None) -> dict:
     """Choose ccp_alpha for a decision tree by cross-validation over its pruning path.
 
-    Candidates are the geometric means sqrt(alpha_k alpha_{k+1}) of consecutive path alphas (each represents the
-    subtree optimal on [alpha_k, alpha_{k+1}), Breiman et al.), plus 0. scoring: a scorer or name from
-    mllib.metrics (default: accuracy for classifiers, mean squared error for regressors); cv and groups as in
-    mllib.model_selection.GridSearch. Returns {"best_alpha", "alphas", "mean_scores", "search"}.
+    With a_1 < ... < a_m the distinct positive path alphas, subtree T_k is optimal on [a_k, a_{k+1}) and a_m
+    collapses the root (a constant model). Candidates: 0 (the full tree) and the geometric means
+    sqrt(a_k a_{k+1}), k < m, one inside each interval (Breiman et al.): every subtree of the path but the root.
+    scoring: a scorer or name from mllib.metrics (default: accuracy for classifiers, mean squared error for
+    regressors); cv and groups as in mllib.model_selection.GridSearch.
+    Returns {"best_alpha", "alphas", "mean_scores", "search"}.
     """
     from ..model_selection import GridSearch
 
-    path = estimator.cost_complexity_pruning_path(X, y)
-    a = np.unique(path["ccp_alphas"][:-1])  # the last alpha collapses the root: a constant model
+    a = np.unique(estimator.cost_complexity_pruning_path(X, y)["ccp_alphas"])
     a = a[a > 0]
-    candidates = np.concatenate([[0.0], np.sqrt(a[:-1] * a[1:]) if a.size > 1 else a])
+    candidates = np.concatenate([[0.0], np.sqrt(a[:-1] * a[1:])])
     if scoring is None:
-        scoring = "accuracy" if getattr(estimator, "_estimator_type", "") == "classifier" else mse_scorer()
+        scoring = "accuracy" if getattr(estimator, "_estimator_type", "") == "classifier" else "mean_squared_error"
     search = GridSearch(clone(estimator), {"ccp_alpha": [float(v) for v in candidates]}, scoring=scoring, cv=cv)
     search.fit(X, y, groups=groups)
     means = np.array([r["mean_valid_score"] for r in search.results_])
     return {"best_alpha": float(search.best_params_["ccp_alpha"]), "alphas": candidates, "mean_scores": means,
             "search": search}
-
-
-def mse_scorer():
-    from ..metrics import mean_squared_error
-    from ..metrics.scorers import Scorer
-
-    return Scorer("mean_squared_error", mean_squared_error, False, "label")

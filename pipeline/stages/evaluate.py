@@ -1,10 +1,9 @@
 """Stage 7, evaluate: the test set, used once (seed 004, D4:200, 543): the full corrected metric table,
 confusion matrix, ROC and PR curves, calibration on test (overall and within each sensitive group, with the
-binning spec), and the validation-vs-test gap with the
-notes' diagnosis (D4:556-572). Decisions: at evaluate.threshold, or at the minimum-expected-cost threshold of
-evaluate.cost_matrix (seed 000, lines 179-232); the reject option (abstain when max(p, 1 - p) is below
-evaluate.reject_threshold, D4:1986-1996) with its risk-coverage curve, AURC / E-AURC and the coverage at
-evaluate.target_risk."""
+binning spec), and the validation-vs-test gap with the notes' diagnosis (D4:556-572). Decisions: positive when
+the calibrated p >= t, with t = evaluate.threshold or the minimum-expected-cost threshold of evaluate.cost_matrix
+(seed 000, lines 179-232); the reject option (abstain when max(p, 1 - p) is below evaluate.reject_threshold,
+D4:1986-1996) with its risk-coverage curve, AURC / E-AURC and the coverage at evaluate.target_risk."""
 from __future__ import annotations
 
 import numpy as np
@@ -17,7 +16,7 @@ from mllib.decisions import (
     bayes_threshold,
     coverage_at_risk,
     excess_aurc,
-    min_risk_decision,
+    expected_costs,
     optimal_aurc,
     reject_option,
     risk_coverage_curve,
@@ -60,30 +59,23 @@ def realised_cost(y: np.ndarray, pred: np.ndarray, cost_matrix) -> float:
 
 
 def decision_rule(cfg: dict) -> dict:
-    """The decision threshold: evaluate.threshold, or the minimum-expected-cost (Bayes) threshold of
-    evaluate.cost_matrix when it is set (predict 1 when p > t; p = t costs the same either way)."""
+    """The decision threshold t (positive when p >= t): evaluate.threshold, or the minimum-expected-cost (Bayes)
+    threshold of evaluate.cost_matrix when it is set (at p = t both decisions cost the same, so p >= t is also a
+    minimum-cost rule, and every stage decides with this one rule)."""
     cost = cfg["cost_matrix"]
     if cost is None:
         return {"rule": "threshold", "threshold": cfg["threshold"], "cost_matrix": None}
     return {"rule": "cost_matrix", "threshold": bayes_threshold(cost), "cost_matrix": cost}
 
 
-def decide(p: np.ndarray, rule: dict) -> np.ndarray:
-    """Decisions: p >= threshold, or the minimum-expected-cost action (1 exactly when p > the Bayes threshold)."""
-    if rule["cost_matrix"] is None:
-        return (p >= rule["threshold"]).astype(np.int64)
-    return min_risk_decision(p, rule["cost_matrix"])["action"]
-
-
-def cost_report(y: np.ndarray, p: np.ndarray, rule: dict, plain_threshold: float) -> dict:
-    """Expected cost on test of the minimum-risk decisions (the posterior's own expectation and the realised
-    average over the labels) against the plain evaluate.threshold rule."""
-    cost = rule["cost_matrix"]
-    decided = min_risk_decision(p, cost)
+def cost_report(y: np.ndarray, p: np.ndarray, pred: np.ndarray, cost_matrix, plain_threshold: float) -> dict:
+    """Expected cost on test of the minimum-risk decisions `pred` (the posterior's own expectation, min over the
+    actions of sum_j cost[a, j] p(j | x), and the realised average over the labels) against the plain
+    evaluate.threshold rule."""
     plain = (p >= plain_threshold).astype(np.int64)
-    return {"expected_cost_posterior": float(decided["risk"].mean()),
-            "realised_cost": realised_cost(y, decided["action"], cost),
-            "realised_cost_at_evaluate_threshold": realised_cost(y, plain, cost)}
+    return {"expected_cost_posterior": float(expected_costs(p, cost_matrix).min(axis=1).mean()),
+            "realised_cost": realised_cost(y, pred, cost_matrix),
+            "realised_cost_at_evaluate_threshold": realised_cost(y, plain, cost_matrix)}
 
 
 def selective_report(y: np.ndarray, p: np.ndarray, pred: np.ndarray, cfg: dict) -> tuple[dict, dict, np.ndarray]:
@@ -121,7 +113,7 @@ def main() -> None:
     score = decision_scores(model, X)
     p_raw = NoCalibration().fit(score).transform(score)
     p = calibrator.transform(score)
-    pred = decide(p, rule)
+    pred = (p >= threshold).astype(np.int64)
     selective, curve, accepted = selective_report(y, p, pred, cfg)
 
     table = binary_metrics(y, pred)
@@ -131,7 +123,7 @@ def main() -> None:
     metrics = {
         "n": int(len(y)),
         "threshold": threshold,
-        "decision": {**rule, **(cost_report(y, p, rule, cfg["threshold"]) if rule["cost_matrix"] else {})},
+        "decision": {**rule, **(cost_report(y, p, pred, rule["cost_matrix"], cfg["threshold"]) if rule["cost_matrix"] else {})},
         "roc_auc": roc_auc_score(y, p),
         "average_precision": average_precision_score(y, p),
         **{k: table[k] for k in ("accuracy", "precision", "recall", "specificity", "f1")},

@@ -4,7 +4,7 @@
 one-hot-encoded column counts once); Shapley values of a seeded sample of test rows (TreeSHAP, the linear closed
 form, KernelSHAP or exact enumeration), each with its additivity error; partial dependence and ICE curves of the
 most important features; and for neural networks gradient x input / LRP with their conservation error. A label
-metric scores the decisions the evaluate stage made (its threshold or cost-matrix rule, from its metrics file).
+metric scores the decisions the evaluate stage made (p >= its threshold, read from its metrics file).
 Per raw column, TreeSHAP values are sums over the column's encoded columns: additive, but the raw-column game's
 Shapley values only for linear models (pipeline/explanations.py; attributions.json says so per method)."""
 from __future__ import annotations
@@ -23,17 +23,17 @@ from pipeline.explanations import (RAW_COLUMN_NOTE, choose_method, raw_column_of
                                    shapley_attributions)
 from pipeline.frames import binary_target, feature_columns, raw_matrix
 from pipeline.io import read_json, read_parquet, write_csv, write_json
-from pipeline.stages.evaluate import decide
 
 
-def deployed_predictor(transformer, model, calibrator, response: str, decision: dict):
-    """Raw matrix -> what the scorer needs: calibrated probability, raw score, or the evaluate stage's decision."""
+def deployed_predictor(transformer, model, calibrator, response: str, threshold: float):
+    """Raw matrix -> what the scorer needs: calibrated probability, raw score, or the evaluate stage's decision
+    p >= threshold."""
     def predict(X_raw):
         score = decision_scores(model, transformer.transform(X_raw))
         if response == "score":
             return score
         p = calibrator.transform(score)
-        return decide(p, decision) if response == "label" else p
+        return (p >= threshold).astype(np.int64) if response == "label" else p
     return predict
 
 
@@ -79,8 +79,8 @@ def main() -> None:
     scorer = get_scorer(cfg["scoring"])
     decided = read_json(paths.TEST_METRICS, "evaluate")["decision"]  # the rule evaluate decided with
     decision = {k: decided[k] for k in ("rule", "threshold", "cost_matrix")}
-    predict = deployed_predictor(transformer, model, calibrator, scorer.response, decision)
-    proba = deployed_predictor(transformer, model, calibrator, "probability", decision)
+    predict = deployed_predictor(transformer, model, calibrator, scorer.response, decision["threshold"])
+    proba = deployed_predictor(transformer, model, calibrator, "probability", decision["threshold"])
     kernel = {"n_samples": cfg["kernel_samples"], "n_bootstrap": cfg["kernel_bootstrap"]}
     grid_resolution, percentiles = cfg["grid_resolution"], tuple(cfg["pdp_percentiles"])
 

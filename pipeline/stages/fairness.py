@@ -3,11 +3,12 @@ test-set decisions with seeded bootstrap intervals (clusters of data.group resam
 the four parity criteria as differences and ratios (seed 004, D4:2058-2110; TPR parity is t1/p1 = t2/p2,
 erratum E4) and which of them can hold at once given the groups' base rates (D4:2086-2108). Groups smaller
 than fairness.min_group_size are flagged, not hidden. Two mitigations, each judged on test against the
-deployed decisions (one threshold for everyone): per-group thresholds fitted on the cross-fitted out-of-fold
-probabilities of the calibrate stage (never on test, never in-sample), and reweighing as pre-processing
-(Kamiran-Calders, catalogue section 5.3): the chosen configuration refitted on all training rows with weights
-that make the label independent of the sensitive groups' intersection (so of every attribute), scored through
-the fitted calibrator and decided at the same threshold."""
+deployed decisions (the evaluate stage's p >= t for everyone, read from its predictions): per-group thresholds
+fitted on the cross-fitted out-of-fold probabilities of the calibrate stage (never on test, never in-sample), and
+reweighing as pre-processing (Kamiran-Calders, catalogue section 5.3): the deployed model's configuration (a
+clone of models/model.json) refitted on all training rows with weights that make the label independent of the
+sensitive groups' intersection (so of every attribute), scored through the fitted calibrator and decided by the
+same rule p >= t."""
 from __future__ import annotations
 
 import inspect
@@ -17,16 +18,15 @@ import numpy as np
 import pandas as pd
 
 from mllib import io as mlio
+from mllib.base import clone
 from mllib.calibration import decision_scores
 from mllib.fairness import CRITERIA, GroupThresholdOptimizer, criteria_compatibility, criterion_gap, fairness_report, reweighing_weights
-from pipeline import build, paths
+from pipeline import paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
 from pipeline.frames import attribute_labels
 from pipeline.io import read_json, read_parquet, write_csv, write_json
-from pipeline.summaries import sensitive_groupings
-
-PLOTTED = ("selection_rate", "tpr", "fpr", "precision")
+from pipeline.summaries import GROUP_RATES, sensitive_groupings
 
 
 def compatibility(audit: dict) -> dict:
@@ -44,28 +44,34 @@ def every_criterion(y: np.ndarray, before: np.ndarray, after: np.ndarray, groups
             for c in CRITERIA}
 
 
+def accuracies(y: np.ndarray, before: np.ndarray, after: np.ndarray) -> dict:
+    """Accuracy of two sets of decisions on the same rows and what the change costs (before - after)."""
+    accuracy_before, accuracy_after = float(np.mean(before == y)), float(np.mean(after == y))
+    return {"accuracy_before": accuracy_before, "accuracy_after": accuracy_after,
+            "accuracy_cost": accuracy_before - accuracy_after}
+
+
 def mitigate(oof_p: np.ndarray, oof_y: np.ndarray, oof_groups: np.ndarray, test_p: np.ndarray, test_y: np.ndarray,
-             test_groups: np.ndarray, criterion: str, tolerance: float, threshold: float) -> dict:
-    """Per-group thresholds for one attribute fitted on the out-of-fold rows, gap and accuracy before (one
-    threshold for all) and after, on those rows and on test, and every criterion's test gap before and after
-    (moving one rate moves the others). A grouping the optimiser cannot handle (a group without positives, a
-    test group never seen out of fold) is reported with the reason, not dropped."""
+             test_groups: np.ndarray, criterion: str, tolerance: float, threshold: float, deployed: np.ndarray) -> dict:
+    """Per-group thresholds for one attribute fitted on the out-of-fold rows, gap and accuracy before (p >= threshold
+    for all; on test the deployed decisions) and after, on those rows and on test, and every criterion's test gap
+    before and after (moving one rate moves the others). A grouping the optimiser cannot handle (a group without
+    positives, a test group never seen out of fold) is reported with the reason, not dropped."""
     optimiser = GroupThresholdOptimizer(criterion=criterion, tolerance=tolerance, base_threshold=threshold)
     try:
         optimiser.fit(oof_p, oof_y, oof_groups)
-        test = optimiser.report(test_p, test_y, test_groups)
         after = optimiser.predict(test_p, test_groups)
     except ValueError as exc:
         return {"applied": False, "reason": str(exc)}
-    before = (test_p >= threshold).astype(np.int64)
+    every = every_criterion(test_y, deployed, after, test_groups)
     return {
         "applied": True,
-        "thresholds": test["thresholds"],
+        "thresholds": dict(zip(optimiser.groups_, optimiser.thresholds_.tolist())),
         "fitted_oof": {"gap_before": optimiser.baseline_gap_, "gap_after": optimiser.gap_,
                        "accuracy_before": optimiser.baseline_accuracy_, "accuracy_after": optimiser.accuracy_,
                        "accuracy_cost": optimiser.accuracy_cost_},
-        "test": {k: test[k] for k in ("gap_before", "gap_after", "accuracy_before", "accuracy_after", "accuracy_cost")},
-        "test_every_criterion": every_criterion(test_y, before, after, test_groups),
+        "test": {**every[criterion], **accuracies(test_y, deployed, after)},
+        "test_every_criterion": every,
     }
 
 
@@ -80,14 +86,11 @@ def fit_weighted(model, X: np.ndarray, y: np.ndarray, weights: np.ndarray) -> st
     return None
 
 
-def judge_reweighing(y: np.ndarray, p: np.ndarray, p_reweighed: np.ndarray, threshold: float, groupings: dict) -> dict:
-    """Test accuracy and every criterion's gap (per attribute and intersection) of the decisions p >= threshold
-    of the deployed model (before) and of the reweighed one (after)."""
-    before, after = (p >= threshold).astype(np.int64), (p_reweighed >= threshold).astype(np.int64)
-    accuracy_before, accuracy_after = float(np.mean(before == y)), float(np.mean(after == y))
-    return {"accuracy_before": accuracy_before, "accuracy_after": accuracy_after,
-            "accuracy_cost": accuracy_before - accuracy_after,
-            "attributes": {name: every_criterion(y, before, after, labels) for name, labels in groupings.items()}}
+def judge_reweighing(y: np.ndarray, deployed: np.ndarray, reweighed: np.ndarray, groupings: dict) -> dict:
+    """Test accuracy and every criterion's gap (per attribute and intersection) of the deployed decisions (before)
+    and of the reweighed model's (after)."""
+    return {**accuracies(y, deployed, reweighed),
+            "attributes": {name: every_criterion(y, deployed, reweighed, labels) for name, labels in groupings.items()}}
 
 
 def features_of(path, row_ids: np.ndarray, made_for: str) -> np.ndarray:
@@ -98,7 +101,7 @@ def features_of(path, row_ids: np.ndarray, made_for: str) -> np.ndarray:
     return frame.drop(columns=[paths.ROW_ID]).to_numpy()
 
 
-def reweighing(params: dict, train: pd.DataFrame, test: pd.DataFrame, y_test: np.ndarray, p_test: np.ndarray,
+def reweighing(params: dict, train: pd.DataFrame, test: pd.DataFrame, y_test: np.ndarray, deployed: np.ndarray,
                threshold: float) -> dict:
     """Kamiran-Calders weights w(g, y) = P(g) P(y) / P(g, y) over the intersection g of data.sensitive on all
     training rows, the refit with them and its test judgement (fairness.reweighing: false keeps the weights only)."""
@@ -112,18 +115,18 @@ def reweighing(params: dict, train: pd.DataFrame, test: pd.DataFrame, y_test: np
     report = {"groups": joint_name, "weights": weights["table"], "refit": params["fairness"]["reweighing"]}
     if not report["refit"]:
         return report
-    # the train stage's refit of the chosen configuration, now with the weights as sample weights
-    best_params = read_json(paths.TRAIN_METRICS, "train")["best_params"]
-    model = build.classifier(params["model"], **best_params)
-    report.update(model=params["model"]["name"], params=best_params)
+    # the deployed model's configuration, refitted with the weights as sample weights
+    model = clone(mlio.load(paths.MODEL))
+    trained = read_json(paths.TRAIN_METRICS, "train")
+    report.update(model=trained["model"], params=trained["best_params"])
     X = features_of(paths.FINAL_TRAIN_FEATURES, train[paths.ROW_ID].to_numpy(), paths.TRAIN)
     reason = fit_weighted(model, X, y, weights["weights"])
     if reason:
         return {**report, "applied": False, "reason": reason}
     X_test = features_of(paths.FINAL_TEST_FEATURES, test[paths.ROW_ID].to_numpy(), paths.TEST)
-    p_reweighed = mlio.load(paths.CALIBRATOR).transform(decision_scores(model, X_test))
+    reweighed = (mlio.load(paths.CALIBRATOR).transform(decision_scores(model, X_test)) >= threshold).astype(np.int64)
     return {**report, "applied": True, "scored_through": "the fitted calibrator", "judged_on": "test",
-            "test": judge_reweighing(y_test, p_test, p_reweighed, threshold, sensitive_groupings(test, sensitive))}
+            "test": judge_reweighing(y_test, deployed, reweighed, sensitive_groupings(test, sensitive))}
 
 
 def plot_rows(attributes: dict) -> list[dict]:
@@ -133,7 +136,7 @@ def plot_rows(attributes: dict) -> list[dict]:
         {"attribute": name, "group": str(g) if "=" in str(g) else f"{name}={g}", "metric": k, "value": m[k],
          "ci_low": m["intervals"].get(k, [math.nan, math.nan])[0], "ci_high": m["intervals"].get(k, [math.nan, math.nan])[1],
          "small": m["small"]}
-        for name, result in attributes.items() for g, m in result["groups"].items() for k in PLOTTED
+        for name, result in attributes.items() for g, m in result["groups"].items() for k in GROUP_RATES
     ]
 
 
@@ -178,9 +181,9 @@ def main() -> None:
             "tolerance": mitigation["tolerance"], "fitted_on": "out-of-fold probabilities, cross-fitted by the calibrate stage",
             "judged_on": "test",
             "attributes": {a: mitigate(oof_p, oof_y, oof_labels[a], p, y, test_labels[a], criterion,
-                                       mitigation["tolerance"], threshold) for a in sensitive},
+                                       mitigation["tolerance"], threshold, pred) for a in sensitive},
         })
-    report["reweighing"] = reweighing(params, train, test, y, p, threshold)
+    report["reweighing"] = reweighing(params, train, test, y, pred, threshold)
 
     for name, result in attributes.items():
         c = result["criteria"]

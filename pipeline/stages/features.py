@@ -15,7 +15,7 @@ from pipeline import build, folds, paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
 from pipeline.frames import binary_target, feature_columns, raw_matrix
-from pipeline.io import read_parquet, replace_directory, write_json, write_parquet
+from pipeline.io import read_parquet, replace_directory, write_json
 
 
 def _check_observed(X: np.ndarray, numeric: list[str], where: str) -> None:

@@ -99,7 +99,7 @@ def decisions_section(r: dict, img: dict) -> str:
     test = r["test"]
     d, sel = test["decision"], test["selective"]
     reject, at = sel["reject_option"], sel["at_target_risk"]
-    rule = {"decision rule": d["rule"], "decision threshold (positive when p >= t; cost rule: p > t)": d["threshold"]}
+    rule = {"decision rule": d["rule"], "decision threshold (positive when p >= t)": d["threshold"]}
     if d["cost_matrix"]:
         c = d["cost_matrix"]
         rule.update({"cost matrix [[pred 0|y 0, pred 0|y 1], [pred 1|y 0, pred 1|y 1]]": str(c),

@@ -11,7 +11,7 @@ from mllib import io as mlio
 from mllib.base import ColumnTransformer, Pipeline, is_fitted
 from mllib.linear import LogisticRegression
 from mllib.preprocessing import OneHotEncoder, SimpleImputer, StandardScaler
-from mllib.registry import CALIBRATORS, CLASSIFIERS, CLUSTERERS, REGISTRY, REGRESSORS, loadable
+from mllib.registry import CALIBRATORS, CLUSTERERS, REGISTRY, REGRESSORS, loadable
 
 
 def _fit_registered(name):

@@ -172,6 +172,22 @@ def test_wrong_type(tmp_path, key, value):
         ("calibration.method", "isotonic_typo"),
         ("search.scoring", "auc"),
         ("model.name", "no_such_model"),
+        # the decision, calibration and fairness knobs
+        ("calibration.method", "beta"),
+        ("evaluate.cost_matrix", [[0, 1], [1]]),
+        ("evaluate.cost_matrix", [[0, 1], [1, 2]]),      # deciding 1 when y = 1 costs more than deciding 0
+        ("evaluate.cost_matrix", [[0, "5"], [1, 0]]),
+        ("evaluate.cost_matrix", 5),
+        ("evaluate.reject_threshold", 0.4),
+        ("evaluate.reject_threshold", 1.0),
+        ("evaluate.target_risk", 0.0),
+        ("fairness.n_boot", -1),
+        ("fairness.confidence_level", 1.0),
+        ("fairness.mitigation.criterion", "predictive_parity"),
+        ("fairness.mitigation.tolerance", -0.1),
+        ("fairness.reweighing", "yes"),
+        ("calibration.params", [1]),
+        ("calibration.params", {"platt": 3}),
     ],
 )
 def test_out_of_range_or_not_a_choice(tmp_path, key, value):
@@ -179,10 +195,21 @@ def test_out_of_range_or_not_a_choice(tmp_path, key, value):
     assert key in message
 
 
-@pytest.mark.parametrize("key, value", [("split.test_size", 0.999), ("split.n_splits", 2), ("seed", 0),
-                                        ("data.positive_label", None), ("data.positive_label", "yes"),
-                                        ("clean.valid_ranges", {"age": [0, None]}), ("tracking.uri", "http://x:5000")])
-def test_boundary_values_are_accepted(tmp_path, key, value):
+@pytest.mark.parametrize("key, value", [
+    ("split.test_size", 0.999), ("split.n_splits", 2), ("seed", 0), ("data.positive_label", None),
+    ("data.positive_label", "yes"), ("clean.valid_ranges", {"age": [0, None]}), ("tracking.uri", "http://x:5000"),
+    # the decision, calibration and fairness knobs
+    *(("calibration.method", m) for m in ("platt", "isotonic", "temperature", "histogram_binning", "none")),
+    ("evaluate.cost_matrix", [[0, 5], [1, 0]]),
+    ("evaluate.cost_matrix", [[0.0, 2.5], [1, -0.5]]),
+    ("evaluate.reject_threshold", 0.5),
+    ("fairness.n_boot", 0),
+    ("fairness.reweighing", False),
+    ("calibration.params", {"histogram_binning": {"n_bins": 15, "strategy": "quantile", "prior_strength": 0.5},
+                            "platt": {"smooth_targets": False}, "none": {}}),
+    *(("fairness.mitigation.criterion", c) for c in ("equal_opportunity", "demographic_parity", "equalized_odds", "none")),
+])
+def test_valid_and_boundary_values_are_accepted(tmp_path, key, value):
     node = _load(tmp_path, _variant(**{key.replace(".", "__"): value}))
     for part in key.split("."):
         node = node[part]

@@ -38,7 +38,7 @@ def test_auto_method():
     assert choose_method("auto", Forest(), owners) == "tree"
 
 
-def test_lrp_z_plus_bounds_negative_inputs_by_the_training_range():
+def test_lrp_z_plus_bounds_negative_inputs_by_the_training_and_explained_range():
     from pipeline.explanations import input_bounds, relevance_attributions
 
     rng = np.random.default_rng(1)
@@ -47,6 +47,11 @@ def test_lrp_z_plus_bounds_negative_inputs_by_the_training_range():
     low, high = input_bounds(train[:5], train)
     np.testing.assert_array_equal(low, train.min(axis=0))
     np.testing.assert_array_equal(high, train.max(axis=0))
+    rows = np.vstack([train[:19], 3 * train.max(axis=0) * [1, -1, 1]])  # a test row beyond the training range
+    low, high = input_bounds(rows, train)
+    np.testing.assert_array_equal(low, np.minimum(train.min(axis=0), rows.min(axis=0)))
+    np.testing.assert_array_equal(high, np.maximum(train.max(axis=0), rows.max(axis=0)))
+    assert high[0] == rows[-1, 0] and low[1] == rows[-1, 1]
 
     class Identity:
         def transform(self, X):
@@ -55,7 +60,7 @@ def test_lrp_z_plus_bounds_negative_inputs_by_the_training_range():
     y = (train[:, 0] - train[:, 1] > 0).astype(int)
     model = MLPClassifier(hidden_layer_sizes=(16,), max_iter=50).fit(train, y)
     owners = np.array([0, 1, 2])
-    out = relevance_attributions("lrp_z_plus", model, Identity(), train[:20], owners, 1e-6, train)
+    out = relevance_attributions("lrp_z_plus", model, Identity(), rows, owners, 1e-6, train)
     assert np.median(out["conservation_error"]) < 1e-12  # z+ and z^B conserve the logit, biases and all
-    basic = relevance_attributions("lrp_basic", model, Identity(), train[:20], owners, 1e-6, train)
+    basic = relevance_attributions("lrp_basic", model, Identity(), rows, owners, 1e-6, train)
     assert not np.allclose(basic["values"], out["values"])

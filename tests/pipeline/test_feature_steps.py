@@ -4,7 +4,6 @@ an unknown name or parameter stops with a message naming the key. Parametrised o
 accepts that are registered, so a newly registered transformer is covered at once."""
 from __future__ import annotations
 
-import importlib
 import json
 import shutil
 
@@ -13,7 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import REPO, make_project
+from conftest import REPO, make_project, run_stages
 from pipeline import paths
 from pipeline.build import FEATURE_STEPS, feature_step_names, feature_transformer
 from pipeline.config import load_params
@@ -26,17 +25,11 @@ PARAMS = {("projection", "cholesky_whitening"): {"reg": 1e-6},
           ("categorical_imputer", "group_imputer"): {"strategy": "most_frequent"}}
 
 
-def run_stages(root, monkeypatch, *stages):
-    monkeypatch.chdir(root)
-    for stage in stages:
-        importlib.import_module(f"pipeline.stages.{stage}").main()
-
-
 @pytest.fixture(scope="module")
 def split_project(tmp_path_factory, sample_csv):
     root = make_project(tmp_path_factory.mktemp("steps"), sample_csv, **{"split.n_splits": 2})
     with pytest.MonkeyPatch.context() as mp:
-        run_stages(root, mp, "validate", "clean", "split")
+        run_stages(root, mp, ["validate", "clean", "split"])
     return root
 
 
@@ -52,7 +45,7 @@ def with_step(split_project, tmp_path, step, name, params=None):
 @pytest.mark.parametrize("step,name", CASES, ids=[f"{s}={n}" for s, n in CASES])
 def test_every_step_choice_runs_the_features_stage(step, name, split_project, tmp_path, monkeypatch):
     root = with_step(split_project, tmp_path, step, name, PARAMS.get((step, name)))
-    run_stages(root, monkeypatch, "features")
+    run_stages(root, monkeypatch, ["features"])
     widths = set()
     for path in sorted((root / paths.FEATURES_DIR).glob("*.parquet")):
         Z = pd.read_parquet(path).drop(columns=[paths.ROW_ID]).to_numpy()
@@ -81,33 +74,33 @@ def test_unknown_step_parameter_names_the_key(split_project, tmp_path, monkeypat
 def test_bad_step_value_stops_the_stage_naming_the_features_section(split_project, tmp_path, monkeypatch):
     root = with_step(split_project, tmp_path, "numeric_imputer", "simple_imputer", {"strategy": "mode"})
     with pytest.raises(PipelineError, match=r"features: fitting the features \(numeric_imputer=simple_imputer.*mode.*features\.\*"):
-        run_stages(root, monkeypatch, "features")
+        run_stages(root, monkeypatch, ["features"])
 
 
 def test_exact_whitening_of_one_hot_columns_asks_for_regularisation(split_project, tmp_path, monkeypatch):
     root = with_step(split_project, tmp_path, "projection", "cholesky_whitening")
     with pytest.raises(PipelineError, match=r"projection=cholesky_whitening.*singular.*reg"):
-        run_stages(root, monkeypatch, "features")
+        run_stages(root, monkeypatch, ["features"])
 
 
 def test_group_imputer_takes_its_group_column_by_name(split_project, tmp_path, monkeypatch):
     """Impute each gappy numeric column with the median within groups of another numeric column, named in params."""
     params = {"group_column": "xage", "strategy": "median"}
     root = with_step(split_project, tmp_path, "numeric_imputer", "group_imputer", params)
-    run_stages(root, monkeypatch, "features")
+    run_stages(root, monkeypatch, ["features"])
     root_bad = with_step(split_project, tmp_path / "bad", "numeric_imputer", "group_imputer", {"group_column": "zip"})
     with pytest.raises(PipelineError, match=r"group_column 'zip' is not a numeric feature column"):
-        run_stages(root_bad, monkeypatch, "features")
+        run_stages(root_bad, monkeypatch, ["features"])
 
 
 def test_group_imputer_imputes_a_categorical_column_within_another_named_one(split_project, tmp_path, monkeypatch):
     params = {"group_column": "site", "strategy": "most_frequent"}
     root = with_step(split_project, tmp_path, "categorical_imputer", "group_imputer", params)
-    run_stages(root, monkeypatch, "features")
+    run_stages(root, monkeypatch, ["features"])
     root_bad = with_step(split_project, tmp_path / "bad", "categorical_imputer", "group_imputer", {"group_column": "xage"})
     with pytest.raises(PipelineError, match=r"categorical_imputer.params.group_column 'xage' is not a categorical feature "
                                             r"column; categorical columns: \['plan', 'site'\]"):
-        run_stages(root_bad, monkeypatch, "features")
+        run_stages(root_bad, monkeypatch, ["features"])
 
 
 def test_categorical_group_imputer_fills_the_most_frequent_category_of_the_rows_group():

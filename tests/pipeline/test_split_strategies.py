@@ -3,7 +3,6 @@ file describes each split (fitting multiplicity, validation rows), no group stra
 row gets an out-of-fold score averaged over the splits that validate it, and the calibrator fits on those."""
 from __future__ import annotations
 
-import importlib
 import shutil
 
 import numpy as np
@@ -11,7 +10,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import make_project
+from conftest import make_project, run_stages
 from pipeline import folds, paths
 from pipeline.errors import PipelineError
 
@@ -28,17 +27,11 @@ CASES = {
 }
 
 
-def run_stages(root, monkeypatch, *stages):
-    monkeypatch.chdir(root)
-    for stage in stages:
-        importlib.import_module(f"pipeline.stages.{stage}").main()
-
-
 @pytest.fixture(scope="module")
 def cleaned(tmp_path_factory, sample_csv):
     root = make_project(tmp_path_factory.mktemp("strategies"), sample_csv, **{"search.grid": {}})
     with pytest.MonkeyPatch.context() as mp:
-        run_stages(root, mp, "validate", "clean")
+        run_stages(root, mp, ["validate", "clean"])
     return root
 
 
@@ -63,7 +56,7 @@ def test_strategy_runs_through_calibration(strategy, cleaned, tmp_path, monkeypa
     if not grouped:
         overrides["data.group"] = None
     root = project(cleaned, tmp_path, **overrides)
-    run_stages(root, monkeypatch, "split", "features", "train", "calibrate")
+    run_stages(root, monkeypatch, ["split", "features", "train", "calibrate"])
 
     train = pd.read_parquet(root / paths.TRAIN)
     membership = pd.read_parquet(root / paths.FOLDS)
@@ -100,7 +93,7 @@ def test_strategy_runs_through_calibration(strategy, cleaned, tmp_path, monkeypa
 def test_repeated_kfold_scores_average_over_the_repeats(cleaned, tmp_path, monkeypatch):
     """With 2 repeats every row is validated twice; its out-of-fold score is the mean of the two."""
     root = project(cleaned, tmp_path, **{"split.n_splits": 3, "split.n_repeats": 2})
-    run_stages(root, monkeypatch, "split", "features", "train")
+    run_stages(root, monkeypatch, ["split", "features", "train"])
     from mllib import registry
     from mllib.calibration import decision_scores
     from pipeline.frames import binary_target
@@ -119,14 +112,14 @@ def test_repeated_kfold_scores_average_over_the_repeats(cleaned, tmp_path, monke
 def test_leave_out_strategies_with_too_many_splits_stop_with_a_clear_message(strategy, group, cleaned, tmp_path, monkeypatch):
     root = project(cleaned, tmp_path, **{"split.strategy": strategy, "data.group": group})
     with pytest.raises(PipelineError, match=rf"split.strategy '{strategy}' makes \d+ splits .* more than {folds.MAX_SPLITS}"):
-        run_stages(root, monkeypatch, "split")
+        run_stages(root, monkeypatch, ["split"])
 
 
 def test_leave_one_group_out_on_few_groups(cleaned, tmp_path, monkeypatch):
     """Leave-one-group-out with a coarse group column (site: 6 groups) gives one split per site."""
     root = project(cleaned, tmp_path, **{"split.strategy": "leave_one_group_out", "data.group": "site",
                                          "data.categorical": ["plan"]})
-    run_stages(root, monkeypatch, "split")
+    run_stages(root, monkeypatch, ["split"])
     train = pd.read_parquet(root / paths.TRAIN)
     splits = folds.splits_of(pd.read_parquet(root / paths.FOLDS))
     assert len(splits) == train["site"].nunique()

@@ -23,7 +23,6 @@ DVC = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
 CONDITIONAL = {"train": {"search.n_iter"},  # read when search.method is random
                "split": {"split.valid_size"},  # read by the shuffle strategies
                "features": {"features.expansion.params", "features.projection.params"},  # read unless name: none
-               "explain": {"explain.kernel_samples"},  # read by KernelSHAP only
                "fairness": {"fairness.mitigation.tolerance"}}  # read unless fairness.mitigation.criterion is none
 # user-supplied mappings are consumed whole, so each counts as one leaf
 OPAQUE = {"model.params", "search.grid", "calibration.params", "clean.valid_ranges", "clean.outliers.bounds",

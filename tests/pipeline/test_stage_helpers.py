@@ -9,16 +9,14 @@ from sklearn.metrics import brier_score_loss
 from sklearn.metrics import log_loss as sk_log_loss
 
 from mllib import registry
-from mllib.calibration import HistogramBinning, PlattScaling
+from mllib.calibration import HistogramBinning, PlattScaling, expected_calibration_error, maximum_calibration_error
 from mllib.fairness import GroupThresholdOptimizer, criterion_gap, fairness_report
 from mllib.linear import LogisticRegression
 from mllib.metrics import brier_score
-from pipeline.config import load_params
-from pipeline.errors import PipelineError
 from pipeline.stages.calibrate import calibrator_of, cross_fitted
-from pipeline.stages.evaluate import GAP_DIAGNOSIS, cost_report, decide, decision_rule, gap_report, realised_cost, selective_report
-from pipeline.stages.fairness import PLOTTED, compatibility, every_criterion, fit_weighted, judge_reweighing, mitigate, plot_rows
-from pipeline.summaries import calibration_quality, calibration_report, group_calibration, reliability_rows
+from pipeline.stages.evaluate import GAP_DIAGNOSIS, cost_report, decision_rule, gap_report, realised_cost, selective_report
+from pipeline.stages.fairness import compatibility, every_criterion, fit_weighted, judge_reweighing, mitigate, plot_rows
+from pipeline.summaries import GROUP_RATES, calibration_report, group_calibration, reliability_rows
 
 
 def oof(n=300, k=3, seed=0):
@@ -43,7 +41,7 @@ def test_cross_fitted_piecewise_calibrators_give_probabilities(method):
     score, y, fold = oof()
     p = cross_fitted(registry.CALIBRATORS[method](), score, y, fold)
     assert p.shape == y.shape and np.all((p >= 0) & (p <= 1))
-    assert calibration_quality(y, p, {"n_bins": 10, "binning": "uniform"})["ece"] < 0.1
+    assert calibration_report(y, p, {"n_bins": 10, "binning": "uniform"})["ece"] < 0.1
 
 
 def test_each_fold_is_scored_by_a_calibrator_fitted_on_the_other_folds():
@@ -146,21 +144,28 @@ def _scored_groups(n=600, seed=3):
 def test_mitigation_reaches_a_smaller_gap_on_the_rows_it_was_fitted_on():
     p, y, g = _scored_groups()
     p_test, y_test, g_test = _scored_groups(seed=4)
-    m = mitigate(p, y, g, p_test, y_test, g_test, "equal_opportunity", 0.01, 0.5)
-    assert m["applied"] and set(m["thresholds"]) == {"a", "b"}
+    deployed = (p_test >= 0.5).astype(int)
+    m = mitigate(p, y, g, p_test, y_test, g_test, "equal_opportunity", 0.01, 0.5, deployed)
+    optimiser = GroupThresholdOptimizer("equal_opportunity", 0.01, base_threshold=0.5).fit(p, y, g)
+    assert m["applied"] and m["thresholds"] == optimiser.report(p_test, y_test, g_test)["thresholds"]
     fit = m["fitted_oof"]
     assert fit["gap_before"] == pytest.approx(criterion_gap(y, (p >= 0.5).astype(int), g, "equal_opportunity"))
     assert fit["gap_after"] < fit["gap_before"] and fit["gap_after"] <= 0.01 + 0.02  # tolerance + TPR grid step
-    decided = GroupThresholdOptimizer("equal_opportunity", 0.01, base_threshold=0.5).fit(p, y, g).predict(p_test, g_test)
+    decided = optimiser.predict(p_test, g_test)
     assert m["test"]["gap_after"] == pytest.approx(criterion_gap(y_test, decided, g_test, "equal_opportunity"))
     assert m["test"]["accuracy_cost"] == pytest.approx(m["test"]["accuracy_before"] - m["test"]["accuracy_after"])
-    assert m["test"]["accuracy_before"] == pytest.approx(np.mean((p_test >= 0.5) == y_test))
+    assert m["test"]["accuracy_before"] == pytest.approx(np.mean(deployed == y_test))
+    # "before" is whatever was deployed, never recomputed from the probabilities
+    other = np.where(np.arange(len(p_test)) % 7 == 0, 1 - deployed, deployed)
+    moved = mitigate(p, y, g, p_test, y_test, g_test, "equal_opportunity", 0.01, 0.5, other)["test"]
+    assert moved["accuracy_before"] == pytest.approx(np.mean(other == y_test)) != m["test"]["accuracy_before"]
+    assert moved["gap_before"] == pytest.approx(criterion_gap(y_test, other, g_test, "equal_opportunity"))
 
 
 def test_mitigation_that_cannot_be_fitted_is_reported_with_its_reason():
     p, y, g = _scored_groups()
     y = np.where(g == "b", 0, y)  # group b has no positives: its TPR is undefined
-    m = mitigate(p, y, g, p, y, g, "equal_opportunity", 0.0, 0.5)
+    m = mitigate(p, y, g, p, y, g, "equal_opportunity", 0.0, 0.5, (p >= 0.5).astype(int))
     assert m == {"applied": False, "reason": m["reason"]} and "no positives" in m["reason"]
 
 
@@ -176,15 +181,15 @@ def test_every_criterion_gaps_of_two_decision_sets():
     assert out["predictive_parity"]["gap_before"] == pytest.approx(1 - 2 / 3)  # precision a 2/3, b 1
 
 
-def test_judge_reweighing_compares_decisions_at_one_threshold():
+def test_judge_reweighing_compares_the_deployed_and_the_reweighed_decisions():
     y = np.array([1, 1, 0, 0, 1, 1, 0, 0])
     g = np.array(["a"] * 4 + ["b"] * 4)
-    p = np.array([0.9, 0.8, 0.6, 0.1, 0.7, 0.4, 0.2, 0.1])
-    p_reweighed = np.array([0.9, 0.8, 0.4, 0.1, 0.7, 0.6, 0.2, 0.1])
-    out = judge_reweighing(y, p, p_reweighed, 0.5, {"sex": g})
+    deployed = np.array([1, 1, 1, 0, 1, 0, 0, 0])
+    reweighed = np.array([1, 1, 0, 0, 1, 1, 0, 0])
+    out = judge_reweighing(y, deployed, reweighed, {"sex": g})
     assert out["accuracy_before"] == pytest.approx(6 / 8) and out["accuracy_after"] == 1.0
     assert out["accuracy_cost"] == pytest.approx(-2 / 8)  # negative: reweighing gained accuracy here
-    assert out["attributes"]["sex"] == every_criterion(y, (p >= 0.5).astype(int), (p_reweighed >= 0.5).astype(int), g)
+    assert out["attributes"]["sex"] == every_criterion(y, deployed, reweighed, g)
 
 
 def test_fit_weighted_integer_weights_equal_repeated_rows():
@@ -227,19 +232,19 @@ def test_plot_rows_name_each_group_with_its_attribute_and_carry_intervals():
     rows = plot_rows(audit)
     assert {r["group"] for r in rows} == {"sex=0", "sex=1", "race=x", "race=y", "sex=0,race=x", "sex=0,race=y",
                                           "sex=1,race=x", "sex=1,race=y"}
-    assert {r["metric"] for r in rows} == set(PLOTTED)
+    assert {r["metric"] for r in rows} == set(GROUP_RATES)
     first = next(r for r in rows if r["group"] == "sex=0" and r["metric"] == "tpr")
     assert first["value"] == pytest.approx(1 / 2) and first["ci_low"] <= first["value"] <= first["ci_high"]
 
 
 # ---- summaries --------------------------------------------------------------------------------------------
 
-def test_calibration_quality_matches_reference():
+def test_calibration_report_matches_reference():
     rng = np.random.default_rng(1)
     p = rng.uniform(0.01, 0.99, 500)
     y = (rng.random(500) < p).astype(int)
-    q = calibration_quality(y, p, {"n_bins": 10, "binning": "uniform"})
-    assert set(q) == {"ece", "mce", "brier", "log_loss"}
+    q = calibration_report(y, p, {"n_bins": 10, "binning": "uniform"})
+    assert set(q) == {"ece", "mce", "brier", "log_loss", "n_bins_used", "n_nonempty_bins", "n", "brier_decomposition"}
     assert q["brier"] == pytest.approx(brier_score_loss(y, p))
     assert q["log_loss"] == pytest.approx(sk_log_loss(y, p))
     edges = np.linspace(0, 1, 11)
@@ -268,7 +273,9 @@ def test_calibration_report_records_bins_and_an_exact_brier_decomposition():
     y = (rng.random(400) < p).astype(int)
     r = calibration_report(y, p, {"n_bins": 8, "binning": "quantile"})
     assert r["n"] == 400 and r["n_bins_used"] == 8 and r["n_nonempty_bins"] == 8
-    assert r["ece"] == calibration_quality(y, p, {"n_bins": 8, "binning": "quantile"})["ece"]
+    bins = {"n_bins": 8, "strategy": "quantile"}  # the configured binning, not the uniform default
+    assert r["ece"] == expected_calibration_error(y, p, **bins) and r["mce"] == maximum_calibration_error(y, p, **bins)
+    assert r["ece"] != expected_calibration_error(y, p, n_bins=8)
     d = r["brier_decomposition"]
     assert d["reliability"] - d["resolution"] + d["uncertainty"] + d["within_bin"] == pytest.approx(brier_score(y, p), abs=1e-12)
     assert d["uncertainty"] == pytest.approx(y.mean() * (1 - y.mean()))
@@ -297,24 +304,29 @@ def test_decision_rule_threshold_or_bayes_threshold_of_the_cost_matrix():
     assert decision_rule({"threshold": 0.5, "cost_matrix": [[0, 1], [1, 0]]})["threshold"] == pytest.approx(0.5)
 
 
-def test_decide_at_the_threshold_or_by_minimum_expected_cost():
-    p = np.array([0.1, 1 / 6, 0.2, 0.5, 0.9])
-    np.testing.assert_array_equal(decide(p, decision_rule({"threshold": 0.5, "cost_matrix": None})), [0, 0, 0, 1, 1])
-    rule = decision_rule({"threshold": 0.5, "cost_matrix": [[0, 5], [1, 0]]})
-    np.testing.assert_array_equal(decide(p, rule), (p > rule["threshold"] + 1e-12).astype(int))  # p = t: either costs 5/6
+def test_positive_at_p_at_least_the_bayes_threshold_is_a_minimum_expected_cost_decision():
+    cost = np.array([[0, 5], [1, 0]])
+    t = decision_rule({"threshold": 0.5, "cost_matrix": cost.tolist()})["threshold"]
+    p = np.array([0.0, 0.1, t, 0.2, 0.5, 0.9, 1.0])
+    pred = (p >= t).astype(int)
+    np.testing.assert_array_equal(pred, [0, 0, 1, 1, 1, 1, 1])
+    costs = np.stack([cost[a, 0] * (1 - p) + cost[a, 1] * p for a in (0, 1)], axis=1)  # R(a | x), a = 0, 1
+    np.testing.assert_allclose(costs[np.arange(len(p)), pred], costs.min(axis=1), rtol=1e-15)
+    assert costs[2, 0] == pytest.approx(costs[2, 1]) == pytest.approx(5 / 6)  # p = t: either decision costs 5/6
 
 
 def test_cost_report_realised_and_expected_costs():
     y = np.array([0, 0, 1, 1, 1])
     p = np.array([0.1, 0.3, 0.2, 0.6, 0.9])
     cost = [[0, 5], [1, 0]]
-    r = cost_report(y, p, decision_rule({"threshold": 0.5, "cost_matrix": cost}), 0.5)
+    t = decision_rule({"threshold": 0.5, "cost_matrix": cost})["threshold"]
+    r = cost_report(y, p, (p >= t).astype(int), cost, 0.5)
     # t = 1/6: decide 1 for p in {0.3, 0.2, 0.6, 0.9}: one false positive (cost 1), no false negative
     assert r["realised_cost"] == pytest.approx(1 / 5)
     # at 0.5: false negative at p = 0.2 (cost 5)
     assert r["realised_cost_at_evaluate_threshold"] == pytest.approx(5 / 5)
     expected = [min(5 * q, 1 - q) for q in p]  # posterior expected cost of the cheaper decision
-    assert r["expected_cost_posterior"] == pytest.approx(np.mean(expected))
+    assert r["expected_cost_posterior"] == pytest.approx(np.mean(expected), rel=1e-12)
     assert realised_cost(y, np.array([1, 1, 0, 0, 0]), cost) == pytest.approx((1 + 1 + 5 * 3) / 5)
 
 
@@ -337,68 +349,3 @@ def test_selective_report_reject_option_and_risk_coverage():
     assert np.mean(pred[np.maximum(p, 1 - p) >= at["threshold"]] != y[np.maximum(p, 1 - p) >= at["threshold"]]) == pytest.approx(at["risk"])
     never = selective_report(y, p, pred, {"reject_threshold": 0.5, "target_risk": 0.1})[0]["reject_option"]
     assert never["coverage"] == 1.0
-
-
-# ---- config: the decision, calibration and fairness knobs ---------------------------------------------------
-
-def _params_with(tmp_path, dotted: str, value):
-    import yaml
-
-    from conftest import REPO
-
-    params = yaml.safe_load((REPO / "params.yaml").read_text())
-    *parents, leaf = dotted.split(".")
-    node = params
-    for key in parents:
-        node = node[key]
-    node[leaf] = value
-    path = tmp_path / "params.yaml"
-    path.write_text(yaml.safe_dump(params, sort_keys=False))
-    return path
-
-
-@pytest.mark.parametrize("key, value", [
-    ("calibration.method", "beta"),
-    ("evaluate.cost_matrix", [[0, 1], [1]]),
-    ("evaluate.cost_matrix", [[0, 1], [1, 2]]),      # deciding 1 when y = 1 costs more than deciding 0
-    ("evaluate.cost_matrix", [[0, "5"], [1, 0]]),
-    ("evaluate.cost_matrix", 5),
-    ("evaluate.reject_threshold", 0.4),
-    ("evaluate.reject_threshold", 1.0),
-    ("evaluate.target_risk", 0.0),
-    ("fairness.n_boot", -1),
-    ("fairness.confidence_level", 1.0),
-    ("fairness.mitigation.criterion", "predictive_parity"),
-    ("fairness.mitigation.tolerance", -0.1),
-    ("fairness.reweighing", "yes"),
-    ("calibration.params", [1]),
-    ("calibration.params", {"platt": 3}),
-])
-def test_invalid_decision_calibration_and_fairness_knobs_name_the_key(tmp_path, key, value):
-    with pytest.raises(PipelineError, match=key.replace(".", r"\.")):
-        load_params(_params_with(tmp_path, key, value))
-
-
-@pytest.mark.parametrize("value, named, listed", [
-    ({"platt": {"n_bins": 5}}, "calibration.params.platt.n_bins", "smooth_targets"),
-    ({"beta": {}}, "calibration.params.beta", "histogram_binning"),
-])
-def test_calibration_settings_are_checked_against_the_calibrator(tmp_path, value, named, listed):
-    with pytest.raises(PipelineError) as info:
-        load_params(_params_with(tmp_path, "calibration.params", value))
-    assert named in str(info.value) and listed in str(info.value)
-
-
-@pytest.mark.parametrize("key, value", [
-    *(("calibration.method", m) for m in ("platt", "isotonic", "temperature", "histogram_binning", "none")),
-    ("evaluate.cost_matrix", [[0, 5], [1, 0]]),
-    ("evaluate.cost_matrix", [[0.0, 2.5], [1, -0.5]]),
-    ("evaluate.reject_threshold", 0.5),
-    ("fairness.n_boot", 0),
-    ("fairness.reweighing", False),
-    ("calibration.params", {"histogram_binning": {"n_bins": 15, "strategy": "quantile", "prior_strength": 0.5},
-                            "platt": {"smooth_targets": False}, "none": {}}),
-    *(("fairness.mitigation.criterion", c) for c in ("equal_opportunity", "demographic_parity", "equalized_odds", "none")),
-])
-def test_valid_decision_calibration_and_fairness_knobs_load(tmp_path, key, value):
-    load_params(_params_with(tmp_path, key, value))

@@ -1,12 +1,15 @@
 """Input validation at the edges of every estimator: shapes, NaN/inf, length mismatches, feature counts,
-labels, random states, and the small numeric helpers (safe_divide, to_python)."""
+labels, integer hyperparameters, random states, and the small numeric helpers (safe_divide, to_python)."""
 import numpy as np
 import pytest
 
 from mllib.base import (
+    NotFittedError,
     check_1d,
     check_array,
     check_binary_labels,
+    check_fitted_X,
+    check_int,
     check_n_features,
     check_random_state,
     check_sample_weight,
@@ -114,6 +117,66 @@ def test_check_n_features():
     check_n_features(Est(), np.zeros((2, 3)))
     with pytest.raises(ValueError, match="X has 2 features, but Est was fitted with 3"):
         check_n_features(Est(), np.zeros((2, 2)))
+
+
+class _Fitted:
+    """Fitted as the protocol sees it: learned attributes (trailing underscore) set on the instance."""
+
+    def __init__(self, **learned):
+        vars(self).update(learned)
+
+
+def test_check_fitted_X_refuses_an_unfitted_estimator_before_looking_at_X():
+    with pytest.raises(NotFittedError, match="_Fitted is not fitted yet"):
+        check_fitted_X(_Fitted(), "not even an array")
+
+
+def test_check_fitted_X_checks_the_array_and_the_number_of_features():
+    est = _Fitted(n_features_in_=3)
+    X = check_fitted_X(est, [[1, 2, 3]])
+    assert X.dtype == np.float64 and X.flags.c_contiguous
+    np.testing.assert_array_equal(X, [[1.0, 2.0, 3.0]])
+    with pytest.raises(ValueError, match="X has 2 features, but _Fitted was fitted with 3"):
+        check_fitted_X(est, np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="X must be 2-D"):
+        check_fitted_X(est, np.zeros(3))
+
+
+def test_check_fitted_X_passes_check_array_options_through():
+    est = _Fitted(n_features_in_=2)
+    X = [[np.nan, 1.0]]
+    with pytest.raises(ValueError, match="NaN or inf"):
+        check_fitted_X(est, X)
+    assert np.isnan(check_fitted_X(est, X, allow_nan=True)[0, 0])
+    assert check_fitted_X(est, np.array([["a", "b"]]), dtype=None).dtype.kind == "U"
+    with pytest.raises(ValueError, match="Z contains NaN"):
+        check_fitted_X(est, X, name="Z")
+
+
+@pytest.mark.parametrize("value", [True, False, 2.0, 2.5, "2", None, np.float64(2.0), [2]])
+def test_check_int_refuses_non_integers_naming_the_parameter(value):
+    with pytest.raises(ValueError, match=r"n_things must be an integer >= 0, got "):
+        check_int(value, "n_things", minimum=0)
+
+
+def test_check_int_bounds_are_inclusive_and_named_in_the_message():
+    assert check_int(1, "k") == 1  # default minimum is 1
+    with pytest.raises(ValueError, match=r"^k must be an integer >= 1, got 0$"):
+        check_int(0, "k")
+    assert check_int(2, "n_splits", 2) == 2
+    with pytest.raises(ValueError, match=r"^n_splits must be an integer >= 2, got 1$"):
+        check_int(1, "n_splits", 2)
+    assert check_int(-3, "offset", -3) == -3
+    assert check_int(2, "max_bins", 2, 255) == 2 and check_int(255, "max_bins", 2, 255) == 255
+    for bad in (1, 256):
+        with pytest.raises(ValueError, match=rf"^max_bins must be an integer in \[2, 255\], got {bad}$"):
+            check_int(bad, "max_bins", 2, 255)
+
+
+@pytest.mark.parametrize("value", [np.int8(7), np.int64(7), np.uint16(7), 7])
+def test_check_int_accepts_numpy_integers_and_returns_a_python_int(value):
+    out = check_int(value, "k")
+    assert out == 7 and type(out) is int
 
 
 def test_check_random_state():

@@ -146,7 +146,7 @@ def test_errors():
             PCA(n_components=bad).fit(X)
     with pytest.raises(ValueError, match="solver must be one of"):
         PCA(solver="arpack").fit(X)
-    with pytest.raises(ValueError, match="max_iter must be a positive integer"):
+    with pytest.raises(ValueError, match="max_iter must be an integer >= 1"):
         PCA(solver="power", max_iter=0).fit(X)
     with pytest.raises(ValueError, match="tol must be positive"):
         PCA(solver="power", tol=0.0).fit(X)

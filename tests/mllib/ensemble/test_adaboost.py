@@ -5,6 +5,7 @@ minimising Z = 2 sum_b sqrt(p_b q_b), the population minimiser F = (1/2) log(p/(
 import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
+from tree_protocol import ensemble_output
 
 from mllib import io as mlio
 from mllib.ensemble import AdaBoostClassifier
@@ -168,15 +169,7 @@ def test_tree_ensemble_and_staged_outputs_and_io(algorithm, k, tmp_path):
     model = AdaBoostClassifier(n_estimators=6, algorithm=algorithm, max_depth=2).fit(X, y)
     ens = model.tree_ensemble()
     assert ens["output"] == "raw"
-    out = np.tile(ens["offset"], (X.shape[0], 1))
-    for tree, scale in zip(ens["trees"], ens["scale"]):
-        leaves = np.zeros(X.shape[0], dtype=np.int64)
-        for i, x in enumerate(X):
-            node = 0
-            while tree["left"][node] >= 0:
-                node = tree["left"][node] if x[tree["feature"][node]] <= tree["threshold"][node] else tree["right"][node]
-            leaves[i] = node
-        out += scale * tree["value"][leaves]
+    out = ensemble_output(ens, X)
     decision = model.decision_function(X)
     np.testing.assert_allclose(out[:, 0] if k == 2 else out, decision, rtol=1e-12, atol=1e-12)
     staged = list(model.staged_decision_function(X))

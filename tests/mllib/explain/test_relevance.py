@@ -92,6 +92,13 @@ def test_z_box_input_rule_by_hand():
     np.testing.assert_allclose(out["output"], [6.0])
     np.testing.assert_allclose(out["relevance"][0], [2.1, 3.9], rtol=1e-14)
     assert out["conservation_error"][0] < 1e-15
+    # a row on the box's edges is inside it: (-1, 2) with l = (-1, 0), h = (1, 2) gives unit 0 (0, 4) / 4 and
+    # unit 1 ((-1 - 1)(-1), (2 - 0) 1) = (2, 2) / 4, so R = (0 + 1.5, 3 + 1.5)
+    edge = lrp(est, np.array([[-1.0, 2.0]]), rule="z_plus", input_bounds=([-1.0, 0.0], [1.0, 2.0]))
+    np.testing.assert_allclose(edge["relevance"][0], [1.5, 4.5], rtol=1e-14)
+    # outside it (x_0 = -1 > h_0 = -1.5) unit 1's term (x_0 - h_0) w_01 = -0.5 < 0 would flip a relevance's sign
+    with pytest.raises(ValueError, match=r"input_bounds must contain every row of X: widen them"):
+        lrp(est, np.array([[-1.0, 2.0]]), rule="z_plus", input_bounds=([-2.0, 0.0], [-1.5, 3.0]))
 
 
 def test_z_plus_with_z_box_inputs_conserves_with_biases_and_negative_inputs():

@@ -3,6 +3,7 @@ interpolation by one deep tree, subsampling, sample weights, early stopping, the
 import numpy as np
 import pytest
 from scipy.special import expit, log_softmax
+from tree_protocol import ensemble_output
 
 from mllib import io
 from mllib.gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
@@ -23,17 +24,6 @@ def three_classes(n=600, seed=1):
     X = np.round(rng.normal(size=(n, 3)), 1)
     y = np.digitize(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=n), [-0.5, 0.5])
     return X, np.array(["a", "b", "c"])[y]
-
-
-def traverse(tree, X):
-    """The tree protocol read naively: go left when x[feature] <= threshold."""
-    out = np.empty((X.shape[0], tree["value"].shape[1]))
-    for i, x in enumerate(X):
-        node = 0
-        while tree["feature"][node] >= 0:
-            node = tree["left"][node] if x[tree["feature"][node]] <= tree["threshold"][node] else tree["right"][node]
-        out[i] = tree["value"][node]
-    return out
 
 
 def mean_log_loss(y01, raw):
@@ -228,8 +218,7 @@ def test_tree_ensemble_reproduces_the_raw_prediction(kind):
     assert ens["output"] == {"binary": "log_odds", "multiclass": "logits", "regression": "raw"}[kind]
     K = raw.shape[1]
     assert len(ens["trees"]) == 15 * K and ens["scale"].shape == (15 * K,) and ens["offset"].shape == (K,)
-    total = ens["offset"] + sum(s * traverse(t, X) for s, t in zip(ens["scale"], ens["trees"]))
-    np.testing.assert_allclose(total, raw, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ensemble_output(ens, X), raw, rtol=1e-12, atol=1e-12)
     for t, tree in enumerate(ens["trees"]):
         f, left, right, value, cover = (tree[k] for k in ("feature", "left", "right", "value", "cover"))
         assert f.dtype == left.dtype == right.dtype == np.int64 and value.shape == (f.size, K)

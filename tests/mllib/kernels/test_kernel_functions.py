@@ -1,9 +1,11 @@
 """Kernels (seed 000 catalogue F1-F3, seed 002 R7, G2): Gram matrices symmetric PSD (Mercer); (x.y)^2 equals the
 explicit feature map phi(x).phi(y) (notes' phi = (x1^2, sqrt2 x1 x2, x2^2)); the catalogue's numeric oracles;
 scikit-learn's pairwise kernels (the exponential kernel: its Matern kernel with nu = 1/2); blockwise Gram = direct
-Gram; gamma = "scale"; coef0 = None resolves to each kernel's default."""
+Gram; gamma = "scale"; coef0 = None resolves to each kernel's default; the distance kernels exact (against cdist)
+at near-duplicates far from the origin."""
 import numpy as np
 import pytest
+from scipy.spatial.distance import cdist
 from sklearn.gaussian_process.kernels import Matern
 from sklearn.metrics import pairwise
 
@@ -24,9 +26,23 @@ def test_mercer_kernels_give_symmetric_psd_gram_matrices(kernel):
     np.testing.assert_array_equal(K, K.T)
     assert is_psd(K)
     assert np.linalg.eigvalsh(K).min() >= -1e-10 * np.abs(K).max()
-    # clustered points (near-duplicates) are the hard case for the exponential kernel's square root
-    near = np.repeat(X[:10], 5, axis=0) + 1e-6 * _points(11, n=50)
-    assert is_psd(gram(near, kernel=kernel, **PARAMS[kernel]))
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "exponential", "inverse_multiquadric"])
+def test_distance_kernels_are_exact_at_near_duplicates_far_from_the_origin(kernel):
+    # |x| ~ 200: unshifted, |x|^2 + |y|^2 - 2 x.y errs by ~eps |x|^2 ~ 1e-11, which the exponential's square root
+    # turns into ~2e-6 at pairs 1e-6 apart (and an indefinite Gram matrix)
+    near = np.repeat(_points()[:10], 5, axis=0) + 1e-6 * _points(11, n=50) + 100.0
+    p = PARAMS[kernel]
+    D = cdist(near, near)
+    exact = {"rbf": lambda: np.exp(-p["gamma"] * D**2), "exponential": lambda: np.exp(-p["gamma"] * D),
+             "inverse_multiquadric": lambda: 1.0 / np.sqrt(D**2 + p["c"] ** 2)}[kernel]()
+    # relative 1e-12 where the distance enters squared; the square root leaves ~eps |x - mean|^2 / |x - y| ~ 5e-10
+    tol = {"atol": 1e-9, "rtol": 0.0} if kernel == "exponential" else {"rtol": 1e-12}
+    K = gram(near, kernel=kernel, **p)
+    np.testing.assert_allclose(K, exact, **tol)
+    assert is_psd(K)
+    np.testing.assert_allclose(gram(near[::2], near[1::2], kernel, **p), exact[::2, 1::2], **tol)
 
 
 def test_is_psd_rejects_indefinite_and_asymmetric_matrices():
@@ -86,10 +102,10 @@ def test_blockwise_gram_diagonal_and_gram_dot_agree_with_direct(kernel, monkeypa
     np.testing.assert_allclose(gram(X, Y, kernel, **p), direct, rtol=1e-13, atol=1e-14)
     coef = np.random.default_rng(8).normal(size=(23, 2))
     np.testing.assert_allclose(functions.gram_dot(X, Y, coef, kernel, **p), direct @ coef, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(kernel_diagonal(X, kernel, **p), np.diag(gram(X, kernel=kernel, **p)), rtol=1e-12,
-                               atol=1e-12)
-    # given Y = X explicitly, the exponential's diagonal is exp(-gamma sqrt(rounding of |x|^2 + |x|^2 - 2 x.x))
-    np.testing.assert_allclose(kernel_diagonal(X, kernel, **p), np.diag(gram(X, X, kernel, **p)), rtol=1e-7)
+    # the diagonal of the product form (Y = X given explicitly, so not set from kernel_diagonal); the exponential's
+    # is exp(-gamma sqrt(rounding of |x|^2 + |x|^2 - 2 x.x)), off by ~1e-8
+    np.testing.assert_allclose(kernel_diagonal(X, kernel, **p), np.diag(gram(X, X, kernel, **p)),
+                               rtol=1e-7 if kernel == "exponential" else 1e-12)
 
 
 def test_kernel_params_resolution_and_errors():

@@ -2,7 +2,6 @@
 import numpy as np
 import pytest
 import sklearn.metrics as skm
-from numpy.testing import assert_allclose
 
 from mllib.metrics import brier_decomposition, brier_score, log_loss
 

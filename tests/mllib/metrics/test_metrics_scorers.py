@@ -6,6 +6,7 @@ import pytest
 import sklearn.metrics as skm
 
 from mllib.metrics import SCORERS, Scorer, get_scorer, log_loss
+from mllib.metrics.scorers import REGRESSION_SCORERS
 
 EXPECTED = {  # name: (greater_is_better, response)
     "roc_auc": (True, "score"),
@@ -56,6 +57,16 @@ def test_scores_equal_the_reference_metric_values(seed):
         value = scorer.score(y, inputs[scorer.response], sample_weight=w)
         assert isinstance(value, float)
         assert value == pytest.approx(expected, abs=1e-12), name
+
+
+def test_regression_scorer_is_known_to_get_scorer_but_not_a_classification_choice():
+    scorer = get_scorer("mean_squared_error")
+    assert scorer is REGRESSION_SCORERS["mean_squared_error"] and "mean_squared_error" not in SCORERS
+    assert (scorer.greater_is_better, scorer.response) == (False, "label")
+    rng = np.random.default_rng(0)
+    y, pred, w = rng.normal(size=50), rng.normal(size=50), rng.uniform(0.1, 2.0, 50)
+    assert scorer.score(y, pred, sample_weight=w) == pytest.approx(skm.mean_squared_error(y, pred, sample_weight=w),
+                                                                   rel=1e-12)
 
 
 def test_losses_are_returned_positive_not_negated():

@@ -330,7 +330,7 @@ def test_bad_inputs_raise_with_a_fix():
         list(KFold(20).split(y=y))
     with pytest.raises(ValueError, match="X has 13 rows but y has 12"):
         list(KFold(2).split(np.zeros(13), y[:12]))
-    with pytest.raises(ValueError, match="n_splits must be an int >= 2"):
+    with pytest.raises(ValueError, match="n_splits must be an integer >= 2"):
         list(KFold(1).split(y=y))
     with pytest.raises(ValueError, match="cannot infer the number of rows"):
         list(KFold(2).split())
@@ -461,7 +461,7 @@ def hold_out_sizes(draw, n):
 def test_shuffle_split_sizes_and_disjointness(n, data, n_splits, seed):
     test_size, train_size, n_test, n_train = data.draw(hold_out_sizes(n))
     if n_test >= n:  # a fraction close to 1 leaves no training row: refused
-        with pytest.raises(ValueError, match="test_size"):
+        with pytest.raises(ValueError, match=rf"give 0 train and {n} test rows out of {n}; both must be >= 1"):
             list(ShuffleSplit(n_splits, test_size=test_size, random_state=seed).split(np.zeros(n)))
         return
     splits = list(ShuffleSplit(n_splits, test_size=test_size, train_size=train_size, random_state=seed).split(np.zeros(n)))
@@ -478,9 +478,11 @@ def test_shuffle_split_sizes_and_disjointness(n, data, n_splits, seed):
 def test_group_shuffle_split_sizes_count_groups_and_never_share_one(seed, n_groups, data):
     y, groups = _grouped_problem(seed, n_groups)
     test_size, train_size, n_test, n_train = data.draw(hold_out_sizes(n_groups))
-    if n_test >= n_groups:
-        return
     splitter = GroupShuffleSplit(3, test_size=test_size, train_size=train_size, random_state=seed)
+    if n_test >= n_groups:  # a fraction close to 1 leaves no training group: refused
+        with pytest.raises(ValueError, match=rf"give 0 train and {n_groups} test rows out of {n_groups}; both must"):
+            list(splitter.split(y=y, groups=groups))
+        return
     for train, test in splitter.split(y=y, groups=groups):
         _sorted_unique_int64(train)
         _sorted_unique_int64(test)

@@ -1,8 +1,6 @@
 """Stratified-grouped assignment (catalogue (b) item 8; D4:547; anchors: sklearn StratifiedGroupKFold,
 issues #24656 / #32540): groups stay whole, and the largest class-proportion deviation is compared
 with sklearn's StratifiedGroupKFold(shuffle=True) on 200 random problems."""
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,6 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.model_selection import StratifiedGroupKFold as SklearnSGKF
 
+from conftest import REPO
+from grouped_problems import make_problem
 from mllib.model_selection import (
     StratifiedGroupKFold,
     fold_assignment,
@@ -17,26 +17,6 @@ from mllib.model_selection import (
     stratified_group_assignment,
 )
 from mllib.model_selection.stratified_group import _greedy
-
-
-def make_problem(seed):
-    """Random grouped classification problem: 8-60 groups of log-normal sizes, 2-4 imbalanced classes,
-    group-specific class mixes (Dirichlet with random concentration), 3-5 folds."""
-    rng = np.random.default_rng(seed)
-    while True:
-        n_groups = int(rng.integers(8, 61))
-        n_classes = int(rng.choice([2, 2, 3, 4]))
-        k = int(rng.choice([3, 4, 5]))
-        sizes = np.maximum(1, np.round(rng.lognormal(rng.uniform(0.5, 2.5), rng.uniform(0.2, 1.2), n_groups)))
-        overall = rng.dirichlet(np.full(n_classes, rng.uniform(0.5, 3.0)))
-        concentration = rng.uniform(0.3, 20.0)
-        y = np.concatenate([
-            rng.choice(n_classes, size=int(s), p=rng.dirichlet(concentration * overall + 1e-2)) for s in sizes
-        ])
-        groups = np.repeat(np.arange(n_groups), sizes.astype(int))
-        if np.bincount(y, minlength=n_classes).min() >= k:
-            perm = rng.permutation(y.size)
-            return y[perm], groups[perm], k
 
 
 def _sklearn_folds(y, groups, k, seed):
@@ -86,7 +66,7 @@ def test_no_worse_than_sklearn_on_200_random_problems(record_property):
 def test_no_worse_than_sklearn_on_the_default_data_grouped_by_person():
     """randhie, binexp (positive 1), groups zper (5,912 persons), k = 5: on every seed our largest class-proportion
     deviation is at most scikit-learn's (benchmarks/bench_splitters.py measures 200 seeds)."""
-    data = pd.read_csv(Path(__file__).parents[3] / "data" / "raw" / "randhie.csv.gz", usecols=["binexp", "zper"])
+    data = pd.read_csv(REPO / "data" / "raw" / "randhie.csv.gz", usecols=["binexp", "zper"])
     y, groups = (data["binexp"].to_numpy() == 1).astype(int), data["zper"].to_numpy()
     for seed in range(5):
         fold = fold_assignment(StratifiedGroupKFold(5, shuffle=True, random_state=seed), y=y, groups=groups)

@@ -12,6 +12,7 @@ from sklearn.neighbors import KNeighborsClassifier as SkKNN
 from sklearn.neighbors import KNeighborsRegressor as SkKNNRegressor
 from sklearn.neighbors import RadiusNeighborsClassifier, RadiusNeighborsRegressor
 
+from mllib.base import NotFittedError
 from mllib.neighbors import (KNeighborsClassifier, KNeighborsRegressor, brute_kneighbors, build_kdtree, kdtree_query,
                              kdtree_window_sums)
 
@@ -205,3 +206,5 @@ def test_errors():
         KNeighborsClassifier(bandwidth=1.0, kernel="gaussian", algorithm="kd_tree").fit(X, y)
     with pytest.raises(ValueError, match="kernel must be one of"):
         KNeighborsRegressor(kernel="tricube").fit(X, X[:, 0])
+    with pytest.raises(NotFittedError):
+        KNeighborsRegressor(bandwidth=1.0).predict(X)

@@ -117,8 +117,9 @@ def test_no_hidden_layer_regressor_is_ridge_with_unpenalised_intercept():
 def test_input_noise_on_a_linear_model_is_ridge_with_alpha_n_s2():
     """Bishop (1995): with squared loss, E_e[(w.(x + e) + b - y)^2] / 2 = (w.x + b - y)^2 / 2 + s^2 ||w||^2 / 2 for
     e ~ N(0, s^2 I), so full-batch gradient descent on noisy inputs follows, in expectation, the ridge gradient with
-    alpha = n s^2. The noisy steps scatter the weights around the ridge solution: at learning rate 0.01 by < 0.007
-    (20 seeds), against 0.15 between the ridge and the noise-free (least-squares) solutions."""
+    alpha = n s^2. The noisy steps scatter the weights around the ridge solution: at learning rate 0.01 by 0.004
+    here, at most 0.0074 (intercept 0.0062) over random_state 0-19, against 0.15 between the ridge and the
+    noise-free (least-squares) solutions."""
     rng = np.random.default_rng(3)
     n, s = 200, 0.3
     X = rng.normal(size=(n, 3))
@@ -133,8 +134,8 @@ def test_input_noise_on_a_linear_model_is_ridge_with_alpha_n_s2():
     net = MLPRegressor(hidden_layer_sizes=(), alpha=0.0, input_noise=s, solver="sgd", momentum=0.0, learning_rate=0.01,
                        batch_size=n, max_iter=2000, n_iter_no_change=2000, tol=0.0).fit(X, y)
     w, b = net.coefs_[0][:, 0], net.intercepts_[0][0]
-    np.testing.assert_allclose(w, w_ridge, rtol=0, atol=0.02)
-    assert abs(b - (y.mean() - X.mean(axis=0) @ w_ridge)) < 0.02
+    np.testing.assert_allclose(w, w_ridge, rtol=0, atol=0.008)
+    assert abs(b - (y.mean() - X.mean(axis=0) @ w_ridge)) < 0.008
     np.testing.assert_allclose(net.predict(X), X @ w + b, rtol=1e-13, atol=1e-13)  # noise-free prediction
 
 
@@ -204,8 +205,8 @@ def test_accuracy_comparable_with_sklearn_mlpclassifier():
     (dict(dropout=1.0), "dropout"),
     (dict(momentum=1.0), "momentum"),
     (dict(learning_rate=0.0), "learning_rate must be positive"),
-    (dict(batch_size=20.5), "batch_size must be a positive int"),
-    (dict(max_iter=0), "max_iter must be a positive int"),
+    (dict(batch_size=20.5), "batch_size must be an integer >= 1"),
+    (dict(max_iter=0), "max_iter must be an integer >= 1"),
     (dict(alpha=-1.0), "alpha must be >= 0"),
     (dict(early_stopping=True, validation_fraction=0.0), "validation_fraction"),
 ])

@@ -116,7 +116,7 @@ def test_donors_are_the_fit_rows_only():
 
 def test_errors():
     X = np.array([[1.0, np.nan], [2.0, 3.0]])
-    with pytest.raises(ValueError, match="n_neighbors must be a positive integer"):
+    with pytest.raises(ValueError, match="n_neighbors must be an integer >= 1"):
         KNNImputer(n_neighbors=0).fit(X)
     with pytest.raises(ValueError, match="weights must be one of"):
         KNNImputer(weights="gaussian").fit(X)

@@ -98,7 +98,7 @@ def _assert_same_state(a, b):
 
 @pytest.mark.parametrize("name", sorted(TRANSFORMERS))
 def test_transform_of_a_row_ignores_the_other_rows_and_the_state_depends_only_on_A(name):
-    _, kind = TRANSFORMERS[name]
+    make, kind = TRANSFORMERS[name]
     est = _fit(name)
     state = _state(est)
 
@@ -117,7 +117,6 @@ def test_transform_of_a_row_ignores_the_other_rows_and_the_state_depends_only_on
 
     check()
     # refitting on A after fitting on something else gives exactly the state of a fresh fit on A
-    make, kind = TRANSFORMERS[name]
     other = make().fit(*_training_rows(kind, seed=1, n=30)).fit(*_training_rows(kind))
     _assert_same_state(_state(other), state)
 

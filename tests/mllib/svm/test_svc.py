@@ -3,13 +3,15 @@
 Oracles: the two-point hard-margin problem x = (-1, 0) -> -1, (1, 0) -> +1 has w = (1, 0), b = 0, alpha = (1/2, 1/2);
 KKT conditions and zero duality gap at the solution; the dual objective, decision values and support vectors
 of scikit-learn's SVC (libsvm) on the same data, C, kernel and tol; refitting on the support vectors alone gives
-the same model; class weights = per-sample C scaling; a tiny kernel cache gives the same solution as a large one;
+the same model; class weights = per-sample C scaling; a tiny kernel cache gives the same solution as a large one,
+its rows exact (against cdist) at near-duplicates far from the origin;
 the second-order working-set rule on hand-made problems, and libsvm's iteration count without shrinking (a
 first-order rule needs about twice as many); every kernel works with the default hyperparameters (libsvm on the
 precomputed Gram matrix as oracle).
 """
 import numpy as np
 import pytest
+from scipy.spatial.distance import cdist
 from sklearn.svm import SVC as SkSVC
 
 from mllib.kernels import gram
@@ -142,6 +144,18 @@ def test_tiny_kernel_cache_gives_the_same_solution_and_stays_bounded():
     np.testing.assert_allclose(f_train, gram(X, X, "rbf", **params) @ (alpha * y_pm) + b, atol=1e-10)
 
 
+def test_kernel_cache_rows_are_exact_at_near_duplicates_far_from_the_origin():
+    # rows from X centred as in gram: unshifted, |x|^2 + |y|^2 - 2 x.y at |x| ~ 200 errs by ~1e-11, which the
+    # exponential kernel's square root turns into ~1e-6 between rows 1e-6 apart
+    rng = np.random.default_rng(14)
+    X = np.repeat(rng.normal(size=(10, 4)), 5, axis=0) + 1e-6 * rng.normal(size=(50, 4)) + 100.0
+    cache = KernelCache(X, "exponential", {"gamma": 0.7}, cache_size=1.0)
+    exact = np.exp(-0.7 * cdist(X, X))
+    off_diagonal = ~np.eye(50, dtype=bool)  # k(x, x) from the product form is off by ~1e-8 as in gram(X, X)
+    rows = np.array([cache.row(i) for i in range(50)])
+    np.testing.assert_allclose(rows[off_diagonal], exact[off_diagonal], rtol=0.0, atol=1e-9)
+
+
 def test_multiclass_one_vs_rest():
     rng = np.random.default_rng(8)
     centers = np.array([[0, 3], [3, -2], [-3, -2]])
@@ -236,7 +250,8 @@ def test_first_smo_step_takes_the_nearest_opposite_point():
 @pytest.mark.parametrize("tol", [1e-3, 1e-6])
 def test_iteration_count_matches_libsvm_without_shrinking(tol):
     # libsvm uses the same second-order rule, but its kernel cache holds float32, so single paths drift apart by up
-    # to ~25%; summed over six problems the counts agree to ~3%, where a first-order (maximal violating pair) rule
+    # to ~25%; summed over six problems the counts agree to within 12% (1.03 and 1.05 here; 0.91-1.12 over the
+    # groups of seeds 6-35, so rounding-level changes can move it), where a first-order (maximal violating pair) rule
     # takes 2.1x (tol 1e-3) and 2.2x (tol 1e-6) libsvm's steps
     ours, ref = 0, 0
     for seed in range(6):
@@ -244,7 +259,7 @@ def test_iteration_count_matches_libsvm_without_shrinking(tol):
         gamma = 1 / (X.shape[1] * X.var())
         ours += SVC(C=10.0, gamma=gamma, tol=tol).fit(X, y).n_iter_[0]
         ref += SkSVC(C=10.0, gamma=gamma, tol=tol, shrinking=False).fit(X, y).n_iter_[0]
-    assert 0.8 <= ours / ref <= 1.25, (ours, ref)
+    assert 0.85 <= ours / ref <= 1.15, (ours, ref)
 
 
 @pytest.mark.parametrize("kernel", ["inverse_multiquadric", "exponential"])

@@ -83,3 +83,20 @@ def test_choose_ccp_alpha_by_cross_validation():
     assert result["best_alpha"] == result["alphas"][best]
     assert result["mean_scores"][best] > result["mean_scores"][0]  # pruning helps on noisy labels
     assert result["search"].best_estimator_.ccp_alpha == result["best_alpha"]
+
+
+def test_ccp_alpha_candidates_are_every_subtree_of_the_path_but_the_root():
+    """One candidate per interval [a_k, a_{k+1}) of the path: the candidates' trees are exactly the path's
+    subtrees (tried at the path's own alphas), down to the one just before the root-only tree."""
+    X, y = _data(6, n=240)
+    labels = (y > 0).astype(int)
+    estimator = DecisionTreeClassifier(min_samples_leaf=2)
+
+    def n_leaves(alpha):
+        return DecisionTreeClassifier(min_samples_leaf=2, ccp_alpha=float(alpha)).fit(X, labels).get_n_leaves()
+
+    path_sizes = {n_leaves(a) for a in estimator.cost_complexity_pruning_path(X, labels)["ccp_alphas"]}
+    candidates = choose_ccp_alpha(estimator, X, labels, cv=2)["alphas"]
+    sizes = [n_leaves(a) for a in candidates]
+    assert sizes == sorted(path_sizes - {1}, reverse=True)
+    assert sizes[-1] == 2  # the stump just before the root, missed when the last interval had no candidate
