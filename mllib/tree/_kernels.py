@@ -490,7 +490,9 @@ def fill_internal_values(value, left, right, cover):
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def find_leaf(X, i, feature, threshold, left, right, root):
     """Leaf reached by row i of X in the tree whose nodes start at `root` (child indices local to the tree; a row
-    goes left when X[i, feature] <= threshold). Also walks bin codes against split bins (gradient boosting)."""
+    goes left when X[i, feature] <= threshold). Also walks bin codes against split bins (gradient boosting).
+    Inlined into mllib/gradient_boosting/_kernels.py, whose numba cache does not notice edits here: after changing
+    this function, delete mllib/gradient_boosting/__pycache__ (a fresh clone has no cache)."""
     node = root
     while left[node] >= 0:
         if X[i, feature[node]] <= threshold[node]:
