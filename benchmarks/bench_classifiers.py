@@ -15,10 +15,9 @@ from __future__ import annotations
 import sys
 import warnings
 
-from common import ROOT, Fold, compare, load_folds, write_table
+from common import Fold, compare, load_folds, visit_classes, write_table
 
 import numpy as np
-import pandas as pd
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.linear_model import Perceptron as SkPerceptron
@@ -176,15 +175,6 @@ def _principal_axes(folds: list[Fold], dims: int = 5) -> list[Fold]:
     return out
 
 
-def _visit_classes(folds: list[Fold]) -> list[Fold]:
-    """The same rows and features with the 4-class target mdvis binned 0 / 1-2 / 3-5 / 6+ (the validated data
-    still holds the column the clean stage drops)."""
-    visits = pd.read_parquet(ROOT / "data" / "interim" / "validated.parquet", columns=["_row_id", "mdvis"])
-    rows = pd.read_parquet(ROOT / "data" / "processed" / "train.parquet", columns=["_row_id"])["_row_id"]
-    y = np.searchsorted([0, 2, 5], visits.set_index("_row_id").loc[rows, "mdvis"].to_numpy(), side="left")
-    return [Fold(f.X_train, y[f.train_rows], f.X_valid, y[f.valid_rows]) for f in folds]
-
-
 def _warmup():
     """Compile the numba loops once (cached on disk afterwards)."""
     rng = np.random.default_rng(0)
@@ -200,7 +190,7 @@ if __name__ == "__main__":
     folds = load_folds(limit_rows=4000 if quick else None)
     names = [a for a in sys.argv[1:] if not a.startswith("--")]
     groups = [(PAIRS, lambda folds: folds), (CATEGORICAL_PAIRS, _octile_codes), (LOW_DIMENSION_PAIRS, _principal_axes),
-              (MULTICLASS_PAIRS, _visit_classes)]
+              (MULTICLASS_PAIRS, visit_classes)]
     rows, warmup = [], _warmup
     for pairs, prepare in groups:
         pairs = {k: v for k, v in pairs.items() if not names or any(n in k for n in names)}

@@ -64,6 +64,18 @@ def load_folds(limit_rows: int | None = None) -> list[Fold]:
     return out
 
 
+VISIT_CLASSES = "0 / 1-2 / 3-5 / 6+ physician visits"
+
+
+def visit_classes(folds: list[Fold]) -> list[Fold]:
+    """The same rows and features with a 4-class target: the year's physician visits mdvis binned 0 / 1-2 / 3-5 /
+    6+ (dropped from the features as a same-year outcome; the validated data still holds it)."""
+    visits = pd.read_parquet(ROOT / "data" / "interim" / "validated.parquet", columns=["_row_id", "mdvis"])
+    rows = pd.read_parquet(ROOT / "data" / "processed" / "train.parquet", columns=["_row_id"])["_row_id"]
+    y = np.searchsorted([0, 2, 5], visits.set_index("_row_id").loc[rows, "mdvis"].to_numpy(), side="left")
+    return [Fold(f.X_train, y[f.train_rows], f.X_valid, y[f.valid_rows], f.train_rows, f.valid_rows) for f in folds]
+
+
 def roc_auc(y, score) -> float:
     """ROC AUC; for class probabilities (n, K > 2) the macro average of the one-vs-rest AUCs."""
     from sklearn.metrics import roc_auc_score

@@ -1,160 +1,152 @@
 """Stable names for every mllib estimator: params.yaml selects by these names, mllib.io loads only these.
 
-One section per family. A plain family name (decision_tree, random_forest, knn, ...) is the classifier;
-regressors carry a `_regressor` suffix where a classifier shares the family (ALGORITHMS.md).
+The registry is a table of names to import paths, resolved on use: checking a name (`name in CLASSIFIERS`,
+`sorted(CLASSIFIERS)`, `kind_of(name)`) imports no family, and `CLASSIFIERS[name]` imports only the module that
+defines that class. It imports nothing from mllib itself, so any family (bagging, stacking) can use it without
+an import cycle, and a pipeline stage that only validates names pays for no algorithm it does not run.
+
+One family per kind. A plain family name (decision_tree, random_forest, knn, ...) is the classifier; regressors
+carry a `_regressor` suffix where a classifier shares the family (ALGORITHMS.md).
 """
 from __future__ import annotations
 
-from .base import ColumnTransformer, Pipeline
+from collections.abc import Iterator, Mapping
+from importlib import import_module
 
-# ---- preprocessing and decomposition (features stage) ----
-from .decomposition import PCA
-from .preprocessing import (
-    CholeskyWhitening,
-    GroupImputer,
-    KNNImputer,
-    MinMaxScaler,
-    OneHotEncoder,
-    OrdinalEncoder,
-    PiecewiseFeatures,
-    PolynomialFeatures,
-    RBFFeatures,
-    RobustScaler,
-    SimpleImputer,
-    StandardScaler,
-)
 
-_PREPROCESSING = {
-    "simple_imputer": SimpleImputer,
-    "group_imputer": GroupImputer,
-    "knn_imputer": KNNImputer,
-    "one_hot_encoder": OneHotEncoder,
-    "ordinal_encoder": OrdinalEncoder,
-    "standard_scaler": StandardScaler,
-    "min_max_scaler": MinMaxScaler,
-    "robust_scaler": RobustScaler,
-    "cholesky_whitening": CholeskyWhitening,
-    "pca": PCA,
-    "polynomial_features": PolynomialFeatures,
-    "rbf_features": RBFFeatures,
-    "piecewise_features": PiecewiseFeatures,
-}
+class Family(Mapping):
+    """{registry name: class} whose classes are imported on first access ("module:Class" paths)."""
 
-# ---- linear, Bayes, discriminant and neighbour classifiers ----
-from .bayes import GaussianBayesClassifier, NaiveBayes
-from .discriminant import FisherDiscriminant, LinearDiscriminantProjection, NearestCentroid
-from .linear import LinearSVM, LogisticRegression, Perceptron
-from .neighbors import KNeighborsClassifier, KNeighborsRegressor
+    def __init__(self, kind: str, paths: dict[str, str]):
+        self.kind = kind
+        self._paths = dict(paths)
 
-_LINEAR_CLASSIFIERS = {
-    "gaussian_bayes": GaussianBayesClassifier,
-    "naive_bayes": NaiveBayes,
-    "fisher_lda": FisherDiscriminant,
-    "nearest_centroid": NearestCentroid,
-    "perceptron": Perceptron,
-    "logistic_regression": LogisticRegression,
-    "linear_svm": LinearSVM,
-    "knn": KNeighborsClassifier,
-}
-_DISCRIMINANT_TRANSFORMERS: dict[str, type] = {"lda": LinearDiscriminantProjection}
-_NEIGHBOUR_REGRESSORS: dict[str, type] = {"knn_regressor": KNeighborsRegressor}
+    def __getitem__(self, name: str) -> type:
+        module, _, attribute = self._paths[name].partition(":")
+        return getattr(import_module(module), attribute)
 
-# ---- regressors (linear family) and unsupervised models ----
-from .cluster import GaussianMixture, KMeans
-from .manifold import ClassicalMDS
-from .regression import BayesianLinearRegression, Lasso, LinearRegression, PLSRegression, Ridge
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
 
-_LINEAR_REGRESSORS = {
-    "linear_regression": LinearRegression,
-    "ridge": Ridge,
-    "lasso": Lasso,
-    "bayesian_linear_regression": BayesianLinearRegression,
-    "pls": PLSRegression,  # also a transformer (transform = latent scores), registered once, as a regressor
-}
-_CLUSTERERS = {
-    "kmeans": KMeans,
-    "gaussian_mixture": GaussianMixture,
-}
-_UNSUPERVISED_TRANSFORMERS = {
-    "mds": ClassicalMDS,
-}
+    def __len__(self) -> int:
+        return len(self._paths)
 
-# ---- trees, forests, bagging, AdaBoost ----
-from .ensemble import (AdaBoostClassifier, BaggingClassifier, BaggingRegressor, RandomForestClassifier,
-                       RandomForestRegressor)
-from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+    def __contains__(self, name) -> bool:
+        return name in self._paths
 
-_TREE_CLASSIFIERS: dict[str, type] = {
-    "decision_tree": DecisionTreeClassifier,
-    "random_forest": RandomForestClassifier,
-    "bagging": BaggingClassifier,
-    "adaboost": AdaBoostClassifier,
-}
-_TREE_REGRESSORS: dict[str, type] = {
-    "decision_tree_regressor": DecisionTreeRegressor,
-    "random_forest_regressor": RandomForestRegressor,
-    "bagging_regressor": BaggingRegressor,
-}
+    def path(self, name: str) -> str:
+        return self._paths[name]
 
-# ---- gradient boosting ----
-from .gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
+    def __repr__(self) -> str:
+        return f"Family({self.kind!r}, {sorted(self._paths)})"
 
-_BOOSTING_CLASSIFIERS = {
-    "gradient_boosting": GradientBoostingClassifier,
-}
-_BOOSTING_REGRESSORS = {
-    "gradient_boosting_regressor": GradientBoostingRegressor,
-}
 
-# ---- kernel machines ----
-from .gaussian_process import GaussianProcessClassifier, GaussianProcessRegressor
-from .kernels import KernelPCA, KernelRidge, Nystroem
-from .svm import SVC
+CLASSIFIERS = Family("classifier", {
+    # linear, Bayes, discriminant and neighbour classifiers
+    "gaussian_bayes": "mllib.bayes.gaussian:GaussianBayesClassifier",
+    "naive_bayes": "mllib.bayes.naive:NaiveBayes",
+    "fisher_lda": "mllib.discriminant.fisher:FisherDiscriminant",
+    "nearest_centroid": "mllib.discriminant.centroid:NearestCentroid",
+    "perceptron": "mllib.linear.perceptron:Perceptron",
+    "logistic_regression": "mllib.linear.logistic:LogisticRegression",
+    "linear_svm": "mllib.linear.svm:LinearSVM",
+    "knn": "mllib.neighbors.knn:KNeighborsClassifier",
+    # trees and ensembles
+    "decision_tree": "mllib.tree.cart:DecisionTreeClassifier",
+    "random_forest": "mllib.ensemble.forest:RandomForestClassifier",
+    "bagging": "mllib.ensemble.bagging:BaggingClassifier",
+    "adaboost": "mllib.ensemble.adaboost:AdaBoostClassifier",
+    "gradient_boosting": "mllib.gradient_boosting.boosting:GradientBoostingClassifier",
+    # kernel machines and networks
+    "svm": "mllib.svm.svc:SVC",
+    "gp_classifier": "mllib.gaussian_process.classifier:GaussianProcessClassifier",
+    "mlp": "mllib.neural.mlp:MLPClassifier",
+})
 
-_KERNEL_CLASSIFIERS = {"svm": SVC, "gp_classifier": GaussianProcessClassifier}
-_KERNEL_REGRESSORS = {"kernel_ridge": KernelRidge, "gp_regressor": GaussianProcessRegressor}
-_KERNEL_TRANSFORMERS = {"kernel_pca": KernelPCA, "nystroem": Nystroem}
+REGRESSORS = Family("regressor", {
+    "linear_regression": "mllib.regression.least_squares:LinearRegression",
+    "ridge": "mllib.regression.least_squares:Ridge",
+    "lasso": "mllib.regression.lasso:Lasso",
+    "bayesian_linear_regression": "mllib.regression.bayesian:BayesianLinearRegression",
+    "pls": "mllib.regression.pls:PLSRegression",  # also a transformer (latent scores), registered once, as a regressor
+    "knn_regressor": "mllib.neighbors.knn:KNeighborsRegressor",
+    "decision_tree_regressor": "mllib.tree.cart:DecisionTreeRegressor",
+    "random_forest_regressor": "mllib.ensemble.forest:RandomForestRegressor",
+    "bagging_regressor": "mllib.ensemble.bagging:BaggingRegressor",
+    "gradient_boosting_regressor": "mllib.gradient_boosting.boosting:GradientBoostingRegressor",
+    "kernel_ridge": "mllib.kernels.kernel_ridge:KernelRidge",
+    "gp_regressor": "mllib.gaussian_process.regressor:GaussianProcessRegressor",
+    "mlp_regressor": "mllib.neural.mlp:MLPRegressor",
+})
 
-# ---- neural networks ----
-from .neural import MLPClassifier, MLPRegressor
+TRANSFORMERS = Family("transformer", {
+    "simple_imputer": "mllib.preprocessing.imputers:SimpleImputer",
+    "group_imputer": "mllib.preprocessing.imputers:GroupImputer",
+    "knn_imputer": "mllib.preprocessing.knn_imputer:KNNImputer",
+    "one_hot_encoder": "mllib.preprocessing.encoders:OneHotEncoder",
+    "ordinal_encoder": "mllib.preprocessing.encoders:OrdinalEncoder",
+    "standard_scaler": "mllib.preprocessing.scalers:StandardScaler",
+    "min_max_scaler": "mllib.preprocessing.scalers:MinMaxScaler",
+    "robust_scaler": "mllib.preprocessing.scalers:RobustScaler",
+    "cholesky_whitening": "mllib.preprocessing.whitening:CholeskyWhitening",
+    "pca": "mllib.decomposition.pca:PCA",
+    "polynomial_features": "mllib.preprocessing.feature_maps:PolynomialFeatures",
+    "rbf_features": "mllib.preprocessing.feature_maps:RBFFeatures",
+    "piecewise_features": "mllib.preprocessing.feature_maps:PiecewiseFeatures",
+    "lda": "mllib.discriminant.fisher:LinearDiscriminantProjection",
+    "mds": "mllib.manifold.mds:ClassicalMDS",
+    "kernel_pca": "mllib.kernels.kernel_pca:KernelPCA",
+    "nystroem": "mllib.kernels.nystroem:Nystroem",
+})
 
-_NEURAL_CLASSIFIERS = {"mlp": MLPClassifier}
-_NEURAL_REGRESSORS = {"mlp_regressor": MLPRegressor}
+CLUSTERERS = Family("clusterer", {
+    "kmeans": "mllib.cluster.kmeans:KMeans",
+    "gaussian_mixture": "mllib.cluster.gaussian_mixture:GaussianMixture",
+})
 
-# ---- calibration maps (1-D score -> probability) ----
-from .calibration import HistogramBinning, IsotonicCalibration, NoCalibration, PlattScaling, TemperatureScaling
+# calibration maps (score -> probability); for more than two classes the pipeline wraps the binary ones
+# (platt, isotonic, histogram_binning) one-vs-rest, while temperature and none take (n, K) scores directly
+CALIBRATORS = Family("calibrator", {
+    "platt": "mllib.calibration.platt:PlattScaling",
+    "isotonic": "mllib.calibration.isotonic:IsotonicCalibration",
+    "temperature": "mllib.calibration.temperature:TemperatureScaling",
+    "histogram_binning": "mllib.calibration.histogram:HistogramBinning",
+    "none": "mllib.calibration.identity:NoCalibration",
+})
 
-_CALIBRATION = {
-    "platt": PlattScaling,
-    "isotonic": IsotonicCalibration,
-    "temperature": TemperatureScaling,
-    "histogram_binning": HistogramBinning,
-    "none": NoCalibration,
-}
+# Composites need constructor arguments (their parts), so they are loadable but not selectable by name.
+COMPOSITES = Family("composite", {
+    "pipeline": "mllib.base.compose:Pipeline",
+    "column_transformer": "mllib.base.compose:ColumnTransformer",
+    "one_vs_rest_calibration": "mllib.calibration.one_vs_rest:OneVsRestCalibration",
+    "deployed_predictor": "mllib.deploy.predictor:DeployedPredictor",
+    "split_conformal_classifier": "mllib.conformal.classification:SplitConformalClassifier",
+})
 
-CLASSIFIERS: dict[str, type] = {**_LINEAR_CLASSIFIERS, **_TREE_CLASSIFIERS, **_BOOSTING_CLASSIFIERS,
-                                **_KERNEL_CLASSIFIERS, **_NEURAL_CLASSIFIERS}
-REGRESSORS: dict[str, type] = {**_LINEAR_REGRESSORS, **_NEIGHBOUR_REGRESSORS, **_TREE_REGRESSORS, **_BOOSTING_REGRESSORS,
-                               **_KERNEL_REGRESSORS, **_NEURAL_REGRESSORS}
-TRANSFORMERS: dict[str, type] = {**_PREPROCESSING, **_DISCRIMINANT_TRANSFORMERS, **_UNSUPERVISED_TRANSFORMERS,
-                                 **_KERNEL_TRANSFORMERS}
-CLUSTERERS: dict[str, type] = {**_CLUSTERERS}
-CALIBRATORS: dict[str, type] = {**_CALIBRATION}
+FAMILIES = (CLASSIFIERS, REGRESSORS, TRANSFORMERS, CLUSTERERS, CALIBRATORS)
 
 # Every registered class can be built with no arguments.
-REGISTRY: dict[str, type] = {**CLASSIFIERS, **REGRESSORS, **TRANSFORMERS, **CLUSTERERS, **CALIBRATORS}
-
-# Composites need constructor arguments (their steps), so they are loadable but not in REGISTRY.
-COMPOSITES: dict[str, type] = {"pipeline": Pipeline, "column_transformer": ColumnTransformer}
+REGISTRY = Family("estimator", {n: f.path(n) for f in FAMILIES for n in f})
 
 
-def loadable() -> dict[str, type]:
-    return {**REGISTRY, **COMPOSITES}
+def loadable() -> Family:
+    return Family("loadable", {**{n: REGISTRY.path(n) for n in REGISTRY}, **{n: COMPOSITES.path(n) for n in COMPOSITES}})
+
+
+def kind_of(name: str) -> str:
+    """"classifier", "regressor", "transformer", "clusterer", "calibrator" or "composite" (imports nothing)."""
+    for family in (*FAMILIES, COMPOSITES):
+        if name in family:
+            return family.kind
+    raise KeyError(f"unknown estimator {name!r}; registered names: {sorted(REGISTRY)}")
 
 
 def name_of(cls: type) -> str:
-    for name, registered in loadable().items():
-        if registered is cls:
+    """The registry name of a class (by its defining module and name, so no other family is imported)."""
+    path = f"{cls.__module__}:{cls.__qualname__}"
+    table = loadable()
+    for name in table:
+        if table.path(name) == path:
             return name
     raise KeyError(f"{cls.__name__} is not registered in mllib.registry; only registered estimators can be saved")
 

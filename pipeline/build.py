@@ -1,4 +1,4 @@
-"""Build mllib objects from params.yaml names: the feature transformer, the classifier, the CV splitter."""
+"""Build mllib objects from params.yaml names: the feature transformer, the model, the CV splitter."""
 from __future__ import annotations
 
 from mllib import registry
@@ -20,39 +20,33 @@ from mllib.model_selection import (
     StratifiedKFold,
 )
 
+from .errors import PipelineError
+from .names import DEFAULT_MODEL, KFOLD_STRATEGIES, LEAVE_OUT_STRATEGIES, SHUFFLE_STRATEGIES
+
 # split.strategy -> (splitter, its repeated form); k-fold strategies honour split.n_repeats
-KFOLD_SPLITTERS = {
-    "kfold": (KFold, RepeatedKFold),
-    "stratified": (StratifiedKFold, RepeatedStratifiedKFold),
-    "group": (GroupKFold, RepeatedGroupKFold),
-    "stratified_group": (StratifiedGroupKFold, RepeatedStratifiedGroupKFold),
-}
-LEAVE_OUT_SPLITTERS = {"leave_one_out": LeaveOneOut, "leave_one_group_out": LeaveOneGroupOut}
-SHUFFLE_SPLITTERS = {"shuffle": ShuffleSplit, "group_shuffle": GroupShuffleSplit}
+KFOLD_SPLITTERS = dict(zip(KFOLD_STRATEGIES, [(KFold, RepeatedKFold), (StratifiedKFold, RepeatedStratifiedKFold),
+                                              (GroupKFold, RepeatedGroupKFold),
+                                              (StratifiedGroupKFold, RepeatedStratifiedGroupKFold)]))
+LEAVE_OUT_SPLITTERS = dict(zip(LEAVE_OUT_STRATEGIES, [LeaveOneOut, LeaveOneGroupOut]))
+SHUFFLE_SPLITTERS = dict(zip(SHUFFLE_STRATEGIES, [ShuffleSplit, GroupShuffleSplit]))
 BOOTSTRAP_SPLITTERS = {"bootstrap": Bootstrap, "group_bootstrap": GroupBootstrap}
-STRATEGIES = [*KFOLD_SPLITTERS, *LEAVE_OUT_SPLITTERS, *SHUFFLE_SPLITTERS, *BOOTSTRAP_SPLITTERS]
-GROUPED_STRATEGIES = ["group", "stratified_group", "leave_one_group_out", "group_shuffle", "group_bootstrap"]
-STRATIFIED_STRATEGIES = ["stratified", "stratified_group"]
 
 
-# features.<step>.name: the registry names each step accepts ("none" skips an optional step)
-FEATURE_STEPS = {
-    "numeric_imputer": ["simple_imputer", "knn_imputer", "group_imputer"],
-    "expansion": ["none", "polynomial_features", "rbf_features", "piecewise_features"],
-    "scaler": ["none", "standard_scaler", "min_max_scaler", "robust_scaler"],
-    "categorical_imputer": ["simple_imputer", "group_imputer"],
-    "encoder": ["one_hot_encoder", "ordinal_encoder"],
-    "projection": ["none", "pca", "lda", "pls", "cholesky_whitening", "kernel_pca", "nystroem"],
-}
+def check_hyperparameter_names(key: str, name: str, given) -> None:
+    """Every setting in `given` is a hyperparameter the registry class `name` takes (imports that class only: the
+    stage that builds a model checks its settings, so validating params.yaml imports no algorithm)."""
+    valid = registry.get(name)._param_names()
+    for hyperparameter in given:
+        if hyperparameter not in valid:
+            raise PipelineError(f"params.yaml: {key}.{hyperparameter}: {name} has no hyperparameter "
+                                f"{hyperparameter!r}; valid: {valid}")
 
 
-def feature_step_names(step: str) -> list[str]:
-    """The accepted names that are registered and transform (pls is a regressor that also projects)."""
-    return [n for n in FEATURE_STEPS[step] if n == "none" or hasattr(registry.REGISTRY.get(n), "transform")]
-
-
-def _step(cfg: dict, **resolved):
-    return None if cfg["name"] == "none" else registry.get(cfg["name"])(**{**cfg["params"], **resolved})
+def _step(cfg: dict, step: str, **resolved):
+    if cfg["name"] == "none":
+        return None
+    check_hyperparameter_names(f"features.{step}.params", cfg["name"], cfg["params"])
+    return registry.get(cfg["name"])(**{**cfg["params"], **resolved})
 
 
 def _imputer(cfg: dict, step: str, columns: list[str]):
@@ -60,12 +54,12 @@ def _imputer(cfg: dict, step: str, columns: list[str]):
     numeric imputer, categorical for the categorical one); the imputer takes its index in that block."""
     group = cfg["params"].get("group_column")
     if cfg["name"] != "group_imputer" or group is None:
-        return _step(cfg)
+        return _step(cfg, step)
     if group not in columns:
         kind = step.removesuffix("_imputer")
         raise ValueError(f"features.{step}.params.group_column {group!r} is not a {kind} feature column; "
                          f"{kind} columns: {columns}")
-    return _step(cfg, group_column=columns.index(group))
+    return _step(cfg, step, group_column=columns.index(group))
 
 
 def feature_transformer(cfg: dict, numeric_columns: list[str], categorical_columns: list[str]):
@@ -73,25 +67,49 @@ def feature_transformer(cfg: dict, numeric_columns: list[str], categorical_colum
     first. Then an optional projection of all columns (PCA, LDA, whitening), fitted on the same rows."""
     n_numeric, n_categorical = len(numeric_columns), len(categorical_columns)
     numeric = [("impute", _imputer(cfg["numeric_imputer"], "numeric_imputer", numeric_columns)),
-               ("expand", _step(cfg["expansion"])), ("scale", _step(cfg["scaler"]))]
+               ("expand", _step(cfg["expansion"], "expansion")), ("scale", _step(cfg["scaler"], "scaler"))]
     categorical = [("impute", _imputer(cfg["categorical_imputer"], "categorical_imputer", categorical_columns)),
-                   ("encode", _step(cfg["encoder"]))]
+                   ("encode", _step(cfg["encoder"], "encoder"))]
     columns = ColumnTransformer([
         ("numeric", Pipeline([s for s in numeric if s[1] is not None]), list(range(n_numeric))),
         ("categorical", Pipeline(categorical), list(range(n_numeric, n_numeric + n_categorical))),
     ])
-    projection = _step(cfg["projection"])
+    projection = _step(cfg["projection"], "projection")
     return columns if projection is None else Pipeline([("columns", columns), ("project", projection)])
 
 
-def classifier(model_cfg: dict, **searched):
-    """model.name with its fixed model.params and the searched values (per-model sections of params.yaml)."""
-    name = model_cfg["name"]
+def model_name(model_cfg: dict, task: str) -> str:
+    """model.name, with auto resolved to the task's default; a model of the wrong kind for the task is refused."""
+    name = DEFAULT_MODEL[task] if model_cfg["name"] == "auto" else model_cfg["name"]
+    wanted = "regressor" if task == "regression" else "classifier"
+    if registry.kind_of(name) != wanted:
+        raise PipelineError(f"params.yaml: model.name {name!r} is a {registry.kind_of(name)}, but the target is a "
+                            f"{task} target (see reports/validation.json); choose a {wanted} "
+                            f"({', '.join(sorted(registry.CLASSIFIERS if wanted == 'classifier' else registry.REGRESSORS))}) "
+                            "or auto")
+    return name
+
+
+def scorer(key: str, name: str, task: str):
+    """The scorer `name` of params.yaml `key` (auto: the task's default), refused when the task does not define it."""
+    from mllib.metrics import DEFAULT_SCORING, get_scorer, scorers_for
+
+    chosen = get_scorer(DEFAULT_SCORING[task] if name == "auto" else name)
+    if task not in chosen.tasks:
+        raise PipelineError(f"params.yaml: {key} {chosen.name!r} is not defined for a {task} target; use one of "
+                            f"{scorers_for(task)} or auto")
+    return chosen
+
+
+def model(name: str, model_cfg: dict, **searched):
+    """The registry model `name` (model_name's) with its fixed model.params and the searched values (per-model
+    sections of params.yaml)."""
     return registry.get(name)(**{**model_cfg["params"].get(name, {}), **searched})
 
 
-def splitter(split_cfg: dict, seed: int):
-    strategy, k = split_cfg["strategy"], split_cfg["n_splits"]
+def splitter(split_cfg: dict, strategy: str, seed: int):
+    """The splitter of a resolved strategy (pipeline.names.resolve_strategy) with split.* settings."""
+    k = split_cfg["n_splits"]
     if strategy in KFOLD_SPLITTERS:
         single, repeated = KFOLD_SPLITTERS[strategy]
         if split_cfg["n_repeats"] == 1:

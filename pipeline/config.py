@@ -7,13 +7,14 @@ from pathlib import Path
 
 import yaml
 
-from mllib.metrics import SCORERS
 from mllib import registry
 from mllib.fairness import MITIGATION_CRITERIA
-from mllib.registry import CLASSIFIERS
+from mllib.metrics import SCORERS
+from mllib.metrics.scorers import REGRESSION_SCORERS
 
-from .build import FEATURE_STEPS, GROUPED_STRATEGIES, STRATEGIES, feature_step_names
 from .errors import PipelineError
+from .names import FEATURE_STEPS, GROUPED_STRATEGIES, STRATEGIES
+from .task import TASKS
 
 PARAMS_FILE = Path("params.yaml")
 
@@ -90,16 +91,19 @@ def mapping():
 
 
 def cost_matrix():
-    """null, or [[c(pred 0 | y 0), c(pred 0 | y 1)], [c(pred 1 | y 0), c(pred 1 | y 1)]] (mllib.decisions:
-    rows = decisions, columns = true classes) where each class's correct decision is strictly cheaper."""
+    """null, or a K x K list of finite numbers, cost[a][j] = cost of deciding class a when the true class is j
+    (mllib.decisions: rows = decisions, columns = true classes), with each class's correct decision strictly cheaper
+    than any wrong one; K is checked against the target's classes where the predictor is assembled."""
     def ok(v):
-        if not (isinstance(v, list) and len(v) == 2 and all(isinstance(r, list) and len(r) == 2 for r in v)):
+        if not (isinstance(v, list) and len(v) >= 2 and all(isinstance(r, list) and len(r) == len(v) for r in v)):
             return False
         if not all(_is_number(x) and math.isfinite(x) for r in v for x in r):
             return False
-        return v[0][1] > v[1][1] and v[1][0] > v[0][0]
-    return _Check("null or a 2x2 list [[cost(pred 0|y 0), cost(pred 0|y 1)], [cost(pred 1|y 0), cost(pred 1|y 1)]] "
-                  "of finite numbers with each class's correct decision strictly cheaper than the wrong one", ok, nullable=True)
+        return all(v[j][j] < v[a][j] for j in range(len(v)) for a in range(len(v)) if a != j)
+    return _Check("null or a square K x K list (K = the number of classes, in the order of reports/validation.json) "
+                  "[[cost(decide 0 | y 0), cost(decide 0 | y 1), ...], [cost(decide 1 | y 0), ...], ...] of finite "
+                  "numbers in which each class's correct decision is strictly cheaper than every wrong one", ok,
+                  nullable=True)
 
 
 SPEC = {
@@ -107,6 +111,7 @@ SPEC = {
     "data": {
         "path": string(),
         "target": string(),
+        "task": choice(*TASKS),
         "positive_label": scalar(nullable=True),
         "group": string(nullable=True),
         "sensitive": string_list(),
@@ -126,30 +131,34 @@ SPEC = {
     },
     "split": {
         "test_size": number(0, 1),
-        "strategy": choice(*STRATEGIES),
+        "strategy": choice("auto", *STRATEGIES),
         "n_splits": integer(2),
         "n_repeats": integer(1),
         "valid_size": number(0, 1),
         "shuffle": boolean(),
     },
-    "features": {step: {"name": choice(*feature_step_names(step)), "params": mapping()} for step in FEATURE_STEPS},
-    "model": {"name": choice(*CLASSIFIERS), "params": per_model("value", lambda x: True)},
+    "features": {step: {"name": choice(*names), "params": mapping()} for step, names in FEATURE_STEPS.items()},
+    "model": {"name": choice("auto", *registry.CLASSIFIERS, *registry.REGRESSORS),
+              "params": per_model("value", lambda x: True)},
     "search": {
         "method": choice("grid", "random"),
         "grid": per_model("[values, ...]", lambda x: isinstance(x, list) and len(x) > 0),
         "n_iter": integer(1),
-        "scoring": choice(*SCORERS),
+        "scoring": choice("auto", *SCORERS, *REGRESSION_SCORERS),
     },
     "calibration": {
         "method": choice(*registry.CALIBRATORS),
         "n_bins": integer(2),
         "binning": choice("uniform", "quantile"),
         "params": per_model("value", lambda x: True, names="method name"),
+        "set_coverage": number(0, 1),
     },
-    "evaluate": {
+    "decision": {
         "threshold": number(0, 1),
         "cost_matrix": cost_matrix(),
-        "reject_threshold": _Check("a number in [0.5, 1) (0.5: never abstain)", lambda v: _is_number(v) and 0.5 <= v < 1),
+        "reject_threshold": _Check("a number in [0, 1) (0: never abstain)", lambda v: _is_number(v) and 0 <= v < 1),
+    },
+    "evaluate": {
         "target_risk": number(0, 1),
     },
     "fairness": {
@@ -164,7 +173,7 @@ SPEC = {
     },
     "explain": {
         "n_repeats": integer(1),
-        "scoring": choice(*SCORERS),
+        "scoring": choice("auto", *SCORERS, *REGRESSION_SCORERS),
         "shapley": choice("auto", "tree", "linear", "kernel", "exact", "none"),
         "n_rows": integer(1),
         "n_background": integer(1),
@@ -220,45 +229,29 @@ def _validate_relations(params: dict) -> None:
     if strategy in GROUPED_STRATEGIES and not data["group"]:
         raise PipelineError(
             f"params.yaml: split.strategy is {strategy!r} but data.group is null; "
-            "set data.group to the id column or use a row-level strategy (e.g. stratified)"
+            "set data.group to the id column, or use auto or a row-level strategy (e.g. stratified)"
         )
-    if strategy not in GROUPED_STRATEGIES and data["group"]:
+    if strategy not in GROUPED_STRATEGIES + ["auto"] and data["group"]:
         raise PipelineError(
             f"params.yaml: split.strategy {strategy!r} splits single rows, but data.group "
-            f"{data['group']!r} says rows of one group must stay together; use one of {GROUPED_STRATEGIES}, "
+            f"{data['group']!r} says rows of one group must stay together; use auto or one of {GROUPED_STRATEGIES}, "
             "or set data.group: null to declare the rows independent"
         )
-    for step in FEATURE_STEPS:
-        name, given = params["features"][step]["name"], params["features"][step]["params"]
-        valid = [] if name == "none" else registry.get(name)._param_names()
-        for key in given:
-            if key not in valid:
-                raise PipelineError(
-                    f"params.yaml: features.{step}.params.{key}: {name} has no parameter {key!r}; valid: {valid}"
-                )
+    models = {**{n: "classifier" for n in registry.CLASSIFIERS}, **{n: "regressor" for n in registry.REGRESSORS}}
     for key in ("model.params", "search.grid"):
         section, _, field = key.partition(".")
-        _check_hyperparameter_names(key, params[section][field], CLASSIFIERS, "classifier")
+        for name in params[section][field]:
+            if name not in models:
+                raise PipelineError(f"params.yaml: {key}.{name}: not a model name; valid: {sorted(models)}")
     for model, fixed in params["model"]["params"].items():
         both = sorted(set(fixed) & set(params["search"]["grid"].get(model, {})))
         if both:
             raise PipelineError(f"params.yaml: {model} hyperparameter {both[0]!r} is set in model.params and searched "
                                 "in search.grid; keep one")
-    _check_hyperparameter_names("calibration.params", params["calibration"]["params"], registry.CALIBRATORS,
-                                "calibration method")
-
-
-def _check_hyperparameter_names(key: str, settings: dict, classes: dict, kind: str) -> None:
-    """Every entry of a {registry name: {hyperparameter: value}} mapping names a registered class and only
-    hyperparameters its constructor takes."""
-    for name, given in settings.items():
-        if name not in classes:
-            raise PipelineError(f"params.yaml: {key}.{name}: not a {kind} name; valid: {sorted(classes)}")
-        valid = classes[name]._param_names()
-        for hyperparameter in given:
-            if hyperparameter not in valid:
-                raise PipelineError(f"params.yaml: {key}.{name}.{hyperparameter}: {name} has no hyperparameter "
-                                    f"{hyperparameter!r}; valid: {valid}")
+    for name in params["calibration"]["params"]:
+        if name not in registry.CALIBRATORS:
+            raise PipelineError(f"params.yaml: calibration.params.{name}: not a calibration method name; valid: "
+                                f"{sorted(registry.CALIBRATORS)}")
 
 
 def load_params(path: Path | str = PARAMS_FILE) -> dict:

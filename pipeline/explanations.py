@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.explain import exact_shapley, gradient_x_input, kernel_shap, linear_shapley, lrp, tree_shap
+from mllib.explain import exact_shapley, gradient_x_input, kernel_shap, linear_shapley, lrp, partial_dependence, tree_shap
 
 
 def raw_column_of(encoded: list[str], raw: list[str]) -> np.ndarray | None:
@@ -46,7 +46,7 @@ def choose_method(requested: str, model, owners) -> str:
         return "kernel"
     if hasattr(model, "tree_ensemble"):
         return "tree"
-    if hasattr(model, "coef_") and hasattr(model, "intercept_") and np.ndim(model.coef_) == 2 and model.coef_.shape[0] == 1:
+    if hasattr(model, "coef_") and hasattr(model, "intercept_") and np.ndim(model.coef_) == 2:
         return "linear"
     return "kernel"
 
@@ -62,34 +62,41 @@ RAW_COLUMN_NOTE = {
 
 def shapley_attributions(method: str, model, transformer, X_rows, X_background, predict_proba, kernel: dict, seed: int,
                          owners) -> dict:
-    """Shapley values per raw column for the explained rows; 'output' says which quantity they add up to.
-    kernel: KernelSHAP's {"n_samples", "n_bootstrap"}."""
+    """Shapley values per raw column for the explained rows: (n, d) for a binary target (of the positive class), (n, d,
+    K) for K > 2 classes (one slice per class); 'output' says which quantity they add up to, expected_value and
+    prediction are per class too. kernel: KernelSHAP's {"n_samples", "n_bootstrap"}."""
     n_raw = X_rows.shape[1]
     if method in ("tree", "linear") and owners is None:
         raise ValueError(f"explain.shapley {method!r} needs encoded columns traceable to raw columns; "
                          "the features stage projects or expands them: use kernel or auto")
     if method == "tree":
         out = tree_shap(model, transformer.transform(X_rows))
-        column = 1 if out["values"].shape[2] == 2 else 0  # the positive class's probability, or the log-odds
-        values, output = out["values"][:, :, column], {"probability": "probability", "log_odds": "log-odds"}.get(out["output"], out["output"])
-        expected, prediction = out["expected_value"][column], out["prediction"][:, column]
+        # the positive class's column (binary, two outputs) or the only one (log-odds); every class for K > 2
+        columns = [1] if out["values"].shape[2] == 2 else [0] if out["values"].shape[2] == 1 else slice(None)
+        values, expected, prediction = out["values"][:, :, columns], out["expected_value"][columns], out["prediction"][:, columns]
+        output = {"probability": "probability", "log_odds": "log-odds"}.get(out["output"], out["output"])
     elif method == "linear":
-        Z_background = transformer.transform(X_background)
-        out = linear_shapley(model.coef_[0], transformer.transform(X_rows), Z_background.mean(axis=0), model.intercept_[0])
-        values, output, expected, prediction = out["values"], "decision score (log-odds)", out["expected_value"], out["prediction"]
+        Z, Z_background = transformer.transform(X_rows), transformer.transform(X_background)
+        parts = [linear_shapley(w, Z, Z_background.mean(axis=0), b) for w, b in zip(model.coef_, model.intercept_)]
+        values = np.stack([p["values"] for p in parts], axis=2)
+        expected = np.array([p["expected_value"] for p in parts])
+        prediction = np.stack([p["prediction"] for p in parts], axis=1)
+        output = "decision score (log-odds)" if len(parts) == 1 else "decision score of each class (logit)"
     elif method in ("kernel", "exact"):
         explain = kernel_shap if method == "kernel" else exact_shapley
         kwargs = {**kernel, "random_state": seed} if method == "kernel" else {}
         out = explain(predict_proba, X_rows, X_background, **kwargs)
-        result = {"values": out["values"], "output": "calibrated probability", "expected_value": float(out["expected_value"]),
+        result = {"values": out["values"], "output": "calibrated probability", "expected_value": out["expected_value"],
                   "prediction": out["prediction"], "additivity_error": out["additivity_error"]}
         if method == "kernel":
             result["standard_errors"] = out["standard_errors"]
         return result
     else:
         raise ValueError(f"unknown explain.shapley method {method!r}")
-    values = to_raw(values, owners, n_raw)
-    return {"values": values, "output": output, "expected_value": float(expected), "prediction": prediction,
+    values = np.stack([to_raw(values[:, :, k], owners, n_raw) for k in range(values.shape[2])], axis=2)
+    if values.shape[2] == 1:  # one output: the binary case keeps (n, d)
+        values, expected, prediction = values[:, :, 0], float(expected[0]), prediction[:, 0]
+    return {"values": values, "output": output, "expected_value": expected, "prediction": prediction,
             "additivity_error": np.abs(values.sum(axis=1) + expected - prediction)}
 
 
@@ -115,5 +122,69 @@ def relevance_attributions(rule: str, model, transformer, X_rows, owners, epsilo
         out = lrp(model, Z, rule="z_plus", input_bounds=input_bounds(Z, transformer.transform(X_train)))
     else:
         out = lrp(model, Z, rule=rule.removeprefix("lrp_"), epsilon=epsilon)
-    return {"values": to_raw(out["relevance"], owners, X_rows.shape[1]), "output": "network output score (logit)",
+    output = ("network output score (logit)" if model.classes_.size == 2
+              else "network output score (logit) of each row's most probable class")
+    return {"values": to_raw(out["relevance"], owners, X_rows.shape[1]), "output": output,
             "prediction": out["output"], "conservation_error": out["conservation_error"]}
+
+
+def response_of(predictor, response: str):
+    """Raw matrix -> what a scorer (or an explainer) needs from the deployed predictor: its decisions ("label"), the
+    model's binary score ("score"), or the calibrated probabilities ("proba": p(positive) for two classes, (n, K)
+    for more)."""
+    def predict(X_raw):
+        if response == "score":
+            return predictor.scores(X_raw)
+        P = predictor.predict_proba(X_raw)
+        if response == "label":
+            return predictor.decide(P)["decision"]
+        return P[:, 1] if P.shape[1] == 2 else P
+    return predict
+
+
+def importance_rows(result: dict, names: list[str]) -> list[dict]:
+    """Per raw column, largest first: mean drop, std over repeats (ddof=1) and the library's Student-t interval."""
+    order = np.argsort(-result["importances_mean"], kind="stable")
+    low, high = result["importances_interval"].T
+    return [{"feature": names[j], "mean": result["importances_mean"][j], "std": result["importances_std"][j],
+             "ci_low": low[j], "ci_high": high[j], "repeats": result["importances"][j]} for j in order]
+
+
+def attribution_summary(values: np.ndarray, names: list[str], classes: list[str]) -> list[dict]:
+    """Per raw column, largest mean |attribution| first; values (n, d) or (n, d, K) per class (then the mean over
+    rows and classes ranks the columns, and each class's mean |value| is listed)."""
+    per_class = np.abs(values).mean(axis=0) if values.ndim == 3 else None
+    mean_abs = per_class.mean(axis=1) if values.ndim == 3 else np.abs(values).mean(axis=0)
+    rows = []
+    for j in np.argsort(-mean_abs, kind="stable"):
+        row = {"feature": names[j], "mean_abs": mean_abs[j], "mean": values[:, j].mean()}
+        if per_class is not None:
+            row["mean_abs_per_class"] = dict(zip(classes, per_class[j].tolist()))
+        rows.append(row)
+    return rows
+
+
+def pdp_curves(predict, X, names, features: list[int], grid_resolution: int, percentiles) -> dict:
+    """1-D PD + ICE for each feature, 2-D PD for the first two; numeric grids span the given percentiles."""
+    one_way = []
+    for j in features:
+        out = partial_dependence(predict, X, j, grid_resolution=grid_resolution, percentiles=percentiles)
+        one_way.append({"feature": names[j], "grid": out["grid"][0].tolist(), "average": out["average"],
+                        "ice": out["individual"]})
+    two_way = None
+    if len(features) >= 2:
+        out = partial_dependence(predict, X, features[:2], grid_resolution=min(grid_resolution, 10), percentiles=percentiles)
+        two_way = {"features": [names[j] for j in features[:2]], "grid": [g.tolist() for g in out["grid"]],
+                   "average": out["average"]}
+    return {"one_way": one_way, "two_way": two_way}
+
+
+def pdp_rows(pdp: dict) -> list[dict]:
+    """partial_dependence.csv: one row per (feature, numeric grid value[, class])."""
+    rows = []
+    for c in pdp["one_way"]:
+        for v, a in zip(c["grid"], c["average"]):
+            if isinstance(v, (int, float)):
+                rows += [{"feature": c["feature"], "value": v, "class": k, "partial_dependence": p}
+                         for k, p in zip(pdp["classes"], np.atleast_1d(a))]
+    return rows

@@ -21,21 +21,36 @@ def png_bytes(fig) -> bytes:
     return buffer.getvalue()
 
 
-def roc(points: list[dict], auc: float) -> bytes:
+def _by_class(points: list[dict]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for p in points:
+        out.setdefault(p["class"], []).append(p)
+    return out
+
+
+def roc(points: list[dict], auc: dict[str, float]) -> bytes:
+    """One ROC curve per class against the rest (binary: the positive class); auc: {class: AUC}."""
     fig, ax = plt.subplots(figsize=(4, 4))
-    ax.plot([p["fpr"] for p in points], [p["tpr"] for p in points], label=f"model (AUC {auc:.3f})")
+    curves = _by_class(points)
+    for name, rows in curves.items():
+        label = f"model (AUC {auc[name]:.3f})" if len(curves) == 1 else f"{name} vs rest (AUC {auc[name]:.3f})"
+        ax.plot([p["fpr"] for p in rows], [p["tpr"] for p in rows], label=label)
     ax.plot([0, 1], [0, 1], "--", color="grey", label="chance")
     ax.set(xlabel="false positive rate", ylabel="true positive rate", title="ROC curve (test)")
-    ax.legend(loc="lower right")
+    ax.legend(loc="lower right", fontsize=7)
     return png_bytes(fig)
 
 
-def precision_recall(points: list[dict], average_precision: float, prevalence: float) -> bytes:
+def precision_recall(points: list[dict], average_precision: dict[str, float], prevalence: dict[str, float]) -> bytes:
+    """One PR curve per class against the rest (binary: the positive class), each with its prevalence."""
     fig, ax = plt.subplots(figsize=(4, 4))
-    ax.step([p["recall"] for p in points], [p["precision"] for p in points], where="post", label=f"model (AP {average_precision:.3f})")
-    ax.axhline(prevalence, linestyle="--", color="grey", label=f"prevalence {prevalence:.3f}")
+    for i, (name, rows) in enumerate(_by_class(points).items()):
+        color = f"C{i}"
+        ax.step([p["recall"] for p in rows], [p["precision"] for p in rows], where="post", color=color,
+                label=f"{name} (AP {average_precision[name]:.3f})")
+        ax.axhline(prevalence[name], linestyle="--", color=color, linewidth=0.8, label=f"prevalence {prevalence[name]:.3f}")
     ax.set(xlabel="recall", ylabel="precision", title="Precision-recall curve (test)", ylim=(0, 1.02))
-    ax.legend(loc="lower left")
+    ax.legend(loc="lower left", fontsize=7)
     return png_bytes(fig)
 
 
@@ -109,6 +124,31 @@ def group_rates(attribute: str, groups: dict) -> bytes:
     return png_bytes(fig)
 
 
+def group_class_rates(attribute: str, groups: dict) -> bytes:
+    """Multiclass: per group, each class's selection rate and recall with their bootstrap intervals."""
+    names = list(groups)
+    classes = list(next(iter(groups.values()))["classes"])
+    fig, axes = plt.subplots(1, 2, figsize=(8, 0.9 + 0.35 * len(names) * len(classes)), sharey=True)
+    height = 0.8 / len(classes)
+    for ax, metric in zip(axes, ("selection_rate", "recall")):
+        for i, c in enumerate(classes):
+            values, low, high = [], [], []
+            for g in names:
+                v = groups[g]["classes"][c][metric]
+                lo, hi = groups[g].get("intervals", {}).get(c, {}).get(metric) or [None, None]
+                values.append(0.0 if v is None else v)
+                low.append(0.0 if v is None or lo is None else max(v - lo, 0.0))
+                high.append(0.0 if v is None or hi is None else max(hi - v, 0.0))
+            ax.barh([j + i * height for j in range(len(names))], values, height=height, xerr=[low, high],
+                    error_kw={"elinewidth": 0.8, "capsize": 2}, label=c)
+        ax.set(xlim=(0, 1.05), title=metric.replace("_", " "))
+    ticks = [f"{g} (n={groups[g]['n']}{', small' if groups[g].get('small') else ''})" for g in names]
+    axes[0].set_yticks([j + height * (len(classes) - 1) / 2 for j in range(len(names))], ticks)
+    axes[1].legend(title="class", loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7)
+    fig.suptitle(f"Test-set rates by {attribute}, per class (bars: estimate, lines: bootstrap interval)", fontsize=9)
+    return png_bytes(fig)
+
+
 def importance(features: list[dict], scoring: str, top: int = 15) -> bytes:
     shown = features[:top][::-1]
     fig, ax = plt.subplots(figsize=(5, 0.5 + 0.28 * len(shown)))
@@ -122,7 +162,20 @@ def importance(features: list[dict], scoring: str, top: int = 15) -> bytes:
 
 
 def shapley_summary(shapley: dict, names: list[str], top: int = 15) -> bytes:
-    """One row per feature (largest mean |phi| on top): every explained row's Shapley value as a dot."""
+    """One row per feature (largest mean |phi| on top): every explained row's Shapley value as a dot; per class
+    (K > 2) the mean |phi| of each class as stacked bars."""
+    if shapley.get("per_class"):
+        shown = shapley["features"][:top][::-1]
+        fig, ax = plt.subplots(figsize=(5.5, 0.5 + 0.3 * len(shown)))
+        left = [0.0] * len(shown)
+        for c in shown[0]["mean_abs_per_class"]:
+            widths = [f["mean_abs_per_class"][c] for f in shown]
+            ax.barh([f["feature"] for f in shown], widths, left=left, label=c)
+            left = [a + b for a, b in zip(left, widths)]
+        ax.set(xlabel=f"mean |Shapley value| ({shapley['output']}), summed over classes",
+               title=f"Shapley values per class ({shapley['method']}), test sample")
+        ax.legend(title="class", fontsize=7)
+        return png_bytes(fig)
     order = [names.index(f["feature"]) for f in shapley["features"][:top]][::-1]
     values = [[row[j] for row in shapley["values"]] for j in order]
     fig, ax = plt.subplots(figsize=(5.5, 0.5 + 0.3 * len(order)))
@@ -135,13 +188,18 @@ def shapley_summary(shapley: dict, names: list[str], top: int = 15) -> bytes:
     return png_bytes(fig)
 
 
-def partial_dependence(curve: dict, max_ice: int = 50) -> bytes:
+def partial_dependence(curve: dict, classes: list[str], max_ice: int = 50) -> bytes:
+    """PD with ICE curves (one probability); for K > 2 classes one PD line per class (ICE omitted)."""
     fig, ax = plt.subplots(figsize=(4, 3.2))
     numeric = all(isinstance(v, (int, float)) for v in curve["grid"])
     x = curve["grid"] if numeric else list(range(len(curve["grid"])))
-    for line in curve["ice"][:max_ice]:
-        ax.plot(x, line, color="tab:grey", alpha=0.25, linewidth=0.7)
-    ax.plot(x, curve["average"], color="tab:red", linewidth=2, label="partial dependence")
+    if isinstance(curve["average"][0], list):
+        for k, name in enumerate(classes):
+            ax.plot(x, [a[k] for a in curve["average"]], linewidth=2, label=f"PD, class {name}")
+    else:
+        for line in curve["ice"][:max_ice]:
+            ax.plot(x, line, color="tab:grey", alpha=0.25, linewidth=0.7)
+        ax.plot(x, curve["average"], color="tab:red", linewidth=2, label="partial dependence")
     if not numeric:
         ax.set_xticks(x, curve["grid"], rotation=45)
     ax.set(xlabel=curve["feature"], ylabel="calibrated probability", title=f"PD and ICE: {curve['feature']}")

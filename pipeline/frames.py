@@ -44,8 +44,39 @@ def raw_matrix(df: pd.DataFrame, numeric: list[str], categorical: list[str]) -> 
     return X
 
 
-def binary_target(series: pd.Series, positive_label) -> np.ndarray:
-    """1 where the target equals the positive label (the larger of the two values when it is null)."""
-    if positive_label is None:
-        positive_label = max(series.unique().tolist())
-    return (series.to_numpy() == positive_label).astype(np.int64)
+def score_columns(scores: np.ndarray) -> dict[str, np.ndarray]:
+    """Model scores as frame columns: `score` for binary (n,) scores, `score_0` .. `score_{K-1}` for (n, K)."""
+    if scores.ndim == 1:
+        return {"score": scores}
+    return {f"score_{k}": scores[:, k] for k in range(scores.shape[1])}
+
+
+def read_scores(frame: pd.DataFrame) -> np.ndarray:
+    """The scores written by score_columns, back as (n,) or (n, K)."""
+    if "score" in frame.columns:
+        return frame["score"].to_numpy()
+    k = sum(c.startswith("score_") for c in frame.columns)
+    return frame[[f"score_{j}" for j in range(k)]].to_numpy()
+
+
+def proba_columns(P: np.ndarray) -> dict[str, np.ndarray]:
+    """Class probabilities (n, K) as `proba_0` .. `proba_{K-1}` (code order, pipeline/task.py)."""
+    return {f"proba_{k}": P[:, k] for k in range(P.shape[1])}
+
+
+def read_proba(frame: pd.DataFrame) -> np.ndarray:
+    k = sum(c.startswith("proba_") for c in frame.columns)
+    return frame[[f"proba_{j}" for j in range(k)]].to_numpy()
+
+
+def served_predictions(predictor, frame: pd.DataFrame, numeric: list[str], categorical: list[str]) -> pd.DataFrame:
+    """What the served model returns for raw rows: `probability_<class>` per class, the decided class `prediction`
+    and `accepted` (the reject option lets the decision be made). A missing feature column is named."""
+    missing = [c for c in numeric + categorical if c not in frame.columns]
+    if missing:
+        raise ValueError(f"input is missing feature columns {missing}")
+    P = predictor.predict_proba(raw_matrix(frame, numeric, categorical))
+    decided = predictor.decide(P)
+    out = {f"probability_{c}": P[:, k] for k, c in enumerate(predictor.classes)}
+    labels = pd.Series(predictor.labels(decided["decision"])).infer_objects()
+    return pd.DataFrame({**out, "prediction": labels.to_numpy(), "accepted": decided["accepted"]})

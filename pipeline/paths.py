@@ -13,6 +13,7 @@ CLEANING_REPORT = Path("reports/cleaning.json")
 TRAIN = Path("data/processed/train.parquet")
 TEST = Path("data/processed/test.parquet")
 FOLDS = Path("data/processed/folds.parquet")
+TARGET = Path("data/processed/target.json")  # task and classes in code order (pipeline/task.py)
 SPLIT_REPORT = Path("reports/split.json")
 
 FEATURES_DIR = Path("data/features")
@@ -25,7 +26,7 @@ SEARCH_REPORT = Path("reports/search.json")
 TRAIN_METRICS = Path("reports/metrics/train.json")
 VALIDATION_CURVE = Path("reports/plots/validation_curve.json")
 
-CALIBRATOR = Path("models/calibrator")
+PREDICTOR = Path("models/predictor")  # .json + .npz: features -> model -> calibrator -> decision rule (mllib.deploy)
 OOF_CALIBRATED = Path("data/predictions/oof_calibrated.parquet")  # cross-fitted probabilities of the scored rows
 CALIBRATION_METRICS = Path("reports/metrics/calibration.json")
 RELIABILITY_OOF = Path("reports/plots/reliability_oof.json")

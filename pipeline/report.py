@@ -57,25 +57,40 @@ def document(title: str, sections: list[str]) -> str:
 
 def model_card(params: dict, r: dict) -> str:
     data, test, train = params["data"], r["test"], r["train"]
+    binary = test["task"] == "binary"
     fairness = r["fairness"]["attributes"]
-    gaps = {a: {c: fairness[a]["criteria"][c]["difference"] for c in ("demographic_parity", "equal_opportunity")}
-            for a in params["data"]["sensitive"]}
+    shown = ("demographic_parity", "equal_opportunity")
+    gaps = {a: {c: fairness[a]["criteria"][c]["difference"] for c in shown} for a in data["sensitive"]}
+    decision = test["decision"]
+    rule = (f"decisions at p >= {fmt(decision['threshold'])}" if decision["threshold"] is not None else
+            "decisions of least expected cost" if decision["cost_matrix"] else "decisions: the most probable class")
+    intended = (f"Scores the probability that {data['target']} = {test['classes'][1]} for rows like the training data"
+                if binary else f"Gives the probability of each class of {data['target']} ({', '.join(test['classes'])}) "
+                "for rows like the training data")
+    performance = (f"test ROC AUC {fmt(test['roc_auc'])}, accuracy {fmt(test['accuracy'])}, Brier {fmt(test['brier'])}"
+                   if binary else f"test macro one-vs-rest ROC AUC {fmt(test['roc_auc_ovr'])}, accuracy "
+                   f"{fmt(test['accuracy'])}, macro F1 {fmt(test['f1_macro'])}, log loss {fmt(test['log_loss'])}")
+    conformal = test["conformal"]
     items = {
-        "Model": f"{params['model']['name']} with {train['best_params']}, chosen by {train['scoring']} over "
-                 f"{train['n_candidates']} candidates and {train['n_folds']} {params['split']['strategy']} folds",
-        "Intended use": f"Scores the probability that {data['target']} = {data['positive_label']} for rows like the "
-                        "training data; decisions at the configured threshold. Not validated for other populations.",
+        "Model": f"{train['model']} with {train['best_params']}, chosen by {train['scoring']} over "
+                 f"{train['n_candidates']} candidates and {train['n_folds']} {r['split']['strategy']} folds",
+        "Task": f"{test['task']}: {r['validation']['task_reason']}",
+        "Intended use": f"{intended}; {rule}. Not validated for other populations.",
         "Training data": f"{data['path']}: {r['validation']['rows_kept']} of {r['validation']['rows_in']} rows passed "
                          f"validation ({r['validation']['rows_quarantined']} quarantined); {r['split']['rows']['train']} training rows",
-        "Evaluation data": f"{r['split']['rows']['test']} held-out rows, grouped by {data['group']} (no person in both sets), used once",
-        "Performance": f"test ROC AUC {fmt(test['roc_auc'])}, accuracy {fmt(test['accuracy'])}, Brier {fmt(test['brier'])}; "
-                       f"CV {train['scoring']} {fmt(train['cv_mean'])} ± {fmt(train['cv_std'])}",
+        "Evaluation data": f"{r['split']['rows']['test']} held-out rows"
+                           + (f", grouped by {data['group']} (no group in both sets)" if data["group"] else "") + ", used once",
+        "Performance": f"{performance}; CV {train['scoring']} {fmt(train['cv_mean'])} ± {fmt(train['cv_std'])}",
         "Calibration": f"{params['calibration']['method']}: test ECE {fmt(test['calibration']['before']['ece'])} before, "
                        f"{fmt(test['calibration']['after']['ece'])} after",
+        "Prediction sets": f"conformal sets hold the true class on {fmt(conformal['coverage'])} of test rows (target "
+                           f"{fmt(conformal['set_coverage'])}), {fmt(conformal['mean_set_size'])} classes on average",
         "Fairness": "; ".join(f"by {a}: demographic-parity gap {fmt(g['demographic_parity'])}, equal-opportunity gap "
-                              f"{fmt(g['equal_opportunity'])}" for a, g in gaps.items()) or "no sensitive attributes",
+                              f"{fmt(g['equal_opportunity'])}" + ("" if binary else " (macro over classes)")
+                              for a, g in gaps.items()) or "no sensitive attributes",
         "Fairness mitigation": mitigation_summary(r["fairness"], data["sensitive"]),
-        "Excluded as features": ", ".join(data["drop"]) + " (leakage: outcomes of the same year, or identifiers)",
+        "Excluded as features": (", ".join(data["drop"]) + " (data.drop: leakage, identifiers or free text)"
+                                 if data["drop"] else "none (data.drop is empty)"),
         "Caveats": "Permutation importance is misleading for correlated features; fairness gaps come from one test set "
                    "(bootstrap intervals in the fairness section); groups below the minimum size are flagged in the "
                    "fairness table and left out of the parity criteria.",
@@ -88,6 +103,8 @@ def mitigation_summary(fairness: dict, sensitive: list[str]) -> str:
     per-group thresholds and for reweighing (demographic parity when no criterion is mitigated)."""
     thresholds, reweighed = fairness["mitigation"], fairness.get("reweighing", {})
     criterion = thresholds["criterion"] if thresholds["criterion"] != "none" else "demographic_parity"
+    if reweighed.get("applied") and criterion not in next(iter(reweighed["test"]["attributes"].values())):
+        criterion = "demographic_parity"
     sentences = []
     for a in sensitive:
         items = []

@@ -38,6 +38,58 @@ def sample_csv(tmp_path_factory) -> Path:
     return path
 
 
+def multiclass_frame(n_groups: int = 300, seed: int = 0) -> pd.DataFrame:
+    """A three-class target ("low" < "mid" < "high", text labels) a new user might bring: four numeric columns (one
+    with gaps, one irrelevant), a text categorical column, a 0/1 sensitive attribute and a group id (1-4 rows per
+    group sharing the group's own level). Classes follow a multinomial logit of the features, so every classifier
+    can beat the class prior, none perfectly."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    size = rng.integers(1, 5, size=n_groups)
+    group = np.repeat(np.arange(1000, 1000 + n_groups), size)
+    n = group.size
+    level = np.repeat(rng.normal(size=n_groups), size)
+    x = rng.normal(size=(n, 4))
+    region = rng.choice(["north", "south", "east", "west"], size=n)
+    sex = rng.integers(0, 2, size=n)
+    effect = {"north": 0.0, "south": 0.8, "east": -0.5, "west": 0.3}
+    u = 1.2 * x[:, 0] + 0.8 * level + np.vectorize(effect.get)(region) + 0.3 * sex
+    logits = np.column_stack([-u, 0.6 * x[:, 1], u - 0.4])
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    draw = (rng.random(n)[:, None] > np.cumsum(p, axis=1)).sum(axis=1)
+    frame = pd.DataFrame({"pid": group, "x1": x[:, 0].round(4), "x2": x[:, 1].round(4), "x3": x[:, 2].round(4),
+                          "noise": x[:, 3].round(4), "region": region, "sex": sex,
+                          "grade": np.array(["low", "mid", "high"])[draw]})
+    frame.loc[rng.random(n) < 0.05, "x3"] = np.nan
+    return frame
+
+
+MULTICLASS_DATA = {"path": "data/raw/grades.csv", "target": "grade", "task": "auto", "positive_label": None,
+                   "group": "pid", "sensitive": ["sex"], "drop": [], "categorical": ["region"], "schema": None}
+
+
+@pytest.fixture(scope="session")
+def multiclass_csv(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("multiclass") / "grades.csv"
+    multiclass_frame().to_csv(path, index=False)
+    return path
+
+
+def make_multiclass_project(root: Path, csv: Path, **overrides) -> Path:
+    """A project whose params.yaml differs from the repository's in the `data` section only (plus overrides)."""
+    make_project(root, csv, **overrides)
+    shutil.copy(csv, root / MULTICLASS_DATA["path"])
+    params = yaml.safe_load((root / "params.yaml").read_text())
+    params["data"] = dict(MULTICLASS_DATA)
+    for key, value in overrides.items():
+        if key.startswith("data."):
+            params["data"][key.removeprefix("data.")] = value
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    return root
+
+
 def make_project(root: Path, sample_csv: Path, **overrides) -> Path:
     """params.yaml, the schema and a sample CSV under `root`; overrides are dotted params keys."""
     (root / "data/raw").mkdir(parents=True, exist_ok=True)

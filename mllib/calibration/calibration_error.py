@@ -70,3 +70,27 @@ def group_calibration_summary(y_true, proba, groups, n_bins: int = 10, strategy:
         to_python(value): calibration_summary(y[inverse == i], p[inverse == i], n_bins=n_bins, strategy=strategy)
         for i, value in enumerate(values)
     }
+
+
+def _class_matrix(y_true, proba) -> tuple[np.ndarray, np.ndarray]:
+    P = np.asarray(proba, dtype=np.float64)
+    y = np.asarray(y_true)
+    if P.ndim != 2 or y.shape != (P.shape[0],) or y.dtype.kind not in "iu" or y.min() < 0 or y.max() >= P.shape[1]:
+        raise ValueError(f"need (n, K) probabilities and one class index 0..K-1 per row, got shapes {P.shape}, {y.shape}")
+    return y.astype(np.int64), P
+
+
+def top_label_calibration(y_true, proba, n_bins: int = 10, strategy: str = "uniform") -> dict:
+    """calibration_summary of the top label: is the largest probability as often right as it says?
+    (confidence max_k p_k against whether argmax_k p_k is the true class; Guo et al. 2017's ECE.)"""
+    y, P = _class_matrix(y_true, proba)
+    correct = (np.argmax(P, axis=1) == y).astype(np.int64)
+    return calibration_summary(correct, P.max(axis=1), n_bins=n_bins, strategy=strategy)
+
+
+def classwise_ece(y_true, proba, n_bins: int = 10, strategy: str = "uniform") -> dict:
+    """{per_class: ECE of p_k against [y = k] for each class k, mean: their average} (Kull et al. 2019)."""
+    y, P = _class_matrix(y_true, proba)
+    per_class = [expected_calibration_error((y == k).astype(np.int64), P[:, k], n_bins=n_bins, strategy=strategy)
+                 for k in range(P.shape[1])]
+    return {"per_class": per_class, "mean": float(np.mean(per_class))}

@@ -18,6 +18,7 @@ import inspect
 
 import numpy as np
 
+from .. import registry
 from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_fitted_X, check_int, check_is_fitted,
                     check_random_state, check_sample_weight, check_X_y, clone)
 from .resampling import bootstrap_counts, in_bag_counts, oob_classification, oob_regression, resolve_max_samples
@@ -39,8 +40,6 @@ class _BaseBagging(BaseEstimator):
         self.random_state = random_state
 
     def _base_estimator(self) -> BaseEstimator:
-        from .. import registry  # imported here: mllib.registry imports this package
-
         family = registry.CLASSIFIERS if self._estimator_type == "classifier" else registry.REGRESSORS
         if isinstance(self.estimator, str):
             if self.estimator not in family:

@@ -28,10 +28,11 @@ def feature_grid(column, grid_resolution: int = 20, percentiles=(0.05, 0.95)) ->
 
 
 def partial_dependence(predict, X, features, grid_resolution: int = 20, percentiles=(0.05, 0.95)) -> dict:
-    """PD and ICE of predict (rows -> one value per row) for one feature index or a pair of them.
+    """PD and ICE of predict (rows -> one value per row, or a vector per row such as class probabilities) for
+    one feature index or a pair of them.
 
-    Returns {"features", "grid": [values per feature], "average": shape (g1,) or (g1, g2),
-    "individual": shape (n, g1) or (n, g1, g2)}.
+    Returns {"features", "grid": [values per feature], "average": shape (g1,) or (g1, g2), "individual": shape
+    (n, g1) or (n, g1, g2)}; a vector output adds its axes last (e.g. (g1, K) and (n, g1, K)).
     """
     X = np.asarray(X)
     features = [features] if np.isscalar(features) else list(features)
@@ -47,7 +48,9 @@ def partial_dependence(predict, X, features, grid_resolution: int = 20, percenti
     rows = np.tile(X, (n_points, 1))
     for grid, positions, f in zip(grids, index, features):
         rows[:, f] = np.repeat(grid[positions], n)
-    out = np.asarray(predict(rows), dtype=np.float64).reshape(n_points, n)
+    out = np.asarray(predict(rows), dtype=np.float64)
+    outputs = out.shape[1:]  # e.g. one probability per class
+    out = out.reshape((n_points, n) + outputs)
     shape = tuple(g.size for g in grids)
-    individual = out.T.reshape((n,) + shape)
+    individual = np.moveaxis(out, 0, 1).reshape((n,) + shape + outputs)
     return {"features": features, "grid": grids, "average": individual.mean(axis=0), "individual": individual}

@@ -9,6 +9,7 @@ from .audit import CRITERIA, audit_groups, fairness_report, intersectional_group
 from .compatibility import criteria_compatibility
 from .group_metrics import group_confusion
 from .impossibility import impossibility_check
+from .multiclass import MULTICLASS_CRITERIA, multiclass_audit
 from .parity import parity_gaps
 from .reweighing import reweighing_weights
 from .thresholds import MITIGATION_CRITERIA, GroupThresholdOptimizer, criterion_gap
@@ -16,4 +17,5 @@ from .thresholds import MITIGATION_CRITERIA, GroupThresholdOptimizer, criterion_
 __all__ = [
     "group_confusion", "parity_gaps", "impossibility_check", "criteria_compatibility", "intersectional_groups",
     "audit_groups", "fairness_report", "CRITERIA", "MITIGATION_CRITERIA", "GroupThresholdOptimizer", "criterion_gap", "reweighing_weights",
+    "multiclass_audit", "MULTICLASS_CRITERIA",
 ]

@@ -238,3 +238,25 @@ def balanced_accuracy_score(y_true, y_pred, sample_weight=None) -> float:
     _, tp, _, actual = _per_class_sums(y_true, y_pred, None, sample_weight)
     present = actual > 0
     return float(np.mean(tp[present] / actual[present]))
+
+
+def f1_macro(y_true, y_pred, sample_weight=None) -> float:
+    """Unweighted mean over the classes present in y_true or y_pred of the one-vs-rest F1 (count form: 0 for a
+    class with no true positive, undefined only for a class with no rows at all)."""
+    return float(precision_recall_f1(y_true, y_pred, average="macro", sample_weight=sample_weight)["f_beta"])
+
+
+def multiclass_report(y_true, y_pred, labels) -> dict:
+    """Per-class precision / recall / F1 / support (one-vs-rest, in `labels` order) and their macro, micro and
+    weighted averages, with the K x K confusion matrix (rows = true, columns = predicted)."""
+    labels = np.asarray(labels)
+    per_class = precision_recall_f1(y_true, y_pred, average=None, labels=labels)
+    averages = {avg: {k: float(v) for k, v in precision_recall_f1(y_true, y_pred, average=avg, labels=labels).items()
+                      if k in ("precision", "recall", "f_beta")} for avg in ("macro", "micro", "weighted")}
+    return {
+        "confusion": confusion_matrix(y_true, y_pred, labels=labels),
+        "per_class": {k: per_class[k] for k in ("precision", "recall", "f_beta", "support")},
+        "averages": {avg: {"precision": v["precision"], "recall": v["recall"], "f1": v["f_beta"]} for avg, v in averages.items()},
+        "accuracy": accuracy_score(y_true, y_pred),
+        "balanced_accuracy": balanced_accuracy_score(y_true, y_pred),
+    }

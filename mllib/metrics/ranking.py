@@ -90,3 +90,43 @@ def average_precision_score(y_true, y_score, sample_weight=None) -> float:
     precision, recall, _ = precision_recall_curve(y_true, y_score, sample_weight=sample_weight)
     # recall is decreasing in this layout, so -diff is the recall gained at each step
     return float(max(0.0, -np.sum(np.diff(recall) * precision[:-1])))
+
+
+def _class_columns(y_true, proba) -> tuple[np.ndarray, np.ndarray]:
+    """(class index per row, (n, K) scores) for one-vs-rest summaries of K >= 2 classes."""
+    P = finite_floats(proba, "proba", ndim=2)
+    y = np.asarray(y_true)
+    if y.dtype.kind not in "biu" or y.shape != (P.shape[0],) or y.min() < 0 or y.max() >= P.shape[1]:
+        raise ValueError(f"y_true must hold one class index 0..{P.shape[1] - 1} (a column of proba) per row, "
+                         f"got shape {y.shape}, dtype {y.dtype}")
+    return y.astype(np.int64), P
+
+
+def one_vs_rest_auc(y_true, proba, sample_weight=None) -> np.ndarray:
+    """ROC AUC of each class k against the rest, ranking by column k; nan for a class absent from y_true (or
+    the only one present)."""
+    y, P = _class_columns(y_true, proba)
+    out = np.full(P.shape[1], np.nan)
+    for k in range(P.shape[1]):
+        positive = y == k
+        if positive.any() and not positive.all():
+            out[k] = roc_auc_score(positive.astype(np.int64), P[:, k], sample_weight=sample_weight)
+    return out
+
+
+def roc_auc_ovr(y_true, proba, sample_weight=None) -> float:
+    """Macro one-vs-rest ROC AUC: the unweighted mean of each present class's AUC against the rest (as
+    scikit-learn's roc_auc_score(multi_class="ovr", average="macro")). Classes absent from y_true are left out."""
+    auc = one_vs_rest_auc(y_true, proba, sample_weight=sample_weight)
+    if np.isnan(auc).all():
+        raise ValueError("y_true holds a single class; one-vs-rest ROC AUC is undefined")
+    return float(np.nanmean(auc))
+
+
+def top_k_accuracy(y_true, proba, k: int) -> float:
+    """Fraction of rows whose true class is among the k classes of largest probability (ties: the lower index)."""
+    y, P = _class_columns(y_true, proba)
+    if not 1 <= k <= P.shape[1]:
+        raise ValueError(f"k must be in [1, {P.shape[1]}], got {k}")
+    top = np.argsort(-P, axis=1, kind="stable")[:, :k]
+    return float(np.mean((top == y[:, None]).any(axis=1)))

@@ -5,8 +5,10 @@ the caller how to rank, and `response` which model output to feed it: "label" (p
 "proba" (P(y=1) or the (n, K) matrix from predict_proba) or "score" (any monotone score,
 e.g. decision_function or the positive-class probability).
 Notes: seed 004, D4:389-409 (choosing an error function for model selection). The classification
-scorers f1 / precision / recall are binary with positive class 1.
-SCORERS holds the classification scorers (the choices params.yaml offers for the pipeline's classifiers);
+scorers f1 / precision / recall are binary with positive class 1; roc_auc_ovr and f1_macro are their
+multiclass counterparts (macro averages over the classes, one against the rest).
+SCORERS holds the classification scorers (the choices params.yaml offers for the pipeline's classifiers), each
+with the tasks it is defined for ("binary", "multiclass"); scorers_for(task) lists them.
 REGRESSION_SCORERS those of regressors (e.g. choosing a regression tree's ccp_alpha); get_scorer knows both.
 """
 from __future__ import annotations
@@ -14,22 +16,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Literal
 
-from .confusion import accuracy_score, balanced_accuracy_score, binary_metrics
+from .confusion import accuracy_score, balanced_accuracy_score, binary_metrics, f1_macro
 from .probabilistic import brier_score, log_loss
-from .ranking import average_precision_score, roc_auc_score
+from .ranking import average_precision_score, roc_auc_ovr, roc_auc_score
 from .regression import mean_squared_error
 
 _RESPONSES = ("proba", "label", "score")
+BINARY, MULTICLASS = ("binary",), ("multiclass",)
+CLASSIFICATION = ("binary", "multiclass")
 
 
 @dataclass(frozen=True)
 class Scorer:
-    """name, func(y_true, response_values, sample_weight=None) -> float, ranking direction, input kind."""
+    """name, func(y_true, response_values, sample_weight=None) -> float, ranking direction, input kind, and the
+    tasks it is defined for."""
 
     name: str
     func: Callable[..., float]
     greater_is_better: bool
     response: Literal["proba", "label", "score"]
+    tasks: tuple[str, ...] = CLASSIFICATION
 
     def __post_init__(self):
         if self.response not in _RESPONSES:
@@ -51,20 +57,29 @@ def _binary_entry(key: str) -> Callable[..., float]:
 SCORERS: dict[str, Scorer] = {
     scorer.name: scorer
     for scorer in (
-        Scorer("roc_auc", roc_auc_score, True, "score"),
-        Scorer("average_precision", average_precision_score, True, "score"),
+        Scorer("roc_auc", roc_auc_score, True, "score", BINARY),
+        Scorer("roc_auc_ovr", roc_auc_ovr, True, "proba", MULTICLASS),
+        Scorer("average_precision", average_precision_score, True, "score", BINARY),
         Scorer("accuracy", accuracy_score, True, "label"),
         Scorer("balanced_accuracy", balanced_accuracy_score, True, "label"),
-        Scorer("f1", _binary_entry("f1"), True, "label"),
-        Scorer("precision", _binary_entry("precision"), True, "label"),
-        Scorer("recall", _binary_entry("recall"), True, "label"),
+        Scorer("f1", _binary_entry("f1"), True, "label", BINARY),
+        Scorer("f1_macro", f1_macro, True, "label", MULTICLASS),
+        Scorer("precision", _binary_entry("precision"), True, "label", BINARY),
+        Scorer("recall", _binary_entry("recall"), True, "label", BINARY),
         Scorer("log_loss", log_loss, False, "proba"),
         Scorer("brier", brier_score, False, "proba"),
     )
 }
 REGRESSION_SCORERS: dict[str, Scorer] = {
-    "mean_squared_error": Scorer("mean_squared_error", mean_squared_error, False, "label"),
+    "mean_squared_error": Scorer("mean_squared_error", mean_squared_error, False, "label", ("regression",)),
 }
+# what `scoring: auto` means for each task
+DEFAULT_SCORING = {"binary": "roc_auc", "multiclass": "roc_auc_ovr"}
+
+
+def scorers_for(task: str) -> list[str]:
+    """Names of the scorers defined for a task ("binary", "multiclass", "regression")."""
+    return [name for name, s in {**SCORERS, **REGRESSION_SCORERS}.items() if task in s.tasks]
 
 
 def get_scorer(name) -> Scorer:

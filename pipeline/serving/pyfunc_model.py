@@ -1,39 +1,29 @@
-"""MLflow pyfunc model, logged from code (no pickle): raw feature columns in, calibrated probability and
-decision out. Artifacts: the `models/` directory (mllib .json + .npz files); model_config: the column roles
-and the decision threshold. Load with mlflow.pyfunc.load_model(model_uri)."""
+"""MLflow pyfunc model, logged from code (no pickle): the deployed predictor (models/predictor: features -> model
+-> calibrator -> decision rule) behind raw feature columns. Output per row: the calibrated probability of each
+class (`probability_<class>`), the decided class (`prediction`) and whether the reject option lets the decision be
+made (`accepted`): the evaluate stage's decisions, by construction. Artifacts: the predictor's .json + .npz;
+model_config: the raw feature columns. Load with mlflow.pyfunc.load_model(model_uri)."""
 from __future__ import annotations
 
 import mlflow
-import numpy as np
 import pandas as pd
 from mlflow.pyfunc import PythonModel
 
 
-class CalibratedPipelineModel(PythonModel):
+class DeployedPredictorModel(PythonModel):
     def load_context(self, context):
         from pathlib import Path
 
         from mllib import io as mlio
 
-        models = Path(context.artifacts["models"])
-        self.transformer = mlio.load(models / "features")
-        self.model = mlio.load(models / "model")
-        self.calibrator = mlio.load(models / "calibrator")
+        self.predictor = mlio.load(Path(context.artifacts["predictor"]))
         self.numeric = list(context.model_config["numeric"])
         self.categorical = list(context.model_config["categorical"])
-        self.threshold = float(context.model_config["threshold"])
 
     def predict(self, context, model_input: pd.DataFrame, params=None) -> pd.DataFrame:
-        from mllib.calibration import decision_scores
-        from pipeline.frames import raw_matrix
+        from pipeline.frames import served_predictions
 
-        frame = pd.DataFrame(model_input)
-        missing = [c for c in self.numeric + self.categorical if c not in frame.columns]
-        if missing:
-            raise ValueError(f"input is missing feature columns {missing}")
-        score = decision_scores(self.model, self.transformer.transform(raw_matrix(frame, self.numeric, self.categorical)))
-        probability = self.calibrator.transform(score)
-        return pd.DataFrame({"probability": probability, "prediction": (probability >= self.threshold).astype(np.int64)})
+        return served_predictions(self.predictor, pd.DataFrame(model_input), self.numeric, self.categorical)
 
 
-mlflow.models.set_model(CalibratedPipelineModel())
+mlflow.models.set_model(DeployedPredictorModel())

@@ -1,9 +1,12 @@
 """Stage 6, calibrate: map the model's scores to probabilities that mean what they say (seed 004,
-D4:1935-1982), fitted on out-of-fold predictions only, never on test. The "after" figures are cross-fitted:
-fold k is scored by a calibrator fitted on the other folds' out-of-fold rows, so they are honest estimates;
-the same cross-fitted probabilities are written per row for the fairness stage's threshold fit (an in-sample
-fit of isotonic regression or histogram binning would be optimistic there). Quality is reported overall and
-within each sensitive group (and their intersections): ECE / MCE with the binning spec, Brier decomposition,
+D4:1935-1982), fitted on out-of-fold predictions only, never on test; for K > 2 classes temperature scaling (and
+none) take the class scores directly, platt / isotonic / histogram_binning are fitted one-vs-rest and
+renormalised. The "after" figures are cross-fitted: fold k is scored by a calibrator fitted on the other folds'
+out-of-fold rows, so they are honest estimates; the same cross-fitted probabilities are written per row for the
+fairness stage's threshold fit and fit the split-conformal prediction sets (calibration.set_coverage).
+Then the deployed predictor is assembled: the fitted features, model and calibrator with the decision rule of
+params.yaml `decision`, one artifact (models/predictor) that evaluate, fairness, explain and the served model use.
+Quality is reported overall and within each sensitive group: ECE / MCE with the binning spec, Brier, log loss,
 reliability rows with counts and the empty bins kept."""
 from __future__ import annotations
 
@@ -13,60 +16,102 @@ import pandas as pd
 from mllib import io as mlio
 from mllib import registry
 from mllib.base import clone
-from pipeline import paths
+from mllib.calibration import NoCalibration, OneVsRestCalibration
+from mllib.conformal import SplitConformalClassifier
+from mllib.deploy import DeployedPredictor
+from pipeline import build, paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
+from pipeline.frames import proba_columns, read_scores
 from pipeline.io import read_parquet, write_json, write_parquet
 from pipeline.summaries import binning_spec, calibration_report, group_calibration, reliability_rows, sensitive_groupings
+from pipeline.task import Target
+
+NATIVE_MULTICLASS = ("temperature", "none")  # take (n, K) scores; the others are wrapped one-vs-rest
 
 
-def calibrator_of(cfg: dict):
+def calibrator_of(cfg: dict, n_classes: int):
     """calibration.method with its settings from calibration.params (the registry defaults otherwise)."""
-    return registry.CALIBRATORS[cfg["method"]](**cfg["params"].get(cfg["method"], {}))
+    method, settings = cfg["method"], cfg["params"].get(cfg["method"], {})
+    build.check_hyperparameter_names(f"calibration.params.{method}", method, settings)
+    calibrator = registry.CALIBRATORS[method](**settings)
+    return calibrator if n_classes == 2 or method in NATIVE_MULTICLASS else OneVsRestCalibration(calibrator)
 
 
 def cross_fitted(calibrator, score: np.ndarray, y: np.ndarray, fold: np.ndarray) -> np.ndarray:
-    """Each fold's probabilities from a copy of `calibrator` fitted on the other folds' rows only."""
-    p = np.empty(len(y))
+    """Each fold's (n, K) probabilities from a copy of `calibrator` fitted on the other folds' rows only."""
+    P = np.empty((len(y), int(y.max()) + 1 if score.ndim == 1 else score.shape[1]))
     for k in np.unique(fold):
         held_out = fold == k
-        p[held_out] = clone(calibrator).fit(score[~held_out], y[~held_out]).transform(score[held_out])
-    return p
+        P[held_out] = clone(calibrator).fit(score[~held_out], y[~held_out]).predict_proba(score[held_out])
+    return P
+
+
+def fitted_parameters(calibrator) -> dict | list:
+    """The calibrator's fitted scalars (per class for a one-vs-rest calibrator)."""
+    if isinstance(calibrator, OneVsRestCalibration):
+        return [fitted_parameters(c) for c in calibrator.calibrators_]
+    return {k: v for k, v in vars(calibrator).items() if k.endswith("_") and np.isscalar(v)}
+
+
+def assemble(calibrator, conformal, target: Target, decision: dict) -> DeployedPredictor:
+    predictor = DeployedPredictor(
+        features=mlio.load(paths.FEATURE_TRANSFORMER), model=mlio.load(paths.MODEL), calibrator=calibrator,
+        classes=target.classes, threshold=decision["threshold"], cost_matrix=decision["cost_matrix"],
+        reject_threshold=decision["reject_threshold"], conformal=conformal)
+    try:
+        return predictor.fit()
+    except ValueError as exc:
+        raise PipelineError(f"params.yaml: decision.cost_matrix does not fit the {target.n_classes} classes "
+                            f"{target.classes} of {target.column!r} ({exc})") from None
 
 
 def main() -> None:
     params = load_params()
     cfg, sensitive = params["calibration"], params["data"]["sensitive"]
+    target = Target.read(paths.TARGET)
     method = cfg["method"]
     oof = read_parquet(paths.OOF_PREDICTIONS, "train")
     oof = oof[oof["fold"] >= 0].reset_index(drop=True)  # rows that no split validated have no out-of-fold score
-    y, score, fold = oof["y"].to_numpy(), oof["score"].to_numpy(), oof["fold"].to_numpy()
-    settings = cfg["params"].get(method, {})
+    y, score, fold = oof["y"].to_numpy(), read_scores(oof), oof["fold"].to_numpy()
+    calibrator = calibrator_of(cfg, target.n_classes)
     try:
-        calibrator = calibrator_of(cfg).fit(score, y)
-        before = registry.CALIBRATORS["none"]().fit(score).transform(score)
+        calibrator.fit(score, y)
         after = cross_fitted(calibrator, score, y, fold)
     except (TypeError, ValueError) as exc:
-        raise PipelineError(f"calibrate: calibration.method {method!r} with calibration.params.{method} = {settings} "
-                            f"cannot be fitted on the out-of-fold scores: {exc}") from None
+        raise PipelineError(f"calibrate: calibration.method {method!r} with calibration.params.{method} = "
+                            f"{cfg['params'].get(method, {})} cannot be fitted on the out-of-fold scores: {exc}") from None
+    before = NoCalibration().fit(score).predict_proba(score)
+    conformal = SplitConformalClassifier(coverage=cfg["set_coverage"]).fit(after, y)
+    predictor = assemble(calibrator, conformal, target, params["decision"])
     rows = oof[[paths.ROW_ID]].merge(read_parquet(paths.TRAIN, "split")[[paths.ROW_ID, *sensitive]], on=paths.ROW_ID,
                                      how="left", validate="one_to_one")
-    groupings = sensitive_groupings(rows, sensitive)
 
     metrics = {
         "method": method,
-        "settings": calibrator.get_params(),
+        "task": target.task,
+        "one_vs_rest": isinstance(calibrator, OneVsRestCalibration),
+        "settings": calibrator.get_params(deep=False) if not isinstance(calibrator, OneVsRestCalibration)
+        else calibrator.calibrator.get_params(),
         "binning": binning_spec(cfg),
         "n_rows": int(len(y)),
         "oof_before": calibration_report(y, before, cfg),
         "oof_after_crossfitted": calibration_report(y, after, cfg),
-        "groups": group_calibration(y, before, after, groupings, cfg),
-        "parameters": {k: v for k, v in vars(calibrator).items() if k.endswith("_") and np.isscalar(v)},
+        "groups": group_calibration(y, before, after, sensitive_groupings(rows, sensitive), cfg),
+        "parameters": fitted_parameters(calibrator),
+        "conformal": {"coverage": cfg["set_coverage"], "threshold": conformal.threshold_,
+                      "fitted_on": "cross-fitted out-of-fold probabilities", "n": conformal.n_calibration_},
+        "decision": {"rule": predictor.rule_, "threshold": predictor.decision_threshold_,
+                     "cost_matrix": params["decision"]["cost_matrix"],
+                     "reject_threshold": params["decision"]["reject_threshold"]},
     }
-    print(f"calibrate: {method}: out-of-fold ECE {metrics['oof_before']['ece']:.4f} -> "
-          f"{metrics['oof_after_crossfitted']['ece']:.4f} (cross-fitted, {cfg['n_bins']} {cfg['binning']} bins)")
-    mlio.save(calibrator, paths.CALIBRATOR)
-    write_parquet(pd.DataFrame({paths.ROW_ID: oof[paths.ROW_ID], "fold": fold, "y": y, "proba": after}), paths.OOF_CALIBRATED)
+    print(f"calibrate: {method}{' one-vs-rest' if metrics['one_vs_rest'] else ''}: out-of-fold ECE "
+          f"{metrics['oof_before']['ece']:.4f} -> {metrics['oof_after_crossfitted']['ece']:.4f} (cross-fitted, "
+          f"{cfg['n_bins']} {cfg['binning']} bins); conformal sets at {cfg['set_coverage']:g}: 1 - p <= "
+          f"{conformal.threshold_:.4f}; decisions: {predictor.rule_}")
+    mlio.save(predictor, paths.PREDICTOR)
+    write_parquet(pd.DataFrame({paths.ROW_ID: oof[paths.ROW_ID], "fold": fold, "y": y, **proba_columns(after)}),
+                  paths.OOF_CALIBRATED)
     write_json(metrics, paths.CALIBRATION_METRICS)
     write_json(reliability_rows(y, before, cfg, "before") + reliability_rows(y, after, cfg, "after"), paths.RELIABILITY_OOF)
 

@@ -14,8 +14,10 @@ from mllib import io as mlio
 from pipeline import build, folds, paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
-from pipeline.frames import binary_target, feature_columns, raw_matrix
+from pipeline.frames import feature_columns, raw_matrix
 from pipeline.io import read_parquet, replace_directory, write_json
+from pipeline.names import FEATURE_STEPS
+from pipeline.task import Target
 
 
 def _check_observed(X: np.ndarray, numeric: list[str], where: str) -> None:
@@ -31,7 +33,7 @@ def fit_transform(cfg: dict, X_fit: np.ndarray, y_fit: np.ndarray, numeric: list
     try:
         transformer = build.feature_transformer(cfg, numeric, categorical).fit(X_fit, y_fit)
     except (ValueError, TypeError) as exc:
-        steps = ", ".join(f"{s}={cfg[s]['name']}" for s in build.FEATURE_STEPS if cfg[s]["name"] != "none")
+        steps = ", ".join(f"{s}={cfg[s]['name']}" for s in FEATURE_STEPS if cfg[s]["name"] != "none")
         raise PipelineError(f"features: fitting the features ({steps}) on {where} failed: {exc}; check features.* in params.yaml") from None
     return transformer, transformer.get_feature_names_out(numeric + categorical)
 
@@ -53,7 +55,7 @@ def main() -> None:
     numeric, categorical = feature_columns(train.columns, params["data"])
     X_train = raw_matrix(train, numeric, categorical)
     X_test = raw_matrix(test, numeric, categorical)
-    y = binary_target(train[params["data"]["target"]], params["data"]["positive_label"])
+    y = Target.read(paths.TARGET).encode(train[params["data"]["target"]])
 
     outputs, report = {}, {"numeric": numeric, "categorical": categorical, "folds": {}}
     for k, (fit_rows, _) in enumerate(folds.splits_of(membership)):

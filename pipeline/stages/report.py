@@ -33,25 +33,37 @@ INPUTS = {
 }
 
 
+def curve_summaries(test: dict) -> tuple[dict, dict, dict]:
+    """{class: ROC AUC}, {class: AP}, {class: prevalence} of the curves drawn (binary: the positive class)."""
+    if test["task"] == "binary":
+        positive = test["classes"][1]
+        prevalence = (test["confusion"]["tp"] + test["confusion"]["fn"]) / test["n"]
+        return {positive: test["roc_auc"]}, {positive: test["average_precision"]}, {positive: prevalence}
+    per_class = test["per_class"]
+    return ({c: m["roc_auc_ovr"] for c, m in per_class.items()}, {c: m["average_precision"] for c, m in per_class.items()},
+            {c: m["support"] / test["n"] for c, m in per_class.items()})
+
+
 def make_figures(r: dict) -> dict[str, bytes]:
     test = r["test"]
-    prevalence = (test["confusion"]["tp"] + test["confusion"]["fn"]) / test["n"]
+    auc, ap, prevalence = curve_summaries(test)
     figs = {
         "validation_curve.png": figures.validation_curve(r["validation_curve"], r["train"]["scoring"]),
-        "roc.png": figures.roc(r["roc"], test["roc_auc"]),
-        "precision_recall.png": figures.precision_recall(r["pr"], test["average_precision"], prevalence),
+        "roc.png": figures.roc(r["roc"], auc),
+        "precision_recall.png": figures.precision_recall(r["pr"], ap, prevalence),
         "reliability_oof.png": figures.reliability(r["reliability_oof"], "Reliability, out-of-fold (cross-fitted)"),
         "reliability_test.png": figures.reliability(r["reliability_test"], "Reliability, test"),
         "risk_coverage.png": figures.risk_coverage(r["risk_coverage"], test["selective"]),
         "importance.png": figures.importance(r["importance"]["features"], r["importance"]["scoring"]),
     }
+    rates = figures.group_rates if test["task"] == "binary" else figures.group_class_rates
     for i, (attribute, result) in enumerate(r["fairness"]["attributes"].items()):
-        figs[f"fairness_{i}.png"] = figures.group_rates(attribute, result["groups"])
+        figs[f"fairness_{i}.png"] = rates(attribute, result["groups"])
     if "shapley" in r["attributions"]:
         figs["shapley.png"] = figures.shapley_summary(r["attributions"]["shapley"], r["attributions"]["columns"])
     for i, curve in enumerate(r["partial_dependence"]["one_way"]):
-        figs[f"pdp_{i}.png"] = figures.partial_dependence(curve)
-    if r["partial_dependence"]["two_way"]:
+        figs[f"pdp_{i}.png"] = figures.partial_dependence(curve, r["partial_dependence"]["classes"])
+    if r["partial_dependence"]["two_way"] and test["task"] == "binary":
         figs["pdp_2d.png"] = figures.partial_dependence_2d(r["partial_dependence"]["two_way"])
     return figs
 
@@ -70,8 +82,10 @@ def calibration_section(r: dict, img: dict) -> str:
     test, cal = r["test"], r["calibration"]
 
     def row(label: str, q: dict) -> dict:
-        return {"data": label, **{k: q[k] for k in ("ece", "mce", "brier", "log_loss")},
-                **{f"Brier {k}": v for k, v in q["brier_decomposition"].items()}, "non-empty bins": q["n_nonempty_bins"]}
+        extra = ({f"Brier {k}": v for k, v in q["brier_decomposition"].items()} if "brier_decomposition" in q
+                 else {"classwise ECE": q["classwise_ece"]})
+        return {"data": label, **{k: q[k] for k in ("ece", "mce", "brier", "log_loss")}, **extra,
+                "non-empty bins": q["n_nonempty_bins"]}
 
     groups = [{"data": data, "grouping": name, "group": g, "n": m["n"], "base rate": m["base_rate"],
                "ECE before": m["before"]["ece"], "ECE after": m["after"]["ece"], "MCE before": m["before"]["mce"],
@@ -79,16 +93,19 @@ def calibration_section(r: dict, img: dict) -> str:
               for data, by_group in (("out-of-fold (after: cross-fitted)", cal["groups"]), ("test", test["calibration"]["groups"]))
               for name, per_group in by_group.items() for g, m in per_group.items()]
     settings = ", ".join(f"{k}={v}" for k, v in cal["settings"].items())
+    of = ("p(positive)" if test["task"] == "binary" else "the top label (the largest probability against whether its "
+          "class is right; classwise ECE: the mean over classes of the ECE of p_k against y = k)")
     return html.section(
         "Calibration",
         html.table([row("out-of-fold, before", cal["oof_before"]), row("out-of-fold, after (cross-fitted)", cal["oof_after_crossfitted"]),
                     row("test, before", test["calibration"]["before"]), row("test, after", test["calibration"]["after"])]),
-        f"<p class='muted'>Method {html.fmt(cal['method'])}{' (' + html.fmt(settings) + ')' if settings else ''}, fitted "
-        f"on {cal['n_rows']} out-of-fold rows; ECE/MCE with "
+        f"<p class='muted'>Method {html.fmt(cal['method'])}{' one-vs-rest, renormalised' if cal['one_vs_rest'] else ''}"
+        f"{' (' + html.fmt(settings) + ')' if settings else ''}, fitted "
+        f"on {cal['n_rows']} out-of-fold rows; ECE/MCE of {html.fmt(of)} with "
         f"{cal['binning']['n_bins']} {html.fmt(cal['binning']['strategy'])} bins ({html.fmt(cal['binning']['edges'])}), "
-        "empty bins skipped; the Brier decomposition (Brier = reliability - resolution + uncertainty + within-bin) uses "
-        f"{cal['binning']['n_bins']} equal-width bins. Points below the diagonal mean the model over-predicts the "
-        "positive class; the bars below each diagram count the rows per bin.</p>",
+        "empty bins skipped; the Brier decomposition (Brier = reliability - resolution + uncertainty + within-bin, two "
+        f"classes) uses {cal['binning']['n_bins']} equal-width bins. Points below the diagonal mean the model is "
+        "over-confident; the bars below each diagram count the rows per bin.</p>",
         f"<div class='figs'>{img['reliability_oof.png']}{img['reliability_test.png']}</div>",
         "<h3>Per sensitive group (bins formed within each group, so small groups are noisy)</h3>",
         html.table(groups),
@@ -97,19 +114,22 @@ def calibration_section(r: dict, img: dict) -> str:
 
 def decisions_section(r: dict, img: dict) -> str:
     test = r["test"]
-    d, sel = test["decision"], test["selective"]
+    d, sel, conformal = test["decision"], test["selective"], test["conformal"]
     reject, at = sel["reject_option"], sel["at_target_risk"]
-    rule = {"decision rule": d["rule"], "decision threshold (positive when p >= t)": d["threshold"]}
+    names = test["classes"]
+    rule = {"decision rule": {"threshold": "p(positive) >= t", "argmax": "the class of largest probability",
+                              "cost_matrix": "least expected cost"}[d["rule"]]}
+    if d["threshold"] is not None:
+        rule["decision threshold t (positive when p >= t)"] = d["threshold"]
     if d["cost_matrix"]:
-        c = d["cost_matrix"]
-        rule.update({"cost matrix [[pred 0|y 0, pred 0|y 1], [pred 1|y 0, pred 1|y 1]]": str(c),
+        rule.update({f"cost matrix (rows: decision, columns: true class; classes {', '.join(names)})": str(d["cost_matrix"]),
                      "expected cost per row, posterior (test)": d["expected_cost_posterior"],
                      "realised cost per row (test)": d["realised_cost"],
-                     "realised cost per row at evaluate.threshold (test)": d["realised_cost_at_evaluate_threshold"]})
+                     "realised cost per row of the rule without costs (test)": d["realised_cost_plain_rule"]})
     return html.section(
-        "Decisions: costs and the reject option (test)",
+        "Decisions: costs, the reject option and conformal sets (test)",
         html.key_values(rule),
-        html.key_values({f"reject option: abstain when max(p, 1 - p) < {reject['reject_threshold']}": "",
+        html.key_values({f"reject option: abstain when the largest class probability < {reject['reject_threshold']}": "",
                          "coverage (fraction decided)": reject["coverage"], "rows decided": reject["n_accepted"],
                          "selective risk (error rate among decided)": reject["selective_risk"],
                          "accuracy among decided": reject["accuracy_accepted"], "overall error rate (no rejection)": sel["error_rate"],
@@ -118,18 +138,49 @@ def decisions_section(r: dict, img: dict) -> str:
                          f"largest coverage with selective risk <= {sel['target_risk']}": at["coverage"] if at["achievable"] else "not achievable",
                          "confidence threshold there": at["threshold"], "selective risk there": at["risk"]}),
         f"<div class='figs'>{img['risk_coverage.png']}</div>",
+        f"<h3>Conformal prediction sets (split-conformal, target coverage {html.fmt(conformal['set_coverage'])})</h3>",
+        html.key_values({"coverage on test (true class in the set)": conformal["coverage"],
+                         "mean set size": conformal["mean_set_size"], "empty sets": conformal["empty_rate"],
+                         "single-class sets": conformal["singleton_rate"], "sets of every class": conformal["full_rate"]}),
+        "<p class='muted'>A set holds every class k with 1 - p_k &lt;= q, q fitted on the cross-fitted out-of-fold "
+        "probabilities so that the true class is in the set with probability at least the target (exchangeable rows). "
+        "Coverage on test varies by about sqrt(c (1 - c) / n) around its expectation.</p>",
     )
+
+
+def multiclass_fairness(f: dict, img: dict) -> list[str]:
+    """Per grouping: per group and class the selection rate and recall with intervals, the macro gaps."""
+    parts = []
+    for i, (attribute, result) in enumerate(f["attributes"].items()):
+        rows = [{"group": g, "n": m["n"], "accuracy": interval(m["accuracy"], m.get("intervals", {}).get("accuracy")),
+                 **{f"{c}: {k.replace('_', ' ')}": interval(v[k], m.get("intervals", {}).get(c, {}).get(k))
+                    for c, v in m["classes"].items() for k in ("selection_rate", "recall")},
+                 "flag": "below min size" if m["small"] else ""} for g, m in result["groups"].items()]
+        criteria = [{"criterion": k, "rate": v["metric"], "macro gap (mean over classes)": interval(v["difference"], v["difference_interval"]),
+                     **{f"gap {c}": d for c, d in v.get("per_class", {}).items()}, "note": v.get("reason") or ""}
+                    for k, v in result["criteria"].items()]
+        parts += [f"<h3>{html.fmt(attribute)}</h3>", html.table(rows), html.table(criteria),
+                  f"<div class='figs'>{img[f'fairness_{i}.png']}</div>"]
+    return parts
 
 
 def fairness_section(r: dict, img: dict) -> str:
     f = r["fairness"]
     boot = f["bootstrap"]
-    parts = [f"<p class='muted'>Test set, decision threshold {html.fmt(f['decision_threshold'])}. Intervals: "
+    multiclass = f["task"] == "multiclass"
+    rule = ("the class of largest probability (or of least expected cost)" if multiclass
+            else f"decision threshold {html.fmt(f['decision_threshold'])}")
+    parts = [f"<p class='muted'>Test set, the deployed decisions ({rule}). Intervals: "
              f"{html.fmt(boot['confidence_level'])} percentile bootstrap, {boot['n_boot']} replicates (seed {boot['seed']}"
              f"{', resampling whole ' + html.fmt(boot['cluster']) + ' clusters' if boot['cluster'] else ', rows'}). Groups below "
              f"{f['min_group_size']} rows are flagged and left out of the criteria. Differences are max - min over groups "
-             "(0 = parity), ratios min / max (1 = parity); equal opportunity = equal TPR t/p (erratum E4).</p>"]
-    for i, (attribute, result) in enumerate(f["attributes"].items()):
+             + ("(0 = parity), per class one against the rest, and their mean over classes (macro); demographic parity = "
+                "equal selection rate P(decision = k | group), equal opportunity = equal recall P(decision = k | y = k, group)."
+                "</p>" if multiclass else
+                "(0 = parity), ratios min / max (1 = parity); equal opportunity = equal TPR t/p (erratum E4).</p>")]
+    if multiclass:
+        parts += multiclass_fairness(f, img)
+    for i, (attribute, result) in enumerate([] if multiclass else f["attributes"].items()):
         rows = [{"group": g, "n": m["n"], **{k: interval(m[k], m["intervals"].get(k)) for k in GROUP_COLUMNS if k in m},
                  "flag": "below min size" if m["small"] else ""} for g, m in result["groups"].items()]
         criteria = [{"criterion": k, "rates": ", ".join(v["metrics"]),
@@ -143,6 +194,8 @@ def fairness_section(r: dict, img: dict) -> str:
     mitigation = f["mitigation"]
     if mitigation["criterion"] == "none":
         parts.append("<h3>Mitigation</h3><p class='muted'>fairness.mitigation.criterion is none.</p>")
+    elif mitigation.get("applied") is False:
+        parts.append(f"<h3>Mitigation: per-group thresholds</h3><p class='note'>{html.fmt(mitigation['reason'])}</p>")
     elif mitigation.get("attributes"):
         rows = []
         for attribute, m in mitigation["attributes"].items():
@@ -179,14 +232,14 @@ def reweighing_part(f: dict) -> list[str]:
     if not rw["applied"]:
         return parts + [f"<p class='note'>Reweighed refit of {html.fmt(rw['model'])}: {html.fmt(rw['reason'])}</p>"]
     t = rw["test"]
-    rows = [{"grouping": name, "criterion": c, "test gap before": v["gap_before"], "after reweighing": v["gap_after"],
+    rows = [{"grouping": name, "criterion": c + (" (macro)" if f["task"] == "multiclass" and c != "accuracy" else ""),
+             "test gap before": v["gap_before"], "after reweighing": v["gap_after"],
              "after per-group thresholds": thresholds[name]["test_every_criterion"][c]["gap_after"]
              if thresholds.get(name, {}).get("applied") else ""}
             for name, gaps in t["attributes"].items() for c, v in gaps.items()]
     return parts + [
         f"<p class='muted'>{html.fmt(rw['model'])} with {html.fmt(rw['params'])} refitted on all training rows with these "
-        f"sample weights, scored through {html.fmt(rw['scored_through'])} and decided at threshold "
-        f"{html.fmt(f['decision_threshold'])}; before = the deployed model. Test accuracy {html.fmt(t['accuracy_before'])} "
+        f"sample weights, scored through {html.fmt(rw['scored_through'])}; before = the deployed model. Test accuracy {html.fmt(t['accuracy_before'])} "
         f"before, {html.fmt(t['accuracy_after'])} after reweighing (cost {html.fmt(t['accuracy_cost'])}).</p>",
         html.table(rows)]
 
@@ -212,18 +265,7 @@ def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
             html.table(r["split"]["folds"]["folds"], ["fold", "n_rows", "n_groups", "class_counts", "max_abs_deviation"]),
         ),
         html.section("Model selection", html.table(candidates), f"<div class='figs'>{img['validation_curve.png']}</div>"),
-        html.section(
-            "Test evaluation (used once)",
-            html.key_values({k: test[k] for k in ("n", "threshold", "roc_auc", "average_precision", "accuracy", "precision",
-                                                   "recall", "specificity", "f1", "log_loss", "brier")}),
-            "<h3>Confusion matrix (rows: actual, columns: predicted)</h3>",
-            html.table([{"": "actual 1", "predicted 1": test["confusion"]["tp"], "predicted 0": test["confusion"]["fn"]},
-                        {"": "actual 0", "predicted 1": test["confusion"]["fp"], "predicted 0": test["confusion"]["tn"]}]),
-            "<h3>Full metric table (corrected formulas; undefined = zero denominator)</h3>", html.key_values(test["table"]),
-            f"<p class='note'>Validation vs test ({html.fmt(gap['scoring'])}): CV {html.fmt(gap['cv_mean'])} ± "
-            f"{html.fmt(gap['cv_std'])}, test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: {html.fmt(gap['diagnosis'])}</p>",
-            f"<div class='figs'>{img['roc.png']}{img['precision_recall.png']}</div>",
-        ),
+        test_section(test, img),
         calibration_section(r, img),
         decisions_section(r, img),
         fairness_section(r, img),
@@ -235,6 +277,39 @@ def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
     return html.document("Pipeline report", sections)
 
 
+def test_section(test: dict, img: dict) -> str:
+    gap = test["cv_vs_test"]
+    gap_note = (f"<p class='note'>Validation vs test ({html.fmt(gap['scoring'])}): CV {html.fmt(gap['cv_mean'])} ± "
+                f"{html.fmt(gap['cv_std'])}, test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: {html.fmt(gap['diagnosis'])}</p>")
+    curves = f"<div class='figs'>{img['roc.png']}{img['precision_recall.png']}</div>"
+    if test["task"] == "binary":
+        c = test["confusion"]
+        return html.section(
+            "Test evaluation (used once)",
+            html.key_values({k: test[k] for k in ("n", "threshold", "roc_auc", "average_precision", "accuracy", "precision",
+                                                   "recall", "specificity", "f1", "log_loss", "brier")}),
+            "<h3>Confusion matrix (rows: actual, columns: predicted)</h3>",
+            html.table([{"": "actual 1", "predicted 1": c["tp"], "predicted 0": c["fn"]},
+                        {"": "actual 0", "predicted 1": c["fp"], "predicted 0": c["tn"]}]),
+            "<h3>Full metric table (corrected formulas; undefined = zero denominator)</h3>", html.key_values(test["table"]),
+            gap_note, curves)
+    names, matrix = test["confusion"]["labels"], test["confusion"]["matrix"]
+    return html.section(
+        "Test evaluation (used once)",
+        html.key_values({"n": test["n"], "classes": names, **{k: test[k] for k in (
+            "roc_auc_ovr", "accuracy", "balanced_accuracy", "f1_macro", "precision_macro", "recall_macro", "log_loss",
+            "brier")}, **{f"top-{k} accuracy": v for k, v in test["top_k_accuracy"].items()}}),
+        "<p class='muted'>roc_auc_ovr: the mean over classes of each class's ROC AUC against the rest (macro); "
+        "Brier: the mean over rows of sum_k (p_k - [y = k])^2.</p>",
+        "<h3>Confusion matrix (rows: actual, columns: decided)</h3>",
+        html.table([{"": f"actual {a}", **{f"decided {b}": matrix[i][j] for j, b in enumerate(names)}}
+                    for i, a in enumerate(names)]),
+        "<h3>Per class (one against the rest) and averages</h3>",
+        html.table([{"class": c, **m} for c, m in test["per_class"].items()]),
+        html.table([{"average": a, **m} for a, m in test["averages"].items()]),
+        gap_note, curves)
+
+
 def explain_section(r: dict, img: dict) -> str:
     a = r["attributions"]
     parts = []
@@ -244,7 +319,8 @@ def explain_section(r: dict, img: dict) -> str:
                   f"{html.fmt(s['output'])} (expected value {html.fmt(s['expected_value'])}); largest additivity error "
                   f"{html.fmt(s['additivity_error_max'])} ({html.fmt(s['additivity_error_max_relative'])} relative). "
                   f"{html.fmt(s['raw_columns'])}</p>",
-                  html.table([{k: f[k] for k in ("feature", "mean_abs", "mean")} for f in s["features"][:15]]),
+                  html.table([{k: f[k] for k in ("feature", "mean_abs", "mean")} | f.get("mean_abs_per_class", {})
+                              for f in s["features"][:15]]),
                   f"<div class='figs'>{img['shapley.png']}</div>"]
     if "relevance" in a:
         rel = a["relevance"]
@@ -253,7 +329,8 @@ def explain_section(r: dict, img: dict) -> str:
                   html.table([{k: f[k] for k in ("feature", "mean_abs", "mean")} for f in rel["features"][:15]])]
     pdp = [img[name] for name in sorted(img) if name.startswith("pdp_")]
     if pdp:
-        parts += ["<h3>Partial dependence and ICE (calibrated probability)</h3>", f"<div class='figs'>{''.join(pdp)}</div>"]
+        parts += [f"<h3>Partial dependence and ICE ({html.fmt(r['partial_dependence']['output'])})</h3>",
+                  f"<div class='figs'>{''.join(pdp)}</div>"]
     return html.section("Explainability: Shapley values, relevance, partial dependence", *parts)
 
 

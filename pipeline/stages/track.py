@@ -36,22 +36,24 @@ def experiment_id(client, name: str, default_store: bool) -> str:
 def log_model(mlflow, params: dict) -> None:
     from mlflow.models import infer_signature
 
+    from mllib import io as mlio
+    from pipeline.frames import served_predictions
+
     test = read_parquet(paths.TEST, "split")
     numeric, categorical = feature_columns(test.columns, params["data"])
     # the signature takes the raw columns' own dtypes: rows as read from the user's file are valid input
     example = test[numeric + categorical].head(5)
-    config = {"numeric": numeric, "categorical": categorical, "threshold": params["evaluate"]["threshold"]}
-    predictions = read_parquet(paths.TEST_PREDICTIONS, "evaluate").head(5)
-    output = predictions.rename(columns={"proba": "probability"})[["probability", "prediction"]]
+    output = served_predictions(mlio.load(paths.PREDICTOR), example, numeric, categorical)
+    predictor = paths.PREDICTOR.with_name(paths.PREDICTOR.name + ".json")
     mlflow.pyfunc.log_model(
         name="model",
         python_model=str(repo_root() / "pipeline" / "serving" / "pyfunc_model.py"),
-        artifacts={"models": str(paths.MODEL.parent)},
+        artifacts={"predictor": str(predictor), "predictor_arrays": str(predictor.with_suffix(".npz"))},
         code_paths=["mllib", "pipeline"],
-        model_config=config,
+        model_config={"numeric": numeric, "categorical": categorical},
         signature=infer_signature(example, output),
         input_example=example,
-        pip_requirements=[f"{p}=={version(p)}" for p in ("mlflow", "numpy", "scipy", "pandas")],
+        pip_requirements=[f"{p}=={version(p)}" for p in ("mlflow", "numpy", "scipy", "pandas", "numba")],
     )
 
 
@@ -59,13 +61,13 @@ def log_candidates(mlflow, client, params: dict, search: dict) -> None:
     from mlflow.entities import Metric
 
     scoring, now = search["scoring"], int(time.time() * 1000)
+    name = read_json(paths.TRAIN_METRICS, "train")["model"]  # model.name with auto resolved for the task
     for i, c in enumerate(search["candidates"]):
         label = ", ".join(f"{k}={v}" for k, v in c["params"].items())
         with mlflow.start_run(run_name=f"candidate {i}: {label}", nested=True,
                               tags={"pipeline.role": "candidate", "search.rank": str(c["rank"])}) as child:
-            mlflow.log_params({"model.name": params["model"]["name"],
-                               **{f"model.params.{k}": v for k, v in
-                                  {**params["model"]["params"].get(params["model"]["name"], {}), **c["params"]}.items()}})
+            mlflow.log_params({"model.name": name, **{f"model.params.{k}": v for k, v in
+                                                      {**params["model"]["params"].get(name, {}), **c["params"]}.items()}})
             per_fold = [Metric(f"{part}_{scoring}", float(v), now, fold)
                         for part, key in (("valid", "valid_scores"), ("train", "train_scores")) for fold, v in enumerate(c[key])]
             summary = [Metric(metric_key(f"{k}_{scoring}"), float(c[k]), now, 0)
@@ -74,7 +76,8 @@ def log_candidates(mlflow, client, params: dict, search: dict) -> None:
 
 
 def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str) -> str:
-    tags = {"pipeline.state": key, "pipeline.role": "parent", **git_info(),
+    trained = read_json(paths.TRAIN_METRICS, "train")
+    tags = {"pipeline.state": key, "pipeline.role": "parent", "task": trained["task"], "model": trained["model"], **git_info(),
             "dvc.exp_name": os.environ.get("DVC_EXP_NAME", ""),
             **{metric_key(f"dvc.md5.{out.replace(':', '.')}"): md5 for out, md5 in md5s.items()}}
     run_name = os.environ.get("DVC_EXP_NAME") or f"repro {tags['git.commit'][:8]}"

@@ -8,13 +8,13 @@ import pandas as pd
 
 from mllib import io as mlio
 from mllib.calibration import decision_scores
-from mllib.metrics import get_scorer
 from mllib.model_selection import ParameterGrid, ParameterSampler, best_candidate_index, evaluate_candidates
 from pipeline import build, folds, paths
 from pipeline.config import load_params
 from pipeline.errors import run_stage
-from pipeline.frames import binary_target
+from pipeline.frames import score_columns
 from pipeline.io import read_parquet, write_json, write_parquet
+from pipeline.task import Target
 
 
 def load_fold_data(y: np.ndarray, splits: list[tuple]) -> list[tuple]:
@@ -34,31 +34,38 @@ def candidate_params(search: dict, model: str, seed: int) -> list[dict]:
     return list(ParameterSampler(grid, n_iter=search["n_iter"], random_state=seed))
 
 
-def out_of_fold_scores(model_cfg: dict, best: dict, fold_data: list[tuple], splits: list[tuple], n: int) -> np.ndarray:
-    """The chosen configuration's score of each row from the models fitted without it, averaged over the splits
-    that validate the row (one split for k-fold; NaN for a row no split validates). The search keeps scores
-    only for its scorer's response, which need not be a score, hence the refits."""
-    total, count = np.zeros(n), np.zeros(n)
+def out_of_fold_scores(make_model, fold_data: list[tuple], splits: list[tuple], n: int) -> np.ndarray:
+    """The chosen configuration's scores of each row ((n,) binary, (n, K) log-probabilities) from the models fitted
+    without it, averaged over the splits that validate the row (one split for k-fold; NaN for a row no split
+    validates). The search keeps scores only for its scorer's response, which need not be a score, hence the refits."""
+    total, count = None, np.zeros(n)
     for (X_fit, y_fit, X_valid, _), (_, valid) in zip(fold_data, splits):
-        total[valid] += decision_scores(build.classifier(model_cfg, **best).fit(X_fit, y_fit), X_valid)
+        scores = decision_scores(make_model().fit(X_fit, y_fit), X_valid)
+        total = np.zeros((n,) + scores.shape[1:]) if total is None else total
+        total[valid] += scores
         count[valid] += 1
-    score = np.full(n, np.nan)
-    np.divide(total, count, out=score, where=count > 0)
+    counted = count.reshape((n,) + (1,) * (total.ndim - 1))
+    score = np.full(total.shape, np.nan)
+    np.divide(total, counted, out=score, where=counted > 0)
     return score
 
 
 def main() -> None:
     params = load_params()
     data, model_cfg, search = params["data"], params["model"], params["search"]
+    target = Target.read(paths.TARGET)
+    name = build.model_name(model_cfg, target.task)
+    for key, settings in (("model.params", model_cfg["params"]), ("search.grid", search["grid"])):
+        build.check_hyperparameter_names(f"{key}.{name}", name, settings.get(name, {}))
+    scorer = build.scorer("search.scoring", search["scoring"], target.task)
     train = read_parquet(paths.TRAIN, "split")
     splits = folds.splits_of(read_parquet(paths.FOLDS, "split"))
-    y = binary_target(train[data["target"]], data["positive_label"])
+    y = target.encode(train[data["target"]])
     fold_data = load_fold_data(y, splits)
-    scorer = get_scorer(search["scoring"])
-    candidates = candidate_params(search, model_cfg["name"], params["seed"])
-    print(f"train: {model_cfg['name']}, {len(candidates)} candidates x {len(fold_data)} folds, scoring {scorer.name}")
+    candidates = candidate_params(search, name, params["seed"])
+    print(f"train: {name} ({target.task}), {len(candidates)} candidates x {len(fold_data)} folds, scoring {scorer.name}")
 
-    results = evaluate_candidates(build.classifier(model_cfg), candidates, fold_data, scorer)
+    results = evaluate_candidates(build.model(name, model_cfg), candidates, fold_data, scorer)
     for r in results:
         print(f"train:   {r['params']}  valid {r['mean_valid_score']:.4f} ± {r['std_valid_score']:.4f}  train {r['mean_train_score']:.4f}")
     best_i = best_candidate_index(results, scorer.greater_is_better)
@@ -66,10 +73,10 @@ def main() -> None:
     print(f"train: best {best['params']} ({scorer.name} {best['mean_valid_score']:.4f}); refitting on {len(y)} rows")
 
     final_train = read_parquet(paths.FINAL_TRAIN_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
-    final = build.classifier(model_cfg, **best["params"]).fit(final_train, y)
-    score = out_of_fold_scores(model_cfg, best["params"], fold_data, splits, len(y))
+    final = build.model(name, model_cfg, **best["params"]).fit(final_train, y)
+    score = out_of_fold_scores(lambda: build.model(name, model_cfg, **best["params"]), fold_data, splits, len(y))
     fold = folds.first_validating_split(splits, len(y))
-    oof = pd.DataFrame({paths.ROW_ID: train[paths.ROW_ID], "fold": fold, "y": y, "score": score})
+    oof = pd.DataFrame({paths.ROW_ID: train[paths.ROW_ID], "fold": fold, "y": y, **score_columns(score)})
 
     candidates_report = [
         {k: r[k] for k in ("params", "rank", "train_scores", "valid_scores", "mean_train_score", "mean_valid_score",
@@ -82,7 +89,8 @@ def main() -> None:
         for i, r in enumerate(results)
     ]
     metrics = {
-        "model": model_cfg["name"],
+        "model": name,
+        "task": target.task,
         "scoring": scorer.name,
         "cv_mean": best["mean_valid_score"],
         "cv_std": best["std_valid_score"],

@@ -1,6 +1,7 @@
 """Stage 1, validate: the raw file against its schema. Valid rows go on; rows breaking a domain check are
 quarantined with their reasons or stop the stage (validate.on_invalid); fractional values in 0/1 columns
-follow validate.fractional_binary. Nothing is silently lost: rows in = rows kept + rows quarantined."""
+follow validate.fractional_binary. Nothing is silently lost: rows in = rows kept + rows quarantined. The task
+(data.task, or inferred from the target with the reason) and the classes are reported."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,6 +13,7 @@ from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
 from pipeline.io import read_dataset, write_json, write_parquet
 from pipeline.schema import binary_columns, build_schema, check_columns, failure_cases, is_column_level
+from pipeline.task import infer_target
 
 
 def _describe(cases: pd.DataFrame, limit: int = 3) -> str:
@@ -84,22 +86,7 @@ def main() -> None:
     kept = schema.validate(df.drop(index=bad))
     if kept.empty:
         raise PipelineError(f"{source}: every row was quarantined; see the reasons above or relax the schema")
-    y = kept[data["target"]]
-    classes = sorted(y.unique().tolist())
-    if len(classes) < 2:
-        raise PipelineError(
-            f"{source}: target column {data['target']!r} (data.target) has a single class {classes} in the valid rows; "
-            "a classifier needs at least two"
-        )
-    if len(classes) > 2:
-        raise PipelineError(
-            f"{source}: target {data['target']!r} has {len(classes)} classes; this version of the pipeline handles "
-            "binary targets only: map it to two classes first"
-        )
-    if data["positive_label"] is not None and data["positive_label"] not in classes:
-        raise PipelineError(
-            f"params.yaml: data.positive_label {data['positive_label']!r} is not a value of {data['target']!r} {classes}"
-        )
+    target = infer_target(kept[data["target"]], data, source)
 
     kept.insert(0, paths.ROW_ID, kept.index.to_numpy(dtype=np.int64))
     quarantine = df.loc[bad].copy()
@@ -118,13 +105,18 @@ def main() -> None:
         "policies": policy,
         "fractional_binary": fractional_report,
         "failed_checks": check_counts,
-        "target_classes": {str(k): int(v) for k, v in y.value_counts().sort_index().items()},
+        "task": target.task,
+        "task_reason": target.reason,
+        "classes": target.classes,
+        "target_classes": dict(zip(target.label_names(), np.bincount(target.encode(kept[data["target"]]),
+                                                                   minlength=target.n_classes).tolist())),
     }
     assert summary["rows_in"] == summary["rows_kept"] + summary["rows_quarantined"]
     write_parquet(kept.reset_index(drop=True), paths.VALIDATED)
     write_parquet(quarantine.reset_index(drop=True), paths.QUARANTINE)
     write_json(summary, paths.VALIDATION_REPORT)
-    print(f"validate: {summary['rows_kept']} rows kept, {summary['rows_quarantined']} quarantined of {summary['rows_in']}")
+    print(f"validate: {summary['rows_kept']} rows kept, {summary['rows_quarantined']} quarantined of {summary['rows_in']}; "
+          f"{target.task} target {target.column!r} ({target.reason})")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,11 @@
-"""The whole pipeline through DVC and MLflow on a small sample, in a scratch git repository: `dvc repro`
-runs every stage; a second run has nothing to do; a params change invalidates exactly the stages after the
-one that reads it; MLflow holds one parent run with a child per search candidate and a pyfunc model that
-reproduces the evaluate stage's test predictions from raw rows."""
+"""The whole pipeline through DVC and MLflow, in scratch git repositories, for three files a user might bring:
+a sample of the default data (binary, grouped by person), a generated three-class file with text labels
+(tests/conftest.py: multiclass_frame) and the default sample without its group column, the last two brought by
+editing only the `data` section of params.yaml. `dvc repro` runs every stage to the report and the MLflow run; a
+second run has nothing to do; a params change invalidates exactly the stages after the one that reads it; MLflow
+holds one parent run with a child per search candidate and a pyfunc model whose output is the deployed
+predictor's: with a cost matrix and a reject threshold set, the served decisions equal the evaluate stage's on
+every test row."""
 from __future__ import annotations
 
 import json
@@ -11,14 +15,22 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
-from conftest import REPO, make_project
+from conftest import REPO, make_multiclass_project, make_project
 
 pytestmark = pytest.mark.slow
 COPY = ["mllib", "pipeline", "dvc.yaml", ".dvc/config", ".dvc/plots", ".dvcignore", ".gitignore"]
+
+# name -> (how the project is made, the columns that are not features, a cost matrix for its classes)
+SCENARIOS = {
+    "binary_grouped": ({}, ["_row_id", "binexp", "zper"], [[0, 5], [1, 0]]),
+    "multiclass": ({}, ["_row_id", "grade", "pid"], [[0, 4, 1], [4, 0, 1], [2, 2, 0]]),
+    "binary_no_group": ({"data.group": None}, ["_row_id", "binexp"], [[0, 3], [1, 0]]),
+}
 
 
 def sh(cwd: Path, *args: str) -> subprocess.CompletedProcess:
@@ -44,9 +56,23 @@ def downstream(stage: str) -> set[str]:
     return found
 
 
-@pytest.fixture(scope="module")
-def repo(tmp_path_factory, sample_csv) -> Path:
-    root = make_project(tmp_path_factory.mktemp("e2e"), sample_csv)
+def data_section_only(root: Path) -> None:
+    """The project's params.yaml differs from the repository's in the data section only."""
+    ours, theirs = (yaml.safe_load(p.read_text()) for p in (root / "params.yaml", REPO / "params.yaml"))
+    assert {k: v for k, v in ours.items() if k != "data"} == {k: v for k, v in theirs.items() if k != "data"}
+
+
+@pytest.fixture(scope="module", params=list(SCENARIOS))
+def scenario(request, tmp_path_factory, sample_csv, multiclass_csv):
+    name = request.param
+    overrides, not_features, cost = SCENARIOS[name]
+    root = tmp_path_factory.mktemp(name)
+    if name == "multiclass":
+        make_multiclass_project(root, multiclass_csv)
+    else:
+        make_project(root, sample_csv, **overrides)
+    if name != "binary_grouped":
+        data_section_only(root)
     for item in COPY:
         src, dst = REPO / item, root / item
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -56,7 +82,7 @@ def repo(tmp_path_factory, sample_csv) -> Path:
         assert sh(root, *cmd).returncode == 0
     result = sh(root, "dvc", "repro")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return root
+    return name, root, not_features, cost
 
 
 def status(root: Path) -> set[str]:
@@ -65,15 +91,34 @@ def status(root: Path) -> set[str]:
     return set(json.loads(result.stdout or "{}"))
 
 
-def test_repro_produces_every_report(repo):
-    metrics = json.loads((repo / "reports/metrics/test.json").read_text())
-    assert 0.6 < metrics["roc_auc"] <= 1
-    assert (repo / "reports/report.html").read_text().startswith("<!DOCTYPE html>")
-    assert status(repo) == set()
+def read(root: Path, path: str) -> dict:
+    return json.loads((root / path).read_text())
 
 
-def test_second_repro_does_nothing(repo):
-    result = sh(repo, "dvc", "repro")
+def test_repro_produces_every_report(scenario):
+    name, root, _, _ = scenario
+    validation, test = read(root, "reports/validation.json"), read(root, "reports/metrics/test.json")
+    split = read(root, "reports/split.json")
+    if name == "multiclass":
+        assert validation["task"] == test["task"] == "multiclass" and "3 classes" in validation["task_reason"]
+        assert test["classes"] == ["high", "low", "mid"] and 0.6 < test["roc_auc_ovr"] <= 1
+        assert len(test["confusion"]["matrix"]) == 3 and set(test["per_class"]) == {"high", "low", "mid"}
+        assert read(root, "reports/metrics/fairness.json")["mitigation"]["applied"] is False
+        assert read(root, "reports/attributions.json")["shapley"]["per_class"]
+    else:
+        assert validation["task"] == test["task"] == "binary" and 0.6 < test["roc_auc"] <= 1
+    assert split["strategy"] == ("stratified" if name == "binary_no_group" else "stratified_group")
+    assert split["strategy_setting"] == "auto"
+    assert read(root, "reports/metrics/train.json")["model"] == "logistic_regression"  # model.name auto
+    assert test["conformal"]["coverage"] > 0.8
+    assert (root / "reports/report.html").read_text().startswith("<!DOCTYPE html>")
+    assert read(root, "reports/mlflow_run.json")["run_id"]
+    assert status(root) == set()
+
+
+def test_second_repro_does_nothing(scenario):
+    _, root, _, _ = scenario
+    result = sh(root, "dvc", "repro")
     assert result.returncode == 0
     assert "Running stage" not in result.stdout
     assert "up to date" in result.stdout
@@ -84,9 +129,11 @@ def test_second_repro_does_nothing(repo):
     ("model.params", {"logistic_regression": {"max_iter": 50}}, "train"),
     ("calibration.method", "none", "calibrate"),
     ("calibration.n_bins", 15, "calibrate"),
+    ("decision.reject_threshold", 0.7, "calibrate"),
 ])
-def test_params_change_invalidates_only_later_stages(repo, key, value, first_stage):
-    original = (repo / "params.yaml").read_text()
+def test_params_change_invalidates_only_later_stages(scenario, key, value, first_stage):
+    _, root, _, _ = scenario
+    original = (root / "params.yaml").read_text()
     params = yaml.safe_load(original)
     *parents, leaf = key.split(".")
     node = params
@@ -94,45 +141,92 @@ def test_params_change_invalidates_only_later_stages(repo, key, value, first_sta
         node = node[p]
     node[leaf] = value
     try:
-        (repo / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-        changed = status(repo)
+        (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+        changed = status(root)
     finally:
-        (repo / "params.yaml").write_text(original)
+        (root / "params.yaml").write_text(original)
     assert first_stage in changed
     assert changed <= downstream(first_stage), f"{key} also invalidates {sorted(changed - downstream(first_stage))}"
 
 
-def test_mlflow_parent_run_children_and_model(repo):
+def served_model(root: Path):
     import mlflow
     from mlflow import MlflowClient
 
-    record = json.loads((repo / "reports/mlflow_run.json").read_text())
-    assert record["tracking_uri"] == f"sqlite:///{repo.resolve() / 'mlflow.db'}"
+    record = read(root, "reports/mlflow_run.json")
+    assert record["tracking_uri"] == f"sqlite:///{root.resolve() / 'mlflow.db'}"
     client = MlflowClient(tracking_uri=record["tracking_uri"])
-    parent = client.get_run(record["run_id"])
-    assert parent.data.tags["pipeline.role"] == "parent"
-    assert parent.data.params["split.n_splits"] == "5"
-    assert parent.data.metrics["test.roc_auc"] == pytest.approx(json.loads((repo / "reports/metrics/test.json").read_text())["roc_auc"])
-    assert any(k.startswith("dvc.md5.") for k in parent.data.tags)
-    children = client.search_runs([record["experiment_id"]], filter_string=f"tags.`mlflow.parentRunId` = '{record['run_id']}'")
-    search = json.loads((repo / "reports/search.json").read_text())
-    assert len(children) == len(search["candidates"])
-    assert all(len(client.get_metric_history(c.info.run_id, "valid_roc_auc")) == 5 for c in children)
-
-    models = client.search_logged_models(experiment_ids=[record["experiment_id"]])
+    models = [m for m in client.search_logged_models(experiment_ids=[record["experiment_id"]])
+              if m.source_run_id == record["run_id"]]  # the model of this pipeline state's run
     assert len(models) == 1
     mlflow.set_tracking_uri(record["tracking_uri"])
-    model = mlflow.pyfunc.load_model(models[0].model_uri)
-    test = pd.read_parquet(repo / "data/processed/test.parquet")
-    served = model.predict(test.drop(columns=["_row_id", "binexp", "zper"]))
-    expected = pd.read_parquet(repo / "data/predictions/test.parquet")
-    assert served["probability"].to_numpy() == pytest.approx(expected["proba"].to_numpy(), abs=1e-12)
-    assert (served["prediction"].to_numpy() == expected["prediction"].to_numpy()).all()
+    return mlflow.pyfunc.load_model(models[0].model_uri)
 
 
-def test_tracking_the_same_state_again_reuses_the_run(repo):
-    before = json.loads((repo / "reports/mlflow_run.json").read_text())
-    result = sh(repo, "dvc", "repro", "-f", "-s", "track")
+def assert_served_equals_evaluate(root: Path, not_features: list[str]) -> None:
+    """The served model, given the raw test rows, returns the evaluate stage's probabilities and decisions."""
+    classes = read(root, "data/processed/target.json")["classes"]
+    test = pd.read_parquet(root / "data/processed/test.parquet")
+    served = served_model(root).predict(test.drop(columns=not_features))
+    expected = pd.read_parquet(root / "data/predictions/test.parquet")
+    assert list(served.columns) == [f"probability_{c}" for c in classes] + ["prediction", "accepted"]
+    for k, c in enumerate(classes):
+        np.testing.assert_allclose(served[f"probability_{c}"], expected[f"proba_{k}"], rtol=0, atol=1e-12)
+    decided = np.array(classes, dtype=object)[expected["prediction"].to_numpy()]
+    assert (served["prediction"].astype(str).to_numpy() == decided.astype(str)).all()
+    np.testing.assert_array_equal(served["accepted"].to_numpy(), expected["accepted"].to_numpy())
+
+
+def test_mlflow_parent_run_children_and_model(scenario):
+    from mlflow import MlflowClient
+
+    _, root, not_features, _ = scenario
+    record = read(root, "reports/mlflow_run.json")
+    client = MlflowClient(tracking_uri=record["tracking_uri"])
+    parent = client.get_run(record["run_id"])
+    test = read(root, "reports/metrics/test.json")
+    assert parent.data.tags["pipeline.role"] == "parent" and parent.data.tags["task"] == test["task"]
+    assert parent.data.params["split.n_splits"] == "5"
+    headline = "roc_auc" if test["task"] == "binary" else "roc_auc_ovr"
+    assert parent.data.metrics[f"test.{headline}"] == pytest.approx(test[headline])
+    assert any(k.startswith("dvc.md5.") for k in parent.data.tags)
+    children = client.search_runs([record["experiment_id"]], filter_string=f"tags.`mlflow.parentRunId` = '{record['run_id']}'")
+    search = read(root, "reports/search.json")
+    assert len(children) == len(search["candidates"])
+    assert all(len(client.get_metric_history(c.info.run_id, f"valid_{headline}")) == 5 for c in children)
+    assert len(client.search_logged_models(experiment_ids=[record["experiment_id"]])) == 1
+    assert_served_equals_evaluate(root, not_features)
+
+
+def test_tracking_the_same_state_again_reuses_the_run(scenario):
+    _, root, _, _ = scenario
+    before = read(root, "reports/mlflow_run.json")
+    result = sh(root, "dvc", "repro", "-f", "-s", "track")
     assert result.returncode == 0, result.stderr
     assert "already recorded" in result.stdout
-    assert json.loads((repo / "reports/mlflow_run.json").read_text())["run_id"] == before["run_id"]
+    assert read(root, "reports/mlflow_run.json")["run_id"] == before["run_id"]
+
+
+def test_served_decisions_equal_evaluate_with_a_cost_matrix_and_reject_option(scenario):
+    """Last in the module: it changes the decision section and reruns the pipeline from calibrate on."""
+    name, root, not_features, cost = scenario
+    params = yaml.safe_load((root / "params.yaml").read_text())
+    params["decision"].update(cost_matrix=cost, reject_threshold=0.6)
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    result = sh(root, "dvc", "repro")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "Stage 'train' didn't change" in result.stdout and "Running stage 'calibrate'" in result.stdout
+    test = read(root, "reports/metrics/test.json")
+    assert test["decision"]["rule"] == "cost_matrix" and test["decision"]["cost_matrix"] == cost
+    predictions = pd.read_parquet(root / "data/predictions/test.parquet")
+    P = predictions[[c for c in predictions if c.startswith("proba_")]].to_numpy()
+    expected_cost = P @ np.asarray(cost, dtype=float).T  # R(a | x) = sum_j cost[a, j] p_j
+    decision = predictions["prediction"].to_numpy()
+    if name == "multiclass":
+        np.testing.assert_array_equal(decision, np.argmin(expected_cost, axis=1))
+    else:  # p >= t, with t the Bayes threshold: the minimum-cost decision, ties to the positive class
+        assert (expected_cost[np.arange(len(P)), decision] <= expected_cost.min(axis=1) + 1e-12).all()
+    accepted = predictions["accepted"].to_numpy()
+    np.testing.assert_array_equal(accepted, P.max(axis=1) >= 0.6)
+    assert 0 < accepted.mean() < 1  # both kinds of rows are compared below
+    assert_served_equals_evaluate(root, not_features)

@@ -1,5 +1,8 @@
 """mllib.registry: every registered class is built with no arguments and fits / predicts (or transforms) on a
 small numeric problem. Parametrised over REGISTRY, so a new entry is covered as soon as it is registered."""
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -46,7 +49,31 @@ def test_registry_is_the_union_of_disjoint_families():
     names = [n for members in FAMILIES.values() for n in members]
     assert len(names) == len(set(names)), "a name is registered in two families"
     assert not set(REGISTRY) & set(COMPOSITES)
-    assert COMPOSITES == {"pipeline": Pipeline, "column_transformer": ColumnTransformer}
+    assert COMPOSITES["pipeline"] is Pipeline and COMPOSITES["column_transformer"] is ColumnTransformer
+    assert set(COMPOSITES) == {"pipeline", "column_transformer", "one_vs_rest_calibration", "deployed_predictor",
+                               "split_conformal_classifier"}
+    for family in (*FAMILIES.values(), COMPOSITES):
+        assert all(registry.kind_of(name) == family.kind for name in family)
+
+
+def test_names_are_checked_without_importing_any_family():
+    """The registry is a table of import paths: membership, listing and kind_of import nothing, and looking a
+    class up imports only its own module (the import cost of a stage that merely validates names)."""
+    code = ("import sys, mllib.registry as r; assert 'svm' in r.CLASSIFIERS and r.kind_of('ridge') == 'regressor'; "
+            "names = sorted(r.REGISTRY); before = {m for m in sys.modules if m.startswith('mllib.')}; "
+            "r.CLASSIFIERS['logistic_regression']; after = {m for m in sys.modules if m.startswith('mllib.')}; "
+            "print(sorted(before)); print(sorted(after - before))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[0] == "['mllib.registry']"
+    loaded = eval(out[1])
+    assert "mllib.linear.logistic" in loaded
+    assert not [m for m in loaded if m.split(".")[1] not in ("base", "linear")], loaded
+
+
+def test_every_path_names_the_defining_module():
+    for name in registry.loadable():
+        cls = registry.loadable()[name]
+        assert registry.loadable().path(name) == f"{cls.__module__}:{cls.__qualname__}"
 
 
 def test_names_are_stable_identifiers_and_classes_are_estimators():

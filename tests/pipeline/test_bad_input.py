@@ -18,8 +18,12 @@ from conftest import make_project
 GOOD_STAGES = ["validate", "clean", "split"]
 OUTPUTS = {
     "validate": ["data/interim/validated.parquet", "data/interim/quarantine.parquet", "reports/validation.json"],
-    "split": ["data/processed/train.parquet", "data/processed/test.parquet", "data/processed/folds.parquet", "reports/split.json"],
+    "split": ["data/processed/train.parquet", "data/processed/test.parquet", "data/processed/folds.parquet",
+              "data/processed/target.json", "reports/split.json"],
+    "train": ["data/processed/target.json"],  # train writes nothing before its checks: the split's files stand
 }
+OUTCOMES = ["meddol", "outpdol", "drugdol", "suppdol", "mentdol", "inpdol", "lnmeddol", "totadm", "inpmis", "mentvis",
+            "notmdvis"]
 
 
 def run(stage: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -122,7 +126,64 @@ def test_missing_data_file(project):
 
 def test_target_with_one_class(project):
     edit_data(project, lambda f: f.__setitem__("binexp", 1))
-    assert_stopped_cleanly(project, "validate", "data.target", "'binexp'", "single class")
+    assert_stopped_cleanly(project, "validate", "data.target", "'binexp'", "single value")
+
+
+def three_classes(frame, rare_rows: int = 0) -> None:
+    """visits: none / few / many physician visits (mdvis binned); `rare_rows` rows get a fourth class "rare"."""
+    frame["visits"] = pd.cut(frame["mdvis"], [-1, 0, 3, 1000], labels=["none", "few", "many"]).astype(str)
+    frame.loc[frame.index[:rare_rows], "visits"] = "rare"
+
+
+def use_visits_target(root: Path) -> None:
+    edit_params(root, "data.target", "visits")
+    edit_params(root, "data.positive_label", None)
+    edit_params(root, "data.drop", OUTCOMES + ["mdvis", "binexp"])
+
+
+@pytest.mark.parametrize("task, data_change, fragments", [
+    ("binary", three_classes, ["data.task is binary", "'visits'", "3 distinct values", "'few'", "'many'", "'none'"]),
+    ("multiclass", None, ["data.task is multiclass", "'binexp'", "only 2 distinct values [0, 1]"]),
+])
+def test_forced_task_that_contradicts_the_target(project, task, data_change, fragments):
+    if data_change:
+        edit_data(project, data_change)
+        use_visits_target(project)
+    edit_params(project, "data.task", task)
+    assert_stopped_cleanly(project, "validate", "params.yaml", "set data.task to auto", *fragments)
+
+
+def test_positive_label_of_a_multiclass_target(project):
+    edit_data(project, three_classes)
+    use_visits_target(project)
+    edit_params(project, "data.positive_label", "few")
+    assert_stopped_cleanly(project, "validate", "data.positive_label", "multiclass", "set it to null")
+
+
+def test_a_regression_target_is_not_yet_handled(project):
+    edit_params(project, "data.target", "meddol")
+    edit_params(project, "data.drop", [c for c in OUTCOMES if c != "meddol"])
+    assert_stopped_cleanly(project, "validate", "'meddol'", "regression target", "non-integer", "classification only")
+
+
+def test_a_class_with_fewer_rows_than_folds_is_named(project):
+    edit_data(project, lambda f: three_classes(f, rare_rows=3))
+    use_visits_target(project)
+    for stage in ("validate", "clean"):
+        assert run(stage, project).returncode == 0
+    assert_stopped_cleanly(project, "split", "class 'rare'", "data.target 'visits'", "split.n_splits = 5",
+                           "lower split.n_splits")
+
+
+def test_a_regressor_named_for_a_classification_task(project):
+    edit_params(project, "model.name", "ridge")
+    assert_stopped_cleanly(project, "train", "model.name 'ridge' is a regressor", "binary target", "choose a classifier",
+                           "logistic_regression", "or auto")
+
+
+def test_a_scorer_of_another_task(project):
+    edit_params(project, "search.scoring", "roc_auc_ovr")
+    assert_stopped_cleanly(project, "train", "search.scoring 'roc_auc_ovr'", "binary target", "'roc_auc'", "or auto")
 
 
 def test_out_of_range_row_with_fail_policy(project):
@@ -158,8 +219,8 @@ def test_unknown_calibration_method(project):
 
 @pytest.mark.parametrize("matrix", [[[0, 1], [1]], [[0, 1], [1, 2]], [[0, -1], [1, 0]]])
 def test_invalid_cost_matrix(project, matrix):
-    edit_params(project, "evaluate.cost_matrix", matrix)
-    assert_stopped_cleanly(project, "validate", "params.yaml", "evaluate.cost_matrix", "2x2", "strictly cheaper")
+    edit_params(project, "decision.cost_matrix", matrix)
+    assert_stopped_cleanly(project, "validate", "params.yaml", "decision.cost_matrix", "K x K", "strictly cheaper")
 
 
 def test_unknown_mitigation_criterion(project):
@@ -167,13 +228,20 @@ def test_unknown_mitigation_criterion(project):
     assert_stopped_cleanly(project, "validate", "params.yaml", "fairness.mitigation.criterion", "equal_opportunity")
 
 
-@pytest.mark.parametrize("settings, fragments", [
-    ({"platt": {"n_bins": 5}}, ["calibration.params.platt.n_bins", "smooth_targets"]),
-    ({"beta": {"a": 1}}, ["calibration.params.beta", "not a calibration method", "histogram_binning"]),
-])
-def test_calibration_setting_the_calibrator_does_not_have(project, settings, fragments):
-    edit_params(project, "calibration.params", settings)
-    assert_stopped_cleanly(project, "validate", "params.yaml", *fragments)
+def test_calibration_settings_for_an_unknown_method(project):
+    edit_params(project, "calibration.params", {"beta": {"a": 1}})
+    assert_stopped_cleanly(project, "validate", "params.yaml", "calibration.params.beta", "not a calibration method",
+                           "histogram_binning")
+
+
+def test_calibration_setting_the_calibrator_does_not_have():
+    """Checked by the calibrate stage, which builds the calibrator."""
+    from pipeline.errors import PipelineError
+    from pipeline.stages.calibrate import calibrator_of
+
+    cfg = {"method": "platt", "params": {"platt": {"n_bins": 5}}}
+    with pytest.raises(PipelineError, match=r"calibration.params.platt.n_bins: platt has no hyperparameter.*smooth_targets"):
+        calibrator_of(cfg, 2)
 
 
 def test_reweighing_switch_must_be_a_boolean(project):

@@ -129,7 +129,7 @@ def test_missing_file_and_invalid_yaml(tmp_path):
         ("split.shuffle", "yes"),
         ("split.shuffle", 1),           # an integer is not a boolean
         ("split.test_size", "0.2"),
-        ("evaluate.threshold", True),
+        ("decision.threshold", True),
         ("data.target", 3),
         ("data.target", ""),
         ("data.group", 7),
@@ -162,7 +162,8 @@ def test_wrong_type(tmp_path, key, value):
         ("split.test_size", 1),
         ("split.n_splits", 1),
         ("seed", -1),
-        ("evaluate.threshold", 1.0),
+        ("decision.threshold", 1.0),
+        ("data.task", "classification"),
         ("calibration.n_bins", 1),
         ("fairness.min_group_size", 0),
         ("search.n_iter", 0),
@@ -174,12 +175,15 @@ def test_wrong_type(tmp_path, key, value):
         ("model.name", "no_such_model"),
         # the decision, calibration and fairness knobs
         ("calibration.method", "beta"),
-        ("evaluate.cost_matrix", [[0, 1], [1]]),
-        ("evaluate.cost_matrix", [[0, 1], [1, 2]]),      # deciding 1 when y = 1 costs more than deciding 0
-        ("evaluate.cost_matrix", [[0, "5"], [1, 0]]),
-        ("evaluate.cost_matrix", 5),
-        ("evaluate.reject_threshold", 0.4),
-        ("evaluate.reject_threshold", 1.0),
+        ("decision.cost_matrix", [[0, 1], [1]]),
+        ("decision.cost_matrix", [[0, 1], [1, 2]]),      # deciding 1 when y = 1 costs more than deciding 0
+        ("decision.cost_matrix", [[0, "5"], [1, 0]]),
+        ("decision.cost_matrix", 5),
+        ("decision.cost_matrix", [[0]]),
+        ("decision.cost_matrix", [[0, 1, 1], [1, 0, 1]]),  # not square
+        ("decision.cost_matrix", [[0, 1, 1], [1, 0, 1], [1, 0, 0]]),  # deciding 2 when y = 1 costs no more than 1
+        ("decision.reject_threshold", -0.1),
+        ("decision.reject_threshold", 1.0),
         ("evaluate.target_risk", 0.0),
         ("fairness.n_boot", -1),
         ("fairness.confidence_level", 1.0),
@@ -200,9 +204,15 @@ def test_out_of_range_or_not_a_choice(tmp_path, key, value):
     ("data.positive_label", "yes"), ("clean.valid_ranges", {"age": [0, None]}), ("tracking.uri", "http://x:5000"),
     # the decision, calibration and fairness knobs
     *(("calibration.method", m) for m in ("platt", "isotonic", "temperature", "histogram_binning", "none")),
-    ("evaluate.cost_matrix", [[0, 5], [1, 0]]),
-    ("evaluate.cost_matrix", [[0.0, 2.5], [1, -0.5]]),
-    ("evaluate.reject_threshold", 0.5),
+    ("decision.cost_matrix", [[0, 5], [1, 0]]),
+    ("decision.cost_matrix", [[0.0, 2.5], [1, -0.5]]),
+    ("decision.cost_matrix", [[0, 1, 4], [1, 0, 4], [2, 2, 0]]),
+    ("decision.reject_threshold", 0.0),
+    ("decision.reject_threshold", 0.4),  # below 1/2: abstains only when K > 2 classes are close
+    *(("data.task", t) for t in ("auto", "binary", "multiclass", "regression")),
+    ("split.strategy", "auto"), ("model.name", "auto"), ("model.name", "ridge"),  # the kind is checked by train
+    ("search.scoring", "roc_auc_ovr"), ("search.scoring", "auto"), ("explain.scoring", "f1_macro"),
+    ("calibration.set_coverage", 0.95),
     ("fairness.n_boot", 0),
     ("fairness.reweighing", False),
     ("calibration.params", {"histogram_binning": {"n_bins": 15, "strategy": "quantile", "prior_strength": 0.5},
@@ -218,19 +228,19 @@ def test_valid_and_boundary_values_are_accepted(tmp_path, key, value):
 
 # ---- relations between keys -------------------------------------------------------------------------------
 
-def test_model_hyperparameter_the_model_does_not_have(tmp_path):
-    message = _error(tmp_path, _variant(model__params={"logistic_regression": {"foo": 1}}))
-    assert "model.params.logistic_regression.foo" in message and "valid" in message
+def test_hyperparameters_are_checked_where_the_model_is_built():
+    """Validating params.yaml imports no algorithm: the stage that builds a model checks its settings."""
+    from pipeline.build import check_hyperparameter_names
 
-
-def test_searched_hyperparameter_the_model_does_not_have(tmp_path):
-    message = _error(tmp_path, _variant(search__grid={"logistic_regression": {"depth": [1, 2]}}))
-    assert "search.grid.logistic_regression.depth" in message
+    with pytest.raises(PipelineError, match=r"model.params.logistic_regression.foo: logistic_regression has no "
+                                            r"hyperparameter 'foo'; valid: \[.*'lam'"):
+        check_hyperparameter_names("model.params.logistic_regression", "logistic_regression", {"foo": 1})
+    check_hyperparameter_names("search.grid.random_forest", "random_forest", {"max_features": ["sqrt"]})
 
 
 def test_settings_for_an_unknown_model_name(tmp_path):
     message = _error(tmp_path, _variant(search__grid={"logistic_regresion": {"lam": [1.0]}}))
-    assert "search.grid.logistic_regresion" in message and "not a classifier name" in message
+    assert "search.grid.logistic_regresion" in message and "not a model name" in message
 
 
 def test_hyperparameter_both_fixed_and_searched(tmp_path):

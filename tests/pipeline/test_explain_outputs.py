@@ -85,12 +85,12 @@ def test_explain_outputs(name, method, relevance, featurised, sample_csv, tmp_pa
 
 def test_label_metric_explains_the_cost_matrix_decisions(featurised, sample_csv, tmp_path, monkeypatch):
     root = project(featurised, sample_csv, tmp_path, **{"model.name": "logistic_regression", "explain.scoring": "accuracy",
-                                                        "evaluate.cost_matrix": [[0, 1], [3, 0]], "calibration.method": "isotonic",
+                                                        "decision.cost_matrix": [[0, 1], [3, 0]], "calibration.method": "isotonic",
                                                         "explain.pdp_features": 0})
     run_stages(root, monkeypatch, MODEL_STAGES)
     test, importance = read(root, paths.TEST_METRICS), read(root, paths.IMPORTANCE)
     assert importance["decision"]["rule"] == "cost_matrix" and importance["decision"]["threshold"] == 0.75
     # isotonic steps put test rows exactly at t, where only the rule p >= t gives evaluate's decisions
-    assert (pd.read_parquet(root / paths.TEST_PREDICTIONS)["proba"] == 0.75).any()
+    assert (pd.read_parquet(root / paths.TEST_PREDICTIONS)["proba_1"] == 0.75).any()
     # the unpermuted baseline scores exactly the decisions evaluate made (not those at evaluate.threshold 0.5)
     assert importance["baseline"] == test["accuracy"]

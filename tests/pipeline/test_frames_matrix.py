@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline.frames import binary_target, category_labels, feature_columns, raw_matrix
+from pipeline.frames import category_labels, feature_columns, raw_matrix
 
 DATA = {"target": "y", "group": "pid", "categorical": ["plan", "site"]}
 
@@ -60,23 +60,3 @@ def test_category_labels_keeps_fractional_and_text_values():
     obj = pd.Series(["x", 7, None, float("nan"), pd.NA], dtype=object)
     assert category_labels(obj).tolist() == ["x", "7", None, None, None]
 
-
-def test_binary_target_with_positive_label():
-    s = pd.Series([0, 1, 1, 0, 1])
-    assert binary_target(s, 1).tolist() == [0, 1, 1, 0, 1]
-    assert binary_target(s, 0).tolist() == [1, 0, 0, 1, 0]
-    assert binary_target(s, 1).dtype == np.int64
-
-
-def test_binary_target_string_labels():
-    s = pd.Series(["no", "yes", "yes", "no"])
-    assert binary_target(s, "no").tolist() == [1, 0, 0, 1]
-
-
-@pytest.mark.parametrize("values, expected", [
-    ([2, 5, 5, 2], [0, 1, 1, 0]),             # the larger value is positive
-    ([5.0, 2.0, 2.0], [1, 0, 0]),
-    (["no", "yes", "no"], [0, 1, 0]),          # larger in sort order
-])
-def test_binary_target_null_label_means_larger_value(values, expected):
-    assert binary_target(pd.Series(values), None).tolist() == expected

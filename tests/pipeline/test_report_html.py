@@ -54,10 +54,12 @@ def _card_inputs():
         "calibration": {"method": "platt"},
     }
     r = {
-        "test": {"roc_auc": 0.712345, "accuracy": 0.8, "brier": 0.15,
+        "test": {"task": "binary", "classes": ["0", "1"], "roc_auc": 0.712345, "accuracy": 0.8, "brier": 0.15,
+                 "decision": {"threshold": 0.5, "cost_matrix": None},
+                 "conformal": {"coverage": 0.91, "set_coverage": 0.9, "mean_set_size": 1.3},
                  "calibration": {"before": {"ece": 0.05}, "after": {"ece": None}}},
-        "train": {"best_params": {"lam": 10.0}, "scoring": "roc_auc", "n_candidates": 4, "n_folds": 5,
-                  "cv_mean": 0.7, "cv_std": 0.01},
+        "train": {"model": "logistic_regression", "best_params": {"lam": 10.0}, "scoring": "roc_auc",
+                  "n_candidates": 4, "n_folds": 5, "cv_mean": 0.7, "cv_std": 0.01},
         "fairness": {"attributes": {
             "female": {"criteria": {"demographic_parity": {"difference": 0.031}, "equal_opportunity": {"difference": 0.012}}},
             "black": {"criteria": {"demographic_parity": {"difference": None}, "equal_opportunity": {"difference": 0.2}}},
@@ -68,8 +70,8 @@ def _card_inputs():
             "reweighing": {"applied": True, "test": {"accuracy_cost": -0.002, "attributes": {
                 "female": {"equal_opportunity": {"gap_before": 0.012, "gap_after": 0.006}},
                 "black": {"equal_opportunity": {"gap_before": 0.2, "gap_after": None}}}}}},
-        "validation": {"rows_kept": 90, "rows_in": 100, "rows_quarantined": 10},
-        "split": {"rows": {"train": 72, "test": 18}},
+        "validation": {"rows_kept": 90, "rows_in": 100, "rows_quarantined": 10, "task_reason": "two classes [0, 1]"},
+        "split": {"rows": {"train": 72, "test": 18}, "strategy": "stratified_group"},
     }
     return params, r
 
@@ -83,8 +85,12 @@ def _cells(card: str) -> dict[str, str]:
 def test_model_card_content():
     params, r = _card_inputs()
     cells = _cells(report.model_card(params, r))
-    assert list(cells) == ["Model", "Intended use", "Training data", "Evaluation data", "Performance", "Calibration",
-                           "Fairness", "Fairness mitigation", "Excluded as features", "Caveats"]
+    assert list(cells) == ["Model", "Task", "Intended use", "Training data", "Evaluation data", "Performance",
+                           "Calibration", "Prediction sets", "Fairness", "Fairness mitigation", "Excluded as features",
+                           "Caveats"]
+    assert cells["Task"] == "binary: two classes [0, 1]"
+    assert "decisions at p >= 0.5000" in cells["Intended use"]
+    assert cells["Prediction sets"].startswith("conformal sets hold the true class on 0.9100 of test rows (target 0.9000)")
     assert cells["Model"] == ("logistic_regression with {'lam': 10.0}, chosen by roc_auc over 4 candidates and "
                               "5 stratified_group folds")
     assert "binexp = 1" in cells["Intended use"]
@@ -122,6 +128,19 @@ def test_model_card_escapes_exactly_once():
     cells = _cells(card)
     assert "a<b = 1" in cells["Intended use"]
     assert "{'solver': \"l'bfgs\"}" in cells["Model"]
+
+
+def test_model_card_multiclass():
+    params, r = _card_inputs()
+    r["test"] = {"task": "multiclass", "classes": ["a", "b", "c"], "roc_auc_ovr": 0.8, "accuracy": 0.7, "f1_macro": 0.6,
+                 "log_loss": 0.9, "decision": {"threshold": None, "cost_matrix": None},
+                 "conformal": {"coverage": 0.9, "set_coverage": 0.9, "mean_set_size": 1.5},
+                 "calibration": {"before": {"ece": 0.05}, "after": {"ece": 0.02}}}
+    cells = _cells(report.model_card(params, r))
+    assert "probability of each class of binexp (a, b, c)" in cells["Intended use"]
+    assert "the most probable class" in cells["Intended use"]
+    assert cells["Performance"].startswith("test macro one-vs-rest ROC AUC 0.8000, accuracy 0.7000, macro F1 0.6000")
+    assert cells["Fairness"].endswith("(macro over classes)")
 
 
 def test_model_card_without_sensitive_attributes():

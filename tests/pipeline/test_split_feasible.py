@@ -6,8 +6,15 @@ import pytest
 
 from pipeline.errors import PipelineError
 from pipeline.stages.split import check_feasible
+from pipeline.task import Target
 
 DATA = {"target": "binexp", "group": "zper"}
+BINARY = Target(task="binary", column="binexp", classes=[0, 1], reason="two classes")
+THREE = Target(task="multiclass", column="grade", classes=["a", "b", "c"], reason="3 classes")
+
+
+def check(y, groups, cfg, target=BINARY):
+    check_feasible(np.asarray(y), groups, target, cfg, cfg["strategy"], DATA)
 
 
 def cfg(strategy="stratified_group", n_splits=5):
@@ -18,7 +25,7 @@ def test_fewer_groups_than_folds():
     y = np.array([0, 1] * 10)
     groups = np.repeat([10, 20, 30, 40], 5)  # 4 groups
     with pytest.raises(PipelineError) as info:
-        check_feasible(y, groups, cfg("group", 5), DATA)
+        check(y, groups, cfg("group", 5))
     message = str(info.value)
     assert "data.group" in message and "'zper'" in message and "split.n_splits" in message
     assert "4 groups" in message and "5" in message
@@ -26,7 +33,7 @@ def test_fewer_groups_than_folds():
 
 def test_exactly_as_many_groups_as_folds_is_fine():
     y = np.array([0, 1] * 10)
-    check_feasible(y, np.repeat([1, 2, 3, 4, 5], 4), cfg("group", 5), DATA)
+    check(y, np.repeat([1, 2, 3, 4, 5], 4), cfg("group", 5))
 
 
 @pytest.mark.parametrize("strategy", ["stratified", "stratified_group"])
@@ -34,21 +41,35 @@ def test_smallest_class_smaller_than_folds(strategy):
     y = np.array([1] * 30 + [0] * 3)
     groups = np.arange(33) if strategy == "stratified_group" else None
     with pytest.raises(PipelineError) as info:
-        check_feasible(y, groups, cfg(strategy, 4), DATA)
+        check(y, groups, cfg(strategy, 4))
     message = str(info.value)
     assert "split.n_splits" in message and "'binexp'" in message and " 3 " in message
 
 
 def test_class_without_any_row_counts_as_zero():
     with pytest.raises(PipelineError, match="split.n_splits"):
-        check_feasible(np.ones(20, dtype=np.int64), None, cfg("stratified", 2), DATA)
+        check(np.ones(20, dtype=np.int64), None, cfg("stratified", 2))
 
 
-def test_unstratified_strategies_ignore_class_counts():
+@pytest.mark.parametrize("strategy", ["kfold", "group"])
+def test_every_kfold_strategy_needs_each_class_in_every_fold(strategy):
     y = np.array([1] * 30 + [0] * 1)
-    check_feasible(y, None, cfg("kfold", 5), DATA)
-    check_feasible(y, np.arange(31) % 6, cfg("group", 5), DATA)
+    with pytest.raises(PipelineError, match="class 0 .* 1 training rows, fewer than split.n_splits = 5"):
+        check(y, np.arange(31) % 6 if strategy == "group" else None, cfg(strategy, 5))
+
+
+def test_multiclass_names_the_small_class():
+    y = np.array([0] * 20 + [1] * 20 + [2] * 2)
+    with pytest.raises(PipelineError, match="class 'c' of data.target 'binexp' has 2 training rows"):
+        check(y, None, cfg("stratified", 3), THREE)
+    check(y, None, cfg("stratified", 2), THREE)
+
+
+def test_leave_out_and_shuffle_strategies_need_only_each_class_present():
+    check(np.array([1] * 30 + [0] * 1), None, cfg("shuffle", 5))
+    with pytest.raises(PipelineError, match="class 'c' .* no training rows"):
+        check(np.array([0] * 20 + [1] * 20), None, cfg("bootstrap", 5), THREE)
 
 
 def test_smallest_class_equal_to_folds_is_fine():
-    check_feasible(np.array([1] * 20 + [0] * 5), None, cfg("stratified", 5), DATA)
+    check(np.array([1] * 20 + [0] * 5), None, cfg("stratified", 5))

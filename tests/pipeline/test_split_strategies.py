@@ -87,7 +87,7 @@ def test_strategy_runs_through_calibration(strategy, cleaned, tmp_path, monkeypa
         fold = oof["fold"].to_numpy()
         for k, (_, valid) in enumerate(splits):
             assert (fold[valid] <= k).all()
-    assert (root / paths.CALIBRATOR.with_suffix(".json")).exists()
+    assert (root / paths.PREDICTOR.with_suffix(".json")).exists()
 
 
 def test_repeated_kfold_scores_average_over_the_repeats(cleaned, tmp_path, monkeypatch):
@@ -96,10 +96,10 @@ def test_repeated_kfold_scores_average_over_the_repeats(cleaned, tmp_path, monke
     run_stages(root, monkeypatch, ["split", "features", "train"])
     from mllib import registry
     from mllib.calibration import decision_scores
-    from pipeline.frames import binary_target
+    from pipeline.task import Target
 
     train = pd.read_parquet(root / paths.TRAIN)
-    y = binary_target(train["binexp"], 1)
+    y = Target.read(root / paths.TARGET).encode(train["binexp"])
     splits = folds.splits_of(pd.read_parquet(root / paths.FOLDS))
     total = np.zeros(len(y))
     for k, (fit, valid) in enumerate(splits):

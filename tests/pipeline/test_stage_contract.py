@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipeline.build import FEATURE_STEPS
+from pipeline.names import FEATURE_STEPS
 
 from conftest import REPO, make_project
 from pipeline import config

@@ -13,10 +13,18 @@ from mllib.calibration import HistogramBinning, PlattScaling, expected_calibrati
 from mllib.fairness import GroupThresholdOptimizer, criterion_gap, fairness_report
 from mllib.linear import LogisticRegression
 from mllib.metrics import brier_score
+from mllib.calibration import OneVsRestCalibration
+from mllib.decisions import bayes_threshold
+from pipeline.evaluation import GAP_DIAGNOSIS, cost_report, gap_report, selective_report
+from pipeline.fairness import accuracies, compatibility, every_criterion, fit_weighted, macro_gaps, mitigate, plot_rows
 from pipeline.stages.calibrate import calibrator_of, cross_fitted
-from pipeline.stages.evaluate import GAP_DIAGNOSIS, cost_report, decision_rule, gap_report, realised_cost, selective_report
-from pipeline.stages.fairness import compatibility, every_criterion, fit_weighted, judge_reweighing, mitigate, plot_rows
 from pipeline.summaries import GROUP_RATES, calibration_report, group_calibration, reliability_rows
+
+
+def two(p):
+    """(n, 2) class probabilities of p(positive)."""
+    p = np.asarray(p, dtype=float)
+    return np.column_stack([1 - p, p])
 
 
 def oof(n=300, k=3, seed=0):
@@ -32,21 +40,22 @@ def oof(n=300, k=3, seed=0):
 @pytest.mark.parametrize("method", ["platt", "none", "temperature"])
 def test_cross_fitted_output_is_probabilities(method):
     score, y, fold = oof()
-    p = cross_fitted(registry.CALIBRATORS[method](), score, y, fold)
-    assert p.shape == y.shape and np.all((p > 0) & (p < 1))
+    P = cross_fitted(registry.CALIBRATORS[method](), score, y, fold)
+    assert P.shape == (y.size, 2) and np.all((P > 0) & (P < 1))
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
 
 
 @pytest.mark.parametrize("method", ["isotonic", "histogram_binning"])
 def test_cross_fitted_piecewise_calibrators_give_probabilities(method):
     score, y, fold = oof()
-    p = cross_fitted(registry.CALIBRATORS[method](), score, y, fold)
-    assert p.shape == y.shape and np.all((p >= 0) & (p <= 1))
-    assert calibration_report(y, p, {"n_bins": 10, "binning": "uniform"})["ece"] < 0.1
+    P = cross_fitted(registry.CALIBRATORS[method](), score, y, fold)
+    assert P.shape == (y.size, 2) and np.all((P >= 0) & (P <= 1))
+    assert calibration_report(y, P, {"n_bins": 10, "binning": "uniform"})["ece"] < 0.1
 
 
 def test_each_fold_is_scored_by_a_calibrator_fitted_on_the_other_folds():
     score, y, fold = oof()
-    p = cross_fitted(PlattScaling(), score, y, fold)
+    p = cross_fitted(PlattScaling(), score, y, fold)[:, 1]
     for k in range(3):
         held = fold == k
         expected = PlattScaling().fit(score[~held], y[~held]).transform(score[held])
@@ -55,10 +64,10 @@ def test_each_fold_is_scored_by_a_calibrator_fitted_on_the_other_folds():
 
 def test_labels_of_a_fold_never_reach_its_own_probabilities():
     score, y, fold = oof()
-    before = cross_fitted(PlattScaling(), score, y, fold)
+    before = cross_fitted(PlattScaling(), score, y, fold)[:, 1]
     flipped = y.copy()
     flipped[fold == 0] = 1 - flipped[fold == 0]  # change labels in fold 0 only
-    after = cross_fitted(PlattScaling(), score, flipped, fold)
+    after = cross_fitted(PlattScaling(), score, flipped, fold)[:, 1]
     np.testing.assert_array_equal(after[fold == 0], before[fold == 0])  # fold 0: fitted without its labels
     assert not np.allclose(after[fold != 0], before[fold != 0])          # the others did use fold 0
 
@@ -66,21 +75,51 @@ def test_labels_of_a_fold_never_reach_its_own_probabilities():
 def test_cross_fitted_differs_from_in_sample_fit():
     score, y, fold = oof()
     in_sample = PlattScaling().fit(score, y).transform(score)
-    assert not np.allclose(cross_fitted(PlattScaling(), score, y, fold), in_sample)
+    assert not np.allclose(cross_fitted(PlattScaling(), score, y, fold)[:, 1], in_sample)
 
 
 def test_calibrator_of_takes_the_chosen_methods_settings_only():
     cfg = {"method": "histogram_binning",
            "params": {"histogram_binning": {"n_bins": 4, "prior_strength": 0.0}, "platt": {"smooth_targets": False}}}
-    c = calibrator_of(cfg)
+    c = calibrator_of(cfg, 2)
     assert isinstance(c, HistogramBinning) and (c.n_bins, c.prior_strength, c.strategy) == (4, 0.0, "quantile")
-    assert calibrator_of({**cfg, "method": "platt"}).smooth_targets is False
-    assert calibrator_of({"method": "platt", "params": {}}).get_params() == PlattScaling().get_params()
+    assert calibrator_of({**cfg, "method": "platt"}, 2).smooth_targets is False
+    assert calibrator_of({"method": "platt", "params": {}}, 2).get_params() == PlattScaling().get_params()
+
+
+@pytest.mark.parametrize("method, one_vs_rest", [("platt", True), ("isotonic", True), ("histogram_binning", True),
+                                                 ("temperature", False), ("none", False)])
+def test_calibrator_of_more_than_two_classes(method, one_vs_rest):
+    c = calibrator_of({"method": method, "params": {}}, 3)
+    assert isinstance(c, OneVsRestCalibration) == one_vs_rest
+    assert isinstance(c.calibrator if one_vs_rest else c, registry.CALIBRATORS[method])
+
+
+def test_calibrator_of_refuses_an_unknown_setting():
+    from pipeline.errors import PipelineError
+
+    with pytest.raises(PipelineError, match="calibration.params.platt.bins"):
+        calibrator_of({"method": "platt", "params": {"platt": {"bins": 3}}}, 2)
+
+
+def test_cross_fitted_multiclass_rows_are_distributions_fitted_without_their_fold():
+    rng = np.random.default_rng(4)
+    S = rng.normal(size=(300, 3))
+    y = np.argmax(S + rng.normal(size=(300, 3)), axis=1)
+    fold = np.arange(300) % 3
+    for calibrator in (calibrator_of({"method": "platt", "params": {}}, 3), registry.CALIBRATORS["temperature"]()):
+        P = cross_fitted(calibrator, S, y, fold)
+        assert P.shape == (300, 3)
+        np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
+        held = fold == 2
+        from mllib.base import clone
+        expected = clone(calibrator).fit(S[~held], y[~held]).predict_proba(S[held])
+        np.testing.assert_allclose(P[held], expected, rtol=1e-12)
 
 
 def test_cross_fitted_keeps_the_settings_of_the_calibrator():
     score, y, fold = oof()
-    p = cross_fitted(HistogramBinning(n_bins=4, prior_strength=0.0), score, y, fold)
+    p = cross_fitted(HistogramBinning(n_bins=4, prior_strength=0.0), score, y, fold)[:, 1]
     for k in range(3):
         held = fold == k
         # prior 0 and quantile bins: each held-out score gets its bin's raw frequency among the other folds
@@ -88,8 +127,8 @@ def test_cross_fitted_keeps_the_settings_of_the_calibrator():
         fit_bin, held_bin = np.searchsorted(edges, score[~held], side="right"), np.searchsorted(edges, score[held], side="right")
         frequency = np.array([y[~held][fit_bin == b].mean() for b in range(4)])
         np.testing.assert_allclose(p[held], frequency[held_bin], rtol=1e-12)
-    raw = cross_fitted(PlattScaling(smooth_targets=False), score, y, fold)
-    assert not np.allclose(raw, cross_fitted(PlattScaling(), score, y, fold))
+    raw = cross_fitted(PlattScaling(smooth_targets=False), score, y, fold)[:, 1]
+    assert not np.allclose(raw, cross_fitted(PlattScaling(), score, y, fold)[:, 1])
     held = fold == 1
     np.testing.assert_allclose(raw[held], PlattScaling(smooth_targets=False).fit(score[~held], y[~held]).transform(score[held]))
 
@@ -99,7 +138,7 @@ def test_cross_fitted_keeps_the_settings_of_the_calibrator():
 def test_gap_within_two_cv_standard_deviations():
     y = np.array([0, 0, 1, 1])
     p = np.array([0.1, 0.6, 0.4, 0.9])  # ROC AUC 0.75
-    r = gap_report({"scoring": "roc_auc", "cv_mean": 0.8, "cv_std": 0.03}, y, p, (p >= 0.5).astype(int))
+    r = gap_report({"scoring": "roc_auc", "cv_mean": 0.8, "cv_std": 0.03}, y, two(p), (p >= 0.5).astype(int))
     assert r["scoring"] == "roc_auc" and r["test"] == pytest.approx(0.75)
     assert r["gap"] == pytest.approx(0.05)
     assert r["diagnosis"] == "within CV variation"
@@ -108,9 +147,9 @@ def test_gap_within_two_cv_standard_deviations():
 def test_gap_beyond_two_cv_standard_deviations():
     y = np.array([0, 0, 1, 1])
     p = np.array([0.1, 0.6, 0.4, 0.9])
-    r = gap_report({"scoring": "roc_auc", "cv_mean": 0.8, "cv_std": 0.02}, y, p, (p >= 0.5).astype(int))
+    r = gap_report({"scoring": "roc_auc", "cv_mean": 0.8, "cv_std": 0.02}, y, two(p), (p >= 0.5).astype(int))
     assert r["diagnosis"] == GAP_DIAGNOSIS and "leakage" in r["diagnosis"]
-    r = gap_report({"scoring": "roc_auc", "cv_mean": 0.6, "cv_std": 0.02}, y, p, (p >= 0.5).astype(int))
+    r = gap_report({"scoring": "roc_auc", "cv_mean": 0.6, "cv_std": 0.02}, y, two(p), (p >= 0.5).astype(int))
     assert r["gap"] == pytest.approx(-0.15) and r["diagnosis"] == GAP_DIAGNOSIS  # better on test is also a gap
 
 
@@ -118,14 +157,14 @@ def test_gap_label_scorer_uses_the_decisions():
     y = np.array([0, 0, 1, 1])
     p = np.array([0.1, 0.6, 0.4, 0.9])
     pred = np.array([0, 0, 1, 1])  # perfect decisions (e.g. another threshold) although p >= 0.5 gets 2 of 4
-    r = gap_report({"scoring": "accuracy", "cv_mean": 1.0, "cv_std": 0.0}, y, p, pred)
+    r = gap_report({"scoring": "accuracy", "cv_mean": 1.0, "cv_std": 0.0}, y, two(p), pred)
     assert r["test"] == 1.0 and r["gap"] == 0.0 and r["diagnosis"] == "within CV variation"
 
 
 def test_gap_probability_scorer_uses_the_probabilities():
     y = np.array([0, 1])
     p = np.array([0.2, 0.7])
-    r = gap_report({"scoring": "brier", "cv_mean": 0.1, "cv_std": 0.1}, y, p, np.array([1, 0]))
+    r = gap_report({"scoring": "brier", "cv_mean": 0.1, "cv_std": 0.1}, y, two(p), np.array([1, 0]))
     assert r["test"] == pytest.approx((0.2 ** 2 + 0.3 ** 2) / 2)
 
 
@@ -181,15 +220,23 @@ def test_every_criterion_gaps_of_two_decision_sets():
     assert out["predictive_parity"]["gap_before"] == pytest.approx(1 - 2 / 3)  # precision a 2/3, b 1
 
 
-def test_judge_reweighing_compares_the_deployed_and_the_reweighed_decisions():
+def test_accuracies_of_the_deployed_and_the_changed_decisions():
     y = np.array([1, 1, 0, 0, 1, 1, 0, 0])
-    g = np.array(["a"] * 4 + ["b"] * 4)
     deployed = np.array([1, 1, 1, 0, 1, 0, 0, 0])
     reweighed = np.array([1, 1, 0, 0, 1, 1, 0, 0])
-    out = judge_reweighing(y, deployed, reweighed, {"sex": g})
+    out = accuracies(y, deployed, reweighed)
     assert out["accuracy_before"] == pytest.approx(6 / 8) and out["accuracy_after"] == 1.0
     assert out["accuracy_cost"] == pytest.approx(-2 / 8)  # negative: reweighing gained accuracy here
-    assert out["attributes"]["sex"] == every_criterion(y, deployed, reweighed, g)
+
+
+def test_macro_gaps_of_multiclass_decisions():
+    y = np.array([0, 1, 2, 0, 1, 2])
+    g = np.array(["a"] * 3 + ["b"] * 3)
+    before = np.array([0, 1, 2, 0, 0, 0])  # b: everything decided 0
+    out = macro_gaps(y, before, y, g, 3)
+    assert out["demographic_parity"]["gap_after"] == 0.0
+    # selection rates a: 1/3 each; b: (1, 0, 0): per-class gaps 2/3, 1/3, 1/3, macro 4/9
+    assert out["demographic_parity"]["gap_before"] == pytest.approx(4 / 9)
 
 
 def test_fit_weighted_integer_weights_equal_repeated_rows():
@@ -243,7 +290,7 @@ def test_calibration_report_matches_reference():
     rng = np.random.default_rng(1)
     p = rng.uniform(0.01, 0.99, 500)
     y = (rng.random(500) < p).astype(int)
-    q = calibration_report(y, p, {"n_bins": 10, "binning": "uniform"})
+    q = calibration_report(y, two(p), {"n_bins": 10, "binning": "uniform"})
     assert set(q) == {"ece", "mce", "brier", "log_loss", "n_bins_used", "n_nonempty_bins", "n", "brier_decomposition"}
     assert q["brier"] == pytest.approx(brier_score_loss(y, p))
     assert q["log_loss"] == pytest.approx(sk_log_loss(y, p))
@@ -258,7 +305,7 @@ def test_calibration_report_matches_reference():
 def test_reliability_rows_one_per_bin_with_label_and_empty_bins():
     y = np.array([0, 1, 1, 0])
     p = np.array([0.05, 0.15, 0.95, 0.92])
-    rows = reliability_rows(y, p, {"n_bins": 5, "binning": "uniform"}, "after")
+    rows = reliability_rows(y, two(p), {"n_bins": 5, "binning": "uniform"}, "after")
     assert [r["bin"] for r in rows] == [0, 1, 2, 3, 4]
     assert all(r["calibration"] == "after" for r in rows)
     assert [r["count"] for r in rows] == [2, 0, 0, 0, 2]
@@ -271,7 +318,7 @@ def test_calibration_report_records_bins_and_an_exact_brier_decomposition():
     rng = np.random.default_rng(2)
     p = rng.uniform(0.01, 0.99, 400)
     y = (rng.random(400) < p).astype(int)
-    r = calibration_report(y, p, {"n_bins": 8, "binning": "quantile"})
+    r = calibration_report(y, two(p), {"n_bins": 8, "binning": "quantile"})
     assert r["n"] == 400 and r["n_bins_used"] == 8 and r["n_nonempty_bins"] == 8
     bins = {"n_bins": 8, "strategy": "quantile"}  # the configured binning, not the uniform default
     assert r["ece"] == expected_calibration_error(y, p, **bins) and r["mce"] == maximum_calibration_error(y, p, **bins)
@@ -287,7 +334,7 @@ def test_group_calibration_within_each_group_before_and_after():
     truth = rng.uniform(0.05, 0.95, 600)
     y = (rng.random(600) < truth).astype(int)
     skewed = np.where(g == "1", truth ** 3, truth)  # group 1 badly calibrated before
-    out = group_calibration(y, skewed, truth, {"sex": g}, {"n_bins": 10, "binning": "uniform"})
+    out = group_calibration(y, two(skewed), two(truth), {"sex": g}, {"n_bins": 10, "binning": "uniform"})
     assert list(out) == ["sex"] and list(out["sex"]) == ["0", "1"]
     one = out["sex"]["1"]
     assert one["n"] == int(np.sum(g == "1")) and one["base_rate"] == pytest.approx(y[g == "1"].mean())
@@ -295,18 +342,27 @@ def test_group_calibration_within_each_group_before_and_after():
     assert out["sex"]["0"]["before"] == out["sex"]["0"]["after"]  # unchanged probabilities, same numbers
 
 
+def test_multiclass_calibration_is_judged_on_the_top_label_with_classwise_ece():
+    rng = np.random.default_rng(8)
+    logits = rng.normal(size=(600, 3)) * 2
+    P = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    y = np.array([rng.choice(3, p=row) for row in P])
+    r = calibration_report(y, P, {"n_bins": 10, "binning": "uniform"})
+    top_right = (np.argmax(P, axis=1) == y).astype(int)
+    assert r["ece"] == expected_calibration_error(top_right, P.max(axis=1), n_bins=10)
+    assert r["ece_of"] == "top label" and 0 <= r["classwise_ece"] < 0.1 and "brier_decomposition" not in r
+    assert r["brier"] == pytest.approx(np.mean(np.sum((P - np.eye(3)[y]) ** 2, axis=1)))
+    assert r["log_loss"] == pytest.approx(sk_log_loss(y, P))
+    rows = reliability_rows(y, P, {"n_bins": 5, "binning": "uniform"}, "after")
+    assert sum(row["count"] for row in rows) == 600
+
+
 # ---- evaluate: decisions --------------------------------------------------------------------------------
 
-def test_decision_rule_threshold_or_bayes_threshold_of_the_cost_matrix():
-    assert decision_rule({"threshold": 0.3, "cost_matrix": None}) == {"rule": "threshold", "threshold": 0.3, "cost_matrix": None}
-    rule = decision_rule({"threshold": 0.5, "cost_matrix": [[0, 5], [1, 0]]})  # a false negative costs 5 false positives
-    assert rule["rule"] == "cost_matrix" and rule["threshold"] == pytest.approx(1 / 6)
-    assert decision_rule({"threshold": 0.5, "cost_matrix": [[0, 1], [1, 0]]})["threshold"] == pytest.approx(0.5)
-
-
 def test_positive_at_p_at_least_the_bayes_threshold_is_a_minimum_expected_cost_decision():
-    cost = np.array([[0, 5], [1, 0]])
-    t = decision_rule({"threshold": 0.5, "cost_matrix": cost.tolist()})["threshold"]
+    cost = np.array([[0, 5], [1, 0]])  # a false negative costs 5 false positives
+    t = bayes_threshold(cost)
+    assert t == pytest.approx(1 / 6) and bayes_threshold([[0, 1], [1, 0]]) == pytest.approx(0.5)
     p = np.array([0.0, 0.1, t, 0.2, 0.5, 0.9, 1.0])
     pred = (p >= t).astype(int)
     np.testing.assert_array_equal(pred, [0, 0, 1, 1, 1, 1, 1])
@@ -319,15 +375,26 @@ def test_cost_report_realised_and_expected_costs():
     y = np.array([0, 0, 1, 1, 1])
     p = np.array([0.1, 0.3, 0.2, 0.6, 0.9])
     cost = [[0, 5], [1, 0]]
-    t = decision_rule({"threshold": 0.5, "cost_matrix": cost})["threshold"]
-    r = cost_report(y, p, (p >= t).astype(int), cost, 0.5)
+    decision = (p >= bayes_threshold(cost)).astype(int)
+    r = cost_report(y, two(p), decision, cost, 0.5)
     # t = 1/6: decide 1 for p in {0.3, 0.2, 0.6, 0.9}: one false positive (cost 1), no false negative
     assert r["realised_cost"] == pytest.approx(1 / 5)
     # at 0.5: false negative at p = 0.2 (cost 5)
-    assert r["realised_cost_at_evaluate_threshold"] == pytest.approx(5 / 5)
-    expected = [min(5 * q, 1 - q) for q in p]  # posterior expected cost of the cheaper decision
+    assert r["realised_cost_plain_rule"] == pytest.approx(5 / 5)
+    expected = [min(5 * q, 1 - q) for q in p]  # posterior expected cost of the cheaper decision (the one taken)
     assert r["expected_cost_posterior"] == pytest.approx(np.mean(expected), rel=1e-12)
-    assert realised_cost(y, np.array([1, 1, 0, 0, 0]), cost) == pytest.approx((1 + 1 + 5 * 3) / 5)
+
+
+def test_cost_report_multiclass_against_the_largest_probability():
+    y = np.array([0, 1, 2, 2])
+    P = np.array([[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.4, 0.35, 0.25], [0.1, 0.2, 0.7]])
+    cost = np.array([[0, 1, 10], [1, 0, 10], [1, 1, 0]])  # missing class 2 costs 10
+    decision = np.argmin(P @ cost.T, axis=1)
+    r = cost_report(y, P, decision, cost.tolist(), 0.5)
+    assert r["realised_cost"] == pytest.approx(np.mean(cost[decision, y]))
+    assert r["realised_cost_plain_rule"] == pytest.approx(np.mean(cost[np.argmax(P, axis=1), y]))
+    assert r["expected_cost_posterior"] == pytest.approx(np.mean((P @ cost.T).min(axis=1)))
+    assert r["realised_cost"] < r["realised_cost_plain_rule"]
 
 
 def test_selective_report_reject_option_and_risk_coverage():
@@ -335,9 +402,10 @@ def test_selective_report_reject_option_and_risk_coverage():
     p = rng.uniform(0, 1, 500)
     y = (rng.random(500) < p).astype(int)
     pred = (p >= 0.5).astype(int)
-    report, curve, accepted = selective_report(y, p, pred, {"reject_threshold": 0.7, "target_risk": 0.1})
-    confident = np.maximum(p, 1 - p) >= 0.7
-    np.testing.assert_array_equal(accepted, confident)
+    confidence = np.maximum(p, 1 - p)
+    decided = {"decision": pred, "confidence": confidence, "accepted": confidence >= 0.7}
+    report, curve = selective_report(y, decided, 0.7, 0.1)
+    confident = confidence >= 0.7
     reject = report["reject_option"]
     assert reject["coverage"] == pytest.approx(confident.mean())
     assert reject["selective_risk"] == pytest.approx(np.mean(pred[confident] != y[confident]))
@@ -346,6 +414,6 @@ def test_selective_report_reject_option_and_risk_coverage():
     assert report["e_aurc"] == pytest.approx(report["aurc"] - report["optimal_aurc"]) and report["e_aurc"] > 0
     at = report["at_target_risk"]
     assert at["achievable"] and at["risk"] <= 0.1
-    assert np.mean(pred[np.maximum(p, 1 - p) >= at["threshold"]] != y[np.maximum(p, 1 - p) >= at["threshold"]]) == pytest.approx(at["risk"])
-    never = selective_report(y, p, pred, {"reject_threshold": 0.5, "target_risk": 0.1})[0]["reject_option"]
+    assert np.mean(pred[confidence >= at["threshold"]] != y[confidence >= at["threshold"]]) == pytest.approx(at["risk"])
+    never = selective_report(y, {**decided, "accepted": np.ones(500, bool)}, 0.0, 0.1)[0]["reject_option"]
     assert never["coverage"] == 1.0

@@ -31,7 +31,8 @@ def read(root, path):
 
 @pytest.fixture(scope="module")
 def default_run(tmp_path_factory, sample_csv):
-    root = make_project(tmp_path_factory.mktemp("outputs"), sample_csv, **{"search.grid": {}, "split.n_splits": 3})
+    root = make_project(tmp_path_factory.mktemp("outputs"), sample_csv, **{"search.grid": {}, "split.n_splits": 3,
+                                                                                              "decision.reject_threshold": 0.6})
     with pytest.MonkeyPatch.context() as mp:
         run_stages(root, mp, UPSTREAM + DECISION_STAGES[:3])
     return root
@@ -52,7 +53,7 @@ COST = [[0, 1], [3, 0]]  # a false positive costs three false negatives: t = 3 /
 
 
 def cost_and_isotonic(params):
-    params["evaluate"]["cost_matrix"] = COST
+    params["decision"]["cost_matrix"] = COST
     params["calibration"].update(method="isotonic", binning="quantile")
 
 
@@ -89,7 +90,7 @@ def expected_cross_fitted(root, calibrator) -> pd.DataFrame:
     for k in oof["fold"].unique():
         held = (oof["fold"] == k).to_numpy()
         p[held] = calibrator.fit(oof["score"][~held].to_numpy(), oof["y"][~held].to_numpy()).transform(oof["score"][held].to_numpy())
-    return oof.assign(proba=p)
+    return oof.assign(proba_1=p)
 
 
 def test_calibration_reports_before_after_overall_and_per_group(default_run):
@@ -117,7 +118,7 @@ def test_calibration_reports_before_after_overall_and_per_group(default_run):
         assert sum(g["n"] for g in grouping.values()) == len(predictions)
     test_rows = pd.read_parquet(default_run / paths.TEST)
     women = (test_rows["female"] == 1).to_numpy()
-    y, p_raw = predictions["y"].to_numpy()[women], predictions["proba_uncalibrated"].to_numpy()[women]
+    y, p_raw = predictions["y"].to_numpy()[women], predictions["uncalibrated_1"].to_numpy()[women]
     edges = np.linspace(0, 1, 11)
     b = np.clip(np.searchsorted(edges, p_raw, side="right") - 1, 0, 9)
     ece = sum(np.sum(b == k) / len(y) * abs(p_raw[b == k].mean() - y[b == k].mean()) for k in range(10) if np.any(b == k))
@@ -128,13 +129,14 @@ def test_cross_fitted_probabilities_are_written_per_scored_row(default_run, hist
     for root, calibrator in ((default_run, PlattScaling()), (histogram_run, HistogramBinning(**HISTOGRAM))):
         written = pd.read_parquet(root / paths.OOF_CALIBRATED)
         expected = expected_cross_fitted(root, calibrator)
-        assert list(written.columns) == [paths.ROW_ID, "fold", "y", "proba"]
+        assert list(written.columns) == [paths.ROW_ID, "fold", "y", "proba_0", "proba_1"]
+        np.testing.assert_allclose(written["proba_0"] + written["proba_1"], 1.0, rtol=1e-12)
         for column in (paths.ROW_ID, "fold", "y"):
             np.testing.assert_array_equal(written[column], expected[column])
-        np.testing.assert_allclose(written["proba"], expected["proba"], rtol=1e-12)
+        np.testing.assert_allclose(written["proba_1"], expected["proba_1"], rtol=1e-12)
         after = [r for r in read(root, paths.RELIABILITY_OOF) if r["calibration"] == "after"]
         assert sum(r["count"] for r in after) == len(written)
-    saved = mlio.load(histogram_run / paths.CALIBRATOR)
+    saved = mlio.load(histogram_run / paths.PREDICTOR).calibrator
     assert isinstance(saved, HistogramBinning) and saved.n_bins == 12 and saved.prior_strength == 0.0
     assert read(histogram_run, paths.CALIBRATION_METRICS)["settings"] == HISTOGRAM
 
@@ -148,7 +150,7 @@ def test_risk_coverage_curve_ends_at_the_overall_error(default_run):
     sel = test["selective"]
     assert sel["error_rate"] == pytest.approx(1 - test["accuracy"]) and sel["e_aurc"] == pytest.approx(sel["aurc"] - sel["optimal_aurc"])
     predictions = pd.read_parquet(default_run / paths.TEST_PREDICTIONS)
-    p = predictions["proba"].to_numpy()
+    p = predictions["proba_1"].to_numpy()
     np.testing.assert_array_equal(predictions["accepted"], np.maximum(p, 1 - p) >= 0.6)
     assert sel["reject_option"]["coverage"] == pytest.approx(predictions["accepted"].mean())
     assert test["decision"] == {"rule": "threshold", "threshold": 0.5, "cost_matrix": None}
@@ -182,7 +184,7 @@ def test_mitigation_fitted_on_cross_fitted_out_of_fold_rows_reduces_their_gap(ru
     train = pd.read_parquet(root / paths.TRAIN)
     # the fit sees each row's probability from a calibrator that never saw the row's fold
     rows = expected_cross_fitted(root, calibrator).merge(train[[paths.ROW_ID, "female", "black"]], on=paths.ROW_ID)
-    p, y = rows["proba"].to_numpy(), rows["y"].to_numpy()
+    p, y = rows["proba_1"].to_numpy(), rows["y"].to_numpy()
     for attribute, m in mitigation["attributes"].items():
         assert m["applied"]
         groups = rows[attribute].astype(int).astype(str).to_numpy()
@@ -218,7 +220,7 @@ def test_reweighing_refits_with_kamiran_calders_weights_and_is_judged_on_test(de
     X = pd.read_parquet(default_run / paths.FINAL_TRAIN_FEATURES).drop(columns=[paths.ROW_ID]).to_numpy()
     X_test = pd.read_parquet(default_run / paths.FINAL_TEST_FEATURES).drop(columns=[paths.ROW_ID]).to_numpy()
     model = LogisticRegression().fit(X, y, sample_weight=w)
-    p_after = mlio.load(default_run / paths.CALIBRATOR).transform(decision_scores(model, X_test))
+    p_after = mlio.load(default_run / paths.PREDICTOR).calibrator.transform(decision_scores(model, X_test))
     predictions, test = pd.read_parquet(default_run / paths.TEST_PREDICTIONS), pd.read_parquet(default_run / paths.TEST)
     y_test, after = predictions["y"].to_numpy(), (p_after >= 0.5).astype(int)
     before = predictions["prediction"].to_numpy()  # the deployed decisions
@@ -239,7 +241,7 @@ def test_mitigation_and_reweighing_start_from_the_deployed_decisions(run, reques
     predictions, rows = pd.read_parquet(root / paths.TEST_PREDICTIONS), pd.read_parquet(root / paths.TEST)
     y, deployed = predictions["y"].to_numpy(), predictions["prediction"].to_numpy()
     if run == "cost_mitigated_run":  # rows exactly at t = 3/4, where the decision rules p >= t and p > t differ
-        assert f["decision_threshold"] == 0.75 and np.sum(predictions["proba"] == 0.75) > 0
+        assert f["decision_threshold"] == 0.75 and np.sum(predictions["proba_1"] == 0.75) > 0
     for attribute, m in f["mitigation"]["attributes"].items():
         assert m["applied"] and m["test"]["accuracy_before"] == pytest.approx(test["accuracy"], rel=1e-12)
         groups = rows[attribute].astype(int).astype(str).to_numpy()
@@ -258,7 +260,7 @@ def test_cost_matrix_isotonic_quantile_and_no_mitigation(cost_run):
     d = test["decision"]
     assert d["rule"] == "cost_matrix" and d["threshold"] == pytest.approx(0.75) == test["threshold"]
     predictions = pd.read_parquet(cost_run / paths.TEST_PREDICTIONS)
-    p = predictions["proba"].to_numpy()
+    p = predictions["proba_1"].to_numpy()
     np.testing.assert_array_equal(predictions["prediction"], (p >= 0.75).astype(int))
     y, pred = predictions["y"].to_numpy(), predictions["prediction"].to_numpy()
     cost = np.array(COST)
@@ -267,7 +269,7 @@ def test_cost_matrix_isotonic_quantile_and_no_mitigation(cost_run):
     assert d["expected_cost_posterior"] == pytest.approx(np.mean(np.minimum(p, 3 * (1 - p))), rel=1e-12)
     cal = read(cost_run, paths.CALIBRATION_METRICS)
     assert cal["method"] == "isotonic" and cal["binning"]["strategy"] == "quantile"
-    assert mlio.load(cost_run / paths.CALIBRATOR).__class__.__name__ == "IsotonicCalibration"
+    assert mlio.load(cost_run / paths.PREDICTOR).calibrator.__class__.__name__ == "IsotonicCalibration"
     f = read(cost_run, paths.FAIRNESS_METRICS)
     assert f["mitigation"] == {"criterion": "none"} and f["decision_threshold"] == pytest.approx(0.75)
     assert f["reweighing"]["refit"] is False and set(f["reweighing"]) == {"groups", "weights", "refit"}

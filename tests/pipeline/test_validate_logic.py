@@ -306,5 +306,5 @@ def test_main_dtype_failure_without_row_is_a_clear_error(project, tmp_path):
 
 def test_main_single_class_target(project):
     project(frame().assign(y=1, flag=0), on_invalid="fail", fractional_binary="fail")
-    with pytest.raises(PipelineError, match="single class"):
+    with pytest.raises(PipelineError, match="single value"):
         validate.main()

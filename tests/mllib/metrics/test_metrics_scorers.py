@@ -5,19 +5,21 @@ import numpy as np
 import pytest
 import sklearn.metrics as skm
 
-from mllib.metrics import SCORERS, Scorer, get_scorer, log_loss
+from mllib.metrics import DEFAULT_SCORING, SCORERS, Scorer, get_scorer, log_loss, scorers_for
 from mllib.metrics.scorers import REGRESSION_SCORERS
 
-EXPECTED = {  # name: (greater_is_better, response)
-    "roc_auc": (True, "score"),
-    "average_precision": (True, "score"),
-    "accuracy": (True, "label"),
-    "balanced_accuracy": (True, "label"),
-    "f1": (True, "label"),
-    "precision": (True, "label"),
-    "recall": (True, "label"),
-    "log_loss": (False, "proba"),
-    "brier": (False, "proba"),
+EXPECTED = {  # name: (greater_is_better, response, tasks)
+    "roc_auc": (True, "score", ("binary",)),
+    "roc_auc_ovr": (True, "proba", ("multiclass",)),
+    "average_precision": (True, "score", ("binary",)),
+    "accuracy": (True, "label", ("binary", "multiclass")),
+    "balanced_accuracy": (True, "label", ("binary", "multiclass")),
+    "f1": (True, "label", ("binary",)),
+    "f1_macro": (True, "label", ("multiclass",)),
+    "precision": (True, "label", ("binary",)),
+    "recall": (True, "label", ("binary",)),
+    "log_loss": (False, "proba", ("binary", "multiclass")),
+    "brier": (False, "proba", ("binary", "multiclass")),
 }
 
 
@@ -31,10 +33,14 @@ def _binary_problem(seed=0):
 
 def test_registry_names_directions_and_responses():
     assert set(SCORERS) == set(EXPECTED)
-    for name, (greater, response) in EXPECTED.items():
+    for name, (greater, response, tasks) in EXPECTED.items():
         scorer = get_scorer(name)
         assert scorer is SCORERS[name]
-        assert (scorer.name, scorer.greater_is_better, scorer.response) == (name, greater, response)
+        assert (scorer.name, scorer.greater_is_better, scorer.response, scorer.tasks) == (name, greater, response, tasks)
+    for task in ("binary", "multiclass"):
+        assert scorers_for(task) == [n for n, e in EXPECTED.items() if task in e[2]]
+    assert scorers_for("regression") == list(REGRESSION_SCORERS)
+    assert DEFAULT_SCORING == {"binary": "roc_auc", "multiclass": "roc_auc_ovr"}
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -52,6 +58,7 @@ def test_scores_equal_the_reference_metric_values(seed):
         "brier": skm.brier_score_loss(y, proba, sample_weight=w),
     }
     inputs = {"score": proba, "proba": proba, "label": labels}
+    assert set(reference) == {n for n, e in EXPECTED.items() if "binary" in e[2]}
     for name, expected in reference.items():
         scorer = get_scorer(name)
         value = scorer.score(y, inputs[scorer.response], sample_weight=w)
@@ -96,3 +103,26 @@ def test_scorer_is_frozen_validated_and_passed_through():
 def test_binary_label_scorers_reject_multiclass():
     with pytest.raises(ValueError, match="binary"):
         get_scorer("f1").score([0, 1, 2], [0, 1, 2])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_multiclass_scores_equal_the_reference_metric_values(seed):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 4, 300)
+    proba = rng.dirichlet(np.ones(4), size=300)
+    proba[np.arange(300), y] += rng.uniform(0, 0.5, 300)  # informative, so the metrics are not all at chance
+    proba /= proba.sum(axis=1, keepdims=True)
+    labels = proba.argmax(axis=1)
+    reference = {
+        "roc_auc_ovr": skm.roc_auc_score(y, proba, multi_class="ovr", average="macro"),
+        "accuracy": skm.accuracy_score(y, labels),
+        "balanced_accuracy": skm.balanced_accuracy_score(y, labels),
+        "f1_macro": skm.f1_score(y, labels, average="macro"),
+        "log_loss": skm.log_loss(y, proba),
+        "brier": skm.brier_score_loss(y, proba),
+    }
+    assert set(reference) == set(scorers_for("multiclass"))
+    for name, expected in reference.items():
+        scorer = get_scorer(name)
+        value = scorer.score(y, proba if scorer.response == "proba" else labels)
+        assert value == pytest.approx(expected, abs=1e-12), name

@@ -1,0 +1,132 @@
+"""One deployed classifier: raw rows -> fitted features -> model scores -> calibrated probabilities -> decision.
+
+Decision rule (one rule for every consumer):
+- binary: decide the positive class when p(positive) >= t, with t the given threshold, or, with a 2 x 2 cost
+  matrix, its minimum-expected-cost (Bayes) threshold (seed 000, lines 179-232: at p = t both decisions cost the
+  same, so p >= t is a minimum-cost rule);
+- K > 2 classes: the class of largest probability (0-1 loss), or with a K x K cost matrix the decision of least
+  expected cost R(a | x) = sum_j cost[a, j] p(j | x) (ties to the lower class index; ERRATUM E44);
+- reject option: abstain when the largest class probability is below reject_threshold (seed 004, D4:1986-1996);
+  the decision is still reported, `accepted` says whether it is made.
+Optionally a split-conformal set of classes per row (mllib.conformal) with its coverage guarantee.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import BaseEstimator, check_is_fitted, is_fitted
+from ..calibration import decision_scores
+from ..decisions import bayes_threshold, min_risk_decision
+
+RULES = ("threshold", "cost_matrix", "argmax")
+
+
+class DeployedPredictor(BaseEstimator):
+    """features -> model -> calibrator -> decision rule.
+
+    features: fitted transformer of raw rows (an mllib Pipeline / ColumnTransformer).
+    model: fitted classifier whose classes are the codes 0..K-1 (binary: 1 = positive).
+    calibrator: fitted map from the model's scores (mllib.calibration.decision_scores) to (n, K) probabilities.
+    classes: the target's labels in code order (binary: [negative, positive]); predict returns these.
+    threshold: binary only, p(positive) >= threshold decides positive (ignored when cost_matrix is set).
+    cost_matrix: None or K x K, cost_matrix[a][j] = cost of deciding class a when the true class is j.
+    reject_threshold: abstain when max_k p_k < reject_threshold (0: never).
+    conformal: None or a fitted mllib.conformal.SplitConformalClassifier on held-out calibrated probabilities.
+
+    fit() checks the parts and resolves the rule. Fitted attributes: n_classes_, rule_ ("threshold" |
+    "cost_matrix" | "argmax"), decision_threshold_ (binary: the t of p >= t; None for K > 2).
+    """
+
+    def __init__(self, features, model, calibrator, classes, threshold: float = 0.5, cost_matrix=None,
+                 reject_threshold: float = 0.0, conformal=None):
+        self.features = features
+        self.model = model
+        self.calibrator = calibrator
+        self.classes = classes
+        self.threshold = threshold
+        self.cost_matrix = cost_matrix
+        self.reject_threshold = reject_threshold
+        self.conformal = conformal
+
+    def fit(self, X=None, y=None) -> "DeployedPredictor":
+        """Check that every part is fitted and agrees on the classes; resolve the decision rule (no data needed:
+        the parts are fitted where the pipeline fits them, the features per fold, the calibrator out of fold)."""
+        for name in ("features", "model", "calibrator"):
+            if not is_fitted(getattr(self, name)):
+                raise ValueError(f"the deployed predictor's {name} is not fitted")
+        K = len(self.classes)
+        if K < 2 or list(np.asarray(self.model.classes_).tolist()) != list(range(K)):
+            raise ValueError(f"the model's classes {np.asarray(self.model.classes_).tolist()} are not the codes "
+                             f"0..{K - 1} of the {K} classes {list(self.classes)}")
+        if not 0.0 <= float(self.reject_threshold) < 1.0:
+            raise ValueError(f"reject_threshold must be in [0, 1), got {self.reject_threshold!r}")
+        if self.conformal is not None and self.conformal.n_classes_ != K:
+            raise ValueError(f"the conformal sets were fitted for {self.conformal.n_classes_} classes, not {K}")
+        self.n_classes_ = K
+        if self.cost_matrix is not None:
+            cost = np.asarray(self.cost_matrix, dtype=np.float64)
+            if cost.shape != (K, K) or not np.isfinite(cost).all():
+                raise ValueError(f"cost_matrix must be a finite {K} x {K} matrix (one row per decision, one column "
+                                 f"per true class, in the order {list(self.classes)}), got shape {cost.shape}")
+            self.rule_ = "cost_matrix"
+            self.decision_threshold_ = bayes_threshold(cost) if K == 2 else None
+        elif K == 2:
+            if not 0.0 < float(self.threshold) < 1.0:
+                raise ValueError(f"threshold must be in (0, 1), got {self.threshold!r}")
+            self.rule_, self.decision_threshold_ = "threshold", float(self.threshold)
+        else:
+            self.rule_, self.decision_threshold_ = "argmax", None
+        return self
+
+    # ---- the chain ----
+    def transform(self, X) -> np.ndarray:
+        """Raw rows -> the model's input matrix."""
+        check_is_fitted(self)
+        return self.features.transform(X)
+
+    def scores(self, X) -> np.ndarray:
+        """The model's scores: (n,) for two classes, (n, K) log-probabilities for more."""
+        return decision_scores(self.model, self.transform(X))
+
+    def proba_from_scores(self, scores) -> np.ndarray:
+        return self.calibrator.predict_proba(scores)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Calibrated class probabilities, (n, K), columns in code order."""
+        return self.proba_from_scores(self.scores(X))
+
+    # ---- the decision ----
+    def decide(self, proba) -> dict:
+        """{decision: class code per row, accepted: the reject option lets the decision be made, confidence:
+        max_k p_k} for (n, K) calibrated probabilities."""
+        check_is_fitted(self)
+        P = np.asarray(proba, dtype=np.float64)
+        if P.ndim != 2 or P.shape[1] != self.n_classes_:
+            raise ValueError(f"proba must have shape (n, {self.n_classes_}), got {P.shape}")
+        if self.decision_threshold_ is not None:
+            decision = (P[:, 1] >= self.decision_threshold_).astype(np.int64)
+        elif self.rule_ == "cost_matrix":
+            decision = min_risk_decision(P, self.cost_matrix)["action"]
+        else:
+            decision = np.argmax(P, axis=1).astype(np.int64)
+        confidence = P.max(axis=1)
+        return {"decision": decision, "accepted": confidence >= self.reject_threshold, "confidence": confidence}
+
+    def predict(self, X) -> np.ndarray:
+        """The decided class labels (abstentions included: see decide()["accepted"])."""
+        return self.labels(self.decide(self.predict_proba(X))["decision"])
+
+    def labels(self, codes) -> np.ndarray:
+        out = np.empty(len(codes), dtype=object)
+        out[:] = [self.classes[int(c)] for c in codes]
+        return out
+
+    def predict_set(self, X) -> np.ndarray:
+        """Boolean (n, K) conformal sets; needs `conformal`."""
+        if self.conformal is None:
+            raise ValueError("this predictor has no conformal sets (conformal=None)")
+        return self.conformal.predict_set(self.predict_proba(X))
+
+    def with_model(self, model) -> "DeployedPredictor":
+        """The same chain and rule around another fitted model (e.g. a reweighed refit)."""
+        return DeployedPredictor(**{**self.get_params(deep=False), "model": model}).fit()

@@ -1,0 +1,153 @@
+"""The evaluate stage's tables: the test metrics of the deployed predictor's probabilities and decisions, for a
+binary or a multiclass target, and the rows of its plots. Everything here is computed from arrays: y (class codes),
+P (calibrated (n, K) probabilities), the uncalibrated P, the predictor's decisions and conformal sets.
+
+Binary (seed 004, D4:395-413; corrected table, catalogue section 1): ROC AUC and AP of p(positive), the full table
+of the decisions p >= t. K > 2 classes: macro one-vs-rest ROC AUC and per-class ROC / PR, the K x K confusion
+matrix with per-class and macro / micro / weighted precision, recall and F1, top-k accuracy, multiclass log loss
+and Brier. Both: calibration before / after, expected and realised cost of cost-matrix decisions, the reject option
+by the largest probability with its risk-coverage curve (D4:1986-1996), conformal set coverage and size, and the
+validation-vs-test gap with the notes' diagnosis (D4:556-572).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from mllib.conformal import set_summary
+from mllib.decisions import (aurc, coverage_at_risk, excess_aurc, expected_costs, optimal_aurc, risk_coverage_curve,
+                             selective_risk)
+from mllib.metrics import (average_precision_score, binary_metrics, get_scorer, multiclass_report, one_vs_rest_auc,
+                           precision_recall_curve, roc_auc_ovr, roc_auc_score, roc_curve, top_k_accuracy)
+
+from .summaries import binning_spec, calibration_report, group_calibration
+
+GAP_DIAGNOSIS = (
+    "validation-test gap beyond two CV standard deviations; the notes' causes (seed 004, D4:567): leakage between "
+    "the splits, preprocessing not refitted per fold, over-tuning on the validation folds, or test data not "
+    "identically distributed"
+)
+
+
+def gap_report(train_metrics: dict, y: np.ndarray, P: np.ndarray, decision: np.ndarray) -> dict:
+    """The search's scorer on test beside its cross-validated mean and standard deviation."""
+    scorer = get_scorer(train_metrics["scoring"])
+    values = {"label": decision, "proba": P[:, 1] if P.shape[1] == 2 else P, "score": P[:, 1]}[scorer.response]
+    test_value = scorer.score(y, values)
+    gap = train_metrics["cv_mean"] - test_value
+    within = abs(gap) <= 2 * train_metrics["cv_std"]
+    return {"scoring": scorer.name, "cv_mean": train_metrics["cv_mean"], "cv_std": train_metrics["cv_std"],
+            "test": test_value, "gap": gap, "diagnosis": "within CV variation" if within else GAP_DIAGNOSIS}
+
+
+def plain_decisions(P: np.ndarray, threshold: float) -> np.ndarray:
+    """The rule without costs: p(positive) >= decision.threshold (binary), the largest probability (K > 2)."""
+    return (P[:, 1] >= threshold).astype(np.int64) if P.shape[1] == 2 else np.argmax(P, axis=1)
+
+
+def cost_report(y: np.ndarray, P: np.ndarray, decision: np.ndarray, cost_matrix, threshold: float) -> dict:
+    """Expected cost on test of the decisions under the posterior (sum_j cost[a, j] p(j | x) at the decision a),
+    their realised average cost[a_i, y_i] over the labels, and the realised cost of the plain rule (binary:
+    p(positive) >= decision.threshold; K > 2: the largest probability)."""
+    cost = np.asarray(cost_matrix, dtype=np.float64)
+    rows = np.arange(y.size)
+    return {"expected_cost_posterior": float(expected_costs(P, cost)[rows, decision].mean()),
+            "realised_cost": float(cost[decision, y].mean()),
+            "realised_cost_plain_rule": float(cost[plain_decisions(P, threshold), y].mean())}
+
+
+def selective_report(y: np.ndarray, decided: dict, reject_threshold: float, target_risk: float) -> tuple[dict, dict]:
+    """The reject option (abstain when the largest probability is below reject_threshold), the risk-coverage curve
+    of the decisions ranked by that confidence, its area (AURC, and E-AURC above the perfect ranking) and the
+    coverage at target_risk. Risk = error rate among accepted rows; the curve's last point is the overall error."""
+    decision, confidence = decided["decision"], decided["confidence"]
+    kept = selective_risk(y, decision, decided["accepted"])
+    n_errors = int(np.sum(y != decision))
+    report = {
+        "confidence": "the largest class probability (binary: max(p, 1 - p))",
+        "reject_option": {"reject_threshold": reject_threshold, **kept,
+                          "accuracy_accepted": 1.0 - kept["selective_risk"] if kept["n_accepted"] else float("nan")},
+        "aurc": aurc(y, decision, confidence),
+        "optimal_aurc": optimal_aurc(y.size, n_errors),
+        "e_aurc": excess_aurc(y, decision, confidence),
+        "error_rate": n_errors / y.size,
+        "target_risk": target_risk,
+        "at_target_risk": coverage_at_risk(y, decision, confidence, target_risk),
+    }
+    return report, risk_coverage_curve(y, decision, confidence)
+
+
+def binary_scores(y: np.ndarray, P: np.ndarray, decision: np.ndarray) -> dict:
+    table = binary_metrics(y, decision)
+    return {"roc_auc": roc_auc_score(y, P[:, 1]), "average_precision": average_precision_score(y, P[:, 1]),
+            **{k: table[k] for k in ("accuracy", "precision", "recall", "specificity", "f1")},
+            "confusion": {k: table[k] for k in ("tp", "fp", "fn", "tn")}, "table": table}
+
+
+def multiclass_scores(y: np.ndarray, P: np.ndarray, decision: np.ndarray, names: list[str]) -> dict:
+    K = P.shape[1]
+    report = multiclass_report(y, decision, labels=np.arange(K))
+    auc = one_vs_rest_auc(y, P)
+    ap = [average_precision_score((y == k).astype(np.int64), P[:, k]) if (y == k).any() else float("nan")
+          for k in range(K)]
+    per_class = {name: {"precision": report["per_class"]["precision"][k], "recall": report["per_class"]["recall"][k],
+                        "f1": report["per_class"]["f_beta"][k], "support": int(report["per_class"]["support"][k]),
+                        "roc_auc_ovr": auc[k], "average_precision": ap[k]} for k, name in enumerate(names)}
+    return {"roc_auc_ovr": roc_auc_ovr(y, P), "accuracy": report["accuracy"],
+            "balanced_accuracy": report["balanced_accuracy"], "f1_macro": report["averages"]["macro"]["f1"],
+            "precision_macro": report["averages"]["macro"]["precision"], "recall_macro": report["averages"]["macro"]["recall"],
+            "averages": report["averages"], "per_class": per_class,
+            "top_k_accuracy": {str(k): top_k_accuracy(y, P, k) for k in range(1, K)},
+            "confusion": {"labels": names, "matrix": report["confusion"].tolist(),
+                          "orientation": "rows = true class, columns = decided class"}}
+
+
+def curves(y: np.ndarray, P: np.ndarray, names: list[str]) -> tuple[list[dict], list[dict]]:
+    """ROC and PR rows with a `class` field: the positive class (binary) or each class against the rest."""
+    classes = [1] if P.shape[1] == 2 else range(P.shape[1])
+    roc, pr = [], []
+    for k in classes:
+        if not (y == k).any() or (y == k).all():
+            continue
+        positive = (y == k).astype(np.int64)
+        fpr, tpr, thresholds = roc_curve(positive, P[:, k])
+        roc += [{"class": names[k], "fpr": a, "tpr": b, "threshold": t} for a, b, t in zip(fpr, tpr, thresholds)]
+        precision, recall, thresholds = precision_recall_curve(positive, P[:, k])
+        pr += [{"class": names[k], "recall": r, "precision": q, "threshold": t}
+               for r, q, t in zip(recall, precision, np.append(thresholds, np.nan))]
+    return roc, pr
+
+
+def rule_of(predictor) -> dict:
+    """The deployed predictor's decision rule, as reported."""
+    return {"rule": predictor.rule_, "threshold": predictor.decision_threshold_, "cost_matrix": predictor.cost_matrix,
+            "plain_threshold": predictor.threshold, "reject_threshold": predictor.reject_threshold,
+            "set_coverage": predictor.conformal.coverage}
+
+
+def test_metrics(y: np.ndarray, P: np.ndarray, P_raw: np.ndarray, decided: dict, sets: np.ndarray, names: list[str],
+                 params: dict, groupings: dict, train_metrics: dict, rule: dict) -> tuple[dict, dict]:
+    """(test.json, plot data) for the deployed predictor's outputs on the test rows; rule: rule_of(predictor)."""
+    decision, bins = decided["decision"], params["calibration"]
+    binary = P.shape[1] == 2
+    selective, risk_curve = selective_report(y, decided, rule["reject_threshold"], params["evaluate"]["target_risk"])
+    before, after = calibration_report(y, P_raw, bins), calibration_report(y, P, bins)
+    costs = cost_report(y, P, decision, rule["cost_matrix"], rule["plain_threshold"]) if rule["cost_matrix"] else {}
+    metrics = {
+        "task": "binary" if binary else "multiclass",
+        "n": int(y.size),
+        "classes": names,
+        "threshold": rule["threshold"],
+        "decision": {k: rule[k] for k in ("rule", "threshold", "cost_matrix")} | costs,
+        **(binary_scores(y, P, decision) if binary else multiclass_scores(y, P, decision, names)),
+        "log_loss": after["log_loss"],
+        "brier": after["brier"],
+        "calibration": {"binning": binning_spec(bins), "before": before, "after": after,
+                        "groups": group_calibration(y, P_raw, P, groupings, bins)},
+        "conformal": {"set_coverage": rule["set_coverage"], **set_summary(sets, y)},
+        "cv_vs_test": gap_report(train_metrics, y, P, decision),
+        "selective": selective,
+    }
+    roc, pr = curves(y, P, names)
+    plots = {"roc": roc, "pr": pr, "risk_coverage": [dict(zip(risk_curve, v)) for v in zip(*risk_curve.values())],
+             "confusion": {"actual": [names[k] for k in y], "predicted": [names[k] for k in decision]}}
+    return metrics, plots

@@ -1,0 +1,144 @@
+"""The fairness stage's computations, for the deployed predictor's test decisions.
+
+Binary targets: per-group rates with bootstrap intervals, the four parity criteria (seed 004, D4:2058-2110;
+TPR parity is t1/p1 = t2/p2, erratum E4), which of them can hold together given the base rates (D4:2086-2108),
+and two mitigations judged on test against the deployed decisions: per-group thresholds fitted on the cross-fitted
+out-of-fold probabilities, and reweighing (Kamiran-Calders, catalogue section 5.3).
+Multiclass targets: per group and class the selection rate and recall, their macro gaps with intervals
+(mllib.fairness.multiclass_audit); reweighing is defined (the weights make the label independent of the groups),
+per-group thresholds and the compatibility check are binary notions, reported as not defined.
+"""
+from __future__ import annotations
+
+import inspect
+import math
+
+import numpy as np
+
+from mllib.base import clone
+from mllib.fairness import (CRITERIA, GroupThresholdOptimizer, criteria_compatibility, criterion_gap, fairness_report,
+                            intersectional_groups, multiclass_audit, reweighing_weights)
+
+from .summaries import GROUP_RATES
+
+NOT_DEFINED_FOR_MULTICLASS = ("not defined for multiclass targets: per-group thresholds act on a single probability "
+                              "p(positive); the decision over K > 2 classes has no one threshold to move per group")
+
+
+def audit(y, decision, P, labels: dict, clusters, cfg: dict, seed: int, names: list[str], binning: dict) -> dict:
+    """{grouping (each attribute and every intersection): audit} of the test decisions."""
+    options = dict(groups=clusters, min_group_size=cfg["min_group_size"], n_boot=cfg["n_boot"],
+                   confidence_level=cfg["confidence_level"], random_state=seed)
+    if len(names) > 2:
+        return {name: multiclass_audit(y, decision, g, len(names), class_names=names, **options)
+                for name, g in intersectional_groups(labels).items()}
+    attributes = fairness_report(y, decision, labels, proba=P[:, 1], n_bins=binning["n_bins"],
+                                 strategy=binning["binning"], **options)
+    for result in attributes.values():
+        result["compatibility"] = compatibility(result)
+    return attributes
+
+
+def compatibility(audit: dict) -> dict:
+    """criteria_compatibility over the groups that enter the criteria (not flagged small, base rate in (0, 1))."""
+    rates = {g: m["base_rate"] for g, m in audit["groups"].items() if not m["small"] and 0 < m["base_rate"] < 1}
+    if len(rates) < 2:
+        return {"groups": list(rates), "statement": "fewer than two groups of sufficient size with both classes: "
+                "the compatibility of the criteria cannot be judged"}
+    return {"groups": list(rates), **criteria_compatibility(list(rates.values()))}
+
+
+def every_criterion(y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: np.ndarray) -> dict:
+    """Each parity criterion's gap of two sets of decisions on the same rows."""
+    return {c: {"gap_before": criterion_gap(y, before, groups, c), "gap_after": criterion_gap(y, after, groups, c)}
+            for c in CRITERIA}
+
+
+def macro_gaps(y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: np.ndarray, n_classes: int) -> dict:
+    """The multiclass criteria's macro gaps of two sets of decisions on the same rows (no intervals)."""
+    a, b = (multiclass_audit(y, d, groups, n_classes, n_boot=0, min_group_size=1)["criteria"] for d in (before, after))
+    return {c: {"gap_before": a[c]["difference"], "gap_after": b[c]["difference"]} for c in a}
+
+
+def accuracies(y: np.ndarray, before: np.ndarray, after: np.ndarray) -> dict:
+    """Accuracy of two sets of decisions on the same rows and what the change costs (before - after)."""
+    accuracy_before, accuracy_after = float(np.mean(before == y)), float(np.mean(after == y))
+    return {"accuracy_before": accuracy_before, "accuracy_after": accuracy_after,
+            "accuracy_cost": accuracy_before - accuracy_after}
+
+
+def mitigate(oof_p, oof_y, oof_groups, test_p, test_y, test_groups, criterion: str, tolerance: float,
+             threshold: float, deployed: np.ndarray) -> dict:
+    """Per-group thresholds for one attribute fitted on the out-of-fold rows, gap and accuracy before (p >= threshold
+    for all; on test the deployed decisions) and after, on those rows and on test, and every criterion's test gap
+    before and after (moving one rate moves the others). A grouping the optimiser cannot handle (a group without
+    positives, a test group never seen out of fold) is reported with the reason, not dropped."""
+    optimiser = GroupThresholdOptimizer(criterion=criterion, tolerance=tolerance, base_threshold=threshold)
+    try:
+        optimiser.fit(oof_p, oof_y, oof_groups)
+        after = optimiser.predict(test_p, test_groups)
+    except ValueError as exc:
+        return {"applied": False, "reason": str(exc)}
+    every = every_criterion(test_y, deployed, after, test_groups)
+    return {
+        "applied": True,
+        "thresholds": dict(zip(optimiser.groups_, optimiser.thresholds_.tolist())),
+        "fitted_oof": {"gap_before": optimiser.baseline_gap_, "gap_after": optimiser.gap_,
+                       "accuracy_before": optimiser.baseline_accuracy_, "accuracy_after": optimiser.accuracy_,
+                       "accuracy_cost": optimiser.accuracy_cost_},
+        "test": {**every[criterion], **accuracies(test_y, deployed, after)},
+        "test_every_criterion": every,
+    }
+
+
+def fit_weighted(model, X: np.ndarray, y: np.ndarray, weights: np.ndarray) -> str | None:
+    """Fit `model` with sample weights; the reason when it cannot be, None when it was fitted."""
+    if "sample_weight" not in inspect.signature(model.fit).parameters:
+        return f"not supported: {type(model).__name__} cannot be fitted with sample weights"
+    try:
+        model.fit(X, y, sample_weight=weights)
+    except ValueError as exc:
+        return f"the weighted refit failed: {exc}"
+    return None
+
+
+def reweighing(predictor, X_train, y_train, train_labels: dict, X_test, y_test, test_labels: dict, deployed,
+               refit: bool, model_name: str, best_params: dict) -> dict:
+    """Kamiran-Calders weights w(g, y) = P(g) P(y) / P(g, y) over the intersection g of the sensitive attributes on
+    all training rows; when `refit`, a clone of the deployed model refitted with them, put in the deployed chain
+    (same features, calibrator and decision rule) and judged on test against the deployed decisions."""
+    joint = " & ".join(train_labels)
+    weights = reweighing_weights(y_train, intersectional_groups(train_labels)[joint])
+    report = {"groups": joint, "weights": weights["table"], "refit": refit}
+    if not refit:
+        return report
+    model = clone(predictor.model)
+    report.update(model=model_name, params=best_params)
+    reason = fit_weighted(model, predictor.transform(X_train), y_train, weights["weights"])
+    if reason:
+        return {**report, "applied": False, "reason": reason}
+    reweighed = predictor.with_model(model)
+    after = reweighed.decide(reweighed.predict_proba(X_test))["decision"]
+    K = predictor.n_classes_
+    gaps = {name: (every_criterion(y_test, deployed, after, g) if K == 2 else macro_gaps(y_test, deployed, after, g, K))
+            for name, g in intersectional_groups(test_labels).items()}
+    return {**report, "applied": True, "scored_through": "the deployed features, calibrator and decision rule",
+            "judged_on": "test", "test": {**accuracies(y_test, deployed, after), "attributes": gaps}}
+
+
+def plot_rows(attributes: dict) -> list[dict]:
+    """fairness.csv: one row per (grouping, group, rate) with its interval (multiclass: per class, the rate named
+    `<class>: selection_rate`); groups carry their attribute's name, so "female=0" and "black=0" stay apart."""
+    rows = []
+    for name, result in attributes.items():
+        for g, m in result["groups"].items():
+            group = str(g) if "=" in str(g) else f"{name}={g}"
+            if "classes" in m:  # multiclass
+                values = [(f"{c}: {k}", v[k], m.get("intervals", {}).get(c, {}).get(k))
+                          for c, v in m["classes"].items() for k in ("selection_rate", "recall")]
+            else:
+                values = [(k, m[k], m["intervals"].get(k)) for k in GROUP_RATES]
+            rows += [{"attribute": name, "group": group, "metric": metric, "value": value,
+                      "ci_low": (interval or [math.nan])[0], "ci_high": (interval or [math.nan, math.nan])[1],
+                      "small": m["small"]} for metric, value, interval in values]
+    return rows

@@ -1,0 +1,31 @@
+"""The names params.yaml accepts for the split strategies and the feature steps: plain lists, so validating
+params.yaml imports no algorithm (pipeline/build.py maps them to mllib classes)."""
+
+KFOLD_STRATEGIES = ["kfold", "stratified", "group", "stratified_group"]  # honour split.n_repeats
+LEAVE_OUT_STRATEGIES = ["leave_one_out", "leave_one_group_out"]
+SHUFFLE_STRATEGIES = ["shuffle", "group_shuffle"]
+BOOTSTRAP_STRATEGIES = ["bootstrap", "group_bootstrap"]
+STRATEGIES = [*KFOLD_STRATEGIES, *LEAVE_OUT_STRATEGIES, *SHUFFLE_STRATEGIES, *BOOTSTRAP_STRATEGIES]
+GROUPED_STRATEGIES = ["group", "stratified_group", "leave_one_group_out", "group_shuffle", "group_bootstrap"]
+STRATIFIED_STRATEGIES = ["stratified", "stratified_group"]
+
+
+def resolve_strategy(strategy: str, group) -> str:
+    """split.strategy auto: grouped and stratified when data.group is set, stratified otherwise."""
+    if strategy != "auto":
+        return strategy
+    return "stratified_group" if group else "stratified"
+
+
+# features.<step>.name: the registry names each step accepts ("none" skips an optional step)
+FEATURE_STEPS = {
+    "numeric_imputer": ["simple_imputer", "knn_imputer", "group_imputer"],
+    "expansion": ["none", "polynomial_features", "rbf_features", "piecewise_features"],
+    "scaler": ["none", "standard_scaler", "min_max_scaler", "robust_scaler"],
+    "categorical_imputer": ["simple_imputer", "group_imputer"],
+    "encoder": ["one_hot_encoder", "ordinal_encoder"],
+    "projection": ["none", "pca", "lda", "pls", "cholesky_whitening", "kernel_pca", "nystroem"],
+}
+
+# model.name auto: the default model of each task (searched over its own search.grid entry)
+DEFAULT_MODEL = {"binary": "logistic_regression", "multiclass": "logistic_regression"}

@@ -1,0 +1,145 @@
+"""The prediction task and the target's classes: `data.task` (auto | binary | multiclass | regression), inferred
+from the target column when auto, with the reason. Every stage after split encodes the target through the
+Target written to data/processed/target.json, so they all agree on the classes and their order.
+
+Codes: binary targets are 1 for `data.positive_label` (null: the larger value) and 0 for the other class; K > 2
+classes are 0..K-1 in sorted order. Cost matrices, probability columns and reports use this order.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mllib.base import to_python
+
+from .errors import PipelineError
+
+TASKS = ("auto", "binary", "multiclass", "regression")
+# A numeric target of whole numbers is read as classes up to this many distinct values (grades, counts of few
+# levels); with more it is a quantity (regression). data.task overrides the rule.
+MAX_AUTO_CLASSES = 20
+
+
+@dataclass(frozen=True)
+class Target:
+    task: str                 # "binary" | "multiclass"
+    column: str
+    classes: list             # labels in code order (binary: [negative, positive])
+    reason: str               # why this task (auto) or "set by data.task"
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+    def encode(self, series: pd.Series) -> np.ndarray:
+        """Class codes 0..K-1 of the target values; a value outside the classes is an error naming it."""
+        index = {_key(c): k for k, c in enumerate(self.classes)}
+        keys = [_key(v) for v in series.tolist()]
+        unknown = sorted({k for k in keys if k not in index})
+        if unknown:
+            raise PipelineError(f"target column {self.column!r} holds values {unknown[:5]} that are not among its classes "
+                                f"{self.classes}; rerun `dvc repro split`")
+        return np.fromiter((index[k] for k in keys), dtype=np.int64, count=len(keys))
+
+    def label_names(self) -> list[str]:
+        """The classes as strings, for report keys and column names."""
+        return [_key(c) for c in self.classes]
+
+    def write(self, path: Path) -> None:
+        from .io import write_json
+
+        write_json(asdict(self), path)
+
+    @classmethod
+    def read(cls, path: Path) -> "Target":
+        from .io import read_json
+
+        return cls(**read_json(path, "split"))
+
+
+def _key(value) -> str:
+    """One spelling per label: 1, 1.0 and "1" read from CSV or Parquet are the same class."""
+    value = to_python(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value)
+
+
+def _integral(values: pd.Series) -> bool:
+    numbers = values.to_numpy(dtype=np.float64)
+    return bool(np.all(np.isfinite(numbers)) and np.all(numbers == np.round(numbers)))
+
+
+def infer_target(series: pd.Series, data: dict, source: str) -> Target:
+    """The task of data.target from its values (non-missing), checked against data.task and data.positive_label."""
+    column, requested = data["target"], data["task"]
+    values = series.dropna()
+    numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+    distinct = sorted(values.unique().tolist(), key=_sort_key)
+    shown = [to_python(v) for v in distinct[:10]] + (["..."] if len(distinct) > 10 else [])
+    found = f"{len(distinct)} distinct values {shown}"
+    if len(distinct) < 2:
+        raise PipelineError(f"{source}: target column {column!r} (data.target) has a single value {shown} in the valid "
+                            "rows; a model needs at least two classes or a varying quantity")
+    if len(distinct) == 2:
+        inferred, reason = "binary", f"two classes {shown}"
+    elif numeric and not _integral(values):
+        inferred, reason = "regression", f"numeric with non-integer values ({found})"
+    elif numeric and len(distinct) > MAX_AUTO_CLASSES:
+        inferred, reason = "regression", f"whole numbers with more than {MAX_AUTO_CLASSES} distinct values ({found})"
+    else:
+        inferred, reason = "multiclass", f"{len(distinct)} classes {shown}"
+
+    task = inferred if requested == "auto" else requested
+    if requested != "auto":
+        _check_requested(requested, inferred, numeric, distinct, column, found)
+        reason = f"set by data.task (the values alone suggest {inferred}: {reason})"
+    if task == "regression":
+        raise PipelineError(f"{source}: target column {column!r} is a regression target ({reason}); this version of the "
+                            "pipeline handles classification only (regression is the next step). Set data.task to "
+                            "binary or multiclass for whole-number classes, or map the target to classes")
+    positive = data["positive_label"]
+    if task == "multiclass" and positive is not None:
+        raise PipelineError(f"params.yaml: data.positive_label is {positive!r}, but target {column!r} is multiclass "
+                            f"({found}); positive_label is for binary targets only: set it to null")
+    if task == "binary":
+        if positive is None:
+            positive = distinct[-1]
+        matches = [v for v in distinct if _key(v) == _key(positive)]
+        if not matches:
+            raise PipelineError(f"params.yaml: data.positive_label {positive!r} is not a value of {column!r} {shown}; "
+                                "set it to one of them (or null for the larger value)")
+        negative = next(v for v in distinct if _key(v) != _key(positive))
+        classes = [to_python(negative), to_python(matches[0])]
+    else:
+        classes = [to_python(v) for v in distinct]
+    return Target(task=task, column=column, classes=classes, reason=reason)
+
+
+def _check_requested(requested: str, inferred: str, numeric: bool, distinct: list, column: str, found: str) -> None:
+    """A forced task must fit the values (one message naming the column and the classes found)."""
+    fix = "set data.task to auto, or fix data.target"
+    if requested == "binary" and len(distinct) != 2:
+        raise PipelineError(f"params.yaml: data.task is binary, but target column {column!r} has {found}; {fix}")
+    if requested == "multiclass" and len(distinct) < 3:
+        raise PipelineError(f"params.yaml: data.task is multiclass, but target column {column!r} has only {found}; "
+                            f"use binary, or {fix}")
+    if requested == "multiclass" and numeric and inferred == "regression" and not _whole(distinct):
+        raise PipelineError(f"params.yaml: data.task is multiclass, but target column {column!r} holds non-integer "
+                            f"numbers ({found}), a quantity rather than classes; {fix}")
+    if requested == "regression" and not numeric:
+        raise PipelineError(f"params.yaml: data.task is regression, but target column {column!r} is not numeric "
+                            f"({found}); {fix}")
+
+
+def _whole(values: list) -> bool:
+    return all(float(v).is_integer() for v in values)
+
+
+def _sort_key(value):
+    """Numbers by value, everything else by its text (a column read from CSV never mixes the two)."""
+    return (0, float(value), "") if isinstance(value, (int, float, np.number)) and not isinstance(value, bool) \
+        else (1, 0.0, str(value))
