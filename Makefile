@@ -1,5 +1,6 @@
-# The README's two commands. Both create .venv when it is missing and install the project into it; the
-# install step is skipped while pyproject.toml is unchanged, so repeated calls go straight to work.
+# The README's two commands. Both create .venv when it is missing and install the project into it with the
+# versions of requirements.lock; the install step is skipped while pyproject.toml and requirements.lock are
+# unchanged, so repeated calls go straight to work.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -10,7 +11,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export DVC_NO_ANALYTICS := 1
 export MLFLOW_DISABLE_TELEMETRY := true
 
-.PHONY: run test
+.PHONY: run test lock
 
 run: $(STAMP)
 	dvc repro
@@ -23,7 +24,13 @@ $(BIN)/python:
 		{ echo "error: Python >= 3.11 is needed; $(PYTHON) is $$($(PYTHON) --version 2>&1). Run: make PYTHON=python3.11 ..."; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(BIN)/python
+$(STAMP): pyproject.toml requirements.lock | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev]'
 	@touch $@
+
+# requirements.lock: the exact versions the pipeline's results depend on (dvc.lock is reproduced with them)
+lock: | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade -e '.[dev]'
+	{ sed -n '1,3p' requirements.lock; $(BIN)/python -m pip freeze --exclude-editable; } > requirements.lock.new
+	mv requirements.lock.new requirements.lock

@@ -1,6 +1,6 @@
 """Compare the output md5s of two dvc.lock files (every stage but `track`, whose output names an MLflow run).
 
-Usage: python .ci/compare_lock.py BEFORE AFTER [--warn]   (exit 1 on a difference unless --warn)
+Usage: python .ci/compare_lock.py BEFORE AFTER   (exit 1 on a difference, listing the outputs that differ)
 """
 from __future__ import annotations
 
@@ -25,16 +25,15 @@ def differences(before: dict, after: dict) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    warn_only = "--warn" in argv
-    before_path, after_path = [a for a in argv if a != "--warn"]
+    before_path, after_path = argv
     with open(before_path) as f, open(after_path) as g:
         diffs = differences(yaml.safe_load(f) or {}, yaml.safe_load(g) or {})
     if not diffs:
         print(f"identical output md5s: {before_path} and {after_path}")
         return 0
-    print(("warning: " if warn_only else "error: ") + f"{len(diffs)} output md5s differ between {before_path} and {after_path}:")
+    print(f"error: {len(diffs)} output md5s differ between {before_path} and {after_path}:")
     print("\n".join(f"  {d}" for d in diffs))
-    return 0 if warn_only else 1
+    return 1
 
 
 if __name__ == "__main__":

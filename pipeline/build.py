@@ -78,6 +78,16 @@ def feature_transformer(cfg: dict, numeric_columns: list[str], categorical_colum
     return columns if projection is None else Pipeline([("columns", columns), ("project", projection)])
 
 
+def pooled_levels(transformer, categorical_columns: list[str]) -> dict:
+    """{categorical column: {levels, pooled}} of a fitted feature_transformer whose one-hot encoder pooled rare levels
+    into `<column>=infrequent` (features.encoder.params min_frequency / max_categories); {} when none did."""
+    columns = transformer.steps[0][1] if isinstance(transformer, Pipeline) else transformer
+    encoder = dict(dict((name, t) for name, t, _ in columns.transformers_)["categorical"].steps)["encode"]
+    rare = getattr(encoder, "infrequent_categories_", [])
+    return {c: {"levels": len(kept) + len(pooled), "pooled": len(pooled)}
+            for c, kept, pooled in zip(categorical_columns, encoder.categories_, rare) if len(pooled)}
+
+
 def model_name(model_cfg: dict, task: str) -> str:
     """model.name, with auto resolved to the task's default; a model of the wrong kind for the task is refused."""
     name = DEFAULT_MODEL[task] if model_cfg["name"] == "auto" else model_cfg["name"]

@@ -3,10 +3,12 @@ stage never leaves a half-written output or damages the outputs of an earlier go
 failure names the file and the stage that makes it."""
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import os
 import shutil
+import zlib
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -25,6 +27,8 @@ def atomic_path(path: Path | str):
     try:
         yield tmp
         os.replace(tmp, path)
+    except OSError as exc:  # a failed write (disk full, read-only) names the output, not its temporary file
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
     finally:
         if tmp.is_dir():
             shutil.rmtree(tmp)
@@ -101,23 +105,56 @@ def read_parquet(path: Path | str, made_by: str) -> pd.DataFrame:
     return pd.read_parquet(path)
 
 
-def read_dataset(path: Path | str) -> pd.DataFrame:
-    """The user's raw file (CSV, gzipped CSV or Parquet), with clear errors for missing, empty or unreadable files."""
+def read_dataset(path: Path | str, text_columns: list[str] = ()) -> pd.DataFrame:
+    """The user's raw file (CSV, gzipped CSV or Parquet), with clear errors for missing, empty, truncated, wrongly
+    encoded or unreadable files and for duplicate column names. text_columns (data.categorical) are read as text,
+    whatever their first rows look like, so a column of codes such as 1, 2, "2b" has one type."""
     path = Path(path)
     if not path.exists():
         raise PipelineError(f"data file {path} (params.yaml: data.path) does not exist; fix data.path")
+    if path.is_dir():
+        raise PipelineError(f"params.yaml: data.path {path} is a directory; point it at a .csv, .csv.gz or .parquet file")
     suffixes = "".join(path.suffixes[-2:]).lower()
+    parquet = suffixes.endswith((".parquet", ".pq"))
+    if not parquet and not suffixes.endswith((".csv", ".csv.gz", ".gz")):
+        raise PipelineError(f"data file {path}: unsupported format; use .csv, .csv.gz or .parquet")
     try:
-        if suffixes.endswith(".parquet") or suffixes.endswith(".pq"):
+        header = _column_names(path, parquet)
+        duplicated = sorted({c for c in header if header.count(c) > 1})
+        if duplicated:
+            raise PipelineError(f"data file {path} has duplicate column names {duplicated}; rename or remove the "
+                                "repeated columns (every column needs its own name)")
+        if parquet:
             df = pd.read_parquet(path)
-        elif suffixes.endswith((".csv", ".csv.gz", ".gz")):
-            df = pd.read_csv(path)
         else:
-            raise PipelineError(f"data file {path}: unsupported format; use .csv, .csv.gz or .parquet")
+            df = pd.read_csv(path, dtype={c: str for c in text_columns if c in header})
     except pd.errors.EmptyDataError:
         raise PipelineError(f"data file {path} is empty; point data.path at a file with a header and rows") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, OSError, ValueError) as exc:
+    except UnicodeDecodeError as exc:
+        raise PipelineError(f"data file {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); re-encode it, e.g. "
+                            f"`iconv -f latin1 -t utf-8 {path.name} > fixed.csv`, and point data.path at the result") from None
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise PipelineError(f"data file {path} is truncated or not valid gzip ({type(exc).__name__}: {exc}); "
+                            "copy or download it again (`gzip -t` checks a .gz file)") from None
+    except (pd.errors.ParserError, OSError, ValueError) as exc:
         raise PipelineError(f"data file {path} cannot be read ({type(exc).__name__}: {exc}); check its format") from None
     if df.shape[0] == 0:
         raise PipelineError(f"data file {path} has a header but no rows; point data.path at a file with data")
+    for column in text_columns:
+        if column in df.columns and parquet:
+            df[column] = df[column].map(_as_text, na_action="ignore").astype(object)
     return df
+
+
+def _as_text(value) -> str:
+    """A category as text; a whole number stored as float (a Parquet integer column with gaps) without ".0"."""
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _column_names(path: Path, parquet: bool) -> list[str]:
+    """The file's column names as written (pandas renames a repeated name to `name.1` when it reads the data)."""
+    if parquet:
+        import pyarrow.parquet as pq
+
+        return list(pq.read_schema(path).names)
+    return [str(c) for c in pd.read_csv(path, header=None, nrows=1).iloc[0].tolist()]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 
@@ -48,7 +49,16 @@ def build_schema(df: pd.DataFrame, data: dict) -> pa.DataFrameSchema:
             inferred[col] = pa.Column(nullable=True)
         else:
             inferred[col] = pa.Column("float64", nullable=True, coerce=True)
-    return schema.add_columns(inferred) if inferred else schema
+    schema = schema.add_columns(inferred) if inferred else schema
+    finite = pa.Check(lambda s: ~np.isinf(s.astype(np.float64)), name="finite")  # inf / -inf
+    for name, column in schema.columns.items():
+        if name not in data["categorical"] and column.dtype is not None and _numeric(column.dtype):
+            schema = schema.update_column(name, checks=[*column.checks, finite])
+    return schema
+
+
+def _numeric(dtype) -> bool:
+    return str(dtype).lower().startswith(("float", "int", "uint"))
 
 
 def binary_columns(schema: pa.DataFrameSchema) -> list[str]:

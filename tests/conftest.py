@@ -3,9 +3,7 @@ from __future__ import annotations
 
 import os
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # before numpy loads: see pipeline/__init__.py
-    os.environ.setdefault(_var, "1")
-
+import pipeline  # noqa: F401  (first: fixes BLAS threads and the CPU code paths before numpy loads)
 import importlib  # noqa: E402
 import shutil  # noqa: E402
 from pathlib import Path
@@ -105,6 +103,19 @@ def make_project(root: Path, sample_csv: Path, **overrides) -> Path:
         node[leaf] = value
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     return root
+
+
+def cost_matrix_at_a_step(probabilities) -> list[list[int]]:
+    """A 2 x 2 cost matrix [[0, b - a], [a, 0]] whose Bayes threshold a / b is exactly one of the given
+    probabilities (isotonic calibration's steps are fractions of counts), the one nearest 3/4: rows decided at
+    p = t exactly tell the rule p >= t from p > t."""
+    from fractions import Fraction
+
+    for v in sorted({float(p) for p in probabilities}, key=lambda v: (abs(v - 0.75), v)):
+        f = Fraction(v).limit_denominator(100_000)
+        if 0.5 < v < 0.95 and f.numerator / f.denominator == v:
+            return [[0, f.denominator - f.numerator], [f.numerator, 0]]
+    raise AssertionError("no probability is a fraction a / b in (0.5, 0.95)")
 
 
 SHARED_STAGES = ["validate", "clean", "split", "features"]

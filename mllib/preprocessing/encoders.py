@@ -55,23 +55,62 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
 
     categories: "auto" (sorted values seen at fit) or a list with one list of categories per column.
     handle_unknown: "ignore" encodes a category unseen at fit as all zeros; "error" raises.
-    inverse_transform maps an all-zero block back to None.
+    min_frequency, max_categories: pool rare levels into one column `<name>=infrequent`, so a column with
+    thousands of levels cannot grow the matrix without bound. A level is pooled when it has fewer than
+    min_frequency training rows (an int count, or a float fraction of the rows), or when it is not among the
+    max_categories - 1 most frequent levels (ties: the first in category order), max_categories counting the
+    pooled column itself. None: no pooling. With pooling, a category unseen at fit (frequency 0) is infrequent too
+    under handle_unknown="ignore". Fitted: categories_ (the levels with their own column), infrequent_categories_
+    (per column, the pooled levels; empty when none).
+    inverse_transform maps an all-zero block and the pooled column back to None.
     Missing values must be imputed first (they are not a category).
     """
 
-    def __init__(self, categories="auto", handle_unknown: str = "ignore"):
+    def __init__(self, categories="auto", handle_unknown: str = "ignore", min_frequency=None, max_categories=None):
         self.categories = categories
         self.handle_unknown = handle_unknown
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
 
     def _validate(self, X):
         if self.handle_unknown not in UNKNOWN_POLICIES:
             raise ValueError(f"handle_unknown must be one of {UNKNOWN_POLICIES}, got {self.handle_unknown!r}")
         return _check_no_missing(X, "one-hot encoding")
 
+    def _min_count(self, n_rows: int) -> int:
+        m = self.min_frequency
+        if m is None:
+            return 0
+        if isinstance(m, (int, np.integer)) and not isinstance(m, bool) and m >= 1:
+            return int(m)
+        if isinstance(m, (float, np.floating)) and 0.0 < m < 1.0:
+            return int(np.ceil(m * n_rows))
+        raise ValueError(f"min_frequency must be None, an int >= 1 (rows) or a float in (0, 1) (fraction), got {m!r}")
+
+    def _pool(self, cats: np.ndarray, column: np.ndarray, min_count: int) -> np.ndarray:
+        """Boolean mask over cats: the levels pooled into `infrequent`."""
+        counts = (column[:, None] == cats[None, :]).sum(axis=0)
+        pooled = counts < min_count
+        if self.max_categories is not None:
+            order = np.argsort(-counts, kind="stable")  # most frequent first, ties in category order
+            pooled[order[self.max_categories - 1:]] = True
+        return pooled
+
     def fit(self, X, y=None):
         X = self._validate(X)
+        if self.max_categories is not None and (isinstance(self.max_categories, bool) or
+                                                not isinstance(self.max_categories, (int, np.integer)) or
+                                                self.max_categories < 2):
+            raise ValueError(f"max_categories must be None or an int >= 2, got {self.max_categories!r}")
+        min_count = self._min_count(X.shape[0])
         self.n_features_in_ = X.shape[1]
-        self.categories_ = _learn_categories(self.categories, X)
+        learned = _learn_categories(self.categories, X)
+        if min_count or self.max_categories is not None:
+            pooled = [self._pool(cats, X[:, j], min_count) for j, cats in enumerate(learned)]
+        else:
+            pooled = [np.zeros(cats.size, bool) for cats in learned]
+        self.categories_ = [cats[~p] for cats, p in zip(learned, pooled)]
+        self.infrequent_categories_ = [cats[p] for cats, p in zip(learned, pooled)]
         return self
 
     def transform(self, X):
@@ -79,21 +118,23 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
         X = self._validate(X)
         check_n_features(self, X)
         blocks = []
-        for j, cats in enumerate(self.categories_):
+        for j, (cats, rare) in enumerate(zip(self.categories_, self.infrequent_categories_)):
             indicator = X[:, j][:, None] == cats[None, :]
-            unknown = ~indicator.any(axis=1)
+            unknown = ~indicator.any(axis=1) & ~np.isin(X[:, j], rare)
             if unknown.any() and self.handle_unknown == "error":
                 values = np.unique(X[unknown, j])[:5].tolist()
                 raise ValueError(f"column {j} has categories {values} unseen at fit time (handle_unknown='error')")
             blocks.append(indicator.astype(np.float64))
+            if rare.size:  # every level without its own column: pooled at fit, or unseen
+                blocks.append((~indicator.any(axis=1)).astype(np.float64)[:, None])
         return np.hstack(blocks) if blocks else np.empty((X.shape[0], 0))
 
     def inverse_transform(self, Z):
         """Each column's block of indicators back to its category; an all-zero block (a category unseen at fit,
-        encoded under handle_unknown="ignore") gives None, as in scikit-learn."""
+        encoded under handle_unknown="ignore") and the pooled column give None, as in scikit-learn."""
         check_is_fitted(self)
         Z = check_array(Z, name="Z")
-        widths = [len(cats) for cats in self.categories_]
+        widths = [len(cats) + (rare.size > 0) for cats, rare in zip(self.categories_, self.infrequent_categories_)]
         if Z.shape[1] != sum(widths):
             raise ValueError(f"Z has {Z.shape[1]} columns but the encoding has {sum(widths)} (one per category)")
         if not np.isin(Z, (0.0, 1.0)).all():
@@ -101,7 +142,9 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
         codes = np.empty((Z.shape[0], len(widths)), dtype=np.intp)
         ones = np.empty(codes.shape, dtype=np.intp)
         for j, block in enumerate(np.split(Z, np.cumsum(widths)[:-1], axis=1)):
-            codes[:, j], ones[:, j] = block.argmax(axis=1), block.sum(axis=1)
+            own = block[:, :len(self.categories_[j])]
+            codes[:, j], ones[:, j] = own.argmax(axis=1), block.sum(axis=1)
+            codes[:, j] = np.where(own.sum(axis=1) == 0, -1, codes[:, j])
         if (ones > 1).any():
             row, col = (int(i[0]) for i in np.nonzero(ones > 1))
             raise ValueError(f"row {row} of Z has {ones[row, col]} ones in the block of column {col}; at most one is allowed")
@@ -109,11 +152,12 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
             row, col = (int(i[0]) for i in np.nonzero(ones == 0))
             raise ValueError(f"row {row} of Z has no one in the block of column {col}; with handle_unknown='error' every "
                              "row has a known category (all zeros only come from handle_unknown='ignore')")
-        return _categories_at(self.categories_, codes, ones == 0)
+        return _categories_at(self.categories_, np.maximum(codes, 0), codes < 0)
 
     def get_feature_names_out(self, input_names):
         check_is_fitted(self)
-        return [f"{name}={cat}" for name, cats in zip(input_names, self.categories_) for cat in cats.tolist()]
+        return [f"{name}={cat}" for name, cats, rare in zip(input_names, self.categories_, self.infrequent_categories_)
+                for cat in cats.tolist() + (["infrequent"] if rare.size else [])]
 
 
 class OrdinalEncoder(TransformerMixin, BaseEstimator):

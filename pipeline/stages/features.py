@@ -68,6 +68,10 @@ def main() -> None:
     outputs[paths.FINAL_TRAIN_FEATURES.name] = frame(final.transform(X_train), names, train[paths.ROW_ID])
     outputs[paths.FINAL_TEST_FEATURES.name] = frame(final.transform(X_test), names, test[paths.ROW_ID])
     report["final"] = {"n_fit_rows": len(X_train), "features": names}
+    report["pooled_levels"] = build.pooled_levels(final, categorical)
+    for column, count in report["pooled_levels"].items():
+        print(f"features: {column!r} has {count['levels']} levels; {count['pooled']} rare ones share the column "
+              f"{column}=infrequent (features.encoder.params min_frequency / max_categories)")
 
     paths.FEATURES_DIR.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=paths.FEATURES_DIR.parent) as staging:

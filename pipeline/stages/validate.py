@@ -16,9 +16,15 @@ from pipeline.schema import binary_columns, build_schema, check_columns, failure
 from pipeline.task import infer_target
 
 
-def _describe(cases: pd.DataFrame, limit: int = 3) -> str:
+def file_row(source: str, index: int) -> str:
+    """Where row `index` (0-based, as read) sits in the user's file: the data row, and the line of a CSV."""
+    line = "" if str(source).lower().endswith((".parquet", ".pq")) else f", line {index + 2} of the file"
+    return f"data row {index + 1}{line}"
+
+
+def _describe(cases: pd.DataFrame, source: str, limit: int = 3) -> str:
     return "; ".join(
-        f"column {r.column!r} {r.check} failed for value {to_python(r.failure_case)!r} at row {int(r.index)}"
+        f"column {r.column!r} {r.check} failed for value {to_python(r.failure_case)!r} at {file_row(source, int(r.index))}"
         for r in cases.head(limit).itertuples()
     )
 
@@ -27,7 +33,7 @@ def _column_problem(case, source: str, schema_file) -> str:
     schema_src = schema_file or "the checks inferred from params.yaml"
     if case["check"] == "column_in_dataframe":
         return f"{source}: column {to_python(case['failure_case'])!r} required by {schema_src} is missing; add it or fix the schema"
-    at_row = "" if pd.isna(case["index"]) else f" at row {int(case['index'])}"  # whole-column checks have no row
+    at_row = "" if pd.isna(case["index"]) else f" at {file_row(source, int(case['index']))}"  # whole-column checks: no row
     return (
         f"{source}: column {case['column']!r}: {case['check']} failed (e.g. value {to_python(case['failure_case'])!r}{at_row}). "
         f"Fix the data or {schema_src}; a text column belongs in data.categorical or data.drop"
@@ -48,7 +54,8 @@ def apply_fractional_policy(df: pd.DataFrame, columns: list[str], policy: str, s
             first = df.index[fractional][0]
             raise PipelineError(
                 f"{source}: column {col!r} is declared 0/1 but holds {int(fractional.sum())} fractional values "
-                f"(e.g. {to_python(values[first])!r} at row {first}); set validate.fractional_binary to quarantine or round"
+                f"(e.g. {to_python(values[first])!r} at {file_row(source, first)}); set validate.fractional_binary to "
+                "quarantine or round"
             )
         if policy == "round":
             df[col] = np.where(fractional, (values >= 0.5).astype(float), values)
@@ -62,7 +69,7 @@ def main() -> None:
     params = load_params()
     data, policy = params["data"], params["validate"]
     source = data["path"]
-    raw = read_dataset(source)
+    raw = read_dataset(source, data["categorical"])
     check_columns(raw, data)
     schema = build_schema(raw, data)
     df = raw.copy()
@@ -76,7 +83,7 @@ def main() -> None:
     if len(row_cases) and policy["on_invalid"] == "fail":
         n_rows = row_cases["index"].nunique()
         raise PipelineError(
-            f"{source}: {n_rows} rows break the schema: {_describe(row_cases)}. "
+            f"{source}: {n_rows} rows break the schema: {_describe(row_cases, source)}. "
             "Fix the data or the schema, or set validate.on_invalid: quarantine to move such rows to the quarantine file"
         )
     for r in row_cases.itertuples():

@@ -9,10 +9,6 @@ every test row."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,9 +17,9 @@ import pytest
 import yaml
 
 from conftest import REPO, make_multiclass_project, make_project
+from dvc_project import git_repo, sh
 
 pytestmark = pytest.mark.slow
-COPY = ["mllib", "pipeline", "dvc.yaml", ".dvc/config", ".dvc/plots", ".dvcignore", ".gitignore"]
 
 # name -> (how the project is made, the columns that are not features, a cost matrix for its classes)
 SCENARIOS = {
@@ -31,13 +27,6 @@ SCENARIOS = {
     "multiclass": ({}, ["_row_id", "grade", "pid"], [[0, 4, 1], [4, 0, 1], [2, 2, 0]]),
     "binary_no_group": ({"data.group": None}, ["_row_id", "binexp"], [[0, 3], [1, 0]]),
 }
-
-
-def sh(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-           "DVC_NO_ANALYTICS": "1", "MLFLOW_DISABLE_TELEMETRY": "true"}
-    env.pop("MLFLOW_TRACKING_URI", None)
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, env=env)
 
 
 def downstream(stage: str) -> set[str]:
@@ -73,13 +62,7 @@ def scenario(request, tmp_path_factory, sample_csv, multiclass_csv):
         make_project(root, sample_csv, **overrides)
     if name != "binary_grouped":
         data_section_only(root)
-    for item in COPY:
-        src, dst = REPO / item, root / item
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__")) if src.is_dir() else shutil.copy(src, dst)
-    for cmd in (["git", "init", "-q"], ["git", "add", "-A"],
-                ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "sample project"]):
-        assert sh(root, *cmd).returncode == 0
+    git_repo(root)
     result = sh(root, "dvc", "repro")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return name, root, not_features, cost

@@ -188,7 +188,8 @@ def test_a_scorer_of_another_task(project):
 
 def test_out_of_range_row_with_fail_policy(project):
     edit_data(project, lambda f: f.__setitem__("xage", f["xage"].where(f.index != 5, 200.0)))
-    assert_stopped_cleanly(project, "validate", "column 'xage'", "row 5", "validate.on_invalid: quarantine")
+    assert_stopped_cleanly(project, "validate", "column 'xage'", "data row 6, line 7 of the file",
+                           "validate.on_invalid: quarantine")
 
 
 def test_out_of_range_row_quarantined_when_asked(project):
@@ -247,3 +248,134 @@ def test_calibration_setting_the_calibrator_does_not_have():
 def test_reweighing_switch_must_be_a_boolean(project):
     edit_params(project, "fairness.reweighing", "yes")
     assert_stopped_cleanly(project, "validate", "params.yaml", "fairness.reweighing", "true or false")
+
+
+# ---- the file itself: format, encoding, names, values ---------------------------------------------------------
+
+def write_raw(root: Path, name: str, content: bytes) -> None:
+    """Replace the data file with `name` holding `content` (params.yaml data.path follows)."""
+    (root / "data/raw" / name).write_bytes(content)
+    edit_params(root, "data.path", f"data/raw/{name}")
+
+
+def sample_bytes(root: Path) -> bytes:
+    return (root / "data/raw/sample.csv").read_bytes()
+
+
+def test_truncated_gzip_file(project):
+    import gzip
+
+    whole = gzip.compress(sample_bytes(project))
+    write_raw(project, "sample.csv.gz", whole[: len(whole) // 2])
+    assert_stopped_cleanly(project, "validate", "data/raw/sample.csv.gz", "truncated or not valid gzip", "gzip -t")
+
+
+def test_file_not_in_utf8(project):
+    text = sample_bytes(project).decode().replace("binexp", "binexp_caf\u00e9", 1)
+    write_raw(project, "latin.csv", text.encode("latin-1"))
+    assert_stopped_cleanly(project, "validate", "data/raw/latin.csv", "not UTF-8", "iconv -f latin1 -t utf-8")
+
+
+def test_binary_garbage_named_csv(project):
+    write_raw(project, "garbage.csv", bytes(range(256)) * 20)
+    assert_stopped_cleanly(project, "validate", "data/raw/garbage.csv")
+
+
+def test_corrupt_parquet(project):
+    write_raw(project, "sample.parquet", b"PAR1" + b"\x00" * 100)
+    assert_stopped_cleanly(project, "validate", "data/raw/sample.parquet", "cannot be read")
+
+
+def test_unsupported_format(project):
+    write_raw(project, "sample.xlsx", b"PK")
+    assert_stopped_cleanly(project, "validate", "data/raw/sample.xlsx", "unsupported format", ".csv")
+
+
+def test_data_path_is_a_directory(project):
+    edit_params(project, "data.path", "data/raw")
+    assert_stopped_cleanly(project, "validate", "data.path", "data/raw is a directory")
+
+
+def test_duplicate_column_names(project):
+    lines = sample_bytes(project).decode().splitlines()
+    header = lines[0].split(",")
+    header[header.index("fmde")] = "xage"  # two columns named xage
+    write_raw(project, "dup.csv", "\n".join([",".join(header), *lines[1:]]).encode() + b"\n")
+    assert_stopped_cleanly(project, "validate", "data/raw/dup.csv", "duplicate column names ['xage']", "rename")
+
+
+def test_semicolon_separated_file(project):
+    write_raw(project, "semi.csv", sample_bytes(project).replace(b",", b";"))
+    assert_stopped_cleanly(project, "validate", "data.target", "'binexp'", "not in data/raw/semi.csv")
+
+
+def test_ragged_row(project):
+    write_raw(project, "ragged.csv", sample_bytes(project) + b"1,2,3" + b",4" * 60 + b"\n")
+    assert_stopped_cleanly(project, "validate", "data/raw/ragged.csv", "cannot be read")
+
+
+def test_reserved_column_name(project):
+    edit_data(project, lambda f: f.insert(0, "_row_id", range(len(f))))
+    assert_stopped_cleanly(project, "validate", "'_row_id'", "reserves", "rename")
+
+
+def test_missing_sensitive_column(project):
+    edit_params(project, "data.sensitive", ["female", "ethnicity"])
+    assert_stopped_cleanly(project, "validate", "data.sensitive", "'ethnicity'", "data/raw/sample.csv")
+
+
+@pytest.mark.parametrize("column", ["binexp", "zper", "female"])
+def test_missing_value_in_a_required_column(project, column):
+    edit_data(project, lambda f: f.__setitem__(column, f[column].astype(float).where(f.index != 7)))
+    assert_stopped_cleanly(project, "validate", f"'{column}'", "data row 8")
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf")])
+def test_non_finite_number(project, value):
+    edit_data(project, lambda f: f.__setitem__("fmde", f["fmde"].where(f.index != 9, value)))
+    assert_stopped_cleanly(project, "validate", "column 'fmde'", "finite", "data row 10, line 11 of the file",
+                           "validate.on_invalid: quarantine")
+
+
+def test_non_finite_number_quarantined_when_asked(project):
+    edit_data(project, lambda f: f.__setitem__("fmde", f["fmde"].where(f.index != 9, float("inf"))))
+    edit_params(project, "validate.on_invalid", "quarantine")
+    assert run("validate", project).returncode == 0
+    quarantine = pd.read_parquet(project / "data/interim/quarantine.parquet").set_index("_row_id")
+    assert "fmde: finite failed for value inf" in quarantine.loc[9, "_reason"]
+
+
+def test_numeric_column_without_any_value(project):
+    edit_data(project, lambda f: f.__setitem__("fmde", float("nan")))
+    edit_params(project, "data.schema", None)  # the default schema requires fmde
+    for stage in ("validate", "clean", "split"):
+        assert run(stage, project).returncode == 0
+    OUTPUTS["features"] = ["data/processed/target.json"]
+    assert_stopped_cleanly(project, "features", "numeric column 'fmde' has no observed values", "data.drop")
+
+
+def test_categorical_codes_of_mixed_types_are_read_as_text(project):
+    """Integers in the first rows, text later: one text column, not a pyarrow error."""
+    def mix(frame):
+        frame["region"] = frame["site"].astype(object)
+        frame.loc[frame.index[-40:], "region"] = "north-" + frame.loc[frame.index[-40:], "site"].astype(str)
+    edit_data(project, mix)
+    edit_params(project, "data.categorical", ["plan", "site", "region"])
+    result = run("validate", project)
+    assert result.returncode == 0, result.stderr
+    region = pd.read_parquet(project / "data/interim/validated.parquet")["region"]
+    assert {type(v) for v in region} == {str} and region.iloc[-1].startswith("north-") and region.iloc[0].isdigit()
+
+
+def test_a_categorical_column_with_thousands_of_levels_is_pooled(project):
+    edit_data(project, lambda f: f.__setitem__("code", [f"c{i}" for i in range(len(f))]))
+    edit_params(project, "data.categorical", ["plan", "site", "code"])
+    for stage in ("validate", "clean", "split"):
+        assert run(stage, project).returncode == 0, stage
+    result = run("features", project)
+    assert result.returncode == 0, result.stderr
+    assert "'code' has " in result.stdout and "code=infrequent" in result.stdout
+    report = yaml.safe_load((project / "reports/features.json").read_text())
+    pooled = report["pooled_levels"]["code"]
+    assert pooled["pooled"] == pooled["levels"] > 1000  # every level is unique: all pooled, one column
+    assert sum(f.startswith("code=") for f in report["final"]["features"]) == 1

@@ -11,7 +11,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from conftest import MODEL_STAGES, SHARED_STAGES, make_project, run_stages
+from conftest import MODEL_STAGES, SHARED_STAGES, cost_matrix_at_a_step, make_project, run_stages
 from pipeline import paths
 
 PDP_FEATURES = 2
@@ -84,13 +84,17 @@ def test_explain_outputs(name, method, relevance, featurised, sample_csv, tmp_pa
 
 
 def test_label_metric_explains_the_cost_matrix_decisions(featurised, sample_csv, tmp_path, monkeypatch):
-    root = project(featurised, sample_csv, tmp_path, **{"model.name": "logistic_regression", "explain.scoring": "accuracy",
-                                                        "decision.cost_matrix": [[0, 1], [3, 0]], "calibration.method": "isotonic",
-                                                        "explain.pdp_features": 0})
-    run_stages(root, monkeypatch, MODEL_STAGES)
+    settings = {"model.name": "logistic_regression", "explain.scoring": "accuracy", "calibration.method": "isotonic",
+                "explain.pdp_features": 0}
+    root = project(featurised, sample_csv, tmp_path, **settings)
+    run_stages(root, monkeypatch, MODEL_STAGES[:3])
+    cost = cost_matrix_at_a_step(pd.read_parquet(root / paths.TEST_PREDICTIONS)["proba_1"])
+    t = cost[1][0] / (cost[1][0] + cost[0][1])
+    make_project(root, sample_csv, **{**SMALL, **settings, "decision.cost_matrix": cost})
+    run_stages(root, monkeypatch, MODEL_STAGES[1:])
     test, importance = read(root, paths.TEST_METRICS), read(root, paths.IMPORTANCE)
-    assert importance["decision"]["rule"] == "cost_matrix" and importance["decision"]["threshold"] == 0.75
+    assert importance["decision"]["rule"] == "cost_matrix" and importance["decision"]["threshold"] == t
     # isotonic steps put test rows exactly at t, where only the rule p >= t gives evaluate's decisions
-    assert (pd.read_parquet(root / paths.TEST_PREDICTIONS)["proba_1"] == 0.75).any()
+    assert (pd.read_parquet(root / paths.TEST_PREDICTIONS)["proba_1"] == t).any()
     # the unpermuted baseline scores exactly the decisions evaluate made (not those at evaluate.threshold 0.5)
     assert importance["baseline"] == test["accuracy"]

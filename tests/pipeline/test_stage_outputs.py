@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import make_project, run_stages
+from conftest import cost_matrix_at_a_step, make_project, run_stages
 from mllib import io as mlio
 from mllib.calibration import HistogramBinning, IsotonicCalibration, PlattScaling, decision_scores
 from mllib.fairness import criterion_gap
@@ -49,26 +49,38 @@ def rerun(default_run, tmp_path_factory, name, change):
     return root
 
 
-COST = [[0, 1], [3, 0]]  # a false positive costs three false negatives: t = 3 / 4, a level isotonic steps hit
-
-
-def cost_and_isotonic(params):
-    params["decision"]["cost_matrix"] = COST
+def isotonic(params):
     params["calibration"].update(method="isotonic", binning="quantile")
 
 
 @pytest.fixture(scope="module")
-def cost_run(default_run, tmp_path_factory):
+def cost(default_run, tmp_path_factory):
+    """A cost matrix whose threshold t = a / b is a level isotonic steps hit on test (a false positive costs
+    a / (b - a) false negatives)."""
+    root = rerun(default_run, tmp_path_factory, "isotonic", isotonic)
+    return cost_matrix_at_a_step(pd.read_parquet(root / paths.TEST_PREDICTIONS)["proba_1"])
+
+
+def threshold_of(cost) -> float:
+    return cost[1][0] / (cost[1][0] + cost[0][1])
+
+
+@pytest.fixture(scope="module")
+def cost_run(default_run, tmp_path_factory, cost):
     def change(params):
-        cost_and_isotonic(params)
+        isotonic(params)
+        params["decision"]["cost_matrix"] = cost
         params["fairness"]["mitigation"]["criterion"] = "none"
         params["fairness"]["reweighing"] = False
     return rerun(default_run, tmp_path_factory, "cost", change)
 
 
 @pytest.fixture(scope="module")
-def cost_mitigated_run(default_run, tmp_path_factory):
-    return rerun(default_run, tmp_path_factory, "cost_mitigated", cost_and_isotonic)
+def cost_mitigated_run(default_run, tmp_path_factory, cost):
+    def change(params):
+        isotonic(params)
+        params["decision"]["cost_matrix"] = cost
+    return rerun(default_run, tmp_path_factory, "cost_mitigated", change)
 
 
 HISTOGRAM = {"n_bins": 12, "strategy": "quantile", "prior_strength": 0.0}
@@ -235,13 +247,14 @@ def test_reweighing_refits_with_kamiran_calders_weights_and_is_judged_on_test(de
 
 
 @pytest.mark.parametrize("run", ["default_run", "cost_mitigated_run"])
-def test_mitigation_and_reweighing_start_from_the_deployed_decisions(run, request):
+def test_mitigation_and_reweighing_start_from_the_deployed_decisions(run, request, cost):
     root = request.getfixturevalue(run)
     test, f = read(root, paths.TEST_METRICS), read(root, paths.FAIRNESS_METRICS)
     predictions, rows = pd.read_parquet(root / paths.TEST_PREDICTIONS), pd.read_parquet(root / paths.TEST)
     y, deployed = predictions["y"].to_numpy(), predictions["prediction"].to_numpy()
-    if run == "cost_mitigated_run":  # rows exactly at t = 3/4, where the decision rules p >= t and p > t differ
-        assert f["decision_threshold"] == 0.75 and np.sum(predictions["proba_1"] == 0.75) > 0
+    if run == "cost_mitigated_run":  # rows exactly at t, where the decision rules p >= t and p > t differ
+        t = threshold_of(cost)
+        assert f["decision_threshold"] == t and np.sum(predictions["proba_1"] == t) > 0
     for attribute, m in f["mitigation"]["attributes"].items():
         assert m["applied"] and m["test"]["accuracy_before"] == pytest.approx(test["accuracy"], rel=1e-12)
         groups = rows[attribute].astype(int).astype(str).to_numpy()
@@ -255,23 +268,23 @@ def test_mitigation_and_reweighing_start_from_the_deployed_decisions(run, reques
         assert gap == pytest.approx(criterion_gap(y, deployed, groups, "equal_opportunity"), rel=1e-12)
 
 
-def test_cost_matrix_isotonic_quantile_and_no_mitigation(cost_run):
+def test_cost_matrix_isotonic_quantile_and_no_mitigation(cost_run, cost):
     test = read(cost_run, paths.TEST_METRICS)
-    d = test["decision"]
-    assert d["rule"] == "cost_matrix" and d["threshold"] == pytest.approx(0.75) == test["threshold"]
+    d, t = test["decision"], threshold_of(cost)
+    assert d["rule"] == "cost_matrix" and d["threshold"] == t == test["threshold"]
     predictions = pd.read_parquet(cost_run / paths.TEST_PREDICTIONS)
     p = predictions["proba_1"].to_numpy()
-    np.testing.assert_array_equal(predictions["prediction"], (p >= 0.75).astype(int))
+    np.testing.assert_array_equal(predictions["prediction"], (p >= t).astype(int))
     y, pred = predictions["y"].to_numpy(), predictions["prediction"].to_numpy()
-    cost = np.array(COST)
-    assert d["realised_cost"] == pytest.approx(cost[pred, y].mean())
+    c = np.array(cost)
+    assert d["realised_cost"] == pytest.approx(c[pred, y].mean())
     # the posterior expected cost of the cheaper decision: predict 0 costs c01 p, predict 1 costs c10 (1 - p)
-    assert d["expected_cost_posterior"] == pytest.approx(np.mean(np.minimum(p, 3 * (1 - p))), rel=1e-12)
+    assert d["expected_cost_posterior"] == pytest.approx(np.mean(np.minimum(c[0, 1] * p, c[1, 0] * (1 - p))), rel=1e-12)
     cal = read(cost_run, paths.CALIBRATION_METRICS)
     assert cal["method"] == "isotonic" and cal["binning"]["strategy"] == "quantile"
     assert mlio.load(cost_run / paths.PREDICTOR).calibrator.__class__.__name__ == "IsotonicCalibration"
     f = read(cost_run, paths.FAIRNESS_METRICS)
-    assert f["mitigation"] == {"criterion": "none"} and f["decision_threshold"] == pytest.approx(0.75)
+    assert f["mitigation"] == {"criterion": "none"} and f["decision_threshold"] == t
     assert f["reweighing"]["refit"] is False and set(f["reweighing"]) == {"groups", "weights", "refit"}
 
 

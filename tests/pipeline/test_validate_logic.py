@@ -56,7 +56,7 @@ def test_fractional_fail_names_file_column_and_count():
         apply_fractional_policy(frame(), ["flag"], "fail", SOURCE)
     message = str(info.value)
     assert SOURCE in message and "'flag'" in message and "3 fractional" in message
-    assert "row 2" in message  # the first offending row
+    assert "data row 3, line 4 of the file" in message  # the first offending row (index 2)
     assert "validate.fractional_binary" in message
 
 
@@ -133,7 +133,7 @@ def test_column_problem_messages_name_file_and_column():
     assert SOURCE in missing and "'z'" in missing and "s.yaml" in missing and "missing" in missing
     coerce = next(r for c, r in by_check.items() if c.startswith("coerce_dtype"))
     message = _column_problem(coerce, SOURCE, None)
-    assert SOURCE in message and "'x'" in message and "'oops'" in message and "row 1" in message
+    assert SOURCE in message and "'x'" in message and "'oops'" in message and "data row 2, line 3 of the file" in message
     assert "inferred from params.yaml" in message  # no schema file: the inferred checks are named
 
 
@@ -268,7 +268,7 @@ def test_main_row_failure_fail_policy_names_file_column_row(project):
     with pytest.raises(PipelineError) as info:
         validate.main()
     message = str(info.value)
-    assert SOURCE in message and "'x'" in message and "row 5" in message and "validate.on_invalid" in message
+    assert SOURCE in message and "'x'" in message and "data row 6, line 7 of the file" in message and "validate.on_invalid" in message
     assert not Path("data/interim/validated.parquet").exists()
 
 

@@ -138,3 +138,45 @@ def test_inverse_transform_errors():
     strict = OneHotEncoder(handle_unknown="error").fit(X)
     with pytest.raises(ValueError, match="row 0 of Z has no one in the block of column 0"):
         strict.inverse_transform(np.array([[0.0, 0.0, 1.0, 0.0]]))
+
+
+# ---- pooling rare levels (min_frequency, max_categories) ----------------------------------------------------
+
+@pytest.mark.parametrize("settings", [{"min_frequency": 3}, {"min_frequency": 0.05}, {"max_categories": 4},
+                                      {"min_frequency": 2, "max_categories": 3}, {"max_categories": 50}])
+def test_pooling_matches_scikit_learn(settings):
+    rng = np.random.default_rng(3)
+    levels = np.array([f"l{i:02d}" for i in range(12)], dtype=object)
+    X = np.column_stack([rng.choice(levels, size=200, p=np.geomspace(1, 0.05, 12) / np.geomspace(1, 0.05, 12).sum()),
+                         rng.choice(levels[:3], size=200)])
+    X_new = np.column_stack([np.append(levels, "unseen"), np.append(levels[:3].repeat(4), "unseen")])
+    ours = OneHotEncoder(**settings).fit(X)
+    ref = SkOneHotEncoder(handle_unknown="infrequent_if_exist", sparse_output=False, **settings).fit(X)
+    np.testing.assert_array_equal(ours.transform(X_new), ref.transform(X_new))
+    expected = [n.replace("_infrequent_sklearn", "=infrequent").replace("_", "=", 1) if "=" not in n else n
+                for n in ref.get_feature_names_out(["a", "b"])]
+    assert ours.get_feature_names_out(["a", "b"]) == expected
+    for ours_rare, ref_rare in zip(ours.infrequent_categories_, ref.infrequent_categories_):
+        assert (ours_rare.tolist() if ours_rare.size else None) == (None if ref_rare is None else sorted(ref_rare))
+
+
+def test_pooling_bounds_the_width_and_inverse_gives_none_for_the_pool():
+    X = np.array([[f"id{i}"] for i in range(2000)] + [["common"]] * 50, dtype=object)
+    encoder = OneHotEncoder(min_frequency=10, max_categories=50).fit(X)
+    assert encoder.transform(X).shape == (2050, 2)  # "common" and the pooled 2,000 singletons
+    assert encoder.inverse_transform(encoder.transform(X[[0, -1]])).tolist() == [[None], ["common"]]
+    assert OneHotEncoder().fit(X).transform(X).shape == (2050, 2001)  # no pooling by default
+
+
+@pytest.mark.parametrize("settings", [{"min_frequency": 0}, {"min_frequency": 1.5}, {"min_frequency": True},
+                                      {"max_categories": 1}, {"max_categories": 2.0}])
+def test_pooling_settings_are_checked(settings):
+    with pytest.raises(ValueError, match="min_frequency|max_categories"):
+        OneHotEncoder(**settings).fit(np.array([["a"], ["b"]], dtype=object))
+
+
+def test_unknown_level_without_a_pool_is_all_zeros_and_with_error_raises():
+    X = np.array([["a"]] * 5 + [["b"]] * 5, dtype=object)
+    assert OneHotEncoder(min_frequency=2).fit(X).transform(np.array([["c"]], dtype=object)).tolist() == [[0.0, 0.0]]
+    with pytest.raises(ValueError, match="unseen"):
+        OneHotEncoder(min_frequency=2, handle_unknown="error").fit(X).transform(np.array([["c"]], dtype=object))

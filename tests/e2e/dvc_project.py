@@ -1,0 +1,57 @@
+"""Scratch DVC projects for the end-to-end tests: the project's code and pipeline copied beside a params.yaml and a
+data file (tests/conftest.py), committed to a fresh git repository, and commands run there as a user would."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from conftest import REPO
+
+COPY = ["mllib", "pipeline", "dvc.yaml", ".dvc/config", ".dvc/plots", ".dvcignore", ".gitignore"]
+
+
+def user_env() -> dict[str, str]:
+    """The environment of a user who activated the project's virtual environment (default MLflow store)."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+           "DVC_NO_ANALYTICS": "1", "MLFLOW_DISABLE_TELEMETRY": "true"}
+    env.pop("MLFLOW_TRACKING_URI", None)
+    return env
+
+
+def sh(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, env=user_env())
+
+
+def git_repo(root: Path) -> Path:
+    """Copy the pipeline's code into `root` (which holds params.yaml and the data) and commit it all."""
+    for item in COPY:
+        src, dst = REPO / item, root / item
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__")) if src.is_dir() else shutil.copy(src, dst)
+    for cmd in (["git", "init", "-q"], ["git", "add", "-A"],
+                ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "sample project"]):
+        assert sh(root, *cmd).returncode == 0
+    return root
+
+
+def repro(root: Path, *args: str) -> subprocess.CompletedProcess:
+    result = sh(root, "dvc", "repro", *args)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result
+
+
+def output_md5s(root: Path) -> dict[str, str]:
+    """{stage: path -> md5} of every output in the project's dvc.lock but track's (its record names a run)."""
+    lock = yaml.safe_load((root / "dvc.lock").read_text())["stages"]
+    return {f"{stage}: {out['path']}": out["md5"] for stage, entry in lock.items() if stage != "track"
+            for out in entry.get("outs", [])}
+
+
+def in_cache(root: Path, md5: str) -> bool:
+    """The file or directory listing of this md5 is in the project's DVC cache."""
+    return (root / ".dvc/cache/files/md5" / md5[:2] / md5[2:]).exists()
