@@ -76,6 +76,16 @@ def visit_classes(folds: list[Fold]) -> list[Fold]:
     return [Fold(f.X_train, y[f.train_rows], f.X_valid, y[f.valid_rows], f.train_rows, f.valid_rows) for f in folds]
 
 
+def continuous_target(folds: list[Fold], column: str, transform=None) -> list[Fold]:
+    """The same rows and features with a continuous target read from the validated data, optionally transformed
+    (e.g. np.log1p of meddol, the year's medical spending, which the binary task drops as a same-year outcome)."""
+    values = pd.read_parquet(ROOT / "data" / "interim" / "validated.parquet", columns=["_row_id", column])
+    rows = pd.read_parquet(ROOT / "data" / "processed" / "train.parquet", columns=["_row_id"])["_row_id"]
+    y = values.set_index("_row_id").loc[rows, column].to_numpy(np.float64)
+    y = y if transform is None else transform(y)
+    return [Fold(f.X_train, y[f.train_rows], f.X_valid, y[f.valid_rows], f.train_rows, f.valid_rows) for f in folds]
+
+
 def roc_auc(y, score) -> float:
     """ROC AUC; for class probabilities (n, K > 2) the macro average of the one-vs-rest AUCs."""
     from sklearn.metrics import roc_auc_score
@@ -117,8 +127,16 @@ def _status_mb(key: str) -> float:
     raise KeyError(key)
 
 
-def cross_validate(make_model, folds: list[Fold], library: str, name: str, measure_memory: bool = False) -> Result:
-    """Fit on each fold's training part, score its validation part; time fit + predict only."""
+def r2(y, prediction) -> float:
+    from sklearn.metrics import r2_score
+
+    return float(r2_score(y, prediction))
+
+
+def cross_validate(make_model, folds: list[Fold], library: str, name: str, measure_memory: bool = False,
+                   regression: bool = False) -> Result:
+    """Fit on each fold's training part, score its validation part (ROC AUC, or R^2 for a regression target);
+    time fit + predict only."""
     aucs, seconds, peak = [], 0.0, None
     for i, fold in enumerate(folds):
         model = make_model()
@@ -126,17 +144,18 @@ def cross_validate(make_model, folds: list[Fold], library: str, name: str, measu
         base = _peak_rss_reset() if measure_memory and i == 0 else None
         start = time.perf_counter()
         model.fit(fold.X_train, fold.y_train)
-        score = positive_score(model, fold.X_valid)
+        score = model.predict(fold.X_valid) if regression else positive_score(model, fold.X_valid)
         seconds += time.perf_counter() - start
         if base is not None:
             peak = _status_mb("VmHWM") - base
-        aucs.append(roc_auc(fold.y_valid, score))
+        aucs.append(r2(fold.y_valid, score) if regression else roc_auc(fold.y_valid, score))
         del model
     return Result(library, name, float(np.mean(aucs)), float(np.std(aucs)), seconds, peak)
 
 
-def compare(pairs: dict, folds: list[Fold], measure_memory: bool = False, warmup=None) -> list[dict]:
+def compare(pairs: dict, folds: list[Fold], measure_memory: bool = False, warmup=None, regression: bool = False) -> list[dict]:
     """pairs: name -> (make_mllib_model, make_reference_model). Alternates the order per pair to share drift.
+    regression: score R^2 (columns r2_*) instead of ROC AUC (auc_*).
 
     warmup: optional callable run once before timing (e.g. to compile an accelerator); its time is reported.
     """
@@ -147,10 +166,11 @@ def compare(pairs: dict, folds: list[Fold], measure_memory: bool = False, warmup
         print(f"warm-up (one-time compilation): {time.perf_counter() - start:.1f} s", flush=True)
     for i, (name, (ours, ref)) in enumerate(pairs.items()):
         order = [("mllib", ours), ("sklearn", ref)] if i % 2 == 0 else [("sklearn", ref), ("mllib", ours)]
-        results = {lib: cross_validate(make, folds, lib, name, measure_memory) for lib, make in order}
+        results = {lib: cross_validate(make, folds, lib, name, measure_memory, regression) for lib, make in order}
         a, b = results["mllib"], results["sklearn"]
-        row = {"model": name, "auc_mllib": round(a.auc_mean, 4), "auc_sklearn": round(b.auc_mean, 4),
-               "auc_diff": round(a.auc_mean - b.auc_mean, 4), "s_mllib": round(a.seconds, 2),
+        q = "r2" if regression else "auc"
+        row = {"model": name, f"{q}_mllib": round(a.auc_mean, 4), f"{q}_sklearn": round(b.auc_mean, 4),
+               f"{q}_diff": round(a.auc_mean - b.auc_mean, 4), "s_mllib": round(a.seconds, 2),
                "s_sklearn": round(b.seconds, 2), "time_ratio": round(a.seconds / b.seconds, 2)}
         if measure_memory:
             row["peak_mb_mllib"] = None if a.peak_rss_mb is None else round(a.peak_rss_mb, 1)

@@ -121,6 +121,10 @@ COMPOSITES = Family("composite", {
     "one_vs_rest_calibration": "mllib.calibration.one_vs_rest:OneVsRestCalibration",
     "deployed_predictor": "mllib.deploy.predictor:DeployedPredictor",
     "split_conformal_classifier": "mllib.conformal.classification:SplitConformalClassifier",
+    "deployed_regressor": "mllib.deploy.regressor:DeployedRegressor",
+    "standardized_target": "mllib.regression.target:StandardizedTarget",
+    "split_conformal_regressor": "mllib.conformal.regression:SplitConformalRegressor",
+    "cv_plus_regressor": "mllib.conformal.regression:CVPlusRegressor",
 })
 
 FAMILIES = (CLASSIFIERS, REGRESSORS, TRANSFORMERS, CLUSTERERS, CALIBRATORS)

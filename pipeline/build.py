@@ -1,6 +1,10 @@
 """Build mllib objects from params.yaml names: the feature transformer, the model, the CV splitter."""
 from __future__ import annotations
 
+import zlib
+
+import numpy as np
+
 from mllib import registry
 from mllib.base import ColumnTransformer, Pipeline
 from mllib.model_selection import (
@@ -42,39 +46,53 @@ def check_hyperparameter_names(key: str, name: str, given) -> None:
                                 f"{hyperparameter!r}; valid: {valid}")
 
 
-def _step(cfg: dict, step: str, **resolved):
+def component_seed(seed: int, role: str) -> int:
+    """The random_state of one component (the model, a feature step) derived from params.yaml `seed`: different
+    roles draw independent streams, and the same seed gives the same state on every run."""
+    return int(np.random.SeedSequence([seed, zlib.crc32(role.encode())]).generate_state(1)[0])
+
+
+def seeded(cls: type, settings: dict, seed: int, role: str) -> dict:
+    """settings with random_state derived from seed when the class takes one and params.yaml does not fix it."""
+    if "random_state" in cls._param_names() and "random_state" not in settings:
+        return {**settings, "random_state": component_seed(seed, role)}
+    return settings
+
+
+def _step(cfg: dict, step: str, seed: int, **resolved):
     if cfg["name"] == "none":
         return None
     check_hyperparameter_names(f"features.{step}.params", cfg["name"], cfg["params"])
-    return registry.get(cfg["name"])(**{**cfg["params"], **resolved})
+    cls = registry.get(cfg["name"])
+    return cls(**seeded(cls, {**cfg["params"], **resolved}, seed, f"features.{step}"))
 
 
-def _imputer(cfg: dict, step: str, columns: list[str]):
+def _imputer(cfg: dict, step: str, columns: list[str], seed: int):
     """group_imputer's group_column is given by name in params.yaml, one of the step's own columns (numeric for the
     numeric imputer, categorical for the categorical one); the imputer takes its index in that block."""
     group = cfg["params"].get("group_column")
     if cfg["name"] != "group_imputer" or group is None:
-        return _step(cfg, step)
+        return _step(cfg, step, seed)
     if group not in columns:
         kind = step.removesuffix("_imputer")
         raise ValueError(f"features.{step}.params.group_column {group!r} is not a {kind} feature column; "
                          f"{kind} columns: {columns}")
-    return _step(cfg, step, group_column=columns.index(group))
+    return _step(cfg, step, seed, group_column=columns.index(group))
 
 
-def feature_transformer(cfg: dict, numeric_columns: list[str], categorical_columns: list[str]):
+def feature_transformer(cfg: dict, numeric_columns: list[str], categorical_columns: list[str], seed: int):
     """Numeric: impute (+ missing indicators), expand, scale. Categorical: impute, encode. Columns: numeric
     first. Then an optional projection of all columns (PCA, LDA, whitening), fitted on the same rows."""
     n_numeric, n_categorical = len(numeric_columns), len(categorical_columns)
-    numeric = [("impute", _imputer(cfg["numeric_imputer"], "numeric_imputer", numeric_columns)),
-               ("expand", _step(cfg["expansion"], "expansion")), ("scale", _step(cfg["scaler"], "scaler"))]
-    categorical = [("impute", _imputer(cfg["categorical_imputer"], "categorical_imputer", categorical_columns)),
-                   ("encode", _step(cfg["encoder"], "encoder"))]
+    numeric = [("impute", _imputer(cfg["numeric_imputer"], "numeric_imputer", numeric_columns, seed)),
+               ("expand", _step(cfg["expansion"], "expansion", seed)), ("scale", _step(cfg["scaler"], "scaler", seed))]
+    categorical = [("impute", _imputer(cfg["categorical_imputer"], "categorical_imputer", categorical_columns, seed)),
+                   ("encode", _step(cfg["encoder"], "encoder", seed))]
     columns = ColumnTransformer([
         ("numeric", Pipeline([s for s in numeric if s[1] is not None]), list(range(n_numeric))),
         ("categorical", Pipeline(categorical), list(range(n_numeric, n_numeric + n_categorical))),
     ])
-    projection = _step(cfg["projection"], "projection")
+    projection = _step(cfg["projection"], "projection", seed)
     return columns if projection is None else Pipeline([("columns", columns), ("project", projection)])
 
 
@@ -111,10 +129,18 @@ def scorer(key: str, name: str, task: str):
     return chosen
 
 
-def model(name: str, model_cfg: dict, **searched):
-    """The registry model `name` (model_name's) with its fixed model.params and the searched values (per-model
-    sections of params.yaml)."""
-    return registry.get(name)(**{**model_cfg["params"].get(name, {}), **searched})
+def model(name: str, model_cfg: dict, seed: int, **searched):
+    """The registry model `name` (model_name's) with its fixed model.params, the searched values (per-model sections
+    of params.yaml) and random_state from `seed`; a regressor is fitted on the standardized target
+    (mllib.regression.StandardizedTarget: scale-free hyperparameters, and models without an intercept fit a target
+    far from 0)."""
+    cls = registry.get(name)
+    estimator = cls(**seeded(cls, {**model_cfg["params"].get(name, {}), **searched}, seed, "model"))
+    if registry.kind_of(name) == "regressor":
+        from mllib.regression import StandardizedTarget
+
+        return StandardizedTarget(estimator)
+    return estimator
 
 
 def splitter(split_cfg: dict, strategy: str, seed: int):

@@ -152,6 +152,8 @@ SPEC = {
         "binning": choice("uniform", "quantile"),
         "params": per_model("value", lambda x: True, names="method name"),
         "set_coverage": number(0, 1),
+        "interval_coverage": number(0, 1),
+        "interval_method": choice("cv_plus", "split"),
     },
     "decision": {
         "threshold": number(0, 1),

@@ -28,10 +28,14 @@ GAP_DIAGNOSIS = (
 )
 
 
-def gap_report(train_metrics: dict, y: np.ndarray, P: np.ndarray, decision: np.ndarray) -> dict:
-    """The search's scorer on test beside its cross-validated mean and standard deviation."""
+def gap_report(train_metrics: dict, y: np.ndarray, P: np.ndarray | None, decision: np.ndarray) -> dict:
+    """The search's scorer on test beside its cross-validated mean and standard deviation; P: (n, K) probabilities
+    (None for a regression target, whose predictions are `decision`)."""
     scorer = get_scorer(train_metrics["scoring"])
-    values = {"label": decision, "proba": P[:, 1] if P.shape[1] == 2 else P, "score": P[:, 1]}[scorer.response]
+    if scorer.response == "label":
+        values = decision
+    else:
+        values = P[:, 1] if P.shape[1] == 2 or scorer.response == "score" else P
     test_value = scorer.score(y, values)
     gap = train_metrics["cv_mean"] - test_value
     within = abs(gap) <= 2 * train_metrics["cv_std"]

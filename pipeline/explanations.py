@@ -46,7 +46,7 @@ def choose_method(requested: str, model, owners) -> str:
         return "kernel"
     if hasattr(model, "tree_ensemble"):
         return "tree"
-    if hasattr(model, "coef_") and hasattr(model, "intercept_") and np.ndim(model.coef_) == 2:
+    if hasattr(model, "coef_") and hasattr(model, "intercept_") and np.ndim(model.coef_) in (1, 2):
         return "linear"
     return "kernel"
 
@@ -77,16 +77,19 @@ def shapley_attributions(method: str, model, transformer, X_rows, X_background, 
         output = {"probability": "probability", "log_odds": "log-odds"}.get(out["output"], out["output"])
     elif method == "linear":
         Z, Z_background = transformer.transform(X_rows), transformer.transform(X_background)
-        parts = [linear_shapley(w, Z, Z_background.mean(axis=0), b) for w, b in zip(model.coef_, model.intercept_)]
+        W, b = np.atleast_2d(model.coef_), np.atleast_1d(model.intercept_)
+        parts = [linear_shapley(w, Z, Z_background.mean(axis=0), c) for w, c in zip(W, b)]
         values = np.stack([p["values"] for p in parts], axis=2)
         expected = np.array([p["expected_value"] for p in parts])
         prediction = np.stack([p["prediction"] for p in parts], axis=1)
-        output = "decision score (log-odds)" if len(parts) == 1 else "decision score of each class (logit)"
+        output = ("prediction" if _regressor(model) else "decision score (log-odds)" if len(parts) == 1
+                  else "decision score of each class (logit)")
     elif method in ("kernel", "exact"):
         explain = kernel_shap if method == "kernel" else exact_shapley
         kwargs = {**kernel, "random_state": seed} if method == "kernel" else {}
         out = explain(predict_proba, X_rows, X_background, **kwargs)
-        result = {"values": out["values"], "output": "calibrated probability", "expected_value": out["expected_value"],
+        result = {"values": out["values"], "output": "prediction" if _regressor(model) else "calibrated probability",
+                  "expected_value": out["expected_value"],
                   "prediction": out["prediction"], "additivity_error": out["additivity_error"]}
         if method == "kernel":
             result["standard_errors"] = out["standard_errors"]
@@ -113,6 +116,7 @@ def relevance_attributions(rule: str, model, transformer, X_rows, owners, epsilo
     """Gradient x input / LRP of the network's output score, per raw column (only for mllib MLPs).
     epsilon: LRP-epsilon's stabiliser; X_train: raw training rows, whose encoded range (widened to X_rows')
     bounds z^B."""
+    model = getattr(model, "regressor_", model)  # a network fitted on the standardized target: relevance in its units
     if rule == "none" or not hasattr(model, "forward_activations") or owners is None:
         return None
     Z = transformer.transform(X_rows)
@@ -122,16 +126,23 @@ def relevance_attributions(rule: str, model, transformer, X_rows, owners, epsilo
         out = lrp(model, Z, rule="z_plus", input_bounds=input_bounds(Z, transformer.transform(X_train)))
     else:
         out = lrp(model, Z, rule=rule.removeprefix("lrp_"), epsilon=epsilon)
-    output = ("network output score (logit)" if model.classes_.size == 2
-              else "network output score (logit) of each row's most probable class")
+    output = ("network output (the prediction of the standardized target)" if _regressor(model) else "network output score (logit)"
+              if model.classes_.size == 2 else "network output score (logit) of each row's most probable class")
     return {"values": to_raw(out["relevance"], owners, X_rows.shape[1]), "output": output,
             "prediction": out["output"], "conservation_error": out["conservation_error"]}
+
+
+def _regressor(model) -> bool:
+    return getattr(model, "_estimator_type", None) == "regressor"
 
 
 def response_of(predictor, response: str):
     """Raw matrix -> what a scorer (or an explainer) needs from the deployed predictor: its decisions ("label"), the
     model's binary score ("score"), or the calibrated probabilities ("proba": p(positive) for two classes, (n, K)
-    for more)."""
+    for more); a deployed regressor's prediction, whatever the response."""
+    if _regressor(predictor.model):
+        return predictor.predict
+
     def predict(X_raw):
         if response == "score":
             return predictor.scores(X_raw)

@@ -17,10 +17,16 @@ import numpy as np
 
 from mllib.base import clone
 from mllib.fairness import (CRITERIA, GroupThresholdOptimizer, criteria_compatibility, criterion_gap, fairness_report,
-                            intersectional_groups, multiclass_audit, reweighing_weights)
+                            intersectional_groups, multiclass_audit, regression_audit, reweighing_weights)
 
 from .summaries import GROUP_RATES
 
+NOT_DEFINED_FOR_REGRESSION = (
+    "not defined for regression targets: demographic parity, equal opportunity, equalized odds and predictive parity "
+    "compare decisions (rates of a predicted class); a regression's groups are compared by their errors (MAE, RMSE), "
+    "their bias (mean residual), their mean prediction and their interval coverage instead. Per-group thresholds and "
+    "reweighing (which makes a discrete label independent of the groups) have no regression counterpart here")
+REGRESSION_PLOTTED = ("mae", "rmse", "mean_residual", "interval_coverage")
 NOT_DEFINED_FOR_MULTICLASS = ("not defined for multiclass targets: per-group thresholds act on a single probability "
                               "p(positive); the decision over K > 2 classes has no one threshold to move per group")
 
@@ -37,6 +43,13 @@ def audit(y, decision, P, labels: dict, clusters, cfg: dict, seed: int, names: l
     for result in attributes.values():
         result["compatibility"] = compatibility(result)
     return attributes
+
+
+def regression_audits(y, pred, lower, upper, labels: dict, clusters, cfg: dict, seed: int) -> dict:
+    """{grouping (each attribute and every intersection): regression_audit} of the test predictions."""
+    return {name: regression_audit(y, pred, g, lower, upper, groups=clusters, min_group_size=cfg["min_group_size"],
+                                   n_boot=cfg["n_boot"], confidence_level=cfg["confidence_level"], random_state=seed)
+            for name, g in intersectional_groups(labels).items()}
 
 
 def compatibility(audit: dict) -> dict:
@@ -133,7 +146,9 @@ def plot_rows(attributes: dict) -> list[dict]:
     for name, result in attributes.items():
         for g, m in result["groups"].items():
             group = str(g) if "=" in str(g) else f"{name}={g}"
-            if "classes" in m:  # multiclass
+            if "mae" in m:  # regression
+                values = [(k, m[k], m.get("intervals", {}).get(k)) for k in REGRESSION_PLOTTED]
+            elif "classes" in m:  # multiclass
                 values = [(f"{c}: {k}", v[k], m.get("intervals", {}).get(c, {}).get(k))
                           for c, v in m["classes"].items() for k in ("selection_rate", "recall")]
             else:

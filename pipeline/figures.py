@@ -219,3 +219,40 @@ def partial_dependence_2d(surface: dict) -> bytes:
                   rotation=30, ha="right")
     ax.set(ylabel=a, xlabel=b, title=f"Partial dependence: {a} x {b}")
     return png_bytes(fig)
+
+
+def residuals(points: list[dict], intervals: dict) -> bytes:
+    """Regression on test: predicted against actual (the diagonal is perfect), and residuals against predictions
+    (a trend or a funnel means a misspecified or heteroscedastic model)."""
+    actual, predicted = [p["actual"] for p in points], [p["predicted"] for p in points]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+    low, high = min(actual + predicted), max(actual + predicted)
+    left.scatter(actual, predicted, s=6, alpha=0.5)
+    left.plot([low, high], [low, high], "k--", lw=0.8)
+    left.set(xlabel="actual", ylabel="predicted", title="Predicted vs actual (test)")
+    right.scatter(predicted, [p["residual"] for p in points], s=6, alpha=0.5)
+    right.axhline(0, color="k", lw=0.8, ls="--")
+    deployed = intervals[intervals["deployed"]]
+    right.set(xlabel="predicted", ylabel="actual - predicted",
+              title=f"Residuals; {intervals['deployed']} interval coverage {deployed['coverage']:.3f}")
+    return png_bytes(fig)
+
+
+def group_errors(attribute: str, groups: dict) -> bytes:
+    """Regression: per-group MAE, RMSE and mean residual with their bootstrap intervals."""
+    names, metrics = list(groups), ("mae", "rmse", "mean_residual")
+    fig, ax = plt.subplots(figsize=(5.5, 0.6 + 0.3 * len(names) * len(metrics)))
+    height = 0.8 / len(metrics)
+    for i, metric in enumerate(metrics):
+        values = [groups[g][metric] for g in names]
+        bounds = [groups[g].get("intervals", {}).get(metric, [v, v]) for g, v in zip(names, values)]
+        errors = [[max(v - (lo if lo is not None else v), 0.0) for v, (lo, _) in zip(values, bounds)],
+                  [max((hi if hi is not None else v) - v, 0.0) for v, (_, hi) in zip(values, bounds)]]
+        ax.barh([j + i * height for j in range(len(names))], values, height=height, xerr=errors,
+                error_kw={"elinewidth": 0.8, "capsize": 2}, label=metric)
+    ticks = [f"{g} (n={groups[g]['n']}{', small' if groups[g].get('small') else ''})" for g in names]
+    ax.set_yticks([j + height * (len(metrics) - 1) / 2 for j in range(len(names))], ticks)
+    ax.axvline(0, color="k", lw=0.8)
+    ax.set(xlabel="target units (bars: point estimate, lines: bootstrap interval)", title=f"Test-set errors by {attribute}")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7)
+    return png_bytes(fig)

@@ -71,11 +71,17 @@ def read_proba(frame: pd.DataFrame) -> np.ndarray:
 
 def served_predictions(predictor, frame: pd.DataFrame, numeric: list[str], categorical: list[str]) -> pd.DataFrame:
     """What the served model returns for raw rows: `probability_<class>` per class, the decided class `prediction`
-    and `accepted` (the reject option lets the decision be made). A missing feature column is named."""
+    and `accepted` (the reject option lets the decision be made); for a regressor the `prediction` and its
+    conformal interval `lower`, `upper`. A missing feature column is named."""
     missing = [c for c in numeric + categorical if c not in frame.columns]
     if missing:
         raise ValueError(f"input is missing feature columns {missing}")
-    P = predictor.predict_proba(raw_matrix(frame, numeric, categorical))
+    X = raw_matrix(frame, numeric, categorical)
+    if hasattr(predictor, "predict_interval"):
+        prediction = predictor.predict(X)
+        lower, upper = predictor.predict_interval(X, prediction=prediction)
+        return pd.DataFrame({"prediction": prediction, "lower": lower, "upper": upper})
+    P = predictor.predict_proba(X)
     decided = predictor.decide(P)
     out = {f"probability_{c}": P[:, k] for k, c in enumerate(predictor.classes)}
     labels = pd.Series(predictor.labels(decided["decision"])).infer_objects()

@@ -48,6 +48,33 @@ def replace_directory(staging: Path, target: Path) -> None:
         shutil.rmtree(old)
 
 
+def write_estimators(estimators: list, directory: Path | str) -> None:
+    """mllib estimators as fold_0, fold_1, ... (.json + .npz, mllib.io) in `directory`, replaced as a whole."""
+    import tempfile
+
+    from mllib import io as mlio
+
+    directory = Path(directory)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=directory.parent) as staging:
+        fresh = Path(staging) / directory.name
+        fresh.mkdir()
+        for k, estimator in enumerate(estimators):
+            mlio.save(estimator, fresh / f"fold_{k}")
+        replace_directory(fresh, directory)
+
+
+def read_estimators(directory: Path | str, made_by: str) -> list:
+    """The estimators write_estimators saved, in fold order."""
+    from mllib import io as mlio
+
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise PipelineError(f"{directory} is missing; it is written by the {made_by} stage: run `dvc repro {made_by}`")
+    n = len(list(directory.glob("fold_*.json")))
+    return [mlio.load(directory / f"fold_{k}") for k in range(n)]
+
+
 def _jsonable(value):
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}

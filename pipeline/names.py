@@ -10,10 +10,14 @@ GROUPED_STRATEGIES = ["group", "stratified_group", "leave_one_group_out", "group
 STRATIFIED_STRATEGIES = ["stratified", "stratified_group"]
 
 
-def resolve_strategy(strategy: str, group) -> str:
-    """split.strategy auto: grouped and stratified when data.group is set, stratified otherwise."""
+def resolve_strategy(strategy: str, group, task: str) -> str:
+    """split.strategy auto: grouped and stratified (by class) when data.group is set, stratified otherwise; for a
+    regression target plain k-fold, grouped when data.group is set (stratified strategies stratify a regression
+    target by its quantile bins, on request)."""
     if strategy != "auto":
         return strategy
+    if task == "regression":
+        return "group" if group else "kfold"
     return "stratified_group" if group else "stratified"
 
 
@@ -28,4 +32,4 @@ FEATURE_STEPS = {
 }
 
 # model.name auto: the default model of each task (searched over its own search.grid entry)
-DEFAULT_MODEL = {"binary": "logistic_regression", "multiclass": "logistic_regression"}
+DEFAULT_MODEL = {"binary": "logistic_regression", "multiclass": "logistic_regression", "regression": "ridge"}

@@ -21,6 +21,10 @@ FEATURE_TRANSFORMER = Path("models/features")  # .json + .npz (mllib.io)
 FEATURES_REPORT = Path("reports/features.json")
 
 MODEL = Path("models/model")
+# one artifact per split (fold_<k>.json + .npz): the features and the model fitted without split k's validation rows
+# (the CV+ intervals of a regression target combine them)
+FOLD_FEATURES = Path("models/fold_features")
+FOLD_MODELS = Path("models/fold_models")
 OOF_PREDICTIONS = Path("data/predictions/oof.parquet")
 SEARCH_REPORT = Path("reports/search.json")
 TRAIN_METRICS = Path("reports/metrics/train.json")
@@ -38,6 +42,7 @@ PR_CURVE = Path("reports/plots/pr.json")
 CONFUSION = Path("reports/plots/confusion.csv")
 RELIABILITY_TEST = Path("reports/plots/reliability_test.json")
 RISK_COVERAGE = Path("reports/plots/risk_coverage.json")
+RESIDUALS = Path("reports/plots/residuals.json")  # regression: actual vs predicted per test row
 
 FAIRNESS_METRICS = Path("reports/metrics/fairness.json")
 FAIRNESS_PLOT = Path("reports/plots/fairness.csv")

@@ -57,38 +57,19 @@ def document(title: str, sections: list[str]) -> str:
 
 def model_card(params: dict, r: dict) -> str:
     data, test, train = params["data"], r["test"], r["train"]
-    binary = test["task"] == "binary"
-    fairness = r["fairness"]["attributes"]
-    shown = ("demographic_parity", "equal_opportunity")
-    gaps = {a: {c: fairness[a]["criteria"][c]["difference"] for c in shown} for a in data["sensitive"]}
-    decision = test["decision"]
-    rule = (f"decisions at p >= {fmt(decision['threshold'])}" if decision["threshold"] is not None else
-            "decisions of least expected cost" if decision["cost_matrix"] else "decisions: the most probable class")
-    intended = (f"Scores the probability that {data['target']} = {test['classes'][1]} for rows like the training data"
-                if binary else f"Gives the probability of each class of {data['target']} ({', '.join(test['classes'])}) "
-                "for rows like the training data")
-    performance = (f"test ROC AUC {fmt(test['roc_auc'])}, accuracy {fmt(test['accuracy'])}, Brier {fmt(test['brier'])}"
-                   if binary else f"test macro one-vs-rest ROC AUC {fmt(test['roc_auc_ovr'])}, accuracy "
-                   f"{fmt(test['accuracy'])}, macro F1 {fmt(test['f1_macro'])}, log loss {fmt(test['log_loss'])}")
-    conformal = test["conformal"]
+    task_items = regression_card(data, test, r["fairness"]) if test["task"] == "regression" else \
+        classification_card(params, test, r["fairness"])
     items = {
         "Model": f"{train['model']} with {train['best_params']}, chosen by {train['scoring']} over "
                  f"{train['n_candidates']} candidates and {train['n_folds']} {r['split']['strategy']} folds",
         "Task": f"{test['task']}: {r['validation']['task_reason']}",
-        "Intended use": f"{intended}; {rule}. Not validated for other populations.",
+        "Intended use": f"{task_items.pop('Intended use')}. Not validated for other populations.",
         "Training data": f"{data['path']}: {r['validation']['rows_kept']} of {r['validation']['rows_in']} rows passed "
                          f"validation ({r['validation']['rows_quarantined']} quarantined); {r['split']['rows']['train']} training rows",
         "Evaluation data": f"{r['split']['rows']['test']} held-out rows"
                            + (f", grouped by {data['group']} (no group in both sets)" if data["group"] else "") + ", used once",
-        "Performance": f"{performance}; CV {train['scoring']} {fmt(train['cv_mean'])} ± {fmt(train['cv_std'])}",
-        "Calibration": f"{params['calibration']['method']}: test ECE {fmt(test['calibration']['before']['ece'])} before, "
-                       f"{fmt(test['calibration']['after']['ece'])} after",
-        "Prediction sets": f"conformal sets hold the true class on {fmt(conformal['coverage'])} of test rows (target "
-                           f"{fmt(conformal['set_coverage'])}), {fmt(conformal['mean_set_size'])} classes on average",
-        "Fairness": "; ".join(f"by {a}: demographic-parity gap {fmt(g['demographic_parity'])}, equal-opportunity gap "
-                              f"{fmt(g['equal_opportunity'])}" + ("" if binary else " (macro over classes)")
-                              for a, g in gaps.items()) or "no sensitive attributes",
-        "Fairness mitigation": mitigation_summary(r["fairness"], data["sensitive"]),
+        "Performance": f"{task_items.pop('Performance')}; CV {train['scoring']} {fmt(train['cv_mean'])} ± {fmt(train['cv_std'])}",
+        **task_items,
         "Excluded as features": (", ".join(data["drop"]) + " (data.drop: leakage, identifiers or free text)"
                                  if data["drop"] else "none (data.drop is empty)"),
         "Caveats": "Permutation importance is misleading for correlated features; fairness gaps come from one test set "
@@ -96,6 +77,51 @@ def model_card(params: dict, r: dict) -> str:
                    "fairness table and left out of the parity criteria.",
     }
     return key_values(items)
+
+
+def classification_card(params: dict, test: dict, fairness: dict) -> dict:
+    data, binary = params["data"], test["task"] == "binary"
+    shown = ("demographic_parity", "equal_opportunity")
+    gaps = {a: {c: fairness["attributes"][a]["criteria"][c]["difference"] for c in shown} for a in data["sensitive"]}
+    decision = test["decision"]
+    rule = (f"decisions at p >= {fmt(decision['threshold'])}" if decision["threshold"] is not None else
+            "decisions of least expected cost" if decision["cost_matrix"] else "decisions: the most probable class")
+    intended = (f"Scores the probability that {data['target']} = {test['classes'][1]} for rows like the training data"
+                if binary else f"Gives the probability of each class of {data['target']} ({', '.join(test['classes'])}) "
+                "for rows like the training data")
+    conformal = test["conformal"]
+    return {
+        "Intended use": f"{intended}; {rule}",
+        "Performance": (f"test ROC AUC {fmt(test['roc_auc'])}, accuracy {fmt(test['accuracy'])}, Brier {fmt(test['brier'])}"
+                        if binary else f"test macro one-vs-rest ROC AUC {fmt(test['roc_auc_ovr'])}, accuracy "
+                        f"{fmt(test['accuracy'])}, macro F1 {fmt(test['f1_macro'])}, log loss {fmt(test['log_loss'])}"),
+        "Calibration": f"{params['calibration']['method']}: test ECE {fmt(test['calibration']['before']['ece'])} before, "
+                       f"{fmt(test['calibration']['after']['ece'])} after",
+        "Prediction sets": f"conformal sets hold the true class on {fmt(conformal['coverage'])} of test rows (target "
+                           f"{fmt(conformal['set_coverage'])}), {fmt(conformal['mean_set_size'])} classes on average",
+        "Fairness": "; ".join(f"by {a}: demographic-parity gap {fmt(g['demographic_parity'])}, equal-opportunity gap "
+                              f"{fmt(g['equal_opportunity'])}" + ("" if binary else " (macro over classes)")
+                              for a, g in gaps.items()) or "no sensitive attributes",
+        "Fairness mitigation": mitigation_summary(fairness, data["sensitive"]),
+    }
+
+
+def regression_card(data: dict, test: dict, fairness: dict) -> dict:
+    intervals = test["intervals"]
+    deployed = intervals[intervals["deployed"]]
+    gaps = {a: fairness["attributes"][a]["gaps"] for a in data["sensitive"]}
+    return {
+        "Intended use": f"Predicts {data['target']} with a {fmt(intervals['coverage_target'])} prediction interval "
+                        f"({intervals['deployed']}) for rows like the training data",
+        "Performance": f"test RMSE {fmt(test['rmse'])}, MAE {fmt(test['mae'])}, R^2 {fmt(test['r2'])}",
+        "Prediction intervals": f"{intervals['deployed']}: hold the actual value on {fmt(deployed['coverage'])} of test "
+                                f"rows (target {fmt(intervals['coverage_target'])}), mean width {fmt(deployed['mean_width'])}",
+        "Fairness": "; ".join(f"by {a}: MAE gap {fmt(g['mae']['difference'])}, mean residual gap "
+                              f"{fmt(g['mean_residual']['difference'])}, interval coverage gap "
+                              f"{fmt(g['interval_coverage']['difference'])}" for a, g in gaps.items())
+                    or "no sensitive attributes",
+        "Fairness mitigation": "none: per-group thresholds and reweighing are classification methods",
+    }
 
 
 def mitigation_summary(fairness: dict, sensitive: list[str]) -> str:

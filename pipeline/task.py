@@ -3,7 +3,8 @@ from the target column when auto, with the reason. Every stage after split encod
 Target written to data/processed/target.json, so they all agree on the classes and their order.
 
 Codes: binary targets are 1 for `data.positive_label` (null: the larger value) and 0 for the other class; K > 2
-classes are 0..K-1 in sorted order. Cost matrices, probability columns and reports use this order.
+classes are 0..K-1 in sorted order. Cost matrices, probability columns and reports use this order. A regression
+target has no classes: it is encoded as float64, every value finite.
 """
 from __future__ import annotations
 
@@ -25,17 +26,24 @@ MAX_AUTO_CLASSES = 20
 
 @dataclass(frozen=True)
 class Target:
-    task: str                 # "binary" | "multiclass"
+    task: str                 # "binary" | "multiclass" | "regression"
     column: str
-    classes: list             # labels in code order (binary: [negative, positive])
+    classes: list             # labels in code order (binary: [negative, positive]; regression: [])
     reason: str               # why this task (auto) or "set by data.task"
 
     @property
     def n_classes(self) -> int:
         return len(self.classes)
 
+    @property
+    def regression(self) -> bool:
+        return self.task == "regression"
+
     def encode(self, series: pd.Series) -> np.ndarray:
-        """Class codes 0..K-1 of the target values; a value outside the classes is an error naming it."""
+        """Class codes 0..K-1 of the target values (a value outside the classes is an error naming it), or the
+        float64 values of a regression target."""
+        if self.regression:
+            return series.to_numpy(dtype=np.float64)
         index = {_key(c): k for k, c in enumerate(self.classes)}
         keys = [_key(v) for v in series.tolist()]
         unknown = sorted({k for k in keys if k not in index})
@@ -98,9 +106,7 @@ def infer_target(series: pd.Series, data: dict, source: str) -> Target:
         _check_requested(requested, inferred, numeric, distinct, column, found)
         reason = f"set by data.task (the values alone suggest {inferred}: {reason})"
     if task == "regression":
-        raise PipelineError(f"{source}: target column {column!r} is a regression target ({reason}); this version of the "
-                            "pipeline handles classification only (regression is the next step). Set data.task to "
-                            "binary or multiclass for whole-number classes, or map the target to classes")
+        return _regression_target(values, data, column, reason, source)
     positive = data["positive_label"]
     if task == "multiclass" and positive is not None:
         raise PipelineError(f"params.yaml: data.positive_label is {positive!r}, but target {column!r} is multiclass "
@@ -117,6 +123,21 @@ def infer_target(series: pd.Series, data: dict, source: str) -> Target:
     else:
         classes = [to_python(v) for v in distinct]
     return Target(task=task, column=column, classes=classes, reason=reason)
+
+
+def _regression_target(values: pd.Series, data: dict, column: str, reason: str, source: str) -> Target:
+    """A numeric target whose every value is finite; positive_label has no meaning for it."""
+    if data["positive_label"] is not None:
+        raise PipelineError(f"params.yaml: data.positive_label is {data['positive_label']!r}, but target {column!r} is a "
+                            f"regression target ({reason}); positive_label is for binary targets only: set it to null")
+    numbers = values.to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(numbers))
+    if bad.size:
+        row = values.index[bad[0]]
+        raise PipelineError(f"{source}: target column {column!r} holds {bad.size} non-finite values (e.g. "
+                            f"{numbers[bad[0]]!r} at data row {row + 1}); a regression target needs finite numbers: "
+                            "fix or remove those rows")
+    return Target(task="regression", column=column, classes=[], reason=reason)
 
 
 def _check_requested(requested: str, inferred: str, numeric: bool, distinct: list, column: str, found: str) -> None:

@@ -64,8 +64,33 @@ def multiclass_frame(n_groups: int = 300, seed: int = 0) -> pd.DataFrame:
     return frame
 
 
+def regression_frame(n_groups: int = 300, seed: int = 1) -> pd.DataFrame:
+    """A continuous target ("spend", non-integer amounts) with the columns of multiclass_frame: a linear signal, a
+    group effect and noise that grows with x2 (intervals of constant width over-cover some rows and under-cover
+    others)."""
+    import numpy as np
+
+    frame = multiclass_frame(n_groups, seed).drop(columns=["grade"])
+    rng = np.random.default_rng(seed + 100)
+    level = frame.groupby("pid")["x1"].transform("size").to_numpy() * 0.1
+    effect = frame["region"].map({"north": 0.0, "south": 1.0, "east": -0.5, "west": 0.3}).to_numpy()
+    noise = rng.normal(size=len(frame)) * (0.5 + 0.5 * np.abs(frame["x2"].to_numpy()))
+    frame["spend"] = (20 + 3 * frame["x1"] - 2 * frame["x2"] + effect + level + 0.5 * frame["sex"] + noise).round(2)
+    return frame
+
+
 MULTICLASS_DATA = {"path": "data/raw/grades.csv", "target": "grade", "task": "auto", "positive_label": None,
                    "group": "pid", "sensitive": ["sex"], "drop": [], "categorical": ["region"], "schema": None}
+
+
+REGRESSION_DATA = {**MULTICLASS_DATA, "path": "data/raw/spend.csv", "target": "spend"}
+
+
+@pytest.fixture(scope="session")
+def regression_csv(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("regression") / "spend.csv"
+    regression_frame().to_csv(path, index=False)
+    return path
 
 
 @pytest.fixture(scope="session")
@@ -75,17 +100,21 @@ def multiclass_csv(tmp_path_factory) -> Path:
     return path
 
 
-def make_multiclass_project(root: Path, csv: Path, **overrides) -> Path:
+def make_multiclass_project(root: Path, csv: Path, data: dict = MULTICLASS_DATA, **overrides) -> Path:
     """A project whose params.yaml differs from the repository's in the `data` section only (plus overrides)."""
     make_project(root, csv, **overrides)
-    shutil.copy(csv, root / MULTICLASS_DATA["path"])
+    shutil.copy(csv, root / data["path"])
     params = yaml.safe_load((root / "params.yaml").read_text())
-    params["data"] = dict(MULTICLASS_DATA)
+    params["data"] = dict(data)
     for key, value in overrides.items():
         if key.startswith("data."):
             params["data"][key.removeprefix("data.")] = value
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     return root
+
+
+def make_regression_project(root: Path, csv: Path, **overrides) -> Path:
+    return make_multiclass_project(root, csv, REGRESSION_DATA, **overrides)
 
 
 def make_project(root: Path, sample_csv: Path, **overrides) -> Path:

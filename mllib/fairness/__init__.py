@@ -11,11 +11,12 @@ from .group_metrics import group_confusion
 from .impossibility import impossibility_check
 from .multiclass import MULTICLASS_CRITERIA, multiclass_audit
 from .parity import parity_gaps
+from .regression import REGRESSION_METRICS, regression_audit
 from .reweighing import reweighing_weights
 from .thresholds import MITIGATION_CRITERIA, GroupThresholdOptimizer, criterion_gap
 
 __all__ = [
     "group_confusion", "parity_gaps", "impossibility_check", "criteria_compatibility", "intersectional_groups",
     "audit_groups", "fairness_report", "CRITERIA", "MITIGATION_CRITERIA", "GroupThresholdOptimizer", "criterion_gap", "reweighing_weights",
-    "multiclass_audit", "MULTICLASS_CRITERIA",
+    "multiclass_audit", "MULTICLASS_CRITERIA", "regression_audit", "REGRESSION_METRICS",
 ]

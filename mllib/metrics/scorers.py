@@ -13,13 +13,14 @@ REGRESSION_SCORERS those of regressors (e.g. choosing a regression tree's ccp_al
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Literal
 
 from .confusion import accuracy_score, balanced_accuracy_score, binary_metrics, f1_macro
 from .probabilistic import brier_score, log_loss
 from .ranking import average_precision_score, roc_auc_ovr, roc_auc_score
-from .regression import mean_squared_error
+from .regression import mean_absolute_error, mean_squared_error, r2_score
 
 _RESPONSES = ("proba", "label", "score")
 BINARY, MULTICLASS = ("binary",), ("multiclass",)
@@ -70,11 +71,22 @@ SCORERS: dict[str, Scorer] = {
         Scorer("brier", brier_score, False, "proba"),
     )
 }
+def root_mean_squared_error(y_true, y_pred, sample_weight=None) -> float:
+    return math.sqrt(mean_squared_error(y_true, y_pred, sample_weight))
+
+
+REGRESSION = ("regression",)
 REGRESSION_SCORERS: dict[str, Scorer] = {
-    "mean_squared_error": Scorer("mean_squared_error", mean_squared_error, False, "label", ("regression",)),
+    scorer.name: scorer
+    for scorer in (
+        Scorer("r2", r2_score, True, "label", REGRESSION),
+        Scorer("rmse", root_mean_squared_error, False, "label", REGRESSION),
+        Scorer("mae", mean_absolute_error, False, "label", REGRESSION),
+        Scorer("mean_squared_error", mean_squared_error, False, "label", REGRESSION),
+    )
 }
 # what `scoring: auto` means for each task
-DEFAULT_SCORING = {"binary": "roc_auc", "multiclass": "roc_auc_ovr"}
+DEFAULT_SCORING = {"binary": "roc_auc", "multiclass": "roc_auc_ovr", "regression": "r2"}
 
 
 def scorers_for(task: str) -> list[str]:

@@ -24,6 +24,7 @@ from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
 from pipeline.frames import proba_columns, read_scores
 from pipeline.io import read_parquet, write_json, write_parquet
+from pipeline.regression import assemble_regressor
 from pipeline.summaries import binning_spec, calibration_report, group_calibration, reliability_rows, sensitive_groupings
 from pipeline.task import Target
 
@@ -66,6 +67,20 @@ def assemble(calibrator, conformal, target: Target, decision: dict) -> DeployedP
                             f"{target.classes} of {target.column!r} ({exc})") from None
 
 
+def regression_intervals(oof: pd.DataFrame, cfg: dict) -> None:
+    """A regression target: no calibration map; the deployed regressor with its conformal intervals."""
+    y, pred, fold = oof["y"].to_numpy(), oof["score"].to_numpy(), oof["fold"].to_numpy()
+    predictor, metrics = assemble_regressor(y, pred, fold, cfg)
+    i = metrics["intervals"]
+    print(f"calibrate: regression: {i['method']} intervals at {i['coverage']:g} from {metrics['n_rows']} out-of-fold "
+          f"residuals (split conformal: prediction -/+ {i['split_threshold']:.4g}); calibration.method is not used")
+    mlio.save(predictor, paths.PREDICTOR)
+    write_parquet(pd.DataFrame({paths.ROW_ID: oof[paths.ROW_ID], "fold": fold, "y": y, "prediction": pred}),
+                  paths.OOF_CALIBRATED)
+    write_json(metrics, paths.CALIBRATION_METRICS)
+    write_json([], paths.RELIABILITY_OOF)
+
+
 def main() -> None:
     params = load_params()
     cfg, sensitive = params["calibration"], params["data"]["sensitive"]
@@ -73,6 +88,8 @@ def main() -> None:
     method = cfg["method"]
     oof = read_parquet(paths.OOF_PREDICTIONS, "train")
     oof = oof[oof["fold"] >= 0].reset_index(drop=True)  # rows that no split validated have no out-of-fold score
+    if target.regression:
+        return regression_intervals(oof, cfg)
     y, score, fold = oof["y"].to_numpy(), read_scores(oof), oof["fold"].to_numpy()
     calibrator = calibrator_of(cfg, target.n_classes)
     try:

@@ -14,7 +14,22 @@ from pipeline.evaluation import rule_of, test_metrics
 from pipeline.frames import feature_columns, proba_columns, raw_matrix, score_columns
 from pipeline.io import read_json, read_parquet, write_csv, write_json, write_parquet
 from pipeline.summaries import reliability_rows, sensitive_groupings
+from pipeline.regression import test_report
 from pipeline.task import Target
+
+
+def evaluate_regression(predictor, test: pd.DataFrame, X, y) -> None:
+    metrics, plots, columns = test_report(predictor, X, y, read_json(paths.TRAIN_METRICS, "train"))
+    deployed = metrics["intervals"][predictor.interval_method]
+    print(f"evaluate: test RMSE {metrics['rmse']:.4g}, MAE {metrics['mae']:.4g}, R^2 {metrics['r2']:.4f}; "
+          f"{predictor.interval_method} intervals: coverage {deployed['coverage']:.3f} (target "
+          f"{predictor.coverage_:g}), mean width {deployed['mean_width']:.4g}")
+    write_parquet(pd.DataFrame({paths.ROW_ID: test[paths.ROW_ID], **columns}), paths.TEST_PREDICTIONS)
+    write_json(metrics, paths.TEST_METRICS)
+    write_json(plots["residuals"], paths.RESIDUALS)
+    for path in (paths.ROC_CURVE, paths.PR_CURVE, paths.RISK_COVERAGE, paths.RELIABILITY_TEST):
+        write_json([], path)  # classification plots: nothing to draw for a regression target
+    write_csv(pd.DataFrame(columns=["actual", "predicted"]), paths.CONFUSION)
 
 
 def main() -> None:
@@ -25,6 +40,8 @@ def main() -> None:
     test = read_parquet(paths.TEST, "split")
     y = target.encode(test[data["target"]])
     X = raw_matrix(test, *feature_columns(test.columns, data))
+    if target.regression:
+        return evaluate_regression(predictor, test, X, y)
 
     scores = predictor.scores(X)
     P, P_raw = predictor.proba_from_scores(scores), NoCalibration().fit(scores).predict_proba(scores)
@@ -50,6 +67,7 @@ def main() -> None:
     write_json(plots["pr"], paths.PR_CURVE)
     write_csv(pd.DataFrame(plots["confusion"]), paths.CONFUSION)
     write_json(plots["risk_coverage"], paths.RISK_COVERAGE)
+    write_json([], paths.RESIDUALS)  # regression only
     write_json(reliability_rows(y, P_raw, params["calibration"], "before")
                + reliability_rows(y, P, params["calibration"], "after"), paths.RELIABILITY_TEST)
 

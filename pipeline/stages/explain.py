@@ -39,8 +39,9 @@ def main() -> None:
     X, X_train = raw_matrix(test, numeric, categorical), raw_matrix(train, numeric, categorical)
     y = target.encode(test[data["target"]])
     scorer = build.scorer("explain.scoring", cfg["scoring"], target.task)
-    decision = {"rule": predictor.rule_, "threshold": predictor.decision_threshold_, "cost_matrix": predictor.cost_matrix}
-    proba = response_of(predictor, "proba")
+    decision = None if target.regression else {"rule": predictor.rule_, "threshold": predictor.decision_threshold_,
+                                               "cost_matrix": predictor.cost_matrix}
+    explained = response_of(predictor, "proba")  # calibrated probabilities, or a regressor's prediction
     kernel = {"n_samples": cfg["kernel_samples"], "n_bootstrap": cfg["kernel_bootstrap"]}
     grid_resolution, percentiles = cfg["grid_resolution"], tuple(cfg["pdp_percentiles"])
 
@@ -59,7 +60,7 @@ def main() -> None:
     attributions = {"columns": names, "classes": classes, "rows": rows.tolist(), "n_background": len(background)}
     if method != "none":
         try:
-            shap = shapley_attributions(method, model, transformer, X[rows], background, proba, kernel, seed, owners)
+            shap = shapley_attributions(method, model, transformer, X[rows], background, explained, kernel, seed, owners)
         except ValueError as exc:
             raise PipelineError(f"explain: {exc}") from None
         scale = max(np.abs(shap["prediction"]).max(), np.abs(shap["expected_value"]).max(), 1e-300)
@@ -86,9 +87,10 @@ def main() -> None:
                                      "features": attribution_summary(relevance["values"], names, classes)}
 
     top = [names.index(f["feature"]) for f in features[:cfg["pdp_features"]]]
-    pdp = {**pdp_curves(proba, X[rows], names, top, grid_resolution, percentiles),
-           "output": "calibrated probability" + (" of each class (last axis)" if target.task == "multiclass" else ""),
-           "classes": classes if target.task == "multiclass" else classes[1:]}
+    pdp = {**pdp_curves(explained, X[rows], names, top, grid_resolution, percentiles),
+           "output": {"binary": "calibrated probability", "regression": "prediction",
+                      "multiclass": "calibrated probability of each class (last axis)"}[target.task],
+           "classes": {"binary": classes[1:], "multiclass": classes, "regression": [target.column]}[target.task]}
 
     write_json({"method": "permutation", "scoring": scorer.name, "baseline": result["baseline_score"],
                 "n_repeats": cfg["n_repeats"], "confidence_level": result["confidence_level"],

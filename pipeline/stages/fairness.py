@@ -14,7 +14,8 @@ from mllib import io as mlio
 from pipeline import paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
-from pipeline.fairness import NOT_DEFINED_FOR_MULTICLASS, audit, mitigate, plot_rows, reweighing
+from pipeline.fairness import (NOT_DEFINED_FOR_MULTICLASS, NOT_DEFINED_FOR_REGRESSION, audit, mitigate, plot_rows,
+                               regression_audits, reweighing)
 from pipeline.frames import attribute_labels, feature_columns, raw_matrix, read_proba
 from pipeline.io import read_json, read_parquet, write_csv, write_json
 from pipeline.task import Target
@@ -31,6 +32,21 @@ def threshold_mitigation(cfg: dict, sensitive: list[str], train: pd.DataFrame, t
             "judged_on": "test",
             "attributes": {a: mitigate(oof_p, oof_y, oof_labels[a], P[:, 1], y, test_labels[a], cfg["criterion"],
                                        cfg["tolerance"], threshold, decision) for a in sensitive}}
+
+
+def regression_fairness(report: dict, predictions: pd.DataFrame, test: pd.DataFrame, cfg: dict, seed: int,
+                        data: dict) -> None:
+    labels = attribute_labels(test, data["sensitive"])
+    clusters = test[data["group"]].to_numpy() if data["group"] else None
+    report["attributes"] = regression_audits(*(predictions[c].to_numpy() for c in ("y", "prediction", "lower", "upper")),
+                                             labels, clusters, cfg, seed)
+    report["mitigation"].update(applied=False, reason=NOT_DEFINED_FOR_REGRESSION)
+    report["reweighing"] = {"refit": False, "reason": NOT_DEFINED_FOR_REGRESSION}
+    for name, result in report["attributes"].items():
+        gaps = result["gaps"]
+        print(f"fairness: {name}: MAE gap {gaps['mae']['difference']:.4g}, mean residual gap "
+              f"{gaps['mean_residual']['difference']:.4g}, interval coverage gap "
+              f"{gaps['interval_coverage']['difference']:.3f}; largest relative gap: {result['largest_gap']}")
 
 
 def summary_lines(report: dict, criterion: str) -> list[str]:
@@ -66,8 +82,8 @@ def main() -> None:
     if not np.array_equal(test[paths.ROW_ID].to_numpy(), predictions[paths.ROW_ID].to_numpy()):
         raise PipelineError(f"{paths.TEST_PREDICTIONS} does not match {paths.TEST}; rerun `dvc repro evaluate`")
     y, decision, P = predictions["y"].to_numpy(), predictions["prediction"].to_numpy(), read_proba(predictions)
-    threshold = predictor.decision_threshold_
-    report = {"task": target.task, "decision_rule": predictor.rule_, "decision_threshold": threshold,
+    threshold = getattr(predictor, "decision_threshold_", None)
+    report = {"task": target.task, "decision_rule": getattr(predictor, "rule_", None), "decision_threshold": threshold,
               "min_group_size": cfg["min_group_size"],
               "bootstrap": {"n_boot": cfg["n_boot"], "confidence_level": cfg["confidence_level"], "seed": params["seed"],
                             "cluster": data["group"]},
@@ -78,6 +94,11 @@ def main() -> None:
         write_csv(pd.DataFrame(columns=["attribute", "group", "metric", "value", "ci_low", "ci_high", "small"]), paths.FAIRNESS_PLOT)
         return
 
+    if target.regression:
+        regression_fairness(report, predictions, test, cfg, params["seed"], data)
+        write_json(report, paths.FAIRNESS_METRICS)
+        write_csv(pd.DataFrame(plot_rows(report["attributes"])), paths.FAIRNESS_PLOT)
+        return
     test_labels = attribute_labels(test, sensitive)
     clusters = test[data["group"]].to_numpy() if data["group"] else None
     report["attributes"] = audit(y, decision, P, test_labels, clusters, cfg, params["seed"], target.label_names(),

@@ -15,7 +15,7 @@ from pipeline import build, folds, paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
 from pipeline.frames import feature_columns, raw_matrix
-from pipeline.io import read_parquet, replace_directory, write_json
+from pipeline.io import read_parquet, replace_directory, write_estimators, write_json
 from pipeline.names import FEATURE_STEPS
 from pipeline.task import Target
 
@@ -27,11 +27,12 @@ def _check_observed(X: np.ndarray, numeric: list[str], where: str) -> None:
         raise PipelineError(f"features: numeric column {empty[0]!r} has no observed values in {where}; add it to data.drop")
 
 
-def fit_transform(cfg: dict, X_fit: np.ndarray, y_fit: np.ndarray, numeric: list[str], categorical: list[str], where: str):
+def fit_transform(cfg: dict, X_fit: np.ndarray, y_fit: np.ndarray, numeric: list[str], categorical: list[str], where: str,
+                  seed: int):
     """The features fitted on X_fit (y_fit for a supervised projection such as lda); bad step settings name the key."""
     _check_observed(X_fit, numeric, where)
     try:
-        transformer = build.feature_transformer(cfg, numeric, categorical).fit(X_fit, y_fit)
+        transformer = build.feature_transformer(cfg, numeric, categorical, seed).fit(X_fit, y_fit)
     except (ValueError, TypeError) as exc:
         steps = ", ".join(f"{s}={cfg[s]['name']}" for s in FEATURE_STEPS if cfg[s]["name"] != "none")
         raise PipelineError(f"features: fitting the features ({steps}) on {where} failed: {exc}; check features.* in params.yaml") from None
@@ -55,16 +56,22 @@ def main() -> None:
     numeric, categorical = feature_columns(train.columns, params["data"])
     X_train = raw_matrix(train, numeric, categorical)
     X_test = raw_matrix(test, numeric, categorical)
-    y = Target.read(paths.TARGET).encode(train[params["data"]["target"]])
+    target = Target.read(paths.TARGET)
+    if target.regression and cfg["projection"]["name"] == "lda":
+        raise PipelineError("params.yaml: features.projection lda projects onto directions that separate classes, but "
+                            f"{target.column!r} is a regression target; use pca or pls (or none)")
+    y = target.encode(train[params["data"]["target"]])
 
-    outputs, report = {}, {"numeric": numeric, "categorical": categorical, "folds": {}}
+    outputs, report, fitted = {}, {"numeric": numeric, "categorical": categorical, "folds": {}}, []
     for k, (fit_rows, _) in enumerate(folds.splits_of(membership)):
         where = f"the training part of split {k}"
-        transformer, names = fit_transform(cfg, X_train[fit_rows], y[fit_rows], numeric, categorical, where)
+        transformer, names = fit_transform(cfg, X_train[fit_rows], y[fit_rows], numeric, categorical, where,
+                                           params["seed"])
+        fitted.append(transformer)
         outputs[paths.fold_features(k).name] = frame(transformer.transform(X_train), names, train[paths.ROW_ID])
         report["folds"][str(k)] = {"n_fit_rows": len(fit_rows), "n_features": len(names)}
         print(f"features: split {k}: fitted on {len(fit_rows)} rows -> {len(names)} features")
-    final, names = fit_transform(cfg, X_train, y, numeric, categorical, "the training set")
+    final, names = fit_transform(cfg, X_train, y, numeric, categorical, "the training set", params["seed"])
     outputs[paths.FINAL_TRAIN_FEATURES.name] = frame(final.transform(X_train), names, train[paths.ROW_ID])
     outputs[paths.FINAL_TEST_FEATURES.name] = frame(final.transform(X_test), names, test[paths.ROW_ID])
     report["final"] = {"n_fit_rows": len(X_train), "features": names}
@@ -81,6 +88,7 @@ def main() -> None:
             df.to_parquet(fresh / name, index=False)
         replace_directory(fresh, paths.FEATURES_DIR)
     mlio.save(final, paths.FEATURE_TRANSFORMER)
+    write_estimators(fitted, paths.FOLD_FEATURES)
     write_json(report, paths.FEATURES_REPORT)
 
 

@@ -16,16 +16,29 @@ from pipeline.names import KFOLD_STRATEGIES, STRATIFIED_STRATEGIES, resolve_stra
 from pipeline.task import Target, infer_target
 
 
+QUANTILE_BINS = 5  # a regression target is stratified by these quantile bins (stratified strategies only)
+
+
+def strata(y: np.ndarray, target: Target) -> np.ndarray:
+    """What stratified splits balance: the class codes, or a regression target's quantile bin (0..QUANTILE_BINS-1)."""
+    if not target.regression:
+        return y
+    edges = np.quantile(y, np.arange(1, QUANTILE_BINS) / QUANTILE_BINS)
+    return np.searchsorted(edges, y, side="right").astype(np.int64)
+
+
 def check_feasible(y: np.ndarray, groups, target: Target, cfg: dict, strategy: str, data: dict) -> None:
     """Every class in the training rows and, for k-fold strategies, enough groups and rows of each class for the
-    requested folds (one message naming the class and the fix)."""
-    counts = np.bincount(y, minlength=target.n_classes)
+    requested folds (one message naming the class and the fix); a regression target needs enough groups only."""
     k = cfg["n_splits"] if strategy in KFOLD_STRATEGIES else 1
     if k > 1 and groups is not None and len(np.unique(groups)) < k:
         raise PipelineError(
             f"split: the training rows hold {len(np.unique(groups))} groups of data.group {data['group']!r}, fewer "
             f"than split.n_splits = {k}; lower split.n_splits or use a finer group column"
         )
+    if target.regression:
+        return
+    counts = np.bincount(y, minlength=target.n_classes)
     for code in np.flatnonzero(counts < k if k > 1 else counts == 0):
         raise PipelineError(
             f"split: class {target.classes[code]!r} of data.target {data['target']!r} has {counts[code]} training "
@@ -35,41 +48,58 @@ def check_feasible(y: np.ndarray, groups, target: Target, cfg: dict, strategy: s
             "hold-out; it needs more rows (or remove it)")
 
 
-def main() -> None:
-    params = load_params()
-    data, cfg = params["data"], params["split"]
-    df = read_parquet(paths.CLEAN, "clean")
-    target = infer_target(df[data["target"]], data, str(paths.CLEAN))
-    y = target.encode(df[data["target"]])
-    groups = df[data["group"]].to_numpy() if data["group"] else None
-    strategy = resolve_strategy(cfg["strategy"], data["group"])
-    stratify = strategy in STRATIFIED_STRATEGIES
-
-    try:
-        train_idx, test_idx = train_test_split_indices(y=y, groups=groups, test_size=cfg["test_size"], stratify=stratify,
-                                                       shuffle=cfg["shuffle"], random_state=params["seed"])
-    except ValueError as exc:
-        raise PipelineError(f"split: the hold-out of data.target {data['target']!r} (split.test_size): {exc}") from None
-    y_train, groups_train = y[train_idx], None if groups is None else groups[train_idx]
-    check_feasible(y_train, groups_train, target, cfg, strategy, data)
-    splitter = build.splitter(cfg, strategy, params["seed"])
-    n_splits = splitter.get_n_splits(y=y_train, groups=groups_train)
-    if n_splits > folds.MAX_SPLITS:
-        raise PipelineError(
-            f"split: split.strategy {strategy!r} makes {n_splits} splits of the training rows, more than "
-            f"{folds.MAX_SPLITS} (one features fit and one model fit per candidate each); use a k-fold strategy"
-        )
-    try:
-        splits = list(splitter.split(y=y_train, groups=groups_train))
-    except ValueError as exc:
-        raise PipelineError(f"split: {exc}") from None
-    for k, (fit, _) in enumerate(splits):  # a model fitted without a class cannot score it
+def check_splits(splits: list, y_train: np.ndarray, target: Target, strategy: str, data: dict) -> None:
+    """A model fitted without a class cannot score it: every training part holds every class."""
+    for k, (fit, _) in enumerate(splits):
         missing = np.flatnonzero(np.bincount(y_train[fit], minlength=target.n_classes) == 0)
         if missing.size:
             raise PipelineError(
                 f"split: the training part of split {k} ({strategy}) has no row of class "
                 f"{target.classes[missing[0]]!r} of data.target {data['target']!r} (its rows sit in too few groups); "
                 "lower split.n_splits, use a stratified strategy, or merge the class into another")
+
+
+def target_summary(target: Target, y_train: np.ndarray, y_test: np.ndarray) -> dict:
+    """The class shares of the training and test rows, or a regression target's mean, std and range."""
+    parts = (("train", y_train), ("test", y_test))
+    if target.regression:
+        return {part: {"mean": float(v.mean()), "std": float(v.std()), "min": float(v.min()), "max": float(v.max())}
+                for part, v in parts}
+    names = target.label_names()
+    return {part: dict(zip(names, (np.bincount(v, minlength=target.n_classes) / v.size).tolist())) for part, v in parts}
+
+
+def main() -> None:
+    params = load_params()
+    data, cfg = params["data"], params["split"]
+    df = read_parquet(paths.CLEAN, "clean")
+    target = infer_target(df[data["target"]], data, str(paths.CLEAN))
+    y = target.encode(df[data["target"]])
+    stratum = strata(y, target)
+    groups = df[data["group"]].to_numpy() if data["group"] else None
+    strategy = resolve_strategy(cfg["strategy"], data["group"], target.task)
+
+    try:
+        train_idx, test_idx = train_test_split_indices(
+            y=stratum, groups=groups, test_size=cfg["test_size"], stratify=strategy in STRATIFIED_STRATEGIES,
+            shuffle=cfg["shuffle"], random_state=params["seed"])
+    except ValueError as exc:
+        raise PipelineError(f"split: the hold-out of data.target {data['target']!r} (split.test_size): {exc}") from None
+    y_train, groups_train = y[train_idx], None if groups is None else groups[train_idx]
+    check_feasible(y_train, groups_train, target, cfg, strategy, data)
+    splitter = build.splitter(cfg, strategy, params["seed"])
+    n_splits = splitter.get_n_splits(y=stratum[train_idx], groups=groups_train)
+    if n_splits > folds.MAX_SPLITS:
+        raise PipelineError(
+            f"split: split.strategy {strategy!r} makes {n_splits} splits of the training rows, more than "
+            f"{folds.MAX_SPLITS} (one features fit and one model fit per candidate each); use a k-fold strategy"
+        )
+    try:
+        splits = list(splitter.split(y=stratum[train_idx], groups=groups_train))
+    except ValueError as exc:
+        raise PipelineError(f"split: {exc}") from None
+    if not target.regression:
+        check_splits(splits, y_train, target, strategy, data)
     if groups is not None:  # the guard: no group on both sides, for the hold-out and every split
         check_no_group_overlap(train_idx, test_idx, groups)
         for fit, valid in splits:
@@ -79,20 +109,20 @@ def main() -> None:
     membership = folds.membership(splits, train[paths.ROW_ID].to_numpy())
     validated = np.concatenate([valid for _, valid in splits])
     split_of_row = np.concatenate([np.full(len(valid), k) for k, (_, valid) in enumerate(splits)])
-    names = target.label_names()
     report = {
         "strategy": strategy, "strategy_setting": cfg["strategy"], "n_splits": len(splits), "test_size": cfg["test_size"],
         "task": target.task, "classes": target.classes,
         "rows": {"train": len(train), "test": len(test)},
-        "class_shares": {part: dict(zip(names, (np.bincount(codes, minlength=target.n_classes) / codes.size).tolist()))
-                         for part, codes in (("train", y_train), ("test", y[test_idx]))},
+        "target": target_summary(target, y_train, y[test_idx]),
         "groups": None if groups is None else {"train": int(len(np.unique(groups_train))), "test": int(len(np.unique(groups[test_idx])))},
         "rows_never_validated": int(len(train) - np.unique(validated).size),
-        # class balance of every validation set (rows validated in several splits count once per split)
-        "folds": fold_balance(y_train[validated], None if groups is None else groups_train[validated], split_of_row),
+        # balance of every validation set, by class (regression: by quantile bin of the target); rows validated in
+        # several splits count once per split
+        "folds": fold_balance(stratum[train_idx][validated], None if groups is None else groups_train[validated],
+                              split_of_row),
     }
     print(f"split: {len(train)} training rows in {len(splits)} {strategy} splits, {len(test)} test rows; "
-          f"{target.task} target with classes {target.classes}")
+          f"{target.task} target" + ("" if target.regression else f" with classes {target.classes}"))
     write_parquet(train.reset_index(drop=True), paths.TRAIN)
     write_parquet(test.reset_index(drop=True), paths.TEST)
     write_parquet(membership, paths.FOLDS)

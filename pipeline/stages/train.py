@@ -13,7 +13,7 @@ from pipeline import build, folds, paths
 from pipeline.config import load_params
 from pipeline.errors import run_stage
 from pipeline.frames import score_columns
-from pipeline.io import read_parquet, write_json, write_parquet
+from pipeline.io import read_parquet, write_estimators, write_json, write_parquet
 from pipeline.task import Target
 
 
@@ -34,20 +34,22 @@ def candidate_params(search: dict, model: str, seed: int) -> list[dict]:
     return list(ParameterSampler(grid, n_iter=search["n_iter"], random_state=seed))
 
 
-def out_of_fold_scores(make_model, fold_data: list[tuple], splits: list[tuple], n: int) -> np.ndarray:
-    """The chosen configuration's scores of each row ((n,) binary, (n, K) log-probabilities) from the models fitted
-    without it, averaged over the splits that validate the row (one split for k-fold; NaN for a row no split
-    validates). The search keeps scores only for its scorer's response, which need not be a score, hence the refits."""
-    total, count = None, np.zeros(n)
+def out_of_fold_scores(make_model, fold_data: list[tuple], splits: list[tuple], n: int, regression: bool):
+    """The chosen configuration's scores of each row ((n,) binary scores or regression predictions, (n, K)
+    log-probabilities) from the models fitted without it, averaged over the splits that validate the row (one split
+    for k-fold; NaN for a row no split validates), and those fold models. The search keeps scores only for its
+    scorer's response, which need not be a score, hence the refits."""
+    total, count, models = None, np.zeros(n), []
     for (X_fit, y_fit, X_valid, _), (_, valid) in zip(fold_data, splits):
-        scores = decision_scores(make_model().fit(X_fit, y_fit), X_valid)
+        models.append(make_model().fit(X_fit, y_fit))
+        scores = models[-1].predict(X_valid) if regression else decision_scores(models[-1], X_valid)
         total = np.zeros((n,) + scores.shape[1:]) if total is None else total
         total[valid] += scores
         count[valid] += 1
     counted = count.reshape((n,) + (1,) * (total.ndim - 1))
     score = np.full(total.shape, np.nan)
     np.divide(total, counted, out=score, where=counted > 0)
-    return score
+    return score, models
 
 
 def main() -> None:
@@ -65,7 +67,8 @@ def main() -> None:
     candidates = candidate_params(search, name, params["seed"])
     print(f"train: {name} ({target.task}), {len(candidates)} candidates x {len(fold_data)} folds, scoring {scorer.name}")
 
-    results = evaluate_candidates(build.model(name, model_cfg), candidates, fold_data, scorer)
+    seed = params["seed"]
+    results = evaluate_candidates(build.model(name, model_cfg, seed), candidates, fold_data, scorer)
     for r in results:
         print(f"train:   {r['params']}  valid {r['mean_valid_score']:.4f} ± {r['std_valid_score']:.4f}  train {r['mean_train_score']:.4f}")
     best_i = best_candidate_index(results, scorer.greater_is_better)
@@ -73,8 +76,9 @@ def main() -> None:
     print(f"train: best {best['params']} ({scorer.name} {best['mean_valid_score']:.4f}); refitting on {len(y)} rows")
 
     final_train = read_parquet(paths.FINAL_TRAIN_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
-    final = build.model(name, model_cfg, **best["params"]).fit(final_train, y)
-    score = out_of_fold_scores(lambda: build.model(name, model_cfg, **best["params"]), fold_data, splits, len(y))
+    final = build.model(name, model_cfg, seed, **best["params"]).fit(final_train, y)
+    score, fold_models = out_of_fold_scores(lambda: build.model(name, model_cfg, seed, **best["params"]), fold_data, splits,
+                                            len(y), target.regression)
     fold = folds.first_validating_split(splits, len(y))
     oof = pd.DataFrame({paths.ROW_ID: train[paths.ROW_ID], "fold": fold, "y": y, **score_columns(score)})
 
@@ -101,6 +105,7 @@ def main() -> None:
         "n_folds": len(fold_data),
     }
     mlio.save(final, paths.MODEL)
+    write_estimators(fold_models, paths.FOLD_MODELS)
     write_parquet(oof, paths.OOF_PREDICTIONS)
     write_json({"scoring": scorer.name, "greater_is_better": scorer.greater_is_better, "best_index": best_i,
                 "candidates": candidates_report}, paths.SEARCH_REPORT)

@@ -65,6 +65,14 @@ def apply_fractional_policy(df: pd.DataFrame, columns: list[str], policy: str, s
     return df, reasons, report
 
 
+def target_counts(target, values: pd.Series) -> dict:
+    """Rows per class, or a regression target's summary."""
+    y = target.encode(values)
+    if target.regression:
+        return {"mean": float(y.mean()), "std": float(y.std()), "min": float(y.min()), "max": float(y.max())}
+    return dict(zip(target.label_names(), np.bincount(y, minlength=target.n_classes).tolist()))
+
+
 def main() -> None:
     params = load_params()
     data, policy = params["data"], params["validate"]
@@ -115,8 +123,7 @@ def main() -> None:
         "task": target.task,
         "task_reason": target.reason,
         "classes": target.classes,
-        "target_classes": dict(zip(target.label_names(), np.bincount(target.encode(kept[data["target"]]),
-                                                                   minlength=target.n_classes).tolist())),
+        "target_classes": target_counts(target, kept[data["target"]]),
     }
     assert summary["rows_in"] == summary["rows_kept"] + summary["rows_quarantined"]
     write_parquet(kept.reset_index(drop=True), paths.VALIDATED)

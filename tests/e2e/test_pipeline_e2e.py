@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import REPO, make_multiclass_project, make_project
+from conftest import REPO, make_multiclass_project, make_project, make_regression_project
 from dvc_project import git_repo, sh
 
 pytestmark = pytest.mark.slow
@@ -26,6 +26,7 @@ SCENARIOS = {
     "binary_grouped": ({}, ["_row_id", "binexp", "zper"], [[0, 5], [1, 0]]),
     "multiclass": ({}, ["_row_id", "grade", "pid"], [[0, 4, 1], [4, 0, 1], [2, 2, 0]]),
     "binary_no_group": ({"data.group": None}, ["_row_id", "binexp"], [[0, 3], [1, 0]]),
+    "regression": ({}, ["_row_id", "spend", "pid"], None),
 }
 
 
@@ -52,12 +53,14 @@ def data_section_only(root: Path) -> None:
 
 
 @pytest.fixture(scope="module", params=list(SCENARIOS))
-def scenario(request, tmp_path_factory, sample_csv, multiclass_csv):
+def scenario(request, tmp_path_factory, sample_csv, multiclass_csv, regression_csv):
     name = request.param
     overrides, not_features, cost = SCENARIOS[name]
     root = tmp_path_factory.mktemp(name)
     if name == "multiclass":
         make_multiclass_project(root, multiclass_csv)
+    elif name == "regression":
+        make_regression_project(root, regression_csv)
     else:
         make_project(root, sample_csv, **overrides)
     if name != "binary_grouped":
@@ -88,12 +91,21 @@ def test_repro_produces_every_report(scenario):
         assert len(test["confusion"]["matrix"]) == 3 and set(test["per_class"]) == {"high", "low", "mid"}
         assert read(root, "reports/metrics/fairness.json")["mitigation"]["applied"] is False
         assert read(root, "reports/attributions.json")["shapley"]["per_class"]
+    elif name == "regression":
+        assert validation["task"] == test["task"] == "regression" and "non-integer" in validation["task_reason"]
+        assert test["r2"] > 0.8 and test["intervals"]["deployed"] == "cv_plus"
+        assert test["intervals"]["cv_plus"]["coverage"] > 0.8 and test["intervals"]["split"]["coverage"] > 0.8
+        fairness = read(root, "reports/metrics/fairness.json")
+        assert fairness["mitigation"]["applied"] is False and "mae" in fairness["attributes"]["sex"]["gaps"]
+        assert read(root, "reports/attributions.json")["shapley"]["output"] == "prediction"
     else:
         assert validation["task"] == test["task"] == "binary" and 0.6 < test["roc_auc"] <= 1
-    assert split["strategy"] == ("stratified" if name == "binary_no_group" else "stratified_group")
-    assert split["strategy_setting"] == "auto"
-    assert read(root, "reports/metrics/train.json")["model"] == "logistic_regression"  # model.name auto
-    assert test["conformal"]["coverage"] > 0.8
+    strategy = {"binary_no_group": "stratified", "regression": "group"}.get(name, "stratified_group")
+    assert split["strategy"] == strategy and split["strategy_setting"] == "auto"
+    default = "ridge" if name == "regression" else "logistic_regression"
+    assert read(root, "reports/metrics/train.json")["model"] == default  # model.name auto
+    if name != "regression":
+        assert test["conformal"]["coverage"] > 0.8
     assert (root / "reports/report.html").read_text().startswith("<!DOCTYPE html>")
     assert read(root, "reports/mlflow_run.json")["run_id"]
     assert status(root) == set()
@@ -147,11 +159,17 @@ def served_model(root: Path):
 
 
 def assert_served_equals_evaluate(root: Path, not_features: list[str]) -> None:
-    """The served model, given the raw test rows, returns the evaluate stage's probabilities and decisions."""
+    """The served model, given the raw test rows, returns the evaluate stage's probabilities and decisions (a
+    regressor: its predictions and intervals)."""
     classes = read(root, "data/processed/target.json")["classes"]
     test = pd.read_parquet(root / "data/processed/test.parquet")
     served = served_model(root).predict(test.drop(columns=not_features))
     expected = pd.read_parquet(root / "data/predictions/test.parquet")
+    if not classes:
+        assert list(served.columns) == ["prediction", "lower", "upper"]
+        for column in served.columns:
+            np.testing.assert_allclose(served[column], expected[column], rtol=0, atol=1e-12)
+        return
     assert list(served.columns) == [f"probability_{c}" for c in classes] + ["prediction", "accepted"]
     for k, c in enumerate(classes):
         np.testing.assert_allclose(served[f"probability_{c}"], expected[f"proba_{k}"], rtol=0, atol=1e-12)
@@ -170,7 +188,7 @@ def test_mlflow_parent_run_children_and_model(scenario):
     test = read(root, "reports/metrics/test.json")
     assert parent.data.tags["pipeline.role"] == "parent" and parent.data.tags["task"] == test["task"]
     assert parent.data.params["split.n_splits"] == "5"
-    headline = "roc_auc" if test["task"] == "binary" else "roc_auc_ovr"
+    headline = {"binary": "roc_auc", "multiclass": "roc_auc_ovr", "regression": "r2"}[test["task"]]
     assert parent.data.metrics[f"test.{headline}"] == pytest.approx(test[headline])
     assert any(k.startswith("dvc.md5.") for k in parent.data.tags)
     children = client.search_runs([record["experiment_id"]], filter_string=f"tags.`mlflow.parentRunId` = '{record['run_id']}'")
@@ -191,8 +209,22 @@ def test_tracking_the_same_state_again_reuses_the_run(scenario):
 
 
 def test_served_decisions_equal_evaluate_with_a_cost_matrix_and_reject_option(scenario):
-    """Last in the module: it changes the decision section and reruns the pipeline from calibrate on."""
+    """Last in the module: it changes the decision section (regression: the interval method) and reruns the
+    pipeline from calibrate on."""
     name, root, not_features, cost = scenario
+    if name == "regression":
+        params = yaml.safe_load((root / "params.yaml").read_text())
+        params["calibration"]["interval_method"] = "split"
+        (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+        result = sh(root, "dvc", "repro")
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        intervals = read(root, "reports/metrics/test.json")["intervals"]
+        assert intervals["deployed"] == "split"
+        predictions = pd.read_parquet(root / "data/predictions/test.parquet")
+        width = (predictions["upper"] - predictions["lower"]).to_numpy()
+        np.testing.assert_allclose(width, width[0])  # split conformal: one width for every row
+        assert_served_equals_evaluate(root, not_features)
+        return
     params = yaml.safe_load((root / "params.yaml").read_text())
     params["decision"].update(cost_matrix=cost, reject_threshold=0.6)
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))

@@ -51,7 +51,8 @@ def test_registry_is_the_union_of_disjoint_families():
     assert not set(REGISTRY) & set(COMPOSITES)
     assert COMPOSITES["pipeline"] is Pipeline and COMPOSITES["column_transformer"] is ColumnTransformer
     assert set(COMPOSITES) == {"pipeline", "column_transformer", "one_vs_rest_calibration", "deployed_predictor",
-                               "split_conformal_classifier"}
+                               "split_conformal_classifier", "deployed_regressor", "standardized_target",
+                               "split_conformal_regressor", "cv_plus_regressor"}
     for family in (*FAMILIES.values(), COMPOSITES):
         assert all(registry.kind_of(name) == family.kind for name in family)
 

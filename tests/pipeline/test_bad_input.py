@@ -21,6 +21,7 @@ OUTPUTS = {
     "split": ["data/processed/train.parquet", "data/processed/test.parquet", "data/processed/folds.parquet",
               "data/processed/target.json", "reports/split.json"],
     "train": ["data/processed/target.json"],  # train writes nothing before its checks: the split's files stand
+    "features": ["data/processed/target.json"],  # likewise
 }
 OUTCOMES = ["meddol", "outpdol", "drugdol", "suppdol", "mentdol", "inpdol", "lnmeddol", "totadm", "inpmis", "mentvis",
             "notmdvis"]
@@ -160,10 +161,45 @@ def test_positive_label_of_a_multiclass_target(project):
     assert_stopped_cleanly(project, "validate", "data.positive_label", "multiclass", "set it to null")
 
 
-def test_a_regression_target_is_not_yet_handled(project):
-    edit_params(project, "data.target", "meddol")
-    edit_params(project, "data.drop", [c for c in OUTCOMES if c != "meddol"])
-    assert_stopped_cleanly(project, "validate", "'meddol'", "regression target", "non-integer", "classification only")
+def use_spending_target(root: Path) -> None:
+    """meddol, the year's medical spending in dollars: a regression target (the other outcomes stay dropped)."""
+    edit_params(root, "data.target", "meddol")
+    edit_params(root, "data.positive_label", None)
+    edit_params(root, "data.drop", [c for c in OUTCOMES if c != "meddol"] + ["binexp"])
+
+
+@pytest.mark.parametrize("value, fragments", [
+    (float("nan"), ["'meddol'", "data row 4"]),
+    (float("inf"), ["'meddol'", "inf", "data row 4"]),
+])
+def test_a_regression_target_with_a_missing_or_infinite_value(project, value, fragments):
+    edit_data(project, lambda f: f.__setitem__("meddol", f["meddol"].where(f.index != 3, value)))
+    use_spending_target(project)
+    assert_stopped_cleanly(project, "validate", *fragments)
+
+
+def test_a_constant_regression_target(project):
+    edit_data(project, lambda f: f.__setitem__("meddol", 12.5))
+    use_spending_target(project)
+    assert_stopped_cleanly(project, "validate", "'meddol'", "single value [12.5]")
+
+
+def test_a_classifier_named_for_a_regression_task(project):
+    use_spending_target(project)
+    edit_params(project, "model.name", "random_forest")
+    for stage in ("validate", "clean", "split", "features"):
+        assert run(stage, project).returncode == 0, stage
+    assert_stopped_cleanly(project, "train", "model.name 'random_forest' is a classifier", "regression target",
+                           "choose a regressor", "ridge", "or auto")
+
+
+def test_lda_projection_for_a_regression_target(project):
+    use_spending_target(project)
+    edit_params(project, "features.projection", {"name": "lda", "params": {}})
+    for stage in ("validate", "clean", "split"):
+        assert run(stage, project).returncode == 0, stage
+    OUTPUTS["features"] = ["data/processed/target.json"]
+    assert_stopped_cleanly(project, "features", "features.projection lda", "'meddol' is a regression target", "pca")
 
 
 def test_a_class_with_fewer_rows_than_folds_is_named(project):
@@ -350,7 +386,6 @@ def test_numeric_column_without_any_value(project):
     edit_params(project, "data.schema", None)  # the default schema requires fmde
     for stage in ("validate", "clean", "split"):
         assert run(stage, project).returncode == 0
-    OUTPUTS["features"] = ["data/processed/target.json"]
     assert_stopped_cleanly(project, "features", "numeric column 'fmde' has no observed values", "data.drop")
 
 

@@ -353,11 +353,16 @@ def test_every_default_search_candidate_fits(model):
     import numpy as np
 
     from mllib.model_selection import ParameterGrid
-    from mllib.registry import CLASSIFIERS
+    from mllib.registry import CLASSIFIERS, REGRESSORS
 
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(120, 3))
-    y = (X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=120) > 0).astype(int)
+    X = rng.normal(size=(120, 6))
+    signal = X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=120)
     for candidate in ParameterGrid(REAL["search"]["grid"][model]):
-        proba = CLASSIFIERS[model](**{**REAL["model"]["params"].get(model, {}), **candidate}).fit(X, y).predict_proba(X)
-        assert proba.shape == (120, 2) and np.isfinite(proba).all(), candidate
+        settings = {**REAL["model"]["params"].get(model, {}), **candidate}
+        if model in REGRESSORS:
+            prediction = REGRESSORS[model](**settings).fit(X, signal).predict(X)
+            assert prediction.shape == (120,) and np.isfinite(prediction).all(), candidate
+        else:
+            proba = CLASSIFIERS[model](**settings).fit(X, (signal > 0).astype(int)).predict_proba(X)
+            assert proba.shape == (120, 2) and np.isfinite(proba).all(), candidate

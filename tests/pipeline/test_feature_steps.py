@@ -117,7 +117,7 @@ def test_categorical_group_imputer_fills_the_most_frequent_category_of_the_rows_
     cfg = yaml.safe_load((REPO / "params.yaml").read_text())["features"]
     cfg["categorical_imputer"] = {"name": "group_imputer", "params": {"group_column": "site", "strategy": "most_frequent"}}
     fit = np.arange(n) < 200
-    transformer = feature_transformer(cfg, ["x"], ["plan", "site"]).fit(X[fit])
+    transformer = feature_transformer(cfg, ["x"], ["plan", "site"], seed=42).fit(X[fit])
     frame = pd.DataFrame({"plan": plan[fit], "site": site[fit]}).dropna()
     mode = {s: sorted(g["plan"].mode())[0] for s, g in frame.groupby("site")}
     X_new = X[~fit].copy()
@@ -128,3 +128,24 @@ def test_categorical_group_imputer_fills_the_most_frequent_category_of_the_rows_
     expected = [p if p is not None else mode.get(s, overall) for p, s in zip(X_new[:, 1], X_new[:, 2])]
     assert imputed[:, 0].tolist() == expected
     assert any(p is None for p in X_new[:, 1]) and len({mode[s] for s in mode}) > 1  # a test that can fail
+
+
+def test_seed_reaches_every_random_component(tmp_path):
+    """params.yaml `seed` sets the random_state of the model and of random feature steps (unless params.yaml fixes
+    it): a different seed gives a different random forest, the same seed the same bytes."""
+    from mllib import io as mlio
+    from mllib.preprocessing import RBFFeatures
+    from pipeline.build import component_seed, model, seeded
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(120, 4)), rng.integers(0, 2, size=120)
+    cfg = {"params": {"random_forest": {"n_estimators": 5, "max_features": 1}}}
+
+    def saved(seed: int, name: str) -> bytes:
+        mlio.save(model("random_forest", cfg, seed).fit(X, y), tmp_path / name)
+        return (tmp_path / f"{name}.npz").read_bytes()
+
+    assert saved(42, "a") == saved(42, "b") != saved(7, "c")
+    assert model("random_forest", cfg, 42).random_state == component_seed(42, "model") != component_seed(7, "model")
+    assert seeded(RBFFeatures, {"random_state": 3}, 42, "features.expansion") == {"random_state": 3}  # fixed by params
+    assert component_seed(42, "model") != component_seed(42, "features.expansion")

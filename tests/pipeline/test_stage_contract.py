@@ -23,7 +23,8 @@ DVC = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
 CONDITIONAL = {"train": {"search.n_iter"},  # read when search.method is random
                "split": {"split.valid_size"},  # read by the shuffle strategies
                "features": {"features.expansion.params", "features.projection.params"},  # read unless name: none
-               "fairness": {"fairness.mitigation.tolerance"}}  # read unless fairness.mitigation.criterion is none
+               "fairness": {"fairness.mitigation.tolerance"},  # read unless fairness.mitigation.criterion is none
+               "calibrate": {"calibration.interval_coverage", "calibration.interval_method"}}  # regression targets
 # user-supplied mappings are consumed whole, so each counts as one leaf
 OPAQUE = {"model.params", "search.grid", "calibration.params", "clean.valid_ranges", "clean.outliers.bounds",
           *(f"features.{step}.params" for step in FEATURE_STEPS)}

@@ -40,7 +40,7 @@ def test_registry_names_directions_and_responses():
     for task in ("binary", "multiclass"):
         assert scorers_for(task) == [n for n, e in EXPECTED.items() if task in e[2]]
     assert scorers_for("regression") == list(REGRESSION_SCORERS)
-    assert DEFAULT_SCORING == {"binary": "roc_auc", "multiclass": "roc_auc_ovr"}
+    assert DEFAULT_SCORING == {"binary": "roc_auc", "multiclass": "roc_auc_ovr", "regression": "r2"}
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -67,6 +67,11 @@ def test_scores_equal_the_reference_metric_values(seed):
 
 
 def test_regression_scorer_is_known_to_get_scorer_but_not_a_classification_choice():
+    for name, func, greater in (("r2", skm.r2_score, True), ("mae", skm.mean_absolute_error, False),
+                                ("rmse", skm.root_mean_squared_error, False)):
+        assert get_scorer(name).greater_is_better is greater and get_scorer(name).response == "label"
+        assert get_scorer(name).score(np.array([1.0, 2.0, 4.0]), np.array([1.5, 2.0, 3.0])) == pytest.approx(
+            func([1.0, 2.0, 4.0], [1.5, 2.0, 3.0]), rel=1e-12)
     scorer = get_scorer("mean_squared_error")
     assert scorer is REGRESSION_SCORERS["mean_squared_error"] and "mean_squared_error" not in SCORERS
     assert (scorer.greater_is_better, scorer.response) == (False, "label")

@@ -1,0 +1,108 @@
+"""Conformal prediction intervals for regression, from held-out residuals.
+
+Split conformal: on n held-out rows the absolute residuals R_i = |y_i - mu(x_i)|; q = the ceil((n + 1)(1 - alpha))-th
+smallest; the interval of a new x is [mu(x) - q, mu(x) + q]. If the model mu never saw the held-out rows and the
+rows are exchangeable, P(y in interval) >= 1 - alpha (Vovk et al. 2005; Lei et al. 2018, section 2.2).
+
+CV+ (Barber, Candes, Ramdas and Tibshirani 2021, section 3): with K fold models mu_{-k}, each fitted without fold k,
+and R_i = |y_i - mu_{-k(i)}(x_i)| the out-of-fold residuals, the interval of a new x is
+[ the floor(alpha (n + 1))-th smallest of {mu_{-k(i)}(x) - R_i},  the ceil((1 - alpha)(n + 1))-th smallest of
+{mu_{-k(i)}(x) + R_i} ]. Guaranteed coverage >= 1 - 2 alpha - sqrt(2 / n_fold) (1 - 2 alpha with one row per fold:
+jackknife+); in practice close to 1 - alpha. Unlike split conformal it uses every training row both for fitting
+and for calibration. An order statistic whose rank falls outside 1..n is -inf / +inf (too few rows for the level).
+Notes: not in the lecture notes; the references above.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..base import BaseEstimator, check_array, check_is_fitted
+from .classification import _RANK_SLACK, conformal_quantile
+
+
+def _check_pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
+    y = check_array(y_true, ensure_2d=False, name="y_true")
+    p = check_array(y_pred, ensure_2d=False, name="y_pred")
+    if y.ndim != 1 or p.shape != y.shape or y.size == 0:
+        raise ValueError(f"y_true and y_pred must be non-empty 1-D arrays of one length, got {y.shape} and {p.shape}")
+    return y, p
+
+
+class SplitConformalRegressor(BaseEstimator):
+    """Intervals mu(x) -/+ q with coverage >= `coverage` from the residuals of held-out rows.
+
+    fit(y_true, y_pred): held-out targets and the predictions of a model that never saw those rows.
+    Fitted attributes: threshold_ (q; +inf when too few rows for the level), n_calibration_.
+    """
+
+    def __init__(self, coverage: float = 0.9):
+        self.coverage = coverage
+
+    def fit(self, y_true, y_pred) -> "SplitConformalRegressor":
+        y, p = _check_pair(y_true, y_pred)
+        self.threshold_ = conformal_quantile(np.abs(y - p), self.coverage)
+        self.n_calibration_ = int(y.size)
+        return self
+
+    def predict_interval(self, y_pred) -> tuple[np.ndarray, np.ndarray]:
+        check_is_fitted(self)
+        p = check_array(y_pred, ensure_2d=False, name="y_pred")
+        return p - self.threshold_, p + self.threshold_
+
+
+class CVPlusRegressor(BaseEstimator):
+    """CV+ intervals from out-of-fold residuals and the fold models' predictions at new rows.
+
+    fit(y_true, oof_pred, fold): every training row's target, its prediction by the model fitted without its fold,
+    and that fold's index 0..K-1. predict_interval(fold_predictions): (n, K) predictions of the K fold models at the
+    new rows (column k by the model fitted without fold k). Fitted attributes: residuals_, fold_, n_folds_.
+    chunk_rows: new rows handled at once (memory n_rows x n_train).
+    """
+
+    def __init__(self, coverage: float = 0.9, chunk_rows: int = 256):
+        self.coverage = coverage
+        self.chunk_rows = chunk_rows
+
+    def fit(self, y_true, oof_pred, fold) -> "CVPlusRegressor":
+        y, p = _check_pair(y_true, oof_pred)
+        if not 0.0 < self.coverage < 1.0:
+            raise ValueError(f"coverage must be in (0, 1), got {self.coverage!r}")
+        fold = np.asarray(fold)
+        if fold.shape != y.shape or fold.dtype.kind not in "iu" or fold.min() < 0:
+            raise ValueError("fold must hold one fold index 0..K-1 per row")
+        self.residuals_ = np.abs(y - p)
+        self.fold_ = fold.astype(np.int64)
+        self.n_folds_ = int(fold.max()) + 1
+        return self
+
+    def _ranks(self) -> tuple[int, int]:
+        n, alpha = self.residuals_.size, 1.0 - self.coverage
+        return math.floor(alpha * (n + 1) + _RANK_SLACK), math.ceil((1 - alpha) * (n + 1) - _RANK_SLACK)
+
+    def predict_interval(self, fold_predictions) -> tuple[np.ndarray, np.ndarray]:
+        check_is_fitted(self)
+        P = check_array(fold_predictions, name="fold_predictions")
+        if P.shape[1] != self.n_folds_:
+            raise ValueError(f"fold_predictions has {P.shape[1]} columns, one per fold model expected ({self.n_folds_})")
+        n = self.residuals_.size
+        low_rank, high_rank = self._ranks()
+        lower, upper = np.full(P.shape[0], -np.inf), np.full(P.shape[0], np.inf)
+        for start in range(0, P.shape[0], self.chunk_rows):
+            rows = slice(start, start + self.chunk_rows)
+            mu = P[rows][:, self.fold_]  # mu_{-k(i)}(x) for every training row i
+            if low_rank >= 1:
+                lower[rows] = np.partition(mu - self.residuals_, low_rank - 1, axis=1)[:, low_rank - 1]
+            if high_rank <= n:
+                upper[rows] = np.partition(mu + self.residuals_, high_rank - 1, axis=1)[:, high_rank - 1]
+        return lower, upper
+
+
+def interval_summary(y_true, lower, upper) -> dict:
+    """Coverage (share of rows with lower <= y <= upper), mean and median width, n."""
+    y = np.asarray(y_true, dtype=np.float64)
+    lower, upper = np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64)
+    width = upper - lower
+    return {"coverage": float(np.mean((lower <= y) & (y <= upper))), "mean_width": float(width.mean()),
+            "median_width": float(np.median(width)), "n": int(y.size)}

@@ -1,0 +1,79 @@
+"""One deployed regressor: raw rows -> fitted features -> model -> prediction, with a conformal prediction interval.
+
+Interval rule (mllib.conformal.regression): CV+ from the K fold pipelines (the features and the model fitted
+without fold k) and the out-of-fold residuals, or split conformal (the final model's prediction -/+ the conformal
+quantile of the out-of-fold absolute residuals). Models with a predictive distribution (Gaussian process, Bayesian
+linear regression) also give their own Gaussian interval, mean -/+ z std, reported beside the conformal ones.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import norm
+
+from ..base import BaseEstimator, check_is_fitted, is_fitted
+from ..regression.target import returns_std
+
+INTERVAL_METHODS = ("cv_plus", "split")
+
+
+class DeployedRegressor(BaseEstimator):
+    """features -> model, and the interval of `interval_method`.
+
+    features, model: the transformer and the regressor fitted on every training row.
+    split: a fitted mllib.conformal.SplitConformalRegressor (out-of-fold residuals).
+    cv_plus: a fitted mllib.conformal.CVPlusRegressor, with fold_features and fold_models: per fold k the
+    transformer and the model fitted without fold k (needed for "cv_plus").
+    """
+
+    def __init__(self, features, model, split, cv_plus=None, fold_features=None, fold_models=None,
+                 interval_method: str = "cv_plus"):
+        self.features = features
+        self.model = model
+        self.split = split
+        self.cv_plus = cv_plus
+        self.fold_features = fold_features
+        self.fold_models = fold_models
+        self.interval_method = interval_method
+
+    def fit(self, X=None, y=None) -> "DeployedRegressor":
+        """Check the parts (fitted where the pipeline fits them) and the interval method."""
+        for name in ("features", "model", "split"):
+            if not is_fitted(getattr(self, name)):
+                raise ValueError(f"the deployed regressor's {name} is not fitted")
+        if self.interval_method not in INTERVAL_METHODS:
+            raise ValueError(f"interval_method must be one of {INTERVAL_METHODS}, got {self.interval_method!r}")
+        if self.interval_method == "cv_plus" and (self.cv_plus is None or self.fold_models is None):
+            raise ValueError("interval_method 'cv_plus' needs cv_plus, fold_features and fold_models")
+        if self.cv_plus is not None:
+            counts = {len(self.fold_features or []), len(self.fold_models or []), self.cv_plus.n_folds_}
+            if len(counts) > 1:
+                raise ValueError(f"cv_plus was fitted on {self.cv_plus.n_folds_} folds but there are "
+                                 f"{len(self.fold_features or [])} fold transformers and {len(self.fold_models or [])} "
+                                 "fold models")
+        self.coverage_ = float(self.split.coverage)
+        return self
+
+    def transform(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        return self.features.transform(X)
+
+    def predict(self, X) -> np.ndarray:
+        return self.model.predict(self.transform(X))
+
+    def predict_interval(self, X, method: str | None = None, prediction=None) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) of the deployed method (or `method`); prediction: predict(X), if already computed."""
+        method = method or self.interval_method
+        if method == "cv_plus":
+            folds = np.column_stack([m.predict(f.transform(X)) for f, m in zip(self.fold_features, self.fold_models)])
+            return self.cv_plus.predict_interval(folds)
+        if method == "split":
+            return self.split.predict_interval(self.predict(X) if prediction is None else prediction)
+        raise ValueError(f"method must be one of {INTERVAL_METHODS}, got {method!r}")
+
+    def model_interval(self, X) -> tuple[np.ndarray, np.ndarray] | None:
+        """The model's own Gaussian interval mean -/+ z_{(1 + coverage) / 2} std, or None when it has no std."""
+        if not returns_std(self.model):
+            return None
+        mean, std = self.model.predict(self.transform(X), return_std=True)
+        z = norm.ppf(0.5 + self.coverage_ / 2)
+        return mean - z * std, mean + z * std

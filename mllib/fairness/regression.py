@@ -1,0 +1,91 @@
+"""Group-fairness audit of a regressor: per group the error and the bias of the predictions, and how far apart the
+groups are.
+
+Per group g with residuals r = y - y_hat: MAE = mean |r|, RMSE = sqrt(mean r^2), mean residual (the bias: > 0 means
+the group is under-predicted), mean prediction and mean target, and, given prediction intervals, their coverage.
+The gap of each is max_g - min_g over the groups of at least min_group_size rows (0 = parity). Classification
+criteria (demographic parity, equal opportunity, ...) compare decisions and have no regression meaning; the
+closest analogues are the mean-prediction gap (independence) and the residual gaps (sufficiency / separation of the
+errors). Intervals: seeded percentile bootstrap over rows or clusters, as in audit.py. Notes: the lecture notes'
+criteria (seed 004, D4:2058-2110) are for classifiers; this module applies their group comparison to regression
+errors.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import check_int, check_random_state, safe_divide, to_python
+from ._checks import check_groups
+from .audit import _percentile_interval, _spread
+
+REGRESSION_METRICS = ("mae", "rmse", "mean_residual", "mean_prediction", "mean_target", "interval_coverage")
+
+
+def _statistics(sums: dict) -> dict:
+    """Per-group metrics from weighted sums (..., G)."""
+    n = sums["n"]
+    return {"mae": safe_divide(sums["abs"], n), "rmse": np.sqrt(safe_divide(sums["sq"], n)),
+            "mean_residual": safe_divide(sums["r"], n), "mean_prediction": safe_divide(sums["pred"], n),
+            "mean_target": safe_divide(sums["y"], n), "interval_coverage": safe_divide(sums["covered"], n)}
+
+
+def regression_audit(y_true, y_pred, sensitive, lower=None, upper=None, groups=None, min_group_size: int = 30,
+                     n_boot: int = 1000, confidence_level: float = 0.95, random_state=0) -> dict:
+    """Per-group regression metrics and their gaps (max - min) with bootstrap intervals for one sensitive grouping.
+
+    lower, upper: optional prediction intervals (interval_coverage is then the share of rows inside, else nan);
+    groups: optional cluster id per row for a cluster bootstrap. Returns {groups: {group: {n, small, <metric>...,
+    intervals: {<metric>: [lo, hi]}}}, small_groups, gaps: {<metric>: {difference, difference_interval}},
+    largest_gap: the metric whose gap relative to the overall value is largest (among mae, rmse, mean_prediction),
+    bootstrap}.
+    """
+    y = np.asarray(y_true, dtype=np.float64)
+    pred = np.asarray(y_pred, dtype=np.float64)
+    if y.ndim != 1 or pred.shape != y.shape or not (np.isfinite(y).all() and np.isfinite(pred).all()):
+        raise ValueError("y_true and y_pred must be finite 1-D arrays of one length")
+    g = check_groups(sensitive, y.size, name="sensitive")
+    check_int(min_group_size, "min_group_size")
+    check_int(n_boot, "n_boot", 0)
+    if not 0.0 < float(confidence_level) < 1.0:
+        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
+    covered = (np.full(y.size, np.nan) if lower is None else
+               ((np.asarray(lower) <= y) & (y <= np.asarray(upper))).astype(np.float64))
+    values, gi = np.unique(g, return_inverse=True)
+    G, r = values.size, y - pred
+    terms = {"n": np.ones(y.size), "abs": np.abs(r), "sq": r * r, "r": r, "pred": pred, "y": y, "covered": covered}
+
+    def sums(weight):
+        return {k: np.bincount(gi, weights=weight * v, minlength=G) for k, v in terms.items()}
+
+    point = _statistics(sums(np.ones(y.size)))
+    size = np.bincount(gi, minlength=G)
+    keep = size >= min_group_size
+    if groups is not None:
+        _, unit_of_row = np.unique(check_groups(groups, y.size, name="groups"), return_inverse=True)
+        n_units, unit = int(unit_of_row.max()) + 1, "cluster"
+    else:
+        unit_of_row, n_units, unit = None, y.size, "row"
+    rng = check_random_state(random_state)
+    level = float(confidence_level)
+    replicates = []
+    for _ in range(n_boot):
+        m = np.bincount(rng.integers(0, n_units, size=n_units), minlength=n_units).astype(np.float64)
+        replicates.append(sums(m if unit_of_row is None else m[unit_of_row]))
+    boot = _statistics({k: np.stack([s[k] for s in replicates]) for k in terms}) if n_boot else None
+
+    table = {}
+    for a, group in enumerate(to_python(v) for v in values):
+        row = {"n": int(size[a]), "small": bool(not keep[a]), **{m: float(point[m][a]) for m in REGRESSION_METRICS}}
+        if n_boot:
+            row["intervals"] = {m: _percentile_interval(boot[m][:, a], level) for m in REGRESSION_METRICS}
+        table[group] = row
+    gaps = {m: {"difference": float(_spread(point[m][keep])[0]),
+                "difference_interval": _percentile_interval(_spread(boot[m][:, keep])[0], level) if n_boot else None}
+            for m in REGRESSION_METRICS}
+    overall = {"mae": np.abs(r).mean(), "rmse": np.sqrt((r * r).mean()), "mean_prediction": abs(pred.mean())}
+    relative = {m: safe_divide(gaps[m]["difference"], overall[m]) for m in overall}
+    defined = {m: v for m, v in relative.items() if not np.isnan(v)}
+    return {"groups": table, "small_groups": [to_python(values[a]) for a in range(G) if not keep[a]], "gaps": gaps,
+            "largest_gap": max(defined, key=defined.get) if defined else None,
+            "bootstrap": {"n_boot": int(n_boot), "confidence_level": level, "unit": unit, "n_units": int(n_units),
+                          "random_state": random_state if isinstance(random_state, (int, type(None))) else repr(random_state)}}
