@@ -11,13 +11,17 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export DVC_NO_ANALYTICS := 1
 export MLFLOW_DISABLE_TELEMETRY := true
 
-.PHONY: run test lock
+.PHONY: run test test-slow lock
 
 run: $(STAMP)
 	dvc repro
 
+# the test suite without the whole-pipeline runs (minutes); .ci/run runs those too (make test-slow)
 test: $(STAMP)
-	python -m pytest
+	python -m pytest -m "not slow"
+
+test-slow: $(STAMP)
+	python -m pytest -m slow
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \

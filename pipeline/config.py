@@ -49,6 +49,10 @@ def number(low, high, nullable=False):
     return _Check(f"a number in ({low}, {high})", lambda v: _is_number(v) and low < v < high, nullable)
 
 
+def unit_interval():
+    return _Check("a number in [0, 1] or null", lambda v: _is_number(v) and 0 <= v <= 1, nullable=True)
+
+
 def string(nullable=False):
     return _Check("a string" + (" or null" if nullable else ""), lambda v: isinstance(v, str) and v != "", nullable)
 
@@ -188,7 +192,20 @@ SPEC = {
         "pdp_percentiles": _Check("a pair [low, high] with 0 <= low < high <= 1", lambda v: isinstance(v, list)
                                   and len(v) == 2 and all(_is_number(x) for x in v) and 0 <= v[0] < v[1] <= 1),
     },
-    "tracking": {"uri": string(nullable=True), "experiment": string()},
+    "tracking": {
+        "uri": string(nullable=True),
+        "experiment": string(),
+        "registered_model": string(nullable=True),
+        "promotion": {
+            "min_headline": {"binary": unit_interval(), "multiclass": unit_interval(),
+                             "regression": _Check("a number <= 1 (R^2) or null", lambda v: _is_number(v) and v <= 1,
+                                                  nullable=True)},
+            "max_ece": unit_interval(),
+            "max_coverage_shortfall": unit_interval(),
+            "max_fairness_gap": unit_interval(),
+            "tolerance": _Check("a number >= 0 or null", lambda v: _is_number(v) and v >= 0, nullable=True),
+        },
+    },
 }
 
 

@@ -45,6 +45,7 @@ RISK_COVERAGE = Path("reports/plots/risk_coverage.json")
 RESIDUALS = Path("reports/plots/residuals.json")  # regression: actual vs predicted per test row
 
 FAIRNESS_METRICS = Path("reports/metrics/fairness.json")
+HEADLINE = Path("reports/metrics.json")  # the DVC metrics file: headline figures of every stage (pipeline/headline.py)
 FAIRNESS_PLOT = Path("reports/plots/fairness.csv")
 
 IMPORTANCE = Path("reports/importance.json")

@@ -55,7 +55,8 @@ def document(title: str, sections: list[str]) -> str:
     )
 
 
-def model_card(params: dict, r: dict) -> str:
+def model_card(params: dict, r: dict, promotion: str) -> str:
+    """The model card; promotion: the promotion gate's line (promotion_summary)."""
     data, test, train = params["data"], r["test"], r["train"]
     task_items = regression_card(data, test, r["fairness"]) if test["task"] == "regression" else \
         classification_card(params, test, r["fairness"])
@@ -72,11 +73,26 @@ def model_card(params: dict, r: dict) -> str:
         **task_items,
         "Excluded as features": (", ".join(data["drop"]) + " (data.drop: leakage, identifiers or free text)"
                                  if data["drop"] else "none (data.drop is empty)"),
+        "Promotion gate": promotion,
         "Caveats": "Permutation importance is misleading for correlated features; fairness gaps come from one test set "
                    "(bootstrap intervals in the fairness section); groups below the minimum size are flagged in the "
                    "fairness table and left out of the parity criteria.",
     }
     return key_values(items)
+
+
+def promotion_summary(params: dict, r: dict) -> str:
+    """The gate's threshold checks (tracking.promotion); the comparison with the current champion happens when the
+    track stage registers the version (its tags give the decision)."""
+    from .headline import flat, headline
+    from .promotion import decide, threshold_checks
+
+    figures = flat(headline(r["train"], r["calibration"], r["test"], r["fairness"]))
+    decision = decide(threshold_checks(figures, r["test"]["task"], params["tracking"]["promotion"]))
+    verdict = "the thresholds pass" if decision["promote"] else "the thresholds FAIL: this version cannot become champion"
+    return (f"{verdict} ({'; '.join(decision['reasons'])}); the track stage registers the model as `candidate` and "
+            "moves `champion` to it if it is also no worse than the current champion (tracking.promotion.tolerance); "
+            "the version's tags promotion.decision and promotion.reasons say which")
 
 
 def classification_card(params: dict, test: dict, fairness: dict) -> dict:

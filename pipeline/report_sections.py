@@ -235,7 +235,7 @@ def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
     candidates = [{"params": c["params"], "rank": c["rank"], "mean validation": c["mean_valid_score"],
                    "std validation": c["std_valid_score"], "mean train": c["mean_train_score"]} for c in r["search"]["candidates"]]
     sections = [
-        html.section("Model card", html.model_card(params, r)),
+        html.section("Model card", html.model_card(params, r, html.promotion_summary(params, r))),
         html.section(
             "Data: validation, cleaning, split",
             html.key_values({"rows in": r["validation"]["rows_in"], "rows kept": r["validation"]["rows_kept"],

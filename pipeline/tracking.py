@@ -1,6 +1,8 @@
 """MLflow bookkeeping for the track stage, the only code that talks to MLflow (DESIGN.md section 6).
 One parent run per pipeline state (params + every stage output md5), found again rather than duplicated
-when the same state is tracked twice; one child run per search candidate with its per-fold scores."""
+when the same state is tracked twice; one child run per search candidate with its per-fold scores; the deployed
+predictor logged as a pyfunc model and registered as a version behind the promotion gate (pipeline/promotion.py).
+The functions that log take the imported `mlflow` module, so importing this module does not import MLflow."""
 from __future__ import annotations
 
 import hashlib
@@ -8,11 +10,18 @@ import json
 import os
 import re
 import subprocess
+import time
+from importlib.metadata import version
 from pathlib import Path
 
 import yaml
 
+from . import paths
 from .errors import PipelineError
+from .frames import feature_columns
+from .headline import flat
+from .io import read_json, read_parquet
+from .promotion import champion_check, decide, threshold_checks
 
 # Set before mlflow is imported: no usage telemetry, and a down server fails fast instead of retrying for minutes.
 os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
@@ -32,6 +41,37 @@ def repo_root() -> Path:
 def tracking_uri(configured: str | None) -> str:
     """MLFLOW_TRACKING_URI if set, else params.yaml tracking.uri, else sqlite:///<repo root>/mlflow.db."""
     return os.environ.get("MLFLOW_TRACKING_URI") or configured or f"sqlite:///{repo_root() / 'mlflow.db'}"
+
+
+ARTIFACT_COLUMNS = (("experiments", "artifact_location"), ("runs", "artifact_uri"), ("logged_models", "artifact_location"))
+
+
+def relocate_default_store(root: Path) -> str | None:
+    """Make a copied or moved repository's default store (<root>/mlflow.db) point at its own <root>/mlartifacts.
+
+    MLflow records artifact locations as absolute URIs (a relative one would follow the working directory,
+    mlflow#7292), so a copy of the repository would go on writing into the original's mlartifacts. When the
+    store's locations name another root, they are rewritten to this one (the copy's artifacts came with it).
+    Returns the old root, or None when nothing had to move."""
+    import sqlite3
+
+    db = root / "mlflow.db"
+    if not db.exists():
+        return None
+    here = (root / "mlartifacts").as_uri()
+    with sqlite3.connect(db) as connection:
+        try:
+            locations = [r[0] for r in connection.execute("SELECT artifact_location FROM experiments")]
+        except sqlite3.OperationalError:  # not an MLflow store yet
+            return None
+        old = next((loc.split("/mlartifacts")[0] + "/mlartifacts" for loc in locations
+                    if loc and loc.startswith("file://") and "/mlartifacts" in loc and not loc.startswith(here)), None)
+        if old is None:
+            return None
+        for table, column in ARTIFACT_COLUMNS:
+            connection.execute(f'UPDATE "{table}" SET "{column}" = ? || substr("{column}", ?) WHERE "{column}" LIKE ?',
+                               (here, len(old) + 1, old + "%"))
+    return old.removeprefix("file://").removesuffix("/mlartifacts")
 
 
 def stage_output_md5s(lock_file: Path = Path("dvc.lock"), skip: tuple[str, ...] = ("track",)) -> dict[str, str]:
@@ -70,12 +110,120 @@ def metric_key(key: str) -> str:
     return _INVALID_KEY.sub("_", key)
 
 
-def numeric_leaves(obj, prefix: str = "") -> dict[str, float]:
-    """Flatten a metrics JSON to {dotted.key: number}, skipping undefined (null) values, strings and lists."""
-    out = {}
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            out.update(numeric_leaves(v, f"{prefix}{k}."))
-    elif isinstance(obj, (int, float)) and not isinstance(obj, bool):
-        out[metric_key(prefix.rstrip("."))] = float(obj)
-    return out
+def run_params(params: dict, model: str) -> dict[str, str]:
+    """params.yaml flattened to dotted keys, as the run used them: the grid and fixed settings of the chosen model
+    only (not those of every other model), and the settings of the chosen calibration method only."""
+    from .config import flatten
+
+    chosen = {"search.grid.": model, "model.params.": model, "calibration.params.": params["calibration"]["method"]}
+    kept = {}
+    for key, value in flatten(params).items():
+        section = next((s for s in chosen if key.startswith(s)), None)
+        if section is None or key[len(section):].split(".")[0] == chosen[section]:
+            kept[key] = str(value)
+    return kept
+
+
+# the packages the served model's code imports (tests/e2e checks this list against the code's imports)
+SERVING_REQUIREMENTS = ("mlflow", "numpy", "scipy", "pandas", "numba")
+ARTIFACTS = [paths.HEADLINE, paths.REPORT_HTML, paths.FIGURES_DIR, paths.TRAIN_METRICS.parent, paths.VALIDATION_CURVE.parent,
+             paths.VALIDATION_REPORT, paths.CLEANING_REPORT, paths.SPLIT_REPORT, paths.FEATURES_REPORT,
+             paths.SEARCH_REPORT, paths.IMPORTANCE, paths.ATTRIBUTIONS, paths.PARTIAL_DEPENDENCE]
+
+
+def signature_of(example, output):
+    """Inputs: every feature column required, of any type (rows as read from the user's file: whole numbers in a
+    numeric column, text or numbers in a categorical one, missing values; the model converts them itself and names a
+    missing column); outputs as the model returns them."""
+    from mlflow.models import ModelSignature, infer_signature
+    from mlflow.types import ColSpec, Schema
+    from mlflow.types.schema import AnyType
+
+    return ModelSignature(inputs=Schema([ColSpec(AnyType(), c) for c in example.columns]),
+                          outputs=infer_signature(example, output).outputs)
+
+
+def log_model(mlflow, params: dict):
+    from mllib import io as mlio
+    from pipeline.frames import served_predictions
+
+    test = read_parquet(paths.TEST, "split")
+    numeric, categorical = feature_columns(test.columns, params["data"])
+    example = test[numeric + categorical].head(5)
+    output = served_predictions(mlio.load(paths.PREDICTOR), example, numeric, categorical)
+    predictor = paths.PREDICTOR.with_name(paths.PREDICTOR.name + ".json")
+    return mlflow.pyfunc.log_model(
+        name="model",
+        python_model=str(repo_root() / "pipeline" / "serving" / "pyfunc_model.py"),
+        artifacts={"predictor": str(predictor), "predictor_arrays": str(predictor.with_suffix(".npz"))},
+        code_paths=["mllib", "pipeline"],
+        model_config={"numeric": numeric, "categorical": categorical},
+        signature=signature_of(example, output),
+        input_example=example,
+        pip_requirements=[f"{p}=={version(p)}" for p in SERVING_REQUIREMENTS],
+    )
+
+
+def log_candidates(mlflow, client, params: dict, search: dict) -> None:
+    from mlflow.entities import Metric
+
+    scoring, now = search["scoring"], int(time.time() * 1000)
+    name = read_json(paths.TRAIN_METRICS, "train")["model"]  # model.name with auto resolved for the task
+    for i, c in enumerate(search["candidates"]):
+        label = ", ".join(f"{k}={v}" for k, v in c["params"].items())
+        with mlflow.start_run(run_name=f"candidate {i}: {label}", nested=True,
+                              tags={"pipeline.role": "candidate", "search.rank": str(c["rank"])}) as child:
+            mlflow.log_params({"model.name": name, **{f"model.params.{k}": v for k, v in
+                                                      {**params["model"]["params"].get(name, {}), **c["params"]}.items()}})
+            per_fold = [Metric(f"{part}_{scoring}", float(v), now, fold)
+                        for part, key in (("valid", "valid_scores"), ("train", "train_scores")) for fold, v in enumerate(c[key])]
+            summary = [Metric(metric_key(f"{k}_{scoring}"), float(c[k]), now, 0)
+                       for k in ("mean_valid_score", "std_valid_score", "mean_train_score")]
+            client.log_batch(child.info.run_id, metrics=per_fold + summary)
+
+
+def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str) -> tuple[str, object]:
+    trained = read_json(paths.TRAIN_METRICS, "train")
+    tags = {"pipeline.state": key, "pipeline.role": "parent", "task": trained["task"], "model": trained["model"],
+            **git_info(), "dvc.exp_name": os.environ.get("DVC_EXP_NAME", "")}
+    run_name = os.environ.get("DVC_EXP_NAME") or f"repro {tags['git.commit'][:8]}"
+    mlflow.set_experiment(experiment_id=exp_id)  # nested child runs follow the active experiment, not their parent
+    with mlflow.start_run(run_name=run_name, tags=tags) as run:
+        mlflow.log_params(run_params(params, trained["model"]))
+        mlflow.log_metrics({metric_key(k): v for k, v in flat(read_json(paths.HEADLINE, "report")).items()})
+        mlflow.log_dict(md5s, "dvc_md5s.json")
+        for path in ARTIFACTS:
+            if path.is_dir():
+                mlflow.log_artifacts(str(path), artifact_path=str(path))
+            else:
+                mlflow.log_artifact(str(path), artifact_path=str(path.parent))
+        for split, path, context in (("train", paths.TRAIN, "training"), ("test", paths.TEST, "test")):
+            frame = read_parquet(path, "split")
+            dataset = mlflow.data.from_pandas(frame, source=str(path), name=split, targets=params["data"]["target"],
+                                              digest=md5s.get(f"split:{path}", ""))
+            mlflow.log_input(dataset, context=context)
+        model = log_model(mlflow, params)
+        log_candidates(mlflow, client, params, read_json(paths.SEARCH_REPORT, "train"))
+    return run.info.run_id, model
+
+
+def register(mlflow, client, name: str, model, run_id: str, task: str, promotion: dict) -> dict:
+    """A new version of `name` with alias candidate; alias champion too when the promotion gate passes."""
+    figures = flat(read_json(paths.HEADLINE, "report"))
+    version = mlflow.register_model(model.model_uri, name, tags={f"headline.{k}": str(v) for k, v in figures.items()})
+    client.set_registered_model_alias(name, "candidate", version.version)
+    try:
+        current = client.get_model_version_by_alias(name, "champion")
+        champion = {k.removeprefix("headline."): float(v) for k, v in current.tags.items() if k.startswith("headline.")}
+    except Exception:  # no champion yet (MLflow raises when the alias is unset)
+        current, champion = None, None
+    checks = threshold_checks(figures, task, promotion) + [champion_check(figures, task, champion, promotion["tolerance"])]
+    decision = decide(checks)
+    if decision["promote"]:
+        client.set_registered_model_alias(name, "champion", version.version)
+    for key, value in (("promotion.decision", "champion" if decision["promote"] else "candidate only"),
+                       ("promotion.reasons", "; ".join(decision["reasons"])[:5000]),
+                       ("promotion.previous_champion", current.version if current else "none"), ("run_id", run_id)):
+        client.set_model_version_tag(name, version.version, key, value)
+    return {"registered_model": name, "version": int(version.version), "champion": decision["promote"],
+            "reasons": decision["reasons"]}

@@ -106,6 +106,21 @@ def _criteria_values(rates: dict, keep: np.ndarray) -> dict:
     return out
 
 
+def bootstrap_units(n_rows: int, clusters) -> tuple[np.ndarray | None, int, str]:
+    """What the bootstrap resamples: (cluster index of each row, number of clusters, "cluster") when clusters are
+    given (every row of a cluster is drawn together), else (None, n_rows, "row")."""
+    if clusters is None:
+        return None, n_rows, "row"
+    _, unit_of_row = np.unique(clusters, return_inverse=True)
+    return unit_of_row, int(unit_of_row.max()) + 1, "cluster"
+
+
+def row_multiplicities(rng, unit_of_row: np.ndarray | None, n_units: int) -> np.ndarray:
+    """One bootstrap replicate: how many times each row is drawn (n_units units drawn with replacement)."""
+    multiplicity = np.bincount(rng.integers(0, n_units, size=n_units), minlength=n_units).astype(np.float64)
+    return multiplicity if unit_of_row is None else multiplicity[unit_of_row]
+
+
 def _percentile_interval(samples: np.ndarray, level: float) -> list:
     """[lower, upper] percentile interval over the defined bootstrap values (nan, nan if none is defined)."""
     defined = samples[~np.isnan(samples)]
@@ -196,17 +211,9 @@ def audit_groups(y_true, y_pred, sensitive, proba=None, groups=None, min_group_s
     keep = size >= min_group_size
     point_criteria = _criteria_values(point, keep)
 
-    # bootstrap: replicate multiplicities of rows, or of clusters spread to their rows
-    if cluster is not None:
-        _, unit_of_row = np.unique(cluster, return_inverse=True)
-        n_units, unit = int(unit_of_row.max()) + 1, "cluster"
-    else:
-        unit_of_row, n_units, unit = None, y.shape[0], "row"
+    unit_of_row, n_units, unit = bootstrap_units(y.shape[0], cluster)
     rng = check_random_state(random_state)
-    boot = []
-    for _ in range(n_boot):
-        multiplicity = np.bincount(rng.integers(0, n_units, size=n_units), minlength=n_units).astype(np.float64)
-        boot.append(tallies(multiplicity if unit_of_row is None else multiplicity[unit_of_row]))
+    boot = [tallies(row_multiplicities(rng, unit_of_row, n_units)) for _ in range(n_boot)]
     if n_boot:
         replicates = statistics(np.stack(boot))
         replicate_criteria = _criteria_values(replicates, keep)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..base import check_int, check_random_state, safe_divide, to_python
 from ._checks import check_groups
-from .audit import _percentile_interval, _spread
+from .audit import _percentile_interval, _spread, bootstrap_units, row_multiplicities
 
 MULTICLASS_CRITERIA = {"demographic_parity": "selection_rate", "equal_opportunity": "recall"}
 
@@ -89,19 +89,12 @@ def multiclass_audit(y_true, y_pred, sensitive, n_classes: int, class_names=None
     point = _statistics(counts)
     gaps = _gaps(point, keep)
 
-    if groups is not None:
-        _, unit_of_row = np.unique(check_groups(groups, y.size, name="groups"), return_inverse=True)
-        n_units, unit = int(unit_of_row.max()) + 1, "cluster"
-    else:
-        unit_of_row, n_units, unit = None, y.size, "row"
+    unit_of_row, n_units, unit = bootstrap_units(y.size, None if groups is None else
+                                                 check_groups(groups, y.size, name="groups"))
     rng = check_random_state(random_state)
     level = float(confidence_level)
     if n_boot:
-        replicates = []
-        for _ in range(n_boot):
-            m = np.bincount(rng.integers(0, n_units, size=n_units), minlength=n_units).astype(np.float64)
-            replicates.append(tallies(m if unit_of_row is None else m[unit_of_row]))
-        boot = _statistics(np.stack(replicates))
+        boot = _statistics(np.stack([tallies(row_multiplicities(rng, unit_of_row, n_units)) for _ in range(n_boot)]))
         boot_gaps = _gaps(boot, keep)
 
     def interval(samples):

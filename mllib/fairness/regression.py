@@ -16,7 +16,7 @@ import numpy as np
 
 from ..base import check_int, check_random_state, safe_divide, to_python
 from ._checks import check_groups
-from .audit import _percentile_interval, _spread
+from .audit import _percentile_interval, _spread, bootstrap_units, row_multiplicities
 
 REGRESSION_METRICS = ("mae", "rmse", "mean_residual", "mean_prediction", "mean_target", "interval_coverage")
 
@@ -60,17 +60,11 @@ def regression_audit(y_true, y_pred, sensitive, lower=None, upper=None, groups=N
     point = _statistics(sums(np.ones(y.size)))
     size = np.bincount(gi, minlength=G)
     keep = size >= min_group_size
-    if groups is not None:
-        _, unit_of_row = np.unique(check_groups(groups, y.size, name="groups"), return_inverse=True)
-        n_units, unit = int(unit_of_row.max()) + 1, "cluster"
-    else:
-        unit_of_row, n_units, unit = None, y.size, "row"
+    unit_of_row, n_units, unit = bootstrap_units(y.size, None if groups is None else
+                                                 check_groups(groups, y.size, name="groups"))
     rng = check_random_state(random_state)
     level = float(confidence_level)
-    replicates = []
-    for _ in range(n_boot):
-        m = np.bincount(rng.integers(0, n_units, size=n_units), minlength=n_units).astype(np.float64)
-        replicates.append(sums(m if unit_of_row is None else m[unit_of_row]))
+    replicates = [sums(row_multiplicities(rng, unit_of_row, n_units)) for _ in range(n_boot)]
     boot = _statistics({k: np.stack([s[k] for s in replicates]) for k in terms}) if n_boot else None
 
     table = {}

@@ -80,9 +80,11 @@ def _summary(scores: list[float]) -> tuple[np.ndarray, float, float]:
     return a, float(a.mean()), float(a.std())
 
 
-def evaluate_candidates(estimator, candidates, fold_data, scorer) -> list[dict]:
+def evaluate_candidates(estimator, candidates, fold_data, scorer, progress=None) -> list[dict]:
     """Clone, set_params, fit and score every candidate on every fold.
 
+    progress: optional callable progress(done, total, params) after each (candidate, fold) fit, for a caller that
+    reports how far the search is (the library itself prints nothing).
     fold_data: list of (X_train, y_train, X_valid, y_valid). Returns one dict per candidate, in order:
     {"candidate", "params", "train_scores", "valid_scores" (arrays, one entry per fold),
      "mean_train_score", "std_train_score", "mean_valid_score", "std_valid_score",
@@ -116,6 +118,8 @@ def evaluate_candidates(estimator, candidates, fold_data, scorer) -> list[dict]:
                 exc.add_note(f"while evaluating candidate {i} {params} on fold {k}")
                 raise
             oof.append(v_va)
+            if progress is not None:
+                progress(i * len(fold_data) + k + 1, len(candidates) * len(fold_data), params)
         tr, tr_mean, tr_std = _summary(train_scores)
         va, va_mean, va_std = _summary(valid_scores)
         results.append({

@@ -1,5 +1,6 @@
 """Stage 10, report: reports/report.html, one self-contained page with every stage's results, the figures
-(also written to reports/figures/ for MLflow) and a model card."""
+(also written to reports/figures/ for MLflow) and a model card; and reports/metrics.json, the headline figures
+DVC and MLflow compare (pipeline/headline.py)."""
 from __future__ import annotations
 
 import tempfile
@@ -8,7 +9,8 @@ from pathlib import Path
 from pipeline import paths
 from pipeline.config import load_params
 from pipeline.errors import run_stage
-from pipeline.io import read_json, replace_directory, write_text
+from pipeline.headline import headline
+from pipeline.io import read_json, replace_directory, write_json, write_text
 from pipeline.report_sections import build_html, make_figures
 
 INPUTS = {
@@ -46,6 +48,7 @@ def main() -> None:
             (fresh / name).write_bytes(png)
         replace_directory(fresh, paths.FIGURES_DIR)
     write_text(build_html(params, r, figs), paths.REPORT_HTML)
+    write_json(headline(r["train"], r["calibration"], r["test"], r["fairness"]), paths.HEADLINE)
     print(f"report: {paths.REPORT_HTML} with {len(figs)} figures")
 
 

@@ -1,27 +1,21 @@
 """Stage 11, track: record the pipeline state in MLflow from the files the stages wrote (the compute stages
-never import mlflow). One parent run per state: flattened params with params.yaml's dotted keys, all
-metrics, the reports and figures as artifacts, train/test datasets as inputs with their DVC md5 as digest,
-the model as a pyfunc logged from code with a signature, and tags joining it to git and DVC; one child run
-per search candidate with its per-fold scores. Tracking the same state again finds the existing run."""
+never import mlflow). One parent run per state: the run's params with params.yaml's dotted keys (the chosen
+model's grid and settings only), the headline metrics with the names `dvc metrics show` prints, the reports,
+figures and the DVC md5 of every output as artifacts, train/test datasets as inputs with their DVC md5 as digest,
+the deployed predictor as a pyfunc logged from code (raw rows in), and tags joining it to git; one child run per
+search candidate with its per-fold scores. The model becomes a new version of the registered model with alias
+`candidate`, and `champion` when the promotion gate passes (pipeline/promotion.py; decision and reasons as version
+tags). Tracking the same state again finds the existing run."""
 from __future__ import annotations
 
-import os
-import time
 import warnings
-from importlib.metadata import version
 
 from pipeline import paths
 from pipeline.config import flatten, load_params
 from pipeline.errors import PipelineError, run_stage
-from pipeline.frames import feature_columns
-from pipeline.io import read_json, read_parquet, write_json
-from pipeline.tracking import git_info, metric_key, numeric_leaves, repo_root, stage_output_md5s, state_key, tracking_uri
-
-METRIC_FILES = {"train": paths.TRAIN_METRICS, "calibration": paths.CALIBRATION_METRICS, "test": paths.TEST_METRICS,
-                "fairness": paths.FAIRNESS_METRICS}
-ARTIFACTS = [paths.REPORT_HTML, paths.FIGURES_DIR, paths.TRAIN_METRICS.parent, paths.VALIDATION_CURVE.parent,
-             paths.VALIDATION_REPORT, paths.CLEANING_REPORT, paths.SPLIT_REPORT, paths.FEATURES_REPORT,
-             paths.SEARCH_REPORT, paths.IMPORTANCE, paths.ATTRIBUTIONS, paths.PARTIAL_DEPENDENCE]
+from pipeline.io import read_json, write_json
+from pipeline.tracking import (log_new_run, register, relocate_default_store, repo_root, stage_output_md5s, state_key,
+                               tracking_uri)
 
 
 def experiment_id(client, name: str, default_store: bool) -> str:
@@ -31,76 +25,6 @@ def experiment_id(client, name: str, default_store: bool) -> str:
     # an absolute artifact root: a relative one would follow the working directory (mlflow#7292)
     location = (repo_root() / "mlartifacts").as_uri() if default_store else None
     return client.create_experiment(name, artifact_location=location)
-
-
-def log_model(mlflow, params: dict) -> None:
-    from mlflow.models import infer_signature
-
-    from mllib import io as mlio
-    from pipeline.frames import served_predictions
-
-    test = read_parquet(paths.TEST, "split")
-    numeric, categorical = feature_columns(test.columns, params["data"])
-    # the signature takes the raw columns' own dtypes: rows as read from the user's file are valid input
-    example = test[numeric + categorical].head(5)
-    output = served_predictions(mlio.load(paths.PREDICTOR), example, numeric, categorical)
-    predictor = paths.PREDICTOR.with_name(paths.PREDICTOR.name + ".json")
-    mlflow.pyfunc.log_model(
-        name="model",
-        python_model=str(repo_root() / "pipeline" / "serving" / "pyfunc_model.py"),
-        artifacts={"predictor": str(predictor), "predictor_arrays": str(predictor.with_suffix(".npz"))},
-        code_paths=["mllib", "pipeline"],
-        model_config={"numeric": numeric, "categorical": categorical},
-        signature=infer_signature(example, output),
-        input_example=example,
-        pip_requirements=[f"{p}=={version(p)}" for p in ("mlflow", "numpy", "scipy", "pandas", "numba")],
-    )
-
-
-def log_candidates(mlflow, client, params: dict, search: dict) -> None:
-    from mlflow.entities import Metric
-
-    scoring, now = search["scoring"], int(time.time() * 1000)
-    name = read_json(paths.TRAIN_METRICS, "train")["model"]  # model.name with auto resolved for the task
-    for i, c in enumerate(search["candidates"]):
-        label = ", ".join(f"{k}={v}" for k, v in c["params"].items())
-        with mlflow.start_run(run_name=f"candidate {i}: {label}", nested=True,
-                              tags={"pipeline.role": "candidate", "search.rank": str(c["rank"])}) as child:
-            mlflow.log_params({"model.name": name, **{f"model.params.{k}": v for k, v in
-                                                      {**params["model"]["params"].get(name, {}), **c["params"]}.items()}})
-            per_fold = [Metric(f"{part}_{scoring}", float(v), now, fold)
-                        for part, key in (("valid", "valid_scores"), ("train", "train_scores")) for fold, v in enumerate(c[key])]
-            summary = [Metric(metric_key(f"{k}_{scoring}"), float(c[k]), now, 0)
-                       for k in ("mean_valid_score", "std_valid_score", "mean_train_score")]
-            client.log_batch(child.info.run_id, metrics=per_fold + summary)
-
-
-def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str) -> str:
-    trained = read_json(paths.TRAIN_METRICS, "train")
-    tags = {"pipeline.state": key, "pipeline.role": "parent", "task": trained["task"], "model": trained["model"], **git_info(),
-            "dvc.exp_name": os.environ.get("DVC_EXP_NAME", ""),
-            **{metric_key(f"dvc.md5.{out.replace(':', '.')}"): md5 for out, md5 in md5s.items()}}
-    run_name = os.environ.get("DVC_EXP_NAME") or f"repro {tags['git.commit'][:8]}"
-    mlflow.set_experiment(experiment_id=exp_id)  # nested child runs follow the active experiment, not their parent
-    with mlflow.start_run(run_name=run_name, tags=tags) as run:
-        mlflow.log_params({k: str(v) for k, v in flatten(params).items()})
-        metrics = {}
-        for prefix, path in METRIC_FILES.items():
-            metrics.update(numeric_leaves(read_json(path, path.stem), f"{prefix}."))
-        mlflow.log_metrics(metrics)
-        for path in ARTIFACTS:
-            if path.is_dir():
-                mlflow.log_artifacts(str(path), artifact_path=str(path))
-            else:
-                mlflow.log_artifact(str(path), artifact_path=str(path.parent))
-        for split, path, context in (("train", paths.TRAIN, "training"), ("test", paths.TEST, "test")):
-            frame = read_parquet(path, "split")
-            dataset = mlflow.data.from_pandas(frame, source=str(path), name=split, targets=params["data"]["target"],
-                                              digest=md5s.get(f"split:{path}", ""))
-            mlflow.log_input(dataset, context=context)
-        log_model(mlflow, params)
-        log_candidates(mlflow, client, params, read_json(paths.SEARCH_REPORT, "train"))
-    return run.info.run_id
 
 
 def main() -> None:
@@ -113,24 +37,35 @@ def main() -> None:
     import mlflow
     from mlflow import MlflowClient
 
+    default_store = uri == f"sqlite:///{repo_root() / 'mlflow.db'}"
+    moved_from = relocate_default_store(repo_root()) if default_store else None
+    if moved_from:
+        print(f"track: the store was created in {moved_from}; its artifact locations now point into {repo_root()}")
     mlflow.set_tracking_uri(uri)
     client = MlflowClient()
     try:
-        exp_id = experiment_id(client, params["tracking"]["experiment"], default_store=uri.startswith(f"sqlite:///{repo_root()}"))
+        exp_id = experiment_id(client, params["tracking"]["experiment"], default_store=default_store)
         found = client.search_runs([exp_id], filter_string=f"tags.`pipeline.state` = '{key}'", max_results=1)
     except Exception as exc:  # any failure to reach or use the store: the compute stages' outputs stand
         raise PipelineError(
             f"track: cannot use the MLflow tracking store {uri} ({type(exc).__name__}: {exc}). Start the server or fix "
             "MLFLOW_TRACKING_URI / params.yaml tracking.uri; the outputs of the other stages are unaffected"
         ) from None
+    record = {"tracking_uri": uri, "experiment": params["tracking"]["experiment"], "experiment_id": exp_id,
+              "pipeline_state": key}
     if found:
-        run_id = found[0].info.run_id
-        print(f"track: this pipeline state ({key}) is already recorded as run {run_id}; nothing new to log")
+        record["run_id"] = found[0].info.run_id
+        print(f"track: this pipeline state ({key}) is already recorded as run {record['run_id']}; nothing new to log")
     else:
-        run_id = log_new_run(mlflow, client, exp_id, params, md5s, key)
-        print(f"track: logged run {run_id} and its candidate runs to {uri}")
-    write_json({"tracking_uri": uri, "experiment": params["tracking"]["experiment"], "experiment_id": exp_id,
-                "run_id": run_id, "pipeline_state": key}, paths.MLFLOW_RUN)
+        record["run_id"], model = log_new_run(mlflow, client, exp_id, params, md5s, key)
+        name = params["tracking"]["registered_model"] or params["tracking"]["experiment"]
+        record["registry"] = register(mlflow, client, name, model, record["run_id"],
+                                      read_json(paths.TRAIN_METRICS, "train")["task"], params["tracking"]["promotion"])
+        r = record["registry"]
+        print(f"track: logged run {record['run_id']} and its candidate runs to {uri}; registered {name} version "
+              f"{r['version']} as candidate" + (" and champion" if r["champion"] else
+                                                 f", not champion: {'; '.join(r['reasons'])}"))
+    write_json(record, paths.MLFLOW_RUN)
 
 
 if __name__ == "__main__":

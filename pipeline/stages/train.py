@@ -14,6 +14,7 @@ from pipeline.config import load_params
 from pipeline.errors import run_stage
 from pipeline.frames import score_columns
 from pipeline.io import read_parquet, write_estimators, write_json, write_parquet
+from pipeline.progress import Progress
 from pipeline.task import Target
 
 
@@ -68,7 +69,8 @@ def main() -> None:
     print(f"train: {name} ({target.task}), {len(candidates)} candidates x {len(fold_data)} folds, scoring {scorer.name}")
 
     seed = params["seed"]
-    results = evaluate_candidates(build.model(name, model_cfg, seed), candidates, fold_data, scorer)
+    results = evaluate_candidates(build.model(name, model_cfg, seed), candidates, fold_data, scorer,
+                                  progress=Progress("train: search (candidate x fold fits)"))
     for r in results:
         print(f"train:   {r['params']}  valid {r['mean_valid_score']:.4f} ± {r['std_valid_score']:.4f}  train {r['mean_train_score']:.4f}")
     best_i = best_candidate_index(results, scorer.greater_is_better)

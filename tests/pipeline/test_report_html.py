@@ -84,10 +84,11 @@ def _cells(card: str) -> dict[str, str]:
 
 def test_model_card_content():
     params, r = _card_inputs()
-    cells = _cells(report.model_card(params, r))
+    cells = _cells(report.model_card(params, r, "thresholds pass"))
     assert list(cells) == ["Model", "Task", "Intended use", "Training data", "Evaluation data", "Performance",
                            "Calibration", "Prediction sets", "Fairness", "Fairness mitigation", "Excluded as features",
-                           "Caveats"]
+                           "Promotion gate", "Caveats"]
+    assert cells["Promotion gate"] == "thresholds pass"
     assert cells["Task"] == "binary: two classes [0, 1]"
     assert "decisions at p >= 0.5000" in cells["Intended use"]
     assert cells["Prediction sets"].startswith("conformal sets hold the true class on 0.9100 of test rows (target 0.9000)")
@@ -122,7 +123,7 @@ def test_model_card_escapes_exactly_once():
     params, r = _card_inputs()
     params["data"]["target"] = "a<b"
     r["train"]["best_params"] = {"solver": "l'bfgs"}
-    card = report.model_card(params, r)
+    card = report.model_card(params, r, "thresholds pass")
     assert "&amp;" not in card  # nothing escaped twice
     assert "a<b" not in card    # but everything escaped once
     cells = _cells(card)
@@ -136,7 +137,7 @@ def test_model_card_multiclass():
                  "log_loss": 0.9, "decision": {"threshold": None, "cost_matrix": None},
                  "conformal": {"coverage": 0.9, "set_coverage": 0.9, "mean_set_size": 1.5},
                  "calibration": {"before": {"ece": 0.05}, "after": {"ece": 0.02}}}
-    cells = _cells(report.model_card(params, r))
+    cells = _cells(report.model_card(params, r, "thresholds pass"))
     assert "probability of each class of binexp (a, b, c)" in cells["Intended use"]
     assert "the most probable class" in cells["Intended use"]
     assert cells["Performance"].startswith("test macro one-vs-rest ROC AUC 0.8000, accuracy 0.7000, macro F1 0.6000")
@@ -146,7 +147,7 @@ def test_model_card_multiclass():
 def test_model_card_without_sensitive_attributes():
     params, r = _card_inputs()
     params["data"]["sensitive"] = []
-    assert _cells(report.model_card(params, r))["Fairness"] == "no sensitive attributes"
+    assert _cells(report.model_card(params, r, "thresholds pass"))["Fairness"] == "no sensitive attributes"
 
 
 def test_document_is_deterministic_and_self_contained():

@@ -24,7 +24,11 @@ CONDITIONAL = {"train": {"search.n_iter"},  # read when search.method is random
                "split": {"split.valid_size"},  # read by the shuffle strategies
                "features": {"features.expansion.params", "features.projection.params"},  # read unless name: none
                "fairness": {"fairness.mitigation.tolerance"},  # read unless fairness.mitigation.criterion is none
-               "calibrate": {"calibration.interval_coverage", "calibration.interval_method"}}  # regression targets
+               "calibrate": {"calibration.interval_coverage", "calibration.interval_method"},  # regression targets
+               # the gate's checks of the task (binary here) are read; the others and the champion's tolerance
+               # belong to the same policy, declared as one section
+               "report": {"tracking.promotion.max_coverage_shortfall", "tracking.promotion.min_headline.multiclass",
+                          "tracking.promotion.min_headline.regression", "tracking.promotion.tolerance"}}
 # user-supplied mappings are consumed whole, so each counts as one leaf
 OPAQUE = {"model.params", "search.grid", "calibration.params", "clean.valid_ranges", "clean.outliers.bounds",
           *(f"features.{step}.params" for step in FEATURE_STEPS)}

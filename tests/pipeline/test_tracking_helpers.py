@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline.errors import PipelineError
-from pipeline.tracking import metric_key, numeric_leaves, repo_root, stage_output_md5s, state_key, tracking_uri
+from pipeline.tracking import metric_key, repo_root, stage_output_md5s, state_key, tracking_uri
 
 # MLflow's rule for metric and param names (mlflow.utils.validation); checked against MLflow itself below
 MLFLOW_NAME = re.compile(r"^[/\w.\- :]*$")
@@ -149,25 +149,6 @@ def test_metric_key_accepted_by_mlflow():
         assert MLFLOW_NAME.match(metric_key(raw))
     with pytest.raises(Exception):
         validation._validate_metric_name("female=1,black=0")  # the raw label is not a valid name
-
-
-def test_numeric_leaves_flattens_and_skips_non_numbers():
-    metrics = {
-        "roc_auc": 0.8, "n": 120, "ok": True, "method": "platt", "undefined": None,
-        "curve": [0.1, 0.2], "calibration": {"before": {"ece": 0.05, "note": None}, "after": {"ece": 0.01}},
-        "fairness": {"female=1,black=0": {"tpr": 0.7, "flag": False}},
-    }
-    assert numeric_leaves(metrics, "test.") == {
-        "test.roc_auc": 0.8, "test.n": 120.0,
-        "test.calibration.before.ece": 0.05, "test.calibration.after.ece": 0.01,
-        "test.fairness.female_1_black_0.tpr": 0.7,
-    }
-    assert all(type(v) is float for v in numeric_leaves(metrics).values())
-
-
-def test_numeric_leaves_of_a_bare_number_and_empty():
-    assert numeric_leaves(3, "x.") == {"x": 3.0}
-    assert numeric_leaves({}) == {} and numeric_leaves(None) == {} and numeric_leaves("s") == {}
 
 
 def test_real_lock_md5s_cover_every_stage_but_track():

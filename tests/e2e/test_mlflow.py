@@ -1,0 +1,180 @@
+"""MLflow and DVC as their users expect, on a scratch project of the default sample: readable metrics (the headline
+file DVC shows and the MLflow run logs, the run's own params), the registry (every state a version with alias
+`candidate`, `champion` behind the promotion gate), the champion served by `mlflow models serve` from raw rows of
+the data file with evaluate's decisions, requirements that cover the served code's imports, and a store that
+moves with the repository."""
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import REPO, make_project
+from dvc_project import git_repo, repro, sh, user_env
+from pipeline.tracking import stage_output_md5s
+
+pytestmark = pytest.mark.slow
+NAME = "defensible-tabular"  # tracking.registered_model null: the experiment's name
+
+
+# the promotion policy of this small sample (267 test rows: AUC ~0.68, test ECE ~0.08, race gap ~0.43); the default
+# policy of params.yaml is for the default data
+POLICY = {"tracking.promotion.min_headline.binary": 0.6, "tracking.promotion.max_ece": 0.1,
+          "tracking.promotion.max_fairness_gap": 0.5}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory, sample_csv):
+    root = git_repo(make_project(tmp_path_factory.mktemp("mlflow"), sample_csv, **POLICY))
+    repro(root)
+    return root
+
+
+def read(root: Path, path: str):
+    return json.loads((root / path).read_text())
+
+
+def client(root: Path):
+    from mlflow import MlflowClient
+
+    return MlflowClient(tracking_uri=read(root, "reports/mlflow_run.json")["tracking_uri"])
+
+
+def test_dvc_and_mlflow_show_the_headline_figures(project):
+    shown = sh(project, "dvc", "metrics", "show", "--json")
+    assert shown.returncode == 0, shown.stderr
+    values = [v for file in json.loads(shown.stdout)[""]["data"].values() for section in file["data"].values()
+              for v in section.values()]
+    assert 20 <= len(values) <= 60, len(values)
+    run = client(project).get_run(read(project, "reports/mlflow_run.json")["run_id"])
+    headline = read(project, "reports/metrics.json")
+    assert len(run.data.metrics) <= 80 and run.data.metrics["test.roc_auc"] == headline["test"]["roc_auc"]
+    assert set(run.data.metrics) == {f"{s}.{k}" for s, v in headline.items() for k, x in v.items() if x is not None}
+    params = run.data.params
+    assert params["search.grid.logistic_regression.lam"] and not any(k.startswith("search.grid.random_forest")
+                                                                     for k in params)
+    assert not any(k.startswith("dvc.md5") for k in run.data.tags)
+    md5s = json.loads(Path(client(project).download_artifacts(run.info.run_id, "dvc_md5s.json",
+                                                              str(project / ".dvc/tmp"))).read_text())
+    assert md5s == stage_output_md5s(project / "dvc.lock") and "train:models/model.npz" in md5s
+
+
+def test_first_state_is_candidate_and_champion(project):
+    record = read(project, "reports/mlflow_run.json")["registry"]
+    assert record["registered_model"] == NAME and record["version"] == 1 and record["champion"]
+    c = client(project)
+    assert str(c.get_model_version_by_alias(NAME, "candidate").version) == "1"
+    champion = c.get_model_version_by_alias(NAME, "champion")
+    assert str(champion.version) == "1" and champion.tags["promotion.decision"] == "champion"
+    assert "passes" in champion.tags["promotion.reasons"]
+    assert "Promotion gate" in (project / "reports/report.html").read_text()
+
+
+def test_the_model_code_imports_only_its_requirements(project):
+    """Every third-party package the served code imports (mllib and the pipeline modules serving loads) is one of
+    the logged model's requirements, so a model environment built from them can load it."""
+    from pipeline.tracking import SERVING_REQUIREMENTS
+
+    served = [*Path(REPO / "mllib").rglob("*.py"),
+              *(REPO / "pipeline" / f for f in ("__init__.py", "frames.py", "errors.py", "serving/pyfunc_model.py"))]
+    imported = set()
+    for path in served:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    third_party = {m for m in imported if m not in sys.stdlib_module_names and m not in ("mllib", "pipeline")}
+    assert third_party <= set(SERVING_REQUIREMENTS), third_party - set(SERVING_REQUIREMENTS)
+    run = read(project, "reports/mlflow_run.json")
+    model = client(project).search_logged_models(experiment_ids=[run["experiment_id"]])[0]
+    requirements = Path(model.artifact_location.removeprefix("file://"), "requirements.txt").read_text()
+    assert all(f"{p}==" in requirements for p in SERVING_REQUIREMENTS)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_served_champion_answers_raw_rows_with_evaluates_decisions(project):
+    port = free_port()
+    env = {**user_env(), "MLFLOW_TRACKING_URI": read(project, "reports/mlflow_run.json")["tracking_uri"]}
+    server = subprocess.Popen(["mlflow", "models", "serve", "-m", f"models:/{NAME}@champion", "--env-manager", "local",
+                               "-h", "127.0.0.1", "-p", str(port)], cwd=project, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        rows = pd.read_csv(project / "data/raw/sample.csv")  # exactly as read from the user's file: int columns too
+        test = pd.read_parquet(project / "data/processed/test.parquet")
+        raw = rows.loc[test["_row_id"]].drop(columns=["binexp", "zper"])
+        split = raw.to_dict(orient="split", index=False)  # Python numbers: JSON keeps every float digit
+        body = json.dumps({"dataframe_split": split}).encode()
+        deadline, answer = time.monotonic() + 120, None
+        while answer is None and time.monotonic() < deadline and server.poll() is None:
+            try:
+                request = urllib.request.Request(f"http://127.0.0.1:{port}/invocations", data=body,
+                                                 headers={"Content-Type": "application/json"})
+                answer = json.loads(urllib.request.urlopen(request, timeout=30).read())
+            except OSError:
+                time.sleep(1)
+        assert answer is not None, server.stderr.read()[-3000:] if server.poll() is not None else "no answer"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    served = pd.DataFrame(answer["predictions"])
+    expected = pd.read_parquet(project / "data/predictions/test.parquet")
+    np.testing.assert_allclose(served["probability_1"], expected["proba_1"], rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(served["prediction"].to_numpy(), expected["prediction"].to_numpy())
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.md5(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_a_copied_repository_never_touches_the_original(project, tmp_path):
+    before = {"db": hashlib.md5((project / "mlflow.db").read_bytes()).hexdigest(),
+              "artifacts": tree_digest(project / "mlartifacts")}
+    copy = tmp_path / "copy"
+    shutil.copytree(project, copy, symlinks=True)
+    params = yaml.safe_load((copy / "params.yaml").read_text())
+    params["tracking"]["experiment"] = "defensible-tabular"  # same store, a new state: a new run is logged
+    params["fairness"]["n_boot"] = 50
+    (copy / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    result = repro(copy)
+    assert "store was created in" in result.stdout and "logged run" in result.stdout
+    record = read(copy, "reports/mlflow_run.json")
+    run = client(copy).get_run(record["run_id"])
+    assert run.info.artifact_uri.startswith((copy / "mlartifacts").as_uri())
+    assert hashlib.md5((project / "mlflow.db").read_bytes()).hexdigest() == before["db"]
+    assert tree_digest(project / "mlartifacts") == before["artifacts"]
+
+
+def test_a_worse_model_is_candidate_but_not_champion(project):
+    """Last: it adds a version. A 1-nearest-neighbour classifier ranks the test rows far worse than the champion's
+    logistic regression (its probabilities are 0 or 1)."""
+    params = yaml.safe_load((project / "params.yaml").read_text())
+    params["model"]["name"] = "knn"
+    params["search"]["grid"]["knn"] = {"n_neighbors": [1]}
+    (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    repro(project)
+    record = read(project, "reports/mlflow_run.json")["registry"]
+    assert record["version"] == 2 and not record["champion"]
+    assert any("champion's test.roc_auc" in r and "FAILS" in r for r in record["reasons"])
+    c = client(project)
+    assert str(c.get_model_version_by_alias(NAME, "candidate").version) == "2"
+    assert str(c.get_model_version_by_alias(NAME, "champion").version) == "1"
+    assert c.get_model_version(NAME, "2").tags["promotion.decision"] == "candidate only"
