@@ -1,4 +1,5 @@
-"""Compare the output md5s of two dvc.lock files (every stage but `track`, whose output names an MLflow run).
+"""Compare the output md5s of two dvc.lock files, every stage's (track's record names the pipeline state, not this
+machine's MLflow run, so it is the same on every clone too).
 
 Usage: python .ci/compare_lock.py BEFORE AFTER   (exit 1 on a difference, listing the outputs that differ)
 """
@@ -8,13 +9,10 @@ import sys
 
 import yaml
 
-SKIP = ("track",)
-
-
 def output_md5s(lock: dict) -> dict[str, str]:
     return {
         f"{stage}: {out['path']}": out.get("md5", "")
-        for stage, entry in (lock.get("stages") or {}).items() if stage not in SKIP
+        for stage, entry in (lock.get("stages") or {}).items()
         for out in entry.get("outs", [])
     }
 

@@ -4,7 +4,7 @@ single tree time ratio <= 2; forest peak memory reported beside scikit-learn's, 
 Gradient boosting's issue-5 rows are measured by bench_gradient_boosting.py (results/gradient_boosting.md).
 
 Also times the exact split search written in plain numpy (one argsort per node and feature) on one fold: the
-measurement that justifies the compiled kernel (DESIGN.md section 7). Run: .venv/bin/python benchmarks/bench_trees.py
+measurement that justifies the compiled kernel (docs/architecture.md section 1: compiled loops only where a benchmark shows the need). Run: .venv/bin/python benchmarks/bench_trees.py
 """
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def main():
         f"{compile_s:.1f} s.",
         f"- The exact split search in vectorised numpy (argsort + cumsum per feature) takes {numpy_root * 1000:.0f} ms "
         f"for the root node alone; a tree on one fold has {n_internal} internal nodes, each paying that per-feature "
-        "work plus Python overhead, which is why the split search is compiled (DESIGN.md section 7).",
+        "work plus Python overhead, which is why the split search is compiled (docs/architecture.md section 1: compiled loops only where a benchmark shows the need).",
         "- peak_mb: peak resident memory added while fitting and predicting the first fold (VmHWM). With "
         "oob_score=True the forest adds each tree's out-of-bag predictions to running sums as the tree is done "
         "(O(n K) floats, not O(B n K)). Both libraries run in one process, so the figure also depends on how much "

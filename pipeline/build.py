@@ -118,6 +118,14 @@ def model_name(model_cfg: dict, task: str) -> str:
     return name
 
 
+def model_names(model_cfg: dict, task: str) -> list[str]:
+    """The models to train: model.candidates (compared on the same folds) or model.name alone, each checked to be
+    of the task's kind."""
+    if not model_cfg["candidates"]:
+        return [model_name(model_cfg, task)]
+    return [model_name({**model_cfg, "name": n}, task) for n in model_cfg["candidates"]]
+
+
 def scorer(key: str, name: str, task: str):
     """The scorer `name` of params.yaml `key` (auto: the task's default), refused when the task does not define it."""
     from mllib.metrics import DEFAULT_SCORING, get_scorer, scorers_for

@@ -143,6 +143,11 @@ SPEC = {
     },
     "features": {step: {"name": choice(*names), "params": mapping()} for step, names in FEATURE_STEPS.items()},
     "model": {"name": choice("auto", *registry.CLASSIFIERS, *registry.REGRESSORS),
+              "candidates": _Check(f"a list of distinct registry model names (classifiers: {sorted(registry.CLASSIFIERS)}; "
+                                   f"regressors: {sorted(registry.REGRESSORS)}), [] for model.name alone",
+                                   lambda v: isinstance(v, list) and len(set(map(str, v))) == len(v) and all(
+                                       n in registry.CLASSIFIERS or n in registry.REGRESSORS for n in v)),
+              "selection": choice("best", "one_se"),
               "params": per_model("value", lambda x: True)},
     "search": {
         "method": choice("grid", "random"),
@@ -163,6 +168,13 @@ SPEC = {
         "threshold": number(0, 1),
         "cost_matrix": cost_matrix(),
         "reject_threshold": _Check("a number in [0, 1) (0: never abstain)", lambda v: _is_number(v) and 0 <= v < 1),
+    },
+    "assess": {
+        "leakage": boolean(),
+        "learning_curve": boolean(),
+        "train_fractions": _Check("a list of at least two increasing fractions in (0, 1], the last 1.0",
+                                  lambda v: isinstance(v, list) and len(v) >= 2 and all(_is_number(x) and 0 < x <= 1
+                                  for x in v) and v == sorted(set(v)) and v[-1] == 1.0),
     },
     "evaluate": {
         "target_risk": number(0, 1),

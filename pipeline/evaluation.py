@@ -128,8 +128,24 @@ def rule_of(predictor) -> dict:
             "set_coverage": predictor.conformal.coverage}
 
 
+def baseline_scores(y_train: np.ndarray, y: np.ndarray, names: list[str]) -> dict:
+    """The no-skill baseline on the test rows (mllib.baseline.PriorClassifier fitted on the training rows: every row
+    gets the training class frequencies, decided as the majority class), with the metrics of the model beside it."""
+    from mllib.baseline import PriorClassifier
+    from mllib.metrics import brier_score, log_loss
+
+    P = PriorClassifier().fit(np.zeros((y_train.size, 1)), y_train).predict_proba(np.zeros((y.size, 1)))
+    decision = np.argmax(P, axis=1)
+    scores = binary_scores(y, P, decision) if P.shape[1] == 2 else multiclass_scores(y, P, decision, names)
+    keep = ("roc_auc", "average_precision", "accuracy", "precision", "recall", "f1", "roc_auc_ovr",
+            "balanced_accuracy", "f1_macro")
+    return {"model": "class prior of the training rows", **{k: scores[k] for k in keep if k in scores},
+            "log_loss": log_loss(y, P[:, 1] if P.shape[1] == 2 else P),
+            "brier": brier_score(y, P[:, 1] if P.shape[1] == 2 else P)}
+
+
 def test_metrics(y: np.ndarray, P: np.ndarray, P_raw: np.ndarray, decided: dict, sets: np.ndarray, names: list[str],
-                 params: dict, groupings: dict, train_metrics: dict, rule: dict) -> tuple[dict, dict]:
+                 params: dict, groupings: dict, train_metrics: dict, rule: dict, y_train: np.ndarray) -> tuple[dict, dict]:
     """(test.json, plot data) for the deployed predictor's outputs on the test rows; rule: rule_of(predictor)."""
     decision, bins = decided["decision"], params["calibration"]
     binary = P.shape[1] == 2
@@ -150,6 +166,7 @@ def test_metrics(y: np.ndarray, P: np.ndarray, P_raw: np.ndarray, decided: dict,
         "conformal": {"set_coverage": rule["set_coverage"], **set_summary(sets, y)},
         "cv_vs_test": gap_report(train_metrics, y, P, decision),
         "selective": selective,
+        "baseline": baseline_scores(y_train, y, names),
     }
     roc, pr = curves(y, P, names)
     plots = {"roc": roc, "pr": pr, "risk_coverage": [dict(zip(risk_curve, v)) for v in zip(*risk_curve.values())],

@@ -256,3 +256,14 @@ def group_errors(attribute: str, groups: dict) -> bytes:
     ax.set(xlabel="target units (bars: point estimate, lines: bootstrap interval)", title=f"Test-set errors by {attribute}")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7)
     return png_bytes(fig)
+
+
+def learning_curve(rows: list[dict], scoring: str) -> bytes:
+    """Train and validation score (mean over the grouped splits) against the training rows used."""
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    x = [r["rows"] for r in rows]
+    ax.plot(x, [r["train"] for r in rows], "o-", label="train")
+    ax.plot(x, [r["valid"] for r in rows], "o-", label="validation")
+    ax.set(xlabel="training rows per split", ylabel=scoring, title="Learning curve (grouped splits)")
+    ax.legend()
+    return png_bytes(fig)

@@ -1,4 +1,4 @@
-"""Where each stage reads and writes. dvc.yaml declares the same paths (tests/pipeline/test_dvc_yaml.py checks)."""
+"""Where each stage reads and writes. dvc.yaml declares the same paths (tests/pipeline/test_stage_contract.py checks that each stage writes exactly those)."""
 from pathlib import Path
 
 ROW_ID = "_row_id"  # reserved column: the row's position in the raw file, carried through every stage
@@ -29,6 +29,8 @@ OOF_PREDICTIONS = Path("data/predictions/oof.parquet")
 SEARCH_REPORT = Path("reports/search.json")
 TRAIN_METRICS = Path("reports/metrics/train.json")
 VALIDATION_CURVE = Path("reports/plots/validation_curve.json")
+ASSESSMENT = Path("reports/assessment.json")  # leakage estimate and learning curve (pipeline/assessment.py)
+LEARNING_CURVE = Path("reports/plots/learning_curve.json")
 
 PREDICTOR = Path("models/predictor")  # .json + .npz: features -> model -> calibrator -> decision rule (mllib.deploy)
 OOF_CALIBRATED = Path("data/predictions/oof_calibrated.parquet")  # cross-fitted probabilities of the scored rows

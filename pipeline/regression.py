@@ -56,8 +56,10 @@ def assemble_regressor(y: np.ndarray, pred: np.ndarray, fold: np.ndarray, cfg: d
     return predictor, report
 
 
-def test_report(predictor: DeployedRegressor, X, y: np.ndarray, train_metrics: dict) -> tuple[dict, dict, dict]:
-    """(test.json, plot rows, per-row columns) of the deployed regressor on the test rows."""
+def test_report(predictor: DeployedRegressor, X, y: np.ndarray, train_metrics: dict,
+                y_train: np.ndarray) -> tuple[dict, dict, dict]:
+    """(test.json, plot rows, per-row columns) of the deployed regressor on the test rows, with the no-skill
+    baseline's metrics (the training rows' mean predicted for every test row) beside them."""
     pred = predictor.predict(X)
     lower, upper = predictor.predict_interval(X, prediction=pred)
     intervals = {"deployed": predictor.interval_method, "coverage_target": predictor.coverage_,
@@ -70,7 +72,8 @@ def test_report(predictor: DeployedRegressor, X, y: np.ndarray, train_metrics: d
         intervals["model"] = {"source": f"{type(predictor.model).__name__} predictive distribution, mean -/+ z std",
                               **interval_summary(y, *own)}
     metrics = {"task": "regression", "n": int(y.size), **point_metrics(y, pred), "intervals": intervals,
-               "cv_vs_test": gap_report(train_metrics, y, None, pred)}
+               "cv_vs_test": gap_report(train_metrics, y, None, pred),
+               "baseline": {"model": "mean of the training rows", **point_metrics(y, np.full(y.size, y_train.mean()))}}
     plots = {"residuals": [{"actual": a, "predicted": p, "residual": a - p} for a, p in zip(y.tolist(), pred.tolist())]}
     columns = {"y": y, "prediction": pred, "lower": lower, "upper": upper}
     return metrics, plots, columns

@@ -87,7 +87,7 @@ def promotion_summary(params: dict, r: dict) -> str:
     from .headline import flat, headline
     from .promotion import decide, threshold_checks
 
-    figures = flat(headline(r["train"], r["calibration"], r["test"], r["fairness"]))
+    figures = flat(headline(r["train"], r["calibration"], r["test"], r["fairness"], r["assessment"]))
     decision = decide(threshold_checks(figures, r["test"]["task"], params["tracking"]["promotion"]))
     verdict = "the thresholds pass" if decision["promote"] else "the thresholds FAIL: this version cannot become champion"
     return (f"{verdict} ({'; '.join(decision['reasons'])}); the track stage registers the model as `candidate` and "

@@ -21,6 +21,8 @@ def curve_summaries(test: dict) -> tuple[dict, dict, dict]:
 def make_figures(r: dict) -> dict[str, bytes]:
     test = r["test"]
     figs = {"validation_curve.png": figures.validation_curve(r["validation_curve"], r["train"]["scoring"]),
+            **({"learning_curve.png": figures.learning_curve(r["learning_curve"], r["train"]["scoring"])}
+               if r["learning_curve"] else {}),
             "importance.png": figures.importance(r["importance"]["features"], r["importance"]["scoring"])}
     if test["task"] == "regression":
         figs["residuals.png"] = figures.residuals(r["residuals"], test["intervals"])
@@ -236,6 +238,7 @@ def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
                    "std validation": c["std_valid_score"], "mean train": c["mean_train_score"]} for c in r["search"]["candidates"]]
     sections = [
         html.section("Model card", html.model_card(params, r, html.promotion_summary(params, r))),
+        trust_section(r, img),
         html.section(
             "Data: validation, cleaning, split",
             html.key_values({"rows in": r["validation"]["rows_in"], "rows kept": r["validation"]["rows_kept"],
@@ -267,8 +270,9 @@ def test_section(test: dict, img: dict) -> str:
         c = test["confusion"]
         return html.section(
             "Test evaluation (used once)",
-            html.key_values({k: test[k] for k in ("n", "threshold", "roc_auc", "average_precision", "accuracy", "precision",
-                                                   "recall", "specificity", "f1", "log_loss", "brier")}),
+            html.key_values({"n": test["n"], "threshold": test["threshold"]}),
+            with_baseline(test, ("roc_auc", "average_precision", "accuracy", "precision", "recall", "specificity", "f1",
+                                 "log_loss", "brier")),
             "<h3>Confusion matrix (rows: actual, columns: predicted)</h3>",
             html.table([{"": "actual 1", "predicted 1": c["tp"], "predicted 0": c["fn"]},
                         {"": "actual 0", "predicted 1": c["fp"], "predicted 0": c["tn"]}]),
@@ -277,9 +281,10 @@ def test_section(test: dict, img: dict) -> str:
     names, matrix = test["confusion"]["labels"], test["confusion"]["matrix"]
     return html.section(
         "Test evaluation (used once)",
-        html.key_values({"n": test["n"], "classes": names, **{k: test[k] for k in (
-            "roc_auc_ovr", "accuracy", "balanced_accuracy", "f1_macro", "precision_macro", "recall_macro", "log_loss",
-            "brier")}, **{f"top-{k} accuracy": v for k, v in test["top_k_accuracy"].items()}}),
+        html.key_values({"n": test["n"], "classes": names,
+                         **{f"top-{k} accuracy": v for k, v in test["top_k_accuracy"].items()}}),
+        with_baseline(test, ("roc_auc_ovr", "accuracy", "balanced_accuracy", "f1_macro", "precision_macro",
+                             "recall_macro", "log_loss", "brier")),
         "<p class='muted'>roc_auc_ovr: the mean over classes of each class's ROC AUC against the rest (macro); "
         "Brier: the mean over rows of sum_k (p_k - [y = k])^2.</p>",
         "<h3>Confusion matrix (rows: actual, columns: decided)</h3>",
@@ -315,6 +320,13 @@ def explain_section(r: dict, img: dict) -> str:
     return html.section("Explainability: Shapley values, relevance, partial dependence", *parts)
 
 
+def with_baseline(test: dict, metrics) -> str:
+    """Each test metric of the model beside the no-skill baseline's (undefined where the baseline has none)."""
+    baseline = test["baseline"]
+    return html.table([{"metric": m, "model": test[m], f"no-skill baseline ({baseline['model']})": baseline.get(m)}
+                       for m in metrics])
+
+
 def gap_note(test: dict) -> str:
     gap = test["cv_vs_test"]
     return (f"<p class='note'>Validation vs test ({html.fmt(gap['scoring'])}): CV {html.fmt(gap['cv_mean'])} ± "
@@ -327,7 +339,7 @@ def regression_test_section(test: dict, img: dict) -> str:
             for name, summary in intervals.items() if isinstance(summary, dict)]
     return html.section(
         "Test evaluation (used once)",
-        html.key_values({k: test[k] for k in ("n", "rmse", "mae", "r2", "mean_residual")}),
+        html.key_values({"n": test["n"]}), with_baseline(test, ("rmse", "mae", "r2", "mean_residual")),
         f"<h3>Prediction intervals (target coverage {html.fmt(intervals['coverage_target'])})</h3>",
         html.table(rows),
         "<p class='muted'>cv_plus: CV+ from the fold models and their out-of-fold residuals (coverage guaranteed at "
@@ -356,3 +368,42 @@ def regression_fairness_section(r: dict, img: dict) -> str:
         parts += [f"<h3>{html.fmt(attribute)} (largest relative gap: {html.fmt(result['largest_gap'])})</h3>",
                   html.table(rows), html.table(gaps), f"<div class='figs'>{img[f'fairness_{i}.png']}</div>"]
     return html.section("Fairness: errors by group", *parts)
+
+
+def trust_section(r: dict, img: dict) -> str:
+    """How much to trust the number: the baseline, the leakage estimate, the gaps and the learning curve."""
+    train, test, assessment = r["train"], r["test"], r["assessment"]
+    gap, curve = test["cv_vs_test"], assessment["learning_curve"]
+    items = {
+        f"CV {train['scoring']} of the model (grouped splits)": f"{html.fmt(train['cv_mean'])} ± {html.fmt(train['cv_std'])}",
+        f"the same folds, no-skill baseline ({train['baseline']['model']})": train["baseline"]["cv_mean"],
+        "leakage estimate": assessment["leakage"]["statement"],
+        "train - validation gap (CV)": train["train_valid_gap"],
+        "validation vs test": f"test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: {gap['diagnosis']}",
+    }
+    if curve:
+        d = curve["diagnosis"]
+        items["learning curve"] = (f"{d['verdict']} (train - validation gap at full size {html.fmt(d['train_valid_gap'])}, "
+                                   f"bound {html.fmt(d['gap_bound'])}; rise of the validation score over the last "
+                                   f"step {html.fmt(d['last_rise'])}, bound {html.fmt(d['rise_bound'])})")
+    comparison = []
+    if train.get("comparison"):
+        c = train["comparison"]
+        rows = [{"model": m["model"], "rank": m["rank"], "params": m["params"], f"mean {train['scoring']}": m["mean"],
+                 "std": m["std"], "difference from the best": (m.get("versus_best") or {}).get("mean_difference"),
+                 "corrected t-test p": (m.get("versus_best") or {}).get("p_value")} for m in c["models"]]
+        on_test = test.get("comparison") or {}
+        comparison = [f"<h3>Models compared on the same folds (selection: {html.fmt(c['rule'])}; chosen: "
+                      f"{html.fmt(c['chosen'])})</h3>", html.table(rows),
+                      f"<p class='muted'>Corrected resampled t-test (Nadeau and Bengio): the plain paired t-test on fold "
+                      f"scores overstates the evidence because the folds' training parts overlap. On test, "
+                      f"{html.fmt(on_test.get('test'))} of {html.fmt(on_test.get('chosen'))} against "
+                      f"{html.fmt(on_test.get('runner_up'))}: p = {html.fmt(on_test.get('p_value'))}.</p>"]
+    return html.section(
+        "How much to trust this number", html.key_values(items), *comparison,
+        "<p class='muted'>Leakage estimate: the chosen configuration scored again by a row-level k-fold of the same "
+        "training rows (features refitted per fold), beside the grouped CV; a positive inflation is what ignoring "
+        "the groups would have claimed. Learning curve: each grouped split's model fitted on shares of its training "
+        "rows. Model bias and variance themselves cannot be measured without the true distribution (seed 004, "
+        "D4:419-469); these are the notes' diagnostics.</p>",
+        f"<div class='figs'>{img['learning_curve.png']}</div>" if curve else "")

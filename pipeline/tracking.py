@@ -1,4 +1,4 @@
-"""MLflow bookkeeping for the track stage, the only code that talks to MLflow (DESIGN.md section 6).
+"""MLflow bookkeeping for the track stage, the only code that talks to MLflow (docs/architecture.md section 6).
 One parent run per pipeline state (params + every stage output md5), found again rather than duplicated
 when the same state is tracked twice; one child run per search candidate with its per-fold scores; the deployed
 predictor logged as a pyfunc model and registered as a version behind the promotion gate (pipeline/promotion.py).
@@ -180,6 +180,17 @@ def log_candidates(mlflow, client, params: dict, search: dict) -> None:
             summary = [Metric(metric_key(f"{k}_{scoring}"), float(c[k]), now, 0)
                        for k in ("mean_valid_score", "std_valid_score", "mean_train_score")]
             client.log_batch(child.info.run_id, metrics=per_fold + summary)
+    comparison = read_json(paths.TRAIN_METRICS, "train")["comparison"]
+    for m in (comparison or {}).get("models", []):  # model.candidates: one child run per compared model
+        with mlflow.start_run(run_name=f"compared model: {m['model']}", nested=True,
+                              tags={"pipeline.role": "compared model", "comparison.rank": str(m["rank"]),
+                                    "comparison.chosen": str(m["model"] == comparison["chosen"])}) as child:
+            mlflow.log_params({"model.name": m["model"], **{f"model.params.{k}": v for k, v in m["params"].items()}})
+            metrics = [Metric(f"valid_{scoring}", v, now, fold) for fold, v in enumerate(m["valid_scores"])]
+            metrics += [Metric(f"mean_valid_{scoring}", m["mean"], now, 0)]
+            if "versus_best" in m:
+                metrics.append(Metric("corrected_t_test_p_value", m["versus_best"]["p_value"], now, 0))
+            client.log_batch(child.info.run_id, metrics=metrics)
 
 
 def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str) -> tuple[str, object]:

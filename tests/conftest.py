@@ -148,7 +148,7 @@ def cost_matrix_at_a_step(probabilities) -> list[list[int]]:
 
 
 SHARED_STAGES = ["validate", "clean", "split", "features"]
-MODEL_STAGES = ["train", "calibrate", "evaluate", "fairness", "explain"]
+MODEL_STAGES = ["train", "assess", "calibrate", "evaluate", "fairness", "explain"]
 
 
 def run_stages(root: Path, monkeypatch, stages: list[str]) -> None:

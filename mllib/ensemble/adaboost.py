@@ -35,7 +35,7 @@ from scipy.special import expit, softmax
 from ..base import (BaseEstimator, ClassifierMixin, check_fitted_X, check_int, check_is_fitted, check_random_state,
                     check_sample_weight, check_X_y)
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
-from ..tree import _kernels as K
+from .. import tree as K  # the tree family's traversal kernels
 from ..tree.cart import tree_dict
 from ..tree.criteria import CLASSIFICATION_CRITERIA
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_fitted_X, check_int, check_is_fitted,
                     check_random_state, check_sample_weight, check_X_y)
-from ..tree import _kernels as K
+from .. import tree as K  # the tree family's traversal kernels
 from ..tree.cart import (TrainingData, check_growth_params, grow_tree, impurity_importances, resolve_max_features,
                          tree_dict)
 from ..tree.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA

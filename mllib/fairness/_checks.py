@@ -1,6 +1,6 @@
-"""Input checks specific to the fairness modules (the group check is shared with mllib.calibration)."""
+"""Input checks of the fairness modules (the group check is the shared one of mllib.base)."""
 from __future__ import annotations
 
-from ..calibration._checks import check_groups
+from ..base import check_groups
 
 __all__ = ["check_groups"]

@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from ..base import check_binary_labels, check_int, check_random_state, safe_divide, to_python
-from ..calibration._checks import check_probabilities
+from ..base import check_probabilities
 from ..calibration.reliability import assign_bins, bin_edges
 from ._checks import check_groups
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import BaseEstimator, check_binary_labels, check_int, check_is_fitted, to_python
-from ..calibration._checks import check_scores
+from ..base import check_scores
 from ._checks import check_groups
 from .group_metrics import group_confusion
 

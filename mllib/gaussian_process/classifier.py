@@ -20,7 +20,7 @@ from scipy.special import expit
 
 from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_int, check_random_state, check_X_y
 from ..kernels import kernel_diagonal
-from ..kernels._params import KernelParamsMixin
+from ..kernels import KernelParamsMixin
 
 
 class GaussianProcessClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimator):

@@ -14,7 +14,7 @@ from scipy import linalg, optimize
 
 from ..base import BaseEstimator, RegressorMixin, check_fitted_X, check_is_fitted, check_X_y
 from ..kernels import gram, kernel_diagonal
-from ..kernels._params import KernelParamsMixin
+from ..kernels import KernelParamsMixin
 
 # search box for the optimised log-hyperparameters
 _LOG_BOUNDS = (np.log(1e-6), np.log(1e6))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..tree._kernels import find_leaf
+from ..tree import find_leaf
 
 
 @njit(cache=True)

@@ -14,10 +14,11 @@ from .functions import (
     rbf,
     sigmoid,
 )
+from ._params import KernelParamsMixin
 from .kernel_pca import KernelPCA
 from .kernel_ridge import KernelRidge
 from .nystroem import Nystroem
 
-__all__ = ["KernelRidge", "KernelPCA", "Nystroem", "KERNELS", "gram", "gram_dot", "is_psd", "kernel_diagonal",
+__all__ = ["KernelParamsMixin", "KernelRidge", "KernelPCA", "Nystroem", "KERNELS", "gram", "gram_dot", "is_psd", "kernel_diagonal",
            "kernel_params", "quadratic_features", "linear", "polynomial", "rbf", "exponential", "sigmoid",
            "inverse_multiquadric"]

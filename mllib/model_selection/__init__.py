@@ -5,6 +5,7 @@ all randomness comes from numpy Generators seeded by `random_state`.
 """
 from ._checks import check_no_group_overlap
 from .bias_variance import bias_variance_estimate
+from .cross_fit import cross_fit
 from .curves import learning_curve, validation_curve
 from .holdout import split_groups, train_test_split_indices
 from .candidates import ParameterGrid, ParameterSampler
@@ -46,5 +47,5 @@ __all__ = [
     "ParameterGrid", "ParameterSampler", "evaluate_candidates", "best_candidate_index", "GridSearch",
     "RandomSearch", "nested_cv", "resolve_cv", "response_values",
     # curves and diagnostics
-    "learning_curve", "validation_curve", "bias_variance_estimate",
+    "learning_curve", "validation_curve", "cross_fit", "bias_variance_estimate",
 ]

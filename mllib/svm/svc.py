@@ -19,7 +19,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_int, check_sample_weight, check_X_y
-from ..kernels._params import KernelParamsMixin
+from ..kernels import KernelParamsMixin
 from .smo import solve_dual
 
 

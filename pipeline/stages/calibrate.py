@@ -19,6 +19,7 @@ from mllib.base import clone
 from mllib.calibration import NoCalibration, OneVsRestCalibration
 from mllib.conformal import SplitConformalClassifier
 from mllib.deploy import DeployedPredictor
+from mllib.model_selection import cross_fit
 from pipeline import build, paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
@@ -41,11 +42,9 @@ def calibrator_of(cfg: dict, n_classes: int):
 
 def cross_fitted(calibrator, score: np.ndarray, y: np.ndarray, fold: np.ndarray) -> np.ndarray:
     """Each fold's (n, K) probabilities from a copy of `calibrator` fitted on the other folds' rows only."""
-    P = np.empty((len(y), int(y.max()) + 1 if score.ndim == 1 else score.shape[1]))
-    for k in np.unique(fold):
-        held_out = fold == k
-        P[held_out] = clone(calibrator).fit(score[~held_out], y[~held_out]).predict_proba(score[held_out])
-    return P
+    splits = [(np.flatnonzero(fold != k), np.flatnonzero(fold == k)) for k in np.unique(fold)]
+    return cross_fit(lambda k, fit, valid: clone(calibrator).fit(score[fit], y[fit]).predict_proba(score[valid]),
+                     splits, len(y))
 
 
 def fitted_parameters(calibrator) -> dict | list:

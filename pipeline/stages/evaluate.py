@@ -3,11 +3,13 @@
 explain and the served model make too. Metrics, curves and the reject option are pipeline/evaluation.py's."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from mllib import io as mlio
 from mllib.calibration import NoCalibration
-from pipeline import paths
+from pipeline import build, paths
+from pipeline.comparison import test_comparison
 from pipeline.config import load_params
 from pipeline.errors import run_stage
 from pipeline.evaluation import rule_of, test_metrics
@@ -18,8 +20,10 @@ from pipeline.regression import test_report
 from pipeline.task import Target
 
 
-def evaluate_regression(predictor, test: pd.DataFrame, X, y) -> None:
-    metrics, plots, columns = test_report(predictor, X, y, read_json(paths.TRAIN_METRICS, "train"))
+def evaluate_regression(params: dict, predictor, test: pd.DataFrame, X, y, y_train) -> None:
+    trained = read_json(paths.TRAIN_METRICS, "train")
+    metrics, plots, columns = test_report(predictor, X, y, trained, y_train)
+    metrics["comparison"] = versus_runner_up(params, trained, y_train, y, predictor.model)
     deployed = metrics["intervals"][predictor.interval_method]
     print(f"evaluate: test RMSE {metrics['rmse']:.4g}, MAE {metrics['mae']:.4g}, R^2 {metrics['r2']:.4f}; "
           f"{predictor.interval_method} intervals: coverage {deployed['coverage']:.3f} (target "
@@ -32,6 +36,20 @@ def evaluate_regression(predictor, test: pd.DataFrame, X, y) -> None:
     write_csv(pd.DataFrame(columns=["actual", "predicted"]), paths.CONFUSION)
 
 
+def versus_runner_up(params: dict, trained: dict, y_train: np.ndarray, y: np.ndarray, model) -> dict | None:
+    """With model.candidates: the chosen model against the runner-up of the comparison on the test rows (both as
+    fitted on every training row, their plain predictions), or None without a comparison."""
+    comparison = trained.get("comparison")
+    if not comparison:
+        return None
+    runner = next(m for m in comparison["models"] if m["model"] == comparison["runner_up"])
+    X_train = read_parquet(paths.FINAL_TRAIN_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
+    X_test = read_parquet(paths.FINAL_TEST_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
+    other = build.model(runner["model"], params["model"], params["seed"], **runner["params"]).fit(X_train, y_train)
+    return {"chosen": comparison["chosen"], "runner_up": runner["model"],
+            **test_comparison(y, model.predict(X_test), other.predict(X_test), trained["task"] == "regression")}
+
+
 def main() -> None:
     params = load_params()
     data = params["data"]
@@ -39,17 +57,19 @@ def main() -> None:
     predictor = mlio.load(paths.PREDICTOR)
     test = read_parquet(paths.TEST, "split")
     y = target.encode(test[data["target"]])
+    y_train = target.encode(read_parquet(paths.TRAIN, "split")[data["target"]])  # the no-skill baseline's fit
     X = raw_matrix(test, *feature_columns(test.columns, data))
     if target.regression:
-        return evaluate_regression(predictor, test, X, y)
+        return evaluate_regression(params, predictor, test, X, y, y_train)
 
     scores = predictor.scores(X)
     P, P_raw = predictor.proba_from_scores(scores), NoCalibration().fit(scores).predict_proba(scores)
     decided = predictor.decide(P)
     sets = predictor.conformal.predict_set(P)
+    trained = read_json(paths.TRAIN_METRICS, "train")
     metrics, plots = test_metrics(y, P, P_raw, decided, sets, target.label_names(), params,
-                                  sensitive_groupings(test, data["sensitive"]), read_json(paths.TRAIN_METRICS, "train"),
-                                  rule_of(predictor))
+                                  sensitive_groupings(test, data["sensitive"]), trained, rule_of(predictor), y_train)
+    metrics["comparison"] = versus_runner_up(params, trained, y_train, y, predictor.model)
     predictions = pd.DataFrame({paths.ROW_ID: test[paths.ROW_ID], "y": y, **score_columns(scores),
                                 **{f"uncalibrated_{k}": P_raw[:, k] for k in range(P.shape[1])}, **proba_columns(P),
                                 "prediction": decided["decision"], "accepted": decided["accepted"],

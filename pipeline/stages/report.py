@@ -21,6 +21,8 @@ INPUTS = {
     "search": (paths.SEARCH_REPORT, "train"),
     "train": (paths.TRAIN_METRICS, "train"),
     "validation_curve": (paths.VALIDATION_CURVE, "train"),
+    "assessment": (paths.ASSESSMENT, "assess"),
+    "learning_curve": (paths.LEARNING_CURVE, "assess"),
     "calibration": (paths.CALIBRATION_METRICS, "calibrate"),
     "reliability_oof": (paths.RELIABILITY_OOF, "calibrate"),
     "test": (paths.TEST_METRICS, "evaluate"),
@@ -48,7 +50,7 @@ def main() -> None:
             (fresh / name).write_bytes(png)
         replace_directory(fresh, paths.FIGURES_DIR)
     write_text(build_html(params, r, figs), paths.REPORT_HTML)
-    write_json(headline(r["train"], r["calibration"], r["test"], r["fairness"]), paths.HEADLINE)
+    write_json(headline(r["train"], r["calibration"], r["test"], r["fairness"], r["assessment"]), paths.HEADLINE)
     print(f"report: {paths.REPORT_HTML} with {len(figs)} figures")
 
 

@@ -51,21 +51,20 @@ def main() -> None:
             f"track: cannot use the MLflow tracking store {uri} ({type(exc).__name__}: {exc}). Start the server or fix "
             "MLFLOW_TRACKING_URI / params.yaml tracking.uri; the outputs of the other stages are unaffected"
         ) from None
-    record = {"tracking_uri": uri, "experiment": params["tracking"]["experiment"], "experiment_id": exp_id,
-              "pipeline_state": key}
+    name = params["tracking"]["registered_model"] or params["tracking"]["experiment"]
     if found:
-        record["run_id"] = found[0].info.run_id
-        print(f"track: this pipeline state ({key}) is already recorded as run {record['run_id']}; nothing new to log")
+        print(f"track: this pipeline state ({key}) is already recorded as run {found[0].info.run_id}; nothing new to log")
     else:
-        record["run_id"], model = log_new_run(mlflow, client, exp_id, params, md5s, key)
-        name = params["tracking"]["registered_model"] or params["tracking"]["experiment"]
-        record["registry"] = register(mlflow, client, name, model, record["run_id"],
-                                      read_json(paths.TRAIN_METRICS, "train")["task"], params["tracking"]["promotion"])
-        r = record["registry"]
-        print(f"track: logged run {record['run_id']} and its candidate runs to {uri}; registered {name} version "
+        run_id, model = log_new_run(mlflow, client, exp_id, params, md5s, key)
+        r = register(mlflow, client, name, model, run_id, read_json(paths.TRAIN_METRICS, "train")["task"],
+                     params["tracking"]["promotion"])
+        print(f"track: logged run {run_id} and its candidate runs to {uri}; registered {name} version "
               f"{r['version']} as candidate" + (" and champion" if r["champion"] else
                                                  f", not champion: {'; '.join(r['reasons'])}"))
-    write_json(record, paths.MLFLOW_RUN)
+    # what was recorded, in terms every clone shares (the run's id and the version number are this store's): the
+    # same file, and the same dvc.lock, on every machine; the run is found again by its pipeline.state tag
+    write_json({"pipeline_state": key, "experiment": params["tracking"]["experiment"], "registered_model": name,
+                "store": "default" if default_store else uri}, paths.MLFLOW_RUN)
 
 
 if __name__ == "__main__":

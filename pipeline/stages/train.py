@@ -7,9 +7,12 @@ import numpy as np
 import pandas as pd
 
 from mllib import io as mlio
+from mllib.baseline import MeanRegressor, PriorClassifier
 from mllib.calibration import decision_scores
-from mllib.model_selection import ParameterGrid, ParameterSampler, best_candidate_index, evaluate_candidates
+from mllib.model_selection import (ParameterGrid, ParameterSampler, best_candidate_index, cross_fit,
+                                   evaluate_candidates)
 from pipeline import build, folds, paths
+from pipeline.comparison import compare, summary_lines
 from pipeline.config import load_params
 from pipeline.errors import run_stage
 from pipeline.frames import score_columns
@@ -37,50 +40,64 @@ def candidate_params(search: dict, model: str, seed: int) -> list[dict]:
 
 def out_of_fold_scores(make_model, fold_data: list[tuple], splits: list[tuple], n: int, regression: bool):
     """The chosen configuration's scores of each row ((n,) binary scores or regression predictions, (n, K)
-    log-probabilities) from the models fitted without it, averaged over the splits that validate the row (one split
-    for k-fold; NaN for a row no split validates), and those fold models. The search keeps scores only for its
+    log-probabilities) from the models fitted without it (mllib.model_selection.cross_fit: averaged over the splits
+    that validate the row, NaN where none does), and those fold models. The search keeps scores only for its
     scorer's response, which need not be a score, hence the refits."""
-    total, count, models = None, np.zeros(n), []
-    for (X_fit, y_fit, X_valid, _), (_, valid) in zip(fold_data, splits):
+    models = []
+
+    def fit_predict(k, fit, valid):
+        X_fit, y_fit, X_valid, _ = fold_data[k]
         models.append(make_model().fit(X_fit, y_fit))
-        scores = models[-1].predict(X_valid) if regression else decision_scores(models[-1], X_valid)
-        total = np.zeros((n,) + scores.shape[1:]) if total is None else total
-        total[valid] += scores
-        count[valid] += 1
-    counted = count.reshape((n,) + (1,) * (total.ndim - 1))
-    score = np.full(total.shape, np.nan)
-    np.divide(total, counted, out=score, where=counted > 0)
-    return score, models
+        return models[-1].predict(X_valid) if regression else decision_scores(models[-1], X_valid)
+
+    return cross_fit(fit_predict, splits, n), models
+
+
+def search_model(name: str, params: dict, fold_data: list, scorer, seed: int) -> tuple[list, int]:
+    """One model's search over its search.grid entry on the fixed folds: (results, index of the best)."""
+    model_cfg, search = params["model"], params["search"]
+    for key, settings in (("model.params", model_cfg["params"]), ("search.grid", search["grid"])):
+        build.check_hyperparameter_names(f"{key}.{name}", name, settings.get(name, {}))
+    candidates = candidate_params(search, name, seed)
+    print(f"train: {name}, {len(candidates)} candidates x {len(fold_data)} folds, scoring {scorer.name}")
+    results = evaluate_candidates(build.model(name, model_cfg, seed), candidates, fold_data, scorer,
+                                  progress=Progress(f"train: {name} search (candidate x fold fits)"))
+    for r in results:
+        print(f"train:   {r['params']}  valid {r['mean_valid_score']:.4f} ± {r['std_valid_score']:.4f}  train {r['mean_train_score']:.4f}")
+    return results, best_candidate_index(results, scorer.greater_is_better)
 
 
 def main() -> None:
     params = load_params()
-    data, model_cfg, search = params["data"], params["model"], params["search"]
+    data, model_cfg, seed = params["data"], params["model"], params["seed"]
     target = Target.read(paths.TARGET)
-    name = build.model_name(model_cfg, target.task)
-    for key, settings in (("model.params", model_cfg["params"]), ("search.grid", search["grid"])):
-        build.check_hyperparameter_names(f"{key}.{name}", name, settings.get(name, {}))
-    scorer = build.scorer("search.scoring", search["scoring"], target.task)
+    names = build.model_names(model_cfg, target.task)
+    scorer = build.scorer("search.scoring", params["search"]["scoring"], target.task)
     train = read_parquet(paths.TRAIN, "split")
     splits = folds.splits_of(read_parquet(paths.FOLDS, "split"))
     y = target.encode(train[data["target"]])
     fold_data = load_fold_data(y, splits)
-    candidates = candidate_params(search, name, params["seed"])
-    print(f"train: {name} ({target.task}), {len(candidates)} candidates x {len(fold_data)} folds, scoring {scorer.name}")
-
-    seed = params["seed"]
-    results = evaluate_candidates(build.model(name, model_cfg, seed), candidates, fold_data, scorer,
-                                  progress=Progress("train: search (candidate x fold fits)"))
-    for r in results:
-        print(f"train:   {r['params']}  valid {r['mean_valid_score']:.4f} ± {r['std_valid_score']:.4f}  train {r['mean_train_score']:.4f}")
-    best_i = best_candidate_index(results, scorer.greater_is_better)
+    print(f"train: {target.task} target, {len(y)} rows, {len(splits)} splits")
+    searched = {name: search_model(name, params, fold_data, scorer, seed) for name in names}
+    comparison = None
+    if len(names) > 1:
+        n_train, n_test = (int(np.mean([len(part) for part in parts])) for parts in zip(*splits))
+        name, comparison = compare({n: r[b] for n, (r, b) in searched.items()}, scorer.greater_is_better, n_train,
+                                   n_test, model_cfg["selection"])
+        for line in summary_lines(comparison, scorer.name):
+            print(line)
+    else:
+        name = names[0]
+    results, best_i = searched[name]
+    no_skill = MeanRegressor() if target.regression else PriorClassifier()
+    baseline = evaluate_candidates(no_skill, [{}], fold_data, scorer)[0]  # the same folds, the same scorer
     best = results[best_i]
-    print(f"train: best {best['params']} ({scorer.name} {best['mean_valid_score']:.4f}); refitting on {len(y)} rows")
+    print(f"train: best {name} {best['params']} ({scorer.name} {best['mean_valid_score']:.4f}); refitting on {len(y)} rows")
 
     final_train = read_parquet(paths.FINAL_TRAIN_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
     final = build.model(name, model_cfg, seed, **best["params"]).fit(final_train, y)
-    score, fold_models = out_of_fold_scores(lambda: build.model(name, model_cfg, seed, **best["params"]), fold_data, splits,
-                                            len(y), target.regression)
+    score, fold_models = out_of_fold_scores(lambda: build.model(name, model_cfg, seed, **best["params"]), fold_data,
+                                            splits, len(y), target.regression)
     fold = folds.first_validating_split(splits, len(y))
     oof = pd.DataFrame({paths.ROW_ID: train[paths.ROW_ID], "fold": fold, "y": y, **score_columns(score)})
 
@@ -105,6 +122,9 @@ def main() -> None:
         "best_params": best["params"],
         "n_candidates": len(results),
         "n_folds": len(fold_data),
+        "baseline": {"model": "mean" if target.regression else "class prior", "cv_mean": baseline["mean_valid_score"],
+                     "cv_std": baseline["std_valid_score"]},
+        "comparison": comparison,
     }
     mlio.save(final, paths.MODEL)
     write_estimators(fold_models, paths.FOLD_MODELS)

@@ -55,3 +55,21 @@ def output_md5s(root: Path) -> dict[str, str]:
 def in_cache(root: Path, md5: str) -> bool:
     """The file or directory listing of this md5 is in the project's DVC cache."""
     return (root / ".dvc/cache/files/md5" / md5[:2] / md5[2:]).exists()
+
+
+def tracked(root: Path) -> dict:
+    """The MLflow record of the project's current pipeline state (reports/mlflow_run.json names the state): the
+    default store's URI, a client, the experiment id, the parent run and, when it was registered, its version."""
+    import json
+
+    from mlflow import MlflowClient
+
+    record = json.loads((root / "reports/mlflow_run.json").read_text())
+    uri = f"sqlite:///{root.resolve() / 'mlflow.db'}"
+    client = MlflowClient(tracking_uri=uri)
+    experiment = client.get_experiment_by_name(record["experiment"]).experiment_id
+    runs = client.search_runs([experiment], filter_string=f"tags.`pipeline.state` = '{record['pipeline_state']}'")
+    assert len(runs) == 1, runs
+    versions = client.search_model_versions(f"name = '{record['registered_model']}' and run_id = '{runs[0].info.run_id}'")
+    return {"tracking_uri": uri, "client": client, "experiment_id": experiment, "run_id": runs[0].info.run_id,
+            "run": runs[0], "version": versions[0] if versions else None, **record}

@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from conftest import REPO, make_project
-from dvc_project import git_repo, repro, sh, user_env
+from dvc_project import git_repo, repro, sh, tracked, user_env
 from pipeline.tracking import stage_output_md5s
 
 pytestmark = pytest.mark.slow
@@ -47,9 +47,7 @@ def read(root: Path, path: str):
 
 
 def client(root: Path):
-    from mlflow import MlflowClient
-
-    return MlflowClient(tracking_uri=read(root, "reports/mlflow_run.json")["tracking_uri"])
+    return tracked(root)["client"]
 
 
 def test_dvc_and_mlflow_show_the_headline_figures(project):
@@ -58,7 +56,7 @@ def test_dvc_and_mlflow_show_the_headline_figures(project):
     values = [v for file in json.loads(shown.stdout)[""]["data"].values() for section in file["data"].values()
               for v in section.values()]
     assert 20 <= len(values) <= 60, len(values)
-    run = client(project).get_run(read(project, "reports/mlflow_run.json")["run_id"])
+    run = tracked(project)["run"]
     headline = read(project, "reports/metrics.json")
     assert len(run.data.metrics) <= 80 and run.data.metrics["test.roc_auc"] == headline["test"]["roc_auc"]
     assert set(run.data.metrics) == {f"{s}.{k}" for s, v in headline.items() for k, x in v.items() if x is not None}
@@ -72,8 +70,10 @@ def test_dvc_and_mlflow_show_the_headline_figures(project):
 
 
 def test_first_state_is_candidate_and_champion(project):
-    record = read(project, "reports/mlflow_run.json")["registry"]
-    assert record["registered_model"] == NAME and record["version"] == 1 and record["champion"]
+    version = tracked(project)["version"]
+    assert version.name == NAME and str(version.version) == "1" and version.tags["promotion.decision"] == "champion"
+    assert read(project, "reports/mlflow_run.json") == {"pipeline_state": tracked(project)["pipeline_state"],
+                                                         "experiment": NAME, "registered_model": NAME, "store": "default"}
     c = client(project)
     assert str(c.get_model_version_by_alias(NAME, "candidate").version) == "1"
     champion = c.get_model_version_by_alias(NAME, "champion")
@@ -98,8 +98,7 @@ def test_the_model_code_imports_only_its_requirements(project):
                 imported.add(node.module.split(".")[0])
     third_party = {m for m in imported if m not in sys.stdlib_module_names and m not in ("mllib", "pipeline")}
     assert third_party <= set(SERVING_REQUIREMENTS), third_party - set(SERVING_REQUIREMENTS)
-    run = read(project, "reports/mlflow_run.json")
-    model = client(project).search_logged_models(experiment_ids=[run["experiment_id"]])[0]
+    model = client(project).search_logged_models(experiment_ids=[tracked(project)["experiment_id"]])[0]
     requirements = Path(model.artifact_location.removeprefix("file://"), "requirements.txt").read_text()
     assert all(f"{p}==" in requirements for p in SERVING_REQUIREMENTS)
 
@@ -112,7 +111,7 @@ def free_port() -> int:
 
 def test_served_champion_answers_raw_rows_with_evaluates_decisions(project):
     port = free_port()
-    env = {**user_env(), "MLFLOW_TRACKING_URI": read(project, "reports/mlflow_run.json")["tracking_uri"]}
+    env = {**user_env(), "MLFLOW_TRACKING_URI": tracked(project)["tracking_uri"]}
     server = subprocess.Popen(["mlflow", "models", "serve", "-m", f"models:/{NAME}@champion", "--env-manager", "local",
                                "-h", "127.0.0.1", "-p", str(port)], cwd=project, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -156,8 +155,7 @@ def test_a_copied_repository_never_touches_the_original(project, tmp_path):
     (copy / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     result = repro(copy)
     assert "store was created in" in result.stdout and "logged run" in result.stdout
-    record = read(copy, "reports/mlflow_run.json")
-    run = client(copy).get_run(record["run_id"])
+    run = tracked(copy)["run"]
     assert run.info.artifact_uri.startswith((copy / "mlartifacts").as_uri())
     assert hashlib.md5((project / "mlflow.db").read_bytes()).hexdigest() == before["db"]
     assert tree_digest(project / "mlartifacts") == before["artifacts"]
@@ -171,9 +169,9 @@ def test_a_worse_model_is_candidate_but_not_champion(project):
     params["search"]["grid"]["knn"] = {"n_neighbors": [1]}
     (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     repro(project)
-    record = read(project, "reports/mlflow_run.json")["registry"]
-    assert record["version"] == 2 and not record["champion"]
-    assert any("champion's test.roc_auc" in r and "FAILS" in r for r in record["reasons"])
+    version = tracked(project)["version"]
+    assert str(version.version) == "2" and version.tags["promotion.decision"] == "candidate only"
+    assert any("champion's test.roc_auc" in r and "FAILS" in r for r in version.tags["promotion.reasons"].split("; "))
     c = client(project)
     assert str(c.get_model_version_by_alias(NAME, "candidate").version) == "2"
     assert str(c.get_model_version_by_alias(NAME, "champion").version) == "1"

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from conftest import REPO, make_multiclass_project, make_project, make_regression_project
-from dvc_project import git_repo, sh
+from dvc_project import git_repo, sh, tracked
 
 pytestmark = pytest.mark.slow
 
@@ -107,7 +107,7 @@ def test_repro_produces_every_report(scenario):
     if name != "regression":
         assert test["conformal"]["coverage"] > 0.8
     assert (root / "reports/report.html").read_text().startswith("<!DOCTYPE html>")
-    assert read(root, "reports/mlflow_run.json")["run_id"]
+    assert tracked(root)["run_id"]
     assert status(root) == set()
 
 
@@ -146,11 +146,9 @@ def test_params_change_invalidates_only_later_stages(scenario, key, value, first
 
 def served_model(root: Path):
     import mlflow
-    from mlflow import MlflowClient
 
-    record = read(root, "reports/mlflow_run.json")
-    assert record["tracking_uri"] == f"sqlite:///{root.resolve() / 'mlflow.db'}"
-    client = MlflowClient(tracking_uri=record["tracking_uri"])
+    record = tracked(root)
+    client = record["client"]
     models = [m for m in client.search_logged_models(experiment_ids=[record["experiment_id"]])
               if m.source_run_id == record["run_id"]]  # the model of this pipeline state's run
     assert len(models) == 1
@@ -179,12 +177,9 @@ def assert_served_equals_evaluate(root: Path, not_features: list[str]) -> None:
 
 
 def test_mlflow_parent_run_children_and_model(scenario):
-    from mlflow import MlflowClient
-
     _, root, not_features, _ = scenario
-    record = read(root, "reports/mlflow_run.json")
-    client = MlflowClient(tracking_uri=record["tracking_uri"])
-    parent = client.get_run(record["run_id"])
+    record = tracked(root)
+    client, parent = record["client"], record["run"]
     test = read(root, "reports/metrics/test.json")
     assert parent.data.tags["pipeline.role"] == "parent" and parent.data.tags["task"] == test["task"]
     assert parent.data.params["split.n_splits"] == "5"
@@ -200,11 +195,10 @@ def test_mlflow_parent_run_children_and_model(scenario):
 
 def test_tracking_the_same_state_again_reuses_the_run(scenario):
     _, root, _, _ = scenario
-    before = read(root, "reports/mlflow_run.json")
+    before = tracked(root)["run_id"]
     result = sh(root, "dvc", "repro", "-f", "-s", "track")
     assert result.returncode == 0, result.stderr
-    assert "already recorded" in result.stdout
-    assert read(root, "reports/mlflow_run.json")["run_id"] == before["run_id"]
+    assert "already recorded" in result.stdout and tracked(root)["run_id"] == before
 
 
 def test_served_decisions_equal_evaluate_with_a_cost_matrix_and_reject_option(scenario):

@@ -1,4 +1,4 @@
-"""params.yaml validation (DESIGN.md section 5): the real file loads; every kind of mistake (unknown, missing,
+"""params.yaml validation (docs/architecture.md section 4): the real file loads; every kind of mistake (unknown, missing,
 wrong type, out of range, impossible combination) is a PipelineError whose message names the dotted key."""
 from __future__ import annotations
 

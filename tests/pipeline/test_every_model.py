@@ -20,7 +20,8 @@ from conftest import MODEL_STAGES, SHARED_STAGES, make_multiclass_project, make_
 from mllib.registry import CLASSIFIERS, REGRESSORS
 from pipeline import paths
 
-FAST = {"search.grid": {}, "explain.n_repeats": 2, "explain.n_rows": 20, "split.n_splits": 3}
+FAST = {"search.grid": {}, "explain.n_repeats": 2, "explain.n_rows": 20, "split.n_splits": 3, "assess.leakage": False,
+        "assess.learning_curve": False}
 
 
 @pytest.fixture(scope="module")

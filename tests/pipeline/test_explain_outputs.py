@@ -87,11 +87,11 @@ def test_label_metric_explains_the_cost_matrix_decisions(featurised, sample_csv,
     settings = {"model.name": "logistic_regression", "explain.scoring": "accuracy", "calibration.method": "isotonic",
                 "explain.pdp_features": 0}
     root = project(featurised, sample_csv, tmp_path, **settings)
-    run_stages(root, monkeypatch, MODEL_STAGES[:3])
+    run_stages(root, monkeypatch, MODEL_STAGES[:4])
     cost = cost_matrix_at_a_step(pd.read_parquet(root / paths.TEST_PREDICTIONS)["proba_1"])
     t = cost[1][0] / (cost[1][0] + cost[0][1])
     make_project(root, sample_csv, **{**SMALL, **settings, "decision.cost_matrix": cost})
-    run_stages(root, monkeypatch, MODEL_STAGES[1:])
+    run_stages(root, monkeypatch, MODEL_STAGES[2:])
     test, importance = read(root, paths.TEST_METRICS), read(root, paths.IMPORTANCE)
     assert importance["decision"]["rule"] == "cost_matrix" and importance["decision"]["threshold"] == t
     # isotonic steps put test rows exactly at t, where only the rule p >= t gives evaluate's decisions

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from pipeline.frames import category_labels, feature_columns, raw_matrix
 

@@ -1,4 +1,4 @@
-"""The stage contract (DESIGN.md sections 3-4), checked by running every compute stage in-process on a small
+"""The stage contract (docs/architecture.md section 2), checked by running every compute stage in-process on a small
 sample: each stage reads exactly the params keys dvc.yaml declares for it, writes exactly its declared
 outputs and nothing else, and gives byte-identical outputs when run again on the same inputs."""
 from __future__ import annotations
@@ -15,16 +15,18 @@ from pipeline.names import FEATURE_STEPS
 from conftest import REPO, make_project
 from pipeline import config
 
-STAGES = ["validate", "clean", "split", "features", "train", "calibrate", "evaluate", "fairness", "explain", "report"]
+STAGES = ["validate", "clean", "split", "features", "train", "assess", "calibrate", "evaluate", "fairness", "explain", "report"]
 DVC = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
 
 
 # keys a stage reads only in some configurations; declaring them keeps DVC correct in all of them
-CONDITIONAL = {"train": {"search.n_iter"},  # read when search.method is random
+CONDITIONAL = {"train": {"search.n_iter", "model.selection"},  # read when search.method is random / with model.candidates
                "split": {"split.valid_size"},  # read by the shuffle strategies
                "features": {"features.expansion.params", "features.projection.params"},  # read unless name: none
+               "assess": {"features.expansion.params", "features.projection.params"},
                "fairness": {"fairness.mitigation.tolerance"},  # read unless fairness.mitigation.criterion is none
                "calibrate": {"calibration.interval_coverage", "calibration.interval_method"},  # regression targets
+               "evaluate": {"seed", "model.params"},  # the runner-up's refit, with model.candidates
                # the gate's checks of the task (binary here) are read; the others and the champion's tolerance
                # belong to the same policy, declared as one section
                "report": {"tracking.promotion.max_coverage_shortfall", "tracking.promotion.min_headline.multiclass",

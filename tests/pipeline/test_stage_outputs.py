@@ -21,7 +21,7 @@ from mllib.fairness import criterion_gap
 from mllib.linear import LogisticRegression
 from pipeline import paths
 
-UPSTREAM = ["validate", "clean", "split", "features", "train"]
+UPSTREAM = ["validate", "clean", "split", "features", "train", "assess"]
 DECISION_STAGES = ["calibrate", "evaluate", "fairness", "report"]
 
 

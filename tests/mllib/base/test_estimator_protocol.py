@@ -1,4 +1,4 @@
-"""The estimator protocol (DESIGN.md section 7): get_params / set_params round trips (nested `step__param`
+"""The estimator protocol (docs/architecture.md section 1; mllib.base): get_params / set_params round trips (nested `step__param`
 keys for Pipeline and ColumnTransformer), clone gives an unfitted, equal-params copy sharing no mutable
 state, and predict / transform before fit raise NotFittedError."""
 import inspect

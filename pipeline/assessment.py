@@ -1,0 +1,101 @@
+"""How much to trust the cross-validated score: the leakage estimate and the learning curve of the chosen model.
+
+Leakage estimate (when data.group is set): the chosen configuration scored by a row-level k-fold of the same
+training rows (stratified by class, k = split.n_splits, the features refitted per fold as everywhere), beside the
+grouped CV score of the search. Rows of one group (a person's years) in both the fitting and the validation part
+let a model recognise the group rather than generalise to new ones, so the row-level score is optimistic; the
+inflation (row-level minus grouped mean) comes with a Welch t interval over the two sets of fold scores. Notes:
+seed 004, D4:509 (split by group), D4:567 (a validation-test gap from leakage between the splits).
+
+Learning curve (seed 004, D4:471-489): on each grouped split, the model fitted on growing shares of the split's
+training rows (on the features fitted on the whole training part), train and validation score per size. The
+diagnosis (D4:419-469, 556-560), with these thresholds: high variance (overfitting) when the train-validation gap
+at full size exceeds max(2 CV standard deviations, 0.01) and the validation score still rises by more than one CV
+standard deviation over the last doubling of the data (more data would help); high bias (underfitting) when the
+gap is within that bound and the validation curve is flat (a more flexible model might help); otherwise neither
+dominates. The spread of fold scores is not the model's variance (D4:483).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from mllib.model_selection import KFold, StratifiedKFold, learning_curve, response_values
+
+from .progress import Progress
+
+
+def row_level_scores(X_raw: np.ndarray, y: np.ndarray, make_features, make_model, scorer, n_splits: int, seed: int,
+                     regression: bool) -> list[float]:
+    """Validation scores of a row-level (ungrouped) k-fold: the features and the model fitted per fold."""
+    splitter = (KFold if regression else StratifiedKFold)(n_splits=n_splits, shuffle=True, random_state=seed)
+    progress = Progress("assess: row-level CV (leakage estimate)")
+    scores = []
+    for k, (fit, valid) in enumerate(splitter.split(np.zeros((y.size, 1)), y)):
+        features = make_features().fit(X_raw[fit], y[fit])
+        model = make_model().fit(features.transform(X_raw[fit]), y[fit])
+        scores.append(float(scorer.score(y[valid], response_values(model, features.transform(X_raw[valid]),
+                                                                     scorer.response))))
+        progress(k + 1, n_splits)
+    return scores
+
+
+def inflation(row_scores, grouped_scores, greater_is_better: bool, level: float = 0.95) -> dict:
+    """Row-level minus grouped mean score (positive: the row-level CV flatters the model, for a score where higher is
+    better; the sign is flipped for a loss), with a Welch t interval."""
+    a, b = np.asarray(row_scores, float), np.asarray(grouped_scores, float)
+    sign = 1.0 if greater_is_better else -1.0
+    difference = sign * (a.mean() - b.mean())
+    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
+    se = math.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va ** 2 / (a.size - 1) + vb ** 2 / (b.size - 1)) if se > 0 else float(a.size + b.size - 2)
+    half = stats.t.ppf(0.5 + level / 2, df) * se
+    return {"row_level_mean": float(a.mean()), "grouped_mean": float(b.mean()), "inflation": float(difference),
+            "interval": [float(difference - half), float(difference + half)], "confidence_level": level,
+            "row_level_scores": a.tolist(), "grouped_scores": b.tolist()}
+
+
+def leakage_sentence(result: dict, scoring: str, group: str) -> str:
+    low, high = result["interval"]
+    if low > 0:
+        verdict = (f"a row-level CV would have claimed {result['row_level_mean']:.4f}: {result['inflation']:.4f} more "
+                   f"({low:.4f} to {high:.4f}) than the grouped CV's {result['grouped_mean']:.4f}. Rows of one "
+                   f"{group} in both parts of a split inflate the score; the grouped figure is the honest one")
+    else:
+        verdict = (f"a row-level CV gives {result['row_level_mean']:.4f} against the grouped CV's "
+                   f"{result['grouped_mean']:.4f} (difference {result['inflation']:.4f}, interval {low:.4f} to "
+                   f"{high:.4f}): no measurable inflation from rows of one {group} in both parts of a split")
+    return f"{scoring}: {verdict}."
+
+
+def learning_curves(fold_matrices, y, splits, make_model, scorer, fractions, seed: int) -> dict:
+    """Train and validation score per training share, averaged over the grouped splits."""
+    train, valid, sizes = [], [], None
+    progress = Progress("assess: learning curve")
+    for k, (X, (fit, held_out)) in enumerate(zip(fold_matrices, splits)):
+        n, tr, va = learning_curve(make_model(), X, y, [(fit, held_out)], fractions, scorer, random_state=seed + k)
+        train.append(tr[:, 0])
+        valid.append(va[:, 0])
+        sizes = n if sizes is None else np.minimum(sizes, n)
+        progress(k + 1, len(splits))
+    train, valid = np.array(train), np.array(valid)
+    return {"fractions": list(fractions), "train_rows": sizes.tolist(), "train_mean": train.mean(axis=0).tolist(),
+            "valid_mean": valid.mean(axis=0).tolist(), "valid_std": valid.std(axis=0).tolist()}
+
+
+def diagnosis(curve: dict, greater_is_better: bool) -> dict:
+    """high variance | high bias | neither, from the learning curve (the module's thresholds)."""
+    sign = 1.0 if greater_is_better else -1.0
+    gap = sign * (curve["train_mean"][-1] - curve["valid_mean"][-1])
+    sd = curve["valid_std"][-1]
+    rise = sign * (curve["valid_mean"][-1] - curve["valid_mean"][-2]) if len(curve["valid_mean"]) > 1 else 0.0
+    bound = max(2 * sd, 0.01)
+    if gap > bound and rise > sd:
+        verdict = "high variance (overfitting): more data, a simpler model or stronger regularisation would help"
+    elif gap <= bound and rise <= sd:
+        verdict = "high bias (underfitting) or the irreducible error: more data will not help; a more flexible model might"
+    else:
+        verdict = "neither dominates"
+    return {"train_valid_gap": gap, "gap_bound": bound, "last_rise": rise, "rise_bound": sd, "verdict": verdict}
