@@ -8,12 +8,9 @@ from pathlib import Path
 import yaml
 
 from mllib import registry
-from mllib.fairness import MITIGATION_CRITERIA
-from mllib.metrics import SCORERS
-from mllib.metrics.scorers import REGRESSION_SCORERS
 
 from .errors import PipelineError
-from .names import FEATURE_STEPS, GROUPED_STRATEGIES, STRATEGIES
+from .names import FEATURE_STEPS, GROUPED_STRATEGIES, MITIGATION_CRITERIA, SCORERS, STRATEGIES
 from .task import TASKS
 
 PARAMS_FILE = Path("params.yaml")
@@ -153,7 +150,7 @@ SPEC = {
         "method": choice("grid", "random"),
         "grid": per_model("[values, ...]", lambda x: isinstance(x, list) and len(x) > 0),
         "n_iter": integer(1),
-        "scoring": choice("auto", *SCORERS, *REGRESSION_SCORERS),
+        "scoring": choice("auto", *SCORERS),
     },
     "calibration": {
         "method": choice(*registry.CALIBRATORS),
@@ -191,7 +188,7 @@ SPEC = {
     },
     "explain": {
         "n_repeats": integer(1),
-        "scoring": choice("auto", *SCORERS, *REGRESSION_SCORERS),
+        "scoring": choice("auto", *SCORERS),
         "shapley": choice("auto", "tree", "linear", "kernel", "exact", "none"),
         "n_rows": integer(1),
         "n_background": integer(1),

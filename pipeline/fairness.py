@@ -14,11 +14,15 @@ import inspect
 import math
 
 import numpy as np
+import pandas as pd
 
 from mllib.base import clone
 from mllib.fairness import (CRITERIA, GroupThresholdOptimizer, criteria_compatibility, criterion_gap, fairness_report,
                             intersectional_groups, multiclass_audit, regression_audit, reweighing_weights)
 
+from . import paths
+from .frames import attribute_labels
+from .io import read_parquet
 from .summaries import GROUP_RATES
 
 NOT_DEFINED_FOR_REGRESSION = (
@@ -157,3 +161,53 @@ def plot_rows(attributes: dict) -> list[dict]:
                       "ci_low": (interval or [math.nan])[0], "ci_high": (interval or [math.nan, math.nan])[1],
                       "small": m["small"]} for metric, value, interval in values]
     return rows
+
+
+def threshold_mitigation(cfg: dict, sensitive: list[str], train: pd.DataFrame, test_labels: dict, y, P, decision,
+                         threshold: float) -> dict:
+    """Per-group thresholds per attribute, fitted on the out-of-fold rows only (never test), each with the
+    probability of a calibrator fitted without its fold."""
+    oof = read_parquet(paths.OOF_CALIBRATED, "calibrate").merge(
+        train[[paths.ROW_ID, *sensitive]], on=paths.ROW_ID, how="left", validate="one_to_one")
+    oof_p, oof_y, oof_labels = oof["proba_1"].to_numpy(), oof["y"].to_numpy(), attribute_labels(oof, sensitive)
+    return {"tolerance": cfg["tolerance"], "fitted_on": "out-of-fold probabilities, cross-fitted by the calibrate stage",
+            "judged_on": "test",
+            "attributes": {a: mitigate(oof_p, oof_y, oof_labels[a], P[:, 1], y, test_labels[a], cfg["criterion"],
+                                       cfg["tolerance"], threshold, decision) for a in sensitive}}
+
+
+def regression_fairness(report: dict, predictions: pd.DataFrame, test: pd.DataFrame, cfg: dict, seed: int,
+                        data: dict) -> None:
+    labels = attribute_labels(test, data["sensitive"])
+    clusters = test[data["group"]].to_numpy() if data["group"] else None
+    report["attributes"] = regression_audits(*(predictions[c].to_numpy() for c in ("y", "prediction", "lower", "upper")),
+                                             labels, clusters, cfg, seed)
+    report["mitigation"].update(applied=False, reason=NOT_DEFINED_FOR_REGRESSION)
+    report["reweighing"] = {"refit": False, "reason": NOT_DEFINED_FOR_REGRESSION}
+    for name, result in report["attributes"].items():
+        gaps = result["gaps"]
+        print(f"fairness: {name}: MAE gap {gaps['mae']['difference']:.4g}, mean residual gap "
+              f"{gaps['mean_residual']['difference']:.4g}, interval coverage gap "
+              f"{gaps['interval_coverage']['difference']:.3f}; largest relative gap: {result['largest_gap']}")
+
+
+def summary_lines(report: dict, criterion: str) -> list[str]:
+    lines = []
+    for name, result in report["attributes"].items():
+        c = result["criteria"]
+        lines.append(f"fairness: {name}: " + ", ".join(f"{k.replace('_', ' ')} gap {v['difference']:.3f}"
+                                                     for k, v in c.items() if k != "predictive_parity"))
+    for name, m in report["mitigation"].get("attributes", {}).items():
+        lines.append(f"fairness: {criterion} thresholds by {name}: test gap {m['test']['gap_before']:.3f} -> "
+                     f"{m['test']['gap_after']:.3f}, accuracy cost {m['test']['accuracy_cost']:.4f}" if m["applied"]
+                     else f"fairness: no {criterion} thresholds by {name}: {m['reason']}")
+    rw = report["reweighing"]
+    if rw.get("applied"):
+        shown = criterion if criterion in next(iter(rw["test"]["attributes"].values())) else "demographic_parity"
+        gaps = ", ".join(f"{name} {g[shown]['gap_before']:.3f} -> {g[shown]['gap_after']:.3f}"
+                         for name, g in rw["test"]["attributes"].items())
+        lines.append(f"fairness: reweighing by {rw['groups']}: test {shown} gaps {gaps}, accuracy cost "
+                     f"{rw['test']['accuracy_cost']:.4f}")
+    elif rw.get("refit"):
+        lines.append(f"fairness: reweighing by {rw['groups']}: {rw['reason']}")
+    return lines

@@ -1,4 +1,5 @@
-"""The cross-validation splits as one file: for split k, `train_k` (how many times each training row enters
+"""The cross-validation splits: what the split stage checks before and after splitting (every class in every
+fold's training part, enough groups; a regression target stratified by quantile bins), and the splits as one file: for split k, `train_k` (how many times each training row enters
 split k's fitting sample: 0/1, or the bootstrap multiplicity) and `valid_k` (row validated in split k).
 One format serves every splitter: k-fold partitions, repeats, Monte-Carlo hold-outs and the bootstrap."""
 from __future__ import annotations
@@ -7,9 +8,13 @@ import numpy as np
 import pandas as pd
 
 from pipeline import paths
+from pipeline.errors import PipelineError
+from pipeline.names import KFOLD_STRATEGIES
+from pipeline.task import Target
 
 # A guard, not a knob: each split costs one features fit and one model fit per candidate.
 MAX_SPLITS = 200
+QUANTILE_BINS = 5  # a regression target is stratified by these quantile bins (stratified strategies only)
 
 
 def membership(splits: list[tuple[np.ndarray, np.ndarray]], row_ids: np.ndarray) -> pd.DataFrame:
@@ -40,3 +45,53 @@ def first_validating_split(splits: list[tuple[np.ndarray, np.ndarray]], n: int) 
     for k, (_, valid) in reversed(list(enumerate(splits))):
         fold[valid] = k
     return fold
+
+
+def strata(y: np.ndarray, target: Target) -> np.ndarray:
+    """What stratified splits balance: the class codes, or a regression target's quantile bin (0..QUANTILE_BINS-1)."""
+    if not target.regression:
+        return y
+    edges = np.quantile(y, np.arange(1, QUANTILE_BINS) / QUANTILE_BINS)
+    return np.searchsorted(edges, y, side="right").astype(np.int64)
+
+
+def check_feasible(y: np.ndarray, groups, target: Target, cfg: dict, strategy: str, data: dict) -> None:
+    """Every class in the training rows and, for k-fold strategies, enough groups and rows of each class for the
+    requested folds (one message naming the class and the fix); a regression target needs enough groups only."""
+    k = cfg["n_splits"] if strategy in KFOLD_STRATEGIES else 1
+    if k > 1 and groups is not None and len(np.unique(groups)) < k:
+        raise PipelineError(
+            f"split: the training rows hold {len(np.unique(groups))} groups of data.group {data['group']!r}, fewer "
+            f"than split.n_splits = {k}; lower split.n_splits or use a finer group column"
+        )
+    if target.regression:
+        return
+    counts = np.bincount(y, minlength=target.n_classes)
+    for code in np.flatnonzero(counts < k if k > 1 else counts == 0):
+        raise PipelineError(
+            f"split: class {target.classes[code]!r} of data.target {data['target']!r} has {counts[code]} training "
+            f"rows, fewer than split.n_splits = {k} (every fold must see every class); lower split.n_splits, merge "
+            "the class into another, or remove its rows" if k > 1 else
+            f"split: class {target.classes[code]!r} of data.target {data['target']!r} has no training rows after the "
+            "hold-out; it needs more rows (or remove it)")
+
+
+def check_splits(splits: list, y_train: np.ndarray, target: Target, strategy: str, data: dict) -> None:
+    """A model fitted without a class cannot score it: every training part holds every class."""
+    for k, (fit, _) in enumerate(splits):
+        missing = np.flatnonzero(np.bincount(y_train[fit], minlength=target.n_classes) == 0)
+        if missing.size:
+            raise PipelineError(
+                f"split: the training part of split {k} ({strategy}) has no row of class "
+                f"{target.classes[missing[0]]!r} of data.target {data['target']!r} (its rows sit in too few groups); "
+                "lower split.n_splits, use a stratified strategy, or merge the class into another")
+
+
+def target_summary(target: Target, y_train: np.ndarray, y_test: np.ndarray) -> dict:
+    """The class shares of the training and test rows, or a regression target's mean, std and range."""
+    parts = (("train", y_train), ("test", y_test))
+    if target.regression:
+        return {part: {"mean": float(v.mean()), "std": float(v.std()), "min": float(v.min()), "max": float(v.max())}
+                for part, v in parts}
+    names = target.label_names()
+    return {part: dict(zip(names, (np.bincount(v, minlength=target.n_classes) / v.size).tolist())) for part, v in parts}

@@ -1,5 +1,6 @@
-"""The names params.yaml accepts for the split strategies and the feature steps: plain lists, so validating
-params.yaml imports no algorithm (pipeline/build.py maps them to mllib classes)."""
+"""The names params.yaml accepts for the split strategies, the feature steps, the scorers and the mitigation
+criteria: plain lists, so validating params.yaml imports no algorithm (pipeline/build.py maps them to mllib classes;
+tests/pipeline/test_config_params.py checks the lists against mllib)."""
 
 KFOLD_STRATEGIES = ["kfold", "stratified", "group", "stratified_group"]  # honour split.n_repeats
 LEAVE_OUT_STRATEGIES = ["leave_one_out", "leave_one_group_out"]
@@ -33,3 +34,9 @@ FEATURE_STEPS = {
 
 # model.name auto: the default model of each task (searched over its own search.grid entry)
 DEFAULT_MODEL = {"binary": "logistic_regression", "multiclass": "logistic_regression", "regression": "ridge"}
+
+# search.scoring / explain.scoring (mllib.metrics.SCORERS and REGRESSION_SCORERS)
+SCORERS = ["roc_auc", "roc_auc_ovr", "average_precision", "accuracy", "balanced_accuracy", "f1", "f1_macro", "precision",
+           "recall", "log_loss", "brier", "r2", "rmse", "mae", "mean_squared_error"]
+# fairness.mitigation.criterion (mllib.fairness.MITIGATION_CRITERIA)
+MITIGATION_CRITERIA = ["demographic_parity", "equal_opportunity", "equalized_odds"]

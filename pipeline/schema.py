@@ -1,4 +1,4 @@
-"""The data contract checked by the validate stage: the user's pandera YAML schema (domain checks), completed
+"""The data contract checked by the validate stage, and the stage's messages and policies: the user's pandera YAML schema (domain checks), completed
 with structural checks inferred from params.yaml (target, group and sensitive columns present and non-null,
 every other feature column numeric unless declared categorical)."""
 from __future__ import annotations
@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pandera.pandas as pa
+
+from mllib.base import to_python
 
 from .errors import PipelineError
 from .paths import ROW_ID
@@ -82,3 +84,60 @@ def is_column_level(cases: pd.DataFrame) -> pd.Series:
     """Failures that concern a whole column (missing column, wrong dtype), not individual rows."""
     check = cases["check"].astype(str)
     return cases["index"].isna() | check.str.startswith(("dtype(", "coerce_dtype(", "column_in_"))
+
+
+def file_row(source: str, index: int) -> str:
+    """Where row `index` (0-based, as read) sits in the user's file: the data row, and the line of a CSV."""
+    line = "" if str(source).lower().endswith((".parquet", ".pq")) else f", line {index + 2} of the file"
+    return f"data row {index + 1}{line}"
+
+
+def describe(cases: pd.DataFrame, source: str, limit: int = 3) -> str:
+    return "; ".join(
+        f"column {r.column!r} {r.check} failed for value {to_python(r.failure_case)!r} at {file_row(source, int(r.index))}"
+        for r in cases.head(limit).itertuples()
+    )
+
+
+def column_problem(case, source: str, schema_file) -> str:
+    schema_src = schema_file or "the checks inferred from params.yaml"
+    if case["check"] == "column_in_dataframe":
+        return f"{source}: column {to_python(case['failure_case'])!r} required by {schema_src} is missing; add it or fix the schema"
+    at_row = "" if pd.isna(case["index"]) else f" at {file_row(source, int(case['index']))}"  # whole-column checks: no row
+    return (
+        f"{source}: column {case['column']!r}: {case['check']} failed (e.g. value {to_python(case['failure_case'])!r}{at_row}). "
+        f"Fix the data or {schema_src}; a text column belongs in data.categorical or data.drop"
+    )
+
+
+def apply_fractional_policy(df: pd.DataFrame, columns: list[str], policy: str, source: str):
+    """Handle values strictly between 0 and 1 in declared 0/1 columns; return (frame, reasons, report)."""
+    reasons: dict[int, list[str]] = {}
+    report = {}
+    for col in columns:
+        values = pd.to_numeric(df[col], errors="coerce")
+        fractional = (values > 0) & (values < 1)
+        if not fractional.any():
+            continue
+        report[col] = {"rows": int(fractional.sum()), "action": policy}
+        if policy == "fail":
+            first = df.index[fractional][0]
+            raise PipelineError(
+                f"{source}: column {col!r} is declared 0/1 but holds {int(fractional.sum())} fractional values "
+                f"(e.g. {to_python(values[first])!r} at {file_row(source, first)}); set validate.fractional_binary to "
+                "quarantine or round"
+            )
+        if policy == "round":
+            df[col] = np.where(fractional, (values >= 0.5).astype(float), values)
+        else:
+            for row in df.index[fractional]:
+                reasons.setdefault(row, []).append(f"{col}: fractional value {to_python(values[row])!r} in a 0/1 column")
+    return df, reasons, report
+
+
+def target_counts(target, values: pd.Series) -> dict:
+    """Rows per class, or a regression target's summary."""
+    y = target.encode(values)
+    if target.regression:
+        return {"mean": float(y.mean()), "std": float(y.std()), "min": float(y.min()), "max": float(y.max())}
+    return dict(zip(target.label_names(), np.bincount(y, minlength=target.n_classes).tolist()))

@@ -10,17 +10,13 @@ Quality is reported overall and within each sensitive group: ECE / MCE with the 
 reliability rows with counts and the empty bins kept."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from mllib import io as mlio
-from mllib import registry
-from mllib.base import clone
 from mllib.calibration import NoCalibration, OneVsRestCalibration
 from mllib.conformal import SplitConformalClassifier
-from mllib.deploy import DeployedPredictor
-from mllib.model_selection import cross_fit
-from pipeline import build, paths
+from pipeline import paths
+from pipeline.calibration import assemble, calibrator_of, cross_fitted, fitted_parameters
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
 from pipeline.frames import proba_columns, read_scores
@@ -28,42 +24,6 @@ from pipeline.io import read_parquet, write_json, write_parquet
 from pipeline.regression import assemble_regressor
 from pipeline.summaries import binning_spec, calibration_report, group_calibration, reliability_rows, sensitive_groupings
 from pipeline.task import Target
-
-NATIVE_MULTICLASS = ("temperature", "none")  # take (n, K) scores; the others are wrapped one-vs-rest
-
-
-def calibrator_of(cfg: dict, n_classes: int):
-    """calibration.method with its settings from calibration.params (the registry defaults otherwise)."""
-    method, settings = cfg["method"], cfg["params"].get(cfg["method"], {})
-    build.check_hyperparameter_names(f"calibration.params.{method}", method, settings)
-    calibrator = registry.CALIBRATORS[method](**settings)
-    return calibrator if n_classes == 2 or method in NATIVE_MULTICLASS else OneVsRestCalibration(calibrator)
-
-
-def cross_fitted(calibrator, score: np.ndarray, y: np.ndarray, fold: np.ndarray) -> np.ndarray:
-    """Each fold's (n, K) probabilities from a copy of `calibrator` fitted on the other folds' rows only."""
-    splits = [(np.flatnonzero(fold != k), np.flatnonzero(fold == k)) for k in np.unique(fold)]
-    return cross_fit(lambda k, fit, valid: clone(calibrator).fit(score[fit], y[fit]).predict_proba(score[valid]),
-                     splits, len(y))
-
-
-def fitted_parameters(calibrator) -> dict | list:
-    """The calibrator's fitted scalars (per class for a one-vs-rest calibrator)."""
-    if isinstance(calibrator, OneVsRestCalibration):
-        return [fitted_parameters(c) for c in calibrator.calibrators_]
-    return {k: v for k, v in vars(calibrator).items() if k.endswith("_") and np.isscalar(v)}
-
-
-def assemble(calibrator, conformal, target: Target, decision: dict) -> DeployedPredictor:
-    predictor = DeployedPredictor(
-        features=mlio.load(paths.FEATURE_TRANSFORMER), model=mlio.load(paths.MODEL), calibrator=calibrator,
-        classes=target.classes, threshold=decision["threshold"], cost_matrix=decision["cost_matrix"],
-        reject_threshold=decision["reject_threshold"], conformal=conformal)
-    try:
-        return predictor.fit()
-    except ValueError as exc:
-        raise PipelineError(f"params.yaml: decision.cost_matrix does not fit the {target.n_classes} classes "
-                            f"{target.classes} of {target.column!r} ({exc})") from None
 
 
 def regression_intervals(oof: pd.DataFrame, cfg: dict) -> None:

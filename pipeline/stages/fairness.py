@@ -14,61 +14,11 @@ from mllib import io as mlio
 from pipeline import paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
-from pipeline.fairness import (NOT_DEFINED_FOR_MULTICLASS, NOT_DEFINED_FOR_REGRESSION, audit, mitigate, plot_rows,
-                               regression_audits, reweighing)
+from pipeline.fairness import (NOT_DEFINED_FOR_MULTICLASS, audit, plot_rows, regression_fairness, reweighing,
+                               summary_lines, threshold_mitigation)
 from pipeline.frames import attribute_labels, feature_columns, raw_matrix, read_proba
 from pipeline.io import read_json, read_parquet, write_csv, write_json
 from pipeline.task import Target
-
-
-def threshold_mitigation(cfg: dict, sensitive: list[str], train: pd.DataFrame, test_labels: dict, y, P, decision,
-                         threshold: float) -> dict:
-    """Per-group thresholds per attribute, fitted on the out-of-fold rows only (never test), each with the
-    probability of a calibrator fitted without its fold."""
-    oof = read_parquet(paths.OOF_CALIBRATED, "calibrate").merge(
-        train[[paths.ROW_ID, *sensitive]], on=paths.ROW_ID, how="left", validate="one_to_one")
-    oof_p, oof_y, oof_labels = oof["proba_1"].to_numpy(), oof["y"].to_numpy(), attribute_labels(oof, sensitive)
-    return {"tolerance": cfg["tolerance"], "fitted_on": "out-of-fold probabilities, cross-fitted by the calibrate stage",
-            "judged_on": "test",
-            "attributes": {a: mitigate(oof_p, oof_y, oof_labels[a], P[:, 1], y, test_labels[a], cfg["criterion"],
-                                       cfg["tolerance"], threshold, decision) for a in sensitive}}
-
-
-def regression_fairness(report: dict, predictions: pd.DataFrame, test: pd.DataFrame, cfg: dict, seed: int,
-                        data: dict) -> None:
-    labels = attribute_labels(test, data["sensitive"])
-    clusters = test[data["group"]].to_numpy() if data["group"] else None
-    report["attributes"] = regression_audits(*(predictions[c].to_numpy() for c in ("y", "prediction", "lower", "upper")),
-                                             labels, clusters, cfg, seed)
-    report["mitigation"].update(applied=False, reason=NOT_DEFINED_FOR_REGRESSION)
-    report["reweighing"] = {"refit": False, "reason": NOT_DEFINED_FOR_REGRESSION}
-    for name, result in report["attributes"].items():
-        gaps = result["gaps"]
-        print(f"fairness: {name}: MAE gap {gaps['mae']['difference']:.4g}, mean residual gap "
-              f"{gaps['mean_residual']['difference']:.4g}, interval coverage gap "
-              f"{gaps['interval_coverage']['difference']:.3f}; largest relative gap: {result['largest_gap']}")
-
-
-def summary_lines(report: dict, criterion: str) -> list[str]:
-    lines = []
-    for name, result in report["attributes"].items():
-        c = result["criteria"]
-        lines.append(f"fairness: {name}: " + ", ".join(f"{k.replace('_', ' ')} gap {v['difference']:.3f}"
-                                                     for k, v in c.items() if k != "predictive_parity"))
-    for name, m in report["mitigation"].get("attributes", {}).items():
-        lines.append(f"fairness: {criterion} thresholds by {name}: test gap {m['test']['gap_before']:.3f} -> "
-                     f"{m['test']['gap_after']:.3f}, accuracy cost {m['test']['accuracy_cost']:.4f}" if m["applied"]
-                     else f"fairness: no {criterion} thresholds by {name}: {m['reason']}")
-    rw = report["reweighing"]
-    if rw.get("applied"):
-        shown = criterion if criterion in next(iter(rw["test"]["attributes"].values())) else "demographic_parity"
-        gaps = ", ".join(f"{name} {g[shown]['gap_before']:.3f} -> {g[shown]['gap_after']:.3f}"
-                         for name, g in rw["test"]["attributes"].items())
-        lines.append(f"fairness: reweighing by {rw['groups']}: test {shown} gaps {gaps}, accuracy cost "
-                     f"{rw['test']['accuracy_cost']:.4f}")
-    elif rw.get("refit"):
-        lines.append(f"fairness: reweighing by {rw['groups']}: {rw['reason']}")
-    return lines
 
 
 def main() -> None:

@@ -12,61 +12,9 @@ from pipeline import build, folds, paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
 from pipeline.io import read_parquet, write_json, write_parquet
-from pipeline.names import KFOLD_STRATEGIES, STRATIFIED_STRATEGIES, resolve_strategy
-from pipeline.task import Target, infer_target
-
-
-QUANTILE_BINS = 5  # a regression target is stratified by these quantile bins (stratified strategies only)
-
-
-def strata(y: np.ndarray, target: Target) -> np.ndarray:
-    """What stratified splits balance: the class codes, or a regression target's quantile bin (0..QUANTILE_BINS-1)."""
-    if not target.regression:
-        return y
-    edges = np.quantile(y, np.arange(1, QUANTILE_BINS) / QUANTILE_BINS)
-    return np.searchsorted(edges, y, side="right").astype(np.int64)
-
-
-def check_feasible(y: np.ndarray, groups, target: Target, cfg: dict, strategy: str, data: dict) -> None:
-    """Every class in the training rows and, for k-fold strategies, enough groups and rows of each class for the
-    requested folds (one message naming the class and the fix); a regression target needs enough groups only."""
-    k = cfg["n_splits"] if strategy in KFOLD_STRATEGIES else 1
-    if k > 1 and groups is not None and len(np.unique(groups)) < k:
-        raise PipelineError(
-            f"split: the training rows hold {len(np.unique(groups))} groups of data.group {data['group']!r}, fewer "
-            f"than split.n_splits = {k}; lower split.n_splits or use a finer group column"
-        )
-    if target.regression:
-        return
-    counts = np.bincount(y, minlength=target.n_classes)
-    for code in np.flatnonzero(counts < k if k > 1 else counts == 0):
-        raise PipelineError(
-            f"split: class {target.classes[code]!r} of data.target {data['target']!r} has {counts[code]} training "
-            f"rows, fewer than split.n_splits = {k} (every fold must see every class); lower split.n_splits, merge "
-            "the class into another, or remove its rows" if k > 1 else
-            f"split: class {target.classes[code]!r} of data.target {data['target']!r} has no training rows after the "
-            "hold-out; it needs more rows (or remove it)")
-
-
-def check_splits(splits: list, y_train: np.ndarray, target: Target, strategy: str, data: dict) -> None:
-    """A model fitted without a class cannot score it: every training part holds every class."""
-    for k, (fit, _) in enumerate(splits):
-        missing = np.flatnonzero(np.bincount(y_train[fit], minlength=target.n_classes) == 0)
-        if missing.size:
-            raise PipelineError(
-                f"split: the training part of split {k} ({strategy}) has no row of class "
-                f"{target.classes[missing[0]]!r} of data.target {data['target']!r} (its rows sit in too few groups); "
-                "lower split.n_splits, use a stratified strategy, or merge the class into another")
-
-
-def target_summary(target: Target, y_train: np.ndarray, y_test: np.ndarray) -> dict:
-    """The class shares of the training and test rows, or a regression target's mean, std and range."""
-    parts = (("train", y_train), ("test", y_test))
-    if target.regression:
-        return {part: {"mean": float(v.mean()), "std": float(v.std()), "min": float(v.min()), "max": float(v.max())}
-                for part, v in parts}
-    names = target.label_names()
-    return {part: dict(zip(names, (np.bincount(v, minlength=target.n_classes) / v.size).tolist())) for part, v in parts}
+from pipeline.folds import check_feasible, check_splits, strata, target_summary
+from pipeline.names import STRATIFIED_STRATEGIES, resolve_strategy
+from pipeline.task import infer_target
 
 
 def main() -> None:

@@ -8,63 +8,15 @@ import pandas as pd
 
 from mllib import io as mlio
 from mllib.baseline import MeanRegressor, PriorClassifier
-from mllib.calibration import decision_scores
-from mllib.model_selection import (ParameterGrid, ParameterSampler, best_candidate_index, cross_fit,
-                                   evaluate_candidates)
+from mllib.model_selection import (evaluate_candidates)
 from pipeline import build, folds, paths
 from pipeline.comparison import compare, summary_lines
+from pipeline.training import load_fold_data, out_of_fold_scores, search_model
 from pipeline.config import load_params
 from pipeline.errors import run_stage
 from pipeline.frames import score_columns
 from pipeline.io import read_parquet, write_estimators, write_json, write_parquet
-from pipeline.progress import Progress
 from pipeline.task import Target
-
-
-def load_fold_data(y: np.ndarray, splits: list[tuple]) -> list[tuple]:
-    """(X_train, y_train, X_valid, y_valid) per split, from the matrices the features stage fitted per split."""
-    fold_data = []
-    for k, (fit, valid) in enumerate(splits):
-        X = read_parquet(paths.fold_features(k), "features").drop(columns=[paths.ROW_ID]).to_numpy()
-        fold_data.append((X[fit], y[fit], X[valid], y[valid]))
-    return fold_data
-
-
-def candidate_params(search: dict, model: str, seed: int) -> list[dict]:
-    """The chosen model's search.grid entry (none: a single candidate of its model.params)."""
-    grid = search["grid"].get(model, {})
-    if search["method"] == "grid" or not grid:
-        return list(ParameterGrid(grid))
-    return list(ParameterSampler(grid, n_iter=search["n_iter"], random_state=seed))
-
-
-def out_of_fold_scores(make_model, fold_data: list[tuple], splits: list[tuple], n: int, regression: bool):
-    """The chosen configuration's scores of each row ((n,) binary scores or regression predictions, (n, K)
-    log-probabilities) from the models fitted without it (mllib.model_selection.cross_fit: averaged over the splits
-    that validate the row, NaN where none does), and those fold models. The search keeps scores only for its
-    scorer's response, which need not be a score, hence the refits."""
-    models = []
-
-    def fit_predict(k, fit, valid):
-        X_fit, y_fit, X_valid, _ = fold_data[k]
-        models.append(make_model().fit(X_fit, y_fit))
-        return models[-1].predict(X_valid) if regression else decision_scores(models[-1], X_valid)
-
-    return cross_fit(fit_predict, splits, n), models
-
-
-def search_model(name: str, params: dict, fold_data: list, scorer, seed: int) -> tuple[list, int]:
-    """One model's search over its search.grid entry on the fixed folds: (results, index of the best)."""
-    model_cfg, search = params["model"], params["search"]
-    for key, settings in (("model.params", model_cfg["params"]), ("search.grid", search["grid"])):
-        build.check_hyperparameter_names(f"{key}.{name}", name, settings.get(name, {}))
-    candidates = candidate_params(search, name, seed)
-    print(f"train: {name}, {len(candidates)} candidates x {len(fold_data)} folds, scoring {scorer.name}")
-    results = evaluate_candidates(build.model(name, model_cfg, seed), candidates, fold_data, scorer,
-                                  progress=Progress(f"train: {name} search (candidate x fold fits)"))
-    for r in results:
-        print(f"train:   {r['params']}  valid {r['mean_valid_score']:.4f} ± {r['std_valid_score']:.4f}  train {r['mean_train_score']:.4f}")
-    return results, best_candidate_index(results, scorer.greater_is_better)
 
 
 def main() -> None:

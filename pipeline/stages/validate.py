@@ -5,72 +5,15 @@ follow validate.fractional_binary. Nothing is silently lost: rows in = rows kept
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from mllib.base import to_python
 from pipeline import paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
 from pipeline.io import read_dataset, write_json, write_parquet
-from pipeline.schema import binary_columns, build_schema, check_columns, failure_cases, is_column_level
+from pipeline.schema import (apply_fractional_policy, binary_columns, build_schema, check_columns, column_problem,
+                             describe, failure_cases, is_column_level, target_counts)
 from pipeline.task import infer_target
-
-
-def file_row(source: str, index: int) -> str:
-    """Where row `index` (0-based, as read) sits in the user's file: the data row, and the line of a CSV."""
-    line = "" if str(source).lower().endswith((".parquet", ".pq")) else f", line {index + 2} of the file"
-    return f"data row {index + 1}{line}"
-
-
-def _describe(cases: pd.DataFrame, source: str, limit: int = 3) -> str:
-    return "; ".join(
-        f"column {r.column!r} {r.check} failed for value {to_python(r.failure_case)!r} at {file_row(source, int(r.index))}"
-        for r in cases.head(limit).itertuples()
-    )
-
-
-def _column_problem(case, source: str, schema_file) -> str:
-    schema_src = schema_file or "the checks inferred from params.yaml"
-    if case["check"] == "column_in_dataframe":
-        return f"{source}: column {to_python(case['failure_case'])!r} required by {schema_src} is missing; add it or fix the schema"
-    at_row = "" if pd.isna(case["index"]) else f" at {file_row(source, int(case['index']))}"  # whole-column checks: no row
-    return (
-        f"{source}: column {case['column']!r}: {case['check']} failed (e.g. value {to_python(case['failure_case'])!r}{at_row}). "
-        f"Fix the data or {schema_src}; a text column belongs in data.categorical or data.drop"
-    )
-
-
-def apply_fractional_policy(df: pd.DataFrame, columns: list[str], policy: str, source: str):
-    """Handle values strictly between 0 and 1 in declared 0/1 columns; return (frame, reasons, report)."""
-    reasons: dict[int, list[str]] = {}
-    report = {}
-    for col in columns:
-        values = pd.to_numeric(df[col], errors="coerce")
-        fractional = (values > 0) & (values < 1)
-        if not fractional.any():
-            continue
-        report[col] = {"rows": int(fractional.sum()), "action": policy}
-        if policy == "fail":
-            first = df.index[fractional][0]
-            raise PipelineError(
-                f"{source}: column {col!r} is declared 0/1 but holds {int(fractional.sum())} fractional values "
-                f"(e.g. {to_python(values[first])!r} at {file_row(source, first)}); set validate.fractional_binary to "
-                "quarantine or round"
-            )
-        if policy == "round":
-            df[col] = np.where(fractional, (values >= 0.5).astype(float), values)
-        else:
-            for row in df.index[fractional]:
-                reasons.setdefault(row, []).append(f"{col}: fractional value {to_python(values[row])!r} in a 0/1 column")
-    return df, reasons, report
-
-
-def target_counts(target, values: pd.Series) -> dict:
-    """Rows per class, or a regression target's summary."""
-    y = target.encode(values)
-    if target.regression:
-        return {"mean": float(y.mean()), "std": float(y.std()), "min": float(y.min()), "max": float(y.max())}
-    return dict(zip(target.label_names(), np.bincount(y, minlength=target.n_classes).tolist()))
 
 
 def main() -> None:
@@ -86,12 +29,12 @@ def main() -> None:
     cases = failure_cases(df.drop(index=list(reasons)), schema)
     column_level = cases[is_column_level(cases)]
     if len(column_level):
-        raise PipelineError(_column_problem(column_level.iloc[0], source, data["schema"]))
+        raise PipelineError(column_problem(column_level.iloc[0], source, data["schema"]))
     row_cases = cases[~is_column_level(cases)]
     if len(row_cases) and policy["on_invalid"] == "fail":
         n_rows = row_cases["index"].nunique()
         raise PipelineError(
-            f"{source}: {n_rows} rows break the schema: {_describe(row_cases, source)}. "
+            f"{source}: {n_rows} rows break the schema: {describe(row_cases, source)}. "
             "Fix the data or the schema, or set validate.on_invalid: quarantine to move such rows to the quarantine file"
         )
     for r in row_cases.itertuples():

@@ -274,7 +274,7 @@ def test_calibration_settings_for_an_unknown_method(project):
 def test_calibration_setting_the_calibrator_does_not_have():
     """Checked by the calibrate stage, which builds the calibrator."""
     from pipeline.errors import PipelineError
-    from pipeline.stages.calibrate import calibrator_of
+    from pipeline.calibration import calibrator_of
 
     cfg = {"method": "platt", "params": {"platt": {"n_bins": 5}}}
     with pytest.raises(PipelineError, match=r"calibration.params.platt.n_bins: platt has no hyperparameter.*smooth_targets"):

@@ -366,3 +366,14 @@ def test_every_default_search_candidate_fits(model):
         else:
             proba = CLASSIFIERS[model](**settings).fit(X, (signal > 0).astype(int)).predict_proba(X)
             assert proba.shape == (120, 2) and np.isfinite(proba).all(), candidate
+
+
+def test_the_name_lists_of_params_validation_match_mllib():
+    """pipeline/names.py lists names so that validating params.yaml imports no algorithm; they must stay mllib's."""
+    from mllib.fairness import MITIGATION_CRITERIA
+    from mllib.metrics import SCORERS
+    from mllib.metrics.scorers import REGRESSION_SCORERS
+    from pipeline import names
+
+    assert names.SCORERS == [*SCORERS, *REGRESSION_SCORERS]
+    assert names.MITIGATION_CRITERIA == list(MITIGATION_CRITERIA)

@@ -1,11 +1,11 @@
-"""split.check_feasible: a request the training rows cannot satisfy stops the stage with a message naming the key."""
+"""pipeline.folds.check_feasible (the split stage's checks): a request the training rows cannot satisfy stops the stage with a message naming the key."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from pipeline.errors import PipelineError
-from pipeline.stages.split import check_feasible
+from pipeline.folds import check_feasible
 from pipeline.task import Target
 
 DATA = {"target": "binexp", "group": "zper"}

@@ -153,3 +153,25 @@ def test_every_stage_module_is_a_dependency_of_its_stage():
         assert f"pipeline/stages/{stage}.py" in spec["deps"], f"{stage} does not depend on its own module"
         # the numerical environment the stage computes in (pinned CPU code paths: byte-identical outputs)
         assert stage == "track" or "pipeline/__init__.py" in spec["deps"], stage
+
+
+def test_every_pipeline_module_a_stage_imports_is_a_dependency():
+    """A change in any pipeline module a stage imports (directly or not) reruns that stage, and only those."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "tests"))
+    from test_imports import graph
+
+    edges = graph()
+    for stage, spec in DVC.items():
+        seen, stack = set(), [f"pipeline.stages.{stage}"]
+        while stack:
+            for target in edges.get(stack.pop(), ()):
+                if target.startswith("pipeline") and target not in seen:
+                    seen.add(target)
+                    stack.append(target)
+        files = {"pipeline/__init__.py" if m == "pipeline" else "pipeline/" + m.split(".", 1)[1].replace(".", "/") + ".py"
+                 for m in seen}
+        deps = [d.split()[0] for d in spec["deps"]]
+        missing = sorted(f for f in files if not any(f == d or f.startswith(d.rstrip("/") + "/") for d in deps))
+        assert not missing, f"{stage} imports {missing} but dvc.yaml does not list them as deps"

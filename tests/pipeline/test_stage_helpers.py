@@ -17,7 +17,7 @@ from mllib.calibration import OneVsRestCalibration
 from mllib.decisions import bayes_threshold
 from pipeline.evaluation import GAP_DIAGNOSIS, cost_report, gap_report, selective_report
 from pipeline.fairness import accuracies, compatibility, every_criterion, fit_weighted, macro_gaps, mitigate, plot_rows
-from pipeline.stages.calibrate import calibrator_of, cross_fitted
+from pipeline.calibration import calibrator_of, cross_fitted
 from pipeline.summaries import GROUP_RATES, calibration_report, group_calibration, reliability_rows
 
 

@@ -16,7 +16,7 @@ import yaml
 from pipeline.errors import PipelineError
 from pipeline.schema import binary_columns, build_schema, check_columns, failure_cases, is_column_level
 from pipeline.stages import validate
-from pipeline.stages.validate import _column_problem, apply_fractional_policy
+from pipeline.schema import apply_fractional_policy, column_problem
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE = "data/raw/small.csv"
@@ -129,10 +129,10 @@ def test_column_problem_messages_name_file_and_column():
     schema = pa.DataFrameSchema({"x": pa.Column(float, coerce=True), "z": pa.Column(float)})
     cases = failure_cases(pd.DataFrame({"x": ["1", "oops"]}), schema)
     by_check = {str(c): row for c, row in zip(cases["check"], (r for _, r in cases.iterrows()))}
-    missing = _column_problem(by_check["column_in_dataframe"], SOURCE, "s.yaml")
+    missing = column_problem(by_check["column_in_dataframe"], SOURCE, "s.yaml")
     assert SOURCE in missing and "'z'" in missing and "s.yaml" in missing and "missing" in missing
     coerce = next(r for c, r in by_check.items() if c.startswith("coerce_dtype"))
-    message = _column_problem(coerce, SOURCE, None)
+    message = column_problem(coerce, SOURCE, None)
     assert SOURCE in message and "'x'" in message and "'oops'" in message and "data row 2, line 3 of the file" in message
     assert "inferred from params.yaml" in message  # no schema file: the inferred checks are named
 
@@ -145,7 +145,7 @@ def test_column_problem_without_a_row_index_is_still_a_message(schema):
     cases = failure_cases(pd.DataFrame({"k": [1.5, 2.0]}), schema)
     column_level = cases[is_column_level(cases)]
     assert len(column_level)
-    message = _column_problem(column_level.iloc[0], SOURCE, "s.yaml")
+    message = column_problem(column_level.iloc[0], SOURCE, "s.yaml")
     assert SOURCE in message and "'k'" in message and "at row" not in message
 
 
