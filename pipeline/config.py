@@ -201,6 +201,11 @@ SPEC = {
         "pdp_percentiles": _Check("a pair [low, high] with 0 <= low < high <= 1", lambda v: isinstance(v, list)
                                   and len(v) == 2 and all(_is_number(x) for x in v) and 0 <= v[0] < v[1] <= 1),
     },
+    "compute": {
+        "backend": choice("local", "dask"),
+        "n_workers": integer(1, nullable=True),
+        "scheduler": string(nullable=True),
+    },
     "tracking": {
         "uri": string(nullable=True),
         "experiment": string(),

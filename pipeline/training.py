@@ -44,15 +44,16 @@ def out_of_fold_scores(make_model, fold_data: list[tuple], splits: list[tuple], 
     return cross_fit(fit_predict, splits, n), models
 
 
-def search_model(name: str, params: dict, fold_data: list, scorer, seed: int) -> tuple[list, int]:
-    """One model's search over its search.grid entry on the fixed folds: (results, index of the best)."""
+def search_model(name: str, params: dict, fold_data: list, scorer, seed: int, run_tasks=None) -> tuple[list, int]:
+    """One model's search over its search.grid entry on the fixed folds: (results, index of the best); run_tasks:
+    where the (candidate, fold) fits run (pipeline.compute)."""
     model_cfg, search = params["model"], params["search"]
     for key, settings in (("model.params", model_cfg["params"]), ("search.grid", search["grid"])):
         build.check_hyperparameter_names(f"{key}.{name}", name, settings.get(name, {}))
     candidates = candidate_params(search, name, seed)
     print(f"train: {name}, {len(candidates)} candidates x {len(fold_data)} folds, scoring {scorer.name}")
     results = evaluate_candidates(build.model(name, model_cfg, seed), candidates, fold_data, scorer,
-                                  progress=Progress(f"train: {name} search (candidate x fold fits)"))
+                                  progress=Progress(f"train: {name} search (candidate x fold fits)"), run_tasks=run_tasks)
     for r in results:
         print(f"train:   {r['params']}  valid {r['mean_valid_score']:.4f} ± {r['std_valid_score']:.4f}  train {r['mean_train_score']:.4f}")
     return results, best_candidate_index(results, scorer.greater_is_better)

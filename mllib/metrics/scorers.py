@@ -13,6 +13,7 @@ REGRESSION_SCORERS those of regressors (e.g. choosing a regression tree's ccp_al
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Callable, Literal
@@ -47,12 +48,14 @@ class Scorer:
         return float(self.func(y_true, response_values, sample_weight=sample_weight))
 
 
-def _binary_entry(key: str) -> Callable[..., float]:
-    def metric(y_true, y_pred, sample_weight=None) -> float:
-        return binary_metrics(y_true, y_pred, sample_weight=sample_weight)[key]
+def _binary_metric(key: str, y_true, y_pred, sample_weight=None) -> float:
+    return binary_metrics(y_true, y_pred, sample_weight=sample_weight)[key]
 
-    metric.__name__ = f"binary_{key}"
-    return metric
+
+def _binary_entry(key: str) -> Callable[..., float]:
+    """One entry of the binary table as a scorer function (a partial of a module-level function: picklable, so
+    a search can run in worker processes)."""
+    return functools.partial(_binary_metric, key)
 
 
 SCORERS: dict[str, Scorer] = {

@@ -12,6 +12,7 @@ mllib.metrics.get_scorer(name); a string scoring is looked up there. Means and s
 """
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -80,11 +81,42 @@ def _summary(scores: list[float]) -> tuple[np.ndarray, float, float]:
     return a, float(a.mean()), float(a.std())
 
 
-def evaluate_candidates(estimator, candidates, fold_data, scorer, progress=None) -> list[dict]:
+def evaluate_one(estimator, scorer, fold: tuple, params: dict) -> tuple:
+    """One (candidate, fold) task: clone, set_params, fit on the fold's training part, score both parts.
+    Returns (train_score, valid_score, fit_seconds, validation response values). A module-level function, so a
+    caller may run the tasks in other processes."""
+    X_tr, y_tr, X_va, y_va = fold
+    est = clone(estimator).set_params(**params)
+    t0 = time.perf_counter()
+    est.fit(X_tr, y_tr)
+    fit_time = time.perf_counter() - t0
+    v_tr = response_values(est, X_tr, scorer.response)
+    v_va = response_values(est, X_va, scorer.response)
+    return float(scorer.score(y_tr, v_tr)), float(scorer.score(y_va, v_va)), fit_time, v_va
+
+
+def _serial(fn, shared: list, tasks: list, progress=None) -> list:
+    out = []
+    for n, (k, params) in enumerate(tasks, start=1):
+        try:
+            out.append(fn(shared[k], params))
+        except Exception as exc:
+            exc.add_note(f"while evaluating candidate {(n - 1) // len(shared)} {params} on fold {k}")
+            raise
+        if progress is not None:
+            progress(n, len(tasks), params)
+    return out
+
+
+def evaluate_candidates(estimator, candidates, fold_data, scorer, progress=None, run_tasks=None) -> list[dict]:
     """Clone, set_params, fit and score every candidate on every fold.
 
     progress: optional callable progress(done, total, params) after each (candidate, fold) fit, for a caller that
     reports how far the search is (the library itself prints nothing).
+    run_tasks: optional run_tasks(fn, shared, tasks, progress) -> results in task order, where each task is
+    (k, params) and the result fn(shared[k], params): how the caller runs the independent (candidate, fold) tasks
+    (worker processes, a cluster); shared is fold_data, to be sent to each worker once. Default: one by one here.
+    The results do not depend on how the tasks run (each fit is seeded by the estimator's own random_state).
     fold_data: list of (X_train, y_train, X_valid, y_valid). Returns one dict per candidate, in order:
     {"candidate", "params", "train_scores", "valid_scores" (arrays, one entry per fold),
      "mean_train_score", "std_train_score", "mean_valid_score", "std_valid_score",
@@ -101,33 +133,19 @@ def evaluate_candidates(estimator, candidates, fold_data, scorer, progress=None)
     for k, fd in enumerate(fold_data):
         if len(fd) != 4:
             raise ValueError(f"fold_data[{k}] must be (X_train, y_train, X_valid, y_valid), got {len(fd)} items")
+    tasks = [(k, params) for params in candidates for k in range(len(fold_data))]
+    outcomes = (run_tasks or _serial)(functools.partial(evaluate_one, estimator, scorer), fold_data, tasks, progress)
     results = []
     for i, params in enumerate(candidates):
-        train_scores, valid_scores, oof, fit_times = [], [], [], []
-        for k, (X_tr, y_tr, X_va, y_va) in enumerate(fold_data):
-            try:
-                est = clone(estimator).set_params(**params)
-                t0 = time.perf_counter()
-                est.fit(X_tr, y_tr)
-                fit_times.append(time.perf_counter() - t0)
-                v_tr = response_values(est, X_tr, scorer.response)
-                v_va = response_values(est, X_va, scorer.response)
-                train_scores.append(float(scorer.score(y_tr, v_tr)))
-                valid_scores.append(float(scorer.score(y_va, v_va)))
-            except Exception as exc:
-                exc.add_note(f"while evaluating candidate {i} {params} on fold {k}")
-                raise
-            oof.append(v_va)
-            if progress is not None:
-                progress(i * len(fold_data) + k + 1, len(candidates) * len(fold_data), params)
-        tr, tr_mean, tr_std = _summary(train_scores)
-        va, va_mean, va_std = _summary(valid_scores)
+        mine = outcomes[i * len(fold_data):(i + 1) * len(fold_data)]
+        tr, tr_mean, tr_std = _summary([o[0] for o in mine])
+        va, va_mean, va_std = _summary([o[1] for o in mine])
         results.append({
             "candidate": i, "params": params,
             "train_scores": tr, "valid_scores": va,
             "mean_train_score": tr_mean, "std_train_score": tr_std,
             "mean_valid_score": va_mean, "std_valid_score": va_std,
-            "oof_values": oof, "fit_times": np.asarray(fit_times),
+            "oof_values": [o[3] for o in mine], "fit_times": np.asarray([o[2] for o in mine]),
         })
     order = _ranking(results, scorer.greater_is_better)
     for r, i in enumerate(order, start=1):

@@ -11,6 +11,7 @@ from mllib.baseline import MeanRegressor, PriorClassifier
 from mllib.model_selection import (evaluate_candidates)
 from pipeline import build, folds, paths
 from pipeline.comparison import compare, summary_lines
+from pipeline.compute import task_runner
 from pipeline.training import load_fold_data, out_of_fold_scores, search_model
 from pipeline.config import load_params
 from pipeline.errors import run_stage
@@ -30,7 +31,8 @@ def main() -> None:
     y = target.encode(train[data["target"]])
     fold_data = load_fold_data(y, splits)
     print(f"train: {target.task} target, {len(y)} rows, {len(splits)} splits")
-    searched = {name: search_model(name, params, fold_data, scorer, seed) for name in names}
+    with task_runner(params["compute"]) as run_tasks:
+        searched = {name: search_model(name, params, fold_data, scorer, seed, run_tasks) for name in names}
     comparison = None
     if len(names) > 1:
         n_train, n_test = (int(np.mean([len(part) for part in parts])) for parts in zip(*splits))

@@ -20,7 +20,7 @@ DVC = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
 
 
 # keys a stage reads only in some configurations; declaring them keeps DVC correct in all of them
-CONDITIONAL = {"train": {"search.n_iter", "model.selection"},  # read when search.method is random / with model.candidates
+CONDITIONAL = {"train": {"search.n_iter", "model.selection", "compute.scheduler"},  # random search / model.candidates / dask
                "split": {"split.valid_size"},  # read by the shuffle strategies
                "features": {"features.expansion.params", "features.projection.params"},  # read unless name: none
                "assess": {"features.expansion.params", "features.projection.params"},

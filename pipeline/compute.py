@@ -1,0 +1,94 @@
+"""Where independent tasks run (params.yaml `compute`): here one by one, in local worker processes, or on Dask.
+
+A task runner has the signature mllib.model_selection.evaluate_candidates expects: run(fn, shared, tasks, progress)
+returns [fn(shared[k], arg) for (k, arg) in tasks] in task order. `shared` (the folds' matrices) is sent to each
+worker once; what crosses a process boundary is arrays and estimator specifications (registry classes and their
+hyperparameters), never a model file. Results do not depend on the backend or the number of workers: every task is
+seeded by its own estimator's random_state, and results are gathered in task order. Worker processes inherit the
+numerical environment pinned by pipeline/__init__.py (one BLAS thread, the x86-64-v3 code paths).
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+
+from .errors import PipelineError
+
+_SHARED: list = []
+
+
+def workers(cfg: dict) -> int:
+    """compute.n_workers, or the machine's cores when null."""
+    return cfg["n_workers"] or os.cpu_count() or 1
+
+
+@contextmanager
+def task_runner(cfg: dict):
+    """The runner of params.yaml `compute` (backend local | dask), opened for a stage and closed after it."""
+    n = workers(cfg)
+    if cfg["backend"] == "dask":
+        with _dask_client(cfg, n) as client:
+            yield lambda fn, shared, tasks, progress=None: _run_dask(client, fn, shared, tasks, progress)
+    elif n == 1:
+        yield None  # evaluate_candidates runs the tasks one by one in this process
+    else:
+        yield lambda fn, shared, tasks, progress=None: _run_local(n, fn, shared, tasks, progress)
+
+
+def _init_worker(shared: list) -> None:
+    global _SHARED
+    _SHARED = shared
+
+
+def _call(task: tuple):
+    fn, k, arg = task
+    return fn(_SHARED[k], arg)
+
+
+def _run_local(n: int, fn, shared: list, tasks: list, progress) -> list:
+    # spawn, not fork: a worker starts clean (numba and BLAS state are not forked mid-flight) and imports the same
+    # pinned numerical environment as this process
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(n, len(tasks)), mp_context=context, initializer=_init_worker,
+                             initargs=(shared,)) as pool:
+        out = []
+        for done, result in enumerate(pool.map(_call, [(fn, k, arg) for k, arg in tasks]), start=1):
+            out.append(result)
+            if progress is not None:
+                progress(done, len(tasks), tasks[done - 1][1])
+    return out
+
+
+@contextmanager
+def _dask_client(cfg: dict, n: int):
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise PipelineError("params.yaml: compute.backend is dask, but dask.distributed is not installed; "
+                            "pip install 'dask[distributed]' or use compute.backend: local") from None
+    if cfg["scheduler"]:
+        try:
+            client = Client(cfg["scheduler"], timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise PipelineError(f"params.yaml: compute.scheduler {cfg['scheduler']!r} cannot be reached "
+                                f"({type(exc).__name__}: {exc}); start the Dask scheduler or set compute.scheduler: "
+                                "null for a local cluster") from None
+        with client:
+            yield client
+        return
+    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=40) as cluster, Client(cluster) as client:
+        yield client
+
+
+def _run_dask(client, fn, shared: list, tasks: list, progress) -> list:
+    shared_futures = client.scatter(shared, broadcast=True)
+    futures = [client.submit(fn, shared_futures[k], arg, pure=False) for k, arg in tasks]
+    out = []
+    for done, future in enumerate(futures, start=1):
+        out.append(future.result())
+        if progress is not None:
+            progress(done, len(tasks), tasks[done - 1][1])
+    return out

@@ -1,0 +1,41 @@
+"""pipeline.compute: the search's (candidate, fold) tasks give the same results one by one, on 2 local worker
+processes and on a 2-worker Dask LocalCluster; an unreachable scheduler is one message naming compute.scheduler."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mllib.gradient_boosting import GradientBoostingClassifier
+from mllib.metrics import get_scorer
+from mllib.model_selection import evaluate_candidates
+from pipeline.compute import task_runner
+from pipeline.errors import PipelineError
+
+
+def folds(seed=0, n=300, k=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    y = (X[:, 0] + X[:, 1] ** 2 + rng.normal(size=n) > 1).astype(int)
+    part = np.arange(n) % k
+    return [(X[part != j], y[part != j], X[part == j], y[part == j]) for j in range(k)]
+
+
+def search(cfg):
+    grid = [{"max_leaf_nodes": m, "subsample": s} for m in (4, 8) for s in (0.7, 1.0)]
+    with task_runner(cfg) as run:
+        results = evaluate_candidates(GradientBoostingClassifier(max_iter=15, random_state=3), grid, folds(),
+                                      get_scorer("roc_auc"), run_tasks=run)
+    return [(r["valid_scores"].tolist(), r["train_scores"].tolist(), [v.tolist() for v in r["oof_values"]])
+            for r in results]
+
+
+def test_results_are_identical_for_every_backend_and_worker_count():
+    one = search({"backend": "local", "n_workers": 1, "scheduler": None})
+    assert search({"backend": "local", "n_workers": 2, "scheduler": None}) == one
+    assert search({"backend": "dask", "n_workers": 2, "scheduler": None}) == one
+
+
+def test_an_unreachable_scheduler_names_the_key():
+    with pytest.raises(PipelineError, match=r"compute.scheduler 'tcp://127.0.0.1:9' cannot be reached"):
+        with task_runner({"backend": "dask", "n_workers": 1, "scheduler": "tcp://127.0.0.1:9"}):
+            pass
