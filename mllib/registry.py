@@ -57,6 +57,7 @@ CLASSIFIERS = Family("classifier", {
     "bagging": "mllib.ensemble.bagging:BaggingClassifier",
     "adaboost": "mllib.ensemble.adaboost:AdaBoostClassifier",
     "gradient_boosting": "mllib.gradient_boosting.boosting:GradientBoostingClassifier",
+    "stacking": "mllib.ensemble.stacking:StackingClassifier",
     # kernel machines and networks
     "svm": "mllib.svm.svc:SVC",
     "gp_classifier": "mllib.gaussian_process.classifier:GaussianProcessClassifier",
@@ -74,6 +75,7 @@ REGRESSORS = Family("regressor", {
     "random_forest_regressor": "mllib.ensemble.forest:RandomForestRegressor",
     "bagging_regressor": "mllib.ensemble.bagging:BaggingRegressor",
     "gradient_boosting_regressor": "mllib.gradient_boosting.boosting:GradientBoostingRegressor",
+    "stacking_regressor": "mllib.ensemble.stacking:StackingRegressor",
     "kernel_ridge": "mllib.kernels.kernel_ridge:KernelRidge",
     "gp_regressor": "mllib.gaussian_process.regressor:GaussianProcessRegressor",
     "mlp_regressor": "mllib.neural.mlp:MLPRegressor",
@@ -97,6 +99,9 @@ TRANSFORMERS = Family("transformer", {
     "mds": "mllib.manifold.mds:ClassicalMDS",
     "kernel_pca": "mllib.kernels.kernel_pca:KernelPCA",
     "nystroem": "mllib.kernels.nystroem:Nystroem",
+    "variance_threshold": "mllib.feature_selection.variance:VarianceThreshold",
+    "sequential_selection": "mllib.feature_selection.sequential:SequentialSelector",
+    "permutation_selection": "mllib.feature_selection.permutation:PermutationSelector",
 })
 
 CLUSTERERS = Family("clusterer", {

@@ -14,6 +14,16 @@ at full size exceeds max(2 CV standard deviations, 0.01) and the validation scor
 standard deviation over the last doubling of the data (more data would help); high bias (underfitting) when the
 gap is within that bound and the validation curve is flat (a more flexible model might help); otherwise neither
 dominates. The spread of fold scores is not the model's variance (D4:483).
+
+Nested CV (seed 003, D3:338; seed 004, D4:543, 567): around the whole search, on the grouped splits of the split
+stage: on each split, the search (the same candidates) runs on inner grouped folds of the split's training part,
+and its refitted best is scored once on the split's validation part, which no inner fit sees. The mean of those
+outer scores estimates how well the search procedure does on new groups; the inner best scores minus the outer ones
+is the search's optimism. The inner folds use the split's features (fitted on the split's training part only, as
+the search's do).
+
+Validation curve (D4:195-205, 361-377): one hyperparameter of the chosen model swept over values from params (the
+others at the chosen values), train and validation score per value on the same grouped splits.
 """
 from __future__ import annotations
 
@@ -22,7 +32,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from mllib.model_selection import KFold, StratifiedKFold, learning_curve, response_values
+from mllib.model_selection import (GridSearch, GroupKFold, KFold, StratifiedGroupKFold, StratifiedKFold, evaluate_candidates,
+                                   learning_curve, nested_cv, response_values)
 
 from .progress import Progress
 
@@ -99,3 +110,38 @@ def diagnosis(curve: dict, greater_is_better: bool) -> dict:
     else:
         verdict = "neither dominates"
     return {"train_valid_gap": gap, "gap_bound": bound, "last_rise": rise, "rise_bound": sd, "verdict": verdict}
+
+
+def nested_scores(fold_matrices, y, groups, splits, make_model, candidates: list[dict], scorer, inner_splits: int,
+                  seed: int, regression: bool) -> dict:
+    """Outer score (the search's refitted best on the split's validation part) and inner best score per split."""
+    if groups is None:
+        inner = (KFold if regression else StratifiedKFold)(n_splits=inner_splits, shuffle=True, random_state=seed)
+    else:
+        inner = (GroupKFold if regression else StratifiedGroupKFold)(n_splits=inner_splits, shuffle=True,
+                                                                     random_state=seed)
+    grid = [{name: [value] for name, value in c.items()} for c in candidates]
+    progress = Progress(f"assess: nested CV ({len(splits)} outer x {inner_splits} inner folds x {len(candidates)} "
+                        "candidates)")
+    outer, best_inner, chosen = [], [], []
+    for k, (X, split) in enumerate(zip(fold_matrices, splits)):
+        search = GridSearch(make_model(), grid, cv=inner, scoring=scorer, refit=True)
+        result = nested_cv(search, X, y, [split], groups)
+        outer.append(float(result["outer_scores"][0]))
+        best_inner.append(float(result["inner_best_scores"][0]))
+        chosen.append(result["best_params"][0])
+        progress(k + 1, len(splits))
+    sign = 1.0 if scorer.greater_is_better else -1.0
+    return {"outer_scores": outer, "inner_best_scores": best_inner, "chosen_params": chosen,
+            "outer_mean": float(np.mean(outer)), "outer_std": float(np.std(outer)),
+            "inner_best_mean": float(np.mean(best_inner)),
+            "optimism": float(sign * (np.mean(best_inner) - np.mean(outer))), "inner_splits": inner_splits}
+
+
+def validation_sweep(model, best_params: dict, parameter: str, values: list, fold_data: list, scorer) -> list[dict]:
+    """Train and validation score (mean, std over the splits) per value of one hyperparameter."""
+    results = evaluate_candidates(model, [{**best_params, parameter: v} for v in values], fold_data, scorer,
+                                  progress=Progress(f"assess: validation curve of {parameter}"))
+    return [{"parameter": parameter, "value": v if isinstance(v, (int, float)) else str(v),
+             "train": r["mean_train_score"], "valid": r["mean_valid_score"], "valid_std": r["std_valid_score"]}
+            for v, r in zip(values, results)]

@@ -82,7 +82,8 @@ def _imputer(cfg: dict, step: str, columns: list[str], seed: int):
 
 def feature_transformer(cfg: dict, numeric_columns: list[str], categorical_columns: list[str], seed: int):
     """Numeric: impute (+ missing indicators), expand, scale. Categorical: impute, encode. Columns: numeric
-    first. Then an optional projection of all columns (PCA, LDA, whitening), fitted on the same rows."""
+    first. Then an optional projection of all columns (PCA, LDA, whitening) and an optional feature selection
+    (mllib.feature_selection; its inner CV grouped by the groups given to fit), fitted on the same rows."""
     n_numeric, n_categorical = len(numeric_columns), len(categorical_columns)
     numeric = [("impute", _imputer(cfg["numeric_imputer"], "numeric_imputer", numeric_columns, seed)),
                ("expand", _step(cfg["expansion"], "expansion", seed)), ("scale", _step(cfg["scaler"], "scaler", seed))]
@@ -92,8 +93,10 @@ def feature_transformer(cfg: dict, numeric_columns: list[str], categorical_colum
         ("numeric", Pipeline([s for s in numeric if s[1] is not None]), list(range(n_numeric))),
         ("categorical", Pipeline(categorical), list(range(n_numeric, n_numeric + n_categorical))),
     ])
-    projection = _step(cfg["projection"], "projection", seed)
-    return columns if projection is None else Pipeline([("columns", columns), ("project", projection)])
+    steps = [("columns", columns), ("project", _step(cfg["projection"], "projection", seed)),
+             ("select", _step(cfg["selection"], "selection", seed))]
+    steps = [s for s in steps if s[1] is not None]
+    return columns if len(steps) == 1 else Pipeline(steps)
 
 
 def pooled_levels(transformer, categorical_columns: list[str]) -> dict:

@@ -172,6 +172,14 @@ SPEC = {
         "train_fractions": _Check("a list of at least two increasing fractions in (0, 1], the last 1.0",
                                   lambda v: isinstance(v, list) and len(v) >= 2 and all(_is_number(x) and 0 < x <= 1
                                   for x in v) and v == sorted(set(v)) and v[-1] == 1.0),
+        "nested": boolean(),
+        "inner_splits": integer(2),
+        "validation_curve": _Check("a mapping {model name: {one hyperparameter: [at least two values]}}",
+                                   lambda v: isinstance(v, dict) and all(
+                                       isinstance(m, dict) and len(m) == 1 and all(
+                                           isinstance(x, list) and len(x) >= 2 for x in m.values())
+                                       for m in v.values()) and all(
+                                       n in registry.CLASSIFIERS or n in registry.REGRESSORS for n in v)),
     },
     "evaluate": {
         "target_risk": number(0, 1),
@@ -197,6 +205,7 @@ SPEC = {
         "relevance": choice("gradient_x_input", "lrp_basic", "lrp_epsilon", "lrp_z_plus", "none"),
         "lrp_epsilon": number(0, math.inf),
         "pdp_features": integer(0),
+        "surrogate_depth": integer(0),
         "grid_resolution": integer(2),
         "pdp_percentiles": _Check("a pair [low, high] with 0 <= low < high <= 1", lambda v: isinstance(v, list)
                                   and len(v) == 2 and all(_is_number(x) for x in v) and 0 <= v[0] < v[1] <= 1),

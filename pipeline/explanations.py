@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.explain import exact_shapley, gradient_x_input, kernel_shap, linear_shapley, lrp, partial_dependence, tree_shap
+from mllib.explain import (exact_shapley, global_surrogate, gradient_x_input, kernel_shap, linear_shapley, lrp,
+                           partial_dependence, tree_shap)
 
 
 def raw_column_of(encoded: list[str], raw: list[str]) -> np.ndarray | None:
@@ -199,3 +200,14 @@ def pdp_rows(pdp: dict) -> list[dict]:
                 rows += [{"feature": c["feature"], "value": v, "class": k, "partial_dependence": p}
                          for k, p in zip(pdp["classes"], np.atleast_1d(a))]
     return rows
+
+
+def surrogate_summary(predictor, X_train, X_test, names: list[str], classification: bool, depth: int, seed: int) -> dict:
+    """A depth-limited CART tree mimicking the deployed predictor's decisions (classification) or predictions, fitted
+    on the training rows in the model's input features (imputed, scaled, encoded), with its fidelity on the test rows
+    (agreement, or R^2 against the predictor's outputs) and its rules."""
+    transformer = predictor.features
+    result = global_surrogate(transformer.transform(X_train), predictor.predict(X_train), transformer.transform(X_test),
+                              predictor.predict(X_test), list(transformer.get_feature_names_out(names)), classification,
+                              max_depth=depth, random_state=seed)
+    return {"max_depth": depth, **{k: result[k] for k in ("fidelity", "fidelity_metric", "depth", "n_leaves", "rules")}}

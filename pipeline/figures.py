@@ -267,3 +267,17 @@ def learning_curve(rows: list[dict], scoring: str) -> bytes:
     ax.set(xlabel="training rows per split", ylabel=scoring, title="Learning curve (grouped splits)")
     ax.legend()
     return png_bytes(fig)
+
+
+def hyperparameter_curve(rows: list[dict], scoring: str) -> bytes:
+    """Train and validation score (mean over the grouped splits, validation +- one std) per value of one
+    hyperparameter; values shown in the order params lists them."""
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    x = list(range(len(rows)))
+    valid = [r["valid"] for r in rows]
+    ax.plot(x, [r["train"] for r in rows], "o-", label="train")
+    ax.errorbar(x, valid, yerr=[r["valid_std"] for r in rows], fmt="o-", capsize=3, label="validation")
+    ax.set_xticks(x, [f"{r['value']:g}" if isinstance(r["value"], (int, float)) else str(r["value"]) for r in rows])
+    ax.set(xlabel=rows[0]["parameter"], ylabel=scoring, title="Validation curve (grouped splits)")
+    ax.legend()
+    return png_bytes(fig)

@@ -50,7 +50,9 @@ def headline(train: dict, calibration: dict, test: dict, fairness: dict, assessm
     out["fairness"] = fairness_gaps(fairness)
     out["trust"] = {"leakage_inflation": _number(assessment["leakage"].get("inflation")),
                     "learning_curve_gap": _number((assessment["learning_curve"] or {}).get("diagnosis", {})
-                                                  .get("train_valid_gap"))}
+                                                  .get("train_valid_gap")),
+                    "nested_cv_mean": _number((assessment.get("nested") or {}).get("outer_mean")),
+                    "search_optimism": _number((assessment.get("nested") or {}).get("optimism"))}
     return out
 
 

@@ -30,6 +30,7 @@ FEATURE_STEPS = {
     "categorical_imputer": ["simple_imputer", "group_imputer"],
     "encoder": ["one_hot_encoder", "ordinal_encoder"],
     "projection": ["none", "pca", "lda", "pls", "cholesky_whitening", "kernel_pca", "nystroem"],
+    "selection": ["none", "variance_threshold", "sequential_selection", "permutation_selection"],
 }
 
 # model.name auto: the default model of each task (searched over its own search.grid entry)

@@ -31,6 +31,7 @@ TRAIN_METRICS = Path("reports/metrics/train.json")
 VALIDATION_CURVE = Path("reports/plots/validation_curve.json")
 ASSESSMENT = Path("reports/assessment.json")  # leakage estimate and learning curve (pipeline/assessment.py)
 LEARNING_CURVE = Path("reports/plots/learning_curve.json")
+SWEEP_CURVE = Path("reports/plots/hyperparameter_curve.json")  # assess: one hyperparameter swept (validation curve)
 
 PREDICTOR = Path("models/predictor")  # .json + .npz: features -> model -> calibrator -> decision rule (mllib.deploy)
 OOF_CALIBRATED = Path("data/predictions/oof_calibrated.parquet")  # cross-fitted probabilities of the scored rows

@@ -23,6 +23,9 @@ def make_figures(r: dict) -> dict[str, bytes]:
     figs = {"validation_curve.png": figures.validation_curve(r["validation_curve"], r["train"]["scoring"]),
             **({"learning_curve.png": figures.learning_curve(r["learning_curve"], r["train"]["scoring"])}
                if r["learning_curve"] else {}),
+            **({"hyperparameter_curve.png": figures.hyperparameter_curve(r["hyperparameter_curve"],
+                                                                         r["train"]["scoring"])}
+               if r["hyperparameter_curve"] else {}),
             "importance.png": figures.importance(r["importance"]["features"], r["importance"]["scoring"])}
     if test["task"] == "regression":
         figs["residuals.png"] = figures.residuals(r["residuals"], test["intervals"])
@@ -313,11 +316,19 @@ def explain_section(r: dict, img: dict) -> str:
         parts += [f"<h3>Relevance ({html.fmt(rel['method'])}, {html.fmt(rel['output'])})</h3>",
                   f"<p class='muted'>median conservation error {html.fmt(rel['conservation_error_median'])}</p>",
                   html.table([{k: f[k] for k in ("feature", "mean_abs", "mean")} for f in rel["features"][:15]])]
+    if "surrogate" in a:
+        sur = a["surrogate"]
+        parts += [f"<h3>Global surrogate tree (depth {html.fmt(sur['depth'])}, {html.fmt(sur['n_leaves'])} leaves)</h3>",
+                  f"<p class='muted'>A tree fitted to the deployed predictor's own outputs on the training rows "
+                  f"(model input features: imputed, scaled, encoded). Fidelity on test ({html.fmt(sur['fidelity_metric'])}"
+                  f"): {html.fmt(sur['fidelity'])}; the rules explain the model only as far as they agree with it.</p>",
+                  html.table([{"rule": " and ".join(rule["conditions"]) or "(all rows)", "predicts": rule["prediction"],
+                               "training rows": rule["rows"]} for rule in sur["rules"]])]
     pdp = [img[name] for name in sorted(img) if name.startswith("pdp_")]
     if pdp:
         parts += [f"<h3>Partial dependence and ICE ({html.fmt(r['partial_dependence']['output'])})</h3>",
                   f"<div class='figs'>{''.join(pdp)}</div>"]
-    return html.section("Explainability: Shapley values, relevance, partial dependence", *parts)
+    return html.section("Explainability: Shapley values, relevance, surrogate tree, partial dependence", *parts)
 
 
 def with_baseline(test: dict, metrics) -> str:
@@ -371,7 +382,8 @@ def regression_fairness_section(r: dict, img: dict) -> str:
 
 
 def trust_section(r: dict, img: dict) -> str:
-    """How much to trust the number: the baseline, the leakage estimate, the gaps and the learning curve."""
+    """How much to trust the number: the baseline, the leakage estimate, nested CV, the gaps, the learning and validation
+    curves and the model comparison."""
     train, test, assessment = r["train"], r["test"], r["assessment"]
     gap, curve = test["cv_vs_test"], assessment["learning_curve"]
     items = {
@@ -381,6 +393,14 @@ def trust_section(r: dict, img: dict) -> str:
         "train - validation gap (CV)": train["train_valid_gap"],
         "validation vs test": f"test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: {gap['diagnosis']}",
     }
+    nested = assessment["nested"]
+    items["nested CV (the whole search inside each split)"] = (
+        f"{html.fmt(nested['outer_mean'])} ± {html.fmt(nested['outer_std'])} on the outer validation parts; the inner "
+        f"best scores averaged {html.fmt(nested['inner_best_mean'])}, so the search's optimism is "
+        f"{html.fmt(nested['optimism'])}" if nested else "off (assess.nested: false)")
+    sweep = assessment["validation_curve"]
+    if "statement" in sweep:
+        items["validation curve"] = sweep["statement"]
     if curve:
         d = curve["diagnosis"]
         items["learning curve"] = (f"{d['verdict']} (train - validation gap at full size {html.fmt(d['train_valid_gap'])}, "
@@ -406,4 +426,5 @@ def trust_section(r: dict, img: dict) -> str:
         "the groups would have claimed. Learning curve: each grouped split's model fitted on shares of its training "
         "rows. Model bias and variance themselves cannot be measured without the true distribution (seed 004, "
         "D4:419-469); these are the notes' diagnostics.</p>",
-        f"<div class='figs'>{img['learning_curve.png']}</div>" if curve else "")
+        "<div class='figs'>" + "".join(img.get(f, "") for f in ("learning_curve.png", "hyperparameter_curve.png")) +
+        "</div>")

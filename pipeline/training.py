@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mllib.base import fit_with_groups
 from mllib.calibration import decision_scores
 from mllib.model_selection import ParameterGrid, ParameterSampler, best_candidate_index, cross_fit, evaluate_candidates
 
@@ -12,12 +13,13 @@ from .io import read_parquet
 from .progress import Progress
 
 
-def load_fold_data(y: np.ndarray, splits: list[tuple]) -> list[tuple]:
-    """(X_train, y_train, X_valid, y_valid) per split, from the matrices the features stage fitted per split."""
+def load_fold_data(y: np.ndarray, splits: list[tuple], groups=None) -> list[tuple]:
+    """(X_train, y_train, X_valid, y_valid[, groups_train]) per split, from the matrices the features stage fitted
+    per split; the training part's groups (data.group) go to models that cross-validate inside it (stacking)."""
     fold_data = []
     for k, (fit, valid) in enumerate(splits):
         X = read_parquet(paths.fold_features(k), "features").drop(columns=[paths.ROW_ID]).to_numpy()
-        fold_data.append((X[fit], y[fit], X[valid], y[valid]))
+        fold_data.append((X[fit], y[fit], X[valid], y[valid]) + (() if groups is None else (groups[fit],)))
     return fold_data
 
 
@@ -37,8 +39,8 @@ def out_of_fold_scores(make_model, fold_data: list[tuple], splits: list[tuple], 
     models = []
 
     def fit_predict(k, fit, valid):
-        X_fit, y_fit, X_valid, _ = fold_data[k]
-        models.append(make_model().fit(X_fit, y_fit))
+        X_fit, y_fit, X_valid = fold_data[k][:3]
+        models.append(fit_with_groups(make_model(), X_fit, y_fit, fold_data[k][4] if len(fold_data[k]) > 4 else None))
         return models[-1].predict(X_valid) if regression else decision_scores(models[-1], X_valid)
 
     return cross_fit(fit_predict, splits, n), models

@@ -10,7 +10,9 @@ from .estimator import (
     check_fitted_X,
     check_is_fitted,
     clone,
+    fit_with_groups,
     is_fitted,
+    takes_groups,
 )
 from .validation import (
     check_1d,
@@ -34,4 +36,5 @@ __all__ = [
     "check_array", "check_X_y", "check_sample_weight", "check_n_features", "check_random_state",
     "check_is_fitted", "check_fitted_X", "check_int", "clone", "is_fitted", "is_missing", "check_1d",
     "check_binary_labels", "safe_divide", "to_python", "check_scores", "check_probabilities", "check_groups",
+    "fit_with_groups", "takes_groups",
 ]

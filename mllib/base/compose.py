@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .estimator import BaseEstimator, TransformerMixin, check_is_fitted, clone
+from .estimator import BaseEstimator, TransformerMixin, check_is_fitted, clone, fit_with_groups, takes_groups
 
 
 def _feature_names(transformer, input_names: list[str]) -> list[str]:
@@ -62,12 +62,15 @@ class Pipeline(BaseEstimator):
             X = step.transform(X)
         return X
 
-    def fit(self, X, y=None, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None, groups=None):
+        """Fit each step on the previous steps' output; groups reach the steps whose fit takes them (a selector or
+        stacking cross-validating inside these rows)."""
         self._check_steps()
         for _, step in self.steps[:-1]:
-            X = step.fit_transform(X, y)
+            X = step.fit(X, y, groups=groups).transform(X) if groups is not None and takes_groups(step) else \
+                step.fit_transform(X, y)
         if sample_weight is None:
-            self._final.fit(X, y)
+            fit_with_groups(self._final, X, y, groups)
         else:
             self._final.fit(X, y, sample_weight=sample_weight)
         self.n_features_in_ = getattr(self.steps[0][1], "n_features_in_", None)

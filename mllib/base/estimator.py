@@ -133,3 +133,17 @@ class TransformerMixin:
 
     def fit_transform(self, X, y=None, **fit_params):
         return self.fit(X, y, **fit_params).transform(X)
+
+
+def takes_groups(estimator) -> bool:
+    """Whether estimator.fit accepts groups (steps that cross-validate inside their rows: stacking, selectors)."""
+    fit = getattr(estimator, "fit", None)
+    return fit is not None and "groups" in inspect.signature(fit).parameters
+
+
+def fit_with_groups(estimator, X, y, groups=None):
+    """estimator.fit(X, y, groups=groups) when groups are given and fit takes them, else estimator.fit(X, y): the
+    groups reach the inner folds of a composite fitted inside an outer grouped fold."""
+    if groups is not None and takes_groups(estimator):
+        return estimator.fit(X, y, groups=groups)
+    return estimator.fit(X, y)

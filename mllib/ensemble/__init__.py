@@ -6,6 +6,7 @@ Notes: seed 000, lines 2843-2968 (bagging, random forests) and 2969-3520 (boosti
 from .adaboost import AdaBoostClassifier
 from .bagging import BaggingClassifier, BaggingRegressor
 from .forest import RandomForestClassifier, RandomForestRegressor
+from .stacking import StackingClassifier, StackingRegressor
 
-__all__ = ["RandomForestClassifier", "RandomForestRegressor", "BaggingClassifier", "BaggingRegressor",
+__all__ = ["RandomForestClassifier", "RandomForestRegressor", "StackingClassifier", "StackingRegressor", "BaggingClassifier", "BaggingRegressor",
            "AdaBoostClassifier"]

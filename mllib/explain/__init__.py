@@ -8,5 +8,7 @@ from .permutation import permutation_importance
 from .shapley import exact_shapley, linear_shapley
 from .tree_shap import tree_shap
 from .relevance import gradient_x_input, lrp
+from .surrogate import global_surrogate
 
-__all__ = ["permutation_importance", "partial_dependence", "exact_shapley", "linear_shapley", "kernel_shap", "tree_shap", "gradient_x_input", "lrp"]
+__all__ = ["permutation_importance", "partial_dependence", "exact_shapley", "linear_shapley", "kernel_shap", "tree_shap", "gradient_x_input", "lrp",
+           "global_surrogate"]

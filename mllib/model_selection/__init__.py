@@ -5,7 +5,7 @@ all randomness comes from numpy Generators seeded by `random_state`.
 """
 from ._checks import check_no_group_overlap
 from .bias_variance import bias_variance_estimate
-from .cross_fit import cross_fit
+from .cross_fit import cross_fit, inner_splits
 from .curves import learning_curve, validation_curve
 from .holdout import split_groups, train_test_split_indices
 from .candidates import ParameterGrid, ParameterSampler
@@ -42,7 +42,7 @@ __all__ = [
     "ShuffleSplit", "GroupShuffleSplit", "Bootstrap", "GroupBootstrap",
     # assignment, hold-out and checks
     "stratified_group_assignment", "train_test_split_indices", "split_groups", "fold_assignment",
-    "fold_balance", "check_no_group_overlap",
+    "fold_balance", "check_no_group_overlap", "inner_splits",
     # search
     "ParameterGrid", "ParameterSampler", "evaluate_candidates", "best_candidate_index", "GridSearch",
     "RandomSearch", "nested_cv", "resolve_cv", "response_values",

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .splitters import GroupKFold, KFold, StratifiedKFold
+from .stratified_group import StratifiedGroupKFold
+
 
 def cross_fit(fit_predict, splits, n_rows: int) -> np.ndarray:
     """fit_predict(k, fit_rows, valid_rows) -> predictions of valid_rows ((m,) or (m, K)) by a model fitted on
@@ -26,3 +29,17 @@ def cross_fit(fit_predict, splits, n_rows: int) -> np.ndarray:
     out = np.full(total.shape, np.nan)
     np.divide(total, counted, out=out, where=counted > 0)
     return out
+
+
+def inner_splits(n_splits: int, y, groups=None, stratify: bool = True, random_state=None) -> list[tuple]:
+    """The k-fold splits of a step that cross-validates inside the rows it is fitted on (stacking's meta-features,
+    sequential feature selection): grouped when groups are given (no group on both sides), stratified by y for
+    class labels, shuffled by random_state."""
+    y = np.asarray(y)
+    if groups is None:
+        splitter = (StratifiedKFold if stratify else KFold)(n_splits=n_splits, shuffle=True, random_state=random_state)
+    elif stratify:
+        splitter = StratifiedGroupKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
+    else:
+        splitter = GroupKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
+    return list(splitter.split(np.zeros((y.shape[0], 1)), y, groups))

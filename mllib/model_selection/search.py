@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from mllib.base import BaseEstimator, check_is_fitted, clone
+from mllib.base import BaseEstimator, check_is_fitted, clone, fit_with_groups
 
 from ._checks import check_no_group_overlap, column, num_samples
 from .candidates import ParameterGrid, ParameterSampler
@@ -85,10 +85,10 @@ def evaluate_one(estimator, scorer, fold: tuple, params: dict) -> tuple:
     """One (candidate, fold) task: clone, set_params, fit on the fold's training part, score both parts.
     Returns (train_score, valid_score, fit_seconds, validation response values). A module-level function, so a
     caller may run the tasks in other processes."""
-    X_tr, y_tr, X_va, y_va = fold
+    X_tr, y_tr, X_va, y_va = fold[:4]
     est = clone(estimator).set_params(**params)
     t0 = time.perf_counter()
-    est.fit(X_tr, y_tr)
+    fit_with_groups(est, X_tr, y_tr, fold[4] if len(fold) > 4 else None)
     fit_time = time.perf_counter() - t0
     v_tr = response_values(est, X_tr, scorer.response)
     v_va = response_values(est, X_va, scorer.response)
@@ -117,7 +117,8 @@ def evaluate_candidates(estimator, candidates, fold_data, scorer, progress=None,
     (k, params) and the result fn(shared[k], params): how the caller runs the independent (candidate, fold) tasks
     (worker processes, a cluster); shared is fold_data, to be sent to each worker once. Default: one by one here.
     The results do not depend on how the tasks run (each fit is seeded by the estimator's own random_state).
-    fold_data: list of (X_train, y_train, X_valid, y_valid). Returns one dict per candidate, in order:
+    fold_data: list of (X_train, y_train, X_valid, y_valid[, groups_train]); with groups, an estimator whose fit
+    takes groups (stacking, a selecting pipeline) gets them for its inner folds. Returns one dict per candidate, in order:
     {"candidate", "params", "train_scores", "valid_scores" (arrays, one entry per fold),
      "mean_train_score", "std_train_score", "mean_valid_score", "std_valid_score",
      "oof_values" (list of the per-fold validation response values), "fit_times", "rank"}.
@@ -131,8 +132,9 @@ def evaluate_candidates(estimator, candidates, fold_data, scorer, progress=None,
     if not fold_data:
         raise ValueError("fold_data is empty: pass a list of (X_train, y_train, X_valid, y_valid) tuples")
     for k, fd in enumerate(fold_data):
-        if len(fd) != 4:
-            raise ValueError(f"fold_data[{k}] must be (X_train, y_train, X_valid, y_valid), got {len(fd)} items")
+        if len(fd) not in (4, 5):
+            raise ValueError(f"fold_data[{k}] must be (X_train, y_train, X_valid, y_valid[, groups_train]), got "
+                             f"{len(fd)} items")
     tasks = [(k, params) for params in candidates for k in range(len(fold_data))]
     outcomes = (run_tasks or _serial)(functools.partial(evaluate_one, estimator, scorer), fold_data, tasks, progress)
     results = []
@@ -209,7 +211,8 @@ class _BaseSearch(BaseEstimator):
         X = np.asarray(X)
         y = np.asarray(y)
         splits = resolve_cv(self.cv, X, y, groups)
-        fold_data = [(X[tr], y[tr], X[te], y[te]) for tr, te in splits]
+        g = None if groups is None else np.asarray(groups)
+        fold_data = [(X[tr], y[tr], X[te], y[te]) + (() if g is None else (g[tr],)) for tr, te in splits]
         candidates = self._candidates()
         results = evaluate_candidates(self.estimator, candidates, fold_data, scorer)
         best = best_candidate_index(results, scorer.greater_is_better)
@@ -221,7 +224,7 @@ class _BaseSearch(BaseEstimator):
         self.scorer_ = scorer
         self.oof_values_ = self._assemble_oof(results[best]["oof_values"], splits, y.shape[0])
         if self.refit:
-            self.best_estimator_ = clone(self.estimator).set_params(**self.best_params_).fit(X, y)
+            self.best_estimator_ = fit_with_groups(clone(self.estimator).set_params(**self.best_params_), X, y, g)
         return self
 
     @staticmethod

@@ -21,7 +21,7 @@ from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
 from pipeline.explanations import (RAW_COLUMN_NOTE, attribution_summary, choose_method, importance_rows,
                                    pdp_curves, pdp_rows, raw_column_of, relevance_attributions, response_of,
-                                   shapley_attributions)
+                                   shapley_attributions, surrogate_summary)
 from pipeline.frames import feature_columns, raw_matrix
 from pipeline.io import read_parquet, write_csv, write_json
 from pipeline.task import Target
@@ -86,6 +86,12 @@ def main() -> None:
                                      "conservation_error_median": float(np.median(finite)) if finite.size else None,
                                      "features": attribution_summary(relevance["values"], names, classes)}
 
+    if cfg["surrogate_depth"]:
+        attributions["surrogate"] = surrogate_summary(predictor, X_train, X, names, not target.regression,
+                                                      cfg["surrogate_depth"], seed)
+        print(f"explain: surrogate tree (depth {attributions['surrogate']['depth']}, "
+              f"{attributions['surrogate']['n_leaves']} leaves): fidelity on test {attributions['surrogate']['fidelity']:.3f}"
+              f" ({attributions['surrogate']['fidelity_metric']})")
     top = [names.index(f["feature"]) for f in features[:cfg["pdp_features"]]]
     pdp = {**pdp_curves(explained, X[rows], names, top, grid_resolution, percentiles),
            "output": {"binary": "calibrated probability", "regression": "prediction",

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from mllib import io as mlio
+from mllib.base import fit_with_groups
 from pipeline import build, folds, paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
@@ -27,12 +28,13 @@ def _check_observed(X: np.ndarray, numeric: list[str], where: str) -> None:
         raise PipelineError(f"features: numeric column {empty[0]!r} has no observed values in {where}; add it to data.drop")
 
 
-def fit_transform(cfg: dict, X_fit: np.ndarray, y_fit: np.ndarray, numeric: list[str], categorical: list[str], where: str,
-                  seed: int):
-    """The features fitted on X_fit (y_fit for a supervised projection such as lda); bad step settings name the key."""
+def fit_transform(cfg: dict, X_fit: np.ndarray, y_fit: np.ndarray, groups, numeric: list[str], categorical: list[str],
+                  where: str, seed: int):
+    """The features fitted on X_fit (y_fit for a supervised projection or selection, groups for the selection's inner
+    folds); bad step settings name the key."""
     _check_observed(X_fit, numeric, where)
     try:
-        transformer = build.feature_transformer(cfg, numeric, categorical, seed).fit(X_fit, y_fit)
+        transformer = fit_with_groups(build.feature_transformer(cfg, numeric, categorical, seed), X_fit, y_fit, groups)
     except (ValueError, TypeError) as exc:
         steps = ", ".join(f"{s}={cfg[s]['name']}" for s in FEATURE_STEPS if cfg[s]["name"] != "none")
         raise PipelineError(f"features: fitting the features ({steps}) on {where} failed: {exc}; check features.* in params.yaml") from None
@@ -61,17 +63,20 @@ def main() -> None:
         raise PipelineError("params.yaml: features.projection lda projects onto directions that separate classes, but "
                             f"{target.column!r} is a regression target; use pca or pls (or none)")
     y = target.encode(train[params["data"]["target"]])
+    groups = train[params["data"]["group"]].to_numpy() if params["data"]["group"] else None
 
     outputs, report, fitted = {}, {"numeric": numeric, "categorical": categorical, "folds": {}}, []
     for k, (fit_rows, _) in enumerate(folds.splits_of(membership)):
         where = f"the training part of split {k}"
-        transformer, names = fit_transform(cfg, X_train[fit_rows], y[fit_rows], numeric, categorical, where,
+        transformer, names = fit_transform(cfg, X_train[fit_rows], y[fit_rows],
+                                           None if groups is None else groups[fit_rows], numeric, categorical, where,
                                            params["seed"])
         fitted.append(transformer)
         outputs[paths.fold_features(k).name] = frame(transformer.transform(X_train), names, train[paths.ROW_ID])
-        report["folds"][str(k)] = {"n_fit_rows": len(fit_rows), "n_features": len(names)}
+        report["folds"][str(k)] = {"n_fit_rows": len(fit_rows), "n_features": len(names),
+                                   **({"selected": names} if cfg["selection"]["name"] != "none" else {})}
         print(f"features: split {k}: fitted on {len(fit_rows)} rows -> {len(names)} features")
-    final, names = fit_transform(cfg, X_train, y, numeric, categorical, "the training set", params["seed"])
+    final, names = fit_transform(cfg, X_train, y, groups, numeric, categorical, "the training set", params["seed"])
     outputs[paths.FINAL_TRAIN_FEATURES.name] = frame(final.transform(X_train), names, train[paths.ROW_ID])
     outputs[paths.FINAL_TEST_FEATURES.name] = frame(final.transform(X_test), names, test[paths.ROW_ID])
     report["final"] = {"n_fit_rows": len(X_train), "features": names}

@@ -23,6 +23,7 @@ INPUTS = {
     "validation_curve": (paths.VALIDATION_CURVE, "train"),
     "assessment": (paths.ASSESSMENT, "assess"),
     "learning_curve": (paths.LEARNING_CURVE, "assess"),
+    "hyperparameter_curve": (paths.SWEEP_CURVE, "assess"),
     "calibration": (paths.CALIBRATION_METRICS, "calibrate"),
     "reliability_oof": (paths.RELIABILITY_OOF, "calibrate"),
     "test": (paths.TEST_METRICS, "evaluate"),

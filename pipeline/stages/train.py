@@ -7,8 +7,9 @@ import numpy as np
 import pandas as pd
 
 from mllib import io as mlio
+from mllib.base import fit_with_groups
 from mllib.baseline import MeanRegressor, PriorClassifier
-from mllib.model_selection import (evaluate_candidates)
+from mllib.model_selection import evaluate_candidates
 from pipeline import build, folds, paths
 from pipeline.comparison import compare, summary_lines
 from pipeline.compute import task_runner
@@ -29,7 +30,8 @@ def main() -> None:
     train = read_parquet(paths.TRAIN, "split")
     splits = folds.splits_of(read_parquet(paths.FOLDS, "split"))
     y = target.encode(train[data["target"]])
-    fold_data = load_fold_data(y, splits)
+    groups = train[data["group"]].to_numpy() if data["group"] else None
+    fold_data = load_fold_data(y, splits, groups)
     print(f"train: {target.task} target, {len(y)} rows, {len(splits)} splits")
     with task_runner(params["compute"]) as run_tasks:
         searched = {name: search_model(name, params, fold_data, scorer, seed, run_tasks) for name in names}
@@ -49,7 +51,7 @@ def main() -> None:
     print(f"train: best {name} {best['params']} ({scorer.name} {best['mean_valid_score']:.4f}); refitting on {len(y)} rows")
 
     final_train = read_parquet(paths.FINAL_TRAIN_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
-    final = build.model(name, model_cfg, seed, **best["params"]).fit(final_train, y)
+    final = fit_with_groups(build.model(name, model_cfg, seed, **best["params"]), final_train, y, groups)
     score, fold_models = out_of_fold_scores(lambda: build.model(name, model_cfg, seed, **best["params"]), fold_data,
                                             splits, len(y), target.regression)
     fold = folds.first_validating_split(splits, len(y))

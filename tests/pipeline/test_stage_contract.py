@@ -22,8 +22,10 @@ DVC = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
 # keys a stage reads only in some configurations; declaring them keeps DVC correct in all of them
 CONDITIONAL = {"train": {"search.n_iter", "model.selection", "compute.scheduler"},  # random search / model.candidates / dask
                "split": {"split.valid_size"},  # read by the shuffle strategies
-               "features": {"features.expansion.params", "features.projection.params"},  # read unless name: none
-               "assess": {"features.expansion.params", "features.projection.params"},
+               "features": {"features.expansion.params", "features.projection.params",  # read unless name: none
+                            "features.selection.params"},
+               "assess": {"features.expansion.params", "features.projection.params", "features.selection.params",
+                          "search.n_iter"},  # random search
                "fairness": {"fairness.mitigation.tolerance"},  # read unless fairness.mitigation.criterion is none
                "calibrate": {"calibration.interval_coverage", "calibration.interval_method"},  # regression targets
                "evaluate": {"seed", "model.params"},  # the runner-up's refit, with model.candidates
@@ -32,7 +34,7 @@ CONDITIONAL = {"train": {"search.n_iter", "model.selection", "compute.scheduler"
                "report": {"tracking.promotion.max_coverage_shortfall", "tracking.promotion.min_headline.multiclass",
                           "tracking.promotion.min_headline.regression", "tracking.promotion.tolerance"}}
 # user-supplied mappings are consumed whole, so each counts as one leaf
-OPAQUE = {"model.params", "search.grid", "calibration.params", "clean.valid_ranges", "clean.outliers.bounds",
+OPAQUE = {"model.params", "search.grid", "assess.validation_curve", "calibration.params", "clean.valid_ranges", "clean.outliers.bounds",
           *(f"features.{step}.params" for step in FEATURE_STEPS)}
 
 
