@@ -28,7 +28,7 @@ class PermutationSelector(SelectorMixin, BaseEstimator):
         An int k: k-fold inside the fitting rows, grouped when fit gets groups, stratified for a classifier.
     threshold : float, default 0.0
         Keep a column when its mean importance (over folds and repeats) is greater than this.
-    random_state : int, Generator or None
+    random_state : int, Generator or None, default 0
 
     Attributes
     ----------
@@ -37,7 +37,7 @@ class PermutationSelector(SelectorMixin, BaseEstimator):
     """
 
     def __init__(self, estimator=None, estimator_params=None, scoring=None, n_repeats=5, cv=5,
-                 threshold=0.0, random_state=None):
+                 threshold=0.0, random_state=0):
         self.estimator = estimator
         self.estimator_params = estimator_params
         self.scoring = scoring

@@ -31,7 +31,7 @@ class SequentialSelector(SelectorMixin, BaseEstimator):
         An int k: k-fold inside the fitting rows, grouped when fit gets groups, stratified for a classifier.
     scoring : str or None
         A mllib.metrics scorer name; None: accuracy for a classifier, r2 for a regressor.
-    random_state : int, Generator or None
+    random_state : int, Generator or None, default 0
         Shuffles the inner folds.
 
     Attributes
@@ -42,7 +42,7 @@ class SequentialSelector(SelectorMixin, BaseEstimator):
     """
 
     def __init__(self, estimator=None, estimator_params=None, direction="forward",
-                 n_features="auto", tol=0.0, cv=5, scoring=None, random_state=None):
+                 n_features="auto", tol=0.0, cv=5, scoring=None, random_state=0):
         self.estimator = estimator
         self.estimator_params = estimator_params
         self.direction = direction
