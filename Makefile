@@ -11,7 +11,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export DVC_NO_ANALYTICS := 1
 export MLFLOW_DISABLE_TELEMETRY := true
 
-.PHONY: run test test-slow lock
+.PHONY: run test test-slow lint lock
 
 run: $(STAMP)
 	dvc repro
@@ -22,6 +22,11 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	python -m pytest -m slow
+
+# ruff's lint rules and formatting (pyproject.toml [tool.ruff]); `ruff format . && ruff check --fix .` repairs most
+lint: $(STAMP)
+	ruff check .
+	ruff format --check .
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \

@@ -3,11 +3,13 @@ machine's MLflow run, so it is the same on every clone too).
 
 Usage: python .ci/compare_lock.py BEFORE AFTER   (exit 1 on a difference, listing the outputs that differ)
 """
+
 from __future__ import annotations
 
 import sys
 
 import yaml
+
 
 def output_md5s(lock: dict) -> dict[str, str]:
     return {

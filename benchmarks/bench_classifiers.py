@@ -10,22 +10,22 @@ variants of the same folds (prepared once, outside the timing, identical for bot
   features as a same-year outcome) binned 0 / 1-2 / 3-5 / 6+; its AUC is the macro one-vs-rest average.
 Run: .venv/bin/python benchmarks/bench_classifiers.py [name filters] (--quick: first 4000 rows only).
 """
+
 from __future__ import annotations
 
 import sys
 import warnings
 
-from common import Fold, compare, load_folds, visit_classes, write_table
-
 import numpy as np
+from common import Fold, compare, load_folds, visit_classes, write_table
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.linear_model import Perceptron as SkPerceptron
 from sklearn.linear_model import SGDClassifier
 from sklearn.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB
 from sklearn.neighbors import KNeighborsClassifier as SkKNN
-from sklearn.neighbors import RadiusNeighborsClassifier
 from sklearn.neighbors import NearestCentroid as SkNearestCentroid
+from sklearn.neighbors import RadiusNeighborsClassifier
 from sklearn.svm import LinearSVC
 
 from mllib.bayes import GaussianBayesClassifier, NaiveBayes
@@ -88,63 +88,103 @@ class _EmptyWindowPrior:
 
 PAIRS = {
     # the data hold one-hot blocks (rank 51 of 56): both sides need a little shrinkage toward (tr S / d) I
-    "gaussian_bayes (shared, LDA)": (lambda: GaussianBayesClassifier(reg_param=1e-6),
-                                     lambda: LinearDiscriminantAnalysis(solver="lsqr", shrinkage=1e-6)),
-    "gaussian_bayes (per_class, QDA, r=0.1)": (lambda: GaussianBayesClassifier(covariance="per_class", reg_param=0.1),
-                                               lambda: QuadraticDiscriminantAnalysis(solver="eigen", shrinkage=0.1)),
+    "gaussian_bayes (shared, LDA)": (
+        lambda: GaussianBayesClassifier(reg_param=1e-6),
+        lambda: LinearDiscriminantAnalysis(solver="lsqr", shrinkage=1e-6),
+    ),
+    "gaussian_bayes (per_class, QDA, r=0.1)": (
+        lambda: GaussianBayesClassifier(covariance="per_class", reg_param=0.1),
+        lambda: QuadraticDiscriminantAnalysis(solver="eigen", shrinkage=0.1),
+    ),
     "naive_bayes (gaussian)": (lambda: NaiveBayes(), lambda: GaussianNB()),
-    "naive_bayes (bernoulli, x > 0)": (lambda: NaiveBayes("bernoulli", alpha=1.0, binarize=0.0),
-                                       lambda: BernoulliNB(alpha=1.0, binarize=0.0)),
-    "fisher_lda": (lambda: FisherDiscriminant(reg=1e-6), lambda: LinearDiscriminantAnalysis(solver="eigen", shrinkage=1e-6)),
+    "naive_bayes (bernoulli, x > 0)": (
+        lambda: NaiveBayes("bernoulli", alpha=1.0, binarize=0.0),
+        lambda: BernoulliNB(alpha=1.0, binarize=0.0),
+    ),
+    "fisher_lda": (
+        lambda: FisherDiscriminant(reg=1e-6),
+        lambda: LinearDiscriminantAnalysis(solver="eigen", shrinkage=1e-6),
+    ),
     "nearest_centroid": (lambda: NearestCentroid(), lambda: SkNearestCentroid()),
-    "perceptron (plain, 20 epochs)": (lambda: Perceptron(averaged=False, max_iter=20),
-                                      lambda: _Scored(SkPerceptron(max_iter=20, tol=None, random_state=0))),
-    "perceptron (averaged, 20 epochs)": (lambda: Perceptron(averaged=True, max_iter=20),
-                                         lambda: _Scored(SGDClassifier(loss="perceptron", penalty=None, learning_rate="constant",
-                                                                       eta0=1.0, average=True, max_iter=20, tol=None,
-                                                                       random_state=0))),
+    "perceptron (plain, 20 epochs)": (
+        lambda: Perceptron(averaged=False, max_iter=20),
+        lambda: _Scored(SkPerceptron(max_iter=20, tol=None, random_state=0)),
+    ),
+    "perceptron (averaged, 20 epochs)": (
+        lambda: Perceptron(averaged=True, max_iter=20),
+        lambda: _Scored(
+            SGDClassifier(
+                loss="perceptron",
+                penalty=None,
+                learning_rate="constant",
+                eta0=1.0,
+                average=True,
+                max_iter=20,
+                tol=None,
+                random_state=0,
+            )
+        ),
+    ),
     # both sides converged (see benchmarks/results/classifiers.md): scikit-learn's default tol=1e-4 on the mean loss
     # stops newton-cholesky after 4 of the ~11 Newton steps and lbfgs at max_iter=100, 0.02-0.15 from the optimum
     "logistic_regression (l2, C=1, newton vs newton-cholesky)": (
         lambda: LogisticRegression(lam=0.5, solver="newton"),
-        lambda: SkLogisticRegression(C=1.0, solver="newton-cholesky", tol=1e-8)),
-    "logistic_regression (l2, C=1, lbfgs)": (lambda: LogisticRegression(lam=0.5, solver="lbfgs", max_iter=1000),
-                                             lambda: SkLogisticRegression(C=1.0, solver="lbfgs", tol=1e-8, max_iter=1000)),
-    "logistic_regression (l1, C=1)": (lambda: LogisticRegression(penalty="l1", lam=1.0),
-                                      lambda: SkLogisticRegression(C=1.0, l1_ratio=1.0, solver="saga", max_iter=1000)),
+        lambda: SkLogisticRegression(C=1.0, solver="newton-cholesky", tol=1e-8),
+    ),
+    "logistic_regression (l2, C=1, lbfgs)": (
+        lambda: LogisticRegression(lam=0.5, solver="lbfgs", max_iter=1000),
+        lambda: SkLogisticRegression(C=1.0, solver="lbfgs", tol=1e-8, max_iter=1000),
+    ),
+    "logistic_regression (l1, C=1)": (
+        lambda: LogisticRegression(penalty="l1", lam=1.0),
+        lambda: SkLogisticRegression(C=1.0, l1_ratio=1.0, solver="saga", max_iter=1000),
+    ),
     # liblinear's L1 solver is the same proximal Newton method but penalises the intercept (intercept_scaling = 1)
-    "logistic_regression (l1, C=1) vs liblinear": (lambda: LogisticRegression(penalty="l1", lam=1.0),
-                                                   lambda: SkLogisticRegression(C=1.0, l1_ratio=1.0, solver="liblinear")),
+    "logistic_regression (l1, C=1) vs liblinear": (
+        lambda: LogisticRegression(penalty="l1", lam=1.0),
+        lambda: SkLogisticRegression(C=1.0, l1_ratio=1.0, solver="liblinear"),
+    ),
     "linear_svm (squared hinge, C=1)": (lambda: LinearSVM(), lambda: _Scored(LinearSVC(C=1.0))),
     # unweighted, the hinge optimum on these 78 % positives is a constant score (std 1e-11): AUC would be noise
-    "linear_svm (hinge, C=1, balanced)": (lambda: _Balanced(LinearSVM(loss="hinge")),
-                                          lambda: _Scored(LinearSVC(C=1.0, loss="hinge", class_weight="balanced"))),
+    "linear_svm (hinge, C=1, balanced)": (
+        lambda: _Balanced(LinearSVM(loss="hinge")),
+        lambda: _Scored(LinearSVC(C=1.0, loss="hinge", class_weight="balanced")),
+    ),
     "knn (k=25)": (lambda: KNeighborsClassifier(n_neighbors=25), lambda: SkKNN(n_neighbors=25)),
-    "knn (k=25, distance)": (lambda: KNeighborsClassifier(n_neighbors=25, weights="distance"),
-                             lambda: SkKNN(n_neighbors=25, weights="distance")),
+    "knn (k=25, distance)": (
+        lambda: KNeighborsClassifier(n_neighbors=25, weights="distance"),
+        lambda: SkKNN(n_neighbors=25, weights="distance"),
+    ),
 }
 
 CATEGORICAL_PAIRS = {
-    "naive_bayes (categorical, octile codes)": (lambda: NaiveBayes("categorical", alpha=1.0),
-                                                lambda: CategoricalNB(alpha=1.0)),
+    "naive_bayes (categorical, octile codes)": (
+        lambda: NaiveBayes("categorical", alpha=1.0),
+        lambda: CategoricalNB(alpha=1.0),
+    ),
 }
 
 PARZEN_BANDWIDTH = 1.0  # on the 5 principal axes (std 1.5-2): a median 60 training rows per window, 2-3 % empty
 LOW_DIMENSION_PAIRS = {
-    "knn (k=25, kd_tree, 5 principal axes)": (lambda: KNeighborsClassifier(n_neighbors=25, algorithm="kd_tree"),
-                                              lambda: SkKNN(n_neighbors=25, algorithm="kd_tree")),
+    "knn (k=25, kd_tree, 5 principal axes)": (
+        lambda: KNeighborsClassifier(n_neighbors=25, algorithm="kd_tree"),
+        lambda: SkKNN(n_neighbors=25, algorithm="kd_tree"),
+    ),
     f"parzen window (box, h={PARZEN_BANDWIDTH}, 5 principal axes) vs radius neighbours": (
         lambda: KNeighborsClassifier(bandwidth=PARZEN_BANDWIDTH, kernel="box"),
-        lambda: _EmptyWindowPrior(PARZEN_BANDWIDTH)),
+        lambda: _EmptyWindowPrior(PARZEN_BANDWIDTH),
+    ),
 }
 
 MULTICLASS_PAIRS = {  # converged both sides, as the binary rows
     "logistic_regression (multinomial, 4 visit classes, l2, C=1, newton vs newton-cholesky)": (
         lambda: LogisticRegression(lam=0.5, solver="newton"),
-        lambda: SkLogisticRegression(C=1.0, solver="newton-cholesky", tol=1e-8)),
+        lambda: SkLogisticRegression(C=1.0, solver="newton-cholesky", tol=1e-8),
+    ),
     "logistic_regression (multinomial, 4 visit classes, l2, C=1, lbfgs)": (
         lambda: LogisticRegression(lam=0.5, solver="lbfgs", max_iter=1000),
-        lambda: SkLogisticRegression(C=1.0, solver="lbfgs", tol=1e-8, max_iter=1000)),
+        lambda: SkLogisticRegression(C=1.0, solver="lbfgs", tol=1e-8, max_iter=1000),
+    ),
 }
 
 
@@ -189,8 +229,12 @@ if __name__ == "__main__":
     quick = "--quick" in sys.argv
     folds = load_folds(limit_rows=4000 if quick else None)
     names = [a for a in sys.argv[1:] if not a.startswith("--")]
-    groups = [(PAIRS, lambda folds: folds), (CATEGORICAL_PAIRS, _octile_codes), (LOW_DIMENSION_PAIRS, _principal_axes),
-              (MULTICLASS_PAIRS, visit_classes)]
+    groups = [
+        (PAIRS, lambda folds: folds),
+        (CATEGORICAL_PAIRS, _octile_codes),
+        (LOW_DIMENSION_PAIRS, _principal_axes),
+        (MULTICLASS_PAIRS, visit_classes),
+    ]
     rows, warmup = [], _warmup
     for pairs, prepare in groups:
         pairs = {k: v for k, v in pairs.items() if not names or any(n in k for n in names)}

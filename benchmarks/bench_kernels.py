@@ -1,11 +1,13 @@
 """Kernel machines beside scikit-learn on the default data: SVC (rbf, C=1, gamma="scale", tol=1e-3), and Nystroem
 features (500 rbf landmarks, gamma = 1/n_features) + L2 logistic regression (lam = 1/(2C), C = 1, both solved to
-tol 1e-8), the way the kernel models scale. Landmarks are sampled by each library's own generator, so those AUCs differ by sampling.
+tol 1e-8), the way the kernel models scale. Landmarks are sampled by each library's own generator, so those AUCs
+differ by sampling.
 
 Both sides score the validation rows by the decision function's ranking (mllib's predict_proba is a monotone
 map of it; scikit-learn runs with probability=False, so common.positive_score takes its decision_function).
 Run: .venv/bin/python benchmarks/bench_kernels.py [limit_rows]
 """
+
 from __future__ import annotations
 
 import sys
@@ -32,11 +34,17 @@ def main() -> None:
             lambda: SkSVC(C=1.0, kernel="rbf", gamma="scale", tol=1e-3, cache_size=200.0),
         ),
         "nystroem (500, rbf) + logistic": (
-            lambda: Pipeline([("nystroem", Nystroem(n_components=500, kernel="rbf", gamma="auto", random_state=0)),
-                              ("logistic", LogisticRegression(lam=0.5))]),
-            lambda: make_pipeline(SkNystroem(kernel="rbf", gamma=None, n_components=500, random_state=0),
-                                  # tol=1e-8: converged like mllib (the default 1e-4 stops ~100 L-BFGS steps short)
-                                  SkLogisticRegression(C=1.0, max_iter=1000, tol=1e-8)),
+            lambda: Pipeline(
+                [
+                    ("nystroem", Nystroem(n_components=500, kernel="rbf", gamma="auto", random_state=0)),
+                    ("logistic", LogisticRegression(lam=0.5)),
+                ]
+            ),
+            lambda: make_pipeline(
+                SkNystroem(kernel="rbf", gamma=None, n_components=500, random_state=0),
+                # tol=1e-8: converged like mllib (the default 1e-4 stops ~100 L-BFGS steps short)
+                SkLogisticRegression(C=1.0, max_iter=1000, tol=1e-8),
+            ),
         ),
     }
     rows = compare(pairs, folds, measure_memory=True)

@@ -7,6 +7,7 @@ time per epoch <= 1.5 x scikit-learn's); 20 epochs is where both libraries' vali
 declines slowly after, by overfitting). The second row checks a deeper tanh net with SGD + momentum.
 Run: .venv/bin/python benchmarks/bench_mlp.py [epochs]
 """
+
 from __future__ import annotations
 
 import sys
@@ -25,13 +26,22 @@ def main() -> None:
 
     warnings.simplefilter("ignore", ConvergenceWarning)  # running all max_iter epochs is the point here
     folds = load_folds()
-    common = dict(batch_size=200, alpha=1e-4, max_iter=EPOCHS, tol=0.0, n_iter_no_change=EPOCHS,
-                  early_stopping=False, random_state=0)
+    common = dict(
+        batch_size=200,
+        alpha=1e-4,
+        max_iter=EPOCHS,
+        tol=0.0,
+        n_iter_no_change=EPOCHS,
+        early_stopping=False,
+        random_state=0,
+    )
     configs = {
-        f"mlp (64,) relu adam lr 1e-3, {EPOCHS} epochs":
-            dict(hidden_layer_sizes=(64,), activation="relu", solver="adam", lr=1e-3),
-        f"mlp (64, 64) tanh sgd momentum 0.9 lr 1e-2, {EPOCHS} epochs":
-            dict(hidden_layer_sizes=(64, 64), activation="tanh", solver="sgd", lr=1e-2, momentum=0.9),
+        f"mlp (64,) relu adam lr 1e-3, {EPOCHS} epochs": dict(
+            hidden_layer_sizes=(64,), activation="relu", solver="adam", lr=1e-3
+        ),
+        f"mlp (64, 64) tanh sgd momentum 0.9 lr 1e-2, {EPOCHS} epochs": dict(
+            hidden_layer_sizes=(64, 64), activation="tanh", solver="sgd", lr=1e-2, momentum=0.9
+        ),
     }
     fitted = {name: {"mllib": [], "sklearn": []} for name in configs}
 

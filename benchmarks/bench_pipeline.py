@@ -10,6 +10,7 @@ report and the MLflow run); the stages that do the script's work are timed on th
 
 Run: .venv/bin/python benchmarks/bench_pipeline.py   (after `make run`; single thread both sides)
 """
+
 from __future__ import annotations
 
 import os
@@ -30,8 +31,12 @@ def children_cpu() -> float:
 
 def timed(args: list[str]) -> tuple[float, float]:
     """(CPU seconds of the command and its children, wall seconds)."""
-    env = {**os.environ, "PATH": f"{ROOT / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}", "DVC_NO_ANALYTICS": "1",
-           "MLFLOW_DISABLE_TELEMETRY": "true"}
+    env = {
+        **os.environ,
+        "PATH": f"{ROOT / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}",
+        "DVC_NO_ANALYTICS": "1",
+        "MLFLOW_DISABLE_TELEMETRY": "true",
+    }
     cpu, wall = children_cpu(), time.perf_counter()
     subprocess.run(args, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return children_cpu() - cpu, time.perf_counter() - wall
@@ -62,18 +67,41 @@ def sklearn_job() -> None:
     y, y_test = train[data["target"]].to_numpy(), test[data["target"]].to_numpy()
 
     def make(C):
-        prep = ColumnTransformer([
-            ("num", Pipeline([("imp", SimpleImputer(strategy="median", add_indicator=True)),
-                              ("sc", StandardScaler())]), numeric),
-            ("cat", Pipeline([("imp", SimpleImputer(strategy="most_frequent")),
-                              ("oh", OneHotEncoder(handle_unknown="ignore"))]), data["categorical"])])
+        prep = ColumnTransformer(
+            [
+                (
+                    "num",
+                    Pipeline([("imp", SimpleImputer(strategy="median", add_indicator=True)), ("sc", StandardScaler())]),
+                    numeric,
+                ),
+                (
+                    "cat",
+                    Pipeline(
+                        [
+                            ("imp", SimpleImputer(strategy="most_frequent")),
+                            ("oh", OneHotEncoder(handle_unknown="ignore")),
+                        ]
+                    ),
+                    data["categorical"],
+                ),
+            ]
+        )
         return Pipeline([("prep", prep), ("lr", LogisticRegression(C=C, max_iter=1000))])
 
     k = sum(c.startswith("valid_") for c in membership.columns)
-    splits = [(np.flatnonzero(membership[f"train_{i}"] > 0), np.flatnonzero(membership[f"valid_{i}"])) for i in range(k)]
+    splits = [
+        (np.flatnonzero(membership[f"train_{i}"] > 0), np.flatnonzero(membership[f"valid_{i}"])) for i in range(k)
+    ]
     grid = [1 / (2 * lam) for lam in params["search"]["grid"]["logistic_regression"]["lam"]]
-    scores = {C: [roc_auc_score(y[va], make(C).fit(train.iloc[tr][features], y[tr]).decision_function(
-        train.iloc[va][features])) for tr, va in splits] for C in grid}
+    scores = {
+        C: [
+            roc_auc_score(
+                y[va], make(C).fit(train.iloc[tr][features], y[tr]).decision_function(train.iloc[va][features])
+            )
+            for tr, va in splits
+        ]
+        for C in grid
+    }
     best = max(grid, key=lambda C: np.mean(scores[C]))
     oof = np.empty(len(y))
     for tr, va in splits:
@@ -82,8 +110,12 @@ def sklearn_job() -> None:
     model = make(best).fit(train[features], y)
     p = platt.predict_proba(model.decision_function(test[features])[:, None])[:, 1]
     decision = (p >= 0.5).astype(int)
-    metrics = {"roc_auc": roc_auc_score(y_test, p), "accuracy": accuracy_score(y_test, decision),
-               "log_loss": log_loss(y_test, p), "brier": brier_score_loss(y_test, p)}
+    metrics = {
+        "roc_auc": roc_auc_score(y_test, p),
+        "accuracy": accuracy_score(y_test, decision),
+        "log_loss": log_loss(y_test, p),
+        "brier": brier_score_loss(y_test, p),
+    }
     for attribute in data["sensitive"]:
         for g in np.unique(test[attribute]):
             rows = (test[attribute] == g).to_numpy()
@@ -103,21 +135,45 @@ def main() -> None:
         cpu, wall = timed([python, "-m", f"pipeline.stages.{stage}"])
         stages_cpu, stages_wall = stages_cpu + cpu, stages_wall + wall
     import_cpu, _ = timed([python, "-c", "import pipeline.stages.validate"])
-    rows.append({"run": "scikit-learn script", "cpu_s": round(script_cpu, 1), "wall_s": round(script_wall, 1),
-                 "cpu_ratio": 1.0})
-    rows.append({"run": "dvc repro -f (12 stages, report and MLflow run)", "cpu_s": round(pipeline_cpu, 1),
-                 "wall_s": round(pipeline_wall, 1), "cpu_ratio": round(pipeline_cpu / script_cpu, 2)})
-    rows.append({"run": "the stages doing the script's work (validate to explain)", "cpu_s": round(stages_cpu, 1),
-                 "wall_s": round(stages_wall, 1), "cpu_ratio": round(stages_cpu / script_cpu, 2)})
-    rows.append({"run": "python -c 'import pipeline.stages.validate'", "cpu_s": round(import_cpu, 2), "wall_s": "",
-                 "cpu_ratio": ""})
+    rows.append(
+        {"run": "scikit-learn script", "cpu_s": round(script_cpu, 1), "wall_s": round(script_wall, 1), "cpu_ratio": 1.0}
+    )
+    rows.append(
+        {
+            "run": "dvc repro -f (12 stages, report and MLflow run)",
+            "cpu_s": round(pipeline_cpu, 1),
+            "wall_s": round(pipeline_wall, 1),
+            "cpu_ratio": round(pipeline_cpu / script_cpu, 2),
+        }
+    )
+    rows.append(
+        {
+            "run": "the stages doing the script's work (validate to explain)",
+            "cpu_s": round(stages_cpu, 1),
+            "wall_s": round(stages_wall, 1),
+            "cpu_ratio": round(stages_cpu / script_cpu, 2),
+        }
+    )
+    rows.append(
+        {
+            "run": "python -c 'import pipeline.stages.validate'",
+            "cpu_s": round(import_cpu, 2),
+            "wall_s": "",
+            "cpu_ratio": "",
+        }
+    )
     for row in rows:
         print(row, flush=True)
-    write_table(rows, "pipeline.md", before=(
-        "# The pipeline beside a scikit-learn script\n\nDefault data (20,190 rows), logistic regression with the "
-        "default 4-candidate grid, single thread, measured in one run (benchmarks/bench_pipeline.py: the script "
-        "does the pipeline's core job; the pipeline also validates, assesses, bootstraps, explains, reports and "
-        "tracks). CPU = user + system of the command and its children.\n\n"))
+    write_table(
+        rows,
+        "pipeline.md",
+        before=(
+            "# The pipeline beside a scikit-learn script\n\nDefault data (20,190 rows), logistic regression with the "
+            "default 4-candidate grid, single thread, measured in one run (benchmarks/bench_pipeline.py: the script "
+            "does the pipeline's core job; the pipeline also validates, assesses, bootstraps, explains, reports and "
+            "tracks). CPU = user + system of the command and its children.\n\n"
+        ),
+    )
 
 
 if __name__ == "__main__":

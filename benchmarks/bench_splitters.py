@@ -9,6 +9,7 @@ seeds where ours deviates more than scikit-learn's. Times are the whole fold ass
 the order of the two libraries alternates per seed.
 Run: .venv/bin/python benchmarks/bench_splitters.py
 """
+
 from __future__ import annotations
 
 import time
@@ -50,8 +51,10 @@ def compare(name: str, problems) -> dict:
     """problems: iterable of (seed, y, groups, k)."""
     ours, theirs = [], []
     for seed, y, groups, k in problems:
-        pair = {"mllib": StratifiedGroupKFold(k, shuffle=True, random_state=seed),
-                "sklearn": SkStratifiedGroupKFold(k, shuffle=True, random_state=seed)}
+        pair = {
+            "mllib": StratifiedGroupKFold(k, shuffle=True, random_state=seed),
+            "sklearn": SkStratifiedGroupKFold(k, shuffle=True, random_state=seed),
+        }
         order = ["mllib", "sklearn"] if seed % 2 == 0 else ["sklearn", "mllib"]
         result = {lib: measure(pair[lib], y, groups) for lib in order}
         ours.append(result["mllib"])
@@ -62,11 +65,15 @@ def compare(name: str, problems) -> dict:
         for reduce in ("mean", "max"):
             for lib, values in (("mllib", a), ("sklearn", b)):
                 row[f"{stat}_{reduce}_{lib}"] = _significant(getattr(values[:, column], reduce)())
-    row.update({
-        "seeds_worse": int((a[:, 0] > b[:, 0] + 1e-12).sum()), "seeds_better": int((a[:, 0] < b[:, 0] - 1e-12).sum()),
-        "s_mllib": round(float(a[:, 2].sum()), 2), "s_sklearn": round(float(b[:, 2].sum()), 2),
-        "time_ratio": round(float(a[:, 2].sum() / b[:, 2].sum()), 2),
-    })
+    row.update(
+        {
+            "seeds_worse": int((a[:, 0] > b[:, 0] + 1e-12).sum()),
+            "seeds_better": int((a[:, 0] < b[:, 0] - 1e-12).sum()),
+            "s_mllib": round(float(a[:, 2].sum()), 2),
+            "s_sklearn": round(float(b[:, 2].sum()), 2),
+            "time_ratio": round(float(a[:, 2].sum() / b[:, 2].sum()), 2),
+        }
+    )
     print(row, flush=True)
     return row
 

@@ -2,7 +2,8 @@
 data's folds.
 
 Regressors predict the binary target as a float (a linear probability model) from the 56 features: validation
-R^2 (mean over the 5 person-grouped folds) and fit + predict seconds summed over the folds (best of 3 passes; 2 for the clusterers). k-means and the mixture are fitted on each
+R^2 (mean over the 5 person-grouped folds) and fit + predict seconds summed over the folds (best of 3 passes; 2 for
+the clusterers). k-means and the mixture are fitted on each
 fold's training rows and predict its validation rows: training inertia / average log-likelihood per row
 (and the validation average log-likelihood for the mixture) beside the seconds. Same hyperparameters both sides.
 Transforms are fitted on each fold's training rows and transform its validation rows (fit + transform seconds):
@@ -17,6 +18,7 @@ MDS is not benchmarked: scikit-learn's MDS is SMACOF (another algorithm) and cla
 
 Run: .venv/bin/python benchmarks/bench_unsupervised_regression.py [--limit ROWS] [name filters]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,9 +27,8 @@ import json
 import time
 import warnings
 
-from common import load_folds, roc_auc, write_table  # first: it pins BLAS to one thread before numpy loads
-
 import numpy as np
+from common import load_folds, roc_auc, write_table  # first: it pins BLAS to one thread before numpy loads
 
 from mllib import cluster, decomposition, discriminant, regression
 
@@ -123,54 +124,101 @@ def main():
         "ridge (lam=1)": (lambda: regression.Ridge(lam=1.0), lambda: skl.Ridge(alpha=1.0), *r2),
         "lasso (alpha=1e-3)": (lambda: regression.Lasso(alpha=1e-3), lambda: skl.Lasso(alpha=1e-3), *r2),
         "bayesian_linear_regression (vs BayesianRidge)": (
-            lambda: regression.BayesianLinearRegression(alpha=1.0, beta=1.0), skl.BayesianRidge, *r2),
+            lambda: regression.BayesianLinearRegression(alpha=1.0, beta=1.0),
+            skl.BayesianRidge,
+            *r2,
+        ),
         "pls (5 components)": (lambda: regression.PLSRegression(5), lambda: skd.PLSRegression(5, scale=False), *r2),
-        "pca (svd, 10 components)": (lambda: decomposition.PCA(10, solver="svd"),
-                                     lambda: skdec.PCA(10, svd_solver="full"), *variance_kept),
+        "pca (svd, 10 components)": (
+            lambda: decomposition.PCA(10, solver="svd"),
+            lambda: skdec.PCA(10, svd_solver="full"),
+            *variance_kept,
+        ),
         "pca (eigh, 10 components) vs svd_solver=full": (
-            lambda: decomposition.PCA(10, solver="eigh"), lambda: skdec.PCA(10, svd_solver="full"), *variance_kept),
+            lambda: decomposition.PCA(10, solver="eigh"),
+            lambda: skdec.PCA(10, svd_solver="full"),
+            *variance_kept,
+        ),
         "lda projection (1 direction, reg 1e-6)": (
             lambda: discriminant.LinearDiscriminantProjection(reg=1e-6),
-            lambda: skda.LinearDiscriminantAnalysis(solver="eigen", shrinkage=1e-6), "transform", _projection_auc,
-            "valid AUC of the projection"),
+            lambda: skda.LinearDiscriminantAnalysis(solver="eigen", shrinkage=1e-6),
+            "transform",
+            _projection_auc,
+            "valid AUC of the projection",
+        ),
     }
     clusterers = {
         "kmeans (k=8)": (
             lambda: cluster.KMeans(8, n_init=1, random_state=0),
-            lambda: skc.KMeans(8, n_init=1, random_state=0, algorithm="lloyd"), _inertia, "inertia"),
-        **{f"gaussian_mixture (K=4, {cov}, max_iter={GMM_ITER})": (
-            lambda cov=cov: cluster.GaussianMixture(4, covariance_type=cov, reg_covar=1e-4, max_iter=GMM_ITER,
-                                                    random_state=0),
-            lambda cov=cov: skm.GaussianMixture(4, covariance_type=cov, reg_covar=1e-4, max_iter=GMM_ITER,
-                                                random_state=0),
-            _log_likelihood, "avg loglik") for cov in ("full", "diag", "spherical")},
+            lambda: skc.KMeans(8, n_init=1, random_state=0, algorithm="lloyd"),
+            _inertia,
+            "inertia",
+        ),
+        **{
+            f"gaussian_mixture (K=4, {cov}, max_iter={GMM_ITER})": (
+                lambda cov=cov: cluster.GaussianMixture(
+                    4, covariance_type=cov, reg_covar=1e-4, max_iter=GMM_ITER, random_state=0
+                ),
+                lambda cov=cov: skm.GaussianMixture(
+                    4, covariance_type=cov, reg_covar=1e-4, max_iter=GMM_ITER, random_state=0
+                ),
+                _log_likelihood,
+                "avg loglik",
+            )
+            for cov in ("full", "diag", "spherical")
+        },
     }
     if args.names:
-        supervised, clusterers = ({k: v for k, v in table.items() if any(n in k for n in args.names)}
-                                  for table in (supervised, clusterers))
+        supervised, clusterers = (
+            {k: v for k, v in table.items() if any(n in k for n in args.names)} for table in (supervised, clusterers)
+        )
     rows = []
     for i, (name, (ours, ref, method, quality, label)) in enumerate(supervised.items()):
         order = [("mllib", ours), ("sklearn", ref)] if i % 2 == 0 else [("sklearn", ref), ("mllib", ours)]
-        res = _best_of(order, lambda make: _run_supervised(make, folds, method, quality),
-                       lambda make: _run_supervised(make, folds[:1], method, quality))
-        rows.append({"model": name, "quality": label, "mllib": round(res["mllib"][1], 5),
-                     "sklearn": round(res["sklearn"][1], 5), "s_mllib": round(res["mllib"][0], 3),
-                     "s_sklearn": round(res["sklearn"][0], 3), "time_ratio": round(res["mllib"][0] / res["sklearn"][0], 2),
-                     "iterations mllib / sklearn": "", "ratio per iteration": ""})
+        res = _best_of(
+            order,
+            lambda make: _run_supervised(make, folds, method, quality),
+            lambda make: _run_supervised(make, folds[:1], method, quality),
+        )
+        rows.append(
+            {
+                "model": name,
+                "quality": label,
+                "mllib": round(res["mllib"][1], 5),
+                "sklearn": round(res["sklearn"][1], 5),
+                "s_mllib": round(res["mllib"][0], 3),
+                "s_sklearn": round(res["sklearn"][0], 3),
+                "time_ratio": round(res["mllib"][0] / res["sklearn"][0], 2),
+                "iterations mllib / sklearn": "",
+                "ratio per iteration": "",
+            }
+        )
         print(json.dumps(rows[-1]), flush=True)
     for i, (name, (ours, ref, quality, label)) in enumerate(clusterers.items()):
         order = [("mllib", ours), ("sklearn", ref)] if i % 2 == 0 else [("sklearn", ref), ("mllib", ours)]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # scikit-learn's ConvergenceWarning when max_iter ends a run
-            res = _best_of(order, lambda make: _run_clusterer(make, folds, quality),
-                           lambda make: _run_clusterer(make, folds[:1], quality), repeats=2)
+            res = _best_of(
+                order,
+                lambda make: _run_clusterer(make, folds, quality),
+                lambda make: _run_clusterer(make, folds[:1], quality),
+                repeats=2,
+            )
         a, b = res["mllib"], res["sklearn"]
         fmt = (lambda t, v: f"{t:.6g}") if label == "inertia" else (lambda t, v: f"{t:.4f} / {v:.4f}")
-        rows.append({"model": name, "quality": "train inertia" if label == "inertia" else "avg loglik train / valid",
-                     "mllib": fmt(a[1], a[2]), "sklearn": fmt(b[1], b[2]), "s_mllib": round(a[0], 3),
-                     "s_sklearn": round(b[0], 3), "time_ratio": round(a[0] / b[0], 2),
-                     "iterations mllib / sklearn": f"{a[3]} / {b[3]}",
-                     "ratio per iteration": round((a[0] / a[3]) / (b[0] / b[3]), 2)})
+        rows.append(
+            {
+                "model": name,
+                "quality": "train inertia" if label == "inertia" else "avg loglik train / valid",
+                "mllib": fmt(a[1], a[2]),
+                "sklearn": fmt(b[1], b[2]),
+                "s_mllib": round(a[0], 3),
+                "s_sklearn": round(b[0], 3),
+                "time_ratio": round(a[0] / b[0], 2),
+                "iterations mllib / sklearn": f"{a[3]} / {b[3]}",
+                "ratio per iteration": round((a[0] / a[3]) / (b[0] / b[3]), 2),
+            }
+        )
         print(json.dumps(rows[-1]), flush=True)
     if not args.names:
         write_table(rows, "unsupervised_regression.md")

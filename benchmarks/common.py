@@ -6,6 +6,7 @@ holds every training row transformed by the features fitted on fold k's training
 see exactly the same matrices, single-threaded. Times are fit + predict summed over the folds; the figure that
 matters is the ratio mllib / reference measured in the same process, not the absolute seconds.
 """
+
 from __future__ import annotations
 
 import os
@@ -133,8 +134,9 @@ def r2(y, prediction) -> float:
     return float(r2_score(y, prediction))
 
 
-def cross_validate(make_model, folds: list[Fold], library: str, name: str, measure_memory: bool = False,
-                   regression: bool = False) -> Result:
+def cross_validate(
+    make_model, folds: list[Fold], library: str, name: str, measure_memory: bool = False, regression: bool = False
+) -> Result:
     """Fit on each fold's training part, score its validation part (ROC AUC, or R^2 for a regression target);
     time fit + predict only."""
     aucs, seconds, peak = [], 0.0, None
@@ -153,7 +155,9 @@ def cross_validate(make_model, folds: list[Fold], library: str, name: str, measu
     return Result(library, name, float(np.mean(aucs)), float(np.std(aucs)), seconds, peak)
 
 
-def compare(pairs: dict, folds: list[Fold], measure_memory: bool = False, warmup=None, regression: bool = False) -> list[dict]:
+def compare(
+    pairs: dict, folds: list[Fold], measure_memory: bool = False, warmup=None, regression: bool = False
+) -> list[dict]:
     """pairs: name -> (make_mllib_model, make_reference_model). Alternates the order per pair to share drift.
     regression: score R^2 (columns r2_*) instead of ROC AUC (auc_*).
 
@@ -169,9 +173,15 @@ def compare(pairs: dict, folds: list[Fold], measure_memory: bool = False, warmup
         results = {lib: cross_validate(make, folds, lib, name, measure_memory, regression) for lib, make in order}
         a, b = results["mllib"], results["sklearn"]
         q = "r2" if regression else "auc"
-        row = {"model": name, f"{q}_mllib": round(a.auc_mean, 4), f"{q}_sklearn": round(b.auc_mean, 4),
-               f"{q}_diff": round(a.auc_mean - b.auc_mean, 4), "s_mllib": round(a.seconds, 2),
-               "s_sklearn": round(b.seconds, 2), "time_ratio": round(a.seconds / b.seconds, 2)}
+        row = {
+            "model": name,
+            f"{q}_mllib": round(a.auc_mean, 4),
+            f"{q}_sklearn": round(b.auc_mean, 4),
+            f"{q}_diff": round(a.auc_mean - b.auc_mean, 4),
+            "s_mllib": round(a.seconds, 2),
+            "s_sklearn": round(b.seconds, 2),
+            "time_ratio": round(a.seconds / b.seconds, 2),
+        }
         if measure_memory:
             row["peak_mb_mllib"] = None if a.peak_rss_mb is None else round(a.peak_rss_mb, 1)
             row["peak_mb_sklearn"] = None if b.peak_rss_mb is None else round(b.peak_rss_mb, 1)
@@ -186,8 +196,9 @@ def cold_compile_seconds(module: str, function: str) -> float:
     code = f"import time, {module} as m; t = time.perf_counter(); m.{function}(); print(time.perf_counter() - t)"
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-        out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parent, env=env, check=True,
-                             capture_output=True, text=True)
+        out = subprocess.run(
+            [sys.executable, "-c", code], cwd=Path(__file__).parent, env=env, check=True, capture_output=True, text=True
+        )
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -200,7 +211,7 @@ def write_table(rows: list[dict], path: str | Path, before: str = "", after: str
     if after is None:
         old = path.read_text().splitlines() if path.exists() else []
         table_rows = [i for i, line in enumerate(old) if line.startswith("|")]
-        after = "\n".join(old[table_rows[-1] + 1:]) + "\n" if table_rows and table_rows[-1] + 1 < len(old) else ""
+        after = "\n".join(old[table_rows[-1] + 1 :]) + "\n" if table_rows and table_rows[-1] + 1 < len(old) else ""
     cols = list(rows[0])
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(str(r.get(c, "")) for c in cols) + " |" for r in rows]

@@ -2,6 +2,7 @@
 and `<path>.npz` (numeric arrays). No pickle: loading never executes code, only classes in mllib.registry
 are rebuilt, and every array named in the JSON (with its shape and dtype) must match the .npz exactly.
 """
+
 from __future__ import annotations
 
 import io
@@ -50,8 +51,11 @@ def _encode(value, arrays: dict, key: str):
             items = value.ravel().tolist()
             if not all(v is None or isinstance(v, (str, bool, int, float)) for v in items):
                 raise TypeError(f"cannot save {key}: object array holds values that are not str/int/float/bool/None")
-            return {"__object_array__": [_encode(v, arrays, key) for v in items], "shape": list(value.shape),
-                    "dtype": value.dtype.str if value.dtype.kind == "U" else "object"}
+            return {
+                "__object_array__": [_encode(v, arrays, key) for v in items],
+                "shape": list(value.shape),
+                "dtype": value.dtype.str if value.dtype.kind == "U" else "object",
+            }
         raise TypeError(f"cannot save {key}: arrays of dtype {value.dtype} are not supported")
     if isinstance(value, np.generic):
         return _encode(value.item(), arrays, key)
@@ -71,15 +75,21 @@ def _encode(value, arrays: dict, key: str):
 class _Arrays:
     """The arrays of one .npz file, handed out only with the shape and dtype its JSON recorded."""
 
-    def __init__(self, npz_path: Path, json_path: Path):
-        with np.load(npz_path, allow_pickle=False) as npz:
-            self.arrays = {k: npz[k] for k in npz.files}
+    def __init__(self, arrays: dict, npz_path, json_path):
+        self.arrays = arrays
         self.npz_path, self.json_path = npz_path, json_path
         self.used: set = set()
 
+    @classmethod
+    def read(cls, npz_path: Path, json_path: Path) -> _Arrays:
+        with np.load(npz_path, allow_pickle=False) as npz:
+            return cls({k: npz[k] for k in npz.files}, npz_path, json_path)
+
     def take(self, key: str, shape: tuple, dtype: np.dtype) -> np.ndarray:
         if key not in self.arrays:
-            raise ValueError(f"array {key!r} is named in {self.json_path} but missing from the .npz file {self.npz_path}")
+            raise ValueError(
+                f"array {key!r} is named in {self.json_path} but missing from the .npz file {self.npz_path}"
+            )
         found = self.arrays[key]
         if found.shape != shape or found.dtype != dtype:
             raise ValueError(
@@ -136,12 +146,48 @@ def _write_npz(path: Path, arrays: dict) -> None:
             zf.writestr(zipfile.ZipInfo(f"{key}.npy", date_time=_EPOCH), buffer.getvalue())
 
 
+def _document(estimator: BaseEstimator) -> tuple[dict, dict]:
+    arrays: dict = {}
+    doc = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "mllib_version": __version__,
+        "estimator": _encode(estimator, arrays, "root"),
+    }
+    return doc, arrays
+
+
+def to_state(estimator: BaseEstimator) -> tuple[str, dict]:
+    """What `save` writes, in memory: (JSON text, {name: numeric array}). A worker process returns a fitted model
+    this way: text and arrays cross the process boundary, never a pickled object."""
+    doc, arrays = _document(estimator)
+    return json.dumps(doc, sort_keys=True), arrays
+
+
+def from_state(text: str, arrays: dict) -> BaseEstimator:
+    """The estimator of a to_state pair, checked as `load` checks files."""
+    return _rebuild(json.loads(text), _Arrays(dict(arrays), "the state's arrays", "the state's JSON"))
+
+
+def _rebuild(doc: dict, store: _Arrays) -> BaseEstimator:
+    if doc.get("format") != FORMAT or doc.get("format_version") != FORMAT_VERSION:
+        raise ValueError(
+            f"{store.json_path} is not an mllib model file of format version {FORMAT_VERSION} (found "
+            f"{doc.get('format')!r} version {doc.get('format_version')!r}); save the model again"
+        )
+    estimator = _decode(doc["estimator"], store)
+    extra = store.unused()
+    if extra:
+        raise ValueError(
+            f"{store.npz_path} holds arrays {extra[:5]} that {store.json_path} does not name; the pair does not match"
+        )
+    return estimator
+
+
 def save(estimator: BaseEstimator, path) -> tuple[Path, Path]:
     """Write `<path>.json` and `<path>.npz` atomically (temporary files, then rename); return both paths."""
     stem = _stem(path)
-    arrays: dict = {}
-    doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "mllib_version": __version__,
-           "estimator": _encode(estimator, arrays, "root")}
+    doc, arrays = _document(estimator)
     json_path, npz_path = _with_ext(stem, ".json"), _with_ext(stem, ".npz")
     json_path.parent.mkdir(parents=True, exist_ok=True)
     tmp_json, tmp_npz = json_path.with_name(json_path.name + ".tmp"), npz_path.with_name(npz_path.name + ".tmp")
@@ -154,7 +200,7 @@ def save(estimator: BaseEstimator, path) -> tuple[Path, Path]:
 
 def load(path) -> BaseEstimator:
     """Rebuild an estimator saved by `save`; raises ValueError on unknown classes or arrays that are missing,
-extra, or of another shape or dtype than the JSON records."""
+    extra, or of another shape or dtype than the JSON records."""
     stem = _stem(path)
     json_path, npz_path = _with_ext(stem, ".json"), _with_ext(stem, ".npz")
     try:
@@ -163,12 +209,4 @@ extra, or of another shape or dtype than the JSON records."""
         raise FileNotFoundError(f"model file {json_path} does not exist") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"model file {json_path} is not valid JSON: {exc}") from None
-    if doc.get("format") != FORMAT or doc.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"{json_path} is not an mllib model file of format version {FORMAT_VERSION} (found "
-                         f"{doc.get('format')!r} version {doc.get('format_version')!r}); save the model again")
-    store = _Arrays(npz_path, json_path)
-    estimator = _decode(doc["estimator"], store)
-    extra = store.unused()
-    if extra:
-        raise ValueError(f"{npz_path} holds arrays {extra[:5]} that {json_path} does not name; the pair does not match")
-    return estimator
+    return _rebuild(doc, _Arrays.read(npz_path, json_path))

@@ -8,6 +8,7 @@ an import cycle, and a pipeline stage that only validates names pays for no algo
 One family per kind. A plain family name (decision_tree, random_forest, knn, ...) is the classifier; regressors
 carry a `_regressor` suffix where a classifier shares the family (ALGORITHMS.md).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
@@ -41,96 +42,115 @@ class Family(Mapping):
         return f"Family({self.kind!r}, {sorted(self._paths)})"
 
 
-CLASSIFIERS = Family("classifier", {
-    # linear, Bayes, discriminant and neighbour classifiers
-    "gaussian_bayes": "mllib.bayes.gaussian:GaussianBayesClassifier",
-    "naive_bayes": "mllib.bayes.naive:NaiveBayes",
-    "fisher_lda": "mllib.discriminant.fisher:FisherDiscriminant",
-    "nearest_centroid": "mllib.discriminant.centroid:NearestCentroid",
-    "perceptron": "mllib.linear.perceptron:Perceptron",
-    "logistic_regression": "mllib.linear.logistic:LogisticRegression",
-    "linear_svm": "mllib.linear.svm:LinearSVM",
-    "knn": "mllib.neighbors.knn:KNeighborsClassifier",
-    # trees and ensembles
-    "decision_tree": "mllib.tree.cart:DecisionTreeClassifier",
-    "random_forest": "mllib.ensemble.forest:RandomForestClassifier",
-    "bagging": "mllib.ensemble.bagging:BaggingClassifier",
-    "adaboost": "mllib.ensemble.adaboost:AdaBoostClassifier",
-    "gradient_boosting": "mllib.gradient_boosting.boosting:GradientBoostingClassifier",
-    "stacking": "mllib.ensemble.stacking:StackingClassifier",
-    # kernel machines and networks
-    "svm": "mllib.svm.svc:SVC",
-    "gp_classifier": "mllib.gaussian_process.classifier:GaussianProcessClassifier",
-    "mlp": "mllib.neural.mlp:MLPClassifier",
-})
+CLASSIFIERS = Family(
+    "classifier",
+    {
+        # linear, Bayes, discriminant and neighbour classifiers
+        "gaussian_bayes": "mllib.bayes.gaussian:GaussianBayesClassifier",
+        "naive_bayes": "mllib.bayes.naive:NaiveBayes",
+        "fisher_lda": "mllib.discriminant.fisher:FisherDiscriminant",
+        "nearest_centroid": "mllib.discriminant.centroid:NearestCentroid",
+        "perceptron": "mllib.linear.perceptron:Perceptron",
+        "logistic_regression": "mllib.linear.logistic:LogisticRegression",
+        "linear_svm": "mllib.linear.svm:LinearSVM",
+        "knn": "mllib.neighbors.knn:KNeighborsClassifier",
+        # trees and ensembles
+        "decision_tree": "mllib.tree.cart:DecisionTreeClassifier",
+        "random_forest": "mllib.ensemble.forest:RandomForestClassifier",
+        "bagging": "mllib.ensemble.bagging:BaggingClassifier",
+        "adaboost": "mllib.ensemble.adaboost:AdaBoostClassifier",
+        "gradient_boosting": "mllib.gradient_boosting.boosting:GradientBoostingClassifier",
+        "stacking": "mllib.ensemble.stacking:StackingClassifier",
+        # kernel machines and networks
+        "svm": "mllib.svm.svc:SVC",
+        "gp_classifier": "mllib.gaussian_process.classifier:GaussianProcessClassifier",
+        "mlp": "mllib.neural.mlp:MLPClassifier",
+    },
+)
 
-REGRESSORS = Family("regressor", {
-    "linear_regression": "mllib.regression.least_squares:LinearRegression",
-    "ridge": "mllib.regression.least_squares:Ridge",
-    "lasso": "mllib.regression.lasso:Lasso",
-    "bayesian_linear_regression": "mllib.regression.bayesian:BayesianLinearRegression",
-    "pls": "mllib.regression.pls:PLSRegression",  # also a transformer (latent scores), registered once, as a regressor
-    "knn_regressor": "mllib.neighbors.knn:KNeighborsRegressor",
-    "decision_tree_regressor": "mllib.tree.cart:DecisionTreeRegressor",
-    "random_forest_regressor": "mllib.ensemble.forest:RandomForestRegressor",
-    "bagging_regressor": "mllib.ensemble.bagging:BaggingRegressor",
-    "gradient_boosting_regressor": "mllib.gradient_boosting.boosting:GradientBoostingRegressor",
-    "stacking_regressor": "mllib.ensemble.stacking:StackingRegressor",
-    "kernel_ridge": "mllib.kernels.kernel_ridge:KernelRidge",
-    "gp_regressor": "mllib.gaussian_process.regressor:GaussianProcessRegressor",
-    "mlp_regressor": "mllib.neural.mlp:MLPRegressor",
-})
+REGRESSORS = Family(
+    "regressor",
+    {
+        "linear_regression": "mllib.regression.least_squares:LinearRegression",
+        "ridge": "mllib.regression.least_squares:Ridge",
+        "lasso": "mllib.regression.lasso:Lasso",
+        "bayesian_linear_regression": "mllib.regression.bayesian:BayesianLinearRegression",
+        "pls": "mllib.regression.pls:PLSRegression",  # also a transformer (latent scores), registered once, as a
+        # regressor
+        "knn_regressor": "mllib.neighbors.knn:KNeighborsRegressor",
+        "decision_tree_regressor": "mllib.tree.cart:DecisionTreeRegressor",
+        "random_forest_regressor": "mllib.ensemble.forest:RandomForestRegressor",
+        "bagging_regressor": "mllib.ensemble.bagging:BaggingRegressor",
+        "gradient_boosting_regressor": "mllib.gradient_boosting.boosting:GradientBoostingRegressor",
+        "stacking_regressor": "mllib.ensemble.stacking:StackingRegressor",
+        "kernel_ridge": "mllib.kernels.kernel_ridge:KernelRidge",
+        "gp_regressor": "mllib.gaussian_process.regressor:GaussianProcessRegressor",
+        "mlp_regressor": "mllib.neural.mlp:MLPRegressor",
+    },
+)
 
-TRANSFORMERS = Family("transformer", {
-    "simple_imputer": "mllib.preprocessing.imputers:SimpleImputer",
-    "group_imputer": "mllib.preprocessing.imputers:GroupImputer",
-    "knn_imputer": "mllib.preprocessing.knn_imputer:KNNImputer",
-    "one_hot_encoder": "mllib.preprocessing.encoders:OneHotEncoder",
-    "ordinal_encoder": "mllib.preprocessing.encoders:OrdinalEncoder",
-    "standard_scaler": "mllib.preprocessing.scalers:StandardScaler",
-    "min_max_scaler": "mllib.preprocessing.scalers:MinMaxScaler",
-    "robust_scaler": "mllib.preprocessing.scalers:RobustScaler",
-    "cholesky_whitening": "mllib.preprocessing.whitening:CholeskyWhitening",
-    "pca": "mllib.decomposition.pca:PCA",
-    "polynomial_features": "mllib.preprocessing.feature_maps:PolynomialFeatures",
-    "rbf_features": "mllib.preprocessing.feature_maps:RBFFeatures",
-    "piecewise_features": "mllib.preprocessing.feature_maps:PiecewiseFeatures",
-    "lda": "mllib.discriminant.fisher:LinearDiscriminantProjection",
-    "mds": "mllib.manifold.mds:ClassicalMDS",
-    "kernel_pca": "mllib.kernels.kernel_pca:KernelPCA",
-    "nystroem": "mllib.kernels.nystroem:Nystroem",
-    "variance_threshold": "mllib.feature_selection.variance:VarianceThreshold",
-    "sequential_selection": "mllib.feature_selection.sequential:SequentialSelector",
-    "permutation_selection": "mllib.feature_selection.permutation:PermutationSelector",
-})
+TRANSFORMERS = Family(
+    "transformer",
+    {
+        "simple_imputer": "mllib.preprocessing.imputers:SimpleImputer",
+        "group_imputer": "mllib.preprocessing.imputers:GroupImputer",
+        "knn_imputer": "mllib.preprocessing.knn_imputer:KNNImputer",
+        "one_hot_encoder": "mllib.preprocessing.encoders:OneHotEncoder",
+        "ordinal_encoder": "mllib.preprocessing.encoders:OrdinalEncoder",
+        "standard_scaler": "mllib.preprocessing.scalers:StandardScaler",
+        "min_max_scaler": "mllib.preprocessing.scalers:MinMaxScaler",
+        "robust_scaler": "mllib.preprocessing.scalers:RobustScaler",
+        "cholesky_whitening": "mllib.preprocessing.whitening:CholeskyWhitening",
+        "pca": "mllib.decomposition.pca:PCA",
+        "polynomial_features": "mllib.preprocessing.feature_maps:PolynomialFeatures",
+        "rbf_features": "mllib.preprocessing.feature_maps:RBFFeatures",
+        "piecewise_features": "mllib.preprocessing.feature_maps:PiecewiseFeatures",
+        "lda": "mllib.discriminant.fisher:LinearDiscriminantProjection",
+        "mds": "mllib.manifold.mds:ClassicalMDS",
+        "kernel_pca": "mllib.kernels.kernel_pca:KernelPCA",
+        "nystroem": "mllib.kernels.nystroem:Nystroem",
+        "variance_threshold": "mllib.feature_selection.variance:VarianceThreshold",
+        "sequential_selection": "mllib.feature_selection.sequential:SequentialSelector",
+        "permutation_selection": "mllib.feature_selection.permutation:PermutationSelector",
+    },
+)
 
-CLUSTERERS = Family("clusterer", {
-    "kmeans": "mllib.cluster.kmeans:KMeans",
-    "gaussian_mixture": "mllib.cluster.gaussian_mixture:GaussianMixture",
-})
+CLUSTERERS = Family(
+    "clusterer",
+    {
+        "kmeans": "mllib.cluster.kmeans:KMeans",
+        "gaussian_mixture": "mllib.cluster.gaussian_mixture:GaussianMixture",
+    },
+)
 
 # calibration maps (score -> probability); for more than two classes the pipeline wraps the binary ones
 # (platt, isotonic, histogram_binning) one-vs-rest, while temperature and none take (n, K) scores directly
-CALIBRATORS = Family("calibrator", {
-    "platt": "mllib.calibration.platt:PlattScaling",
-    "isotonic": "mllib.calibration.isotonic:IsotonicCalibration",
-    "temperature": "mllib.calibration.temperature:TemperatureScaling",
-    "histogram_binning": "mllib.calibration.histogram:HistogramBinning",
-    "none": "mllib.calibration.identity:NoCalibration",
-})
+CALIBRATORS = Family(
+    "calibrator",
+    {
+        "platt": "mllib.calibration.platt:PlattScaling",
+        "isotonic": "mllib.calibration.isotonic:IsotonicCalibration",
+        "temperature": "mllib.calibration.temperature:TemperatureScaling",
+        "histogram_binning": "mllib.calibration.histogram:HistogramBinning",
+        "none": "mllib.calibration.identity:NoCalibration",
+    },
+)
 
 # Composites need constructor arguments (their parts), so they are loadable but not selectable by name.
-COMPOSITES = Family("composite", {
-    "pipeline": "mllib.base.compose:Pipeline",
-    "column_transformer": "mllib.base.compose:ColumnTransformer",
-    "one_vs_rest_calibration": "mllib.calibration.one_vs_rest:OneVsRestCalibration",
-    "deployed_predictor": "mllib.deploy.predictor:DeployedPredictor",
-    "split_conformal_classifier": "mllib.conformal.classification:SplitConformalClassifier",
-    "deployed_regressor": "mllib.deploy.regressor:DeployedRegressor",
-    "standardized_target": "mllib.regression.target:StandardizedTarget",
-    "split_conformal_regressor": "mllib.conformal.regression:SplitConformalRegressor",
-    "cv_plus_regressor": "mllib.conformal.regression:CVPlusRegressor",
-})
+COMPOSITES = Family(
+    "composite",
+    {
+        "pipeline": "mllib.base.compose:Pipeline",
+        "column_transformer": "mllib.base.compose:ColumnTransformer",
+        "one_vs_rest_calibration": "mllib.calibration.one_vs_rest:OneVsRestCalibration",
+        "deployed_predictor": "mllib.deploy.predictor:DeployedPredictor",
+        "split_conformal_classifier": "mllib.conformal.classification:SplitConformalClassifier",
+        "deployed_regressor": "mllib.deploy.regressor:DeployedRegressor",
+        "standardized_target": "mllib.regression.target:StandardizedTarget",
+        "split_conformal_regressor": "mllib.conformal.regression:SplitConformalRegressor",
+        "cv_plus_regressor": "mllib.conformal.regression:CVPlusRegressor",
+    },
+)
 
 FAMILIES = (CLASSIFIERS, REGRESSORS, TRANSFORMERS, CLUSTERERS, CALIBRATORS)
 
@@ -139,11 +159,13 @@ REGISTRY = Family("estimator", {n: f.path(n) for f in FAMILIES for n in f})
 
 
 def loadable() -> Family:
-    return Family("loadable", {**{n: REGISTRY.path(n) for n in REGISTRY}, **{n: COMPOSITES.path(n) for n in COMPOSITES}})
+    return Family(
+        "loadable", {**{n: REGISTRY.path(n) for n in REGISTRY}, **{n: COMPOSITES.path(n) for n in COMPOSITES}}
+    )
 
 
 def kind_of(name: str) -> str:
-    """"classifier", "regressor", "transformer", "clusterer", "calibrator" or "composite" (imports nothing)."""
+    """ "classifier", "regressor", "transformer", "clusterer", "calibrator" or "composite" (imports nothing)."""
     for family in (*FAMILIES, COMPOSITES):
         if name in family:
             return family.kind

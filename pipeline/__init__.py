@@ -13,6 +13,7 @@ environment before numpy, scipy or numba load (the environment can override each
   for the host CPU. Pinned: OpenBLAS's Haswell kernels, numpy's dispatch to X86_V3 and numba's target to
   haswell. Measured cost on the default run: see .ci/run's notes (a few percent).
 """
+
 import os
 import platform
 

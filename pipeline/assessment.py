@@ -25,6 +25,7 @@ the search's do).
 Validation curve (D4:195-205, 361-377): one hyperparameter of the chosen model swept over values from params (the
 others at the chosen values), train and validation score per value on the same grouped splits.
 """
+
 from __future__ import annotations
 
 import math
@@ -32,14 +33,24 @@ import math
 import numpy as np
 from scipy import stats
 
-from mllib.model_selection import (GridSearch, GroupKFold, KFold, StratifiedGroupKFold, StratifiedKFold, evaluate_candidates,
-                                   learning_curve, nested_cv, response_values)
+from mllib.model_selection import (
+    GridSearch,
+    GroupKFold,
+    KFold,
+    StratifiedGroupKFold,
+    StratifiedKFold,
+    evaluate_candidates,
+    learning_curve,
+    nested_cv,
+    response_values,
+)
 
 from .progress import Progress
 
 
-def row_level_scores(X_raw: np.ndarray, y: np.ndarray, make_features, make_model, scorer, n_splits: int, seed: int,
-                     regression: bool) -> list[float]:
+def row_level_scores(
+    X_raw: np.ndarray, y: np.ndarray, make_features, make_model, scorer, n_splits: int, seed: int, regression: bool
+) -> list[float]:
     """Validation scores of a row-level (ungrouped) k-fold: the features and the model fitted per fold."""
     splitter = (KFold if regression else StratifiedKFold)(n_splits=n_splits, shuffle=True, random_state=seed)
     progress = Progress("assess: row-level CV (leakage estimate)")
@@ -47,8 +58,9 @@ def row_level_scores(X_raw: np.ndarray, y: np.ndarray, make_features, make_model
     for k, (fit, valid) in enumerate(splitter.split(np.zeros((y.size, 1)), y)):
         features = make_features().fit(X_raw[fit], y[fit])
         model = make_model().fit(features.transform(X_raw[fit]), y[fit])
-        scores.append(float(scorer.score(y[valid], response_values(model, features.transform(X_raw[valid]),
-                                                                     scorer.response))))
+        scores.append(
+            float(scorer.score(y[valid], response_values(model, features.transform(X_raw[valid]), scorer.response)))
+        )
         progress(k + 1, n_splits)
     return scores
 
@@ -61,23 +73,33 @@ def inflation(row_scores, grouped_scores, greater_is_better: bool, level: float 
     difference = sign * (a.mean() - b.mean())
     va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
     se = math.sqrt(va + vb)
-    df = (va + vb) ** 2 / (va ** 2 / (a.size - 1) + vb ** 2 / (b.size - 1)) if se > 0 else float(a.size + b.size - 2)
+    df = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1)) if se > 0 else float(a.size + b.size - 2)
     half = stats.t.ppf(0.5 + level / 2, df) * se
-    return {"row_level_mean": float(a.mean()), "grouped_mean": float(b.mean()), "inflation": float(difference),
-            "interval": [float(difference - half), float(difference + half)], "confidence_level": level,
-            "row_level_scores": a.tolist(), "grouped_scores": b.tolist()}
+    return {
+        "row_level_mean": float(a.mean()),
+        "grouped_mean": float(b.mean()),
+        "inflation": float(difference),
+        "interval": [float(difference - half), float(difference + half)],
+        "confidence_level": level,
+        "row_level_scores": a.tolist(),
+        "grouped_scores": b.tolist(),
+    }
 
 
 def leakage_sentence(result: dict, scoring: str, group: str) -> str:
     low, high = result["interval"]
     if low > 0:
-        verdict = (f"a row-level CV would have claimed {result['row_level_mean']:.4f}: {result['inflation']:.4f} more "
-                   f"({low:.4f} to {high:.4f}) than the grouped CV's {result['grouped_mean']:.4f}. Rows of one "
-                   f"{group} in both parts of a split inflate the score; the grouped figure is the honest one")
+        verdict = (
+            f"a row-level CV would have claimed {result['row_level_mean']:.4f}: {result['inflation']:.4f} more "
+            f"({low:.4f} to {high:.4f}) than the grouped CV's {result['grouped_mean']:.4f}. Rows of one "
+            f"{group} in both parts of a split inflate the score; the grouped figure is the honest one"
+        )
     else:
-        verdict = (f"a row-level CV gives {result['row_level_mean']:.4f} against the grouped CV's "
-                   f"{result['grouped_mean']:.4f} (difference {result['inflation']:.4f}, interval {low:.4f} to "
-                   f"{high:.4f}): no measurable inflation from rows of one {group} in both parts of a split")
+        verdict = (
+            f"a row-level CV gives {result['row_level_mean']:.4f} against the grouped CV's "
+            f"{result['grouped_mean']:.4f} (difference {result['inflation']:.4f}, interval {low:.4f} to "
+            f"{high:.4f}): no measurable inflation from rows of one {group} in both parts of a split"
+        )
     return f"{scoring}: {verdict}."
 
 
@@ -92,8 +114,13 @@ def learning_curves(fold_matrices, y, splits, make_model, scorer, fractions, see
         sizes = n if sizes is None else np.minimum(sizes, n)
         progress(k + 1, len(splits))
     train, valid = np.array(train), np.array(valid)
-    return {"fractions": list(fractions), "train_rows": sizes.tolist(), "train_mean": train.mean(axis=0).tolist(),
-            "valid_mean": valid.mean(axis=0).tolist(), "valid_std": valid.std(axis=0).tolist()}
+    return {
+        "fractions": list(fractions),
+        "train_rows": sizes.tolist(),
+        "train_mean": train.mean(axis=0).tolist(),
+        "valid_mean": valid.mean(axis=0).tolist(),
+        "valid_std": valid.std(axis=0).tolist(),
+    }
 
 
 def diagnosis(curve: dict, greater_is_better: bool) -> dict:
@@ -106,23 +133,37 @@ def diagnosis(curve: dict, greater_is_better: bool) -> dict:
     if gap > bound and rise > sd:
         verdict = "high variance (overfitting): more data, a simpler model or stronger regularisation would help"
     elif gap <= bound and rise <= sd:
-        verdict = "high bias (underfitting) or the irreducible error: more data will not help; a more flexible model might"
+        verdict = (
+            "high bias (underfitting) or the irreducible error: more data will not help; a more flexible model might"
+        )
     else:
         verdict = "neither dominates"
     return {"train_valid_gap": gap, "gap_bound": bound, "last_rise": rise, "rise_bound": sd, "verdict": verdict}
 
 
-def nested_scores(fold_matrices, y, groups, splits, make_model, candidates: list[dict], scorer, inner_splits: int,
-                  seed: int, regression: bool) -> dict:
+def nested_scores(
+    fold_matrices,
+    y,
+    groups,
+    splits,
+    make_model,
+    candidates: list[dict],
+    scorer,
+    inner_splits: int,
+    seed: int,
+    regression: bool,
+) -> dict:
     """Outer score (the search's refitted best on the split's validation part) and inner best score per split."""
     if groups is None:
         inner = (KFold if regression else StratifiedKFold)(n_splits=inner_splits, shuffle=True, random_state=seed)
     else:
-        inner = (GroupKFold if regression else StratifiedGroupKFold)(n_splits=inner_splits, shuffle=True,
-                                                                     random_state=seed)
+        inner = (GroupKFold if regression else StratifiedGroupKFold)(
+            n_splits=inner_splits, shuffle=True, random_state=seed
+        )
     grid = [{name: [value] for name, value in c.items()} for c in candidates]
-    progress = Progress(f"assess: nested CV ({len(splits)} outer x {inner_splits} inner folds x {len(candidates)} "
-                        "candidates)")
+    progress = Progress(
+        f"assess: nested CV ({len(splits)} outer x {inner_splits} inner folds x {len(candidates)} candidates)"
+    )
     outer, best_inner, chosen = [], [], []
     for k, (X, split) in enumerate(zip(fold_matrices, splits)):
         search = GridSearch(make_model(), grid, cv=inner, scoring=scorer, refit=True)
@@ -132,16 +173,34 @@ def nested_scores(fold_matrices, y, groups, splits, make_model, candidates: list
         chosen.append(result["best_params"][0])
         progress(k + 1, len(splits))
     sign = 1.0 if scorer.greater_is_better else -1.0
-    return {"outer_scores": outer, "inner_best_scores": best_inner, "chosen_params": chosen,
-            "outer_mean": float(np.mean(outer)), "outer_std": float(np.std(outer)),
-            "inner_best_mean": float(np.mean(best_inner)),
-            "optimism": float(sign * (np.mean(best_inner) - np.mean(outer))), "inner_splits": inner_splits}
+    return {
+        "outer_scores": outer,
+        "inner_best_scores": best_inner,
+        "chosen_params": chosen,
+        "outer_mean": float(np.mean(outer)),
+        "outer_std": float(np.std(outer)),
+        "inner_best_mean": float(np.mean(best_inner)),
+        "optimism": float(sign * (np.mean(best_inner) - np.mean(outer))),
+        "inner_splits": inner_splits,
+    }
 
 
 def validation_sweep(model, best_params: dict, parameter: str, values: list, fold_data: list, scorer) -> list[dict]:
     """Train and validation score (mean, std over the splits) per value of one hyperparameter."""
-    results = evaluate_candidates(model, [{**best_params, parameter: v} for v in values], fold_data, scorer,
-                                  progress=Progress(f"assess: validation curve of {parameter}"))
-    return [{"parameter": parameter, "value": v if isinstance(v, (int, float)) else str(v),
-             "train": r["mean_train_score"], "valid": r["mean_valid_score"], "valid_std": r["std_valid_score"]}
-            for v, r in zip(values, results)]
+    results = evaluate_candidates(
+        model,
+        [{**best_params, parameter: v} for v in values],
+        fold_data,
+        scorer,
+        progress=Progress(f"assess: validation curve of {parameter}"),
+    )
+    return [
+        {
+            "parameter": parameter,
+            "value": v if isinstance(v, (int, float)) else str(v),
+            "train": r["mean_train_score"],
+            "valid": r["mean_valid_score"],
+            "valid_std": r["std_valid_score"],
+        }
+        for v, r in zip(values, results)
+    ]

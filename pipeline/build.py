@@ -1,4 +1,5 @@
 """Build mllib objects from params.yaml names: the feature transformer, the model, the CV splitter."""
+
 from __future__ import annotations
 
 import zlib
@@ -28,9 +29,17 @@ from .errors import PipelineError
 from .names import DEFAULT_MODEL, KFOLD_STRATEGIES, LEAVE_OUT_STRATEGIES, SHUFFLE_STRATEGIES
 
 # split.strategy -> (splitter, its repeated form); k-fold strategies honour split.n_repeats
-KFOLD_SPLITTERS = dict(zip(KFOLD_STRATEGIES, [(KFold, RepeatedKFold), (StratifiedKFold, RepeatedStratifiedKFold),
-                                              (GroupKFold, RepeatedGroupKFold),
-                                              (StratifiedGroupKFold, RepeatedStratifiedGroupKFold)]))
+KFOLD_SPLITTERS = dict(
+    zip(
+        KFOLD_STRATEGIES,
+        [
+            (KFold, RepeatedKFold),
+            (StratifiedKFold, RepeatedStratifiedKFold),
+            (GroupKFold, RepeatedGroupKFold),
+            (StratifiedGroupKFold, RepeatedStratifiedGroupKFold),
+        ],
+    )
+)
 LEAVE_OUT_SPLITTERS = dict(zip(LEAVE_OUT_STRATEGIES, [LeaveOneOut, LeaveOneGroupOut]))
 SHUFFLE_SPLITTERS = dict(zip(SHUFFLE_STRATEGIES, [ShuffleSplit, GroupShuffleSplit]))
 BOOTSTRAP_SPLITTERS = {"bootstrap": Bootstrap, "group_bootstrap": GroupBootstrap}
@@ -42,8 +51,9 @@ def check_hyperparameter_names(key: str, name: str, given) -> None:
     valid = registry.get(name)._param_names()
     for hyperparameter in given:
         if hyperparameter not in valid:
-            raise PipelineError(f"params.yaml: {key}.{hyperparameter}: {name} has no hyperparameter "
-                                f"{hyperparameter!r}; valid: {valid}")
+            raise PipelineError(
+                f"params.yaml: {key}.{hyperparameter}: {name} has no hyperparameter {hyperparameter!r}; valid: {valid}"
+            )
 
 
 def component_seed(seed: int, role: str) -> int:
@@ -75,8 +85,9 @@ def _imputer(cfg: dict, step: str, columns: list[str], seed: int):
         return _step(cfg, step, seed)
     if group not in columns:
         kind = step.removesuffix("_imputer")
-        raise ValueError(f"features.{step}.params.group_column {group!r} is not a {kind} feature column; "
-                         f"{kind} columns: {columns}")
+        raise ValueError(
+            f"features.{step}.params.group_column {group!r} is not a {kind} feature column; {kind} columns: {columns}"
+        )
     return _step(cfg, step, seed, group_column=columns.index(group))
 
 
@@ -85,16 +96,26 @@ def feature_transformer(cfg: dict, numeric_columns: list[str], categorical_colum
     first. Then an optional projection of all columns (PCA, LDA, whitening) and an optional feature selection
     (mllib.feature_selection; its inner CV grouped by the groups given to fit), fitted on the same rows."""
     n_numeric, n_categorical = len(numeric_columns), len(categorical_columns)
-    numeric = [("impute", _imputer(cfg["numeric_imputer"], "numeric_imputer", numeric_columns, seed)),
-               ("expand", _step(cfg["expansion"], "expansion", seed)), ("scale", _step(cfg["scaler"], "scaler", seed))]
-    categorical = [("impute", _imputer(cfg["categorical_imputer"], "categorical_imputer", categorical_columns, seed)),
-                   ("encode", _step(cfg["encoder"], "encoder", seed))]
-    columns = ColumnTransformer([
-        ("numeric", Pipeline([s for s in numeric if s[1] is not None]), list(range(n_numeric))),
-        ("categorical", Pipeline(categorical), list(range(n_numeric, n_numeric + n_categorical))),
-    ])
-    steps = [("columns", columns), ("project", _step(cfg["projection"], "projection", seed)),
-             ("select", _step(cfg["selection"], "selection", seed))]
+    numeric = [
+        ("impute", _imputer(cfg["numeric_imputer"], "numeric_imputer", numeric_columns, seed)),
+        ("expand", _step(cfg["expansion"], "expansion", seed)),
+        ("scale", _step(cfg["scaler"], "scaler", seed)),
+    ]
+    categorical = [
+        ("impute", _imputer(cfg["categorical_imputer"], "categorical_imputer", categorical_columns, seed)),
+        ("encode", _step(cfg["encoder"], "encoder", seed)),
+    ]
+    columns = ColumnTransformer(
+        [
+            ("numeric", Pipeline([s for s in numeric if s[1] is not None]), list(range(n_numeric))),
+            ("categorical", Pipeline(categorical), list(range(n_numeric, n_numeric + n_categorical))),
+        ]
+    )
+    steps = [
+        ("columns", columns),
+        ("project", _step(cfg["projection"], "projection", seed)),
+        ("select", _step(cfg["selection"], "selection", seed)),
+    ]
     steps = [s for s in steps if s[1] is not None]
     return columns if len(steps) == 1 else Pipeline(steps)
 
@@ -105,8 +126,11 @@ def pooled_levels(transformer, categorical_columns: list[str]) -> dict:
     columns = transformer.steps[0][1] if isinstance(transformer, Pipeline) else transformer
     encoder = dict(dict((name, t) for name, t, _ in columns.transformers_)["categorical"].steps)["encode"]
     rare = getattr(encoder, "infrequent_categories_", [])
-    return {c: {"levels": len(kept) + len(pooled), "pooled": len(pooled)}
-            for c, kept, pooled in zip(categorical_columns, encoder.categories_, rare) if len(pooled)}
+    return {
+        c: {"levels": len(kept) + len(pooled), "pooled": len(pooled)}
+        for c, kept, pooled in zip(categorical_columns, encoder.categories_, rare)
+        if len(pooled)
+    }
 
 
 def model_name(model_cfg: dict, task: str) -> str:
@@ -114,10 +138,12 @@ def model_name(model_cfg: dict, task: str) -> str:
     name = DEFAULT_MODEL[task] if model_cfg["name"] == "auto" else model_cfg["name"]
     wanted = "regressor" if task == "regression" else "classifier"
     if registry.kind_of(name) != wanted:
-        raise PipelineError(f"params.yaml: model.name {name!r} is a {registry.kind_of(name)}, but the target is a "
-                            f"{task} target (see reports/validation.json); choose a {wanted} "
-                            f"({', '.join(sorted(registry.CLASSIFIERS if wanted == 'classifier' else registry.REGRESSORS))}) "
-                            "or auto")
+        raise PipelineError(
+            f"params.yaml: model.name {name!r} is a {registry.kind_of(name)}, but the target is a "
+            f"{task} target (see reports/validation.json); choose a {wanted} "
+            f"({', '.join(sorted(registry.CLASSIFIERS if wanted == 'classifier' else registry.REGRESSORS))}) "
+            "or auto"
+        )
     return name
 
 
@@ -135,8 +161,10 @@ def scorer(key: str, name: str, task: str):
 
     chosen = get_scorer(DEFAULT_SCORING[task] if name == "auto" else name)
     if task not in chosen.tasks:
-        raise PipelineError(f"params.yaml: {key} {chosen.name!r} is not defined for a {task} target; use one of "
-                            f"{scorers_for(task)} or auto")
+        raise PipelineError(
+            f"params.yaml: {key} {chosen.name!r} is not defined for a {task} target; use one of "
+            f"{scorers_for(task)} or auto"
+        )
     return chosen
 
 

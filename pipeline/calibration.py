@@ -1,6 +1,7 @@
 """The calibrate stage's helpers: the calibration map of params.yaml (one-vs-rest for more than two classes),
 its cross-fitted probabilities (each fold's rows by a map fitted without them), and the deployed predictor's
 assembly from the fitted features, model and map with the decision rule of params.yaml `decision`."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,8 +31,9 @@ def calibrator_of(cfg: dict, n_classes: int):
 def cross_fitted(calibrator, score: np.ndarray, y: np.ndarray, fold: np.ndarray) -> np.ndarray:
     """Each fold's (n, K) probabilities from a copy of `calibrator` fitted on the other folds' rows only."""
     splits = [(np.flatnonzero(fold != k), np.flatnonzero(fold == k)) for k in np.unique(fold)]
-    return cross_fit(lambda k, fit, valid: clone(calibrator).fit(score[fit], y[fit]).predict_proba(score[valid]),
-                     splits, len(y))
+    return cross_fit(
+        lambda k, fit, valid: clone(calibrator).fit(score[fit], y[fit]).predict_proba(score[valid]), splits, len(y)
+    )
 
 
 def fitted_parameters(calibrator) -> dict | list:
@@ -43,11 +45,19 @@ def fitted_parameters(calibrator) -> dict | list:
 
 def assemble(calibrator, conformal, target: Target, decision: dict) -> DeployedPredictor:
     predictor = DeployedPredictor(
-        features=mlio.load(paths.FEATURE_TRANSFORMER), model=mlio.load(paths.MODEL), calibrator=calibrator,
-        classes=target.classes, threshold=decision["threshold"], cost_matrix=decision["cost_matrix"],
-        reject_threshold=decision["reject_threshold"], conformal=conformal)
+        features=mlio.load(paths.FEATURE_TRANSFORMER),
+        model=mlio.load(paths.MODEL),
+        calibrator=calibrator,
+        classes=target.classes,
+        threshold=decision["threshold"],
+        cost_matrix=decision["cost_matrix"],
+        reject_threshold=decision["reject_threshold"],
+        conformal=conformal,
+    )
     try:
         return predictor.fit()
     except ValueError as exc:
-        raise PipelineError(f"params.yaml: decision.cost_matrix does not fit the {target.n_classes} classes "
-                            f"{target.classes} of {target.column!r} ({exc})") from None
+        raise PipelineError(
+            f"params.yaml: decision.cost_matrix does not fit the {target.n_classes} classes "
+            f"{target.classes} of {target.column!r} ({exc})"
+        ) from None

@@ -4,6 +4,7 @@ training parts overlap, so the plain paired t-test would overstate the evidence)
 `best` (the largest mean CV score) or `one_se` (the first model in the order listed whose mean is within one
 standard error of the best's, the standard error = fold std / sqrt(k); list the simpler models first).
 """
+
 from __future__ import annotations
 
 import math
@@ -27,28 +28,48 @@ def compare(best: dict[str, dict], greater_is_better: bool, n_train: int, n_test
         chosen = top
     table = []
     for n in names:
-        row = {"model": n, "params": best[n]["params"], "mean": best[n]["mean_valid_score"],
-               "std": best[n]["std_valid_score"], "valid_scores": list(map(float, best[n]["valid_scores"]))}
+        row = {
+            "model": n,
+            "params": best[n]["params"],
+            "mean": best[n]["mean_valid_score"],
+            "std": best[n]["std_valid_score"],
+            "valid_scores": list(map(float, best[n]["valid_scores"])),
+        }
         if n != top:
-            row["versus_best"] = corrected_resampled_t_test(best[top]["valid_scores"], best[n]["valid_scores"],
-                                                            n_train, n_test)
+            row["versus_best"] = corrected_resampled_t_test(
+                best[top]["valid_scores"], best[n]["valid_scores"], n_train, n_test
+            )
         table.append(row)
     order = sorted(range(len(names)), key=lambda i: -sign * table[i]["mean"])
     for rank, i in enumerate(order, start=1):
         table[i]["rank"] = rank
     runner_up = table[order[1]]["model"] if len(order) > 1 else None
-    return chosen, {"rule": rule, "best": top, "chosen": chosen, "runner_up": runner_up if chosen == top else top,
-                    "standard_error_of_best": se, "n_train": n_train, "n_test": n_test, "models": table}
+    return chosen, {
+        "rule": rule,
+        "best": top,
+        "chosen": chosen,
+        "runner_up": runner_up if chosen == top else top,
+        "standard_error_of_best": se,
+        "n_train": n_train,
+        "n_test": n_test,
+        "models": table,
+    }
 
 
 def summary_lines(report: dict, scoring: str) -> list[str]:
-    lines = [f"train: compared on the same folds ({scoring}, selection {report['rule']}): " + ", ".join(
-        f"{m['model']} {m['mean']:.4f} ± {m['std']:.4f}" for m in sorted(report["models"], key=lambda m: m["rank"]))]
+    lines = [
+        f"train: compared on the same folds ({scoring}, selection {report['rule']}): "
+        + ", ".join(
+            f"{m['model']} {m['mean']:.4f} ± {m['std']:.4f}" for m in sorted(report["models"], key=lambda m: m["rank"])
+        )
+    ]
     for m in report["models"]:
         if "versus_best" in m:
             t = m["versus_best"]
-            lines.append(f"train:   {report['best']} vs {m['model']}: difference {t['mean_difference']:+.4f}, corrected "
-                         f"t {t['t']:.2f}, p {t['p_value']:.3g}")
+            lines.append(
+                f"train:   {report['best']} vs {m['model']}: difference {t['mean_difference']:+.4f}, corrected "
+                f"t {t['t']:.2f}, p {t['p_value']:.3g}"
+            )
     lines.append(f"train: chosen {report['chosen']}")
     return lines
 
@@ -59,7 +80,11 @@ def test_comparison(y: np.ndarray, chosen_pred: np.ndarray, runner_up_pred: np.n
     from mllib.comparison import mcnemar_test, paired_t_test
 
     if regression:
-        return {"test": "paired t-test on squared errors", **paired_t_test((y - chosen_pred) ** 2,
-                                                                          (y - runner_up_pred) ** 2)}
-    return {"test": "McNemar (exact binomial; chi-square with continuity correction beside it)",
-            **mcnemar_test(y, chosen_pred, runner_up_pred)}
+        return {
+            "test": "paired t-test on squared errors",
+            **paired_t_test((y - chosen_pred) ** 2, (y - runner_up_pred) ** 2),
+        }
+    return {
+        "test": "McNemar (exact binomial; chi-square with continuity correction beside it)",
+        **mcnemar_test(y, chosen_pred, runner_up_pred),
+    }

@@ -7,6 +7,7 @@ hyperparameters), never a model file. Results do not depend on the backend or th
 seeded by its own estimator's random_state, and results are gathered in task order. Worker processes inherit the
 numerical environment pinned by pipeline/__init__.py (one BLAS thread, the x86-64-v3 code paths).
 """
+
 from __future__ import annotations
 
 import multiprocessing
@@ -51,8 +52,9 @@ def _run_local(n: int, fn, shared: list, tasks: list, progress) -> list:
     # spawn, not fork: a worker starts clean (numba and BLAS state are not forked mid-flight) and imports the same
     # pinned numerical environment as this process
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(n, len(tasks)), mp_context=context, initializer=_init_worker,
-                             initargs=(shared,)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=min(n, len(tasks)), mp_context=context, initializer=_init_worker, initargs=(shared,)
+    ) as pool:
         out = []
         for done, result in enumerate(pool.map(_call, [(fn, k, arg) for k, arg in tasks]), start=1):
             out.append(result)
@@ -66,20 +68,28 @@ def _dask_client(cfg: dict, n: int):
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
-        raise PipelineError("params.yaml: compute.backend is dask, but dask.distributed is not installed; "
-                            "pip install 'dask[distributed]' or use compute.backend: local") from None
+        raise PipelineError(
+            "params.yaml: compute.backend is dask, but dask.distributed is not installed; "
+            "pip install 'dask[distributed]' or use compute.backend: local"
+        ) from None
     if cfg["scheduler"]:
         try:
             client = Client(cfg["scheduler"], timeout="10s")
         except (OSError, TimeoutError) as exc:
-            raise PipelineError(f"params.yaml: compute.scheduler {cfg['scheduler']!r} cannot be reached "
-                                f"({type(exc).__name__}: {exc}); start the Dask scheduler or set compute.scheduler: "
-                                "null for a local cluster") from None
+            raise PipelineError(
+                f"params.yaml: compute.scheduler {cfg['scheduler']!r} cannot be reached "
+                f"({type(exc).__name__}: {exc}); start the Dask scheduler or set compute.scheduler: "
+                "null for a local cluster"
+            ) from None
         with client:
             yield client
         return
-    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=40) as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         yield client
 
 

@@ -1,5 +1,6 @@
 """params.yaml: load and validate. Unknown keys, missing keys, wrong types and out-of-range values are
 errors that name the key; every knob must be present (defaults live in params.yaml, not in code)."""
+
 from __future__ import annotations
 
 import math
@@ -75,15 +76,19 @@ def ranges():
         return isinstance(v, dict) and all(
             isinstance(r, list) and len(r) == 2 and all(x is None or _is_number(x) for x in r) for r in v.values()
         )
+
     return _Check("a mapping {column: [low, high]} (null for an open end)", ok)
 
 
 def per_model(description: str, value_ok, names: str = "model name"):
     """A mapping {registry name: {hyperparameter: value}}: settings for every model (or calibration method),
     the chosen one applies."""
+
     def ok(v):
         return isinstance(v, dict) and all(
-            isinstance(m, dict) and all(value_ok(x) for x in m.values()) for m in v.values())
+            isinstance(m, dict) and all(value_ok(x) for x in m.values()) for m in v.values()
+        )
+
     return _Check(f"a mapping {{{names}: {{hyperparameter: {description}}}}} ({{}} for none)", ok)
 
 
@@ -95,16 +100,21 @@ def cost_matrix():
     """null, or a K x K list of finite numbers, cost[a][j] = cost of deciding class a when the true class is j
     (mllib.decisions: rows = decisions, columns = true classes), with each class's correct decision strictly cheaper
     than any wrong one; K is checked against the target's classes where the predictor is assembled."""
+
     def ok(v):
         if not (isinstance(v, list) and len(v) >= 2 and all(isinstance(r, list) and len(r) == len(v) for r in v)):
             return False
         if not all(_is_number(x) and math.isfinite(x) for r in v for x in r):
             return False
         return all(v[j][j] < v[a][j] for j in range(len(v)) for a in range(len(v)) if a != j)
-    return _Check("null or a square K x K list (K = the number of classes, in the order of reports/validation.json) "
-                  "[[cost(decide 0 | y 0), cost(decide 0 | y 1), ...], [cost(decide 1 | y 0), ...], ...] of finite "
-                  "numbers in which each class's correct decision is strictly cheaper than every wrong one", ok,
-                  nullable=True)
+
+    return _Check(
+        "null or a square K x K list (K = the number of classes, in the order of reports/validation.json) "
+        "[[cost(decide 0 | y 0), cost(decide 0 | y 1), ...], [cost(decide 1 | y 0), ...], ...] of finite "
+        "numbers in which each class's correct decision is strictly cheaper than every wrong one",
+        ok,
+        nullable=True,
+    )
 
 
 SPEC = {
@@ -139,13 +149,20 @@ SPEC = {
         "shuffle": boolean(),
     },
     "features": {step: {"name": choice(*names), "params": mapping()} for step, names in FEATURE_STEPS.items()},
-    "model": {"name": choice("auto", *registry.CLASSIFIERS, *registry.REGRESSORS),
-              "candidates": _Check(f"a list of distinct registry model names (classifiers: {sorted(registry.CLASSIFIERS)}; "
-                                   f"regressors: {sorted(registry.REGRESSORS)}), [] for model.name alone",
-                                   lambda v: isinstance(v, list) and len(set(map(str, v))) == len(v) and all(
-                                       n in registry.CLASSIFIERS or n in registry.REGRESSORS for n in v)),
-              "selection": choice("best", "one_se"),
-              "params": per_model("value", lambda x: True)},
+    "model": {
+        "name": choice("auto", *registry.CLASSIFIERS, *registry.REGRESSORS),
+        "candidates": _Check(
+            f"a list of distinct registry model names (classifiers: {sorted(registry.CLASSIFIERS)}; "
+            f"regressors: {sorted(registry.REGRESSORS)}), [] for model.name alone",
+            lambda v: (
+                isinstance(v, list)
+                and len(set(map(str, v))) == len(v)
+                and all(n in registry.CLASSIFIERS or n in registry.REGRESSORS for n in v)
+            ),
+        ),
+        "selection": choice("best", "one_se"),
+        "params": per_model("value", lambda x: True),
+    },
     "search": {
         "method": choice("grid", "random"),
         "grid": per_model("[values, ...]", lambda x: isinstance(x, list) and len(x) > 0),
@@ -169,17 +186,29 @@ SPEC = {
     "assess": {
         "leakage": boolean(),
         "learning_curve": boolean(),
-        "train_fractions": _Check("a list of at least two increasing fractions in (0, 1], the last 1.0",
-                                  lambda v: isinstance(v, list) and len(v) >= 2 and all(_is_number(x) and 0 < x <= 1
-                                  for x in v) and v == sorted(set(v)) and v[-1] == 1.0),
+        "train_fractions": _Check(
+            "a list of at least two increasing fractions in (0, 1], the last 1.0",
+            lambda v: (
+                isinstance(v, list)
+                and len(v) >= 2
+                and all(_is_number(x) and 0 < x <= 1 for x in v)
+                and v == sorted(set(v))
+                and v[-1] == 1.0
+            ),
+        ),
         "nested": boolean(),
         "inner_splits": integer(2),
-        "validation_curve": _Check("a mapping {model name: {one hyperparameter: [at least two values]}}",
-                                   lambda v: isinstance(v, dict) and all(
-                                       isinstance(m, dict) and len(m) == 1 and all(
-                                           isinstance(x, list) and len(x) >= 2 for x in m.values())
-                                       for m in v.values()) and all(
-                                       n in registry.CLASSIFIERS or n in registry.REGRESSORS for n in v)),
+        "validation_curve": _Check(
+            "a mapping {model name: {one hyperparameter: [at least two values]}}",
+            lambda v: (
+                isinstance(v, dict)
+                and all(
+                    isinstance(m, dict) and len(m) == 1 and all(isinstance(x, list) and len(x) >= 2 for x in m.values())
+                    for m in v.values()
+                )
+                and all(n in registry.CLASSIFIERS or n in registry.REGRESSORS for n in v)
+            ),
+        ),
     },
     "evaluate": {
         "target_risk": number(0, 1),
@@ -207,8 +236,10 @@ SPEC = {
         "pdp_features": integer(0),
         "surrogate_depth": integer(0),
         "grid_resolution": integer(2),
-        "pdp_percentiles": _Check("a pair [low, high] with 0 <= low < high <= 1", lambda v: isinstance(v, list)
-                                  and len(v) == 2 and all(_is_number(x) for x in v) and 0 <= v[0] < v[1] <= 1),
+        "pdp_percentiles": _Check(
+            "a pair [low, high] with 0 <= low < high <= 1",
+            lambda v: isinstance(v, list) and len(v) == 2 and all(_is_number(x) for x in v) and 0 <= v[0] < v[1] <= 1,
+        ),
     },
     "compute": {
         "backend": choice("local", "dask"),
@@ -220,9 +251,11 @@ SPEC = {
         "experiment": string(),
         "registered_model": string(nullable=True),
         "promotion": {
-            "min_headline": {"binary": unit_interval(), "multiclass": unit_interval(),
-                             "regression": _Check("a number <= 1 (R^2) or null", lambda v: _is_number(v) and v <= 1,
-                                                  nullable=True)},
+            "min_headline": {
+                "binary": unit_interval(),
+                "multiclass": unit_interval(),
+                "regression": _Check("a number <= 1 (R^2) or null", lambda v: _is_number(v) and v <= 1, nullable=True),
+            },
             "max_ece": unit_interval(),
             "max_coverage_shortfall": unit_interval(),
             "max_fairness_gap": unit_interval(),
@@ -252,13 +285,19 @@ def _validate(spec: dict, values, prefix: str = "") -> None:
 
 def _validate_relations(params: dict) -> None:
     data = params["data"]
-    roles = {"data.target": [data["target"]], "data.group": [data["group"]] if data["group"] else [],
-             "data.drop": data["drop"], "data.categorical": data["categorical"]}
+    roles = {
+        "data.target": [data["target"]],
+        "data.group": [data["group"]] if data["group"] else [],
+        "data.drop": data["drop"],
+        "data.categorical": data["categorical"],
+    }
     for role_a, cols_a in roles.items():
         for role_b, cols_b in roles.items():
             shared = sorted(set(cols_a) & set(cols_b)) if role_a < role_b else []
             if shared:
-                raise PipelineError(f"params.yaml: column {shared[0]!r} is listed in both {role_a} and {role_b}; give it one role")
+                raise PipelineError(
+                    f"params.yaml: column {shared[0]!r} is listed in both {role_a} and {role_b}; give it one role"
+                )
     if data["target"] in data["sensitive"]:
         raise PipelineError(f"params.yaml: data.sensitive lists the target {data['target']!r}")
     dropped_sensitive = sorted(set(data["sensitive"]) & set(data["drop"]))
@@ -288,12 +327,16 @@ def _validate_relations(params: dict) -> None:
     for model, fixed in params["model"]["params"].items():
         both = sorted(set(fixed) & set(params["search"]["grid"].get(model, {})))
         if both:
-            raise PipelineError(f"params.yaml: {model} hyperparameter {both[0]!r} is set in model.params and searched "
-                                "in search.grid; keep one")
+            raise PipelineError(
+                f"params.yaml: {model} hyperparameter {both[0]!r} is set in model.params and searched "
+                "in search.grid; keep one"
+            )
     for name in params["calibration"]["params"]:
         if name not in registry.CALIBRATORS:
-            raise PipelineError(f"params.yaml: calibration.params.{name}: not a calibration method name; valid: "
-                                f"{sorted(registry.CALIBRATORS)}")
+            raise PipelineError(
+                f"params.yaml: calibration.params.{name}: not a calibration method name; valid: "
+                f"{sorted(registry.CALIBRATORS)}"
+            )
 
 
 def load_params(path: Path | str = PARAMS_FILE) -> dict:

@@ -1,4 +1,5 @@
 """Expected failures (bad data, params or files) end a stage with one clear message and exit status 1."""
+
 from __future__ import annotations
 
 import sys
@@ -19,6 +20,9 @@ def run_stage(main) -> None:
         sys.exit(1)
     except OSError as exc:
         where = exc.filename or "a file"
-        print(f"error: {where}: {exc.strerror or exc}; check free disk space and write permissions there, then rerun "
-              "(`dvc repro` restores the last good outputs)", file=sys.stderr)
+        print(
+            f"error: {where}: {exc.strerror or exc}; check free disk space and write permissions there, then rerun "
+            "(`dvc repro` restores the last good outputs)",
+            file=sys.stderr,
+        )
         sys.exit(1)

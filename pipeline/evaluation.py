@@ -9,15 +9,33 @@ and Brier. Both: calibration before / after, expected and realised cost of cost-
 by the largest probability with its risk-coverage curve (D4:1986-1996), conformal set coverage and size, and the
 validation-vs-test gap with the notes' diagnosis (D4:556-572).
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from mllib.conformal import set_summary
-from mllib.decisions import (aurc, coverage_at_risk, excess_aurc, expected_costs, optimal_aurc, risk_coverage_curve,
-                             selective_risk)
-from mllib.metrics import (average_precision_score, binary_metrics, get_scorer, multiclass_report, one_vs_rest_auc,
-                           precision_recall_curve, roc_auc_ovr, roc_auc_score, roc_curve, top_k_accuracy)
+from mllib.decisions import (
+    aurc,
+    coverage_at_risk,
+    excess_aurc,
+    expected_costs,
+    optimal_aurc,
+    risk_coverage_curve,
+    selective_risk,
+)
+from mllib.metrics import (
+    average_precision_score,
+    binary_metrics,
+    get_scorer,
+    multiclass_report,
+    one_vs_rest_auc,
+    precision_recall_curve,
+    roc_auc_ovr,
+    roc_auc_score,
+    roc_curve,
+    top_k_accuracy,
+)
 
 from .summaries import binning_spec, calibration_report, group_calibration
 
@@ -39,8 +57,14 @@ def gap_report(train_metrics: dict, y: np.ndarray, P: np.ndarray | None, decisio
     test_value = scorer.score(y, values)
     gap = train_metrics["cv_mean"] - test_value
     within = abs(gap) <= 2 * train_metrics["cv_std"]
-    return {"scoring": scorer.name, "cv_mean": train_metrics["cv_mean"], "cv_std": train_metrics["cv_std"],
-            "test": test_value, "gap": gap, "diagnosis": "within CV variation" if within else GAP_DIAGNOSIS}
+    return {
+        "scoring": scorer.name,
+        "cv_mean": train_metrics["cv_mean"],
+        "cv_std": train_metrics["cv_std"],
+        "test": test_value,
+        "gap": gap,
+        "diagnosis": "within CV variation" if within else GAP_DIAGNOSIS,
+    }
 
 
 def plain_decisions(P: np.ndarray, threshold: float) -> np.ndarray:
@@ -54,9 +78,11 @@ def cost_report(y: np.ndarray, P: np.ndarray, decision: np.ndarray, cost_matrix,
     p(positive) >= decision.threshold; K > 2: the largest probability)."""
     cost = np.asarray(cost_matrix, dtype=np.float64)
     rows = np.arange(y.size)
-    return {"expected_cost_posterior": float(expected_costs(P, cost)[rows, decision].mean()),
-            "realised_cost": float(cost[decision, y].mean()),
-            "realised_cost_plain_rule": float(cost[plain_decisions(P, threshold), y].mean())}
+    return {
+        "expected_cost_posterior": float(expected_costs(P, cost)[rows, decision].mean()),
+        "realised_cost": float(cost[decision, y].mean()),
+        "realised_cost_plain_rule": float(cost[plain_decisions(P, threshold), y].mean()),
+    }
 
 
 def selective_report(y: np.ndarray, decided: dict, reject_threshold: float, target_risk: float) -> tuple[dict, dict]:
@@ -68,8 +94,11 @@ def selective_report(y: np.ndarray, decided: dict, reject_threshold: float, targ
     n_errors = int(np.sum(y != decision))
     report = {
         "confidence": "the largest class probability (binary: max(p, 1 - p))",
-        "reject_option": {"reject_threshold": reject_threshold, **kept,
-                          "accuracy_accepted": 1.0 - kept["selective_risk"] if kept["n_accepted"] else float("nan")},
+        "reject_option": {
+            "reject_threshold": reject_threshold,
+            **kept,
+            "accuracy_accepted": 1.0 - kept["selective_risk"] if kept["n_accepted"] else float("nan"),
+        },
         "aurc": aurc(y, decision, confidence),
         "optimal_aurc": optimal_aurc(y.size, n_errors),
         "e_aurc": excess_aurc(y, decision, confidence),
@@ -82,27 +111,50 @@ def selective_report(y: np.ndarray, decided: dict, reject_threshold: float, targ
 
 def binary_scores(y: np.ndarray, P: np.ndarray, decision: np.ndarray) -> dict:
     table = binary_metrics(y, decision)
-    return {"roc_auc": roc_auc_score(y, P[:, 1]), "average_precision": average_precision_score(y, P[:, 1]),
-            **{k: table[k] for k in ("accuracy", "precision", "recall", "specificity", "f1")},
-            "confusion": {k: table[k] for k in ("tp", "fp", "fn", "tn")}, "table": table}
+    return {
+        "roc_auc": roc_auc_score(y, P[:, 1]),
+        "average_precision": average_precision_score(y, P[:, 1]),
+        **{k: table[k] for k in ("accuracy", "precision", "recall", "specificity", "f1")},
+        "confusion": {k: table[k] for k in ("tp", "fp", "fn", "tn")},
+        "table": table,
+    }
 
 
 def multiclass_scores(y: np.ndarray, P: np.ndarray, decision: np.ndarray, names: list[str]) -> dict:
     K = P.shape[1]
     report = multiclass_report(y, decision, labels=np.arange(K))
     auc = one_vs_rest_auc(y, P)
-    ap = [average_precision_score((y == k).astype(np.int64), P[:, k]) if (y == k).any() else float("nan")
-          for k in range(K)]
-    per_class = {name: {"precision": report["per_class"]["precision"][k], "recall": report["per_class"]["recall"][k],
-                        "f1": report["per_class"]["f_beta"][k], "support": int(report["per_class"]["support"][k]),
-                        "roc_auc_ovr": auc[k], "average_precision": ap[k]} for k, name in enumerate(names)}
-    return {"roc_auc_ovr": roc_auc_ovr(y, P), "accuracy": report["accuracy"],
-            "balanced_accuracy": report["balanced_accuracy"], "f1_macro": report["averages"]["macro"]["f1"],
-            "precision_macro": report["averages"]["macro"]["precision"], "recall_macro": report["averages"]["macro"]["recall"],
-            "averages": report["averages"], "per_class": per_class,
-            "top_k_accuracy": {str(k): top_k_accuracy(y, P, k) for k in range(1, K)},
-            "confusion": {"labels": names, "matrix": report["confusion"].tolist(),
-                          "orientation": "rows = true class, columns = decided class"}}
+    ap = [
+        average_precision_score((y == k).astype(np.int64), P[:, k]) if (y == k).any() else float("nan")
+        for k in range(K)
+    ]
+    per_class = {
+        name: {
+            "precision": report["per_class"]["precision"][k],
+            "recall": report["per_class"]["recall"][k],
+            "f1": report["per_class"]["f_beta"][k],
+            "support": int(report["per_class"]["support"][k]),
+            "roc_auc_ovr": auc[k],
+            "average_precision": ap[k],
+        }
+        for k, name in enumerate(names)
+    }
+    return {
+        "roc_auc_ovr": roc_auc_ovr(y, P),
+        "accuracy": report["accuracy"],
+        "balanced_accuracy": report["balanced_accuracy"],
+        "f1_macro": report["averages"]["macro"]["f1"],
+        "precision_macro": report["averages"]["macro"]["precision"],
+        "recall_macro": report["averages"]["macro"]["recall"],
+        "averages": report["averages"],
+        "per_class": per_class,
+        "top_k_accuracy": {str(k): top_k_accuracy(y, P, k) for k in range(1, K)},
+        "confusion": {
+            "labels": names,
+            "matrix": report["confusion"].tolist(),
+            "orientation": "rows = true class, columns = decided class",
+        },
+    }
 
 
 def curves(y: np.ndarray, P: np.ndarray, names: list[str]) -> tuple[list[dict], list[dict]]:
@@ -116,16 +168,23 @@ def curves(y: np.ndarray, P: np.ndarray, names: list[str]) -> tuple[list[dict], 
         fpr, tpr, thresholds = roc_curve(positive, P[:, k])
         roc += [{"class": names[k], "fpr": a, "tpr": b, "threshold": t} for a, b, t in zip(fpr, tpr, thresholds)]
         precision, recall, thresholds = precision_recall_curve(positive, P[:, k])
-        pr += [{"class": names[k], "recall": r, "precision": q, "threshold": t}
-               for r, q, t in zip(recall, precision, np.append(thresholds, np.nan))]
+        pr += [
+            {"class": names[k], "recall": r, "precision": q, "threshold": t}
+            for r, q, t in zip(recall, precision, np.append(thresholds, np.nan))
+        ]
     return roc, pr
 
 
 def rule_of(predictor) -> dict:
     """The deployed predictor's decision rule, as reported."""
-    return {"rule": predictor.rule_, "threshold": predictor.decision_threshold_, "cost_matrix": predictor.cost_matrix,
-            "plain_threshold": predictor.threshold, "reject_threshold": predictor.reject_threshold,
-            "set_coverage": predictor.conformal.coverage}
+    return {
+        "rule": predictor.rule_,
+        "threshold": predictor.decision_threshold_,
+        "cost_matrix": predictor.cost_matrix,
+        "plain_threshold": predictor.threshold,
+        "reject_threshold": predictor.reject_threshold,
+        "set_coverage": predictor.conformal.coverage,
+    }
 
 
 def baseline_scores(y_train: np.ndarray, y: np.ndarray, names: list[str]) -> dict:
@@ -137,15 +196,38 @@ def baseline_scores(y_train: np.ndarray, y: np.ndarray, names: list[str]) -> dic
     P = PriorClassifier().fit(np.zeros((y_train.size, 1)), y_train).predict_proba(np.zeros((y.size, 1)))
     decision = np.argmax(P, axis=1)
     scores = binary_scores(y, P, decision) if P.shape[1] == 2 else multiclass_scores(y, P, decision, names)
-    keep = ("roc_auc", "average_precision", "accuracy", "precision", "recall", "f1", "roc_auc_ovr",
-            "balanced_accuracy", "f1_macro")
-    return {"model": "class prior of the training rows", **{k: scores[k] for k in keep if k in scores},
-            "log_loss": log_loss(y, P[:, 1] if P.shape[1] == 2 else P),
-            "brier": brier_score(y, P[:, 1] if P.shape[1] == 2 else P)}
+    keep = (
+        "roc_auc",
+        "average_precision",
+        "accuracy",
+        "precision",
+        "recall",
+        "f1",
+        "roc_auc_ovr",
+        "balanced_accuracy",
+        "f1_macro",
+    )
+    return {
+        "model": "class prior of the training rows",
+        **{k: scores[k] for k in keep if k in scores},
+        "log_loss": log_loss(y, P[:, 1] if P.shape[1] == 2 else P),
+        "brier": brier_score(y, P[:, 1] if P.shape[1] == 2 else P),
+    }
 
 
-def test_metrics(y: np.ndarray, P: np.ndarray, P_raw: np.ndarray, decided: dict, sets: np.ndarray, names: list[str],
-                 params: dict, groupings: dict, train_metrics: dict, rule: dict, y_train: np.ndarray) -> tuple[dict, dict]:
+def test_metrics(
+    y: np.ndarray,
+    P: np.ndarray,
+    P_raw: np.ndarray,
+    decided: dict,
+    sets: np.ndarray,
+    names: list[str],
+    params: dict,
+    groupings: dict,
+    train_metrics: dict,
+    rule: dict,
+    y_train: np.ndarray,
+) -> tuple[dict, dict]:
     """(test.json, plot data) for the deployed predictor's outputs on the test rows; rule: rule_of(predictor)."""
     decision, bins = decided["decision"], params["calibration"]
     binary = P.shape[1] == 2
@@ -161,14 +243,22 @@ def test_metrics(y: np.ndarray, P: np.ndarray, P_raw: np.ndarray, decided: dict,
         **(binary_scores(y, P, decision) if binary else multiclass_scores(y, P, decision, names)),
         "log_loss": after["log_loss"],
         "brier": after["brier"],
-        "calibration": {"binning": binning_spec(bins), "before": before, "after": after,
-                        "groups": group_calibration(y, P_raw, P, groupings, bins)},
+        "calibration": {
+            "binning": binning_spec(bins),
+            "before": before,
+            "after": after,
+            "groups": group_calibration(y, P_raw, P, groupings, bins),
+        },
         "conformal": {"set_coverage": rule["set_coverage"], **set_summary(sets, y)},
         "cv_vs_test": gap_report(train_metrics, y, P, decision),
         "selective": selective,
         "baseline": baseline_scores(y_train, y, names),
     }
     roc, pr = curves(y, P, names)
-    plots = {"roc": roc, "pr": pr, "risk_coverage": [dict(zip(risk_curve, v)) for v in zip(*risk_curve.values())],
-             "confusion": {"actual": [names[k] for k in y], "predicted": [names[k] for k in decision]}}
+    plots = {
+        "roc": roc,
+        "pr": pr,
+        "risk_coverage": [dict(zip(risk_curve, v)) for v in zip(*risk_curve.values())],
+        "confusion": {"actual": [names[k] for k in y], "predicted": [names[k] for k in decision]},
+    }
     return metrics, plots

@@ -14,12 +14,21 @@ and exact enumeration play the raw-feature game directly (RAW_COLUMN_NOTE says w
 LRP's first layer uses the z^B rule bounded by the elementwise min and max of the training features and the
 explained rows when the encoded inputs can be negative (standardised features), since z+ assumes non-negative
 inputs and z^B's sign guarantee needs every explained input within its bounds."""
+
 from __future__ import annotations
 
 import numpy as np
 
-from mllib.explain import (exact_shapley, global_surrogate, gradient_x_input, kernel_shap, linear_shapley, lrp,
-                           partial_dependence, tree_shap)
+from mllib.explain import (
+    exact_shapley,
+    global_surrogate,
+    gradient_x_input,
+    kernel_shap,
+    linear_shapley,
+    lrp,
+    partial_dependence,
+    tree_shap,
+)
 
 
 def raw_column_of(encoded: list[str], raw: list[str]) -> np.ndarray | None:
@@ -54,27 +63,34 @@ def choose_method(requested: str, model, owners) -> str:
 
 RAW_COLUMN_NOTE = {
     "tree": "sums of the encoded columns' TreeSHAP values: additive, but not the Shapley values of the raw-column "
-            "game (a raw column's one-hot levels would join coalitions together)",
+    "game (a raw column's one-hot levels would join coalitions together)",
     "linear": "sums of the encoded columns' Shapley values: for a linear model these are the raw-column Shapley values",
     "kernel": "Shapley values of the raw-column game (coalitions of raw columns through the fitted features)",
     "exact": "Shapley values of the raw-column game (coalitions of raw columns through the fitted features)",
 }
 
 
-def shapley_attributions(method: str, model, transformer, X_rows, X_background, predict_proba, kernel: dict, seed: int,
-                         owners) -> dict:
+def shapley_attributions(
+    method: str, model, transformer, X_rows, X_background, predict_proba, kernel: dict, seed: int, owners
+) -> dict:
     """Shapley values per raw column for the explained rows: (n, d) for a binary target (of the positive class), (n, d,
     K) for K > 2 classes (one slice per class); 'output' says which quantity they add up to, expected_value and
     prediction are per class too. kernel: KernelSHAP's {"n_samples", "n_bootstrap"}."""
     n_raw = X_rows.shape[1]
     if method in ("tree", "linear") and owners is None:
-        raise ValueError(f"explain.shapley {method!r} needs encoded columns traceable to raw columns; "
-                         "the features stage projects or expands them: use kernel or auto")
+        raise ValueError(
+            f"explain.shapley {method!r} needs encoded columns traceable to raw columns; "
+            "the features stage projects or expands them: use kernel or auto"
+        )
     if method == "tree":
         out = tree_shap(model, transformer.transform(X_rows))
         # the positive class's column (binary, two outputs) or the only one (log-odds); every class for K > 2
         columns = [1] if out["values"].shape[2] == 2 else [0] if out["values"].shape[2] == 1 else slice(None)
-        values, expected, prediction = out["values"][:, :, columns], out["expected_value"][columns], out["prediction"][:, columns]
+        values, expected, prediction = (
+            out["values"][:, :, columns],
+            out["expected_value"][columns],
+            out["prediction"][:, columns],
+        )
         output = {"probability": "probability", "log_odds": "log-odds"}.get(out["output"], out["output"])
     elif method == "linear":
         Z, Z_background = transformer.transform(X_rows), transformer.transform(X_background)
@@ -83,15 +99,24 @@ def shapley_attributions(method: str, model, transformer, X_rows, X_background, 
         values = np.stack([p["values"] for p in parts], axis=2)
         expected = np.array([p["expected_value"] for p in parts])
         prediction = np.stack([p["prediction"] for p in parts], axis=1)
-        output = ("prediction" if _regressor(model) else "decision score (log-odds)" if len(parts) == 1
-                  else "decision score of each class (logit)")
+        output = (
+            "prediction"
+            if _regressor(model)
+            else "decision score (log-odds)"
+            if len(parts) == 1
+            else "decision score of each class (logit)"
+        )
     elif method in ("kernel", "exact"):
         explain = kernel_shap if method == "kernel" else exact_shapley
         kwargs = {**kernel, "random_state": seed} if method == "kernel" else {}
         out = explain(predict_proba, X_rows, X_background, **kwargs)
-        result = {"values": out["values"], "output": "prediction" if _regressor(model) else "calibrated probability",
-                  "expected_value": out["expected_value"],
-                  "prediction": out["prediction"], "additivity_error": out["additivity_error"]}
+        result = {
+            "values": out["values"],
+            "output": "prediction" if _regressor(model) else "calibrated probability",
+            "expected_value": out["expected_value"],
+            "prediction": out["prediction"],
+            "additivity_error": out["additivity_error"],
+        }
         if method == "kernel":
             result["standard_errors"] = out["standard_errors"]
         return result
@@ -100,8 +125,13 @@ def shapley_attributions(method: str, model, transformer, X_rows, X_background, 
     values = np.stack([to_raw(values[:, :, k], owners, n_raw) for k in range(values.shape[2])], axis=2)
     if values.shape[2] == 1:  # one output: the binary case keeps (n, d)
         values, expected, prediction = values[:, :, 0], float(expected[0]), prediction[:, 0]
-    return {"values": values, "output": output, "expected_value": expected, "prediction": prediction,
-            "additivity_error": np.abs(values.sum(axis=1) + expected - prediction)}
+    return {
+        "values": values,
+        "output": output,
+        "expected_value": expected,
+        "prediction": prediction,
+        "additivity_error": np.abs(values.sum(axis=1) + expected - prediction),
+    }
 
 
 def input_bounds(Z_rows: np.ndarray, Z_train: np.ndarray):
@@ -127,10 +157,19 @@ def relevance_attributions(rule: str, model, transformer, X_rows, owners, epsilo
         out = lrp(model, Z, rule="z_plus", input_bounds=input_bounds(Z, transformer.transform(X_train)))
     else:
         out = lrp(model, Z, rule=rule.removeprefix("lrp_"), epsilon=epsilon)
-    output = ("network output (the prediction of the standardized target)" if _regressor(model) else "network output score (logit)"
-              if model.classes_.size == 2 else "network output score (logit) of each row's most probable class")
-    return {"values": to_raw(out["relevance"], owners, X_rows.shape[1]), "output": output,
-            "prediction": out["output"], "conservation_error": out["conservation_error"]}
+    output = (
+        "network output (the prediction of the standardized target)"
+        if _regressor(model)
+        else "network output score (logit)"
+        if model.classes_.size == 2
+        else "network output score (logit) of each row's most probable class"
+    )
+    return {
+        "values": to_raw(out["relevance"], owners, X_rows.shape[1]),
+        "output": output,
+        "prediction": out["output"],
+        "conservation_error": out["conservation_error"],
+    }
 
 
 def _regressor(model) -> bool:
@@ -151,6 +190,7 @@ def response_of(predictor, response: str):
         if response == "label":
             return predictor.decide(P)["decision"]
         return P[:, 1] if P.shape[1] == 2 else P
+
     return predict
 
 
@@ -158,8 +198,17 @@ def importance_rows(result: dict, names: list[str]) -> list[dict]:
     """Per raw column, largest first: mean drop, std over repeats (ddof=1) and the library's Student-t interval."""
     order = np.argsort(-result["importances_mean"], kind="stable")
     low, high = result["importances_interval"].T
-    return [{"feature": names[j], "mean": result["importances_mean"][j], "std": result["importances_std"][j],
-             "ci_low": low[j], "ci_high": high[j], "repeats": result["importances"][j]} for j in order]
+    return [
+        {
+            "feature": names[j],
+            "mean": result["importances_mean"][j],
+            "std": result["importances_std"][j],
+            "ci_low": low[j],
+            "ci_high": high[j],
+            "repeats": result["importances"][j],
+        }
+        for j in order
+    ]
 
 
 def attribution_summary(values: np.ndarray, names: list[str], classes: list[str]) -> list[dict]:
@@ -181,13 +230,19 @@ def pdp_curves(predict, X, names, features: list[int], grid_resolution: int, per
     one_way = []
     for j in features:
         out = partial_dependence(predict, X, j, grid_resolution=grid_resolution, percentiles=percentiles)
-        one_way.append({"feature": names[j], "grid": out["grid"][0].tolist(), "average": out["average"],
-                        "ice": out["individual"]})
+        one_way.append(
+            {"feature": names[j], "grid": out["grid"][0].tolist(), "average": out["average"], "ice": out["individual"]}
+        )
     two_way = None
     if len(features) >= 2:
-        out = partial_dependence(predict, X, features[:2], grid_resolution=min(grid_resolution, 10), percentiles=percentiles)
-        two_way = {"features": [names[j] for j in features[:2]], "grid": [g.tolist() for g in out["grid"]],
-                   "average": out["average"]}
+        out = partial_dependence(
+            predict, X, features[:2], grid_resolution=min(grid_resolution, 10), percentiles=percentiles
+        )
+        two_way = {
+            "features": [names[j] for j in features[:2]],
+            "grid": [g.tolist() for g in out["grid"]],
+            "average": out["average"],
+        }
     return {"one_way": one_way, "two_way": two_way}
 
 
@@ -197,17 +252,28 @@ def pdp_rows(pdp: dict) -> list[dict]:
     for c in pdp["one_way"]:
         for v, a in zip(c["grid"], c["average"]):
             if isinstance(v, (int, float)):
-                rows += [{"feature": c["feature"], "value": v, "class": k, "partial_dependence": p}
-                         for k, p in zip(pdp["classes"], np.atleast_1d(a))]
+                rows += [
+                    {"feature": c["feature"], "value": v, "class": k, "partial_dependence": p}
+                    for k, p in zip(pdp["classes"], np.atleast_1d(a))
+                ]
     return rows
 
 
-def surrogate_summary(predictor, X_train, X_test, names: list[str], classification: bool, depth: int, seed: int) -> dict:
+def surrogate_summary(
+    predictor, X_train, X_test, names: list[str], classification: bool, depth: int, seed: int
+) -> dict:
     """A depth-limited CART tree mimicking the deployed predictor's decisions (classification) or predictions, fitted
     on the training rows in the model's input features (imputed, scaled, encoded), with its fidelity on the test rows
     (agreement, or R^2 against the predictor's outputs) and its rules."""
     transformer = predictor.features
-    result = global_surrogate(transformer.transform(X_train), predictor.predict(X_train), transformer.transform(X_test),
-                              predictor.predict(X_test), list(transformer.get_feature_names_out(names)), classification,
-                              max_depth=depth, random_state=seed)
+    result = global_surrogate(
+        transformer.transform(X_train),
+        predictor.predict(X_train),
+        transformer.transform(X_test),
+        predictor.predict(X_test),
+        list(transformer.get_feature_names_out(names)),
+        classification,
+        max_depth=depth,
+        random_state=seed,
+    )
     return {"max_depth": depth, **{k: result[k] for k in ("fidelity", "fidelity_metric", "depth", "n_leaves", "rules")}}

@@ -8,6 +8,7 @@ Multiclass targets: per group and class the selection rate and recall, their mac
 (mllib.fairness.multiclass_audit); reweighing is defined (the weights make the label independent of the groups),
 per-group thresholds and the compatibility check are binary notions, reported as not defined.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -17,8 +18,17 @@ import numpy as np
 import pandas as pd
 
 from mllib.base import clone
-from mllib.fairness import (CRITERIA, GroupThresholdOptimizer, criteria_compatibility, criterion_gap, fairness_report,
-                            intersectional_groups, multiclass_audit, regression_audit, reweighing_weights)
+from mllib.fairness import (
+    CRITERIA,
+    GroupThresholdOptimizer,
+    criteria_compatibility,
+    criterion_gap,
+    fairness_report,
+    intersectional_groups,
+    multiclass_audit,
+    regression_audit,
+    reweighing_weights,
+)
 
 from . import paths
 from .frames import attribute_labels
@@ -29,21 +39,32 @@ NOT_DEFINED_FOR_REGRESSION = (
     "not defined for regression targets: demographic parity, equal opportunity, equalized odds and predictive parity "
     "compare decisions (rates of a predicted class); a regression's groups are compared by their errors (MAE, RMSE), "
     "their bias (mean residual), their mean prediction and their interval coverage instead. Per-group thresholds and "
-    "reweighing (which makes a discrete label independent of the groups) have no regression counterpart here")
+    "reweighing (which makes a discrete label independent of the groups) have no regression counterpart here"
+)
 REGRESSION_PLOTTED = ("mae", "rmse", "mean_residual", "interval_coverage")
-NOT_DEFINED_FOR_MULTICLASS = ("not defined for multiclass targets: per-group thresholds act on a single probability "
-                              "p(positive); the decision over K > 2 classes has no one threshold to move per group")
+NOT_DEFINED_FOR_MULTICLASS = (
+    "not defined for multiclass targets: per-group thresholds act on a single probability "
+    "p(positive); the decision over K > 2 classes has no one threshold to move per group"
+)
 
 
 def audit(y, decision, P, labels: dict, clusters, cfg: dict, seed: int, names: list[str], binning: dict) -> dict:
     """{grouping (each attribute and every intersection): audit} of the test decisions."""
-    options = dict(groups=clusters, min_group_size=cfg["min_group_size"], n_boot=cfg["n_boot"],
-                   confidence_level=cfg["confidence_level"], random_state=seed)
+    options = dict(
+        groups=clusters,
+        min_group_size=cfg["min_group_size"],
+        n_boot=cfg["n_boot"],
+        confidence_level=cfg["confidence_level"],
+        random_state=seed,
+    )
     if len(names) > 2:
-        return {name: multiclass_audit(y, decision, g, len(names), class_names=names, **options)
-                for name, g in intersectional_groups(labels).items()}
-    attributes = fairness_report(y, decision, labels, proba=P[:, 1], n_bins=binning["n_bins"],
-                                 strategy=binning["binning"], **options)
+        return {
+            name: multiclass_audit(y, decision, g, len(names), class_names=names, **options)
+            for name, g in intersectional_groups(labels).items()
+        }
+    attributes = fairness_report(
+        y, decision, labels, proba=P[:, 1], n_bins=binning["n_bins"], strategy=binning["binning"], **options
+    )
     for result in attributes.values():
         result["compatibility"] = compatibility(result)
     return attributes
@@ -51,24 +72,41 @@ def audit(y, decision, P, labels: dict, clusters, cfg: dict, seed: int, names: l
 
 def regression_audits(y, pred, lower, upper, labels: dict, clusters, cfg: dict, seed: int) -> dict:
     """{grouping (each attribute and every intersection): regression_audit} of the test predictions."""
-    return {name: regression_audit(y, pred, g, lower, upper, groups=clusters, min_group_size=cfg["min_group_size"],
-                                   n_boot=cfg["n_boot"], confidence_level=cfg["confidence_level"], random_state=seed)
-            for name, g in intersectional_groups(labels).items()}
+    return {
+        name: regression_audit(
+            y,
+            pred,
+            g,
+            lower,
+            upper,
+            groups=clusters,
+            min_group_size=cfg["min_group_size"],
+            n_boot=cfg["n_boot"],
+            confidence_level=cfg["confidence_level"],
+            random_state=seed,
+        )
+        for name, g in intersectional_groups(labels).items()
+    }
 
 
 def compatibility(audit: dict) -> dict:
     """criteria_compatibility over the groups that enter the criteria (not flagged small, base rate in (0, 1))."""
     rates = {g: m["base_rate"] for g, m in audit["groups"].items() if not m["small"] and 0 < m["base_rate"] < 1}
     if len(rates) < 2:
-        return {"groups": list(rates), "statement": "fewer than two groups of sufficient size with both classes: "
-                "the compatibility of the criteria cannot be judged"}
+        return {
+            "groups": list(rates),
+            "statement": "fewer than two groups of sufficient size with both classes: "
+            "the compatibility of the criteria cannot be judged",
+        }
     return {"groups": list(rates), **criteria_compatibility(list(rates.values()))}
 
 
 def every_criterion(y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: np.ndarray) -> dict:
     """Each parity criterion's gap of two sets of decisions on the same rows."""
-    return {c: {"gap_before": criterion_gap(y, before, groups, c), "gap_after": criterion_gap(y, after, groups, c)}
-            for c in CRITERIA}
+    return {
+        c: {"gap_before": criterion_gap(y, before, groups, c), "gap_after": criterion_gap(y, after, groups, c)}
+        for c in CRITERIA
+    }
 
 
 def macro_gaps(y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: np.ndarray, n_classes: int) -> dict:
@@ -80,12 +118,25 @@ def macro_gaps(y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: np.
 def accuracies(y: np.ndarray, before: np.ndarray, after: np.ndarray) -> dict:
     """Accuracy of two sets of decisions on the same rows and what the change costs (before - after)."""
     accuracy_before, accuracy_after = float(np.mean(before == y)), float(np.mean(after == y))
-    return {"accuracy_before": accuracy_before, "accuracy_after": accuracy_after,
-            "accuracy_cost": accuracy_before - accuracy_after}
+    return {
+        "accuracy_before": accuracy_before,
+        "accuracy_after": accuracy_after,
+        "accuracy_cost": accuracy_before - accuracy_after,
+    }
 
 
-def mitigate(oof_p, oof_y, oof_groups, test_p, test_y, test_groups, criterion: str, tolerance: float,
-             threshold: float, deployed: np.ndarray) -> dict:
+def mitigate(
+    oof_p,
+    oof_y,
+    oof_groups,
+    test_p,
+    test_y,
+    test_groups,
+    criterion: str,
+    tolerance: float,
+    threshold: float,
+    deployed: np.ndarray,
+) -> dict:
     """Per-group thresholds for one attribute fitted on the out-of-fold rows, gap and accuracy before (p >= threshold
     for all; on test the deployed decisions) and after, on those rows and on test, and every criterion's test gap
     before and after (moving one rate moves the others). A grouping the optimiser cannot handle (a group without
@@ -100,9 +151,13 @@ def mitigate(oof_p, oof_y, oof_groups, test_p, test_y, test_groups, criterion: s
     return {
         "applied": True,
         "thresholds": dict(zip(optimiser.groups_, optimiser.thresholds_.tolist())),
-        "fitted_oof": {"gap_before": optimiser.baseline_gap_, "gap_after": optimiser.gap_,
-                       "accuracy_before": optimiser.baseline_accuracy_, "accuracy_after": optimiser.accuracy_,
-                       "accuracy_cost": optimiser.accuracy_cost_},
+        "fitted_oof": {
+            "gap_before": optimiser.baseline_gap_,
+            "gap_after": optimiser.gap_,
+            "accuracy_before": optimiser.baseline_accuracy_,
+            "accuracy_after": optimiser.accuracy_,
+            "accuracy_cost": optimiser.accuracy_cost_,
+        },
         "test": {**every[criterion], **accuracies(test_y, deployed, after)},
         "test_every_criterion": every,
     }
@@ -119,8 +174,19 @@ def fit_weighted(model, X: np.ndarray, y: np.ndarray, weights: np.ndarray) -> st
     return None
 
 
-def reweighing(predictor, X_train, y_train, train_labels: dict, X_test, y_test, test_labels: dict, deployed,
-               refit: bool, model_name: str, best_params: dict) -> dict:
+def reweighing(
+    predictor,
+    X_train,
+    y_train,
+    train_labels: dict,
+    X_test,
+    y_test,
+    test_labels: dict,
+    deployed,
+    refit: bool,
+    model_name: str,
+    best_params: dict,
+) -> dict:
     """Kamiran-Calders weights w(g, y) = P(g) P(y) / P(g, y) over the intersection g of the sensitive attributes on
     all training rows; when `refit`, a clone of the deployed model refitted with them, put in the deployed chain
     (same features, calibrator and decision rule) and judged on test against the deployed decisions."""
@@ -137,10 +203,17 @@ def reweighing(predictor, X_train, y_train, train_labels: dict, X_test, y_test, 
     reweighed = predictor.with_model(model)
     after = reweighed.decide(reweighed.predict_proba(X_test))["decision"]
     K = predictor.n_classes_
-    gaps = {name: (every_criterion(y_test, deployed, after, g) if K == 2 else macro_gaps(y_test, deployed, after, g, K))
-            for name, g in intersectional_groups(test_labels).items()}
-    return {**report, "applied": True, "scored_through": "the deployed features, calibrator and decision rule",
-            "judged_on": "test", "test": {**accuracies(y_test, deployed, after), "attributes": gaps}}
+    gaps = {
+        name: (every_criterion(y_test, deployed, after, g) if K == 2 else macro_gaps(y_test, deployed, after, g, K))
+        for name, g in intersectional_groups(test_labels).items()
+    }
+    return {
+        **report,
+        "applied": True,
+        "scored_through": "the deployed features, calibrator and decision rule",
+        "judged_on": "test",
+        "test": {**accuracies(y_test, deployed, after), "attributes": gaps},
+    }
 
 
 def plot_rows(attributes: dict) -> list[dict]:
@@ -153,61 +226,106 @@ def plot_rows(attributes: dict) -> list[dict]:
             if "mae" in m:  # regression
                 values = [(k, m[k], m.get("intervals", {}).get(k)) for k in REGRESSION_PLOTTED]
             elif "classes" in m:  # multiclass
-                values = [(f"{c}: {k}", v[k], m.get("intervals", {}).get(c, {}).get(k))
-                          for c, v in m["classes"].items() for k in ("selection_rate", "recall")]
+                values = [
+                    (f"{c}: {k}", v[k], m.get("intervals", {}).get(c, {}).get(k))
+                    for c, v in m["classes"].items()
+                    for k in ("selection_rate", "recall")
+                ]
             else:
                 values = [(k, m[k], m["intervals"].get(k)) for k in GROUP_RATES]
-            rows += [{"attribute": name, "group": group, "metric": metric, "value": value,
-                      "ci_low": (interval or [math.nan])[0], "ci_high": (interval or [math.nan, math.nan])[1],
-                      "small": m["small"]} for metric, value, interval in values]
+            rows += [
+                {
+                    "attribute": name,
+                    "group": group,
+                    "metric": metric,
+                    "value": value,
+                    "ci_low": (interval or [math.nan])[0],
+                    "ci_high": (interval or [math.nan, math.nan])[1],
+                    "small": m["small"],
+                }
+                for metric, value, interval in values
+            ]
     return rows
 
 
-def threshold_mitigation(cfg: dict, sensitive: list[str], train: pd.DataFrame, test_labels: dict, y, P, decision,
-                         threshold: float) -> dict:
+def threshold_mitigation(
+    cfg: dict, sensitive: list[str], train: pd.DataFrame, test_labels: dict, y, P, decision, threshold: float
+) -> dict:
     """Per-group thresholds per attribute, fitted on the out-of-fold rows only (never test), each with the
     probability of a calibrator fitted without its fold."""
     oof = read_parquet(paths.OOF_CALIBRATED, "calibrate").merge(
-        train[[paths.ROW_ID, *sensitive]], on=paths.ROW_ID, how="left", validate="one_to_one")
+        train[[paths.ROW_ID, *sensitive]], on=paths.ROW_ID, how="left", validate="one_to_one"
+    )
     oof_p, oof_y, oof_labels = oof["proba_1"].to_numpy(), oof["y"].to_numpy(), attribute_labels(oof, sensitive)
-    return {"tolerance": cfg["tolerance"], "fitted_on": "out-of-fold probabilities, cross-fitted by the calibrate stage",
-            "judged_on": "test",
-            "attributes": {a: mitigate(oof_p, oof_y, oof_labels[a], P[:, 1], y, test_labels[a], cfg["criterion"],
-                                       cfg["tolerance"], threshold, decision) for a in sensitive}}
+    return {
+        "tolerance": cfg["tolerance"],
+        "fitted_on": "out-of-fold probabilities, cross-fitted by the calibrate stage",
+        "judged_on": "test",
+        "attributes": {
+            a: mitigate(
+                oof_p,
+                oof_y,
+                oof_labels[a],
+                P[:, 1],
+                y,
+                test_labels[a],
+                cfg["criterion"],
+                cfg["tolerance"],
+                threshold,
+                decision,
+            )
+            for a in sensitive
+        },
+    }
 
 
-def regression_fairness(report: dict, predictions: pd.DataFrame, test: pd.DataFrame, cfg: dict, seed: int,
-                        data: dict) -> None:
+def regression_fairness(
+    report: dict, predictions: pd.DataFrame, test: pd.DataFrame, cfg: dict, seed: int, data: dict
+) -> None:
     labels = attribute_labels(test, data["sensitive"])
     clusters = test[data["group"]].to_numpy() if data["group"] else None
-    report["attributes"] = regression_audits(*(predictions[c].to_numpy() for c in ("y", "prediction", "lower", "upper")),
-                                             labels, clusters, cfg, seed)
+    report["attributes"] = regression_audits(
+        *(predictions[c].to_numpy() for c in ("y", "prediction", "lower", "upper")), labels, clusters, cfg, seed
+    )
     report["mitigation"].update(applied=False, reason=NOT_DEFINED_FOR_REGRESSION)
     report["reweighing"] = {"refit": False, "reason": NOT_DEFINED_FOR_REGRESSION}
     for name, result in report["attributes"].items():
         gaps = result["gaps"]
-        print(f"fairness: {name}: MAE gap {gaps['mae']['difference']:.4g}, mean residual gap "
-              f"{gaps['mean_residual']['difference']:.4g}, interval coverage gap "
-              f"{gaps['interval_coverage']['difference']:.3f}; largest relative gap: {result['largest_gap']}")
+        print(
+            f"fairness: {name}: MAE gap {gaps['mae']['difference']:.4g}, mean residual gap "
+            f"{gaps['mean_residual']['difference']:.4g}, interval coverage gap "
+            f"{gaps['interval_coverage']['difference']:.3f}; largest relative gap: {result['largest_gap']}"
+        )
 
 
 def summary_lines(report: dict, criterion: str) -> list[str]:
     lines = []
     for name, result in report["attributes"].items():
         c = result["criteria"]
-        lines.append(f"fairness: {name}: " + ", ".join(f"{k.replace('_', ' ')} gap {v['difference']:.3f}"
-                                                     for k, v in c.items() if k != "predictive_parity"))
+        lines.append(
+            f"fairness: {name}: "
+            + ", ".join(
+                f"{k.replace('_', ' ')} gap {v['difference']:.3f}" for k, v in c.items() if k != "predictive_parity"
+            )
+        )
     for name, m in report["mitigation"].get("attributes", {}).items():
-        lines.append(f"fairness: {criterion} thresholds by {name}: test gap {m['test']['gap_before']:.3f} -> "
-                     f"{m['test']['gap_after']:.3f}, accuracy cost {m['test']['accuracy_cost']:.4f}" if m["applied"]
-                     else f"fairness: no {criterion} thresholds by {name}: {m['reason']}")
+        lines.append(
+            f"fairness: {criterion} thresholds by {name}: test gap {m['test']['gap_before']:.3f} -> "
+            f"{m['test']['gap_after']:.3f}, accuracy cost {m['test']['accuracy_cost']:.4f}"
+            if m["applied"]
+            else f"fairness: no {criterion} thresholds by {name}: {m['reason']}"
+        )
     rw = report["reweighing"]
     if rw.get("applied"):
         shown = criterion if criterion in next(iter(rw["test"]["attributes"].values())) else "demographic_parity"
-        gaps = ", ".join(f"{name} {g[shown]['gap_before']:.3f} -> {g[shown]['gap_after']:.3f}"
-                         for name, g in rw["test"]["attributes"].items())
-        lines.append(f"fairness: reweighing by {rw['groups']}: test {shown} gaps {gaps}, accuracy cost "
-                     f"{rw['test']['accuracy_cost']:.4f}")
+        gaps = ", ".join(
+            f"{name} {g[shown]['gap_before']:.3f} -> {g[shown]['gap_after']:.3f}"
+            for name, g in rw["test"]["attributes"].items()
+        )
+        lines.append(
+            f"fairness: reweighing by {rw['groups']}: test {shown} gaps {gaps}, accuracy cost "
+            f"{rw['test']['accuracy_cost']:.4f}"
+        )
     elif rw.get("refit"):
         lines.append(f"fairness: reweighing by {rw['groups']}: {rw['reason']}")
     return lines

@@ -1,5 +1,6 @@
 """Matplotlib figures for the report and MLflow, drawn from the stage report files. PNG bytes are
 deterministic: no timestamp or version metadata, the Agg backend, fixed sizes and DPI."""
+
 from __future__ import annotations
 
 import io
@@ -46,9 +47,16 @@ def precision_recall(points: list[dict], average_precision: dict[str, float], pr
     fig, ax = plt.subplots(figsize=(4, 4))
     for i, (name, rows) in enumerate(_by_class(points).items()):
         color = f"C{i}"
-        ax.step([p["recall"] for p in rows], [p["precision"] for p in rows], where="post", color=color,
-                label=f"{name} (AP {average_precision[name]:.3f})")
-        ax.axhline(prevalence[name], linestyle="--", color=color, linewidth=0.8, label=f"prevalence {prevalence[name]:.3f}")
+        ax.step(
+            [p["recall"] for p in rows],
+            [p["precision"] for p in rows],
+            where="post",
+            color=color,
+            label=f"{name} (AP {average_precision[name]:.3f})",
+        )
+        ax.axhline(
+            prevalence[name], linestyle="--", color=color, linewidth=0.8, label=f"prevalence {prevalence[name]:.3f}"
+        )
     ax.set(xlabel="recall", ylabel="precision", title="Precision-recall curve (test)", ylim=(0, 1.02))
     ax.legend(loc="lower left", fontsize=7)
     return png_bytes(fig)
@@ -64,8 +72,13 @@ def reliability(rows: list[dict], title: str) -> bytes:
         ax.plot([r["mean_predicted"] for r in pts], [r["fraction_positive"] for r in pts], "o-", label=label)
         bins = [r for r in rows if r["calibration"] == label]
         width = [(r["bin_upper"] - r["bin_lower"]) / len(labels) for r in bins]
-        counts.bar([r["bin_lower"] + i * w for r, w in zip(bins, width)], [r["count"] for r in bins], width=width,
-                   align="edge", label=label)
+        counts.bar(
+            [r["bin_lower"] + i * w for r, w in zip(bins, width)],
+            [r["count"] for r in bins],
+            width=width,
+            align="edge",
+            label=label,
+        )
     ax.set(ylabel="observed positive frequency", title=title, xlim=(0, 1), ylim=(0, 1))
     ax.legend(loc="upper left")
     counts.set(xlabel="mean predicted probability (bins)", ylabel="rows per bin", xlim=(0, 1))
@@ -77,16 +90,29 @@ def risk_coverage(points: list[dict], selective: dict) -> bytes:
     with the configured reject option and the largest coverage within the target risk marked."""
     fig, ax = plt.subplots(figsize=(4.5, 3.5))
     ax.plot([p["coverage"] for p in points], [p["risk"] for p in points], label=f"model (AURC {selective['aurc']:.4f})")
-    ax.axhline(selective["target_risk"], linestyle="--", color="grey", label=f"target risk {selective['target_risk']:g}")
+    ax.axhline(
+        selective["target_risk"], linestyle="--", color="grey", label=f"target risk {selective['target_risk']:g}"
+    )
     reject = selective["reject_option"]
     if reject["n_accepted"]:
-        ax.plot([reject["coverage"]], [reject["selective_risk"]], "s", color="tab:red",
-                label=f"reject below {reject['reject_threshold']:g}: coverage {reject['coverage']:.3f}")
+        ax.plot(
+            [reject["coverage"]],
+            [reject["selective_risk"]],
+            "s",
+            color="tab:red",
+            label=f"reject below {reject['reject_threshold']:g}: coverage {reject['coverage']:.3f}",
+        )
     at = selective["at_target_risk"]
     if at["achievable"]:
-        ax.plot([at["coverage"]], [at["risk"]], "o", color="tab:green", label=f"coverage at target {at['coverage']:.3f}")
-    ax.set(xlabel="coverage (fraction of rows decided)", ylabel="selective risk (error rate)", xlim=(0, 1.02),
-           title="Risk-coverage curve (test)")
+        ax.plot(
+            [at["coverage"]], [at["risk"]], "o", color="tab:green", label=f"coverage at target {at['coverage']:.3f}"
+        )
+    ax.set(
+        xlabel="coverage (fraction of rows decided)",
+        ylabel="selective risk (error rate)",
+        xlim=(0, 1.02),
+        title="Risk-coverage curve (test)",
+    )
     ax.legend(loc="lower right", fontsize=7)
     return png_bytes(fig)
 
@@ -115,11 +141,21 @@ def group_rates(attribute: str, groups: dict) -> bytes:
             values.append(0.0 if v is None else v)  # undefined: no bar (and no error bar)
             low.append(0.0 if v is None or lo is None else max(v - lo, 0.0))
             high.append(0.0 if v is None or hi is None else max(hi - v, 0.0))
-        ax.barh([j + i * height for j in range(len(names))], values, height=height, xerr=[low, high],
-                error_kw={"elinewidth": 0.8, "capsize": 2}, label=metric)
+        ax.barh(
+            [j + i * height for j in range(len(names))],
+            values,
+            height=height,
+            xerr=[low, high],
+            error_kw={"elinewidth": 0.8, "capsize": 2},
+            label=metric,
+        )
     ticks = [f"{g} (n={groups[g]['n']}{', small' if groups[g].get('small') else ''})" for g in names]
     ax.set_yticks([j + height * (len(metrics) - 1) / 2 for j in range(len(names))], ticks)
-    ax.set(xlim=(0, 1.05), xlabel="rate (bars: point estimate, lines: bootstrap interval)", title=f"Test-set rates by {attribute}")
+    ax.set(
+        xlim=(0, 1.05),
+        xlabel="rate (bars: point estimate, lines: bootstrap interval)",
+        title=f"Test-set rates by {attribute}",
+    )
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7)
     return png_bytes(fig)
 
@@ -139,8 +175,14 @@ def group_class_rates(attribute: str, groups: dict) -> bytes:
                 values.append(0.0 if v is None else v)
                 low.append(0.0 if v is None or lo is None else max(v - lo, 0.0))
                 high.append(0.0 if v is None or hi is None else max(hi - v, 0.0))
-            ax.barh([j + i * height for j in range(len(names))], values, height=height, xerr=[low, high],
-                    error_kw={"elinewidth": 0.8, "capsize": 2}, label=c)
+            ax.barh(
+                [j + i * height for j in range(len(names))],
+                values,
+                height=height,
+                xerr=[low, high],
+                error_kw={"elinewidth": 0.8, "capsize": 2},
+                label=c,
+            )
         ax.set(xlim=(0, 1.05), title=metric.replace("_", " "))
     ticks = [f"{g} (n={groups[g]['n']}{', small' if groups[g].get('small') else ''})" for g in names]
     axes[0].set_yticks([j + height * (len(classes) - 1) / 2 for j in range(len(names))], ticks)
@@ -153,11 +195,16 @@ def importance(features: list[dict], scoring: str, top: int = 15) -> bytes:
     shown = features[:top][::-1]
     fig, ax = plt.subplots(figsize=(5, 0.5 + 0.28 * len(shown)))
     # one repeat has no interval (null bounds): draw the bars without error lines
-    xerr = None if any(f["ci_low"] is None for f in shown) else \
-        [[f["mean"] - f["ci_low"] for f in shown], [f["ci_high"] - f["mean"] for f in shown]]
+    xerr = (
+        None
+        if any(f["ci_low"] is None for f in shown)
+        else [[f["mean"] - f["ci_low"] for f in shown], [f["ci_high"] - f["mean"] for f in shown]]
+    )
     ax.barh([f["feature"] for f in shown], [f["mean"] for f in shown], xerr=xerr, color="tab:blue")
-    ax.set(xlabel=f"drop in {scoring} when permuted" + ("" if xerr is None else " (95% t interval)"),
-           title="Permutation importance (test)")
+    ax.set(
+        xlabel=f"drop in {scoring} when permuted" + ("" if xerr is None else " (95% t interval)"),
+        title="Permutation importance (test)",
+    )
     return png_bytes(fig)
 
 
@@ -172,8 +219,10 @@ def shapley_summary(shapley: dict, names: list[str], top: int = 15) -> bytes:
             widths = [f["mean_abs_per_class"][c] for f in shown]
             ax.barh([f["feature"] for f in shown], widths, left=left, label=c)
             left = [a + b for a, b in zip(left, widths)]
-        ax.set(xlabel=f"mean |Shapley value| ({shapley['output']}), summed over classes",
-               title=f"Shapley values per class ({shapley['method']}), test sample")
+        ax.set(
+            xlabel=f"mean |Shapley value| ({shapley['output']}), summed over classes",
+            title=f"Shapley values per class ({shapley['method']}), test sample",
+        )
         ax.legend(title="class", fontsize=7)
         return png_bytes(fig)
     order = [names.index(f["feature"]) for f in shapley["features"][:top]][::-1]
@@ -215,8 +264,12 @@ def partial_dependence_2d(surface: dict) -> bytes:
     (a, b), (ga, gb) = surface["features"], surface["grid"]
     step_a, step_b = -(-len(ga) // 6), -(-len(gb) // 5)  # at most 6 / 5 labels: long numbers must not overlap
     ax.set_yticks(range(0, len(ga), step_a), [f"{v:.3g}" if isinstance(v, float) else v for v in ga[::step_a]])
-    ax.set_xticks(range(0, len(gb), step_b), [f"{v:.3g}" if isinstance(v, float) else v for v in gb[::step_b]],
-                  rotation=30, ha="right")
+    ax.set_xticks(
+        range(0, len(gb), step_b),
+        [f"{v:.3g}" if isinstance(v, float) else v for v in gb[::step_b]],
+        rotation=30,
+        ha="right",
+    )
     ax.set(ylabel=a, xlabel=b, title=f"Partial dependence: {a} x {b}")
     return png_bytes(fig)
 
@@ -233,8 +286,11 @@ def residuals(points: list[dict], intervals: dict) -> bytes:
     right.scatter(predicted, [p["residual"] for p in points], s=6, alpha=0.5)
     right.axhline(0, color="k", lw=0.8, ls="--")
     deployed = intervals[intervals["deployed"]]
-    right.set(xlabel="predicted", ylabel="actual - predicted",
-              title=f"Residuals; {intervals['deployed']} interval coverage {deployed['coverage']:.3f}")
+    right.set(
+        xlabel="predicted",
+        ylabel="actual - predicted",
+        title=f"Residuals; {intervals['deployed']} interval coverage {deployed['coverage']:.3f}",
+    )
     return png_bytes(fig)
 
 
@@ -246,14 +302,24 @@ def group_errors(attribute: str, groups: dict) -> bytes:
     for i, metric in enumerate(metrics):
         values = [groups[g][metric] for g in names]
         bounds = [groups[g].get("intervals", {}).get(metric, [v, v]) for g, v in zip(names, values)]
-        errors = [[max(v - (lo if lo is not None else v), 0.0) for v, (lo, _) in zip(values, bounds)],
-                  [max((hi if hi is not None else v) - v, 0.0) for v, (_, hi) in zip(values, bounds)]]
-        ax.barh([j + i * height for j in range(len(names))], values, height=height, xerr=errors,
-                error_kw={"elinewidth": 0.8, "capsize": 2}, label=metric)
+        errors = [
+            [max(v - (lo if lo is not None else v), 0.0) for v, (lo, _) in zip(values, bounds)],
+            [max((hi if hi is not None else v) - v, 0.0) for v, (_, hi) in zip(values, bounds)],
+        ]
+        ax.barh(
+            [j + i * height for j in range(len(names))],
+            values,
+            height=height,
+            xerr=errors,
+            error_kw={"elinewidth": 0.8, "capsize": 2},
+            label=metric,
+        )
     ticks = [f"{g} (n={groups[g]['n']}{', small' if groups[g].get('small') else ''})" for g in names]
     ax.set_yticks([j + height * (len(metrics) - 1) / 2 for j in range(len(names))], ticks)
     ax.axvline(0, color="k", lw=0.8)
-    ax.set(xlabel="target units (bars: point estimate, lines: bootstrap interval)", title=f"Test-set errors by {attribute}")
+    ax.set(
+        xlabel="target units (bars: point estimate, lines: bootstrap interval)", title=f"Test-set errors by {attribute}"
+    )
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7)
     return png_bytes(fig)
 

@@ -1,7 +1,9 @@
 """The cross-validation splits: what the split stage checks before and after splitting (every class in every
-fold's training part, enough groups; a regression target stratified by quantile bins), and the splits as one file: for split k, `train_k` (how many times each training row enters
+fold's training part, enough groups; a regression target stratified by quantile bins), and the splits as one file:
+for split k, `train_k` (how many times each training row enters
 split k's fitting sample: 0/1, or the bootstrap multiplicity) and `valid_k` (row validated in split k).
 One format serves every splitter: k-fold partitions, repeats, Monte-Carlo hold-outs and the bootstrap."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -71,9 +73,12 @@ def check_feasible(y: np.ndarray, groups, target: Target, cfg: dict, strategy: s
         raise PipelineError(
             f"split: class {target.classes[code]!r} of data.target {data['target']!r} has {counts[code]} training "
             f"rows, fewer than split.n_splits = {k} (every fold must see every class); lower split.n_splits, merge "
-            "the class into another, or remove its rows" if k > 1 else
-            f"split: class {target.classes[code]!r} of data.target {data['target']!r} has no training rows after the "
-            "hold-out; it needs more rows (or remove it)")
+            "the class into another, or remove its rows"
+            if k > 1
+            else f"split: class {target.classes[code]!r} of data.target {data['target']!r} has no training rows "
+            f"after the "
+            "hold-out; it needs more rows (or remove it)"
+        )
 
 
 def check_splits(splits: list, y_train: np.ndarray, target: Target, strategy: str, data: dict) -> None:
@@ -84,14 +89,17 @@ def check_splits(splits: list, y_train: np.ndarray, target: Target, strategy: st
             raise PipelineError(
                 f"split: the training part of split {k} ({strategy}) has no row of class "
                 f"{target.classes[missing[0]]!r} of data.target {data['target']!r} (its rows sit in too few groups); "
-                "lower split.n_splits, use a stratified strategy, or merge the class into another")
+                "lower split.n_splits, use a stratified strategy, or merge the class into another"
+            )
 
 
 def target_summary(target: Target, y_train: np.ndarray, y_test: np.ndarray) -> dict:
     """The class shares of the training and test rows, or a regression target's mean, std and range."""
     parts = (("train", y_train), ("test", y_test))
     if target.regression:
-        return {part: {"mean": float(v.mean()), "std": float(v.std()), "min": float(v.min()), "max": float(v.max())}
-                for part, v in parts}
+        return {
+            part: {"mean": float(v.mean()), "std": float(v.std()), "min": float(v.min()), "max": float(v.max())}
+            for part, v in parts
+        }
     names = target.label_names()
     return {part: dict(zip(names, (np.bincount(v, minlength=target.n_classes) / v.size).tolist())) for part, v in parts}

@@ -1,5 +1,6 @@
 """DataFrame <-> numpy at the boundary between the pipeline (pandas) and mllib (numpy arrays).
 Also imported by the MLflow pyfunc model, so it depends on numpy and pandas only."""
+
 from __future__ import annotations
 
 import numpy as np

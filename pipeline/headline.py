@@ -1,7 +1,9 @@
-"""The headline figures of a run (each test metric with the no-skill baseline's beside it): the few dozen numbers a reader compares between experiments (`dvc metrics show`,
+"""The headline figures of a run (each test metric with the no-skill baseline's beside it): the few dozen numbers a
+reader compares between experiments (`dvc metrics show`,
 `dvc exp show`, the MLflow run's metrics, the promotion gate). The stages' detailed reports stay in their own JSON
 files and plots; these are picked from them, with the same dotted names everywhere (e.g. `test.roc_auc`).
 """
+
 from __future__ import annotations
 
 import math
@@ -25,34 +27,50 @@ def headline(train: dict, calibration: dict, test: dict, fairness: dict, assessm
     """{section: {name: number}}: the search's CV score and gap, the test metrics of the task, calibration or
     interval quality, and the fairness gaps of each sensitive attribute (not their intersections)."""
     task = test["task"]
-    out = {"train": {"cv_mean": train["cv_mean"], "cv_std": train["cv_std"], "train_valid_gap": train["train_valid_gap"],
-                     "n_candidates": train["n_candidates"], "baseline_cv_mean": train["baseline"]["cv_mean"]},
-           "test": {"cv_vs_test_gap": test["cv_vs_test"]["gap"]}}
+    out = {
+        "train": {
+            "cv_mean": train["cv_mean"],
+            "cv_std": train["cv_std"],
+            "train_valid_gap": train["train_valid_gap"],
+            "n_candidates": train["n_candidates"],
+            "baseline_cv_mean": train["baseline"]["cv_mean"],
+        },
+        "test": {"cv_vs_test_gap": test["cv_vs_test"]["gap"]},
+    }
     if task == "regression":
         intervals = test["intervals"]
         out["test"].update(_pick(test, REGRESSION_TEST))
         out["baseline"] = _pick(test["baseline"], REGRESSION_TEST)
-        out["intervals"] = {"coverage": intervals[intervals["deployed"]]["coverage"],
-                            "mean_width": intervals[intervals["deployed"]]["mean_width"],
-                            "target_coverage": intervals["coverage_target"]}
+        out["intervals"] = {
+            "coverage": intervals[intervals["deployed"]]["coverage"],
+            "mean_width": intervals[intervals["deployed"]]["mean_width"],
+            "target_coverage": intervals["coverage_target"],
+        }
     else:
         picked = CLASSIFICATION_TEST + (BINARY_TEST if task == "binary" else MULTICLASS_TEST)
         out["test"].update(_pick(test, picked))
         out["baseline"] = _pick(test["baseline"], picked)
-        out["calibration"] = {"oof_ece_before": calibration["oof_before"]["ece"],
-                              "oof_ece_after": calibration["oof_after_crossfitted"]["ece"],
-                              "test_ece_before": test["calibration"]["before"]["ece"],
-                              "test_ece_after": test["calibration"]["after"]["ece"]}
+        out["calibration"] = {
+            "oof_ece_before": calibration["oof_before"]["ece"],
+            "oof_ece_after": calibration["oof_after_crossfitted"]["ece"],
+            "test_ece_before": test["calibration"]["before"]["ece"],
+            "test_ece_after": test["calibration"]["after"]["ece"],
+        }
         reject = test["selective"]["reject_option"]
-        out["decisions"] = {"reject_coverage": reject["coverage"], "selective_risk": _number(reject["selective_risk"]),
-                            "aurc": test["selective"]["aurc"], "set_coverage": test["conformal"]["coverage"],
-                            "mean_set_size": test["conformal"]["mean_set_size"]}
+        out["decisions"] = {
+            "reject_coverage": reject["coverage"],
+            "selective_risk": _number(reject["selective_risk"]),
+            "aurc": test["selective"]["aurc"],
+            "set_coverage": test["conformal"]["coverage"],
+            "mean_set_size": test["conformal"]["mean_set_size"],
+        }
     out["fairness"] = fairness_gaps(fairness)
-    out["trust"] = {"leakage_inflation": _number(assessment["leakage"].get("inflation")),
-                    "learning_curve_gap": _number((assessment["learning_curve"] or {}).get("diagnosis", {})
-                                                  .get("train_valid_gap")),
-                    "nested_cv_mean": _number((assessment.get("nested") or {}).get("outer_mean")),
-                    "search_optimism": _number((assessment.get("nested") or {}).get("optimism"))}
+    out["trust"] = {
+        "leakage_inflation": _number(assessment["leakage"].get("inflation")),
+        "learning_curve_gap": _number((assessment["learning_curve"] or {}).get("diagnosis", {}).get("train_valid_gap")),
+        "nested_cv_mean": _number((assessment.get("nested") or {}).get("outer_mean")),
+        "search_optimism": _number((assessment.get("nested") or {}).get("optimism")),
+    }
     return out
 
 
@@ -74,5 +92,9 @@ def fairness_gaps(fairness: dict) -> dict:
 
 def flat(headline_figures: dict) -> dict[str, float]:
     """{"section.name": number} of the defined figures (the MLflow metrics and the promotion gate's view)."""
-    return {f"{section}.{name}": value for section, values in headline_figures.items()
-            for name, value in values.items() if value is not None}
+    return {
+        f"{section}.{name}": value
+        for section, values in headline_figures.items()
+        for name, value in values.items()
+        if value is not None
+    }

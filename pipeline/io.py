@@ -1,6 +1,7 @@
 """Reading and writing stage files. Every write is atomic (temporary file, then rename), so a failing
 stage never leaves a half-written output or damages the outputs of an earlier good run; every read
 failure names the file and the stage that makes it."""
+
 from __future__ import annotations
 
 import gzip
@@ -120,7 +121,9 @@ def read_json(path: Path | str, made_by: str) -> dict:
     try:
         return json.loads(path.read_text())
     except FileNotFoundError:
-        raise PipelineError(f"{path} is missing; it is written by the {made_by} stage: run `dvc repro {made_by}`") from None
+        raise PipelineError(
+            f"{path} is missing; it is written by the {made_by} stage: run `dvc repro {made_by}`"
+        ) from None
     except json.JSONDecodeError as exc:
         raise PipelineError(f"{path} is not valid JSON ({exc}); rerun `dvc repro -f {made_by}`") from None
 
@@ -140,7 +143,9 @@ def read_dataset(path: Path | str, text_columns: list[str] = ()) -> pd.DataFrame
     if not path.exists():
         raise PipelineError(f"data file {path} (params.yaml: data.path) does not exist; fix data.path")
     if path.is_dir():
-        raise PipelineError(f"params.yaml: data.path {path} is a directory; point it at a .csv, .csv.gz or .parquet file")
+        raise PipelineError(
+            f"params.yaml: data.path {path} is a directory; point it at a .csv, .csv.gz or .parquet file"
+        )
     suffixes = "".join(path.suffixes[-2:]).lower()
     parquet = suffixes.endswith((".parquet", ".pq"))
     if not parquet and not suffixes.endswith((".csv", ".csv.gz", ".gz")):
@@ -149,8 +154,10 @@ def read_dataset(path: Path | str, text_columns: list[str] = ()) -> pd.DataFrame
         header = _column_names(path, parquet)
         duplicated = sorted({c for c in header if header.count(c) > 1})
         if duplicated:
-            raise PipelineError(f"data file {path} has duplicate column names {duplicated}; rename or remove the "
-                                "repeated columns (every column needs its own name)")
+            raise PipelineError(
+                f"data file {path} has duplicate column names {duplicated}; rename or remove the "
+                "repeated columns (every column needs its own name)"
+            )
         if parquet:
             df = pd.read_parquet(path)
         else:
@@ -158,13 +165,19 @@ def read_dataset(path: Path | str, text_columns: list[str] = ()) -> pd.DataFrame
     except pd.errors.EmptyDataError:
         raise PipelineError(f"data file {path} is empty; point data.path at a file with a header and rows") from None
     except UnicodeDecodeError as exc:
-        raise PipelineError(f"data file {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); re-encode it, e.g. "
-                            f"`iconv -f latin1 -t utf-8 {path.name} > fixed.csv`, and point data.path at the result") from None
+        raise PipelineError(
+            f"data file {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); re-encode it, e.g. "
+            f"`iconv -f latin1 -t utf-8 {path.name} > fixed.csv`, and point data.path at the result"
+        ) from None
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-        raise PipelineError(f"data file {path} is truncated or not valid gzip ({type(exc).__name__}: {exc}); "
-                            "copy or download it again (`gzip -t` checks a .gz file)") from None
+        raise PipelineError(
+            f"data file {path} is truncated or not valid gzip ({type(exc).__name__}: {exc}); "
+            "copy or download it again (`gzip -t` checks a .gz file)"
+        ) from None
     except (pd.errors.ParserError, OSError, ValueError) as exc:
-        raise PipelineError(f"data file {path} cannot be read ({type(exc).__name__}: {exc}); check its format") from None
+        raise PipelineError(
+            f"data file {path} cannot be read ({type(exc).__name__}: {exc}); check its format"
+        ) from None
     if df.shape[0] == 0:
         raise PipelineError(f"data file {path} has a header but no rows; point data.path at a file with data")
     for column in text_columns:

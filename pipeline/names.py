@@ -37,7 +37,22 @@ FEATURE_STEPS = {
 DEFAULT_MODEL = {"binary": "logistic_regression", "multiclass": "logistic_regression", "regression": "ridge"}
 
 # search.scoring / explain.scoring (mllib.metrics.SCORERS and REGRESSION_SCORERS)
-SCORERS = ["roc_auc", "roc_auc_ovr", "average_precision", "accuracy", "balanced_accuracy", "f1", "f1_macro", "precision",
-           "recall", "log_loss", "brier", "r2", "rmse", "mae", "mean_squared_error"]
+SCORERS = [
+    "roc_auc",
+    "roc_auc_ovr",
+    "average_precision",
+    "accuracy",
+    "balanced_accuracy",
+    "f1",
+    "f1_macro",
+    "precision",
+    "recall",
+    "log_loss",
+    "brier",
+    "r2",
+    "rmse",
+    "mae",
+    "mean_squared_error",
+]
 # fairness.mitigation.criterion (mllib.fairness.MITIGATION_CRITERIA)
 MITIGATION_CRITERIA = ["demographic_parity", "equal_opportunity", "equalized_odds"]

@@ -1,4 +1,6 @@
-"""Where each stage reads and writes. dvc.yaml declares the same paths (tests/pipeline/test_stage_contract.py checks that each stage writes exactly those)."""
+"""Where each stage reads and writes. dvc.yaml declares the same paths (tests/pipeline/test_stage_contract.py checks
+that each stage writes exactly those)."""
+
 from pathlib import Path
 
 ROW_ID = "_row_id"  # reserved column: the row's position in the raw file, carried through every stage

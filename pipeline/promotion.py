@@ -7,6 +7,7 @@ coverage (regression: target minus test coverage) is within bounds, the largest 
 coverage gap (regression) of the sensitive attributes is within `max_fairness_gap`, and the headline metric is no
 worse than the current champion's beyond `tolerance`. A check with a null bound is skipped and says so.
 """
+
 from __future__ import annotations
 
 from .headline import HEADLINE_METRIC
@@ -17,19 +18,35 @@ def threshold_checks(figures: dict[str, float], task: str, cfg: dict) -> list[di
     metric = f"test.{HEADLINE_METRIC[task]}"
     checks = [_check(f"{metric} >= min_headline.{task}", figures.get(metric), cfg["min_headline"][task], ">=")]
     if task != "regression":
-        checks.append(_check("calibration.test_ece_after <= max_ece", figures.get("calibration.test_ece_after"),
-                             cfg["max_ece"], "<="))
+        checks.append(
+            _check(
+                "calibration.test_ece_after <= max_ece", figures.get("calibration.test_ece_after"), cfg["max_ece"], "<="
+            )
+        )
     else:
         coverage, target = figures.get("intervals.coverage"), figures.get("intervals.target_coverage")
-        checks.append(_check("interval coverage shortfall (target - test coverage) <= max_coverage_shortfall",
-                             None if coverage is None else target - coverage, cfg["max_coverage_shortfall"], "<="))
+        checks.append(
+            _check(
+                "interval coverage shortfall (target - test coverage) <= max_coverage_shortfall",
+                None if coverage is None else target - coverage,
+                cfg["max_coverage_shortfall"],
+                "<=",
+            )
+        )
     gap_kind = "interval_coverage_gap" if task == "regression" else ("demographic_parity_gap", "equal_opportunity_gap")
     gaps = [v for k, v in figures.items() if k.startswith("fairness.") and k.endswith(gap_kind)]
     if gaps:
         checks.append(_check("largest fairness gap <= max_fairness_gap", max(gaps), cfg["max_fairness_gap"], "<="))
     else:
-        checks.append({"check": "largest fairness gap <= max_fairness_gap", "value": None, "bound": None,
-                       "passed": None, "note": "no sensitive attribute with a defined gap"})
+        checks.append(
+            {
+                "check": "largest fairness gap <= max_fairness_gap",
+                "value": None,
+                "bound": None,
+                "passed": None,
+                "note": "no sensitive attribute with a defined gap",
+            }
+        )
     return checks
 
 
@@ -37,10 +54,16 @@ def champion_check(figures: dict[str, float], task: str, champion: dict[str, flo
     """The candidate's headline metric against the current champion's (passes when there is no champion)."""
     metric = f"test.{HEADLINE_METRIC[task]}"
     if not champion or metric not in champion:
-        return {"check": f"{metric} no worse than the champion's - tolerance", "value": figures.get(metric),
-                "bound": None, "passed": True, "note": "no champion yet"}
-    return _check(f"{metric} >= champion's {metric} - tolerance", figures.get(metric), champion[metric] - tolerance,
-                  ">=")
+        return {
+            "check": f"{metric} no worse than the champion's - tolerance",
+            "value": figures.get(metric),
+            "bound": None,
+            "passed": True,
+            "note": "no champion yet",
+        }
+    return _check(
+        f"{metric} >= champion's {metric} - tolerance", figures.get(metric), champion[metric] - tolerance, ">="
+    )
 
 
 def decide(checks: list[dict]) -> dict:
@@ -56,7 +79,8 @@ def describe(check: dict) -> str:
     value = "undefined" if check["value"] is None else f"{check['value']:.4g}"
     bound = "" if check["bound"] is None else f" (bound {check['bound']:.4g})"
     return f"{check['check']}: {value}{bound} {'passes' if check['passed'] else 'FAILS'}" + (
-        f" ({check['note']})" if check.get("note") else "")
+        f" ({check['note']})" if check.get("note") else ""
+    )
 
 
 def _check(name: str, value, bound, op: str) -> dict:

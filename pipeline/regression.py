@@ -6,6 +6,7 @@ shifted by every training row's residual) or split conformal (the final model's 
 quantile of the absolute residuals); the Gaussian process and Bayesian linear regression add their own predictive
 interval. Metrics: RMSE, MAE, R^2, the mean residual, interval coverage and width, the validation-vs-test gap.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,8 +23,12 @@ from .io import read_estimators
 
 
 def point_metrics(y: np.ndarray, pred: np.ndarray) -> dict:
-    return {"rmse": float(np.sqrt(mean_squared_error(y, pred))), "mae": mean_absolute_error(y, pred),
-            "r2": r2_score(y, pred), "mean_residual": float(np.mean(y - pred))}
+    return {
+        "rmse": float(np.sqrt(mean_squared_error(y, pred))),
+        "mae": mean_absolute_error(y, pred),
+        "r2": r2_score(y, pred),
+        "mean_residual": float(np.mean(y - pred)),
+    }
 
 
 def assemble_regressor(y: np.ndarray, pred: np.ndarray, fold: np.ndarray, cfg: dict) -> tuple[DeployedRegressor, dict]:
@@ -33,47 +38,67 @@ def assemble_regressor(y: np.ndarray, pred: np.ndarray, fold: np.ndarray, cfg: d
     cv_plus = CVPlusRegressor(coverage).fit(y, pred, fold)
     n_folds = cv_plus.n_folds_  # repeated splits validate no row first after the first repeat
     predictor = DeployedRegressor(
-        features=mlio.load(paths.FEATURE_TRANSFORMER), model=mlio.load(paths.MODEL),
-        split=SplitConformalRegressor(coverage).fit(y, pred), cv_plus=cv_plus,
+        features=mlio.load(paths.FEATURE_TRANSFORMER),
+        model=mlio.load(paths.MODEL),
+        split=SplitConformalRegressor(coverage).fit(y, pred),
+        cv_plus=cv_plus,
         fold_features=read_estimators(paths.FOLD_FEATURES, "features")[:n_folds],
-        fold_models=read_estimators(paths.FOLD_MODELS, "train")[:n_folds], interval_method=cfg["interval_method"])
+        fold_models=read_estimators(paths.FOLD_MODELS, "train")[:n_folds],
+        interval_method=cfg["interval_method"],
+    )
     try:
         predictor.fit()
     except ValueError as exc:
-        raise PipelineError(f"calibrate: the fold artifacts do not match the out-of-fold predictions ({exc}); rerun "
-                            "`dvc repro -f features train`") from None
+        raise PipelineError(
+            f"calibrate: the fold artifacts do not match the out-of-fold predictions ({exc}); rerun "
+            "`dvc repro -f features train`"
+        ) from None
     residual = np.abs(y - pred)
     report = {
         "task": "regression",
         "n_rows": int(y.size),
         "oof": point_metrics(y, pred),
-        "intervals": {"method": cfg["interval_method"], "coverage": coverage, "n_folds": n_folds,
-                      "split_threshold": predictor.split.threshold_,
-                      "fitted_on": "out-of-fold residuals of the train stage's fold models",
-                      "residual_quantiles": dict(zip(("50%", "90%", "99%"),
-                                                     np.quantile(residual, [0.5, 0.9, 0.99]).tolist()))},
+        "intervals": {
+            "method": cfg["interval_method"],
+            "coverage": coverage,
+            "n_folds": n_folds,
+            "split_threshold": predictor.split.threshold_,
+            "fitted_on": "out-of-fold residuals of the train stage's fold models",
+            "residual_quantiles": dict(zip(("50%", "90%", "99%"), np.quantile(residual, [0.5, 0.9, 0.99]).tolist())),
+        },
     }
     return predictor, report
 
 
-def test_report(predictor: DeployedRegressor, X, y: np.ndarray, train_metrics: dict,
-                y_train: np.ndarray) -> tuple[dict, dict, dict]:
+def test_report(
+    predictor: DeployedRegressor, X, y: np.ndarray, train_metrics: dict, y_train: np.ndarray
+) -> tuple[dict, dict, dict]:
     """(test.json, plot rows, per-row columns) of the deployed regressor on the test rows, with the no-skill
     baseline's metrics (the training rows' mean predicted for every test row) beside them."""
     pred = predictor.predict(X)
     lower, upper = predictor.predict_interval(X, prediction=pred)
-    intervals = {"deployed": predictor.interval_method, "coverage_target": predictor.coverage_,
-                 predictor.interval_method: interval_summary(y, lower, upper)}
+    intervals = {
+        "deployed": predictor.interval_method,
+        "coverage_target": predictor.coverage_,
+        predictor.interval_method: interval_summary(y, lower, upper),
+    }
     other = "split" if predictor.interval_method == "cv_plus" else "cv_plus"
     if predictor.cv_plus is not None:
         intervals[other] = interval_summary(y, *predictor.predict_interval(X, method=other, prediction=pred))
     own = predictor.model_interval(X)
     if own is not None:
-        intervals["model"] = {"source": f"{type(predictor.model).__name__} predictive distribution, mean -/+ z std",
-                              **interval_summary(y, *own)}
-    metrics = {"task": "regression", "n": int(y.size), **point_metrics(y, pred), "intervals": intervals,
-               "cv_vs_test": gap_report(train_metrics, y, None, pred),
-               "baseline": {"model": "mean of the training rows", **point_metrics(y, np.full(y.size, y_train.mean()))}}
+        intervals["model"] = {
+            "source": f"{type(predictor.model).__name__} predictive distribution, mean -/+ z std",
+            **interval_summary(y, *own),
+        }
+    metrics = {
+        "task": "regression",
+        "n": int(y.size),
+        **point_metrics(y, pred),
+        "intervals": intervals,
+        "cv_vs_test": gap_report(train_metrics, y, None, pred),
+        "baseline": {"model": "mean of the training rows", **point_metrics(y, np.full(y.size, y_train.mean()))},
+    }
     plots = {"residuals": [{"actual": a, "predicted": p, "residual": a - p} for a, p in zip(y.tolist(), pred.tolist())]}
     columns = {"y": y, "prediction": pred, "lower": lower, "upper": upper}
     return metrics, plots, columns

@@ -1,5 +1,6 @@
 """One self-contained HTML report (inline CSS, figures as base64 PNG) and a model card, built only from
 the files the stages wrote. Deterministic: no timestamps; the same inputs give the same bytes."""
+
 from __future__ import annotations
 
 import base64
@@ -9,7 +10,8 @@ import math
 CSS = """
 body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.4}
 h1{border-bottom:2px solid #333}h2{margin-top:2em;border-bottom:1px solid #ccc}
-table{border-collapse:collapse;margin:0.6em 0;font-size:0.9em}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
+table{border-collapse:collapse;margin:0.6em 0;font-size:0.9em}th,td{border:1px solid #ccc;\
+padding:3px 8px;text-align:right}
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.figs img{margin:0.3em;border:1px solid #eee}
 .note{background:#fff8e0;border-left:4px solid #e0b000;padding:0.5em 1em}.muted{color:#666;font-size:0.9em}
 """
@@ -58,25 +60,33 @@ def document(title: str, sections: list[str]) -> str:
 def model_card(params: dict, r: dict, promotion: str) -> str:
     """The model card; promotion: the promotion gate's line (promotion_summary)."""
     data, test, train = params["data"], r["test"], r["train"]
-    task_items = regression_card(data, test, r["fairness"]) if test["task"] == "regression" else \
-        classification_card(params, test, r["fairness"])
+    task_items = (
+        regression_card(data, test, r["fairness"])
+        if test["task"] == "regression"
+        else classification_card(params, test, r["fairness"])
+    )
     items = {
         "Model": f"{train['model']} with {train['best_params']}, chosen by {train['scoring']} over "
-                 f"{train['n_candidates']} candidates and {train['n_folds']} {r['split']['strategy']} folds",
+        f"{train['n_candidates']} candidates and {train['n_folds']} {r['split']['strategy']} folds",
         "Task": f"{test['task']}: {r['validation']['task_reason']}",
         "Intended use": f"{task_items.pop('Intended use')}. Not validated for other populations.",
         "Training data": f"{data['path']}: {r['validation']['rows_kept']} of {r['validation']['rows_in']} rows passed "
-                         f"validation ({r['validation']['rows_quarantined']} quarantined); {r['split']['rows']['train']} training rows",
+        f"validation ({r['validation']['rows_quarantined']} quarantined); {r['split']['rows']['train']} training rows",
         "Evaluation data": f"{r['split']['rows']['test']} held-out rows"
-                           + (f", grouped by {data['group']} (no group in both sets)" if data["group"] else "") + ", used once",
-        "Performance": f"{task_items.pop('Performance')}; CV {train['scoring']} {fmt(train['cv_mean'])} ± {fmt(train['cv_std'])}",
+        + (f", grouped by {data['group']} (no group in both sets)" if data["group"] else "")
+        + ", used once",
+        "Performance": f"{task_items.pop('Performance')}; CV {train['scoring']} {fmt(train['cv_mean'])} ± "
+        f"{fmt(train['cv_std'])}",
         **task_items,
-        "Excluded as features": (", ".join(data["drop"]) + " (data.drop: leakage, identifiers or free text)"
-                                 if data["drop"] else "none (data.drop is empty)"),
+        "Excluded as features": (
+            ", ".join(data["drop"]) + " (data.drop: leakage, identifiers or free text)"
+            if data["drop"]
+            else "none (data.drop is empty)"
+        ),
         "Promotion gate": promotion,
         "Caveats": "Permutation importance is misleading for correlated features; fairness gaps come from one test set "
-                   "(bootstrap intervals in the fairness section); groups below the minimum size are flagged in the "
-                   "fairness table and left out of the parity criteria.",
+        "(bootstrap intervals in the fairness section); groups below the minimum size are flagged in the "
+        "fairness table and left out of the parity criteria.",
     }
     return key_values(items)
 
@@ -89,10 +99,14 @@ def promotion_summary(params: dict, r: dict) -> str:
 
     figures = flat(headline(r["train"], r["calibration"], r["test"], r["fairness"], r["assessment"]))
     decision = decide(threshold_checks(figures, r["test"]["task"], params["tracking"]["promotion"]))
-    verdict = "the thresholds pass" if decision["promote"] else "the thresholds FAIL: this version cannot become champion"
-    return (f"{verdict} ({'; '.join(decision['reasons'])}); the track stage registers the model as `candidate` and "
-            "moves `champion` to it if it is also no worse than the current champion (tracking.promotion.tolerance); "
-            "the version's tags promotion.decision and promotion.reasons say which")
+    verdict = (
+        "the thresholds pass" if decision["promote"] else "the thresholds FAIL: this version cannot become champion"
+    )
+    return (
+        f"{verdict} ({'; '.join(decision['reasons'])}); the track stage registers the model as `candidate` and "
+        "moves `champion` to it if it is also no worse than the current champion (tracking.promotion.tolerance); "
+        "the version's tags promotion.decision and promotion.reasons say which"
+    )
 
 
 def classification_card(params: dict, test: dict, fairness: dict) -> dict:
@@ -100,24 +114,39 @@ def classification_card(params: dict, test: dict, fairness: dict) -> dict:
     shown = ("demographic_parity", "equal_opportunity")
     gaps = {a: {c: fairness["attributes"][a]["criteria"][c]["difference"] for c in shown} for a in data["sensitive"]}
     decision = test["decision"]
-    rule = (f"decisions at p >= {fmt(decision['threshold'])}" if decision["threshold"] is not None else
-            "decisions of least expected cost" if decision["cost_matrix"] else "decisions: the most probable class")
-    intended = (f"Scores the probability that {data['target']} = {test['classes'][1]} for rows like the training data"
-                if binary else f"Gives the probability of each class of {data['target']} ({', '.join(test['classes'])}) "
-                "for rows like the training data")
+    rule = (
+        f"decisions at p >= {fmt(decision['threshold'])}"
+        if decision["threshold"] is not None
+        else "decisions of least expected cost"
+        if decision["cost_matrix"]
+        else "decisions: the most probable class"
+    )
+    intended = (
+        f"Scores the probability that {data['target']} = {test['classes'][1]} for rows like the training data"
+        if binary
+        else f"Gives the probability of each class of {data['target']} ({', '.join(test['classes'])}) "
+        "for rows like the training data"
+    )
     conformal = test["conformal"]
     return {
         "Intended use": f"{intended}; {rule}",
-        "Performance": (f"test ROC AUC {fmt(test['roc_auc'])}, accuracy {fmt(test['accuracy'])}, Brier {fmt(test['brier'])}"
-                        if binary else f"test macro one-vs-rest ROC AUC {fmt(test['roc_auc_ovr'])}, accuracy "
-                        f"{fmt(test['accuracy'])}, macro F1 {fmt(test['f1_macro'])}, log loss {fmt(test['log_loss'])}"),
-        "Calibration": f"{params['calibration']['method']}: test ECE {fmt(test['calibration']['before']['ece'])} before, "
-                       f"{fmt(test['calibration']['after']['ece'])} after",
+        "Performance": (
+            f"test ROC AUC {fmt(test['roc_auc'])}, accuracy {fmt(test['accuracy'])}, Brier {fmt(test['brier'])}"
+            if binary
+            else f"test macro one-vs-rest ROC AUC {fmt(test['roc_auc_ovr'])}, accuracy "
+            f"{fmt(test['accuracy'])}, macro F1 {fmt(test['f1_macro'])}, log loss {fmt(test['log_loss'])}"
+        ),
+        "Calibration": f"{params['calibration']['method']}: test ECE "
+        f"{fmt(test['calibration']['before']['ece'])} before, "
+        f"{fmt(test['calibration']['after']['ece'])} after",
         "Prediction sets": f"conformal sets hold the true class on {fmt(conformal['coverage'])} of test rows (target "
-                           f"{fmt(conformal['set_coverage'])}), {fmt(conformal['mean_set_size'])} classes on average",
-        "Fairness": "; ".join(f"by {a}: demographic-parity gap {fmt(g['demographic_parity'])}, equal-opportunity gap "
-                              f"{fmt(g['equal_opportunity'])}" + ("" if binary else " (macro over classes)")
-                              for a, g in gaps.items()) or "no sensitive attributes",
+        f"{fmt(conformal['set_coverage'])}), {fmt(conformal['mean_set_size'])} classes on average",
+        "Fairness": "; ".join(
+            f"by {a}: demographic-parity gap {fmt(g['demographic_parity'])}, equal-opportunity gap "
+            f"{fmt(g['equal_opportunity'])}" + ("" if binary else " (macro over classes)")
+            for a, g in gaps.items()
+        )
+        or "no sensitive attributes",
         "Fairness mitigation": mitigation_summary(fairness, data["sensitive"]),
     }
 
@@ -128,14 +157,18 @@ def regression_card(data: dict, test: dict, fairness: dict) -> dict:
     gaps = {a: fairness["attributes"][a]["gaps"] for a in data["sensitive"]}
     return {
         "Intended use": f"Predicts {data['target']} with a {fmt(intervals['coverage_target'])} prediction interval "
-                        f"({intervals['deployed']}) for rows like the training data",
+        f"({intervals['deployed']}) for rows like the training data",
         "Performance": f"test RMSE {fmt(test['rmse'])}, MAE {fmt(test['mae'])}, R^2 {fmt(test['r2'])}",
-        "Prediction intervals": f"{intervals['deployed']}: hold the actual value on {fmt(deployed['coverage'])} of test "
-                                f"rows (target {fmt(intervals['coverage_target'])}), mean width {fmt(deployed['mean_width'])}",
-        "Fairness": "; ".join(f"by {a}: MAE gap {fmt(g['mae']['difference'])}, mean residual gap "
-                              f"{fmt(g['mean_residual']['difference'])}, interval coverage gap "
-                              f"{fmt(g['interval_coverage']['difference'])}" for a, g in gaps.items())
-                    or "no sensitive attributes",
+        "Prediction intervals": f"{intervals['deployed']}: hold the actual value on {fmt(deployed['coverage'])} "
+        f"of test "
+        f"rows (target {fmt(intervals['coverage_target'])}), mean width {fmt(deployed['mean_width'])}",
+        "Fairness": "; ".join(
+            f"by {a}: MAE gap {fmt(g['mae']['difference'])}, mean residual gap "
+            f"{fmt(g['mean_residual']['difference'])}, interval coverage gap "
+            f"{fmt(g['interval_coverage']['difference'])}"
+            for a, g in gaps.items()
+        )
+        or "no sensitive attributes",
         "Fairness mitigation": "none: per-group thresholds and reweighing are classification methods",
     }
 
@@ -153,12 +186,16 @@ def mitigation_summary(fairness: dict, sensitive: list[str]) -> str:
         m = thresholds.get("attributes", {}).get(a, {})
         if m.get("applied"):
             t = m["test"]
-            items.append(f"per-group thresholds {fmt(t['gap_before'])} -> {fmt(t['gap_after'])} "
-                         f"(accuracy cost {fmt(t['accuracy_cost'])})")
+            items.append(
+                f"per-group thresholds {fmt(t['gap_before'])} -> {fmt(t['gap_after'])} "
+                f"(accuracy cost {fmt(t['accuracy_cost'])})"
+            )
         if reweighed.get("applied"):
             g = reweighed["test"]["attributes"][a][criterion]
-            items.append(f"reweighing {fmt(g['gap_before'])} -> {fmt(g['gap_after'])} "
-                         f"(accuracy cost {fmt(reweighed['test']['accuracy_cost'])})")
+            items.append(
+                f"reweighing {fmt(g['gap_before'])} -> {fmt(g['gap_after'])} "
+                f"(accuracy cost {fmt(reweighed['test']['accuracy_cost'])})"
+            )
         if items:
             sentences.append(f"By {a}, test {criterion} gap: {', '.join(items)}.")
     return " ".join(sentences) or "none applied"

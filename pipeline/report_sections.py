@@ -1,6 +1,7 @@
 """The report page's sections and figures, built from the stage report files (pipeline/report.py holds the HTML
 pieces: cells, tables, the model card). One page per task: binary and multiclass targets get calibration,
 decisions and per-class tables; regression targets get residuals and conformal intervals."""
+
 from __future__ import annotations
 
 from . import figures
@@ -14,19 +15,29 @@ def curve_summaries(test: dict) -> tuple[dict, dict, dict]:
         prevalence = (test["confusion"]["tp"] + test["confusion"]["fn"]) / test["n"]
         return {positive: test["roc_auc"]}, {positive: test["average_precision"]}, {positive: prevalence}
     per_class = test["per_class"]
-    return ({c: m["roc_auc_ovr"] for c, m in per_class.items()}, {c: m["average_precision"] for c, m in per_class.items()},
-            {c: m["support"] / test["n"] for c, m in per_class.items()})
+    return (
+        {c: m["roc_auc_ovr"] for c, m in per_class.items()},
+        {c: m["average_precision"] for c, m in per_class.items()},
+        {c: m["support"] / test["n"] for c, m in per_class.items()},
+    )
 
 
 def make_figures(r: dict) -> dict[str, bytes]:
     test = r["test"]
-    figs = {"validation_curve.png": figures.validation_curve(r["validation_curve"], r["train"]["scoring"]),
-            **({"learning_curve.png": figures.learning_curve(r["learning_curve"], r["train"]["scoring"])}
-               if r["learning_curve"] else {}),
-            **({"hyperparameter_curve.png": figures.hyperparameter_curve(r["hyperparameter_curve"],
-                                                                         r["train"]["scoring"])}
-               if r["hyperparameter_curve"] else {}),
-            "importance.png": figures.importance(r["importance"]["features"], r["importance"]["scoring"])}
+    figs = {
+        "validation_curve.png": figures.validation_curve(r["validation_curve"], r["train"]["scoring"]),
+        **(
+            {"learning_curve.png": figures.learning_curve(r["learning_curve"], r["train"]["scoring"])}
+            if r["learning_curve"]
+            else {}
+        ),
+        **(
+            {"hyperparameter_curve.png": figures.hyperparameter_curve(r["hyperparameter_curve"], r["train"]["scoring"])}
+            if r["hyperparameter_curve"]
+            else {}
+        ),
+        "importance.png": figures.importance(r["importance"]["features"], r["importance"]["scoring"]),
+    }
     if test["task"] == "regression":
         figs["residuals.png"] = figures.residuals(r["residuals"], test["intervals"])
         for i, (attribute, result) in enumerate(r["fairness"]["attributes"].items()):
@@ -72,27 +83,59 @@ def calibration_section(r: dict, img: dict) -> str:
     test, cal = r["test"], r["calibration"]
 
     def row(label: str, q: dict) -> dict:
-        extra = ({f"Brier {k}": v for k, v in q["brier_decomposition"].items()} if "brier_decomposition" in q
-                 else {"classwise ECE": q["classwise_ece"]})
-        return {"data": label, **{k: q[k] for k in ("ece", "mce", "brier", "log_loss")}, **extra,
-                "non-empty bins": q["n_nonempty_bins"]}
+        extra = (
+            {f"Brier {k}": v for k, v in q["brier_decomposition"].items()}
+            if "brier_decomposition" in q
+            else {"classwise ECE": q["classwise_ece"]}
+        )
+        return {
+            "data": label,
+            **{k: q[k] for k in ("ece", "mce", "brier", "log_loss")},
+            **extra,
+            "non-empty bins": q["n_nonempty_bins"],
+        }
 
-    groups = [{"data": data, "grouping": name, "group": g, "n": m["n"], "base rate": m["base_rate"],
-               "ECE before": m["before"]["ece"], "ECE after": m["after"]["ece"], "MCE before": m["before"]["mce"],
-               "MCE after": m["after"]["mce"]}
-              for data, by_group in (("out-of-fold (after: cross-fitted)", cal["groups"]), ("test", test["calibration"]["groups"]))
-              for name, per_group in by_group.items() for g, m in per_group.items()]
+    groups = [
+        {
+            "data": data,
+            "grouping": name,
+            "group": g,
+            "n": m["n"],
+            "base rate": m["base_rate"],
+            "ECE before": m["before"]["ece"],
+            "ECE after": m["after"]["ece"],
+            "MCE before": m["before"]["mce"],
+            "MCE after": m["after"]["mce"],
+        }
+        for data, by_group in (
+            ("out-of-fold (after: cross-fitted)", cal["groups"]),
+            ("test", test["calibration"]["groups"]),
+        )
+        for name, per_group in by_group.items()
+        for g, m in per_group.items()
+    ]
     settings = ", ".join(f"{k}={v}" for k, v in cal["settings"].items())
-    of = ("p(positive)" if test["task"] == "binary" else "the top label (the largest probability against whether its "
-          "class is right; classwise ECE: the mean over classes of the ECE of p_k against y = k)")
+    of = (
+        "p(positive)"
+        if test["task"] == "binary"
+        else "the top label (the largest probability against whether its "
+        "class is right; classwise ECE: the mean over classes of the ECE of p_k against y = k)"
+    )
     return html.section(
         "Calibration",
-        html.table([row("out-of-fold, before", cal["oof_before"]), row("out-of-fold, after (cross-fitted)", cal["oof_after_crossfitted"]),
-                    row("test, before", test["calibration"]["before"]), row("test, after", test["calibration"]["after"])]),
+        html.table(
+            [
+                row("out-of-fold, before", cal["oof_before"]),
+                row("out-of-fold, after (cross-fitted)", cal["oof_after_crossfitted"]),
+                row("test, before", test["calibration"]["before"]),
+                row("test, after", test["calibration"]["after"]),
+            ]
+        ),
         f"<p class='muted'>Method {html.fmt(cal['method'])}{' one-vs-rest, renormalised' if cal['one_vs_rest'] else ''}"
         f"{' (' + html.fmt(settings) + ')' if settings else ''}, fitted "
         f"on {cal['n_rows']} out-of-fold rows; ECE/MCE of {html.fmt(of)} with "
-        f"{cal['binning']['n_bins']} {html.fmt(cal['binning']['strategy'])} bins ({html.fmt(cal['binning']['edges'])}), "
+        f"{cal['binning']['n_bins']} {html.fmt(cal['binning']['strategy'])} bins "
+        f"({html.fmt(cal['binning']['edges'])}), "
         "empty bins skipped; the Brier decomposition (Brier = reliability - resolution + uncertainty + within-bin, two "
         f"classes) uses {cal['binning']['n_bins']} equal-width bins. Points below the diagonal mean the model is "
         "over-confident; the bars below each diagram count the rows per bin.</p>",
@@ -107,31 +150,56 @@ def decisions_section(r: dict, img: dict) -> str:
     d, sel, conformal = test["decision"], test["selective"], test["conformal"]
     reject, at = sel["reject_option"], sel["at_target_risk"]
     names = test["classes"]
-    rule = {"decision rule": {"threshold": "p(positive) >= t", "argmax": "the class of largest probability",
-                              "cost_matrix": "least expected cost"}[d["rule"]]}
+    rule = {
+        "decision rule": {
+            "threshold": "p(positive) >= t",
+            "argmax": "the class of largest probability",
+            "cost_matrix": "least expected cost",
+        }[d["rule"]]
+    }
     if d["threshold"] is not None:
         rule["decision threshold t (positive when p >= t)"] = d["threshold"]
     if d["cost_matrix"]:
-        rule.update({f"cost matrix (rows: decision, columns: true class; classes {', '.join(names)})": str(d["cost_matrix"]),
-                     "expected cost per row, posterior (test)": d["expected_cost_posterior"],
-                     "realised cost per row (test)": d["realised_cost"],
-                     "realised cost per row of the rule without costs (test)": d["realised_cost_plain_rule"]})
+        rule.update(
+            {
+                f"cost matrix (rows: decision, columns: true class; classes {', '.join(names)})": str(d["cost_matrix"]),
+                "expected cost per row, posterior (test)": d["expected_cost_posterior"],
+                "realised cost per row (test)": d["realised_cost"],
+                "realised cost per row of the rule without costs (test)": d["realised_cost_plain_rule"],
+            }
+        )
     return html.section(
         "Decisions: costs, the reject option and conformal sets (test)",
         html.key_values(rule),
-        html.key_values({f"reject option: abstain when the largest class probability < {reject['reject_threshold']}": "",
-                         "coverage (fraction decided)": reject["coverage"], "rows decided": reject["n_accepted"],
-                         "selective risk (error rate among decided)": reject["selective_risk"],
-                         "accuracy among decided": reject["accuracy_accepted"], "overall error rate (no rejection)": sel["error_rate"],
-                         "AURC (area under risk-coverage)": sel["aurc"], "optimal AURC (perfect ranking)": sel["optimal_aurc"],
-                         "E-AURC (AURC - optimal)": sel["e_aurc"],
-                         f"largest coverage with selective risk <= {sel['target_risk']}": at["coverage"] if at["achievable"] else "not achievable",
-                         "confidence threshold there": at["threshold"], "selective risk there": at["risk"]}),
+        html.key_values(
+            {
+                f"reject option: abstain when the largest class probability < {reject['reject_threshold']}": "",
+                "coverage (fraction decided)": reject["coverage"],
+                "rows decided": reject["n_accepted"],
+                "selective risk (error rate among decided)": reject["selective_risk"],
+                "accuracy among decided": reject["accuracy_accepted"],
+                "overall error rate (no rejection)": sel["error_rate"],
+                "AURC (area under risk-coverage)": sel["aurc"],
+                "optimal AURC (perfect ranking)": sel["optimal_aurc"],
+                "E-AURC (AURC - optimal)": sel["e_aurc"],
+                f"largest coverage with selective risk <= {sel['target_risk']}": at["coverage"]
+                if at["achievable"]
+                else "not achievable",
+                "confidence threshold there": at["threshold"],
+                "selective risk there": at["risk"],
+            }
+        ),
         f"<div class='figs'>{img['risk_coverage.png']}</div>",
         f"<h3>Conformal prediction sets (split-conformal, target coverage {html.fmt(conformal['set_coverage'])})</h3>",
-        html.key_values({"coverage on test (true class in the set)": conformal["coverage"],
-                         "mean set size": conformal["mean_set_size"], "empty sets": conformal["empty_rate"],
-                         "single-class sets": conformal["singleton_rate"], "sets of every class": conformal["full_rate"]}),
+        html.key_values(
+            {
+                "coverage on test (true class in the set)": conformal["coverage"],
+                "mean set size": conformal["mean_set_size"],
+                "empty sets": conformal["empty_rate"],
+                "single-class sets": conformal["singleton_rate"],
+                "sets of every class": conformal["full_rate"],
+            }
+        ),
         "<p class='muted'>A set holds every class k with 1 - p_k &lt;= q, q fitted on the cross-fitted out-of-fold "
         "probabilities so that the true class is in the set with probability at least the target (exchangeable rows). "
         "Coverage on test varies by about sqrt(c (1 - c) / n) around its expectation.</p>",
@@ -142,15 +210,36 @@ def multiclass_fairness(f: dict, img: dict) -> list[str]:
     """Per grouping: per group and class the selection rate and recall with intervals, the macro gaps."""
     parts = []
     for i, (attribute, result) in enumerate(f["attributes"].items()):
-        rows = [{"group": g, "n": m["n"], "accuracy": interval(m["accuracy"], m.get("intervals", {}).get("accuracy")),
-                 **{f"{c}: {k.replace('_', ' ')}": interval(v[k], m.get("intervals", {}).get(c, {}).get(k))
-                    for c, v in m["classes"].items() for k in ("selection_rate", "recall")},
-                 "flag": "below min size" if m["small"] else ""} for g, m in result["groups"].items()]
-        criteria = [{"criterion": k, "rate": v["metric"], "macro gap (mean over classes)": interval(v["difference"], v["difference_interval"]),
-                     **{f"gap {c}": d for c, d in v.get("per_class", {}).items()}, "note": v.get("reason") or ""}
-                    for k, v in result["criteria"].items()]
-        parts += [f"<h3>{html.fmt(attribute)}</h3>", html.table(rows), html.table(criteria),
-                  f"<div class='figs'>{img[f'fairness_{i}.png']}</div>"]
+        rows = [
+            {
+                "group": g,
+                "n": m["n"],
+                "accuracy": interval(m["accuracy"], m.get("intervals", {}).get("accuracy")),
+                **{
+                    f"{c}: {k.replace('_', ' ')}": interval(v[k], m.get("intervals", {}).get(c, {}).get(k))
+                    for c, v in m["classes"].items()
+                    for k in ("selection_rate", "recall")
+                },
+                "flag": "below min size" if m["small"] else "",
+            }
+            for g, m in result["groups"].items()
+        ]
+        criteria = [
+            {
+                "criterion": k,
+                "rate": v["metric"],
+                "macro gap (mean over classes)": interval(v["difference"], v["difference_interval"]),
+                **{f"gap {c}": d for c, d in v.get("per_class", {}).items()},
+                "note": v.get("reason") or "",
+            }
+            for k, v in result["criteria"].items()
+        ]
+        parts += [
+            f"<h3>{html.fmt(attribute)}</h3>",
+            html.table(rows),
+            html.table(criteria),
+            f"<div class='figs'>{img[f'fairness_{i}.png']}</div>",
+        ]
     return parts
 
 
@@ -158,29 +247,56 @@ def fairness_section(r: dict, img: dict) -> str:
     f = r["fairness"]
     boot = f["bootstrap"]
     multiclass = f["task"] == "multiclass"
-    rule = ("the class of largest probability (or of least expected cost)" if multiclass
-            else f"decision threshold {html.fmt(f['decision_threshold'])}")
-    parts = [f"<p class='muted'>Test set, the deployed decisions ({rule}). Intervals: "
-             f"{html.fmt(boot['confidence_level'])} percentile bootstrap, {boot['n_boot']} replicates (seed {boot['seed']}"
-             f"{', resampling whole ' + html.fmt(boot['cluster']) + ' clusters' if boot['cluster'] else ', rows'}). Groups below "
-             f"{f['min_group_size']} rows are flagged and left out of the criteria. Differences are max - min over groups "
-             + ("(0 = parity), per class one against the rest, and their mean over classes (macro); demographic parity = "
-                "equal selection rate P(decision = k | group), equal opportunity = equal recall P(decision = k | y = k, group)."
-                "</p>" if multiclass else
-                "(0 = parity), ratios min / max (1 = parity); equal opportunity = equal TPR t/p (erratum E4).</p>")]
+    rule = (
+        "the class of largest probability (or of least expected cost)"
+        if multiclass
+        else f"decision threshold {html.fmt(f['decision_threshold'])}"
+    )
+    parts = [
+        f"<p class='muted'>Test set, the deployed decisions ({rule}). Intervals: "
+        f"{html.fmt(boot['confidence_level'])} percentile bootstrap, {boot['n_boot']} replicates (seed {boot['seed']}"
+        f"{', resampling whole ' + html.fmt(boot['cluster']) + ' clusters' if boot['cluster'] else ', rows'}). "
+        f"Groups below "
+        f"{f['min_group_size']} rows are flagged and left out of the criteria. Differences are max - min over groups "
+        + (
+            "(0 = parity), per class one against the rest, and their mean over classes (macro); demographic parity = "
+            "equal selection rate P(decision = k | group), equal opportunity = equal recall P(decision = k | y "
+            "= k, group)."
+            "</p>"
+            if multiclass
+            else "(0 = parity), ratios min / max (1 = parity); equal opportunity = equal TPR t/p (erratum E4).</p>"
+        )
+    ]
     if multiclass:
         parts += multiclass_fairness(f, img)
     for i, (attribute, result) in enumerate([] if multiclass else f["attributes"].items()):
-        rows = [{"group": g, "n": m["n"], **{k: interval(m[k], m["intervals"].get(k)) for k in GROUP_COLUMNS if k in m},
-                 "flag": "below min size" if m["small"] else ""} for g, m in result["groups"].items()]
-        criteria = [{"criterion": k, "rates": ", ".join(v["metrics"]),
-                     "difference": interval(v["difference"], v["difference_interval"]),
-                     "ratio": interval(v["ratio"], v["ratio_interval"]),
-                     "note": v["reason"] or (f"excludes {', '.join(map(str, v['excluded_groups']))}" if v["excluded_groups"] else "")}
-                    for k, v in result["criteria"].items()]
-        parts += [f"<h3>{html.fmt(attribute)}</h3>", html.table(rows), html.table(criteria),
-                  f"<p class='note'>Which criteria can hold together: {html.fmt(result['compatibility']['statement'])}</p>",
-                  f"<div class='figs'>{img[f'fairness_{i}.png']}</div>"]
+        rows = [
+            {
+                "group": g,
+                "n": m["n"],
+                **{k: interval(m[k], m["intervals"].get(k)) for k in GROUP_COLUMNS if k in m},
+                "flag": "below min size" if m["small"] else "",
+            }
+            for g, m in result["groups"].items()
+        ]
+        criteria = [
+            {
+                "criterion": k,
+                "rates": ", ".join(v["metrics"]),
+                "difference": interval(v["difference"], v["difference_interval"]),
+                "ratio": interval(v["ratio"], v["ratio_interval"]),
+                "note": v["reason"]
+                or (f"excludes {', '.join(map(str, v['excluded_groups']))}" if v["excluded_groups"] else ""),
+            }
+            for k, v in result["criteria"].items()
+        ]
+        parts += [
+            f"<h3>{html.fmt(attribute)}</h3>",
+            html.table(rows),
+            html.table(criteria),
+            f"<p class='note'>Which criteria can hold together: {html.fmt(result['compatibility']['statement'])}</p>",
+            f"<div class='figs'>{img[f'fairness_{i}.png']}</div>",
+        ]
     mitigation = f["mitigation"]
     if mitigation["criterion"] == "none":
         parts.append("<h3>Mitigation</h3><p class='muted'>fairness.mitigation.criterion is none.</p>")
@@ -193,18 +309,41 @@ def fairness_section(r: dict, img: dict) -> str:
                 rows.append({"attribute": attribute, "thresholds": f"not applied: {m['reason']}"})
                 continue
             o, t = m["fitted_oof"], m["test"]
-            rows.append({"attribute": attribute, "thresholds": ", ".join(f"{g}: {'never positive' if v is None else f'{v:.4f}'}" for g, v in m["thresholds"].items()),
-                         "gap before (out-of-fold)": o["gap_before"], "gap after (out-of-fold)": o["gap_after"],
-                         "gap before (test)": t["gap_before"], "gap after (test)": t["gap_after"],
-                         "accuracy before (test)": t["accuracy_before"], "accuracy after (test)": t["accuracy_after"],
-                         "accuracy cost (test)": t["accuracy_cost"]})
-        every = [{"attribute": attribute, "criterion": c, "test gap before": v["gap_before"], "test gap after": v["gap_after"]}
-                 for attribute, m in mitigation["attributes"].items() if m["applied"]
-                 for c, v in m["test_every_criterion"].items()]
-        parts += [f"<h3>Mitigation: per-group thresholds for {html.fmt(mitigation['criterion'])}</h3>",
-                  f"<p class='muted'>Fitted on the {html.fmt(mitigation['fitted_on'])} (tolerance {html.fmt(mitigation['tolerance'])}), "
-                  "judged on test; before = one threshold for everyone. The group must be known at decision time.</p>",
-                  html.table(rows), "<p class='muted'>Every criterion's test gap with the same thresholds:</p>", html.table(every)]
+            rows.append(
+                {
+                    "attribute": attribute,
+                    "thresholds": ", ".join(
+                        f"{g}: {'never positive' if v is None else f'{v:.4f}'}" for g, v in m["thresholds"].items()
+                    ),
+                    "gap before (out-of-fold)": o["gap_before"],
+                    "gap after (out-of-fold)": o["gap_after"],
+                    "gap before (test)": t["gap_before"],
+                    "gap after (test)": t["gap_after"],
+                    "accuracy before (test)": t["accuracy_before"],
+                    "accuracy after (test)": t["accuracy_after"],
+                    "accuracy cost (test)": t["accuracy_cost"],
+                }
+            )
+        every = [
+            {
+                "attribute": attribute,
+                "criterion": c,
+                "test gap before": v["gap_before"],
+                "test gap after": v["gap_after"],
+            }
+            for attribute, m in mitigation["attributes"].items()
+            if m["applied"]
+            for c, v in m["test_every_criterion"].items()
+        ]
+        parts += [
+            f"<h3>Mitigation: per-group thresholds for {html.fmt(mitigation['criterion'])}</h3>",
+            f"<p class='muted'>Fitted on the {html.fmt(mitigation['fitted_on'])} (tolerance "
+            f"{html.fmt(mitigation['tolerance'])}), "
+            "judged on test; before = one threshold for everyone. The group must be known at decision time.</p>",
+            html.table(rows),
+            "<p class='muted'>Every criterion's test gap with the same thresholds:</p>",
+            html.table(every),
+        ]
     if f["reweighing"]:
         parts += reweighing_part(f)
     return html.section("Fairness", *parts)
@@ -213,55 +352,108 @@ def fairness_section(r: dict, img: dict) -> str:
 def reweighing_part(f: dict) -> list[str]:
     """The weights, and when the refit ran, its test gaps next to those of the per-group thresholds."""
     rw, thresholds = f["reweighing"], f["mitigation"].get("attributes", {})
-    weights = [{"group": g, **{f"weight y={label}": w for label, w in labels.items()}} for g, labels in rw["weights"].items()]
-    parts = ["<h3>Reweighing (pre-processing, Kamiran-Calders)</h3>",
-             f"<p class='muted'>w(g, y) = P(g) P(y) / P(g, y) on the training rows, g = {html.fmt(rw['groups'])}: under these "
-             "weights the label is independent of every sensitive attribute and of their intersection.</p>", html.table(weights)]
+    weights = [
+        {"group": g, **{f"weight y={label}": w for label, w in labels.items()}} for g, labels in rw["weights"].items()
+    ]
+    parts = [
+        "<h3>Reweighing (pre-processing, Kamiran-Calders)</h3>",
+        f"<p class='muted'>w(g, y) = P(g) P(y) / P(g, y) on the training rows, g = {html.fmt(rw['groups'])}: "
+        f"under these "
+        "weights the label is independent of every sensitive attribute and of their intersection.</p>",
+        html.table(weights),
+    ]
     if not rw["refit"]:
         return parts + ["<p class='muted'>fairness.reweighing is false: weights only, no refit.</p>"]
     if not rw["applied"]:
         return parts + [f"<p class='note'>Reweighed refit of {html.fmt(rw['model'])}: {html.fmt(rw['reason'])}</p>"]
     t = rw["test"]
-    rows = [{"grouping": name, "criterion": c + (" (macro)" if f["task"] == "multiclass" and c != "accuracy" else ""),
-             "test gap before": v["gap_before"], "after reweighing": v["gap_after"],
-             "after per-group thresholds": thresholds[name]["test_every_criterion"][c]["gap_after"]
-             if thresholds.get(name, {}).get("applied") else ""}
-            for name, gaps in t["attributes"].items() for c, v in gaps.items()]
+    rows = [
+        {
+            "grouping": name,
+            "criterion": c + (" (macro)" if f["task"] == "multiclass" and c != "accuracy" else ""),
+            "test gap before": v["gap_before"],
+            "after reweighing": v["gap_after"],
+            "after per-group thresholds": thresholds[name]["test_every_criterion"][c]["gap_after"]
+            if thresholds.get(name, {}).get("applied")
+            else "",
+        }
+        for name, gaps in t["attributes"].items()
+        for c, v in gaps.items()
+    ]
     return parts + [
-        f"<p class='muted'>{html.fmt(rw['model'])} with {html.fmt(rw['params'])} refitted on all training rows with these "
-        f"sample weights, scored through {html.fmt(rw['scored_through'])}; before = the deployed model. Test accuracy {html.fmt(t['accuracy_before'])} "
+        f"<p class='muted'>{html.fmt(rw['model'])} with {html.fmt(rw['params'])} refitted on all training rows "
+        f"with these "
+        f"sample weights, scored through {html.fmt(rw['scored_through'])}; before = the deployed model. Test "
+        f"accuracy {html.fmt(t['accuracy_before'])} "
         f"before, {html.fmt(t['accuracy_after'])} after reweighing (cost {html.fmt(t['accuracy_cost'])}).</p>",
-        html.table(rows)]
+        html.table(rows),
+    ]
 
 
 def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
     test = r["test"]
     img = {name: html.image(png, name) for name, png in figs.items()}
-    candidates = [{"params": c["params"], "rank": c["rank"], "mean validation": c["mean_valid_score"],
-                   "std validation": c["std_valid_score"], "mean train": c["mean_train_score"]} for c in r["search"]["candidates"]]
+    candidates = [
+        {
+            "params": c["params"],
+            "rank": c["rank"],
+            "mean validation": c["mean_valid_score"],
+            "std validation": c["std_valid_score"],
+            "mean train": c["mean_train_score"],
+        }
+        for c in r["search"]["candidates"]
+    ]
     sections = [
         html.section("Model card", html.model_card(params, r, html.promotion_summary(params, r))),
         trust_section(r, img),
         html.section(
             "Data: validation, cleaning, split",
-            html.key_values({"rows in": r["validation"]["rows_in"], "rows kept": r["validation"]["rows_kept"],
-                             "rows quarantined": r["validation"]["rows_quarantined"],
-                             "fractional 0/1 values": r["validation"]["fractional_binary"],
-                             "duplicate columns removed": r["cleaning"].get("duplicate_columns_removed", {}),
-                             "missing values after cleaning": r["cleaning"]["missing_values"],
-                             "split": f"{r['split']['strategy']}, {r['split']['n_splits']} folds, test size {r['split']['test_size']}",
-                             "rows train / test": f"{r['split']['rows']['train']} / {r['split']['rows']['test']}"}),
+            html.key_values(
+                {
+                    "rows in": r["validation"]["rows_in"],
+                    "rows kept": r["validation"]["rows_kept"],
+                    "rows quarantined": r["validation"]["rows_quarantined"],
+                    "fractional 0/1 values": r["validation"]["fractional_binary"],
+                    "duplicate columns removed": r["cleaning"].get("duplicate_columns_removed", {}),
+                    "missing values after cleaning": r["cleaning"]["missing_values"],
+                    "split": f"{r['split']['strategy']}, {r['split']['n_splits']} folds, test size "
+                    f"{r['split']['test_size']}",
+                    "rows train / test": f"{r['split']['rows']['train']} / {r['split']['rows']['test']}",
+                }
+            ),
             "<h3>Fold balance (training rows)</h3>",
-            html.table(r["split"]["folds"]["folds"], ["fold", "n_rows", "n_groups", "class_counts", "max_abs_deviation"]),
-            *(["<p class='muted'>Regression: class_counts count the rows per quantile bin of the target.</p>"]
-              if test["task"] == "regression" else []),
+            html.table(
+                r["split"]["folds"]["folds"], ["fold", "n_rows", "n_groups", "class_counts", "max_abs_deviation"]
+            ),
+            *(
+                ["<p class='muted'>Regression: class_counts count the rows per quantile bin of the target.</p>"]
+                if test["task"] == "regression"
+                else []
+            ),
         ),
-        html.section("Model selection", html.table(candidates), f"<div class='figs'>{img['validation_curve.png']}</div>"),
-        *([regression_test_section(test, img), regression_fairness_section(r, img)] if test["task"] == "regression" else
-          [test_section(test, img), calibration_section(r, img), decisions_section(r, img), fairness_section(r, img)]),
-        html.section("Explainability: permutation importance (raw features, test set; Student-t interval over repeats)",
-                     html.table([{k: f[k] for k in ("feature", "mean", "std", "ci_low", "ci_high")} for f in r["importance"]["features"]]),
-                     f"<div class='figs'>{img['importance.png']}</div>"),
+        html.section(
+            "Model selection", html.table(candidates), f"<div class='figs'>{img['validation_curve.png']}</div>"
+        ),
+        *(
+            [regression_test_section(test, img), regression_fairness_section(r, img)]
+            if test["task"] == "regression"
+            else [
+                test_section(test, img),
+                calibration_section(r, img),
+                decisions_section(r, img),
+                fairness_section(r, img),
+            ]
+        ),
+        html.section(
+            "Explainability: permutation importance (raw features, test set; Student-t interval over repeats)",
+            html.table(
+                [
+                    {k: f[k] for k in ("feature", "mean", "std", "ci_low", "ci_high")}
+                    for f in r["importance"]["features"]
+                ]
+            ),
+            f"<div class='figs'>{img['importance.png']}</div>",
+        ),
         explain_section(r, img),
     ]
     return html.document("Pipeline report", sections)
@@ -274,29 +466,66 @@ def test_section(test: dict, img: dict) -> str:
         return html.section(
             "Test evaluation (used once)",
             html.key_values({"n": test["n"], "threshold": test["threshold"]}),
-            with_baseline(test, ("roc_auc", "average_precision", "accuracy", "precision", "recall", "specificity", "f1",
-                                 "log_loss", "brier")),
+            with_baseline(
+                test,
+                (
+                    "roc_auc",
+                    "average_precision",
+                    "accuracy",
+                    "precision",
+                    "recall",
+                    "specificity",
+                    "f1",
+                    "log_loss",
+                    "brier",
+                ),
+            ),
             "<h3>Confusion matrix (rows: actual, columns: predicted)</h3>",
-            html.table([{"": "actual 1", "predicted 1": c["tp"], "predicted 0": c["fn"]},
-                        {"": "actual 0", "predicted 1": c["fp"], "predicted 0": c["tn"]}]),
-            "<h3>Full metric table (corrected formulas; undefined = zero denominator)</h3>", html.key_values(test["table"]),
-            gap_note(test), curves)
+            html.table(
+                [
+                    {"": "actual 1", "predicted 1": c["tp"], "predicted 0": c["fn"]},
+                    {"": "actual 0", "predicted 1": c["fp"], "predicted 0": c["tn"]},
+                ]
+            ),
+            "<h3>Full metric table (corrected formulas; undefined = zero denominator)</h3>",
+            html.key_values(test["table"]),
+            gap_note(test),
+            curves,
+        )
     names, matrix = test["confusion"]["labels"], test["confusion"]["matrix"]
     return html.section(
         "Test evaluation (used once)",
-        html.key_values({"n": test["n"], "classes": names,
-                         **{f"top-{k} accuracy": v for k, v in test["top_k_accuracy"].items()}}),
-        with_baseline(test, ("roc_auc_ovr", "accuracy", "balanced_accuracy", "f1_macro", "precision_macro",
-                             "recall_macro", "log_loss", "brier")),
+        html.key_values(
+            {"n": test["n"], "classes": names, **{f"top-{k} accuracy": v for k, v in test["top_k_accuracy"].items()}}
+        ),
+        with_baseline(
+            test,
+            (
+                "roc_auc_ovr",
+                "accuracy",
+                "balanced_accuracy",
+                "f1_macro",
+                "precision_macro",
+                "recall_macro",
+                "log_loss",
+                "brier",
+            ),
+        ),
         "<p class='muted'>roc_auc_ovr: the mean over classes of each class's ROC AUC against the rest (macro); "
         "Brier: the mean over rows of sum_k (p_k - [y = k])^2.</p>",
         "<h3>Confusion matrix (rows: actual, columns: decided)</h3>",
-        html.table([{"": f"actual {a}", **{f"decided {b}": matrix[i][j] for j, b in enumerate(names)}}
-                    for i, a in enumerate(names)]),
+        html.table(
+            [
+                {"": f"actual {a}", **{f"decided {b}": matrix[i][j] for j, b in enumerate(names)}}
+                for i, a in enumerate(names)
+            ]
+        ),
         "<h3>Per class (one against the rest) and averages</h3>",
         html.table([{"class": c, **m} for c, m in test["per_class"].items()]),
         html.table([{"average": a, **m} for a, m in test["averages"].items()]),
-        gap_note(test), curves)
+        gap_note(test),
+        curves,
+    )
 
 
 def explain_section(r: dict, img: dict) -> str:
@@ -304,90 +533,138 @@ def explain_section(r: dict, img: dict) -> str:
     parts = []
     if "shapley" in a:
         s = a["shapley"]
-        parts += [f"<p class='muted'>{len(a['rows'])} test rows; method {html.fmt(s['method'])}, values add up to the "
-                  f"{html.fmt(s['output'])} (expected value {html.fmt(s['expected_value'])}); largest additivity error "
-                  f"{html.fmt(s['additivity_error_max'])} ({html.fmt(s['additivity_error_max_relative'])} relative). "
-                  f"{html.fmt(s['raw_columns'])}</p>",
-                  html.table([{k: f[k] for k in ("feature", "mean_abs", "mean")} | f.get("mean_abs_per_class", {})
-                              for f in s["features"][:15]]),
-                  f"<div class='figs'>{img['shapley.png']}</div>"]
+        parts += [
+            f"<p class='muted'>{len(a['rows'])} test rows; method {html.fmt(s['method'])}, values add up to the "
+            f"{html.fmt(s['output'])} (expected value {html.fmt(s['expected_value'])}); largest additivity error "
+            f"{html.fmt(s['additivity_error_max'])} ({html.fmt(s['additivity_error_max_relative'])} relative). "
+            f"{html.fmt(s['raw_columns'])}</p>",
+            html.table(
+                [
+                    {k: f[k] for k in ("feature", "mean_abs", "mean")} | f.get("mean_abs_per_class", {})
+                    for f in s["features"][:15]
+                ]
+            ),
+            f"<div class='figs'>{img['shapley.png']}</div>",
+        ]
     if "relevance" in a:
         rel = a["relevance"]
-        parts += [f"<h3>Relevance ({html.fmt(rel['method'])}, {html.fmt(rel['output'])})</h3>",
-                  f"<p class='muted'>median conservation error {html.fmt(rel['conservation_error_median'])}</p>",
-                  html.table([{k: f[k] for k in ("feature", "mean_abs", "mean")} for f in rel["features"][:15]])]
+        parts += [
+            f"<h3>Relevance ({html.fmt(rel['method'])}, {html.fmt(rel['output'])})</h3>",
+            f"<p class='muted'>median conservation error {html.fmt(rel['conservation_error_median'])}</p>",
+            html.table([{k: f[k] for k in ("feature", "mean_abs", "mean")} for f in rel["features"][:15]]),
+        ]
     if "surrogate" in a:
         sur = a["surrogate"]
-        parts += [f"<h3>Global surrogate tree (depth {html.fmt(sur['depth'])}, {html.fmt(sur['n_leaves'])} leaves)</h3>",
-                  f"<p class='muted'>A tree fitted to the deployed predictor's own outputs on the training rows "
-                  f"(model input features: imputed, scaled, encoded). Fidelity on test ({html.fmt(sur['fidelity_metric'])}"
-                  f"): {html.fmt(sur['fidelity'])}; the rules explain the model only as far as they agree with it.</p>",
-                  html.table([{"rule": " and ".join(rule["conditions"]) or "(all rows)", "predicts": rule["prediction"],
-                               "training rows": rule["rows"]} for rule in sur["rules"]])]
+        parts += [
+            f"<h3>Global surrogate tree (depth {html.fmt(sur['depth'])}, {html.fmt(sur['n_leaves'])} leaves)</h3>",
+            f"<p class='muted'>A tree fitted to the deployed predictor's own outputs on the training rows "
+            f"(model input features: imputed, scaled, encoded). Fidelity on test ({html.fmt(sur['fidelity_metric'])}"
+            f"): {html.fmt(sur['fidelity'])}; the rules explain the model only as far as they agree with it.</p>",
+            html.table(
+                [
+                    {
+                        "rule": " and ".join(rule["conditions"]) or "(all rows)",
+                        "predicts": rule["prediction"],
+                        "training rows": rule["rows"],
+                    }
+                    for rule in sur["rules"]
+                ]
+            ),
+        ]
     pdp = [img[name] for name in sorted(img) if name.startswith("pdp_")]
     if pdp:
-        parts += [f"<h3>Partial dependence and ICE ({html.fmt(r['partial_dependence']['output'])})</h3>",
-                  f"<div class='figs'>{''.join(pdp)}</div>"]
+        parts += [
+            f"<h3>Partial dependence and ICE ({html.fmt(r['partial_dependence']['output'])})</h3>",
+            f"<div class='figs'>{''.join(pdp)}</div>",
+        ]
     return html.section("Explainability: Shapley values, relevance, surrogate tree, partial dependence", *parts)
 
 
 def with_baseline(test: dict, metrics) -> str:
     """Each test metric of the model beside the no-skill baseline's (undefined where the baseline has none)."""
     baseline = test["baseline"]
-    return html.table([{"metric": m, "model": test[m], f"no-skill baseline ({baseline['model']})": baseline.get(m)}
-                       for m in metrics])
+    return html.table(
+        [{"metric": m, "model": test[m], f"no-skill baseline ({baseline['model']})": baseline.get(m)} for m in metrics]
+    )
 
 
 def gap_note(test: dict) -> str:
     gap = test["cv_vs_test"]
-    return (f"<p class='note'>Validation vs test ({html.fmt(gap['scoring'])}): CV {html.fmt(gap['cv_mean'])} ± "
-            f"{html.fmt(gap['cv_std'])}, test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: {html.fmt(gap['diagnosis'])}</p>")
+    return (
+        f"<p class='note'>Validation vs test ({html.fmt(gap['scoring'])}): CV {html.fmt(gap['cv_mean'])} ± "
+        f"{html.fmt(gap['cv_std'])}, test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: "
+        f"{html.fmt(gap['diagnosis'])}</p>"
+    )
 
 
 def regression_test_section(test: dict, img: dict) -> str:
     intervals = test["intervals"]
-    rows = [{"interval": name + (" (deployed)" if name == intervals["deployed"] else ""), **summary}
-            for name, summary in intervals.items() if isinstance(summary, dict)]
+    rows = [
+        {"interval": name + (" (deployed)" if name == intervals["deployed"] else ""), **summary}
+        for name, summary in intervals.items()
+        if isinstance(summary, dict)
+    ]
     return html.section(
         "Test evaluation (used once)",
-        html.key_values({"n": test["n"]}), with_baseline(test, ("rmse", "mae", "r2", "mean_residual")),
+        html.key_values({"n": test["n"]}),
+        with_baseline(test, ("rmse", "mae", "r2", "mean_residual")),
         f"<h3>Prediction intervals (target coverage {html.fmt(intervals['coverage_target'])})</h3>",
         html.table(rows),
         "<p class='muted'>cv_plus: CV+ from the fold models and their out-of-fold residuals (coverage guaranteed at "
         "least 1 - 2 alpha, close to 1 - alpha in practice); split: the final model's prediction -/+ the conformal "
         "quantile of the out-of-fold absolute residuals; model: the model's own Gaussian predictive interval, where it "
         "has one (it holds only if its noise model does). Coverage on test varies by about sqrt(c (1 - c) / n).</p>",
-        gap_note(test), f"<div class='figs'>{img['residuals.png']}</div>")
+        gap_note(test),
+        f"<div class='figs'>{img['residuals.png']}</div>",
+    )
 
 
 def regression_fairness_section(r: dict, img: dict) -> str:
     f = r["fairness"]
     boot = f["bootstrap"]
-    parts = [f"<p class='muted'>Test set. Intervals: {html.fmt(boot['confidence_level'])} percentile bootstrap, "
-             f"{boot['n_boot']} replicates (seed {boot['seed']}"
-             f"{', resampling whole ' + html.fmt(boot['cluster']) + ' clusters' if boot['cluster'] else ', rows'}). "
-             f"Groups below {f['min_group_size']} rows are flagged and left out of the gaps (max - min over groups). "
-             "mean residual = mean of actual - predicted (> 0: the group is under-predicted).</p>",
-             f"<p class='note'>{html.fmt(f['mitigation'].get('reason', ''))}</p>"]
+    parts = [
+        f"<p class='muted'>Test set. Intervals: {html.fmt(boot['confidence_level'])} percentile bootstrap, "
+        f"{boot['n_boot']} replicates (seed {boot['seed']}"
+        f"{', resampling whole ' + html.fmt(boot['cluster']) + ' clusters' if boot['cluster'] else ', rows'}). "
+        f"Groups below {f['min_group_size']} rows are flagged and left out of the gaps (max - min over groups). "
+        "mean residual = mean of actual - predicted (> 0: the group is under-predicted).</p>",
+        f"<p class='note'>{html.fmt(f['mitigation'].get('reason', ''))}</p>",
+    ]
     for i, (attribute, result) in enumerate(f["attributes"].items()):
-        rows = [{"group": g, "n": m["n"], **{k: interval(m[k], m.get("intervals", {}).get(k))
-                                             for k in ("mae", "rmse", "mean_residual", "mean_prediction",
-                                                       "interval_coverage")},
-                 "flag": "below min size" if m["small"] else ""} for g, m in result["groups"].items()]
-        gaps = [{"metric": k, "gap (max - min)": interval(v["difference"], v["difference_interval"])}
-                for k, v in result["gaps"].items()]
-        parts += [f"<h3>{html.fmt(attribute)} (largest relative gap: {html.fmt(result['largest_gap'])})</h3>",
-                  html.table(rows), html.table(gaps), f"<div class='figs'>{img[f'fairness_{i}.png']}</div>"]
+        rows = [
+            {
+                "group": g,
+                "n": m["n"],
+                **{
+                    k: interval(m[k], m.get("intervals", {}).get(k))
+                    for k in ("mae", "rmse", "mean_residual", "mean_prediction", "interval_coverage")
+                },
+                "flag": "below min size" if m["small"] else "",
+            }
+            for g, m in result["groups"].items()
+        ]
+        gaps = [
+            {"metric": k, "gap (max - min)": interval(v["difference"], v["difference_interval"])}
+            for k, v in result["gaps"].items()
+        ]
+        parts += [
+            f"<h3>{html.fmt(attribute)} (largest relative gap: {html.fmt(result['largest_gap'])})</h3>",
+            html.table(rows),
+            html.table(gaps),
+            f"<div class='figs'>{img[f'fairness_{i}.png']}</div>",
+        ]
     return html.section("Fairness: errors by group", *parts)
 
 
 def trust_section(r: dict, img: dict) -> str:
-    """How much to trust the number: the baseline, the leakage estimate, nested CV, the gaps, the learning and validation
+    """How much to trust the number: the baseline, the leakage estimate, nested CV, the gaps, the learning and
+    validation
     curves and the model comparison."""
     train, test, assessment = r["train"], r["test"], r["assessment"]
     gap, curve = test["cv_vs_test"], assessment["learning_curve"]
     items = {
-        f"CV {train['scoring']} of the model (grouped splits)": f"{html.fmt(train['cv_mean'])} ± {html.fmt(train['cv_std'])}",
+        f"CV {train['scoring']} of the model (grouped splits)": f"{html.fmt(train['cv_mean'])} ± "
+        f"{html.fmt(train['cv_std'])}",
         f"the same folds, no-skill baseline ({train['baseline']['model']})": train["baseline"]["cv_mean"],
         "leakage estimate": assessment["leakage"]["statement"],
         "train - validation gap (CV)": train["train_valid_gap"],
@@ -397,34 +674,55 @@ def trust_section(r: dict, img: dict) -> str:
     items["nested CV (the whole search inside each split)"] = (
         f"{html.fmt(nested['outer_mean'])} ± {html.fmt(nested['outer_std'])} on the outer validation parts; the inner "
         f"best scores averaged {html.fmt(nested['inner_best_mean'])}, so the search's optimism is "
-        f"{html.fmt(nested['optimism'])}" if nested else "off (assess.nested: false)")
+        f"{html.fmt(nested['optimism'])}"
+        if nested
+        else "off (assess.nested: false)"
+    )
     sweep = assessment["validation_curve"]
     if "statement" in sweep:
         items["validation curve"] = sweep["statement"]
     if curve:
         d = curve["diagnosis"]
-        items["learning curve"] = (f"{d['verdict']} (train - validation gap at full size {html.fmt(d['train_valid_gap'])}, "
-                                   f"bound {html.fmt(d['gap_bound'])}; rise of the validation score over the last "
-                                   f"step {html.fmt(d['last_rise'])}, bound {html.fmt(d['rise_bound'])})")
+        items["learning curve"] = (
+            f"{d['verdict']} (train - validation gap at full size {html.fmt(d['train_valid_gap'])}, "
+            f"bound {html.fmt(d['gap_bound'])}; rise of the validation score over the last "
+            f"step {html.fmt(d['last_rise'])}, bound {html.fmt(d['rise_bound'])})"
+        )
     comparison = []
     if train.get("comparison"):
         c = train["comparison"]
-        rows = [{"model": m["model"], "rank": m["rank"], "params": m["params"], f"mean {train['scoring']}": m["mean"],
-                 "std": m["std"], "difference from the best": (m.get("versus_best") or {}).get("mean_difference"),
-                 "corrected t-test p": (m.get("versus_best") or {}).get("p_value")} for m in c["models"]]
+        rows = [
+            {
+                "model": m["model"],
+                "rank": m["rank"],
+                "params": m["params"],
+                f"mean {train['scoring']}": m["mean"],
+                "std": m["std"],
+                "difference from the best": (m.get("versus_best") or {}).get("mean_difference"),
+                "corrected t-test p": (m.get("versus_best") or {}).get("p_value"),
+            }
+            for m in c["models"]
+        ]
         on_test = test.get("comparison") or {}
-        comparison = [f"<h3>Models compared on the same folds (selection: {html.fmt(c['rule'])}; chosen: "
-                      f"{html.fmt(c['chosen'])})</h3>", html.table(rows),
-                      f"<p class='muted'>Corrected resampled t-test (Nadeau and Bengio): the plain paired t-test on fold "
-                      f"scores overstates the evidence because the folds' training parts overlap. On test, "
-                      f"{html.fmt(on_test.get('test'))} of {html.fmt(on_test.get('chosen'))} against "
-                      f"{html.fmt(on_test.get('runner_up'))}: p = {html.fmt(on_test.get('p_value'))}.</p>"]
+        comparison = [
+            f"<h3>Models compared on the same folds (selection: {html.fmt(c['rule'])}; chosen: "
+            f"{html.fmt(c['chosen'])})</h3>",
+            html.table(rows),
+            f"<p class='muted'>Corrected resampled t-test (Nadeau and Bengio): the plain paired t-test on fold "
+            f"scores overstates the evidence because the folds' training parts overlap. On test, "
+            f"{html.fmt(on_test.get('test'))} of {html.fmt(on_test.get('chosen'))} against "
+            f"{html.fmt(on_test.get('runner_up'))}: p = {html.fmt(on_test.get('p_value'))}.</p>",
+        ]
     return html.section(
-        "How much to trust this number", html.key_values(items), *comparison,
+        "How much to trust this number",
+        html.key_values(items),
+        *comparison,
         "<p class='muted'>Leakage estimate: the chosen configuration scored again by a row-level k-fold of the same "
         "training rows (features refitted per fold), beside the grouped CV; a positive inflation is what ignoring "
         "the groups would have claimed. Learning curve: each grouped split's model fitted on shares of its training "
         "rows. Model bias and variance themselves cannot be measured without the true distribution (seed 004, "
         "D4:419-469); these are the notes' diagnostics.</p>",
-        "<div class='figs'>" + "".join(img.get(f, "") for f in ("learning_curve.png", "hyperparameter_curve.png")) +
-        "</div>")
+        "<div class='figs'>"
+        + "".join(img.get(f, "") for f in ("learning_curve.png", "hyperparameter_curve.png"))
+        + "</div>",
+    )

@@ -1,6 +1,8 @@
-"""The data contract checked by the validate stage, and the stage's messages and policies: the user's pandera YAML schema (domain checks), completed
+"""The data contract checked by the validate stage, and the stage's messages and policies: the user's pandera YAML
+schema (domain checks), completed
 with structural checks inferred from params.yaml (target, group and sensitive columns present and non-null,
 every other feature column numeric unless declared categorical)."""
+
 from __future__ import annotations
 
 import difflib
@@ -19,7 +21,9 @@ from .paths import ROW_ID
 def check_columns(df: pd.DataFrame, data: dict) -> None:
     """Every column named in params.yaml `data` exists in the file (one error naming the key and the column)."""
     if ROW_ID in df.columns:
-        raise PipelineError(f"data file {data['path']} has a column named {ROW_ID!r}, which the pipeline reserves; rename it")
+        raise PipelineError(
+            f"data file {data['path']} has a column named {ROW_ID!r}, which the pipeline reserves; rename it"
+        )
     named = [("data.target", data["target"]), ("data.group", data["group"])]
     named += [(f"data.{role}", col) for role in ("sensitive", "categorical", "drop") for col in data[role]]
     for key, col in named:
@@ -33,11 +37,15 @@ def build_schema(df: pd.DataFrame, data: dict) -> pa.DataFrameSchema:
     if data["schema"]:
         # checked here: pandera's from_yaml parses a path that does not exist as YAML text instead of raising
         if not Path(data["schema"]).is_file():
-            raise PipelineError(f"params.yaml: data.schema file {data['schema']} does not exist; fix the path or set null")
+            raise PipelineError(
+                f"params.yaml: data.schema file {data['schema']} does not exist; fix the path or set null"
+            )
         try:
             schema = pa.DataFrameSchema.from_yaml(data["schema"])
         except Exception as exc:  # pandera raises several types for malformed YAML
-            raise PipelineError(f"schema file {data['schema']} cannot be read ({exc}); check its pandera YAML") from None
+            raise PipelineError(
+                f"schema file {data['schema']} cannot be read ({exc}); check its pandera YAML"
+            ) from None
     else:
         schema = pa.DataFrameSchema(strict=False, name="inferred")
     required = {data["target"], *data["sensitive"], *([data["group"]] if data["group"] else [])}
@@ -66,7 +74,8 @@ def _numeric(dtype) -> bool:
 def binary_columns(schema: pa.DataFrameSchema) -> list[str]:
     """Columns the schema declares as 0/1 codes (an `isin` check allowing exactly {0, 1})."""
     return [
-        name for name, column in schema.columns.items()
+        name
+        for name, column in schema.columns.items()
         if any(c.name == "isin" and sorted(c.statistics.get("allowed_values", [])) == [0, 1] for c in column.checks)
     ]
 
@@ -94,7 +103,8 @@ def file_row(source: str, index: int) -> str:
 
 def describe(cases: pd.DataFrame, source: str, limit: int = 3) -> str:
     return "; ".join(
-        f"column {r.column!r} {r.check} failed for value {to_python(r.failure_case)!r} at {file_row(source, int(r.index))}"
+        f"column {r.column!r} {r.check} failed for value {to_python(r.failure_case)!r} "
+        f"at {file_row(source, int(r.index))}"
         for r in cases.head(limit).itertuples()
     )
 
@@ -102,10 +112,16 @@ def describe(cases: pd.DataFrame, source: str, limit: int = 3) -> str:
 def column_problem(case, source: str, schema_file) -> str:
     schema_src = schema_file or "the checks inferred from params.yaml"
     if case["check"] == "column_in_dataframe":
-        return f"{source}: column {to_python(case['failure_case'])!r} required by {schema_src} is missing; add it or fix the schema"
-    at_row = "" if pd.isna(case["index"]) else f" at {file_row(source, int(case['index']))}"  # whole-column checks: no row
+        return (
+            f"{source}: column {to_python(case['failure_case'])!r} required by {schema_src} is missing; "
+            "add it or fix the schema"
+        )
+    at_row = (
+        "" if pd.isna(case["index"]) else f" at {file_row(source, int(case['index']))}"
+    )  # whole-column checks: no row
     return (
-        f"{source}: column {case['column']!r}: {case['check']} failed (e.g. value {to_python(case['failure_case'])!r}{at_row}). "
+        f"{source}: column {case['column']!r}: {case['check']} failed "
+        f"(e.g. value {to_python(case['failure_case'])!r}{at_row}). "
         f"Fix the data or {schema_src}; a text column belongs in data.categorical or data.drop"
     )
 
@@ -131,7 +147,9 @@ def apply_fractional_policy(df: pd.DataFrame, columns: list[str], policy: str, s
             df[col] = np.where(fractional, (values >= 0.5).astype(float), values)
         else:
             for row in df.index[fractional]:
-                reasons.setdefault(row, []).append(f"{col}: fractional value {to_python(values[row])!r} in a 0/1 column")
+                reasons.setdefault(row, []).append(
+                    f"{col}: fractional value {to_python(values[row])!r} in a 0/1 column"
+                )
     return df, reasons, report
 
 

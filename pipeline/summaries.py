@@ -4,6 +4,7 @@ per-group rates drawn for fairness).
 Probabilities are (n, K) class probabilities. With two classes calibration is judged on p(positive); with more,
 on the top label (the largest probability against whether its class is right, Guo et al. 2017), with the
 classwise ECE beside it."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,8 +21,12 @@ GROUP_RATES = ("selection_rate", "tpr", "fpr", "precision")  # per-group rates p
 
 def binning_spec(cfg: dict) -> dict:
     """The bins behind every ECE / MCE / reliability number, recorded next to them."""
-    return {"n_bins": cfg["n_bins"], "strategy": cfg["binning"], "brier_decomposition": "uniform",
-            "edges": "right-open bins [lower, upper), the last closed at 1"}
+    return {
+        "n_bins": cfg["n_bins"],
+        "strategy": cfg["binning"],
+        "brier_decomposition": "uniform",
+        "edges": "right-open bins [lower, upper), the last closed at 1",
+    }
 
 
 def sensitive_groupings(frame: pd.DataFrame, sensitive: list[str]) -> dict:
@@ -54,7 +59,9 @@ def calibration_report(y: np.ndarray, P: np.ndarray, cfg: dict) -> dict:
     }
     if binary:
         decomposition = brier_decomposition(y, p, n_bins=cfg["n_bins"])
-        report["brier_decomposition"] = {k: decomposition[k] for k in ("reliability", "resolution", "uncertainty", "within_bin")}
+        report["brier_decomposition"] = {
+            k: decomposition[k] for k in ("reliability", "resolution", "uncertainty", "within_bin")
+        }
     else:
         report["ece_of"] = "top label"
         report["classwise_ece"] = classwise_ece(y, P, n_bins=cfg["n_bins"], strategy=cfg["binning"])["mean"]
@@ -73,9 +80,15 @@ def group_calibration(y: np.ndarray, before: np.ndarray, after: np.ndarray, grou
         labels = np.asarray(labels).astype(str)
         b = group_calibration_summary(out_b, p_b, labels, **bins)
         a = group_calibration_summary(out_a, p_a, labels, **bins)
-        out[name] = {g: {"n": b[g]["n"], "base_rate": float(out_a[labels == g].mean()),
-                         "before": {k: b[g][k] for k in ("ece", "mce")}, "after": {k: a[g][k] for k in ("ece", "mce")}}
-                     for g in b}
+        out[name] = {
+            g: {
+                "n": b[g]["n"],
+                "base_rate": float(out_a[labels == g].mean()),
+                "before": {k: b[g][k] for k in ("ece", "mce")},
+                "after": {k: a[g][k] for k in ("ece", "mce")},
+            }
+            for g in b
+        }
     return out
 
 

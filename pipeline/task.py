@@ -6,6 +6,7 @@ Codes: binary targets are 1 for `data.positive_label` (null: the larger value) a
 classes are 0..K-1 in sorted order. Cost matrices, probability columns and reports use this order. A regression
 target has no classes: it is encoded as float64, every value finite.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -26,10 +27,10 @@ MAX_AUTO_CLASSES = 20
 
 @dataclass(frozen=True)
 class Target:
-    task: str                 # "binary" | "multiclass" | "regression"
+    task: str  # "binary" | "multiclass" | "regression"
     column: str
-    classes: list             # labels in code order (binary: [negative, positive]; regression: [])
-    reason: str               # why this task (auto) or "set by data.task"
+    classes: list  # labels in code order (binary: [negative, positive]; regression: [])
+    reason: str  # why this task (auto) or "set by data.task"
 
     @property
     def n_classes(self) -> int:
@@ -48,8 +49,10 @@ class Target:
         keys = [_key(v) for v in series.tolist()]
         unknown = sorted({k for k in keys if k not in index})
         if unknown:
-            raise PipelineError(f"target column {self.column!r} holds values {unknown[:5]} that are not among its classes "
-                                f"{self.classes}; rerun `dvc repro split`")
+            raise PipelineError(
+                f"target column {self.column!r} holds values {unknown[:5]} that are not among its classes "
+                f"{self.classes}; rerun `dvc repro split`"
+            )
         return np.fromiter((index[k] for k in keys), dtype=np.int64, count=len(keys))
 
     def label_names(self) -> list[str]:
@@ -62,7 +65,7 @@ class Target:
         write_json(asdict(self), path)
 
     @classmethod
-    def read(cls, path: Path) -> "Target":
+    def read(cls, path: Path) -> Target:
         from .io import read_json
 
         return cls(**read_json(path, "split"))
@@ -90,8 +93,10 @@ def infer_target(series: pd.Series, data: dict, source: str) -> Target:
     shown = [to_python(v) for v in distinct[:10]] + (["..."] if len(distinct) > 10 else [])
     found = f"{len(distinct)} distinct values {shown}"
     if len(distinct) < 2:
-        raise PipelineError(f"{source}: target column {column!r} (data.target) has a single value {shown} in the valid "
-                            "rows; a model needs at least two classes or a varying quantity")
+        raise PipelineError(
+            f"{source}: target column {column!r} (data.target) has a single value {shown} in the valid "
+            "rows; a model needs at least two classes or a varying quantity"
+        )
     if len(distinct) == 2:
         inferred, reason = "binary", f"two classes {shown}"
     elif numeric and not _integral(values):
@@ -109,15 +114,19 @@ def infer_target(series: pd.Series, data: dict, source: str) -> Target:
         return _regression_target(values, data, column, reason, source)
     positive = data["positive_label"]
     if task == "multiclass" and positive is not None:
-        raise PipelineError(f"params.yaml: data.positive_label is {positive!r}, but target {column!r} is multiclass "
-                            f"({found}); positive_label is for binary targets only: set it to null")
+        raise PipelineError(
+            f"params.yaml: data.positive_label is {positive!r}, but target {column!r} is multiclass "
+            f"({found}); positive_label is for binary targets only: set it to null"
+        )
     if task == "binary":
         if positive is None:
             positive = distinct[-1]
         matches = [v for v in distinct if _key(v) == _key(positive)]
         if not matches:
-            raise PipelineError(f"params.yaml: data.positive_label {positive!r} is not a value of {column!r} {shown}; "
-                                "set it to one of them (or null for the larger value)")
+            raise PipelineError(
+                f"params.yaml: data.positive_label {positive!r} is not a value of {column!r} {shown}; "
+                "set it to one of them (or null for the larger value)"
+            )
         negative = next(v for v in distinct if _key(v) != _key(positive))
         classes = [to_python(negative), to_python(matches[0])]
     else:
@@ -128,15 +137,19 @@ def infer_target(series: pd.Series, data: dict, source: str) -> Target:
 def _regression_target(values: pd.Series, data: dict, column: str, reason: str, source: str) -> Target:
     """A numeric target whose every value is finite; positive_label has no meaning for it."""
     if data["positive_label"] is not None:
-        raise PipelineError(f"params.yaml: data.positive_label is {data['positive_label']!r}, but target {column!r} is a "
-                            f"regression target ({reason}); positive_label is for binary targets only: set it to null")
+        raise PipelineError(
+            f"params.yaml: data.positive_label is {data['positive_label']!r}, but target {column!r} is a "
+            f"regression target ({reason}); positive_label is for binary targets only: set it to null"
+        )
     numbers = values.to_numpy(dtype=np.float64)
     bad = np.flatnonzero(~np.isfinite(numbers))
     if bad.size:
         row = values.index[bad[0]]
-        raise PipelineError(f"{source}: target column {column!r} holds {bad.size} non-finite values (e.g. "
-                            f"{numbers[bad[0]]!r} at data row {row + 1}); a regression target needs finite numbers: "
-                            "fix or remove those rows")
+        raise PipelineError(
+            f"{source}: target column {column!r} holds {bad.size} non-finite values (e.g. "
+            f"{numbers[bad[0]]!r} at data row {row + 1}); a regression target needs finite numbers: "
+            "fix or remove those rows"
+        )
     return Target(task="regression", column=column, classes=[], reason=reason)
 
 
@@ -146,14 +159,18 @@ def _check_requested(requested: str, inferred: str, numeric: bool, distinct: lis
     if requested == "binary" and len(distinct) != 2:
         raise PipelineError(f"params.yaml: data.task is binary, but target column {column!r} has {found}; {fix}")
     if requested == "multiclass" and len(distinct) < 3:
-        raise PipelineError(f"params.yaml: data.task is multiclass, but target column {column!r} has only {found}; "
-                            f"use binary, or {fix}")
+        raise PipelineError(
+            f"params.yaml: data.task is multiclass, but target column {column!r} has only {found}; use binary, or {fix}"
+        )
     if requested == "multiclass" and numeric and inferred == "regression" and not _whole(distinct):
-        raise PipelineError(f"params.yaml: data.task is multiclass, but target column {column!r} holds non-integer "
-                            f"numbers ({found}), a quantity rather than classes; {fix}")
+        raise PipelineError(
+            f"params.yaml: data.task is multiclass, but target column {column!r} holds non-integer "
+            f"numbers ({found}), a quantity rather than classes; {fix}"
+        )
     if requested == "regression" and not numeric:
-        raise PipelineError(f"params.yaml: data.task is regression, but target column {column!r} is not numeric "
-                            f"({found}); {fix}")
+        raise PipelineError(
+            f"params.yaml: data.task is regression, but target column {column!r} is not numeric ({found}); {fix}"
+        )
 
 
 def _whole(values: list) -> bool:
@@ -162,5 +179,8 @@ def _whole(values: list) -> bool:
 
 def _sort_key(value):
     """Numbers by value, everything else by its text (a column read from CSV never mixes the two)."""
-    return (0, float(value), "") if isinstance(value, (int, float, np.number)) and not isinstance(value, bool) \
+    return (
+        (0, float(value), "")
+        if isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
         else (1, 0.0, str(value))
+    )

@@ -3,6 +3,7 @@ One parent run per pipeline state (params + every stage output md5), found again
 when the same state is tracked twice; one child run per search candidate with its per-fold scores; the deployed
 predictor logged as a pyfunc model and registered as a version behind the promotion gate (pipeline/promotion.py).
 The functions that log take the imported `mlflow` module, so importing this module does not import MLflow."""
+
 from __future__ import annotations
 
 import hashlib
@@ -43,7 +44,11 @@ def tracking_uri(configured: str | None) -> str:
     return os.environ.get("MLFLOW_TRACKING_URI") or configured or f"sqlite:///{repo_root() / 'mlflow.db'}"
 
 
-ARTIFACT_COLUMNS = (("experiments", "artifact_location"), ("runs", "artifact_uri"), ("logged_models", "artifact_location"))
+ARTIFACT_COLUMNS = (
+    ("experiments", "artifact_location"),
+    ("runs", "artifact_uri"),
+    ("logged_models", "artifact_location"),
+)
 
 
 def relocate_default_store(root: Path) -> str | None:
@@ -64,13 +69,21 @@ def relocate_default_store(root: Path) -> str | None:
             locations = [r[0] for r in connection.execute("SELECT artifact_location FROM experiments")]
         except sqlite3.OperationalError:  # not an MLflow store yet
             return None
-        old = next((loc.split("/mlartifacts")[0] + "/mlartifacts" for loc in locations
-                    if loc and loc.startswith("file://") and "/mlartifacts" in loc and not loc.startswith(here)), None)
+        old = next(
+            (
+                loc.split("/mlartifacts")[0] + "/mlartifacts"
+                for loc in locations
+                if loc and loc.startswith("file://") and "/mlartifacts" in loc and not loc.startswith(here)
+            ),
+            None,
+        )
         if old is None:
             return None
         for table, column in ARTIFACT_COLUMNS:
-            connection.execute(f'UPDATE "{table}" SET "{column}" = ? || substr("{column}", ?) WHERE "{column}" LIKE ?',
-                               (here, len(old) + 1, old + "%"))
+            connection.execute(
+                f'UPDATE "{table}" SET "{column}" = ? || substr("{column}", ?) WHERE "{column}" LIKE ?',
+                (here, len(old) + 1, old + "%"),
+            )
     return old.removeprefix("file://").removesuffix("/mlartifacts")
 
 
@@ -82,7 +95,8 @@ def stage_output_md5s(lock_file: Path = Path("dvc.lock"), skip: tuple[str, ...] 
         raise PipelineError("dvc.lock not found; run the pipeline with `dvc repro` so outputs have DVC md5s") from None
     return {
         f"{stage}:{out['path']}": out.get("md5", "")
-        for stage, entry in sorted(lock.get("stages", {}).items()) if stage not in skip
+        for stage, entry in sorted(lock.get("stages", {}).items())
+        if stage not in skip
         for out in entry.get("outs", [])
     }
 
@@ -98,8 +112,11 @@ def git_info() -> dict[str, str]:
             return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout.strip()
         except (OSError, subprocess.CalledProcessError):
             return ""
-    return {"git.commit": git("rev-parse", "HEAD") or "unknown",
-            "git.dirty": str(bool(git("status", "--porcelain", "--untracked-files=no")))}
+
+    return {
+        "git.commit": git("rev-parse", "HEAD") or "unknown",
+        "git.dirty": str(bool(git("status", "--porcelain", "--untracked-files=no"))),
+    }
 
 
 _INVALID_KEY = re.compile(r"[^A-Za-z0-9_\-. /]")
@@ -119,16 +136,28 @@ def run_params(params: dict, model: str) -> dict[str, str]:
     kept = {}
     for key, value in flatten(params).items():
         section = next((s for s in chosen if key.startswith(s)), None)
-        if section is None or key[len(section):].split(".")[0] == chosen[section]:
+        if section is None or key[len(section) :].split(".")[0] == chosen[section]:
             kept[key] = str(value)
     return kept
 
 
 # the packages the served model's code imports (tests/e2e checks this list against the code's imports)
 SERVING_REQUIREMENTS = ("mlflow", "numpy", "scipy", "pandas", "numba")
-ARTIFACTS = [paths.HEADLINE, paths.REPORT_HTML, paths.FIGURES_DIR, paths.TRAIN_METRICS.parent, paths.VALIDATION_CURVE.parent,
-             paths.VALIDATION_REPORT, paths.CLEANING_REPORT, paths.SPLIT_REPORT, paths.FEATURES_REPORT,
-             paths.SEARCH_REPORT, paths.IMPORTANCE, paths.ATTRIBUTIONS, paths.PARTIAL_DEPENDENCE]
+ARTIFACTS = [
+    paths.HEADLINE,
+    paths.REPORT_HTML,
+    paths.FIGURES_DIR,
+    paths.TRAIN_METRICS.parent,
+    paths.VALIDATION_CURVE.parent,
+    paths.VALIDATION_REPORT,
+    paths.CLEANING_REPORT,
+    paths.SPLIT_REPORT,
+    paths.FEATURES_REPORT,
+    paths.SEARCH_REPORT,
+    paths.IMPORTANCE,
+    paths.ATTRIBUTIONS,
+    paths.PARTIAL_DEPENDENCE,
+]
 
 
 def signature_of(example, output):
@@ -139,8 +168,10 @@ def signature_of(example, output):
     from mlflow.types import ColSpec, Schema
     from mlflow.types.schema import AnyType
 
-    return ModelSignature(inputs=Schema([ColSpec(AnyType(), c) for c in example.columns]),
-                          outputs=infer_signature(example, output).outputs)
+    return ModelSignature(
+        inputs=Schema([ColSpec(AnyType(), c) for c in example.columns]),
+        outputs=infer_signature(example, output).outputs,
+    )
 
 
 def log_model(mlflow, params: dict):
@@ -171,20 +202,41 @@ def log_candidates(mlflow, client, params: dict, search: dict) -> None:
     name = read_json(paths.TRAIN_METRICS, "train")["model"]  # model.name with auto resolved for the task
     for i, c in enumerate(search["candidates"]):
         label = ", ".join(f"{k}={v}" for k, v in c["params"].items())
-        with mlflow.start_run(run_name=f"candidate {i}: {label}", nested=True,
-                              tags={"pipeline.role": "candidate", "search.rank": str(c["rank"])}) as child:
-            mlflow.log_params({"model.name": name, **{f"model.params.{k}": v for k, v in
-                                                      {**params["model"]["params"].get(name, {}), **c["params"]}.items()}})
-            per_fold = [Metric(f"{part}_{scoring}", float(v), now, fold)
-                        for part, key in (("valid", "valid_scores"), ("train", "train_scores")) for fold, v in enumerate(c[key])]
-            summary = [Metric(metric_key(f"{k}_{scoring}"), float(c[k]), now, 0)
-                       for k in ("mean_valid_score", "std_valid_score", "mean_train_score")]
+        with mlflow.start_run(
+            run_name=f"candidate {i}: {label}",
+            nested=True,
+            tags={"pipeline.role": "candidate", "search.rank": str(c["rank"])},
+        ) as child:
+            mlflow.log_params(
+                {
+                    "model.name": name,
+                    **{
+                        f"model.params.{k}": v
+                        for k, v in {**params["model"]["params"].get(name, {}), **c["params"]}.items()
+                    },
+                }
+            )
+            per_fold = [
+                Metric(f"{part}_{scoring}", float(v), now, fold)
+                for part, key in (("valid", "valid_scores"), ("train", "train_scores"))
+                for fold, v in enumerate(c[key])
+            ]
+            summary = [
+                Metric(metric_key(f"{k}_{scoring}"), float(c[k]), now, 0)
+                for k in ("mean_valid_score", "std_valid_score", "mean_train_score")
+            ]
             client.log_batch(child.info.run_id, metrics=per_fold + summary)
     comparison = read_json(paths.TRAIN_METRICS, "train")["comparison"]
     for m in (comparison or {}).get("models", []):  # model.candidates: one child run per compared model
-        with mlflow.start_run(run_name=f"compared model: {m['model']}", nested=True,
-                              tags={"pipeline.role": "compared model", "comparison.rank": str(m["rank"]),
-                                    "comparison.chosen": str(m["model"] == comparison["chosen"])}) as child:
+        with mlflow.start_run(
+            run_name=f"compared model: {m['model']}",
+            nested=True,
+            tags={
+                "pipeline.role": "compared model",
+                "comparison.rank": str(m["rank"]),
+                "comparison.chosen": str(m["model"] == comparison["chosen"]),
+            },
+        ) as child:
             mlflow.log_params({"model.name": m["model"], **{f"model.params.{k}": v for k, v in m["params"].items()}})
             metrics = [Metric(f"valid_{scoring}", v, now, fold) for fold, v in enumerate(m["valid_scores"])]
             metrics += [Metric(f"mean_valid_{scoring}", m["mean"], now, 0)]
@@ -195,8 +247,14 @@ def log_candidates(mlflow, client, params: dict, search: dict) -> None:
 
 def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str) -> tuple[str, object]:
     trained = read_json(paths.TRAIN_METRICS, "train")
-    tags = {"pipeline.state": key, "pipeline.role": "parent", "task": trained["task"], "model": trained["model"],
-            **git_info(), "dvc.exp_name": os.environ.get("DVC_EXP_NAME", "")}
+    tags = {
+        "pipeline.state": key,
+        "pipeline.role": "parent",
+        "task": trained["task"],
+        "model": trained["model"],
+        **git_info(),
+        "dvc.exp_name": os.environ.get("DVC_EXP_NAME", ""),
+    }
     run_name = os.environ.get("DVC_EXP_NAME") or f"repro {tags['git.commit'][:8]}"
     mlflow.set_experiment(experiment_id=exp_id)  # nested child runs follow the active experiment, not their parent
     with mlflow.start_run(run_name=run_name, tags=tags) as run:
@@ -210,8 +268,13 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
                 mlflow.log_artifact(str(path), artifact_path=str(path.parent))
         for split, path, context in (("train", paths.TRAIN, "training"), ("test", paths.TEST, "test")):
             frame = read_parquet(path, "split")
-            dataset = mlflow.data.from_pandas(frame, source=str(path), name=split, targets=params["data"]["target"],
-                                              digest=md5s.get(f"split:{path}", ""))
+            dataset = mlflow.data.from_pandas(
+                frame,
+                source=str(path),
+                name=split,
+                targets=params["data"]["target"],
+                digest=md5s.get(f"split:{path}", ""),
+            )
             mlflow.log_input(dataset, context=context)
         model = log_model(mlflow, params)
         log_candidates(mlflow, client, params, read_json(paths.SEARCH_REPORT, "train"))
@@ -228,13 +291,22 @@ def register(mlflow, client, name: str, model, run_id: str, task: str, promotion
         champion = {k.removeprefix("headline."): float(v) for k, v in current.tags.items() if k.startswith("headline.")}
     except Exception:  # no champion yet (MLflow raises when the alias is unset)
         current, champion = None, None
-    checks = threshold_checks(figures, task, promotion) + [champion_check(figures, task, champion, promotion["tolerance"])]
+    checks = threshold_checks(figures, task, promotion) + [
+        champion_check(figures, task, champion, promotion["tolerance"])
+    ]
     decision = decide(checks)
     if decision["promote"]:
         client.set_registered_model_alias(name, "champion", version.version)
-    for key, value in (("promotion.decision", "champion" if decision["promote"] else "candidate only"),
-                       ("promotion.reasons", "; ".join(decision["reasons"])[:5000]),
-                       ("promotion.previous_champion", current.version if current else "none"), ("run_id", run_id)):
+    for key, value in (
+        ("promotion.decision", "champion" if decision["promote"] else "candidate only"),
+        ("promotion.reasons", "; ".join(decision["reasons"])[:5000]),
+        ("promotion.previous_champion", current.version if current else "none"),
+        ("run_id", run_id),
+    ):
         client.set_model_version_tag(name, version.version, key, value)
-    return {"registered_model": name, "version": int(version.version), "champion": decision["promote"],
-            "reasons": decision["reasons"]}
+    return {
+        "registered_model": name,
+        "version": int(version.version),
+        "champion": decision["promote"],
+        "reasons": decision["reasons"],
+    }

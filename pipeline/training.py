@@ -1,10 +1,10 @@
 """The train stage's work: one model's search over its grid on the fixed splits (the features stage's matrix per
 split), and the chosen configuration's out-of-fold scores with the fold models (mllib.model_selection.cross_fit)."""
+
 from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import fit_with_groups
 from mllib.calibration import decision_scores
 from mllib.model_selection import ParameterGrid, ParameterSampler, best_candidate_index, cross_fit, evaluate_candidates
 
@@ -31,31 +31,40 @@ def candidate_params(search: dict, model: str, seed: int) -> list[dict]:
     return list(ParameterSampler(grid, n_iter=search["n_iter"], random_state=seed))
 
 
-def out_of_fold_scores(make_model, fold_data: list[tuple], splits: list[tuple], n: int, regression: bool):
+def out_of_fold_scores(fold_models: list, fold_data: list[tuple], splits: list[tuple], n: int, regression: bool):
     """The chosen configuration's scores of each row ((n,) binary scores or regression predictions, (n, K)
-    log-probabilities) from the models fitted without it (mllib.model_selection.cross_fit: averaged over the splits
-    that validate the row, NaN where none does), and those fold models. The search keeps scores only for its
-    scorer's response, which need not be a score, hence the refits."""
-    models = []
+    log-probabilities) from the search's model of each split, fitted without the split's validation rows
+    (mllib.model_selection.cross_fit: averaged over the splits that validate the row, NaN where none does). The
+    search keeps scores only for its scorer's response, which need not be a score, hence the predictions here."""
 
-    def fit_predict(k, fit, valid):
-        X_fit, y_fit, X_valid = fold_data[k][:3]
-        models.append(fit_with_groups(make_model(), X_fit, y_fit, fold_data[k][4] if len(fold_data[k]) > 4 else None))
-        return models[-1].predict(X_valid) if regression else decision_scores(models[-1], X_valid)
+    def predict(k, fit, valid):
+        X_valid = fold_data[k][2]
+        return fold_models[k].predict(X_valid) if regression else decision_scores(fold_models[k], X_valid)
 
-    return cross_fit(fit_predict, splits, n), models
+    return cross_fit(predict, splits, n)
 
 
 def search_model(name: str, params: dict, fold_data: list, scorer, seed: int, run_tasks=None) -> tuple[list, int]:
     """One model's search over its search.grid entry on the fixed folds: (results, index of the best); run_tasks:
-    where the (candidate, fold) fits run (pipeline.compute)."""
+    where the (candidate, fold) fits run (pipeline.compute). Every result keeps its fold models (mllib.io states), so
+    the chosen one's out-of-fold scores need no refit."""
     model_cfg, search = params["model"], params["search"]
     for key, settings in (("model.params", model_cfg["params"]), ("search.grid", search["grid"])):
         build.check_hyperparameter_names(f"{key}.{name}", name, settings.get(name, {}))
     candidates = candidate_params(search, name, seed)
     print(f"train: {name}, {len(candidates)} candidates x {len(fold_data)} folds, scoring {scorer.name}")
-    results = evaluate_candidates(build.model(name, model_cfg, seed), candidates, fold_data, scorer,
-                                  progress=Progress(f"train: {name} search (candidate x fold fits)"), run_tasks=run_tasks)
+    results = evaluate_candidates(
+        build.model(name, model_cfg, seed),
+        candidates,
+        fold_data,
+        scorer,
+        progress=Progress(f"train: {name} search (candidate x fold fits)"),
+        run_tasks=run_tasks,
+        keep_models=True,
+    )
     for r in results:
-        print(f"train:   {r['params']}  valid {r['mean_valid_score']:.4f} ± {r['std_valid_score']:.4f}  train {r['mean_train_score']:.4f}")
+        print(
+            f"train:   {r['params']}  valid {r['mean_valid_score']:.4f} ± {r['std_valid_score']:.4f}  train "
+            f"{r['mean_train_score']:.4f}"
+        )
     return results, best_candidate_index(results, scorer.greater_is_better)

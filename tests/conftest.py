@@ -1,10 +1,9 @@
 """Shared fixtures: a small sample of the default data in a scratch copy of the project's inputs."""
+
 from __future__ import annotations
 
-import os
-
-import pipeline  # noqa: F401  (first: fixes BLAS threads and the CPU code paths before numpy loads)
 import importlib  # noqa: E402
+import os
 import shutil  # noqa: E402
 from pathlib import Path
 
@@ -12,6 +11,8 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 import yaml  # noqa: E402
 from hypothesis import settings  # noqa: E402
+
+import pipeline  # noqa: F401  (first: fixes BLAS threads and the CPU code paths before numpy loads)
 
 # Property tests draw the same examples on every run, so CI cannot fail at random; explore new examples
 # with HYPOTHESIS_PROFILE=explore (any failure found there becomes a fixed example or a fix).
@@ -57,9 +58,18 @@ def multiclass_frame(n_groups: int = 300, seed: int = 0) -> pd.DataFrame:
     p = np.exp(logits - logits.max(axis=1, keepdims=True))
     p /= p.sum(axis=1, keepdims=True)
     draw = (rng.random(n)[:, None] > np.cumsum(p, axis=1)).sum(axis=1)
-    frame = pd.DataFrame({"pid": group, "x1": x[:, 0].round(4), "x2": x[:, 1].round(4), "x3": x[:, 2].round(4),
-                          "noise": x[:, 3].round(4), "region": region, "sex": sex,
-                          "grade": np.array(["low", "mid", "high"])[draw]})
+    frame = pd.DataFrame(
+        {
+            "pid": group,
+            "x1": x[:, 0].round(4),
+            "x2": x[:, 1].round(4),
+            "x3": x[:, 2].round(4),
+            "noise": x[:, 3].round(4),
+            "region": region,
+            "sex": sex,
+            "grade": np.array(["low", "mid", "high"])[draw],
+        }
+    )
     frame.loc[rng.random(n) < 0.05, "x3"] = np.nan
     return frame
 
@@ -79,8 +89,17 @@ def regression_frame(n_groups: int = 300, seed: int = 1) -> pd.DataFrame:
     return frame
 
 
-MULTICLASS_DATA = {"path": "data/raw/grades.csv", "target": "grade", "task": "auto", "positive_label": None,
-                   "group": "pid", "sensitive": ["sex"], "drop": [], "categorical": ["region"], "schema": None}
+MULTICLASS_DATA = {
+    "path": "data/raw/grades.csv",
+    "target": "grade",
+    "task": "auto",
+    "positive_label": None,
+    "group": "pid",
+    "sensitive": ["sex"],
+    "drop": [],
+    "categorical": ["region"],
+    "schema": None,
+}
 
 
 REGRESSION_DATA = {**MULTICLASS_DATA, "path": "data/raw/spend.csv", "target": "spend"}

@@ -1,6 +1,7 @@
 """The house's structure, read from the source: no import cycle among the modules of mllib and pipeline (imports
 inside functions count too), no module reaching into another mllib family's private modules, and mllib importing
 none of the pipeline-level packages."""
+
 from __future__ import annotations
 
 import ast
@@ -42,8 +43,10 @@ def graph() -> dict[str, set[str]]:
 def test_no_import_cycles():
     edges = graph()
     # a package's __init__ importing its own submodules is how a public API is assembled, not a cycle
-    edges = {m: {t for t in targets if not (m.startswith(t + ".") and edges.get(t, set()) >= {m})} for m, targets in
-             edges.items()}
+    edges = {
+        m: {t for t in targets if not (m.startswith(t + ".") and edges.get(t, set()) >= {m})}
+        for m, targets in edges.items()
+    }
     state, stack, cycles = {}, [], []
 
     def visit(node):
@@ -51,7 +54,7 @@ def test_no_import_cycles():
         stack.append(node)
         for nxt in sorted(edges[node]):
             if state.get(nxt) == "open":
-                cycles.append(stack[stack.index(nxt):] + [nxt])
+                cycles.append(stack[stack.index(nxt) :] + [nxt])
             elif nxt not in state:
                 visit(nxt)
         stack.pop()
@@ -72,7 +75,12 @@ def test_no_reaching_into_another_familys_private_modules():
         family = name.split(".")[1]
         for target in targets:
             parts = target.split(".")
-            if len(parts) >= 3 and parts[0] == "mllib" and parts[1] != family and any(p.startswith("_") for p in parts[2:]):
+            if (
+                len(parts) >= 3
+                and parts[0] == "mllib"
+                and parts[1] != family
+                and any(p.startswith("_") for p in parts[2:])
+            ):
                 offenders.append(f"{name} -> {target}")
     assert not offenders, offenders
 
@@ -82,7 +90,12 @@ def test_mllib_imports_no_pipeline_level_package():
     offenders = []
     for path in (REPO / "mllib").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
-                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
             offenders += [f"{path.relative_to(REPO)}: {n}" for n in names if n.split(".")[0] in banned]
     assert not offenders, offenders

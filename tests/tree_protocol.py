@@ -1,6 +1,7 @@
 """The shared tree protocol (tree_ensemble() of CART trees, forests, AdaBoost and gradient boosting) read naively, in
 numpy: the oracle the compiled traversals are tested against. Imported by tests as `from tree_protocol import ...`
 (tests/ is on sys.path, as for conftest)."""
+
 import numpy as np
 
 

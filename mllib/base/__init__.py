@@ -1,4 +1,5 @@
 """Estimator protocol, input validation and composites shared by every mllib family."""
+
 from .compose import ColumnTransformer, Pipeline
 from .estimator import (
     BaseEstimator,
@@ -32,9 +33,32 @@ from .validation import (
 )
 
 __all__ = [
-    "BaseEstimator", "ClassifierMixin", "RegressorMixin", "ClusterMixin", "TransformerMixin", "NotFittedError", "Pipeline", "ColumnTransformer",
-    "check_array", "check_X_y", "check_sample_weight", "check_n_features", "check_random_state",
-    "check_is_fitted", "check_fitted_X", "check_int", "clone", "is_fitted", "is_missing", "check_1d",
-    "check_binary_labels", "safe_divide", "to_python", "check_scores", "check_probabilities", "check_groups",
-    "fit_with_groups", "takes_groups",
+    "BaseEstimator",
+    "ClassifierMixin",
+    "RegressorMixin",
+    "ClusterMixin",
+    "TransformerMixin",
+    "NotFittedError",
+    "Pipeline",
+    "ColumnTransformer",
+    "check_array",
+    "check_X_y",
+    "check_sample_weight",
+    "check_n_features",
+    "check_random_state",
+    "check_is_fitted",
+    "check_fitted_X",
+    "check_int",
+    "clone",
+    "is_fitted",
+    "is_missing",
+    "check_1d",
+    "check_binary_labels",
+    "safe_divide",
+    "to_python",
+    "check_scores",
+    "check_probabilities",
+    "check_groups",
+    "fit_with_groups",
+    "takes_groups",
 ]

@@ -5,6 +5,7 @@
 `ColumnTransformer` applies different transformers to different columns (numeric vs categorical)
 and concatenates their outputs.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -32,7 +33,7 @@ class Pipeline(BaseEstimator):
                 params.update({f"{name}__{k}": v for k, v in step.get_params(deep=True).items()})
         return params
 
-    def set_params(self, **params) -> "Pipeline":
+    def set_params(self, **params) -> Pipeline:
         if "steps" in params:
             self.steps = params.pop("steps")
         named = dict(self.steps)
@@ -51,7 +52,9 @@ class Pipeline(BaseEstimator):
     def _check_steps(self):
         names = [n for n, _ in self.steps]
         if not self.steps or len(set(names)) != len(names):
-            raise ValueError(f"Pipeline steps must be a non-empty list of uniquely named (name, estimator) pairs, got {names}")
+            raise ValueError(
+                f"Pipeline steps must be a non-empty list of uniquely named (name, estimator) pairs, got {names}"
+            )
 
     @property
     def _final(self):
@@ -67,8 +70,11 @@ class Pipeline(BaseEstimator):
         stacking cross-validating inside these rows)."""
         self._check_steps()
         for _, step in self.steps[:-1]:
-            X = step.fit(X, y, groups=groups).transform(X) if groups is not None and takes_groups(step) else \
-                step.fit_transform(X, y)
+            X = (
+                step.fit(X, y, groups=groups).transform(X)
+                if groups is not None and takes_groups(step)
+                else step.fit_transform(X, y)
+            )
         if sample_weight is None:
             fit_with_groups(self._final, X, y, groups)
         else:
@@ -123,7 +129,7 @@ class ColumnTransformer(TransformerMixin, BaseEstimator):
                 params.update({f"{name}__{k}": v for k, v in trans.get_params(deep=True).items()})
         return params
 
-    def set_params(self, **params) -> "ColumnTransformer":
+    def set_params(self, **params) -> ColumnTransformer:
         named = {name: trans for name, trans, _ in self.transformers}
         for key, value in params.items():
             head, _, rest = key.partition("__")
@@ -132,7 +138,9 @@ class ColumnTransformer(TransformerMixin, BaseEstimator):
             elif head in named and rest:
                 named[head].set_params(**{rest: value})
             else:
-                raise ValueError(f"ColumnTransformer has no transformer or parameter {key!r}; transformers: {list(named)}")
+                raise ValueError(
+                    f"ColumnTransformer has no transformer or parameter {key!r}; transformers: {list(named)}"
+                )
         return self
 
     def _check_columns(self, X):

@@ -3,6 +3,7 @@
 Constructors only store their arguments, so `get_params` / `set_params` / `clone` can rebuild any
 estimator from its hyperparameters alone; everything learned from data is set by `fit`.
 """
+
 from __future__ import annotations
 
 import copy
@@ -43,7 +44,7 @@ class BaseEstimator:
                 params.update({f"{name}__{k}": v for k, v in value.get_params(deep=True).items()})
         return params
 
-    def set_params(self, **params) -> "BaseEstimator":
+    def set_params(self, **params) -> BaseEstimator:
         valid = self._param_names()
         nested: dict[str, dict] = {}
         for key, value in params.items():
@@ -102,7 +103,9 @@ class ClassifierMixin:
         if y.ndim != 1:
             raise ValueError(f"y must be 1-D, got shape {y.shape}")
         if is_missing(y).any() or (y.dtype.kind == "f" and not np.isfinite(y).all()):
-            raise ValueError("y contains missing (NaN / None) or infinite labels; a classifier needs a label for every row")
+            raise ValueError(
+                "y contains missing (NaN / None) or infinite labels; a classifier needs a label for every row"
+            )
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
             raise ValueError(f"y has a single class {self.classes_.tolist()}; a classifier needs at least two")

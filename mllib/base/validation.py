@@ -1,4 +1,5 @@
 """Input validation at the edges of every estimator: clear errors for shapes, dtypes, NaN/inf, labels."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -72,8 +73,12 @@ def check_n_features(estimator, X: np.ndarray) -> None:
 
 def check_int(value, name: str, minimum: int = 1, maximum: int | None = None) -> int:
     """value as a Python int in [minimum, maximum] (bools refused: True is not a count)."""
-    if (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum
-            or (maximum is not None and value > maximum)):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, np.integer))
+        or value < minimum
+        or (maximum is not None and value > maximum)
+    ):
         rule = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
         raise ValueError(f"{name} must be an integer {rule}, got {value!r}")
     return int(value)

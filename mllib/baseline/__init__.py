@@ -1,5 +1,6 @@
 """No-skill baselines: what a model must beat to have learned anything from the features (seed 004, D4:389-409:
 an error rate means little without the error of the trivial rule beside it)."""
+
 from .prior import MeanRegressor, PriorClassifier
 
 __all__ = ["MeanRegressor", "PriorClassifier"]

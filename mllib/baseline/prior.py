@@ -4,6 +4,7 @@ PriorClassifier gives every row the training class frequencies: its ROC AUC is 0
 the prior, its Brier score sum_k p_k (1 - p_k), its decisions the majority class. MeanRegressor predicts the
 training mean: its R^2 on the training rows is 0 and its RMSE the standard deviation of y. Both ignore X.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +15,7 @@ from ..base import BaseEstimator, ClassifierMixin, RegressorMixin, check_array, 
 class PriorClassifier(ClassifierMixin, BaseEstimator):
     """Fitted: classes_, class_prior_ (weighted class frequencies)."""
 
-    def fit(self, X, y, sample_weight=None) -> "PriorClassifier":
+    def fit(self, X, y, sample_weight=None) -> PriorClassifier:
         X = check_array(X, allow_nan=True)
         codes = self._encode_targets(y)
         w = check_sample_weight(sample_weight, X.shape[0])
@@ -33,7 +34,7 @@ class PriorClassifier(ClassifierMixin, BaseEstimator):
 class MeanRegressor(RegressorMixin, BaseEstimator):
     """Fitted: mean_ (weighted mean of y)."""
 
-    def fit(self, X, y, sample_weight=None) -> "MeanRegressor":
+    def fit(self, X, y, sample_weight=None) -> MeanRegressor:
         X = check_array(X, allow_nan=True)
         y = check_array(y, ensure_2d=False, name="y")
         self.mean_ = float(np.average(y, weights=check_sample_weight(sample_weight, X.shape[0])))

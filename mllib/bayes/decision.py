@@ -3,6 +3,7 @@
 Expected cost of action a: lambda(a | x) = sum_j lambda(a | omega_j) P(omega_j | x); take argmin_a.
 Maximum accuracy is the special case lambda(decide k | omega_j) = -[j = k] (lines 194-208).
 """
+
 from __future__ import annotations
 
 import numpy as np

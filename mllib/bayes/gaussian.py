@@ -10,6 +10,7 @@ D4:679-699 (catalogue 001-004 7.4) divides by n_m, not n_m - 1. Sigma^-1 is ill-
 ("add something to the diagonal", line 2108). With a cost matrix, predict takes the minimum expected cost
 (lines 179-232, catalogue 000 A6).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,8 +29,10 @@ def check_priors(priors, class_weight: np.ndarray) -> np.ndarray:
         return class_weight / class_weight.sum()
     p = np.asarray(priors, dtype=np.float64)
     if p.shape != class_weight.shape or not np.isfinite(p).all() or (p <= 0).any() or abs(p.sum() - 1) > 1e-8:
-        raise ValueError(f"priors must be {class_weight.size} positive numbers summing to 1 (one per class, in classes_ "
-                         f"order), got {priors!r}")
+        raise ValueError(
+            f"priors must be {class_weight.size} positive numbers summing to 1 (one per class, in classes_ "
+            f"order), got {priors!r}"
+        )
     return p
 
 
@@ -49,8 +52,10 @@ def cholesky(cov: np.ndarray, what: str) -> np.ndarray:
             raise linalg.LinAlgError
         return L
     except linalg.LinAlgError:
-        raise ValueError(f"the {what} is singular (collinear features or fewer rows than features); "
-                         "set reg_param > 0 to shrink it toward the identity") from None
+        raise ValueError(
+            f"the {what} is singular (collinear features or fewer rows than features); "
+            "set reg_param > 0 to shrink it toward the identity"
+        ) from None
 
 
 class GaussianBayesClassifier(ClassifierMixin, BaseEstimator):
@@ -101,10 +106,14 @@ class GaussianBayesClassifier(ClassifierMixin, BaseEstimator):
             order = np.argsort(codes, kind="stable")
             bounds = np.searchsorted(codes[order], np.arange(K + 1))
             Xw = Xw[order]
-            covs = [shrink(Xw[lo:hi].T @ Xw[lo:hi] / class_weight[k], self.reg_param)
-                    for k, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:]))]
+            covs = [
+                shrink(Xw[lo:hi].T @ Xw[lo:hi] / class_weight[k], self.reg_param)
+                for k, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:]))
+            ]
             self.covariances_ = np.array(covs)
-            self.cholesky_ = np.array([cholesky(c, f"covariance of class {self.classes_[k]!r}") for k, c in enumerate(covs)])
+            self.cholesky_ = np.array(
+                [cholesky(c, f"covariance of class {self.classes_[k]!r}") for k, c in enumerate(covs)]
+            )
         return self
 
     def _joint_log_likelihood(self, X):
@@ -119,7 +128,8 @@ class GaussianBayesClassifier(ClassifierMixin, BaseEstimator):
         return out
 
     def decision_function(self, X):
-        """Binary: the log posterior odds log P(classes_[1] | x) / P(classes_[0] | x); multiclass: (n, K) class scores."""
+        """Binary: the log posterior odds log P(classes_[1] | x) / P(classes_[0] | x); multiclass: (n, K) class
+        scores."""
         jll = self._joint_log_likelihood(X)
         return jll[:, 1] - jll[:, 0] if self.classes_.size == 2 else jll
 
@@ -133,5 +143,7 @@ class GaussianBayesClassifier(ClassifierMixin, BaseEstimator):
         jll = self._joint_log_likelihood(X)
         if self.cost_matrix is None:
             return self.classes_[np.argmax(jll, axis=1)]
-        actions, _ = min_risk_decision(np.exp(log_softmax(jll, axis=1)), check_cost_matrix(self.cost_matrix, self.classes_.size))
+        actions, _ = min_risk_decision(
+            np.exp(log_softmax(jll, axis=1)), check_cost_matrix(self.cost_matrix, self.classes_.size)
+        )
         return self.classes_[actions]

@@ -7,6 +7,7 @@ with Laplace / Lidstone smoothing alpha, (n_jic + alpha) / (n_j + alpha m_i) for
 features), so that an unseen value never gives log 0. The Gaussian variant fits one ML mean and variance per class and
 feature (seed 002, topic list line 4348), with var_smoothing * (largest feature variance) added for stability.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,8 +31,14 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
     priors: class priors in classes_ order, or None for the (weighted) class frequencies.
     """
 
-    def __init__(self, distribution: str = "gaussian", alpha: float = 1.0, var_smoothing: float = 1e-9,
-                 binarize: float = 0.0, priors=None):
+    def __init__(
+        self,
+        distribution: str = "gaussian",
+        alpha: float = 1.0,
+        var_smoothing: float = 1e-9,
+        binarize: float = 0.0,
+        priors=None,
+    ):
         self.distribution = distribution
         self.alpha = alpha
         self.var_smoothing = var_smoothing
@@ -85,8 +92,12 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
     def _joint_log_likelihood(self, X):
         X = check_fitted_X(self, X)
         if self.distribution == "gaussian":
-            jll = np.column_stack([-0.5 * np.sum(np.log(2 * np.pi * var) + (X - theta) ** 2 / var, axis=1)
-                                   for theta, var in zip(self.theta_, self.var_)])
+            jll = np.column_stack(
+                [
+                    -0.5 * np.sum(np.log(2 * np.pi * var) + (X - theta) ** 2 / var, axis=1)
+                    for theta, var in zip(self.theta_, self.var_)
+                ]
+            )
         elif self.distribution == "bernoulli":  # the linear rule x^T (a_j - b_j) + 1^T b_j
             B = (X > self.binarize).astype(np.float64)
             jll = B @ (self.feature_log_prob_ - self.feature_log_prob_neg_).T + self.feature_log_prob_neg_.sum(axis=1)

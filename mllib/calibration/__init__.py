@@ -5,6 +5,7 @@ Every calibrator fits on held-out (out-of-fold) scores: fit(scores, y, sample_we
 transform(scores) -> p(y = 1), predict_proba(scores) -> (n, 2). For K > 2 classes, TemperatureScaling and
 NoCalibration take (n, K) scores directly and OneVsRestCalibration wraps any binary calibrator.
 """
+
 from .calibration_error import (
     calibration_summary,
     classwise_ece,
@@ -23,8 +24,20 @@ from .scores import decision_scores
 from .temperature import TemperatureScaling
 
 __all__ = [
-    "PlattScaling", "IsotonicCalibration", "TemperatureScaling", "HistogramBinning", "NoCalibration", "OneVsRestCalibration",
-    "platt_targets", "pool_adjacent_violators", "decision_scores", "reliability_curve",
-    "expected_calibration_error", "maximum_calibration_error", "calibration_summary", "group_calibration_summary",
-    "top_label_calibration", "classwise_ece",
+    "PlattScaling",
+    "IsotonicCalibration",
+    "TemperatureScaling",
+    "HistogramBinning",
+    "NoCalibration",
+    "OneVsRestCalibration",
+    "platt_targets",
+    "pool_adjacent_violators",
+    "decision_scores",
+    "reliability_curve",
+    "expected_calibration_error",
+    "maximum_calibration_error",
+    "calibration_summary",
+    "group_calibration_summary",
+    "top_label_calibration",
+    "classwise_ece",
 ]

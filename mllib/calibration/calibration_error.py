@@ -7,6 +7,7 @@ n_bins / strategy passed in; `calibration_summary` returns both numbers with the
 Not in the notes (catalogue section 3.1, [STD] scalar summaries); the binning is `reliability_curve`'s,
 so the same n_bins / strategy / edge rule must be reported with the number.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -76,7 +77,9 @@ def _class_matrix(y_true, proba) -> tuple[np.ndarray, np.ndarray]:
     P = np.asarray(proba, dtype=np.float64)
     y = np.asarray(y_true)
     if P.ndim != 2 or y.shape != (P.shape[0],) or y.dtype.kind not in "iu" or y.min() < 0 or y.max() >= P.shape[1]:
-        raise ValueError(f"need (n, K) probabilities and one class index 0..K-1 per row, got shapes {P.shape}, {y.shape}")
+        raise ValueError(
+            f"need (n, K) probabilities and one class index 0..K-1 per row, got shapes {P.shape}, {y.shape}"
+        )
     return y.astype(np.int64), P
 
 
@@ -91,6 +94,8 @@ def top_label_calibration(y_true, proba, n_bins: int = 10, strategy: str = "unif
 def classwise_ece(y_true, proba, n_bins: int = 10, strategy: str = "uniform") -> dict:
     """{per_class: ECE of p_k against [y = k] for each class k, mean: their average} (Kull et al. 2019)."""
     y, P = _class_matrix(y_true, proba)
-    per_class = [expected_calibration_error((y == k).astype(np.int64), P[:, k], n_bins=n_bins, strategy=strategy)
-                 for k in range(P.shape[1])]
+    per_class = [
+        expected_calibration_error((y == k).astype(np.int64), P[:, k], n_bins=n_bins, strategy=strategy)
+        for k in range(P.shape[1])
+    ]
     return {"per_class": per_class, "mean": float(np.mean(per_class))}

@@ -10,6 +10,7 @@ Bins are right-open [e_k, e_k+1) on the score, the last one closed; scores outsi
 fall into the first or last bin. The map is piecewise constant and, unlike isotonic regression, need not be
 monotone: with few rows per bin the frequencies are noisy (the prior damps that).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -40,7 +41,8 @@ class HistogramBinning(BaseEstimator):
 
     n_bins: number of bins on the score; strategy: "quantile" (equal mass, the default: every bin gets
         n / n_bins calibration rows, as in Zadrozny & Elkan) or "uniform" (equal width over the calibration
-        scores' range, which leaves sparse tails noisy or empty); prior_strength: m >= 0 pseudo-rows at the base rate added to every bin
+        scores' range, which leaves sparse tails noisy or empty); prior_strength: m >= 0 pseudo-rows at the base rate
+        added to every bin
         (m = 0 is the raw frequency, with empty bins still set to the base rate).
 
     Fitted attributes: bin_edges_ (n_bins_ + 1 increasing edges), bin_count_ (weighted rows per bin, 0 for an
@@ -52,10 +54,13 @@ class HistogramBinning(BaseEstimator):
         self.strategy = strategy
         self.prior_strength = prior_strength
 
-    def fit(self, scores, y, sample_weight=None) -> "HistogramBinning":
+    def fit(self, scores, y, sample_weight=None) -> HistogramBinning:
         n_bins = check_int(self.n_bins, "n_bins")
-        if not (isinstance(self.prior_strength, (int, float, np.floating, np.integer))
-                and not isinstance(self.prior_strength, bool) and self.prior_strength >= 0):
+        if not (
+            isinstance(self.prior_strength, (int, float, np.floating, np.integer))
+            and not isinstance(self.prior_strength, bool)
+            and self.prior_strength >= 0
+        ):
             raise ValueError(f"prior_strength must be a number >= 0 (pseudo-rows per bin), got {self.prior_strength!r}")
         s = check_scores(scores)
         y = check_binary(y, s.shape[0])

@@ -1,6 +1,7 @@
 """No calibration map: the probability is the logistic sigmoid of a binary score, or the softmax of (n, K) class
 scores. For models whose score is a log-odds (logistic regression) or a log-probability (the multiclass scores of
 `decision_scores`) this is the model's own predict_proba."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,7 +16,7 @@ class NoCalibration(BaseEstimator):
     Fitted attributes: n_samples_fit_.
     """
 
-    def fit(self, scores, y=None, sample_weight=None) -> "NoCalibration":
+    def fit(self, scores, y=None, sample_weight=None) -> NoCalibration:
         self.n_samples_fit_ = int(np.asarray(scores).shape[0])
         return self
 

@@ -12,6 +12,7 @@ label and receive different values, which no prediction could reproduce).
 Between block boundaries the map interpolates linearly; outside the calibration range it is clipped to the
 end values. Isotonic needs more calibration rows than Platt scaling: it has one free value per block.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -68,7 +69,7 @@ class IsotonicCalibration(BaseEstimator):
     def __init__(self, increasing: bool = True):
         self.increasing = increasing
 
-    def fit(self, scores, y, sample_weight=None) -> "IsotonicCalibration":
+    def fit(self, scores, y, sample_weight=None) -> IsotonicCalibration:
         """Fit the map on calibration scores and binary labels y in {0, 1} (1 = positive)."""
         if not isinstance(self.increasing, (bool, np.bool_)):
             raise ValueError(f"increasing must be True or False, got {self.increasing!r}")

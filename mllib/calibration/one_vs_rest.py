@@ -7,6 +7,7 @@ is kept before the renormalisation; the renormalised rows sum to 1. A row where 
 isotonic or histogram maps far outside the calibration scores) gets the calibration data's class frequencies.
 Notes: seed 004, D4:1935-1982 (calibrate after training, on held-out predictions).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,19 +26,22 @@ class OneVsRestCalibration(BaseEstimator):
     def __init__(self, calibrator):
         self.calibrator = calibrator
 
-    def fit(self, scores, y, sample_weight=None) -> "OneVsRestCalibration":
+    def fit(self, scores, y, sample_weight=None) -> OneVsRestCalibration:
         S = self._scores(scores)
         y = np.asarray(y)
         K = S.shape[1]
         if y.shape != (S.shape[0],) or y.dtype.kind not in "iu" or y.min() < 0 or y.max() >= K:
-            raise ValueError(f"y must hold one class index 0..{K - 1} per row of the scores ({S.shape[0]} rows), "
-                             f"got shape {y.shape}, dtype {y.dtype}")
+            raise ValueError(
+                f"y must hold one class index 0..{K - 1} per row of the scores ({S.shape[0]} rows), "
+                f"got shape {y.shape}, dtype {y.dtype}"
+            )
         w = check_sample_weight(sample_weight, S.shape[0])
         missing = sorted(set(range(K)) - set(np.unique(y).tolist()))
         if missing:
             raise ValueError(f"classes {missing} have no calibration rows; every class needs held-out rows")
-        self.calibrators_ = [clone(self.calibrator).fit(S[:, k], (y == k).astype(np.int64), sample_weight=w)
-                             for k in range(K)]
+        self.calibrators_ = [
+            clone(self.calibrator).fit(S[:, k], (y == k).astype(np.int64), sample_weight=w) for k in range(K)
+        ]
         self.class_prior_ = np.bincount(y, weights=w, minlength=K) / w.sum()
         self.n_classes_ = K
         return self
@@ -45,8 +49,10 @@ class OneVsRestCalibration(BaseEstimator):
     def _scores(self, scores) -> np.ndarray:
         S = check_array(scores, name="scores")
         if S.shape[1] < 3:
-            raise ValueError(f"one-vs-rest calibration takes (n, K >= 3) class scores, got shape {S.shape}; "
-                             "calibrate binary scores with the binary calibrator itself")
+            raise ValueError(
+                f"one-vs-rest calibration takes (n, K >= 3) class scores, got shape {S.shape}; "
+                "calibrate binary scores with the binary calibrator itself"
+            )
         return S
 
     def predict_proba(self, scores) -> np.ndarray:

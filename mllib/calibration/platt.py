@@ -11,6 +11,7 @@ p = 1/(1 + exp(A*s + B)); their (A, B) is (-a, -b).
 The calibrator must be fitted on data the base model never saw (a CV fold or a separate split),
 otherwise the scores are over-confident on exactly the rows being calibrated (D3:177).
 """
+
 from __future__ import annotations
 
 import warnings
@@ -65,7 +66,7 @@ class PlattScaling(BaseEstimator):
         if not (isinstance(self.tol, (int, float, np.floating)) and self.tol > 0):
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")
 
-    def fit(self, scores, y, sample_weight=None) -> "PlattScaling":
+    def fit(self, scores, y, sample_weight=None) -> PlattScaling:
         """Fit (a, b) on calibration scores and binary labels y in {0, 1} (1 = positive)."""
         self._check_hyperparameters()
         s = check_scores(scores)

@@ -5,6 +5,7 @@ a calibrated model lies on y = x. Below the diagonal the model over-predicts the
 under-predicts (ERRATUM E6: D4:1964 has the two sides swapped; D3:171-173 is right).
 Notes: seed 004, D4:1939, 1959-1964; seed 003, D3:169-177 (compute it on held-out data); catalogue section 3.1.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -5,6 +5,7 @@ for models that only give probabilities, their log-odds. More classes: one score
 the model's class probabilities (every mllib classifier has predict_proba; a multinomial model's logits equal
 them up to a per-row shift, which softmax-based maps ignore). Larger always means more likely for that class.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -10,6 +10,7 @@ linear term), with derivative mean_i(E_p[z_i] - z_i,y_i) and second derivative m
 safeguarded Newton iteration on beta inside a sign-change bracket finds the global minimum.
 Binary 1-D scores s are the logits (0, s): p(y = 1) = sigmoid(s / T).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -70,7 +71,7 @@ class TemperatureScaling(BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
 
-    def fit(self, scores, y, sample_weight=None) -> "TemperatureScaling":
+    def fit(self, scores, y, sample_weight=None) -> TemperatureScaling:
         check_int(self.max_iter, "max_iter")
         if not (isinstance(self.tol, (int, float, np.floating)) and self.tol > 0):
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")

@@ -13,6 +13,7 @@ remaining parameters from the nearest-mean partition).
 Sample weights w_n (a row of weight w_n counts as w_n copies of it): the M-step takes the weighted responsibilities
 w_n q_nk and tau_k = N_k / sum_n w_n; the log-likelihood is the weighted average sum_n w_n log p(x_n) / sum_n w_n.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -80,7 +81,8 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
 
     n_components: K. covariance_type: "full", "diag" or "spherical". assignment: "soft" (EM) or "hard"
     (classification EM; it also stops as soon as the partition repeats). reg_covar: added to every variance.
-    tol: stop when the average log-likelihood per sample changes by less than tol between iterations. max_iter: EM iterations per run. n_init: runs from different
+    tol: stop when the average log-likelihood per sample changes by less than tol between iterations. max_iter: EM
+    iterations per run. n_init: runs from different
     initialisations, the one with the highest final log-likelihood is kept. init_params: "kmeans" or "random".
     random_state: seed of the initialisation.
     Fitted: weights_ (K,), means_ (K, d), covariances_ ((K, d, d) full, (K, d) diag, (K,) spherical),
@@ -88,9 +90,18 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
     parameters before each M-step; non-decreasing for soft EM), log_likelihood_ (its last value), n_iter_, converged_.
     """
 
-    def __init__(self, n_components: int = 1, covariance_type: str = "full", assignment: str = "soft",
-                 reg_covar: float = 1e-6, tol: float = 1e-3, max_iter: int = 100, n_init: int = 1,
-                 init_params: str = "kmeans", random_state=0):
+    def __init__(
+        self,
+        n_components: int = 1,
+        covariance_type: str = "full",
+        assignment: str = "soft",
+        reg_covar: float = 1e-6,
+        tol: float = 1e-3,
+        max_iter: int = 100,
+        n_init: int = 1,
+        init_params: str = "kmeans",
+        random_state=0,
+    ):
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.assignment = assignment
@@ -104,8 +115,11 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
     def _check_params(self, n):
         if not (isinstance(self.n_components, (int, np.integer)) and 1 <= self.n_components <= n):
             raise ValueError(f"n_components must be an integer in [1, n_samples = {n}], got {self.n_components!r}")
-        for name, allowed in (("covariance_type", COVARIANCE_TYPES), ("assignment", ASSIGNMENTS),
-                              ("init_params", INIT_PARAMS)):
+        for name, allowed in (
+            ("covariance_type", COVARIANCE_TYPES),
+            ("assignment", ASSIGNMENTS),
+            ("init_params", INIT_PARAMS),
+        ):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
         for name in ("n_init", "max_iter"):

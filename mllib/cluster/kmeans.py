@@ -7,6 +7,7 @@ Initialisation: greedy k-means++ (Arthur & Vassilvitskii 2007, with 2 + ln k can
 scikit-learn; the notes use random data points, init="random"); n_init restarts keep the run with the lowest J.
 An empty cluster is moved to the point farthest from its centre, which cannot increase J either.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -106,8 +107,15 @@ class KMeans(ClusterMixin, BaseEstimator):
     after each assignment step, starting with the initial centres; non-increasing), n_iter_.
     """
 
-    def __init__(self, n_clusters: int = 8, init="k-means++", n_init: int = 1, max_iter: int = 300,
-                 tol: float = 1e-4, random_state=0):
+    def __init__(
+        self,
+        n_clusters: int = 8,
+        init="k-means++",
+        n_init: int = 1,
+        max_iter: int = 300,
+        tol: float = 1e-4,
+        random_state=0,
+    ):
         self.n_clusters = n_clusters
         self.init = init
         self.n_init = n_init
@@ -127,13 +135,16 @@ class KMeans(ClusterMixin, BaseEstimator):
             raise ValueError(f"tol must be >= 0, got {self.tol!r}")
         if isinstance(self.init, str):
             if self.init not in INITS:
-                raise ValueError(f"init must be one of {INITS} or an array of shape (n_clusters, n_features), "
-                                 f"got {self.init!r}")
+                raise ValueError(
+                    f"init must be one of {INITS} or an array of shape (n_clusters, n_features), got {self.init!r}"
+                )
             return None
         centres = check_array(self.init, name="init")
         if centres.shape != (self.n_clusters, X.shape[1]):
-            raise ValueError(f"init array must have shape (n_clusters, n_features) = {(self.n_clusters, X.shape[1])}, "
-                             f"got {centres.shape}")
+            raise ValueError(
+                f"init array must have shape (n_clusters, n_features) = {(self.n_clusters, X.shape[1])}, "
+                f"got {centres.shape}"
+            )
         if self.n_init != 1:
             raise ValueError("init given as an array fixes the start: set n_init=1")
         return centres
@@ -169,7 +180,9 @@ class KMeans(ClusterMixin, BaseEstimator):
     def predict(self, X):
         """Index of the nearest centre for each row."""
         X = check_fitted_X(self, X)
-        return np.argmin(squared_distances(X, np.einsum("ij,ij->i", X, X), self.cluster_centers_), axis=1).astype(np.int64)
+        return np.argmin(squared_distances(X, np.einsum("ij,ij->i", X, X), self.cluster_centers_), axis=1).astype(
+            np.int64
+        )
 
     def transform(self, X):
         """Euclidean distances to each centre, (n, k)."""

@@ -4,6 +4,7 @@ Notes: seed 004, D4:389-409 (choosing between models by a validation score) and 
 resampled t-test of Nadeau and Bengio (2003) for k-fold scores, McNemar's test (1947) for two classifiers' decisions
 on one test set, the paired t-test for two regressors' errors on one test set.
 """
+
 from .significance import corrected_resampled_t_test, mcnemar_test, paired_t_test
 
 __all__ = ["corrected_resampled_t_test", "mcnemar_test", "paired_t_test"]

@@ -8,6 +8,7 @@ only A, c rows only B), under equal error rates b ~ Binomial(b + c, 1/2): the ex
 chi-square statistic (|b - c| - 1)^2 / (b + c) with continuity correction beside it. Paired t-test: two
 regressors' squared (or absolute) errors on the same rows.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,7 +21,9 @@ def corrected_resampled_t_test(scores_a, scores_b, n_train: int, n_test: int) ->
     """{mean_difference, t, df, p_value (two-sided), correction}: A minus B on the same k splits."""
     a, b = np.asarray(scores_a, dtype=np.float64), np.asarray(scores_b, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1 or a.size < 2:
-        raise ValueError(f"scores_a and scores_b must be 1-D of one length >= 2 (one score per split), got {a.shape}, {b.shape}")
+        raise ValueError(
+            f"scores_a and scores_b must be 1-D of one length >= 2 (one score per split), got {a.shape}, {b.shape}"
+        )
     if n_train < 1 or n_test < 1:
         raise ValueError(f"n_train and n_test must be >= 1, got {n_train}, {n_test}")
     d = a - b
@@ -46,8 +49,13 @@ def mcnemar_test(y_true, pred_a, pred_b) -> dict:
         return {"only_a_right": 0, "only_b_right": 0, "p_value": 1.0, "chi2": 0.0, "chi2_p_value": 1.0}
     p = float(min(1.0, 2 * stats.binom.cdf(min(only_a, only_b), discordant, 0.5)))
     chi2 = (abs(only_a - only_b) - 1) ** 2 / discordant
-    return {"only_a_right": only_a, "only_b_right": only_b, "p_value": p, "chi2": float(chi2),
-            "chi2_p_value": float(stats.chi2.sf(chi2, 1))}
+    return {
+        "only_a_right": only_a,
+        "only_b_right": only_b,
+        "p_value": p,
+        "chi2": float(chi2),
+        "chi2_p_value": float(stats.chi2.sf(chi2, 1)),
+    }
 
 
 def paired_t_test(errors_a, errors_b) -> dict:
@@ -57,5 +65,9 @@ def paired_t_test(errors_a, errors_b) -> dict:
         raise ValueError("errors_a and errors_b must be 1-D of one length >= 2")
     result = stats.ttest_rel(a, b)
     t = float(result.statistic) if np.isfinite(result.statistic) else 0.0
-    return {"mean_difference": float((a - b).mean()), "t": t, "df": a.size - 1,
-            "p_value": float(result.pvalue) if np.isfinite(result.pvalue) else 1.0}
+    return {
+        "mean_difference": float((a - b).mean()),
+        "t": t,
+        "df": a.size - 1,
+        "p_value": float(result.pvalue) if np.isfinite(result.pvalue) else 1.0,
+    }

@@ -8,6 +8,7 @@ Sadinle, Lei and Wasserman 2019: this score gives the smallest average set among
 p is the true posterior). When ceil((n + 1)(1 - alpha)) > n the quantile is +infinity and every set is full.
 A set may be empty (no class is likely enough); the rate is reported, never hidden.
 """
+
 from __future__ import annotations
 
 import math
@@ -50,7 +51,7 @@ class SplitConformalClassifier(BaseEstimator):
     def __init__(self, coverage: float = 0.9):
         self.coverage = coverage
 
-    def fit(self, proba, y) -> "SplitConformalClassifier":
+    def fit(self, proba, y) -> SplitConformalClassifier:
         P = _check_proba(proba)
         y = np.asarray(y)
         if y.shape != (P.shape[0],) or y.dtype.kind not in "iu" or y.min() < 0 or y.max() >= P.shape[1]:
@@ -75,6 +76,11 @@ def set_summary(sets: np.ndarray, y) -> dict:
     set rates of boolean (n, K) sets."""
     sets, y = np.asarray(sets, dtype=bool), np.asarray(y)
     size = sets.sum(axis=1)
-    return {"coverage": float(sets[np.arange(y.size), y].mean()), "mean_set_size": float(size.mean()),
-            "empty_rate": float(np.mean(size == 0)), "singleton_rate": float(np.mean(size == 1)),
-            "full_rate": float(np.mean(size == sets.shape[1])), "n": int(y.size)}
+    return {
+        "coverage": float(sets[np.arange(y.size), y].mean()),
+        "mean_set_size": float(size.mean()),
+        "empty_rate": float(np.mean(size == 0)),
+        "singleton_rate": float(np.mean(size == 1)),
+        "full_rate": float(np.mean(size == sets.shape[1])),
+        "n": int(y.size),
+    }

@@ -12,6 +12,7 @@ jackknife+); in practice close to 1 - alpha. Unlike split conformal it uses ever
 and for calibration. An order statistic whose rank falls outside 1..n is -inf / +inf (too few rows for the level).
 Notes: not in the lecture notes; the references above.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,7 +41,7 @@ class SplitConformalRegressor(BaseEstimator):
     def __init__(self, coverage: float = 0.9):
         self.coverage = coverage
 
-    def fit(self, y_true, y_pred) -> "SplitConformalRegressor":
+    def fit(self, y_true, y_pred) -> SplitConformalRegressor:
         y, p = _check_pair(y_true, y_pred)
         self.threshold_ = conformal_quantile(np.abs(y - p), self.coverage)
         self.n_calibration_ = int(y.size)
@@ -65,7 +66,7 @@ class CVPlusRegressor(BaseEstimator):
         self.coverage = coverage
         self.chunk_rows = chunk_rows
 
-    def fit(self, y_true, oof_pred, fold) -> "CVPlusRegressor":
+    def fit(self, y_true, oof_pred, fold) -> CVPlusRegressor:
         y, p = _check_pair(y_true, oof_pred)
         if not 0.0 < self.coverage < 1.0:
             raise ValueError(f"coverage must be in (0, 1), got {self.coverage!r}")
@@ -85,7 +86,9 @@ class CVPlusRegressor(BaseEstimator):
         check_is_fitted(self)
         P = check_array(fold_predictions, name="fold_predictions")
         if P.shape[1] != self.n_folds_:
-            raise ValueError(f"fold_predictions has {P.shape[1]} columns, one per fold model expected ({self.n_folds_})")
+            raise ValueError(
+                f"fold_predictions has {P.shape[1]} columns, one per fold model expected ({self.n_folds_})"
+            )
         n = self.residuals_.size
         low_rank, high_rank = self._ranks()
         lower, upper = np.full(P.shape[0], -np.inf), np.full(P.shape[0], np.inf)
@@ -104,5 +107,9 @@ def interval_summary(y_true, lower, upper) -> dict:
     y = np.asarray(y_true, dtype=np.float64)
     lower, upper = np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64)
     width = upper - lower
-    return {"coverage": float(np.mean((lower <= y) & (y <= upper))), "mean_width": float(width.mean()),
-            "median_width": float(np.median(width)), "n": int(y.size)}
+    return {
+        "coverage": float(np.mean((lower <= y) & (y <= upper))),
+        "mean_width": float(width.mean()),
+        "median_width": float(np.median(width)),
+        "n": int(y.size),
+    }

@@ -3,6 +3,7 @@
 Notes: seed 000, lines 179-232 (minimum-cost decisions); seed 001, D1:53-110; seed 004, D4:1986-1996;
 catalogue 001-004 sections 3.4 and 7.1, catalogue 000 A6.
 """
+
 from .cost import REJECT, bayes_threshold, expected_costs, min_risk_decision
 from .reject import reject_option, selective_risk
 from .risk_coverage import (
@@ -15,6 +16,16 @@ from .risk_coverage import (
 )
 
 __all__ = [
-    "REJECT", "expected_costs", "min_risk_decision", "bayes_threshold", "reject_option", "selective_risk",
-    "risk_coverage_curve", "aurc", "optimal_aurc", "excess_aurc", "coverage_at_risk", "risk_at_coverage",
+    "REJECT",
+    "expected_costs",
+    "min_risk_decision",
+    "bayes_threshold",
+    "reject_option",
+    "selective_risk",
+    "risk_coverage_curve",
+    "aurc",
+    "optimal_aurc",
+    "excess_aurc",
+    "coverage_at_risk",
+    "risk_at_coverage",
 ]

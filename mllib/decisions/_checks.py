@@ -1,4 +1,5 @@
 """Input checks shared by the decision modules: posterior matrices and per-sample confidences."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -6,6 +6,7 @@ R(k | x) = 1 - p(k | x), so the rule is argmax posterior (ERRATUM E44: the risk 
 Notes: seed 000, lines 179-232 (the car example: buy at expected cost -8 vs 0); seed 001, D1:53-110;
 seed 004, D4:1986-1988; catalogue 000 A6, catalogue 001-004 sections 3.4 and 7.1.
 """
+
 from __future__ import annotations
 
 import numpy as np

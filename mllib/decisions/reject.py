@@ -7,6 +7,7 @@ Notes: seed 004, D4:1986-1996 ("when the class with highest probability is lower
 reject"; needs no refit; "need calibrated probabilities to do this reliably"); seed 003, D3:505, 510;
 catalogue section 3.4 (the equations D4 leaves out, Bishop PRML 1.5.3).
 """
+
 from __future__ import annotations
 
 import math
@@ -36,8 +37,12 @@ def reject_option(proba, threshold: float, confidence=None) -> dict:
         confidence = check_array(check_1d(confidence, "confidence", p.shape[0]), ensure_2d=False, name="confidence")
     accepted = confidence >= threshold
     prediction = np.where(accepted, np.argmax(p, axis=1), REJECT).astype(np.int64)
-    return {"prediction": prediction, "accepted": accepted, "confidence": confidence,
-            "coverage": float(accepted.mean())}
+    return {
+        "prediction": prediction,
+        "accepted": accepted,
+        "confidence": confidence,
+        "coverage": float(accepted.mean()),
+    }
 
 
 def selective_risk(y_true, y_pred, accepted) -> dict:
@@ -50,5 +55,9 @@ def selective_risk(y_true, y_pred, accepted) -> dict:
     keep = np.asarray(check_1d(accepted, "accepted", y.shape[0]), dtype=bool)
     n_accepted = int(keep.sum())
     n_errors = int(np.sum(y[keep] != y_hat[keep]))
-    return {"coverage": n_accepted / y.shape[0], "selective_risk": n_errors / n_accepted if n_accepted else math.nan,
-            "n_accepted": n_accepted, "n_errors": n_errors}
+    return {
+        "coverage": n_accepted / y.shape[0],
+        "selective_risk": n_errors / n_accepted if n_accepted else math.nan,
+        "n_accepted": n_accepted,
+        "n_errors": n_errors,
+    }

@@ -9,6 +9,7 @@ random tie-breaking, not the order the sort happened to produce).
 Notes: seed 004, D4:1986-1996 (reject option); catalogue section 3.4 ([STD] accuracy-coverage curve);
 Geifman & El-Yaniv 2017, Geifman et al. 2019 (AURC, E-AURC).
 """
+
 from __future__ import annotations
 
 import math
@@ -40,8 +41,13 @@ def risk_coverage_curve(y_true, y_pred, confidence) -> dict:
     errors, conf, group_end = _sorted_errors(y_true, y_pred, confidence)
     n_accepted = group_end + 1
     n_errors = np.cumsum(errors)[group_end]
-    return {"threshold": conf[group_end], "coverage": n_accepted / errors.size, "risk": n_errors / n_accepted,
-            "n_accepted": n_accepted.astype(np.int64), "n_errors": n_errors.astype(np.int64)}
+    return {
+        "threshold": conf[group_end],
+        "coverage": n_accepted / errors.size,
+        "risk": n_errors / n_accepted,
+        "n_accepted": n_accepted.astype(np.int64),
+        "n_errors": n_errors.astype(np.int64),
+    }
 
 
 def _risk_per_rank(y_true, y_pred, confidence) -> np.ndarray:
@@ -94,8 +100,12 @@ def coverage_at_risk(y_true, y_pred, confidence, target_risk: float) -> dict:
     if ok.size == 0:
         return {"coverage": 0.0, "threshold": math.inf, "risk": math.nan, "achievable": False}
     i = ok[-1]
-    return {"coverage": float(curve["coverage"][i]), "threshold": float(curve["threshold"][i]),
-            "risk": float(curve["risk"][i]), "achievable": True}
+    return {
+        "coverage": float(curve["coverage"][i]),
+        "threshold": float(curve["threshold"][i]),
+        "risk": float(curve["risk"][i]),
+        "achievable": True,
+    }
 
 
 def risk_at_coverage(y_true, y_pred, confidence, target_coverage: float) -> dict:
@@ -105,5 +115,8 @@ def risk_at_coverage(y_true, y_pred, confidence, target_coverage: float) -> dict
         raise ValueError(f"target_coverage must be in (0, 1], got {target_coverage!r}")
     curve = risk_coverage_curve(y_true, y_pred, confidence)
     i = int(np.argmax(curve["coverage"] >= target - 1e-12))
-    return {"coverage": float(curve["coverage"][i]), "threshold": float(curve["threshold"][i]),
-            "risk": float(curve["risk"][i])}
+    return {
+        "coverage": float(curve["coverage"][i]),
+        "threshold": float(curve["threshold"][i]),
+        "risk": float(curve["risk"][i]),
+    }

@@ -10,6 +10,7 @@ components makes PCA invertible; scale before and after). Three solvers give the
 Sigma - w w^T Sigma, symmetric for an eigenvector). Signs are fixed so each component's largest-|loading| entry is
 positive. Variances use the divisor N, as the notes (scikit-learn's explained_variance_ uses N - 1).
 """
+
 from __future__ import annotations
 
 import warnings
@@ -17,8 +18,15 @@ import warnings
 import numpy as np
 from scipy import linalg
 
-from ..base import (BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_int, check_is_fitted,
-                    check_random_state)
+from ..base import (
+    BaseEstimator,
+    TransformerMixin,
+    check_array,
+    check_fitted_X,
+    check_int,
+    check_is_fitted,
+    check_random_state,
+)
 
 SOLVERS = ("svd", "eigh", "power")
 
@@ -41,7 +49,7 @@ def power_iteration(Sigma: np.ndarray, k: int, tol: float, max_iter: int, rng, t
     while len(W) < k and not (fraction is not None and lam and sum(lam) >= fraction * total):
         if np.trace(S) <= 1e-12 * max(total, np.finfo(float).tiny):
             basis = linalg.null_space(np.array(W)) if W else np.eye(d)
-            for column in basis.T[:k - len(W)]:
+            for column in basis.T[: k - len(W)]:
                 W.append(column)
                 lam.append(0.0)
             break
@@ -58,9 +66,12 @@ def power_iteration(Sigma: np.ndarray, k: int, tol: float, max_iter: int, rng, t
             if step < tol:
                 break
         else:
-            warnings.warn(f"power iteration for component {len(W)} did not converge in max_iter={max_iter} steps "
-                          f"(tol={tol}); eigenvalues may be (nearly) repeated: increase max_iter or use solver='svd'",
-                          UserWarning, stacklevel=3)
+            warnings.warn(
+                f"power iteration for component {len(W)} did not converge in max_iter={max_iter} steps "
+                f"(tol={tol}); eigenvalues may be (nearly) repeated: increase max_iter or use solver='svd'",
+                UserWarning,
+                stacklevel=3,
+            )
         lam_i = float(w @ S @ w)
         S -= lam_i * np.outer(w, w)
         W.append(w)
@@ -78,8 +89,15 @@ class PCA(TransformerMixin, BaseEstimator):
     explained_variance_ratio_ (lambda_j / tr Sigma), singular_values_ (of X~: sqrt(N lambda_j)), n_components_.
     """
 
-    def __init__(self, n_components=None, solver: str = "svd", whiten: bool = False, tol: float = 1e-12,
-                 max_iter: int = 10000, random_state=0):
+    def __init__(
+        self,
+        n_components=None,
+        solver: str = "svd",
+        whiten: bool = False,
+        tol: float = 1e-12,
+        max_iter: int = 10000,
+        random_state=0,
+    ):
         self.n_components = n_components
         self.solver = solver
         self.whiten = whiten
@@ -113,7 +131,7 @@ class PCA(TransformerMixin, BaseEstimator):
         total = float(np.sum(Xc * Xc)) / n
         if self.solver == "svd":
             _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
-            variances, components = s ** 2 / n, Vt
+            variances, components = s**2 / n, Vt
         else:
             Sigma = Xc.T @ Xc / n
             if self.solver == "eigh":
@@ -125,13 +143,15 @@ class PCA(TransformerMixin, BaseEstimator):
                     raise ValueError(f"tol must be positive, got {self.tol!r}")
                 rng = check_random_state(self.random_state)
                 variances, components = power_iteration(Sigma, k, self.tol, self.max_iter, rng, total, fraction)
-            variances, components = variances[:min(n, d)], components[:min(n, d)]
+            variances, components = variances[: min(n, d)], components[: min(n, d)]
         ratio = variances / total if total > 0 else np.zeros_like(variances)
         if fraction is not None:  # smallest k with cumulative ratio >= fraction (all kept if rounding falls short)
             k = min(int(np.searchsorted(np.cumsum(ratio), fraction, side="left")) + 1, variances.size)
         if self.whiten and not (variances[:k] > 1e-12 * max(total, np.finfo(float).tiny)).all():
-            raise ValueError("whiten=True but a kept component has zero variance (rank-deficient X); "
-                             "lower n_components, e.g. to a variance fraction such as 0.999")
+            raise ValueError(
+                "whiten=True but a kept component has zero variance (rank-deficient X); "
+                "lower n_components, e.g. to a variance fraction such as 0.999"
+            )
         self.components_ = np.ascontiguousarray(_orient(components[:k]))
         self.explained_variance_ = variances[:k]
         self.explained_variance_ratio_ = ratio[:k]

@@ -10,6 +10,7 @@ Decision rule (one rule for every consumer):
   the decision is still reported, `accepted` says whether it is made.
 Optionally a split-conformal set of classes per row (mllib.conformal) with its coverage guarantee.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -37,8 +38,17 @@ class DeployedPredictor(BaseEstimator):
     "cost_matrix" | "argmax"), decision_threshold_ (binary: the t of p >= t; None for K > 2).
     """
 
-    def __init__(self, features, model, calibrator, classes, threshold: float = 0.5, cost_matrix=None,
-                 reject_threshold: float = 0.0, conformal=None):
+    def __init__(
+        self,
+        features,
+        model,
+        calibrator,
+        classes,
+        threshold: float = 0.5,
+        cost_matrix=None,
+        reject_threshold: float = 0.0,
+        conformal=None,
+    ):
         self.features = features
         self.model = model
         self.calibrator = calibrator
@@ -48,7 +58,7 @@ class DeployedPredictor(BaseEstimator):
         self.reject_threshold = reject_threshold
         self.conformal = conformal
 
-    def fit(self, X=None, y=None) -> "DeployedPredictor":
+    def fit(self, X=None, y=None) -> DeployedPredictor:
         """Check that every part is fitted and agrees on the classes; resolve the decision rule (no data needed:
         the parts are fitted where the pipeline fits them, the features per fold, the calibrator out of fold)."""
         for name in ("features", "model", "calibrator"):
@@ -56,8 +66,10 @@ class DeployedPredictor(BaseEstimator):
                 raise ValueError(f"the deployed predictor's {name} is not fitted")
         K = len(self.classes)
         if K < 2 or list(np.asarray(self.model.classes_).tolist()) != list(range(K)):
-            raise ValueError(f"the model's classes {np.asarray(self.model.classes_).tolist()} are not the codes "
-                             f"0..{K - 1} of the {K} classes {list(self.classes)}")
+            raise ValueError(
+                f"the model's classes {np.asarray(self.model.classes_).tolist()} are not the codes "
+                f"0..{K - 1} of the {K} classes {list(self.classes)}"
+            )
         if not 0.0 <= float(self.reject_threshold) < 1.0:
             raise ValueError(f"reject_threshold must be in [0, 1), got {self.reject_threshold!r}")
         if self.conformal is not None and self.conformal.n_classes_ != K:
@@ -66,8 +78,10 @@ class DeployedPredictor(BaseEstimator):
         if self.cost_matrix is not None:
             cost = np.asarray(self.cost_matrix, dtype=np.float64)
             if cost.shape != (K, K) or not np.isfinite(cost).all():
-                raise ValueError(f"cost_matrix must be a finite {K} x {K} matrix (one row per decision, one column "
-                                 f"per true class, in the order {list(self.classes)}), got shape {cost.shape}")
+                raise ValueError(
+                    f"cost_matrix must be a finite {K} x {K} matrix (one row per decision, one column "
+                    f"per true class, in the order {list(self.classes)}), got shape {cost.shape}"
+                )
             self.rule_ = "cost_matrix"
             self.decision_threshold_ = bayes_threshold(cost) if K == 2 else None
         elif K == 2:
@@ -127,6 +141,6 @@ class DeployedPredictor(BaseEstimator):
             raise ValueError("this predictor has no conformal sets (conformal=None)")
         return self.conformal.predict_set(self.predict_proba(X))
 
-    def with_model(self, model) -> "DeployedPredictor":
+    def with_model(self, model) -> DeployedPredictor:
         """The same chain and rule around another fitted model (e.g. a reweighed refit)."""
         return DeployedPredictor(**{**self.get_params(deep=False), "model": model}).fit()

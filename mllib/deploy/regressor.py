@@ -5,6 +5,7 @@ without fold k) and the out-of-fold residuals, or split conformal (the final mod
 quantile of the out-of-fold absolute residuals). Models with a predictive distribution (Gaussian process, Bayesian
 linear regression) also give their own Gaussian interval, mean -/+ z std, reported beside the conformal ones.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,8 +26,16 @@ class DeployedRegressor(BaseEstimator):
     transformer and the model fitted without fold k (needed for "cv_plus").
     """
 
-    def __init__(self, features, model, split, cv_plus=None, fold_features=None, fold_models=None,
-                 interval_method: str = "cv_plus"):
+    def __init__(
+        self,
+        features,
+        model,
+        split,
+        cv_plus=None,
+        fold_features=None,
+        fold_models=None,
+        interval_method: str = "cv_plus",
+    ):
         self.features = features
         self.model = model
         self.split = split
@@ -35,7 +44,7 @@ class DeployedRegressor(BaseEstimator):
         self.fold_models = fold_models
         self.interval_method = interval_method
 
-    def fit(self, X=None, y=None) -> "DeployedRegressor":
+    def fit(self, X=None, y=None) -> DeployedRegressor:
         """Check the parts (fitted where the pipeline fits them) and the interval method."""
         for name in ("features", "model", "split"):
             if not is_fitted(getattr(self, name)):
@@ -47,9 +56,11 @@ class DeployedRegressor(BaseEstimator):
         if self.cv_plus is not None:
             counts = {len(self.fold_features or []), len(self.fold_models or []), self.cv_plus.n_folds_}
             if len(counts) > 1:
-                raise ValueError(f"cv_plus was fitted on {self.cv_plus.n_folds_} folds but there are "
-                                 f"{len(self.fold_features or [])} fold transformers and {len(self.fold_models or [])} "
-                                 "fold models")
+                raise ValueError(
+                    f"cv_plus was fitted on {self.cv_plus.n_folds_} folds but there are "
+                    f"{len(self.fold_features or [])} fold transformers and {len(self.fold_models or [])} "
+                    "fold models"
+                )
         self.coverage_ = float(self.split.coverage)
         return self
 

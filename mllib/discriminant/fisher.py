@@ -11,20 +11,29 @@ The classifier (the notes leave the threshold open; catalogue 000 C2 suggests Ba
 models the projected classes as Gaussians with the pooled within-class covariance and the class priors; with
 all K - 1 directions and reg = 0 this reproduces the shared-covariance Gaussian Bayes (LDA) posteriors.
 """
+
 from __future__ import annotations
 
 import numpy as np
 from scipy import linalg
 from scipy.special import log_softmax
 
-from ..base import (BaseEstimator, ClassifierMixin, TransformerMixin, check_fitted_X, check_is_fitted,
-                    check_sample_weight, check_X_y)
+from ..base import (
+    BaseEstimator,
+    ClassifierMixin,
+    TransformerMixin,
+    check_fitted_X,
+    check_is_fitted,
+    check_sample_weight,
+    check_X_y,
+)
 from ..bayes.gaussian import check_priors, cholesky
 
 
 def fisher_directions(X, codes, w, n_classes: int, reg: float):
     """Overall mean, class means, within-class scatter S_W, the eigenvalues and the directions (columns, sorted by
-    decreasing J) of S_B v = lambda (S_W + reg tr(S_W)/d I) v, each signed so the first class projects below the mean."""
+    decreasing J) of S_B v = lambda (S_W + reg tr(S_W)/d I) v, each signed so the first class projects below the
+    mean."""
     if not reg >= 0:
         raise ValueError(f"reg must be >= 0, got {reg!r}")
     class_weight = np.bincount(codes, weights=w, minlength=n_classes)
@@ -44,8 +53,9 @@ def fisher_directions(X, codes, w, n_classes: int, reg: float):
     try:
         eigenvalues, V = linalg.eigh(S_B, S_reg, subset_by_index=[d - q, d - 1])
     except linalg.LinAlgError:
-        raise ValueError("the within-class scatter S_W is singular (collinear features or fewer rows than "
-                         "features); set reg > 0") from None
+        raise ValueError(
+            "the within-class scatter S_W is singular (collinear features or fewer rows than features); set reg > 0"
+        ) from None
     eigenvalues, V = eigenvalues[::-1], V[:, ::-1]
     V *= np.where(D[0] @ V > 0, -1.0, 1.0)
     return xbar, means, class_weight, S_W, eigenvalues, V
@@ -127,7 +137,7 @@ class LinearDiscriminantProjection(TransformerMixin, BaseEstimator):
             raise ValueError("y has a single class; the discriminant projection needs at least two")
         self.n_features_in_ = X.shape[1]
         self.xbar_, _, _, _, self.eigenvalues_, V = fisher_directions(X, codes, w, classes.size, self.reg)
-        self.scalings_ = V[:, :_check_n_components(self.n_components, V.shape[1])]
+        self.scalings_ = V[:, : _check_n_components(self.n_components, V.shape[1])]
         return self
 
     def transform(self, X):
@@ -143,6 +153,8 @@ def _check_n_components(n_components, available: int) -> int:
     if n_components is None:
         return available
     if not isinstance(n_components, (int, np.integer)) or not 1 <= n_components <= available:
-        raise ValueError(f"n_components must be an int in [1, {available}] (at most K - 1 and at most the number of "
-                         f"features), got {n_components!r}")
+        raise ValueError(
+            f"n_components must be an int in [1, {available}] (at most K - 1 and at most the number of "
+            f"features), got {n_components!r}"
+        )
     return int(n_components)

@@ -25,6 +25,7 @@ updated weights before normalisation; a final perfect discrete learner reweights
 records reweighted_errors_, the chosen learner's weighted error under the new weights: 1/2 for two classes,
 (K - 1)/K for SAMME (learning_rate 1), h_t is then no better than chance.
 """
+
 from __future__ import annotations
 
 from itertools import accumulate
@@ -32,10 +33,18 @@ from itertools import accumulate
 import numpy as np
 from scipy.special import expit, softmax
 
-from ..base import (BaseEstimator, ClassifierMixin, check_fitted_X, check_int, check_is_fitted, check_random_state,
-                    check_sample_weight, check_X_y)
-from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from .. import tree as K  # the tree family's traversal kernels
+from ..base import (
+    BaseEstimator,
+    ClassifierMixin,
+    check_fitted_X,
+    check_int,
+    check_is_fitted,
+    check_random_state,
+    check_sample_weight,
+    check_X_y,
+)
+from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree.cart import tree_dict
 from ..tree.criteria import CLASSIFICATION_CRITERIA
 
@@ -75,8 +84,15 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     stops early when a learner is perfect (eps = 0) or no better than chance (eps >= 1 - 1/K).
     """
 
-    def __init__(self, n_estimators: int = 50, learning_rate: float = 1.0, algorithm: str = "discrete",
-                 max_depth: int = 1, criterion=None, random_state=0):
+    def __init__(
+        self,
+        n_estimators: int = 50,
+        learning_rate: float = 1.0,
+        algorithm: str = "discrete",
+        max_depth: int = 1,
+        criterion=None,
+        random_state=0,
+    ):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.algorithm = algorithm
@@ -92,8 +108,10 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
         if self.criterion is not None and self.criterion not in CLASSIFICATION_CRITERIA:
-            raise ValueError(f"criterion must be None (the algorithm's own) or one of {CLASSIFICATION_CRITERIA}, "
-                             f"got {self.criterion!r}")
+            raise ValueError(
+                f"criterion must be None (the algorithm's own) or one of {CLASSIFICATION_CRITERIA}, "
+                f"got {self.criterion!r}"
+            )
         code = self._encode_targets(y)
         w = check_sample_weight(sample_weight, X.shape[0])
         self.n_features_in_ = X.shape[1]
@@ -104,8 +122,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _tree(self, seed):
         criterion = self.criterion or _CRITERIA[self.algorithm]
-        return DecisionTreeClassifier(criterion=criterion, max_depth=self.max_depth, min_samples_leaf=1,
-                                      random_state=int(seed))
+        return DecisionTreeClassifier(
+            criterion=criterion, max_depth=self.max_depth, min_samples_leaf=1, random_state=int(seed)
+        )
 
     def _fit_discrete(self, X, code, d, seeds):
         n_classes = self.classes_.size
@@ -116,11 +135,16 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             eps = float(np.dot(d, miss) / d.sum())
             if eps >= 1.0 - 1.0 / n_classes:
                 if not self.estimators_:
-                    raise ValueError("the first weak learner is no better than chance (weighted error "
-                                     f"{eps:.3f} >= 1 - 1/K); use deeper trees (max_depth)")
+                    raise ValueError(
+                        "the first weak learner is no better than chance (weighted error "
+                        f"{eps:.3f} >= 1 - 1/K); use deeper trees (max_depth)"
+                    )
                 break
-            alpha = self.learning_rate * 0.5 * (np.log((1 - max(eps, _EPS_FLOOR)) / max(eps, _EPS_FLOOR))
-                                                + np.log(n_classes - 1))
+            alpha = (
+                self.learning_rate
+                * 0.5
+                * (np.log((1 - max(eps, _EPS_FLOOR)) / max(eps, _EPS_FLOOR)) + np.log(n_classes - 1))
+            )
             self.estimators_.append(tree)
             alphas.append(alpha)
             errors.append(eps)
@@ -201,8 +225,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         else:
             k = 1 if n_classes == 2 else n_classes
             for t in range(0, len(self.estimators_), k):
-                yield self._logit_step(np.column_stack([tree.value_[_leaves(tree, X), 0]
-                                                        for tree in self.estimators_[t:t + k]]))
+                yield self._logit_step(
+                    np.column_stack([tree.value_[_leaves(tree, X), 0] for tree in self.estimators_[t : t + k]])
+                )
 
     def _to_decision(self, S):
         """Binary: F(x) (n,); multiclass: the class scores (n, K)."""

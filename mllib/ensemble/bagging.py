@@ -12,6 +12,7 @@ A member is fitted on its sample's rows, each repeated as often as drawn (the te
 learner); with sample_weight every copy carries its row's weight, so row i weighs w_i x (times drawn). A
 classifier's sample holding a single class is redrawn (mllib classifiers need two classes).
 """
+
 from __future__ import annotations
 
 import inspect
@@ -19,8 +20,18 @@ import inspect
 import numpy as np
 
 from .. import registry
-from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_fitted_X, check_int, check_is_fitted,
-                    check_random_state, check_sample_weight, check_X_y, clone)
+from ..base import (
+    BaseEstimator,
+    ClassifierMixin,
+    RegressorMixin,
+    check_fitted_X,
+    check_int,
+    check_is_fitted,
+    check_random_state,
+    check_sample_weight,
+    check_X_y,
+    clone,
+)
 from .resampling import bootstrap_counts, in_bag_counts, oob_classification, oob_regression, resolve_max_samples
 
 _MAX_REDRAWS = 100
@@ -43,18 +54,23 @@ class _BaseBagging(BaseEstimator):
         family = registry.CLASSIFIERS if self._estimator_type == "classifier" else registry.REGRESSORS
         if isinstance(self.estimator, str):
             if self.estimator not in family:
-                raise ValueError(f"estimator {self.estimator!r} is not a registered {self._estimator_type}; "
-                                 f"choose one of {sorted(family)}")
+                raise ValueError(
+                    f"estimator {self.estimator!r} is not a registered {self._estimator_type}; "
+                    f"choose one of {sorted(family)}"
+                )
             base = family[self.estimator]()
         elif getattr(self.estimator, "_estimator_type", None) == self._estimator_type:
             base = clone(self.estimator)
         else:
-            raise ValueError(f"estimator must be a registry name or an unfitted mllib {self._estimator_type}, "
-                             f"got {self.estimator!r}")
+            raise ValueError(
+                f"estimator must be a registry name or an unfitted mllib {self._estimator_type}, got {self.estimator!r}"
+            )
         if self.estimator_params is not None:
             if not isinstance(self.estimator_params, dict):
-                raise ValueError(f"estimator_params must be a dict of {type(base).__name__}'s hyperparameters or "
-                                 f"None, got {self.estimator_params!r}")
+                raise ValueError(
+                    f"estimator_params must be a dict of {type(base).__name__}'s hyperparameters or "
+                    f"None, got {self.estimator_params!r}"
+                )
             base.set_params(**self.estimator_params)
         return base
 
@@ -68,8 +84,10 @@ class _BaseBagging(BaseEstimator):
         fit_kwargs = {}
         if sample_weight is not None:
             if "sample_weight" not in inspect.signature(base.fit).parameters:
-                raise ValueError(f"estimator {type(base).__name__} does not take sample_weight: fit without "
-                                 "sample_weight, or bag an estimator whose fit takes it")
+                raise ValueError(
+                    f"estimator {type(base).__name__} does not take sample_weight: fit without "
+                    "sample_weight, or bag an estimator whose fit takes it"
+                )
             w = check_sample_weight(sample_weight, n)
         self.n_features_in_ = X.shape[1]
         seeds = check_random_state(self.random_state).integers(2**63, size=(n_estimators, 2))
@@ -122,8 +140,16 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
     with a random_state get their own seed.
     """
 
-    def __init__(self, estimator="decision_tree", estimator_params=None, n_estimators: int = 10, max_samples=None,
-                 bootstrap: bool = True, oob_score: bool = False, random_state=0):
+    def __init__(
+        self,
+        estimator="decision_tree",
+        estimator_params=None,
+        n_estimators: int = 10,
+        max_samples=None,
+        bootstrap: bool = True,
+        oob_score: bool = False,
+        random_state=0,
+    ):
         super().__init__(estimator, estimator_params, n_estimators, max_samples, bootstrap, oob_score, random_state)
 
     def fit(self, X, y, sample_weight=None):
@@ -154,8 +180,16 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
     oob_score_ is the OOB R^2, oob_prediction_ the OOB predictions. Parameters as BaggingClassifier, with a
     registered regressor (name or instance) as estimator."""
 
-    def __init__(self, estimator="decision_tree_regressor", estimator_params=None, n_estimators: int = 10,
-                 max_samples=None, bootstrap: bool = True, oob_score: bool = False, random_state=0):
+    def __init__(
+        self,
+        estimator="decision_tree_regressor",
+        estimator_params=None,
+        n_estimators: int = 10,
+        max_samples=None,
+        bootstrap: bool = True,
+        oob_score: bool = False,
+        random_state=0,
+    ):
         super().__init__(estimator, estimator_params, n_estimators, max_samples, bootstrap, oob_score, random_state)
 
     def fit(self, X, y, sample_weight=None):

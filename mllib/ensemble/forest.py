@@ -12,17 +12,33 @@ distinct rows, as in scikit-learn. Per-tree seeds are drawn up front from the Ge
 byte-identical for any n_jobs. The trees are stored back to back in flat node arrays (tree t's nodes start at
 tree_offsets_[t], child indices local to the tree): compact, saved by mllib.io as a handful of arrays.
 """
+
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_fitted_X, check_int, check_is_fitted,
-                    check_random_state, check_sample_weight, check_X_y)
 from .. import tree as K  # the tree family's traversal kernels
-from ..tree.cart import (TrainingData, check_growth_params, grow_tree, impurity_importances, resolve_max_features,
-                         tree_dict)
+from ..base import (
+    BaseEstimator,
+    ClassifierMixin,
+    RegressorMixin,
+    check_fitted_X,
+    check_int,
+    check_is_fitted,
+    check_random_state,
+    check_sample_weight,
+    check_X_y,
+)
+from ..tree.cart import (
+    TrainingData,
+    check_growth_params,
+    grow_tree,
+    impurity_importances,
+    resolve_max_features,
+    tree_dict,
+)
 from ..tree.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from .resampling import bootstrap_counts, in_bag_counts, oob_classification, oob_regression, resolve_max_samples
 
@@ -46,15 +62,17 @@ class _BaseForest(BaseEstimator):
 
         def one_tree(t):
             counts = bootstrap_counts(int(self.tree_seeds_[t, 0]), n, n_draws, self.bootstrap)
-            tree = grow_tree(data, code, y, w * counts, n_classes, growth, self.max_features_,
-                             int(self.tree_seeds_[t, 1]))
+            tree = grow_tree(
+                data, code, y, w * counts, n_classes, growth, self.max_features_, int(self.tree_seeds_[t, 1])
+            )
             oob = None
             if self.oob_score:
                 rows = np.flatnonzero(counts == 0)
                 leaves = K.apply(X[rows], tree["feature"], tree["threshold"], tree["left"], tree["right"])
                 oob = (rows, tree["value"][leaves])
-            importance = impurity_importances(tree["feature"], tree["left"], tree["right"], tree["cover"],
-                                              tree.pop("impurity"), d)
+            importance = impurity_importances(
+                tree["feature"], tree["left"], tree["right"], tree["cover"], tree.pop("impurity"), d
+            )
             del tree["n_node_samples"]  # only the arrays prediction and the tree protocol need are kept
             return tree, oob, importance
 
@@ -85,8 +103,15 @@ class _BaseForest(BaseEstimator):
 
     def _leaf_mean(self, X) -> np.ndarray:
         """(1/B) sum_b value_b[leaf_b(x)]."""
-        return K.mean_leaf_values(check_fitted_X(self, X), self.feature_, self.threshold_, self.children_left_,
-                                  self.children_right_, self.value_, self.tree_offsets_)
+        return K.mean_leaf_values(
+            check_fitted_X(self, X),
+            self.feature_,
+            self.threshold_,
+            self.children_left_,
+            self.children_right_,
+            self.value_,
+            self.tree_offsets_,
+        )
 
     def in_bag_counts(self, n_samples: int) -> np.ndarray:
         """(n_estimators, n_samples): how often each training row entered each tree (0 = out of bag)."""
@@ -98,8 +123,12 @@ class _BaseForest(BaseEstimator):
         check_is_fitted(self)
         trees = [tree_dict(self, slice(a, b)) for a, b in zip(self.tree_offsets_[:-1], self.tree_offsets_[1:])]
         n_trees = len(trees)
-        return dict(trees=trees, scale=np.full(n_trees, 1.0 / n_trees), offset=np.zeros(self.value_.shape[1]),
-                    output=self._ensemble_output)
+        return dict(
+            trees=trees,
+            scale=np.full(n_trees, 1.0 / n_trees),
+            offset=np.zeros(self.value_.shape[1]),
+            output=self._ensemble_output,
+        )
 
     def permutation_importance(self, X, y, scoring=None, n_repeats: int = 5, random_state=0) -> dict:
         """Permutation importance on held-out (X, y) (mllib.explain.permutation_importance); scoring: a scorer or
@@ -111,8 +140,14 @@ class _BaseForest(BaseEstimator):
         if scoring is None:
             scoring = "accuracy" if self._estimator_type == "classifier" else "mean_squared_error"
         scorer = get_scorer(scoring)
-        return permutation_importance(lambda Z: response_values(self, Z, scorer.response), X, y, scorer,
-                                      n_repeats=n_repeats, random_state=random_state)
+        return permutation_importance(
+            lambda Z: response_values(self, Z, scorer.response),
+            X,
+            y,
+            scorer,
+            n_repeats=n_repeats,
+            random_state=random_state,
+        )
 
 
 class RandomForestClassifier(ClassifierMixin, _BaseForest):
@@ -127,10 +162,23 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
     _criteria = CLASSIFICATION_CRITERIA
     _ensemble_output = "probability"
 
-    def __init__(self, n_estimators: int = 100, criterion: str = "gini", splitter: str = "best", max_depth=None,
-                 min_samples_split: int = 2, min_samples_leaf: int = 1, min_impurity_decrease: float = 0.0,
-                 max_features="sqrt", max_bins: int = 255, bootstrap: bool = True, max_samples=None,
-                 oob_score: bool = False, n_jobs: int = 1, random_state=0):
+    def __init__(
+        self,
+        n_estimators: int = 100,
+        criterion: str = "gini",
+        splitter: str = "best",
+        max_depth=None,
+        min_samples_split: int = 2,
+        min_samples_leaf: int = 1,
+        min_impurity_decrease: float = 0.0,
+        max_features="sqrt",
+        max_bins: int = 255,
+        bootstrap: bool = True,
+        max_samples=None,
+        oob_score: bool = False,
+        n_jobs: int = 1,
+        random_state=0,
+    ):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.splitter = splitter
@@ -167,10 +215,23 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
     _criteria = REGRESSION_CRITERIA
     _ensemble_output = "raw"
 
-    def __init__(self, n_estimators: int = 100, criterion: str = "squared_error", splitter: str = "best",
-                 max_depth=None, min_samples_split: int = 2, min_samples_leaf: int = 1,
-                 min_impurity_decrease: float = 0.0, max_features=1.0, max_bins: int = 255, bootstrap: bool = True,
-                 max_samples=None, oob_score: bool = False, n_jobs: int = 1, random_state=0):
+    def __init__(
+        self,
+        n_estimators: int = 100,
+        criterion: str = "squared_error",
+        splitter: str = "best",
+        max_depth=None,
+        min_samples_split: int = 2,
+        min_samples_leaf: int = 1,
+        min_impurity_decrease: float = 0.0,
+        max_features=1.0,
+        max_bins: int = 255,
+        bootstrap: bool = True,
+        max_samples=None,
+        oob_score: bool = False,
+        n_jobs: int = 1,
+        random_state=0,
+    ):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.splitter = splitter

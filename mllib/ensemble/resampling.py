@@ -6,6 +6,7 @@ ensemble never stores its samples. A row a member did not draw is out of bag for
 the OOB prediction of a row averages the members that did not draw it, an estimate of the generalisation error
 "as if from an independent test sample" (seed-001-003-004 catalogue 7.10).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,7 +17,11 @@ from ..metrics import accuracy_score, r2_score
 def resolve_max_samples(max_samples, n_samples: int) -> int:
     if max_samples is None:
         return n_samples
-    if isinstance(max_samples, (int, np.integer)) and not isinstance(max_samples, bool) and 1 <= max_samples <= n_samples:
+    if (
+        isinstance(max_samples, (int, np.integer))
+        and not isinstance(max_samples, bool)
+        and 1 <= max_samples <= n_samples
+    ):
         return int(max_samples)
     if isinstance(max_samples, (float, np.floating)) and 0.0 < max_samples <= 1.0:
         return max(1, int(round(max_samples * n_samples)))

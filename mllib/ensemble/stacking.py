@@ -3,13 +3,24 @@ are their outputs. The meta-model must learn from outputs on rows the first-leve
 training inputs are out-of-fold predictions (k-fold inside the rows stacking is fitted on, grouped when groups are
 given, mllib.model_selection.cross_fit); the first-level models are then refitted on all rows for prediction.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from .. import registry
-from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_fitted_X, check_int, check_is_fitted,
-                    check_random_state, check_X_y, clone, fit_with_groups)
+from ..base import (
+    BaseEstimator,
+    ClassifierMixin,
+    RegressorMixin,
+    check_fitted_X,
+    check_int,
+    check_is_fitted,
+    check_random_state,
+    check_X_y,
+    clone,
+    fit_with_groups,
+)
 from ..model_selection import cross_fit, inner_splits
 
 
@@ -29,7 +40,9 @@ class _BaseStacking(BaseEstimator):
     def _make(self, name: str, params: dict | None, seed: int, role: str) -> BaseEstimator:
         family = self._family()
         if not isinstance(name, str) or name not in family:
-            raise ValueError(f"{role} {name!r} is not a registered {self._estimator_type}; choose from {sorted(family)}")
+            raise ValueError(
+                f"{role} {name!r} is not a registered {self._estimator_type}; choose from {sorted(family)}"
+            )
         if name in ("stacking", "stacking_regressor"):
             raise ValueError(f"{role} cannot be stacking itself")
         model = family[name]()
@@ -62,9 +75,11 @@ class _BaseStacking(BaseEstimator):
         splits = inner_splits(k, y, groups, stratify=stratify, random_state=rng.integers(2**31))
         outputs = []
         for base in bases:
+
             def fit_predict(_, fit, valid, base=base):
                 g = None if groups is None else groups[fit]
                 return self._output(fit_with_groups(clone(base), X[fit], y[fit], g), X[valid])
+
             outputs.append(cross_fit(fit_predict, splits, X.shape[0]))
         self.meta_features_ = self._meta(outputs, X)  # out of fold: row i's inputs come from models that never saw it
         self.final_estimator_ = final.fit(self.meta_features_, y)
@@ -108,8 +123,16 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
     classes_ : ndarray
     """
 
-    def __init__(self, estimators=("logistic_regression", "random_forest"), estimator_params=None,
-                 final_estimator="logistic_regression", final_params=None, cv=5, passthrough=False, random_state=0):
+    def __init__(
+        self,
+        estimators=("logistic_regression", "random_forest"),
+        estimator_params=None,
+        final_estimator="logistic_regression",
+        final_params=None,
+        cv=5,
+        passthrough=False,
+        random_state=0,
+    ):
         super().__init__(estimators, estimator_params, final_estimator, final_params, cv, passthrough, random_state)
 
     def _output(self, model, X) -> np.ndarray:
@@ -153,8 +176,16 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
     estimators_, final_estimator_, meta_features_ : as StackingClassifier
     """
 
-    def __init__(self, estimators=("ridge", "random_forest_regressor"), estimator_params=None,
-                 final_estimator="linear_regression", final_params=None, cv=5, passthrough=False, random_state=0):
+    def __init__(
+        self,
+        estimators=("ridge", "random_forest_regressor"),
+        estimator_params=None,
+        final_estimator="linear_regression",
+        final_params=None,
+        cv=5,
+        passthrough=False,
+        random_state=0,
+    ):
         super().__init__(estimators, estimator_params, final_estimator, final_params, cv, passthrough, random_state)
 
     def _output(self, model, X) -> np.ndarray:

@@ -1,5 +1,6 @@
 """Parameter estimation of the lecture notes: maximum likelihood, conjugate Bayesian estimates and posterior
 predictives, James-Stein shrinkage."""
+
 from .bayesian import (
     bernoulli_posterior,
     bernoulli_predictive,
@@ -12,7 +13,15 @@ from .maximum_likelihood import bernoulli_ml, gaussian_ml, geometric_log_likelih
 from .shrinkage import james_stein
 
 __all__ = [
-    "gaussian_ml", "bernoulli_ml", "geometric_ml", "geometric_log_likelihood",
-    "bernoulli_posterior", "bernoulli_predictive", "geometric_posterior", "geometric_predictive",
-    "gaussian_mean_posterior", "gaussian_predictive", "james_stein",
+    "gaussian_ml",
+    "bernoulli_ml",
+    "geometric_ml",
+    "geometric_log_likelihood",
+    "bernoulli_posterior",
+    "bernoulli_predictive",
+    "geometric_posterior",
+    "geometric_predictive",
+    "gaussian_mean_posterior",
+    "gaussian_predictive",
+    "james_stein",
 ]

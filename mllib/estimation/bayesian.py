@@ -9,9 +9,11 @@ D_1 = {0, 2} gives 30 theta^2 (1 - theta)^2 (the "~20" at line 600 is a typo) an
 D_2 = {0, 2, 0, 1} gives 280 theta^4 (1 - theta)^3 and P(x = 1 | D_2) = 2/9, so the Bayes classifier picks
 omega_2 where the ML plug-in picks omega_1.
 Gaussian mean with known variance sigma^2 and prior N(mu_0, tau_0^2) (lines 712-736, closed form from the
-catalogue): mu_N = (N tau_0^2 xbar + sigma^2 mu_0) / (N tau_0^2 + sigma^2), tau_N^2 = tau_0^2 sigma^2 / (N tau_0^2 + sigma^2);
+catalogue): mu_N = (N tau_0^2 xbar + sigma^2 mu_0) / (N tau_0^2 + sigma^2), tau_N^2 = tau_0^2 sigma^2 / (N tau_0^2 +
+sigma^2);
 predictive N(mu_N, sigma^2 + tau_N^2). Few points: mu_N near mu_0; many points: mu_N -> the ML mean.
 """
+
 from __future__ import annotations
 
 import numpy as np

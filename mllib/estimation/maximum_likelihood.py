@@ -6,6 +6,7 @@ line 2061, corrected: it sums over the samples); Bernoulli theta = fraction of o
 P(x = k | theta) = (1 - theta)^k theta (k = 0, 1, ...): theta = N / (N + sum_k x_k). The notes' worked example
 (lines 471-536) prints theta_2 = 3/7 for D_2 = {0, 2, 0, 1}; the likelihood theta^4 (1 - theta)^3 peaks at 4/7.
 """
+
 from __future__ import annotations
 
 import numpy as np

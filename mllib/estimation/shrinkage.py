@@ -5,6 +5,7 @@ n >= 3 dimensions whose coordinates have variance sigma2 (sigma^2 / N when mu_ha
 mu_JS = (1 - (n - 2) sigma2 / ||mu_hat||^2) mu_hat is biased but has a lower expected squared error than mu_hat.
 The positive-part variant clips the factor at 0 (it never flips the sign of mu_hat) and is better still.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -7,6 +7,7 @@ enumerated the solution IS the exact Shapley value; otherwise coalitions are sam
 complementary pairs, and the standard errors come from a bootstrap over the sampled coalitions.
 Value function and notes as in shapley.py (seed 004, D4:2042-2056; Lundberg & Lee 2017).
 """
+
 from __future__ import annotations
 
 from math import comb
@@ -20,7 +21,7 @@ from .shapley import _coalition_values, additivity_error, coalition_masks
 def _shapley_kernel_design(d: int, n_samples: int, rng) -> tuple[np.ndarray, np.ndarray]:
     """(masks, weights): every proper coalition with its kernel weight when they fit in n_samples,
     otherwise n_samples coalitions drawn by size with the kernel's mass, in complementary pairs, weight 1."""
-    if 2 ** d - 2 <= n_samples:
+    if 2**d - 2 <= n_samples:
         masks = coalition_masks(d)[1:-1]
         s = masks.sum(axis=1)
         return masks, np.array([(d - 1) / (comb(d, k) * k * (d - k)) for k in s])
@@ -65,17 +66,25 @@ def kernel_shap(predict, X, background, n_samples: int = 2048, n_bootstrap: int 
         expected, full = ends[0], ends[1]
         y = _coalition_values(predict, x, background, masks) - expected
         phi = _solve(masks, weights, y, full - expected)
-        exact = 2 ** d - 2 <= n_samples
+        exact = 2**d - 2 <= n_samples
         if exact:
             se = np.zeros_like(phi)
         else:
-            boot = [_solve(masks[i], weights[i], y[i], full - expected)
-                    for i in (rng.integers(0, masks.shape[0], masks.shape[0]) for _ in range(n_bootstrap))]
+            boot = [
+                _solve(masks[i], weights[i], y[i], full - expected)
+                for i in (rng.integers(0, masks.shape[0], masks.shape[0]) for _ in range(n_bootstrap))
+            ]
             se = np.std(boot, axis=0, ddof=1)
         values.append(phi)
         errors.append(se)
         prediction.append(full)
     values, prediction = np.array(values), np.array(prediction)
-    return {"values": values, "standard_errors": np.array(errors), "expected_value": expected,
-            "prediction": prediction, "additivity_error": additivity_error(values, expected, prediction),
-            "exact": 2 ** d - 2 <= n_samples, "n_coalitions": int(min(n_samples, 2 ** d - 2))}
+    return {
+        "values": values,
+        "standard_errors": np.array(errors),
+        "expected_value": expected,
+        "prediction": prediction,
+        "additivity_error": additivity_error(values, expected, prediction),
+        "exact": 2**d - 2 <= n_samples,
+        "n_coalitions": int(min(n_samples, 2**d - 2)),
+    }

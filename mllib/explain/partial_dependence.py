@@ -6,6 +6,7 @@ to permutation importance in seed 004, D4:2002-2056). PD averages over the margi
 like permutation importance it evaluates rows that may never occur when features are correlated; the ICE
 curves show the heterogeneity the average hides.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -20,6 +20,7 @@ deviation over repeats: a Student-t interval, since a normal quantile with so fe
 too narrow. It covers only the randomness of the permutations, not the sampling of the held-out rows; with one
 repeat it is undefined (nan).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -57,8 +58,9 @@ def _column_rng(root: int, group: tuple) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(root, spawn_key=(len(group), *group)))
 
 
-def permutation_importance(predict, X, y, scorer, n_repeats: int = 5, random_state=None, columns=None,
-                           confidence_level: float = 0.95) -> dict:
+def permutation_importance(
+    predict, X, y, scorer, n_repeats: int = 5, random_state=None, columns=None, confidence_level: float = 0.95
+) -> dict:
     """Permutation importance of each column (or column group) of X for a fitted model.
 
     predict: callable X -> the values the scorer needs (labels, probabilities, regression outputs).

@@ -25,6 +25,7 @@ per row (nan where f(x) = 0).
   box); z_plus and z^B ignore the biases, so they conserve f(x) even with biases. A neuron whose denominator is
   exactly 0 passes no relevance down.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -37,8 +38,9 @@ RULES = ("basic", "epsilon", "z_plus")
 
 def _check_model(model) -> None:
     if not all(hasattr(model, a) for a in ("forward_activations", "input_gradient", "coefs_", "intercepts_")):
-        raise TypeError("relevance methods need a fitted mllib MLP (MLPClassifier or MLPRegressor), "
-                        f"got {type(model).__name__}")
+        raise TypeError(
+            f"relevance methods need a fitted mllib MLP (MLPClassifier or MLPRegressor), got {type(model).__name__}"
+        )
 
 
 def _result(relevance, f_x) -> dict:
@@ -96,15 +98,20 @@ def lrp(model, X, output=None, rule: str = "basic", epsilon: float = 1e-6, input
         if np.any(low > high):
             raise ValueError("input_bounds: every low must be <= its high")
         if np.any((activations[0] < low) | (activations[0] > high)):  # z^B's terms are >= 0 only inside the box
-            raise ValueError("input_bounds must contain every row of X: widen them (e.g. include the explained "
-                             "rows' min and max)")
+            raise ValueError(
+                "input_bounds must contain every row of X: widen them (e.g. include the explained rows' min and max)"
+            )
     elif rule == "z_plus" and np.any(activations[0] < 0):
-        raise ValueError("rule='z_plus' assumes non-negative inputs and X has negative values: pass "
-                         "input_bounds=(low, high) containing every row (e.g. the min and max over the training and "
-                         "explained rows) to use z^B at the input layer")
+        raise ValueError(
+            "rule='z_plus' assumes non-negative inputs and X has negative values: pass "
+            "input_bounds=(low, high) containing every row (e.g. the min and max over the training and "
+            "explained rows) to use z^B at the input layer"
+        )
     if rule == "z_plus" and any(np.any(a < 0) for a in activations[1:-1]):
-        raise ValueError(f"rule='z_plus' needs non-negative hidden activations (relu, sigmoid, softplus) and this "
-                         f"network's {model.activation!r} units are negative here: use rule='epsilon'")
+        raise ValueError(
+            f"rule='z_plus' needs non-negative hidden activations (relu, sigmoid, softplus) and this "
+            f"network's {model.activation!r} units are negative here: use rule='epsilon'"
+        )
     scores = activations[-1]
     rows = np.arange(scores.shape[0])
     index = chosen_output(scores, output)

@@ -6,6 +6,7 @@ whose worked table is wrong: for f(x) = x1 (x2 + x3) at x = (1, 1, 1) with basel
 Efficiency (additivity): sum_i phi_i = v(all) - v(empty) = f(x) - E_b f(b); every result reports its error.
 The linear closed form phi_i = w_i (x_i - E x_i) is the special case of a linear model.
 """
+
 from __future__ import annotations
 
 from math import factorial
@@ -17,7 +18,7 @@ MAX_EXACT_FEATURES = 16  # 2^16 coalitions x background rows model evaluations p
 
 def coalition_masks(d: int) -> np.ndarray:
     """All 2^d coalitions as boolean rows; row k holds feature i iff bit i of k is set."""
-    k = np.arange(2 ** d)
+    k = np.arange(2**d)
     return ((k[:, None] >> np.arange(d)) & 1).astype(bool)
 
 
@@ -63,8 +64,12 @@ def exact_shapley(predict, X, background) -> dict:
         values.append(shapley_from_values(v, d))
         expected, prediction = v[0], prediction + [v[-1]]
     values, prediction = np.array(values), np.array(prediction)
-    return {"values": values, "expected_value": expected, "prediction": prediction,
-            "additivity_error": additivity_error(values, expected, prediction)}
+    return {
+        "values": values,
+        "expected_value": expected,
+        "prediction": prediction,
+        "additivity_error": additivity_error(values, expected, prediction),
+    }
 
 
 def linear_shapley(coef, X, background_mean, intercept=0.0) -> dict:
@@ -74,8 +79,12 @@ def linear_shapley(coef, X, background_mean, intercept=0.0) -> dict:
     values = (X - mean) * coef
     expected = float(mean @ coef + intercept)
     prediction = X @ coef + intercept
-    return {"values": values, "expected_value": expected, "prediction": prediction,
-            "additivity_error": additivity_error(values, expected, prediction)}
+    return {
+        "values": values,
+        "expected_value": expected,
+        "prediction": prediction,
+        "additivity_error": additivity_error(values, expected, prediction),
+    }
 
 
 def additivity_error(values, expected, prediction) -> np.ndarray:

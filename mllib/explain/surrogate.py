@@ -2,6 +2,7 @@
 explanations give insight into the model's overall behaviour). The tree explains the model only as far as it
 mimics it, so its fidelity (agreement with the model's decisions, or R^2 against the model's outputs) is measured on
 rows neither was fitted on and reported with it; a low-fidelity surrogate explains nothing."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,8 +20,7 @@ def _rules(tree, feature_names: list[str], labels) -> list[dict]:
         if left < 0:
             value = tree.value_[node]
             prediction = labels[int(np.argmax(value))] if labels is not None else float(value[0])
-            rules.append({"conditions": path, "prediction": prediction,
-                          "rows": int(tree.n_node_samples_[node])})
+            rules.append({"conditions": path, "prediction": prediction, "rows": int(tree.n_node_samples_[node])})
             continue
         name, threshold = feature_names[tree.feature_[node]], float(tree.threshold_[node])
         stack.append((right, path + [f"{name} > {threshold:.6g}"]))
@@ -28,8 +28,9 @@ def _rules(tree, feature_names: list[str], labels) -> list[dict]:
     return rules
 
 
-def global_surrogate(X_fit, output_fit, X_eval, output_eval, feature_names, classification: bool, max_depth: int = 3,
-                     random_state=0) -> dict:
+def global_surrogate(
+    X_fit, output_fit, X_eval, output_eval, feature_names, classification: bool, max_depth: int = 3, random_state=0
+) -> dict:
     """A depth-limited tree fitted on (X_fit, the model's outputs on X_fit); its fidelity on X_eval.
 
     output_fit, output_eval: the model's decisions (class labels, classification) or predictions (regression) on
@@ -41,8 +42,14 @@ def global_surrogate(X_fit, output_fit, X_eval, output_eval, feature_names, clas
     target_fit, target_eval = np.asarray(output_fit), np.asarray(output_eval)
     if classification and np.unique(target_fit).size == 1:  # the model decides one class everywhere: one leaf
         only = target_fit[0].item() if hasattr(target_fit[0], "item") else target_fit[0]
-        return {"tree": None, "fidelity": float(np.mean(target_eval == only)), "fidelity_metric": "agreement",
-                "depth": 0, "n_leaves": 1, "rules": [{"conditions": [], "prediction": only, "rows": int(target_fit.size)}]}
+        return {
+            "tree": None,
+            "fidelity": float(np.mean(target_eval == only)),
+            "fidelity_metric": "agreement",
+            "depth": 0,
+            "n_leaves": 1,
+            "rules": [{"conditions": [], "prediction": only, "rows": int(target_fit.size)}],
+        }
     if classification:
         tree = DecisionTreeClassifier(max_depth=max_depth, random_state=random_state).fit(X_fit, target_fit)
         fidelity, metric = float(np.mean(tree.predict(X_eval) == target_eval)), "agreement"
@@ -54,5 +61,11 @@ def global_surrogate(X_fit, output_fit, X_eval, output_eval, feature_names, clas
         total = np.sum((target_eval - target_eval.mean()) ** 2)
         fidelity, metric = (float(1.0 - residual / total) if total > 0 else float(residual == 0)), "r2"
         labels = None
-    return {"tree": tree, "fidelity": fidelity, "fidelity_metric": metric, "depth": tree.get_depth(),
-            "n_leaves": tree.get_n_leaves(), "rules": _rules(tree, list(feature_names), labels)}
+    return {
+        "tree": tree,
+        "fidelity": fidelity,
+        "fidelity_metric": metric,
+        "depth": tree.get_depth(),
+        "n_leaves": tree.get_n_leaves(),
+        "rules": _rules(tree, list(feature_names), labels),
+    }

@@ -8,6 +8,7 @@ values of that value function (tests check it against enumeration). Ensembles ad
 Works for every model with `tree_ensemble()` (mllib trees, forests, gradient boosting); notes: seed 004,
 D4:2042-2056 (Shapley values), catalogue 4.2.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -148,8 +149,21 @@ def tree_shap(model, X) -> dict:
         leaves = left < 0
         expected += scale * (cover[leaves] @ value[leaves]) / cover[0]
         prediction += scale * value[_leaf_of(tree, X)]
-        values += scale * _tree_shap_rows(X, np.asarray(tree["feature"], np.int64), np.asarray(tree["threshold"], np.float64),
-                                          left, right, np.ascontiguousarray(value), cover, _depth(left, right))
+        values += scale * _tree_shap_rows(
+            X,
+            np.asarray(tree["feature"], np.int64),
+            np.asarray(tree["threshold"], np.float64),
+            left,
+            right,
+            np.ascontiguousarray(value),
+            cover,
+            _depth(left, right),
+        )
     error = np.abs(values.sum(axis=1) + expected - prediction)
-    return {"values": values, "expected_value": expected, "prediction": prediction, "additivity_error": error,
-            "output": ensemble["output"]}
+    return {
+        "values": values,
+        "expected_value": expected,
+        "prediction": prediction,
+        "additivity_error": error,
+        "output": ensemble["output"],
+    }

@@ -15,6 +15,7 @@ their row in the table (flagged small) but do not enter the criteria, which list
 Intervals: seeded percentile bootstrap over rows of the evaluation set, or over clusters (`groups`, e.g. a
 person id, so that a person's rows are resampled together); calibration bins stay at the full-sample edges.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -22,8 +23,7 @@ import math
 
 import numpy as np
 
-from ..base import check_binary_labels, check_int, check_random_state, safe_divide, to_python
-from ..base import check_probabilities
+from ..base import check_binary_labels, check_int, check_probabilities, check_random_state, safe_divide, to_python
 from ..calibration.reliability import assign_bins, bin_edges
 from ._checks import check_groups
 
@@ -64,9 +64,12 @@ def _rates(counts: np.ndarray) -> dict:
     n_pos, n_neg = tp + fn, fp + tn
     n = n_pos + n_neg
     return {
-        "base_rate": safe_divide(n_pos, n), "selection_rate": safe_divide(tp + fp, n),
-        "tpr": safe_divide(tp, n_pos), "fpr": safe_divide(fp, n_neg),
-        "precision": safe_divide(tp, tp + fp), "accuracy": safe_divide(tp + tn, n),
+        "base_rate": safe_divide(n_pos, n),
+        "selection_rate": safe_divide(tp + fp, n),
+        "tpr": safe_divide(tp, n_pos),
+        "fpr": safe_divide(fp, n_neg),
+        "precision": safe_divide(tp, tp + fp),
+        "accuracy": safe_divide(tp + tn, n),
     }
 
 
@@ -140,9 +143,19 @@ def _reason(criterion: str, difference: float, ratio: float, per_metric_defined:
     return None
 
 
-def audit_groups(y_true, y_pred, sensitive, proba=None, groups=None, min_group_size: int = 30,
-                 n_boot: int = 1000, confidence_level: float = 0.95, random_state=0,
-                 n_bins: int = 10, strategy: str = "uniform") -> dict:
+def audit_groups(
+    y_true,
+    y_pred,
+    sensitive,
+    proba=None,
+    groups=None,
+    min_group_size: int = 30,
+    n_boot: int = 1000,
+    confidence_level: float = 0.95,
+    random_state=0,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+) -> dict:
     """Per-group metrics, parity criteria and their bootstrap intervals for one sensitive grouping.
 
     y_true, y_pred: {0, 1} labels and decisions; sensitive: the group of each row (one attribute or an
@@ -172,7 +185,9 @@ def audit_groups(y_true, y_pred, sensitive, proba=None, groups=None, min_group_s
     try:
         values, gi = np.unique(g, return_inverse=True)
     except TypeError:
-        raise ValueError("sensitive mixes value types that cannot be sorted (e.g. ints and strings); use one type") from None
+        raise ValueError(
+            "sensitive mixes value types that cannot be sorted (e.g. ints and strings); use one type"
+        ) from None
     n_groups = values.size
     cell = gi * 4 + 2 * y + y_hat  # [group, y, y_hat] flattened
 
@@ -193,15 +208,17 @@ def audit_groups(y_true, y_pred, sensitive, proba=None, groups=None, min_group_s
         """Weighted counts per [group, y, y_hat] cell, then (with proba) per [group, bin] count, sum p, sum y."""
         parts = [np.bincount(cell, weights=weight, minlength=4 * n_groups)]
         if calibration:
-            parts += [np.bincount(bin_cell, weights=weight * v, minlength=n_groups * n_bins) for v in (ones, p, y_float)]
+            parts += [
+                np.bincount(bin_cell, weights=weight * v, minlength=n_groups * n_bins) for v in (ones, p, y_float)
+            ]
         return np.concatenate(parts)
 
     def statistics(t: np.ndarray) -> dict:
         """Rates (and ECE) from tallies of shape (..., T), vectorised over leading (replicate) axes."""
         lead = t.shape[:-1]
-        stats = _rates(t[..., :4 * n_groups].reshape(*lead, n_groups, 2, 2))
+        stats = _rates(t[..., : 4 * n_groups].reshape(*lead, n_groups, 2, 2))
         if calibration:
-            sums = t[..., 4 * n_groups:].reshape(*lead, 3, n_groups, n_bins)
+            sums = t[..., 4 * n_groups :].reshape(*lead, 3, n_groups, n_bins)
             stats["calibration_error"] = _ece(np.moveaxis(sums, -3, -1))
         return stats
 
@@ -245,16 +262,28 @@ def audit_groups(y_true, y_pred, sensitive, proba=None, groups=None, min_group_s
             }
         reason = _reason(criterion, difference, ratio, {m: v["n_defined"] for m, v in per_metric.items()})
         criteria[criterion] = {
-            "metrics": list(metrics), "difference": difference, "ratio": ratio,
-            "defined": not math.isnan(difference), "ratio_defined": not math.isnan(ratio), "reason": reason, "per_metric": per_metric, "excluded_groups": excluded,
+            "metrics": list(metrics),
+            "difference": difference,
+            "ratio": ratio,
+            "defined": not math.isnan(difference),
+            "ratio_defined": not math.isnan(ratio),
+            "reason": reason,
+            "per_metric": per_metric,
+            "excluded_groups": excluded,
             "difference_interval": _percentile_interval(replicate_criteria[criterion][0], level) if n_boot else None,
             "ratio_interval": _percentile_interval(replicate_criteria[criterion][1], level) if n_boot else None,
         }
     result = {
-        "groups": table, "small_groups": excluded, "criteria": criteria,
-        "bootstrap": {"n_boot": int(n_boot), "confidence_level": level,
-                      "random_state": random_state if isinstance(random_state, (int, type(None))) else repr(random_state),
-                      "unit": unit, "n_units": int(n_units)},
+        "groups": table,
+        "small_groups": excluded,
+        "criteria": criteria,
+        "bootstrap": {
+            "n_boot": int(n_boot),
+            "confidence_level": level,
+            "random_state": random_state if isinstance(random_state, (int, type(None))) else repr(random_state),
+            "unit": unit,
+            "n_units": int(n_units),
+        },
     }
     if calibration:
         result["binning"] = {"n_bins": n_bins, "strategy": strategy}
@@ -263,5 +292,7 @@ def audit_groups(y_true, y_pred, sensitive, proba=None, groups=None, min_group_s
 
 def fairness_report(y_true, y_pred, attributes: dict, proba=None, groups=None, **options) -> dict:
     """audit_groups for every sensitive attribute and every intersection of them: {grouping name: audit}."""
-    return {name: audit_groups(y_true, y_pred, labels, proba=proba, groups=groups, **options)
-            for name, labels in intersectional_groups(attributes).items()}
+    return {
+        name: audit_groups(y_true, y_pred, labels, proba=proba, groups=groups, **options)
+        for name, labels in intersectional_groups(attributes).items()
+    }

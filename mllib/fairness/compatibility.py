@@ -10,6 +10,7 @@ Rule (per group i with base rate b_i = p_i / (n_i + p_i)):
     excluded by base rates.
 Notes: seed 004, D4:2086-2108; catalogue section 5.2 (oracle: n = (100, 200), p = (50, 50)).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,20 +32,31 @@ def criteria_compatibility(base_rates, rtol: float = 1e-9) -> dict:
     sets = {
         "equalized_odds+predictive_parity": {
             "possible": equal,
-            "condition": "equal base rates" if equal else unequal_note + "FPR = 0 (no false positives) or TPR = 0 (eq. 44)",
+            "condition": "equal base rates"
+            if equal
+            else unequal_note + "FPR = 0 (no false positives) or TPR = 0 (eq. 44)",
         },
         "demographic_parity+equalized_odds": {
             "possible": equal,
-            "condition": "equal base rates" if equal else unequal_note + "TPR = FPR (decisions independent of the label)",
+            "condition": "equal base rates"
+            if equal
+            else unequal_note + "TPR = FPR (decisions independent of the label)",
         },
         "demographic_parity+predictive_parity": {"possible": True, "condition": "not excluded by base rates"},
-        "equal_opportunity+predictive_parity": {"possible": True, "condition": "not excluded by base rates (FPRs then differ)"},
-        "all": {"possible": equal, "condition": "equal base rates" if equal else unequal_note + "a perfect or useless classifier"},
+        "equal_opportunity+predictive_parity": {
+            "possible": True,
+            "condition": "not excluded by base rates (FPRs then differ)",
+        },
+        "all": {
+            "possible": equal,
+            "condition": "equal base rates" if equal else unequal_note + "a perfect or useless classifier",
+        },
     }
     statement = (
         "The groups have equal base rates, so all four criteria can hold together."
-        if equal else
-        f"Base rates differ ({', '.join(f'{v:.3f}' for v in b)}): equalized odds and predictive parity cannot both "
+        if equal
+        else f"Base rates differ ({', '.join(f'{v:.3f}' for v in b)}): equalized odds and predictive parity "
+        f"cannot both "
         "hold unless the classifier makes no false positives, and demographic parity and equalized odds cannot "
         "both hold unless its decisions ignore the label (seed 004, eqs. 40-44)."
     )

@@ -8,6 +8,7 @@ Notes: seed 004, D4:2062-2083 (criteria and the per-group confusion matrix); cat
 Counts are returned by name (tp, fp, fn, tn), never as a matrix, so no result depends on the matrix
 orientation (the notes put predictions in rows, D4:2070-2077; catalogue caveat 0.4).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -47,7 +48,13 @@ def group_confusion(y_true, y_pred, groups) -> dict:
     n_pos, n_neg = tp + fn, fp + tn
     n = n_pos + n_neg
     columns = {
-        "n": n, "n_pos": n_pos, "n_neg": n_neg, "tp": tp, "fp": fp, "fn": fn, "tn": tn,
+        "n": n,
+        "n_pos": n_pos,
+        "n_neg": n_neg,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": tn,
         "base_rate": safe_divide(n_pos, n),
         "selection_rate": safe_divide(tp + fp, n),
         "tpr": safe_divide(tp, n_pos),  # recall: t_i / p_i (E4)

@@ -7,6 +7,7 @@ TPR = 0 is the degenerate third way (every PPV is 0).
 Notes: seed 004, D4:2086-2108, eqs. (40)-(44), with ERRATUM E4 in eq. (41) (t_1/p_1 = t_2/p_2, not t_1/n_1);
 catalogue section 5.2.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -79,7 +80,14 @@ def impossibility_check(n_neg, n_pos, tpr: float, fpr: float, rtol: float = 1e-9
             "(eq. 44: only a classifier without false positives or equal base rates allows all three)"
         )
     return {
-        "base_rate": base_rate, "tp": tp, "fp": fp, "ppv": ppv,
-        "equal_base_rates": equal_base_rates, "no_false_positives": no_false_positives,
-        "no_true_positives": no_true_positives, "compatible": compatible, "ppv_parity": ppv_parity, "reason": reason,
+        "base_rate": base_rate,
+        "tp": tp,
+        "fp": fp,
+        "ppv": ppv,
+        "equal_base_rates": equal_base_rates,
+        "no_false_positives": no_false_positives,
+        "no_true_positives": no_true_positives,
+        "compatible": compatible,
+        "ppv_parity": ppv_parity,
+        "reason": reason,
     }

@@ -9,6 +9,7 @@ Accuracy per group and its spread sit beside them. Notes: seed 004, D4:2058-2110
 the one-vs-rest reading extends class by class); catalogue section 5.1. Intervals: seeded percentile bootstrap
 over rows or clusters, as in audit.py. Groups below min_group_size are shown, flagged and left out of the gaps.
 """
+
 from __future__ import annotations
 
 import math
@@ -34,8 +35,12 @@ def _statistics(counts: np.ndarray) -> dict:
     n = counts.sum(axis=(-2, -1))
     actual, decided = counts.sum(axis=-1), counts.sum(axis=-2)  # (..., G, K)
     diagonal = np.diagonal(counts, axis1=-2, axis2=-1)
-    return {"base_rate": safe_divide(actual, n[..., None]), "selection_rate": safe_divide(decided, n[..., None]),
-            "recall": safe_divide(diagonal, actual), "accuracy": safe_divide(diagonal.sum(axis=-1), n)}
+    return {
+        "base_rate": safe_divide(actual, n[..., None]),
+        "selection_rate": safe_divide(decided, n[..., None]),
+        "recall": safe_divide(diagonal, actual),
+        "accuracy": safe_divide(diagonal.sum(axis=-1), n),
+    }
 
 
 def _gaps(stats: dict, keep: np.ndarray) -> dict:
@@ -44,16 +49,28 @@ def _gaps(stats: dict, keep: np.ndarray) -> dict:
     for criterion, metric in MULTICLASS_CRITERIA.items():
         per_class = _spread(np.moveaxis(stats[metric][..., keep, :], -1, -2))[0]  # (..., K)
         defined = ~np.isnan(per_class)
-        macro = np.where(defined.any(axis=-1), safe_divide(np.where(defined, per_class, 0).sum(axis=-1),
-                                                           defined.sum(axis=-1)), np.nan)
+        macro = np.where(
+            defined.any(axis=-1),
+            safe_divide(np.where(defined, per_class, 0).sum(axis=-1), defined.sum(axis=-1)),
+            np.nan,
+        )
         out[criterion] = (per_class, macro)
     out["accuracy"] = (None, _spread(stats["accuracy"][..., keep])[0])
     return out
 
 
-def multiclass_audit(y_true, y_pred, sensitive, n_classes: int, class_names=None, groups=None,
-                     min_group_size: int = 30, n_boot: int = 1000, confidence_level: float = 0.95,
-                     random_state=0) -> dict:
+def multiclass_audit(
+    y_true,
+    y_pred,
+    sensitive,
+    n_classes: int,
+    class_names=None,
+    groups=None,
+    min_group_size: int = 30,
+    n_boot: int = 1000,
+    confidence_level: float = 0.95,
+    random_state=0,
+) -> dict:
     """Per-group, per-class rates and macro parity gaps with bootstrap intervals for one sensitive grouping.
 
     y_true, y_pred: class indices 0..n_classes-1; sensitive: the group of each row; class_names: labels of the
@@ -89,8 +106,9 @@ def multiclass_audit(y_true, y_pred, sensitive, n_classes: int, class_names=None
     point = _statistics(counts)
     gaps = _gaps(point, keep)
 
-    unit_of_row, n_units, unit = bootstrap_units(y.size, None if groups is None else
-                                                 check_groups(groups, y.size, name="groups"))
+    unit_of_row, n_units, unit = bootstrap_units(
+        y.size, None if groups is None else check_groups(groups, y.size, name="groups")
+    )
     rng = check_random_state(random_state)
     level = float(confidence_level)
     if n_boot:
@@ -102,28 +120,49 @@ def multiclass_audit(y_true, y_pred, sensitive, n_classes: int, class_names=None
 
     table = {}
     for a, group in enumerate(to_python(v) for v in values):
-        row = {"n": int(size[a]), "small": bool(not keep[a]), "accuracy": float(point["accuracy"][a]),
-               "classes": {names[k]: {m: float(point[m][a, k]) for m in ("base_rate", "selection_rate", "recall")}
-                           for k in range(K)}}
+        row = {
+            "n": int(size[a]),
+            "small": bool(not keep[a]),
+            "accuracy": float(point["accuracy"][a]),
+            "classes": {
+                names[k]: {m: float(point[m][a, k]) for m in ("base_rate", "selection_rate", "recall")}
+                for k in range(K)
+            },
+        }
         if n_boot:
-            row["intervals"] = {"accuracy": interval(boot["accuracy"][:, a]),
-                                **{names[k]: {m: interval(boot[m][:, a, k]) for m in ("selection_rate", "recall")}
-                                   for k in range(K)}}
+            row["intervals"] = {
+                "accuracy": interval(boot["accuracy"][:, a]),
+                **{names[k]: {m: interval(boot[m][:, a, k]) for m in ("selection_rate", "recall")} for k in range(K)},
+            }
         table[group] = row
     criteria = {}
     for criterion, metric in MULTICLASS_CRITERIA.items():
         per_class, macro = gaps[criterion]
         difference = float(macro)
         criteria[criterion] = {
-            "metric": metric, "per_class": {names[k]: float(per_class[k]) for k in range(K)},
-            "difference": difference, "defined": not math.isnan(difference),
-            "reason": None if not math.isnan(difference) else
-            f"fewer than 2 groups (of size >= min_group_size) with a defined {metric} for any class",
+            "metric": metric,
+            "per_class": {names[k]: float(per_class[k]) for k in range(K)},
+            "difference": difference,
+            "defined": not math.isnan(difference),
+            "reason": None
+            if not math.isnan(difference)
+            else f"fewer than 2 groups (of size >= min_group_size) with a defined {metric} for any class",
             "difference_interval": interval(boot_gaps[criterion][1]) if n_boot else None,
         }
-    criteria["accuracy"] = {"metric": "accuracy", "difference": float(gaps["accuracy"][1]),
-                            "difference_interval": interval(boot_gaps["accuracy"][1]) if n_boot else None}
-    return {"groups": table, "small_groups": [to_python(values[a]) for a in range(G) if not keep[a]],
-            "criteria": criteria,
-            "bootstrap": {"n_boot": int(n_boot), "confidence_level": level, "unit": unit, "n_units": int(n_units),
-                          "random_state": random_state if isinstance(random_state, (int, type(None))) else repr(random_state)}}
+    criteria["accuracy"] = {
+        "metric": "accuracy",
+        "difference": float(gaps["accuracy"][1]),
+        "difference_interval": interval(boot_gaps["accuracy"][1]) if n_boot else None,
+    }
+    return {
+        "groups": table,
+        "small_groups": [to_python(values[a]) for a in range(G) if not keep[a]],
+        "criteria": criteria,
+        "bootstrap": {
+            "n_boot": int(n_boot),
+            "confidence_level": level,
+            "unit": unit,
+            "n_units": int(n_units),
+            "random_state": random_state if isinstance(random_state, (int, type(None))) else repr(random_state),
+        },
+    }

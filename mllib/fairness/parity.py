@@ -8,6 +8,7 @@ Convention: difference = max - min >= 0 over groups (as fairlearn's "between_gro
 unprivileged - privileged difference of AIF360; the groups attaining max and min are reported so the
 direction is never lost.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,8 +41,13 @@ def parity_gaps(per_group: dict, metrics=DEFAULT_METRICS) -> dict:
         values = np.array([float(per_group[g][metric]) for g in names])
         defined = ~np.isnan(values)
         entry = {
-            "difference": math.nan, "ratio": math.nan, "max": math.nan, "min": math.nan,
-            "max_group": None, "min_group": None, "n_defined": int(defined.sum()),
+            "difference": math.nan,
+            "ratio": math.nan,
+            "max": math.nan,
+            "min": math.nan,
+            "max_group": None,
+            "min_group": None,
+            "n_defined": int(defined.sum()),
             "undefined_groups": [g for g, ok in zip(names, defined) if not ok],
         }
         if defined.any():

@@ -10,6 +10,7 @@ errors). Intervals: seeded percentile bootstrap over rows or clusters, as in aud
 criteria (seed 004, D4:2058-2110) are for classifiers; this module applies their group comparison to regression
 errors.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,13 +25,28 @@ REGRESSION_METRICS = ("mae", "rmse", "mean_residual", "mean_prediction", "mean_t
 def _statistics(sums: dict) -> dict:
     """Per-group metrics from weighted sums (..., G)."""
     n = sums["n"]
-    return {"mae": safe_divide(sums["abs"], n), "rmse": np.sqrt(safe_divide(sums["sq"], n)),
-            "mean_residual": safe_divide(sums["r"], n), "mean_prediction": safe_divide(sums["pred"], n),
-            "mean_target": safe_divide(sums["y"], n), "interval_coverage": safe_divide(sums["covered"], n)}
+    return {
+        "mae": safe_divide(sums["abs"], n),
+        "rmse": np.sqrt(safe_divide(sums["sq"], n)),
+        "mean_residual": safe_divide(sums["r"], n),
+        "mean_prediction": safe_divide(sums["pred"], n),
+        "mean_target": safe_divide(sums["y"], n),
+        "interval_coverage": safe_divide(sums["covered"], n),
+    }
 
 
-def regression_audit(y_true, y_pred, sensitive, lower=None, upper=None, groups=None, min_group_size: int = 30,
-                     n_boot: int = 1000, confidence_level: float = 0.95, random_state=0) -> dict:
+def regression_audit(
+    y_true,
+    y_pred,
+    sensitive,
+    lower=None,
+    upper=None,
+    groups=None,
+    min_group_size: int = 30,
+    n_boot: int = 1000,
+    confidence_level: float = 0.95,
+    random_state=0,
+) -> dict:
     """Per-group regression metrics and their gaps (max - min) with bootstrap intervals for one sensitive grouping.
 
     lower, upper: optional prediction intervals (interval_coverage is then the share of rows inside, else nan);
@@ -48,8 +64,11 @@ def regression_audit(y_true, y_pred, sensitive, lower=None, upper=None, groups=N
     check_int(n_boot, "n_boot", 0)
     if not 0.0 < float(confidence_level) < 1.0:
         raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
-    covered = (np.full(y.size, np.nan) if lower is None else
-               ((np.asarray(lower) <= y) & (y <= np.asarray(upper))).astype(np.float64))
+    covered = (
+        np.full(y.size, np.nan)
+        if lower is None
+        else ((np.asarray(lower) <= y) & (y <= np.asarray(upper))).astype(np.float64)
+    )
     values, gi = np.unique(g, return_inverse=True)
     G, r = values.size, y - pred
     terms = {"n": np.ones(y.size), "abs": np.abs(r), "sq": r * r, "r": r, "pred": pred, "y": y, "covered": covered}
@@ -60,8 +79,9 @@ def regression_audit(y_true, y_pred, sensitive, lower=None, upper=None, groups=N
     point = _statistics(sums(np.ones(y.size)))
     size = np.bincount(gi, minlength=G)
     keep = size >= min_group_size
-    unit_of_row, n_units, unit = bootstrap_units(y.size, None if groups is None else
-                                                 check_groups(groups, y.size, name="groups"))
+    unit_of_row, n_units, unit = bootstrap_units(
+        y.size, None if groups is None else check_groups(groups, y.size, name="groups")
+    )
     rng = check_random_state(random_state)
     level = float(confidence_level)
     replicates = [sums(row_multiplicities(rng, unit_of_row, n_units)) for _ in range(n_boot)]
@@ -73,13 +93,26 @@ def regression_audit(y_true, y_pred, sensitive, lower=None, upper=None, groups=N
         if n_boot:
             row["intervals"] = {m: _percentile_interval(boot[m][:, a], level) for m in REGRESSION_METRICS}
         table[group] = row
-    gaps = {m: {"difference": float(_spread(point[m][keep])[0]),
-                "difference_interval": _percentile_interval(_spread(boot[m][:, keep])[0], level) if n_boot else None}
-            for m in REGRESSION_METRICS}
+    gaps = {
+        m: {
+            "difference": float(_spread(point[m][keep])[0]),
+            "difference_interval": _percentile_interval(_spread(boot[m][:, keep])[0], level) if n_boot else None,
+        }
+        for m in REGRESSION_METRICS
+    }
     overall = {"mae": np.abs(r).mean(), "rmse": np.sqrt((r * r).mean()), "mean_prediction": abs(pred.mean())}
     relative = {m: safe_divide(gaps[m]["difference"], overall[m]) for m in overall}
     defined = {m: v for m, v in relative.items() if not np.isnan(v)}
-    return {"groups": table, "small_groups": [to_python(values[a]) for a in range(G) if not keep[a]], "gaps": gaps,
-            "largest_gap": max(defined, key=defined.get) if defined else None,
-            "bootstrap": {"n_boot": int(n_boot), "confidence_level": level, "unit": unit, "n_units": int(n_units),
-                          "random_state": random_state if isinstance(random_state, (int, type(None))) else repr(random_state)}}
+    return {
+        "groups": table,
+        "small_groups": [to_python(values[a]) for a in range(G) if not keep[a]],
+        "gaps": gaps,
+        "largest_gap": max(defined, key=defined.get) if defined else None,
+        "bootstrap": {
+            "n_boot": int(n_boot),
+            "confidence_level": level,
+            "unit": unit,
+            "n_units": int(n_units),
+            "random_state": random_state if isinstance(random_state, (int, type(None))) else repr(random_state),
+        },
+    }

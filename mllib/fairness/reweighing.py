@@ -6,6 +6,7 @@ weight stays n (when every (group, label) cell is non-empty). Train any learner 
 Notes: seed 004, D4:2110 (mitigation (c): give more representation to the under-represented group);
 catalogue section 5.3; anchors.md (AIF360 / fairlearn Reweighing).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,7 +32,9 @@ def reweighing_weights(y, sensitive) -> dict:
     n_g, n_y = joint.sum(axis=1), joint.sum(axis=0)
     cell = np.zeros(joint.shape)
     filled = joint > 0
-    cell[filled] = (np.outer(n_g, n_y)[filled] / (n * joint[filled]))
-    table = {to_python(gv): {to_python(lv): float(cell[a, b]) for b, lv in enumerate(labels) if filled[a, b]}
-             for a, gv in enumerate(groups)}
+    cell[filled] = np.outer(n_g, n_y)[filled] / (n * joint[filled])
+    table = {
+        to_python(gv): {to_python(lv): float(cell[a, b]) for b, lv in enumerate(labels) if filled[a, b]}
+        for a, gv in enumerate(groups)
+    }
     return {"weights": cell[gi, yi], "table": table}

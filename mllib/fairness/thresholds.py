@@ -17,12 +17,12 @@ Notes: seed 004, D4:2110 (different thresholds per group); catalogue section 5.3
 Fit on out-of-fold (validation) scores and judge on test (leakage rule L2). The group is needed at
 prediction time. Because of D4:2086-2108, equal TPR and FPR make precision unequal when base rates differ.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from ..base import BaseEstimator, check_binary_labels, check_int, check_is_fitted, to_python
-from ..base import check_scores
+from ..base import BaseEstimator, check_binary_labels, check_int, check_is_fitted, check_scores, to_python
 from ._checks import check_groups
 from .group_metrics import group_confusion
 
@@ -58,8 +58,9 @@ def _resolution(r: np.ndarray) -> np.ndarray:
 
 
 def _rate_columns(criterion: str) -> tuple[str, ...]:
-    return {"demographic_parity": ("selection_rate",), "equal_opportunity": ("tpr",),
-            "equalized_odds": ("tpr", "fpr")}[criterion]
+    return {"demographic_parity": ("selection_rate",), "equal_opportunity": ("tpr",), "equalized_odds": ("tpr", "fpr")}[
+        criterion
+    ]
 
 
 class GroupThresholdOptimizer(BaseEstimator):
@@ -80,8 +81,13 @@ class GroupThresholdOptimizer(BaseEstimator):
     (with base_threshold for everyone), accuracy_cost_ = baseline_accuracy_ - accuracy_.
     """
 
-    def __init__(self, criterion: str = "equal_opportunity", tolerance: float = 0.0, max_targets: int = 200,
-                 base_threshold: float = 0.5):
+    def __init__(
+        self,
+        criterion: str = "equal_opportunity",
+        tolerance: float = 0.0,
+        max_targets: int = 200,
+        base_threshold: float = 0.5,
+    ):
         self.criterion = criterion
         self.tolerance = tolerance
         self.max_targets = max_targets
@@ -102,7 +108,7 @@ class GroupThresholdOptimizer(BaseEstimator):
             return s, g
         return s, g, check_binary_labels(y, "y", n_samples=s.shape[0]).astype(np.int64)
 
-    def fit(self, scores, y, sensitive) -> "GroupThresholdOptimizer":
+    def fit(self, scores, y, sensitive) -> GroupThresholdOptimizer:
         """Choose thresholds on (out-of-fold) scores, binary labels y and the group of each row."""
         self._check_hyperparameters()
         s, g, y = self._inputs(scores, sensitive, y)
@@ -112,7 +118,8 @@ class GroupThresholdOptimizer(BaseEstimator):
         for value, curve in zip(values, curves):
             if any(np.isnan(curve[c]).all() for c in columns):
                 raise ValueError(
-                    f"group {to_python(value)!r} has no {'positives' if np.isnan(curve['tpr']).all() else 'negatives'}: "
+                    f"group {to_python(value)!r} has no "
+                    f"{'positives' if np.isnan(curve['tpr']).all() else 'negatives'}: "
                     f"its {self.criterion} rate is undefined, so no threshold can equalise it"
                 )
         rates = [np.column_stack([c[col] for col in columns]) for c in curves]  # (candidates_k, d)
@@ -130,13 +137,13 @@ class GroupThresholdOptimizer(BaseEstimator):
         achieved = np.empty((targets.shape[0], values.size, len(columns)))
         for k, (r, curve) in enumerate(zip(rates, curves)):
             for start in range(0, targets.shape[0], _CHUNK):  # bounded memory: (chunk, candidates) at a time
-                t = targets[start:start + _CHUNK]
+                t = targets[start : start + _CHUNK]
                 # Chebyshev distance from each candidate's rates to the target box [t, t + tolerance]
                 below, above = t[:, None, :] - r[None, :, :], r[None, :, :] - (t[:, None, :] + tol)
                 distance = np.maximum(np.maximum(below, above), 0.0).max(axis=2)
                 best = distance.min(axis=1, keepdims=True)
                 score = np.where(distance <= best + 1e-12, curve["correct"][None, :], -1)
-                choice[start:start + _CHUNK, k] = np.argmax(score, axis=1)
+                choice[start : start + _CHUNK, k] = np.argmax(score, axis=1)
             achieved[:, k] = r[choice[:, k]]
         gap = (achieved.max(axis=1) - achieved.min(axis=1)).max(axis=1)
         resolution = np.max([steps[k][choice[:, k]] for k in range(values.size)], axis=0)
@@ -185,7 +192,9 @@ class GroupThresholdOptimizer(BaseEstimator):
         acc_before, acc_after = float(np.mean(before == y)), float(np.mean(after == y))
         return {
             "criterion": self.criterion,
-            "accuracy_before": acc_before, "accuracy_after": acc_after, "accuracy_cost": acc_before - acc_after,
+            "accuracy_before": acc_before,
+            "accuracy_after": acc_after,
+            "accuracy_cost": acc_before - acc_after,
             "gap_before": criterion_gap(y, before, g, self.criterion),
             "gap_after": criterion_gap(y, after, g, self.criterion),
             "thresholds": dict(zip(self.groups_, self.thresholds_.tolist())),

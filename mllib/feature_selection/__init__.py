@@ -2,6 +2,7 @@
 one (forward) or start with all and remove them one by one (backward); or keep the features whose permutation
 importance is positive): variance threshold, sequential (forward / backward) selection by cross-validated score,
 permutation-importance selection. Each keeps columns (support_) and refuses to keep none."""
+
 from .permutation import PermutationSelector
 from .sequential import SequentialSelector
 from .variance import VarianceThreshold

@@ -1,4 +1,5 @@
 """The cross-validated score of one model on a subset of the columns, shared by the supervised selectors."""
+
 from __future__ import annotations
 
 import numpy as np

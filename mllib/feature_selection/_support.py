@@ -1,4 +1,5 @@
 """What every selector shares: transform keeps the columns of support_, and an empty selection is an error."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,6 +1,7 @@
 """Permutation-importance selection (seed 004, D4:979, 2022-2040): within each inner fold, fit the model on the fitting
 rows and measure each column's permutation importance on the held-out rows; keep the columns whose mean importance
 over the folds exceeds `threshold` (0: the model scores better with the column than with it shuffled)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -36,8 +37,9 @@ class PermutationSelector(SelectorMixin, BaseEstimator):
     support_ : ndarray of bool, the kept columns
     """
 
-    def __init__(self, estimator=None, estimator_params=None, scoring=None, n_repeats=5, cv=5,
-                 threshold=0.0, random_state=0):
+    def __init__(
+        self, estimator=None, estimator_params=None, scoring=None, n_repeats=5, cv=5, threshold=0.0, random_state=0
+    ):
         self.estimator = estimator
         self.estimator_params = estimator_params
         self.scoring = scoring
@@ -57,12 +59,20 @@ class PermutationSelector(SelectorMixin, BaseEstimator):
         per_fold = []
         for fit, valid in splits:
             model = clone(estimator).fit(X[fit], y[fit])
-            result = permutation_importance(lambda Z, m=model: response_values(m, Z, scorer.response), X[valid],
-                                            y[valid], scorer, n_repeats=self.n_repeats, random_state=rng)
+            result = permutation_importance(
+                lambda Z, m=model: response_values(m, Z, scorer.response),
+                X[valid],
+                y[valid],
+                scorer,
+                n_repeats=self.n_repeats,
+                random_state=rng,
+            )
             per_fold.append(result["importances_mean"])
         self.importances_mean_ = np.mean(per_fold, axis=0)
         self.n_features_in_ = X.shape[1]
-        self.support_ = check_kept(self.importances_mean_ > self.threshold, "PermutationSelector",
-                                   f"the largest mean importance is {self.importances_mean_.max():.6g}; lower "
-                                   f"threshold ({self.threshold!r})")
+        self.support_ = check_kept(
+            self.importances_mean_ > self.threshold,
+            "PermutationSelector",
+            f"the largest mean importance is {self.importances_mean_.max():.6g}; lower threshold ({self.threshold!r})",
+        )
         return self

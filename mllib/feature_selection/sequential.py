@@ -2,6 +2,7 @@
 whose addition gives the best CV score; backward starts from all features and removes, one at a time, the feature
 whose removal gives the best CV score. The CV runs inside the rows the selector is fitted on (grouped when groups
 are given), so in a pipeline fitted per fold the selection never sees the fold's validation rows."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -41,8 +42,17 @@ class SequentialSelector(SelectorMixin, BaseEstimator):
     score_ : the CV score of the kept columns
     """
 
-    def __init__(self, estimator=None, estimator_params=None, direction="forward",
-                 n_features="auto", tol=0.0, cv=5, scoring=None, random_state=0):
+    def __init__(
+        self,
+        estimator=None,
+        estimator_params=None,
+        direction="forward",
+        n_features="auto",
+        tol=0.0,
+        cv=5,
+        scoring=None,
+        random_state=0,
+    ):
         self.estimator = estimator
         self.estimator_params = estimator_params
         self.direction = direction
@@ -88,8 +98,13 @@ class SequentialSelector(SelectorMixin, BaseEstimator):
                 break
             kept[candidates[best]] = forward
             current = scores[best]
-            history.append({"feature": int(candidates[best]), "action": "add" if forward else "remove",
-                            "score": float(sign * current)})
+            history.append(
+                {
+                    "feature": int(candidates[best]),
+                    "action": "add" if forward else "remove",
+                    "score": float(sign * current),
+                }
+            )
         self.n_features_in_ = p
         self.support_ = check_kept(kept, "SequentialSelector", "lower tol or set n_features")
         self.history_ = history

@@ -1,5 +1,6 @@
 """Variance threshold: drop the columns whose variance on the fitting rows is at most `threshold` (constant columns
 by default). Unsupervised, so it cannot leak the target; fitted per fold like every step (seed 004, D4:979)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -37,7 +38,9 @@ class VarianceThreshold(SelectorMixin, BaseEstimator):
         squares = np.where(observed, (X - means) ** 2, 0.0).sum(axis=0)
         self.variances_ = np.divide(squares, counts, out=np.zeros(X.shape[1]), where=counts > 0)
         self.n_features_in_ = X.shape[1]
-        self.support_ = check_kept(self.variances_ > self.threshold, "VarianceThreshold",
-                                   f"the largest variance is {self.variances_.max():.6g}; lower threshold "
-                                   f"({self.threshold!r})")
+        self.support_ = check_kept(
+            self.variances_ > self.threshold,
+            "VarianceThreshold",
+            f"the largest variance is {self.variances_.max():.6g}; lower threshold ({self.threshold!r})",
+        )
         return self

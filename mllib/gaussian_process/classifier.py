@@ -10,6 +10,7 @@ Williams, Algorithms 3.1-3.2, for p(y = 1 | f) = sigmoid(f), prior f ~ GP(0, s k
            p(y = 1 | x) ~ sigmoid(f* / sqrt(1 + pi var / 8)) (probit approximation, seed 002 G3, line 2508 corrected).
 O(n^3): on more than n_max rows the model is fitted on a random subsample of n_max rows (random_state).
 """
+
 from __future__ import annotations
 
 import warnings
@@ -19,8 +20,7 @@ from scipy import linalg
 from scipy.special import expit
 
 from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_int, check_random_state, check_X_y
-from ..kernels import kernel_diagonal
-from ..kernels import KernelParamsMixin
+from ..kernels import KernelParamsMixin, kernel_diagonal
 
 
 class GaussianProcessClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimator):
@@ -33,8 +33,18 @@ class GaussianProcessClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimato
     L_ (n_problems, n, n), log_marginal_likelihood_value_ (n_problems,), kernel_params_.
     """
 
-    def __init__(self, amplitude: float = 1.0, kernel: str = "rbf", gamma="scale", degree: int = 3, coef0: float = 1.0,
-                 max_iter: int = 100, tol: float = 1e-10, n_max: int = 2000, random_state=0):
+    def __init__(
+        self,
+        amplitude: float = 1.0,
+        kernel: str = "rbf",
+        gamma="scale",
+        degree: int = 3,
+        coef0: float = 1.0,
+        max_iter: int = 100,
+        tol: float = 1e-10,
+        n_max: int = 2000,
+        random_state=0,
+    ):
         self.amplitude = amplitude
         self.kernel = kernel
         self.gamma = gamma
@@ -61,9 +71,13 @@ class GaussianProcessClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimato
         fits = [_laplace_mode(K, (encoded == k).astype(float), self.max_iter, self.tol) for k in positives]
         self.latent_mode_, self.residual_, self.W_sqrt_, self.L_, evidence, converged = map(np.array, zip(*fits))
         if not converged.all():
-            warnings.warn(f"GaussianProcessClassifier: the Newton iteration for the Laplace mode was still improving "
-                          f"the objective by more than tol={self.tol} after max_iter={self.max_iter} steps; increase "
-                          "max_iter (a large amplitude needs more steps)", UserWarning, stacklevel=2)
+            warnings.warn(
+                f"GaussianProcessClassifier: the Newton iteration for the Laplace mode was still improving "
+                f"the objective by more than tol={self.tol} after max_iter={self.max_iter} steps; increase "
+                "max_iter (a large amplitude needs more steps)",
+                UserWarning,
+                stacklevel=2,
+            )
         self.log_marginal_likelihood_value_ = evidence
         self.X_train_ = X
         self.n_features_in_ = X.shape[1]

@@ -7,14 +7,14 @@ Computed with the Cholesky factor K + sigma^2 I = L L^T. Log marginal likelihood
     log p(y | X) = -1/2 y^T (K + sigma^2 I)^{-1} y - sum_i log L_ii - n/2 log 2 pi;
 optionally maximised over (log s, log sigma^2, log gamma) by L-BFGS-B (not in the notes).
 """
+
 from __future__ import annotations
 
 import numpy as np
 from scipy import linalg, optimize
 
 from ..base import BaseEstimator, RegressorMixin, check_fitted_X, check_is_fitted, check_X_y
-from ..kernels import gram, kernel_diagonal
-from ..kernels import KernelParamsMixin
+from ..kernels import KernelParamsMixin, gram, kernel_diagonal
 
 # search box for the optimised log-hyperparameters
 _LOG_BOUNDS = (np.log(1e-6), np.log(1e6))
@@ -29,8 +29,16 @@ class GaussianProcessRegressor(KernelParamsMixin, RegressorMixin, BaseEstimator)
     kernel_params_, log_marginal_likelihood_value_.
     """
 
-    def __init__(self, alpha: float = 1e-2, amplitude: float = 1.0, kernel: str = "rbf", gamma="scale", degree: int = 3,
-                 coef0: float = 1.0, optimize: bool = False):
+    def __init__(
+        self,
+        alpha: float = 1e-2,
+        amplitude: float = 1.0,
+        kernel: str = "rbf",
+        gamma="scale",
+        degree: int = 3,
+        coef0: float = 1.0,
+        optimize: bool = False,
+    ):
         self.alpha = alpha
         self.amplitude = amplitude
         self.kernel = kernel
@@ -60,7 +68,9 @@ class GaussianProcessRegressor(KernelParamsMixin, RegressorMixin, BaseEstimator)
 
     def _maximise_evidence(self, X, y):
         has_gamma = "gamma" in self.kernel_params_
-        start = [np.log(self.amplitude_), np.log(self.noise_)] + ([np.log(self.kernel_params_["gamma"])] if has_gamma else [])
+        start = [np.log(self.amplitude_), np.log(self.noise_)] + (
+            [np.log(self.kernel_params_["gamma"])] if has_gamma else []
+        )
 
         def negative_evidence(theta):
             params = dict(self.kernel_params_, **({"gamma": np.exp(theta[2])} if has_gamma else {}))
@@ -72,7 +82,9 @@ class GaussianProcessRegressor(KernelParamsMixin, RegressorMixin, BaseEstimator)
                 return np.inf
             return -_log_evidence(L, y, linalg.cho_solve((L, True), y))
 
-        result = optimize.minimize(negative_evidence, np.array(start), method="L-BFGS-B", bounds=[_LOG_BOUNDS] * len(start))
+        result = optimize.minimize(
+            negative_evidence, np.array(start), method="L-BFGS-B", bounds=[_LOG_BOUNDS] * len(start)
+        )
         self.amplitude_, self.noise_ = float(np.exp(result.x[0])), float(np.exp(result.x[1]))
         if has_gamma:
             self.kernel_params_ = dict(self.kernel_params_, gamma=float(np.exp(result.x[2])))

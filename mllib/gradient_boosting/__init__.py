@@ -1,5 +1,6 @@
 """Gradient tree boosting with histogram split finding: log-loss classifier and squared-error regressor
 (seed 000, lines 3008-3028; seed 002, lines 1523-1549)."""
+
 from .boosting import GradientBoostingClassifier, GradientBoostingRegressor
 
 __all__ = ["GradientBoostingClassifier", "GradientBoostingRegressor"]

@@ -4,6 +4,7 @@ rows and bins that numpy cannot express without temporaries; benchmarks/results/
 A histogram is a float64 array (total_bins, 3) holding, per (feature, bin), the sum of gradients, the sum of
 hessians and the row count; feature f's bins are rows bin_start[f] .. bin_start[f] + n_bins[f] - 1.
 """
+
 from __future__ import annotations
 
 from numba import njit

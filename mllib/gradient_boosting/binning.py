@@ -7,6 +7,7 @@ column ("averaged_inverted_cdf", as scikit-learn's HistGradientBoosting does). T
 weights enter the gradients, not the bins. A value x falls in bin b = #{thresholds < x}, so "bin <= b" is exactly
 "x <= thresholds[b]": splits found on bin codes are splits on raw values.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -29,5 +30,5 @@ def bin_features(X: np.ndarray, thresholds: np.ndarray, offsets: np.ndarray) -> 
     """Bin codes as uint8, row-major: histogram building reads one row's codes at a time."""
     binned = np.empty(X.shape, dtype=np.uint8)
     for j in range(X.shape[1]):
-        binned[:, j] = np.searchsorted(thresholds[offsets[j]:offsets[j + 1]], X[:, j], side="left")
+        binned[:, j] = np.searchsorted(thresholds[offsets[j] : offsets[j + 1]], X[:, j], side="left")
     return binned

@@ -11,12 +11,22 @@ on a held-out validation fraction are the recommended extras (seed 000 catalogue
 Features are binned once at fit (binning.py); trees are stored as raw-unit thresholds, so prediction needs no
 bins: all trees are concatenated flat node arrays with per-tree offsets, `tree_offsets_`.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_fitted_X, check_int, check_is_fitted,
-                    check_random_state, check_sample_weight, check_X_y)
+from ..base import (
+    BaseEstimator,
+    ClassifierMixin,
+    RegressorMixin,
+    check_fitted_X,
+    check_int,
+    check_is_fitted,
+    check_random_state,
+    check_sample_weight,
+    check_X_y,
+)
 from ..model_selection import train_test_split_indices
 from ._kernels import add_leaf_values, predict_binned, predict_trees
 from .binning import bin_features, find_bin_thresholds
@@ -36,11 +46,22 @@ class _BaseGradientBoosting(BaseEstimator):
     random_state: seeds the subsamples and the validation split.
     """
 
-    def __init__(self, learning_rate: float = 0.1, max_iter: int = 100, max_leaf_nodes: int | None = 31,
-                 max_depth: int | None = None, min_samples_leaf: int = 20, l2_regularization: float = 0.0,
-                 max_bins: int = 255, subsample: float = 1.0, early_stopping: bool = False,
-                 validation_fraction: float = 0.1, n_iter_no_change: int = 10, tol: float = 1e-7,
-                 random_state: int | None = 0):
+    def __init__(
+        self,
+        learning_rate: float = 0.1,
+        max_iter: int = 100,
+        max_leaf_nodes: int | None = 31,
+        max_depth: int | None = None,
+        min_samples_leaf: int = 20,
+        l2_regularization: float = 0.0,
+        max_bins: int = 255,
+        subsample: float = 1.0,
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
+        n_iter_no_change: int = 10,
+        tol: float = 1e-7,
+        random_state: int | None = 0,
+    ):
         self.learning_rate = learning_rate
         self.max_iter = max_iter
         self.max_leaf_nodes = max_leaf_nodes
@@ -80,9 +101,21 @@ class _BaseGradientBoosting(BaseEstimator):
         self.n_features_in_ = X.shape[1]
         rng = check_random_state(self.random_state)
         if self.early_stopping:
-            train, valid = train_test_split_indices(X.shape[0], y=stratify_by, test_size=self.validation_fraction,
-                                                    stratify=stratify_by is not None, random_state=rng)
-            X, X_val, target, target_val, w, w_val = X[train], X[valid], target[train], target[valid], w[train], w[valid]
+            train, valid = train_test_split_indices(
+                X.shape[0],
+                y=stratify_by,
+                test_size=self.validation_fraction,
+                stratify=stratify_by is not None,
+                random_state=rng,
+            )
+            X, X_val, target, target_val, w, w_val = (
+                X[train],
+                X[valid],
+                target[train],
+                target[valid],
+                w[train],
+                w[valid],
+            )
         self.bin_thresholds_, self.bin_offsets_ = find_bin_thresholds(X, self.max_bins)
         n_bins = np.diff(self.bin_offsets_) + 1
         binned = bin_features(X, self.bin_thresholds_, self.bin_offsets_)
@@ -95,8 +128,15 @@ class _BaseGradientBoosting(BaseEstimator):
             raw_val = np.empty((X_val.shape[0], K))
             raw_val[:] = self.baseline_
             valid_scores = [-loss.mean_loss(target_val, raw_val, w_val)]
-        grower = TreeGrower(binned, n_bins, self.max_leaf_nodes, self.max_depth, self.min_samples_leaf,
-                            float(self.l2_regularization), float(self.learning_rate))
+        grower = TreeGrower(
+            binned,
+            n_bins,
+            self.max_leaf_nodes,
+            self.max_depth,
+            self.min_samples_leaf,
+            float(self.l2_regularization),
+            float(self.learning_rate),
+        )
         n_sub = max(1, int(round(self.subsample * n)))
         trees = []
         for _ in range(self.max_iter):
@@ -104,8 +144,9 @@ class _BaseGradientBoosting(BaseEstimator):
             sample = np.sort(rng.choice(n, size=n_sub, replace=False)) if n_sub < n else None
             for k in range(K):
                 rows = np.arange(n) if sample is None else sample.copy()
-                tree, leaf_start, leaf_stop = grower.grow(rows, np.ascontiguousarray(g[:, k]),
-                                                          np.ascontiguousarray(h[:, k]))
+                tree, leaf_start, leaf_stop = grower.grow(
+                    rows, np.ascontiguousarray(g[:, k]), np.ascontiguousarray(h[:, k])
+                )
                 leaves = tree.feature < 0
                 if sample is None:
                     add_leaf_values(rows, leaf_start, leaf_stop, tree.value[leaves], raw[:, k])
@@ -115,8 +156,18 @@ class _BaseGradientBoosting(BaseEstimator):
             train_scores.append(-loss.mean_loss(target, raw, w))
             if self.early_stopping:
                 new = self._flatten(trees[-K:])
-                predict_trees(X_val, new["node_feature_"], new["node_threshold_"], new["node_left_"],
-                              new["node_right_"], new["node_value_"], new["tree_offsets_"], 0, K, raw_val)
+                predict_trees(
+                    X_val,
+                    new["node_feature_"],
+                    new["node_threshold_"],
+                    new["node_left_"],
+                    new["node_right_"],
+                    new["node_value_"],
+                    new["tree_offsets_"],
+                    0,
+                    K,
+                    raw_val,
+                )
                 valid_scores.append(-loss.mean_loss(target_val, raw_val, w_val))
                 if self._should_stop(valid_scores):
                     break
@@ -134,7 +185,7 @@ class _BaseGradientBoosting(BaseEstimator):
         if len(scores) <= self.n_iter_no_change:
             return False
         reference = scores[-self.n_iter_no_change - 1] + self.tol
-        return not any(s > reference for s in scores[-self.n_iter_no_change:])
+        return not any(s > reference for s in scores[-self.n_iter_no_change :])
 
     def _flatten(self, trees) -> dict:
         """Trees as concatenated node arrays (tree-local child ids) with per-tree offsets, thresholds in raw units."""
@@ -144,8 +195,9 @@ class _BaseGradientBoosting(BaseEstimator):
         feature, split_bin = flat["node_feature_"], np.concatenate([t.split_bin for t in trees])
         internal = feature >= 0
         flat["node_threshold_"] = np.full(feature.size, np.nan)
-        flat["node_threshold_"][internal] = self.bin_thresholds_[self.bin_offsets_[feature[internal]]
-                                                                 + split_bin[internal]]
+        flat["node_threshold_"][internal] = self.bin_thresholds_[
+            self.bin_offsets_[feature[internal]] + split_bin[internal]
+        ]
         return flat
 
     def _raw_predict(self, X, staged=False):
@@ -154,8 +206,14 @@ class _BaseGradientBoosting(BaseEstimator):
         raw = np.empty((X.shape[0], self.n_trees_per_iteration_))
         raw[:] = self.baseline_
         K = self.n_trees_per_iteration_
-        arrays = (self.node_feature_, self.node_threshold_, self.node_left_, self.node_right_, self.node_value_,
-                  self.tree_offsets_)
+        arrays = (
+            self.node_feature_,
+            self.node_threshold_,
+            self.node_left_,
+            self.node_right_,
+            self.node_value_,
+            self.tree_offsets_,
+        )
         if not staged:
             predict_trees(X, *arrays, 0, self.tree_offsets_.size - 1, raw)
             return raw
@@ -181,9 +239,16 @@ class _BaseGradientBoosting(BaseEstimator):
             nodes = slice(self.tree_offsets_[t], self.tree_offsets_[t + 1])
             value = np.zeros((nodes.stop - nodes.start, K))
             value[:, t % K] = self.node_value_[nodes]
-            trees.append(dict(feature=self.node_feature_[nodes].copy(), threshold=self.node_threshold_[nodes].copy(),
-                              left=self.node_left_[nodes].copy(), right=self.node_right_[nodes].copy(), value=value,
-                              cover=self.node_cover_[nodes].copy()))
+            trees.append(
+                dict(
+                    feature=self.node_feature_[nodes].copy(),
+                    threshold=self.node_threshold_[nodes].copy(),
+                    left=self.node_left_[nodes].copy(),
+                    right=self.node_right_[nodes].copy(),
+                    value=value,
+                    cover=self.node_cover_[nodes].copy(),
+                )
+            )
         return dict(trees=trees, scale=np.ones(len(trees)), offset=self.baseline_.copy(), output=self._ensemble_output)
 
 

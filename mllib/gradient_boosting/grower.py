@@ -8,6 +8,7 @@ rows and >= _MIN_HESSIAN hessian, gain > 0, depth < max_depth). A leaf's value i
 rows, the larger child's is the parent's minus the smaller one (the subtraction trick: each level costs the
 rows of the smaller children only).
 """
+
 from __future__ import annotations
 
 import heapq
@@ -28,6 +29,7 @@ _TINY = 1e-15
 class Tree:
     """Flat arrays, node 0 the root, children after parents; rows with bin code <= split_bin go left.
     At leaves feature = split_bin = left = right = -1."""
+
     feature: np.ndarray
     split_bin: np.ndarray
     left: np.ndarray
@@ -56,8 +58,11 @@ class TreeGrower:
         return hist
 
     def _can_split(self, n_rows, depth, n_leaves):
-        return (n_rows >= 2 * self.min_samples_leaf and (self.max_depth is None or depth < self.max_depth)
-                and (self.max_leaf_nodes is None or n_leaves < self.max_leaf_nodes))
+        return (
+            n_rows >= 2 * self.min_samples_leaf
+            and (self.max_depth is None or depth < self.max_depth)
+            and (self.max_leaf_nodes is None or n_leaves < self.max_leaf_nodes)
+        )
 
     def grow(self, rows, g, h):
         """Grow one tree on rows, which are permuted in place so that each leaf's rows end up contiguous.
@@ -68,8 +73,17 @@ class TreeGrower:
         splits, hists, heap = {}, {}, []
 
         def consider(node, hist):
-            split = find_best_split(hist, self.bin_start, self.n_bins, sum_g[node], sum_h[node], count[node], self.l2,
-                                    self.min_samples_leaf, _MIN_HESSIAN)
+            split = find_best_split(
+                hist,
+                self.bin_start,
+                self.n_bins,
+                sum_g[node],
+                sum_h[node],
+                count[node],
+                self.l2,
+                self.min_samples_leaf,
+                _MIN_HESSIAN,
+            )
             if split[1] >= 0:
                 splits[node], hists[node] = split, hist
                 heapq.heappush(heap, (-split[0], node))  # ties: the older node first
@@ -86,8 +100,10 @@ class TreeGrower:
             mid = partition(rows, start[node], stop[node], self.binned[:, f], b, self.scratch)
             children = (len(feature), len(feature) + 1)
             feature[node], split_bin[node], left[node], right[node] = f, b, children[0], children[1]
-            for lo, hi, G, H in ((start[node], mid, g_left, h_left),
-                                 (mid, stop[node], sum_g[node] - g_left, sum_h[node] - h_left)):
+            for lo, hi, G, H in (
+                (start[node], mid, g_left, h_left),
+                (mid, stop[node], sum_g[node] - g_left, sum_h[node] - h_left),
+            ):
                 feature.append(-1), split_bin.append(-1), left.append(-1), right.append(-1)
                 sum_g.append(G), sum_h.append(H), count.append(float(hi - lo))
                 start.append(lo), stop.append(hi), depth.append(depth[node] + 1)
@@ -95,7 +111,7 @@ class TreeGrower:
             grow = [self._can_split(count[c], depth[c], n_leaves) for c in children]
             if any(grow):
                 small, large = sorted(children, key=lambda c: count[c])
-                small_hist = self._histogram(rows[start[small]:stop[small]], g, h)
+                small_hist = self._histogram(rows[start[small] : stop[small]], g, h)
                 np.subtract(parent_hist, small_hist, out=parent_hist)  # the larger child's, in place
                 for c, hist in ((small, small_hist), (large, parent_hist)):
                     if grow[children.index(c)]:
@@ -116,6 +132,8 @@ class TreeGrower:
         value[leaves] = -self.learning_rate * G / (H + self.l2 + _TINY)
         left, right = np.array(left, dtype=np.int64), np.array(right, dtype=np.int64)
         for node in np.flatnonzero(feature >= 0)[::-1]:  # children come after parents: bottom-up
-            value[node] = (count[left[node]] * value[left[node]] + count[right[node]] * value[right[node]]) / count[node]
+            value[node] = (count[left[node]] * value[left[node]] + count[right[node]] * value[right[node]]) / count[
+                node
+            ]
         tree = Tree(feature, np.array(split_bin, dtype=np.int64), left, right, value, count)
         return tree, np.array(start)[leaves], np.array(stop)[leaves]

@@ -9,6 +9,7 @@ printed "+ alpha dL/df" at line 1534 needs the minus sign, erratum 2 of the seed
   h_k = p_k (1 - p_k) (the Hessian's diagonal), F_0,k = log p_k - mean_j log p_j (prior, centred).
 Losses are weighted means over rows; raw predictions are (n, n_outputs) arrays throughout.
 """
+
 from __future__ import annotations
 
 import numpy as np

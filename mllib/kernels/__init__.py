@@ -1,4 +1,6 @@
 """Kernels and kernel machines: Mercer kernels and Gram matrices, kernel ridge, kernel PCA, Nystroem features."""
+
+from ._params import KernelParamsMixin
 from .functions import (
     KERNELS,
     exponential,
@@ -14,11 +16,26 @@ from .functions import (
     rbf,
     sigmoid,
 )
-from ._params import KernelParamsMixin
 from .kernel_pca import KernelPCA
 from .kernel_ridge import KernelRidge
 from .nystroem import Nystroem
 
-__all__ = ["KernelParamsMixin", "KernelRidge", "KernelPCA", "Nystroem", "KERNELS", "gram", "gram_dot", "is_psd", "kernel_diagonal",
-           "kernel_params", "quadratic_features", "linear", "polynomial", "rbf", "exponential", "sigmoid",
-           "inverse_multiquadric"]
+__all__ = [
+    "KernelParamsMixin",
+    "KernelRidge",
+    "KernelPCA",
+    "Nystroem",
+    "KERNELS",
+    "gram",
+    "gram_dot",
+    "is_psd",
+    "kernel_diagonal",
+    "kernel_params",
+    "quadratic_features",
+    "linear",
+    "polynomial",
+    "rbf",
+    "exponential",
+    "sigmoid",
+    "inverse_multiquadric",
+]

@@ -1,4 +1,5 @@
 """Kernel hyperparameters shared by the kernel estimators (kernel, gamma, degree, coef0)."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -12,6 +12,7 @@ The kernels of ||x - y|| alone take it as |x|^2 + |y|^2 - 2 x.y (one matrix prod
 one common point, Y's mean: the cancellation then errs at the scale of the data's spread, not of its distance
 from the origin (which the square root of the exponential kernel would magnify at near-duplicates).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -98,10 +99,22 @@ def inverse_multiquadric(X, Y, c=1.0):
     return _pairwise("inverse_multiquadric", X, Y, {"c": c})
 
 
-KERNELS = {"linear": linear, "poly": polynomial, "rbf": rbf, "exponential": exponential, "sigmoid": sigmoid,
-           "inverse_multiquadric": inverse_multiquadric}
-_PARAMS = {"linear": (), "poly": ("gamma", "coef0", "degree"), "rbf": ("gamma",), "exponential": ("gamma",),
-           "sigmoid": ("gamma", "coef0"), "inverse_multiquadric": ("c",)}
+KERNELS = {
+    "linear": linear,
+    "poly": polynomial,
+    "rbf": rbf,
+    "exponential": exponential,
+    "sigmoid": sigmoid,
+    "inverse_multiquadric": inverse_multiquadric,
+}
+_PARAMS = {
+    "linear": (),
+    "poly": ("gamma", "coef0", "degree"),
+    "rbf": ("gamma",),
+    "exponential": ("gamma",),
+    "sigmoid": ("gamma", "coef0"),
+    "inverse_multiquadric": ("c",),
+}
 
 
 def gram(X, Y=None, kernel="rbf", **params) -> np.ndarray:
@@ -114,8 +127,10 @@ def gram(X, Y=None, kernel="rbf", **params) -> np.ndarray:
     step = max(1, _BLOCK_ENTRIES // max(1, Y.shape[0]))
     out = np.empty((X.shape[0], Y.shape[0]))
     for start in range(0, X.shape[0], step):
-        block = X[start:start + step]
-        out[start:start + step] = from_inner_products(kernel, block @ Y.T, squared_norms(block)[:, None], sq_y, params)
+        block = X[start : start + step]
+        out[start : start + step] = from_inner_products(
+            kernel, block @ Y.T, squared_norms(block)[:, None], sq_y, params
+        )
     if symmetric:  # a matrix product is symmetric only up to rounding; mirror the lower triangle exactly
         for start in range(0, X.shape[0], step):
             stop = start + step
@@ -129,10 +144,11 @@ def gram(X, Y=None, kernel="rbf", **params) -> np.ndarray:
 
 
 def gram_dot(X, Y, coef, kernel="rbf", **params) -> np.ndarray:
-    """K(X, Y) @ coef without holding K(X, Y): row blocks of bounded size (kernel expansions f(x) = sum_i c_i k(x, y_i))."""
+    """K(X, Y) @ coef without holding K(X, Y): row blocks of bounded size (kernel expansions f(x) = sum_i c_i k(x,
+    y_i))."""
     X = np.asarray(X, dtype=np.float64)
     step = max(1, _BLOCK_ENTRIES // max(1, Y.shape[0]))
-    parts = [gram(X[start:start + step], Y, kernel, **params) @ coef for start in range(0, X.shape[0], step)]
+    parts = [gram(X[start : start + step], Y, kernel, **params) @ coef for start in range(0, X.shape[0], step)]
     return np.concatenate(parts, axis=0)
 
 
@@ -181,15 +197,18 @@ def kernel_params(kernel, X, gamma="scale", degree=3, coef0=None) -> dict:
             out["gamma"] = float(gamma)
     if "degree" in names:
         out["degree"] = check_int(degree, "degree")
-    if coef0 is not None and (isinstance(coef0, bool) or not isinstance(coef0, (int, float, np.number))
-                              or not np.isfinite(coef0)):
+    if coef0 is not None and (
+        isinstance(coef0, bool) or not isinstance(coef0, (int, float, np.number)) or not np.isfinite(coef0)
+    ):
         raise ValueError(f"coef0 must be a finite number or None (the kernel's default), got {coef0!r}")
     if "coef0" in names:
         out["coef0"] = 0.0 if coef0 is None else float(coef0)
     if "c" in names:
         if coef0 is not None and not coef0 > 0:
-            raise ValueError(f"the inverse multiquadric 1/sqrt(||x-y||^2 + c^2) needs c = coef0 > 0, got "
-                             f"coef0={coef0!r}; set coef0 to a positive number or None (c = 1)")
+            raise ValueError(
+                f"the inverse multiquadric 1/sqrt(||x-y||^2 + c^2) needs c = coef0 > 0, got "
+                f"coef0={coef0!r}; set coef0 to a positive number or None (c = 1)"
+            )
         out["c"] = 1.0 if coef0 is None else float(coef0)
     return out
 

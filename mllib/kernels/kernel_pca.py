@@ -3,9 +3,11 @@
 Seed 002 P3, lines 1161-1176, 1203-1234: K~ = (I - 11^T/n) K (I - 11^T/n), K~ a_j = lambda_j a_j; the
 feature-space direction v_j = sum_i a_ji phi~(x_i) has unit norm when a_j is scaled by 1/sqrt(lambda_j)
 (missing from the notes). A new point is centred with the training statistics,
-kappa~(x) = kappa(x) - mean_i K_i. - mean(kappa(x)) + mean(K), and projected as z_j(x) = kappa~(x)^T a_j / sqrt(lambda_j).
+kappa~(x) = kappa(x) - mean_i K_i. - mean(kappa(x)) + mean(K), and projected as z_j(x) = kappa~(x)^T a_j /
+sqrt(lambda_j).
 Training scores are then sqrt(lambda_j) a_j, with variance lambda_j / n.
 """
+
 from __future__ import annotations
 
 import numpy as np

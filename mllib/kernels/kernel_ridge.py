@@ -6,6 +6,7 @@ No intercept (as in the notes): centre y, or add a constant to the kernel (poly 
 Sample weights minimise sum_i w_i (y_i - f(x_i))^2 + lambda ||f||^2: with S = diag(sqrt(w)),
 alpha = S (S K S + lambda I)^{-1} S y.
 """
+
 from __future__ import annotations
 
 import numpy as np

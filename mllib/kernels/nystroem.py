@@ -4,6 +4,7 @@ With m landmarks x_l sampled from the training rows, K ~ K_nm K_mm^{-1} K_mn, he
 (kappa_m(x)_l = k(x, x_l)); K_mm^{-1/2} from its eigendecomposition, eigenvalues floored at 1e-12 as a
 pseudo-inverse square root. With every training row as a landmark the approximation is exact on them.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,8 +20,15 @@ class Nystroem(KernelParamsMixin, TransformerMixin, BaseEstimator):
     Fitted: components_ (the landmarks, m x d), component_indices_, normalization_ (K_mm^{-1/2}), kernel_params_.
     """
 
-    def __init__(self, n_components: int = 100, kernel: str = "rbf", gamma="scale", degree: int = 3, coef0: float = 1.0,
-                 random_state=0):
+    def __init__(
+        self,
+        n_components: int = 100,
+        kernel: str = "rbf",
+        gamma="scale",
+        degree: int = 3,
+        coef0: float = 1.0,
+        random_state=0,
+    ):
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma

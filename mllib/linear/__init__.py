@@ -1,4 +1,5 @@
 """Linear models of the lecture notes."""
+
 from .logistic import LogisticRegression
 from .perceptron import Perceptron
 from .svm import LinearSVM

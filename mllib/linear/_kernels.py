@@ -3,6 +3,7 @@ of the linear SVM visit one row at a time and update the weights after each row,
 inner coordinate descent updates one coefficient at a time; numpy cannot vectorise either (in Python these loops
 took 80 % of the L1 fit and made the row loops ~100x slower than scikit-learn; benchmarks/results/classifiers.md).
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,5 +1,6 @@
 """One-vs-rest linear scores shared by the perceptron and the linear SVM (catalogue 001-004 7.6): one weight
 vector per class trained on "this class (+1) vs the rest (-1)", predict argmax_k s_k; two classes need one vector."""
+
 from __future__ import annotations
 
 import numpy as np

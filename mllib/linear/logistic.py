@@ -20,6 +20,7 @@ minimise the IRLS quadratic model g^T d + 1/2 d^T H d + lam ||w + d||_1 by cycli
 coordinate a soft-threshold; the intercepts unpenalised), then backtrack on the true objective (newGLMNET).
 Binary and multinomial (full (p K) x (p K) softmax Hessian) alike.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -91,7 +92,7 @@ def _smooth_objective(B, X1, Y, w, binary, lam):
             H = (X1 * (w * p * (1 - p))[:, None]).T @ X1
         else:
             H = _softmax_hessian(X1, softmax(B.T @ X1.T, axis=0).T, w)
-        H.flat[Y.shape[1] * (H.shape[0] + 1)::H.shape[0] + 1] += 2 * lam
+        H.flat[Y.shape[1] * (H.shape[0] + 1) :: H.shape[0] + 1] += 2 * lam
         return H
 
     return loss, grad.reshape(B.shape), hessian
@@ -125,8 +126,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     tol: stop when the largest Newton step (or projected gradient for L-BFGS) is below tol.
     """
 
-    def __init__(self, lam: float = 1.0, penalty: str = "l2", solver: str = "auto", max_iter: int = 100,
-                 tol: float = 1e-8):
+    def __init__(
+        self, lam: float = 1.0, penalty: str = "l2", solver: str = "auto", max_iter: int = 100, tol: float = 1e-8
+    ):
         self.lam = lam
         self.penalty = penalty
         self.solver = solver
@@ -187,8 +189,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         def direction(beta, grad, H):
             return _newton_direction(beta, grad, H if binary else _without_softmax_shift(H, Y.shape[1]))
 
-        return self._damped_newton(lambda B: _smooth_objective(B, X1, Y, w, binary, self.lam), direction,
-                                   np.zeros((X1.shape[1], Y.shape[1])))
+        return self._damped_newton(
+            lambda B: _smooth_objective(B, X1, Y, w, binary, self.lam), direction, np.zeros((X1.shape[1], Y.shape[1]))
+        )
 
     def _fit_proximal_newton(self, X1, Y, w, binary):
         penalised = np.zeros((X1.shape[1], Y.shape[1]), dtype=bool)
@@ -209,7 +212,10 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
 
     def _fit_lbfgs_binary(self, X1, y, w):
         res = optimize.minimize(
-            lambda b: _binary_loss(b, X1, y, w, self.lam)[:2], np.zeros(X1.shape[1]), jac=True, method="L-BFGS-B",
+            lambda b: _binary_loss(b, X1, y, w, self.lam)[:2],
+            np.zeros(X1.shape[1]),
+            jac=True,
+            method="L-BFGS-B",
             options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": _FTOL},
         )
         self.n_iter_ = res.nit
@@ -217,8 +223,12 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
 
     def _fit_lbfgs_softmax(self, X1, Y, w):
         res = optimize.minimize(
-            _softmax_loss, np.zeros(X1.shape[1] * Y.shape[1]), args=(X1, Y, w, self.lam), jac=True,
-            method="L-BFGS-B", options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": _FTOL},
+            _softmax_loss,
+            np.zeros(X1.shape[1] * Y.shape[1]),
+            args=(X1, Y, w, self.lam),
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": _FTOL},
         )
         self.n_iter_ = res.nit
         return res.x.reshape(X1.shape[1], Y.shape[1])

@@ -8,6 +8,7 @@ the data are linearly separable. The averaged variant returns the mean of the it
 voted perceptron's practical form), much less sensitive to the order of the last updates on non-separable data.
 Multiclass: one-vs-rest. Starting from w = 0, eta only rescales (w, b), so predictions do not depend on it.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,8 +26,14 @@ class Perceptron(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
     margin (see OneVsRestLinearMixin).
     """
 
-    def __init__(self, lr: float = 1.0, max_iter: int = 20, shuffle: bool = True, averaged: bool = True,
-                 random_state: int | None = 0):
+    def __init__(
+        self,
+        lr: float = 1.0,
+        max_iter: int = 20,
+        shuffle: bool = True,
+        averaged: bool = True,
+        random_state: int | None = 0,
+    ):
         self.lr = lr
         self.max_iter = max_iter
         self.shuffle = shuffle
@@ -46,8 +53,9 @@ class Perceptron(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
         epochs = []
 
         def fit_binary(t):
-            w, b, n = perceptron_epochs(X, t, s, float(self.lr), int(self.max_iter), bool(self.shuffle),
-                                        bool(self.averaged), seed)
+            w, b, n = perceptron_epochs(
+                X, t, s, float(self.lr), int(self.max_iter), bool(self.shuffle), bool(self.averaged), seed
+            )
             epochs.append(int(n))
             return w, b
 

@@ -16,6 +16,7 @@ intercept_scaling, so it is penalised by b^2 / (2 intercept_scaling^2) (both sol
 constraint sum a_i t_i = 0); a large intercept_scaling leaves it nearly free.
 Multiclass: one-vs-rest.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -38,8 +39,15 @@ class LinearSVM(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
     predict_proba is an uncalibrated squashing of the margin (see OneVsRestLinearMixin).
     """
 
-    def __init__(self, C: float = 1.0, loss: str = "squared_hinge", tol: float = 1e-4, max_iter: int = 1000,
-                 intercept_scaling: float = 1.0, random_state: int | None = 0):
+    def __init__(
+        self,
+        C: float = 1.0,
+        loss: str = "squared_hinge",
+        tol: float = 1e-4,
+        max_iter: int = 1000,
+        intercept_scaling: float = 1.0,
+        random_state: int | None = 0,
+    ):
         self.C = C
         self.loss = loss
         self.tol = tol

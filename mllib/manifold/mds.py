@@ -9,6 +9,7 @@ A new point with squared dissimilarities a (n,) to the training points is placed
 y = 1/2 Lambda_k^{-1/2} V_k^T (colmean(D^2) - a), which reproduces Y exactly on the training points.
 Memory is O(n^2): fit on at most a few thousand rows.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -64,8 +65,10 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         values, vectors = linalg.eigh(B, subset_by_index=[n - self.n_components, n - 1], check_finite=False)
         values, vectors = values[::-1], vectors[:, ::-1]
         if values[-1] <= n * np.finfo(np.float64).eps * max(values[0], 0.0):
-            raise ValueError(f"B has fewer than n_components = {self.n_components} positive eigenvalues; the "
-                             "dissimilarities embed Euclidean-ly in fewer dimensions: lower n_components")
+            raise ValueError(
+                f"B has fewer than n_components = {self.n_components} positive eigenvalues; the "
+                "dissimilarities embed Euclidean-ly in fewer dimensions: lower n_components"
+            )
         # eigenvectors are defined up to sign: make the largest-magnitude entry positive for a reproducible output
         signs = np.sign(vectors[np.argmax(np.abs(vectors), axis=0), np.arange(vectors.shape[1])])
         vectors = vectors * signs

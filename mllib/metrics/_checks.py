@@ -2,6 +2,7 @@
 
 Zero denominators go through mllib.base.safe_divide: float('nan') ("undefined"), never 0.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,8 +17,6 @@ def check_same_length(**arrays) -> int:
     if len(set(lengths.values())) != 1:
         raise ValueError(f"inconsistent numbers of samples: {lengths}")
     return next(iter(lengths.values()))
-
-
 
 
 def finite_floats(values, name: str, ndim: int | tuple[int, ...] = 1) -> np.ndarray:
@@ -51,8 +50,6 @@ def _describe_values(values: np.ndarray, limit: int = 10) -> list:
     return distinct[:limit].tolist()
 
 
-
-
 def class_labels(y, name: str) -> np.ndarray:
     """Class labels as a 1-D array: numeric without NaN, or strings; mixed-type object arrays are rejected."""
     y = check_1d(y, name)
@@ -71,4 +68,3 @@ def check_label_kinds(**arrays) -> None:
     kinds = {name: ("numeric" if arr.dtype.kind in _NUMERIC_KINDS else "string/object") for name, arr in arrays.items()}
     if len(set(kinds.values())) > 1:
         raise ValueError(f"labels of different kinds cannot be compared: {kinds}")
-

@@ -17,6 +17,7 @@ Errata corrected (catalogue section 1):
 Undefined values: a ratio whose denominator is zero (precision when nothing is predicted positive,
 recall when a class never occurs, ...) is float('nan'), never 0.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -184,8 +185,11 @@ def _per_class_sums(y_true, y_pred, labels, sample_weight):
         check_label_kinds(y_true=y_true, labels=labels)
     every_label = np.unique(np.concatenate([present, labels]))
     matrix = _counts(
-        _index_of(y_true, every_label, "y_true"), _index_of(y_pred, every_label, "y_pred"),
-        w, every_label.size, weighted=True,
+        _index_of(y_true, every_label, "y_true"),
+        _index_of(y_pred, every_label, "y_pred"),
+        w,
+        every_label.size,
+        weighted=True,
     )
     selected = _index_of(labels, every_label, "labels")
     tp = np.diag(matrix)[selected]
@@ -251,12 +255,20 @@ def multiclass_report(y_true, y_pred, labels) -> dict:
     weighted averages, with the K x K confusion matrix (rows = true, columns = predicted)."""
     labels = np.asarray(labels)
     per_class = precision_recall_f1(y_true, y_pred, average=None, labels=labels)
-    averages = {avg: {k: float(v) for k, v in precision_recall_f1(y_true, y_pred, average=avg, labels=labels).items()
-                      if k in ("precision", "recall", "f_beta")} for avg in ("macro", "micro", "weighted")}
+    averages = {
+        avg: {
+            k: float(v)
+            for k, v in precision_recall_f1(y_true, y_pred, average=avg, labels=labels).items()
+            if k in ("precision", "recall", "f_beta")
+        }
+        for avg in ("macro", "micro", "weighted")
+    }
     return {
         "confusion": confusion_matrix(y_true, y_pred, labels=labels),
         "per_class": {k: per_class[k] for k in ("precision", "recall", "f_beta", "support")},
-        "averages": {avg: {"precision": v["precision"], "recall": v["recall"], "f1": v["f_beta"]} for avg, v in averages.items()},
+        "averages": {
+            avg: {"precision": v["precision"], "recall": v["recall"], "f1": v["f_beta"]} for avg, v in averages.items()
+        },
         "accuracy": accuracy_score(y_true, y_pred),
         "balanced_accuracy": balanced_accuracy_score(y_true, y_pred),
     }

@@ -9,6 +9,7 @@ y_true must be binary {0, 1} (1 = positive). A curve needs both classes (ROC) or
 positive (PR); otherwise it is undefined and a ValueError says so. Samples with zero weight are
 dropped first, so they add no threshold.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -97,8 +98,10 @@ def _class_columns(y_true, proba) -> tuple[np.ndarray, np.ndarray]:
     P = finite_floats(proba, "proba", ndim=2)
     y = np.asarray(y_true)
     if y.dtype.kind not in "biu" or y.shape != (P.shape[0],) or y.min() < 0 or y.max() >= P.shape[1]:
-        raise ValueError(f"y_true must hold one class index 0..{P.shape[1] - 1} (a column of proba) per row, "
-                         f"got shape {y.shape}, dtype {y.dtype}")
+        raise ValueError(
+            f"y_true must hold one class index 0..{P.shape[1] - 1} (a column of proba) per row, "
+            f"got shape {y.shape}, dtype {y.dtype}"
+        )
     return y.astype(np.int64), P
 
 

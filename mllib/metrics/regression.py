@@ -5,6 +5,7 @@ Notes: seed 004, D4:262-304 (squared loss ~ Gaussian noise, absolute loss ~ Lapl
 catalogue 7.12) and D4:308 (MSE/SSE as the regression objective). R^2 is standard [STD].
 All three take sample weights: every mean becomes a weighted mean, including the mean of y in SS_tot.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -11,12 +11,14 @@ SCORERS holds the classification scorers (the choices params.yaml offers for the
 with the tasks it is defined for ("binary", "multiclass"); scorers_for(task) lists them.
 REGRESSION_SCORERS those of regressors (e.g. choosing a regression tree's ccp_alpha); get_scorer knows both.
 """
+
 from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
 
 from .confusion import accuracy_score, balanced_accuracy_score, binary_metrics, f1_macro
 from .probabilistic import brier_score, log_loss
@@ -74,6 +76,8 @@ SCORERS: dict[str, Scorer] = {
         Scorer("brier", brier_score, False, "proba"),
     )
 }
+
+
 def root_mean_squared_error(y_true, y_pred, sample_weight=None) -> float:
     return math.sqrt(mean_squared_error(y_true, y_pred, sample_weight))
 

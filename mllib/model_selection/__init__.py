@@ -3,12 +3,13 @@
 Every splitter yields sorted int64 (train_idx, test_idx) and raises if a group straddles a split;
 all randomness comes from numpy Generators seeded by `random_state`.
 """
+
 from ._checks import check_no_group_overlap
 from .bias_variance import bias_variance_estimate
+from .candidates import ParameterGrid, ParameterSampler
 from .cross_fit import cross_fit, inner_splits
 from .curves import learning_curve, validation_curve
 from .holdout import split_groups, train_test_split_indices
-from .candidates import ParameterGrid, ParameterSampler
 from .nested import nested_cv
 from .search import (
     GridSearch,
@@ -33,19 +34,50 @@ from .splitters import (
     StratifiedKFold,
     fold_assignment,
 )
-from .stratified_group import RepeatedStratifiedGroupKFold, StratifiedGroupKFold, fold_balance, stratified_group_assignment
+from .stratified_group import (
+    RepeatedStratifiedGroupKFold,
+    StratifiedGroupKFold,
+    fold_balance,
+    stratified_group_assignment,
+)
 
 __all__ = [
     # splitters
-    "KFold", "StratifiedKFold", "GroupKFold", "StratifiedGroupKFold", "LeaveOneOut", "LeaveOneGroupOut",
-    "RepeatedKFold", "RepeatedStratifiedKFold", "RepeatedGroupKFold", "RepeatedStratifiedGroupKFold",
-    "ShuffleSplit", "GroupShuffleSplit", "Bootstrap", "GroupBootstrap",
+    "KFold",
+    "StratifiedKFold",
+    "GroupKFold",
+    "StratifiedGroupKFold",
+    "LeaveOneOut",
+    "LeaveOneGroupOut",
+    "RepeatedKFold",
+    "RepeatedStratifiedKFold",
+    "RepeatedGroupKFold",
+    "RepeatedStratifiedGroupKFold",
+    "ShuffleSplit",
+    "GroupShuffleSplit",
+    "Bootstrap",
+    "GroupBootstrap",
     # assignment, hold-out and checks
-    "stratified_group_assignment", "train_test_split_indices", "split_groups", "fold_assignment",
-    "fold_balance", "check_no_group_overlap", "inner_splits",
+    "stratified_group_assignment",
+    "train_test_split_indices",
+    "split_groups",
+    "fold_assignment",
+    "fold_balance",
+    "check_no_group_overlap",
+    "inner_splits",
     # search
-    "ParameterGrid", "ParameterSampler", "evaluate_candidates", "best_candidate_index", "GridSearch",
-    "RandomSearch", "nested_cv", "resolve_cv", "response_values",
+    "ParameterGrid",
+    "ParameterSampler",
+    "evaluate_candidates",
+    "best_candidate_index",
+    "GridSearch",
+    "RandomSearch",
+    "nested_cv",
+    "resolve_cv",
+    "response_values",
     # curves and diagnostics
-    "learning_curve", "validation_curve", "cross_fit", "bias_variance_estimate",
+    "learning_curve",
+    "validation_curve",
+    "cross_fit",
+    "bias_variance_estimate",
 ]

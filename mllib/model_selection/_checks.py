@@ -4,6 +4,7 @@ Rule: no group (patient, hospital, ...) may appear on both sides of a split, bec
 one entity in train and test leak information (seed 004, D4:499-512; catalogue 2.2 L4/L5).
 Every splitter calls `check_no_group_overlap` whenever `groups` is given, even row-level ones.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -45,8 +46,6 @@ def column(a, name: str, n: int | None = None) -> np.ndarray:
     if a.dtype.kind == "f" and np.isnan(a).any():
         raise ValueError(f"{name} contains NaN ({int(np.isnan(a).sum())} rows); fill or drop them before splitting")
     return a
-
-
 
 
 def encode(a) -> tuple[np.ndarray, np.ndarray]:

@@ -7,6 +7,7 @@ exactly (the noise cannot be separated from the bias without the true function).
 (Domingos 2000): main prediction = most frequent label; bias = error of the main prediction;
 variance = how often a round disagrees with the main prediction (no additive identity).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,8 +17,9 @@ from mllib.base import check_int, check_random_state, clone
 __all__ = ["bias_variance_estimate"]
 
 
-def bias_variance_estimate(estimator, X_train, y_train, X_eval, y_eval, n_rounds=50, loss="squared",
-                           random_state=None) -> dict:
+def bias_variance_estimate(
+    estimator, X_train, y_train, X_eval, y_eval, n_rounds=50, loss="squared", random_state=None
+) -> dict:
     """Returns {"loss", "expected_loss", "bias", "variance", "n_rounds"} averaged over the evaluation rows.
 
     squared: bias = mean((mean prediction - y)^2) (includes the noise), variance = mean over rows of the
@@ -34,7 +36,7 @@ def bias_variance_estimate(estimator, X_train, y_train, X_eval, y_eval, n_rounds
     for _ in range(n_rounds):
         idx = rng.integers(0, n, size=n)
         preds.append(np.asarray(clone(estimator).fit(X_train[idx], y_train[idx]).predict(X_eval)))
-    P = np.stack(preds)                                   # (n_rounds, n_eval)
+    P = np.stack(preds)  # (n_rounds, n_eval)
     if loss == "squared":
         P = P.astype(np.float64)
         y = y_eval.astype(np.float64)
@@ -45,7 +47,7 @@ def bias_variance_estimate(estimator, X_train, y_train, X_eval, y_eval, n_rounds
         labels, codes = np.unique(P, return_inverse=True)
         codes = codes.reshape(P.shape)
         counts = np.stack([(codes == c).sum(0) for c in range(labels.size)])
-        main = labels[np.argmax(counts, axis=0)]           # ties -> the smallest label
+        main = labels[np.argmax(counts, axis=0)]  # ties -> the smallest label
         bias = float((main != y_eval).mean())
         variance = float((P != main[None]).mean())
         expected = float((P != y_eval[None]).mean())

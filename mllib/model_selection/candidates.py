@@ -3,6 +3,7 @@
 Rule: search a small grid, e.g. lambda in {1e-2, 1e-1, 1, 10, 100} for the SVM (seed 003, D3:334-338),
 and tune few hyperparameters to avoid overfitting the validation set (seed 004, D4:567).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -110,7 +111,8 @@ class ParameterSampler:
             if self.n_iter > len(grid):
                 warnings.warn(
                     f"n_iter={self.n_iter} exceeds the {len(grid)} grid candidates; sampling all of them",
-                    UserWarning, stacklevel=2,
+                    UserWarning,
+                    stacklevel=2,
                 )
             for i in rng.choice(len(grid), size=len(self), replace=False):
                 yield grid[int(i)]

@@ -5,6 +5,7 @@ out-of-fold prediction is the mean over the splits that validate it (one split f
 splits), NaN for a row no split validates (bootstrap draws). Used for the out-of-fold scores that calibration,
 conformal prediction and the leakage estimate are fitted on (seed 004, D4:1935-1982: calibrate on held-out data).
 """
+
 from __future__ import annotations
 
 import numpy as np

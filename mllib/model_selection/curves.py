@@ -5,6 +5,7 @@ scores on y (validation falls then rises when overfitting); a learning curve put
 training rows (subsets of each training fold) on x; the fold-to-fold spread of the scores does NOT
 measure model variance (seed 004, D4:195-205, 361-377, 471-493; catalogue 2.5).
 """
+
 from __future__ import annotations
 
 import numpy as np

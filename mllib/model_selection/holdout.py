@@ -10,6 +10,7 @@ years mix both classes, the hardest to predict, and lowered test AUC by ~0.02 on
 groups are ordered by label composition (class shares, then size; random order among equals) and sampled
 systematically with a random start, which stratifies implicitly without selecting on labels.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -60,8 +61,9 @@ def _systematic_group_sample(codes, n_groups: int, y_codes, t: float, rng, shuff
     return np.floor(start + t * (position + 1)) > np.floor(start + t * position)
 
 
-def train_test_split_indices(n_samples=None, *, y=None, groups=None, test_size=0.2, stratify=True,
-                             shuffle=True, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+def train_test_split_indices(
+    n_samples=None, *, y=None, groups=None, test_size=0.2, stratify=True, shuffle=True, random_state=None
+) -> tuple[np.ndarray, np.ndarray]:
     """Sorted int64 (train_idx, test_idx) for a hold-out test set.
 
     - no groups, no stratification: ceil(test_size * n) rows (random, or the last rows if shuffle=False);
@@ -107,11 +109,11 @@ def train_test_split_indices(n_samples=None, *, y=None, groups=None, test_size=0
                 rows = np.flatnonzero(codes == c)
                 if shuffle:
                     rows = rng.permutation(rows)
-                parts.append(rows[rows.size - q:])
+                parts.append(rows[rows.size - q :])
             test = np.concatenate(parts)
         else:
             order = rng.permutation(n) if shuffle else np.arange(n)
-            test = order[n - n_test:]
+            test = order[n - n_test :]
     mask = np.zeros(n, dtype=bool)
     mask[test] = True
     train, test = np.flatnonzero(~mask).astype(np.int64), np.flatnonzero(mask).astype(np.int64)

@@ -4,6 +4,7 @@ Rule: the score of the selected model must come from data the selection never sa
 "validation is present because test set would otherwise be training too"; seed 004, D4:543, 567);
 the gap between the inner best scores and the outer scores estimates the selection optimism.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -39,8 +40,11 @@ def nested_cv(search, X, y, outer_cv, groups=None) -> dict:
     outer_a, inner_a = np.asarray(outer), np.asarray(inner)
     sign = 1.0 if scorer.greater_is_better else -1.0
     return {
-        "outer_scores": outer_a, "inner_best_scores": inner_a, "best_params": chosen,
-        "mean_outer_score": float(outer_a.mean()), "std_outer_score": float(outer_a.std()),
+        "outer_scores": outer_a,
+        "inner_best_scores": inner_a,
+        "best_params": chosen,
+        "mean_outer_score": float(outer_a.mean()),
+        "std_outer_score": float(outer_a.std()),
         "mean_inner_best_score": float(inner_a.mean()),
         "optimism": float(sign * (inner_a.mean() - outer_a.mean())),
     }

@@ -10,6 +10,7 @@ A scorer is any object with `.score(y_true, values)`, `.greater_is_better` and
 otherwise; score: decision_function, or predict_proba if there is none; label: predict), e.g.
 mllib.metrics.get_scorer(name); a string scoring is looked up there. Means and stds over folds use ddof=0.
 """
+
 from __future__ import annotations
 
 import functools
@@ -18,13 +19,19 @@ import time
 import numpy as np
 
 from mllib.base import BaseEstimator, check_is_fitted, clone, fit_with_groups
+from mllib.io import to_state
 
 from ._checks import check_no_group_overlap, column, num_samples
 from .candidates import ParameterGrid, ParameterSampler
 from .splitters import GroupKFold, KFold
 
 __all__ = [
-    "evaluate_candidates", "best_candidate_index", "GridSearch", "RandomSearch", "resolve_cv", "response_values",
+    "evaluate_candidates",
+    "best_candidate_index",
+    "GridSearch",
+    "RandomSearch",
+    "resolve_cv",
+    "response_values",
 ]
 
 RESPONSES = ("proba", "label", "score")
@@ -64,7 +71,7 @@ def response_values(estimator, X, response: str) -> np.ndarray:
     if method is None:
         raise ValueError(f"response must be one of {RESPONSES}, got {response!r}")
     if response == "score" and not hasattr(estimator, method) and hasattr(estimator, "predict_proba"):
-        method, response = "predict_proba", "proba"       # same ranking for rank-based scorers (ROC-AUC, AP)
+        method, response = "predict_proba", "proba"  # same ranking for rank-based scorers (ROC-AUC, AP)
     if not hasattr(estimator, method):
         raise ValueError(
             f"the scorer needs {method} (response={response!r}) but {type(estimator).__name__} has none; "
@@ -81,10 +88,10 @@ def _summary(scores: list[float]) -> tuple[np.ndarray, float, float]:
     return a, float(a.mean()), float(a.std())
 
 
-def evaluate_one(estimator, scorer, fold: tuple, params: dict) -> tuple:
+def evaluate_one(estimator, scorer, fold: tuple, params: dict, keep_model: bool = False) -> tuple:
     """One (candidate, fold) task: clone, set_params, fit on the fold's training part, score both parts.
-    Returns (train_score, valid_score, fit_seconds, validation response values). A module-level function, so a
-    caller may run the tasks in other processes."""
+    Returns (train_score, valid_score, fit_seconds, validation response values[, the fitted model as an mllib.io
+    state]). A module-level function, so a caller may run the tasks in other processes."""
     X_tr, y_tr, X_va, y_va = fold[:4]
     est = clone(estimator).set_params(**params)
     t0 = time.perf_counter()
@@ -92,7 +99,8 @@ def evaluate_one(estimator, scorer, fold: tuple, params: dict) -> tuple:
     fit_time = time.perf_counter() - t0
     v_tr = response_values(est, X_tr, scorer.response)
     v_va = response_values(est, X_va, scorer.response)
-    return float(scorer.score(y_tr, v_tr)), float(scorer.score(y_va, v_va)), fit_time, v_va
+    out = float(scorer.score(y_tr, v_tr)), float(scorer.score(y_va, v_va)), fit_time, v_va
+    return out + (to_state(est),) if keep_model else out
 
 
 def _serial(fn, shared: list, tasks: list, progress=None) -> list:
@@ -108,7 +116,9 @@ def _serial(fn, shared: list, tasks: list, progress=None) -> list:
     return out
 
 
-def evaluate_candidates(estimator, candidates, fold_data, scorer, progress=None, run_tasks=None) -> list[dict]:
+def evaluate_candidates(
+    estimator, candidates, fold_data, scorer, progress=None, run_tasks=None, keep_models: bool = False
+) -> list[dict]:
     """Clone, set_params, fit and score every candidate on every fold.
 
     progress: optional callable progress(done, total, params) after each (candidate, fold) fit, for a caller that
@@ -118,11 +128,14 @@ def evaluate_candidates(estimator, candidates, fold_data, scorer, progress=None,
     (worker processes, a cluster); shared is fold_data, to be sent to each worker once. Default: one by one here.
     The results do not depend on how the tasks run (each fit is seeded by the estimator's own random_state).
     fold_data: list of (X_train, y_train, X_valid, y_valid[, groups_train]); with groups, an estimator whose fit
-    takes groups (stacking, a selecting pipeline) gets them for its inner folds. Returns one dict per candidate, in order:
+    takes groups (stacking, a selecting pipeline) gets them for its inner folds. Returns one dict per candidate, in
+    order:
     {"candidate", "params", "train_scores", "valid_scores" (arrays, one entry per fold),
      "mean_train_score", "std_train_score", "mean_valid_score", "std_valid_score",
      "oof_values" (list of the per-fold validation response values), "fit_times", "rank"}.
     rank 1 is the best mean validation score (respecting greater_is_better; ties -> earlier candidate).
+    keep_models: also "model_states", each fold's fitted model as an mllib.io state (mllib.io.from_state rebuilds
+    it), so a caller needs no refit for the chosen candidate's out-of-fold predictions.
     """
     _check_scorer(scorer)
     candidates = [dict(c) for c in candidates]
@@ -133,22 +146,33 @@ def evaluate_candidates(estimator, candidates, fold_data, scorer, progress=None,
         raise ValueError("fold_data is empty: pass a list of (X_train, y_train, X_valid, y_valid) tuples")
     for k, fd in enumerate(fold_data):
         if len(fd) not in (4, 5):
-            raise ValueError(f"fold_data[{k}] must be (X_train, y_train, X_valid, y_valid[, groups_train]), got "
-                             f"{len(fd)} items")
+            raise ValueError(
+                f"fold_data[{k}] must be (X_train, y_train, X_valid, y_valid[, groups_train]), got {len(fd)} items"
+            )
     tasks = [(k, params) for params in candidates for k in range(len(fold_data))]
-    outcomes = (run_tasks or _serial)(functools.partial(evaluate_one, estimator, scorer), fold_data, tasks, progress)
+    outcomes = (run_tasks or _serial)(
+        functools.partial(evaluate_one, estimator, scorer, keep_model=keep_models), fold_data, tasks, progress
+    )
     results = []
     for i, params in enumerate(candidates):
-        mine = outcomes[i * len(fold_data):(i + 1) * len(fold_data)]
+        mine = outcomes[i * len(fold_data) : (i + 1) * len(fold_data)]
         tr, tr_mean, tr_std = _summary([o[0] for o in mine])
         va, va_mean, va_std = _summary([o[1] for o in mine])
-        results.append({
-            "candidate": i, "params": params,
-            "train_scores": tr, "valid_scores": va,
-            "mean_train_score": tr_mean, "std_train_score": tr_std,
-            "mean_valid_score": va_mean, "std_valid_score": va_std,
-            "oof_values": [o[3] for o in mine], "fit_times": np.asarray([o[2] for o in mine]),
-        })
+        results.append(
+            {
+                "candidate": i,
+                "params": params,
+                "train_scores": tr,
+                "valid_scores": va,
+                "mean_train_score": tr_mean,
+                "std_train_score": tr_std,
+                "mean_valid_score": va_mean,
+                "std_valid_score": va_std,
+                "oof_values": [o[3] for o in mine],
+                "fit_times": np.asarray([o[2] for o in mine]),
+                **({"model_states": [o[4] for o in mine]} if keep_models else {}),
+            }
+        )
     order = _ranking(results, scorer.greater_is_better)
     for r, i in enumerate(order, start=1):
         results[i]["rank"] = r

@@ -10,6 +10,7 @@ so a KFold given groups tells you it leaks them. Randomness comes only from
 `check_random_state(random_state)`, created afresh at each `split` call: an int seed gives identical
 splits on every call; a Generator is consumed; None is not reproducible.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,9 +20,19 @@ from mllib.base import BaseEstimator, check_int, check_random_state, to_python
 from ._checks import check_no_group_overlap, column, encode, num_samples
 
 __all__ = [
-    "KFold", "StratifiedKFold", "GroupKFold", "LeaveOneOut", "LeaveOneGroupOut", "RepeatedKFold",
-    "RepeatedStratifiedKFold", "RepeatedGroupKFold", "ShuffleSplit", "GroupShuffleSplit", "Bootstrap",
-    "GroupBootstrap", "fold_assignment",
+    "KFold",
+    "StratifiedKFold",
+    "GroupKFold",
+    "LeaveOneOut",
+    "LeaveOneGroupOut",
+    "RepeatedKFold",
+    "RepeatedStratifiedKFold",
+    "RepeatedGroupKFold",
+    "ShuffleSplit",
+    "GroupShuffleSplit",
+    "Bootstrap",
+    "GroupBootstrap",
+    "fold_assignment",
 ]
 
 
@@ -32,7 +43,7 @@ class BaseSplitter(BaseEstimator):
     (one fold id per row, 0..k-1); the others implement `_iter_indices(n, y, groups, rng)`.
     """
 
-    _partitions = True   # validation folds partition the rows (fold_assignment is defined)
+    _partitions = True  # validation folds partition the rows (fold_assignment is defined)
     _needs_y = False
     _needs_groups = False
 
@@ -58,7 +69,7 @@ class BaseSplitter(BaseEstimator):
         order = np.argsort(fold, kind="stable")
         bounds = np.searchsorted(fold[order], np.arange(fold.max() + 2))
         for k in range(fold.max() + 1):
-            test = order[bounds[k]:bounds[k + 1]]
+            test = order[bounds[k] : bounds[k + 1]]
             mask = np.ones(n, dtype=bool)
             mask[test] = False
             yield np.flatnonzero(mask), test
@@ -310,7 +321,7 @@ class ShuffleSplit(BaseSplitter):
         n_train, n_test = _split_sizes(n, self.test_size, self.train_size)
         for _ in range(k):
             perm = rng.permutation(n)
-            yield perm[n_test:n_test + n_train], perm[:n_test]
+            yield perm[n_test : n_test + n_train], perm[:n_test]
 
 
 class GroupShuffleSplit(ShuffleSplit):
@@ -325,7 +336,10 @@ class GroupShuffleSplit(ShuffleSplit):
         n_train, n_test = _split_sizes(n_groups, self.test_size, self.train_size)
         for _ in range(k):
             perm = rng.permutation(n_groups)
-            yield np.flatnonzero(np.isin(codes, perm[n_test:n_test + n_train])), np.flatnonzero(np.isin(codes, perm[:n_test]))
+            yield (
+                np.flatnonzero(np.isin(codes, perm[n_test : n_test + n_train])),
+                np.flatnonzero(np.isin(codes, perm[:n_test])),
+            )
 
 
 class Bootstrap(BaseSplitter):

@@ -20,6 +20,7 @@ On 200 random problems (tests/mllib/model_selection/test_stratified_group.py) th
 class-proportion deviation is never worse than sklearn's StratifiedGroupKFold(shuffle=True), with
 similar fold-size balance; benchmarks/bench_splitters.py measures both, also on the default data grouped by person.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -45,26 +46,26 @@ def _greedy(M: np.ndarray, fr: np.ndarray, order: np.ndarray) -> np.ndarray:
     G, _ = M.shape
     K = fr.size
     n = M.sum()
-    T = fr[:, None] * M.sum(0)[None, :]          # target count of each class in each fold
-    S = fr * n                                    # target rows per fold
+    T = fr[:, None] * M.sum(0)[None, :]  # target count of each class in each fold
+    S = fr * n  # target rows per fold
     sz = M.sum(1)
-    R = np.zeros_like(T)                          # allocated share of each class, relative to target
-    s1, s2 = np.zeros(T.shape[1]), np.zeros(T.shape[1])   # per-class sum over folds of R and R^2
+    R = np.zeros_like(T)  # allocated share of each class, relative to target
+    s1, s2 = np.zeros(T.shape[1]), np.zeros(T.shape[1])  # per-class sum over folds of R and R^2
     fill = np.zeros(K)
     cnt = np.zeros(K, dtype=np.int64)
     fold = np.empty(G, dtype=np.int64)
-    D_all = M[:, None, :] / T[None]               # (G, K, C): change of R if g goes to fold f
+    D_all = M[:, None, :] / T[None]  # (G, K, C): change of R if g goes to fold f
     for i, g in enumerate(order):
         D = D_all[g]
         RD = R + D
-        m1 = (s1 + D) / K                         # (K, C): per-class mean / mean-square if g goes to f
+        m1 = (s1 + D) / K  # (K, C): per-class mean / mean-square if g goes to f
         m2 = (s2 - R * R + RD * RD) / K
         spread = np.sqrt(np.maximum(m2 - m1 * m1, 0.0)).mean(1)
         empty = cnt == 0
-        if G - i <= empty.sum():                  # just enough groups left to fill the empty folds
+        if G - i <= empty.sum():  # just enough groups left to fill the empty folds
             spread = np.where(empty, spread, np.inf)
         low = spread.min()
-        ties = spread <= low + 1e-8 + 1e-5 * abs(low)     # np.isclose, as sklearn's tie rule
+        ties = spread <= low + 1e-8 + 1e-5 * abs(low)  # np.isclose, as sklearn's tie rule
         f = int(np.argmin(np.where(ties, fill / S, np.inf)))
         fold[g] = f
         s1 += D[f]
@@ -79,7 +80,7 @@ def _objective(M, fold, K, p):
     N = np.zeros((K, M.shape[1]))
     np.add.at(N, fold, M)
     dev = N / N.sum(1, keepdims=True) - p
-    return float(np.abs(dev).max()), float((dev ** 2).sum())
+    return float(np.abs(dev).max()), float((dev**2).sum())
 
 
 def _size_deviation(M, fold, S) -> float:
@@ -115,7 +116,7 @@ def _local_search(M, fr, fold, max_iter, band, max_pairs=200_000):
         cnt = np.bincount(fold, minlength=K)
         dev = N / nf[:, None] - p
         fdev = np.abs(dev).max(1)
-        sq = (dev ** 2).sum(1)
+        sq = (dev**2).sum(1)
         obj1, obj2 = float(fdev.max()), float(sq.sum())
 
         # single-group moves g: a -> b (the source fold keeps at least one group; sizes stay in the band)
@@ -129,7 +130,7 @@ def _local_search(M, fr, fold, max_iter, band, max_pairs=200_000):
         others = (ks[None, None] != a[:, None, None]) & (ks[None, None] != ks[None, :, None])
         other = np.where(others, fdev[None, None], 0.0).max(-1)
         m1 = np.maximum(np.maximum(np.abs(da).max(1)[:, None], np.abs(db).max(2)), other)
-        m2 = obj2 - sq[a][:, None] - sq[None] + (da ** 2).sum(1)[:, None] + (db ** 2).sum(2)
+        m2 = obj2 - sq[a][:, None] - sq[None] + (da**2).sum(1)[:, None] + (db**2).sum(2)
         pick = _pick(np.where(ok, m1, np.inf).ravel(), np.where(ok, m2, np.inf).ravel())
         if pick is not None and _improves(pick[1], pick[2], obj1, obj2):
             g, b = divmod(pick[0], K)
@@ -139,7 +140,7 @@ def _local_search(M, fr, fold, max_iter, band, max_pairs=200_000):
             continue
 
         # pairwise swaps g (fold a) <-> h (fold b); only those touching the worst fold when there are many
-        if (G * G - int((cnt ** 2).sum())) // 2 <= max_pairs:
+        if (G * G - int((cnt**2).sum())) // 2 <= max_pairs:
             gi, hi = np.nonzero(fold[:, None] < fold[None, :])
         else:
             worst = int(np.argmax(fdev))
@@ -156,7 +157,7 @@ def _local_search(M, fr, fold, max_iter, band, max_pairs=200_000):
         db = (N[b] - delta) / nb[:, None] - p
         other = np.where((ks[None] != a[:, None]) & (ks[None] != b[:, None]), fdev[None], 0.0).max(1)
         s1 = np.maximum(np.maximum(np.abs(da).max(1), np.abs(db).max(1)), other)
-        s2 = obj2 - sq[a] - sq[b] + (da ** 2).sum(1) + (db ** 2).sum(1)
+        s2 = obj2 - sq[a] - sq[b] + (da**2).sum(1) + (db**2).sum(1)
         pick = _pick(np.where(ok, s1, np.inf), np.where(ok, s2, np.inf))
         if pick is None or not _improves(pick[1], pick[2], obj1, obj2):
             break
@@ -168,9 +169,18 @@ def _local_search(M, fr, fold, max_iter, band, max_pairs=200_000):
     return fold
 
 
-def stratified_group_assignment(y, groups, fractions, random_state=None, *, shuffle=True,
-                                max_iter=300, size_tolerance=0.05, n_restarts=4,
-                                restart_max_groups=300) -> np.ndarray:
+def stratified_group_assignment(
+    y,
+    groups,
+    fractions,
+    random_state=None,
+    *,
+    shuffle=True,
+    max_iter=300,
+    size_tolerance=0.05,
+    n_restarts=4,
+    restart_max_groups=300,
+) -> np.ndarray:
     """Fold index (0..len(fractions)-1) of every ROW, whole groups per fold, fold sizes ~ fractions * n.
 
     y: class label per row (None: no stratification, sizes only); groups: group id per row;
@@ -207,13 +217,12 @@ def stratified_group_assignment(y, groups, fractions, random_state=None, *, shuf
     starts = [_greedy(M, fr, order) for order in orders]
     # allowed fold-size deviation for the local search: what the two deterministic greedy starts reach
     # (by size, and sklearn's order by class-count std), at least size_tolerance * smallest target
-    band = max(_size_deviation(M, starts[0], S), _size_deviation(M, starts[1], S),
-               size_tolerance * float(S.min()))
+    band = max(_size_deviation(M, starts[0], S), _size_deviation(M, starts[1], S), size_tolerance * float(S.min()))
     best, best_key = starts[0], _objective(M, starts[0], K, p)
     for fold in starts:
         fold = _local_search(M, fr, fold, max_iter, band)
         if _size_deviation(M, fold, S) > band + 1e-9 or np.bincount(fold, minlength=K).min() == 0:
-            continue                              # a random start that could not reach the size band
+            continue  # a random start that could not reach the size band
         key = _objective(M, fold, K, p)
         if key[0] < best_key[0] - _EPS or (key[0] <= best_key[0] + _EPS and key[1] < best_key[1] - _EPS):
             best, best_key = fold, key

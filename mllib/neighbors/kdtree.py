@@ -11,6 +11,7 @@ Radius query (the Parzen window of width h): the same walk with the fixed radius
 only when its cell comes within h of the query; the distance to a cell is tracked per dimension as the walk crosses
 splitting planes. The rows found are summed under the window at once, so no neighbour list is ever stored.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -14,13 +14,23 @@ the whole (query x training) kernel matrix: the compact windows (box, Epanechnik
 Gaussian (no finite support) and any window in high dimension by brute force, one block of queries at a time.
 weights="distance" weighs each neighbour by 1 / distance (a neighbour at distance 0 takes all the weight).
 """
+
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_array, check_fitted_X, check_is_fitted,
-                    check_n_features, check_sample_weight, check_X_y)
+from ..base import (
+    BaseEstimator,
+    ClassifierMixin,
+    RegressorMixin,
+    check_array,
+    check_fitted_X,
+    check_is_fitted,
+    check_n_features,
+    check_sample_weight,
+    check_X_y,
+)
 from .kdtree import build_kdtree, kdtree_query, kdtree_window_sums
 
 ALGORITHMS = ("auto", "kd_tree", "brute")
@@ -74,18 +84,25 @@ def brute_kneighbors(X: np.ndarray, Q: np.ndarray, k: int):
     ind = np.empty((Q.shape[0], k), dtype=np.int64)
     step = max(1, _BLOCK // X.shape[0])
     for lo in range(0, Q.shape[0], step):
-        q = Q[lo:lo + step]
-        d, ind[lo:lo + step] = smallest_k(np.hstack([q, np.ones((q.shape[0], 1))]) @ Xa.T, k)
+        q = Q[lo : lo + step]
+        d, ind[lo : lo + step] = smallest_k(np.hstack([q, np.ones((q.shape[0], 1))]) @ Xa.T, k)
         d += np.einsum("ij,ij->i", q, q)[:, None]
-        dist[lo:lo + step] = np.sqrt(np.maximum(d, 0.0))  # rounding can make a squared distance slightly negative
+        dist[lo : lo + step] = np.sqrt(np.maximum(d, 0.0))  # rounding can make a squared distance slightly negative
     return dist, ind
 
 
 class _Neighbours(BaseEstimator):
     """Storage, neighbour search and weights shared by the classifier and the regressor."""
 
-    def __init__(self, n_neighbors: int = 5, weights: str = "uniform", algorithm: str = "auto", leaf_size: int = 30,
-                 bandwidth: float | None = None, kernel: str = "box"):
+    def __init__(
+        self,
+        n_neighbors: int = 5,
+        weights: str = "uniform",
+        algorithm: str = "auto",
+        leaf_size: int = 30,
+        bandwidth: float | None = None,
+        kernel: str = "box",
+    ):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.algorithm = algorithm
@@ -101,10 +118,13 @@ class _Neighbours(BaseEstimator):
         if self.kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
         if self.bandwidth is not None and not self.bandwidth > 0:
-            raise ValueError(f"bandwidth must be > 0 (the Parzen window width) or None for k nearest neighbours, "
-                             f"got {self.bandwidth!r}")
-        if self.bandwidth is None and (not isinstance(self.n_neighbors, (int, np.integer))
-                                       or not 1 <= self.n_neighbors <= X.shape[0]):
+            raise ValueError(
+                f"bandwidth must be > 0 (the Parzen window width) or None for k nearest neighbours, "
+                f"got {self.bandwidth!r}"
+            )
+        if self.bandwidth is None and (
+            not isinstance(self.n_neighbors, (int, np.integer)) or not 1 <= self.n_neighbors <= X.shape[0]
+        ):
             raise ValueError(f"n_neighbors must be an int in [1, n_samples = {X.shape[0]}], got {self.n_neighbors!r}")
         if not isinstance(self.leaf_size, (int, np.integer)) or self.leaf_size < 1:
             raise ValueError(f"leaf_size must be a positive int, got {self.leaf_size!r}")
@@ -112,10 +132,13 @@ class _Neighbours(BaseEstimator):
         self.X_fit_ = X
         self.sample_weight_ = check_sample_weight(sample_weight, X.shape[0])
         if self.bandwidth is not None and self.kernel == "gaussian" and self.algorithm == "kd_tree":
-            raise ValueError("algorithm='kd_tree' needs a window of finite width (kernel 'box' or 'epanechnikov'); "
-                             "the gaussian kernel weighs every training row: use algorithm='auto' or 'brute'")
+            raise ValueError(
+                "algorithm='kd_tree' needs a window of finite width (kernel 'box' or 'epanechnikov'); "
+                "the gaussian kernel weighs every training row: use algorithm='auto' or 'brute'"
+            )
         use_tree = (self.bandwidth is None or self.kernel != "gaussian") and (
-            self.algorithm == "kd_tree" or (self.algorithm == "auto" and X.shape[1] <= _KD_TREE_MAX_DIM))
+            self.algorithm == "kd_tree" or (self.algorithm == "auto" and X.shape[1] <= _KD_TREE_MAX_DIM)
+        )
         if use_tree:
             self.tree_index_, self.tree_nodes_, self.tree_split_ = build_kdtree(X, int(self.leaf_size))
         else:  # a refit after set_params(algorithm="brute") must not query a stale tree
@@ -126,7 +149,9 @@ class _Neighbours(BaseEstimator):
         """Distances and training indices of the n_neighbors nearest rows, ascending (ties by index)."""
         X = check_fitted_X(self, X)
         if hasattr(self, "tree_nodes_"):
-            return kdtree_query(self.X_fit_, self.tree_index_, self.tree_nodes_, self.tree_split_, X, int(self.n_neighbors))
+            return kdtree_query(
+                self.X_fit_, self.tree_index_, self.tree_nodes_, self.tree_split_, X, int(self.n_neighbors)
+            )
         return brute_kneighbors(self.X_fit_, X, int(self.n_neighbors))
 
     def _neighbour_weights(self, X):
@@ -147,20 +172,28 @@ class _Neighbours(BaseEstimator):
         check_n_features(self, X)
         V = V * self.sample_weight_[:, None]
         if hasattr(self, "tree_nodes_"):
-            return kdtree_window_sums(self.X_fit_, self.tree_index_, self.tree_nodes_, self.tree_split_, X,
-                                      float(self.bandwidth), V, self.kernel == "epanechnikov")
+            return kdtree_window_sums(
+                self.X_fit_,
+                self.tree_index_,
+                self.tree_nodes_,
+                self.tree_split_,
+                X,
+                float(self.bandwidth),
+                V,
+                self.kernel == "epanechnikov",
+            )
         X_sq = np.einsum("ij,ij->i", self.X_fit_, self.X_fit_)
         out = np.empty((X.shape[0], V.shape[1]))
         step = max(1, _BLOCK // self.X_fit_.shape[0])
         for lo in range(0, X.shape[0], step):
-            s2 = squared_distances(X[lo:lo + step], self.X_fit_, X_sq) / self.bandwidth**2
+            s2 = squared_distances(X[lo : lo + step], self.X_fit_, X_sq) / self.bandwidth**2
             if self.kernel == "box":
                 K = (s2 <= 1.0).astype(np.float64)
             elif self.kernel == "epanechnikov":
                 K = np.maximum(0.75 * (1.0 - s2), 0.0)
             else:
                 K = np.exp(-0.5 * s2)
-            out[lo:lo + step] = K @ V
+            out[lo : lo + step] = K @ V
         return out
 
 

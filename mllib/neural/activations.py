@@ -5,6 +5,7 @@ softplus); seed 003, D3:538-542 (sigmoid, tanh, ReLU, leaky ReLU, ELU); catalogu
 Every derivative is a function of the activation a alone, so the forward pass can overwrite z with a and
 backpropagation needs no second buffer (relu'(0) = 0 by convention).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -50,8 +51,15 @@ def _softplus(z):
     return z
 
 
-ACTIVATIONS = {"identity": _identity, "relu": _relu, "leaky_relu": _leaky_relu, "elu": _elu, "tanh": _tanh,
-               "sigmoid": _sigmoid, "softplus": _softplus}
+ACTIVATIONS = {
+    "identity": _identity,
+    "relu": _relu,
+    "leaky_relu": _leaky_relu,
+    "elu": _elu,
+    "tanh": _tanh,
+    "sigmoid": _sigmoid,
+    "softplus": _softplus,
+}
 
 
 def backprop_activation(name: str, delta, a):

@@ -5,6 +5,7 @@ He et al. (seed 000, lines 2373-2395): w_ij ~ N(0, 2 / fan_in) for ReLU networks
 Xavier / Glorot (standard, for saturating units): w_ij ~ N(0, 2 / (fan_in + fan_out)).
 "auto" picks He for the ReLU family (relu, leaky_relu, elu) and Xavier otherwise.
 """
+
 from __future__ import annotations
 
 import numpy as np

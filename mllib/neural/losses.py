@@ -9,6 +9,7 @@ of the positive class), one-hot rows for K > 2 classes, the target column for re
   multiclass (Crammer-Singer): E = max(0, 1 + max_{j != y} z_j - z_y).
 - squared (regression): E = (z - t)^2 / 2, dE/dz = z - t.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -19,6 +19,7 @@ classifier stops early by default (unlike scikit-learn's MLPClassifier): on tabu
 Everything random (initialisation, validation split, shuffling, dropout masks, noise) comes from one
 numpy Generator seeded by `random_state`, so a fit is reproducible byte for byte.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -26,8 +27,16 @@ import numbers
 import numpy as np
 from scipy.special import expit, softmax
 
-from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_fitted_X, check_int, check_random_state,
-                    check_sample_weight, check_X_y)
+from ..base import (
+    BaseEstimator,
+    ClassifierMixin,
+    RegressorMixin,
+    check_fitted_X,
+    check_int,
+    check_random_state,
+    check_sample_weight,
+    check_X_y,
+)
 from .activations import ACTIVATIONS
 from .initialisation import INITS, initialise
 from .losses import LOSSES
@@ -40,10 +49,27 @@ SOLVERS = ("adam", "sgd")
 class _BaseMLP(BaseEstimator):
     _losses: tuple = ()
 
-    def __init__(self, hidden_layer_sizes=(100,), activation="relu", loss="cross_entropy", init="auto",
-                 solver="adam", learning_rate=1e-3, momentum=0.9, nesterov=False, batch_size=200, max_iter=200,
-                 alpha=1e-4, dropout=0.0, input_noise=0.0, early_stopping=True, validation_fraction=0.1,
-                 n_iter_no_change=10, tol=1e-4, random_state=0):
+    def __init__(
+        self,
+        hidden_layer_sizes=(100,),
+        activation="relu",
+        loss="cross_entropy",
+        init="auto",
+        solver="adam",
+        learning_rate=1e-3,
+        momentum=0.9,
+        nesterov=False,
+        batch_size=200,
+        max_iter=200,
+        alpha=1e-4,
+        dropout=0.0,
+        input_noise=0.0,
+        early_stopping=True,
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-4,
+        random_state=0,
+    ):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
         self.loss = loss
@@ -68,9 +94,13 @@ class _BaseMLP(BaseEstimator):
         if isinstance(sizes, numbers.Integral):
             sizes = (sizes,)
         iterable = hasattr(sizes, "__iter__") and not isinstance(sizes, str)
-        if not iterable or not all(isinstance(h, numbers.Integral) and not isinstance(h, bool) and h > 0 for h in sizes):
-            raise ValueError("hidden_layer_sizes must be a tuple of positive ints (() = no hidden layer), "
-                             f"got {self.hidden_layer_sizes!r}")
+        if not iterable or not all(
+            isinstance(h, numbers.Integral) and not isinstance(h, bool) and h > 0 for h in sizes
+        ):
+            raise ValueError(
+                "hidden_layer_sizes must be a tuple of positive ints (() = no hidden layer), "
+                f"got {self.hidden_layer_sizes!r}"
+            )
         choices = {"activation": tuple(ACTIVATIONS), "loss": self._losses, "init": INITS, "solver": SOLVERS}
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
@@ -87,8 +117,9 @@ class _BaseMLP(BaseEstimator):
         if not 0 <= self.dropout < 1:
             raise ValueError(f"dropout is the rate of dropped hidden units and must be in [0, 1), got {self.dropout!r}")
         if self.early_stopping and not 0 < self.validation_fraction < 1:
-            raise ValueError(f"validation_fraction must be in (0, 1) with early_stopping, "
-                             f"got {self.validation_fraction!r}")
+            raise ValueError(
+                f"validation_fraction must be in (0, 1) with early_stopping, got {self.validation_fraction!r}"
+            )
         return tuple(int(h) for h in sizes)
 
     def _fit(self, X, T, sample_weight):
@@ -103,8 +134,10 @@ class _BaseMLP(BaseEstimator):
         if self.early_stopping:
             n_val = int(round(self.validation_fraction * X.shape[0]))
             if not 0 < n_val < X.shape[0]:
-                raise ValueError(f"validation_fraction={self.validation_fraction} leaves no validation or no "
-                                 f"training rows out of {X.shape[0]}; change it or set early_stopping=False")
+                raise ValueError(
+                    f"validation_fraction={self.validation_fraction} leaves no validation or no "
+                    f"training rows out of {X.shape[0]}; change it or set early_stopping=False"
+                )
             order = rng.permutation(X.shape[0])
             val, train = order[:n_val], order[n_val:]
             validation = (X[val], T[val], None if w is None else w[val])
@@ -126,8 +159,11 @@ class _BaseMLP(BaseEstimator):
         n = X.shape[0]
         batch = int(min(self.batch_size, n))
         net.allocate(batch, float(self.dropout))
-        optimiser = (Adam(net.n_params, self.learning_rate) if self.solver == "adam"
-                     else SGD(net.n_params, self.learning_rate, self.momentum, self.nesterov))
+        optimiser = (
+            Adam(net.n_params, self.learning_rate)
+            if self.solver == "adam"
+            else SGD(net.n_params, self.learning_rate, self.momentum, self.nesterov)
+        )
         g = np.empty(net.n_params)
         X_epoch, T_epoch = np.empty_like(X), np.empty_like(T)
         w_epoch = None if w is None else np.empty_like(w)
@@ -146,15 +182,18 @@ class _BaseMLP(BaseEstimator):
                 stop = min(start + batch, n)
                 Xb = X_epoch[start:stop]
                 if noise is not None:
-                    Xb = np.add(Xb, rng.standard_normal(Xb.shape) * self.input_noise, out=noise[:stop - start])
-                epoch_loss += net.batch_gradient(theta, g, Xb, T_epoch[start:stop],
-                                                 None if w is None else w_epoch[start:stop], rng)
+                    Xb = np.add(Xb, rng.standard_normal(Xb.shape) * self.input_noise, out=noise[: stop - start])
+                epoch_loss += net.batch_gradient(
+                    theta, g, Xb, T_epoch[start:stop], None if w is None else w_epoch[start:stop], rng
+                )
                 optimiser.step(theta, g)
-            weights = theta[:net.n_weights]
+            weights = theta[: net.n_weights]
             loss_curve.append((epoch_loss + 0.5 * self.alpha * float(weights @ weights)) / total_weight)
             if not np.isfinite(loss_curve[-1]):
-                raise ValueError(f"training diverged in epoch {epoch + 1} (the loss is not finite); "
-                                 "lower learning_rate or standardise the features")
+                raise ValueError(
+                    f"training diverged in epoch {epoch + 1} (the loss is not finite); "
+                    "lower learning_rate or standardise the features"
+                )
             if validation is not None:
                 val_scores.append(-self._data_loss(net, theta, *validation))
             current = -val_scores[-1] if validation is not None else loss_curve[-1]
@@ -237,13 +276,47 @@ class MLPRegressor(RegressorMixin, _BaseMLP):
 
     _losses = ("squared",)
 
-    def __init__(self, hidden_layer_sizes=(100,), activation="relu", loss="squared", init="auto",
-                 solver="adam", learning_rate=1e-3, momentum=0.9, nesterov=False, batch_size=200, max_iter=200,
-                 alpha=1e-4, dropout=0.0, input_noise=0.0, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=10, tol=1e-4, random_state=0):
-        super().__init__(hidden_layer_sizes, activation, loss, init, solver, learning_rate, momentum, nesterov,
-                         batch_size, max_iter, alpha, dropout, input_noise, early_stopping, validation_fraction,
-                         n_iter_no_change, tol, random_state)
+    def __init__(
+        self,
+        hidden_layer_sizes=(100,),
+        activation="relu",
+        loss="squared",
+        init="auto",
+        solver="adam",
+        learning_rate=1e-3,
+        momentum=0.9,
+        nesterov=False,
+        batch_size=200,
+        max_iter=200,
+        alpha=1e-4,
+        dropout=0.0,
+        input_noise=0.0,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-4,
+        random_state=0,
+    ):
+        super().__init__(
+            hidden_layer_sizes,
+            activation,
+            loss,
+            init,
+            solver,
+            learning_rate,
+            momentum,
+            nesterov,
+            batch_size,
+            max_iter,
+            alpha,
+            dropout,
+            input_noise,
+            early_stopping,
+            validation_fraction,
+            n_iter_no_change,
+            tol,
+            random_state,
+        )
 
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y, y_numeric=True)

@@ -14,6 +14,7 @@ All parameters live in one flat float64 vector (all weight matrices first, then 
 per-layer W_l and b_l, so the optimiser and the weight decay each act on a single array; the batch
 buffers are allocated once per fit.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -69,7 +70,7 @@ class Network:
             coefs.append(theta[start:stop].reshape(shape))
             start = stop
         for width in self.sizes[1:]:
-            intercepts.append(theta[start:start + width])
+            intercepts.append(theta[start : start + width])
             start += width
         return coefs, intercepts
 
@@ -122,7 +123,7 @@ class Network:
                 below *= 1.0 / (1.0 - self.dropout)
             delta = backprop_activation(self.activation, below, hidden[l - 1])
         if self.alpha > 0:
-            g[:self.n_weights] += (self.alpha / m) * theta[:self.n_weights]
+            g[: self.n_weights] += (self.alpha / m) * theta[: self.n_weights]
         return loss
 
     def objective(self, theta, X, T, w=None) -> float:
@@ -130,4 +131,4 @@ class Network:
         coefs, intercepts = self.views(theta)
         row_loss, _ = LOSSES[self.loss](forward(X, coefs, intercepts, self.activation)[-1], T)
         data = row_loss.sum() if w is None else w @ row_loss
-        return float(data + 0.5 * self.alpha * theta[:self.n_weights] @ theta[:self.n_weights]) / X.shape[0]
+        return float(data + 0.5 * self.alpha * theta[: self.n_weights] @ theta[: self.n_weights]) / X.shape[0]

@@ -7,6 +7,7 @@ Adam (Kingma & Ba 2015, standard): m <- b1 m + (1-b1) g, v <- b2 v + (1-b2) g^2,
     theta <- theta - gamma sqrt(1 - b2^t) / (1 - b1^t) m / (sqrt(v) + eps).
 Each step is a handful of vectorised operations on preallocated arrays, whatever the number of layers.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -50,7 +51,7 @@ class Adam:
         np.multiply(g, g, out=tmp)
         tmp *= 1.0 - b2
         self.v += tmp
-        rate = self.learning_rate * np.sqrt(1.0 - b2 ** self.t) / (1.0 - b1 ** self.t)
+        rate = self.learning_rate * np.sqrt(1.0 - b2**self.t) / (1.0 - b1**self.t)
         np.sqrt(self.v, out=tmp)
         tmp += self.EPSILON
         np.divide(self.m, tmp, out=tmp)

@@ -1,4 +1,5 @@
 """Transformers fitted on training rows only: imputation, encoding, scaling, whitening and feature maps."""
+
 from .encoders import OneHotEncoder, OrdinalEncoder
 from .feature_maps import PiecewiseFeatures, PolynomialFeatures, RBFFeatures
 from .imputers import GroupImputer, SimpleImputer
@@ -7,6 +8,16 @@ from .scalers import MinMaxScaler, RobustScaler, StandardScaler
 from .whitening import CholeskyWhitening
 
 __all__ = [
-    "OneHotEncoder", "OrdinalEncoder", "SimpleImputer", "GroupImputer", "KNNImputer", "StandardScaler", "MinMaxScaler",
-    "RobustScaler", "CholeskyWhitening", "PolynomialFeatures", "RBFFeatures", "PiecewiseFeatures",
+    "OneHotEncoder",
+    "OrdinalEncoder",
+    "SimpleImputer",
+    "GroupImputer",
+    "KNNImputer",
+    "StandardScaler",
+    "MinMaxScaler",
+    "RobustScaler",
+    "CholeskyWhitening",
+    "PolynomialFeatures",
+    "RBFFeatures",
+    "PiecewiseFeatures",
 ]

@@ -4,12 +4,20 @@ Seed 004, D4:803 (OrdinalEncoder maps categories to 1, 2, 3, ...; OneHotEncoder 
 D3:101-110 (labels -> one-hot float matrix; the category list is declared, so a category absent from a fold still
 gets its column), D3:117-119 (ordinal labels have an order: declare it through `categories`).
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from ..base import (BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_is_fitted, check_n_features,
-                    is_missing)
+from ..base import (
+    BaseEstimator,
+    TransformerMixin,
+    check_array,
+    check_fitted_X,
+    check_is_fitted,
+    check_n_features,
+    is_missing,
+)
 
 UNKNOWN_POLICIES = ("ignore", "error")
 ORDINAL_UNKNOWN_POLICIES = ("use_encoded_value", "error")
@@ -93,14 +101,16 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
         pooled = counts < min_count
         if self.max_categories is not None:
             order = np.argsort(-counts, kind="stable")  # most frequent first, ties in category order
-            pooled[order[self.max_categories - 1:]] = True
+            pooled[order[self.max_categories - 1 :]] = True
         return pooled
 
     def fit(self, X, y=None):
         X = self._validate(X)
-        if self.max_categories is not None and (isinstance(self.max_categories, bool) or
-                                                not isinstance(self.max_categories, (int, np.integer)) or
-                                                self.max_categories < 2):
+        if self.max_categories is not None and (
+            isinstance(self.max_categories, bool)
+            or not isinstance(self.max_categories, (int, np.integer))
+            or self.max_categories < 2
+        ):
             raise ValueError(f"max_categories must be None or an int >= 2, got {self.max_categories!r}")
         min_count = self._min_count(X.shape[0])
         self.n_features_in_ = X.shape[1]
@@ -142,22 +152,29 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
         codes = np.empty((Z.shape[0], len(widths)), dtype=np.intp)
         ones = np.empty(codes.shape, dtype=np.intp)
         for j, block in enumerate(np.split(Z, np.cumsum(widths)[:-1], axis=1)):
-            own = block[:, :len(self.categories_[j])]
+            own = block[:, : len(self.categories_[j])]
             codes[:, j], ones[:, j] = own.argmax(axis=1), block.sum(axis=1)
             codes[:, j] = np.where(own.sum(axis=1) == 0, -1, codes[:, j])
         if (ones > 1).any():
             row, col = (int(i[0]) for i in np.nonzero(ones > 1))
-            raise ValueError(f"row {row} of Z has {ones[row, col]} ones in the block of column {col}; at most one is allowed")
+            raise ValueError(
+                f"row {row} of Z has {ones[row, col]} ones in the block of column {col}; at most one is allowed"
+            )
         if self.handle_unknown == "error" and (ones == 0).any():
             row, col = (int(i[0]) for i in np.nonzero(ones == 0))
-            raise ValueError(f"row {row} of Z has no one in the block of column {col}; with handle_unknown='error' every "
-                             "row has a known category (all zeros only come from handle_unknown='ignore')")
+            raise ValueError(
+                f"row {row} of Z has no one in the block of column {col}; with handle_unknown='error' every "
+                "row has a known category (all zeros only come from handle_unknown='ignore')"
+            )
         return _categories_at(self.categories_, np.maximum(codes, 0), codes < 0)
 
     def get_feature_names_out(self, input_names):
         check_is_fitted(self)
-        return [f"{name}={cat}" for name, cats, rare in zip(input_names, self.categories_, self.infrequent_categories_)
-                for cat in cats.tolist() + (["infrequent"] if rare.size else [])]
+        return [
+            f"{name}={cat}"
+            for name, cats, rare in zip(input_names, self.categories_, self.infrequent_categories_)
+            for cat in cats.tolist() + (["infrequent"] if rare.size else [])
+        ]
 
 
 class OrdinalEncoder(TransformerMixin, BaseEstimator):

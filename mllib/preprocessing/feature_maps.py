@@ -6,6 +6,7 @@ as the special case (401-417). What the notes leave open is fixed here and fitte
 the knots are quantiles of each training column, the RBF centres are training rows, and the RBF width is a
 parameter (phi_j(x) = exp(-||x - c_j||^2 / (2 width^2)); the notes' formula is width 1).
 """
+
 from __future__ import annotations
 
 from itertools import combinations, combinations_with_replacement
@@ -13,8 +14,15 @@ from itertools import combinations, combinations_with_replacement
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from ..base import (BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_int, check_is_fitted,
-                    check_random_state)
+from ..base import (
+    BaseEstimator,
+    TransformerMixin,
+    check_array,
+    check_fitted_X,
+    check_int,
+    check_is_fitted,
+    check_random_state,
+)
 
 
 class PolynomialFeatures(TransformerMixin, BaseEstimator):

@@ -4,6 +4,7 @@ Seed 004, D4:810-823 (SimpleImputer: mean / median / most frequent / constant; m
 ("filling missing values with the mean of a specific group"), and the leakage rule D4:567 ("everything computed
 from data MUST be refitted for each fold").
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -83,7 +84,8 @@ class SimpleImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
                 observed = X[~missing[:, j], j]
                 if observed.size == 0:
                     raise ValueError(
-                        f"column {j} has no observed values in the rows given to fit; drop it or use strategy='constant'"
+                        f"column {j} has no observed values in the rows given to fit; drop it or use "
+                        f"strategy='constant'"
                     )
                 statistics.append(_statistic(observed, self.strategy))
         self.statistics_ = np.array(statistics, dtype=X.dtype)

@@ -6,6 +6,7 @@ the donors are the rows given to fit, never the rows being transformed. The nan-
 full dimension, d(x, y) = sqrt(p / |O| * sum_{j in O} (x_j - y_j)^2) with O the coordinates observed in both and p
 the number of columns (as scikit-learn's nan_euclidean_distances); it is undefined when O is empty.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -63,7 +64,7 @@ class KNNImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
         """Weights of every donor (columns of dist), zero outside each row's k nearest. Selecting by the k-th
         smallest distance (a partition, not a sort) keeps this linear in the donors; among donors tied at the k-th
         distance the earlier training rows are taken. NaN distances (nothing shared) never count."""
-        kth = np.partition(dist, k - 1, axis=1)[:, k - 1:k]  # NaN sorts last
+        kth = np.partition(dist, k - 1, axis=1)[:, k - 1 : k]  # NaN sorts last
         closer = dist < kth
         tied = dist == kth
         room = k - closer.sum(axis=1, keepdims=True)
@@ -87,7 +88,7 @@ class KNNImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
         rows = np.flatnonzero(missing.any(axis=1))
         chunk = max(1, _CHUNK_ELEMENTS // self.fit_X_.shape[0])
         for start in range(0, rows.size, chunk):
-            block = rows[start:start + chunk]
+            block = rows[start : start + chunk]
             dist = nan_euclidean_distances(X[block] - self.mean_, fit_c)
             for j in np.flatnonzero(missing[block].any(axis=0)):
                 receivers = np.flatnonzero(missing[block, j])
@@ -96,6 +97,8 @@ class KNNImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
                 w = self._donor_weights(d, min(self.n_neighbors, donors.size))
                 total = w.sum(axis=1)
                 isolated = total == 0  # no shared coordinate with any donor
-                mean = np.divide((w * self.fit_X_[donors, j]).sum(axis=1), total, out=np.zeros(total.shape), where=~isolated)
+                mean = np.divide(
+                    (w * self.fit_X_[donors, j]).sum(axis=1), total, out=np.zeros(total.shape), where=~isolated
+                )
                 filled[block[receivers], j] = np.where(isolated, self.mean_[j], mean)
         return self._append_indicator(filled, missing)

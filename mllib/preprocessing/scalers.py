@@ -6,6 +6,7 @@ D4:847 (scalers). Standard: mean and population std (divisor N). Min-max: the tr
 feature_range. Robust: median and inter-quantile range, insensitive to a few outliers (D4:827).
 A constant column (zero spread, up to rounding) keeps scale 1 in every scaler, so nothing divides by zero.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -5,6 +5,7 @@ x <- M^{-1} x with Var(M^{-1} x) = I; the notes whiten x itself, we subtract mu 
 mean 0 (catalogue P1). M^{-1} is never formed: transform solves the triangular system M z = x - mu.
 PCA whitening is the other route: mllib.decomposition.PCA(whiten=True).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -38,8 +39,10 @@ class CholeskyWhitening(TransformerMixin, BaseEstimator):
             M = None
         # a pivot that is zero up to rounding means a direction without variance: z would be noise times 1e16
         if M is None or np.diag(M).min() ** 2 <= 1e-12 * max(np.diag(A).max(), np.finfo(float).tiny):
-            raise ValueError("the covariance of X is singular (a constant column or collinear columns); "
-                             "drop them or set reg > 0, e.g. reg=1e-6")
+            raise ValueError(
+                "the covariance of X is singular (a constant column or collinear columns); "
+                "drop them or set reg > 0, e.g. reg=1e-6"
+            )
         self.covariance_ = A
         self.cholesky_ = M
         return self

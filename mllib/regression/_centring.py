@@ -1,5 +1,6 @@
 """Weighted centring shared by the linear regressors: an unpenalised intercept is the same as fitting the
 slopes on centred data and setting b0 = mean(y) - mean(x)^T beta (seed 002, lines 1087-1091)."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -10,6 +10,7 @@ f(x) ~ N(b0 + x^T m, 1/(beta_noise n) + (x - xbar)^T S (x - xbar)); the observed
 sample_weight w_i scales the noise precision of row i. The precisions are fixed hyperparameters: the notes do not
 teach evidence maximisation, so it is not done here.
 """
+
 from __future__ import annotations
 
 import numpy as np

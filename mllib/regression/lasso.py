@@ -4,12 +4,14 @@ Objective (seed 002, lines 546-572; seed 004, lines 324-328), in scikit-learn's 
     (1 / 2n) sum_i w_i (y_i - b0 - x_i^T beta)^2 + alpha ||beta||_1,   n = sum_i w_i,
 intercept unpenalised (slopes fitted on centred data). The notes give no algorithm beyond "a quadratic program";
 coordinate descent is the standard one: for each j in turn, with the other coefficients fixed,
-    beta_j <- S(rho_j, n alpha) / (x_j^T x_j),   rho_j = x_j^T (y - X beta + x_j beta_j),   S(z, t) = sign(z) max(|z| - t, 0).
+    beta_j <- S(rho_j, n alpha) / (x_j^T x_j),   rho_j = x_j^T (y - X beta + x_j beta_j),   S(z, t) = sign(z) max(|z|
+    - t, 0).
 rho_j is computed from the Gram matrix X^T X and X^T y (Friedman et al.'s "covariance updates"): a sweep costs
 O(d^2) instead of O(n d), which pays off for the n >> d tables of this project.
 Stopping: when the largest coefficient change of a sweep is below tol times the largest coefficient, the
 duality gap is computed, and the fit stops once gap <= tol * ||y - ybar||^2 (scikit-learn's criterion).
 """
+
 from __future__ import annotations
 
 import math
@@ -88,8 +90,9 @@ class Lasso(_LinearPredictor):
         w = check_sample_weight(sample_weight, X.shape[0])
         n = w.sum()
         x_mean, y_mean, Xc, yc = centre(X, y, None if sample_weight is None else w)
-        beta, sweeps, gap = coordinate_descent(Xc.T @ Xc, Xc.T @ yc, float(yc @ yc), self.alpha * n,
-                                               int(self.max_iter), float(self.tol))
+        beta, sweeps, gap = coordinate_descent(
+            Xc.T @ Xc, Xc.T @ yc, float(yc @ yc), self.alpha * n, int(self.max_iter), float(self.tol)
+        )
         self.n_features_in_ = X.shape[1]
         self.coef_ = beta
         self.intercept_ = y_mean - float(x_mean @ beta)

@@ -8,6 +8,7 @@ degrees of freedom df(lam) = sum_j d_j^2 / (d_j^2 + lam), d_j^2 the eigenvalues 
 Both minimise the weighted sum of squares sum_i w_i r_i^2 when sample_weight is given (lam is not rescaled),
 which is scikit-learn's convention for LinearRegression and Ridge(alpha=lam).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -81,8 +82,10 @@ class Ridge(_LinearPredictor):
                 d2 = positive_eigenvalues(linalg.eigvalsh(G, check_finite=False))
             except linalg.LinAlgError:
                 if self.solver == "cholesky":
-                    raise ValueError("X^T X + lam I is singular (lam = 0 with collinear columns); "
-                                     "use solver='svd' or 'auto', or lam > 0") from None
+                    raise ValueError(
+                        "X^T X + lam I is singular (lam = 0 with collinear columns); "
+                        "use solver='svd' or 'auto', or lam > 0"
+                    ) from None
         if coef is None:
             U, d, Vt = linalg.svd(Xc, full_matrices=False, check_finite=False)
             keep = d > d.size * np.finfo(np.float64).eps * d.max(initial=0.0)  # zero directions stay out of beta

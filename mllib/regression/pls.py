@@ -11,6 +11,7 @@ predictions ybar + (X - xbar) R C^T. X is centred, not scaled (scikit-learn's PL
 Sample weights w_i: every NIPALS step is an inner product over rows (X^T u, Y^T t, t^T t, X^T t), so weighted PLS
 (weighted means, cross-products sum_i w_i x_i y_i) is PLS of the weighted-centred rows scaled by sqrt(w_i).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -56,8 +57,10 @@ class PLSRegression(RegressorMixin, BaseEstimator):
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
         n, d = X.shape
         if not (isinstance(self.n_components, (int, np.integer)) and 1 <= self.n_components <= min(n, d)):
-            raise ValueError(f"n_components must be an integer in [1, min(n_samples, n_features)] = [1, {min(n, d)}], "
-                             f"got {self.n_components!r}")
+            raise ValueError(
+                f"n_components must be an integer in [1, min(n_samples, n_features)] = [1, {min(n, d)}], "
+                f"got {self.n_components!r}"
+            )
         row_weights = None if sample_weight is None else check_sample_weight(sample_weight, n)
         self.x_mean_, self.y_mean_, Xk, Yk = centre(X, y.reshape(n, -1), row_weights)
         W, P, C = [], [], []

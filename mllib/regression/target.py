@@ -7,6 +7,7 @@ TransformedTargetRegressor with a StandardScaler). Ridge with an unpenalized int
 predictions either way. What the explainers read is given back in target units: coef_ / intercept_ of a linear
 model, tree_ensemble() of a tree model, the predictive std of a probabilistic one.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -24,7 +25,7 @@ class StandardizedTarget(RegressorMixin, BaseEstimator):
     def __init__(self, regressor):
         self.regressor = regressor
 
-    def set_params(self, **params) -> "StandardizedTarget":
+    def set_params(self, **params) -> StandardizedTarget:
         own = {k: v for k, v in params.items() if k.partition("__")[0] == "regressor"}
         super().set_params(**own)
         inner = {k: v for k, v in params.items() if k not in own}
@@ -32,7 +33,7 @@ class StandardizedTarget(RegressorMixin, BaseEstimator):
             self.regressor.set_params(**inner)
         return self
 
-    def fit(self, X, y, sample_weight=None) -> "StandardizedTarget":
+    def fit(self, X, y, sample_weight=None) -> StandardizedTarget:
         X, y = check_X_y(X, y, y_numeric=True)
         w = check_sample_weight(sample_weight, X.shape[0])
         self.mean_ = float(np.average(y, weights=w))
@@ -68,8 +69,11 @@ class StandardizedTarget(RegressorMixin, BaseEstimator):
 
     def _tree_ensemble(self) -> dict:
         ensemble = self.regressor_.tree_ensemble()
-        return {**ensemble, "offset": self.mean_ + self.scale_ * np.asarray(ensemble["offset"], dtype=np.float64),
-                "scale": self.scale_ * np.asarray(ensemble["scale"], dtype=np.float64)}
+        return {
+            **ensemble,
+            "offset": self.mean_ + self.scale_ * np.asarray(ensemble["offset"], dtype=np.float64),
+            "scale": self.scale_ * np.asarray(ensemble["scale"], dtype=np.float64),
+        }
 
 
 def returns_std(model) -> bool:

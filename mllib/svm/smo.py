@@ -1,7 +1,8 @@
 """Sequential minimal optimisation (SMO) for the soft-margin SVM dual, as in libsvm.
 
 Dual (seed 000, lines 1706-1751, catalogue E1-E2; seed 001-004 catalogue erratum E30: argmax, not argmin):
-    max_alpha  sum_i alpha_i - 1/2 sum_ij alpha_i alpha_j y_i y_j K_ij   s.t.  0 <= alpha_i <= C_i,  sum_i alpha_i y_i = 0.
+    max_alpha  sum_i alpha_i - 1/2 sum_ij alpha_i alpha_j y_i y_j K_ij   s.t.  0 <= alpha_i <= C_i,  sum_i alpha_i
+    y_i = 0.
 Written as libsvm's minimisation of f(alpha) = 1/2 alpha^T Q alpha - e^T alpha with Q_ij = y_i y_j K_ij, gradient
 G = Q alpha - e. With F_t = -y_t G_t = y_t - sum_j alpha_j y_j K_jt, the KKT conditions hold (to tol) iff
     max_{t in I_up} F_t - min_{t in I_low} F_t < tol,
@@ -11,6 +12,7 @@ rule of Fan, Chen & Lin (2005): j = argmin_{t in I_low, F_t < F_i} -(F_i - F_t)^
 The bias comes from the KKT conditions: for free multipliers 0 < alpha_i < C_i, y_i f(x_i) = 1, so b is the
 average of F_i over them (midpoint of the feasible interval when none is free).
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict

@@ -11,6 +11,7 @@ fitted by maximum likelihood (Platt's smoothed targets) on the training decision
 argmax predict_proba = predict. Training decision values are optimistic: use the pipeline's calibration stage
 (cross-fitted Platt scaling) for calibrated probabilities; this map only orders the classes and rows.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -39,8 +40,18 @@ class SVC(KernelParamsMixin, ClassifierMixin, BaseEstimator):
     (n_problems, n_SV) holding alpha_i y_i, intercept_ (n_problems,), n_iter_, proba_slope_.
     """
 
-    def __init__(self, C: float = 1.0, kernel: str = "rbf", gamma="scale", degree: int = 3, coef0: float | None = None,
-                 tol: float = 1e-3, cache_size: float = 200.0, class_weight=None, max_iter: int = 10_000_000):
+    def __init__(
+        self,
+        C: float = 1.0,
+        kernel: str = "rbf",
+        gamma="scale",
+        degree: int = 3,
+        coef0: float | None = None,
+        tol: float = 1e-3,
+        cache_size: float = 200.0,
+        class_weight=None,
+        max_iter: int = 10_000_000,
+    ):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -92,11 +103,16 @@ class SVC(KernelParamsMixin, ClassifierMixin, BaseEstimator):
         intercepts, n_iter = [], []
         for k, positive in enumerate(positives):
             y_pm = np.where(encoded[keep] == positive, 1.0, -1.0)
-            alpha, b, f_train, it, converged = solve_dual(X[keep], y_pm, C[keep], self.kernel, self.kernel_params_,
-                                                          self.tol, self.max_iter, self.cache_size)
+            alpha, b, f_train, it, converged = solve_dual(
+                X[keep], y_pm, C[keep], self.kernel, self.kernel_params_, self.tol, self.max_iter, self.cache_size
+            )
             if not converged:
-                warnings.warn(f"SVC: SMO stopped at max_iter={self.max_iter} before the KKT violation fell below "
-                              f"tol={self.tol}; increase max_iter", UserWarning, stacklevel=2)
+                warnings.warn(
+                    f"SVC: SMO stopped at max_iter={self.max_iter} before the KKT violation fell below "
+                    f"tol={self.tol}; increase max_iter",
+                    UserWarning,
+                    stacklevel=2,
+                )
             coef[k, keep] = alpha * y_pm
             scores[keep, k] = f_train
             intercepts.append(b)

@@ -9,6 +9,7 @@ Node statistics `stats` per node: weighted class counts (classification, K entri
 [sum w y, sum w y^2] (regression). Criterion codes: 0 gini, 1 entropy, 2 squared error, 3 misclassification,
 4 Real AdaBoost's Z (criteria.py).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -120,7 +121,8 @@ def _add_sample(stats, i, code, wy, wy2, w, regression):
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _scan_sorted(X, rows, f, total, w_node, code, wy, wy2, w, criterion, regression, min_samples_leaf, left, best):
-    """Scan column f of X (a sorted feature) at a node whose rows are given sorted by it; update best = [proxy, threshold, n_left] if a
+    """Scan column f of X (a sorted feature) at a node whose rows are given sorted by it; update best = [proxy,
+    threshold, n_left] if a
     split beats it. Returns False if the feature is constant at the node."""
     n = rows.shape[0]
     x_next = X[rows[0], f]
@@ -154,21 +156,41 @@ def _best_split_sorted(X, rows, f, total, w_node, code, wy, wy2, w, criterion, m
     if criterion == GINI:
         return _scan_sorted(X, rows, f, total, w_node, code, wy, wy2, w, GINI, False, min_samples_leaf, left, best)
     if criterion == ENTROPY:
-        return _scan_sorted(X, rows, f, total, w_node, code, wy, wy2, w, ENTROPY, False, min_samples_leaf, left,
-                            best)
+        return _scan_sorted(X, rows, f, total, w_node, code, wy, wy2, w, ENTROPY, False, min_samples_leaf, left, best)
     if criterion == MISCLASSIFICATION:
-        return _scan_sorted(X, rows, f, total, w_node, code, wy, wy2, w, MISCLASSIFICATION, False, min_samples_leaf,
-                            left, best)
+        return _scan_sorted(
+            X, rows, f, total, w_node, code, wy, wy2, w, MISCLASSIFICATION, False, min_samples_leaf, left, best
+        )
     if criterion == REALBOOST_Z:
-        return _scan_sorted(X, rows, f, total, w_node, code, wy, wy2, w, REALBOOST_Z, False, min_samples_leaf,
-                            left, best)
-    return _scan_sorted(X, rows, f, total, w_node, code, wy, wy2, w, SQUARED_ERROR, True, min_samples_leaf, left,
-                        best)
+        return _scan_sorted(
+            X, rows, f, total, w_node, code, wy, wy2, w, REALBOOST_Z, False, min_samples_leaf, left, best
+        )
+    return _scan_sorted(X, rows, f, total, w_node, code, wy, wy2, w, SQUARED_ERROR, True, min_samples_leaf, left, best)
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def _scan_binned(Xb, cuts, exact, n_bins, rows, f, hist, hist_w, counts, total, w_node, code, wy, wy2, w, criterion,
-                 regression, min_samples_leaf, left, best):
+def _scan_binned(
+    Xb,
+    cuts,
+    exact,
+    n_bins,
+    rows,
+    f,
+    hist,
+    hist_w,
+    counts,
+    total,
+    w_node,
+    code,
+    wy,
+    wy2,
+    w,
+    criterion,
+    regression,
+    min_samples_leaf,
+    left,
+    best,
+):
     """Histogram of the node's statistics over the bins of feature f, then a scan over bin boundaries; best[3]
     keeps the bin index (rows with bin <= best[3] go left). Exact bins (one per distinct value, cuts = the values):
     the threshold is the midpoint of the two values present at the node on either side, as the sorted scan gives;
@@ -181,9 +203,9 @@ def _scan_binned(Xb, cuts, exact, n_bins, rows, f, hist, hist_w, counts, total, 
         last = max(last, b)
     if last <= first:
         return False
-    hist[first:last + 1] = 0.0
-    hist_w[first:last + 1] = 0.0
-    counts[first:last + 1] = 0
+    hist[first : last + 1] = 0.0
+    hist_w[first : last + 1] = 0.0
+    counts[first : last + 1] = 0
     for s in rows:
         b = Xb[s, f]
         counts[b] += 1
@@ -219,23 +241,142 @@ def _scan_binned(Xb, cuts, exact, n_bins, rows, f, hist, hist_w, counts, total, 
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _best_split_binned(Xb, cuts, exact, n_bins, rows, f, hist, hist_w, counts, total, w_node, code, wy, wy2, w,
-                       criterion, min_samples_leaf, left, best):
+def _best_split_binned(
+    Xb,
+    cuts,
+    exact,
+    n_bins,
+    rows,
+    f,
+    hist,
+    hist_w,
+    counts,
+    total,
+    w_node,
+    code,
+    wy,
+    wy2,
+    w,
+    criterion,
+    min_samples_leaf,
+    left,
+    best,
+):
     """_scan_binned with the criterion fixed at compile time (as _best_split_sorted)."""
     if criterion == GINI:
-        return _scan_binned(Xb, cuts, exact, n_bins, rows, f, hist, hist_w, counts, total, w_node, code, wy, wy2,
-                            w, GINI, False, min_samples_leaf, left, best)
+        return _scan_binned(
+            Xb,
+            cuts,
+            exact,
+            n_bins,
+            rows,
+            f,
+            hist,
+            hist_w,
+            counts,
+            total,
+            w_node,
+            code,
+            wy,
+            wy2,
+            w,
+            GINI,
+            False,
+            min_samples_leaf,
+            left,
+            best,
+        )
     if criterion == ENTROPY:
-        return _scan_binned(Xb, cuts, exact, n_bins, rows, f, hist, hist_w, counts, total, w_node, code, wy, wy2,
-                            w, ENTROPY, False, min_samples_leaf, left, best)
+        return _scan_binned(
+            Xb,
+            cuts,
+            exact,
+            n_bins,
+            rows,
+            f,
+            hist,
+            hist_w,
+            counts,
+            total,
+            w_node,
+            code,
+            wy,
+            wy2,
+            w,
+            ENTROPY,
+            False,
+            min_samples_leaf,
+            left,
+            best,
+        )
     if criterion == MISCLASSIFICATION:
-        return _scan_binned(Xb, cuts, exact, n_bins, rows, f, hist, hist_w, counts, total, w_node, code, wy, wy2,
-                            w, MISCLASSIFICATION, False, min_samples_leaf, left, best)
+        return _scan_binned(
+            Xb,
+            cuts,
+            exact,
+            n_bins,
+            rows,
+            f,
+            hist,
+            hist_w,
+            counts,
+            total,
+            w_node,
+            code,
+            wy,
+            wy2,
+            w,
+            MISCLASSIFICATION,
+            False,
+            min_samples_leaf,
+            left,
+            best,
+        )
     if criterion == REALBOOST_Z:
-        return _scan_binned(Xb, cuts, exact, n_bins, rows, f, hist, hist_w, counts, total, w_node, code, wy, wy2,
-                            w, REALBOOST_Z, False, min_samples_leaf, left, best)
-    return _scan_binned(Xb, cuts, exact, n_bins, rows, f, hist, hist_w, counts, total, w_node, code, wy, wy2, w,
-                        SQUARED_ERROR, True, min_samples_leaf, left, best)
+        return _scan_binned(
+            Xb,
+            cuts,
+            exact,
+            n_bins,
+            rows,
+            f,
+            hist,
+            hist_w,
+            counts,
+            total,
+            w_node,
+            code,
+            wy,
+            wy2,
+            w,
+            REALBOOST_Z,
+            False,
+            min_samples_leaf,
+            left,
+            best,
+        )
+    return _scan_binned(
+        Xb,
+        cuts,
+        exact,
+        n_bins,
+        rows,
+        f,
+        hist,
+        hist_w,
+        counts,
+        total,
+        w_node,
+        code,
+        wy,
+        wy2,
+        w,
+        SQUARED_ERROR,
+        True,
+        min_samples_leaf,
+        left,
+        best,
+    )
 
 
 # ---------------------------------------------------------------- depth-first growth
@@ -244,7 +385,7 @@ def _best_split_binned(Xb, cuts, exact, n_bins, rows, f, hist, hist_w, counts, t
 @njit(cache=True, nogil=True, error_model="numpy")
 def _resized(a, new_len):
     b = np.empty((new_len,) + a.shape[1:], dtype=a.dtype)
-    b[:a.shape[0]] = a
+    b[: a.shape[0]] = a
     return b
 
 
@@ -274,8 +415,26 @@ def _in_sample_order(presorted, w, m):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def build_tree(X, presorted, slot, Xb, cuts, n_bins, exact_bins, code, y, w, n_stats, criterion, max_depth,
-               min_samples_split, min_samples_leaf, min_impurity_decrease, max_features, seed):
+def build_tree(
+    X,
+    presorted,
+    slot,
+    Xb,
+    cuts,
+    n_bins,
+    exact_bins,
+    code,
+    y,
+    w,
+    n_stats,
+    criterion,
+    max_depth,
+    min_samples_split,
+    min_samples_leaf,
+    min_impurity_decrease,
+    max_features,
+    seed,
+):
     """Grow one CART tree depth first; nodes are numbered in pre-order (left subtree first), as scikit-learn does.
 
     Every feature is searched in one of two ways (TrainingData in cart.py decides):
@@ -373,8 +532,7 @@ def build_tree(X, presorted, slot, Xb, cuts, n_bins, exact_bins, code, y, w, n_s
         left_child[node] = -1
         right_child[node] = -1
 
-        if (depth >= max_depth or n_node < min_samples_split or n_node < 2 * min_samples_leaf
-                or imp <= EPSILON):
+        if depth >= max_depth or n_node < min_samples_split or n_node < 2 * min_samples_leaf or imp <= EPSILON:
             continue
 
         # features constant at a node stay constant below it: flags inherited from the parent (row `depth`),
@@ -400,11 +558,43 @@ def build_tree(X, presorted, slot, Xb, cuts, n_bins, exact_bins, code, y, w, n_s
                 continue
             before = best[0]
             if slot[f] < 0:
-                ok = _best_split_binned(Xb, cuts, exact_bins[f], n_bins[f], rows, f, hist, hist_w, counts, total,
-                                        w_node, code, wy, wy2, w, criterion, min_samples_leaf, left_stats, best)
+                ok = _best_split_binned(
+                    Xb,
+                    cuts,
+                    exact_bins[f],
+                    n_bins[f],
+                    rows,
+                    f,
+                    hist,
+                    hist_w,
+                    counts,
+                    total,
+                    w_node,
+                    code,
+                    wy,
+                    wy2,
+                    w,
+                    criterion,
+                    min_samples_leaf,
+                    left_stats,
+                    best,
+                )
             else:
-                ok = _best_split_sorted(X, order[slot[f], start:end], slot[f], total, w_node, code, wy, wy2, w, criterion,
-                                        min_samples_leaf, left_stats, best)
+                ok = _best_split_sorted(
+                    X,
+                    order[slot[f], start:end],
+                    slot[f],
+                    total,
+                    w_node,
+                    code,
+                    wy,
+                    wy2,
+                    w,
+                    criterion,
+                    min_samples_leaf,
+                    left_stats,
+                    best,
+                )
             if ok:
                 n_visited += 1
                 if best[0] > before:
@@ -420,7 +610,7 @@ def build_tree(X, presorted, slot, Xb, cuts, n_bins, exact_bins, code, y, w, n_s
         if slot[best_f] >= 0:
             for s in rows:
                 goes_left[s] = 0
-            for s in order[slot[best_f], start:start + n_left]:
+            for s in order[slot[best_f], start : start + n_left]:
                 goes_left[s] = 1
         else:
             for s in rows:
@@ -454,8 +644,16 @@ def build_tree(X, presorted, slot, Xb, cuts, n_bins, exact_bins, code, y, w, n_s
         stack = _push(stack, top + 1, start, pos, depth + 1, node, 1)
         top += 2
 
-    return (feature[:n_nodes], threshold[:n_nodes], left_child[:n_nodes], right_child[:n_nodes], stats[:n_nodes],
-            weighted_n[:n_nodes], n_samples[:n_nodes], impurity[:n_nodes])
+    return (
+        feature[:n_nodes],
+        threshold[:n_nodes],
+        left_child[:n_nodes],
+        right_child[:n_nodes],
+        stats[:n_nodes],
+        weighted_n[:n_nodes],
+        n_samples[:n_nodes],
+        impurity[:n_nodes],
+    )
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")

@@ -8,6 +8,7 @@ the quantile, numpy's "averaged_inverted_cdf", as scikit-learn's histogram boost
 the few-valued features and searches the others on sorted values; splitter="hist" also bins the others, with a
 bin's upper edge as threshold. Bin of x: #{cuts < x} (exact bins: the value's index).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -36,12 +37,12 @@ def bin_features(X: np.ndarray, max_bins: int, quantile_bins: bool):
     for j in range(d):
         values, exact[j] = bin_rule(X[:, j], max_bins)
         if exact[j]:
-            cuts[j, :values.size] = values
+            cuts[j, : values.size] = values
             Xb[:, j] = np.searchsorted(values, X[:, j])
             n_bins[j], binned[j] = values.size, True
         elif quantile_bins:
             edges = np.unique(values)
-            cuts[j, :edges.size] = edges
+            cuts[j, : edges.size] = edges
             Xb[:, j] = np.searchsorted(edges, X[:, j], side="left")
             n_bins[j], binned[j] = edges.size + 1, True
     return Xb, cuts, n_bins, exact, binned

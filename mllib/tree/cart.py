@@ -14,19 +14,35 @@ threshold_ (a row goes LEFT when x[feature] <= threshold), children_left_ / chil
 value_ (n_nodes, n_outputs): class probabilities or means; for internal nodes the cover-weighted mean of their
 leaves), weighted_n_node_samples_ (the cover), n_node_samples_ and impurity_.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from ..base import (BaseEstimator, ClassifierMixin, RegressorMixin, check_fitted_X, check_int, check_is_fitted,
-                    check_random_state, check_sample_weight, check_X_y, clone)
+from ..base import (
+    BaseEstimator,
+    ClassifierMixin,
+    RegressorMixin,
+    check_fitted_X,
+    check_int,
+    check_is_fitted,
+    check_random_state,
+    check_sample_weight,
+    check_X_y,
+    clone,
+)
 from . import _kernels as K
 from .binning import bin_features
 from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from .pruning import prune, pruning_path
 
-_CRITERION_CODES = {"gini": K.GINI, "entropy": K.ENTROPY, "squared_error": K.SQUARED_ERROR,
-                    "misclassification": K.MISCLASSIFICATION, "realboost_z": K.REALBOOST_Z}
+_CRITERION_CODES = {
+    "gini": K.GINI,
+    "entropy": K.ENTROPY,
+    "squared_error": K.SQUARED_ERROR,
+    "misclassification": K.MISCLASSIFICATION,
+    "realboost_z": K.REALBOOST_Z,
+}
 SPLITTERS = ("best", "hist")
 _NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 
@@ -45,8 +61,9 @@ def resolve_max_features(max_features, n_features: int) -> int:
             return int(min(max_features, n_features))
     elif isinstance(max_features, (float, np.floating)) and 0.0 < max_features <= 1.0:
         return max(1, int(max_features * n_features))
-    raise ValueError(f"max_features must be a positive int, a float in (0, 1], 'sqrt', 'log2' or None, "
-                     f"got {max_features!r}")
+    raise ValueError(
+        f"max_features must be a positive int, a float in (0, 1], 'sqrt', 'log2' or None, got {max_features!r}"
+    )
 
 
 def check_growth_params(est, criteria) -> dict:
@@ -57,12 +74,15 @@ def check_growth_params(est, criteria) -> dict:
         raise ValueError(f"splitter must be one of {SPLITTERS}, got {est.splitter!r}")
     if not est.min_impurity_decrease >= 0:
         raise ValueError(f"min_impurity_decrease must be >= 0, got {est.min_impurity_decrease!r}")
-    return dict(criterion=_CRITERION_CODES[est.criterion],
-                max_depth=_NO_DEPTH_LIMIT if est.max_depth is None else check_int(est.max_depth, "max_depth", 0),
-                min_samples_split=check_int(est.min_samples_split, "min_samples_split", 2),
-                min_samples_leaf=check_int(est.min_samples_leaf, "min_samples_leaf"),
-                min_impurity_decrease=float(est.min_impurity_decrease),
-                hist=est.splitter == "hist", max_bins=check_int(est.max_bins, "max_bins", 2, 256))  # uint8 bins
+    return dict(
+        criterion=_CRITERION_CODES[est.criterion],
+        max_depth=_NO_DEPTH_LIMIT if est.max_depth is None else check_int(est.max_depth, "max_depth", 0),
+        min_samples_split=check_int(est.min_samples_split, "min_samples_split", 2),
+        min_samples_leaf=check_int(est.min_samples_leaf, "min_samples_leaf"),
+        min_impurity_decrease=float(est.min_impurity_decrease),
+        hist=est.splitter == "hist",
+        max_bins=check_int(est.max_bins, "max_bins", 2, 256),
+    )  # uint8 bins
 
 
 class TrainingData:
@@ -83,23 +103,52 @@ def grow_tree(data: TrainingData, code, y, w, n_classes: int, growth: dict, max_
     """Grow one tree and return its node arrays (value: class probabilities if n_classes > 0, else means)."""
     n_stats = n_classes if n_classes > 0 else 2
     feature, threshold, left, right, stats, cover, n_node, impurity = K.build_tree(
-        data.X, data.presorted, data.slot, data.Xb, data.cuts, data.n_bins, data.exact, code, y, w, n_stats,
-        growth["criterion"], growth["max_depth"], growth["min_samples_split"], growth["min_samples_leaf"],
-        growth["min_impurity_decrease"], max_features, seed)
+        data.X,
+        data.presorted,
+        data.slot,
+        data.Xb,
+        data.cuts,
+        data.n_bins,
+        data.exact,
+        code,
+        y,
+        w,
+        n_stats,
+        growth["criterion"],
+        growth["max_depth"],
+        growth["min_samples_split"],
+        growth["min_samples_leaf"],
+        growth["min_impurity_decrease"],
+        max_features,
+        seed,
+    )
     if n_classes > 0:
         value = stats / stats.sum(axis=1, keepdims=True)
     else:
         value = stats[:, :1] / cover[:, None]
     K.fill_internal_values(value, left, right, cover)
-    return dict(feature=feature, threshold=threshold, left=left, right=right, value=value, cover=cover,
-                n_node_samples=n_node, impurity=impurity)
+    return dict(
+        feature=feature,
+        threshold=threshold,
+        left=left,
+        right=right,
+        value=value,
+        cover=cover,
+        n_node_samples=n_node,
+        impurity=impurity,
+    )
 
 
 def tree_dict(est, nodes=slice(None)) -> dict:
     """The shared tree protocol's node arrays of a fitted tree, or of one tree (its node slice) of a forest."""
-    return dict(feature=est.feature_[nodes], threshold=est.threshold_[nodes], left=est.children_left_[nodes],
-                right=est.children_right_[nodes], value=est.value_[nodes],
-                cover=est.weighted_n_node_samples_[nodes])
+    return dict(
+        feature=est.feature_[nodes],
+        threshold=est.threshold_[nodes],
+        left=est.children_left_[nodes],
+        right=est.children_right_[nodes],
+        value=est.value_[nodes],
+        cover=est.weighted_n_node_samples_[nodes],
+    )
 
 
 def impurity_importances(feature, left, right, cover, impurity, n_features: int) -> np.ndarray:
@@ -122,8 +171,9 @@ class _BaseDecisionTree(BaseEstimator):
         self.n_features_in_ = X.shape[1]
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
         seed = int(check_random_state(self.random_state).integers(2**63))
-        tree = grow_tree(TrainingData(X, growth["hist"], growth["max_bins"]), code, y, w, n_classes, growth,
-                         self.max_features_, seed)
+        tree = grow_tree(
+            TrainingData(X, growth["hist"], growth["max_bins"]), code, y, w, n_classes, growth, self.max_features_, seed
+        )
         if self.ccp_alpha > 0:
             tree = prune(tree, self.ccp_alpha)
         self._set_tree(tree)
@@ -138,14 +188,20 @@ class _BaseDecisionTree(BaseEstimator):
         self.weighted_n_node_samples_ = tree["cover"]
         self.n_node_samples_ = tree["n_node_samples"]
         self.impurity_ = tree["impurity"]
-        self.feature_importances_ = impurity_importances(self.feature_, self.children_left_, self.children_right_,
-                                                         self.weighted_n_node_samples_, self.impurity_,
-                                                         self.n_features_in_)
+        self.feature_importances_ = impurity_importances(
+            self.feature_,
+            self.children_left_,
+            self.children_right_,
+            self.weighted_n_node_samples_,
+            self.impurity_,
+            self.n_features_in_,
+        )
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf each row of X lands in."""
-        return K.apply(check_fitted_X(self, X), self.feature_, self.threshold_, self.children_left_,
-                       self.children_right_)
+        return K.apply(
+            check_fitted_X(self, X), self.feature_, self.threshold_, self.children_left_, self.children_right_
+        )
 
     def get_depth(self) -> int:
         check_is_fitted(self)
@@ -169,8 +225,12 @@ class _BaseDecisionTree(BaseEstimator):
     def tree_ensemble(self) -> dict:
         """The shared tree protocol (TreeSHAP, gradient boosting): one tree, scale 1, offset 0."""
         check_is_fitted(self)
-        return dict(trees=[tree_dict(self)], scale=np.ones(1), offset=np.zeros(self.value_.shape[1]),
-                    output=self._ensemble_output)
+        return dict(
+            trees=[tree_dict(self)],
+            scale=np.ones(1),
+            offset=np.zeros(self.value_.shape[1]),
+            output=self._ensemble_output,
+        )
 
 
 class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
@@ -189,9 +249,19 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     _criteria = CLASSIFICATION_CRITERIA
     _ensemble_output = "probability"
 
-    def __init__(self, criterion: str = "gini", splitter: str = "best", max_depth=None, min_samples_split: int = 2,
-                 min_samples_leaf: int = 5, min_impurity_decrease: float = 0.0, max_features=None,
-                 max_bins: int = 255, ccp_alpha: float = 0.0, random_state=0):
+    def __init__(
+        self,
+        criterion: str = "gini",
+        splitter: str = "best",
+        max_depth=None,
+        min_samples_split: int = 2,
+        min_samples_leaf: int = 5,
+        min_impurity_decrease: float = 0.0,
+        max_features=None,
+        max_bins: int = 255,
+        ccp_alpha: float = 0.0,
+        random_state=0,
+    ):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -221,9 +291,19 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
     _criteria = REGRESSION_CRITERIA
     _ensemble_output = "raw"
 
-    def __init__(self, criterion: str = "squared_error", splitter: str = "best", max_depth=None,
-                 min_samples_split: int = 2, min_samples_leaf: int = 5, min_impurity_decrease: float = 0.0,
-                 max_features=None, max_bins: int = 255, ccp_alpha: float = 0.0, random_state=0):
+    def __init__(
+        self,
+        criterion: str = "squared_error",
+        splitter: str = "best",
+        max_depth=None,
+        min_samples_split: int = 2,
+        min_samples_leaf: int = 5,
+        min_impurity_decrease: float = 0.0,
+        max_features=None,
+        max_bins: int = 255,
+        ccp_alpha: float = 0.0,
+        random_state=0,
+    ):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth

@@ -11,6 +11,7 @@ Regression: squared error i(t) = weighted variance of y (= (1/|S|^2) sum_ij (y_i
 Decrease of a split into children L, R: i(t) - (w_L / w_t) i(L) - (w_R / w_t) i(R), children weighted by their
 size (the notes subtract unweighted child variances; standard CART, used here, weights them).
 """
+
 from __future__ import annotations
 
 import numpy as np

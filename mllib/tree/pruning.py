@@ -6,6 +6,7 @@ node t with branch T_t, g(t) = (R(t) - R(T_t)) / (|leaves(T_t)| - 1) is the alph
 costing; repeatedly collapsing the node of smallest g gives the nested sequence T_0 > T_1 > ... > root, and
 the subtree for a given alpha is the last one whose g <= alpha. alpha is chosen by cross-validation.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -46,8 +47,8 @@ def _weakest_link_sequence(tree: dict, stop_alpha: float = np.inf):
         if alpha > stop_alpha:
             return
         # drop t's descendants: they occupy the pre-order range after t up to the end of its branch
-        in_tree[t + 1:branch_end[t]] = False
-        candidate[t:branch_end[t]] = False
+        in_tree[t + 1 : branch_end[t]] = False
+        candidate[t : branch_end[t]] = False
         removed, r_diff = n_leaves[t] - 1, r_node[t] - r_branch[t]
         n_leaves[t], r_branch[t] = 1, r_node[t]
         a = parent[t]
@@ -105,5 +106,9 @@ def choose_ccp_alpha(estimator, X, y, cv=5, scoring=None, groups=None) -> dict:
     search = GridSearch(clone(estimator), {"ccp_alpha": [float(v) for v in candidates]}, scoring=scoring, cv=cv)
     search.fit(X, y, groups=groups)
     means = np.array([r["mean_valid_score"] for r in search.results_])
-    return {"best_alpha": float(search.best_params_["ccp_alpha"]), "alphas": candidates, "mean_scores": means,
-            "search": search}
+    return {
+        "best_alpha": float(search.best_params_["ccp_alpha"]),
+        "alphas": candidates,
+        "mean_scores": means,
+        "search": search,
+    }

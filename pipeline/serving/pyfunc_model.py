@@ -3,6 +3,7 @@
 class (`probability_<class>`), the decided class (`prediction`) and whether the reject option lets the decision be
 made (`accepted`): the evaluate stage's decisions, by construction. Artifacts: the predictor's .json + .npz;
 model_config: the raw feature columns. Load with mlflow.pyfunc.load_model(model_uri)."""
+
 from __future__ import annotations
 
 import mlflow

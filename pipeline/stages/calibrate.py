@@ -8,6 +8,7 @@ Then the deployed predictor is assembled: the fitted features, model and calibra
 params.yaml `decision`, one artifact (models/predictor) that evaluate, fairness, explain and the served model use.
 Quality is reported overall and within each sensitive group: ECE / MCE with the binning spec, Brier, log loss,
 reliability rows with counts and the empty bins kept."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -22,7 +23,13 @@ from pipeline.errors import PipelineError, run_stage
 from pipeline.frames import proba_columns, read_scores
 from pipeline.io import read_parquet, write_json, write_parquet
 from pipeline.regression import assemble_regressor
-from pipeline.summaries import binning_spec, calibration_report, group_calibration, reliability_rows, sensitive_groupings
+from pipeline.summaries import (
+    binning_spec,
+    calibration_report,
+    group_calibration,
+    reliability_rows,
+    sensitive_groupings,
+)
 from pipeline.task import Target
 
 
@@ -31,11 +38,14 @@ def regression_intervals(oof: pd.DataFrame, cfg: dict) -> None:
     y, pred, fold = oof["y"].to_numpy(), oof["score"].to_numpy(), oof["fold"].to_numpy()
     predictor, metrics = assemble_regressor(y, pred, fold, cfg)
     i = metrics["intervals"]
-    print(f"calibrate: regression: {i['method']} intervals at {i['coverage']:g} from {metrics['n_rows']} out-of-fold "
-          f"residuals (split conformal: prediction -/+ {i['split_threshold']:.4g}); calibration.method is not used")
+    print(
+        f"calibrate: regression: {i['method']} intervals at {i['coverage']:g} from {metrics['n_rows']} out-of-fold "
+        f"residuals (split conformal: prediction -/+ {i['split_threshold']:.4g}); calibration.method is not used"
+    )
     mlio.save(predictor, paths.PREDICTOR)
-    write_parquet(pd.DataFrame({paths.ROW_ID: oof[paths.ROW_ID], "fold": fold, "y": y, "prediction": pred}),
-                  paths.OOF_CALIBRATED)
+    write_parquet(
+        pd.DataFrame({paths.ROW_ID: oof[paths.ROW_ID], "fold": fold, "y": y, "prediction": pred}), paths.OOF_CALIBRATED
+    )
     write_json(metrics, paths.CALIBRATION_METRICS)
     write_json([], paths.RELIABILITY_OOF)
 
@@ -55,19 +65,26 @@ def main() -> None:
         calibrator.fit(score, y)
         after = cross_fitted(calibrator, score, y, fold)
     except (TypeError, ValueError) as exc:
-        raise PipelineError(f"calibrate: calibration.method {method!r} with calibration.params.{method} = "
-                            f"{cfg['params'].get(method, {})} cannot be fitted on the out-of-fold scores: {exc}") from None
+        raise PipelineError(
+            f"calibrate: calibration.method {method!r} with calibration.params.{method} = "
+            f"{cfg['params'].get(method, {})} cannot be fitted on the out-of-fold scores: {exc}"
+        ) from None
     before = NoCalibration().fit(score).predict_proba(score)
     conformal = SplitConformalClassifier(coverage=cfg["set_coverage"]).fit(after, y)
     predictor = assemble(calibrator, conformal, target, params["decision"])
-    rows = oof[[paths.ROW_ID]].merge(read_parquet(paths.TRAIN, "split")[[paths.ROW_ID, *sensitive]], on=paths.ROW_ID,
-                                     how="left", validate="one_to_one")
+    rows = oof[[paths.ROW_ID]].merge(
+        read_parquet(paths.TRAIN, "split")[[paths.ROW_ID, *sensitive]],
+        on=paths.ROW_ID,
+        how="left",
+        validate="one_to_one",
+    )
 
     metrics = {
         "method": method,
         "task": target.task,
         "one_vs_rest": isinstance(calibrator, OneVsRestCalibration),
-        "settings": calibrator.get_params(deep=False) if not isinstance(calibrator, OneVsRestCalibration)
+        "settings": calibrator.get_params(deep=False)
+        if not isinstance(calibrator, OneVsRestCalibration)
         else calibrator.calibrator.get_params(),
         "binning": binning_spec(cfg),
         "n_rows": int(len(y)),
@@ -75,21 +92,34 @@ def main() -> None:
         "oof_after_crossfitted": calibration_report(y, after, cfg),
         "groups": group_calibration(y, before, after, sensitive_groupings(rows, sensitive), cfg),
         "parameters": fitted_parameters(calibrator),
-        "conformal": {"coverage": cfg["set_coverage"], "threshold": conformal.threshold_,
-                      "fitted_on": "cross-fitted out-of-fold probabilities", "n": conformal.n_calibration_},
-        "decision": {"rule": predictor.rule_, "threshold": predictor.decision_threshold_,
-                     "cost_matrix": params["decision"]["cost_matrix"],
-                     "reject_threshold": params["decision"]["reject_threshold"]},
+        "conformal": {
+            "coverage": cfg["set_coverage"],
+            "threshold": conformal.threshold_,
+            "fitted_on": "cross-fitted out-of-fold probabilities",
+            "n": conformal.n_calibration_,
+        },
+        "decision": {
+            "rule": predictor.rule_,
+            "threshold": predictor.decision_threshold_,
+            "cost_matrix": params["decision"]["cost_matrix"],
+            "reject_threshold": params["decision"]["reject_threshold"],
+        },
     }
-    print(f"calibrate: {method}{' one-vs-rest' if metrics['one_vs_rest'] else ''}: out-of-fold ECE "
-          f"{metrics['oof_before']['ece']:.4f} -> {metrics['oof_after_crossfitted']['ece']:.4f} (cross-fitted, "
-          f"{cfg['n_bins']} {cfg['binning']} bins); conformal sets at {cfg['set_coverage']:g}: 1 - p <= "
-          f"{conformal.threshold_:.4f}; decisions: {predictor.rule_}")
+    print(
+        f"calibrate: {method}{' one-vs-rest' if metrics['one_vs_rest'] else ''}: out-of-fold ECE "
+        f"{metrics['oof_before']['ece']:.4f} -> {metrics['oof_after_crossfitted']['ece']:.4f} (cross-fitted, "
+        f"{cfg['n_bins']} {cfg['binning']} bins); conformal sets at {cfg['set_coverage']:g}: 1 - p <= "
+        f"{conformal.threshold_:.4f}; decisions: {predictor.rule_}"
+    )
     mlio.save(predictor, paths.PREDICTOR)
-    write_parquet(pd.DataFrame({paths.ROW_ID: oof[paths.ROW_ID], "fold": fold, "y": y, **proba_columns(after)}),
-                  paths.OOF_CALIBRATED)
+    write_parquet(
+        pd.DataFrame({paths.ROW_ID: oof[paths.ROW_ID], "fold": fold, "y": y, **proba_columns(after)}),
+        paths.OOF_CALIBRATED,
+    )
     write_json(metrics, paths.CALIBRATION_METRICS)
-    write_json(reliability_rows(y, before, cfg, "before") + reliability_rows(y, after, cfg, "after"), paths.RELIABILITY_OOF)
+    write_json(
+        reliability_rows(y, before, cfg, "before") + reliability_rows(y, after, cfg, "after"), paths.RELIABILITY_OOF
+    )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Stage 2, clean: deterministic row-wise fixes that need no fitting (seed 004, D4:810-845): declared leakage
 columns dropped, impossible values made missing, exact duplicates removed, outliers flagged / clipped /
 removed at thresholds fixed in params.yaml (never learned from the data, so the test rows cannot leak in)."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -94,7 +95,10 @@ def main() -> None:
 
     write_parquet(df.reset_index(drop=True), paths.CLEAN)
     write_json(report, paths.CLEANING_REPORT)
-    print(f"clean: {report['rows_out']} rows, {df.shape[1] - 1} columns; removed duplicate columns {list(report.get('duplicate_columns_removed', {}))}")
+    print(
+        f"clean: {report['rows_out']} rows, {df.shape[1] - 1} columns; removed duplicate columns "
+        f"{list(report.get('duplicate_columns_removed', {}))}"
+    )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Stage 7, evaluate: the test set, used once (seed 004, D4:200, 543), through the deployed predictor
 (models/predictor: features -> model -> calibrator -> decision rule), so these are the decisions fairness,
 explain and the served model make too. Metrics, curves and the reject option are pipeline/evaluation.py's."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,8 +16,8 @@ from pipeline.errors import run_stage
 from pipeline.evaluation import rule_of, test_metrics
 from pipeline.frames import feature_columns, proba_columns, raw_matrix, score_columns
 from pipeline.io import read_json, read_parquet, write_csv, write_json, write_parquet
-from pipeline.summaries import reliability_rows, sensitive_groupings
 from pipeline.regression import test_report
+from pipeline.summaries import reliability_rows, sensitive_groupings
 from pipeline.task import Target
 
 
@@ -25,9 +26,11 @@ def evaluate_regression(params: dict, predictor, test: pd.DataFrame, X, y, y_tra
     metrics, plots, columns = test_report(predictor, X, y, trained, y_train)
     metrics["comparison"] = versus_runner_up(params, trained, y_train, y, predictor.model)
     deployed = metrics["intervals"][predictor.interval_method]
-    print(f"evaluate: test RMSE {metrics['rmse']:.4g}, MAE {metrics['mae']:.4g}, R^2 {metrics['r2']:.4f}; "
-          f"{predictor.interval_method} intervals: coverage {deployed['coverage']:.3f} (target "
-          f"{predictor.coverage_:g}), mean width {deployed['mean_width']:.4g}")
+    print(
+        f"evaluate: test RMSE {metrics['rmse']:.4g}, MAE {metrics['mae']:.4g}, R^2 {metrics['r2']:.4f}; "
+        f"{predictor.interval_method} intervals: coverage {deployed['coverage']:.3f} (target "
+        f"{predictor.coverage_:g}), mean width {deployed['mean_width']:.4g}"
+    )
     write_parquet(pd.DataFrame({paths.ROW_ID: test[paths.ROW_ID], **columns}), paths.TEST_PREDICTIONS)
     write_json(metrics, paths.TEST_METRICS)
     write_json(plots["residuals"], paths.RESIDUALS)
@@ -46,8 +49,11 @@ def versus_runner_up(params: dict, trained: dict, y_train: np.ndarray, y: np.nda
     X_train = read_parquet(paths.FINAL_TRAIN_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
     X_test = read_parquet(paths.FINAL_TEST_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
     other = build.model(runner["model"], params["model"], params["seed"], **runner["params"]).fit(X_train, y_train)
-    return {"chosen": comparison["chosen"], "runner_up": runner["model"],
-            **test_comparison(y, model.predict(X_test), other.predict(X_test), trained["task"] == "regression")}
+    return {
+        "chosen": comparison["chosen"],
+        "runner_up": runner["model"],
+        **test_comparison(y, model.predict(X_test), other.predict(X_test), trained["task"] == "regression"),
+    }
 
 
 def main() -> None:
@@ -67,19 +73,44 @@ def main() -> None:
     decided = predictor.decide(P)
     sets = predictor.conformal.predict_set(P)
     trained = read_json(paths.TRAIN_METRICS, "train")
-    metrics, plots = test_metrics(y, P, P_raw, decided, sets, target.label_names(), params,
-                                  sensitive_groupings(test, data["sensitive"]), trained, rule_of(predictor), y_train)
+    metrics, plots = test_metrics(
+        y,
+        P,
+        P_raw,
+        decided,
+        sets,
+        target.label_names(),
+        params,
+        sensitive_groupings(test, data["sensitive"]),
+        trained,
+        rule_of(predictor),
+        y_train,
+    )
     metrics["comparison"] = versus_runner_up(params, trained, y_train, y, predictor.model)
-    predictions = pd.DataFrame({paths.ROW_ID: test[paths.ROW_ID], "y": y, **score_columns(scores),
-                                **{f"uncalibrated_{k}": P_raw[:, k] for k in range(P.shape[1])}, **proba_columns(P),
-                                "prediction": decided["decision"], "accepted": decided["accepted"],
-                                **{f"in_set_{k}": sets[:, k] for k in range(P.shape[1])}})
-    headline = (f"ROC AUC {metrics['roc_auc']:.4f}" if target.task == "binary"
-                else f"macro one-vs-rest ROC AUC {metrics['roc_auc_ovr']:.4f}")
+    predictions = pd.DataFrame(
+        {
+            paths.ROW_ID: test[paths.ROW_ID],
+            "y": y,
+            **score_columns(scores),
+            **{f"uncalibrated_{k}": P_raw[:, k] for k in range(P.shape[1])},
+            **proba_columns(P),
+            "prediction": decided["decision"],
+            "accepted": decided["accepted"],
+            **{f"in_set_{k}": sets[:, k] for k in range(P.shape[1])},
+        }
+    )
+    headline = (
+        f"ROC AUC {metrics['roc_auc']:.4f}"
+        if target.task == "binary"
+        else f"macro one-vs-rest ROC AUC {metrics['roc_auc_ovr']:.4f}"
+    )
     reject, conformal = metrics["selective"]["reject_option"], metrics["conformal"]
-    print(f"evaluate: test {headline}, accuracy {metrics['accuracy']:.4f} ({predictor.rule_} decisions); reject option: "
-          f"coverage {reject['coverage']:.3f}, selective risk {reject['selective_risk']:.4f}; conformal sets: coverage "
-          f"{conformal['coverage']:.3f} (target {conformal['set_coverage']:g}), mean size {conformal['mean_set_size']:.2f}")
+    print(
+        f"evaluate: test {headline}, accuracy {metrics['accuracy']:.4f} ({predictor.rule_} decisions); reject option: "
+        f"coverage {reject['coverage']:.3f}, selective risk {reject['selective_risk']:.4f}; conformal sets: coverage "
+        f"{conformal['coverage']:.3f} (target {conformal['set_coverage']:g}), mean size "
+        f"{conformal['mean_set_size']:.2f}"
+    )
 
     write_parquet(predictions, paths.TEST_PREDICTIONS)
     write_json(metrics, paths.TEST_METRICS)
@@ -88,8 +119,11 @@ def main() -> None:
     write_csv(pd.DataFrame(plots["confusion"]), paths.CONFUSION)
     write_json(plots["risk_coverage"], paths.RISK_COVERAGE)
     write_json([], paths.RESIDUALS)  # regression only
-    write_json(reliability_rows(y, P_raw, params["calibration"], "before")
-               + reliability_rows(y, P, params["calibration"], "after"), paths.RELIABILITY_TEST)
+    write_json(
+        reliability_rows(y, P_raw, params["calibration"], "before")
+        + reliability_rows(y, P, params["calibration"], "after"),
+        paths.RELIABILITY_TEST,
+    )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ at once and two mitigations judged on test against the deployed decisions: per-g
 cross-fitted out-of-fold probabilities of the calibrate stage (never on test, never in-sample), and reweighing
 (a clone of the deployed model refitted with Kamiran-Calders weights, decided through the same chain). Multiclass
 targets get per-class rates, macro gaps and reweighing (pipeline/fairness.py says what is not defined)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,8 +15,15 @@ from mllib import io as mlio
 from pipeline import paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
-from pipeline.fairness import (NOT_DEFINED_FOR_MULTICLASS, audit, plot_rows, regression_fairness, reweighing,
-                               summary_lines, threshold_mitigation)
+from pipeline.fairness import (
+    NOT_DEFINED_FOR_MULTICLASS,
+    audit,
+    plot_rows,
+    regression_fairness,
+    reweighing,
+    summary_lines,
+    threshold_mitigation,
+)
 from pipeline.frames import attribute_labels, feature_columns, raw_matrix, read_proba
 from pipeline.io import read_json, read_parquet, write_csv, write_json
 from pipeline.task import Target
@@ -33,15 +41,28 @@ def main() -> None:
         raise PipelineError(f"{paths.TEST_PREDICTIONS} does not match {paths.TEST}; rerun `dvc repro evaluate`")
     y, decision, P = predictions["y"].to_numpy(), predictions["prediction"].to_numpy(), read_proba(predictions)
     threshold = getattr(predictor, "decision_threshold_", None)
-    report = {"task": target.task, "decision_rule": getattr(predictor, "rule_", None), "decision_threshold": threshold,
-              "min_group_size": cfg["min_group_size"],
-              "bootstrap": {"n_boot": cfg["n_boot"], "confidence_level": cfg["confidence_level"], "seed": params["seed"],
-                            "cluster": data["group"]},
-              "attributes": {}, "mitigation": {"criterion": criterion}, "reweighing": {}}
+    report = {
+        "task": target.task,
+        "decision_rule": getattr(predictor, "rule_", None),
+        "decision_threshold": threshold,
+        "min_group_size": cfg["min_group_size"],
+        "bootstrap": {
+            "n_boot": cfg["n_boot"],
+            "confidence_level": cfg["confidence_level"],
+            "seed": params["seed"],
+            "cluster": data["group"],
+        },
+        "attributes": {},
+        "mitigation": {"criterion": criterion},
+        "reweighing": {},
+    }
     if not sensitive:
         print("fairness: data.sensitive is empty; nothing to audit")
         write_json(report, paths.FAIRNESS_METRICS)
-        write_csv(pd.DataFrame(columns=["attribute", "group", "metric", "value", "ci_low", "ci_high", "small"]), paths.FAIRNESS_PLOT)
+        write_csv(
+            pd.DataFrame(columns=["attribute", "group", "metric", "value", "ci_low", "ci_high", "small"]),
+            paths.FAIRNESS_PLOT,
+        )
         return
 
     if target.regression:
@@ -51,19 +72,31 @@ def main() -> None:
         return
     test_labels = attribute_labels(test, sensitive)
     clusters = test[data["group"]].to_numpy() if data["group"] else None
-    report["attributes"] = audit(y, decision, P, test_labels, clusters, cfg, params["seed"], target.label_names(),
-                                 params["calibration"])
+    report["attributes"] = audit(
+        y, decision, P, test_labels, clusters, cfg, params["seed"], target.label_names(), params["calibration"]
+    )
     train = read_parquet(paths.TRAIN, "split")
     if criterion != "none" and target.task == "multiclass":
         report["mitigation"].update(applied=False, reason=NOT_DEFINED_FOR_MULTICLASS)
     elif criterion != "none":
-        report["mitigation"].update(threshold_mitigation(cfg["mitigation"], sensitive, train, test_labels, y, P,
-                                                         decision, threshold))
+        report["mitigation"].update(
+            threshold_mitigation(cfg["mitigation"], sensitive, train, test_labels, y, P, decision, threshold)
+        )
     columns = feature_columns(train.columns, data)
     trained = read_json(paths.TRAIN_METRICS, "train")
     report["reweighing"] = reweighing(
-        predictor, raw_matrix(train, *columns), target.encode(train[data["target"]]), attribute_labels(train, sensitive),
-        raw_matrix(test, *columns), y, test_labels, decision, cfg["reweighing"], trained["model"], trained["best_params"])
+        predictor,
+        raw_matrix(train, *columns),
+        target.encode(train[data["target"]]),
+        attribute_labels(train, sensitive),
+        raw_matrix(test, *columns),
+        y,
+        test_labels,
+        decision,
+        cfg["reweighing"],
+        trained["model"],
+        trained["best_params"],
+    )
 
     for line in summary_lines(report, criterion):
         print(line)

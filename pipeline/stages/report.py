@@ -1,6 +1,7 @@
 """Stage 10, report: reports/report.html, one self-contained page with every stage's results, the figures
 (also written to reports/figures/ for MLflow) and a model card; and reports/metrics.json, the headline figures
 DVC and MLflow compare (pipeline/headline.py)."""
+
 from __future__ import annotations
 
 import tempfile

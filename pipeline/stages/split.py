@@ -3,6 +3,7 @@
 by the target's classes when the strategy says so (auto: grouped and stratified with a group column, stratified
 without); a runtime guard fails the stage if any group is on both sides. The target's task and classes are fixed
 here (data/processed/target.json), so every later stage encodes the target the same way."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,8 +12,8 @@ from mllib.model_selection import check_no_group_overlap, fold_balance, train_te
 from pipeline import build, folds, paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
-from pipeline.io import read_parquet, write_json, write_parquet
 from pipeline.folds import check_feasible, check_splits, strata, target_summary
+from pipeline.io import read_parquet, write_json, write_parquet
 from pipeline.names import STRATIFIED_STRATEGIES, resolve_strategy
 from pipeline.task import infer_target
 
@@ -29,8 +30,13 @@ def main() -> None:
 
     try:
         train_idx, test_idx = train_test_split_indices(
-            y=stratum, groups=groups, test_size=cfg["test_size"], stratify=strategy in STRATIFIED_STRATEGIES,
-            shuffle=cfg["shuffle"], random_state=params["seed"])
+            y=stratum,
+            groups=groups,
+            test_size=cfg["test_size"],
+            stratify=strategy in STRATIFIED_STRATEGIES,
+            shuffle=cfg["shuffle"],
+            random_state=params["seed"],
+        )
     except ValueError as exc:
         raise PipelineError(f"split: the hold-out of data.target {data['target']!r} (split.test_size): {exc}") from None
     y_train, groups_train = y[train_idx], None if groups is None else groups[train_idx]
@@ -58,19 +64,28 @@ def main() -> None:
     validated = np.concatenate([valid for _, valid in splits])
     split_of_row = np.concatenate([np.full(len(valid), k) for k, (_, valid) in enumerate(splits)])
     report = {
-        "strategy": strategy, "strategy_setting": cfg["strategy"], "n_splits": len(splits), "test_size": cfg["test_size"],
-        "task": target.task, "classes": target.classes,
+        "strategy": strategy,
+        "strategy_setting": cfg["strategy"],
+        "n_splits": len(splits),
+        "test_size": cfg["test_size"],
+        "task": target.task,
+        "classes": target.classes,
         "rows": {"train": len(train), "test": len(test)},
         "target": target_summary(target, y_train, y[test_idx]),
-        "groups": None if groups is None else {"train": int(len(np.unique(groups_train))), "test": int(len(np.unique(groups[test_idx])))},
+        "groups": None
+        if groups is None
+        else {"train": int(len(np.unique(groups_train))), "test": int(len(np.unique(groups[test_idx])))},
         "rows_never_validated": int(len(train) - np.unique(validated).size),
         # balance of every validation set, by class (regression: by quantile bin of the target); rows validated in
         # several splits count once per split
-        "folds": fold_balance(stratum[train_idx][validated], None if groups is None else groups_train[validated],
-                              split_of_row),
+        "folds": fold_balance(
+            stratum[train_idx][validated], None if groups is None else groups_train[validated], split_of_row
+        ),
     }
-    print(f"split: {len(train)} training rows in {len(splits)} {strategy} splits, {len(test)} test rows; "
-          f"{target.task} target" + ("" if target.regression else f" with classes {target.classes}"))
+    print(
+        f"split: {len(train)} training rows in {len(splits)} {strategy} splits, {len(test)} test rows; "
+        f"{target.task} target" + ("" if target.regression else f" with classes {target.classes}")
+    )
     write_parquet(train.reset_index(drop=True), paths.TRAIN)
     write_parquet(test.reset_index(drop=True), paths.TEST)
     write_parquet(membership, paths.FOLDS)

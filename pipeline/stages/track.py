@@ -6,6 +6,7 @@ the deployed predictor as a pyfunc logged from code (raw rows in), and tags join
 search candidate with its per-fold scores. The model becomes a new version of the registered model with alias
 `candidate`, and `champion` when the promotion gate passes (pipeline/promotion.py; decision and reasons as version
 tags). Tracking the same state again finds the existing run."""
+
 from __future__ import annotations
 
 import warnings
@@ -14,8 +15,15 @@ from pipeline import paths
 from pipeline.config import flatten, load_params
 from pipeline.errors import PipelineError, run_stage
 from pipeline.io import read_json, write_json
-from pipeline.tracking import (log_new_run, register, relocate_default_store, repo_root, stage_output_md5s, state_key,
-                               tracking_uri)
+from pipeline.tracking import (
+    log_new_run,
+    register,
+    relocate_default_store,
+    repo_root,
+    stage_output_md5s,
+    state_key,
+    tracking_uri,
+)
 
 
 def experiment_id(client, name: str, default_store: bool) -> str:
@@ -53,18 +61,36 @@ def main() -> None:
         ) from None
     name = params["tracking"]["registered_model"] or params["tracking"]["experiment"]
     if found:
-        print(f"track: this pipeline state ({key}) is already recorded as run {found[0].info.run_id}; nothing new to log")
+        print(
+            f"track: this pipeline state ({key}) is already recorded as run {found[0].info.run_id}; nothing new to log"
+        )
     else:
         run_id, model = log_new_run(mlflow, client, exp_id, params, md5s, key)
-        r = register(mlflow, client, name, model, run_id, read_json(paths.TRAIN_METRICS, "train")["task"],
-                     params["tracking"]["promotion"])
-        print(f"track: logged run {run_id} and its candidate runs to {uri}; registered {name} version "
-              f"{r['version']} as candidate" + (" and champion" if r["champion"] else
-                                                 f", not champion: {'; '.join(r['reasons'])}"))
+        r = register(
+            mlflow,
+            client,
+            name,
+            model,
+            run_id,
+            read_json(paths.TRAIN_METRICS, "train")["task"],
+            params["tracking"]["promotion"],
+        )
+        print(
+            f"track: logged run {run_id} and its candidate runs to {uri}; registered {name} version "
+            f"{r['version']} as candidate"
+            + (" and champion" if r["champion"] else f", not champion: {'; '.join(r['reasons'])}")
+        )
     # what was recorded, in terms every clone shares (the run's id and the version number are this store's): the
     # same file, and the same dvc.lock, on every machine; the run is found again by its pipeline.state tag
-    write_json({"pipeline_state": key, "experiment": params["tracking"]["experiment"], "registered_model": name,
-                "store": "default" if default_store else uri}, paths.MLFLOW_RUN)
+    write_json(
+        {
+            "pipeline_state": key,
+            "experiment": params["tracking"]["experiment"],
+            "registered_model": name,
+            "store": "default" if default_store else uri,
+        },
+        paths.MLFLOW_RUN,
+    )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Stage 5, train: hyperparameter search over the fixed folds (seed 004, D4:529-543: average the k validation
 scores to choose, then refit on all training data), out-of-fold predictions of the chosen configuration for
 the calibrate stage, and the train-vs-validation gap per candidate (D4:556-560)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,12 +14,12 @@ from mllib.model_selection import evaluate_candidates
 from pipeline import build, folds, paths
 from pipeline.comparison import compare, summary_lines
 from pipeline.compute import task_runner
-from pipeline.training import load_fold_data, out_of_fold_scores, search_model
 from pipeline.config import load_params
 from pipeline.errors import run_stage
 from pipeline.frames import score_columns
 from pipeline.io import read_parquet, write_estimators, write_json, write_parquet
 from pipeline.task import Target
+from pipeline.training import load_fold_data, out_of_fold_scores, search_model
 
 
 def main() -> None:
@@ -38,8 +39,13 @@ def main() -> None:
     comparison = None
     if len(names) > 1:
         n_train, n_test = (int(np.mean([len(part) for part in parts])) for parts in zip(*splits))
-        name, comparison = compare({n: r[b] for n, (r, b) in searched.items()}, scorer.greater_is_better, n_train,
-                                   n_test, model_cfg["selection"])
+        name, comparison = compare(
+            {n: r[b] for n, (r, b) in searched.items()},
+            scorer.greater_is_better,
+            n_train,
+            n_test,
+            model_cfg["selection"],
+        )
         for line in summary_lines(comparison, scorer.name):
             print(line)
     else:
@@ -48,23 +54,40 @@ def main() -> None:
     no_skill = MeanRegressor() if target.regression else PriorClassifier()
     baseline = evaluate_candidates(no_skill, [{}], fold_data, scorer)[0]  # the same folds, the same scorer
     best = results[best_i]
-    print(f"train: best {name} {best['params']} ({scorer.name} {best['mean_valid_score']:.4f}); refitting on {len(y)} rows")
+    print(
+        f"train: best {name} {best['params']} ({scorer.name} {best['mean_valid_score']:.4f}); refitting on "
+        f"{len(y)} rows"
+    )
 
     final_train = read_parquet(paths.FINAL_TRAIN_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
     final = fit_with_groups(build.model(name, model_cfg, seed, **best["params"]), final_train, y, groups)
-    score, fold_models = out_of_fold_scores(lambda: build.model(name, model_cfg, seed, **best["params"]), fold_data,
-                                            splits, len(y), target.regression)
+    fold_models = [mlio.from_state(*state) for state in best["model_states"]]
+    score = out_of_fold_scores(fold_models, fold_data, splits, len(y), target.regression)
     fold = folds.first_validating_split(splits, len(y))
     oof = pd.DataFrame({paths.ROW_ID: train[paths.ROW_ID], "fold": fold, "y": y, **score_columns(score)})
 
     candidates_report = [
-        {k: r[k] for k in ("params", "rank", "train_scores", "valid_scores", "mean_train_score", "mean_valid_score",
-                           "std_valid_score")}
+        {
+            k: r[k]
+            for k in (
+                "params",
+                "rank",
+                "train_scores",
+                "valid_scores",
+                "mean_train_score",
+                "mean_valid_score",
+                "std_valid_score",
+            )
+        }
         for r in results
     ]
     curve = [
-        {"candidate": i, "params": ", ".join(f"{k}={v}" for k, v in r["params"].items()),
-         "train": r["mean_train_score"], "valid": r["mean_valid_score"]}
+        {
+            "candidate": i,
+            "params": ", ".join(f"{k}={v}" for k, v in r["params"].items()),
+            "train": r["mean_train_score"],
+            "valid": r["mean_valid_score"],
+        }
         for i, r in enumerate(results)
     ]
     metrics = {
@@ -78,15 +101,25 @@ def main() -> None:
         "best_params": best["params"],
         "n_candidates": len(results),
         "n_folds": len(fold_data),
-        "baseline": {"model": "mean" if target.regression else "class prior", "cv_mean": baseline["mean_valid_score"],
-                     "cv_std": baseline["std_valid_score"]},
+        "baseline": {
+            "model": "mean" if target.regression else "class prior",
+            "cv_mean": baseline["mean_valid_score"],
+            "cv_std": baseline["std_valid_score"],
+        },
         "comparison": comparison,
     }
     mlio.save(final, paths.MODEL)
     write_estimators(fold_models, paths.FOLD_MODELS)
     write_parquet(oof, paths.OOF_PREDICTIONS)
-    write_json({"scoring": scorer.name, "greater_is_better": scorer.greater_is_better, "best_index": best_i,
-                "candidates": candidates_report}, paths.SEARCH_REPORT)
+    write_json(
+        {
+            "scoring": scorer.name,
+            "greater_is_better": scorer.greater_is_better,
+            "best_index": best_i,
+            "candidates": candidates_report,
+        },
+        paths.SEARCH_REPORT,
+    )
     write_json(curve, paths.VALIDATION_CURVE)
     write_json(metrics, paths.TRAIN_METRICS)
 

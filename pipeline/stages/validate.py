@@ -2,6 +2,7 @@
 quarantined with their reasons or stop the stage (validate.on_invalid); fractional values in 0/1 columns
 follow validate.fractional_binary. Nothing is silently lost: rows in = rows kept + rows quarantined. The task
 (data.task, or inferred from the target with the reason) and the classes are reported."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,8 +12,17 @@ from pipeline import paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
 from pipeline.io import read_dataset, write_json, write_parquet
-from pipeline.schema import (apply_fractional_policy, binary_columns, build_schema, check_columns, column_problem,
-                             describe, failure_cases, is_column_level, target_counts)
+from pipeline.schema import (
+    apply_fractional_policy,
+    binary_columns,
+    build_schema,
+    check_columns,
+    column_problem,
+    describe,
+    failure_cases,
+    is_column_level,
+    target_counts,
+)
 from pipeline.task import infer_target
 
 
@@ -25,7 +35,9 @@ def main() -> None:
     schema = build_schema(raw, data)
     df = raw.copy()
 
-    df, reasons, fractional_report = apply_fractional_policy(df, binary_columns(schema), policy["fractional_binary"], source)
+    df, reasons, fractional_report = apply_fractional_policy(
+        df, binary_columns(schema), policy["fractional_binary"], source
+    )
     cases = failure_cases(df.drop(index=list(reasons)), schema)
     column_level = cases[is_column_level(cases)]
     if len(column_level):
@@ -35,10 +47,13 @@ def main() -> None:
         n_rows = row_cases["index"].nunique()
         raise PipelineError(
             f"{source}: {n_rows} rows break the schema: {describe(row_cases, source)}. "
-            "Fix the data or the schema, or set validate.on_invalid: quarantine to move such rows to the quarantine file"
+            "Fix the data or the schema, or set validate.on_invalid: quarantine to move such rows to the "
+            "quarantine file"
         )
     for r in row_cases.itertuples():
-        reasons.setdefault(int(r.index), []).append(f"{r.column}: {r.check} failed for value {to_python(r.failure_case)!r}")
+        reasons.setdefault(int(r.index), []).append(
+            f"{r.column}: {r.check} failed for value {to_python(r.failure_case)!r}"
+        )
 
     bad = sorted(reasons)
     kept = schema.validate(df.drop(index=bad))
@@ -51,7 +66,9 @@ def main() -> None:
     quarantine.insert(0, paths.ROW_ID, np.asarray(bad, dtype=np.int64))
     quarantine["_reason"] = ["; ".join(reasons[i]) for i in bad]
     check_counts = (
-        row_cases.groupby(["column", "check"]).size().reset_index(name="rows").to_dict("records") if len(row_cases) else []
+        row_cases.groupby(["column", "check"]).size().reset_index(name="rows").to_dict("records")
+        if len(row_cases)
+        else []
     )
     summary = {
         "file": source,
@@ -72,8 +89,11 @@ def main() -> None:
     write_parquet(kept.reset_index(drop=True), paths.VALIDATED)
     write_parquet(quarantine.reset_index(drop=True), paths.QUARANTINE)
     write_json(summary, paths.VALIDATION_REPORT)
-    print(f"validate: {summary['rows_kept']} rows kept, {summary['rows_quarantined']} quarantined of {summary['rows_in']}; "
-          f"{target.task} target {target.column!r} ({target.reason})")
+    print(
+        f"validate: {summary['rows_kept']} rows kept, {summary['rows_quarantined']} quarantined of "
+        f"{summary['rows_in']}; "
+        f"{target.task} target {target.column!r} ({target.reason})"
+    )
 
 
 if __name__ == "__main__":

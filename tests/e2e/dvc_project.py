@@ -1,5 +1,6 @@
 """Scratch DVC projects for the end-to-end tests: the project's code and pipeline copied beside a params.yaml and a
 data file (tests/conftest.py), committed to a fresh git repository, and commands run there as a user would."""
+
 from __future__ import annotations
 
 import os
@@ -9,7 +10,6 @@ import sys
 from pathlib import Path
 
 import yaml
-
 from conftest import REPO
 
 COPY = ["mllib", "pipeline", "dvc.yaml", ".dvc/config", ".dvc/plots", ".dvcignore", ".gitignore"]
@@ -17,8 +17,12 @@ COPY = ["mllib", "pipeline", "dvc.yaml", ".dvc/config", ".dvc/plots", ".dvcignor
 
 def user_env() -> dict[str, str]:
     """The environment of a user who activated the project's virtual environment (default MLflow store)."""
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-           "DVC_NO_ANALYTICS": "1", "MLFLOW_DISABLE_TELEMETRY": "true"}
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "DVC_NO_ANALYTICS": "1",
+        "MLFLOW_DISABLE_TELEMETRY": "true",
+    }
     env.pop("MLFLOW_TRACKING_URI", None)
     return env
 
@@ -32,9 +36,14 @@ def git_repo(root: Path) -> Path:
     for item in COPY:
         src, dst = REPO / item, root / item
         dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__")) if src.is_dir() else shutil.copy(src, dst)
-    for cmd in (["git", "init", "-q"], ["git", "add", "-A"],
-                ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "sample project"]):
+        shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__")) if src.is_dir() else shutil.copy(
+            src, dst
+        )
+    for cmd in (
+        ["git", "init", "-q"],
+        ["git", "add", "-A"],
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "sample project"],
+    ):
         assert sh(root, *cmd).returncode == 0
     return root
 
@@ -48,8 +57,12 @@ def repro(root: Path, *args: str) -> subprocess.CompletedProcess:
 def output_md5s(root: Path) -> dict[str, str]:
     """{stage: path -> md5} of every output in the project's dvc.lock but track's (its record names a run)."""
     lock = yaml.safe_load((root / "dvc.lock").read_text())["stages"]
-    return {f"{stage}: {out['path']}": out["md5"] for stage, entry in lock.items() if stage != "track"
-            for out in entry.get("outs", [])}
+    return {
+        f"{stage}: {out['path']}": out["md5"]
+        for stage, entry in lock.items()
+        if stage != "track"
+        for out in entry.get("outs", [])
+    }
 
 
 def in_cache(root: Path, md5: str) -> bool:
@@ -70,6 +83,15 @@ def tracked(root: Path) -> dict:
     experiment = client.get_experiment_by_name(record["experiment"]).experiment_id
     runs = client.search_runs([experiment], filter_string=f"tags.`pipeline.state` = '{record['pipeline_state']}'")
     assert len(runs) == 1, runs
-    versions = client.search_model_versions(f"name = '{record['registered_model']}' and run_id = '{runs[0].info.run_id}'")
-    return {"tracking_uri": uri, "client": client, "experiment_id": experiment, "run_id": runs[0].info.run_id,
-            "run": runs[0], "version": versions[0] if versions else None, **record}
+    versions = client.search_model_versions(
+        f"name = '{record['registered_model']}' and run_id = '{runs[0].info.run_id}'"
+    )
+    return {
+        "tracking_uri": uri,
+        "client": client,
+        "experiment_id": experiment,
+        "run_id": runs[0].info.run_id,
+        "run": runs[0],
+        "version": versions[0] if versions else None,
+        **record,
+    }

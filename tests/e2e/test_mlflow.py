@@ -3,6 +3,7 @@ file DVC shows and the MLflow run logs, the run's own params), the registry (eve
 `candidate`, `champion` behind the promotion gate), the champion served by `mlflow models serve` from raw rows of
 the data file with evaluate's decisions, requirements that cover the served code's imports, and a store that
 moves with the repository."""
+
 from __future__ import annotations
 
 import ast
@@ -20,9 +21,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import REPO, make_project
 from dvc_project import git_repo, repro, sh, tracked, user_env
+
 from pipeline.tracking import stage_output_md5s
 
 pytestmark = pytest.mark.slow
@@ -31,8 +32,11 @@ NAME = "defensible-tabular"  # tracking.registered_model null: the experiment's 
 
 # the promotion policy of this small sample (267 test rows: AUC ~0.68, test ECE ~0.08, race gap ~0.43); the default
 # policy of params.yaml is for the default data
-POLICY = {"tracking.promotion.min_headline.binary": 0.6, "tracking.promotion.max_ece": 0.1,
-          "tracking.promotion.max_fairness_gap": 0.5}
+POLICY = {
+    "tracking.promotion.min_headline.binary": 0.6,
+    "tracking.promotion.max_ece": 0.1,
+    "tracking.promotion.max_fairness_gap": 0.5,
+}
 
 
 @pytest.fixture(scope="module")
@@ -53,27 +57,39 @@ def client(root: Path):
 def test_dvc_and_mlflow_show_the_headline_figures(project):
     shown = sh(project, "dvc", "metrics", "show", "--json")
     assert shown.returncode == 0, shown.stderr
-    values = [v for file in json.loads(shown.stdout)[""]["data"].values() for section in file["data"].values()
-              for v in section.values()]
+    values = [
+        v
+        for file in json.loads(shown.stdout)[""]["data"].values()
+        for section in file["data"].values()
+        for v in section.values()
+    ]
     assert 20 <= len(values) <= 60, len(values)
     run = tracked(project)["run"]
     headline = read(project, "reports/metrics.json")
     assert len(run.data.metrics) <= 80 and run.data.metrics["test.roc_auc"] == headline["test"]["roc_auc"]
     assert set(run.data.metrics) == {f"{s}.{k}" for s, v in headline.items() for k, x in v.items() if x is not None}
     params = run.data.params
-    assert params["search.grid.logistic_regression.lam"] and not any(k.startswith("search.grid.random_forest")
-                                                                     for k in params)
+    assert params["search.grid.logistic_regression.lam"] and not any(
+        k.startswith("search.grid.random_forest") for k in params
+    )
     assert not any(k.startswith("dvc.md5") for k in run.data.tags)
-    md5s = json.loads(Path(client(project).download_artifacts(run.info.run_id, "dvc_md5s.json",
-                                                              str(project / ".dvc/tmp"))).read_text())
+    md5s = json.loads(
+        Path(
+            client(project).download_artifacts(run.info.run_id, "dvc_md5s.json", str(project / ".dvc/tmp"))
+        ).read_text()
+    )
     assert md5s == stage_output_md5s(project / "dvc.lock") and "train:models/model.npz" in md5s
 
 
 def test_first_state_is_candidate_and_champion(project):
     version = tracked(project)["version"]
     assert version.name == NAME and str(version.version) == "1" and version.tags["promotion.decision"] == "champion"
-    assert read(project, "reports/mlflow_run.json") == {"pipeline_state": tracked(project)["pipeline_state"],
-                                                         "experiment": NAME, "registered_model": NAME, "store": "default"}
+    assert read(project, "reports/mlflow_run.json") == {
+        "pipeline_state": tracked(project)["pipeline_state"],
+        "experiment": NAME,
+        "registered_model": NAME,
+        "store": "default",
+    }
     c = client(project)
     assert str(c.get_model_version_by_alias(NAME, "candidate").version) == "1"
     champion = c.get_model_version_by_alias(NAME, "champion")
@@ -87,8 +103,10 @@ def test_the_model_code_imports_only_its_requirements(project):
     the logged model's requirements, so a model environment built from them can load it."""
     from pipeline.tracking import SERVING_REQUIREMENTS
 
-    served = [*Path(REPO / "mllib").rglob("*.py"),
-              *(REPO / "pipeline" / f for f in ("__init__.py", "frames.py", "errors.py", "serving/pyfunc_model.py"))]
+    served = [
+        *Path(REPO / "mllib").rglob("*.py"),
+        *(REPO / "pipeline" / f for f in ("__init__.py", "frames.py", "errors.py", "serving/pyfunc_model.py")),
+    ]
     imported = set()
     for path in served:
         for node in ast.walk(ast.parse(path.read_text())):
@@ -112,9 +130,26 @@ def free_port() -> int:
 def test_served_champion_answers_raw_rows_with_evaluates_decisions(project):
     port = free_port()
     env = {**user_env(), "MLFLOW_TRACKING_URI": tracked(project)["tracking_uri"]}
-    server = subprocess.Popen(["mlflow", "models", "serve", "-m", f"models:/{NAME}@champion", "--env-manager", "local",
-                               "-h", "127.0.0.1", "-p", str(port)], cwd=project, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [
+            "mlflow",
+            "models",
+            "serve",
+            "-m",
+            f"models:/{NAME}@champion",
+            "--env-manager",
+            "local",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(port),
+        ],
+        cwd=project,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         rows = pd.read_csv(project / "data/raw/sample.csv")  # exactly as read from the user's file: int columns too
         test = pd.read_parquet(project / "data/processed/test.parquet")
@@ -124,8 +159,9 @@ def test_served_champion_answers_raw_rows_with_evaluates_decisions(project):
         deadline, answer = time.monotonic() + 120, None
         while answer is None and time.monotonic() < deadline and server.poll() is None:
             try:
-                request = urllib.request.Request(f"http://127.0.0.1:{port}/invocations", data=body,
-                                                 headers={"Content-Type": "application/json"})
+                request = urllib.request.Request(
+                    f"http://127.0.0.1:{port}/invocations", data=body, headers={"Content-Type": "application/json"}
+                )
                 answer = json.loads(urllib.request.urlopen(request, timeout=30).read())
             except OSError:
                 time.sleep(1)
@@ -140,13 +176,18 @@ def test_served_champion_answers_raw_rows_with_evaluates_decisions(project):
 
 
 def tree_digest(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.md5(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.md5(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_a_copied_repository_never_touches_the_original(project, tmp_path):
-    before = {"db": hashlib.md5((project / "mlflow.db").read_bytes()).hexdigest(),
-              "artifacts": tree_digest(project / "mlartifacts")}
+    before = {
+        "db": hashlib.md5((project / "mlflow.db").read_bytes()).hexdigest(),
+        "artifacts": tree_digest(project / "mlartifacts"),
+    }
     copy = tmp_path / "copy"
     shutil.copytree(project, copy, symlinks=True)
     params = yaml.safe_load((copy / "params.yaml").read_text())

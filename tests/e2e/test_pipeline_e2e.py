@@ -6,6 +6,7 @@ second run has nothing to do; a params change invalidates exactly the stages aft
 holds one parent run with a child per search candidate and a pyfunc model whose output is the deployed
 predictor's: with a cost matrix and a reject threshold set, the served decisions equal the evaluate stage's on
 every test row."""
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import REPO, make_multiclass_project, make_project, make_regression_project
 from dvc_project import git_repo, sh, tracked
 
@@ -33,14 +33,19 @@ SCENARIOS = {
 def downstream(stage: str) -> set[str]:
     """`stage` and every stage that depends on its outputs, directly or not (from dvc.yaml)."""
     stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
-    outs = {s: [o if isinstance(o, str) else next(iter(o)) for k in ("outs", "metrics", "plots") for o in spec.get(k, [])]
-            for s, spec in stages.items()}
+    outs = {
+        s: [o if isinstance(o, str) else next(iter(o)) for k in ("outs", "metrics", "plots") for o in spec.get(k, [])]
+        for s, spec in stages.items()
+    }
     found, frontier = {stage}, [stage]
     while frontier:
         current = frontier.pop()
         for s, spec in stages.items():
-            if s not in found and any(d == o or d.startswith(o + "/") or o.startswith(d + "/")
-                                      for d in spec.get("deps", []) for o in outs[current]):
+            if s not in found and any(
+                d == o or d.startswith(o + "/") or o.startswith(d + "/")
+                for d in spec.get("deps", [])
+                for o in outs[current]
+            ):
                 found.add(s)
                 frontier.append(s)
     return found
@@ -119,13 +124,16 @@ def test_second_repro_does_nothing(scenario):
     assert "up to date" in result.stdout
 
 
-@pytest.mark.parametrize("key, value, first_stage", [
-    ("search.grid.logistic_regression.lam", [0.5, 5.0], "train"),
-    ("model.params", {"logistic_regression": {"max_iter": 50}}, "train"),
-    ("calibration.method", "none", "calibrate"),
-    ("calibration.n_bins", 15, "calibrate"),
-    ("decision.reject_threshold", 0.7, "calibrate"),
-])
+@pytest.mark.parametrize(
+    "key, value, first_stage",
+    [
+        ("search.grid.logistic_regression.lam", [0.5, 5.0], "train"),
+        ("model.params", {"logistic_regression": {"max_iter": 50}}, "train"),
+        ("calibration.method", "none", "calibrate"),
+        ("calibration.n_bins", 15, "calibrate"),
+        ("decision.reject_threshold", 0.7, "calibrate"),
+    ],
+)
 def test_params_change_invalidates_only_later_stages(scenario, key, value, first_stage):
     _, root, _, _ = scenario
     original = (root / "params.yaml").read_text()
@@ -149,8 +157,11 @@ def served_model(root: Path):
 
     record = tracked(root)
     client = record["client"]
-    models = [m for m in client.search_logged_models(experiment_ids=[record["experiment_id"]])
-              if m.source_run_id == record["run_id"]]  # the model of this pipeline state's run
+    models = [
+        m
+        for m in client.search_logged_models(experiment_ids=[record["experiment_id"]])
+        if m.source_run_id == record["run_id"]
+    ]  # the model of this pipeline state's run
     assert len(models) == 1
     mlflow.set_tracking_uri(record["tracking_uri"])
     return mlflow.pyfunc.load_model(models[0].model_uri)
@@ -185,7 +196,9 @@ def test_mlflow_parent_run_children_and_model(scenario):
     assert parent.data.params["split.n_splits"] == "5"
     headline = {"binary": "roc_auc", "multiclass": "roc_auc_ovr", "regression": "r2"}[test["task"]]
     assert parent.data.metrics[f"test.{headline}"] == pytest.approx(test[headline])
-    children = client.search_runs([record["experiment_id"]], filter_string=f"tags.`mlflow.parentRunId` = '{record['run_id']}'")
+    children = client.search_runs(
+        [record["experiment_id"]], filter_string=f"tags.`mlflow.parentRunId` = '{record['run_id']}'"
+    )
     search = read(root, "reports/search.json")
     assert len(children) == len(search["candidates"])
     assert all(len(client.get_metric_history(c.info.run_id, f"valid_{headline}")) == 5 for c in children)

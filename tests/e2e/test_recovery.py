@@ -1,4 +1,5 @@
-"""A failed run loses nothing, and every fault ends in one clear message. DVC removes a stage's outputs before running it, so each output of the last good
+"""A failed run loses nothing, and every fault ends in one clear message. DVC removes a stage's outputs before
+running it, so each output of the last good
 run must survive elsewhere: every output except track's record is in DVC's cache (metrics through the run-cache),
 and after the failing input is restored `dvc repro` checks the last good outputs out of the run-cache: no stage
 runs again, and dvc.lock and every output are those of the last good run. Checked for a failure in validate (a
@@ -7,6 +8,7 @@ SIGKILL while it writes, after a changed calibration method has already rewritte
 the MLflow server unreachable (only track fails), a full disk and a read-only output directory while a stage
 writes (one message naming the path, the previous outputs intact), and two runs at once (DVC's lock refuses the
 second)."""
+
 from __future__ import annotations
 
 import shutil
@@ -16,7 +18,6 @@ import time
 
 import pytest
 import yaml
-
 from conftest import make_project
 from dvc_project import git_repo, in_cache, output_md5s, repro, sh, user_env
 
@@ -89,8 +90,9 @@ def test_failure_in_train(project):
 def test_failure_in_report_after_earlier_stages_reran(project):
     good_md5s = output_md5s(project)
     original = edit_params(project, lambda p: p["calibration"].update(method="isotonic"))
-    run = subprocess.Popen(["dvc", "repro"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           env=user_env())
+    run = subprocess.Popen(
+        ["dvc", "repro"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=user_env()
+    )
     killed = _kill_when_running(project, "pipeline.stages.report", timeout=300)
     output = run.communicate(timeout=300)[0]
     assert killed and run.returncode != 0, output[-2000:]
@@ -119,6 +121,7 @@ def _kill_when_running(root, module: str, timeout: float, signal_to_send=signal.
 
 # ---- faults: the tracking server, the disk, the file system, a second run ------------------------------------
 
+
 def test_tracking_server_unreachable_fails_track_only(project):
     good_md5s = output_md5s(project)
     original = edit_params(project, lambda p: p["tracking"].update(uri="http://127.0.0.1:9"))
@@ -137,8 +140,13 @@ def stage_alone(root, stage: str, limit_kb: int | None = None) -> subprocess.Com
     """`python -m pipeline.stages.<stage>` in `root`, optionally with files capped at limit_kb (a full disk: writes
     beyond the cap fail with EFBIG, which Python reports as an OSError)."""
     cap = f"ulimit -f {limit_kb}; " if limit_kb else ""
-    return subprocess.run(["bash", "-c", f"{cap}exec python -m pipeline.stages.{stage}"], cwd=root, capture_output=True,
-                          text=True, env=user_env())
+    return subprocess.run(
+        ["bash", "-c", f"{cap}exec python -m pipeline.stages.{stage}"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=user_env(),
+    )
 
 
 def assert_one_message_and_unchanged(result, root, files: list[str], before: dict, *fragments) -> None:
@@ -154,8 +162,7 @@ def test_disk_full_while_writing_the_report(project):
     files = ["reports/report.html", *(str(p.relative_to(project)) for p in (project / "reports/figures").iterdir())]
     before = {f: (project / f).read_bytes() for f in files}
     result = stage_alone(project, "report", limit_kb=64)
-    assert_one_message_and_unchanged(result, project, files, before, "reports/", "File too large",
-                                     "free disk space")
+    assert_one_message_and_unchanged(result, project, files, before, "reports/", "File too large", "free disk space")
 
 
 def test_read_only_output_directory(project):
@@ -164,17 +171,26 @@ def test_read_only_output_directory(project):
         pytest.skip("mount namespaces are not available here: `unshare -m` failed")
     files = ["reports/metrics/test.json", "data/predictions/test.parquet"]
     before = {f: (project / f).read_bytes() for f in files}
-    script = ("mount --bind reports/metrics reports/metrics && mount -o remount,ro,bind reports/metrics && "
-              "exec python -m pipeline.stages.evaluate")
-    result = subprocess.run(["unshare", "-m", "bash", "-c", script], cwd=project, capture_output=True, text=True,
-                            env=user_env())
+    script = (
+        "mount --bind reports/metrics reports/metrics && mount -o remount,ro,bind reports/metrics && "
+        "exec python -m pipeline.stages.evaluate"
+    )
+    result = subprocess.run(
+        ["unshare", "-m", "bash", "-c", script], cwd=project, capture_output=True, text=True, env=user_env()
+    )
     assert_one_message_and_unchanged(result, project, files, before, "reports/metrics", "Read-only file system")
 
 
 def test_two_runs_at_once(project):
     good_md5s = output_md5s(project)
-    first = subprocess.Popen(["dvc", "repro", "-f", "-s", "train"], cwd=project, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True, env=user_env())
+    first = subprocess.Popen(
+        ["dvc", "repro", "-f", "-s", "train"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=user_env(),
+    )
     assert _kill_when_running(project, "pipeline.stages.train", timeout=120, signal_to_send=None)
     second = sh(project, "dvc", "repro")
     assert second.returncode != 0 and "lock" in (second.stderr + second.stdout).lower()

@@ -2,6 +2,7 @@
 folder, bound to 127.0.0.1) and `mlflow server` on it with a folder as the artifact store; the pipeline's track
 stage logs to it over HTTP: the run with its metrics and datasets, the model's artifacts in the server's folder, and
 the registered model version with its aliases."""
+
 from __future__ import annotations
 
 import shutil
@@ -10,7 +11,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, make_project
 from dvc_project import git_repo, repro, sh, user_env
 
@@ -24,8 +24,9 @@ def server():
         pytest.fail("PostgreSQL is not installed: .ci/run installs Debian's postgresql package")
     # under /tmp itself: as root, PostgreSQL runs as the postgres user, who cannot enter pytest's private folders
     where = Path(tempfile.mkdtemp(prefix="tracking-server-", dir="/tmp"))
-    started = subprocess.run(["bash", str(SCRIPT), "start", str(where), "55433", "5056"], capture_output=True,
-                             text=True, env=user_env())
+    started = subprocess.run(
+        ["bash", str(SCRIPT), "start", str(where), "55433", "5056"], capture_output=True, text=True, env=user_env()
+    )
     log = where / "mlflow.log"
     assert started.returncode == 0, started.stderr + (log.read_text()[-3000:] if log.exists() else "")
     yield started.stdout.strip(), where

@@ -1,6 +1,7 @@
 """mllib.io: save / load as .json + .npz, no pickle. Loading gives IDENTICAL outputs (np.array_equal) for every
 registered class and for the pipeline's feature transformer; saving is byte-reproducible; only registry classes
 load; a .npz that does not match its JSON is refused."""
+
 import json
 import zipfile
 
@@ -92,12 +93,27 @@ def _mixed_frame(seed, n):
 
 
 def _feature_transformer():
-    return ColumnTransformer([
-        ("numeric", Pipeline([("impute", SimpleImputer(strategy="median", add_indicator=True)), ("scale", StandardScaler())]),
-         [0, 1, 2]),
-        ("categorical", Pipeline([("impute", SimpleImputer(strategy="most_frequent")),
-                                  ("encode", OneHotEncoder(handle_unknown="ignore"))]), [3, 4]),
-    ])
+    return ColumnTransformer(
+        [
+            (
+                "numeric",
+                Pipeline(
+                    [("impute", SimpleImputer(strategy="median", add_indicator=True)), ("scale", StandardScaler())]
+                ),
+                [0, 1, 2],
+            ),
+            (
+                "categorical",
+                Pipeline(
+                    [
+                        ("impute", SimpleImputer(strategy="most_frequent")),
+                        ("encode", OneHotEncoder(handle_unknown="ignore")),
+                    ]
+                ),
+                [3, 4],
+            ),
+        ]
+    )
 
 
 # ---------------------------------------------------------------- round trips
@@ -156,8 +172,13 @@ def test_model_pipeline_with_string_classes_round_trip(tmp_path):
 
 def test_non_finite_floats_tuples_dicts_and_string_params_survive(tmp_path):
     imp = SimpleImputer(strategy="constant", fill_value=float("-inf")).fit(np.array([[1.0], [np.nan]]))
-    imp.extra_ = {"nan": float("nan"), "pair": (1, "a"), "arr": np.array([1, 2], dtype=np.int16), "flag": True,
-                  "obj": np.array([["a", None], [1.5, float("nan")]], dtype=object)}
+    imp.extra_ = {
+        "nan": float("nan"),
+        "pair": (1, "a"),
+        "arr": np.array([1, 2], dtype=np.int16),
+        "flag": True,
+        "obj": np.array([["a", None], [1.5, float("nan")]], dtype=object),
+    }
     mlio.save(imp, tmp_path / "imp")
     loaded = mlio.load(tmp_path / "imp")
     assert loaded.fill_value == float("-inf")
@@ -177,7 +198,12 @@ def test_dotted_file_names_keep_every_part(tmp_path):
     a = LogisticRegression(lam=0.1).fit(X, (X[:, 0] > 0).astype(int))
     mlio.save(est, tmp_path / "lr.lam1.0")
     mlio.save(a, tmp_path / "lr.lam0.1")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["lr.lam0.1.json", "lr.lam0.1.npz", "lr.lam1.0.json", "lr.lam1.0.npz"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "lr.lam0.1.json",
+        "lr.lam0.1.npz",
+        "lr.lam1.0.json",
+        "lr.lam1.0.npz",
+    ]
     assert mlio.load(tmp_path / "lr.lam1.0").lam == 1.0
     assert mlio.load(tmp_path / "lr.lam0.1.npz").lam == 0.1
 
@@ -207,8 +233,7 @@ def test_saving_twice_gives_byte_identical_files(name, tmp_path):
 # ---------------------------------------------------------------- safety: no pickle, no code, strict matching
 
 
-_MARKERS = {"__array__", "__object_array__", "shape", "dtype", "__float__",
-            "__tuple__", "__dict__"}
+_MARKERS = {"__array__", "__object_array__", "shape", "dtype", "__float__", "__tuple__", "__dict__"}
 
 
 def _walk_json(node, names):
@@ -343,8 +368,11 @@ def test_npz_of_the_same_class_with_other_shapes_is_refused(tmp_path):
     other_npz.replace(npz_path)
     expected = json.loads(json_path.read_text())["estimator"]["fitted"]["coef_"]
     assert expected == {"__array__": "root.coef_", "shape": [1, 3], "dtype": "<f8"}
-    with pytest.raises(ValueError, match=r"model\.npz: array 'root\.coef_' has shape \(1, 5\) and dtype float64, but "
-                                         r"\S*model\.json expects shape \(1, 3\) and dtype float64"):
+    with pytest.raises(
+        ValueError,
+        match=r"model\.npz: array 'root\.coef_' has shape \(1, 5\) and dtype float64, but "
+        r"\S*model\.json expects shape \(1, 3\) and dtype float64",
+    ):
         mlio.load(tmp_path / "model")
 
 
@@ -373,7 +401,9 @@ def test_bad_files(tmp_path):
     with pytest.raises(ValueError, match="not valid JSON"):
         mlio.load(tmp_path / "model")
     json_path.write_text(json.dumps({"format": "mllib-estimator", "format_version": 99, "estimator": {}}))
-    with pytest.raises(ValueError, match=r"format version 2 \(found 'mllib-estimator' version 99\); save the model again"):
+    with pytest.raises(
+        ValueError, match=r"format version 2 \(found 'mllib-estimator' version 99\); save the model again"
+    ):
         mlio.load(tmp_path / "model")
 
 

@@ -1,5 +1,6 @@
 """mllib.registry: every registered class is built with no arguments and fits / predicts (or transforms) on a
 small numeric problem. Parametrised over REGISTRY, so a new entry is covered as soon as it is registered."""
+
 import subprocess
 import sys
 
@@ -10,8 +11,13 @@ from mllib import registry
 from mllib.base import BaseEstimator, ColumnTransformer, Pipeline, is_fitted
 from mllib.registry import CALIBRATORS, CLASSIFIERS, CLUSTERERS, COMPOSITES, REGISTRY, REGRESSORS, TRANSFORMERS
 
-FAMILIES = {"classifier": CLASSIFIERS, "regressor": REGRESSORS, "transformer": TRANSFORMERS, "clusterer": CLUSTERERS,
-            "calibrator": CALIBRATORS}
+FAMILIES = {
+    "classifier": CLASSIFIERS,
+    "regressor": REGRESSORS,
+    "transformer": TRANSFORMERS,
+    "clusterer": CLUSTERERS,
+    "calibrator": CALIBRATORS,
+}
 
 
 def family_of(name: str) -> str:
@@ -50,9 +56,17 @@ def test_registry_is_the_union_of_disjoint_families():
     assert len(names) == len(set(names)), "a name is registered in two families"
     assert not set(REGISTRY) & set(COMPOSITES)
     assert COMPOSITES["pipeline"] is Pipeline and COMPOSITES["column_transformer"] is ColumnTransformer
-    assert set(COMPOSITES) == {"pipeline", "column_transformer", "one_vs_rest_calibration", "deployed_predictor",
-                               "split_conformal_classifier", "deployed_regressor", "standardized_target",
-                               "split_conformal_regressor", "cv_plus_regressor"}
+    assert set(COMPOSITES) == {
+        "pipeline",
+        "column_transformer",
+        "one_vs_rest_calibration",
+        "deployed_predictor",
+        "split_conformal_classifier",
+        "deployed_regressor",
+        "standardized_target",
+        "split_conformal_regressor",
+        "cv_plus_regressor",
+    }
     for family in (*FAMILIES.values(), COMPOSITES):
         assert all(registry.kind_of(name) == family.kind for name in family)
 
@@ -60,10 +74,12 @@ def test_registry_is_the_union_of_disjoint_families():
 def test_names_are_checked_without_importing_any_family():
     """The registry is a table of import paths: membership, listing and kind_of import nothing, and looking a
     class up imports only its own module (the import cost of a stage that merely validates names)."""
-    code = ("import sys, mllib.registry as r; assert 'svm' in r.CLASSIFIERS and r.kind_of('ridge') == 'regressor'; "
-            "names = sorted(r.REGISTRY); before = {m for m in sys.modules if m.startswith('mllib.')}; "
-            "r.CLASSIFIERS['logistic_regression']; after = {m for m in sys.modules if m.startswith('mllib.')}; "
-            "print(sorted(before)); print(sorted(after - before))")
+    code = (
+        "import sys, mllib.registry as r; assert 'svm' in r.CLASSIFIERS and r.kind_of('ridge') == 'regressor'; "
+        "names = sorted(r.REGISTRY); before = {m for m in sys.modules if m.startswith('mllib.')}; "
+        "r.CLASSIFIERS['logistic_regression']; after = {m for m in sys.modules if m.startswith('mllib.')}; "
+        "print(sorted(before)); print(sorted(after - before))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
     assert out[0] == "['mllib.registry']"
     loaded = eval(out[1])

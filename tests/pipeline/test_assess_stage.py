@@ -1,6 +1,7 @@
 """The assess stage end to end on a small project: nested CV (its outer scores from the search's refitted best on
 each split's validation part, the optimism = inner best minus outer), the validation curve (one row per value, the
 chosen configuration's value reproducing the search's score), and the bad settings each stopped with one message."""
+
 from __future__ import annotations
 
 import json
@@ -9,8 +10,8 @@ import shutil
 import numpy as np
 import pytest
 import yaml
-
 from conftest import SHARED_STAGES, make_project, run_stages
+
 from pipeline import paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError
@@ -20,8 +21,12 @@ FAST = {"split.n_splits": 3, "assess.learning_curve": False, "assess.leakage": F
 
 @pytest.fixture(scope="module")
 def assessed(tmp_path_factory, sample_csv):
-    root = make_project(tmp_path_factory.mktemp("assess"), sample_csv, **FAST,
-                        **{"assess.validation_curve": {"logistic_regression": {"lam": [0.1, 1.0, 1000.0]}}})
+    root = make_project(
+        tmp_path_factory.mktemp("assess"),
+        sample_csv,
+        **FAST,
+        **{"assess.validation_curve": {"logistic_regression": {"lam": [0.1, 1.0, 1000.0]}}},
+    )
     with pytest.MonkeyPatch.context() as mp:
         run_stages(root, mp, SHARED_STAGES + ["train", "assess"])
     return root
@@ -52,26 +57,43 @@ def test_a_validation_curve_parameter_the_model_lacks_is_named(assessed, tmp_pat
     params = yaml.safe_load((root / "params.yaml").read_text())
     params["assess"]["validation_curve"] = {"logistic_regression": {"depth": [1, 2]}}
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    with pytest.raises(PipelineError, match=r"assess.validation_curve.logistic_regression.depth: logistic_regression "
-                                            r"has no hyperparameter 'depth'"):
+    with pytest.raises(
+        PipelineError,
+        match=r"assess.validation_curve.logistic_regression.depth: logistic_regression "
+        r"has no hyperparameter 'depth'",
+    ):
         run_stages(root, monkeypatch, ["assess"])
 
 
-@pytest.mark.parametrize("value", [{"logistic_regression": {"lam": [1.0]}},
-                                   {"logistic_regression": {"lam": [1.0, 2.0], "tol": [1, 2]}},
-                                   {"deep_forest": {"depth": [1, 2]}}])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"logistic_regression": {"lam": [1.0]}},
+        {"logistic_regression": {"lam": [1.0, 2.0], "tol": [1, 2]}},
+        {"deep_forest": {"depth": [1, 2]}},
+    ],
+)
 def test_a_malformed_validation_curve_is_refused_when_params_load(tmp_path, sample_csv, monkeypatch, value):
     root = make_project(tmp_path, sample_csv, **{"assess.validation_curve": value})
     monkeypatch.chdir(root)
-    with pytest.raises(PipelineError, match=r"assess.validation_curve must be a mapping \{model name: \{one "
-                                            r"hyperparameter"):
+    with pytest.raises(
+        PipelineError,
+        match=r"assess.validation_curve must be a mapping \{model name: \{one "
+        r"hyperparameter",
+    ):
         load_params()
 
 
 def test_a_selection_that_keeps_no_feature_stops_the_features_stage(tmp_path, sample_csv, monkeypatch):
-    root = make_project(tmp_path, sample_csv, **{"split.n_splits": 2, "features.selection": {
-        "name": "variance_threshold", "params": {"threshold": 1.0e6}}})
+    root = make_project(
+        tmp_path,
+        sample_csv,
+        **{"split.n_splits": 2, "features.selection": {"name": "variance_threshold", "params": {"threshold": 1.0e6}}},
+    )
     run_stages(root, monkeypatch, ["validate", "clean", "split"])
-    with pytest.raises(PipelineError, match=r"features: fitting the features \(.*selection=variance_threshold\) on the "
-                                            r"training part of split 0 failed: VarianceThreshold would keep zero"):
+    with pytest.raises(
+        PipelineError,
+        match=r"features: fitting the features \(.*selection=variance_threshold\) on the "
+        r"training part of split 0 failed: VarianceThreshold would keep zero",
+    ):
         run_stages(root, monkeypatch, ["features"])

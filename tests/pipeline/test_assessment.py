@@ -1,13 +1,14 @@
 """pipeline/assessment.py: the inflation's Welch interval against scipy, its sign for losses, the diagnosis
 thresholds, and the row-level CV refitting the features per fold (a leak through the features would show)."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from mllib.metrics import get_scorer
 from mllib.linear import LogisticRegression
+from mllib.metrics import get_scorer
 from mllib.preprocessing import StandardScaler
 from pipeline.assessment import diagnosis, inflation, leakage_sentence, row_level_scores
 
@@ -26,11 +27,14 @@ def test_inflation_is_the_mean_difference_with_welchs_interval():
     assert none["interval"][0] < 0 < none["interval"][1] and "no measurable" in leakage_sentence(none, "auc", "person")
 
 
-@pytest.mark.parametrize("train, valid, std, verdict", [
-    ([0.99, 0.98, 0.97], [0.70, 0.74, 0.78], [0.01, 0.01, 0.01], "high variance"),
-    ([0.76, 0.755, 0.752], [0.745, 0.748, 0.749], [0.01, 0.01, 0.01], "high bias"),
-    ([0.99, 0.98, 0.97], [0.70, 0.74, 0.745], [0.01, 0.01, 0.01], "neither"),
-])
+@pytest.mark.parametrize(
+    "train, valid, std, verdict",
+    [
+        ([0.99, 0.98, 0.97], [0.70, 0.74, 0.78], [0.01, 0.01, 0.01], "high variance"),
+        ([0.76, 0.755, 0.752], [0.745, 0.748, 0.749], [0.01, 0.01, 0.01], "high bias"),
+        ([0.99, 0.98, 0.97], [0.70, 0.74, 0.745], [0.01, 0.01, 0.01], "neither"),
+    ],
+)
 def test_diagnosis_thresholds(train, valid, std, verdict):
     curve = {"train_mean": train, "valid_mean": valid, "valid_std": std}
     assert diagnosis(curve, greater_is_better=True)["verdict"].startswith(verdict)

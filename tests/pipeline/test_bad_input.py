@@ -1,6 +1,7 @@
 """Bad input stops a stage with exit status 1 and one clear message naming the file, column or key and the
 fix, and leaves the outputs of the previous good run intact (atomic writes). Each case runs the real command
 (`python -m pipeline.stages.<name>`) in a copy of a project where validate, clean and split already succeeded."""
+
 from __future__ import annotations
 
 import hashlib
@@ -12,19 +13,34 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import make_project
 
 GOOD_STAGES = ["validate", "clean", "split"]
 OUTPUTS = {
     "validate": ["data/interim/validated.parquet", "data/interim/quarantine.parquet", "reports/validation.json"],
-    "split": ["data/processed/train.parquet", "data/processed/test.parquet", "data/processed/folds.parquet",
-              "data/processed/target.json", "reports/split.json"],
+    "split": [
+        "data/processed/train.parquet",
+        "data/processed/test.parquet",
+        "data/processed/folds.parquet",
+        "data/processed/target.json",
+        "reports/split.json",
+    ],
     "train": ["data/processed/target.json"],  # train writes nothing before its checks: the split's files stand
     "features": ["data/processed/target.json"],  # likewise
 }
-OUTCOMES = ["meddol", "outpdol", "drugdol", "suppdol", "mentdol", "inpdol", "lnmeddol", "totadm", "inpmis", "mentvis",
-            "notmdvis"]
+OUTCOMES = [
+    "meddol",
+    "outpdol",
+    "drugdol",
+    "suppdol",
+    "mentdol",
+    "inpdol",
+    "lnmeddol",
+    "totadm",
+    "inpmis",
+    "mentvis",
+    "notmdvis",
+]
 
 
 def run(stage: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -105,6 +121,7 @@ def test_wrong_dtype(project):
     def text_in_age(frame):
         frame["xage"] = frame["xage"].astype(object)
         frame.loc[3, "xage"] = "forty"
+
     edit_data(project, text_in_age)
     assert_stopped_cleanly(project, "validate", "data/raw/sample.csv", "column 'xage'", "forty")
 
@@ -142,10 +159,17 @@ def use_visits_target(root: Path) -> None:
     edit_params(root, "data.drop", OUTCOMES + ["mdvis", "binexp"])
 
 
-@pytest.mark.parametrize("task, data_change, fragments", [
-    ("binary", three_classes, ["data.task is binary", "'visits'", "3 distinct values", "'few'", "'many'", "'none'"]),
-    ("multiclass", None, ["data.task is multiclass", "'binexp'", "only 2 distinct values [0, 1]"]),
-])
+@pytest.mark.parametrize(
+    "task, data_change, fragments",
+    [
+        (
+            "binary",
+            three_classes,
+            ["data.task is binary", "'visits'", "3 distinct values", "'few'", "'many'", "'none'"],
+        ),
+        ("multiclass", None, ["data.task is multiclass", "'binexp'", "only 2 distinct values [0, 1]"]),
+    ],
+)
 def test_forced_task_that_contradicts_the_target(project, task, data_change, fragments):
     if data_change:
         edit_data(project, data_change)
@@ -168,10 +192,13 @@ def use_spending_target(root: Path) -> None:
     edit_params(root, "data.drop", [c for c in OUTCOMES if c != "meddol"] + ["binexp"])
 
 
-@pytest.mark.parametrize("value, fragments", [
-    (float("nan"), ["'meddol'", "data row 4"]),
-    (float("inf"), ["'meddol'", "inf", "data row 4"]),
-])
+@pytest.mark.parametrize(
+    "value, fragments",
+    [
+        (float("nan"), ["'meddol'", "data row 4"]),
+        (float("inf"), ["'meddol'", "inf", "data row 4"]),
+    ],
+)
 def test_a_regression_target_with_a_missing_or_infinite_value(project, value, fragments):
     edit_data(project, lambda f: f.__setitem__("meddol", f["meddol"].where(f.index != 3, value)))
     use_spending_target(project)
@@ -189,8 +216,15 @@ def test_a_classifier_named_for_a_regression_task(project):
     edit_params(project, "model.name", "random_forest")
     for stage in ("validate", "clean", "split", "features"):
         assert run(stage, project).returncode == 0, stage
-    assert_stopped_cleanly(project, "train", "model.name 'random_forest' is a classifier", "regression target",
-                           "choose a regressor", "ridge", "or auto")
+    assert_stopped_cleanly(
+        project,
+        "train",
+        "model.name 'random_forest' is a classifier",
+        "regression target",
+        "choose a regressor",
+        "ridge",
+        "or auto",
+    )
 
 
 def test_lda_projection_for_a_regression_target(project):
@@ -207,14 +241,22 @@ def test_a_class_with_fewer_rows_than_folds_is_named(project):
     use_visits_target(project)
     for stage in ("validate", "clean"):
         assert run(stage, project).returncode == 0
-    assert_stopped_cleanly(project, "split", "class 'rare'", "data.target 'visits'", "split.n_splits = 5",
-                           "lower split.n_splits")
+    assert_stopped_cleanly(
+        project, "split", "class 'rare'", "data.target 'visits'", "split.n_splits = 5", "lower split.n_splits"
+    )
 
 
 def test_a_regressor_named_for_a_classification_task(project):
     edit_params(project, "model.name", "ridge")
-    assert_stopped_cleanly(project, "train", "model.name 'ridge' is a regressor", "binary target", "choose a classifier",
-                           "logistic_regression", "or auto")
+    assert_stopped_cleanly(
+        project,
+        "train",
+        "model.name 'ridge' is a regressor",
+        "binary target",
+        "choose a classifier",
+        "logistic_regression",
+        "or auto",
+    )
 
 
 def test_a_scorer_of_another_task(project):
@@ -224,8 +266,9 @@ def test_a_scorer_of_another_task(project):
 
 def test_out_of_range_row_with_fail_policy(project):
     edit_data(project, lambda f: f.__setitem__("xage", f["xage"].where(f.index != 5, 200.0)))
-    assert_stopped_cleanly(project, "validate", "column 'xage'", "data row 6, line 7 of the file",
-                           "validate.on_invalid: quarantine")
+    assert_stopped_cleanly(
+        project, "validate", "column 'xage'", "data row 6, line 7 of the file", "validate.on_invalid: quarantine"
+    )
 
 
 def test_out_of_range_row_quarantined_when_asked(project):
@@ -267,17 +310,20 @@ def test_unknown_mitigation_criterion(project):
 
 def test_calibration_settings_for_an_unknown_method(project):
     edit_params(project, "calibration.params", {"beta": {"a": 1}})
-    assert_stopped_cleanly(project, "validate", "params.yaml", "calibration.params.beta", "not a calibration method",
-                           "histogram_binning")
+    assert_stopped_cleanly(
+        project, "validate", "params.yaml", "calibration.params.beta", "not a calibration method", "histogram_binning"
+    )
 
 
 def test_calibration_setting_the_calibrator_does_not_have():
     """Checked by the calibrate stage, which builds the calibrator."""
-    from pipeline.errors import PipelineError
     from pipeline.calibration import calibrator_of
+    from pipeline.errors import PipelineError
 
     cfg = {"method": "platt", "params": {"platt": {"n_bins": 5}}}
-    with pytest.raises(PipelineError, match=r"calibration.params.platt.n_bins: platt has no hyperparameter.*smooth_targets"):
+    with pytest.raises(
+        PipelineError, match=r"calibration.params.platt.n_bins: platt has no hyperparameter.*smooth_targets"
+    ):
         calibrator_of(cfg, 2)
 
 
@@ -287,6 +333,7 @@ def test_reweighing_switch_must_be_a_boolean(project):
 
 
 # ---- the file itself: format, encoding, names, values ---------------------------------------------------------
+
 
 def write_raw(root: Path, name: str, content: bytes) -> None:
     """Replace the data file with `name` holding `content` (params.yaml data.path follows)."""
@@ -369,8 +416,14 @@ def test_missing_value_in_a_required_column(project, column):
 @pytest.mark.parametrize("value", [float("inf"), float("-inf")])
 def test_non_finite_number(project, value):
     edit_data(project, lambda f: f.__setitem__("fmde", f["fmde"].where(f.index != 9, value)))
-    assert_stopped_cleanly(project, "validate", "column 'fmde'", "finite", "data row 10, line 11 of the file",
-                           "validate.on_invalid: quarantine")
+    assert_stopped_cleanly(
+        project,
+        "validate",
+        "column 'fmde'",
+        "finite",
+        "data row 10, line 11 of the file",
+        "validate.on_invalid: quarantine",
+    )
 
 
 def test_non_finite_number_quarantined_when_asked(project):
@@ -391,9 +444,11 @@ def test_numeric_column_without_any_value(project):
 
 def test_categorical_codes_of_mixed_types_are_read_as_text(project):
     """Integers in the first rows, text later: one text column, not a pyarrow error."""
+
     def mix(frame):
         frame["region"] = frame["site"].astype(object)
         frame.loc[frame.index[-40:], "region"] = "north-" + frame.loc[frame.index[-40:], "site"].astype(str)
+
     edit_data(project, mix)
     edit_params(project, "data.categorical", ["plan", "site", "region"])
     result = run("validate", project)

@@ -1,6 +1,7 @@
 """The clean stage's row-wise fixes: impossible values -> missing (counted), outlier policies flag / clip /
 remove at fixed bounds, and duplicate-column detection that keeps the first copy and never removes a
 column with a role (target, group, sensitive, categorical)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,15 +13,18 @@ from pipeline.stages.clean import duplicate_columns, handle_outliers, make_impos
 
 
 def frame() -> pd.DataFrame:
-    return pd.DataFrame({
-        "_row_id": [10, 11, 12, 13, 14],
-        "age": [25.0, -3.0, 40.0, 130.0, np.nan],
-        "income": [1.0, 5.0, 9.0, 2.0, 100.0],
-        "cat": ["a", "b", "a", "b", "a"],
-    })
+    return pd.DataFrame(
+        {
+            "_row_id": [10, 11, 12, 13, 14],
+            "age": [25.0, -3.0, 40.0, 130.0, np.nan],
+            "income": [1.0, 5.0, 9.0, 2.0, 100.0],
+            "cat": ["a", "b", "a", "b", "a"],
+        }
+    )
 
 
 # ---- impossible values ------------------------------------------------------------------------------------
+
 
 def test_impossible_values_become_missing_and_are_counted():
     df = frame()
@@ -109,17 +113,20 @@ def test_outlier_bounds_on_text_column():
 
 # ---- duplicate columns ------------------------------------------------------------------------------------
 
+
 def dup_frame() -> pd.DataFrame:
-    return pd.DataFrame({
-        "_row_id": [0, 1, 2],
-        "lfam": [1.0, np.nan, 2.0],
-        "lnum": [1.0, np.nan, 2.0],     # repeats lfam (NaN equal to NaN)
-        "lnum2": [1.0, np.nan, 2.0],    # repeats lfam too (not lnum, which is removed)
-        "other": [1.0, 0.0, 2.0],
-        "y": [1.0, np.nan, 2.0],        # the target: protected
-        "site": [1.0, np.nan, 2.0],     # categorical: protected
-        "y_copy": [1.0, np.nan, 2.0],
-    })
+    return pd.DataFrame(
+        {
+            "_row_id": [0, 1, 2],
+            "lfam": [1.0, np.nan, 2.0],
+            "lnum": [1.0, np.nan, 2.0],  # repeats lfam (NaN equal to NaN)
+            "lnum2": [1.0, np.nan, 2.0],  # repeats lfam too (not lnum, which is removed)
+            "other": [1.0, 0.0, 2.0],
+            "y": [1.0, np.nan, 2.0],  # the target: protected
+            "site": [1.0, np.nan, 2.0],  # categorical: protected
+            "y_copy": [1.0, np.nan, 2.0],
+        }
+    )
 
 
 def test_duplicate_columns_keep_the_first_and_protect_roles():

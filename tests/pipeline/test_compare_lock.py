@@ -1,5 +1,6 @@
 """.ci/compare_lock.py: the CI reproducibility check compares the output md5s of two dvc.lock files, every stage's
 (track's record names the pipeline state, the same on every clone)."""
+
 from __future__ import annotations
 
 import copy
@@ -20,8 +21,10 @@ LOCK = {
         "validate": {
             "cmd": "python -m pipeline.stages.validate",
             "deps": [{"path": "data/raw/randhie.csv.gz", "md5": "d1"}],
-            "outs": [{"path": "data/interim/validated.parquet", "md5": "v1", "size": 10},
-                     {"path": "reports/validation.json", "md5": "v2", "size": 3}],
+            "outs": [
+                {"path": "data/interim/validated.parquet", "md5": "v1", "size": 10},
+                {"path": "reports/validation.json", "md5": "v2", "size": 3},
+            ],
         },
         "features": {"outs": [{"path": "data/features", "md5": "f1.dir", "size": 9, "nfiles": 6}]},
         "track": {"outs": [{"path": "reports/mlflow_run.json", "md5": "t1"}]},
@@ -56,7 +59,7 @@ def test_changed_track_output_is_a_difference():
 
 def test_changes_outside_outputs_are_ignored():
     other = copy.deepcopy(LOCK)
-    other["stages"]["validate"]["deps"][0]["md5"] = "d2"   # a dep change shows up in the outputs if it matters
+    other["stages"]["validate"]["deps"][0]["md5"] = "d2"  # a dep change shows up in the outputs if it matters
     other["stages"]["validate"]["cmd"] = "python -m x"
     other["stages"]["validate"]["outs"][0]["size"] = 11
     assert compare_lock.differences(LOCK, other) == []
@@ -83,6 +86,7 @@ def lock_files(tmp_path):
         path = tmp_path / name
         path.write_text(yaml.safe_dump(lock))
         return str(path)
+
     return write
 
 

@@ -1,12 +1,13 @@
 """model.candidates: models compared on the same folds (the selection rules, the corrected t-test on the fold
 scores of each model's best configuration), the runner-up compared on test, and a name that is not a model."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-
 from conftest import MODEL_STAGES, SHARED_STAGES, make_project, run_stages
+
 from mllib.comparison import corrected_resampled_t_test
 from pipeline import paths
 from pipeline.comparison import compare
@@ -17,12 +18,19 @@ from pipeline.errors import PipelineError
 def result(scores, params=None):
     import numpy as np
 
-    return {"valid_scores": scores, "mean_valid_score": float(np.mean(scores)),
-            "std_valid_score": float(np.std(scores)), "params": params or {}}
+    return {
+        "valid_scores": scores,
+        "mean_valid_score": float(np.mean(scores)),
+        "std_valid_score": float(np.std(scores)),
+        "params": params or {},
+    }
 
 
-BEST = {"simple": result([0.747, 0.757, 0.737, 0.767, 0.747]), "complex": result([0.75, 0.76, 0.74, 0.77, 0.75]),
-        "weak": result([0.60, 0.62, 0.61, 0.59, 0.60])}
+BEST = {
+    "simple": result([0.747, 0.757, 0.737, 0.767, 0.747]),
+    "complex": result([0.75, 0.76, 0.74, 0.77, 0.75]),
+    "weak": result([0.60, 0.62, 0.61, 0.59, 0.60]),
+}
 
 
 def test_best_rule_and_one_standard_error_rule():
@@ -30,15 +38,24 @@ def test_best_rule_and_one_standard_error_rule():
     assert chosen == "complex" and report["runner_up"] == "simple"
     assert [m["rank"] for m in report["models"]] == [2, 1, 3]
     simple = report["models"][0]["versus_best"]
-    assert simple == corrected_resampled_t_test(BEST["complex"]["valid_scores"], BEST["simple"]["valid_scores"], 800, 200)
+    assert simple == corrected_resampled_t_test(
+        BEST["complex"]["valid_scores"], BEST["simple"]["valid_scores"], 800, 200
+    )
     chosen, report = compare(BEST, True, 800, 200, "one_se")  # simple is 0.003 below: within one SE (0.01 / sqrt 5)
     assert chosen == "simple" and report["runner_up"] == "complex" and report["best"] == "complex"
     assert compare(BEST, False, 800, 200, "best")[0] == "weak"  # a loss: lower is better
 
 
 def test_candidates_through_the_pipeline(tmp_path, sample_csv, monkeypatch):
-    root = make_project(tmp_path, sample_csv, **{"model.candidates": ["logistic_regression", "naive_bayes"],
-                                                 "split.n_splits": 3, "assess.learning_curve": False})
+    root = make_project(
+        tmp_path,
+        sample_csv,
+        **{
+            "model.candidates": ["logistic_regression", "naive_bayes"],
+            "split.n_splits": 3,
+            "assess.learning_curve": False,
+        },
+    )
     run_stages(root, monkeypatch, SHARED_STAGES + MODEL_STAGES[:4])
     train = json.loads((root / paths.TRAIN_METRICS).read_text())
     c = train["comparison"]

@@ -1,5 +1,6 @@
 """pipeline.compute: the search's (candidate, fold) tasks give the same results one by one, on 2 local worker
 processes and on a 2-worker Dask LocalCluster; an unreachable scheduler is one message naming compute.scheduler."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,10 +24,12 @@ def folds(seed=0, n=300, k=3):
 def search(cfg):
     grid = [{"max_leaf_nodes": m, "subsample": s} for m in (4, 8) for s in (0.7, 1.0)]
     with task_runner(cfg) as run:
-        results = evaluate_candidates(GradientBoostingClassifier(max_iter=15, random_state=3), grid, folds(),
-                                      get_scorer("roc_auc"), run_tasks=run)
-    return [(r["valid_scores"].tolist(), r["train_scores"].tolist(), [v.tolist() for v in r["oof_values"]])
-            for r in results]
+        results = evaluate_candidates(
+            GradientBoostingClassifier(max_iter=15, random_state=3), grid, folds(), get_scorer("roc_auc"), run_tasks=run
+        )
+    return [
+        (r["valid_scores"].tolist(), r["train_scores"].tolist(), [v.tolist() for v in r["oof_values"]]) for r in results
+    ]
 
 
 def test_results_are_identical_for_every_backend_and_worker_count():

@@ -1,5 +1,7 @@
-"""params.yaml validation (docs/architecture.md section 4): the real file loads; every kind of mistake (unknown, missing,
+"""params.yaml validation (docs/architecture.md section 4): the real file loads; every kind of mistake (unknown,
+missing,
 wrong type, out of range, impossible combination) is a PipelineError whose message names the dotted key."""
+
 from __future__ import annotations
 
 import copy
@@ -63,6 +65,7 @@ def test_roundtrip_through_tmp_file(tmp_path):
 
 # ---- unknown keys -----------------------------------------------------------------------------------------
 
+
 def test_unknown_top_level_key(tmp_path):
     params = copy.deepcopy(REAL)
     params["sed"] = 1
@@ -85,6 +88,7 @@ def test_unknown_deeply_nested_key(tmp_path):
 
 
 # ---- missing keys -----------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("key", ["seed", "data.target", "split.n_splits", "clean.outliers.bounds", "tracking.uri"])
 def test_missing_key(tmp_path, key):
@@ -119,21 +123,22 @@ def test_missing_file_and_invalid_yaml(tmp_path):
 
 # ---- wrong types ------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "key, value",
     [
         ("split.n_splits", "five"),
-        ("split.n_splits", True),       # a bool is not an integer
-        ("split.n_splits", 5.0),        # nor is a float
+        ("split.n_splits", True),  # a bool is not an integer
+        ("split.n_splits", 5.0),  # nor is a float
         ("seed", False),
         ("split.shuffle", "yes"),
-        ("split.shuffle", 1),           # an integer is not a boolean
+        ("split.shuffle", 1),  # an integer is not a boolean
         ("split.test_size", "0.2"),
         ("decision.threshold", True),
         ("data.target", 3),
         ("data.target", ""),
         ("data.group", 7),
-        ("data.sensitive", "female"),   # a string, not a list
+        ("data.sensitive", "female"),  # a string, not a list
         ("data.drop", [1, 2]),
         ("data.positive_label", [1]),
         ("clean.valid_ranges", {"age": [0]}),
@@ -153,6 +158,7 @@ def test_wrong_type(tmp_path, key, value):
 
 
 # ---- out of range / not one of the choices ----------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "key, value",
@@ -176,7 +182,7 @@ def test_wrong_type(tmp_path, key, value):
         # the decision, calibration and fairness knobs
         ("calibration.method", "beta"),
         ("decision.cost_matrix", [[0, 1], [1]]),
-        ("decision.cost_matrix", [[0, 1], [1, 2]]),      # deciding 1 when y = 1 costs more than deciding 0
+        ("decision.cost_matrix", [[0, 1], [1, 2]]),  # deciding 1 when y = 1 costs more than deciding 0
         ("decision.cost_matrix", [[0, "5"], [1, 0]]),
         ("decision.cost_matrix", 5),
         ("decision.cost_matrix", [[0]]),
@@ -199,26 +205,47 @@ def test_out_of_range_or_not_a_choice(tmp_path, key, value):
     assert key in message
 
 
-@pytest.mark.parametrize("key, value", [
-    ("split.test_size", 0.999), ("split.n_splits", 2), ("seed", 0), ("data.positive_label", None),
-    ("data.positive_label", "yes"), ("clean.valid_ranges", {"age": [0, None]}), ("tracking.uri", "http://x:5000"),
-    # the decision, calibration and fairness knobs
-    *(("calibration.method", m) for m in ("platt", "isotonic", "temperature", "histogram_binning", "none")),
-    ("decision.cost_matrix", [[0, 5], [1, 0]]),
-    ("decision.cost_matrix", [[0.0, 2.5], [1, -0.5]]),
-    ("decision.cost_matrix", [[0, 1, 4], [1, 0, 4], [2, 2, 0]]),
-    ("decision.reject_threshold", 0.0),
-    ("decision.reject_threshold", 0.4),  # below 1/2: abstains only when K > 2 classes are close
-    *(("data.task", t) for t in ("auto", "binary", "multiclass", "regression")),
-    ("split.strategy", "auto"), ("model.name", "auto"), ("model.name", "ridge"),  # the kind is checked by train
-    ("search.scoring", "roc_auc_ovr"), ("search.scoring", "auto"), ("explain.scoring", "f1_macro"),
-    ("calibration.set_coverage", 0.95),
-    ("fairness.n_boot", 0),
-    ("fairness.reweighing", False),
-    ("calibration.params", {"histogram_binning": {"n_bins": 15, "strategy": "quantile", "prior_strength": 0.5},
-                            "platt": {"smooth_targets": False}, "none": {}}),
-    *(("fairness.mitigation.criterion", c) for c in ("equal_opportunity", "demographic_parity", "equalized_odds", "none")),
-])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("split.test_size", 0.999),
+        ("split.n_splits", 2),
+        ("seed", 0),
+        ("data.positive_label", None),
+        ("data.positive_label", "yes"),
+        ("clean.valid_ranges", {"age": [0, None]}),
+        ("tracking.uri", "http://x:5000"),
+        # the decision, calibration and fairness knobs
+        *(("calibration.method", m) for m in ("platt", "isotonic", "temperature", "histogram_binning", "none")),
+        ("decision.cost_matrix", [[0, 5], [1, 0]]),
+        ("decision.cost_matrix", [[0.0, 2.5], [1, -0.5]]),
+        ("decision.cost_matrix", [[0, 1, 4], [1, 0, 4], [2, 2, 0]]),
+        ("decision.reject_threshold", 0.0),
+        ("decision.reject_threshold", 0.4),  # below 1/2: abstains only when K > 2 classes are close
+        *(("data.task", t) for t in ("auto", "binary", "multiclass", "regression")),
+        ("split.strategy", "auto"),
+        ("model.name", "auto"),
+        ("model.name", "ridge"),  # the kind is checked by train
+        ("search.scoring", "roc_auc_ovr"),
+        ("search.scoring", "auto"),
+        ("explain.scoring", "f1_macro"),
+        ("calibration.set_coverage", 0.95),
+        ("fairness.n_boot", 0),
+        ("fairness.reweighing", False),
+        (
+            "calibration.params",
+            {
+                "histogram_binning": {"n_bins": 15, "strategy": "quantile", "prior_strength": 0.5},
+                "platt": {"smooth_targets": False},
+                "none": {},
+            },
+        ),
+        *(
+            ("fairness.mitigation.criterion", c)
+            for c in ("equal_opportunity", "demographic_parity", "equalized_odds", "none")
+        ),
+    ],
+)
 def test_valid_and_boundary_values_are_accepted(tmp_path, key, value):
     node = _load(tmp_path, _variant(**{key.replace(".", "__"): value}))
     for part in key.split("."):
@@ -228,12 +255,16 @@ def test_valid_and_boundary_values_are_accepted(tmp_path, key, value):
 
 # ---- relations between keys -------------------------------------------------------------------------------
 
+
 def test_hyperparameters_are_checked_where_the_model_is_built():
     """Validating params.yaml imports no algorithm: the stage that builds a model checks its settings."""
     from pipeline.build import check_hyperparameter_names
 
-    with pytest.raises(PipelineError, match=r"model.params.logistic_regression.foo: logistic_regression has no "
-                                            r"hyperparameter 'foo'; valid: \[.*'lam'"):
+    with pytest.raises(
+        PipelineError,
+        match=r"model.params.logistic_regression.foo: logistic_regression has no "
+        r"hyperparameter 'foo'; valid: \[.*'lam'",
+    ):
         check_hyperparameter_names("model.params.logistic_regression", "logistic_regression", {"foo": 1})
     check_hyperparameter_names("search.grid.random_forest", "random_forest", {"max_features": ["sqrt"]})
 
@@ -298,6 +329,7 @@ def test_row_level_strategy_without_group_is_fine(tmp_path, strategy):
 
 # ---- flatten ----------------------------------------------------------------------------------------------
 
+
 def _leaf_paths(text: str) -> set[str]:
     """Dotted paths of the leaves of params.yaml, walked independently of pipeline.config."""
     out = set()
@@ -338,7 +370,10 @@ def test_flatten_roundtrip():
 
 def test_flatten_small_example():
     assert flatten({"a": 1, "b": {"c": {"d": 2}, "e": {}}, "f": [1, {"g": 3}]}) == {
-        "a": 1, "b.c.d": 2, "b.e": {}, "f": [1, {"g": 3}],
+        "a": 1,
+        "b.c.d": 2,
+        "b.e": {},
+        "f": [1, {"g": 3}],
     }
 
 

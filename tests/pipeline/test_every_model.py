@@ -6,6 +6,7 @@ fairness -> explain all complete with a cross-validated AUC clearly above chance
 too few for a tight bound: the RBF SVM scores 0.67 across folds and 0.55 on test, exactly as scikit-learn's SVC
 does on these features). Parametrised over mllib.registry.CLASSIFIERS, so a newly registered classifier is covered
 without editing this file (REGRESSORS likewise)."""
+
 from __future__ import annotations
 
 import json
@@ -15,13 +16,26 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from conftest import (
+    MODEL_STAGES,
+    SHARED_STAGES,
+    make_multiclass_project,
+    make_project,
+    make_regression_project,
+    run_stages,
+)
 
-from conftest import MODEL_STAGES, SHARED_STAGES, make_multiclass_project, make_project, make_regression_project, run_stages
 from mllib.registry import CLASSIFIERS, REGRESSORS
 from pipeline import paths
 
-FAST = {"search.grid": {}, "explain.n_repeats": 2, "explain.n_rows": 20, "split.n_splits": 3, "assess.leakage": False,
-        "assess.learning_curve": False}
+FAST = {
+    "search.grid": {},
+    "explain.n_repeats": 2,
+    "explain.n_rows": 20,
+    "split.n_splits": 3,
+    "assess.leakage": False,
+    "assess.learning_curve": False,
+}
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +112,9 @@ def test_pipeline_runs_with_every_regressor(name, featurised_regression, tmp_pat
     assert test["task"] == "regression" and test["r2"] > 0.6, (name, test["r2"])
     assert test["intervals"]["cv_plus"]["coverage"] > 0.8, (name, test["intervals"])
     predictions = pd.read_parquet(root / paths.TEST_PREDICTIONS)
-    assert (predictions["lower"] <= predictions["prediction"]).all() and (predictions["prediction"] <= predictions["upper"]).all()
+    assert (predictions["lower"] <= predictions["prediction"]).all() and (
+        predictions["prediction"] <= predictions["upper"]
+    ).all()
     fairness = json.loads((root / paths.FAIRNESS_METRICS).read_text())
     assert set(fairness["attributes"]) == {"sex"} and fairness["mitigation"]["applied"] is False
     attributions = json.loads((root / paths.ATTRIBUTIONS).read_text())

@@ -3,6 +3,7 @@ form for logistic regression add up to the model's output to 1e-8 relative; LRP 
 partly negative inputs) conserves the MLP's logit; permutation importance comes with Student-t intervals around
 its mean; partial dependence covers the configured number of top features; the plot data and the report's
 figures exist. With a label metric and a cost matrix, the explained decisions are those the evaluate stage made."""
+
 from __future__ import annotations
 
 import json
@@ -10,14 +11,24 @@ import shutil
 
 import pandas as pd
 import pytest
-
 from conftest import MODEL_STAGES, SHARED_STAGES, cost_matrix_at_a_step, make_project, run_stages
+
 from pipeline import paths
 
 PDP_FEATURES = 2
-SMALL = {"search.grid": {}, "split.n_splits": 3, "explain.n_repeats": 3, "explain.n_rows": 15,
-         "explain.n_background": 10, "explain.grid_resolution": 5, "explain.pdp_features": PDP_FEATURES,
-         "model.params": {"random_forest": {"n_estimators": 25, "min_samples_leaf": 10}, "mlp": {"hidden_layer_sizes": [16]}}}
+SMALL = {
+    "search.grid": {},
+    "split.n_splits": 3,
+    "explain.n_repeats": 3,
+    "explain.n_rows": 15,
+    "explain.n_background": 10,
+    "explain.grid_resolution": 5,
+    "explain.pdp_features": PDP_FEATURES,
+    "model.params": {
+        "random_forest": {"n_estimators": 25, "min_samples_leaf": 10},
+        "mlp": {"hidden_layer_sizes": [16]},
+    },
+}
 
 
 @pytest.fixture(scope="module")
@@ -39,11 +50,14 @@ def read(root, path):
     return json.loads((root / path).read_text())
 
 
-@pytest.mark.parametrize("name, method, relevance", [("random_forest", "tree", None),
-                                                     ("logistic_regression", "linear", None),
-                                                     ("mlp", "kernel", "lrp_z_plus")])
+@pytest.mark.parametrize(
+    "name, method, relevance",
+    [("random_forest", "tree", None), ("logistic_regression", "linear", None), ("mlp", "kernel", "lrp_z_plus")],
+)
 def test_explain_outputs(name, method, relevance, featurised, sample_csv, tmp_path, monkeypatch):
-    root = project(featurised, sample_csv, tmp_path, **{"model.name": name, "explain.relevance": relevance or "lrp_epsilon"})
+    root = project(
+        featurised, sample_csv, tmp_path, **{"model.name": name, "explain.relevance": relevance or "lrp_epsilon"}
+    )
     run_stages(root, monkeypatch, MODEL_STAGES + ["report"])
 
     attributions = read(root, paths.ATTRIBUTIONS)
@@ -63,10 +77,12 @@ def test_explain_outputs(name, method, relevance, featurised, sample_csv, tmp_pa
 
     importance = read(root, paths.IMPORTANCE)
     assert importance["n_repeats"] == 3 and importance["confidence_level"] == 0.95
-    assert [f["feature"] for f in importance["features"]] and {f["feature"] for f in importance["features"]} == set(attributions["columns"])
+    assert [f["feature"] for f in importance["features"]] and {f["feature"] for f in importance["features"]} == set(
+        attributions["columns"]
+    )
     for f in importance["features"]:
         assert len(f["repeats"]) == 3 and f["ci_low"] <= f["mean"] <= f["ci_high"]
-        assert f["ci_high"] - f["mean"] == pytest.approx(4.302652729749462 * f["std"] / 3 ** 0.5, rel=1e-9, abs=1e-15)
+        assert f["ci_high"] - f["mean"] == pytest.approx(4.302652729749462 * f["std"] / 3**0.5, rel=1e-9, abs=1e-15)
 
     pdp = read(root, paths.PARTIAL_DEPENDENCE)
     top = [f["feature"] for f in importance["features"][:PDP_FEATURES]]
@@ -84,8 +100,12 @@ def test_explain_outputs(name, method, relevance, featurised, sample_csv, tmp_pa
 
 
 def test_label_metric_explains_the_cost_matrix_decisions(featurised, sample_csv, tmp_path, monkeypatch):
-    settings = {"model.name": "logistic_regression", "explain.scoring": "accuracy", "calibration.method": "isotonic",
-                "explain.pdp_features": 0}
+    settings = {
+        "model.name": "logistic_regression",
+        "explain.scoring": "accuracy",
+        "calibration.method": "isotonic",
+        "explain.pdp_features": 0,
+    }
     root = project(featurised, sample_csv, tmp_path, **settings)
     run_stages(root, monkeypatch, MODEL_STAGES[:4])
     cost = cost_matrix_at_a_step(pd.read_parquet(root / paths.TEST_PREDICTIONS)["proba_1"])

@@ -1,5 +1,6 @@
 """pipeline.explanations: encoded columns trace back to raw columns (one-hot levels, missing indicators), sums
 of attributions keep additivity, and the automatic choice of the Shapley method."""
+
 import numpy as np
 
 from mllib.linear import LogisticRegression

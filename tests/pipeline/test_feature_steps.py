@@ -2,6 +2,7 @@
 params) runs the features stage on a small sample and gives finite matrices of one width for every split;
 an unknown name or parameter stops with a message naming the key. Parametrised over the names the pipeline
 accepts that are registered, so a newly registered transformer is covered at once."""
+
 from __future__ import annotations
 
 import json
@@ -11,19 +12,21 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import REPO, make_project, run_stages
+
 from pipeline import paths
 from pipeline.build import feature_transformer
-from pipeline.names import FEATURE_STEPS
 from pipeline.config import load_params
 from pipeline.errors import PipelineError
+from pipeline.names import FEATURE_STEPS
 
 CASES = [(step, name) for step, names in FEATURE_STEPS.items() for name in names]
 # exact whitening of one-hot columns is singular; the stage's message says to regularise (tested below);
 # category labels have no mean
-PARAMS = {("projection", "cholesky_whitening"): {"reg": 1e-6},
-          ("categorical_imputer", "group_imputer"): {"strategy": "most_frequent"}}
+PARAMS = {
+    ("projection", "cholesky_whitening"): {"reg": 1e-6},
+    ("categorical_imputer", "group_imputer"): {"strategy": "most_frequent"},
+}
 
 
 @pytest.fixture(scope="module")
@@ -68,13 +71,17 @@ def test_unknown_step_name_names_the_key(split_project, tmp_path, monkeypatch):
 def test_unknown_step_parameter_names_the_key(split_project, tmp_path, monkeypatch):
     """Checked by the features stage, which builds the step (validating params.yaml imports no algorithm)."""
     root = with_step(split_project, tmp_path, "numeric_imputer", "simple_imputer", {"strategy": "median", "k": 3})
-    with pytest.raises(PipelineError, match=r"features.numeric_imputer.params.k: simple_imputer has no hyperparameter 'k'"):
+    with pytest.raises(
+        PipelineError, match=r"features.numeric_imputer.params.k: simple_imputer has no hyperparameter 'k'"
+    ):
         run_stages(root, monkeypatch, ["features"])
 
 
 def test_bad_step_value_stops_the_stage_naming_the_features_section(split_project, tmp_path, monkeypatch):
     root = with_step(split_project, tmp_path, "numeric_imputer", "simple_imputer", {"strategy": "mode"})
-    with pytest.raises(PipelineError, match=r"features: fitting the features \(numeric_imputer=simple_imputer.*mode.*features\.\*"):
+    with pytest.raises(
+        PipelineError, match=r"features: fitting the features \(numeric_imputer=simple_imputer.*mode.*features\.\*"
+    ):
         run_stages(root, monkeypatch, ["features"])
 
 
@@ -98,9 +105,14 @@ def test_group_imputer_imputes_a_categorical_column_within_another_named_one(spl
     params = {"group_column": "site", "strategy": "most_frequent"}
     root = with_step(split_project, tmp_path, "categorical_imputer", "group_imputer", params)
     run_stages(root, monkeypatch, ["features"])
-    root_bad = with_step(split_project, tmp_path / "bad", "categorical_imputer", "group_imputer", {"group_column": "xage"})
-    with pytest.raises(PipelineError, match=r"categorical_imputer.params.group_column 'xage' is not a categorical feature "
-                                            r"column; categorical columns: \['plan', 'site'\]"):
+    root_bad = with_step(
+        split_project, tmp_path / "bad", "categorical_imputer", "group_imputer", {"group_column": "xage"}
+    )
+    with pytest.raises(
+        PipelineError,
+        match=r"categorical_imputer.params.group_column 'xage' is not a categorical feature "
+        r"column; categorical columns: \['plan', 'site'\]",
+    ):
         run_stages(root_bad, monkeypatch, ["features"])
 
 
@@ -115,7 +127,10 @@ def test_categorical_group_imputer_fills_the_most_frequent_category_of_the_rows_
     X = np.column_stack([rng.normal(size=n), plan, site]).astype(object)
     X[:, 0] = X[:, 0].astype(float)
     cfg = yaml.safe_load((REPO / "params.yaml").read_text())["features"]
-    cfg["categorical_imputer"] = {"name": "group_imputer", "params": {"group_column": "site", "strategy": "most_frequent"}}
+    cfg["categorical_imputer"] = {
+        "name": "group_imputer",
+        "params": {"group_column": "site", "strategy": "most_frequent"},
+    }
     fit = np.arange(n) < 200
     transformer = feature_transformer(cfg, ["x"], ["plan", "site"], seed=42).fit(X[fit])
     frame = pd.DataFrame({"plan": plan[fit], "site": site[fit]}).dropna()

@@ -1,5 +1,6 @@
 """The pandas -> numpy boundary (pipeline/frames.py): which columns are model inputs, the raw object matrix
 (numeric floats with NaN first, then categories as strings with None), and the 0/1 target."""
+
 from __future__ import annotations
 
 import math
@@ -25,18 +26,20 @@ def test_feature_columns_without_group():
 
 
 def test_raw_matrix_numeric_first_then_categorical_strings():
-    df = pd.DataFrame({
-        "plan": [3.0, np.nan, 11.0],          # integral floats (as after a NaN made the column float)
-        "age": [30, 41, 52],
-        "site": ["a", "b", None],
-        "income": [1.5, np.nan, 2.5],
-    })
+    df = pd.DataFrame(
+        {
+            "plan": [3.0, np.nan, 11.0],  # integral floats (as after a NaN made the column float)
+            "age": [30, 41, 52],
+            "site": ["a", "b", None],
+            "income": [1.5, np.nan, 2.5],
+        }
+    )
     X = raw_matrix(df, ["age", "income"], ["plan", "site"])
     assert X.shape == (3, 4) and X.dtype == object
     assert X[:, 0].tolist() == [30.0, 41.0, 52.0]
     assert all(isinstance(v, float) for v in X[:, 0])
     assert X[0, 1] == 1.5 and math.isnan(X[1, 1]) and X[2, 1] == 2.5
-    assert X[:, 2].tolist() == ["3", None, "11"]   # "3", not "3.0"; missing is None, not "nan"
+    assert X[:, 2].tolist() == ["3", None, "11"]  # "3", not "3.0"; missing is None, not "nan"
     assert X[:, 3].tolist() == ["a", "b", None]
 
 
@@ -58,4 +61,3 @@ def test_category_labels_keeps_fractional_and_text_values():
     assert category_labels(s).tolist() == ["2.5", "1", None, "-4"]
     obj = pd.Series(["x", 7, None, float("nan"), pd.NA], dtype=object)
     assert category_labels(obj).tolist() == ["x", "7", None, None, None]
-

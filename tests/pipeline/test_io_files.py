@@ -1,5 +1,6 @@
 """pipeline/io.py: atomic writes (a failing block never damages the previous output), deterministic JSON with
 NaN as null, and read errors that name the file."""
+
 from __future__ import annotations
 
 import gzip
@@ -24,8 +25,8 @@ from pipeline.io import (
     write_parquet,
 )
 
-
 # ---- atomic writes ----------------------------------------------------------------------------------------
+
 
 def test_atomic_path_replaces_on_success_and_leaves_no_temporary(tmp_path):
     target = tmp_path / "sub" / "out.txt"
@@ -98,15 +99,28 @@ def test_replace_directory_when_target_absent(tmp_path):
 
 # ---- JSON ---------------------------------------------------------------------------------------------------
 
+
 def test_write_json_nan_and_inf_become_null(tmp_path):
     path = tmp_path / "m.json"
-    obj = {"a": float("nan"), "b": np.float64("nan"), "c": [1.0, math.inf, -np.inf], "d": np.array([np.nan, 2.0]),
-           "e": {"f": np.float32(0.5), "g": np.int64(3), "h": np.bool_(True)}, "ok": 0.25}
+    obj = {
+        "a": float("nan"),
+        "b": np.float64("nan"),
+        "c": [1.0, math.inf, -np.inf],
+        "d": np.array([np.nan, 2.0]),
+        "e": {"f": np.float32(0.5), "g": np.int64(3), "h": np.bool_(True)},
+        "ok": 0.25,
+    }
     write_json(obj, path)
     text = path.read_text()
     assert "NaN" not in text and "Infinity" not in text
-    assert json.loads(text) == {"a": None, "b": None, "c": [1.0, None, None], "d": [None, 2.0],
-                                "e": {"f": 0.5, "g": 3, "h": True}, "ok": 0.25}
+    assert json.loads(text) == {
+        "a": None,
+        "b": None,
+        "c": [1.0, None, None],
+        "d": [None, 2.0],
+        "e": {"f": 0.5, "g": 3, "h": True},
+        "ok": 0.25,
+    }
 
 
 def test_write_json_is_deterministic_and_sorted(tmp_path):
@@ -128,6 +142,7 @@ def test_write_csv_uses_unix_newlines(tmp_path):
 
 
 # ---- reads --------------------------------------------------------------------------------------------------
+
 
 def _message(fn, *args) -> str:
     with pytest.raises(PipelineError) as info:
@@ -166,8 +181,9 @@ def test_read_dataset_header_only_parquet(tmp_path):
     assert str(path) in _message(read_dataset, path)
 
 
-@pytest.mark.parametrize("name, content", [("bad.parquet", b"not parquet at all"), ("bad.csv.gz", b"not gzip"),
-                                           ("data.xlsx", b"whatever")])
+@pytest.mark.parametrize(
+    "name, content", [("bad.parquet", b"not parquet at all"), ("bad.csv.gz", b"not gzip"), ("data.xlsx", b"whatever")]
+)
 def test_read_dataset_unreadable_or_unsupported(tmp_path, name, content):
     path = tmp_path / name
     path.write_bytes(content)

@@ -1,4 +1,5 @@
 """The promotion gate (pipeline/promotion.py) and the headline figures it reads (pipeline/headline.py)."""
+
 from __future__ import annotations
 
 import pytest
@@ -6,10 +7,19 @@ import pytest
 from pipeline.headline import fairness_gaps, flat
 from pipeline.promotion import champion_check, decide, threshold_checks
 
-POLICY = {"min_headline": {"binary": 0.7, "multiclass": 0.7, "regression": 0.0}, "max_ece": 0.05,
-          "max_coverage_shortfall": 0.05, "max_fairness_gap": 0.4, "tolerance": 0.005}
-BINARY = {"test.roc_auc": 0.75, "calibration.test_ece_after": 0.02, "fairness.sex.demographic_parity_gap": 0.1,
-          "fairness.sex.equal_opportunity_gap": 0.3}
+POLICY = {
+    "min_headline": {"binary": 0.7, "multiclass": 0.7, "regression": 0.0},
+    "max_ece": 0.05,
+    "max_coverage_shortfall": 0.05,
+    "max_fairness_gap": 0.4,
+    "tolerance": 0.005,
+}
+BINARY = {
+    "test.roc_auc": 0.75,
+    "calibration.test_ece_after": 0.02,
+    "fairness.sex.demographic_parity_gap": 0.1,
+    "fairness.sex.equal_opportunity_gap": 0.3,
+}
 
 
 def test_every_threshold_passes():
@@ -19,12 +29,15 @@ def test_every_threshold_passes():
     assert "largest fairness gap <= max_fairness_gap: 0.3 (bound 0.4) passes" in decision["reasons"]
 
 
-@pytest.mark.parametrize("change, failing", [
-    ({"test.roc_auc": 0.69}, "min_headline.binary"),
-    ({"calibration.test_ece_after": 0.06}, "max_ece"),
-    ({"fairness.sex.equal_opportunity_gap": 0.41}, "max_fairness_gap"),
-    ({"calibration.test_ece_after": None}, "undefined"),
-])
+@pytest.mark.parametrize(
+    "change, failing",
+    [
+        ({"test.roc_auc": 0.69}, "min_headline.binary"),
+        ({"calibration.test_ece_after": 0.06}, "max_ece"),
+        ({"fairness.sex.equal_opportunity_gap": 0.41}, "max_fairness_gap"),
+        ({"calibration.test_ece_after": None}, "undefined"),
+    ],
+)
 def test_a_failed_threshold_blocks_promotion_and_is_named(change, failing):
     figures = {k: v for k, v in {**BINARY, **change}.items() if v is not None}
     decision = decide(threshold_checks(figures, "binary", POLICY))
@@ -43,22 +56,34 @@ def test_null_bounds_are_skipped_and_said_so():
     policy = {**POLICY, "max_ece": None, "max_fairness_gap": None}
     decision = decide(threshold_checks(BINARY, "binary", policy))
     assert decision["promote"]
-    checks = threshold_checks({"test.r2": 0.5, "intervals.coverage": 0.86, "intervals.target_coverage": 0.9},
-                              "regression", policy)
+    checks = threshold_checks(
+        {"test.r2": 0.5, "intervals.coverage": 0.86, "intervals.target_coverage": 0.9}, "regression", policy
+    )
     assert [c["passed"] for c in checks] == [True, True, None]  # no sensitive attribute: the gap check is skipped
 
 
 def test_regression_coverage_shortfall():
-    figures = {"test.r2": 0.5, "intervals.coverage": 0.8, "intervals.target_coverage": 0.9,
-               "fairness.sex.interval_coverage_gap": 0.02}
+    figures = {
+        "test.r2": 0.5,
+        "intervals.coverage": 0.8,
+        "intervals.target_coverage": 0.9,
+        "fairness.sex.interval_coverage_gap": 0.02,
+    }
     decision = decide(threshold_checks(figures, "regression", POLICY))
     assert not decision["promote"] and "coverage shortfall" in decision["reasons"][0]
 
 
 def test_headline_fairness_gaps_leave_out_intersections_and_flatten():
-    fairness = {"attributes": {
-        "sex": {"criteria": {"demographic_parity": {"difference": 0.1}, "equal_opportunity": {"difference": None}}},
-        "sex & race": {"criteria": {"demographic_parity": {"difference": 0.5}, "equal_opportunity": {"difference": 0.5}}}}}
+    fairness = {
+        "attributes": {
+            "sex": {"criteria": {"demographic_parity": {"difference": 0.1}, "equal_opportunity": {"difference": None}}},
+            "sex & race": {
+                "criteria": {"demographic_parity": {"difference": 0.5}, "equal_opportunity": {"difference": 0.5}}
+            },
+        }
+    }
     assert fairness_gaps(fairness) == {"sex.demographic_parity_gap": 0.1, "sex.equal_opportunity_gap": None}
     assert flat({"fairness": fairness_gaps(fairness), "test": {"roc_auc": 0.7}}) == {
-        "fairness.sex.demographic_parity_gap": 0.1, "test.roc_auc": 0.7}
+        "fairness.sex.demographic_parity_gap": 0.1,
+        "test.roc_auc": 0.7,
+    }

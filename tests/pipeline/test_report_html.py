@@ -1,5 +1,6 @@
 """pipeline/report.py: cell formatting (undefined, yes/no, 4 decimals, HTML-escaped once), tables, and the
 model card built from the stage reports."""
+
 from __future__ import annotations
 
 import html as std_html
@@ -12,20 +13,23 @@ import pytest
 from pipeline import report
 
 
-@pytest.mark.parametrize("value, text", [
-    (None, "undefined"),
-    (float("nan"), "undefined"),
-    (np.float64("nan"), "undefined"),
-    (True, "yes"),
-    (False, "no"),
-    (0.123456, "0.1235"),
-    (np.float64(2.0), "2.0000"),
-    (3, "3"),
-    ("plain", "plain"),
-    ("<b>&'", "&lt;b&gt;&amp;&#x27;"),
-    (["a", 1, "<x>"], "a, 1, &lt;x&gt;"),
-    ({"lam": "<1>"}, std_html.escape(str({"lam": "<1>"}))),
-])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (None, "undefined"),
+        (float("nan"), "undefined"),
+        (np.float64("nan"), "undefined"),
+        (True, "yes"),
+        (False, "no"),
+        (0.123456, "0.1235"),
+        (np.float64(2.0), "2.0000"),
+        (3, "3"),
+        ("plain", "plain"),
+        ("<b>&'", "&lt;b&gt;&amp;&#x27;"),
+        (["a", 1, "<x>"], "a, 1, &lt;x&gt;"),
+        ({"lam": "<1>"}, std_html.escape(str({"lam": "<1>"}))),
+    ],
+)
 def test_fmt(value, text):
     assert report.fmt(value) == text
 
@@ -47,29 +51,74 @@ def test_table_with_chosen_columns_and_missing_values():
 
 def _card_inputs():
     params = {
-        "data": {"path": "data/raw/x.csv", "target": "binexp", "positive_label": 1, "group": "zper",
-                 "sensitive": ["female", "black"], "drop": ["meddol", "inpdol"]},
+        "data": {
+            "path": "data/raw/x.csv",
+            "target": "binexp",
+            "positive_label": 1,
+            "group": "zper",
+            "sensitive": ["female", "black"],
+            "drop": ["meddol", "inpdol"],
+        },
         "model": {"name": "logistic_regression"},
         "split": {"strategy": "stratified_group"},
         "calibration": {"method": "platt"},
     }
     r = {
-        "test": {"task": "binary", "classes": ["0", "1"], "roc_auc": 0.712345, "accuracy": 0.8, "brier": 0.15,
-                 "decision": {"threshold": 0.5, "cost_matrix": None},
-                 "conformal": {"coverage": 0.91, "set_coverage": 0.9, "mean_set_size": 1.3},
-                 "calibration": {"before": {"ece": 0.05}, "after": {"ece": None}}},
-        "train": {"model": "logistic_regression", "best_params": {"lam": 10.0}, "scoring": "roc_auc",
-                  "n_candidates": 4, "n_folds": 5, "cv_mean": 0.7, "cv_std": 0.01},
-        "fairness": {"attributes": {
-            "female": {"criteria": {"demographic_parity": {"difference": 0.031}, "equal_opportunity": {"difference": 0.012}}},
-            "black": {"criteria": {"demographic_parity": {"difference": None}, "equal_opportunity": {"difference": 0.2}}},
-            "female & black": {"criteria": {"demographic_parity": {"difference": 0.5}, "equal_opportunity": {"difference": 0.5}}}},
-            "mitigation": {"criterion": "equal_opportunity", "attributes": {
-                "female": {"applied": True, "test": {"gap_before": 0.012, "gap_after": 0.004, "accuracy_cost": 0.001}},
-                "black": {"applied": False, "reason": "group 1 has no positives"}}},
-            "reweighing": {"applied": True, "test": {"accuracy_cost": -0.002, "attributes": {
-                "female": {"equal_opportunity": {"gap_before": 0.012, "gap_after": 0.006}},
-                "black": {"equal_opportunity": {"gap_before": 0.2, "gap_after": None}}}}}},
+        "test": {
+            "task": "binary",
+            "classes": ["0", "1"],
+            "roc_auc": 0.712345,
+            "accuracy": 0.8,
+            "brier": 0.15,
+            "decision": {"threshold": 0.5, "cost_matrix": None},
+            "conformal": {"coverage": 0.91, "set_coverage": 0.9, "mean_set_size": 1.3},
+            "calibration": {"before": {"ece": 0.05}, "after": {"ece": None}},
+        },
+        "train": {
+            "model": "logistic_regression",
+            "best_params": {"lam": 10.0},
+            "scoring": "roc_auc",
+            "n_candidates": 4,
+            "n_folds": 5,
+            "cv_mean": 0.7,
+            "cv_std": 0.01,
+        },
+        "fairness": {
+            "attributes": {
+                "female": {
+                    "criteria": {
+                        "demographic_parity": {"difference": 0.031},
+                        "equal_opportunity": {"difference": 0.012},
+                    }
+                },
+                "black": {
+                    "criteria": {"demographic_parity": {"difference": None}, "equal_opportunity": {"difference": 0.2}}
+                },
+                "female & black": {
+                    "criteria": {"demographic_parity": {"difference": 0.5}, "equal_opportunity": {"difference": 0.5}}
+                },
+            },
+            "mitigation": {
+                "criterion": "equal_opportunity",
+                "attributes": {
+                    "female": {
+                        "applied": True,
+                        "test": {"gap_before": 0.012, "gap_after": 0.004, "accuracy_cost": 0.001},
+                    },
+                    "black": {"applied": False, "reason": "group 1 has no positives"},
+                },
+            },
+            "reweighing": {
+                "applied": True,
+                "test": {
+                    "accuracy_cost": -0.002,
+                    "attributes": {
+                        "female": {"equal_opportunity": {"gap_before": 0.012, "gap_after": 0.006}},
+                        "black": {"equal_opportunity": {"gap_before": 0.2, "gap_after": None}},
+                    },
+                },
+            },
+        },
         "validation": {"rows_kept": 90, "rows_in": 100, "rows_quarantined": 10, "task_reason": "two classes [0, 1]"},
         "split": {"rows": {"train": 72, "test": 18}, "strategy": "stratified_group"},
     }
@@ -78,44 +127,71 @@ def _card_inputs():
 
 def _cells(card: str) -> dict[str, str]:
     """quantity -> the text a browser shows for its value."""
-    return {std_html.unescape(k): std_html.unescape(v)
-            for k, v in re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td></tr>", card)}
+    return {
+        std_html.unescape(k): std_html.unescape(v)
+        for k, v in re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td></tr>", card)
+    }
 
 
 def test_model_card_content():
     params, r = _card_inputs()
     cells = _cells(report.model_card(params, r, "thresholds pass"))
-    assert list(cells) == ["Model", "Task", "Intended use", "Training data", "Evaluation data", "Performance",
-                           "Calibration", "Prediction sets", "Fairness", "Fairness mitigation", "Excluded as features",
-                           "Promotion gate", "Caveats"]
+    assert list(cells) == [
+        "Model",
+        "Task",
+        "Intended use",
+        "Training data",
+        "Evaluation data",
+        "Performance",
+        "Calibration",
+        "Prediction sets",
+        "Fairness",
+        "Fairness mitigation",
+        "Excluded as features",
+        "Promotion gate",
+        "Caveats",
+    ]
     assert cells["Promotion gate"] == "thresholds pass"
     assert cells["Task"] == "binary: two classes [0, 1]"
     assert "decisions at p >= 0.5000" in cells["Intended use"]
-    assert cells["Prediction sets"].startswith("conformal sets hold the true class on 0.9100 of test rows (target 0.9000)")
-    assert cells["Model"] == ("logistic_regression with {'lam': 10.0}, chosen by roc_auc over 4 candidates and "
-                              "5 stratified_group folds")
+    assert cells["Prediction sets"].startswith(
+        "conformal sets hold the true class on 0.9100 of test rows (target 0.9000)"
+    )
+    assert cells["Model"] == (
+        "logistic_regression with {'lam': 10.0}, chosen by roc_auc over 4 candidates and 5 stratified_group folds"
+    )
     assert "binexp = 1" in cells["Intended use"]
     assert "90 of 100 rows" in cells["Training data"] and "10 quarantined" in cells["Training data"]
     assert "72 training rows" in cells["Training data"]
     assert cells["Evaluation data"].startswith("18 held-out rows, grouped by zper")
     assert "test ROC AUC 0.7123" in cells["Performance"] and "CV roc_auc 0.7000 ± 0.0100" in cells["Performance"]
     assert cells["Calibration"] == "platt: test ECE 0.0500 before, undefined after"
-    assert cells["Fairness"] == ("by female: demographic-parity gap 0.0310, equal-opportunity gap 0.0120; "
-                                 "by black: demographic-parity gap undefined, equal-opportunity gap 0.2000")
+    assert cells["Fairness"] == (
+        "by female: demographic-parity gap 0.0310, equal-opportunity gap 0.0120; "
+        "by black: demographic-parity gap undefined, equal-opportunity gap 0.2000"
+    )
     assert cells["Fairness mitigation"] == (
         "By female, test equal_opportunity gap: per-group thresholds 0.0120 -> 0.0040 (accuracy cost 0.0010), "
         "reweighing 0.0120 -> 0.0060 (accuracy cost -0.0020). "
-        "By black, test equal_opportunity gap: reweighing 0.2000 -> undefined (accuracy cost -0.0020).")
+        "By black, test equal_opportunity gap: reweighing 0.2000 -> undefined (accuracy cost -0.0020)."
+    )
     assert cells["Excluded as features"].startswith("meddol, inpdol")
 
 
 def test_mitigation_summary_without_mitigation_or_refit():
     fairness = {"mitigation": {"criterion": "none"}, "reweighing": {"refit": False, "weights": {}}}
     assert report.mitigation_summary(fairness, ["female"]) == "none applied"
-    fairness["reweighing"] = {"refit": True, "applied": True, "test": {"accuracy_cost": 0.01, "attributes": {
-        "female": {"demographic_parity": {"gap_before": 0.3, "gap_after": 0.1}}}}}
+    fairness["reweighing"] = {
+        "refit": True,
+        "applied": True,
+        "test": {
+            "accuracy_cost": 0.01,
+            "attributes": {"female": {"demographic_parity": {"gap_before": 0.3, "gap_after": 0.1}}},
+        },
+    }
     assert report.mitigation_summary(fairness, ["female"]) == (
-        "By female, test demographic_parity gap: reweighing 0.3000 -> 0.1000 (accuracy cost 0.0100).")
+        "By female, test demographic_parity gap: reweighing 0.3000 -> 0.1000 (accuracy cost 0.0100)."
+    )
     assert report.mitigation_summary({"mitigation": {"criterion": "none"}, "reweighing": {}}, []) == "none applied"
 
 
@@ -125,7 +201,7 @@ def test_model_card_escapes_exactly_once():
     r["train"]["best_params"] = {"solver": "l'bfgs"}
     card = report.model_card(params, r, "thresholds pass")
     assert "&amp;" not in card  # nothing escaped twice
-    assert "a<b" not in card    # but everything escaped once
+    assert "a<b" not in card  # but everything escaped once
     cells = _cells(card)
     assert "a<b = 1" in cells["Intended use"]
     assert "{'solver': \"l'bfgs\"}" in cells["Model"]
@@ -133,10 +209,17 @@ def test_model_card_escapes_exactly_once():
 
 def test_model_card_multiclass():
     params, r = _card_inputs()
-    r["test"] = {"task": "multiclass", "classes": ["a", "b", "c"], "roc_auc_ovr": 0.8, "accuracy": 0.7, "f1_macro": 0.6,
-                 "log_loss": 0.9, "decision": {"threshold": None, "cost_matrix": None},
-                 "conformal": {"coverage": 0.9, "set_coverage": 0.9, "mean_set_size": 1.5},
-                 "calibration": {"before": {"ece": 0.05}, "after": {"ece": 0.02}}}
+    r["test"] = {
+        "task": "multiclass",
+        "classes": ["a", "b", "c"],
+        "roc_auc_ovr": 0.8,
+        "accuracy": 0.7,
+        "f1_macro": 0.6,
+        "log_loss": 0.9,
+        "decision": {"threshold": None, "cost_matrix": None},
+        "conformal": {"coverage": 0.9, "set_coverage": 0.9, "mean_set_size": 1.5},
+        "calibration": {"before": {"ece": 0.05}, "after": {"ece": 0.02}},
+    }
     cells = _cells(report.model_card(params, r, "thresholds pass"))
     assert "probability of each class of binexp (a, b, c)" in cells["Intended use"]
     assert "the most probable class" in cells["Intended use"]

@@ -1,4 +1,6 @@
-"""pipeline.folds.check_feasible (the split stage's checks): a request the training rows cannot satisfy stops the stage with a message naming the key."""
+"""pipeline.folds.check_feasible (the split stage's checks): a request the training rows cannot satisfy stops the
+stage with a message naming the key."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,6 +1,7 @@
 """Every split.strategy of params.yaml runs split -> features -> train -> calibrate on a small sample: the folds
 file describes each split (fitting multiplicity, validation rows), no group straddles a split, every validated
 row gets an out-of-fold score averaged over the splits that validate it, and the calibrator fits on those."""
+
 from __future__ import annotations
 
 import shutil
@@ -9,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import make_project, run_stages
+
 from pipeline import folds, paths
 from pipeline.errors import PipelineError
 
@@ -109,16 +110,23 @@ def test_repeated_kfold_scores_average_over_the_repeats(cleaned, tmp_path, monke
 
 
 @pytest.mark.parametrize("strategy,group", [("leave_one_group_out", "zper"), ("leave_one_out", None)])
-def test_leave_out_strategies_with_too_many_splits_stop_with_a_clear_message(strategy, group, cleaned, tmp_path, monkeypatch):
+def test_leave_out_strategies_with_too_many_splits_stop_with_a_clear_message(
+    strategy, group, cleaned, tmp_path, monkeypatch
+):
     root = project(cleaned, tmp_path, **{"split.strategy": strategy, "data.group": group})
-    with pytest.raises(PipelineError, match=rf"split.strategy '{strategy}' makes \d+ splits .* more than {folds.MAX_SPLITS}"):
+    with pytest.raises(
+        PipelineError, match=rf"split.strategy '{strategy}' makes \d+ splits .* more than {folds.MAX_SPLITS}"
+    ):
         run_stages(root, monkeypatch, ["split"])
 
 
 def test_leave_one_group_out_on_few_groups(cleaned, tmp_path, monkeypatch):
     """Leave-one-group-out with a coarse group column (site: 6 groups) gives one split per site."""
-    root = project(cleaned, tmp_path, **{"split.strategy": "leave_one_group_out", "data.group": "site",
-                                         "data.categorical": ["plan"]})
+    root = project(
+        cleaned,
+        tmp_path,
+        **{"split.strategy": "leave_one_group_out", "data.group": "site", "data.categorical": ["plan"]},
+    )
     run_stages(root, monkeypatch, ["split"])
     train = pd.read_parquet(root / paths.TRAIN)
     splits = folds.splits_of(pd.read_parquet(root / paths.FOLDS))

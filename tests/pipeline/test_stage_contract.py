@@ -1,6 +1,7 @@
 """The stage contract (docs/architecture.md section 2), checked by running every compute stage in-process on a small
 sample: each stage reads exactly the params keys dvc.yaml declares for it, writes exactly its declared
 outputs and nothing else, and gives byte-identical outputs when run again on the same inputs."""
+
 from __future__ import annotations
 
 import hashlib
@@ -9,33 +10,64 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import REPO, make_project
 
+from pipeline import config
 from pipeline.names import FEATURE_STEPS
 
-from conftest import REPO, make_project
-from pipeline import config
-
-STAGES = ["validate", "clean", "split", "features", "train", "assess", "calibrate", "evaluate", "fairness", "explain", "report"]
+STAGES = [
+    "validate",
+    "clean",
+    "split",
+    "features",
+    "train",
+    "assess",
+    "calibrate",
+    "evaluate",
+    "fairness",
+    "explain",
+    "report",
+]
 DVC = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
 
 
 # keys a stage reads only in some configurations; declaring them keeps DVC correct in all of them
-CONDITIONAL = {"train": {"search.n_iter", "model.selection", "compute.scheduler"},  # random search / model.candidates / dask
-               "split": {"split.valid_size"},  # read by the shuffle strategies
-               "features": {"features.expansion.params", "features.projection.params",  # read unless name: none
-                            "features.selection.params"},
-               "assess": {"features.expansion.params", "features.projection.params", "features.selection.params",
-                          "search.n_iter"},  # random search
-               "fairness": {"fairness.mitigation.tolerance"},  # read unless fairness.mitigation.criterion is none
-               "calibrate": {"calibration.interval_coverage", "calibration.interval_method"},  # regression targets
-               "evaluate": {"seed", "model.params"},  # the runner-up's refit, with model.candidates
-               # the gate's checks of the task (binary here) are read; the others and the champion's tolerance
-               # belong to the same policy, declared as one section
-               "report": {"tracking.promotion.max_coverage_shortfall", "tracking.promotion.min_headline.multiclass",
-                          "tracking.promotion.min_headline.regression", "tracking.promotion.tolerance"}}
+CONDITIONAL = {
+    "train": {"search.n_iter", "model.selection", "compute.scheduler"},  # random search / model.candidates / dask
+    "split": {"split.valid_size"},  # read by the shuffle strategies
+    "features": {
+        "features.expansion.params",
+        "features.projection.params",  # read unless name: none
+        "features.selection.params",
+    },
+    "assess": {
+        "features.expansion.params",
+        "features.projection.params",
+        "features.selection.params",
+        "search.n_iter",
+    },  # random search
+    "fairness": {"fairness.mitigation.tolerance"},  # read unless fairness.mitigation.criterion is none
+    "calibrate": {"calibration.interval_coverage", "calibration.interval_method"},  # regression targets
+    "evaluate": {"seed", "model.params"},  # the runner-up's refit, with model.candidates
+    # the gate's checks of the task (binary here) are read; the others and the champion's tolerance
+    # belong to the same policy, declared as one section
+    "report": {
+        "tracking.promotion.max_coverage_shortfall",
+        "tracking.promotion.min_headline.multiclass",
+        "tracking.promotion.min_headline.regression",
+        "tracking.promotion.tolerance",
+    },
+}
 # user-supplied mappings are consumed whole, so each counts as one leaf
-OPAQUE = {"model.params", "search.grid", "assess.validation_curve", "calibration.params", "clean.valid_ranges", "clean.outliers.bounds",
-          *(f"features.{step}.params" for step in FEATURE_STEPS)}
+OPAQUE = {
+    "model.params",
+    "search.grid",
+    "assess.validation_curve",
+    "calibration.params",
+    "clean.valid_ranges",
+    "clean.outliers.bounds",
+    *(f"features.{step}.params" for step in FEATURE_STEPS),
+}
 
 
 class Recorder(dict):
@@ -86,8 +118,7 @@ def declared_outputs(stage: str) -> set[str]:
 
 
 def snapshot(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.md5(p.read_bytes()).hexdigest()
-            for p in root.rglob("*") if p.is_file()}
+    return {str(p.relative_to(root)): hashlib.md5(p.read_bytes()).hexdigest() for p in root.rglob("*") if p.is_file()}
 
 
 def run_pipeline(root: Path, monkeypatch) -> tuple[dict, dict]:
@@ -172,8 +203,10 @@ def test_every_pipeline_module_a_stage_imports_is_a_dependency():
                 if target.startswith("pipeline") and target not in seen:
                     seen.add(target)
                     stack.append(target)
-        files = {"pipeline/__init__.py" if m == "pipeline" else "pipeline/" + m.split(".", 1)[1].replace(".", "/") + ".py"
-                 for m in seen}
+        files = {
+            "pipeline/__init__.py" if m == "pipeline" else "pipeline/" + m.split(".", 1)[1].replace(".", "/") + ".py"
+            for m in seen
+        }
         deps = [d.split()[0] for d in spec["deps"]]
         missing = sorted(f for f in files if not any(f == d or f.startswith(d.rstrip("/") + "/") for d in deps))
         assert not missing, f"{stage} imports {missing} but dvc.yaml does not list them as deps"

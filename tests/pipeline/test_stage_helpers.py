@@ -1,4 +1,5 @@
 """Pure helpers of the calibrate, evaluate and fairness stages and pipeline/summaries.py."""
+
 from __future__ import annotations
 
 import math
@@ -9,15 +10,20 @@ from sklearn.metrics import brier_score_loss
 from sklearn.metrics import log_loss as sk_log_loss
 
 from mllib import registry
-from mllib.calibration import HistogramBinning, PlattScaling, expected_calibration_error, maximum_calibration_error
+from mllib.calibration import (
+    HistogramBinning,
+    OneVsRestCalibration,
+    PlattScaling,
+    expected_calibration_error,
+    maximum_calibration_error,
+)
+from mllib.decisions import bayes_threshold
 from mllib.fairness import GroupThresholdOptimizer, criterion_gap, fairness_report
 from mllib.linear import LogisticRegression
 from mllib.metrics import brier_score
-from mllib.calibration import OneVsRestCalibration
-from mllib.decisions import bayes_threshold
+from pipeline.calibration import calibrator_of, cross_fitted
 from pipeline.evaluation import GAP_DIAGNOSIS, cost_report, gap_report, selective_report
 from pipeline.fairness import accuracies, compatibility, every_criterion, fit_weighted, macro_gaps, mitigate, plot_rows
-from pipeline.calibration import calibrator_of, cross_fitted
 from pipeline.summaries import GROUP_RATES, calibration_report, group_calibration, reliability_rows
 
 
@@ -36,6 +42,7 @@ def oof(n=300, k=3, seed=0):
 
 
 # ---- calibrate.cross_fitted -------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("method", ["platt", "none", "temperature"])
 def test_cross_fitted_output_is_probabilities(method):
@@ -69,7 +76,7 @@ def test_labels_of_a_fold_never_reach_its_own_probabilities():
     flipped[fold == 0] = 1 - flipped[fold == 0]  # change labels in fold 0 only
     after = cross_fitted(PlattScaling(), score, flipped, fold)[:, 1]
     np.testing.assert_array_equal(after[fold == 0], before[fold == 0])  # fold 0: fitted without its labels
-    assert not np.allclose(after[fold != 0], before[fold != 0])          # the others did use fold 0
+    assert not np.allclose(after[fold != 0], before[fold != 0])  # the others did use fold 0
 
 
 def test_cross_fitted_differs_from_in_sample_fit():
@@ -79,16 +86,20 @@ def test_cross_fitted_differs_from_in_sample_fit():
 
 
 def test_calibrator_of_takes_the_chosen_methods_settings_only():
-    cfg = {"method": "histogram_binning",
-           "params": {"histogram_binning": {"n_bins": 4, "prior_strength": 0.0}, "platt": {"smooth_targets": False}}}
+    cfg = {
+        "method": "histogram_binning",
+        "params": {"histogram_binning": {"n_bins": 4, "prior_strength": 0.0}, "platt": {"smooth_targets": False}},
+    }
     c = calibrator_of(cfg, 2)
     assert isinstance(c, HistogramBinning) and (c.n_bins, c.prior_strength, c.strategy) == (4, 0.0, "quantile")
     assert calibrator_of({**cfg, "method": "platt"}, 2).smooth_targets is False
     assert calibrator_of({"method": "platt", "params": {}}, 2).get_params() == PlattScaling().get_params()
 
 
-@pytest.mark.parametrize("method, one_vs_rest", [("platt", True), ("isotonic", True), ("histogram_binning", True),
-                                                 ("temperature", False), ("none", False)])
+@pytest.mark.parametrize(
+    "method, one_vs_rest",
+    [("platt", True), ("isotonic", True), ("histogram_binning", True), ("temperature", False), ("none", False)],
+)
 def test_calibrator_of_more_than_two_classes(method, one_vs_rest):
     c = calibrator_of({"method": method, "params": {}}, 3)
     assert isinstance(c, OneVsRestCalibration) == one_vs_rest
@@ -113,6 +124,7 @@ def test_cross_fitted_multiclass_rows_are_distributions_fitted_without_their_fol
         np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
         held = fold == 2
         from mllib.base import clone
+
         expected = clone(calibrator).fit(S[~held], y[~held]).predict_proba(S[held])
         np.testing.assert_allclose(P[held], expected, rtol=1e-12)
 
@@ -124,16 +136,22 @@ def test_cross_fitted_keeps_the_settings_of_the_calibrator():
         held = fold == k
         # prior 0 and quantile bins: each held-out score gets its bin's raw frequency among the other folds
         edges = np.quantile(score[~held], [0.25, 0.5, 0.75])
-        fit_bin, held_bin = np.searchsorted(edges, score[~held], side="right"), np.searchsorted(edges, score[held], side="right")
+        fit_bin, held_bin = (
+            np.searchsorted(edges, score[~held], side="right"),
+            np.searchsorted(edges, score[held], side="right"),
+        )
         frequency = np.array([y[~held][fit_bin == b].mean() for b in range(4)])
         np.testing.assert_allclose(p[held], frequency[held_bin], rtol=1e-12)
     raw = cross_fitted(PlattScaling(smooth_targets=False), score, y, fold)[:, 1]
     assert not np.allclose(raw, cross_fitted(PlattScaling(), score, y, fold)[:, 1])
     held = fold == 1
-    np.testing.assert_allclose(raw[held], PlattScaling(smooth_targets=False).fit(score[~held], y[~held]).transform(score[held]))
+    np.testing.assert_allclose(
+        raw[held], PlattScaling(smooth_targets=False).fit(score[~held], y[~held]).transform(score[held])
+    )
 
 
 # ---- evaluate.gap_report ----------------------------------------------------------------------------------
+
 
 def test_gap_within_two_cv_standard_deviations():
     y = np.array([0, 0, 1, 1])
@@ -165,10 +183,11 @@ def test_gap_probability_scorer_uses_the_probabilities():
     y = np.array([0, 1])
     p = np.array([0.2, 0.7])
     r = gap_report({"scoring": "brier", "cv_mean": 0.1, "cv_std": 0.1}, y, two(p), np.array([1, 0]))
-    assert r["test"] == pytest.approx((0.2 ** 2 + 0.3 ** 2) / 2)
+    assert r["test"] == pytest.approx((0.2**2 + 0.3**2) / 2)
 
 
 # ---- fairness helpers -------------------------------------------------------------------------------------
+
 
 def _scored_groups(n=600, seed=3):
     """Calibrated-looking probabilities whose group 'b' is scored lower than 'a' at the same label: a single
@@ -212,11 +231,13 @@ def test_every_criterion_gaps_of_two_decision_sets():
     y = np.array([1, 1, 0, 0, 1, 1, 0, 0])
     g = np.array(["a"] * 4 + ["b"] * 4)
     before = np.array([1, 1, 1, 0, 1, 0, 0, 0])  # selection a 3/4, b 1/4; TPR a 1, b 1/2; FPR a 1/2, b 0
-    after = np.array([1, 1, 0, 0, 1, 1, 0, 0])   # perfect for both groups
+    after = np.array([1, 1, 0, 0, 1, 1, 0, 0])  # perfect for both groups
     out = every_criterion(y, before, after, g)
     assert set(out) == {"demographic_parity", "equal_opportunity", "equalized_odds", "predictive_parity"}
     assert out["demographic_parity"] == {"gap_before": pytest.approx(0.5), "gap_after": 0.0}
-    assert out["equal_opportunity"]["gap_before"] == pytest.approx(0.5) and out["equalized_odds"]["gap_before"] == pytest.approx(0.5)
+    assert out["equal_opportunity"]["gap_before"] == pytest.approx(0.5) and out["equalized_odds"][
+        "gap_before"
+    ] == pytest.approx(0.5)
     assert out["predictive_parity"]["gap_before"] == pytest.approx(1 - 2 / 3)  # precision a 2/3, b 1
 
 
@@ -256,35 +277,57 @@ def test_fit_weighted_reports_a_model_without_sample_weight_plainly():
             raise AssertionError("must not be called")
 
     assert fit_weighted(Unweighted(), np.zeros((4, 1)), np.array([0, 1, 0, 1]), np.ones(4)) == (
-        "not supported: Unweighted cannot be fitted with sample weights")
+        "not supported: Unweighted cannot be fitted with sample weights"
+    )
     reason = fit_weighted(LogisticRegression(), np.zeros((4, 1)), np.array([0, 1, 0, 1]), -np.ones(4))
     assert reason.startswith("the weighted refit failed: ") and "sample_weight" in reason
 
 
 def test_compatibility_uses_only_groups_that_enter_the_criteria():
-    audit = {"groups": {"a": {"small": False, "base_rate": 0.3}, "b": {"small": False, "base_rate": 0.6},
-                        "c": {"small": True, "base_rate": 0.9}, "d": {"small": False, "base_rate": 1.0}}}
+    audit = {
+        "groups": {
+            "a": {"small": False, "base_rate": 0.3},
+            "b": {"small": False, "base_rate": 0.6},
+            "c": {"small": True, "base_rate": 0.9},
+            "d": {"small": False, "base_rate": 1.0},
+        }
+    }
     c = compatibility(audit)
     assert c["groups"] == ["a", "b"] and c["base_rates"] == [0.3, 0.6] and not c["equal_base_rates"]
     assert not c["sets"]["equalized_odds+predictive_parity"]["possible"]
-    equal = compatibility({"groups": {"a": {"small": False, "base_rate": 0.4}, "b": {"small": False, "base_rate": 0.4}}})
+    equal = compatibility(
+        {"groups": {"a": {"small": False, "base_rate": 0.4}, "b": {"small": False, "base_rate": 0.4}}}
+    )
     assert equal["equal_base_rates"] and equal["sets"]["all"]["possible"]
     assert "cannot be judged" in compatibility({"groups": {"a": {"small": False, "base_rate": 0.4}}})["statement"]
 
 
 def test_plot_rows_name_each_group_with_its_attribute_and_carry_intervals():
-    audit = fairness_report(np.array([0, 1, 1, 0, 1, 0]), np.array([0, 1, 0, 0, 1, 1]),
-                            {"sex": np.array(["0", "0", "0", "1", "1", "1"]), "race": np.array(["x", "y"] * 3)},
-                            n_boot=20, min_group_size=1)
+    audit = fairness_report(
+        np.array([0, 1, 1, 0, 1, 0]),
+        np.array([0, 1, 0, 0, 1, 1]),
+        {"sex": np.array(["0", "0", "0", "1", "1", "1"]), "race": np.array(["x", "y"] * 3)},
+        n_boot=20,
+        min_group_size=1,
+    )
     rows = plot_rows(audit)
-    assert {r["group"] for r in rows} == {"sex=0", "sex=1", "race=x", "race=y", "sex=0,race=x", "sex=0,race=y",
-                                          "sex=1,race=x", "sex=1,race=y"}
+    assert {r["group"] for r in rows} == {
+        "sex=0",
+        "sex=1",
+        "race=x",
+        "race=y",
+        "sex=0,race=x",
+        "sex=0,race=y",
+        "sex=1,race=x",
+        "sex=1,race=y",
+    }
     assert {r["metric"] for r in rows} == set(GROUP_RATES)
     first = next(r for r in rows if r["group"] == "sex=0" and r["metric"] == "tpr")
     assert first["value"] == pytest.approx(1 / 2) and first["ci_low"] <= first["value"] <= first["ci_high"]
 
 
 # ---- summaries --------------------------------------------------------------------------------------------
+
 
 def test_calibration_report_matches_reference():
     rng = np.random.default_rng(1)
@@ -324,7 +367,9 @@ def test_calibration_report_records_bins_and_an_exact_brier_decomposition():
     assert r["ece"] == expected_calibration_error(y, p, **bins) and r["mce"] == maximum_calibration_error(y, p, **bins)
     assert r["ece"] != expected_calibration_error(y, p, n_bins=8)
     d = r["brier_decomposition"]
-    assert d["reliability"] - d["resolution"] + d["uncertainty"] + d["within_bin"] == pytest.approx(brier_score(y, p), abs=1e-12)
+    assert d["reliability"] - d["resolution"] + d["uncertainty"] + d["within_bin"] == pytest.approx(
+        brier_score(y, p), abs=1e-12
+    )
     assert d["uncertainty"] == pytest.approx(y.mean() * (1 - y.mean()))
 
 
@@ -333,7 +378,7 @@ def test_group_calibration_within_each_group_before_and_after():
     g = np.where(rng.random(600) < 0.5, "0", "1")
     truth = rng.uniform(0.05, 0.95, 600)
     y = (rng.random(600) < truth).astype(int)
-    skewed = np.where(g == "1", truth ** 3, truth)  # group 1 badly calibrated before
+    skewed = np.where(g == "1", truth**3, truth)  # group 1 badly calibrated before
     out = group_calibration(y, two(skewed), two(truth), {"sex": g}, {"n_bins": 10, "binning": "uniform"})
     assert list(out) == ["sex"] and list(out["sex"]) == ["0", "1"]
     one = out["sex"]["1"]
@@ -358,6 +403,7 @@ def test_multiclass_calibration_is_judged_on_the_top_label_with_classwise_ece():
 
 
 # ---- evaluate: decisions --------------------------------------------------------------------------------
+
 
 def test_positive_at_p_at_least_the_bayes_threshold_is_a_minimum_expected_cost_decision():
     cost = np.array([[0, 5], [1, 0]])  # a false negative costs 5 false positives
@@ -410,7 +456,9 @@ def test_selective_report_reject_option_and_risk_coverage():
     assert reject["coverage"] == pytest.approx(confident.mean())
     assert reject["selective_risk"] == pytest.approx(np.mean(pred[confident] != y[confident]))
     assert reject["accuracy_accepted"] == pytest.approx(1 - reject["selective_risk"])
-    assert curve["coverage"][-1] == 1.0 and curve["risk"][-1] == pytest.approx(np.mean(pred != y)) == report["error_rate"]
+    assert (
+        curve["coverage"][-1] == 1.0 and curve["risk"][-1] == pytest.approx(np.mean(pred != y)) == report["error_rate"]
+    )
     assert report["e_aurc"] == pytest.approx(report["aurc"] - report["optimal_aurc"]) and report["e_aurc"] > 0
     at = report["at_target_risk"]
     assert at["achievable"] and at["risk"] <= 0.1

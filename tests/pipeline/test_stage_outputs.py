@@ -4,6 +4,7 @@ bins, no mitigation and no reweighing refit, with the same cost matrix and calib
 reweighing on, and with histogram binning given its own settings: per-group calibration on out-of-fold rows and
 test, risk-coverage curve, fairness intervals and criteria, mitigation fitted on cross-fitted out-of-fold
 probabilities, reweighing refitted and judged on test, both against the deployed decisions, and the report."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import cost_matrix_at_a_step, make_project, run_stages
+
 from mllib import io as mlio
 from mllib.calibration import HistogramBinning, IsotonicCalibration, PlattScaling, decision_scores
 from mllib.fairness import criterion_gap
@@ -31,8 +32,11 @@ def read(root, path):
 
 @pytest.fixture(scope="module")
 def default_run(tmp_path_factory, sample_csv):
-    root = make_project(tmp_path_factory.mktemp("outputs"), sample_csv, **{"search.grid": {}, "split.n_splits": 3,
-                                                                                              "decision.reject_threshold": 0.6})
+    root = make_project(
+        tmp_path_factory.mktemp("outputs"),
+        sample_csv,
+        **{"search.grid": {}, "split.n_splits": 3, "decision.reject_threshold": 0.6},
+    )
     with pytest.MonkeyPatch.context() as mp:
         run_stages(root, mp, UPSTREAM + DECISION_STAGES[:3])
     return root
@@ -72,6 +76,7 @@ def cost_run(default_run, tmp_path_factory, cost):
         params["decision"]["cost_matrix"] = cost
         params["fairness"]["mitigation"]["criterion"] = "none"
         params["fairness"]["reweighing"] = False
+
     return rerun(default_run, tmp_path_factory, "cost", change)
 
 
@@ -80,6 +85,7 @@ def cost_mitigated_run(default_run, tmp_path_factory, cost):
     def change(params):
         isotonic(params)
         params["decision"]["cost_matrix"] = cost
+
     return rerun(default_run, tmp_path_factory, "cost_mitigated", change)
 
 
@@ -89,8 +95,10 @@ HISTOGRAM = {"n_bins": 12, "strategy": "quantile", "prior_strength": 0.0}
 @pytest.fixture(scope="module")
 def histogram_run(default_run, tmp_path_factory):
     def change(params):
-        params["calibration"].update(method="histogram_binning", params={"histogram_binning": HISTOGRAM,
-                                                                         "platt": {"smooth_targets": False}})
+        params["calibration"].update(
+            method="histogram_binning", params={"histogram_binning": HISTOGRAM, "platt": {"smooth_targets": False}}
+        )
+
     return rerun(default_run, tmp_path_factory, "histogram", change)
 
 
@@ -101,7 +109,9 @@ def expected_cross_fitted(root, calibrator) -> pd.DataFrame:
     p = np.empty(len(oof))
     for k in oof["fold"].unique():
         held = (oof["fold"] == k).to_numpy()
-        p[held] = calibrator.fit(oof["score"][~held].to_numpy(), oof["y"][~held].to_numpy()).transform(oof["score"][held].to_numpy())
+        p[held] = calibrator.fit(oof["score"][~held].to_numpy(), oof["y"][~held].to_numpy()).transform(
+            oof["score"][held].to_numpy()
+        )
     return oof.assign(proba_1=p)
 
 
@@ -111,7 +121,9 @@ def test_calibration_reports_before_after_overall_and_per_group(default_run):
     for part in ("oof_before", "oof_after_crossfitted"):
         q = cal[part]
         d = q["brier_decomposition"]
-        assert d["reliability"] - d["resolution"] + d["uncertainty"] + d["within_bin"] == pytest.approx(q["brier"], abs=1e-12)
+        assert d["reliability"] - d["resolution"] + d["uncertainty"] + d["within_bin"] == pytest.approx(
+            q["brier"], abs=1e-12
+        )
         assert q["n"] == cal["n_rows"] and q["n_bins_used"] == 10
     assert set(cal["groups"]) == {"female", "black", "female & black"}
     oof = pd.read_parquet(default_run / paths.OOF_PREDICTIONS)
@@ -133,7 +145,9 @@ def test_calibration_reports_before_after_overall_and_per_group(default_run):
     y, p_raw = predictions["y"].to_numpy()[women], predictions["uncalibrated_1"].to_numpy()[women]
     edges = np.linspace(0, 1, 11)
     b = np.clip(np.searchsorted(edges, p_raw, side="right") - 1, 0, 9)
-    ece = sum(np.sum(b == k) / len(y) * abs(p_raw[b == k].mean() - y[b == k].mean()) for k in range(10) if np.any(b == k))
+    ece = sum(
+        np.sum(b == k) / len(y) * abs(p_raw[b == k].mean() - y[b == k].mean()) for k in range(10) if np.any(b == k)
+    )
     assert test["groups"]["female"]["1"]["before"]["ece"] == pytest.approx(ece, rel=1e-12)
 
 
@@ -160,7 +174,9 @@ def test_risk_coverage_curve_ends_at_the_overall_error(default_run):
     coverage = [p["coverage"] for p in curve]
     assert coverage == sorted(coverage) and len(set(coverage)) == len(coverage)
     sel = test["selective"]
-    assert sel["error_rate"] == pytest.approx(1 - test["accuracy"]) and sel["e_aurc"] == pytest.approx(sel["aurc"] - sel["optimal_aurc"])
+    assert sel["error_rate"] == pytest.approx(1 - test["accuracy"]) and sel["e_aurc"] == pytest.approx(
+        sel["aurc"] - sel["optimal_aurc"]
+    )
     predictions = pd.read_parquet(default_run / paths.TEST_PREDICTIONS)
     p = predictions["proba_1"].to_numpy()
     np.testing.assert_array_equal(predictions["accepted"], np.maximum(p, 1 - p) >= 0.6)
@@ -179,15 +195,26 @@ def test_fairness_groups_intervals_criteria_and_compatibility(default_run):
             for k in ("selection_rate", "tpr", "fpr", "precision", "accuracy", "calibration_error", "base_rate"):
                 lo, hi = m["intervals"][k]
                 assert m[k] is None or lo is None or lo - 1e-12 <= m[k] <= hi + 1e-12 or m["small"], (g, k)
-        assert set(result["criteria"]) == {"demographic_parity", "equal_opportunity", "equalized_odds", "predictive_parity"}
+        assert set(result["criteria"]) == {
+            "demographic_parity",
+            "equal_opportunity",
+            "equalized_odds",
+            "predictive_parity",
+        }
         assert "statement" in result["compatibility"]
     plot = pd.read_csv(default_run / paths.FAIRNESS_PLOT)
     assert set(plot.columns) == {"attribute", "group", "metric", "value", "ci_low", "ci_high", "small"}
     assert len(plot) == 4 * sum(len(r["groups"]) for r in f["attributes"].values())
 
 
-@pytest.mark.parametrize("run, calibrator", [("default_run", PlattScaling()), ("histogram_run", HistogramBinning(**HISTOGRAM)),
-                                            ("cost_mitigated_run", IsotonicCalibration())])
+@pytest.mark.parametrize(
+    "run, calibrator",
+    [
+        ("default_run", PlattScaling()),
+        ("histogram_run", HistogramBinning(**HISTOGRAM)),
+        ("cost_mitigated_run", IsotonicCalibration()),
+    ],
+)
 def test_mitigation_fitted_on_cross_fitted_out_of_fold_rows_reduces_their_gap(run, calibrator, request):
     root = request.getfixturevalue(run)
     f = read(root, paths.FAIRNESS_METRICS)
@@ -201,7 +228,9 @@ def test_mitigation_fitted_on_cross_fitted_out_of_fold_rows_reduces_their_gap(ru
         assert m["applied"]
         groups = rows[attribute].astype(int).astype(str).to_numpy()
         fit = m["fitted_oof"]
-        assert fit["gap_before"] == pytest.approx(criterion_gap(y, (p >= threshold).astype(int), groups, "equal_opportunity"))
+        assert fit["gap_before"] == pytest.approx(
+            criterion_gap(y, (p >= threshold).astype(int), groups, "equal_opportunity")
+        )
         tau = np.array([m["thresholds"][g] for g in groups])
         assert fit["gap_after"] == pytest.approx(criterion_gap(y, (p >= tau).astype(int), groups, "equal_opportunity"))
         assert fit["gap_after"] < fit["gap_before"] or fit["gap_before"] <= mitigation["tolerance"], attribute
@@ -217,10 +246,14 @@ def test_reweighing_refits_with_kamiran_calders_weights_and_is_judged_on_test(de
     assert rw["groups"] == "female & black" and rw["refit"] and rw["applied"] and rw["model"] == "logistic_regression"
     train = pd.read_parquet(default_run / paths.TRAIN)
     y = pd.read_parquet(default_run / paths.OOF_PREDICTIONS)["y"].to_numpy()  # every training row, in order
-    group = ("female=" + train["female"].astype(int).astype(str) + ",black=" + train["black"].astype(int).astype(str)).to_numpy()
+    group = (
+        "female=" + train["female"].astype(int).astype(str) + ",black=" + train["black"].astype(int).astype(str)
+    ).to_numpy()
     cell = pd.crosstab(group, y)
-    expected = {g: {str(label): cell.loc[g].sum() * cell[label].sum() / (len(y) * cell.loc[g, label]) for label in cell.columns}
-                for g in cell.index}
+    expected = {
+        g: {str(label): cell.loc[g].sum() * cell[label].sum() / (len(y) * cell.loc[g, label]) for label in cell.columns}
+        for g in cell.index
+    }
     assert list(rw["weights"]) == list(expected)
     for g, by_label in expected.items():
         assert rw["weights"][g] == pytest.approx(by_label, rel=1e-12)
@@ -237,7 +270,9 @@ def test_reweighing_refits_with_kamiran_calders_weights_and_is_judged_on_test(de
     y_test, after = predictions["y"].to_numpy(), (p_after >= 0.5).astype(int)
     before = predictions["prediction"].to_numpy()  # the deployed decisions
     t = rw["test"]
-    assert t["accuracy_after"] == pytest.approx(np.mean(after == y_test)) and t["accuracy_before"] == pytest.approx(np.mean(before == y_test))
+    assert t["accuracy_after"] == pytest.approx(np.mean(after == y_test)) and t["accuracy_before"] == pytest.approx(
+        np.mean(before == y_test)
+    )
     assert set(t["attributes"]) == {"female", "black", "female & black"}
     for attribute in ("female", "black"):
         groups = test[attribute].astype(int).astype(str).to_numpy()
@@ -259,7 +294,9 @@ def test_mitigation_and_reweighing_start_from_the_deployed_decisions(run, reques
         assert m["applied"] and m["test"]["accuracy_before"] == pytest.approx(test["accuracy"], rel=1e-12)
         groups = rows[attribute].astype(int).astype(str).to_numpy()
         for criterion, gaps in m["test_every_criterion"].items():
-            assert gaps["gap_before"] == pytest.approx(criterion_gap(y, deployed, groups, criterion), rel=1e-12, nan_ok=True)
+            assert gaps["gap_before"] == pytest.approx(
+                criterion_gap(y, deployed, groups, criterion), rel=1e-12, nan_ok=True
+            )
     rw = f["reweighing"]["test"]
     assert rw["accuracy_before"] == pytest.approx(test["accuracy"], rel=1e-12)
     for attribute in ("female", "black"):
@@ -292,8 +329,15 @@ def test_report_shows_decisions_fairness_and_mitigation(default_run, cost_run, m
     for root in (default_run, cost_run):
         run_stages(root, monkeypatch, ["explain", "report"])
         page = (root / paths.REPORT_HTML).read_text()
-        for text in ("Per sensitive group", "the reject option", "E-AURC", "Which criteria can hold together",
-                     "Reweighing", "percentile bootstrap", "<td>test</td><td>female &amp; black</td>"):
+        for text in (
+            "Per sensitive group",
+            "the reject option",
+            "E-AURC",
+            "Which criteria can hold together",
+            "Reweighing",
+            "percentile bootstrap",
+            "<td>test</td><td>female &amp; black</td>",
+        ):
             assert text in page, text
         figures = {p.name for p in (root / paths.FIGURES_DIR).iterdir()}
         assert {"risk_coverage.png", "reliability_oof.png", "fairness_0.png"} <= figures

@@ -1,5 +1,6 @@
 """pipeline/tracking.py helpers (no MLflow server): the repository root under `dvc exp run --temp`, tracking-URI
 precedence, stage output md5s from dvc.lock, the pipeline-state key, metric-name mapping, metric flattening."""
+
 from __future__ import annotations
 
 import re
@@ -25,6 +26,7 @@ def clean_env(monkeypatch):
 
 
 # ---- repo_root and tracking_uri -----------------------------------------------------------------------------
+
 
 def test_repo_root_is_the_working_directory(clean_env, tmp_path):
     clean_env.chdir(tmp_path)
@@ -80,9 +82,13 @@ def test_tracking_uri_precedence_env_over_params_over_default(clean_env, tmp_pat
 LOCK = {
     "schema": "2.0",
     "stages": {
-        "validate": {"cmd": "python -m pipeline.stages.validate",
-                     "outs": [{"path": "data/interim/validated.parquet", "md5": "aaa", "size": 1},
-                              {"path": "reports/validation.json", "md5": "bbb", "size": 2}]},
+        "validate": {
+            "cmd": "python -m pipeline.stages.validate",
+            "outs": [
+                {"path": "data/interim/validated.parquet", "md5": "aaa", "size": 1},
+                {"path": "reports/validation.json", "md5": "bbb", "size": 2},
+            ],
+        },
         "features": {"outs": [{"path": "data/features", "md5": "ccc.dir", "size": 3, "nfiles": 7}]},
         "track": {"outs": [{"path": "reports/mlflow_run.json", "md5": "ddd"}]},
         "report": {"deps": [{"path": "x", "md5": "e"}]},  # no outs
@@ -121,12 +127,15 @@ def test_state_key_is_stable_and_order_free():
 
 # ---- metric names -------------------------------------------------------------------------------------------
 
+
 def test_metric_key_maps_group_labels():
     key = metric_key("female=1,black=0")
     assert key == "female_1_black_0"
     assert MLFLOW_NAME.match(key)
-    assert metric_key("fairness.attributes.female & black.groups.female=1,black=0.tpr") == \
-        "fairness.attributes.female _ black.groups.female_1_black_0.tpr"
+    assert (
+        metric_key("fairness.attributes.female & black.groups.female=1,black=0.tpr")
+        == "fairness.attributes.female _ black.groups.female_1_black_0.tpr"
+    )
 
 
 def test_metric_key_keeps_valid_names():
@@ -143,8 +152,12 @@ def test_metric_key_always_valid_characters(name):
 
 def test_metric_key_accepted_by_mlflow():
     validation = pytest.importorskip("mlflow.utils.validation")
-    for raw in ("female=1,black=0", "fairness.attributes.female & black.groups.female=1,black=0.tpr",
-                "gaps.selection_rate (max/min)", "ü=1;x"):
+    for raw in (
+        "female=1,black=0",
+        "fairness.attributes.female & black.groups.female=1,black=0.tpr",
+        "gaps.selection_rate (max/min)",
+        "ü=1;x",
+    ):
         validation._validate_metric_name(metric_key(raw))
         assert MLFLOW_NAME.match(metric_key(raw))
     with pytest.raises(Exception):

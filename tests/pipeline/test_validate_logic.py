@@ -1,6 +1,7 @@
 """The validate stage's logic on small frames: the fractional 0/1 policy (fail / quarantine / round), column-level
 versus row-level schema failures, and messages that name the file and the column. The last tests run
 validate.main in a scratch directory (in-process) to check the bookkeeping: rows in = rows kept + quarantined."""
+
 from __future__ import annotations
 
 import copy
@@ -14,40 +15,54 @@ import pytest
 import yaml
 
 from pipeline.errors import PipelineError
-from pipeline.schema import binary_columns, build_schema, check_columns, failure_cases, is_column_level
+from pipeline.schema import (
+    apply_fractional_policy,
+    binary_columns,
+    build_schema,
+    check_columns,
+    column_problem,
+    failure_cases,
+    is_column_level,
+)
 from pipeline.stages import validate
-from pipeline.schema import apply_fractional_policy, column_problem
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE = "data/raw/small.csv"
 
-SCHEMA = pa.DataFrameSchema({
-    "flag": pa.Column(float, pa.Check.isin([0, 1]), coerce=True, nullable=True),
-    "x": pa.Column(float, pa.Check.in_range(0, 10), coerce=True),
-})
+SCHEMA = pa.DataFrameSchema(
+    {
+        "flag": pa.Column(float, pa.Check.isin([0, 1]), coerce=True, nullable=True),
+        "x": pa.Column(float, pa.Check.in_range(0, 10), coerce=True),
+    }
+)
 
 
 def frame() -> pd.DataFrame:
-    return pd.DataFrame({
-        "pid": [1, 1, 2, 2, 3, 3, 4, 4],
-        "y": [0, 1, 0, 1, 0, 1, 0, 1],
-        "female": [0, 1, 0, 1, 1, 0, 1, 0],
-        "flag": [0, 1, 0.3, 0.5, 1, 0, 0.7, np.nan],
-        "x": [1.0, 2, 3, 4, 5, 6, 7, 8],
-        "cat": ["a", "b", "a", "b", "a", "b", "a", "b"],
-    })
+    return pd.DataFrame(
+        {
+            "pid": [1, 1, 2, 2, 3, 3, 4, 4],
+            "y": [0, 1, 0, 1, 0, 1, 0, 1],
+            "female": [0, 1, 0, 1, 1, 0, 1, 0],
+            "flag": [0, 1, 0.3, 0.5, 1, 0, 0.7, np.nan],
+            "x": [1.0, 2, 3, 4, 5, 6, 7, 8],
+            "cat": ["a", "b", "a", "b", "a", "b", "a", "b"],
+        }
+    )
 
 
 # ---- binary columns and the fractional policy -------------------------------------------------------------
 
+
 def test_binary_columns_are_exactly_the_isin_0_1_columns():
-    schema = pa.DataFrameSchema({
-        "a": pa.Column(float, pa.Check.isin([1, 0])),
-        "b": pa.Column(float, pa.Check.isin([0, 1, 2])),
-        "c": pa.Column(float, pa.Check.in_range(0, 1)),
-        "d": pa.Column(float),
-        "e": pa.Column(float, [pa.Check.ge(0), pa.Check.isin([0, 1])]),
-    })
+    schema = pa.DataFrameSchema(
+        {
+            "a": pa.Column(float, pa.Check.isin([1, 0])),
+            "b": pa.Column(float, pa.Check.isin([0, 1, 2])),
+            "c": pa.Column(float, pa.Check.in_range(0, 1)),
+            "d": pa.Column(float),
+            "e": pa.Column(float, [pa.Check.ge(0), pa.Check.isin([0, 1])]),
+        }
+    )
     assert binary_columns(schema) == ["a", "e"]
 
 
@@ -97,6 +112,7 @@ def test_fractional_policy_reasons_for_two_columns_on_one_row():
 
 # ---- failure classification and messages ------------------------------------------------------------------
 
+
 def test_valid_frame_has_no_failure_cases():
     cases = failure_cases(pd.DataFrame({"flag": [0.0, 1.0], "x": [1.0, 2.0]}), SCHEMA)
     assert cases.empty and {"column", "check", "failure_case", "index"} <= set(cases.columns)
@@ -111,11 +127,13 @@ def test_row_failures_are_row_level():
 
 
 def test_missing_column_and_bad_dtype_are_column_level():
-    schema = pa.DataFrameSchema({
-        "x": pa.Column(float, pa.Check.in_range(0, 10), coerce=True),
-        "k": pa.Column("int64"),
-        "z": pa.Column(float),
-    })
+    schema = pa.DataFrameSchema(
+        {
+            "x": pa.Column(float, pa.Check.in_range(0, 10), coerce=True),
+            "k": pa.Column("int64"),
+            "z": pa.Column(float),
+        }
+    )
     df = pd.DataFrame({"x": ["1", "oops", "3"], "k": [1.5, 2.0, 3.0]})
     cases = failure_cases(df, schema)
     level = is_column_level(cases)
@@ -133,14 +151,19 @@ def test_column_problem_messages_name_file_and_column():
     assert SOURCE in missing and "'z'" in missing and "s.yaml" in missing and "missing" in missing
     coerce = next(r for c, r in by_check.items() if c.startswith("coerce_dtype"))
     message = column_problem(coerce, SOURCE, None)
-    assert SOURCE in message and "'x'" in message and "'oops'" in message and "data row 2, line 3 of the file" in message
+    assert (
+        SOURCE in message and "'x'" in message and "'oops'" in message and "data row 2, line 3 of the file" in message
+    )
     assert "inferred from params.yaml" in message  # no schema file: the inferred checks are named
 
 
-@pytest.mark.parametrize("schema", [
-    pa.DataFrameSchema({"k": pa.Column("int64")}),                                   # dtype, no coercion
-    pa.DataFrameSchema({"k": pa.Column(float, pa.Check(lambda s: s.mean() > 10))}),  # a whole-column check
-])
+@pytest.mark.parametrize(
+    "schema",
+    [
+        pa.DataFrameSchema({"k": pa.Column("int64")}),  # dtype, no coercion
+        pa.DataFrameSchema({"k": pa.Column(float, pa.Check(lambda s: s.mean() > 10))}),  # a whole-column check
+    ],
+)
 def test_column_problem_without_a_row_index_is_still_a_message(schema):
     cases = failure_cases(pd.DataFrame({"k": [1.5, 2.0]}), schema)
     column_level = cases[is_column_level(cases)]
@@ -151,9 +174,18 @@ def test_column_problem_without_a_row_index_is_still_a_message(schema):
 
 # ---- structural schema and column checks ------------------------------------------------------------------
 
+
 def _data(**overrides):
-    data = {"path": SOURCE, "target": "y", "group": "pid", "sensitive": ["female"], "drop": [],
-            "categorical": ["cat"], "schema": None, "positive_label": 1}
+    data = {
+        "path": SOURCE,
+        "target": "y",
+        "group": "pid",
+        "sensitive": ["female"],
+        "drop": [],
+        "categorical": ["cat"],
+        "schema": None,
+        "positive_label": 1,
+    }
     return {**data, **overrides}
 
 
@@ -191,13 +223,16 @@ def test_schema_file_missing_or_unreadable(tmp_path):
         build_schema(frame(), _data(schema=str(bad)))
 
 
-@pytest.mark.parametrize("overrides, key, col", [
-    ({"target": "yy"}, "data.target", "yy"),
-    ({"group": "person"}, "data.group", "person"),
-    ({"sensitive": ["femal"]}, "data.sensitive", "femal"),
-    ({"categorical": ["cat", "kat2"]}, "data.categorical", "kat2"),
-    ({"drop": ["nothere"]}, "data.drop", "nothere"),
-])
+@pytest.mark.parametrize(
+    "overrides, key, col",
+    [
+        ({"target": "yy"}, "data.target", "yy"),
+        ({"group": "person"}, "data.group", "person"),
+        ({"sensitive": ["femal"]}, "data.sensitive", "femal"),
+        ({"categorical": ["cat", "kat2"]}, "data.categorical", "kat2"),
+        ({"drop": ["nothere"]}, "data.drop", "nothere"),
+    ],
+)
 def test_check_columns_names_key_column_and_file(overrides, key, col):
     with pytest.raises(PipelineError) as info:
         check_columns(frame(), _data(**overrides))
@@ -214,6 +249,7 @@ def test_check_columns_suggests_close_match_and_reserves_row_id():
 
 
 # ---- validate.main in a scratch project -------------------------------------------------------------------
+
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
@@ -268,7 +304,12 @@ def test_main_row_failure_fail_policy_names_file_column_row(project):
     with pytest.raises(PipelineError) as info:
         validate.main()
     message = str(info.value)
-    assert SOURCE in message and "'x'" in message and "data row 6, line 7 of the file" in message and "validate.on_invalid" in message
+    assert (
+        SOURCE in message
+        and "'x'" in message
+        and "data row 6, line 7 of the file" in message
+        and "validate.on_invalid" in message
+    )
     assert not Path("data/interim/validated.parquet").exists()
 
 

@@ -1,6 +1,7 @@
 """Pipeline and ColumnTransformer: composition is exact (equals applying the steps by hand), and LEAKAGE:
 everything is learned from the training rows only, and each validation row's transform depends on that row
 alone (seed 004, D4:502, 567; catalogue (b) item 13)."""
+
 import numpy as np
 import pytest
 
@@ -14,12 +15,20 @@ CATS = (["red", "green", "blue"], ["s", "m", "l", "xl"])
 
 def _feature_transformer():
     """As pipeline/build.py builds it: numeric first (median + indicators, scale), then categorical."""
-    return ColumnTransformer([
-        ("numeric", Pipeline([("impute", SimpleImputer("median", add_indicator=True)), ("scale", StandardScaler())]),
-         list(range(N_NUM))),
-        ("categorical", Pipeline([("impute", SimpleImputer("most_frequent")), ("encode", OneHotEncoder())]),
-         [N_NUM, N_NUM + 1]),
-    ])
+    return ColumnTransformer(
+        [
+            (
+                "numeric",
+                Pipeline([("impute", SimpleImputer("median", add_indicator=True)), ("scale", StandardScaler())]),
+                list(range(N_NUM)),
+            ),
+            (
+                "categorical",
+                Pipeline([("impute", SimpleImputer("most_frequent")), ("encode", OneHotEncoder())]),
+                [N_NUM, N_NUM + 1],
+            ),
+        ]
+    )
 
 
 def _make_rows(rng, n, missing=0.15):
@@ -91,8 +100,13 @@ def test_pipeline_refuses_empty_or_duplicate_step_names():
 
 def test_column_transformer_concatenates_in_listed_order_and_drops_unlisted_columns():
     X = np.array([[1.0, 10.0, 7.0], [3.0, 30.0, 7.0], [5.0, 20.0, 7.0]])
-    ct = ColumnTransformer([("b", StandardScaler(with_std=False), [1]), ("a", StandardScaler(with_std=False), [0]),
-                            ("none", StandardScaler(), [])])
+    ct = ColumnTransformer(
+        [
+            ("b", StandardScaler(with_std=False), [1]),
+            ("a", StandardScaler(with_std=False), [0]),
+            ("none", StandardScaler(), []),
+        ]
+    )
     Z = ct.fit_transform(X)
     np.testing.assert_array_equal(Z, [[-10.0, -2.0], [10.0, 0.0], [0.0, 2.0]])
     assert Z.dtype == np.float64 and ct.n_features_in_ == 3
@@ -104,8 +118,11 @@ def test_column_transformer_feature_names_and_shape_for_the_pipeline_transformer
     X_train, _ = split
     ct = _feature_transformer().fit(X_train)
     names = ct.get_feature_names_out(["n0", "n1", "n2", "colour", "size"])
-    expected = (["n0", "n1", "n2", "n0_missing", "n1_missing", "n2_missing"]
-                + [f"colour={c}" for c in sorted(CATS[0])] + [f"size={s}" for s in sorted(CATS[1])])
+    expected = (
+        ["n0", "n1", "n2", "n0_missing", "n1_missing", "n2_missing"]
+        + [f"colour={c}" for c in sorted(CATS[0])]
+        + [f"size={s}" for s in sorted(CATS[1])]
+    )
     assert names == expected
     assert ct.transform(X_train).shape == (80, len(expected))
 
@@ -183,7 +200,7 @@ def test_validation_rows_are_transformed_independently_of_other_validation_rows(
         assert (out[purple, colour_block] == 0).all()
 
     # transforming one row at a time gives the same rows as transforming the batch
-    one_by_one = np.vstack([ct.transform(X_val[i:i + 1]) for i in range(X_val.shape[0])])
+    one_by_one = np.vstack([ct.transform(X_val[i : i + 1]) for i in range(X_val.shape[0])])
     np.testing.assert_array_equal(one_by_one, reference)
     # and a batch containing only the kept rows gives the same rows too
     np.testing.assert_array_equal(ct.transform(X_val[keep]), reference[keep])
@@ -198,4 +215,3 @@ def test_refitting_on_train_plus_outliers_would_change_the_transform(split):
     honest = _feature_transformer().fit(X_train).transform(X_val[:15])
     leaky = _feature_transformer().fit(np.vstack([X_train, polluted])).transform(X_val[:15])
     assert not np.allclose(honest, leaky)
-

@@ -1,6 +1,8 @@
-"""The estimator protocol (docs/architecture.md section 1; mllib.base): get_params / set_params round trips (nested `step__param`
+"""The estimator protocol (docs/architecture.md section 1; mllib.base): get_params / set_params round trips (nested
+`step__param`
 keys for Pipeline and ColumnTransformer), clone gives an unfitted, equal-params copy sharing no mutable
 state, and predict / transform before fit raise NotFittedError."""
+
 import inspect
 
 import numpy as np
@@ -24,10 +26,16 @@ from mllib.registry import CALIBRATORS, CLUSTERERS, REGISTRY, REGRESSORS
 
 def _feature_transformer():
     """The pipeline's feature transformer: numeric impute (+ indicators) + scale, categorical impute + one-hot."""
-    return ColumnTransformer([
-        ("numeric", Pipeline([("impute", SimpleImputer("median", add_indicator=True)), ("scale", StandardScaler())]), [0, 1]),
-        ("categorical", Pipeline([("impute", SimpleImputer("most_frequent")), ("encode", OneHotEncoder())]), [2]),
-    ])
+    return ColumnTransformer(
+        [
+            (
+                "numeric",
+                Pipeline([("impute", SimpleImputer("median", add_indicator=True)), ("scale", StandardScaler())]),
+                [0, 1],
+            ),
+            ("categorical", Pipeline([("impute", SimpleImputer("most_frequent")), ("encode", OneHotEncoder())]), [2]),
+        ]
+    )
 
 
 def _mixed_data():
@@ -278,7 +286,11 @@ def test_check_is_fitted_raises_not_fitted_error_with_class_name():
 
 
 def _methods_needing_fit(est):
-    return [m for m in ("predict", "predict_proba", "decision_function", "transform", "inverse_transform") if hasattr(est, m)]
+    return [
+        m
+        for m in ("predict", "predict_proba", "decision_function", "transform", "inverse_transform")
+        if hasattr(est, m)
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(REGISTRY))

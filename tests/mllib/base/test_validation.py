@@ -1,5 +1,6 @@
 """Input validation at the edges of every estimator: shapes, NaN/inf, length mismatches, feature counts,
 labels, integer hyperparameters, random states, and the small numeric helpers (safe_divide, to_python)."""
+
 import numpy as np
 import pytest
 
@@ -218,7 +219,14 @@ def test_check_1d():
 
 
 @pytest.mark.parametrize(
-    "y", [[0, 1, 1], [0.0, 1.0, 1.0], [False, True, True], np.array([0, 1, 1], dtype=object), np.array([0, 1, 1], dtype=np.uint8)]
+    "y",
+    [
+        [0, 1, 1],
+        [0.0, 1.0, 1.0],
+        [False, True, True],
+        np.array([0, 1, 1], dtype=object),
+        np.array([0, 1, 1], dtype=np.uint8),
+    ],
 )
 def test_check_binary_labels_accepts_zero_one_in_any_numeric_form(y):
     out = check_binary_labels(y)

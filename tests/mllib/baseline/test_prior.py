@@ -1,4 +1,5 @@
 """The no-skill baselines against their closed forms and scikit-learn's DummyClassifier / DummyRegressor."""
+
 from __future__ import annotations
 
 import numpy as np

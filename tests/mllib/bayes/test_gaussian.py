@@ -4,6 +4,7 @@ Oracles: scikit-learn LinearDiscriminantAnalysis / QuadraticDiscriminantAnalysis
 covariances, shrinkage toward the scaled identity);
 scipy.stats.multivariate_normal for the class densities; the 1-D posterior sigma(1) = 0.731059 of erratum E39;
 the car-purchase costs -8 vs 0 (seed 000 lines 183-232); integer weights = repeated rows."""
+
 import numpy as np
 import pytest
 from scipy.special import softmax
@@ -108,8 +109,12 @@ def test_shared_and_per_class_agree_when_class_covariances_are_equal():
 
 def test_car_purchase_minimum_cost_decision():
     # classes [defect, no defect]; deciding "no defect" = buy, deciding "defect" = not buy (seed 000 lines 183-232)
-    costs = np.array([[0.0, 0.0],      # not buy | defect, not buy | no defect
-                      [100.0, -20.0]])  # buy | defect,     buy | no defect
+    costs = np.array(
+        [
+            [0.0, 0.0],  # not buy | defect, not buy | no defect
+            [100.0, -20.0],
+        ]
+    )  # buy | defect,     buy | no defect
     actions, risk = min_risk_decision([[0.1, 0.9]], costs)
     np.testing.assert_allclose(risk, [[0.0, -8.0]])
     assert actions.tolist() == [1]  # buy

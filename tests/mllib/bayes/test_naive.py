@@ -1,5 +1,6 @@
 """NaiveBayes (catalogue 000 A5, 002 L2): agreement with scikit-learn GaussianNB / BernoulliNB / CategoricalNB
 posteriors; the linear rule of seed 000 line 214 written out independently; ML counts; weights = repeated rows."""
+
 import numpy as np
 import pytest
 from scipy.special import softmax
@@ -21,7 +22,7 @@ def _categorical(seed, n=300, d=4, k=3):
     m = rng.integers(2, 5, size=d)
     probs = [rng.dirichlet(np.ones(mi), size=k) for mi in m]
     X = np.column_stack([[rng.choice(mi, p=probs[i][c]) for c in y] for i, mi in enumerate(m)])
-    X[:m.max()] = np.arange(m.max())[:, None] % m  # every category occurs at least once
+    X[: m.max()] = np.arange(m.max())[:, None] % m  # every category occurs at least once
     return X.astype(float), y
 
 

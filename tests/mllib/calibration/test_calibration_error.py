@@ -1,5 +1,6 @@
 """calibration_summary (ECE / MCE with the binning spec recorded), its shrinkage with n on a calibrated model,
 per-group calibration error, and Platt's smoothed targets against a hand-written Newton iteration."""
+
 import numpy as np
 import pytest
 from scipy.special import expit
@@ -19,8 +20,13 @@ def test_records_the_binning_spec_and_agrees_with_the_scalar_functions():
     p = [0.1, 0.1, 0.9, 0.9, 0.9]
     result = calibration_summary(y, p, n_bins=10, strategy="uniform")
     assert result == {
-        "ece": pytest.approx((2 * 0.4 + 3 * 0.1) / 5), "mce": pytest.approx(0.4), "n_bins": 10,
-        "strategy": "uniform", "n_bins_used": 10, "n_nonempty_bins": 2, "n": 5,
+        "ece": pytest.approx((2 * 0.4 + 3 * 0.1) / 5),
+        "mce": pytest.approx(0.4),
+        "n_bins": 10,
+        "strategy": "uniform",
+        "n_bins_used": 10,
+        "n_nonempty_bins": 2,
+        "n": 5,
     }
     for strategy in ("uniform", "quantile"):
         r = calibration_summary(y, p, n_bins=4, strategy=strategy)

@@ -1,5 +1,6 @@
 """IsotonicCalibration / pool_adjacent_violators: the catalogue's PAV oracles, the block-mean and monotonicity
 invariants, idempotence, tie pooling (secondary approach) and agreement with scikit-learn to 1e-12."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings

@@ -1,11 +1,18 @@
 """Multiclass calibration: one-vs-rest binary maps with renormalisation, softmax as the identity map, and the
 (n, K) log-probability scores every classifier hands the calibrators."""
+
 import numpy as np
 import pytest
 from scipy.special import softmax
 
-from mllib.calibration import (IsotonicCalibration, NoCalibration, OneVsRestCalibration, PlattScaling,
-                               TemperatureScaling, decision_scores)
+from mllib.calibration import (
+    IsotonicCalibration,
+    NoCalibration,
+    OneVsRestCalibration,
+    PlattScaling,
+    TemperatureScaling,
+    decision_scores,
+)
 from mllib.calibration.histogram import HistogramBinning
 from mllib.linear import LogisticRegression
 from mllib.metrics import log_loss

@@ -1,4 +1,5 @@
 """PlattScaling: optimality, the catalogue's recovery oracles, monotonicity, and agreement with scikit-learn."""
+
 import warnings
 
 import numpy as np
@@ -52,7 +53,11 @@ def test_fit_is_a_stationary_point_and_matches_scipy(noisy_scores):
     _, grad = _smoothed_loss_and_grad(np.array([model.a_, model.b_]), s, t, np.ones(y.size))
     assert np.abs(grad).max() < 1e-9
     ref = optimize.minimize(
-        _smoothed_loss_and_grad, [0.0, 0.0], args=(s, t, np.ones(y.size)), jac=True, method="BFGS",
+        _smoothed_loss_and_grad,
+        [0.0, 0.0],
+        args=(s, t, np.ones(y.size)),
+        jac=True,
+        method="BFGS",
         options={"gtol": 1e-12},
     ).x
     np.testing.assert_allclose([model.a_, model.b_], ref, atol=1e-7)

@@ -1,4 +1,5 @@
 """reliability_curve, ECE and MCE: the catalogue's oracles, the edge rule, empty and merged bins, sklearn agreement."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings

@@ -1,5 +1,6 @@
 """TemperatureScaling (recovers a known temperature; the NLL optimum; binary = 2-class logits) and
 HistogramBinning (hand-computed bins, smoothing prior, empty bins explicit)."""
+
 import numpy as np
 import pytest
 from scipy import optimize

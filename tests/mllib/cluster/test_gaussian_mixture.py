@@ -9,6 +9,7 @@ weights 1/2; hard EM with a fixed shared spherical covariance and equal weights 
 from the same start (checked on the EM primitives e_step / m_step, driven by a loop in the test: GaussianMixture
 itself always re-estimates the weights and covariances, so it has no fixed-covariance mode); hard EM's parameters
 are the per-cluster ML estimates of its own partition; integer sample weights == repeated rows."""
+
 import warnings
 
 import numpy as np
@@ -34,8 +35,9 @@ def _mixture_sample(seed=0, n=(120, 80, 100)):
 def test_log_likelihood_never_decreases(covariance_type):
     X = _mixture_sample(1)
     for init in ("kmeans", "random"):
-        model = GaussianMixture(4, covariance_type=covariance_type, init_params=init, tol=0.0, max_iter=60,
-                                random_state=2).fit(X)
+        model = GaussianMixture(
+            4, covariance_type=covariance_type, init_params=init, tol=0.0, max_iter=60, random_state=2
+        ).fit(X)
         L = model.log_likelihood_history_
         assert len(L) == 60 and model.n_iter_ == 60 and not model.converged_
         assert (np.diff(L) >= -1e-12 * np.abs(L).max()).all()
@@ -46,20 +48,31 @@ def test_log_likelihood_never_decreases(covariance_type):
 def test_matches_sklearn_from_the_same_initial_parameters(covariance_type):
     X = _mixture_sample(2)
     K, reg, seed, iters = 3, 1e-4, 7, 25
-    ours = GaussianMixture(K, covariance_type=covariance_type, reg_covar=reg, tol=0.0, max_iter=iters,
-                           random_state=seed).fit(X)
+    ours = GaussianMixture(
+        K, covariance_type=covariance_type, reg_covar=reg, tol=0.0, max_iter=iters, random_state=seed
+    ).fit(X)
     # our initialisation, recomputed independently: k-means labels -> per-cluster ML parameters (+ reg_covar)
     labels = KMeans(K, n_init=1, random_state=np.random.default_rng(seed)).fit(X).labels_
     weights = np.bincount(labels) / len(X)
     means = np.array([X[labels == k].mean(0) for k in range(K)])
     covs = np.array([np.cov(X[labels == k].T, bias=True) + reg * np.eye(3) for k in range(K)])
-    precisions = {"full": np.linalg.inv(covs),
-                  "diag": 1 / np.array([np.diag(c) for c in covs]),
-                  "spherical": 1 / np.array([np.diag(c).mean() for c in covs])}[covariance_type]
+    precisions = {
+        "full": np.linalg.inv(covs),
+        "diag": 1 / np.array([np.diag(c) for c in covs]),
+        "spherical": 1 / np.array([np.diag(c).mean() for c in covs]),
+    }[covariance_type]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # sklearn warns that tol = 0 did not converge
-        ref = SkGaussianMixture(K, covariance_type=covariance_type, reg_covar=reg, tol=0.0, max_iter=iters,
-                                weights_init=weights, means_init=means, precisions_init=precisions).fit(X)
+        ref = SkGaussianMixture(
+            K,
+            covariance_type=covariance_type,
+            reg_covar=reg,
+            tol=0.0,
+            max_iter=iters,
+            weights_init=weights,
+            means_init=means,
+            precisions_init=precisions,
+        ).fit(X)
     assert ours.log_likelihood_ == pytest.approx(ref.lower_bound_, rel=1e-6)
     np.testing.assert_allclose(ours.weights_, ref.weights_, rtol=1e-6)
     np.testing.assert_allclose(ours.means_, ref.means_, rtol=1e-6, atol=1e-8)
@@ -74,8 +87,12 @@ def test_densities_responsibilities_and_history_are_consistent(covariance_type):
     model = GaussianMixture(3, covariance_type=covariance_type, tol=0.0, max_iter=5).fit(X)
     d = X.shape[1]
     covs = {"full": lambda c: c, "diag": np.diag, "spherical": lambda c: c * np.eye(d)}[covariance_type]
-    dens = np.column_stack([w * multivariate_normal(m, covs(c)).pdf(X)
-                            for w, m, c in zip(model.weights_, model.means_, model.covariances_)])
+    dens = np.column_stack(
+        [
+            w * multivariate_normal(m, covs(c)).pdf(X)
+            for w, m, c in zip(model.weights_, model.means_, model.covariances_)
+        ]
+    )
     np.testing.assert_allclose(model.score_samples(X), np.log(dens.sum(1)), rtol=1e-10, atol=1e-9)
     P = model.predict_proba(X)
     np.testing.assert_allclose(P, dens / dens.sum(1, keepdims=True), rtol=1e-8, atol=1e-12)
@@ -139,8 +156,9 @@ def test_hard_em_parameters_are_the_ml_estimates_of_its_partition():
         assert model.weights_[k] == pytest.approx(np.mean(labels == k))
 
 
-@pytest.mark.parametrize("assignment, covariance_type", [("soft", "full"), ("soft", "diag"), ("hard", "full"),
-                                                          ("hard", "spherical")])
+@pytest.mark.parametrize(
+    "assignment, covariance_type", [("soft", "full"), ("soft", "diag"), ("hard", "full"), ("hard", "spherical")]
+)
 def test_integer_sample_weights_equal_repeated_rows(assignment, covariance_type):
     X = _mixture_sample(8)
     counts = np.random.default_rng(9).integers(0, 4, size=len(X))
@@ -173,14 +191,17 @@ def test_restarts_keep_the_highest_likelihood():
     assert many.log_likelihood_ >= one.log_likelihood_
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"covariance_type": "tied"}, "covariance_type must be one of"),
-    ({"assignment": "fuzzy"}, "assignment must be one of"),
-    ({"init_params": "k-means++"}, "init_params must be one of"),
-    ({"n_components": 0}, "n_components must be an integer"),
-    ({"reg_covar": -1.0}, "reg_covar must be >= 0"),
-    ({"max_iter": 0}, "max_iter must be a positive integer"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"covariance_type": "tied"}, "covariance_type must be one of"),
+        ({"assignment": "fuzzy"}, "assignment must be one of"),
+        ({"init_params": "k-means++"}, "init_params must be one of"),
+        ({"n_components": 0}, "n_components must be an integer"),
+        ({"reg_covar": -1.0}, "reg_covar must be >= 0"),
+        ({"max_iter": 0}, "max_iter must be a positive integer"),
+    ],
+)
 def test_bad_hyperparameters(kwargs, match):
     with pytest.raises(ValueError, match=match):
         GaussianMixture(**kwargs).fit(_mixture_sample())

@@ -4,6 +4,7 @@ Oracles: the catalogue's 1-D example [1, 2, 10, 11], K = 2 -> centres {1.5, 10.5
 iteration; inertia_ == sum of squared distances to the assigned centres; scikit-learn's Lloyd KMeans from the
 same initial centres gives the same centres, labels and inertia; separated blobs recovered exactly; integer
 weights == repeated rows; restarts never do worse than the first run; an empty cluster is relocated."""
+
 import numpy as np
 import pytest
 from sklearn.cluster import KMeans as SkKMeans
@@ -64,8 +65,9 @@ def test_separated_blobs_are_recovered_and_predict_assigns_new_points():
     assert model.labels_.dtype == np.int64
     centre_of = {t: model.labels_[truth == t][0] for t in range(4)}
     assert model.predict(np.array([[6.2, 5.9]]))[0] == centre_of[3]
-    np.testing.assert_allclose(model.transform(X[:3]),
-                               np.linalg.norm(X[:3, None, :] - model.cluster_centers_[None], axis=2), rtol=1e-9)
+    np.testing.assert_allclose(
+        model.transform(X[:3]), np.linalg.norm(X[:3, None, :] - model.cluster_centers_[None], axis=2), rtol=1e-9
+    )
 
 
 def test_integer_weights_equal_repeated_rows():
@@ -97,15 +99,18 @@ def test_empty_cluster_is_relocated():
     assert (np.diff(model.inertia_history_) <= 1e-10 * model.inertia_history_[0]).all()
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"n_clusters": 0}, "n_clusters must be an integer"),
-    ({"n_clusters": 500}, "n_clusters must be an integer"),
-    ({"init": "forgy"}, "init must be one of"),
-    ({"init": np.zeros((3, 2))}, "init array must have shape"),
-    ({"init": np.zeros((8, 2)), "n_init": 2}, "set n_init=1"),
-    ({"n_init": 0}, "n_init must be a positive integer"),
-    ({"tol": -1.0}, "tol must be >= 0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"n_clusters": 0}, "n_clusters must be an integer"),
+        ({"n_clusters": 500}, "n_clusters must be an integer"),
+        ({"init": "forgy"}, "init must be one of"),
+        ({"init": np.zeros((3, 2))}, "init array must have shape"),
+        ({"init": np.zeros((8, 2)), "n_init": 2}, "set n_init=1"),
+        ({"n_init": 0}, "n_init must be a positive integer"),
+        ({"tol": -1.0}, "tol must be >= 0"),
+    ],
+)
 def test_bad_hyperparameters(kwargs, match):
     X, _ = _blobs(n=10)
     with pytest.raises(ValueError, match=match):

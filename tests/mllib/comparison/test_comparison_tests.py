@@ -1,4 +1,5 @@
 """Model comparison tests against hand-computed values and scipy."""
+
 from __future__ import annotations
 
 import math
@@ -31,7 +32,7 @@ def test_corrected_t_test_edge_cases():
 
 def test_mcnemar_exact_and_chi_square():
     y = np.array([1] * 20)
-    a = np.array([1] * 15 + [0] * 5)   # A right on 15
+    a = np.array([1] * 15 + [0] * 5)  # A right on 15
     b = np.array([1] * 8 + [0] * 7 + [1] * 3 + [0] * 2)  # B right on rows 0-7 and 15-17
     out = mcnemar_test(y, a, b)
     assert (out["only_a_right"], out["only_b_right"]) == (7, 3)

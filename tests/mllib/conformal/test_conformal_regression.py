@@ -1,5 +1,6 @@
 """Conformal regression intervals: split conformal's quantile, CV+ against its definition computed by brute force,
 jackknife+ as CV+ with one row per fold, and coverage at the nominal level over seeds (exchangeable rows)."""
+
 from __future__ import annotations
 
 import math
@@ -75,8 +76,11 @@ def test_coverage_reaches_its_nominal_level_over_seeds(method):
         models, oof, fold = _cv_plus_inputs(X, y, K=5)
         if method == "split":  # the held-out half calibrates a model fitted on the other half
             model = Ridge(lam=1.0).fit(X[: n // 2], y[: n // 2])
-            lo, hi = SplitConformalRegressor(coverage).fit(y[n // 2:], model.predict(X[n // 2:])).predict_interval(
-                model.predict(X_new))
+            lo, hi = (
+                SplitConformalRegressor(coverage)
+                .fit(y[n // 2 :], model.predict(X[n // 2 :]))
+                .predict_interval(model.predict(X_new))
+            )
         else:
             P = np.column_stack([m.predict(X_new) for m in models])
             lo, hi = CVPlusRegressor(coverage).fit(y, oof, fold).predict_interval(P)

@@ -1,5 +1,6 @@
 """Split-conformal prediction sets: the quantile rule by hand, the finite-sample coverage guarantee over seeds,
 and the set rule's invariants."""
+
 import math
 
 import numpy as np
@@ -11,9 +12,9 @@ from mllib.conformal import SplitConformalClassifier, conformal_quantile, set_su
 
 def test_quantile_is_the_ceil_n_plus_one_coverage_order_statistic():
     scores = np.array([0.5, 0.1, 0.9, 0.3, 0.7, 0.2, 0.8, 0.4, 0.6])  # n = 9
-    assert conformal_quantile(scores, 0.5) == 0.5    # ceil(10 * 0.5) = 5th smallest
-    assert conformal_quantile(scores, 0.8) == 0.8    # ceil(10 * 0.8) = 8th smallest (no float push to the 9th)
-    assert conformal_quantile(scores, 0.85) == 0.9   # ceil(8.5) = 9th
+    assert conformal_quantile(scores, 0.5) == 0.5  # ceil(10 * 0.5) = 5th smallest
+    assert conformal_quantile(scores, 0.8) == 0.8  # ceil(10 * 0.8) = 8th smallest (no float push to the 9th)
+    assert conformal_quantile(scores, 0.85) == 0.9  # ceil(8.5) = 9th
     assert conformal_quantile(scores, 0.95) == math.inf  # ceil(9.5) = 10 > n: every set is full
     assert conformal_quantile(np.arange(99) / 99, 0.9) == pytest.approx(89 / 99)  # 100 * 0.9 = 90th exactly
 
@@ -23,11 +24,18 @@ def test_sets_hold_the_classes_within_the_threshold():
     conformal = SplitConformalClassifier(coverage=0.5).fit(P, np.array([0, 1, 2]))
     # nonconformity 1 - p_y: 0.3, 0.65, 0.1 -> ceil(4 * 0.5) = 2nd smallest = 0.3: keep p_k >= 0.7
     assert conformal.threshold_ == pytest.approx(0.3)
-    np.testing.assert_array_equal(conformal.predict_set(P), [[True, False, False], [False, False, False],
-                                                             [False, False, True]])
+    np.testing.assert_array_equal(
+        conformal.predict_set(P), [[True, False, False], [False, False, False], [False, False, True]]
+    )
     summary = set_summary(conformal.predict_set(P), np.array([0, 1, 2]))
-    assert summary == {"coverage": 2 / 3, "mean_set_size": 2 / 3, "empty_rate": 1 / 3, "singleton_rate": 2 / 3,
-                       "full_rate": 0.0, "n": 3}
+    assert summary == {
+        "coverage": 2 / 3,
+        "mean_set_size": 2 / 3,
+        "empty_rate": 1 / 3,
+        "singleton_rate": 2 / 3,
+        "full_rate": 0.0,
+        "n": 3,
+    }
 
 
 def _problem(rng, n, K=4):

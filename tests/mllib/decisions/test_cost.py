@@ -1,4 +1,5 @@
 """Minimum-risk decisions: the notes' car and coin examples, 0-1 loss = argmax, the reject cost, Bayes threshold."""
+
 import numpy as np
 import pytest
 
@@ -49,8 +50,11 @@ def test_binary_one_d_input_and_bayes_threshold():
 
 @pytest.mark.parametrize(
     "proba, cost, match",
-    [([[0.5, 0.5]], [[0, 1, 2]], "one column per class"), ([[0.5, 0.6]], [[0, 1], [1, 0]], "sum to 1"),
-     ([[1.5, -0.5]], [[0, 1], [1, 0]], r"\[0, 1\]")],
+    [
+        ([[0.5, 0.5]], [[0, 1, 2]], "one column per class"),
+        ([[0.5, 0.6]], [[0, 1], [1, 0]], "sum to 1"),
+        ([[1.5, -0.5]], [[0, 1], [1, 0]], r"\[0, 1\]"),
+    ],
 )
 def test_invalid_inputs(proba, cost, match):
     with pytest.raises(ValueError, match=match):

@@ -1,5 +1,6 @@
 """Reject option and risk-coverage: catalogue oracles, coverage 1 = overall error, tie handling, AURC of a
 perfect ranking in closed form, coverage at a target risk, and brute-force agreement."""
+
 import itertools
 
 import numpy as np

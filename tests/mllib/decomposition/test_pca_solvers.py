@@ -3,6 +3,7 @@
 times N/(N-1), ratios, singular values), SVD == eigh == power iteration, the variance-fraction rule, the lecture's
 identities (orthonormal components, score variances = eigenvalues, reconstruction MSE = dropped eigenvalues),
 PCA whitening to identity covariance, and exact round trips with all components."""
+
 import numpy as np
 import pytest
 from sklearn.decomposition import PCA as SkPCA
@@ -126,8 +127,9 @@ def test_more_features_than_rows(solver):
     np.testing.assert_allclose(pca.inverse_transform(pca.transform(X)), X, atol=1e-10)
     with pytest.raises(ValueError, match="zero variance"):
         PCA(solver=solver, whiten=True).fit(X)
-    np.testing.assert_allclose(PCA(n_components=4, solver=solver).fit(X).explained_variance_,
-                               pca.explained_variance_[:4], rtol=1e-9)
+    np.testing.assert_allclose(
+        PCA(n_components=4, solver=solver).fit(X).explained_variance_, pca.explained_variance_[:4], rtol=1e-9
+    )
 
 
 def test_power_iteration_is_reproducible_and_warns_without_convergence():

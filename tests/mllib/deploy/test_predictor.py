@@ -1,5 +1,6 @@
 """The deployed predictor: one chain (features -> model -> calibrator -> rule) whose decisions follow the rule
 exactly, and which survives a save / load round trip bit for bit."""
+
 import numpy as np
 import pytest
 
@@ -17,8 +18,11 @@ def assembled(n_classes: int, seed: int = 0, **rule):
     rng = np.random.default_rng(seed)
     X = rng.normal(loc=3.0, scale=2.0, size=(400, 3))
     logits = X[:, :n_classes] - X[:, :n_classes].mean(axis=1, keepdims=True) if n_classes > 2 else X[:, :1] - 3
-    y = (np.argmax(logits + rng.gumbel(size=logits.shape), axis=1) if n_classes > 2
-         else (logits[:, 0] + rng.logistic(size=400) > 0).astype(int))
+    y = (
+        np.argmax(logits + rng.gumbel(size=logits.shape), axis=1)
+        if n_classes > 2
+        else (logits[:, 0] + rng.logistic(size=400) > 0).astype(int)
+    )
     features = Pipeline([("scale", StandardScaler())]).fit(X)
     model = LogisticRegression().fit(features.transform(X), y)
     scores = decision_scores(model, features.transform(X))
@@ -29,8 +33,9 @@ def assembled(n_classes: int, seed: int = 0, **rule):
 
 def test_the_chain_is_features_model_calibrator():
     predictor, X, _ = assembled(3)
-    expected = predictor.calibrator.predict_proba(np.log(np.clip(
-        predictor.model.predict_proba(predictor.features.transform(X)), np.finfo(float).eps, 1)))
+    expected = predictor.calibrator.predict_proba(
+        np.log(np.clip(predictor.model.predict_proba(predictor.features.transform(X)), np.finfo(float).eps, 1))
+    )
     np.testing.assert_array_equal(predictor.predict_proba(X), expected)
 
 

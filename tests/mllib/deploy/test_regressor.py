@@ -1,5 +1,6 @@
 """DeployedRegressor: the chain features -> model, the CV+ and split intervals of its parts, the model's own
 Gaussian interval where it has one, a bit-identical save / load round trip, and inconsistent parts refused."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,8 +26,18 @@ def parts(model_cls=Ridge, K=3, seed=0):
         oof[fold == k] = models[k].predict(scalers[k].transform(X[fold == k]))
     features = StandardScaler().fit(X)
     model = model_cls().fit(features.transform(X), y)
-    return X, y, DeployedRegressor(features, model, SplitConformalRegressor(0.8).fit(y, oof),
-                                   CVPlusRegressor(0.8).fit(y, oof, fold), scalers, models).fit()
+    return (
+        X,
+        y,
+        DeployedRegressor(
+            features,
+            model,
+            SplitConformalRegressor(0.8).fit(y, oof),
+            CVPlusRegressor(0.8).fit(y, oof, fold),
+            scalers,
+            models,
+        ).fit(),
+    )
 
 
 def test_chain_and_intervals():
@@ -64,6 +75,12 @@ def test_inconsistent_parts_are_refused():
     with pytest.raises(ValueError, match="needs cv_plus"):
         DeployedRegressor(deployed.features, deployed.model, deployed.split).fit()
     with pytest.raises(ValueError, match="3 folds but there are 3 fold transformers and 2 fold models"):
-        DeployedRegressor(deployed.features, deployed.model, deployed.split, deployed.cv_plus,
-                          deployed.fold_features, deployed.fold_models[:2]).fit()
+        DeployedRegressor(
+            deployed.features,
+            deployed.model,
+            deployed.split,
+            deployed.cv_plus,
+            deployed.fold_features,
+            deployed.fold_models[:2],
+        ).fit()
     assert DeployedRegressor(deployed.features, deployed.model, deployed.split, interval_method="split").fit()

@@ -1,6 +1,7 @@
 """NearestCentroid (catalogue 000 C1): predictions equal argmin ||x - m_k|| computed directly and scikit-learn's
 NearestCentroid; the two-class means-difference rule x^T (m1 - m2) + C with the midpoint threshold; isotropic
 Gaussian posteriors (seed 001 D1:94-97); integer weights = repeated rows."""
+
 import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
@@ -38,10 +39,11 @@ def test_two_class_means_difference_rule():
 def test_posteriors_are_isotropic_gaussian_bayes():
     X, y = _problem(5)
     model = NearestCentroid(priors="empirical").fit(X, y)
-    s2 = sum(
-        ((X[y == c] - X[y == c].mean(0)) ** 2).sum() for c in range(3)) / X.size
+    s2 = sum(((X[y == c] - X[y == c].mean(0)) ** 2).sum() for c in range(3)) / X.size
     assert model.variance_ == pytest.approx(s2, rel=1e-12)
-    dens = np.column_stack([np.mean(y == c) * multivariate_normal(X[y == c].mean(0), s2 * np.eye(4)).pdf(X) for c in range(3)])
+    dens = np.column_stack(
+        [np.mean(y == c) * multivariate_normal(X[y == c].mean(0), s2 * np.eye(4)).pdf(X) for c in range(3)]
+    )
     np.testing.assert_allclose(model.predict_proba(X), dens / dens.sum(1, keepdims=True), rtol=1e-9)
 
 

@@ -2,6 +2,7 @@
 J = 3.050166), w proportional to S_W^-1 (m2 - m1), the generalised eigen-equation and w^T S_W w = 1, directions
 parallel to scikit-learn's eigen-solver LDA, classifier posteriors equal to the shared-covariance Gaussian Bayes
 (LDA) posteriors with K - 1 directions, integer weights = repeated rows."""
+
 import numpy as np
 import pytest
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis

@@ -2,6 +2,7 @@
 round checked on the model's own normalisers and reweighted errors (1/2, SAMME (K-1)/K), Real AdaBoost's stumps
 minimising Z = 2 sum_b sqrt(p_b q_b), the population minimiser F = (1/2) log(p/(1-p)) (catalogue 6.4: p = 0.8 gives
 0.693147), the LogitBoost update, staged predictions, margins and the tree protocol."""
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
@@ -37,18 +38,19 @@ def test_invariants_after_every_round():
     eps = model.estimator_errors_
     np.testing.assert_allclose(Z, 2 * np.sqrt(eps * (1 - eps)), rtol=1e-12)  # Z_t(min) (D1:409)
     gamma = 0.5 - eps
-    assert np.all(np.cumprod(Z) <= np.exp(-2 * np.cumsum(gamma ** 2)))  # (iii), E25
+    assert np.all(np.cumprod(Z) <= np.exp(-2 * np.cumsum(gamma**2)))  # (iii), E25
     # (i) under the new weights D_t the learner just chosen is a coin flip
     np.testing.assert_allclose(model.reweighted_errors_, 0.5, atol=1e-15)
     for t, F in enumerate(model.staged_decision_function(X10)):
         # (ii) prod_s Z_s = mean exp(-y F_t): holds only if every D_t is renormalised to sum 1 (iv)
-        assert np.prod(Z[:t + 1]) == pytest.approx(np.mean(np.exp(-Y10 * F)), rel=1e-12)
-        assert np.mean(np.sign(F) != Y10) <= np.prod(Z[:t + 1])  # (iii) training error <= prod Z
+        assert np.prod(Z[: t + 1]) == pytest.approx(np.mean(np.exp(-Y10 * F)), rel=1e-12)
+        assert np.mean(np.sign(F) != Y10) <= np.prod(Z[: t + 1])  # (iii) training error <= prod Z
     h = np.where(model.estimators_[0].predict(X10) == 1, 1.0, -1.0)  # trees are fitted on class codes: 1 is +1
     d0 = np.full(10, 0.1)
     # alpha_1 minimises sum_i D_0(i) exp(-alpha y_i h_1(x_i)) (seed 000, catalogue J2)
-    best = minimize_scalar(lambda a: np.dot(d0, np.exp(-a * Y10 * h)), bounds=(0, 5), method="bounded",
-                           options={"xatol": 1e-10})
+    best = minimize_scalar(
+        lambda a: np.dot(d0, np.exp(-a * Y10 * h)), bounds=(0, 5), method="bounded", options={"xatol": 1e-10}
+    )
     assert model.estimator_weights_[0] == pytest.approx(best.x, abs=1e-6)
 
 
@@ -134,8 +136,10 @@ def test_population_minimiser_with_constant_features():
     LogitBoost's Newton steps in the limit (catalogue 6.4, E26); both give back p = sigma(2 F*) = 0.8."""
     X = np.zeros((50, 2))
     y = np.array([1] * 40 + [0] * 10)
-    for model in (AdaBoostClassifier(n_estimators=1, algorithm="real"),
-                  AdaBoostClassifier(n_estimators=12, algorithm="logit")):
+    for model in (
+        AdaBoostClassifier(n_estimators=1, algorithm="real"),
+        AdaBoostClassifier(n_estimators=12, algorithm="logit"),
+    ):
         model.fit(X, y)
         np.testing.assert_allclose(model.decision_function(X), 0.693147, atol=1e-6)
         np.testing.assert_allclose(model.predict_proba(X)[:, 1], 0.8, rtol=1e-9)

@@ -2,6 +2,7 @@
 by registry name), integer sample weights act as repetitions, bootstrap sizes and the OOB fraction (catalogue 7.9:
 unique fraction 0.651322 for N = 10), OOB predictions from the out-of-bag members only (classifier accuracy,
 regressor R^2), the ensemble spread, members missing a class, and the estimator protocol with save / load."""
+
 import numpy as np
 import pytest
 
@@ -42,8 +43,9 @@ def test_no_resampling_equals_the_base_learner():
 
 def test_registry_name_with_estimator_params():
     X, y = _data(4)
-    bag = BaggingClassifier("knn", estimator_params={"n_neighbors": 7, "weights": "distance"}, n_estimators=2,
-                            bootstrap=False).fit(X, y)
+    bag = BaggingClassifier(
+        "knn", estimator_params={"n_neighbors": 7, "weights": "distance"}, n_estimators=2, bootstrap=False
+    ).fit(X, y)
     assert all(isinstance(m, KNeighborsClassifier) and m.n_neighbors == 7 for m in bag.estimators_)
     X_new = _data(5)[0]
     knn = KNeighborsClassifier(n_neighbors=7, weights="distance").fit(X, y)
@@ -93,7 +95,9 @@ def test_bagged_trees_oob_and_variance_reduction():
     # OOB decision of a row = mean of the probabilities of the members that did not draw it
     counts = bag.in_bag_counts(400)
     for i in (0, 9, 250):
-        expected = np.mean([m.predict_proba(X[i:i + 1])[0] for m, c in zip(bag.estimators_, counts) if c[i] == 0], axis=0)
+        expected = np.mean(
+            [m.predict_proba(X[i : i + 1])[0] for m, c in zip(bag.estimators_, counts) if c[i] == 0], axis=0
+        )
         np.testing.assert_allclose(bag.oob_decision_function_[i], expected, rtol=1e-12)
     seen = ~np.isnan(bag.oob_decision_function_[:, 0])
     assert seen.mean() > 0.99  # with 30 members nearly every row is out of bag somewhere: (1 - 0.368^30)

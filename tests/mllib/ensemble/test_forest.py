@@ -1,6 +1,7 @@
 """Random forests: one tree without bootstrap on all features equals the single tree, OOB fraction ~ e^-1 and OOB
 predictions from the out-of-bag trees only (classifier accuracy, regressor R^2), identical results for any n_jobs,
 tree_ensemble reproduces the predictions, save/load, and accuracy close to scikit-learn's forest."""
+
 import numpy as np
 import pytest
 from sklearn.ensemble import RandomForestClassifier as SkForest
@@ -23,12 +24,19 @@ def test_one_tree_without_bootstrap_on_all_features_is_the_single_tree():
     X, y = _data()
     forest = RandomForestClassifier(n_estimators=1, bootstrap=False, max_features=None, min_samples_leaf=2).fit(X, y)
     tree = DecisionTreeClassifier(min_samples_leaf=2).fit(X, y)
-    for a, b in (("feature_", "feature_"), ("threshold_", "threshold_"), ("children_left_", "children_left_"),
-                 ("value_", "value_"), ("weighted_n_node_samples_", "weighted_n_node_samples_")):
+    for a, b in (
+        ("feature_", "feature_"),
+        ("threshold_", "threshold_"),
+        ("children_left_", "children_left_"),
+        ("value_", "value_"),
+        ("weighted_n_node_samples_", "weighted_n_node_samples_"),
+    ):
         np.testing.assert_array_equal(getattr(forest, a), getattr(tree, b))
     np.testing.assert_array_equal(forest.predict_proba(X), tree.predict_proba(X))
     reg = RandomForestRegressor(n_estimators=1, bootstrap=False).fit(X, X[:, 0] + y)
-    np.testing.assert_array_equal(reg.predict(X), DecisionTreeRegressor(min_samples_leaf=1).fit(X, X[:, 0] + y).predict(X))
+    np.testing.assert_array_equal(
+        reg.predict(X), DecisionTreeRegressor(min_samples_leaf=1).fit(X, X[:, 0] + y).predict(X)
+    )
 
 
 def test_oob_fraction_and_oob_predictions():
@@ -42,8 +50,13 @@ def test_oob_fraction_and_oob_predictions():
     rows = [0, 7, 123]
     for i in rows:
         oob_trees = [t for t in range(40) if counts[t, i] == 0]
-        expected = np.mean([ensemble_output(dict(trees=[ens["trees"][t]], scale=[1.0], offset=np.zeros(2)),
-                                              X[i:i + 1])[0] for t in oob_trees], axis=0)
+        expected = np.mean(
+            [
+                ensemble_output(dict(trees=[ens["trees"][t]], scale=[1.0], offset=np.zeros(2)), X[i : i + 1])[0]
+                for t in oob_trees
+            ],
+            axis=0,
+        )
         np.testing.assert_allclose(forest.oob_decision_function_[i], expected, rtol=1e-12)
     seen = ~np.isnan(forest.oob_decision_function_[:, 0])
     assert forest.oob_score_ == np.mean(forest.oob_decision_function_[seen].argmax(1) == y[seen])
@@ -56,8 +69,9 @@ def test_regressor_oob_predictions_and_r2():
     forest = RandomForestRegressor(n_estimators=25, oob_score=True, n_jobs=2).fit(X, target)
     out_of_bag = (forest.in_bag_counts(300) == 0).T
     ens = forest.tree_ensemble()
-    per_tree = np.column_stack([ensemble_output(dict(trees=[t], scale=[1.0], offset=np.zeros(1)), X)[:, 0]
-                                for t in ens["trees"]])
+    per_tree = np.column_stack(
+        [ensemble_output(dict(trees=[t], scale=[1.0], offset=np.zeros(1)), X)[:, 0] for t in ens["trees"]]
+    )
     seen = out_of_bag.any(axis=1)
     expected = np.sum(per_tree * out_of_bag, axis=1)[seen] / out_of_bag.sum(axis=1)[seen]
     np.testing.assert_allclose(forest.oob_prediction_[seen], expected, rtol=1e-12)
@@ -71,8 +85,15 @@ def test_results_do_not_depend_on_n_jobs():
     X, y = _data(2)
     a = RandomForestClassifier(n_estimators=12, n_jobs=1, oob_score=True).fit(X, y)
     b = RandomForestClassifier(n_estimators=12, n_jobs=3, oob_score=True).fit(X, y)
-    for attr in ("feature_", "threshold_", "value_", "tree_offsets_", "oob_decision_function_", "oob_score_",
-                 "feature_importances_"):
+    for attr in (
+        "feature_",
+        "threshold_",
+        "value_",
+        "tree_offsets_",
+        "oob_decision_function_",
+        "oob_score_",
+        "feature_importances_",
+    ):
         np.testing.assert_array_equal(getattr(a, attr), getattr(b, attr))
     c = RandomForestClassifier(n_estimators=12, random_state=1).fit(X, y)
     assert not np.array_equal(a.predict_proba(X), c.predict_proba(X))

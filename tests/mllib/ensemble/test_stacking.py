@@ -1,6 +1,7 @@
 """Stacking: the meta-model's inputs are out-of-fold (a memorising base model scores no better than chance on them,
 while on its own training rows it is perfect), grouped inner folds keep a group's twins on one side, the fitted
 stack predicts well where one base model cannot, and it saves and loads without pickle."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -54,18 +55,22 @@ def test_regressor_meta_features_are_out_of_fold_predictions():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(300, 3))
     y = 2 * X[:, 0] + rng.normal(size=300)
-    stack = StackingRegressor(estimators=["knn_regressor"], estimator_params={"knn_regressor": {"n_neighbors": 1}},
-                              cv=5).fit(X, y)
+    stack = StackingRegressor(
+        estimators=["knn_regressor"], estimator_params={"knn_regressor": {"n_neighbors": 1}}, cv=5
+    ).fit(X, y)
     assert np.allclose(stack.estimators_[0].predict(X), y)  # memorised in sample
     assert not np.allclose(stack.meta_features_[:, 0], y)  # but not out of fold
     assert np.corrcoef(stack.predict(X), y)[0, 1] > 0.8
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    ({"estimators": ["ridge"]}, "not a registered classifier"),
-    ({"estimators": ["stacking"]}, "cannot be stacking itself"),
-    ({"estimators": ["knn"], "estimator_params": {"svm": {}}}, "not in estimators"),
-])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"estimators": ["ridge"]}, "not a registered classifier"),
+        ({"estimators": ["stacking"]}, "cannot be stacking itself"),
+        ({"estimators": ["knn"], "estimator_params": {"svm": {}}}, "not in estimators"),
+    ],
+)
 def test_bad_settings_are_named(kwargs, message):
     X, y = noise_labels(60)
     with pytest.raises(ValueError, match=message):

@@ -5,6 +5,7 @@ Oracles: the notes' geometric example with the corrected ML theta_2 = 4/7 (the n
 3/14 vs 2/9 -> omega_2 (exact, with fractions); ML = numerical argmax of the likelihood; Gaussian ML [1, 2, 3, 4]
 -> mean 2.5, variance 1.25 (unbiased 5/3); conjugate posteriors == normalised likelihood x prior by quadrature;
 the Gaussian-mean posterior tends to the ML mean; James-Stein has lower Monte-Carlo MSE than the mean for n >= 3."""
+
 from fractions import Fraction
 
 import numpy as np
@@ -40,8 +41,12 @@ def test_geometric_ml_worked_example_with_the_corrected_theta2():
 
 @pytest.mark.parametrize("data", [D1, D2, [3, 0, 7, 1, 1, 2]])
 def test_geometric_ml_is_the_argmax_of_the_likelihood(data):
-    res = optimize.minimize_scalar(lambda t: -geometric_log_likelihood(data, t), bounds=(1e-9, 1 - 1e-9),
-                                   method="bounded", options={"xatol": 1e-12})
+    res = optimize.minimize_scalar(
+        lambda t: -geometric_log_likelihood(data, t),
+        bounds=(1e-9, 1 - 1e-9),
+        method="bounded",
+        options={"xatol": 1e-12},
+    )
     assert geometric_ml(data) == pytest.approx(res.x, abs=1e-7)
     assert geometric_log_likelihood(D2, 4 / 7) > geometric_log_likelihood(D2, 3 / 7)
 
@@ -69,8 +74,11 @@ def test_bernoulli_ml_posterior_and_predictive():
     a, b = bernoulli_posterior(x, a=2.0, b=3.0)
     assert (a, b) == (7.0, 5.0)
     assert bernoulli_predictive(a, b) == pytest.approx(7 / 12)
+
     # posterior == normalised likelihood x prior
-    lik_prior = lambda t: t**5 * (1 - t) ** 2 * stats.beta(2, 3).pdf(t)
+    def lik_prior(t):
+        return t**5 * (1 - t) ** 2 * stats.beta(2, 3).pdf(t)
+
     z = integrate.quad(lik_prior, 0, 1)[0]
     for t in (0.2, 0.5, 0.8):
         assert stats.beta(a, b).pdf(t) == pytest.approx(lik_prior(t) / z, rel=1e-8)
@@ -94,6 +102,7 @@ def test_gaussian_mean_posterior_matches_quadrature_and_tends_to_the_ml_mean():
     x = rng.normal(2.0, 1.5, size=6)
     sigma2, mu0, tau0_2 = 1.5**2, -1.0, 0.5
     mu_n, tau_n2 = gaussian_mean_posterior(x, sigma2, mu0, tau0_2)
+
     def unnorm(m):  # likelihood x prior, up to a constant
         return np.exp(-np.sum((x - m) ** 2) / (2 * sigma2) - (m - mu0) ** 2 / (2 * tau0_2))
 
@@ -119,7 +128,10 @@ def test_james_stein_beats_the_mean_in_three_or_more_dimensions():
     means = samples.mean(axis=1)
     js = np.array([james_stein(m, sigma**2 / N) for m in means])
     js_plus = np.array([james_stein(m, sigma**2 / N, positive_part=True) for m in means])
-    mse = lambda est: np.mean(np.sum((est - mu) ** 2, axis=1))
+
+    def mse(est):
+        return np.mean(np.sum((est - mu) ** 2, axis=1))
+
     assert mse(js) < 0.8 * mse(means)
     assert mse(js_plus) <= mse(js)
     # the factor: 1 - (n - 2) sigma2 / ||mu_hat||^2

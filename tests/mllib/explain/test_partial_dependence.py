@@ -1,5 +1,6 @@
 """Partial dependence / ICE: closed forms for additive and product models, and agreement with
 scikit-learn's brute-force partial_dependence on the same fitted model and grid (to 1e-12)."""
+
 import numpy as np
 import pytest
 from sklearn.ensemble import GradientBoostingRegressor
@@ -11,7 +12,10 @@ from mllib.explain import partial_dependence
 def test_additive_model_pd_is_the_shape_function_plus_a_constant_and_ice_curves_are_parallel():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(50, 3))
-    f = lambda Z: np.sin(Z[:, 0]) + Z[:, 1] ** 2 - Z[:, 2]
+
+    def f(Z):
+        return np.sin(Z[:, 0]) + Z[:, 1] ** 2 - Z[:, 2]
+
     out = partial_dependence(f, X, 0, grid_resolution=15)
     g = out["grid"][0]
     assert g.size == 15
@@ -53,7 +57,9 @@ def test_two_way_pd_of_a_categorical_and_a_numeric_column_keeps_each_columns_typ
     out = partial_dependence(predict, X, features, grid_resolution=6)
     by_feature = dict(zip(features, out["grid"]))
     assert by_feature[0].tolist() == ["a", "b", "c"] and by_feature[1].dtype == np.float64 and by_feature[1].size == 6
-    expected = np.outer([level[c] for c in by_feature[0]], by_feature[1]) + X[:, 2].mean()  # PD(c, v) = level(c) v + E x3
+    expected = (
+        np.outer([level[c] for c in by_feature[0]], by_feature[1]) + X[:, 2].mean()
+    )  # PD(c, v) = level(c) v + E x3
     np.testing.assert_allclose(out["average"], expected if features == (0, 1) else expected.T, rtol=1e-12, atol=1e-12)
 
 

@@ -1,4 +1,5 @@
 """permutation_importance: exact zeros for ignored features, the sign convention, seeding, and what is permuted."""
+
 import numpy as np
 import pytest
 
@@ -54,8 +55,15 @@ def test_interval_is_the_student_t_interval_computed_by_hand():
     # one column, importances = what a predict that ignores the permutation order returns on each call
     drops = iter([0.0, 0.1, 0.3, 0.2, 0.4, 0.5])  # baseline loss 0, then five permuted losses
     X = np.arange(8.0).reshape(4, 2)
-    result = permutation_importance(lambda Z: None, X, np.zeros(4), _Scorer(lambda y, v: next(drops), False),
-                                    n_repeats=5, random_state=0, columns=[0])
+    result = permutation_importance(
+        lambda Z: None,
+        X,
+        np.zeros(4),
+        _Scorer(lambda y, v: next(drops), False),
+        n_repeats=5,
+        random_state=0,
+        columns=[0],
+    )
     repeats = [0.1, 0.3, 0.2, 0.4, 0.5]
     mean = 0.3
     s = np.sqrt(sum((r - mean) ** 2 for r in repeats) / 4)  # ddof = 1: sqrt(0.1 / 4)

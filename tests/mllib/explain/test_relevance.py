@@ -2,6 +2,7 @@
 written out by hand; LRP-0 = gradient x input on bias-free ReLU nets; conservation sum_i R_i = f(x) on
 bias-free nets (LRP-0, epsilon, z+); z+ relevances carry the sign of f(x) for non-negative inputs; a
 linear model gives phi_i = w_i x_i; the conservation error with biases is what the biases absorb."""
+
 import numpy as np
 import pytest
 
@@ -162,7 +163,7 @@ def test_default_output_is_the_predicted_class_and_bad_arguments_raise():
     pred = np.argmax(est.decision_function(X), axis=1)
     auto = gradient_x_input(est, X)
     for r in range(8):
-        one = gradient_x_input(est, X[r:r + 1], output=int(pred[r]))
+        one = gradient_x_input(est, X[r : r + 1], output=int(pred[r]))
         np.testing.assert_allclose(auto["relevance"][r], one["relevance"][0], rtol=1e-12)
     with pytest.raises(ValueError, match="rule must be one of"):
         lrp(est, X, rule="gamma")

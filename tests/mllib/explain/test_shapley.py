@@ -1,5 +1,6 @@
 """Shapley values: the corrected worked example, exact enumeration vs KernelSHAP vs TreeSHAP vs closed forms,
 and additivity to 1e-8 relative (shap itself only checks 1e-2)."""
+
 import itertools
 from math import factorial
 
@@ -26,7 +27,7 @@ def test_catalogue_example_corrected():
 def test_shapley_from_values_matches_the_permutation_definition():
     rng = np.random.default_rng(0)
     d = 4
-    v = rng.normal(size=2 ** d)
+    v = rng.normal(size=2**d)
     v[0] = 0.0
     phi = shapley_from_values(v, d)
     index = {tuple(m): k for k, m in enumerate(coalition_masks(d))}
@@ -43,7 +44,10 @@ def test_shapley_from_values_matches_the_permutation_definition():
 def test_axioms_symmetry_dummy_and_efficiency():
     rng = np.random.default_rng(1)
     background = rng.normal(size=(5, 4))
-    predict = lambda X: np.asarray(X)[:, 0] * np.asarray(X)[:, 1] + np.sin(np.asarray(X)[:, 2])  # x3 is a dummy
+
+    def predict(X):
+        return np.asarray(X)[:, 0] * np.asarray(X)[:, 1] + np.sin(np.asarray(X)[:, 2])  # x3 is a dummy
+
     X = rng.normal(size=(3, 4))
     X[:, 1] = X[:, 0]
     bg = background.copy()
@@ -69,7 +73,10 @@ def test_linear_model_closed_form_equals_enumeration():
 
 def test_raw_object_rows_with_strings_work():
     colour = {"red": 1.0, "blue": -1.0}
-    predict = lambda Z: np.array([colour[row[0]] * float(row[1]) for row in Z])
+
+    def predict(Z):
+        return np.array([colour[row[0]] * float(row[1]) for row in Z])
+
     X = np.array([["red", 2.0]], dtype=object)
     background = np.array([["blue", 0.0], ["red", 1.0]], dtype=object)
     out = exact_shapley(predict, X, background)
@@ -78,9 +85,13 @@ def test_raw_object_rows_with_strings_work():
 
 # ---------------------------------------------------------------- KernelSHAP
 
+
 def test_kernel_shap_with_all_coalitions_is_exact():
     rng = np.random.default_rng(3)
-    predict = lambda Z: np.tanh(np.asarray(Z) @ np.array([1.0, -2.0, 0.5, 0.0, 1.5])) * np.asarray(Z)[:, 0]
+
+    def predict(Z):
+        return np.tanh(np.asarray(Z) @ np.array([1.0, -2.0, 0.5, 0.0, 1.5])) * np.asarray(Z)[:, 0]
+
     background, X = rng.normal(size=(8, 5)), rng.normal(size=(3, 5))
     exact = exact_shapley(predict, X, background)
     kern = kernel_shap(predict, X, background, n_samples=64)
@@ -93,7 +104,10 @@ def test_sampled_kernel_shap_is_seeded_efficient_and_close_with_honest_errors():
     rng = np.random.default_rng(4)
     d = 10
     w = rng.normal(size=d)
-    predict = lambda Z: np.asarray(Z) @ w + 0.5 * np.asarray(Z)[:, 0] * np.asarray(Z)[:, 1]
+
+    def predict(Z):
+        return np.asarray(Z) @ w + 0.5 * np.asarray(Z)[:, 0] * np.asarray(Z)[:, 1]
+
     background, X = rng.normal(size=(10, d)), rng.normal(size=(2, d))
     exact = exact_shapley(predict, X, background)
     a = kernel_shap(predict, X, background, n_samples=400, random_state=7)
@@ -108,6 +122,7 @@ def test_sampled_kernel_shap_is_seeded_efficient_and_close_with_honest_errors():
 
 
 # ---------------------------------------------------------------- TreeSHAP
+
 
 def random_tree(rng, X, depth, n_outputs=1):
     """A random CART-like tree as flat arrays, covers from the rows of X reaching each node."""
@@ -136,8 +151,14 @@ def random_tree(rng, X, depth, n_outputs=1):
         return node
 
     grow(np.arange(X.shape[0]), 0)
-    return {"feature": np.array(feature), "threshold": np.array(threshold), "left": np.array(left),
-            "right": np.array(right), "value": np.array(value), "cover": np.array(cover)}
+    return {
+        "feature": np.array(feature),
+        "threshold": np.array(threshold),
+        "left": np.array(left),
+        "right": np.array(right),
+        "value": np.array(value),
+        "cover": np.array(cover),
+    }
 
 
 def conditional_expectation(tree, x, mask, node=0):
@@ -149,7 +170,9 @@ def conditional_expectation(tree, x, mask, node=0):
     if mask[f]:
         return conditional_expectation(tree, x, mask, l if x[f] <= tree["threshold"][node] else r)
     c = tree["cover"]
-    return (c[l] * conditional_expectation(tree, x, mask, l) + c[r] * conditional_expectation(tree, x, mask, r)) / c[node]
+    return (c[l] * conditional_expectation(tree, x, mask, l) + c[r] * conditional_expectation(tree, x, mask, r)) / c[
+        node
+    ]
 
 
 class Ensemble:
@@ -157,8 +180,12 @@ class Ensemble:
         self.trees, self.scale, self.offset, self.output = trees, scale, offset, output
 
     def tree_ensemble(self):
-        return {"trees": self.trees, "scale": np.asarray(self.scale, float), "offset": np.asarray(self.offset, float),
-                "output": self.output}
+        return {
+            "trees": self.trees,
+            "scale": np.asarray(self.scale, float),
+            "offset": np.asarray(self.offset, float),
+            "output": self.output,
+        }
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -181,8 +208,14 @@ def test_tree_shap_equals_enumeration_of_the_tree_value_function(seed):
 
 
 def test_tree_shap_of_a_stump_gives_everything_to_its_feature():
-    tree = {"feature": np.array([1, -1, -1]), "threshold": np.array([0.0, -2, -2]), "left": np.array([1, -1, -1]),
-            "right": np.array([2, -1, -1]), "value": np.array([[0.25], [-1.0], [1.0]]), "cover": np.array([4.0, 3.0, 1.0])}
+    tree = {
+        "feature": np.array([1, -1, -1]),
+        "threshold": np.array([0.0, -2, -2]),
+        "left": np.array([1, -1, -1]),
+        "right": np.array([2, -1, -1]),
+        "value": np.array([[0.25], [-1.0], [1.0]]),
+        "cover": np.array([4.0, 3.0, 1.0]),
+    }
     out = tree_shap(Ensemble([tree], [1.0], [0.0]), np.array([[5.0, 1.0, 0.0]]))
     # E f = (3 * -1 + 1 * 1) / 4 = -0.5; f(x) = 1; feature 1 gets 1.5, the others 0
     np.testing.assert_allclose(out["values"][0, :, 0], [0.0, 1.5, 0.0], atol=1e-15)
@@ -194,14 +227,20 @@ def _tree_model(name):
     from mllib.gradient_boosting import GradientBoostingClassifier
     from mllib.tree import DecisionTreeClassifier
 
-    return {"random_forest": lambda: RandomForestClassifier(n_estimators=8, max_depth=5, min_samples_leaf=3, random_state=0),
-            "decision_tree": lambda: DecisionTreeClassifier(max_depth=6, min_samples_leaf=3),
-            "adaboost_discrete": lambda: AdaBoostClassifier(n_estimators=6, max_depth=2, algorithm="discrete"),
-            "adaboost_real": lambda: AdaBoostClassifier(n_estimators=6, max_depth=2, algorithm="real"),
-            "gradient_boosting": lambda: GradientBoostingClassifier(max_iter=6, max_leaf_nodes=8, min_samples_leaf=5)}[name]()
+    return {
+        "random_forest": lambda: RandomForestClassifier(
+            n_estimators=8, max_depth=5, min_samples_leaf=3, random_state=0
+        ),
+        "decision_tree": lambda: DecisionTreeClassifier(max_depth=6, min_samples_leaf=3),
+        "adaboost_discrete": lambda: AdaBoostClassifier(n_estimators=6, max_depth=2, algorithm="discrete"),
+        "adaboost_real": lambda: AdaBoostClassifier(n_estimators=6, max_depth=2, algorithm="real"),
+        "gradient_boosting": lambda: GradientBoostingClassifier(max_iter=6, max_leaf_nodes=8, min_samples_leaf=5),
+    }[name]()
 
 
-@pytest.mark.parametrize("name", ["random_forest", "decision_tree", "adaboost_discrete", "adaboost_real", "gradient_boosting"])
+@pytest.mark.parametrize(
+    "name", ["random_forest", "decision_tree", "adaboost_discrete", "adaboost_real", "gradient_boosting"]
+)
 def test_tree_shap_equals_enumeration_for_every_tree_of_mllib_tree_models(name):
     """Per tree: TreeSHAP = brute-force Shapley values of that tree's value function (all 2^d coalitions) to
     1e-10; the whole model: TreeSHAP = sum_t scale_t phi_t of those (Shapley values are linear in v) to 1e-10, and
@@ -221,7 +260,7 @@ def test_tree_shap_equals_enumeration_for_every_tree_of_mllib_tree_models(name):
         n_outputs = np.asarray(tree["value"]).reshape(len(tree["left"]), -1).shape[1]
         single = tree_shap(Ensemble([tree], [1.0], np.zeros(n_outputs)), rows)
         for r, x in enumerate(rows):
-            v = np.array([conditional_expectation(tree, x, m) for m in masks]).reshape(2 ** d, n_outputs)
+            v = np.array([conditional_expectation(tree, x, m) for m in masks]).reshape(2**d, n_outputs)
             phi = shapley_from_values(v, d)
             np.testing.assert_allclose(single["values"][r], phi, rtol=1e-10, atol=1e-12)
             enumerated[r] += scale * phi

@@ -1,5 +1,6 @@
 """Global surrogate: a model that is itself a shallow rule is recovered with fidelity 1 and its rule; fidelity is
 the agreement (or R^2) on the evaluation rows, not the fitting rows; the rules partition the fitting rows."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,5 +1,6 @@
 """audit_groups / fairness_report: hand-computed confusion matrices, the four criteria as differences and
 ratios, undefined = nan + flag, small groups flagged and excluded, seeded bootstrap intervals."""
+
 import math
 
 import numpy as np
@@ -27,7 +28,14 @@ def test_hand_computed_metrics_and_criteria():
     result = audit_groups(*_labels(COUNTS), min_group_size=10, n_boot=0)
     a, b = result["groups"]["a"], result["groups"]["b"]
     assert (a["n"], a["n_pos"], a["n_neg"]) == (100, 60, 40)
-    expected_a = {"base_rate": 0.6, "selection_rate": 0.5, "tpr": 40 / 60, "fpr": 0.25, "precision": 0.8, "accuracy": 0.7}
+    expected_a = {
+        "base_rate": 0.6,
+        "selection_rate": 0.5,
+        "tpr": 40 / 60,
+        "fpr": 0.25,
+        "precision": 0.8,
+        "accuracy": 0.7,
+    }
     expected_b = {"base_rate": 0.4, "selection_rate": 0.6, "tpr": 0.75, "fpr": 0.5, "precision": 0.5, "accuracy": 0.6}
     for key in expected_a:
         assert a[key] == pytest.approx(expected_a[key], abs=1e-15), key
@@ -88,7 +96,13 @@ def test_bootstrap_is_deterministic_given_the_seed_and_covers_the_point_estimate
     for name, crit in first["criteria"].items():  # real gaps here (base rates and scores differ)
         lo, hi = crit["difference_interval"]
         assert lo <= crit["difference"] <= hi, name
-    assert first["bootstrap"] == {"n_boot": 300, "confidence_level": 0.95, "random_state": 7, "unit": "row", "n_units": 2000}
+    assert first["bootstrap"] == {
+        "n_boot": 300,
+        "confidence_level": 0.95,
+        "random_state": 7,
+        "unit": "row",
+        "n_units": 2000,
+    }
 
 
 def test_cluster_bootstrap_with_one_row_per_cluster_is_the_row_bootstrap_and_clusters_widen_intervals():
@@ -119,13 +133,25 @@ def test_group_calibration_error_matches_the_calibration_module():
 def test_intersections_and_report():
     attributes = {"female": np.array([0, 1, 0, 1]), "black": np.array([1, 1, 0, 0]), "old": np.array([0, 0, 0, 1])}
     groupings = intersectional_groups(attributes)
-    assert list(groupings) == ["female", "black", "old", "female & black", "female & old", "black & old",
-                               "female & black & old"]
-    assert groupings["female & black"].tolist() == ["female=0,black=1", "female=1,black=1", "female=0,black=0",
-                                                    "female=1,black=0"]
+    assert list(groupings) == [
+        "female",
+        "black",
+        "old",
+        "female & black",
+        "female & old",
+        "black & old",
+        "female & black & old",
+    ]
+    assert groupings["female & black"].tolist() == [
+        "female=0,black=1",
+        "female=1,black=1",
+        "female=0,black=0",
+        "female=1,black=0",
+    ]
     y, pred = np.array([0, 1, 1, 0]), np.array([0, 1, 0, 0])
-    report = fairness_report(y, pred, {"female": attributes["female"], "black": attributes["black"]},
-                             n_boot=0, min_group_size=1)
+    report = fairness_report(
+        y, pred, {"female": attributes["female"], "black": attributes["black"]}, n_boot=0, min_group_size=1
+    )
     assert list(report) == ["female", "black", "female & black"]
     assert report["female & black"]["groups"]["female=1,black=1"]["n"] == 1
 
@@ -145,8 +171,13 @@ def test_compatibility_given_base_rates():
 
 @pytest.mark.parametrize(
     "kwargs, match",
-    [({"min_group_size": 0}, "min_group_size"), ({"n_boot": -1}, "n_boot"), ({"confidence_level": 1.0}, "confidence_level"),
-     ({"proba": [0.5, 1.5, 0.2]}, r"\[0, 1\]"), ({"groups": [1, None, 2]}, "missing")],
+    [
+        ({"min_group_size": 0}, "min_group_size"),
+        ({"n_boot": -1}, "n_boot"),
+        ({"confidence_level": 1.0}, "confidence_level"),
+        ({"proba": [0.5, 1.5, 0.2]}, r"\[0, 1\]"),
+        ({"groups": [1, None, 2]}, "missing"),
+    ],
 )
 def test_invalid_inputs(kwargs, match):
     with pytest.raises(ValueError, match=match):

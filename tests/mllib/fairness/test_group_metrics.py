@@ -1,4 +1,5 @@
 """group_confusion: hand-computed per-group confusion counts and rates, nan for undefined rates, group handling."""
+
 import math
 
 import numpy as np
@@ -24,19 +25,42 @@ def test_hand_computed_groups():
     assert list(result) == ["a", "b"]  # sorted group order
     a = result["a"]
     assert {k: a[k] for k in ("n", "n_pos", "n_neg", "tp", "fp", "fn", "tn")} == {
-        "n": 100, "n_pos": 60, "n_neg": 40, "tp": 40, "fp": 10, "fn": 20, "tn": 30,
+        "n": 100,
+        "n_pos": 60,
+        "n_neg": 40,
+        "tp": 40,
+        "fp": 10,
+        "fn": 20,
+        "tn": 30,
     }
     # catalogue (b) 1 confusion: TP=40, FP=10, FN=20, TN=30
     expected_a = {
-        "base_rate": 0.6, "selection_rate": 0.5, "tpr": 40 / 60, "fpr": 0.25, "fnr": 20 / 60,
-        "tnr": 0.75, "precision": 0.8, "npv": 0.6, "accuracy": 0.7,
+        "base_rate": 0.6,
+        "selection_rate": 0.5,
+        "tpr": 40 / 60,
+        "fpr": 0.25,
+        "fnr": 20 / 60,
+        "tnr": 0.75,
+        "precision": 0.8,
+        "npv": 0.6,
+        "accuracy": 0.7,
     }
     for key, value in expected_a.items():
         assert a[key] == pytest.approx(value, abs=1e-15), key
     b = result["b"]
     expected_b = {
-        "n": 10, "n_pos": 5, "n_neg": 5, "base_rate": 0.5, "selection_rate": 0.4, "tpr": 0.6, "fpr": 0.2,
-        "fnr": 0.4, "tnr": 0.8, "precision": 0.75, "npv": 4 / 6, "accuracy": 0.7,
+        "n": 10,
+        "n_pos": 5,
+        "n_neg": 5,
+        "base_rate": 0.5,
+        "selection_rate": 0.4,
+        "tpr": 0.6,
+        "fpr": 0.2,
+        "fnr": 0.4,
+        "tnr": 0.8,
+        "precision": 0.75,
+        "npv": 4 / 6,
+        "accuracy": 0.7,
     }
     for key, value in expected_b.items():
         assert b[key] == pytest.approx(value, abs=1e-15), key

@@ -1,4 +1,5 @@
 """impossibility_check: the catalogue 5.2 oracle, eq. (43), and the property 'PPV parity iff eq. (44)'."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings

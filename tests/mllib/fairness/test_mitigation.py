@@ -1,5 +1,6 @@
 """Per-group thresholds (parity reached on the fitting data within the score grid's resolution, accuracy
 maximised among feasible targets, monotone and symmetric behaviour) and Kamiran-Calders reweighing."""
+
 import numpy as np
 import pytest
 
@@ -14,8 +15,9 @@ def _problem(seed=0, n=3000):
     return s, y, g  # continuous scores: no ties
 
 
-@pytest.mark.parametrize("criterion, rates", [("demographic_parity", ("selection_rate",)),
-                                              ("equal_opportunity", ("tpr",))])
+@pytest.mark.parametrize(
+    "criterion, rates", [("demographic_parity", ("selection_rate",)), ("equal_opportunity", ("tpr",))]
+)
 def test_parity_is_reached_on_the_fitting_data_within_the_grid_resolution(criterion, rates):
     s, y, g = _problem()
     model = GroupThresholdOptimizer(criterion=criterion).fit(s, y, g)
@@ -68,7 +70,8 @@ def test_identical_groups_get_identical_thresholds():
     y = (rng.random(400) < 1 / (1 + np.exp(-3 * s))).astype(int)
     # group "b" is an exact copy of group "a"
     model = GroupThresholdOptimizer(criterion="equal_opportunity").fit(
-        np.concatenate([s, s]), np.concatenate([y, y]), np.repeat(["a", "b"], 400))
+        np.concatenate([s, s]), np.concatenate([y, y]), np.repeat(["a", "b"], 400)
+    )
     assert model.thresholds_[0] == model.thresholds_[1] and model.gap_ == 0.0
 
 
@@ -76,8 +79,15 @@ def test_report_on_new_data_and_unseen_groups():
     s, y, g = _problem(4)
     model = GroupThresholdOptimizer(criterion="demographic_parity").fit(s[:2000], y[:2000], g[:2000])
     report = model.report(s[2000:], y[2000:], g[2000:])
-    assert set(report) == {"criterion", "accuracy_before", "accuracy_after", "accuracy_cost", "gap_before", "gap_after",
-                           "thresholds"}
+    assert set(report) == {
+        "criterion",
+        "accuracy_before",
+        "accuracy_after",
+        "accuracy_cost",
+        "gap_before",
+        "gap_after",
+        "thresholds",
+    }
     assert report["gap_after"] < report["gap_before"]
     assert report["accuracy_cost"] == pytest.approx(report["accuracy_before"] - report["accuracy_after"])
     with pytest.raises(ValueError, match="not in the fitting data"):

@@ -1,4 +1,5 @@
 """The multiclass audit: per-group, per-class rates counted by hand, macro gaps, cluster bootstrap, small groups."""
+
 import numpy as np
 import pytest
 
@@ -27,20 +28,24 @@ def test_rates_and_gaps_equal_direct_counts():
             assert row["classes"][name]["recall"] == pytest.approx(np.mean(y_hat[rows & (y == k)] == k))
             assert row["classes"][name]["base_rate"] == pytest.approx(np.mean(y[rows] == k))
     for criterion, metric in (("demographic_parity", "selection_rate"), ("equal_opportunity", "recall")):
-        per_class = {name: abs(out["groups"]["a"]["classes"][name][metric] - out["groups"]["b"]["classes"][name][metric])
-                     for name in "xyz"}  # group c is small: left out
+        per_class = {
+            name: abs(out["groups"]["a"]["classes"][name][metric] - out["groups"]["b"]["classes"][name][metric])
+            for name in "xyz"
+        }  # group c is small: left out
         assert out["criteria"][criterion]["per_class"] == pytest.approx(per_class)
         assert out["criteria"][criterion]["difference"] == pytest.approx(np.mean(list(per_class.values())))
     assert out["criteria"]["accuracy"]["difference"] == pytest.approx(
-        out["groups"]["a"]["accuracy"] - out["groups"]["b"]["accuracy"])
+        out["groups"]["a"]["accuracy"] - out["groups"]["b"]["accuracy"]
+    )
     assert out["criteria"]["equal_opportunity"]["difference"] > 0.1  # the noisier group recalls less
 
 
 def test_bootstrap_intervals_by_rows_and_by_clusters():
     y, y_hat, g = problem(n=600)
     rows = multiclass_audit(y, y_hat, g, 3, n_boot=200, min_group_size=10, random_state=1)
-    clusters = multiclass_audit(y, y_hat, g, 3, groups=np.arange(600) // 6, n_boot=200, min_group_size=10,
-                                random_state=1)
+    clusters = multiclass_audit(
+        y, y_hat, g, 3, groups=np.arange(600) // 6, n_boot=200, min_group_size=10, random_state=1
+    )
     for out in (rows, clusters):
         for c in ("demographic_parity", "equal_opportunity", "accuracy"):
             lo, hi = out["criteria"][c]["difference_interval"]
@@ -48,7 +53,12 @@ def test_bootstrap_intervals_by_rows_and_by_clusters():
         lo, hi = out["groups"]["a"]["intervals"][1]["recall"]
         assert lo <= out["groups"]["a"]["classes"][1]["recall"] <= hi
     assert rows["bootstrap"]["unit"] == "row" and clusters["bootstrap"] == {
-        "n_boot": 200, "confidence_level": 0.95, "unit": "cluster", "n_units": 100, "random_state": 1}
+        "n_boot": 200,
+        "confidence_level": 0.95,
+        "unit": "cluster",
+        "n_units": 100,
+        "random_state": 1,
+    }
     again = multiclass_audit(y, y_hat, g, 3, n_boot=200, min_group_size=10, random_state=1)
     assert again == rows
 

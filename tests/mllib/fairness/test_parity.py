@@ -1,4 +1,5 @@
 """parity_gaps: differences, ratios and the groups attaining them; undefined groups excluded and listed."""
+
 import math
 
 import numpy as np

@@ -1,5 +1,6 @@
 """regression_audit: per-group errors equal direct computation, gaps are max - min over the large groups, intervals
 cover the point values, the cluster bootstrap resamples whole clusters, and bad inputs are refused."""
+
 from __future__ import annotations
 
 import json
@@ -26,7 +27,7 @@ def test_group_metrics_equal_direct_computation():
         r = (y - pred)[g == group]
         m = out["groups"][group]
         assert m["n"] == r.size and m["mae"] == pytest.approx(np.abs(r).mean())
-        assert m["rmse"] == pytest.approx(np.sqrt((r ** 2).mean())) and m["mean_residual"] == pytest.approx(r.mean())
+        assert m["rmse"] == pytest.approx(np.sqrt((r**2).mean())) and m["mean_residual"] == pytest.approx(r.mean())
         assert m["mean_prediction"] == pytest.approx(pred[g == group].mean())
         assert m["interval_coverage"] == pytest.approx(np.mean(np.abs(r) <= 1.0))
     a, b = out["groups"]["a"], out["groups"]["b"]

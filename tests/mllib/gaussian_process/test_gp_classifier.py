@@ -6,6 +6,7 @@ with a 5-term probit expansion; we use the notes' single probit approximation si
 the probit approximation against Gauss-Hermite quadrature of the same Gaussian; the catalogue's (f*, s^2) = (1, 4)
 and (2, 1) values; the Newton fixed point f = K (t - pi) at the mode, also where full Newton steps run away (large
 amplitude, ill-conditioned K) and need halving; a warning at max_iter; subsampling above n_max."""
+
 import warnings
 
 import numpy as np

@@ -3,6 +3,7 @@ at x = -0.5 for the squared exponential, l = 0.2, sigma = 0.1, ...; 0.2970230 fo
 posterior mean = kernel ridge with lambda = noise variance; scikit-learn's GaussianProcessRegressor with the same
 fixed kernel (mean, std and log marginal likelihood to 1e-8); posterior variance <= prior variance; evidence
 maximisation increases the evidence and reaches scikit-learn's optimum."""
+
 import numpy as np
 import pytest
 from sklearn.gaussian_process import GaussianProcessRegressor as SkGPR

@@ -1,5 +1,6 @@
 """Gradient boosting: Newton leaf values, exact split search on few distinct values, monotone training loss,
 interpolation by one deep tree, subsampling, sample weights, early stopping, the tree protocol, save/load."""
+
 import numpy as np
 import pytest
 from scipy.special import expit, log_softmax
@@ -32,15 +33,16 @@ def mean_log_loss(y01, raw):
 
 # ---- binning ------------------------------------------------------------------------------------------------
 
+
 def test_bins_are_midpoints_below_max_bins_and_codes_agree_with_raw_thresholds():
     rng = np.random.default_rng(0)
     X = np.column_stack([rng.integers(0, 7, 300) * 0.5, rng.normal(size=300)])
     thr, off = find_bin_thresholds(X, max_bins=16)
-    np.testing.assert_array_equal(thr[off[0]:off[1]], np.arange(6) * 0.5 + 0.25)  # 7 values: exact midpoints
+    np.testing.assert_array_equal(thr[off[0] : off[1]], np.arange(6) * 0.5 + 0.25)  # 7 values: exact midpoints
     assert off[2] - off[1] == 15  # 300 distinct values: 16 quantile bins, 15 thresholds
     codes = bin_features(X, thr, off)
     for j in range(2):
-        cuts = thr[off[j]:off[j + 1]]
+        cuts = thr[off[j] : off[j + 1]]
         for b in range(cuts.size):
             np.testing.assert_array_equal(codes[:, j] <= b, X[:, j] <= cuts[b])
     # quantile bins hold about equally many rows
@@ -48,6 +50,7 @@ def test_bins_are_midpoints_below_max_bins_and_codes_agree_with_raw_thresholds()
 
 
 # ---- Newton steps and split search --------------------------------------------------------------------------
+
 
 def test_single_leaf_newton_step_from_the_prior_is_zero():
     # F_0 = log-odds of the prior minimises the loss over constants, so the one-leaf Newton step -G/(H+l2) is 0
@@ -63,8 +66,9 @@ def test_single_leaf_newton_step_from_the_prior_is_zero():
 def test_stump_leaves_are_the_newton_steps_of_their_rows(l2):
     X, y = few_values()
     w = np.random.default_rng(3).uniform(0.5, 2.0, size=len(y))
-    m = GradientBoostingClassifier(max_iter=1, learning_rate=1.0, max_leaf_nodes=2, min_samples_leaf=5,
-                                   l2_regularization=l2).fit(X, y, sample_weight=w)
+    m = GradientBoostingClassifier(
+        max_iter=1, learning_rate=1.0, max_leaf_nodes=2, min_samples_leaf=5, l2_regularization=l2
+    ).fit(X, y, sample_weight=w)
     p0 = np.average(y, weights=w)
     g, h = (p0 - y) * w, p0 * (1 - p0) * w
     left = X[:, m.node_feature_[0]] <= m.node_threshold_[0]
@@ -72,8 +76,9 @@ def test_stump_leaves_are_the_newton_steps_of_their_rows(l2):
         np.testing.assert_allclose(m.node_value_[node], -g[side].sum() / (h[side].sum() + l2), rtol=1e-12)
         assert m.node_cover_[node] == side.sum()
     raw = m.decision_function(X)
-    np.testing.assert_allclose(raw, np.log(p0 / (1 - p0)) + np.where(left, m.node_value_[1], m.node_value_[2]),
-                               rtol=1e-13)
+    np.testing.assert_allclose(
+        raw, np.log(p0 / (1 - p0)) + np.where(left, m.node_value_[1], m.node_value_[2]), rtol=1e-13
+    )
 
 
 def best_split_brute_force(X, g, h, l2, min_samples_leaf):
@@ -87,7 +92,7 @@ def best_split_brute_force(X, g, h, l2, min_samples_leaf):
             if min(left.sum(), (~left).sum()) < min_samples_leaf:
                 continue
             gl, hl = g[left].sum(), h[left].sum()
-            gain = gl ** 2 / (hl + l2) + (G - gl) ** 2 / (H - hl + l2) - G ** 2 / (H + l2)
+            gain = gl**2 / (hl + l2) + (G - gl) ** 2 / (H - hl + l2) - G**2 / (H + l2)
             if gain > best[0] + 1e-9:
                 best = (gain, j, t)
     return best
@@ -114,6 +119,7 @@ def test_one_deep_tree_with_unit_learning_rate_interpolates_the_residuals():
 
 
 # ---- the boosting loop ------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", ["binary", "multiclass", "regression"])
 def test_training_loss_is_non_increasing_per_iteration(kind):
@@ -186,8 +192,15 @@ def test_early_stopping_stops_by_the_rule_and_is_deterministic():
     rng = np.random.default_rng(7)
     X = rng.normal(size=(800, 5))
     y = (X[:, 0] + 2 * rng.normal(size=800) > 0).astype(int)  # mostly noise: validation loss turns up early
-    params = dict(max_iter=300, learning_rate=0.3, early_stopping=True, validation_fraction=0.2,
-                  n_iter_no_change=5, tol=0.0, random_state=11)
+    params = dict(
+        max_iter=300,
+        learning_rate=0.3,
+        early_stopping=True,
+        validation_fraction=0.2,
+        n_iter_no_change=5,
+        tol=0.0,
+        random_state=11,
+    )
     m = GradientBoostingClassifier(**params).fit(X, y)
     assert m.n_iter_ < 300
     scores = m.validation_score_
@@ -195,7 +208,7 @@ def test_early_stopping_stops_by_the_rule_and_is_deterministic():
     # stopped: none of the last 5 scores beats the one before them; and not earlier
     assert scores[-6] >= scores[-5:].max()
     for k in range(6, len(scores)):
-        assert scores[k - 6] < scores[k - 5:k].max()
+        assert scores[k - 6] < scores[k - 5 : k].max()
     again = GradientBoostingClassifier(**params).fit(X, y)
     np.testing.assert_array_equal(again.validation_score_, scores)
     np.testing.assert_array_equal(again.predict_proba(X), m.predict_proba(X))
@@ -204,6 +217,7 @@ def test_early_stopping_stops_by_the_rule_and_is_deterministic():
 
 
 # ---- the tree protocol and persistence ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", ["binary", "multiclass", "regression"])
 def test_tree_ensemble_reproduces_the_raw_prediction(kind):
@@ -225,9 +239,12 @@ def test_tree_ensemble_reproduces_the_raw_prediction(kind):
         assert np.count_nonzero(value[:, np.arange(K) != t % K]) == 0  # multiclass: only its class's column
         inner = np.flatnonzero(f >= 0)
         np.testing.assert_array_equal(cover[inner], cover[left[inner]] + cover[right[inner]])
-        np.testing.assert_allclose(value[inner] * cover[inner, None],
-                                   value[left[inner]] * cover[left[inner], None]
-                                   + value[right[inner]] * cover[right[inner], None], rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(
+            value[inner] * cover[inner, None],
+            value[left[inner]] * cover[left[inner], None] + value[right[inner]] * cover[right[inner], None],
+            rtol=1e-12,
+            atol=1e-15,
+        )
         assert (left[f < 0] == -1).all() and (right[f < 0] == -1).all()
 
 
@@ -237,8 +254,9 @@ def test_save_load_gives_identical_predictions(kind, tmp_path):
     if kind == "regression":
         m = GradientBoostingRegressor(max_iter=10, subsample=0.7).fit(X, X[:, 1] + y)
     else:
-        m = GradientBoostingClassifier(max_iter=40, early_stopping=kind == "early_stopping",
-                                       n_iter_no_change=3).fit(X, y)
+        m = GradientBoostingClassifier(max_iter=40, early_stopping=kind == "early_stopping", n_iter_no_change=3).fit(
+            X, y
+        )
     io.save(m, tmp_path / "gb")
     loaded = io.load(tmp_path / "gb")
     method = "predict" if kind == "regression" else "predict_proba"
@@ -250,10 +268,22 @@ def test_save_load_gives_identical_predictions(kind, tmp_path):
             np.testing.assert_array_equal(ta[key], tb[key])
 
 
-@pytest.mark.parametrize("param, value", [("learning_rate", 0.0), ("max_iter", 0), ("max_leaf_nodes", 1),
-                                          ("max_depth", 0), ("min_samples_leaf", 0), ("l2_regularization", -1.0),
-                                          ("max_bins", 256), ("subsample", 0.0), ("validation_fraction", 1.0),
-                                          ("n_iter_no_change", 0), ("tol", -1.0)])
+@pytest.mark.parametrize(
+    "param, value",
+    [
+        ("learning_rate", 0.0),
+        ("max_iter", 0),
+        ("max_leaf_nodes", 1),
+        ("max_depth", 0),
+        ("min_samples_leaf", 0),
+        ("l2_regularization", -1.0),
+        ("max_bins", 256),
+        ("subsample", 0.0),
+        ("validation_fraction", 1.0),
+        ("n_iter_no_change", 0),
+        ("tol", -1.0),
+    ],
+)
 def test_bad_hyperparameters_are_named(param, value):
     X, y = few_values(n=60)
     with pytest.raises(ValueError, match=param):

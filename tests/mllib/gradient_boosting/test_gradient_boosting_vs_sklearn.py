@@ -8,6 +8,7 @@ the float32 rounding breaks differently, after which the trees diverge; there we
 model (held-out AUC within 0.002), which near-tie flips leave unchanged. Both libraries bin the same way
 (midpoints below max_bins distinct values, "averaged_inverted_cdf" quantiles above).
 """
+
 import numpy as np
 import pytest
 from scipy.special import expit
@@ -16,8 +17,9 @@ from sklearn.metrics import roc_auc_score
 
 from mllib.gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 
-SETTINGS = dict(max_iter=20, learning_rate=0.2, max_leaf_nodes=8, min_samples_leaf=10, l2_regularization=0.5,
-                max_bins=64)
+SETTINGS = dict(
+    max_iter=20, learning_rate=0.2, max_leaf_nodes=8, min_samples_leaf=10, l2_regularization=0.5, max_bins=64
+)
 
 
 def easy_data(n=800, seed=0):
@@ -32,15 +34,25 @@ def sklearn_tree(nodes, i=0):
     node = nodes[i]
     if node["is_leaf"]:
         return (int(node["count"]), float(node["value"]))
-    return (int(node["feature_idx"]), float(node["num_threshold"]), int(node["count"]),
-            sklearn_tree(nodes, node["left"]), sklearn_tree(nodes, node["right"]))
+    return (
+        int(node["feature_idx"]),
+        float(node["num_threshold"]),
+        int(node["count"]),
+        sklearn_tree(nodes, node["left"]),
+        sklearn_tree(nodes, node["right"]),
+    )
 
 
 def mllib_tree(tree, i=0):
     if tree["feature"][i] < 0:
         return (int(tree["cover"][i]), float(tree["value"][i, 0]))
-    return (int(tree["feature"][i]), float(tree["threshold"][i]), int(tree["cover"][i]),
-            mllib_tree(tree, tree["left"][i]), mllib_tree(tree, tree["right"][i]))
+    return (
+        int(tree["feature"][i]),
+        float(tree["threshold"][i]),
+        int(tree["cover"][i]),
+        mllib_tree(tree, tree["left"][i]),
+        mllib_tree(tree, tree["right"][i]),
+    )
 
 
 def assert_same_tree(a, b):

@@ -3,6 +3,7 @@ explicit feature map phi(x).phi(y) (notes' phi = (x1^2, sqrt2 x1 x2, x2^2)); the
 scikit-learn's pairwise kernels (the exponential kernel: its Matern kernel with nu = 1/2); blockwise Gram = direct
 Gram; gamma = "scale"; coef0 = None resolves to each kernel's default; the distance kernels exact (against cdist)
 at near-duplicates far from the origin."""
+
 import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
@@ -11,8 +12,14 @@ from sklearn.metrics import pairwise
 
 from mllib.kernels import functions, gram, is_psd, kernel_diagonal, kernel_params, quadratic_features
 
-PARAMS = {"linear": {}, "poly": {"gamma": 0.5, "coef0": 1.0, "degree": 3}, "rbf": {"gamma": 0.7},
-          "exponential": {"gamma": 0.7}, "inverse_multiquadric": {"c": 0.8}, "sigmoid": {"gamma": 0.1, "coef0": -0.5}}
+PARAMS = {
+    "linear": {},
+    "poly": {"gamma": 0.5, "coef0": 1.0, "degree": 3},
+    "rbf": {"gamma": 0.7},
+    "exponential": {"gamma": 0.7},
+    "inverse_multiquadric": {"c": 0.8},
+    "sigmoid": {"gamma": 0.1, "coef0": -0.5},
+}
 
 
 def _points(seed=0, n=50, d=4):
@@ -35,8 +42,11 @@ def test_distance_kernels_are_exact_at_near_duplicates_far_from_the_origin(kerne
     near = np.repeat(_points()[:10], 5, axis=0) + 1e-6 * _points(11, n=50) + 100.0
     p = PARAMS[kernel]
     D = cdist(near, near)
-    exact = {"rbf": lambda: np.exp(-p["gamma"] * D**2), "exponential": lambda: np.exp(-p["gamma"] * D),
-             "inverse_multiquadric": lambda: 1.0 / np.sqrt(D**2 + p["c"] ** 2)}[kernel]()
+    exact = {
+        "rbf": lambda: np.exp(-p["gamma"] * D**2),
+        "exponential": lambda: np.exp(-p["gamma"] * D),
+        "inverse_multiquadric": lambda: 1.0 / np.sqrt(D**2 + p["c"] ** 2),
+    }[kernel]()
     # relative 1e-12 where the distance enters squared; the square root leaves ~eps |x - mean|^2 / |x - y| ~ 5e-10
     tol = {"atol": 1e-9, "rtol": 0.0} if kernel == "exponential" else {"rtol": 1e-12}
     K = gram(near, kernel=kernel, **p)
@@ -72,7 +82,9 @@ def test_catalogue_values():
     assert np.isclose(gram([[1.0, 2.0]], [[3.0, 4.0]], "poly", gamma=1.0, coef0=1.0, degree=2)[0, 0], 144.0)
     # RBF with sigma: exp(-||x - y||^2 / (2 sigma^2)), gamma = 1 / (2 sigma^2)
     sigma = 0.5
-    assert np.isclose(gram([[0.0, 0.0]], [[1.0, 1.0]], "rbf", gamma=1 / (2 * sigma**2))[0, 0], np.exp(-2 / (2 * sigma**2)))
+    assert np.isclose(
+        gram([[0.0, 0.0]], [[1.0, 1.0]], "rbf", gamma=1 / (2 * sigma**2))[0, 0], np.exp(-2 / (2 * sigma**2))
+    )
     # inverse multiquadric 1 / sqrt(||x - y||^2 + c^2)
     assert np.isclose(gram([[0.0, 0.0]], [[3.0, 4.0]], "inverse_multiquadric", c=2.0)[0, 0], 1 / np.sqrt(29.0))
     # exponential exp(-|(x - x') / l|) (seed 002 G2, gamma-exponential with exponent 1), l = 0.2: gamma = 1 / l;
@@ -85,11 +97,13 @@ def test_catalogue_values():
 def test_kernels_match_scikit_learn(kernel):
     X, Y = _points(4, n=40), _points(5, n=25)
     p = PARAMS[kernel]
-    ref = {"linear": lambda: pairwise.linear_kernel(X, Y),
-           "poly": lambda: pairwise.polynomial_kernel(X, Y, **p),
-           "rbf": lambda: pairwise.rbf_kernel(X, Y, **p),
-           "exponential": lambda: Matern(length_scale=1 / p["gamma"], nu=0.5)(X, Y),
-           "sigmoid": lambda: pairwise.sigmoid_kernel(X, Y, **p)}[kernel]()
+    ref = {
+        "linear": lambda: pairwise.linear_kernel(X, Y),
+        "poly": lambda: pairwise.polynomial_kernel(X, Y, **p),
+        "rbf": lambda: pairwise.rbf_kernel(X, Y, **p),
+        "exponential": lambda: Matern(length_scale=1 / p["gamma"], nu=0.5)(X, Y),
+        "sigmoid": lambda: pairwise.sigmoid_kernel(X, Y, **p),
+    }[kernel]()
     np.testing.assert_allclose(gram(X, Y, kernel, **p), ref, rtol=1e-12, atol=1e-14)
 
 
@@ -104,8 +118,11 @@ def test_blockwise_gram_diagonal_and_gram_dot_agree_with_direct(kernel, monkeypa
     np.testing.assert_allclose(functions.gram_dot(X, Y, coef, kernel, **p), direct @ coef, rtol=1e-12, atol=1e-12)
     # the diagonal of the product form (Y = X given explicitly, so not set from kernel_diagonal); the exponential's
     # is exp(-gamma sqrt(rounding of |x|^2 + |x|^2 - 2 x.x)), off by ~1e-8
-    np.testing.assert_allclose(kernel_diagonal(X, kernel, **p), np.diag(gram(X, X, kernel, **p)),
-                               rtol=1e-7 if kernel == "exponential" else 1e-12)
+    np.testing.assert_allclose(
+        kernel_diagonal(X, kernel, **p),
+        np.diag(gram(X, X, kernel, **p)),
+        rtol=1e-7 if kernel == "exponential" else 1e-12,
+    )
 
 
 def test_kernel_params_resolution_and_errors():
@@ -123,10 +140,13 @@ def test_kernel_params_resolution_and_errors():
     assert np.isclose(kernel_params("exponential", X, gamma="auto")["gamma"], 0.5)
     assert kernel_params("exponential", X, gamma=5.0) == {"gamma": 5.0}
     assert kernel_params("rbf", np.ones((5, 2))) == {"gamma": 1.0}  # constant X: Var = 0
-    for kwargs, match in [({"kernel": "laplace"}, "kernel must"), ({"kernel": "rbf", "gamma": -1.0}, "gamma must"),
-                          ({"kernel": "poly", "degree": 0}, "degree must"),
-                          ({"kernel": "inverse_multiquadric", "coef0": 0.0}, "c = coef0 > 0"),
-                          ({"kernel": "poly", "coef0": "one"}, "coef0 must be a finite number")]:
+    for kwargs, match in [
+        ({"kernel": "laplace"}, "kernel must"),
+        ({"kernel": "rbf", "gamma": -1.0}, "gamma must"),
+        ({"kernel": "poly", "degree": 0}, "degree must"),
+        ({"kernel": "inverse_multiquadric", "coef0": 0.0}, "c = coef0 > 0"),
+        ({"kernel": "poly", "coef0": "one"}, "coef0 must be a finite number"),
+    ]:
         with pytest.raises(ValueError, match=match):
             kernel_params(X=X, **kwargs)
     with pytest.raises(ValueError, match="kernel must"):

@@ -7,6 +7,7 @@ scores have variance lambda_j / n. Nystroem with every row as a landmark reprodu
 shrinks with more landmarks; features match scikit-learn's Nystroem given the same landmarks. Every kernel
 estimator fits with every Mercer kernel and its default hyperparameters (the inverse multiquadric's c = 1 throughout).
 """
+
 import numpy as np
 import pytest
 from sklearn.decomposition import PCA as SkPCA
@@ -36,7 +37,9 @@ def test_kernel_ridge_linear_kernel_equals_primal_ridge():
     np.testing.assert_allclose(m.dual_coef_ @ X, w, rtol=1e-10, atol=1e-12)  # w = X^T alpha
 
 
-@pytest.mark.parametrize("kernel, extra", [("rbf", {"gamma": 0.4}), ("poly", {"degree": 2, "coef0": 1.0, "gamma": 0.5})])
+@pytest.mark.parametrize(
+    "kernel, extra", [("rbf", {"gamma": 0.4}), ("poly", {"degree": 2, "coef0": 1.0, "gamma": 0.5})]
+)
 def test_kernel_ridge_matches_scikit_learn_and_weights_repeat_rows(kernel, extra):
     X, y = _regression(2)
     m = KernelRidge(alpha=0.3, kernel=kernel, **extra).fit(X, y)
@@ -45,8 +48,9 @@ def test_kernel_ridge_matches_scikit_learn_and_weights_repeat_rows(kernel, extra
     w = np.ones(len(y))
     w[:10] = 3
     weighted = KernelRidge(alpha=0.3, kernel=kernel, **extra).fit(X, y, sample_weight=w)
-    repeated = KernelRidge(alpha=0.3, kernel=kernel, **extra).fit(np.vstack([X, X[:10], X[:10]]),
-                                                                    np.concatenate([y, y[:10], y[:10]]))
+    repeated = KernelRidge(alpha=0.3, kernel=kernel, **extra).fit(
+        np.vstack([X, X[:10], X[:10]]), np.concatenate([y, y[:10], y[:10]])
+    )
     np.testing.assert_allclose(weighted.predict(X), repeated.predict(X), rtol=1e-8, atol=1e-9)
 
 
@@ -58,8 +62,9 @@ def test_kernel_ridge_interpolates_as_lambda_vanishes_and_validates():
         KernelRidge(alpha=0.0).fit(X, y)
 
 
-@pytest.mark.parametrize("kernel, extra", [("rbf", {"gamma": 0.3}), ("poly", {"degree": 3, "coef0": 1.0, "gamma": 0.2}),
-                                           ("linear", {})])
+@pytest.mark.parametrize(
+    "kernel, extra", [("rbf", {"gamma": 0.3}), ("poly", {"degree": 3, "coef0": 1.0, "gamma": 0.2}), ("linear", {})]
+)
 def test_kernel_pca_matches_scikit_learn_up_to_sign(kernel, extra):
     X, _ = _regression(4, n=60, d=4)
     Xt, _ = _regression(5, n=15, d=4)
@@ -90,8 +95,10 @@ def test_nystroem_is_exact_with_all_landmarks_and_improves_with_more():
     K = gram(X, kernel="rbf", gamma=0.2)
     Z = Nystroem(n_components=120, gamma=0.2).fit(X).transform(X)
     np.testing.assert_allclose(Z @ Z.T, K, atol=1e-8)
-    errors = [np.linalg.norm(K - (lambda Z: Z @ Z.T)(Nystroem(n_components=m, gamma=0.2).fit(X).transform(X)))
-              for m in (10, 40, 100)]
+    errors = [
+        np.linalg.norm(K - (lambda Z: Z @ Z.T)(Nystroem(n_components=m, gamma=0.2).fit(X).transform(X)))
+        for m in (10, 40, 100)
+    ]
     assert errors[0] > errors[1] > errors[2]
     a = Nystroem(n_components=30, random_state=3).fit(X)
     b = Nystroem(n_components=30, random_state=3).fit(X)
@@ -107,8 +114,9 @@ def test_nystroem_matches_scikit_learn_with_the_same_landmarks():
     np.testing.assert_allclose(Z @ Z.T, Z_ref @ Z_ref.T, rtol=1e-8, atol=1e-10)  # same kernel approximation
 
 
-@pytest.mark.parametrize("estimator", [KernelRidge, KernelPCA, Nystroem, GaussianProcessRegressor,
-                                       GaussianProcessClassifier, SVC])
+@pytest.mark.parametrize(
+    "estimator", [KernelRidge, KernelPCA, Nystroem, GaussianProcessRegressor, GaussianProcessClassifier, SVC]
+)
 @pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "exponential", "inverse_multiquadric"])
 def test_every_estimator_fits_every_mercer_kernel_with_its_defaults(estimator, kernel):
     X, y = _regression(9, n=40)

@@ -5,6 +5,7 @@ being free); gradient and Hessian match finite differences (binary and softmax);
 independently written objective; scikit-learn with C = 1/(2 lam); multinomial Newton == L-BFGS; two classes with
 the reference class fixed are exactly binary logistic regression (C4); integer sample weights = repeated rows;
 probabilities and log-odds."""
+
 import numpy as np
 import pytest
 from scipy import optimize
@@ -117,15 +118,23 @@ def test_binary_gradient_and_hessian_match_finite_differences():
     loss, grad, p = _binary_loss(beta, X1, y.astype(float), w, lam)
     assert loss == pytest.approx(_nll(beta, X, y, w, lam), rel=1e-13)
     h = 1e-6
-    fd_grad = np.array([(_nll(beta + h * e, X, y, w, lam) - _nll(beta - h * e, X, y, w, lam)) / (2 * h) for e in np.eye(4)])
+    fd_grad = np.array(
+        [(_nll(beta + h * e, X, y, w, lam) - _nll(beta - h * e, X, y, w, lam)) / (2 * h) for e in np.eye(4)]
+    )
     np.testing.assert_allclose(grad, fd_grad, rtol=1e-6, atol=1e-6)
     # Hessian X^T W X + 2 lam I (intercept unpenalised) vs finite differences of the gradient
     ridge = np.diag([0.0] + [2 * lam] * 3)
     H = X1.T @ ((w * p * (1 - p))[:, None] * X1) + ridge
-    fd_H = np.column_stack([
-        (_binary_loss(beta + h * e, X1, y.astype(float), w, lam)[1] - _binary_loss(beta - h * e, X1, y.astype(float), w, lam)[1]) / (2 * h)
-        for e in np.eye(4)
-    ])
+    fd_H = np.column_stack(
+        [
+            (
+                _binary_loss(beta + h * e, X1, y.astype(float), w, lam)[1]
+                - _binary_loss(beta - h * e, X1, y.astype(float), w, lam)[1]
+            )
+            / (2 * h)
+            for e in np.eye(4)
+        ]
+    )
     np.testing.assert_allclose(H, fd_H, rtol=1e-6, atol=1e-6)
 
 
@@ -160,8 +169,12 @@ def test_softmax_hessian_matches_finite_differences_and_is_singular_along_shifts
     # blocks X^T W_cd X + 2 [c = d] lam I (catalogue C4), the intercept row unpenalised
     H = _softmax_hessian(X1, softmax(X1 @ B, axis=1), w) + np.diag(np.r_[np.zeros(3), np.full(6, 2 * lam)])
     h = 1e-6
-    fd = np.column_stack([(_softmax_loss(flat + h * e, X1, Y, w, lam)[1] - _softmax_loss(flat - h * e, X1, Y, w, lam)[1])
-                          / (2 * h) for e in np.eye(9)])
+    fd = np.column_stack(
+        [
+            (_softmax_loss(flat + h * e, X1, Y, w, lam)[1] - _softmax_loss(flat - h * e, X1, Y, w, lam)[1]) / (2 * h)
+            for e in np.eye(9)
+        ]
+    )
     np.testing.assert_allclose(H, fd, rtol=1e-6, atol=1e-6)
     # shifting every class by the same vector v leaves p unchanged: the NLL part of H annihilates v 1^T
     nll_H = _softmax_hessian(X1, softmax(X1 @ B, axis=1), w)
@@ -219,8 +232,9 @@ def test_agrees_with_scipy_minimize_on_the_same_objective(solver, seed):
     X, y = _binary_problem(seed)
     lam = 0.5
     w = np.ones(y.size)
-    ref = optimize.minimize(_nll, np.zeros(X.shape[1] + 1), args=(X, y, w, lam), method="BFGS",
-                            options={"gtol": 1e-9, "maxiter": 10_000})
+    ref = optimize.minimize(
+        _nll, np.zeros(X.shape[1] + 1), args=(X, y, w, lam), method="BFGS", options={"gtol": 1e-9, "maxiter": 10_000}
+    )
     model = LogisticRegression(lam=lam, solver=solver).fit(X, y)
     np.testing.assert_allclose(_params(model), ref.x, rtol=1e-4, atol=1e-6)
     assert _nll(_params(model), X, y, w, lam) <= ref.fun + 1e-9
@@ -250,8 +264,9 @@ def test_multinomial_agrees_with_sklearn(solver, lam, seed):
     np.testing.assert_array_equal(model.classes_, ref.classes_)
     np.testing.assert_allclose(model.coef_, ref.coef_, **SKLEARN_TOL[solver])
     # softmax intercepts are identified only up to a common shift: compare them centred
-    np.testing.assert_allclose(model.intercept_ - model.intercept_.mean(), ref.intercept_ - ref.intercept_.mean(),
-                               **SKLEARN_TOL[solver])
+    np.testing.assert_allclose(
+        model.intercept_ - model.intercept_.mean(), ref.intercept_ - ref.intercept_.mean(), **SKLEARN_TOL[solver]
+    )
     np.testing.assert_allclose(model.predict_proba(X), ref.predict_proba(X), atol=PROBA_ATOL[solver])
     np.testing.assert_array_equal(model.predict(X), ref.predict(X))
 

@@ -3,6 +3,7 @@
 Oracles: the subgradient (KKT) conditions |X^T (p - y)|_j <= lam with equality and opposite sign where w_j != 0;
 all-zero coefficients exactly from lam_max = max |X^T (y - ybar)|; scikit-learn saga (l1_ratio = 1) coefficients
 within 1e-4 relative, binary and multinomial; integer weights = repeated rows; the L2 path is untouched."""
+
 import numpy as np
 import pytest
 from scipy.special import expit, softmax

@@ -1,6 +1,7 @@
 """Perceptron (catalogue 000 C3, 001-004 7.2): AND gate separable (zero errors, positive functional margins), XOR
 never converges, an independent pure-Python Rosenblatt loop (plain and averaged), scikit-learn Perceptron with the
 same visiting order (shuffle=False), lr only rescales, zero-weight rows are ignored."""
+
 import numpy as np
 import pytest
 from sklearn.linear_model import Perceptron as SkPerceptron

@@ -1,6 +1,7 @@
 """LinearSVM (catalogue 000 C4/E2, 001-004 7.3, 002 P14): the two-point toy problem (w = (1, 0), b = 0, a = 1/2
 each), KKT conditions of the dual, primal objective = dual objective at the optimum, scikit-learn LinearSVC
 coefficients within 1e-4 relative (both losses, binary and one-vs-rest), integer weights = repeated rows."""
+
 import numpy as np
 import pytest
 from sklearn.svm import LinearSVC

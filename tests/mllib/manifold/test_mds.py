@@ -5,6 +5,7 @@ stress 0); the embedding equals the PCA scores up to sign; Gower's formula gives
 embedding_ and places new points at their true distances from every training point; precomputed distances give
 the same embedding; stress against an independent formula; non-Euclidean dissimilarities refuse more components
 than B has positive eigenvalues."""
+
 import numpy as np
 import pytest
 from scipy.spatial.distance import pdist, squareform

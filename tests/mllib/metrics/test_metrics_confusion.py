@@ -1,4 +1,5 @@
 """Confusion matrix and metric table: catalogue oracle (errata corrected), identities, sklearn agreement."""
+
 import numpy as np
 import pytest
 import sklearn.metrics as skm
@@ -38,12 +39,24 @@ def _random_labels(seed, n_classes=None, as_strings=False):
 
 # --- catalogue oracle and errata guards --------------------------------------------------------
 
+
 def test_oracle_table_matches_catalogue():
     table = classification_table(**ORACLE)
     expected = {
-        "accuracy": 0.7, "misclassification_rate": 0.3, "precision": 0.8, "recall": 2 / 3,
-        "fall_out": 0.25, "specificity": 0.75, "fdr": 0.2, "fnr": 1 / 3, "false_omission_rate": 0.4,
-        "npv": 0.6, "prevalence": 0.6, "f1": 0.727273, "f_beta": 0.727273, "n": 100.0,
+        "accuracy": 0.7,
+        "misclassification_rate": 0.3,
+        "precision": 0.8,
+        "recall": 2 / 3,
+        "fall_out": 0.25,
+        "specificity": 0.75,
+        "fdr": 0.2,
+        "fnr": 1 / 3,
+        "false_omission_rate": 0.4,
+        "npv": 0.6,
+        "prevalence": 0.6,
+        "f1": 0.727273,
+        "f_beta": 0.727273,
+        "n": 100.0,
     }
     assert set(table) == set(expected)
     for key, value in expected.items():
@@ -93,8 +106,13 @@ def test_f_beta_in_unit_interval_and_f1_special_case(tp, fp, fn, tn, beta):
 @given(tp=counts, fp=counts, fn=counts, tn=counts)
 def test_complement_identities(tp, fp, fn, tn):
     t = classification_table(tp, fp, fn, tn)
-    for a, b in [("specificity", "fall_out"), ("recall", "fnr"), ("false_omission_rate", "npv"),
-                 ("precision", "fdr"), ("accuracy", "misclassification_rate")]:
+    for a, b in [
+        ("specificity", "fall_out"),
+        ("recall", "fnr"),
+        ("false_omission_rate", "npv"),
+        ("precision", "fdr"),
+        ("accuracy", "misclassification_rate"),
+    ]:
         total = t[a] + t[b]
         # either both halves are undefined (shared zero denominator) or they sum to 1
         assert np.isnan(t[a]) == np.isnan(t[b])
@@ -122,6 +140,7 @@ def test_table_is_vectorised():
 
 
 # --- undefined values are nan, not 0 ----------------------------------------------------------
+
 
 def test_no_predicted_positives_gives_nan_precision():
     result = binary_metrics([1, 1, 0, 0], [0, 0, 0, 0])
@@ -155,6 +174,7 @@ def test_normalized_empty_row_is_nan():
 
 # --- confusion matrix: orientation and sklearn agreement ---------------------------------------
 
+
 def test_orientation_rows_true_columns_predicted():
     matrix = confusion_matrix([1, 1, 1, 0], [0, 0, 1, 0])
     assert_array_equal(matrix, [[1, 0], [2, 1]])  # two positives predicted negative: row 1, column 0
@@ -166,11 +186,19 @@ def test_orientation_rows_true_columns_predicted():
 def test_confusion_matrix_matches_sklearn(seed):
     y_true, y_pred, w = _random_labels(seed, as_strings=seed % 2 == 1)
     assert_array_equal(confusion_matrix(y_true, y_pred), skm.confusion_matrix(y_true, y_pred))
-    assert_allclose(confusion_matrix(y_true, y_pred, sample_weight=w),
-                    skm.confusion_matrix(y_true, y_pred, sample_weight=w), rtol=0, atol=1e-12)
+    assert_allclose(
+        confusion_matrix(y_true, y_pred, sample_weight=w),
+        skm.confusion_matrix(y_true, y_pred, sample_weight=w),
+        rtol=0,
+        atol=1e-12,
+    )
     for mode in ("true", "pred", "all"):
-        assert_allclose(confusion_matrix(y_true, y_pred, sample_weight=w, normalize=mode),
-                        skm.confusion_matrix(y_true, y_pred, sample_weight=w, normalize=mode), rtol=0, atol=1e-12)
+        assert_allclose(
+            confusion_matrix(y_true, y_pred, sample_weight=w, normalize=mode),
+            skm.confusion_matrix(y_true, y_pred, sample_weight=w, normalize=mode),
+            rtol=0,
+            atol=1e-12,
+        )
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -244,6 +272,7 @@ def test_bool_and_float_binary_labels_are_accepted():
 
 
 # --- errors at the edges ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("bad", [[0, 1, 2], [-1, 1, 1], [0.0, 0.5, 1.0], ["0", "1", "1"]])
 def test_binary_counts_names_offending_values(bad):

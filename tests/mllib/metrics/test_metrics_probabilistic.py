@@ -1,4 +1,5 @@
 """Log-loss, Brier score and Murphy decomposition: hand values, erratum E7, sklearn agreement, exact identity."""
+
 import numpy as np
 import pytest
 import sklearn.metrics as skm
@@ -32,6 +33,7 @@ def _multiclass_case(seed):
 
 # --- hand values and erratum E7 ------------------------------------------------------------------
 
+
 def test_log_loss_hand_values():
     assert log_loss([1], [0.8]) == pytest.approx(-np.log(0.8), abs=1e-15)
     assert log_loss([0], [0.8]) == pytest.approx(-np.log(0.2), abs=1e-15)
@@ -63,15 +65,14 @@ def test_brier_hand_values_and_binary_is_half_the_two_column_sum():
 
 # --- sklearn agreement ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("weighted", [False, True])
 def test_binary_log_loss_and_brier_match_sklearn(seed, weighted):
     y, p, w = _binary_case(seed)
     w = w if weighted else None
     assert log_loss(y, p, sample_weight=w) == pytest.approx(skm.log_loss(y, p, sample_weight=w), abs=1e-12)
-    assert brier_score(y, p, sample_weight=w) == pytest.approx(
-        skm.brier_score_loss(y, p, sample_weight=w), abs=1e-12
-    )
+    assert brier_score(y, p, sample_weight=w) == pytest.approx(skm.brier_score_loss(y, p, sample_weight=w), abs=1e-12)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -95,6 +96,7 @@ def test_two_column_log_loss_equals_one_column(seed):
 
 
 # --- Murphy decomposition ----------------------------------------------------------------------
+
 
 def test_decomposition_hand_example():
     y, p = np.array([0, 1, 1, 0, 1]), np.array([0.1, 0.1, 0.7, 0.7, 0.3])
@@ -190,6 +192,7 @@ def test_integer_weights_equal_repeated_rows_and_zero_weight_rows_are_left_out(s
 
 
 # --- bad inputs -----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("func", [log_loss, brier_score, brier_decomposition])
 def test_bad_inputs_raise(func):

@@ -1,4 +1,5 @@
 """ROC / PR curves and their summaries: catalogue oracle, tie handling, sklearn and Mann-Whitney agreement."""
+
 import numpy as np
 import pytest
 import sklearn.metrics as skm
@@ -138,6 +139,7 @@ def test_zero_weight_samples_add_no_threshold():
 
 
 # --- undefined curves and bad inputs ----------------------------------------------------------
+
 
 @pytest.mark.parametrize("y", [[1, 1, 1], [0, 0, 0]])
 def test_single_class_auc_is_undefined(y):

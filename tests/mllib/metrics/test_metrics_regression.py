@@ -1,4 +1,5 @@
 """MSE, MAE and R^2: hand values, weights as repetitions, sklearn agreement, undefined R^2."""
+
 import numpy as np
 import pytest
 import sklearn.metrics as skm

@@ -1,4 +1,5 @@
 """Scorer registry: names, directions, response kinds, raw values, unknown names."""
+
 import dataclasses
 
 import numpy as np
@@ -36,7 +37,12 @@ def test_registry_names_directions_and_responses():
     for name, (greater, response, tasks) in EXPECTED.items():
         scorer = get_scorer(name)
         assert scorer is SCORERS[name]
-        assert (scorer.name, scorer.greater_is_better, scorer.response, scorer.tasks) == (name, greater, response, tasks)
+        assert (scorer.name, scorer.greater_is_better, scorer.response, scorer.tasks) == (
+            name,
+            greater,
+            response,
+            tasks,
+        )
     for task in ("binary", "multiclass"):
         assert scorers_for(task) == [n for n, e in EXPECTED.items() if task in e[2]]
     assert scorers_for("regression") == list(REGRESSION_SCORERS)
@@ -67,18 +73,23 @@ def test_scores_equal_the_reference_metric_values(seed):
 
 
 def test_regression_scorer_is_known_to_get_scorer_but_not_a_classification_choice():
-    for name, func, greater in (("r2", skm.r2_score, True), ("mae", skm.mean_absolute_error, False),
-                                ("rmse", skm.root_mean_squared_error, False)):
+    for name, func, greater in (
+        ("r2", skm.r2_score, True),
+        ("mae", skm.mean_absolute_error, False),
+        ("rmse", skm.root_mean_squared_error, False),
+    ):
         assert get_scorer(name).greater_is_better is greater and get_scorer(name).response == "label"
         assert get_scorer(name).score(np.array([1.0, 2.0, 4.0]), np.array([1.5, 2.0, 3.0])) == pytest.approx(
-            func([1.0, 2.0, 4.0], [1.5, 2.0, 3.0]), rel=1e-12)
+            func([1.0, 2.0, 4.0], [1.5, 2.0, 3.0]), rel=1e-12
+        )
     scorer = get_scorer("mean_squared_error")
     assert scorer is REGRESSION_SCORERS["mean_squared_error"] and "mean_squared_error" not in SCORERS
     assert (scorer.greater_is_better, scorer.response) == (False, "label")
     rng = np.random.default_rng(0)
     y, pred, w = rng.normal(size=50), rng.normal(size=50), rng.uniform(0.1, 2.0, 50)
-    assert scorer.score(y, pred, sample_weight=w) == pytest.approx(skm.mean_squared_error(y, pred, sample_weight=w),
-                                                                   rel=1e-12)
+    assert scorer.score(y, pred, sample_weight=w) == pytest.approx(
+        skm.mean_squared_error(y, pred, sample_weight=w), rel=1e-12
+    )
 
 
 def test_losses_are_returned_positive_not_negated():

@@ -1,4 +1,5 @@
 """Random grouped classification problems, shared by test_stratified_group.py and benchmarks/bench_splitters.py."""
+
 import numpy as np
 
 
@@ -13,9 +14,9 @@ def make_problem(seed):
         sizes = np.maximum(1, np.round(rng.lognormal(rng.uniform(0.5, 2.5), rng.uniform(0.2, 1.2), n_groups)))
         overall = rng.dirichlet(np.full(n_classes, rng.uniform(0.5, 3.0)))
         concentration = rng.uniform(0.3, 20.0)
-        y = np.concatenate([
-            rng.choice(n_classes, size=int(s), p=rng.dirichlet(concentration * overall + 1e-2)) for s in sizes
-        ])
+        y = np.concatenate(
+            [rng.choice(n_classes, size=int(s), p=rng.dirichlet(concentration * overall + 1e-2)) for s in sizes]
+        )
         groups = np.repeat(np.arange(n_groups), sizes.astype(int))
         if np.bincount(y, minlength=n_classes).min() >= k:
             perm = rng.permutation(y.size)

@@ -1,4 +1,5 @@
 """cross_fit: each row predicted only by models that did not see it, averaged over the splits that validate it."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -9,8 +10,12 @@ from mllib.model_selection import cross_fit
 
 def test_rows_are_predicted_without_themselves_and_averaged_over_repeats():
     y = np.arange(6, dtype=float)
-    splits = [(np.array([2, 3, 4, 5]), np.array([0, 1])), (np.array([0, 1, 4, 5]), np.array([2, 3])),
-              (np.array([0, 1, 2, 3]), np.array([4, 5])), (np.array([1, 2, 3, 4, 5]), np.array([0]))]
+    splits = [
+        (np.array([2, 3, 4, 5]), np.array([0, 1])),
+        (np.array([0, 1, 4, 5]), np.array([2, 3])),
+        (np.array([0, 1, 2, 3]), np.array([4, 5])),
+        (np.array([1, 2, 3, 4, 5]), np.array([0])),
+    ]
     seen = []
 
     def mean_of_fit_rows(k, fit, valid):

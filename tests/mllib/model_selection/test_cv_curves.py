@@ -1,5 +1,6 @@
 """Validation and learning curves and the bootstrap bias/variance estimate (catalogue 2.5; D4:195-205,
 361-377, 419-493)."""
+
 import numpy as np
 import pytest
 
@@ -16,8 +17,12 @@ from mllib.model_selection import (
 
 
 def metric_scorer(func, greater_is_better=True, response="label"):
-    return Scorer(getattr(func, "__name__", "metric"),
-                  lambda y, v, sample_weight=None: float(func(np.asarray(y), np.asarray(v))), greater_is_better, response)
+    return Scorer(
+        getattr(func, "__name__", "metric"),
+        lambda y, v, sample_weight=None: float(func(np.asarray(y), np.asarray(v))),
+        greater_is_better,
+        response,
+    )
 
 
 MSE = metric_scorer(lambda y, p: np.mean((y - p) ** 2), greater_is_better=False)
@@ -70,7 +75,7 @@ class NearestClassMean(ClassifierMixin, BaseEstimator):
         pass
 
     def fit(self, X, y):
-        codes = self._encode_targets(y)                 # raises on a single class
+        codes = self._encode_targets(y)  # raises on a single class
         X = np.asarray(X, dtype=float)
         self.means_ = np.stack([X[codes == k].mean(0) for k in range(self.classes_.size)])
         return self
@@ -115,12 +120,12 @@ def test_learning_curve_sizes_and_interpolation_at_n_params():
     X, y = noisy_sine(seed=2)
     cv = KFold(3, shuffle=True, random_state=0)
     sizes, train, valid = learning_curve(PolyRegressor(degree=2), X, y, cv, [3, 10, 40], MSE, random_state=0)
-    assert sizes.tolist() == [3, 10, 40]                          # requested sizes are the sizes used
+    assert sizes.tolist() == [3, 10, 40]  # requested sizes are the sizes used
     assert train.shape == valid.shape == (3, 3)
-    assert np.all(train[0] < 1e-20)                                 # 3 points, 3 parameters: interpolation
+    assert np.all(train[0] < 1e-20)  # 3 points, 3 parameters: interpolation
     assert np.all(train[2] > 1e-3)
     fr_sizes, _, _ = learning_curve(PolyRegressor(degree=1), X, y, cv, [0.1, 0.5, 1.0], MSE, random_state=0)
-    assert fr_sizes.tolist() == [4, 20, 40]                       # floor(fraction * 40), smallest train fold 40
+    assert fr_sizes.tolist() == [4, 20, 40]  # floor(fraction * 40), smallest train fold 40
 
 
 def test_learning_curve_small_subsets_are_stratified():
@@ -161,8 +166,16 @@ def test_bias_variance_constant_and_mean_predictors():
 
 def test_bias_variance_zero_one():
     y_eval = np.array([0, 0, 1, 1, 1])
-    out = bias_variance_estimate(Constant(1), np.zeros((10, 1)), np.zeros(10), np.zeros((5, 1)), y_eval,
-                                 n_rounds=5, loss="zero_one", random_state=0)
+    out = bias_variance_estimate(
+        Constant(1),
+        np.zeros((10, 1)),
+        np.zeros(10),
+        np.zeros((5, 1)),
+        y_eval,
+        n_rounds=5,
+        loss="zero_one",
+        random_state=0,
+    )
     assert out["variance"] == 0.0 and out["bias"] == pytest.approx(0.4) and out["expected_loss"] == pytest.approx(0.4)
     with pytest.raises(ValueError, match="loss must be"):
         bias_variance_estimate(Constant(1), np.zeros((3, 1)), np.zeros(3), np.zeros((3, 1)), np.zeros(3), loss="hinge")

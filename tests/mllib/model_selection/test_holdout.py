@@ -1,10 +1,11 @@
 """Hold-out splits and the hospital example (catalogue 2.3 and (b) item 9; seed 004, D4:505-512)."""
+
 import numpy as np
 import pytest
 
 from mllib.model_selection import fold_balance, split_groups, train_test_split_indices
 
-HOSPITAL_SIZES = [80, 70, 60, 55, 50, 45, 40, 40]       # 440 rows from 8 hospitals
+HOSPITAL_SIZES = [80, 70, 60, 55, 50, 45, 40, 40]  # 440 rows from 8 hospitals
 
 
 def _hospitals():
@@ -21,7 +22,7 @@ def test_hospital_example_3_2_3():
     assert not (sets[0] & sets[1]) and not (sets[0] & sets[2]) and not (sets[1] & sets[2])
     assert sets[0] | sets[1] | sets[2] == set(groups)
     assert sum(p.size for p in parts) == 440
-    assert np.array_equal(np.sort(np.concatenate(parts)), np.arange(440))      # every row in exactly one part
+    assert np.array_equal(np.sort(np.concatenate(parts)), np.arange(440))  # every row in exactly one part
     again = split_groups(groups, (3, 2, 3), random_state=0)
     assert all(np.array_equal(a, b) for a, b in zip(parts, again))
     other = split_groups(groups, (3, 2, 3), random_state=1)
@@ -43,7 +44,7 @@ def test_hospital_example_by_rows_test_first_then_validation():
 
 def test_plain_holdout_sizes_and_determinism():
     tr, te = train_test_split_indices(101, test_size=0.2, random_state=3)
-    assert te.size == 21 and tr.size == 80                          # ceil(0.2 * 101)
+    assert te.size == 21 and tr.size == 80  # ceil(0.2 * 101)
     assert np.array_equal(np.union1d(tr, te), np.arange(101)) and np.intersect1d(tr, te).size == 0
     assert tr.dtype == te.dtype == np.int64
     tr2, te2 = train_test_split_indices(101, test_size=0.2, random_state=3)
@@ -58,7 +59,7 @@ def test_stratified_holdout_uses_largest_remainder_per_class():
     y = np.repeat(["a", "b", "c"], [50, 30, 20])
     _, te = train_test_split_indices(y=y, test_size=0.2, random_state=0)
     assert [int((y[te] == c).sum()) for c in "abc"] == [10, 6, 4]
-    y = np.repeat([0, 1, 2], [7, 7, 7])                       # 0.3 * 21 = 6.3 -> 7 test rows, 2.33 per class
+    y = np.repeat([0, 1, 2], [7, 7, 7])  # 0.3 * 21 = 6.3 -> 7 test rows, 2.33 per class
     _, te = train_test_split_indices(y=y, test_size=0.3, random_state=0)
     counts = np.bincount(y[te], minlength=3)
     assert counts.sum() == 7 and set(counts) <= {2, 3}
@@ -104,10 +105,11 @@ def test_grouped_holdout_is_a_probability_sample_of_groups():
     rng = np.random.default_rng(7)
     n_groups, t = 600, 0.2
     sizes = rng.integers(1, 6, n_groups)
-    kind = rng.choice(3, n_groups, p=[0.55, 0.1, 0.35])        # all positive, all negative, mixed
+    kind = rng.choice(3, n_groups, p=[0.55, 0.1, 0.35])  # all positive, all negative, mixed
     groups = np.repeat(np.arange(n_groups), sizes)
-    y = np.concatenate([np.ones(s, int) if k == 0 else np.zeros(s, int) if k == 1 else (np.arange(s) % 2)
-                        for s, k in zip(sizes, kind)])
+    y = np.concatenate(
+        [np.ones(s, int) if k == 0 else np.zeros(s, int) if k == 1 else (np.arange(s) % 2) for s, k in zip(sizes, kind)]
+    )
     mixed = np.array([k == 2 and s > 1 for s, k in zip(sizes, kind)])
     inclusion = np.zeros(n_groups)
     for seed in range(300):

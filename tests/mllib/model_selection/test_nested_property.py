@@ -1,6 +1,7 @@
 """Nested CV never lets an outer validation row into an inner fit: a recording model notes the row ids (column 0) of
 every fit; over random group layouts (hypothesis), no fit made while handling an outer split contains that split's
 validation rows, inner folds never split a group, and the outer score comes from the outer validation rows only."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -51,8 +52,12 @@ def test_inner_folds_keep_groups_whole():
     y = np.tile([0, 1, 1], 20)
     X = np.column_stack([np.arange(60), rng.normal(size=60)])
     outer = list(GroupKFold(3).split(X, y, groups))
-    search = GridSearch(RecordingPrior(), {"shrink": [0.0]}, cv=StratifiedGroupKFold(2, shuffle=True, random_state=0),
-                        scoring="accuracy")
+    search = GridSearch(
+        RecordingPrior(),
+        {"shrink": [0.0]},
+        cv=StratifiedGroupKFold(2, shuffle=True, random_state=0),
+        scoring="accuracy",
+    )
     FITS.clear()
     nested_cv(search, X, y, outer, groups)
     for rows in FITS:

@@ -1,5 +1,6 @@
 """Hyperparameter search (seed 004, D4:529-554, 543, 567; seed 003, D3:334-338): candidates, per-fold
 evaluation, ranking, refit on all data, per-fold refitting of preprocessing, nested CV."""
+
 import warnings
 
 import numpy as np
@@ -23,8 +24,12 @@ from mllib.model_selection import (
 
 
 def metric_scorer(func, greater_is_better=True, response="label"):
-    return Scorer(getattr(func, "__name__", "metric"),
-                  lambda y, v, sample_weight=None: float(func(np.asarray(y), np.asarray(v))), greater_is_better, response)
+    return Scorer(
+        getattr(func, "__name__", "metric"),
+        lambda y, v, sample_weight=None: float(func(np.asarray(y), np.asarray(v))),
+        greater_is_better,
+        response,
+    )
 
 
 ACCURACY = metric_scorer(lambda y, p: np.mean(y == p))
@@ -88,10 +93,11 @@ def fold_data_for(X, y, splitter):
 
 # ---- candidates ----
 
+
 def test_parameter_grid_order_len_and_indexing():
     grid = ParameterGrid({"b": [1, 2], "a": ["x", "y", "z"]})
     assert len(grid) == 6
-    expected = [{"a": a, "b": b} for a in "xyz" for b in (1, 2)]          # keys sorted, last key fastest
+    expected = [{"a": a, "b": b} for a in "xyz" for b in (1, 2)]  # keys sorted, last key fastest
     assert list(grid) == expected
     assert [grid[i] for i in range(6)] == expected and grid[-1] == expected[-1]
     both = ParameterGrid([{"c": [1]}, {"a": [1, 2]}])
@@ -108,7 +114,7 @@ def test_parameter_sampler_reproduces_generator_draws():
     got = list(ParameterSampler(dists, n_iter=5, random_state=3))
     rng = np.random.default_rng(3)
     expected = []
-    for _ in range(5):                                     # keys in sorted order: alpha, kind, lam
+    for _ in range(5):  # keys in sorted order: alpha, kind, lam
         alpha = float(dists["alpha"].rvs(random_state=rng))
         kind = dists["kind"][int(rng.integers(3))]
         lam = float(dists["lam"].rvs(random_state=rng))
@@ -134,6 +140,7 @@ def test_parameter_sampler_lists_only_samples_grid_without_replacement():
 
 # ---- evaluate_candidates ----
 
+
 def test_evaluate_candidates_shapes_and_manual_oracle():
     X, y = blobs()
     folds = fold_data_for(X, y, StratifiedKFold(3, shuffle=True, random_state=0))
@@ -144,7 +151,7 @@ def test_evaluate_candidates_shapes_and_manual_oracle():
         assert r["train_scores"].shape == r["valid_scores"].shape == r["fit_times"].shape == (3,)
         assert [v.shape for v in r["oof_values"]] == [f[3].shape for f in folds]
         manual_valid, manual_train = [], []
-        for X_tr, y_tr, X_va, y_va in folds:                         # independent re-computation
+        for X_tr, y_tr, X_va, y_va in folds:  # independent re-computation
             est = NearestClassMean(**cand).fit(X_tr, y_tr)
             manual_train.append(np.mean(est.predict(X_tr) == y_tr))
             manual_valid.append(np.mean(est.predict(X_va) == y_va))
@@ -154,14 +161,14 @@ def test_evaluate_candidates_shapes_and_manual_oracle():
     # a huge |bias| predicts a single class: accuracy = that class's share of each fold
     assert results[0]["mean_valid_score"] == pytest.approx(0.5) and results[2]["mean_valid_score"] == pytest.approx(0.5)
     assert results[1]["mean_valid_score"] > 0.9
-    assert [r["rank"] for r in results] == [2, 1, 3]                # tie between 0 and 2 -> earlier first
+    assert [r["rank"] for r in results] == [2, 1, 3]  # tie between 0 and 2 -> earlier first
     assert best_candidate_index(results, True) == 1
 
 
 def test_ranking_respects_greater_is_better_and_ties():
     res = [{"mean_valid_score": v} for v in (0.3, 0.1, 0.1, np.nan, 0.3)]
-    assert best_candidate_index(res, greater_is_better=True) == 0      # tie 0 vs 4 -> earlier
-    assert best_candidate_index(res, greater_is_better=False) == 1     # tie 1 vs 2 -> earlier; NaN is worst
+    assert best_candidate_index(res, greater_is_better=True) == 0  # tie 0 vs 4 -> earlier
+    assert best_candidate_index(res, greater_is_better=False) == 1  # tie 1 vs 2 -> earlier; NaN is worst
     with pytest.raises(ValueError, match="NaN"):
         best_candidate_index([{"mean_valid_score": np.nan}], True)
 
@@ -169,7 +176,7 @@ def test_ranking_respects_greater_is_better_and_ties():
 def test_response_values_kinds():
     X, y = blobs()
     est = NearestClassMean().fit(X, y)
-    assert response_values(est, X, "proba").shape == (60,)                  # binary -> positive column
+    assert response_values(est, X, "proba").shape == (60,)  # binary -> positive column
     assert np.allclose(response_values(est, X, "proba"), est.predict_proba(X)[:, 1])
     assert np.allclose(response_values(est, X, "score"), est.decision_function(X))
     assert np.array_equal(response_values(est, X, "label"), est.predict(X))
@@ -179,7 +186,7 @@ def test_response_values_kinds():
             return np.full((len(X), 3), 1 / 3)
 
     assert response_values(ThreeClass(), X, "proba").shape == (60, 3)
-    assert response_values(ThreeClass(), X, "score").shape == (60, 3)      # falls back to predict_proba
+    assert response_values(ThreeClass(), X, "score").shape == (60, 3)  # falls back to predict_proba
     with pytest.raises(ValueError, match="needs predict"):
         response_values(ThreeClass(), X, "label")
     with pytest.raises(ValueError, match="response must be one of"):
@@ -188,7 +195,7 @@ def test_response_values_kinds():
 
 def test_fit_errors_name_the_candidate_and_fold():
     X, y = blobs()
-    folds = fold_data_for(X, y, KFold(2))             # unshuffled: each training fold holds one class only
+    folds = fold_data_for(X, y, KFold(2))  # unshuffled: each training fold holds one class only
     with pytest.raises(ValueError, match="single class") as info:
         evaluate_candidates(NearestClassMean(), [{"bias": 0.0}], folds, ACCURACY)
     assert any("candidate 0" in note and "fold 0" in note for note in info.value.__notes__)
@@ -196,20 +203,25 @@ def test_fit_errors_name_the_candidate_and_fold():
 
 # ---- GridSearch / RandomSearch ----
 
+
 def test_grid_search_picks_best_and_refits_on_all_rows():
     X, y = blobs(seed=1)
     est = NearestClassMean()
-    search = GridSearch(est, {"bias": [50.0, 0.0, -50.0], "unused": [1, 2]},
-                        cv=StratifiedKFold(4, shuffle=True, random_state=0), scoring=ACCURACY).fit(X, y)
+    search = GridSearch(
+        est,
+        {"bias": [50.0, 0.0, -50.0], "unused": [1, 2]},
+        cv=StratifiedKFold(4, shuffle=True, random_state=0),
+        scoring=ACCURACY,
+    ).fit(X, y)
     assert len(search.results_) == 6 and len(search.splits_) == 4
     means = [r["mean_valid_score"] for r in search.results_]
     assert search.best_index_ == int(np.argmax(means))
-    assert search.best_params_ == {"bias": 0.0, "unused": 1}          # "unused" ties -> earlier candidate
+    assert search.best_params_ == {"bias": 0.0, "unused": 1}  # "unused" ties -> earlier candidate
     assert search.best_score_ == max(means)
-    assert not is_fitted(est)                                          # the template is never fitted
+    assert not is_fitted(est)  # the template is never fitted
     best = search.best_estimator_
     assert best is not est and best.get_params()["bias"] == 0.0
-    assert np.allclose(best.means_, [X[y == 0].mean(0), X[y == 1].mean(0)])   # refit on ALL rows
+    assert np.allclose(best.means_, [X[y == 0].mean(0), X[y == 1].mean(0)])  # refit on ALL rows
     assert np.array_equal(search.predict(X), best.predict(X))
     assert search.score(X, y) == pytest.approx(np.mean(best.predict(X) == y))
     # out-of-fold predictions of the best candidate, one per row
@@ -230,13 +242,13 @@ def test_grid_search_loss_scorer_selects_same_best():
 def test_pipeline_preprocessing_is_refitted_per_fold():
     """Leakage rule L2 (D4:567): the scaler inside the pipeline sees only each training fold's rows."""
     X, y = blobs(seed=3)
-    X[0] += 1000.0                                  # an outlier: all-row statistics would differ a lot
+    X[0] += 1000.0  # an outlier: all-row statistics would differ a lot
     cv = KFold(3, shuffle=True, random_state=0)
     pipe = Pipeline([("scale", RecordingScaler()), ("clf", NearestClassMean())])
     FITTED_MEANS.clear()
     search = GridSearch(pipe, {"clf__bias": [0.0, 1.0]}, cv=cv, scoring=ACCURACY).fit(X, y)
     train_means = [X[tr].mean(0) for tr, _ in search.splits_]
-    per_fold_fits = FITTED_MEANS[:-1]               # the last fit is the refit on all rows
+    per_fold_fits = FITTED_MEANS[:-1]  # the last fit is the refit on all rows
     assert len(per_fold_fits) == 2 * 3
     for i, m in enumerate(per_fold_fits):
         assert np.allclose(m, train_means[i % 3])
@@ -264,8 +276,9 @@ def test_search_with_groups_and_int_cv_uses_grouped_folds():
     for tr, te in s.splits_:
         assert not set(groups[tr]) & set(groups[te])
     with pytest.raises(ValueError, match="leaks groups"):
-        GridSearch(NearestClassMean(), {"bias": [0.0]}, cv=KFold(4, shuffle=True, random_state=0),
-                   scoring=ACCURACY).fit(X, y, groups=groups)
+        GridSearch(
+            NearestClassMean(), {"bias": [0.0]}, cv=KFold(4, shuffle=True, random_state=0), scoring=ACCURACY
+        ).fit(X, y, groups=groups)
 
 
 def test_search_with_precomputed_splits_and_string_scoring():
@@ -295,6 +308,7 @@ def test_search_errors():
 
 # ---- nested CV ----
 
+
 def test_nested_cv_with_a_single_candidate_equals_plain_cv():
     X, y = blobs(seed=8)
     outer = StratifiedKFold(3, shuffle=True, random_state=0)
@@ -310,8 +324,12 @@ def test_nested_cv_with_a_single_candidate_equals_plain_cv():
 
 def test_nested_cv_reports_inner_choices():
     X, y = blobs(seed=9)
-    search = GridSearch(NearestClassMean(), {"bias": [40.0, 0.0, -40.0]},
-                        cv=StratifiedKFold(3, shuffle=True, random_state=1), scoring=ERROR_RATE)
+    search = GridSearch(
+        NearestClassMean(),
+        {"bias": [40.0, 0.0, -40.0]},
+        cv=StratifiedKFold(3, shuffle=True, random_state=1),
+        scoring=ERROR_RATE,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         out = nested_cv(search, X, y, StratifiedKFold(4, shuffle=True, random_state=0))

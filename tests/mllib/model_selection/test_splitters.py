@@ -1,5 +1,6 @@
 """Splitter guarantees (catalogue (b) items 5-7, 10-12; seed 004, D4:518-554): property tests over random
 labels and groups, golden comparisons with sklearn (reference only), bootstrap oracles and error paths."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,14 +10,14 @@ from sklearn import model_selection as skms
 from mllib.model_selection import (
     Bootstrap,
     GroupBootstrap,
-    GroupShuffleSplit,
-    RepeatedGroupKFold,
-    RepeatedStratifiedGroupKFold,
     GroupKFold,
+    GroupShuffleSplit,
     KFold,
     LeaveOneGroupOut,
     LeaveOneOut,
+    RepeatedGroupKFold,
     RepeatedKFold,
+    RepeatedStratifiedGroupKFold,
     RepeatedStratifiedKFold,
     ShuffleSplit,
     StratifiedGroupKFold,
@@ -64,10 +65,10 @@ def grouped_problem(draw):
     rng = np.random.default_rng(seed)
     sizes = rng.integers(1, draw(st.integers(2, 15)), n_groups)
     sizes[:2] = np.maximum(sizes[:2], 3)
-    groups = np.repeat(rng.permutation(n_groups) * 7 + 3, sizes)          # non-contiguous ids
+    groups = np.repeat(rng.permutation(n_groups) * 7 + 3, sizes)  # non-contiguous ids
     n_classes = draw(st.integers(2, 3))
     y = rng.integers(0, n_classes, groups.size)
-    y[:2 * n_classes] = np.tile(np.arange(n_classes), 2)                   # every class has >= 2 rows
+    y[: 2 * n_classes] = np.tile(np.arange(n_classes), 2)  # every class has >= 2 rows
     perm = rng.permutation(groups.size)
     y, groups = y[perm], groups[perm]
     k = draw(st.integers(2, max(2, min(n_groups, np.bincount(y).min()))))
@@ -106,7 +107,7 @@ def test_repeated_stratified_each_repeat_is_a_stratified_partition(problem, seed
     splits = list(RepeatedStratifiedKFold(n_splits=k, n_repeats=3, random_state=seed).split(y=y))
     assert len(splits) == 3 * k
     for r in range(3):
-        rep = splits[r * k:(r + 1) * k]
+        rep = splits[r * k : (r + 1) * k]
         _check_partition(rep, y.size)
         for c, total in enumerate(np.bincount(y)):
             assert {int((y[t] == c).sum()) for _, t in rep} <= {total // k, -(-total // k)}
@@ -156,7 +157,7 @@ def test_same_seed_same_folds(problem):
         kwargs = {"y": y, "groups": groups} if grouped else {"y": y}
         a, b = list(make().split(**kwargs)), list(make().split(**kwargs))
         s = make()
-        c = list(s.split(**kwargs))          # the same object twice gives the same folds too
+        c = list(s.split(**kwargs))  # the same object twice gives the same folds too
         d = list(s.split(**kwargs))
         for (t1, v1), (t2, v2), (t3, v3), (t4, v4) in zip(a, b, c, d):
             assert np.array_equal(t1, t2) and np.array_equal(v1, v2)
@@ -166,7 +167,7 @@ def test_same_seed_same_folds(problem):
 def test_different_seeds_give_different_splits():
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 120)
-    groups = np.repeat(np.arange(40), 3)         # equal-sized groups: ties for the seeded shuffle to break
+    groups = np.repeat(np.arange(40), 3)  # equal-sized groups: ties for the seeded shuffle to break
     for cls, kwargs, grouped in [
         (KFold, {"n_splits": 5, "shuffle": True}, False),
         (StratifiedKFold, {"n_splits": 5, "shuffle": True}, False),
@@ -192,6 +193,7 @@ def test_shuffle_false_ignores_the_seed():
 
 # ---- golden comparisons with sklearn (unshuffled variants are fully specified) ----
 
+
 @pytest.mark.parametrize("n,k", [(10, 3), (17, 5), (100, 10), (7, 7)])
 def test_kfold_matches_sklearn_unshuffled(n, k):
     ours = list(KFold(k).split(np.zeros(n)))
@@ -212,7 +214,7 @@ def test_stratified_kfold_matches_sklearn_unshuffled(seed):
 
 def test_group_kfold_matches_sklearn_unshuffled_distinct_sizes():
     rng = np.random.default_rng(3)
-    groups = rng.permutation(np.repeat(np.arange(12), np.arange(1, 13)))   # distinct sizes: no sort ties
+    groups = rng.permutation(np.repeat(np.arange(12), np.arange(1, 13)))  # distinct sizes: no sort ties
     ours = list(GroupKFold(4).split(groups=groups))
     ref = list(skms.GroupKFold(4).split(np.zeros(groups.size), groups=groups))
     for (a, b), (c, d) in zip(ours, ref):
@@ -230,6 +232,7 @@ def test_leave_one_group_out_matches_sklearn():
 
 # ---- LOOCV, repeated, shuffle-split, bootstrap ----
 
+
 def test_loocv_gives_n_folds_of_size_one():
     n = 13
     splits = list(LeaveOneOut().split(np.zeros((n, 3))))
@@ -244,7 +247,7 @@ def test_loocv_gives_n_folds_of_size_one():
 def test_repeated_kfold_repeats_are_partitions_and_differ():
     splits = list(RepeatedKFold(n_splits=4, n_repeats=3, random_state=0).split(np.zeros(40)))
     assert len(splits) == 12 == RepeatedKFold(n_splits=4, n_repeats=3).get_n_splits()
-    reps = [splits[i:i + 4] for i in (0, 4, 8)]
+    reps = [splits[i : i + 4] for i in (0, 4, 8)]
     for rep in reps:
         _check_partition(rep, 40)
     assert not all(np.array_equal(a[1], b[1]) for a, b in zip(reps[0], reps[1]))
@@ -254,7 +257,7 @@ def test_shuffle_split_sizes():
     splits = list(ShuffleSplit(5, test_size=0.25, random_state=0).split(np.zeros(21)))
     assert len(splits) == 5
     for train, test in splits:
-        assert test.size == 6 and train.size == 15          # ceil(0.25 * 21) = 6
+        assert test.size == 6 and train.size == 15  # ceil(0.25 * 21) = 6
         assert np.intersect1d(train, test).size == 0
     tr, te = next(ShuffleSplit(1, test_size=3, train_size=10, random_state=0).split(np.zeros(21)))
     assert (tr.size, te.size) == (10, 3)
@@ -279,14 +282,15 @@ def test_bootstrap_oob_fraction_is_about_0368():
 
 def test_bootstrap_in_bag_unique_fraction_n10_is_0651322():
     """E[unique in-bag / N] = 1 - 0.9^10 = 0.651322 (D4:1548); 20000 draws give s.e. ~ 0.0009."""
-    expected = 1 - 0.9 ** 10
+    expected = 1 - 0.9**10
     assert round(expected, 6) == 0.651322
     frac = np.array([np.unique(t).size / 10 for t, _ in Bootstrap(20000, random_state=7).split(np.zeros(10))])
     assert abs(frac.mean() - expected) < 0.004
-    assert abs(frac.mean() - (1 - np.exp(-1))) > 0.01      # N = 10 is distinguishable from the N -> inf limit
+    assert abs(frac.mean() - (1 - np.exp(-1))) > 0.01  # N = 10 is distinguishable from the N -> inf limit
 
 
 # ---- leakage guard ----
+
 
 def test_check_no_group_overlap_names_offending_groups():
     groups = np.array(["p1", "p1", "p2", "p3", "p3"])
@@ -298,8 +302,13 @@ def test_check_no_group_overlap_names_offending_groups():
 def test_row_level_splitters_given_groups_report_leaks():
     y = np.tile([0, 1], 20)
     groups = np.repeat(np.arange(10), 4)
-    for splitter in (KFold(5, shuffle=True, random_state=0), StratifiedKFold(5, shuffle=True, random_state=0),
-                     ShuffleSplit(3, random_state=0), Bootstrap(3, random_state=0), LeaveOneOut()):
+    for splitter in (
+        KFold(5, shuffle=True, random_state=0),
+        StratifiedKFold(5, shuffle=True, random_state=0),
+        ShuffleSplit(3, random_state=0),
+        Bootstrap(3, random_state=0),
+        LeaveOneOut(),
+    ):
         with pytest.raises(ValueError, match="leaks groups"):
             list(splitter.split(y=y, groups=groups))
     # groups that happen to align with row-level folds pass the check
@@ -307,6 +316,7 @@ def test_row_level_splitters_given_groups_report_leaks():
 
 
 # ---- bad inputs ----
+
 
 def test_bad_inputs_raise_with_a_fix():
     y = np.array([0] * 10 + [1] * 3)
@@ -340,12 +350,19 @@ def test_bad_inputs_raise_with_a_fix():
 
 # ---- fold_assignment ----
 
+
 def test_fold_assignment_matches_split_and_rejects_non_partitions():
     rng = np.random.default_rng(1)
     y = rng.integers(0, 2, 60)
     groups = rng.integers(0, 15, 60)
-    for splitter in (KFold(4, shuffle=True, random_state=0), StratifiedKFold(3), GroupKFold(4),
-                     StratifiedGroupKFold(3, shuffle=True, random_state=0), LeaveOneGroupOut(), LeaveOneOut()):
+    for splitter in (
+        KFold(4, shuffle=True, random_state=0),
+        StratifiedKFold(3),
+        GroupKFold(4),
+        StratifiedGroupKFold(3, shuffle=True, random_state=0),
+        LeaveOneGroupOut(),
+        LeaveOneOut(),
+    ):
         grouped = isinstance(splitter, (GroupKFold, StratifiedGroupKFold, LeaveOneGroupOut))
         g = groups if grouped else None
         fold = fold_assignment(splitter, y=y, groups=g)
@@ -353,8 +370,12 @@ def test_fold_assignment_matches_split_and_rejects_non_partitions():
             assert np.array_equal(np.flatnonzero(fold == k), test)
     # works for foreign splitters whose folds partition the rows
     assert np.array_equal(fold_assignment(skms.KFold(3), y=y), np.repeat([0, 1, 2], 20))
-    for splitter in (RepeatedKFold(random_state=0), RepeatedStratifiedKFold(n_splits=2, random_state=0),
-                     ShuffleSplit(random_state=0), Bootstrap(random_state=0)):
+    for splitter in (
+        RepeatedKFold(random_state=0),
+        RepeatedStratifiedKFold(n_splits=2, random_state=0),
+        ShuffleSplit(random_state=0),
+        Bootstrap(random_state=0),
+    ):
         with pytest.raises(ValueError, match="do not partition"):
             fold_assignment(splitter, y=y)
 
@@ -370,6 +391,7 @@ def test_splitters_are_clonable_estimator_like():
 
 # ---- grouped repeated / shuffle / bootstrap splitters ----
 
+
 def _grouped_problem(seed=0, n_groups=30):
     rng = np.random.default_rng(seed)
     groups = np.repeat(np.arange(n_groups), rng.integers(1, 6, n_groups))
@@ -381,13 +403,15 @@ def _grouped_problem(seed=0, n_groups=30):
 def test_repeated_grouped_kfolds_partition_each_repeat_and_never_split_a_group(seed, n_groups, k, repeats):
     y, groups = _grouped_problem(seed, n_groups)
     y[:k] = 0
-    y[k:2 * k] = 1  # both classes have at least k rows
-    for splitter in (RepeatedGroupKFold(n_splits=k, n_repeats=repeats, random_state=seed),
-                     RepeatedStratifiedGroupKFold(n_splits=k, n_repeats=repeats, random_state=seed)):
+    y[k : 2 * k] = 1  # both classes have at least k rows
+    for splitter in (
+        RepeatedGroupKFold(n_splits=k, n_repeats=repeats, random_state=seed),
+        RepeatedStratifiedGroupKFold(n_splits=k, n_repeats=repeats, random_state=seed),
+    ):
         splits = list(splitter.split(y=y, groups=groups))
         assert len(splits) == k * repeats == splitter.get_n_splits()
         for r in range(repeats):
-            tests = np.concatenate([t for _, t in splits[r * k:(r + 1) * k]])
+            tests = np.concatenate([t for _, t in splits[r * k : (r + 1) * k]])
             assert np.array_equal(np.sort(tests), np.arange(y.size))  # each repeat is a partition
         for train, test in splits:
             assert not set(groups[train]) & set(groups[test])
@@ -438,6 +462,7 @@ def test_grouped_resampling_splitters_need_groups():
 
 # ---- property tests: shuffle-split, bootstrap, LOOCV ----
 
+
 def _sorted_unique_int64(idx):
     assert idx.dtype == np.int64 and np.all(np.diff(idx) > 0)
 
@@ -464,7 +489,9 @@ def test_shuffle_split_sizes_and_disjointness(n, data, n_splits, seed):
         with pytest.raises(ValueError, match=rf"give 0 train and {n} test rows out of {n}; both must be >= 1"):
             list(ShuffleSplit(n_splits, test_size=test_size, random_state=seed).split(np.zeros(n)))
         return
-    splits = list(ShuffleSplit(n_splits, test_size=test_size, train_size=train_size, random_state=seed).split(np.zeros(n)))
+    splits = list(
+        ShuffleSplit(n_splits, test_size=test_size, train_size=train_size, random_state=seed).split(np.zeros(n))
+    )
     assert len(splits) == n_splits
     for train, test in splits:
         _sorted_unique_int64(train)

@@ -1,15 +1,16 @@
 """Stratified-grouped assignment (catalogue (b) item 8; D4:547; anchors: sklearn StratifiedGroupKFold,
 issues #24656 / #32540): groups stay whole, and the largest class-proportion deviation is compared
 with sklearn's StratifiedGroupKFold(shuffle=True) on 200 random problems."""
+
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REPO
+from grouped_problems import make_problem
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.model_selection import StratifiedGroupKFold as SklearnSGKF
 
-from conftest import REPO
-from grouped_problems import make_problem
 from mllib.model_selection import (
     StratifiedGroupKFold,
     fold_assignment,
@@ -46,15 +47,21 @@ def test_no_worse_than_sklearn_on_200_random_problems(record_property):
         theirs_size.append(_size_deviation(ref, k))
     ours, theirs = np.array(ours), np.array(theirs)
     summary = {
-        "ours_mean": ours.mean(), "ours_max": ours.max(),
-        "sklearn_mean": theirs.mean(), "sklearn_max": theirs.max(),
-        "ours_size_dev_mean": float(np.mean(ours_size)), "sklearn_size_dev_mean": float(np.mean(theirs_size)),
-        "seeds_better": int((ours < theirs - 1e-12).sum()), "seeds_equal": int((np.abs(ours - theirs) <= 1e-12).sum()),
+        "ours_mean": ours.mean(),
+        "ours_max": ours.max(),
+        "sklearn_mean": theirs.mean(),
+        "sklearn_max": theirs.max(),
+        "ours_size_dev_mean": float(np.mean(ours_size)),
+        "sklearn_size_dev_mean": float(np.mean(theirs_size)),
+        "seeds_better": int((ours < theirs - 1e-12).sum()),
+        "seeds_equal": int((np.abs(ours - theirs) <= 1e-12).sum()),
     }
     for key, value in summary.items():
         record_property(key, value)
-    print("\nStratifiedGroupKFold largest class-proportion deviation over 200 seeds:",
-          {k: v if isinstance(v, int) else round(float(v), 4) for k, v in summary.items()})
+    print(
+        "\nStratifiedGroupKFold largest class-proportion deviation over 200 seeds:",
+        {k: v if isinstance(v, int) else round(float(v), 4) for k, v in summary.items()},
+    )
     worse = np.flatnonzero(ours > theirs + 1e-12)
     assert worse.size == 0, f"worse than sklearn on seeds {worse.tolist()}: {summary}"
     assert ours.mean() < 0.75 * theirs.mean()

@@ -5,6 +5,7 @@ training accuracy 1, k = n gives the prior / mean, Parzen posteriors written out
 brute force), kd-tree window sums == written-out sums (boundary rows inclusive), box window == scikit-learn's
 RadiusNeighborsClassifier / Regressor, Epanechnikov support, integer weights = repeated rows (Parzen), empty windows
 fall back to the priors."""
+
 import numpy as np
 import pytest
 from scipy.spatial import cKDTree
@@ -13,8 +14,14 @@ from sklearn.neighbors import KNeighborsRegressor as SkKNNRegressor
 from sklearn.neighbors import RadiusNeighborsClassifier, RadiusNeighborsRegressor
 
 from mllib.base import NotFittedError
-from mllib.neighbors import (KNeighborsClassifier, KNeighborsRegressor, brute_kneighbors, build_kdtree, kdtree_query,
-                             kdtree_window_sums)
+from mllib.neighbors import (
+    KNeighborsClassifier,
+    KNeighborsRegressor,
+    brute_kneighbors,
+    build_kdtree,
+    kdtree_query,
+    kdtree_window_sums,
+)
 
 
 def _problem(seed, n=300, d=3, k=3):
@@ -47,8 +54,8 @@ def test_kdtree_invariants():
     np.testing.assert_array_equal(np.sort(covered), np.arange(257))  # every point in exactly one leaf
     for node, (s, e, left, right, dim) in enumerate(nodes):
         if left >= 0:
-            assert (X[index[nodes[left, 0]:nodes[left, 1]], dim] <= split[node]).all()
-            assert (X[index[nodes[right, 0]:nodes[right, 1]], dim] >= split[node]).all()
+            assert (X[index[nodes[left, 0] : nodes[left, 1]], dim] <= split[node]).all()
+            assert (X[index[nodes[right, 0] : nodes[right, 1]], dim] >= split[node]).all()
 
 
 def test_kdtree_handles_duplicate_points_like_brute_force():
@@ -132,7 +139,9 @@ def test_parzen_posteriors_written_out(kernel, algorithm):
     h = 1.3
     model = KNeighborsClassifier(bandwidth=h, kernel=kernel, algorithm=algorithm).fit(X, y)
     s = np.sqrt(((Xq[:, None, :] - X[None]) ** 2).sum(-1)) / h
-    K = {"box": (s <= 1) * 1.0, "epanechnikov": np.maximum(0.75 * (1 - s**2), 0), "gaussian": np.exp(-s**2 / 2)}[kernel]
+    K = {"box": (s <= 1) * 1.0, "epanechnikov": np.maximum(0.75 * (1 - s**2), 0), "gaussian": np.exp(-(s**2) / 2)}[
+        kernel
+    ]
     votes = np.column_stack([K[:, y == c].sum(1) for c in range(3)])
     has = votes.sum(1) > 0
     np.testing.assert_allclose(model.predict_proba(Xq)[has], votes[has] / votes[has].sum(1, keepdims=True), atol=1e-10)
@@ -163,8 +172,12 @@ def test_box_window_equals_sklearn_radius_neighbours(algorithm):
     assert 0 < has.sum() < has.size  # both kinds of windows occur
     np.testing.assert_allclose(ours.predict_proba(Xq)[has], ref.predict_proba(Xq)[has], atol=1e-12)
     reg = KNeighborsRegressor(bandwidth=h, kernel="box", algorithm=algorithm).fit(X, X[:, 2])
-    np.testing.assert_allclose(reg.predict(Xq[has]), RadiusNeighborsRegressor(radius=h).fit(X, X[:, 2]).predict(Xq[has]),
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        reg.predict(Xq[has]),
+        RadiusNeighborsRegressor(radius=h).fit(X, X[:, 2]).predict(Xq[has]),
+        rtol=1e-12,
+        atol=1e-12,
+    )
 
 
 def test_parzen_integer_weights_equal_repeated_rows():

@@ -1,6 +1,7 @@
 """mllib.neural backpropagation and initialisation: analytic gradients (weights, biases and inputs) equal
 central finite differences for every activation and loss; activation values from the catalogue; He and
 Xavier standard deviations (the notes' sigma = 0.2 for 50 inputs, 0.1 for 200 hidden units)."""
+
 import zlib
 
 import numpy as np
@@ -85,7 +86,7 @@ def test_input_gradient_equals_finite_differences_of_each_logit(activation):
     pred = np.argmax(est.decision_function(X), axis=1)
     G_none = est.input_gradient(X)
     for r in range(X.shape[0]):
-        np.testing.assert_allclose(G_none[r], est.input_gradient(X[r:r + 1], output=int(pred[r]))[0], rtol=1e-12)
+        np.testing.assert_allclose(G_none[r], est.input_gradient(X[r : r + 1], output=int(pred[r]))[0], rtol=1e-12)
 
 
 def test_input_gradient_of_regressor_and_binary_log_odds():
@@ -153,7 +154,9 @@ def test_backprop_through_a_fixed_dropout_mask_equals_finite_differences(activat
     g = np.empty(net.n_params)
     net.batch_gradient(theta, g, X, T, rng=np.random.default_rng(0))
     scratch = np.empty(net.n_params)
-    numeric = _finite_difference(lambda t: net.batch_gradient(t, scratch, X, T, rng=np.random.default_rng(0)) / 9, theta)
+    numeric = _finite_difference(
+        lambda t: net.batch_gradient(t, scratch, X, T, rng=np.random.default_rng(0)) / 9, theta
+    )
     assert _relative_error(g, numeric) < 1e-6
     # inverted dropout: about 40 % of the hidden units are zeroed, the rest scaled by 1 / (1 - 0.4)
     dropped, kept = net._dropped[0], net._z[0]

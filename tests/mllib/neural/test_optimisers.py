@@ -1,5 +1,6 @@
 """Optimisers (seed 000 H4, lines 2456-2470; Kingma & Ba 2015): one and two steps computed by hand from
 theta_0 = (1, -2), g_1 = (0.5, 1), g_2 = (-1, 2), learning rate 0.1, momentum 0.9."""
+
 import numpy as np
 import pytest
 
@@ -16,15 +17,19 @@ def _two_steps(optimiser):
     return first, theta
 
 
-@pytest.mark.parametrize("momentum, nesterov, first, second", [
-    # plain gradient descent: theta - 0.1 g_1 = (0.95, -2.1), then - 0.1 g_2 = (1.05, -2.3)
-    (0.0, False, [0.95, -2.1], [1.05, -2.3]),
-    # momentum: Delta_1 = g_1, theta_1 = (0.95, -2.1); Delta_2 = 0.9 g_1 + g_2 = (-0.55, 2.9), theta_2 = (1.005, -2.39)
-    (0.9, False, [0.95, -2.1], [1.005, -2.39]),
-    # Nesterov: theta - 0.1 (g + 0.9 Delta): g_1 + 0.9 g_1 = (0.95, 1.9) -> (0.905, -2.19);
-    # g_2 + 0.9 (-0.55, 2.9) = (-1.495, 4.61) -> (1.0545, -2.651)
-    (0.9, True, [0.905, -2.19], [1.0545, -2.651]),
-])
+@pytest.mark.parametrize(
+    "momentum, nesterov, first, second",
+    [
+        # plain gradient descent: theta - 0.1 g_1 = (0.95, -2.1), then - 0.1 g_2 = (1.05, -2.3)
+        (0.0, False, [0.95, -2.1], [1.05, -2.3]),
+        # momentum: Delta_1 = g_1, theta_1 = (0.95, -2.1); Delta_2 = 0.9 g_1 + g_2 = (-0.55, 2.9), theta_2 = (1.005,
+        # -2.39)
+        (0.9, False, [0.95, -2.1], [1.005, -2.39]),
+        # Nesterov: theta - 0.1 (g + 0.9 Delta): g_1 + 0.9 g_1 = (0.95, 1.9) -> (0.905, -2.19);
+        # g_2 + 0.9 (-0.55, 2.9) = (-1.495, 4.61) -> (1.0545, -2.651)
+        (0.9, True, [0.905, -2.19], [1.0545, -2.651]),
+    ],
+)
 def test_sgd_steps_by_hand(momentum, nesterov, first, second):
     theta_1, theta_2 = _two_steps(SGD(2, 0.1, momentum, nesterov))
     np.testing.assert_allclose(theta_1, first, rtol=0, atol=1e-15)

@@ -1,6 +1,7 @@
 """Feature maps of seed 002, lines 378-417: polynomial features (the notes' dimension formulas, scikit-learn's
 columns, order and names), RBF bumps (closed form, every training row as a centre, bias), piece-wise features
 (knots at training quantiles; hinge / linear / constant bases checked against their definitions)."""
+
 import numpy as np
 import pytest
 from sklearn.preprocessing import PolynomialFeatures as SkPolynomialFeatures
@@ -18,8 +19,14 @@ def test_polynomial_dimensions_of_the_notes(d, quadratic, cubic):
 def test_polynomial_quadratic_by_hand():
     out = PolynomialFeatures(2).fit_transform(np.array([[2.0, 3.0]]))
     np.testing.assert_array_equal(out, [[1.0, 2.0, 3.0, 4.0, 6.0, 9.0]])  # 1, x1, x2, x1^2, x1 x2, x2^2
-    assert PolynomialFeatures(2).fit(np.ones((1, 2))).get_feature_names_out(["a", "b"]) == \
-        ["1", "a", "b", "a^2", "a b", "b^2"]
+    assert PolynomialFeatures(2).fit(np.ones((1, 2))).get_feature_names_out(["a", "b"]) == [
+        "1",
+        "a",
+        "b",
+        "a^2",
+        "a b",
+        "b^2",
+    ]
 
 
 @pytest.mark.parametrize("degree", [1, 2, 3])
@@ -101,7 +108,9 @@ def test_multiple_columns_stack_in_column_order():
     assert out.shape == (40, 6)
     np.testing.assert_array_equal(out[:, :3].sum(axis=1), 1.0)
     np.testing.assert_array_equal(out[:, 3:].sum(axis=1), 1.0)
-    np.testing.assert_array_equal(out[:, :3], PiecewiseFeatures(n_knots=2, kind="constant").fit(X[:, :1]).transform(X[:, :1]))
+    np.testing.assert_array_equal(
+        out[:, :3], PiecewiseFeatures(n_knots=2, kind="constant").fit(X[:, :1]).transform(X[:, :1])
+    )
 
 
 def test_errors():

@@ -1,6 +1,7 @@
 """GroupImputer: the catalogue oracle (groups [a, a, b, b], values [1, NaN, 5, 7] -> the NaN becomes 1), a brute
 per-group oracle computed with pandas, the documented fallbacks (unseen group, missing group value, group without
 an observed value), group_column=None == SimpleImputer, and missing indicators shared with SimpleImputer."""
+
 import numpy as np
 import pandas as pd
 import pytest

@@ -1,6 +1,7 @@
 """KNNImputer: a hand-worked example, the nan-Euclidean distance against scikit-learn's, and the imputations
 against sklearn.impute.KNNImputer (uniform and distance weights, rows sharing no coordinate with any donor,
 missing indicators) to 1e-10 on random data with NaNs."""
+
 import numpy as np
 import pytest
 from sklearn.impute import KNNImputer as SkKNNImputer
@@ -25,8 +26,9 @@ def test_hand_worked_example():
     d = np.sqrt(3 / 2) * np.sqrt(np.array([4 + 16, 1 + 9, 1 + 25, 64 + 625]))
     w = 1 / d[[1, 0]]
     expected = (w @ np.array([1.0, 0.0])) / w.sum()
-    np.testing.assert_allclose(KNNImputer(n_neighbors=2, weights="distance").fit(X_fit).transform(x2),
-                               [[2.0, expected, 5.0]], rtol=1e-14)
+    np.testing.assert_allclose(
+        KNNImputer(n_neighbors=2, weights="distance").fit(X_fit).transform(x2), [[2.0, expected, 5.0]], rtol=1e-14
+    )
 
 
 def test_row_without_a_shared_coordinate_gets_the_column_mean():
@@ -55,9 +57,9 @@ def test_agrees_with_sklearn_on_random_data_with_nans(weights, n_neighbors, seed
     # y are close (~1e-9 relative error in 1/d weights on continuous data; see the next test). Values on a grid of
     # 2^-20 with |x| < 8 make its expansion exact (squares and sums of six need < 53 bits), so the comparison
     # measures our rounding only; the grid is fine enough that ties between neighbours do not occur.
-    X = np.round(np.clip(rng.normal(size=(100, 6)) * rng.uniform(0.5, 2, size=6), -7.9, 7.9) * 2.0 ** 20) / 2.0 ** 20
+    X = np.round(np.clip(rng.normal(size=(100, 6)) * rng.uniform(0.5, 2, size=6), -7.9, 7.9) * 2.0**20) / 2.0**20
     X[rng.random(X.shape) < 0.3] = np.nan
-    X_new = np.round(np.clip(rng.normal(size=(40, 6)) * 2, -7.9, 7.9) * 2.0 ** 20) / 2.0 ** 20
+    X_new = np.round(np.clip(rng.normal(size=(40, 6)) * 2, -7.9, 7.9) * 2.0**20) / 2.0**20
     X_new[rng.random(X_new.shape) < 0.6] = np.nan  # many rows share few (or no) coordinates with a donor
     ours = KNNImputer(n_neighbors=n_neighbors, weights=weights).fit(X)
     ref = SkKNNImputer(n_neighbors=n_neighbors, weights=weights).fit(X)
@@ -74,7 +76,7 @@ def test_distances_stay_accurate_far_from_the_origin():
     X_new[rng.random(X_new.shape) < 0.6] = np.nan
     diff = X_new[:, None, :] - X[None, :, :]
     shared = (~np.isnan(diff)).sum(axis=2)
-    exact = np.sqrt(6 * np.nansum(diff ** 2, axis=2) / np.maximum(shared, 1))
+    exact = np.sqrt(6 * np.nansum(diff**2, axis=2) / np.maximum(shared, 1))
     exact[shared == 0] = np.nan
     mean = np.nanmean(X, axis=0)
     ours = nan_euclidean_distances(X_new - mean, X - mean)
@@ -103,7 +105,15 @@ def test_missing_indicators_agree_with_sklearn():
     ours = KNNImputer(add_indicator=True).fit(X)
     ref = SkKNNImputer(add_indicator=True).fit(X)
     np.testing.assert_allclose(ours.transform(X_new), ref.transform(X_new), rtol=1e-10, atol=1e-10)
-    assert ours.get_feature_names_out(["a", "b", "c", "d"]) == ["a", "b", "c", "d", "a_missing", "b_missing", "d_missing"]
+    assert ours.get_feature_names_out(["a", "b", "c", "d"]) == [
+        "a",
+        "b",
+        "c",
+        "d",
+        "a_missing",
+        "b_missing",
+        "d_missing",
+    ]
 
 
 def test_donors_are_the_fit_rows_only():

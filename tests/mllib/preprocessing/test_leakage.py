@@ -4,6 +4,7 @@ for every transformer of mllib.preprocessing and mllib.decomposition and every p
 (1) Row-wise independence: changing the values of the other rows of B does not change a given row's transform.
 (2) The fitted state depends only on A: transform does not alter it, and refitting on A gives the same state
     whatever the instance saw before."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -84,15 +85,18 @@ def _rows(kind):
 
 
 def _state(est):
-    return {k: (v.copy() if isinstance(v, np.ndarray) else [a.copy() for a in v] if isinstance(v, list) else v)
-            for k, v in vars(est).items() if k.endswith("_") and not k.startswith("_")}
+    return {
+        k: (v.copy() if isinstance(v, np.ndarray) else [a.copy() for a in v] if isinstance(v, list) else v)
+        for k, v in vars(est).items()
+        if k.endswith("_") and not k.startswith("_")
+    }
 
 
 def _assert_same_state(a, b):
     assert a.keys() == b.keys()
     for k in a:
         x, y = a[k], b[k]
-        for u, v in (zip(x, y) if isinstance(x, list) else [(x, y)]):
+        for u, v in zip(x, y) if isinstance(x, list) else [(x, y)]:
             assert np.array_equal(np.asarray(u), np.asarray(v), equal_nan=np.asarray(u).dtype.kind == "f"), k
 
 
@@ -111,7 +115,7 @@ def test_transform_of_a_row_ignores_the_other_rows_and_the_state_depends_only_on
         B2[i] = B[i]  # ... except row i
         out, out2 = est.transform(B), est.transform(B2)
         assert np.array_equal(out[i], out2[i], equal_nan=True)
-        alone = est.transform(B[i:i + 1])[0]
+        alone = est.transform(B[i : i + 1])[0]
         np.testing.assert_allclose(alone, out[i], rtol=1e-12, atol=1e-12)
         _assert_same_state(_state(est), state)
 

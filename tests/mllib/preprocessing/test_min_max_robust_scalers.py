@@ -1,5 +1,6 @@
 """MinMaxScaler and RobustScaler: agreement with scikit-learn to 1e-12 (feature ranges, quantile ranges, centring and
 scaling switches), constant columns without division by zero, and inverse_transform round trips."""
+
 import numpy as np
 import pytest
 from sklearn.preprocessing import MinMaxScaler as SkMinMaxScaler
@@ -41,8 +42,16 @@ def test_robust_hand_example():
     np.testing.assert_array_equal(scaler.transform(np.array([[5.0]])), [[1.0]])
 
 
-@pytest.mark.parametrize("kw", [{}, {"quantile_range": (10.0, 90.0)}, {"quantile_range": (0, 100)},
-                                {"with_centering": False}, {"with_scaling": False}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"quantile_range": (10.0, 90.0)},
+        {"quantile_range": (0, 100)},
+        {"with_centering": False},
+        {"with_scaling": False},
+    ],
+)
 @pytest.mark.parametrize("seed", range(3))
 def test_robust_agrees_with_sklearn(kw, seed):
     X, X_new = _data(seed)
@@ -70,8 +79,16 @@ def test_constant_and_mostly_constant_columns_keep_scale_one(make):
     np.testing.assert_allclose(scaler.transform(X), ref.transform(X), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("scaler", [MinMaxScaler(), MinMaxScaler((-3, 2)), RobustScaler(),
-                                    RobustScaler(with_centering=False), RobustScaler(with_scaling=False)])
+@pytest.mark.parametrize(
+    "scaler",
+    [
+        MinMaxScaler(),
+        MinMaxScaler((-3, 2)),
+        RobustScaler(),
+        RobustScaler(with_centering=False),
+        RobustScaler(with_scaling=False),
+    ],
+)
 def test_inverse_transform_round_trip(scaler):
     X, X_new = _data(7)
     X[:, 2] = 5.0

@@ -1,6 +1,7 @@
 """OneHotEncoder: the catalogue oracle (item 18: ["f","m","m"] with categories [f, m, o] -> [[1,0,0],[0,1,0],
 [0,1,0]]), the category list fixed at fit, unseen categories (zeros or error), agreement with scikit-learn, and
 inverse_transform (round trip; an unseen category's all-zero block -> None, as in scikit-learn)."""
+
 import numpy as np
 import pytest
 from sklearn.preprocessing import OneHotEncoder as SkOneHotEncoder
@@ -142,19 +143,34 @@ def test_inverse_transform_errors():
 
 # ---- pooling rare levels (min_frequency, max_categories) ----------------------------------------------------
 
-@pytest.mark.parametrize("settings", [{"min_frequency": 3}, {"min_frequency": 0.05}, {"max_categories": 4},
-                                      {"min_frequency": 2, "max_categories": 3}, {"max_categories": 50}])
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"min_frequency": 3},
+        {"min_frequency": 0.05},
+        {"max_categories": 4},
+        {"min_frequency": 2, "max_categories": 3},
+        {"max_categories": 50},
+    ],
+)
 def test_pooling_matches_scikit_learn(settings):
     rng = np.random.default_rng(3)
     levels = np.array([f"l{i:02d}" for i in range(12)], dtype=object)
-    X = np.column_stack([rng.choice(levels, size=200, p=np.geomspace(1, 0.05, 12) / np.geomspace(1, 0.05, 12).sum()),
-                         rng.choice(levels[:3], size=200)])
+    X = np.column_stack(
+        [
+            rng.choice(levels, size=200, p=np.geomspace(1, 0.05, 12) / np.geomspace(1, 0.05, 12).sum()),
+            rng.choice(levels[:3], size=200),
+        ]
+    )
     X_new = np.column_stack([np.append(levels, "unseen"), np.append(levels[:3].repeat(4), "unseen")])
     ours = OneHotEncoder(**settings).fit(X)
     ref = SkOneHotEncoder(handle_unknown="infrequent_if_exist", sparse_output=False, **settings).fit(X)
     np.testing.assert_array_equal(ours.transform(X_new), ref.transform(X_new))
-    expected = [n.replace("_infrequent_sklearn", "=infrequent").replace("_", "=", 1) if "=" not in n else n
-                for n in ref.get_feature_names_out(["a", "b"])]
+    expected = [
+        n.replace("_infrequent_sklearn", "=infrequent").replace("_", "=", 1) if "=" not in n else n
+        for n in ref.get_feature_names_out(["a", "b"])
+    ]
     assert ours.get_feature_names_out(["a", "b"]) == expected
     for ours_rare, ref_rare in zip(ours.infrequent_categories_, ref.infrequent_categories_):
         assert (ours_rare.tolist() if ours_rare.size else None) == (None if ref_rare is None else sorted(ref_rare))
@@ -168,8 +184,16 @@ def test_pooling_bounds_the_width_and_inverse_gives_none_for_the_pool():
     assert OneHotEncoder().fit(X).transform(X).shape == (2050, 2001)  # no pooling by default
 
 
-@pytest.mark.parametrize("settings", [{"min_frequency": 0}, {"min_frequency": 1.5}, {"min_frequency": True},
-                                      {"max_categories": 1}, {"max_categories": 2.0}])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"min_frequency": 0},
+        {"min_frequency": 1.5},
+        {"min_frequency": True},
+        {"max_categories": 1},
+        {"max_categories": 2.0},
+    ],
+)
 def test_pooling_settings_are_checked(settings):
     with pytest.raises(ValueError, match="min_frequency|max_categories"):
         OneHotEncoder(**settings).fit(np.array([["a"], ["b"]], dtype=object))

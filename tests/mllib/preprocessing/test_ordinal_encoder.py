@@ -1,5 +1,6 @@
 """OrdinalEncoder: codes 0..K-1 in sorted order (agreement with scikit-learn on strings and numbers), a declared
 order for ordinal scales (D3:117-119), the unseen-category policy, and inverse_transform (unknown -> None)."""
+
 import numpy as np
 import pytest
 from sklearn.preprocessing import OrdinalEncoder as SkOrdinalEncoder
@@ -19,7 +20,9 @@ def test_agrees_with_sklearn_on_random_strings_and_unseen_values(seed):
         assert a.tolist() == b.tolist()
     np.testing.assert_array_equal(ours.transform(X), ref.transform(X))
     np.testing.assert_array_equal(ours.transform(X_new), ref.transform(X_new))
-    assert ours.inverse_transform(ours.transform(X_new)).tolist() == ref.inverse_transform(ref.transform(X_new)).tolist()
+    assert (
+        ours.inverse_transform(ours.transform(X_new)).tolist() == ref.inverse_transform(ref.transform(X_new)).tolist()
+    )
 
 
 def test_agrees_with_sklearn_on_numeric_columns_and_round_trips_exactly():

@@ -1,6 +1,7 @@
 """SimpleImputer: catalogue oracle (mean of [1, NaN, 3] is 2, item 19), median / most_frequent (ties -> the
 smallest) / constant, missing indicators only for columns with missing values at fit, object (string) columns
 with None / NaN, and agreement with scikit-learn's SimpleImputer."""
+
 import numpy as np
 import pytest
 from sklearn.impute import SimpleImputer as SkSimpleImputer

@@ -1,5 +1,6 @@
 """StandardScaler: catalogue oracle (item 15: [1, 2, 3, 4] -> [-1.341641, -0.447214, 0.447214, 1.341641] with the
 population std 1.118034), constant columns, weights, inverse_transform round trip, agreement with scikit-learn."""
+
 import numpy as np
 import pytest
 from sklearn.preprocessing import StandardScaler as SkStandardScaler
@@ -83,7 +84,9 @@ def test_agrees_with_sklearn_on_random_data(seed):
             ours = StandardScaler(**kw).fit(X, sample_weight=sw)
             ref = SkStandardScaler(**kw).fit(X, sample_weight=sw)
             np.testing.assert_allclose(ours.transform(X_new), ref.transform(X_new), rtol=1e-12, atol=1e-12)
-            np.testing.assert_allclose(ours.inverse_transform(X_new), ref.inverse_transform(X_new), rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(
+                ours.inverse_transform(X_new), ref.inverse_transform(X_new), rtol=1e-12, atol=1e-12
+            )
             if kw.get("with_std", True):
                 np.testing.assert_allclose(ours.scale_, ref.scale_, rtol=1e-12)
                 np.testing.assert_allclose(ours.var_, ref.var_, rtol=1e-12)

@@ -1,6 +1,7 @@
 """CholeskyWhitening (seed 002, lines 1096-1100): the training z have mean 0 and identity population covariance,
 z = M^{-1}(x - mu) with A = M M^T exactly, Ex 10.11.2's covariance identity, inverse round trips, and a clear error
 (or an explicit ridge) for a singular covariance. PCA whitening is tested with PCA."""
+
 import numpy as np
 import pytest
 
@@ -31,13 +32,16 @@ def test_factor_and_covariance_match_the_notes():
     np.testing.assert_allclose(w.cholesky_ @ w.cholesky_.T, w.covariance_, rtol=1e-12)
     assert np.allclose(w.cholesky_, np.tril(w.cholesky_)) and (np.diag(w.cholesky_) > 0).all()
     x_new = np.random.default_rng(4).normal(size=(5, 4)) * 100
-    np.testing.assert_allclose(w.transform(x_new), np.linalg.solve(w.cholesky_, (x_new - mu).T).T, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        w.transform(x_new), np.linalg.solve(w.cholesky_, (x_new - mu).T).T, rtol=1e-10, atol=1e-12
+    )
 
 
 def test_one_dimensional_whitening_is_standardisation():
     x = np.array([[1.0], [2.0], [3.0], [4.0]])
-    np.testing.assert_allclose(CholeskyWhitening().fit_transform(x).ravel(), np.array([-3, -1, 1, 3]) / np.sqrt(5),
-                               rtol=1e-14)
+    np.testing.assert_allclose(
+        CholeskyWhitening().fit_transform(x).ravel(), np.array([-3, -1, 1, 3]) / np.sqrt(5), rtol=1e-14
+    )
 
 
 def test_inverse_transform_round_trip():

@@ -8,6 +8,7 @@ PLS oracles: scikit-learn PLSRegression(scale=False) predictions within 1e-8 (1-
 tolerance); scores mutually orthogonal; p = rank gives the OLS fit; p = 1 direction proportional to X^T y
 (z_1 proportional to X X^T y); transform of the training rows == the scores; early stop after one component when
 y lies along one eigen-direction of Xc^T Xc; integer sample weights == repeated rows (also several targets)."""
+
 import numpy as np
 import pytest
 from sklearn.cross_decomposition import PLSRegression as SkPLS
@@ -148,7 +149,9 @@ def test_pls_integer_sample_weights_equal_repeated_rows(targets):
     counts = np.random.default_rng(11).integers(0, 4, size=50)
     Z = np.random.default_rng(12).normal(size=(7, 6))
     weighted = PLSRegression(3, tol=1e-20, max_iter=5000).fit(X, Y, sample_weight=counts)
-    repeated = PLSRegression(3, tol=1e-20, max_iter=5000).fit(np.repeat(X, counts, axis=0), np.repeat(Y, counts, axis=0))
+    repeated = PLSRegression(3, tol=1e-20, max_iter=5000).fit(
+        np.repeat(X, counts, axis=0), np.repeat(Y, counts, axis=0)
+    )
     np.testing.assert_allclose(weighted.predict(Z), repeated.predict(Z), rtol=1e-9, atol=1e-9 * np.abs(Y).max())
     np.testing.assert_allclose(weighted.x_mean_, repeated.x_mean_, rtol=1e-12)
     np.testing.assert_allclose(weighted.transform(Z), repeated.transform(Z), rtol=1e-9, atol=1e-9)

@@ -6,6 +6,7 @@ ridge(lam=0) == OLS; orthonormal design: ridge = OLS / (1 + lam), lasso = soft-t
 df(lam) = trace of the hat matrix, df(0) = rank, decreasing in lam; the catalogue's 1-D example
 (X = [1, 2, 3], y = X: OLS 1, ridge with penalty 3 -> 14/17); lasso KKT conditions and alpha_max;
 integer weights = repeated rows."""
+
 import numpy as np
 import pytest
 from sklearn import linear_model as skl
@@ -119,7 +120,8 @@ def test_ridge_intercept_is_not_penalised_and_orthonormal_design_shrinks_by_one_
 
 def test_ridge_catalogue_example_and_coefficient_norm_decreases():
     # seed 001-003-004 catalogue 7.11: X = [1, 2, 3], y = X, no intercept; eq. 12 with n = 3, lam = 1 is
-    # (X^T X + n lam)^{-1} X^T y = 14 / 17. Through the origin = our ridge on [X; -X] (means exactly 0), penalty 2 n lam.
+    # (X^T X + n lam)^{-1} X^T y = 14 / 17. Through the origin = our ridge on [X; -X] (means exactly 0), penalty 2 n
+    # lam.
     X = np.array([[1.0], [2.0], [3.0], [-1.0], [-2.0], [-3.0]])
     y = X[:, 0]
     assert Ridge(lam=0.0).fit(X, y).coef_[0] == pytest.approx(1.0)
@@ -188,22 +190,28 @@ def test_lasso_alpha_max_zeroes_everything_and_sparsity_grows_with_alpha():
     zero = Lasso(alpha=alpha_max * 1.0001).fit(X, y)
     assert (zero.coef_ == 0).all() and zero.intercept_ == pytest.approx(y.mean())
     assert (Lasso(alpha=alpha_max * 0.99).fit(X, y).coef_ != 0).sum() >= 1
-    nonzeros = [(Lasso(alpha=a, tol=1e-10).fit(X, y).coef_ != 0).sum() for a in alpha_max * np.array([0.001, 0.1, 0.5, 0.9])]
+    nonzeros = [
+        (Lasso(alpha=a, tol=1e-10).fit(X, y).coef_ != 0).sum() for a in alpha_max * np.array([0.001, 0.1, 0.5, 0.9])
+    ]
     assert nonzeros == sorted(nonzeros, reverse=True) and nonzeros[0] == 6
 
 
 def test_lasso_alpha_zero_is_ols():
     X, y, _ = _problem(13)
-    np.testing.assert_allclose(Lasso(alpha=0.0, tol=1e-14, max_iter=100_000).fit(X, y).coef_,
-                               LinearRegression().fit(X, y).coef_, rtol=1e-7)
+    np.testing.assert_allclose(
+        Lasso(alpha=0.0, tol=1e-14, max_iter=100_000).fit(X, y).coef_, LinearRegression().fit(X, y).coef_, rtol=1e-7
+    )
 
 
-@pytest.mark.parametrize("cls, kwargs, match", [
-    (Ridge, {"lam": -1.0}, "lam must be >= 0"),
-    (Ridge, {"solver": "qr"}, "solver must be one of"),
-    (Lasso, {"alpha": -0.1}, "alpha must be >= 0"),
-    (Lasso, {"max_iter": 0}, "max_iter must be a positive integer"),
-])
+@pytest.mark.parametrize(
+    "cls, kwargs, match",
+    [
+        (Ridge, {"lam": -1.0}, "lam must be >= 0"),
+        (Ridge, {"solver": "qr"}, "solver must be one of"),
+        (Lasso, {"alpha": -0.1}, "alpha must be >= 0"),
+        (Lasso, {"max_iter": 0}, "max_iter must be a positive integer"),
+    ],
+)
 def test_bad_hyperparameters(cls, kwargs, match):
     X, y, _ = _problem()
     with pytest.raises(ValueError, match=match):

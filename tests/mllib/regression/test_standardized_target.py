@@ -2,6 +2,7 @@
 unpenalized intercept predicts the same either way; a kernel model without an intercept is fixed by it; what the
 explainers read (coef_, intercept_, tree_ensemble, the predictive std) is in target units; hyperparameters are set
 through the wrapper, and it saves and loads."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,8 +25,9 @@ def data(seed=0, n=200):
 
 def test_ridge_with_an_intercept_predicts_the_same():
     X, y = data()
-    np.testing.assert_allclose(StandardizedTarget(Ridge(lam=3.0)).fit(X, y).predict(X), Ridge(lam=3.0).fit(X, y).predict(X),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        StandardizedTarget(Ridge(lam=3.0)).fit(X, y).predict(X), Ridge(lam=3.0).fit(X, y).predict(X), rtol=1e-10
+    )
 
 
 def test_a_model_without_intercept_fits_a_shifted_target():
@@ -51,7 +53,9 @@ def test_tree_shap_of_the_wrapper_adds_up_to_its_prediction():
     model = StandardizedTarget(GradientBoostingRegressor(max_iter=20)).fit(X, y)
     out = tree_shap(model, X[:10])
     np.testing.assert_allclose(out["prediction"][:, 0], model.predict(X[:10]), rtol=1e-10)
-    np.testing.assert_allclose(out["values"].sum(axis=1)[:, 0] + out["expected_value"][0], model.predict(X[:10]), rtol=1e-10)
+    np.testing.assert_allclose(
+        out["values"].sum(axis=1)[:, 0] + out["expected_value"][0], model.predict(X[:10]), rtol=1e-10
+    )
 
 
 def test_hyperparameters_are_set_through_the_wrapper_and_it_saves(tmp_path):

@@ -9,6 +9,7 @@ the second-order working-set rule on hand-made problems, and libsvm's iteration 
 first-order rule needs about twice as many); every kernel works with the default hyperparameters (libsvm on the
 precomputed Gram matrix as oracle).
 """
+
 import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
@@ -72,9 +73,16 @@ def test_kkt_conditions_and_zero_duality_gap(kernel, C):
     assert 0 <= primal - dual <= 1e-5 * primal
 
 
-@pytest.mark.parametrize("kernel, C, extra", [("rbf", 1.0, {}), ("rbf", 10.0, {"gamma": 0.5}), ("linear", 1.0, {}),
-                                              ("poly", 1.0, {"degree": 2, "coef0": 1.0}),
-                                              ("sigmoid", 0.5, {"gamma": 0.05, "coef0": 0.0})])
+@pytest.mark.parametrize(
+    "kernel, C, extra",
+    [
+        ("rbf", 1.0, {}),
+        ("rbf", 10.0, {"gamma": 0.5}),
+        ("linear", 1.0, {}),
+        ("poly", 1.0, {"degree": 2, "coef0": 1.0}),
+        ("sigmoid", 0.5, {"gamma": 0.05, "coef0": 0.0}),
+    ],
+)
 def test_dual_objective_and_decisions_match_libsvm(kernel, C, extra):
     X, y = _problem(2, n=250)
     for tol in (1e-3, 1e-6):
@@ -136,7 +144,7 @@ def test_tiny_kernel_cache_gives_the_same_solution_and_stays_bounded():
     cache = KernelCache(X, "rbf", params, cache_size=0.01)
     assert cache.capacity == 3
     for i in (0, 1, 2, 0, 3, 4):
-        np.testing.assert_allclose(cache.row(i), gram(X[i:i + 1], X, "rbf", **params)[0], atol=1e-14)
+        np.testing.assert_allclose(cache.row(i), gram(X[i : i + 1], X, "rbf", **params)[0], atol=1e-14)
         assert len(cache.rows) <= cache.capacity
     assert list(cache.rows) == [0, 3, 4]  # 0 was used again, so 1 and 2 were the least recent
     # f_train from the SMO bookkeeping equals the kernel expansion
@@ -190,9 +198,15 @@ def test_gamma_scale_and_bad_hyperparameters():
     X, y = _problem(10, n=60)
     m = SVC().fit(X, y)
     assert np.isclose(m.kernel_params_["gamma"], 1 / (X.shape[1] * X.var()))
-    for bad, match in [({"C": 0}, "C must"), ({"tol": -1}, "tol must"), ({"kernel": "cosine"}, "kernel must"),
-                       ({"gamma": "wide"}, "gamma must"), ({"class_weight": "even"}, "class_weight"),
-                       ({"max_iter": 0}, "max_iter"), ({"kernel": "inverse_multiquadric", "coef0": 0.0}, "coef0 > 0")]:
+    for bad, match in [
+        ({"C": 0}, "C must"),
+        ({"tol": -1}, "tol must"),
+        ({"kernel": "cosine"}, "kernel must"),
+        ({"gamma": "wide"}, "gamma must"),
+        ({"class_weight": "even"}, "class_weight"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"kernel": "inverse_multiquadric", "coef0": 0.0}, "coef0 > 0"),
+    ]:
         with pytest.raises(ValueError, match=match):
             SVC(**bad).fit(X, y)
     with pytest.warns(UserWarning, match="max_iter"):
@@ -271,7 +285,8 @@ def test_every_kernel_works_with_the_defaults_and_matches_libsvm_on_its_gram_mat
     np.testing.assert_allclose(list(m.kernel_params_.values()), list(expected.values()), rtol=1e-12)
     ref = SkSVC(kernel="precomputed", tol=1e-8).fit(gram(X, kernel=kernel, **m.kernel_params_), y)
     Xt, _ = _problem(13, n=40)
-    np.testing.assert_allclose(m.decision_function(Xt), ref.decision_function(gram(Xt, X, kernel, **m.kernel_params_)),
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        m.decision_function(Xt), ref.decision_function(gram(Xt, X, kernel, **m.kernel_params_)), atol=1e-5
+    )
     # poly / sigmoid keep libsvm's coef0 = 0
     assert SVC(kernel="poly").fit(X, y).kernel_params_["coef0"] == 0.0

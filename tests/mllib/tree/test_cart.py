@@ -1,5 +1,6 @@
 """CART trees: agreement with scikit-learn's trees (structure and predictions) on data without ties, the flat node
 arrays and the shared tree_ensemble protocol, histogram search, validation, and prediction after mllib.io.load."""
+
 import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier as SkClassifier
@@ -136,7 +137,7 @@ def test_hist_splitter_is_exact_with_few_values_and_close_with_many():
     assert internal.size >= 5
     for node in internal:
         f = coarse.feature_[node]
-        assert coarse.threshold_[node] in cuts[f, :n_bins[f] - 1], (node, f)
+        assert coarse.threshold_[node] in cuts[f, : n_bins[f] - 1], (node, f)
 
 
 def test_max_features_draws_are_reproducible_and_depend_on_the_seed():
@@ -171,10 +172,15 @@ def test_validation_errors():
     X, y = np.zeros((4, 2)), np.array([0, 1, 0, 1])
     with pytest.raises(NotFittedError):
         DecisionTreeClassifier().predict(X)
-    for bad, match in ((dict(criterion="mse"), "criterion"), (dict(splitter="random"), "splitter"),
-                       (dict(min_samples_leaf=0), "min_samples_leaf"), (dict(max_depth=-1), "max_depth"),
-                       (dict(max_features="half"), "max_features"), (dict(max_bins=300), "max_bins"),
-                       (dict(ccp_alpha=-1.0), "ccp_alpha")):
+    for bad, match in (
+        (dict(criterion="mse"), "criterion"),
+        (dict(splitter="random"), "splitter"),
+        (dict(min_samples_leaf=0), "min_samples_leaf"),
+        (dict(max_depth=-1), "max_depth"),
+        (dict(max_features="half"), "max_features"),
+        (dict(max_bins=300), "max_bins"),
+        (dict(ccp_alpha=-1.0), "ccp_alpha"),
+    ):
         with pytest.raises(ValueError, match=match):
             DecisionTreeClassifier(**bad).fit(X, y)
     with pytest.raises(ValueError, match="criterion"):

@@ -1,5 +1,6 @@
 """Cost-complexity pruning: the path agrees with scikit-learn's on data without ties, alpha = 0 keeps the full tree,
 leaves never increase along the path, pruned trees equal scikit-learn's, and alpha can be chosen by CV."""
+
 import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier as SkClassifier
@@ -44,8 +45,9 @@ def test_alpha_zero_is_the_full_tree_and_leaves_never_increase():
     assert np.all(np.diff(path["impurities"]) >= -1e-15)  # R(T) grows as the tree shrinks
     same = DecisionTreeRegressor(min_samples_leaf=3, ccp_alpha=0.0).fit(X, y)
     np.testing.assert_array_equal(same.feature_, full.feature_)
-    leaves = [DecisionTreeRegressor(min_samples_leaf=3, ccp_alpha=float(a)).fit(X, y).get_n_leaves()
-              for a in alphas[::5]]
+    leaves = [
+        DecisionTreeRegressor(min_samples_leaf=3, ccp_alpha=float(a)).fit(X, y).get_n_leaves() for a in alphas[::5]
+    ]
     assert leaves[0] == full.get_n_leaves()
     assert all(a >= b for a, b in zip(leaves, leaves[1:]))
     assert DecisionTreeRegressor(min_samples_leaf=3, ccp_alpha=float(alphas[-1])).fit(X, y).get_n_leaves() == 1
@@ -66,8 +68,9 @@ def test_pruned_subtree_cost_is_optimal_among_the_sequence():
     X, y = _data(5)
     path = DecisionTreeRegressor(min_samples_leaf=5).cost_complexity_pruning_path(X, y)
     alphas, r = path["ccp_alphas"], path["impurities"]
-    n_leaves = np.array([DecisionTreeRegressor(min_samples_leaf=5, ccp_alpha=float(a)).fit(X, y).get_n_leaves()
-                         for a in alphas])
+    n_leaves = np.array(
+        [DecisionTreeRegressor(min_samples_leaf=5, ccp_alpha=float(a)).fit(X, y).get_n_leaves() for a in alphas]
+    )
     for k in range(1, len(alphas) - 1, 3):
         alpha = (alphas[k] + alphas[k + 1]) / 2
         cost = r + alpha * n_leaves

@@ -1,10 +1,19 @@
 """Impurity functions on hand-computed nodes (seed-001-003-004 catalogue 7.8 and 6.3, seed 000 catalogue I2), and the
 impurities the compiled tree stores at its nodes agree with them."""
+
 import numpy as np
 import pytest
 
-from mllib.tree import DecisionTreeClassifier, DecisionTreeRegressor, entropy, gini, impurity_decrease
-from mllib.tree import misclassification, realboost_z, squared_error
+from mllib.tree import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    entropy,
+    gini,
+    impurity_decrease,
+    misclassification,
+    realboost_z,
+    squared_error,
+)
 
 
 def test_hand_computed_impurities():
@@ -25,7 +34,8 @@ def test_realboost_z_of_the_catalogue_bin():
     assert 0.4 * realboost_z([0.3, 0.1]) == pytest.approx(0.346410, abs=1e-6)
     # a split's decrease is the drop of Z: parent (0.3, 0.3) into the bins (0.3, 0.1) and (0, 0.2)
     assert 0.6 * impurity_decrease([0.3, 0.3], [0.3, 0.1], [0.0, 0.2], "realboost_z") == pytest.approx(
-        2 * np.sqrt(0.09) - 2 * np.sqrt(0.03), abs=1e-12)
+        2 * np.sqrt(0.09) - 2 * np.sqrt(0.03), abs=1e-12
+    )
 
 
 def test_split_decrease_of_the_catalogue_example():
@@ -36,16 +46,19 @@ def test_split_decrease_of_the_catalogue_example():
 
 def test_variance_equals_pairwise_form():
     y = np.array([1.0, 4.0, 2.5, -3.0, 0.5])
-    pairwise = np.sum(0.5 * (y[:, None] - y[None, :]) ** 2) / y.size ** 2  # seed 000, line 2700
+    pairwise = np.sum(0.5 * (y[:, None] - y[None, :]) ** 2) / y.size**2  # seed 000, line 2700
     assert squared_error(y) == pytest.approx(pairwise, rel=1e-14)
     assert squared_error(y) == pytest.approx(np.var(y), rel=1e-14)
     # children weighted by size
     assert impurity_decrease(y, y[:2], y[2:], "squared_error") == pytest.approx(
-        np.var(y) - (2 * np.var(y[:2]) + 3 * np.var(y[2:])) / 5, rel=1e-12)
+        np.var(y) - (2 * np.var(y[:2]) + 3 * np.var(y[2:])) / 5, rel=1e-12
+    )
 
 
-@pytest.mark.parametrize("criterion,f", [("gini", gini), ("entropy", entropy), ("misclassification", misclassification),
-                                         ("realboost_z", realboost_z)])
+@pytest.mark.parametrize(
+    "criterion,f",
+    [("gini", gini), ("entropy", entropy), ("misclassification", misclassification), ("realboost_z", realboost_z)],
+)
 def test_tree_node_impurities_match_the_functions(criterion, f):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(120, 3))
