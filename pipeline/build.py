@@ -7,7 +7,7 @@ import zlib
 import numpy as np
 
 from mllib import registry
-from mllib.base import ColumnTransformer, Pipeline
+from mllib.base import ColumnTransformer, Pipeline, fit_with_groups
 from mllib.model_selection import (
     Bootstrap,
     GroupBootstrap,
@@ -26,7 +26,7 @@ from mllib.model_selection import (
 )
 
 from .errors import PipelineError
-from .names import DEFAULT_MODEL, KFOLD_STRATEGIES, LEAVE_OUT_STRATEGIES, SHUFFLE_STRATEGIES
+from .names import DEFAULT_MODEL, FEATURE_STEPS, KFOLD_STRATEGIES, LEAVE_OUT_STRATEGIES, SHUFFLE_STRATEGIES
 
 # split.strategy -> (splitter, its repeated form); k-fold strategies honour split.n_repeats
 KFOLD_SPLITTERS = dict(
@@ -195,3 +195,35 @@ def splitter(split_cfg: dict, strategy: str, seed: int):
     if strategy in SHUFFLE_SPLITTERS:
         return SHUFFLE_SPLITTERS[strategy](n_splits=k, test_size=split_cfg["valid_size"], random_state=seed)
     return BOOTSTRAP_SPLITTERS[strategy](n_bootstraps=k, random_state=seed)
+
+
+def check_observed(X: np.ndarray, numeric: list[str], where: str) -> None:
+    """A numeric column with no observed value cannot be imputed from these rows."""
+    empty = [c for j, c in enumerate(numeric) if np.isnan(X[:, j].astype(float)).all()]
+    if empty:
+        raise PipelineError(
+            f"features: numeric column {empty[0]!r} has no observed values in {where}; add it to data.drop"
+        )
+
+
+def fit_features(
+    cfg: dict,
+    X_fit: np.ndarray,
+    y_fit: np.ndarray,
+    groups,
+    numeric: list[str],
+    categorical: list[str],
+    where: str,
+    seed: int,
+):
+    """The features fitted on X_fit (y_fit for a supervised projection or selection, groups for the selection's inner
+    folds); bad step settings name the key."""
+    check_observed(X_fit, numeric, where)
+    try:
+        transformer = fit_with_groups(feature_transformer(cfg, numeric, categorical, seed), X_fit, y_fit, groups)
+    except (ValueError, TypeError) as exc:
+        steps = ", ".join(f"{s}={cfg[s]['name']}" for s in FEATURE_STEPS if cfg[s]["name"] != "none")
+        raise PipelineError(
+            f"features: fitting the features ({steps}) on {where} failed: {exc}; check features.* in params.yaml"
+        ) from None
+    return transformer, transformer.get_feature_names_out(numeric + categorical)

@@ -15,6 +15,7 @@ from mllib.model_selection import cross_fit
 
 from . import build, paths
 from .errors import PipelineError
+from .summaries import binning_spec, calibration_report, group_calibration
 from .task import Target
 
 NATIVE_MULTICLASS = ("temperature", "none")  # take (n, K) scores; the others are wrapped one-vs-rest
@@ -61,3 +62,33 @@ def assemble(calibrator, conformal, target: Target, decision: dict) -> DeployedP
             f"params.yaml: decision.cost_matrix does not fit the {target.n_classes} classes "
             f"{target.classes} of {target.column!r} ({exc})"
         ) from None
+
+
+def calibration_metrics(cfg, target, calibrator, conformal, predictor, y, before, after, groupings, params) -> dict:
+    """reports/metrics/calibration.json: the map and its settings, ECE / MCE / Brier / log loss of the out-of-fold
+    probabilities before and after (cross-fitted), per sensitive group, the conformal threshold, the decision rule."""
+    one_vs_rest = isinstance(calibrator, OneVsRestCalibration)
+    return {
+        "method": cfg["method"],
+        "task": target.task,
+        "one_vs_rest": one_vs_rest,
+        "settings": calibrator.calibrator.get_params() if one_vs_rest else calibrator.get_params(deep=False),
+        "binning": binning_spec(cfg),
+        "n_rows": int(len(y)),
+        "oof_before": calibration_report(y, before, cfg),
+        "oof_after_crossfitted": calibration_report(y, after, cfg),
+        "groups": group_calibration(y, before, after, groupings, cfg),
+        "parameters": fitted_parameters(calibrator),
+        "conformal": {
+            "coverage": cfg["set_coverage"],
+            "threshold": conformal.threshold_,
+            "fitted_on": "cross-fitted out-of-fold probabilities",
+            "n": conformal.n_calibration_,
+        },
+        "decision": {
+            "rule": predictor.rule_,
+            "threshold": predictor.decision_threshold_,
+            "cost_matrix": params["decision"]["cost_matrix"],
+            "reject_threshold": params["decision"]["reject_threshold"],
+        },
+    }

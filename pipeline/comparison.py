@@ -13,6 +13,9 @@ import numpy as np
 
 from mllib.comparison import corrected_resampled_t_test
 
+from . import build, paths
+from .io import read_parquet
+
 
 def compare(best: dict[str, dict], greater_is_better: bool, n_train: int, n_test: int, rule: str) -> tuple[str, dict]:
     """best: {model name: its best search result (valid_scores per split, mean, std, params)}, in the listed order.
@@ -87,4 +90,34 @@ def test_comparison(y: np.ndarray, chosen_pred: np.ndarray, runner_up_pred: np.n
     return {
         "test": "McNemar (exact binomial; chi-square with continuity correction beside it)",
         **mcnemar_test(y, chosen_pred, runner_up_pred),
+    }
+
+
+def choose_model(searched: dict, splits: list[tuple], scorer, selection: str) -> tuple[str, dict | None]:
+    """The model of a single-model run, or the one model.selection picks among model.candidates (with the comparison
+    report, printed as a table); searched: {name: (results, best index)}."""
+    if len(searched) == 1:
+        return next(iter(searched)), None
+    n_train, n_test = (int(np.mean([len(part) for part in parts])) for parts in zip(*splits))
+    best = {n: r[b] for n, (r, b) in searched.items()}
+    name, comparison = compare(best, scorer.greater_is_better, n_train, n_test, selection)
+    for line in summary_lines(comparison, scorer.name):
+        print(line)
+    return name, comparison
+
+
+def versus_runner_up(params: dict, trained: dict, y_train: np.ndarray, y: np.ndarray, model) -> dict | None:
+    """With model.candidates: the chosen model against the runner-up of the comparison on the test rows (both as
+    fitted on every training row, their plain predictions), or None without a comparison."""
+    comparison = trained.get("comparison")
+    if not comparison:
+        return None
+    runner = next(m for m in comparison["models"] if m["model"] == comparison["runner_up"])
+    X_train = read_parquet(paths.FINAL_TRAIN_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
+    X_test = read_parquet(paths.FINAL_TEST_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
+    other = build.model(runner["model"], params["model"], params["seed"], **runner["params"]).fit(X_train, y_train)
+    return {
+        "chosen": comparison["chosen"],
+        "runner_up": runner["model"],
+        **test_comparison(y, model.predict(X_test), other.predict(X_test), trained["task"] == "regression"),
     }

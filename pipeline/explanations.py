@@ -30,6 +30,9 @@ from mllib.explain import (
     tree_shap,
 )
 
+from .errors import PipelineError
+from .progress import Progress
+
 
 def raw_column_of(encoded: list[str], raw: list[str]) -> np.ndarray | None:
     """Index of the raw column each encoded column derives from (None if any is untraceable)."""
@@ -108,7 +111,11 @@ def shapley_attributions(
         )
     elif method in ("kernel", "exact"):
         explain = kernel_shap if method == "kernel" else exact_shapley
-        kwargs = {**kernel, "random_state": seed} if method == "kernel" else {}
+        kwargs = (
+            {**kernel, "random_state": seed, "progress": Progress("explain: KernelSHAP rows")}
+            if method == "kernel"
+            else {}
+        )
         out = explain(predict_proba, X_rows, X_background, **kwargs)
         result = {
             "values": out["values"],
@@ -277,3 +284,81 @@ def surrogate_summary(
         random_state=seed,
     )
     return {"max_depth": depth, **{k: result[k] for k in ("fidelity", "fidelity_metric", "depth", "n_leaves", "rules")}}
+
+
+def shapley_summary(method, model, transformer, X_rows, background, explained, kernel, seed, owners, names, classes):
+    """attributions.json's "shapley" entry: the values per raw column with their additivity error (absolute and
+    relative to the largest output) and the per-feature summary."""
+    shap = shapley_attributions(method, model, transformer, X_rows, background, explained, kernel, seed, owners)
+    scale = max(np.abs(shap["prediction"]).max(), np.abs(shap["expected_value"]).max(), 1e-300)
+    return {
+        "method": method, "output": shap["output"], "raw_columns": RAW_COLUMN_NOTE[method],
+        "per_class": np.ndim(shap["values"]) == 3, "expected_value": shap["expected_value"],
+        "additivity_error_max": float(shap["additivity_error"].max()),
+        "additivity_error_max_relative": float(shap["additivity_error"].max() / scale),
+        "features": attribution_summary(shap["values"], names, classes), "values": shap["values"],
+        "standard_errors": shap.get("standard_errors"),
+    }  # fmt: skip
+
+
+def relevance_summary(rule, model, transformer, X_rows, owners, epsilon, X_train, names, classes) -> dict | None:
+    """attributions.json's "relevance" entry (None when explain.relevance is none or the model is not a network)."""
+    relevance = relevance_attributions(rule, model, transformer, X_rows, owners, epsilon, X_train)
+    if relevance is None:
+        return None
+    finite = relevance["conservation_error"][np.isfinite(relevance["conservation_error"])]
+    return {
+        "method": rule, "output": relevance["output"],
+        "conservation_error_median": float(np.median(finite)) if finite.size else None,
+        "features": attribution_summary(relevance["values"], names, classes),
+    }  # fmt: skip
+
+
+PDP_OUTPUT = {"binary": "calibrated probability", "regression": "prediction",
+              "multiclass": "calibrated probability of each class (last axis)"}  # fmt: skip
+
+
+def importance_report(result: dict, scoring: str, n_repeats: int, decision, features: list[dict]) -> dict:
+    return {
+        "method": "permutation", "scoring": scoring, "baseline": result["baseline_score"], "n_repeats": n_repeats,
+        "confidence_level": result["confidence_level"],
+        "interval": "mean ± t(n_repeats - 1) std / sqrt(n_repeats), std with ddof=1 (null for one repeat)",
+        "decision": decision, "features": features,
+    }  # fmt: skip
+
+
+def row_attributions(predictor, X, X_train, names, classes, target, cfg: dict, seed: int) -> tuple[np.ndarray, dict]:
+    """The explained rows (a seeded sample of test rows) and attributions.json: their Shapley values (explain.shapley),
+    relevance for networks (explain.relevance) and the global surrogate tree (explain.surrogate_depth)."""
+    rng = np.random.default_rng(seed)
+    rows = np.sort(rng.choice(len(X), size=min(cfg["n_rows"], len(X)), replace=False))
+    background = X_train[np.sort(rng.choice(len(X_train), size=min(cfg["n_background"], len(X_train)), replace=False))]
+    transformer, model = predictor.features, predictor.model
+    owners = raw_column_of(list(transformer.get_feature_names_out(names)), names)
+    method = choose_method(cfg["shapley"], model, owners)
+    attributions = {"columns": names, "classes": classes, "rows": rows.tolist(), "n_background": len(background)}
+    if method != "none":
+        kernel = {"n_samples": cfg["kernel_samples"], "n_bootstrap": cfg["kernel_bootstrap"]}
+        try:
+            shap = shapley_summary(method, model, transformer, X[rows], background, response_of(predictor, "proba"),
+                                   kernel, seed, owners, names, classes)  # fmt: skip
+        except ValueError as exc:
+            raise PipelineError(f"explain: {exc}") from None
+        attributions["shapley"] = shap
+        per_class = ", per class" if target.task == "multiclass" else ""
+        print(f"explain: Shapley ({method}, {shap['output']}{per_class}): top "
+              f"{', '.join(f['feature'] for f in shap['features'][:5])}; additivity error "
+              f"{shap['additivity_error_max_relative']:.1e} (relative)")  # fmt: skip
+    try:
+        relevance = relevance_summary(cfg["relevance"], model, transformer, X[rows], owners, cfg["lrp_epsilon"],
+                                      X_train, names, classes)  # fmt: skip
+    except ValueError as exc:
+        raise PipelineError(f"explain.relevance {cfg['relevance']!r}: {exc}") from None
+    if relevance is not None:
+        attributions["relevance"] = relevance
+    if cfg["surrogate_depth"]:
+        sur = surrogate_summary(predictor, X_train, X, names, not target.regression, cfg["surrogate_depth"], seed)
+        attributions["surrogate"] = sur
+        print(f"explain: surrogate tree (depth {sur['depth']}, {sur['n_leaves']} leaves): fidelity on test "
+              f"{sur['fidelity']:.3f} ({sur['fidelity_metric']})")  # fmt: skip
+    return rows, attributions

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from . import paths
+
 
 def feature_columns(columns, data: dict, row_id: str = "_row_id") -> tuple[list[str], list[str]]:
     """(numeric, categorical) model inputs: every column but the row id, target and group, in file order."""
@@ -87,3 +89,10 @@ def served_predictions(predictor, frame: pd.DataFrame, numeric: list[str], categ
     out = {f"probability_{c}": P[:, k] for k, c in enumerate(predictor.classes)}
     labels = pd.Series(predictor.labels(decided["decision"])).infer_objects()
     return pd.DataFrame({**out, "prediction": labels.to_numpy(), "accepted": decided["accepted"]})
+
+
+def row_frame(Z: np.ndarray, names: list[str], row_ids: np.ndarray) -> pd.DataFrame:
+    """A matrix as a frame of named columns after the row-id column."""
+    out = pd.DataFrame(Z, columns=names)
+    out.insert(0, paths.ROW_ID, row_ids)
+    return out

@@ -9,6 +9,7 @@ import json
 import math
 import os
 import shutil
+import tempfile
 import zlib
 from contextlib import contextmanager
 from pathlib import Path
@@ -198,3 +199,14 @@ def _column_names(path: Path, parquet: bool) -> list[str]:
 
         return list(pq.read_schema(path).names)
     return [str(c) for c in pd.read_csv(path, header=None, nrows=1).iloc[0].tolist()]
+
+
+def write_parquet_directory(frames: dict, directory: Path) -> None:
+    """A directory of parquet files ({file name: frame}), written beside it and swapped into place whole."""
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=directory.parent) as staging:
+        fresh = Path(staging) / directory.name
+        fresh.mkdir()
+        for name, df in frames.items():
+            df.to_parquet(fresh / name, index=False)
+        replace_directory(fresh, directory)

@@ -68,3 +68,16 @@ def search_model(name: str, params: dict, fold_data: list, scorer, seed: int, ru
             f"{r['mean_train_score']:.4f}"
         )
     return results, best_candidate_index(results, scorer.greater_is_better)
+
+
+REPORTED = ("params", "rank", "train_scores", "valid_scores", "mean_train_score", "mean_valid_score", "std_valid_score")
+
+
+def search_reports(results: list[dict], best_index: int, scorer) -> tuple[dict, list[dict]]:
+    """reports/search.json (every candidate's fold scores) and the candidates' train / validation plot rows."""
+    report = {"scoring": scorer.name, "greater_is_better": scorer.greater_is_better, "best_index": best_index,
+              "candidates": [{k: r[k] for k in REPORTED} for r in results]}  # fmt: skip
+    curve = [{"candidate": i, "params": ", ".join(f"{k}={v}" for k, v in r["params"].items()),
+              "train": r["mean_train_score"], "valid": r["mean_valid_score"]}
+             for i, r in enumerate(results)]  # fmt: skip
+    return report, curve

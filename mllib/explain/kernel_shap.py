@@ -45,8 +45,11 @@ def _solve(masks, weights, y, delta):
     return np.concatenate([head, (delta - head.sum(axis=0))[None]], axis=0)
 
 
-def kernel_shap(predict, X, background, n_samples: int = 2048, n_bootstrap: int = 100, random_state=0) -> dict:
-    """KernelSHAP values of predict at each row of X (any dtype predict accepts) against the background rows.
+def kernel_shap(
+    predict, X, background, n_samples: int = 2048, n_bootstrap: int = 100, random_state=0, progress=None
+) -> dict:
+    """KernelSHAP values of predict at each row of X (any dtype predict accepts) against the background rows;
+    progress: optional callable progress(done, total) after each row.
 
     Returns {"values", "standard_errors" (0 when exact), "expected_value", "prediction", "additivity_error",
     "exact" (all coalitions enumerated), "n_coalitions"}.
@@ -78,6 +81,8 @@ def kernel_shap(predict, X, background, n_samples: int = 2048, n_bootstrap: int 
         values.append(phi)
         errors.append(se)
         prediction.append(full)
+        if progress is not None:
+            progress(len(values), X.shape[0])
     values, prediction = np.array(values), np.array(prediction)
     return {
         "values": values,

@@ -59,7 +59,15 @@ def _column_rng(root: int, group: tuple) -> np.random.Generator:
 
 
 def permutation_importance(
-    predict, X, y, scorer, n_repeats: int = 5, random_state=None, columns=None, confidence_level: float = 0.95
+    predict,
+    X,
+    y,
+    scorer,
+    n_repeats: int = 5,
+    random_state=None,
+    columns=None,
+    confidence_level: float = 0.95,
+    progress=None,
 ) -> dict:
     """Permutation importance of each column (or column group) of X for a fitted model.
 
@@ -73,6 +81,7 @@ def permutation_importance(
     columns: None (every column), or a list whose entries are column indices or sequences of indices
         permuted jointly.
     confidence_level: of the Student-t interval for each mean importance.
+    progress: optional callable progress(done, total) after each column (the library itself prints nothing).
 
     Returns {baseline_score, importances (n_columns, n_repeats), importances_mean, importances_std (ddof=1; nan
     for one repeat), importances_interval (n_columns, 2), confidence_level, columns, greater_is_better}.
@@ -110,6 +119,8 @@ def permutation_importance(
             permuted = float(scorer.score(y, predict(X_work)))
             importances[i, r] = baseline - permuted if greater_is_better else permuted - baseline
         X_work[:, cols] = X[:, cols]
+        if progress is not None:
+            progress(i + 1, len(entries))
     mean = importances.mean(axis=1)
     std = importances.std(axis=1, ddof=1) if n_repeats > 1 else np.full(len(entries), np.nan)
     half = student_t.ppf(0.5 + confidence_level / 2, n_repeats - 1) * std / np.sqrt(n_repeats)

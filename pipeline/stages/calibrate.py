@@ -14,22 +14,16 @@ from __future__ import annotations
 import pandas as pd
 
 from mllib import io as mlio
-from mllib.calibration import NoCalibration, OneVsRestCalibration
+from mllib.calibration import NoCalibration
 from mllib.conformal import SplitConformalClassifier
 from pipeline import paths
-from pipeline.calibration import assemble, calibrator_of, cross_fitted, fitted_parameters
+from pipeline.calibration import assemble, calibration_metrics, calibrator_of, cross_fitted
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
 from pipeline.frames import proba_columns, read_scores
 from pipeline.io import read_parquet, write_json, write_parquet
 from pipeline.regression import assemble_regressor
-from pipeline.summaries import (
-    binning_spec,
-    calibration_report,
-    group_calibration,
-    reliability_rows,
-    sensitive_groupings,
-)
+from pipeline.summaries import reliability_rows, sensitive_groupings
 from pipeline.task import Target
 
 
@@ -79,32 +73,8 @@ def main() -> None:
         validate="one_to_one",
     )
 
-    metrics = {
-        "method": method,
-        "task": target.task,
-        "one_vs_rest": isinstance(calibrator, OneVsRestCalibration),
-        "settings": calibrator.get_params(deep=False)
-        if not isinstance(calibrator, OneVsRestCalibration)
-        else calibrator.calibrator.get_params(),
-        "binning": binning_spec(cfg),
-        "n_rows": int(len(y)),
-        "oof_before": calibration_report(y, before, cfg),
-        "oof_after_crossfitted": calibration_report(y, after, cfg),
-        "groups": group_calibration(y, before, after, sensitive_groupings(rows, sensitive), cfg),
-        "parameters": fitted_parameters(calibrator),
-        "conformal": {
-            "coverage": cfg["set_coverage"],
-            "threshold": conformal.threshold_,
-            "fitted_on": "cross-fitted out-of-fold probabilities",
-            "n": conformal.n_calibration_,
-        },
-        "decision": {
-            "rule": predictor.rule_,
-            "threshold": predictor.decision_threshold_,
-            "cost_matrix": params["decision"]["cost_matrix"],
-            "reject_threshold": params["decision"]["reject_threshold"],
-        },
-    }
+    groupings = sensitive_groupings(rows, sensitive)
+    metrics = calibration_metrics(cfg, target, calibrator, conformal, predictor, y, before, after, groupings, params)
     print(
         f"calibrate: {method}{' one-vs-rest' if metrics['one_vs_rest'] else ''}: out-of-fold ECE "
         f"{metrics['oof_before']['ece']:.4f} -> {metrics['oof_after_crossfitted']['ece']:.4f} (cross-fitted, "

@@ -4,13 +4,12 @@ explain and the served model make too. Metrics, curves and the reject option are
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from mllib import io as mlio
 from mllib.calibration import NoCalibration
-from pipeline import build, paths
-from pipeline.comparison import test_comparison
+from pipeline import paths
+from pipeline.comparison import versus_runner_up
 from pipeline.config import load_params
 from pipeline.errors import run_stage
 from pipeline.evaluation import rule_of, test_metrics
@@ -37,23 +36,6 @@ def evaluate_regression(params: dict, predictor, test: pd.DataFrame, X, y, y_tra
     for path in (paths.ROC_CURVE, paths.PR_CURVE, paths.RISK_COVERAGE, paths.RELIABILITY_TEST):
         write_json([], path)  # classification plots: nothing to draw for a regression target
     write_csv(pd.DataFrame(columns=["actual", "predicted"]), paths.CONFUSION)
-
-
-def versus_runner_up(params: dict, trained: dict, y_train: np.ndarray, y: np.ndarray, model) -> dict | None:
-    """With model.candidates: the chosen model against the runner-up of the comparison on the test rows (both as
-    fitted on every training row, their plain predictions), or None without a comparison."""
-    comparison = trained.get("comparison")
-    if not comparison:
-        return None
-    runner = next(m for m in comparison["models"] if m["model"] == comparison["runner_up"])
-    X_train = read_parquet(paths.FINAL_TRAIN_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
-    X_test = read_parquet(paths.FINAL_TEST_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
-    other = build.model(runner["model"], params["model"], params["seed"], **runner["params"]).fit(X_train, y_train)
-    return {
-        "chosen": comparison["chosen"],
-        "runner_up": runner["model"],
-        **test_comparison(y, model.predict(X_test), other.predict(X_test), trained["task"] == "regression"),
-    }
 
 
 def main() -> None:

@@ -12,29 +12,25 @@ Shapley values only for linear models (pipeline/explanations.py; attributions.js
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from mllib import io as mlio
 from mllib.explain import permutation_importance
 from pipeline import build, paths
 from pipeline.config import load_params
-from pipeline.errors import PipelineError, run_stage
+from pipeline.errors import run_stage
 from pipeline.explanations import (
-    RAW_COLUMN_NOTE,
-    attribution_summary,
-    choose_method,
+    PDP_OUTPUT,
+    importance_report,
     importance_rows,
     pdp_curves,
     pdp_rows,
-    raw_column_of,
-    relevance_attributions,
     response_of,
-    shapley_attributions,
-    surrogate_summary,
+    row_attributions,
 )
 from pipeline.frames import feature_columns, raw_matrix
 from pipeline.io import read_parquet, write_csv, write_json
+from pipeline.progress import Progress
 from pipeline.task import Target
 
 
@@ -56,99 +52,34 @@ def main() -> None:
         else {"rule": predictor.rule_, "threshold": predictor.decision_threshold_, "cost_matrix": predictor.cost_matrix}
     )
     explained = response_of(predictor, "proba")  # calibrated probabilities, or a regressor's prediction
-    kernel = {"n_samples": cfg["kernel_samples"], "n_bootstrap": cfg["kernel_bootstrap"]}
     grid_resolution, percentiles = cfg["grid_resolution"], tuple(cfg["pdp_percentiles"])
 
     result = permutation_importance(
-        response_of(predictor, scorer.response), X, y, scorer, n_repeats=cfg["n_repeats"], random_state=seed
+        response_of(predictor, scorer.response),
+        X,
+        y,
+        scorer,
+        n_repeats=cfg["n_repeats"],
+        random_state=seed,
+        progress=Progress("explain: permutation importance (columns)"),
     )
     features = importance_rows(result, names)
     print(
-        "explain: permutation importance ("
-        + scorer.name
-        + " drop): "
+        f"explain: permutation importance ({scorer.name} drop): "
         + ", ".join(f"{f['feature']} {f['mean']:.4f}" for f in features[:5])
     )
 
-    rng = np.random.default_rng(seed)
-    rows = np.sort(rng.choice(len(X), size=min(cfg["n_rows"], len(X)), replace=False))
-    background = X_train[np.sort(rng.choice(len(X_train), size=min(cfg["n_background"], len(X_train)), replace=False))]
-    transformer, model = predictor.features, predictor.model
-    owners = raw_column_of(list(transformer.get_feature_names_out(names)), names)
-    method = choose_method(cfg["shapley"], model, owners)
-    attributions = {"columns": names, "classes": classes, "rows": rows.tolist(), "n_background": len(background)}
-    if method != "none":
-        try:
-            shap = shapley_attributions(
-                method, model, transformer, X[rows], background, explained, kernel, seed, owners
-            )
-        except ValueError as exc:
-            raise PipelineError(f"explain: {exc}") from None
-        scale = max(np.abs(shap["prediction"]).max(), np.abs(shap["expected_value"]).max(), 1e-300)
-        attributions["shapley"] = {
-            "method": method,
-            "output": shap["output"],
-            "raw_columns": RAW_COLUMN_NOTE[method],
-            "per_class": np.ndim(shap["values"]) == 3,
-            "expected_value": shap["expected_value"],
-            "additivity_error_max": float(shap["additivity_error"].max()),
-            "additivity_error_max_relative": float(shap["additivity_error"].max() / scale),
-            "features": attribution_summary(shap["values"], names, classes),
-            "values": shap["values"],
-            "standard_errors": shap.get("standard_errors"),
-        }
-        print(
-            f"explain: Shapley ({method}, {shap['output']}{', per class' if target.task == 'multiclass' else ''}): top "
-            + ", ".join(f["feature"] for f in attributions["shapley"]["features"][:5])
-            + f"; additivity error {attributions['shapley']['additivity_error_max_relative']:.1e} (relative)"
-        )
-    try:
-        relevance = relevance_attributions(
-            cfg["relevance"], model, transformer, X[rows], owners, cfg["lrp_epsilon"], X_train
-        )
-    except ValueError as exc:
-        raise PipelineError(f"explain.relevance {cfg['relevance']!r}: {exc}") from None
-    if relevance is not None:
-        finite = relevance["conservation_error"][np.isfinite(relevance["conservation_error"])]
-        attributions["relevance"] = {
-            "method": cfg["relevance"],
-            "output": relevance["output"],
-            "conservation_error_median": float(np.median(finite)) if finite.size else None,
-            "features": attribution_summary(relevance["values"], names, classes),
-        }
-
-    if cfg["surrogate_depth"]:
-        attributions["surrogate"] = surrogate_summary(
-            predictor, X_train, X, names, not target.regression, cfg["surrogate_depth"], seed
-        )
-        print(
-            f"explain: surrogate tree (depth {attributions['surrogate']['depth']}, "
-            f"{attributions['surrogate']['n_leaves']} leaves): fidelity on test "
-            f"{attributions['surrogate']['fidelity']:.3f}"
-            f" ({attributions['surrogate']['fidelity_metric']})"
-        )
+    rows, attributions = row_attributions(predictor, X, X_train, names, classes, target, cfg, seed)
     top = [names.index(f["feature"]) for f in features[: cfg["pdp_features"]]]
     pdp = {
         **pdp_curves(explained, X[rows], names, top, grid_resolution, percentiles),
-        "output": {
-            "binary": "calibrated probability",
-            "regression": "prediction",
-            "multiclass": "calibrated probability of each class (last axis)",
-        }[target.task],
+        "output": PDP_OUTPUT[target.task],
         "classes": {"binary": classes[1:], "multiclass": classes, "regression": [target.column]}[target.task],
     }
 
+    label = scorer.response == "label"
     write_json(
-        {
-            "method": "permutation",
-            "scoring": scorer.name,
-            "baseline": result["baseline_score"],
-            "n_repeats": cfg["n_repeats"],
-            "confidence_level": result["confidence_level"],
-            "interval": "mean ± t(n_repeats - 1) std / sqrt(n_repeats), std with ddof=1 (null for one repeat)",
-            "decision": decision if scorer.response == "label" else None,
-            "features": features,
-        },
+        importance_report(result, scorer.name, cfg["n_repeats"], decision if label else None, features),
         paths.IMPORTANCE,
     )
     write_csv(

@@ -4,7 +4,6 @@ the calibrate stage, and the train-vs-validation gap per candidate (D4:556-560).
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from mllib import io as mlio
@@ -12,14 +11,14 @@ from mllib.base import fit_with_groups
 from mllib.baseline import MeanRegressor, PriorClassifier
 from mllib.model_selection import evaluate_candidates
 from pipeline import build, folds, paths
-from pipeline.comparison import compare, summary_lines
+from pipeline.comparison import choose_model
 from pipeline.compute import task_runner
 from pipeline.config import load_params
 from pipeline.errors import run_stage
 from pipeline.frames import score_columns
 from pipeline.io import read_parquet, write_estimators, write_json, write_parquet
 from pipeline.task import Target
-from pipeline.training import load_fold_data, out_of_fold_scores, search_model
+from pipeline.training import load_fold_data, out_of_fold_scores, search_model, search_reports
 
 
 def main() -> None:
@@ -36,20 +35,7 @@ def main() -> None:
     print(f"train: {target.task} target, {len(y)} rows, {len(splits)} splits")
     with task_runner(params["compute"]) as run_tasks:
         searched = {name: search_model(name, params, fold_data, scorer, seed, run_tasks) for name in names}
-    comparison = None
-    if len(names) > 1:
-        n_train, n_test = (int(np.mean([len(part) for part in parts])) for parts in zip(*splits))
-        name, comparison = compare(
-            {n: r[b] for n, (r, b) in searched.items()},
-            scorer.greater_is_better,
-            n_train,
-            n_test,
-            model_cfg["selection"],
-        )
-        for line in summary_lines(comparison, scorer.name):
-            print(line)
-    else:
-        name = names[0]
+    name, comparison = choose_model(searched, splits, scorer, model_cfg["selection"])
     results, best_i = searched[name]
     no_skill = MeanRegressor() if target.regression else PriorClassifier()
     baseline = evaluate_candidates(no_skill, [{}], fold_data, scorer)[0]  # the same folds, the same scorer
@@ -66,30 +52,6 @@ def main() -> None:
     fold = folds.first_validating_split(splits, len(y))
     oof = pd.DataFrame({paths.ROW_ID: train[paths.ROW_ID], "fold": fold, "y": y, **score_columns(score)})
 
-    candidates_report = [
-        {
-            k: r[k]
-            for k in (
-                "params",
-                "rank",
-                "train_scores",
-                "valid_scores",
-                "mean_train_score",
-                "mean_valid_score",
-                "std_valid_score",
-            )
-        }
-        for r in results
-    ]
-    curve = [
-        {
-            "candidate": i,
-            "params": ", ".join(f"{k}={v}" for k, v in r["params"].items()),
-            "train": r["mean_train_score"],
-            "valid": r["mean_valid_score"],
-        }
-        for i, r in enumerate(results)
-    ]
     metrics = {
         "model": name,
         "task": target.task,
@@ -111,15 +73,8 @@ def main() -> None:
     mlio.save(final, paths.MODEL)
     write_estimators(fold_models, paths.FOLD_MODELS)
     write_parquet(oof, paths.OOF_PREDICTIONS)
-    write_json(
-        {
-            "scoring": scorer.name,
-            "greater_is_better": scorer.greater_is_better,
-            "best_index": best_i,
-            "candidates": candidates_report,
-        },
-        paths.SEARCH_REPORT,
-    )
+    search_report, curve = search_reports(results, best_i, scorer)
+    write_json(search_report, paths.SEARCH_REPORT)
     write_json(curve, paths.VALIDATION_CURVE)
     write_json(metrics, paths.TRAIN_METRICS)
 
