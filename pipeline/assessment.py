@@ -24,7 +24,12 @@ the search's do).
 
 Validation curve (D4:195-205, 361-377): one hyperparameter of the chosen model swept over values from params (the
 others at the chosen values), train and validation score per value on the same grouped splits.
-"""
+
+Sections cited:
+- Introduction to Machine Learning (Heidelberg) (seed 003): Support Vector Machine (SVM) (338)
+- Ghent ML notes (seed 004): 1.5 Model Selection: hyperparameter analysis (195); 3.2 Bias and Variance (419, 471,
+  483); 3.3 Risks of Data Splitting and IID Assumption Fulfillment (509); 3.4 Robust Validation Strategies (543);
+  3.5 Analysis of Model Performance (567)"""
 
 from __future__ import annotations
 

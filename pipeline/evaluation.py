@@ -8,7 +8,9 @@ matrix with per-class and macro / micro / weighted precision, recall and F1, top
 and Brier. Both: calibration before / after, expected and realised cost of cost-matrix decisions, the reject option
 by the largest probability with its risk-coverage curve (D4:1986-1996), conformal set coverage and size, and the
 validation-vs-test gap with the notes' diagnosis (D4:556-572).
-"""
+
+Sections cited: Ghent ML notes (seed 004): 3.1 Error Functions for Model Selection (395); 3.5 Analysis of Model
+    Performance (556, 567); 11.1 Overconfidence and Unreliability of Models (1986)"""
 
 from __future__ import annotations
 

@@ -7,7 +7,9 @@ out-of-fold probabilities, and reweighing (Kamiran-Calders, catalogue section 5.
 Multiclass targets: per group and class the selection rate and recall, their macro gaps with intervals
 (mllib.fairness.multiclass_audit); reweighing is defined (the weights make the label independent of the groups),
 per-group thresholds and the compatibility check are binary notions, reported as not defined.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.3 FAIRNESS: Criteria, Mitigation & “Fairness by Awareness” (2058,
+    2086)"""
 
 from __future__ import annotations
 

@@ -84,6 +84,10 @@ def model_card(params: dict, r: dict, promotion: str) -> str:
             else "none (data.drop is empty)"
         ),
         "Promotion gate": promotion,
+        "Provenance": f"{data['path']} md5 {r['validation']['file_md5']} (as in dvc.lock); params sha256 "
+        f"{r['params_sha256'][:16]} (every section but tracking and compute); the git commit and dirty flag are "
+        "the tags git.commit and git.dirty of the MLflow run (this report is a DVC output, byte-reproducible, so it "
+        "cannot name the commit that records it)",
         "Caveats": "Permutation importance is misleading for correlated features; fairness gaps come from one test set "
         "(bootstrap intervals in the fairness section); groups below the minimum size are flagged in the "
         "fairness table and left out of the parity criteria.",

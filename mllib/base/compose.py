@@ -4,7 +4,8 @@
 (the notes' leakage rule: everything computed from data is refitted per fold, 004 D4:567, 808).
 `ColumnTransformer` applies different transformers to different columns (numeric vs categorical)
 and concatenates their outputs.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 3.5 Analysis of Model Performance (567)"""
 
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ D4:679-699 (catalogue 001-004 7.4) divides by n_m, not n_m - 1. Sigma^-1 is ill-
 (lines 1085-1091), hence shrinkage toward the scaled identity, Sigma_r = (1 - r) Sigma + r (tr Sigma / d) I
 ("add something to the diagonal", line 2108). With a cost matrix, predict takes the minimum expected cost
 (lines 179-232, catalogue 000 A6).
-"""
+
+Sections cited: Ghent ML notes (seed 004): 4.3 Mixture Distributions: Mixture of Gaussians (679)"""
 
 from __future__ import annotations
 

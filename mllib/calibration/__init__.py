@@ -4,7 +4,10 @@ Notes: seed 004, D4:1935-1996 (section 11.1); seed 003, D3:164-177; catalogue se
 Every calibrator fits on held-out (out-of-fold) scores: fit(scores, y, sample_weight=None),
 transform(scores) -> p(y = 1), predict_proba(scores) -> (n, 2). For K > 2 classes, TemperatureScaling and
 NoCalibration take (n, K) scores directly and OneVsRestCalibration wraps any binary calibrator.
-"""
+
+Sections cited:
+- Introduction to Machine Learning (Heidelberg) (seed 003): Probabilistic classifier (164)
+- Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability of Models (1935)"""
 
 from .calibration_error import (
     calibration_summary,

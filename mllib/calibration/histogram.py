@@ -9,7 +9,8 @@ catalogue section 3.1 [STD] (Zadrozny & Elkan 2001; netcal HistogramBinning).
 Bins are right-open [e_k, e_k+1) on the score, the last one closed; scores outside the calibration range
 fall into the first or last bin. The map is piecewise constant and, unlike isotonic regression, need not be
 monotone: with few rows per bin the frequencies are noisy (the prior damps that).
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability of Models (1959)"""
 
 from __future__ import annotations
 

@@ -11,7 +11,8 @@ so equal scores always get equal probabilities (the *primary* approach would let
 label and receive different values, which no prediction could reproduce).
 Between block boundaries the map interpolates linearly; outside the calibration range it is clipped to the
 end values. Isotonic needs more calibration rows than Platt scaling: it has one free value per block.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability of Models (1966)"""
 
 from __future__ import annotations
 

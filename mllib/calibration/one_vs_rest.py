@@ -6,7 +6,8 @@ and isotonic regression; catalogue section 3.2 [STD]). Each g_k is monotone, so 
 is kept before the renormalisation; the renormalised rows sum to 1. A row where every g_k is 0 (possible with
 isotonic or histogram maps far outside the calibration scores) gets the calibration data's class frequencies.
 Notes: seed 004, D4:1935-1982 (calibrate after training, on held-out predictions).
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability of Models (1935)"""
 
 from __future__ import annotations
 

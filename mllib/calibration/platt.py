@@ -10,7 +10,10 @@ p = 1/(1 + exp(A*s + B)); their (A, B) is (-a, -b).
 
 The calibrator must be fitted on data the base model never saw (a CV fold or a separate split),
 otherwise the scores are over-confident on exactly the rows being calibrated (D3:177).
-"""
+
+Sections cited:
+- Introduction to Machine Learning (Heidelberg) (seed 003): Probabilistic classifier (177)
+- Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability of Models (1966)"""
 
 from __future__ import annotations
 

@@ -4,7 +4,10 @@ Rule: bin the predicted probabilities; x = mean predicted probability in the bin
 a calibrated model lies on y = x. Below the diagonal the model over-predicts the positive class, above it
 under-predicts (ERRATUM E6: D4:1964 has the two sides swapped; D3:171-173 is right).
 Notes: seed 004, D4:1939, 1959-1964; seed 003, D3:169-177 (compute it on held-out data); catalogue section 3.1.
-"""
+
+Sections cited:
+- Introduction to Machine Learning (Heidelberg) (seed 003): Probabilistic classifier (169, 171)
+- Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability of Models (1939, 1964)"""
 
 from __future__ import annotations
 

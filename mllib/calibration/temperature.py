@@ -9,7 +9,8 @@ The NLL is convex in the inverse temperature beta = 1/T (a log-sum-exp of functi
 linear term), with derivative mean_i(E_p[z_i] - z_i,y_i) and second derivative mean_i Var_p(z_i) >= 0, so a
 safeguarded Newton iteration on beta inside a sign-change bracket finds the global minimum.
 Binary 1-D scores s are the logits (0, s): p(y = 1) = sigmoid(s / T).
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability of Models (1944)"""
 
 from __future__ import annotations
 

@@ -12,7 +12,11 @@ hard responsibilities, then an M-step; or random data points as means ("random",
 remaining parameters from the nearest-mean partition).
 Sample weights w_n (a row of weight w_n counts as w_n copies of it): the M-step takes the weighted responsibilities
 w_n q_nk and tau_k = N_k / sum_n w_n; the log-likelihood is the weighted average sum_n w_n log p(x_n) / sum_n w_n.
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): Density Estimation (3619); → Fitting a GMM (3811)
+- Machine Learning lecture notes (seed 002): Gaussian Mixture Model – as example for EM (3482)
+- Ghent ML notes (seed 004): 4.3 Mixture Distributions: Mixture of Gaussians (667, 751)"""
 
 from __future__ import annotations
 

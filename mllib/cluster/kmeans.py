@@ -6,7 +6,10 @@ cluster k; neither step can increase J, so J is non-increasing and the iteration
 Initialisation: greedy k-means++ (Arthur & Vassilvitskii 2007, with 2 + ln k candidate centres per step, as in
 scikit-learn; the notes use random data points, init="random"); n_init restarts keep the run with the lowest J.
 An empty cluster is moved to the point farthest from its centre, which cannot increase J either.
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): Lecture 12: Clustering (3521)
+- Ghent ML notes (seed 004): 4.2 K-Means Clustering (616)"""
 
 from __future__ import annotations
 

@@ -5,7 +5,11 @@ R(k | x) = 1 - p(k | x), so the rule is argmax posterior (ERRATUM E44: the risk 
 *other* classes). A reject action of constant cost lambda_r is taken when min_a R(a | x) > lambda_r.
 Notes: seed 000, lines 179-232 (the car example: buy at expected cost -8 vs 0); seed 001, D1:53-110;
 seed 004, D4:1986-1988; catalogue 000 A6, catalogue 001-004 sections 3.4 and 7.1.
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): Minimum Cost Decisions (179)
+- CS 276 course review (seed 001): 2 Bayesian Decision Theory (53)
+- Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability of Models (1986)"""
 
 from __future__ import annotations
 

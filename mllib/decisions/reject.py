@@ -6,7 +6,10 @@ risk = errors among the accepted / accepted (the accuracy on accepted rows is 1 
 Notes: seed 004, D4:1986-1996 ("when the class with highest probability is lower than a certain threshold ...
 reject"; needs no refit; "need calibrated probabilities to do this reliably"); seed 003, D3:505, 510;
 catalogue section 3.4 (the equations D4 leaves out, Bishop PRML 1.5.3).
-"""
+
+Sections cited:
+- Introduction to Machine Learning (Heidelberg) (seed 003): Multi-class classification (505)
+- Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability of Models (1986)"""
 
 from __future__ import annotations
 

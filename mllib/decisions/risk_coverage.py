@@ -8,7 +8,8 @@ most confident rows, where ties are averaged over every order of the tied rows (
 random tie-breaking, not the order the sort happened to produce).
 Notes: seed 004, D4:1986-1996 (reject option); catalogue section 3.4 ([STD] accuracy-coverage curve);
 Geifman & El-Yaniv 2017, Geifman et al. 2019 (AURC, E-AURC).
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability of Models (1986)"""
 
 from __future__ import annotations
 

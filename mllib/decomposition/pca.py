@@ -9,7 +9,10 @@ components makes PCA invertible; scale before and after). Three solvers give the
 "svd" of X~, "eigh" of Sigma, "power" iteration with deflation Sigma <- Sigma - lambda w w^T (the notes'
 Sigma - w w^T Sigma, symmetric for an eigenvector). Signs are fixed so each component's largest-|loading| entry is
 positive. Variances use the divisor N, as the notes (scikit-learn's explained_variance_ uses N - 1).
-"""
+
+Sections cited:
+- Machine Learning lecture notes (seed 002): Principle Component Analysis (PCA) (1105); Example: Digits (1185)
+- Ghent ML notes (seed 004): 5.3.1 Principal Component Analysis: unsupervised (872)"""
 
 from __future__ import annotations
 

@@ -9,7 +9,10 @@ Decision rule (one rule for every consumer):
 - reject option: abstain when the largest class probability is below reject_threshold (seed 004, D4:1986-1996);
   the decision is still reported, `accepted` says whether it is made.
 Optionally a split-conformal set of classes per row (mllib.conformal) with its coverage guarantee.
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): Minimum Cost Decisions (179)
+- Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability of Models (1986)"""
 
 from __future__ import annotations
 

@@ -6,7 +6,8 @@ class mean; K classes: argmin_k ||x - m_k||. Posteriors come from reading the ru
 isotropic Gaussians N(m_k, sigma^2 I) (seed 001, D1:94-97; catalogue 001-004 7.1):
 g_k(x) = (1/sigma^2) m_k^T x - (1/(2 sigma^2)) m_k^T m_k + log P(k), sigma^2 the pooled within-class variance per
 feature; with uniform priors argmax_k g_k is exactly the nearest centroid.
-"""
+
+Sections cited: CS 276 course review (seed 001): 2.1 Discriminant Functions/Decision Boundaries (94)"""
 
 from __future__ import annotations
 

@@ -10,7 +10,10 @@ reg adds reg * (tr S_W / d) I to S_W, for singular within-class scatter (d > N o
 The classifier (the notes leave the threshold open; catalogue 000 C2 suggests Bayes under projected Gaussians)
 models the projected classes as Gaussians with the pooled within-class covariance and the class priors; with
 all K - 1 directions and reg = 0 this reproduces the shared-covariance Gaussian Bayes (LDA) posteriors.
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): Linear Discriminant Analysis (790); Summary (1037)
+- CS 276 course review (seed 001): 3.2 Fisher Linear Discriminant (200)"""
 
 from __future__ import annotations
 

@@ -24,7 +24,11 @@ so they minimise these greedily, not over all partitions. normalizers_ records Z
 updated weights before normalisation; a final perfect discrete learner reweights nothing); discrete boosting also
 records reweighted_errors_, the chosen learner's weighted error under the new weights: 1/2 for two classes,
 (K - 1)/K for SAMME (learning_rate 1), h_t is then no better than chance.
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): The Adaboost Algorithm (2984); → Margin Distributions (3284)
+- CS 276 course review (seed 001): 4.2 RealBoost (467)
+- Machine Learning lecture notes (seed 002): Boosting (1446)"""
 
 from __future__ import annotations
 

@@ -11,7 +11,10 @@ members that did not draw it.
 A member is fitted on its sample's rows, each repeated as often as drawn (the textbook bootstrap, right for any
 learner); with sample_weight every copy carries its row's weight, so row i weighs w_i x (times drawn). A
 classifier's sample holding a single class is redrawn (mllib classifiers need two classes).
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): → Decision Tree regularization via model averaging (ensembles) (2843)
+- Machine Learning lecture notes (seed 002): Bootstrap & Bagging (1396)"""
 
 from __future__ import annotations
 

@@ -11,7 +11,11 @@ A bootstrap sample enters a tree as integer weights (how often each row was draw
 distinct rows, as in scikit-learn. Per-tree seeds are drawn up front from the Generator, so the forest is
 byte-identical for any n_jobs. The trees are stored back to back in flat node arrays (tree t's nodes start at
 tree_offsets_[t], child indices local to the tree): compact, saved by mllib.io as a handful of arrays.
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): Random Forests (2902)
+- Machine Learning lecture notes (seed 002): Random Forests: Bagging & randomized splits (1654)
+- Ghent ML notes (seed 004): 9.5 Random Forests (1725)"""
 
 from __future__ import annotations
 

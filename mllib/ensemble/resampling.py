@@ -5,7 +5,10 @@ A member's sample is given by in-bag counts (how often each row was drawn), rege
 ensemble never stores its samples. A row a member did not draw is out of bag for it (fraction (1 - 1/N)^N -> e^-1);
 the OOB prediction of a row averages the members that did not draw it, an estimate of the generalisation error
 "as if from an independent test sample" (seed-001-003-004 catalogue 7.10).
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): → Decision Tree regularization via model averaging (ensembles) (2843)
+- Machine Learning lecture notes (seed 002): Bootstrap & Bagging (1396)"""
 
 from __future__ import annotations
 

@@ -2,7 +2,8 @@
 are their outputs. The meta-model must learn from outputs on rows the first-level models did not see, so its
 training inputs are out-of-fold predictions (k-fold inside the rows stacking is fitted on, grouped when groups are
 given, mllib.model_selection.cross_fit); the first-level models are then refitted on all rows for prediction.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 9.2 Bagging, Stacking, Boosting, and AdaBoost (1558)"""
 
 from __future__ import annotations
 

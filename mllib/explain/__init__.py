@@ -1,7 +1,8 @@
 """Explainability: model-agnostic views of what a fitted model relies on.
 
 Notes: seed 004, D4:2002-2056 (section 11.2); catalogue section 4.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.2 Model Explainability (2002)"""
 
 from .kernel_shap import kernel_shap
 from .partial_dependence import partial_dependence

@@ -6,7 +6,8 @@ exactly (their kernel weight is infinite), so efficiency holds by construction. 
 enumerated the solution IS the exact Shapley value; otherwise coalitions are sampled (seeded) in
 complementary pairs, and the standard errors come from a bootstrap over the sampled coalitions.
 Value function and notes as in shapley.py (seed 004, D4:2042-2056; Lundberg & Lee 2017).
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.2 Model Explainability (2042)"""
 
 from __future__ import annotations
 

@@ -5,7 +5,8 @@ ICE_i(v) = f(x_i with x_S := v); PD(v) = mean_i ICE_i(v) (Friedman 2001; the mod
 to permutation importance in seed 004, D4:2002-2056). PD averages over the marginal of the other features, so
 like permutation importance it evaluates rows that may never occur when features are correlated; the ICE
 curves show the heterogeneity the average hides.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.2 Model Explainability (2002)"""
 
 from __future__ import annotations
 

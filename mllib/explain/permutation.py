@@ -19,7 +19,9 @@ Interval: mean +- t_{1 - alpha/2, n_repeats - 1} s / sqrt(n_repeats), with s the
 deviation over repeats: a Student-t interval, since a normal quantile with so few repeats (5 by default) is
 too narrow. It covers only the randomness of the permutations, not the sampling of the held-out rows; with one
 repeat it is undefined (nan).
-"""
+
+Sections cited: Ghent ML notes (seed 004): 5.4 DP: Dimensionality Reduction (979); 11.2 Model Explainability (2022,
+    2036)"""
 
 from __future__ import annotations
 

@@ -24,7 +24,9 @@ per row (nan where f(x) = 0).
   then uses z^B at the input layer (each of its terms is >= 0 for l <= x <= h, so every row must lie in the
   box); z_plus and z^B ignore the biases, so they conserve f(x) even with biases. A neuron whose denominator is
   exactly 0 passes no relevance down.
-"""
+
+Sections cited: ML 1 lecture notes (seed 000): Explaining NN predictions (4394); Afftribution (4466); → Taylor
+    Expansions (4547)"""
 
 from __future__ import annotations
 

@@ -5,7 +5,8 @@ value function v(S) = mean over background rows b of f(x_S, b_not_S) (seed 004, 
 whose worked table is wrong: for f(x) = x1 (x2 + x3) at x = (1, 1, 1) with baseline 0, phi = (1, 1/2, 1/2)).
 Efficiency (additivity): sum_i phi_i = v(all) - v(empty) = f(x) - E_b f(b); every result reports its error.
 The linear closed form phi_i = w_i (x_i - E x_i) is the special case of a linear model.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.2 Model Explainability (2042)"""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """Global surrogate: a shallow CART tree fitted to the model's own outputs, read as rules (seed 004, D4:2017: global
 explanations give insight into the model's overall behaviour). The tree explains the model only as far as it
 mimics it, so its fidelity (agreement with the model's decisions, or R^2 against the model's outputs) is measured on
-rows neither was fitted on and reported with it; a low-fidelity surrogate explains nothing."""
+rows neither was fitted on and reported with it; a low-fidelity surrogate explains nothing.
+
+Sections cited: Ghent ML notes (seed 004): 11.2 Model Explainability (2017)"""
 
 from __future__ import annotations
 

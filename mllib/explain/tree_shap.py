@@ -7,7 +7,8 @@ with L leaves and depth D costs O(L D^2) instead of 2^d evaluations; the result 
 values of that value function (tests check it against enumeration). Ensembles add their trees' values.
 Works for every model with `tree_ensemble()` (mllib trees, forests, gradient boosting); notes: seed 004,
 D4:2042-2056 (Shapley values), catalogue 4.2.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.2 Model Explainability (2042)"""
 
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ once, and two mitigations (per-group thresholds, reweighing).
 Notes: seed 004, D4:2058-2110 (section 11.3); catalogue section 5 with errata E4, E5.
 Naming: `sensitive` is the protected attribute (group_confusion calls it `groups`, its historical name);
 `groups` in audit_groups is a cluster id (e.g. person) for the cluster bootstrap.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.3 FAIRNESS: Criteria, Mitigation & “Fairness by Awareness” (2058)"""
 
 from .audit import CRITERIA, audit_groups, fairness_report, intersectional_groups
 from .compatibility import criteria_compatibility

@@ -14,7 +14,8 @@ groups (or a ratio with max = 0) is nan with defined = False and a reason. Group
 their row in the table (flagged small) but do not enter the criteria, which list them as excluded.
 Intervals: seeded percentile bootstrap over rows of the evaluation set, or over clusters (`groups`, e.g. a
 person id, so that a person's rows are resampled together); calibration bins stay at the full-sample edges.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.3 FAIRNESS: Criteria, Mitigation & “Fairness by Awareness” (2058)"""
 
 from __future__ import annotations
 

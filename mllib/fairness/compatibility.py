@@ -9,7 +9,8 @@ Rule (per group i with base rate b_i = p_i / (n_i + p_i)):
   demographic parity + predictive parity alone, or equal opportunity with any one other criterion, are not
     excluded by base rates.
 Notes: seed 004, D4:2086-2108; catalogue section 5.2 (oracle: n = (100, 200), p = (50, 50)).
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.3 FAIRNESS: Criteria, Mitigation & “Fairness by Awareness” (2086)"""
 
 from __future__ import annotations
 

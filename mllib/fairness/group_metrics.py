@@ -7,7 +7,9 @@ Notes: seed 004, D4:2062-2083 (criteria and the per-group confusion matrix); cat
 
 Counts are returned by name (tp, fp, fn, tn), never as a matrix, so no result depends on the matrix
 orientation (the notes put predictions in rows, D4:2070-2077; catalogue caveat 0.4).
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.3 FAIRNESS: Criteria, Mitigation & “Fairness by Awareness” (2062,
+    2070, 2092)"""
 
 from __future__ import annotations
 

@@ -6,7 +6,8 @@ f_1 = f_2 = 0 (no false positives: the notes' "perfect" classifier) or p_1/n_1 =
 TPR = 0 is the degenerate third way (every PPV is 0).
 Notes: seed 004, D4:2086-2108, eqs. (40)-(44), with ERRATUM E4 in eq. (41) (t_1/p_1 = t_2/p_2, not t_1/n_1);
 catalogue section 5.2.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.3 FAIRNESS: Criteria, Mitigation & “Fairness by Awareness” (2086)"""
 
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ difference = max_g - min_g (0 = parity) and as the macro gap, the mean of the de
 Accuracy per group and its spread sit beside them. Notes: seed 004, D4:2058-2110 (the binary criteria, which
 the one-vs-rest reading extends class by class); catalogue section 5.1. Intervals: seeded percentile bootstrap
 over rows or clusters, as in audit.py. Groups below min_group_size are shown, flagged and left out of the gaps.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.3 FAIRNESS: Criteria, Mitigation & “Fairness by Awareness” (2058)"""
 
 from __future__ import annotations
 

@@ -7,7 +7,8 @@ catalogue sections 5.1 and E5 (the three criteria are FPR, TPR and precision (PP
 Convention: difference = max - min >= 0 over groups (as fairlearn's "between_groups"), not the signed
 unprivileged - privileged difference of AIF360; the groups attaining max and min are reported so the
 direction is never lost.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.3 FAIRNESS: Criteria, Mitigation & “Fairness by Awareness” (2064)"""
 
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ closest analogues are the mean-prediction gap (independence) and the residual ga
 errors). Intervals: seeded percentile bootstrap over rows or clusters, as in audit.py. Notes: the lecture notes'
 criteria (seed 004, D4:2058-2110) are for classifiers; this module applies their group comparison to regression
 errors.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.3 FAIRNESS: Criteria, Mitigation & “Fairness by Awareness” (2058)"""
 
 from __future__ import annotations
 

@@ -5,7 +5,8 @@ of (group, label) is the product of its marginals, so every group has the overal
 weight stays n (when every (group, label) cell is non-empty). Train any learner that takes sample_weight.
 Notes: seed 004, D4:2110 (mitigation (c): give more representation to the under-represented group);
 catalogue section 5.3; anchors.md (AIF360 / fairlearn Reweighing).
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.3 FAIRNESS: Criteria, Mitigation & “Fairness by Awareness” (2110)"""
 
 from __future__ import annotations
 

@@ -16,7 +16,9 @@ Notes: seed 004, D4:2110 (different thresholds per group); catalogue section 5.3
 
 Fit on out-of-fold (validation) scores and judge on test (leakage rule L2). The group is needed at
 prediction time. Because of D4:2086-2108, equal TPR and FPR make precision unequal when base rates differ.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.3 FAIRNESS: Criteria, Mitigation & “Fairness by Awareness” (2086,
+    2110)"""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """Permutation-importance selection (seed 004, D4:979, 2022-2040): within each inner fold, fit the model on the fitting
 rows and measure each column's permutation importance on the held-out rows; keep the columns whose mean importance
-over the folds exceeds `threshold` (0: the model scores better with the column than with it shuffled)."""
+over the folds exceeds `threshold` (0: the model scores better with the column than with it shuffled).
+
+Sections cited: Ghent ML notes (seed 004): 5.4 DP: Dimensionality Reduction (979)"""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """Sequential feature selection by cross-validated score (seed 004, D4:979): forward adds, one at a time, the feature
 whose addition gives the best CV score; backward starts from all features and removes, one at a time, the feature
 whose removal gives the best CV score. The CV runs inside the rows the selector is fitted on (grouped when groups
-are given), so in a pipeline fitted per fold the selection never sees the fold's validation rows."""
+are given), so in a pipeline fitted per fold the selection never sees the fold's validation rows.
+
+Sections cited: Ghent ML notes (seed 004): 5.4 DP: Dimensionality Reduction (979)"""
 
 from __future__ import annotations
 

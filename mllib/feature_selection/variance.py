@@ -1,5 +1,7 @@
 """Variance threshold: drop the columns whose variance on the fitting rows is at most `threshold` (constant columns
-by default). Unsupervised, so it cannot leak the target; fitted per fold like every step (seed 004, D4:979)."""
+by default). Unsupervised, so it cannot leak the target; fitted per fold like every step (seed 004, D4:979).
+
+Sections cited: Ghent ML notes (seed 004): 5.4 DP: Dimensionality Reduction (979)"""
 
 from __future__ import annotations
 

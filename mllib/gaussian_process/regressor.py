@@ -6,7 +6,8 @@ Seed 002 G2, lines 2369-2458 (and seed 000 L5, lines 4242-4276): with K_ij = s k
 Computed with the Cholesky factor K + sigma^2 I = L L^T. Log marginal likelihood (Rasmussen & Williams eq. 2.30):
     log p(y | X) = -1/2 y^T (K + sigma^2 I)^{-1} y - sum_i log L_ii - n/2 log 2 pi;
 optionally maximised over (log s, log sigma^2, log gamma) by L-BFGS-B (not in the notes).
-"""
+
+Sections cited: ML 1 lecture notes (seed 000): ML 1 (5)"""
 
 from __future__ import annotations
 

@@ -10,7 +10,10 @@ on a held-out validation fraction are the recommended extras (seed 000 catalogue
 
 Features are binned once at fit (binning.py); trees are stored as raw-unit thresholds, so prediction needs no
 bins: all trees are concatenated flat node arrays with per-tree offsets, `tree_offsets_`.
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): Gradient Tree Boosting - conceptually (3008)
+- Machine Learning lecture notes (seed 002): Gradient Boosting (1523)"""
 
 from __future__ import annotations
 

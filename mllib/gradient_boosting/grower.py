@@ -7,7 +7,10 @@ rows and >= _MIN_HESSIAN hessian, gain > 0, depth < max_depth). A leaf's value i
 -G / (H + l2_regularization), shrunk by the learning rate. Histograms: the smaller child's is built from its
 rows, the larger child's is the parent's minus the smaller one (the subtraction trick: each level costs the
 rows of the smaller children only).
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): Gradient Tree Boosting - conceptually (3008)
+- Machine Learning lecture notes (seed 002): Gradient Boosting (1523)"""
 
 from __future__ import annotations
 

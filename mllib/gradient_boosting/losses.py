@@ -8,7 +8,10 @@ printed "+ alpha dL/df" at line 1534 needs the minus sign, erratum 2 of the seed
 - multinomial log-loss logsumexp(F) - F_y with one raw score per class: g_k = softmax_k(F) - [y = k],
   h_k = p_k (1 - p_k) (the Hessian's diagonal), F_0,k = log p_k - mean_j log p_j (prior, centred).
 Losses are weighted means over rows; raw predictions are (n, n_outputs) arrays throughout.
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): Gradient Tree Boosting - conceptually (3008)
+- Machine Learning lecture notes (seed 002): Gradient Boosting (1523)"""
 
 from __future__ import annotations
 

@@ -11,7 +11,11 @@ phi(x) = (x_1^2, sqrt(2) x_1 x_2, x_2^2) in R^2; `quadratic_features` is that ma
 The kernels of ||x - y|| alone take it as |x|^2 + |y|^2 - 2 x.y (one matrix product) after shifting both sets by
 one common point, Y's mean: the cancellation then errs at the scale of the data's spread, not of its distance
 from the origin (which the square root of the exponential kernel would magnify at near-duplicates).
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): Exercise Sheet 6 (1754); → Kernel Trick (1774); Example: (1856)
+- Machine Learning lecture notes (seed 002): Example Kernels (664); End of Part I: The Basis (1049); GP: different
+  covariance functions (2440)"""
 
 from __future__ import annotations
 

@@ -5,7 +5,8 @@ lines 590-638, push-through identity (X^T X + lambda I)^{-1} X^T y = X^T (X X^T 
 No intercept (as in the notes): centre y, or add a constant to the kernel (poly with coef0 > 0).
 Sample weights minimise sum_i w_i (y_i - f(x_i))^2 + lambda ||f||^2: with S = diag(sqrt(w)),
 alpha = S (S K S + lambda I)^{-1} S y.
-"""
+
+Sections cited: ML 1 lecture notes (seed 000): ML 1 (3)"""
 
 from __future__ import annotations
 

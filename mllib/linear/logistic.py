@@ -19,7 +19,9 @@ lam ||w||^2 (scikit-learn: lam = 1 / C), not differentiable at 0, so the Newton 
 minimise the IRLS quadratic model g^T d + 1/2 d^T H d + lam ||w + d||_1 by cyclic coordinate descent (each
 coordinate a soft-threshold; the intercepts unpenalised), then backtrack on the true objective (newGLMNET).
 Binary and multinomial (full (p K) x (p K) softmax Hessian) alike.
-"""
+
+Sections cited: Machine Learning lecture notes (seed 002): Lasso: L_1 -regularization (546); Logistic regression:
+    binary case (826)"""
 
 from __future__ import annotations
 

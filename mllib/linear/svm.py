@@ -15,7 +15,10 @@ The bias is not the notes' free beta_0: as in LIBLINEAR it is the weight of a co
 intercept_scaling, so it is penalised by b^2 / (2 intercept_scaling^2) (both solvers; the dual then has no equality
 constraint sum a_i t_i = 0); a large intercept_scaling leaves it nearly free.
 Multiclass: one-vs-rest.
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): Fisher Discriminant (919)
+- Machine Learning lecture notes (seed 002): SVM as a Penalization Method (1769)"""
 
 from __future__ import annotations
 

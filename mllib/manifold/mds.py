@@ -8,7 +8,8 @@ embedding preserves all distances when k >= the data's rank, and equals the PCA 
 A new point with squared dissimilarities a (n,) to the training points is placed by Gower's (landmark-MDS) formula
 y = 1/2 Lambda_k^{-1/2} V_k^T (colmean(D^2) - a), which reproduces Y exactly on the training points.
 Memory is O(n^2): fit on at most a few thousand rows.
-"""
+
+Sections cited: CS 276 course review (seed 001): 3.4 Multi-dimentional Scaling (MDS) (255)"""
 
 from __future__ import annotations
 

@@ -16,7 +16,11 @@ Errata corrected (catalogue section 1):
 
 Undefined values: a ratio whose denominator is zero (precision when nothing is predicted positive,
 recall when a class never occurs, ...) is float('nan'), never 0.
-"""
+
+Sections cited:
+- Introduction to Machine Learning (Heidelberg) (seed 003): Deterministic classifier (151, 153)
+- Ghent ML notes (seed 004): 3.1 Error Functions for Model Selection (395, 403, 406, 409); 3.5 Analysis of Model
+  Performance (570); 11.3 FAIRNESS: Criteria, Mitigation & “Fairness by Awareness” (2070)"""
 
 from __future__ import annotations
 

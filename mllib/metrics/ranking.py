@@ -8,7 +8,10 @@ precision are standard summaries [STD] (catalogue 2.8); conventions follow sklea
 y_true must be binary {0, 1} (1 = positive). A curve needs both classes (ROC) or at least one
 positive (PR); otherwise it is undefined and a ValueError says so. Samples with zero weight are
 dropped first, so they add no threshold.
-"""
+
+Sections cited:
+- CS 276 course review (seed 001): 2.3 ROC and PR Curves (112)
+- Ghent ML notes (seed 004): 3.1 Error Functions for Model Selection (413)"""
 
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ Rule: MSE = mean (y - yhat)^2, MAE = mean |y - yhat|, R^2 = 1 - SS_res / SS_tot.
 Notes: seed 004, D4:262-304 (squared loss ~ Gaussian noise, absolute loss ~ Laplace noise, robust;
 catalogue 7.12) and D4:308 (MSE/SSE as the regression objective). R^2 is standard [STD].
 All three take sample weights: every mean becomes a weighted mean, including the mean of y in SS_tot.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 2.1.1 Regression (262); 2.2 Learning parameters for Specific Cases (308)"""
 
 from __future__ import annotations
 

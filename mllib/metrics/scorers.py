@@ -10,7 +10,8 @@ multiclass counterparts (macro averages over the classes, one against the rest).
 SCORERS holds the classification scorers (the choices params.yaml offers for the pipeline's classifiers), each
 with the tasks it is defined for ("binary", "multiclass"); scorers_for(task) lists them.
 REGRESSION_SCORERS those of regressors (e.g. choosing a regression tree's ccp_alpha); get_scorer knows both.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 3.1 Error Functions for Model Selection (389)"""
 
 from __future__ import annotations
 

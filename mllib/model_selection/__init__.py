@@ -2,7 +2,10 @@
 
 Every splitter yields sorted int64 (train_idx, test_idx) and raises if a group straddles a split;
 all randomness comes from numpy Generators seeded by `random_state`.
-"""
+
+Sections cited:
+- Introduction to Machine Learning (Heidelberg) (seed 003): Support Vector Machine (SVM) (333)
+- Ghent ML notes (seed 004): 1.4 Evaluating Models and Conditions for Generalization (159)"""
 
 from ._checks import check_no_group_overlap
 from .bias_variance import bias_variance_estimate

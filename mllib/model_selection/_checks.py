@@ -3,7 +3,8 @@
 Rule: no group (patient, hospital, ...) may appear on both sides of a split, because records of
 one entity in train and test leak information (seed 004, D4:499-512; catalogue 2.2 L4/L5).
 Every splitter calls `check_no_group_overlap` whenever `groups` is given, even row-level ones.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 3.3 Risks of Data Splitting and IID Assumption Fulfillment (499)"""
 
 from __future__ import annotations
 

@@ -2,7 +2,10 @@
 
 Rule: search a small grid, e.g. lambda in {1e-2, 1e-1, 1, 10, 100} for the SVM (seed 003, D3:334-338),
 and tune few hyperparameters to avoid overfitting the validation set (seed 004, D4:567).
-"""
+
+Sections cited:
+- Introduction to Machine Learning (Heidelberg) (seed 003): Support Vector Machine (SVM) (334)
+- Ghent ML notes (seed 004): 3.5 Analysis of Model Performance (567)"""
 
 from __future__ import annotations
 

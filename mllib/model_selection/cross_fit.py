@@ -4,7 +4,8 @@ Rule: for each split (fit rows, validation rows), fit on the fit rows only and p
 out-of-fold prediction is the mean over the splits that validate it (one split for k-fold, several for repeated
 splits), NaN for a row no split validates (bootstrap draws). Used for the out-of-fold scores that calibration,
 conformal prediction and the leakage estimate are fitted on (seed 004, D4:1935-1982: calibrate on held-out data).
-"""
+
+Sections cited: Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability of Models (1935)"""
 
 from __future__ import annotations
 

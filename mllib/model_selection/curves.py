@@ -4,7 +4,8 @@ Rule: a validation curve puts a hyperparameter / complexity on x and the train a
 scores on y (validation falls then rises when overfitting); a learning curve puts the number of
 training rows (subsets of each training fold) on x; the fold-to-fold spread of the scores does NOT
 measure model variance (seed 004, D4:195-205, 361-377, 471-493; catalogue 2.5).
-"""
+
+Sections cited: Ghent ML notes (seed 004): 1.5 Model Selection: hyperparameter analysis (195)"""
 
 from __future__ import annotations
 

@@ -9,7 +9,11 @@ would pick test groups *for their labels*: on the default data it filled the tes
 years mix both classes, the hardest to predict, and lowered test AUC by ~0.02 on average over seeds. Here
 groups are ordered by label composition (class shares, then size; random order among equals) and sampled
 systematically with a random start, which stratifies implicitly without selecting on labels.
-"""
+
+Sections cited:
+- Introduction to Machine Learning (Heidelberg) (seed 003): Introduction (43)
+- Ghent ML notes (seed 004): 1.4 Evaluating Models and Conditions for Generalization (170); 3.3 Risks of Data
+  Splitting and IID Assumption Fulfillment (505)"""
 
 from __future__ import annotations
 

@@ -3,7 +3,10 @@
 Rule: the score of the selected model must come from data the selection never saw (seed 003, D3:338
 "validation is present because test set would otherwise be training too"; seed 004, D4:543, 567);
 the gap between the inner best scores and the outer scores estimates the selection optimism.
-"""
+
+Sections cited:
+- Introduction to Machine Learning (Heidelberg) (seed 003): Support Vector Machine (SVM) (338)
+- Ghent ML notes (seed 004): 3.4 Robust Validation Strategies (543)"""
 
 from __future__ import annotations
 

@@ -9,7 +9,10 @@ A scorer is any object with `.score(y_true, values)`, `.greater_is_better` and
 `.response` in {"proba", "label", "score"} (proba: predict_proba[:, 1] for binary, the full matrix
 otherwise; score: decision_function, or predict_proba if there is none; label: predict), e.g.
 mllib.metrics.get_scorer(name); a string scoring is looked up there. Means and stds over folds use ddof=0.
-"""
+
+Sections cited:
+- Introduction to Machine Learning (Heidelberg) (seed 003): Support Vector Machine (SVM) (334)
+- Ghent ML notes (seed 004): 3.4 Robust Validation Strategies (529)"""
 
 from __future__ import annotations
 

@@ -9,7 +9,11 @@ raises if a group appears on both sides (`check_no_group_overlap`), also for row
 so a KFold given groups tells you it leaks them. Randomness comes only from
 `check_random_state(random_state)`, created afresh at each `split` call: an int seed gives identical
 splits on every call; a Generator is consumed; None is not reproducible.
-"""
+
+Sections cited:
+- Introduction to Machine Learning (Heidelberg) (seed 003): Support Vector Machine (SVM) (333, 341, 344)
+- Ghent ML notes (seed 004): 3.3 Risks of Data Splitting and IID Assumption Fulfillment (509); 3.4 Robust Validation
+  Strategies (518, 545, 546, 548, 554)"""
 
 from __future__ import annotations
 

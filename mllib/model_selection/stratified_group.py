@@ -19,7 +19,8 @@ Algorithm (`stratified_group_assignment`):
 On 200 random problems (tests/mllib/model_selection/test_stratified_group.py) the largest
 class-proportion deviation is never worse than sklearn's StratifiedGroupKFold(shuffle=True), with
 similar fold-size balance; benchmarks/bench_splitters.py measures both, also on the default data grouped by person.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 3.4 Robust Validation Strategies (545, 547)"""
 
 from __future__ import annotations
 

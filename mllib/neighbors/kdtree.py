@@ -10,7 +10,8 @@ Neighbours are ordered by (distance, training index), so results equal brute for
 Radius query (the Parzen window of width h): the same walk with the fixed radius h in place of d_k, visiting a node
 only when its cell comes within h of the query; the distance to a cell is tracked per dimension as the walk crosses
 splitting planes. The rows found are summed under the window at once, so no neighbour list is ever stored.
-"""
+
+Sections cited: Machine Learning lecture notes (seed 002): kd-trees (1326)"""
 
 from __future__ import annotations
 

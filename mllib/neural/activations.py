@@ -4,7 +4,10 @@ Notes: seed 000, lines 2364 (neuron a_j = g(sum_i x_i w_ij + b_j)) and 2446-2449
 softplus); seed 003, D3:538-542 (sigmoid, tanh, ReLU, leaky ReLU, ELU); catalogue 001-003-004 section 8.
 Every derivative is a function of the activation a alone, so the forward pass can overwrite z with a and
 backpropagation needs no second buffer (relu'(0) = 0 by convention).
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): Summary (2364)
+- Introduction to Machine Learning (Heidelberg) (seed 003): Neural networks (538)"""
 
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ He et al. (seed 000, lines 2373-2395): w_ij ~ N(0, 2 / fan_in) for ReLU networks
 50 inputs, 200 hidden units and 1 output, so sigma = sqrt(2/50) = 0.2 and sqrt(2/200) = 0.1.
 Xavier / Glorot (standard, for saturating units): w_ij ~ N(0, 2 / (fan_in + fan_out)).
 "auto" picks He for the ReLU family (relu, leaky_relu, elu) and Xavier otherwise.
-"""
+
+Sections cited: ML 1 lecture notes (seed 000): ① Initialization (2373)"""
 
 from __future__ import annotations
 

@@ -8,7 +8,10 @@ of the positive class), one-hot rows for K > 2 classes, the target column for re
 - hinge: binary with s = 2t - 1 in {-1, +1}: E = max(0, 1 - s z) (seed 000, lines 2491-2519, H5);
   multiclass (Crammer-Singer): E = max(0, 1 + max_{j != y} z_j - z_y).
 - squared (regression): E = (z - t)^2 / 2, dE/dz = z - t.
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): Regularizing the NN (2491)
+- Introduction to Machine Learning (Heidelberg) (seed 003): Logistic regression (LR) (470)"""
 
 from __future__ import annotations
 

@@ -18,7 +18,11 @@ classifier stops early by default (unlike scikit-learn's MLPClassifier): on tabu
 (100,) network overfits within a few dozen epochs, so a fixed 200-epoch budget is a poor default.
 Everything random (initialisation, validation split, shuffling, dropout masks, noise) comes from one
 numpy Generator seeded by `random_state`, so a fit is reproducible byte for byte.
-"""
+
+Sections cited:
+- Machine Learning lecture notes (seed 002): E. Ideas about deep learners and representations (1809)
+- Introduction to Machine Learning (Heidelberg) (seed 003): Non-linear classification (518)
+- Ghent ML notes (seed 004): 10 Neural Networks and Feature Learning (1764)"""
 
 from __future__ import annotations
 

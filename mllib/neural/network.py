@@ -13,7 +13,10 @@ biases not penalised; the notes' weight decay gamma ||theta||^2 with gamma = alp
 All parameters live in one flat float64 vector (all weight matrices first, then all biases), viewed as the
 per-layer W_l and b_l, so the optimiser and the weight decay each act on a single array; the batch
 buffers are allocated once per fit.
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): artificial neuron: (2270); Training a NN (2313); → How to regularize NN? (2522)
+- Introduction to Machine Learning (Heidelberg) (seed 003): Neural networks (538)"""
 
 from __future__ import annotations
 

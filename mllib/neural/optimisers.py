@@ -6,7 +6,8 @@ Nesterov's variant takes the look-ahead step theta <- theta - gamma (g + mu Delt
 Adam (Kingma & Ba 2015, standard): m <- b1 m + (1-b1) g, v <- b2 v + (1-b2) g^2,
     theta <- theta - gamma sqrt(1 - b2^t) / (1 - b1^t) m / (sqrt(v) + eps).
 Each step is a handful of vectorised operations on preallocated arrays, whatever the number of layers.
-"""
+
+Sections cited: ML 1 lecture notes (seed 000): 5 Improving Gradient Descent with Momentum: (2456)"""
 
 from __future__ import annotations
 

@@ -3,7 +3,10 @@
 Seed 004, D4:803 (OrdinalEncoder maps categories to 1, 2, 3, ...; OneHotEncoder to 100, 010, 001) and seed 003,
 D3:101-110 (labels -> one-hot float matrix; the category list is declared, so a category absent from a fold still
 gets its column), D3:117-119 (ordinal labels have an order: declare it through `categories`).
-"""
+
+Sections cited:
+- Introduction to Machine Learning (Heidelberg) (seed 003): Notation (101, 117)
+- Ghent ML notes (seed 004): 5 The Data Pipeline (DP) and Ramp-Up Towards Non-Linear Models (803)"""
 
 from __future__ import annotations
 

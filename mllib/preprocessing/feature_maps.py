@@ -5,7 +5,9 @@ radial basis functions phi_j(x) = exp(-||x - c_j||^2 / 2) around centres c_j, wi
 as the special case (401-417). What the notes leave open is fixed here and fitted on the training rows only:
 the knots are quantiles of each training column, the RBF centres are training rows, and the RBF width is a
 parameter (phi_j(x) = exp(-||x - c_j||^2 / (2 width^2)); the notes' formula is width 1).
-"""
+
+Sections cited: Machine Learning lecture notes (seed 002): Example: Polynomial features (378); Example: Piece-wise
+    features (391); Example: Radial Basis Functions (RBF) (401)"""
 
 from __future__ import annotations
 

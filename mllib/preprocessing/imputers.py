@@ -3,7 +3,9 @@
 Seed 004, D4:810-823 (SimpleImputer: mean / median / most frequent / constant; missing indicators), D4:809
 ("filling missing values with the mean of a specific group"), and the leakage rule D4:567 ("everything computed
 from data MUST be refitted for each fold").
-"""
+
+Sections cited: Ghent ML notes (seed 004): 3.5 Analysis of Model Performance (567); 5 The Data Pipeline (DP) and
+    Ramp-Up Towards Non-Linear Models (809); 5.1 DP: Cleaning (810)"""
 
 from __future__ import annotations
 

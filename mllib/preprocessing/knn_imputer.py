@@ -5,7 +5,8 @@ Seed 004, D4:823 (KNNImputer: "completing missing values using k-Nearest Neighbo
 the donors are the rows given to fit, never the rows being transformed. The nan-Euclidean distance is scaled to the
 full dimension, d(x, y) = sqrt(p / |O| * sum_{j in O} (x_j - y_j)^2) with O the coordinates observed in both and p
 the number of columns (as scikit-learn's nan_euclidean_distances); it is undefined when O is empty.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 3.5 Analysis of Model Performance (567); 5.1 DP: Cleaning (823)"""
 
 from __future__ import annotations
 

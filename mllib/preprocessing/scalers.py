@@ -5,7 +5,9 @@ seed 004, D4:502 (fitting the scaler on all data instead of the training data is
 D4:847 (scalers). Standard: mean and population std (divisor N). Min-max: the training range mapped onto
 feature_range. Robust: median and inter-quantile range, insensitive to a few outliers (D4:827).
 A constant column (zero spread, up to rounding) keeps scale 1 in every scaler, so nothing divides by zero.
-"""
+
+Sections cited: Ghent ML notes (seed 004): 3.3 Risks of Data Splitting and IID Assumption Fulfillment (502); 5.1 DP:
+    Cleaning (827, 847)"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """Weighted centring shared by the linear regressors: an unpenalised intercept is the same as fitting the
-slopes on centred data and setting b0 = mean(y) - mean(x)^T beta (seed 002, lines 1087-1091)."""
+slopes on centred data and setting b0 = mean(y) - mean(x)^T beta (seed 002, lines 1087-1091).
+
+Sections cited: Machine Learning lecture notes (seed 002): Centering & Whitening (1087)"""
 
 from __future__ import annotations
 

@@ -9,7 +9,11 @@ The intercept is a posteriori independent of the slopes in the centred parametri
 f(x) ~ N(b0 + x^T m, 1/(beta_noise n) + (x - xbar)^T S (x - xbar)); the observed y* adds the noise 1/beta_noise.
 sample_weight w_i scales the noise precision of row i. The precisions are fixed hyperparameters: the notes do not
 teach evidence maximisation, so it is not done here.
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): → Bayesian Linear Model (4191, 4220)
+- Machine Learning lecture notes (seed 002): Ridge regression as Bayesian inference (2283)
+- Ghent ML notes (seed 004): 7.3.2 Maximum-A-Priori (MAP) Estimation (1389)"""
 
 from __future__ import annotations
 

@@ -10,7 +10,10 @@ rho_j is computed from the Gram matrix X^T X and X^T y (Friedman et al.'s "covar
 O(d^2) instead of O(n d), which pays off for the n >> d tables of this project.
 Stopping: when the largest coefficient change of a sweep is below tol times the largest coefficient, the
 duality gap is computed, and the fit stops once gap <= tol * ||y - ybar||^2 (scikit-learn's criterion).
-"""
+
+Sections cited:
+- Machine Learning lecture notes (seed 002): Lasso: L_1 -regularization (546)
+- Ghent ML notes (seed 004): 2.3 Overfitting and Explicit Regularization (324)"""
 
 from __future__ import annotations
 

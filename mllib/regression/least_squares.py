@@ -7,7 +7,10 @@ beta = (X^T X + lam I)^{-1} X^T y on centred data, so b0 is not shrunk (seed 002
 degrees of freedom df(lam) = sum_j d_j^2 / (d_j^2 + lam), d_j^2 the eigenvalues of the centred X^T X (line 507).
 Both minimise the weighted sum of squares sum_i w_i r_i^2 when sample_weight is given (lam is not rescaled),
 which is scikit-learn's convention for LinearRegression and Ridge(alpha=lam).
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): Linear Regression (4074); → Ridge Regression (4112)
+- Machine Learning lecture notes (seed 002): Linear Regression (318); Ridge regression: L_2 -regularization (485)"""
 
 from __future__ import annotations
 

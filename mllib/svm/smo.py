@@ -11,7 +11,8 @@ Each step optimises two multipliers analytically: i = argmax_{I_up} F (maximal v
 rule of Fan, Chen & Lin (2005): j = argmin_{t in I_low, F_t < F_i} -(F_i - F_t)^2 / (K_ii + K_tt - 2 K_it).
 The bias comes from the KKT conditions: for free multipliers 0 < alpha_i < C_i, y_i f(x_i) = 1, so b is the
 average of F_i over them (midpoint of the feasible interval when none is free).
-"""
+
+Sections cited: ML 1 lecture notes (seed 000): Predicting with the Dual Solution (1706)"""
 
 from __future__ import annotations
 

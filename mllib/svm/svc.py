@@ -10,7 +10,9 @@ predict_proba is a monotone map of the decision values, p_k proportional to sigm
 fitted by maximum likelihood (Platt's smoothed targets) on the training decision values, so that
 argmax predict_proba = predict. Training decision values are optimistic: use the pipeline's calibration stage
 (cross-fitted Platt scaling) for calibrated probabilities; this map only orders the classes and rows.
-"""
+
+Sections cited: ML 1 lecture notes (seed 000): Lecture 5 : SVM (Support Vector Machines) Supervised classification
+    (1352); → Linear Soft Margin SVM (1370)"""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
 """CART decision trees (classifier and regressor), impurity criteria, histogram binning and cost-complexity pruning.
 
 Notes: seed 000, lines 2566-2749 (catalogue I1-I3); seed 002, lines 1551-1629 (P12).
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): Lecture 10: Decision Trees and Random Forests (2566)
+- Machine Learning lecture notes (seed 002): Decision Trees (1551)"""
 
 from ._kernels import apply, fill_internal_values, find_leaf, mean_leaf_values
 from .cart import DecisionTreeClassifier, DecisionTreeRegressor

@@ -13,7 +13,10 @@ The fitted tree is a set of flat arrays indexed by node (pre-order, node 0 = roo
 threshold_ (a row goes LEFT when x[feature] <= threshold), children_left_ / children_right_ (-1 at leaves),
 value_ (n_nodes, n_outputs): class probabilities or means; for internal nodes the cover-weighted mean of their
 leaves), weighted_n_node_samples_ (the cover), n_node_samples_ and impurity_.
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): Lecture 10: Decision Trees and Random Forests (2566)
+- Machine Learning lecture notes (seed 002): Decision Trees (1551); Growing the decision tree (1596)"""
 
 from __future__ import annotations
 

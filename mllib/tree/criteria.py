@@ -10,7 +10,10 @@ Classification, with p_k the (weighted) class fractions at node t:
 Regression: squared error i(t) = weighted variance of y (= (1/|S|^2) sum_ij (y_i - y_j)^2 / 2, line 2700).
 Decrease of a split into children L, R: i(t) - (w_L / w_t) i(L) - (w_R / w_t) i(R), children weighted by their
 size (the notes subtract unweighted child variances; standard CART, used here, weights them).
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): → Splitting Metrics (2667)
+- CS 276 course review (seed 001): 4.2 RealBoost (463)"""
 
 from __future__ import annotations
 

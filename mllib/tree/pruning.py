@@ -5,7 +5,10 @@ C_alpha(T) = sum_{leaves m} N_m Q_m(T) + alpha |T|, here with R(t) = (w_t / w_ro
 node t with branch T_t, g(t) = (R(t) - R(T_t)) / (|leaves(T_t)| - 1) is the alpha at which collapsing t stops
 costing; repeatedly collapsing the node of smallest g gives the nested sequence T_0 > T_1 > ... > root, and
 the subtree for a given alpha is the last one whose g <= alpha. alpha is chosen by cross-validation.
-"""
+
+Sections cited:
+- ML 1 lecture notes (seed 000): Pruning (2706)
+- Machine Learning lecture notes (seed 002): Growing the decision tree (1600)"""
 
 from __future__ import annotations
 

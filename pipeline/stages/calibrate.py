@@ -7,7 +7,9 @@ fairness stage's threshold fit and fit the split-conformal prediction sets (cali
 Then the deployed predictor is assembled: the fitted features, model and calibrator with the decision rule of
 params.yaml `decision`, one artifact (models/predictor) that evaluate, fairness, explain and the served model use.
 Quality is reported overall and within each sensitive group: ECE / MCE with the binning spec, Brier, log loss,
-reliability rows with counts and the empty bins kept."""
+reliability rows with counts and the empty bins kept.
+
+Sections cited: Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability of Models (1935)"""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """Stage 2, clean: deterministic row-wise fixes that need no fitting (seed 004, D4:810-845): declared leakage
 columns dropped, impossible values made missing, exact duplicates removed, outliers flagged / clipped /
-removed at thresholds fixed in params.yaml (never learned from the data, so the test rows cannot leak in)."""
+removed at thresholds fixed in params.yaml (never learned from the data, so the test rows cannot leak in).
+
+Sections cited: Ghent ML notes (seed 004): 5.1 DP: Cleaning (810)"""
 
 from __future__ import annotations
 

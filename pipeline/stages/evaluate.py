@@ -1,6 +1,8 @@
 """Stage 7, evaluate: the test set, used once (seed 004, D4:200, 543), through the deployed predictor
 (models/predictor: features -> model -> calibrator -> decision rule), so these are the decisions fairness,
-explain and the served model make too. Metrics, curves and the reject option are pipeline/evaluation.py's."""
+explain and the served model make too. Metrics, curves and the reject option are pipeline/evaluation.py's.
+
+Sections cited: Ghent ML notes (seed 004): 1.5 Model Selection: hyperparameter analysis (200)"""
 
 from __future__ import annotations
 

@@ -8,7 +8,9 @@ metric scores the deployed predictor's decisions (models/predictor, the evaluate
 Shapley values, partial dependence and ICE are per class (of each class's probability, or logit for the linear
 closed form).
 Per raw column, TreeSHAP values are sums over the column's encoded columns: additive, but the raw-column game's
-Shapley values only for linear models (pipeline/explanations.py; attributions.json says so per method)."""
+Shapley values only for linear models (pipeline/explanations.py; attributions.json says so per method).
+
+Sections cited: Ghent ML notes (seed 004): 11.2 Model Explainability (2002)"""
 
 from __future__ import annotations
 

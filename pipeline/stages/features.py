@@ -1,7 +1,9 @@
 """Stage 4, features: imputation, missing indicators, scaling and one-hot encoding, fitted on the training
 part of each fold only and once on the whole training set for the final model (seed 004, D4:567, 808:
 "everything computed from data MUST be refitted for each fold"). Leakage-proof by construction: fold k's
-transformer never sees the rows of validation fold k, and no transformer ever sees the test rows."""
+transformer never sees the rows of validation fold k, and no transformer ever sees the test rows.
+
+Sections cited: Ghent ML notes (seed 004): 3.5 Analysis of Model Performance (567)"""
 
 from __future__ import annotations
 

@@ -4,6 +4,8 @@ DVC and MLflow compare (pipeline/headline.py)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import tempfile
 from pathlib import Path
 
@@ -39,10 +41,16 @@ INPUTS = {
     "partial_dependence": (paths.PARTIAL_DEPENDENCE, "explain"),
 }
 
+# the params sections that shape the outputs (provenance hash); tracking and compute do not
+OUTPUT_SECTIONS = ("seed", "data", "validate", "clean", "split", "features", "model", "search", "assess", "calibration",
+                   "decision", "evaluate", "fairness", "explain")  # fmt: skip
+
 
 def main() -> None:
     params = load_params()
     r = {name: read_json(path, stage) for name, (path, stage) in INPUTS.items()}
+    shaping = {section: params[section] for section in OUTPUT_SECTIONS}
+    r["params_sha256"] = hashlib.sha256(json.dumps(shaping, sort_keys=True, default=str).encode()).hexdigest()
     figs = make_figures(r)
     paths.FIGURES_DIR.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=paths.FIGURES_DIR.parent) as staging:

@@ -2,7 +2,9 @@
 (seed 004, D4:505-554). Grouped by data.group so one person's rows never straddle a split (D4:509), stratified
 by the target's classes when the strategy says so (auto: grouped and stratified with a group column, stratified
 without); a runtime guard fails the stage if any group is on both sides. The target's task and classes are fixed
-here (data/processed/target.json), so every later stage encodes the target the same way."""
+here (data/processed/target.json), so every later stage encodes the target the same way.
+
+Sections cited: Ghent ML notes (seed 004): 3.3 Risks of Data Splitting and IID Assumption Fulfillment (505, 509)"""
 
 from __future__ import annotations
 

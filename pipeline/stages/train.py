@@ -1,6 +1,9 @@
 """Stage 5, train: hyperparameter search over the fixed folds (seed 004, D4:529-543: average the k validation
 scores to choose, then refit on all training data), out-of-fold predictions of the chosen configuration for
-the calibrate stage, and the train-vs-validation gap per candidate (D4:556-560)."""
+the calibrate stage, and the train-vs-validation gap per candidate (D4:556-560).
+
+Sections cited: Ghent ML notes (seed 004): 3.4 Robust Validation Strategies (529); 3.5 Analysis of Model Performance
+    (556)"""
 
 from __future__ import annotations
 

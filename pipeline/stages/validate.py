@@ -5,6 +5,9 @@ follow validate.fractional_binary. Nothing is silently lost: rows in = rows kept
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import numpy as np
 
 from mllib.base import to_python
@@ -72,6 +75,7 @@ def main() -> None:
     )
     summary = {
         "file": source,
+        "file_md5": hashlib.md5(Path(source).read_bytes()).hexdigest(),  # as dvc.lock records the file
         "schema": data["schema"],
         "rows_in": int(len(raw)),
         "rows_kept": int(len(kept)),

@@ -119,7 +119,14 @@ def _card_inputs():
                 },
             },
         },
-        "validation": {"rows_kept": 90, "rows_in": 100, "rows_quarantined": 10, "task_reason": "two classes [0, 1]"},
+        "validation": {
+            "rows_kept": 90,
+            "rows_in": 100,
+            "rows_quarantined": 10,
+            "task_reason": "two classes [0, 1]",
+            "file_md5": "0123456789abcdef0123456789abcdef",
+        },
+        "params_sha256": "f" * 64,
         "split": {"rows": {"train": 72, "test": 18}, "strategy": "stratified_group"},
     }
     return params, r
@@ -149,9 +156,12 @@ def test_model_card_content():
         "Fairness mitigation",
         "Excluded as features",
         "Promotion gate",
+        "Provenance",
         "Caveats",
     ]
     assert cells["Promotion gate"] == "thresholds pass"
+    assert "md5 0123456789abcdef0123456789abcdef (as in dvc.lock)" in cells["Provenance"]
+    assert "params sha256 ffffffffffffffff" in cells["Provenance"] and "git.commit" in cells["Provenance"]
     assert cells["Task"] == "binary: two classes [0, 1]"
     assert "decisions at p >= 0.5000" in cells["Intended use"]
     assert cells["Prediction sets"].startswith(
