@@ -40,11 +40,8 @@ from scipy import stats
 
 from mllib.model_selection import (
     GridSearch,
-    GroupKFold,
-    KFold,
-    StratifiedGroupKFold,
-    StratifiedKFold,
     evaluate_candidates,
+    inner_splitter,
     learning_curve,
     nested_cv,
     response_values,
@@ -57,7 +54,7 @@ def row_level_scores(
     X_raw: np.ndarray, y: np.ndarray, make_features, make_model, scorer, n_splits: int, seed: int, regression: bool
 ) -> list[float]:
     """Validation scores of a row-level (ungrouped) k-fold: the features and the model fitted per fold."""
-    splitter = (KFold if regression else StratifiedKFold)(n_splits=n_splits, shuffle=True, random_state=seed)
+    splitter = inner_splitter(n_splits, grouped=False, stratify=not regression, random_state=seed)
     progress = Progress("assess: row-level CV (leakage estimate)")
     scores = []
     for k, (fit, valid) in enumerate(splitter.split(np.zeros((y.size, 1)), y)):
@@ -159,12 +156,7 @@ def nested_scores(
     regression: bool,
 ) -> dict:
     """Outer score (the search's refitted best on the split's validation part) and inner best score per split."""
-    if groups is None:
-        inner = (KFold if regression else StratifiedKFold)(n_splits=inner_splits, shuffle=True, random_state=seed)
-    else:
-        inner = (GroupKFold if regression else StratifiedGroupKFold)(
-            n_splits=inner_splits, shuffle=True, random_state=seed
-        )
+    inner = inner_splitter(inner_splits, groups is not None, not regression, seed)
     grid = [{name: [value] for name, value in c.items()} for c in candidates]
     progress = Progress(
         f"assess: nested CV ({len(splits)} outer x {inner_splits} inner folds x {len(candidates)} candidates)"

@@ -203,3 +203,10 @@ def mitigation_summary(fairness: dict, sensitive: list[str]) -> str:
         if items:
             sentences.append(f"By {a}, test {criterion} gap: {', '.join(items)}.")
     return " ".join(sentences) or "none applied"
+
+
+def interval(value, bounds) -> str:
+    """'0.7619 [0.6525, 0.8517]': a point estimate with its bootstrap interval (undefined parts say so)."""
+    if not bounds:
+        return fmt(value)
+    return f"{fmt(value)} [{fmt(bounds[0])}, {fmt(bounds[1])}]"

@@ -10,7 +10,7 @@ Sections cited:
 from ._checks import check_no_group_overlap
 from .bias_variance import bias_variance_estimate
 from .candidates import ParameterGrid, ParameterSampler
-from .cross_fit import cross_fit, inner_splits
+from .cross_fit import cross_fit, inner_splits, inner_splitter
 from .curves import learning_curve, validation_curve
 from .holdout import split_groups, train_test_split_indices
 from .nested import nested_cv
@@ -68,6 +68,7 @@ __all__ = [
     "fold_balance",
     "check_no_group_overlap",
     "inner_splits",
+    "inner_splitter",
     # search
     "ParameterGrid",
     "ParameterSampler",

@@ -33,15 +33,18 @@ def cross_fit(fit_predict, splits, n_rows: int) -> np.ndarray:
     return out
 
 
-def inner_splits(n_splits: int, y, groups=None, stratify: bool = True, random_state=None) -> list[tuple]:
-    """The k-fold splits of a step that cross-validates inside the rows it is fitted on (stacking's meta-features,
-    sequential feature selection): grouped when groups are given (no group on both sides), stratified by y for
-    class labels, shuffled by random_state."""
-    y = np.asarray(y)
-    if groups is None:
-        splitter = (StratifiedKFold if stratify else KFold)(n_splits=n_splits, shuffle=True, random_state=random_state)
-    elif stratify:
-        splitter = StratifiedGroupKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
+def inner_splitter(n_splits: int, grouped: bool, stratify: bool, random_state=None):
+    """The shuffled k-fold splitter of a step that cross-validates inside the rows it is fitted on: grouped (no group
+    on both sides) when the rows have groups, stratified by y for class labels."""
+    if grouped:
+        cls = StratifiedGroupKFold if stratify else GroupKFold
     else:
-        splitter = GroupKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
+        cls = StratifiedKFold if stratify else KFold
+    return cls(n_splits=n_splits, shuffle=True, random_state=random_state)
+
+
+def inner_splits(n_splits: int, y, groups=None, stratify: bool = True, random_state=None) -> list[tuple]:
+    """inner_splitter's splits of these rows (stacking's meta-features, sequential feature selection)."""
+    y = np.asarray(y)
+    splitter = inner_splitter(n_splits, groups is not None, stratify, random_state)
     return list(splitter.split(np.zeros((y.shape[0], 1)), y, groups))

@@ -6,7 +6,7 @@ Sections cited:
 - ML 1 lecture notes (seed 000): Lecture 10: Decision Trees and Random Forests (2566)
 - Machine Learning lecture notes (seed 002): Decision Trees (1551)"""
 
-from ._kernels import apply, fill_internal_values, find_leaf, mean_leaf_values
+from ._traversal import apply, fill_internal_values, find_leaf, mean_leaf_values
 from .cart import DecisionTreeClassifier, DecisionTreeRegressor
 from .criteria import entropy, gini, impurity_decrease, misclassification, realboost_z, squared_error
 from .pruning import choose_ccp_alpha, pruning_path

@@ -35,16 +35,19 @@ from ..base import (
     clone,
 )
 from . import _kernels as K
+from . import _split_search as S
+from ._traversal import apply as apply_tree
+from ._traversal import fill_internal_values
 from .binning import bin_features
 from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from .pruning import prune, pruning_path
 
 _CRITERION_CODES = {
-    "gini": K.GINI,
-    "entropy": K.ENTROPY,
-    "squared_error": K.SQUARED_ERROR,
-    "misclassification": K.MISCLASSIFICATION,
-    "realboost_z": K.REALBOOST_Z,
+    "gini": S.GINI,
+    "entropy": S.ENTROPY,
+    "squared_error": S.SQUARED_ERROR,
+    "misclassification": S.MISCLASSIFICATION,
+    "realboost_z": S.REALBOOST_Z,
 }
 SPLITTERS = ("best", "hist")
 _NO_DEPTH_LIMIT = np.iinfo(np.int64).max
@@ -129,7 +132,7 @@ def grow_tree(data: TrainingData, code, y, w, n_classes: int, growth: dict, max_
         value = stats / stats.sum(axis=1, keepdims=True)
     else:
         value = stats[:, :1] / cover[:, None]
-    K.fill_internal_values(value, left, right, cover)
+    fill_internal_values(value, left, right, cover)
     return dict(
         feature=feature,
         threshold=threshold,
@@ -202,7 +205,7 @@ class _BaseDecisionTree(BaseEstimator):
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf each row of X lands in."""
-        return K.apply(
+        return apply_tree(
             check_fitted_X(self, X), self.feature_, self.threshold_, self.children_left_, self.children_right_
         )
 

@@ -1,0 +1,276 @@
+"""The report page's sections on the results: the test set (classification and regression, each metric beside the
+no-skill baseline), per-group errors of a regression target, explainability, and how much to trust the number.
+pipeline/report_sections.py assembles the page with them."""
+
+from __future__ import annotations
+
+from . import report as html
+
+
+def test_section(test: dict, img: dict) -> str:
+    curves = f"<div class='figs'>{img['roc.png']}{img['precision_recall.png']}</div>"
+    if test["task"] == "binary":
+        c = test["confusion"]
+        return html.section(
+            "Test evaluation (used once)",
+            html.key_values({"n": test["n"], "threshold": test["threshold"]}),
+            with_baseline(
+                test,
+                (
+                    "roc_auc",
+                    "average_precision",
+                    "accuracy",
+                    "precision",
+                    "recall",
+                    "specificity",
+                    "f1",
+                    "log_loss",
+                    "brier",
+                ),
+            ),
+            "<h3>Confusion matrix (rows: actual, columns: predicted)</h3>",
+            html.table(
+                [
+                    {"": "actual 1", "predicted 1": c["tp"], "predicted 0": c["fn"]},
+                    {"": "actual 0", "predicted 1": c["fp"], "predicted 0": c["tn"]},
+                ]
+            ),
+            "<h3>Full metric table (corrected formulas; undefined = zero denominator)</h3>",
+            html.key_values(test["table"]),
+            gap_note(test),
+            curves,
+        )
+    names, matrix = test["confusion"]["labels"], test["confusion"]["matrix"]
+    return html.section(
+        "Test evaluation (used once)",
+        html.key_values(
+            {"n": test["n"], "classes": names, **{f"top-{k} accuracy": v for k, v in test["top_k_accuracy"].items()}}
+        ),
+        with_baseline(
+            test,
+            (
+                "roc_auc_ovr",
+                "accuracy",
+                "balanced_accuracy",
+                "f1_macro",
+                "precision_macro",
+                "recall_macro",
+                "log_loss",
+                "brier",
+            ),
+        ),
+        "<p class='muted'>roc_auc_ovr: the mean over classes of each class's ROC AUC against the rest (macro); "
+        "Brier: the mean over rows of sum_k (p_k - [y = k])^2.</p>",
+        "<h3>Confusion matrix (rows: actual, columns: decided)</h3>",
+        html.table(
+            [
+                {"": f"actual {a}", **{f"decided {b}": matrix[i][j] for j, b in enumerate(names)}}
+                for i, a in enumerate(names)
+            ]
+        ),
+        "<h3>Per class (one against the rest) and averages</h3>",
+        html.table([{"class": c, **m} for c, m in test["per_class"].items()]),
+        html.table([{"average": a, **m} for a, m in test["averages"].items()]),
+        gap_note(test),
+        curves,
+    )
+
+
+def explain_section(r: dict, img: dict) -> str:
+    a = r["attributions"]
+    parts = []
+    if "shapley" in a:
+        s = a["shapley"]
+        parts += [
+            f"<p class='muted'>{len(a['rows'])} test rows; method {html.fmt(s['method'])}, values add up to the "
+            f"{html.fmt(s['output'])} (expected value {html.fmt(s['expected_value'])}); largest additivity error "
+            f"{html.fmt(s['additivity_error_max'])} ({html.fmt(s['additivity_error_max_relative'])} relative). "
+            f"{html.fmt(s['raw_columns'])}</p>",
+            html.table(
+                [
+                    {k: f[k] for k in ("feature", "mean_abs", "mean")} | f.get("mean_abs_per_class", {})
+                    for f in s["features"][:15]
+                ]
+            ),
+            f"<div class='figs'>{img['shapley.png']}</div>",
+        ]
+    if "relevance" in a:
+        rel = a["relevance"]
+        parts += [
+            f"<h3>Relevance ({html.fmt(rel['method'])}, {html.fmt(rel['output'])})</h3>",
+            f"<p class='muted'>median conservation error {html.fmt(rel['conservation_error_median'])}</p>",
+            html.table([{k: f[k] for k in ("feature", "mean_abs", "mean")} for f in rel["features"][:15]]),
+        ]
+    if "surrogate" in a:
+        sur = a["surrogate"]
+        parts += [
+            f"<h3>Global surrogate tree (depth {html.fmt(sur['depth'])}, {html.fmt(sur['n_leaves'])} leaves)</h3>",
+            f"<p class='muted'>A tree fitted to the deployed predictor's own outputs on the training rows "
+            f"(model input features: imputed, scaled, encoded). Fidelity on test ({html.fmt(sur['fidelity_metric'])}"
+            f"): {html.fmt(sur['fidelity'])}; the rules explain the model only as far as they agree with it.</p>",
+            html.table(
+                [
+                    {
+                        "rule": " and ".join(rule["conditions"]) or "(all rows)",
+                        "predicts": rule["prediction"],
+                        "training rows": rule["rows"],
+                    }
+                    for rule in sur["rules"]
+                ]
+            ),
+        ]
+    pdp = [img[name] for name in sorted(img) if name.startswith("pdp_")]
+    if pdp:
+        parts += [
+            f"<h3>Partial dependence and ICE ({html.fmt(r['partial_dependence']['output'])})</h3>",
+            f"<div class='figs'>{''.join(pdp)}</div>",
+        ]
+    return html.section("Explainability: Shapley values, relevance, surrogate tree, partial dependence", *parts)
+
+
+def with_baseline(test: dict, metrics) -> str:
+    """Each test metric of the model beside the no-skill baseline's (undefined where the baseline has none)."""
+    baseline = test["baseline"]
+    return html.table(
+        [{"metric": m, "model": test[m], f"no-skill baseline ({baseline['model']})": baseline.get(m)} for m in metrics]
+    )
+
+
+def gap_note(test: dict) -> str:
+    gap = test["cv_vs_test"]
+    return (
+        f"<p class='note'>Validation vs test ({html.fmt(gap['scoring'])}): CV {html.fmt(gap['cv_mean'])} ± "
+        f"{html.fmt(gap['cv_std'])}, test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: "
+        f"{html.fmt(gap['diagnosis'])}</p>"
+    )
+
+
+def regression_test_section(test: dict, img: dict) -> str:
+    intervals = test["intervals"]
+    rows = [
+        {"interval": name + (" (deployed)" if name == intervals["deployed"] else ""), **summary}
+        for name, summary in intervals.items()
+        if isinstance(summary, dict)
+    ]
+    return html.section(
+        "Test evaluation (used once)",
+        html.key_values({"n": test["n"]}),
+        with_baseline(test, ("rmse", "mae", "r2", "mean_residual")),
+        f"<h3>Prediction intervals (target coverage {html.fmt(intervals['coverage_target'])})</h3>",
+        html.table(rows),
+        "<p class='muted'>cv_plus: CV+ from the fold models and their out-of-fold residuals (coverage guaranteed at "
+        "least 1 - 2 alpha, close to 1 - alpha in practice); split: the final model's prediction -/+ the conformal "
+        "quantile of the out-of-fold absolute residuals; model: the model's own Gaussian predictive interval, where it "
+        "has one (it holds only if its noise model does). Coverage on test varies by about sqrt(c (1 - c) / n).</p>",
+        gap_note(test),
+        f"<div class='figs'>{img['residuals.png']}</div>",
+    )
+
+
+def regression_fairness_section(r: dict, img: dict) -> str:
+    f = r["fairness"]
+    boot = f["bootstrap"]
+    parts = [
+        f"<p class='muted'>Test set. Intervals: {html.fmt(boot['confidence_level'])} percentile bootstrap, "
+        f"{boot['n_boot']} replicates (seed {boot['seed']}"
+        f"{', resampling whole ' + html.fmt(boot['cluster']) + ' clusters' if boot['cluster'] else ', rows'}). "
+        f"Groups below {f['min_group_size']} rows are flagged and left out of the gaps (max - min over groups). "
+        "mean residual = mean of actual - predicted (> 0: the group is under-predicted).</p>",
+        f"<p class='note'>{html.fmt(f['mitigation'].get('reason', ''))}</p>",
+    ]
+    for i, (attribute, result) in enumerate(f["attributes"].items()):
+        rows = [
+            {
+                "group": g,
+                "n": m["n"],
+                **{
+                    k: html.interval(m[k], m.get("intervals", {}).get(k))
+                    for k in ("mae", "rmse", "mean_residual", "mean_prediction", "interval_coverage")
+                },
+                "flag": "below min size" if m["small"] else "",
+            }
+            for g, m in result["groups"].items()
+        ]
+        gaps = [
+            {"metric": k, "gap (max - min)": html.interval(v["difference"], v["difference_interval"])}
+            for k, v in result["gaps"].items()
+        ]
+        parts += [
+            f"<h3>{html.fmt(attribute)} (largest relative gap: {html.fmt(result['largest_gap'])})</h3>",
+            html.table(rows),
+            html.table(gaps),
+            f"<div class='figs'>{img[f'fairness_{i}.png']}</div>",
+        ]
+    return html.section("Fairness: errors by group", *parts)
+
+
+def trust_section(r: dict, img: dict) -> str:
+    """How much to trust the number: the baseline, the leakage estimate, nested CV, the gaps, the learning and
+    validation
+    curves and the model comparison."""
+    train, test, assessment = r["train"], r["test"], r["assessment"]
+    gap, curve = test["cv_vs_test"], assessment["learning_curve"]
+    items = {
+        f"CV {train['scoring']} of the model (grouped splits)": f"{html.fmt(train['cv_mean'])} ± "
+        f"{html.fmt(train['cv_std'])}",
+        f"the same folds, no-skill baseline ({train['baseline']['model']})": train["baseline"]["cv_mean"],
+        "leakage estimate": assessment["leakage"]["statement"],
+        "train - validation gap (CV)": train["train_valid_gap"],
+        "validation vs test": f"test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: {gap['diagnosis']}",
+    }
+    nested = assessment["nested"]
+    items["nested CV (the whole search inside each split)"] = (
+        f"{html.fmt(nested['outer_mean'])} ± {html.fmt(nested['outer_std'])} on the outer validation parts; the inner "
+        f"best scores averaged {html.fmt(nested['inner_best_mean'])}, so the search's optimism is "
+        f"{html.fmt(nested['optimism'])}"
+        if nested
+        else "off (assess.nested: false)"
+    )
+    sweep = assessment["validation_curve"]
+    if "statement" in sweep:
+        items["validation curve"] = sweep["statement"]
+    if curve:
+        d = curve["diagnosis"]
+        items["learning curve"] = (
+            f"{d['verdict']} (train - validation gap at full size {html.fmt(d['train_valid_gap'])}, "
+            f"bound {html.fmt(d['gap_bound'])}; rise of the validation score over the last "
+            f"step {html.fmt(d['last_rise'])}, bound {html.fmt(d['rise_bound'])})"
+        )
+    comparison = []
+    if train.get("comparison"):
+        c = train["comparison"]
+        rows = [
+            {
+                "model": m["model"],
+                "rank": m["rank"],
+                "params": m["params"],
+                f"mean {train['scoring']}": m["mean"],
+                "std": m["std"],
+                "difference from the best": (m.get("versus_best") or {}).get("mean_difference"),
+                "corrected t-test p": (m.get("versus_best") or {}).get("p_value"),
+            }
+            for m in c["models"]
+        ]
+        on_test = test.get("comparison") or {}
+        comparison = [
+            f"<h3>Models compared on the same folds (selection: {html.fmt(c['rule'])}; chosen: "
+            f"{html.fmt(c['chosen'])})</h3>",
+            html.table(rows),
+            f"<p class='muted'>Corrected resampled t-test (Nadeau and Bengio): the plain paired t-test on fold "
+            f"scores overstates the evidence because the folds' training parts overlap. On test, "
+            f"{html.fmt(on_test.get('test'))} of {html.fmt(on_test.get('chosen'))} against "
+            f"{html.fmt(on_test.get('runner_up'))}: p = {html.fmt(on_test.get('p_value'))}.</p>",
+        ]
+    return html.section(
+        "How much to trust this number",
+        html.key_values(items),
+        *comparison,
+        "<p class='muted'>Leakage estimate: the chosen configuration scored again by a row-level k-fold of the same "
+        "training rows (features refitted per fold), beside the grouped CV; a positive inflation is what ignoring "
+        "the groups would have claimed. Learning curve: each grouped split's model fitted on shares of its training "
+        "rows. Model bias and variance themselves cannot be measured without the true distribution (seed 004, "
+        "D4:419-469); these are the notes' diagnostics.</p>",
+        "<div class='figs'>"
+        + "".join(img.get(f, "") for f in ("learning_curve.png", "hyperparameter_curve.png"))
+        + "</div>",
+    )
