@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
+from scipy.special import stdtrit
 
 from mllib.model_selection import (
     GridSearch,
@@ -76,7 +76,7 @@ def inflation(row_scores, grouped_scores, greater_is_better: bool, level: float 
     va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
     se = math.sqrt(va + vb)
     df = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1)) if se > 0 else float(a.size + b.size - 2)
-    half = stats.t.ppf(0.5 + level / 2, df) * se
+    half = stdtrit(df, 0.5 + level / 2) * se
     return {
         "row_level_mean": float(a.mean()),
         "grouped_mean": float(b.mean()),

@@ -9,7 +9,7 @@ linear regression) also give their own Gaussian interval, mean -/+ z std, report
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtri
 
 from ..base import BaseEstimator, check_is_fitted, is_fitted
 from ..regression.target import returns_std
@@ -86,5 +86,5 @@ class DeployedRegressor(BaseEstimator):
         if not returns_std(self.model):
             return None
         mean, std = self.model.predict(self.transform(X), return_std=True)
-        z = norm.ppf(0.5 + self.coverage_ / 2)
+        z = ndtri(0.5 + self.coverage_ / 2)
         return mean - z * std, mean + z * std

@@ -11,7 +11,17 @@ Sections cited: Ghent ML notes (seed 004): 11.2 Model Explainability (2002)"""
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats.mstats import mquantiles
+
+
+def plotting_position_quantiles(values, probabilities, alpha: float = 0.4, beta: float = 0.4) -> np.ndarray:
+    """Quantiles at plotting positions (k - alpha) / (n + 1 - alpha - beta) of the sorted values, linearly
+    interpolated (Hyndman and Fan 1996; alpha = beta = 0.4 is scipy's mquantiles default, as scikit-learn uses)."""
+    x, p = np.sort(values), np.asarray(probabilities, dtype=np.float64)
+    n = x.size
+    aleph = n * p + (alpha + p * (1.0 - alpha - beta))
+    k = np.floor(np.clip(aleph, 1, n - 1)).astype(np.intp)
+    gamma = np.clip(aleph - k, 0.0, 1.0)
+    return (1.0 - gamma) * x[k - 1] + gamma * x[k]
 
 
 def feature_grid(column, grid_resolution: int = 20, percentiles=(0.05, 0.95)) -> np.ndarray:
@@ -22,8 +32,7 @@ def feature_grid(column, grid_resolution: int = 20, percentiles=(0.05, 0.95)) ->
     values = np.unique(column.astype(np.float64) if numeric else column.astype(str))
     if not numeric or values.size <= grid_resolution:
         return values
-    # Hyndman-Fan plotting positions alpha = beta = 0.4 (scipy's mquantiles default), as scikit-learn uses
-    low, high = mquantiles(column.astype(np.float64), prob=percentiles)
+    low, high = plotting_position_quantiles(column.astype(np.float64), percentiles)
     if low == high:
         raise ValueError(f"percentiles {percentiles} of the column coincide ({low}); widen them")
     return np.linspace(low, high, grid_resolution)

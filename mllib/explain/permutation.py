@@ -26,7 +26,7 @@ Sections cited: Ghent ML notes (seed 004): 5.4 DP: Dimensionality Reduction (979
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import t as student_t
+from scipy.special import stdtrit
 
 from ..base import check_int, check_random_state
 
@@ -125,7 +125,7 @@ def permutation_importance(
             progress(i + 1, len(entries))
     mean = importances.mean(axis=1)
     std = importances.std(axis=1, ddof=1) if n_repeats > 1 else np.full(len(entries), np.nan)
-    half = student_t.ppf(0.5 + confidence_level / 2, n_repeats - 1) * std / np.sqrt(n_repeats)
+    half = stdtrit(n_repeats - 1, 0.5 + confidence_level / 2) * std / np.sqrt(n_repeats)
     return {
         "baseline_score": baseline,
         "importances": importances,

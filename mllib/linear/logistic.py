@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import linalg, optimize
+from scipy.linalg.blas import dsyrk
 from scipy.special import expit, softmax
 
 from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
@@ -65,6 +66,13 @@ def _softmax_loss(flat, X1, Y, w, lam):
     return nll + lam * np.sum(B[1:] ** 2), grad.ravel()
 
 
+def _weighted_gram(X1, v):
+    """X^T diag(v) X for v >= 0 as (sqrt(v) X)^T (sqrt(v) X): BLAS's symmetric rank-k update computes one triangle,
+    half the products of a general matrix product (the binary Hessian is most of a Newton fit's time)."""
+    upper = dsyrk(1.0, X1 * np.sqrt(v)[:, None], trans=1)
+    return upper + np.triu(upper, 1).T
+
+
 def _softmax_hessian(X1, P, w):
     """Hessian of the softmax NLL in B.ravel() order (feature-major): blocks X^T diag(w p_c ([c=d] - p_d)) X.
     Each row of blocks sums to zero (p_c (1 - sum_d p_d) = 0: the shift invariance), so only the K (K - 1) / 2
@@ -90,8 +98,8 @@ def _smooth_objective(B, X1, Y, w, binary, lam):
         loss, grad = _softmax_loss(B.ravel(), X1, Y, w, lam)
 
     def hessian():
-        if binary:  # X^T W X with this operand order is BLAS-fast
-            H = (X1 * (w * p * (1 - p))[:, None]).T @ X1
+        if binary:
+            H = _weighted_gram(X1, w * p * (1 - p))
         else:
             H = _softmax_hessian(X1, softmax(B.T @ X1.T, axis=0).T, w)
         H.flat[Y.shape[1] * (H.shape[0] + 1) :: H.shape[0] + 1] += 2 * lam
@@ -150,7 +158,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         w = check_sample_weight(sample_weight, X.shape[0])
         encoded = self._encode_targets(y)
         self.n_features_in_ = X.shape[1]
-        X1 = np.hstack([np.ones((X.shape[0], 1)), X])
+        X1 = np.empty((X.shape[0], X.shape[1] + 1), order="F")  # column-major: the Hessian's product runs on columns
+        X1[:, 0], X1[:, 1:] = 1.0, X
         binary = self.classes_.size == 2
         Y = encoded.astype(float)[:, None] if binary else np.eye(self.classes_.size)[encoded]
         solver = ("newton" if binary else "lbfgs") if self.solver == "auto" else self.solver

@@ -81,3 +81,15 @@ def test_agrees_with_scikit_learn_brute_force(features):
 def test_bad_feature_index():
     with pytest.raises(ValueError, match="out of range"):
         partial_dependence(lambda Z: Z[:, 0], np.zeros((3, 2)), 5)
+
+
+def test_plotting_position_quantiles_equal_scipy_mquantiles_bit_for_bit():
+    from scipy.stats.mstats import mquantiles
+
+    from mllib.explain.partial_dependence import plotting_position_quantiles
+
+    rng = np.random.default_rng(3)
+    for n in (2, 3, 7, 100, 1001):
+        x = rng.normal(size=n)
+        for p in ((0.05, 0.95), (0.0, 1.0), (0.5, 0.25), tuple(rng.uniform(size=2))):
+            np.testing.assert_array_equal(plotting_position_quantiles(x, p), np.asarray(mquantiles(x, prob=p)))
