@@ -1,60 +1,75 @@
-"""One self-contained HTML report (inline CSS, figures as base64 PNG) and a model card, built only from
-the files the stages wrote. Deterministic: no timestamps; the same inputs give the same bytes."""
+"""The report page: its content, built only from the files the stages wrote, as sections of parts (a heading, a
+paragraph, a table, a row of figures), and the model card; the Jinja2 template pipeline/templates/report.html.j2
+holds the page's HTML and CSS and escapes every text once. Deterministic: no timestamps; the same inputs give the
+same bytes."""
 
 from __future__ import annotations
 
 import base64
-import html
 import math
+from pathlib import Path
 
-CSS = """
-body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.4}
-h1{border-bottom:2px solid #333}h2{margin-top:2em;border-bottom:1px solid #ccc}
-table{border-collapse:collapse;margin:0.6em 0;font-size:0.9em}th,td{border:1px solid #ccc;\
-padding:3px 8px;text-align:right}
-th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.figs img{margin:0.3em;border:1px solid #eee}
-.note{background:#fff8e0;border-left:4px solid #e0b000;padding:0.5em 1em}.muted{color:#666;font-size:0.9em}
-"""
+TEMPLATE = Path(__file__).parent / "templates" / "report.html.j2"
 
 
 def fmt(value) -> str:
+    """A value as the page shows it: undefined (None, NaN), yes / no, floats to 4 decimals, lists joined."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "undefined"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.4f}"
-    if isinstance(value, (list, dict)):
-        return html.escape(", ".join(map(str, value)) if isinstance(value, list) else str(value))
-    return html.escape(str(value))
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return str(value)
 
 
-def table(rows: list[dict], columns: list[str] | None = None) -> str:
+def table(rows: list[dict], columns: list[str] | None = None) -> dict:
+    """A table of rows (dicts) in the given column order (default: the first row's keys); absent cells undefined."""
     if not rows:
-        return "<p class='muted'>(none)</p>"
+        return muted("(none)")
     columns = columns or list(rows[0])
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{fmt(r.get(c))}</td>" for c in columns) + "</tr>" for r in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+    return {"kind": "table", "columns": list(columns), "rows": [[fmt(row.get(c)) for c in columns] for row in rows]}
 
 
-def key_values(pairs: dict) -> str:
+def key_values(pairs: dict) -> dict:
     return table([{"quantity": k, "value": v} for k, v in pairs.items()])
 
 
-def image(png: bytes, alt: str) -> str:
-    return f"<img alt='{html.escape(alt)}' src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
+def heading(text: str) -> dict:
+    return {"kind": "heading", "text": text}
 
 
-def section(title: str, *parts: str) -> str:
-    return f"<h2>{html.escape(title)}</h2>" + "".join(parts)
+def muted(text: str) -> dict:
+    """An explanatory paragraph (method, settings, how to read a table)."""
+    return {"kind": "muted", "text": text}
 
 
-def document(title: str, sections: list[str]) -> str:
-    return (
-        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-        f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>{''.join(sections)}</body></html>\n"
-    )
+def note(text: str) -> dict:
+    """A highlighted paragraph: a finding the reader should not miss."""
+    return {"kind": "note", "text": text}
+
+
+def figures(*names: str) -> dict:
+    """A row of figures, by their file names under reports/figures/."""
+    return {"kind": "figures", "names": list(names)}
+
+
+def section(title: str, *parts: dict) -> dict:
+    return {"title": title, "parts": list(parts)}
+
+
+def document(title: str, sections: list[dict], figs: dict[str, bytes]) -> str:
+    """The page: the template rendered with the sections, the figures inlined as base64 PNG."""
+    import jinja2
+
+    named = {name for s in sections for part in s["parts"] if part["kind"] == "figures" for name in part["names"]}
+    if named - set(figs):
+        raise ValueError(f"the report names figures that were not drawn: {sorted(named - set(figs))}")
+    environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    images = {name: base64.b64encode(png).decode() for name, png in figs.items()}
+    return environment.from_string(TEMPLATE.read_text()).render(title=title, sections=sections, images=images)
 
 
 def model_card(params: dict, r: dict, promotion: str) -> str:

@@ -7,8 +7,8 @@ from __future__ import annotations
 from . import report as html
 
 
-def test_section(test: dict, img: dict) -> str:
-    curves = f"<div class='figs'>{img['roc.png']}{img['precision_recall.png']}</div>"
+def test_section(test: dict, figs: dict) -> dict:
+    curves = html.figures("roc.png", "precision_recall.png")
     if test["task"] == "binary":
         c = test["confusion"]
         return html.section(
@@ -28,14 +28,14 @@ def test_section(test: dict, img: dict) -> str:
                     "brier",
                 ),
             ),
-            "<h3>Confusion matrix (rows: actual, columns: predicted)</h3>",
+            html.heading("Confusion matrix (rows: actual, columns: predicted)"),
             html.table(
                 [
                     {"": "actual 1", "predicted 1": c["tp"], "predicted 0": c["fn"]},
                     {"": "actual 0", "predicted 1": c["fp"], "predicted 0": c["tn"]},
                 ]
             ),
-            "<h3>Full metric table (corrected formulas; undefined = zero denominator)</h3>",
+            html.heading("Full metric table (corrected formulas; undefined = zero denominator)"),
             html.key_values(test["table"]),
             gap_note(test),
             curves,
@@ -59,16 +59,18 @@ def test_section(test: dict, img: dict) -> str:
                 "brier",
             ),
         ),
-        "<p class='muted'>roc_auc_ovr: the mean over classes of each class's ROC AUC against the rest (macro); "
-        "Brier: the mean over rows of sum_k (p_k - [y = k])^2.</p>",
-        "<h3>Confusion matrix (rows: actual, columns: decided)</h3>",
+        html.muted(
+            "roc_auc_ovr: the mean over classes of each class's ROC AUC against the rest (macro); "
+            "Brier: the mean over rows of sum_k (p_k - [y = k])^2."
+        ),
+        html.heading("Confusion matrix (rows: actual, columns: decided)"),
         html.table(
             [
                 {"": f"actual {a}", **{f"decided {b}": matrix[i][j] for j, b in enumerate(names)}}
                 for i, a in enumerate(names)
             ]
         ),
-        "<h3>Per class (one against the rest) and averages</h3>",
+        html.heading("Per class (one against the rest) and averages"),
         html.table([{"class": c, **m} for c, m in test["per_class"].items()]),
         html.table([{"average": a, **m} for a, m in test["averages"].items()]),
         gap_note(test),
@@ -76,38 +78,43 @@ def test_section(test: dict, img: dict) -> str:
     )
 
 
-def explain_section(r: dict, img: dict) -> str:
+def explain_section(r: dict, figs: dict) -> dict:
     a = r["attributions"]
     parts = []
     if "shapley" in a:
         s = a["shapley"]
         parts += [
-            f"<p class='muted'>{len(a['rows'])} test rows; method {html.fmt(s['method'])}, values add up to the "
-            f"{html.fmt(s['output'])} (expected value {html.fmt(s['expected_value'])}); largest additivity error "
-            f"{html.fmt(s['additivity_error_max'])} ({html.fmt(s['additivity_error_max_relative'])} relative). "
-            f"{html.fmt(s['raw_columns'])}</p>",
+            html.muted(
+                f"{len(a['rows'])} test rows; method {html.fmt(s['method'])}, values add up to the "
+                f"{html.fmt(s['output'])} (expected value {html.fmt(s['expected_value'])}); largest additivity error "
+                f"{html.fmt(s['additivity_error_max'])} ({html.fmt(s['additivity_error_max_relative'])} relative). "
+                f"{html.fmt(s['raw_columns'])}"
+            ),
             html.table(
                 [
                     {k: f[k] for k in ("feature", "mean_abs", "mean")} | f.get("mean_abs_per_class", {})
                     for f in s["features"][:15]
                 ]
             ),
-            f"<div class='figs'>{img['shapley.png']}</div>",
+            html.figures("shapley.png"),
         ]
     if "relevance" in a:
         rel = a["relevance"]
         parts += [
-            f"<h3>Relevance ({html.fmt(rel['method'])}, {html.fmt(rel['output'])})</h3>",
-            f"<p class='muted'>median conservation error {html.fmt(rel['conservation_error_median'])}</p>",
+            html.heading(f"Relevance ({html.fmt(rel['method'])}, {html.fmt(rel['output'])})"),
+            html.muted(f"median conservation error {html.fmt(rel['conservation_error_median'])}"),
             html.table([{k: f[k] for k in ("feature", "mean_abs", "mean")} for f in rel["features"][:15]]),
         ]
     if "surrogate" in a:
         sur = a["surrogate"]
         parts += [
-            f"<h3>Global surrogate tree (depth {html.fmt(sur['depth'])}, {html.fmt(sur['n_leaves'])} leaves)</h3>",
-            f"<p class='muted'>A tree fitted to the deployed predictor's own outputs on the training rows "
-            f"(model input features: imputed, scaled, encoded). Fidelity on test ({html.fmt(sur['fidelity_metric'])}"
-            f"): {html.fmt(sur['fidelity'])}; the rules explain the model only as far as they agree with it.</p>",
+            html.heading(f"Global surrogate tree (depth {html.fmt(sur['depth'])}, {html.fmt(sur['n_leaves'])} leaves)"),
+            html.muted(
+                "A tree fitted to the deployed predictor's own outputs on the training rows "
+                "(model input features: imputed, scaled, encoded). Fidelity on test "
+                f"({html.fmt(sur['fidelity_metric'])}): {html.fmt(sur['fidelity'])}; the rules explain the model only "
+                "as far as they agree with it."
+            ),
             html.table(
                 [
                     {
@@ -119,16 +126,16 @@ def explain_section(r: dict, img: dict) -> str:
                 ]
             ),
         ]
-    pdp = [img[name] for name in sorted(img) if name.startswith("pdp_")]
+    pdp = [name for name in sorted(figs) if name.startswith("pdp_")]
     if pdp:
         parts += [
-            f"<h3>Partial dependence and ICE ({html.fmt(r['partial_dependence']['output'])})</h3>",
-            f"<div class='figs'>{''.join(pdp)}</div>",
+            html.heading(f"Partial dependence and ICE ({html.fmt(r['partial_dependence']['output'])})"),
+            html.figures(*pdp),
         ]
     return html.section("Explainability: Shapley values, relevance, surrogate tree, partial dependence", *parts)
 
 
-def with_baseline(test: dict, metrics) -> str:
+def with_baseline(test: dict, metrics) -> dict:
     """Each test metric of the model beside the no-skill baseline's (undefined where the baseline has none)."""
     baseline = test["baseline"]
     return html.table(
@@ -136,16 +143,16 @@ def with_baseline(test: dict, metrics) -> str:
     )
 
 
-def gap_note(test: dict) -> str:
+def gap_note(test: dict) -> dict:
     gap = test["cv_vs_test"]
-    return (
-        f"<p class='note'>Validation vs test ({html.fmt(gap['scoring'])}): CV {html.fmt(gap['cv_mean'])} ± "
+    return html.note(
+        f"Validation vs test ({html.fmt(gap['scoring'])}): CV {html.fmt(gap['cv_mean'])} ± "
         f"{html.fmt(gap['cv_std'])}, test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: "
-        f"{html.fmt(gap['diagnosis'])}</p>"
+        f"{html.fmt(gap['diagnosis'])}"
     )
 
 
-def regression_test_section(test: dict, img: dict) -> str:
+def regression_test_section(test: dict, figs: dict) -> dict:
     intervals = test["intervals"]
     rows = [
         {"interval": name + (" (deployed)" if name == intervals["deployed"] else ""), **summary}
@@ -156,27 +163,32 @@ def regression_test_section(test: dict, img: dict) -> str:
         "Test evaluation (used once)",
         html.key_values({"n": test["n"]}),
         with_baseline(test, ("rmse", "mae", "r2", "mean_residual")),
-        f"<h3>Prediction intervals (target coverage {html.fmt(intervals['coverage_target'])})</h3>",
+        html.heading(f"Prediction intervals (target coverage {html.fmt(intervals['coverage_target'])})"),
         html.table(rows),
-        "<p class='muted'>cv_plus: CV+ from the fold models and their out-of-fold residuals (coverage guaranteed at "
-        "least 1 - 2 alpha, close to 1 - alpha in practice); split: the final model's prediction -/+ the conformal "
-        "quantile of the out-of-fold absolute residuals; model: the model's own Gaussian predictive interval, where it "
-        "has one (it holds only if its noise model does). Coverage on test varies by about sqrt(c (1 - c) / n).</p>",
+        html.muted(
+            "cv_plus: CV+ from the fold models and their out-of-fold residuals (coverage guaranteed at "
+            "least 1 - 2 alpha, close to 1 - alpha in practice); split: the final model's prediction -/+ the "
+            "conformal quantile of the out-of-fold absolute residuals; model: the model's own Gaussian predictive "
+            "interval, where it has one (it holds only if its noise model does). Coverage on test varies by about "
+            "sqrt(c (1 - c) / n)."
+        ),
         gap_note(test),
-        f"<div class='figs'>{img['residuals.png']}</div>",
+        html.figures("residuals.png"),
     )
 
 
-def regression_fairness_section(r: dict, img: dict) -> str:
+def regression_fairness_section(r: dict, figs: dict) -> dict:
     f = r["fairness"]
     boot = f["bootstrap"]
     parts = [
-        f"<p class='muted'>Test set. Intervals: {html.fmt(boot['confidence_level'])} percentile bootstrap, "
-        f"{boot['n_boot']} replicates (seed {boot['seed']}"
-        f"{', resampling whole ' + html.fmt(boot['cluster']) + ' clusters' if boot['cluster'] else ', rows'}). "
-        f"Groups below {f['min_group_size']} rows are flagged and left out of the gaps (max - min over groups). "
-        "mean residual = mean of actual - predicted (> 0: the group is under-predicted).</p>",
-        f"<p class='note'>{html.fmt(f['mitigation'].get('reason', ''))}</p>",
+        html.muted(
+            f"Test set. Intervals: {html.fmt(boot['confidence_level'])} percentile bootstrap, "
+            f"{boot['n_boot']} replicates (seed {boot['seed']}"
+            f"{', resampling whole ' + html.fmt(boot['cluster']) + ' clusters' if boot['cluster'] else ', rows'}). "
+            f"Groups below {f['min_group_size']} rows are flagged and left out of the gaps (max - min over groups). "
+            "mean residual = mean of actual - predicted (> 0: the group is under-predicted)."
+        ),
+        html.note(f"{html.fmt(f['mitigation'].get('reason', ''))}"),
     ]
     for i, (attribute, result) in enumerate(f["attributes"].items()):
         rows = [
@@ -196,15 +208,15 @@ def regression_fairness_section(r: dict, img: dict) -> str:
             for k, v in result["gaps"].items()
         ]
         parts += [
-            f"<h3>{html.fmt(attribute)} (largest relative gap: {html.fmt(result['largest_gap'])})</h3>",
+            html.heading(f"{html.fmt(attribute)} (largest relative gap: {html.fmt(result['largest_gap'])})"),
             html.table(rows),
             html.table(gaps),
-            f"<div class='figs'>{img[f'fairness_{i}.png']}</div>",
+            html.figures(f"fairness_{i}.png"),
         ]
     return html.section("Fairness: errors by group", *parts)
 
 
-def trust_section(r: dict, img: dict) -> str:
+def trust_section(r: dict, figs: dict) -> dict:
     """How much to trust the number: the baseline, the leakage estimate, nested CV, the gaps, the learning and
     validation
     curves and the model comparison."""
@@ -253,24 +265,28 @@ def trust_section(r: dict, img: dict) -> str:
         ]
         on_test = test.get("comparison") or {}
         comparison = [
-            f"<h3>Models compared on the same folds (selection: {html.fmt(c['rule'])}; chosen: "
-            f"{html.fmt(c['chosen'])})</h3>",
+            html.heading(
+                f"Models compared on the same folds (selection: {html.fmt(c['rule'])}; chosen: {html.fmt(c['chosen'])})"
+            ),
             html.table(rows),
-            f"<p class='muted'>Corrected resampled t-test (Nadeau and Bengio): the plain paired t-test on fold "
-            f"scores overstates the evidence because the folds' training parts overlap. On test, "
-            f"{html.fmt(on_test.get('test'))} of {html.fmt(on_test.get('chosen'))} against "
-            f"{html.fmt(on_test.get('runner_up'))}: p = {html.fmt(on_test.get('p_value'))}.</p>",
+            html.muted(
+                f"Corrected resampled t-test (Nadeau and Bengio): the plain paired t-test on fold "
+                f"scores overstates the evidence because the folds' training parts overlap. On test, "
+                f"{html.fmt(on_test.get('test'))} of {html.fmt(on_test.get('chosen'))} against "
+                f"{html.fmt(on_test.get('runner_up'))}: p = {html.fmt(on_test.get('p_value'))}."
+            ),
         ]
     return html.section(
         "How much to trust this number",
         html.key_values(items),
         *comparison,
-        "<p class='muted'>Leakage estimate: the chosen configuration scored again by a row-level k-fold of the same "
-        "training rows (features refitted per fold), beside the grouped CV; a positive inflation is what ignoring "
-        "the groups would have claimed. Learning curve: each grouped split's model fitted on shares of its training "
-        "rows. Model bias and variance themselves cannot be measured without the true distribution (seed 004, "
-        "D4:419-469); these are the notes' diagnostics.</p>",
-        "<div class='figs'>"
-        + "".join(img.get(f, "") for f in ("learning_curve.png", "hyperparameter_curve.png"))
-        + "</div>",
+        html.muted(
+            "Leakage estimate: the chosen configuration scored again by a row-level k-fold of the same "
+            "training rows (features refitted per fold), beside the grouped CV; a positive inflation is what "
+            "ignoring the groups would have claimed. Learning curve: each grouped split's model fitted on shares of "
+            "its training rows. Model bias and variance themselves cannot be measured without the true distribution "
+            "(seed 004, "
+            "D4:419-469); these are the notes' diagnostics."
+        ),
+        html.figures(*(name for name in ("learning_curve.png", "hyperparameter_curve.png") if name in figs)),
     )

@@ -1,6 +1,7 @@
-"""The report page's sections and figures, built from the stage report files (pipeline/report.py holds the HTML
-pieces: cells, tables, the model card). One page per task: binary and multiclass targets get calibration,
-decisions and per-class tables; regression targets get residuals and conformal intervals.
+"""The report page's sections and figures, built from the stage report files (pipeline/report.py holds the
+pieces: cells, tables, the model card; pipeline/templates/report.html.j2 the HTML). One page per task: binary and
+multiclass targets get calibration, decisions and per-class tables; regression targets get residuals and conformal
+intervals.
 
 Sections cited: Ghent ML notes (seed 004): 3.2 Bias and Variance (419)"""
 
@@ -81,7 +82,7 @@ def classification_figures(r: dict) -> dict[str, bytes]:
 GROUP_COLUMNS = ("base_rate", "selection_rate", "tpr", "fpr", "precision", "accuracy", "calibration_error")
 
 
-def calibration_section(r: dict, img: dict) -> str:
+def calibration_section(r: dict, figs: dict) -> dict:
     test, cal = r["test"], r["calibration"]
 
     def row(label: str, q: dict) -> dict:
@@ -133,21 +134,24 @@ def calibration_section(r: dict, img: dict) -> str:
                 row("test, after", test["calibration"]["after"]),
             ]
         ),
-        f"<p class='muted'>Method {html.fmt(cal['method'])}{' one-vs-rest, renormalised' if cal['one_vs_rest'] else ''}"
-        f"{' (' + html.fmt(settings) + ')' if settings else ''}, fitted "
-        f"on {cal['n_rows']} out-of-fold rows; ECE/MCE of {html.fmt(of)} with "
-        f"{cal['binning']['n_bins']} {html.fmt(cal['binning']['strategy'])} bins "
-        f"({html.fmt(cal['binning']['edges'])}), "
-        "empty bins skipped; the Brier decomposition (Brier = reliability - resolution + uncertainty + within-bin, two "
-        f"classes) uses {cal['binning']['n_bins']} equal-width bins. Points below the diagonal mean the model is "
-        "over-confident; the bars below each diagram count the rows per bin.</p>",
-        f"<div class='figs'>{img['reliability_oof.png']}{img['reliability_test.png']}</div>",
-        "<h3>Per sensitive group (bins formed within each group, so small groups are noisy)</h3>",
+        html.muted(
+            f"Method {html.fmt(cal['method'])}{' one-vs-rest, renormalised' if cal['one_vs_rest'] else ''}"
+            f"{' (' + html.fmt(settings) + ')' if settings else ''}, fitted "
+            f"on {cal['n_rows']} out-of-fold rows; ECE/MCE of {html.fmt(of)} with "
+            f"{cal['binning']['n_bins']} {html.fmt(cal['binning']['strategy'])} bins "
+            f"({html.fmt(cal['binning']['edges'])}), "
+            "empty bins skipped; the Brier decomposition (Brier = reliability - resolution + uncertainty + "
+            f"within-bin, two classes) uses {cal['binning']['n_bins']} equal-width bins. Points below the diagonal "
+            "mean the model is "
+            "over-confident; the bars below each diagram count the rows per bin."
+        ),
+        html.figures("reliability_oof.png", "reliability_test.png"),
+        html.heading("Per sensitive group (bins formed within each group, so small groups are noisy)"),
         html.table(groups),
     )
 
 
-def decisions_section(r: dict, img: dict) -> str:
+def decisions_section(r: dict, figs: dict) -> dict:
     test = r["test"]
     d, sel, conformal = test["decision"], test["selective"], test["conformal"]
     reject, at = sel["reject_option"], sel["at_target_risk"]
@@ -191,8 +195,10 @@ def decisions_section(r: dict, img: dict) -> str:
                 "selective risk there": at["risk"],
             }
         ),
-        f"<div class='figs'>{img['risk_coverage.png']}</div>",
-        f"<h3>Conformal prediction sets (split-conformal, target coverage {html.fmt(conformal['set_coverage'])})</h3>",
+        html.figures("risk_coverage.png"),
+        html.heading(
+            f"Conformal prediction sets (split-conformal, target coverage {html.fmt(conformal['set_coverage'])})"
+        ),
         html.key_values(
             {
                 "coverage on test (true class in the set)": conformal["coverage"],
@@ -202,13 +208,15 @@ def decisions_section(r: dict, img: dict) -> str:
                 "sets of every class": conformal["full_rate"],
             }
         ),
-        "<p class='muted'>A set holds every class k with 1 - p_k &lt;= q, q fitted on the cross-fitted out-of-fold "
-        "probabilities so that the true class is in the set with probability at least the target (exchangeable rows). "
-        "Coverage on test varies by about sqrt(c (1 - c) / n) around its expectation.</p>",
+        html.muted(
+            "A set holds every class k with 1 - p_k <= q, q fitted on the cross-fitted out-of-fold "
+            "probabilities so that the true class is in the set with probability at least the target (exchangeable "
+            "rows). Coverage on test varies by about sqrt(c (1 - c) / n) around its expectation."
+        ),
     )
 
 
-def multiclass_fairness(f: dict, img: dict) -> list[str]:
+def multiclass_fairness(f: dict, figs: dict) -> list[dict]:
     """Per grouping: per group and class the selection rate and recall with intervals, the macro gaps."""
     parts = []
     for i, (attribute, result) in enumerate(f["attributes"].items()):
@@ -237,15 +245,15 @@ def multiclass_fairness(f: dict, img: dict) -> list[str]:
             for k, v in result["criteria"].items()
         ]
         parts += [
-            f"<h3>{html.fmt(attribute)}</h3>",
+            html.heading(f"{html.fmt(attribute)}"),
             html.table(rows),
             html.table(criteria),
-            f"<div class='figs'>{img[f'fairness_{i}.png']}</div>",
+            html.figures(f"fairness_{i}.png"),
         ]
     return parts
 
 
-def fairness_section(r: dict, img: dict) -> str:
+def fairness_section(r: dict, figs: dict) -> dict:
     f = r["fairness"]
     boot = f["bootstrap"]
     multiclass = f["task"] == "multiclass"
@@ -254,23 +262,25 @@ def fairness_section(r: dict, img: dict) -> str:
         if multiclass
         else f"decision threshold {html.fmt(f['decision_threshold'])}"
     )
+    resampling = f", resampling whole {boot['cluster']} clusters" if boot["cluster"] else ", rows"
     parts = [
-        f"<p class='muted'>Test set, the deployed decisions ({rule}). Intervals: "
-        f"{html.fmt(boot['confidence_level'])} percentile bootstrap, {boot['n_boot']} replicates (seed {boot['seed']}"
-        f"{', resampling whole ' + html.fmt(boot['cluster']) + ' clusters' if boot['cluster'] else ', rows'}). "
-        f"Groups below "
-        f"{f['min_group_size']} rows are flagged and left out of the criteria. Differences are max - min over groups "
-        + (
-            "(0 = parity), per class one against the rest, and their mean over classes (macro); demographic parity = "
-            "equal selection rate P(decision = k | group), equal opportunity = equal recall P(decision = k | y "
-            "= k, group)."
-            "</p>"
-            if multiclass
-            else "(0 = parity), ratios min / max (1 = parity); equal opportunity = equal TPR t/p (erratum E4).</p>"
+        html.muted(
+            f"Test set, the deployed decisions ({rule}). Intervals: "
+            f"{html.fmt(boot['confidence_level'])} percentile bootstrap, {boot['n_boot']} replicates "
+            f"(seed {boot['seed']}{resampling}). "
+            f"Groups below {f['min_group_size']} rows are flagged and left out of the criteria. Differences are "
+            "max - min over groups "
+            + (
+                "(0 = parity), per class one against the rest, and their mean over classes (macro); demographic parity "
+                "= equal selection rate P(decision = k | group), equal opportunity = equal recall P(decision = k | y "
+                "= k, group)."
+                if multiclass
+                else "(0 = parity), ratios min / max (1 = parity); equal opportunity = equal TPR t/p (erratum E4)."
+            )
         )
     ]
     if multiclass:
-        parts += multiclass_fairness(f, img)
+        parts += multiclass_fairness(f, figs)
     for i, (attribute, result) in enumerate([] if multiclass else f["attributes"].items()):
         rows = [
             {
@@ -293,17 +303,17 @@ def fairness_section(r: dict, img: dict) -> str:
             for k, v in result["criteria"].items()
         ]
         parts += [
-            f"<h3>{html.fmt(attribute)}</h3>",
+            html.heading(f"{html.fmt(attribute)}"),
             html.table(rows),
             html.table(criteria),
-            f"<p class='note'>Which criteria can hold together: {html.fmt(result['compatibility']['statement'])}</p>",
-            f"<div class='figs'>{img[f'fairness_{i}.png']}</div>",
+            html.note(f"Which criteria can hold together: {html.fmt(result['compatibility']['statement'])}"),
+            html.figures(f"fairness_{i}.png"),
         ]
     mitigation = f["mitigation"]
     if mitigation["criterion"] == "none":
-        parts.append("<h3>Mitigation</h3><p class='muted'>fairness.mitigation.criterion is none.</p>")
+        parts += [html.heading("Mitigation"), html.muted("fairness.mitigation.criterion is none.")]
     elif mitigation.get("applied") is False:
-        parts.append(f"<h3>Mitigation: per-group thresholds</h3><p class='note'>{html.fmt(mitigation['reason'])}</p>")
+        parts += [html.heading("Mitigation: per-group thresholds"), html.note(html.fmt(mitigation["reason"]))]
     elif mitigation.get("attributes"):
         rows = []
         for attribute, m in mitigation["attributes"].items():
@@ -338,12 +348,14 @@ def fairness_section(r: dict, img: dict) -> str:
             for c, v in m["test_every_criterion"].items()
         ]
         parts += [
-            f"<h3>Mitigation: per-group thresholds for {html.fmt(mitigation['criterion'])}</h3>",
-            f"<p class='muted'>Fitted on the {html.fmt(mitigation['fitted_on'])} (tolerance "
-            f"{html.fmt(mitigation['tolerance'])}), "
-            "judged on test; before = one threshold for everyone. The group must be known at decision time.</p>",
+            html.heading(f"Mitigation: per-group thresholds for {html.fmt(mitigation['criterion'])}"),
+            html.muted(
+                f"Fitted on the {html.fmt(mitigation['fitted_on'])} (tolerance "
+                f"{html.fmt(mitigation['tolerance'])}), "
+                "judged on test; before = one threshold for everyone. The group must be known at decision time."
+            ),
             html.table(rows),
-            "<p class='muted'>Every criterion's test gap with the same thresholds:</p>",
+            html.muted("Every criterion's test gap with the same thresholds:"),
             html.table(every),
         ]
     if f["reweighing"]:
@@ -351,23 +363,25 @@ def fairness_section(r: dict, img: dict) -> str:
     return html.section("Fairness", *parts)
 
 
-def reweighing_part(f: dict) -> list[str]:
+def reweighing_part(f: dict) -> list[dict]:
     """The weights, and when the refit ran, its test gaps next to those of the per-group thresholds."""
     rw, thresholds = f["reweighing"], f["mitigation"].get("attributes", {})
     weights = [
         {"group": g, **{f"weight y={label}": w for label, w in labels.items()}} for g, labels in rw["weights"].items()
     ]
     parts = [
-        "<h3>Reweighing (pre-processing, Kamiran-Calders)</h3>",
-        f"<p class='muted'>w(g, y) = P(g) P(y) / P(g, y) on the training rows, g = {html.fmt(rw['groups'])}: "
-        f"under these "
-        "weights the label is independent of every sensitive attribute and of their intersection.</p>",
+        html.heading("Reweighing (pre-processing, Kamiran-Calders)"),
+        html.muted(
+            f"w(g, y) = P(g) P(y) / P(g, y) on the training rows, g = {html.fmt(rw['groups'])}: "
+            f"under these "
+            "weights the label is independent of every sensitive attribute and of their intersection."
+        ),
         html.table(weights),
     ]
     if not rw["refit"]:
-        return parts + ["<p class='muted'>fairness.reweighing is false: weights only, no refit.</p>"]
+        return parts + [html.muted("fairness.reweighing is false: weights only, no refit.")]
     if not rw["applied"]:
-        return parts + [f"<p class='note'>Reweighed refit of {html.fmt(rw['model'])}: {html.fmt(rw['reason'])}</p>"]
+        return parts + [html.note(f"Reweighed refit of {html.fmt(rw['model'])}: {html.fmt(rw['reason'])}")]
     t = rw["test"]
     rows = [
         {
@@ -383,18 +397,20 @@ def reweighing_part(f: dict) -> list[str]:
         for c, v in gaps.items()
     ]
     return parts + [
-        f"<p class='muted'>{html.fmt(rw['model'])} with {html.fmt(rw['params'])} refitted on all training rows "
-        f"with these "
-        f"sample weights, scored through {html.fmt(rw['scored_through'])}; before = the deployed model. Test "
-        f"accuracy {html.fmt(t['accuracy_before'])} "
-        f"before, {html.fmt(t['accuracy_after'])} after reweighing (cost {html.fmt(t['accuracy_cost'])}).</p>",
+        html.muted(
+            f"{html.fmt(rw['model'])} with {html.fmt(rw['params'])} refitted on all training rows "
+            f"with these "
+            f"sample weights, scored through {html.fmt(rw['scored_through'])}; before = the deployed model. Test "
+            f"accuracy {html.fmt(t['accuracy_before'])} "
+            f"before, {html.fmt(t['accuracy_after'])} after reweighing (cost {html.fmt(t['accuracy_cost'])})."
+        ),
         html.table(rows),
     ]
 
 
 def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
+    """The page: the sections of the task's results, rendered by the template with the figures inlined."""
     test = r["test"]
-    img = {name: html.image(png, name) for name, png in figs.items()}
     candidates = [
         {
             "params": c["params"],
@@ -407,7 +423,7 @@ def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
     ]
     sections = [
         html.section("Model card", html.model_card(params, r, html.promotion_summary(params, r))),
-        trust_section(r, img),
+        trust_section(r, figs),
         html.section(
             "Data: validation, cleaning, split",
             html.key_values(
@@ -423,27 +439,25 @@ def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
                     "rows train / test": f"{r['split']['rows']['train']} / {r['split']['rows']['test']}",
                 }
             ),
-            "<h3>Fold balance (training rows)</h3>",
+            html.heading("Fold balance (training rows)"),
             html.table(
                 r["split"]["folds"]["folds"], ["fold", "n_rows", "n_groups", "class_counts", "max_abs_deviation"]
             ),
             *(
-                ["<p class='muted'>Regression: class_counts count the rows per quantile bin of the target.</p>"]
+                [html.muted("Regression: class_counts count the rows per quantile bin of the target.")]
                 if test["task"] == "regression"
                 else []
             ),
         ),
-        html.section(
-            "Model selection", html.table(candidates), f"<div class='figs'>{img['validation_curve.png']}</div>"
-        ),
+        html.section("Model selection", html.table(candidates), html.figures("validation_curve.png")),
         *(
-            [regression_test_section(test, img), regression_fairness_section(r, img)]
+            [regression_test_section(test, figs), regression_fairness_section(r, figs)]
             if test["task"] == "regression"
             else [
-                test_section(test, img),
-                calibration_section(r, img),
-                decisions_section(r, img),
-                fairness_section(r, img),
+                test_section(test, figs),
+                calibration_section(r, figs),
+                decisions_section(r, figs),
+                fairness_section(r, figs),
             ]
         ),
         html.section(
@@ -454,8 +468,8 @@ def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
                     for f in r["importance"]["features"]
                 ]
             ),
-            f"<div class='figs'>{img['importance.png']}</div>",
+            html.figures("importance.png"),
         ),
-        explain_section(r, img),
+        explain_section(r, figs),
     ]
-    return html.document("Pipeline report", sections)
+    return html.document("Pipeline report", sections, figs)

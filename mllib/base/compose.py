@@ -21,7 +21,13 @@ def _feature_names(transformer, input_names: list[str]) -> list[str]:
 
 
 class Pipeline(BaseEstimator):
-    """steps: list of (name, estimator); all but the last are transformers."""
+    """Transformers then a final estimator, fitted in order on the rows given (so a fold's fit never sees other rows).
+
+    Parameters
+    ----------
+    steps : list of (str, estimator)
+        Named steps; all but the last are transformers.
+    """
 
     def __init__(self, steps):
         self.steps = steps
@@ -114,10 +120,13 @@ class Pipeline(BaseEstimator):
 
 
 class ColumnTransformer(TransformerMixin, BaseEstimator):
-    """transformers: list of (name, transformer, column indices); columns not listed are dropped.
+    """Different transformers on different columns. Each transformer is cloned and fitted on its own columns;
+    outputs are concatenated as float64 in the order the transformers are listed.
 
-    Each transformer is cloned and fitted on its own columns; outputs are concatenated as float64
-    in the order the transformers are listed.
+    Parameters
+    ----------
+    transformers : list of (str, transformer, list of int)
+        Named transformers with the column indices each takes; columns not listed are dropped.
     """
 
     def __init__(self, transformers):

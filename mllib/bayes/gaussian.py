@@ -62,12 +62,19 @@ def cholesky(cov: np.ndarray, what: str) -> np.ndarray:
 class GaussianBayesClassifier(ClassifierMixin, BaseEstimator):
     """Generative classifier with normal class densities.
 
-    covariance: "shared" (pooled within-class covariance: linear boundaries, the LDA rule) or "per_class" (QDA).
-    priors: class priors in classes_ order, or None for the (weighted) class frequencies.
-    reg_param: shrinkage r in [0, 1] of each covariance toward (tr Sigma / d) I; the tiny default only keeps
-        exactly collinear inputs (one-hot blocks) solvable; QDA on few rows per class needs far more (e.g. 0.1).
-    cost_matrix: optional (K, K) costs, entry [a, j] = cost of deciding classes_[a] when the truth is classes_[j];
-        predict then returns the minimum-expected-cost decision; predict_proba always gives the posteriors.
+    Parameters
+    ----------
+    covariance : {"shared", "per_class"}, default "shared"
+        "shared": the pooled within-class covariance (linear boundaries, the LDA rule); "per_class": one covariance per
+        class (QDA).
+    priors : array-like of shape (K,) or None, default None
+        Class priors in classes_ order; None: the (weighted) class frequencies.
+    reg_param : float, default 1e-06
+        Shrinkage r in [0, 1] of each covariance toward (tr Sigma / d) I; the tiny default only keeps exactly collinear
+        inputs (one-hot blocks) solvable; QDA on few rows per class needs far more (e.g. 0.1).
+    cost_matrix : array-like of shape (K, K) or None, default None
+        Entry [a, j] = cost of deciding classes_[a] when the truth is classes_[j]; predict then returns the
+        minimum-expected-cost decision; predict_proba always gives the posteriors.
     """
 
     def __init__(self, covariance: str = "shared", priors=None, reg_param: float = 1e-6, cost_matrix=None):

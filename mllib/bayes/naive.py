@@ -22,13 +22,20 @@ DISTRIBUTIONS = ("gaussian", "bernoulli", "categorical")
 class NaiveBayes(ClassifierMixin, BaseEstimator):
     """Naive Bayes classifier.
 
-    distribution: "gaussian" (continuous features), "bernoulli" (binary features: x > binarize counts as 1) or
-        "categorical" (each column holds discrete values; a value not seen at fit time is ignored, i.e. that
-        feature is marginalised out for that row).
-    alpha: additive smoothing of the counts (bernoulli, categorical); 1 = Laplace.
-    var_smoothing: added to every variance as a fraction of the largest feature variance (gaussian).
-    binarize: threshold for the bernoulli distribution.
-    priors: class priors in classes_ order, or None for the (weighted) class frequencies.
+    Parameters
+    ----------
+    distribution : {"gaussian", "bernoulli", "categorical"}, default "gaussian"
+        "gaussian": continuous features; "bernoulli": binary features (x > binarize counts as 1); "categorical": each
+        column holds discrete values; a value not seen at fit time is ignored, i.e. that feature is marginalised out for
+        that row.
+    alpha : float, default 1.0
+        Additive smoothing of the counts (bernoulli, categorical); 1 = Laplace.
+    var_smoothing : float, default 1e-09
+        Added to every variance as a fraction of the largest feature variance (gaussian).
+    binarize : float, default 0.0
+        Threshold of the bernoulli distribution.
+    priors : array-like of shape (K,) or None, default None
+        Class priors in classes_ order; None: the (weighted) class frequencies.
     """
 
     def __init__(

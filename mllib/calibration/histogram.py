@@ -40,11 +40,16 @@ def _bin_index(scores: np.ndarray, edges: np.ndarray) -> np.ndarray:
 class HistogramBinning(BaseEstimator):
     """Piecewise-constant calibration: the smoothed frequency of positives in each score bin.
 
-    n_bins: number of bins on the score; strategy: "quantile" (equal mass, the default: every bin gets
-        n / n_bins calibration rows, as in Zadrozny & Elkan) or "uniform" (equal width over the calibration
-        scores' range, which leaves sparse tails noisy or empty); prior_strength: m >= 0 pseudo-rows at the base rate
-        added to every bin
-        (m = 0 is the raw frequency, with empty bins still set to the base rate).
+    Parameters
+    ----------
+    n_bins : int, default 10
+        Number of bins on the score.
+    strategy : {"quantile", "uniform"}, default "quantile"
+        "quantile": equal mass, every bin gets n / n_bins calibration rows (as in Zadrozny & Elkan); "uniform": equal
+        width over the calibration scores' range, which leaves sparse tails noisy or empty.
+    prior_strength : float, default 2.0
+        m >= 0 pseudo-rows at the base rate added to every bin (m = 0 is the raw frequency, with empty bins still set to
+        the base rate).
 
     Fitted attributes: bin_edges_ (n_bins_ + 1 increasing edges), bin_count_ (weighted rows per bin, 0 for an
     empty bin), bin_probability_ (the calibrated value of each bin), base_rate_.

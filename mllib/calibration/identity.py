@@ -13,6 +13,11 @@ from ..base import BaseEstimator, check_array, check_is_fitted
 class NoCalibration(BaseEstimator):
     """The identity map: p = sigmoid(s) for 1-D binary scores, softmax(s) for (n, K) scores.
 
+    Parameters
+    ----------
+    *args, **kwargs
+        Accepted and ignored, so that `calibration.method: none` takes the settings any calibrator takes.
+
     Fitted attributes: n_samples_fit_.
     """
 

@@ -59,8 +59,11 @@ def pool_ties(scores: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndar
 class IsotonicCalibration(BaseEstimator):
     """Monotone step calibration of 1-D scores by pool-adjacent-violators, ties pooled first (secondary).
 
-    increasing: True for scores that grow with P(y = 1) (decision functions, probabilities); False fits a
-        non-increasing map (e.g. for a distance-like score).
+    Parameters
+    ----------
+    increasing : bool, default True
+        True for scores that grow with P(y = 1) (decision functions, probabilities); False fits a non-increasing map
+        (e.g. for a distance-like score).
 
     Fitted attributes: X_thresholds_, y_thresholds_ (the first and last distinct score of every block and the
     block's value, in increasing score order; transform interpolates linearly between them and clips outside),

@@ -18,9 +18,13 @@ from ..base import BaseEstimator, check_array, check_is_fitted, check_sample_wei
 
 class OneVsRestCalibration(BaseEstimator):
     """A clone of the binary `calibrator` per class, fitted on column k of (n, K) scores against [y = k].
-
-    calibrator: an unfitted binary calibrator (platt, isotonic, histogram_binning, ...).
     fit(scores, y): y holds the column index 0..K-1 of each row's true class.
+
+    Parameters
+    ----------
+    calibrator : calibrator
+        An unfitted binary calibrator (platt, isotonic, histogram_binning, ...).
+
     Fitted attributes: calibrators_ (one per class), class_prior_ (the class frequencies of the fit), n_classes_.
     """
 

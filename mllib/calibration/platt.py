@@ -50,11 +50,16 @@ def _mean_log_loss(theta: np.ndarray, x: np.ndarray, t: np.ndarray, w: np.ndarra
 class PlattScaling(BaseEstimator):
     """Sigmoid calibration p = sigmoid(a*s + b) of 1-D scores, fitted by Newton's method.
 
-    smooth_targets: use Platt's targets t+ = (N+ + 1)/(N+ + 2), t- = 1/(N- + 2) instead of the raw 0/1 labels
-        (N+, N- are the total sample weights of the positives and negatives, as in scikit-learn).
-    max_iter: maximum number of Newton steps.
-    tol: stop once the Newton decrement of the mean log-loss, lambda^2 / 2 (the predicted remaining excess
-        loss), is below tol; the step that achieved it is taken first, so the final error is ~quadratic in tol.
+    Parameters
+    ----------
+    smooth_targets : bool, default True
+        Use Platt's targets t+ = (N+ + 1)/(N+ + 2), t- = 1/(N- + 2) instead of the raw 0/1 labels (N+, N- are the total
+        sample weights of the positives and negatives, as in scikit-learn).
+    max_iter : int, default 100
+        Maximum number of Newton steps.
+    tol : float, default 1e-12
+        Stop once the Newton decrement of the mean log-loss, lambda^2 / 2 (the predicted remaining excess loss), is
+        below tol; the step that achieved it is taken first, so the final error is ~quadratic in tol.
 
     Fitted attributes: a_ (slope), b_ (intercept), n_iter_ (Newton steps taken).
     """

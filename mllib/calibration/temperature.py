@@ -63,7 +63,13 @@ class TemperatureScaling(BaseEstimator):
     fit(scores, y): scores are (n, K) logits with y the column index of the true class, or 1-D binary
     scores (log-odds) with y in {0, 1}. transform returns p(y = 1) for 1-D input and the (n, K)
     probabilities for logits; predict_proba always returns (n, K) (K = 2 for 1-D input).
-    max_iter, tol: Newton iterations on beta = 1/T, stopped when the bracket or step is below tol * beta.
+
+    Parameters
+    ----------
+    max_iter : int, default 100
+        Newton iterations on beta = 1/T.
+    tol : float, default 1e-12
+        Stop when the bracket or the Newton step is below tol * beta.
 
     Fitted attributes: temperature_ (T), n_classes_, n_iter_.
     """

@@ -83,12 +83,27 @@ def m_step(X, resp, covariance_type, reg_covar, X_sq=None):
 class GaussianMixture(ClusterMixin, BaseEstimator):
     """Mixture of K Gaussians by (soft or hard) EM.
 
-    n_components: K. covariance_type: "full", "diag" or "spherical". assignment: "soft" (EM) or "hard"
-    (classification EM; it also stops as soon as the partition repeats). reg_covar: added to every variance.
-    tol: stop when the average log-likelihood per sample changes by less than tol between iterations. max_iter: EM
-    iterations per run. n_init: runs from different
-    initialisations, the one with the highest final log-likelihood is kept. init_params: "kmeans" or "random".
-    random_state: seed of the initialisation.
+    Parameters
+    ----------
+    n_components : int, default 1
+        K, the number of components.
+    covariance_type : {"full", "diag", "spherical"}, default "full"
+        Shape of each component's covariance.
+    assignment : {"soft", "hard"}, default "soft"
+        EM, or classification EM (hard assignments; it also stops as soon as the partition repeats).
+    reg_covar : float, default 1e-06
+        Added to every variance.
+    tol : float, default 0.001
+        Stop when the average log-likelihood per sample changes by less than tol between iterations.
+    max_iter : int, default 100
+        EM iterations per run.
+    n_init : int, default 1
+        Runs from different initialisations; the one with the highest final log-likelihood is kept.
+    init_params : {"kmeans", "random"}, default "kmeans"
+        Initial responsibilities from k-means or at random.
+    random_state : int, Generator or None, default 0
+        Seeds the initialisation.
+
     Fitted: weights_ (K,), means_ (K, d), covariances_ ((K, d, d) full, (K, d) diag, (K,) spherical),
     log_likelihood_history_ (average log-likelihood per sample at each E-step of the best run, i.e. of the
     parameters before each M-step; non-decreasing for soft EM), log_likelihood_ (its last value), n_iter_, converged_.

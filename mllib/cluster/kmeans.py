@@ -102,10 +102,22 @@ class _Lloyd:
 class KMeans(ClusterMixin, BaseEstimator):
     """k-means (Lloyd) with k-means++ or random initialisation and restarts.
 
-    n_clusters: k. init: "k-means++", "random" (k distinct data points, the notes' scheme) or an array (k, d) of
-    starting centres (then n_init must be 1). n_init: restarts; the run with the lowest J is kept.
-    max_iter: Lloyd iterations per run. tol: stop when the total squared centre shift is <= tol times the mean
-    per-feature variance of X (or when no label changes). random_state: seed of the initialisation.
+    Parameters
+    ----------
+    n_clusters : int, default 8
+        k, the number of clusters.
+    init : "k-means++", "random" or array of shape (k, d), default "k-means++"
+        k-means++ seeding, k distinct data points (the notes' scheme), or the starting centres (then n_init must be 1).
+    n_init : int, default 1
+        Restarts; the run with the lowest J is kept.
+    max_iter : int, default 300
+        Lloyd iterations per run.
+    tol : float, default 0.0001
+        Stop when the total squared centre shift is <= tol times the mean per-feature variance of X (or when no label
+        changes).
+    random_state : int, Generator or None, default 0
+        Seeds the initialisation.
+
     Fitted: cluster_centers_ (k, d), labels_, inertia_ (J of the final centres), inertia_history_ (J of the best run
     after each assignment step, starting with the initial centres; non-increasing), n_iter_.
     """

@@ -42,10 +42,15 @@ def _check_proba(proba) -> np.ndarray:
 
 class SplitConformalClassifier(BaseEstimator):
     """Prediction sets with coverage >= `coverage` from calibrated probabilities of held-out rows.
-
-    coverage: 1 - alpha, the target probability that the set holds the true class.
     fit(proba, y): (n, K) probabilities of held-out rows (never seen by the model that produced them) and the true
-    class index 0..K-1 of each row. Fitted attributes: threshold_ (q), n_calibration_, n_classes_.
+    class index 0..K-1 of each row.
+
+    Parameters
+    ----------
+    coverage : float, default 0.9
+        1 - alpha, the target probability that the set holds the true class.
+
+    Fitted attributes: threshold_ (q), n_calibration_, n_classes_.
     """
 
     def __init__(self, coverage: float = 0.9):

@@ -33,8 +33,13 @@ def _check_pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
 
 class SplitConformalRegressor(BaseEstimator):
     """Intervals mu(x) -/+ q with coverage >= `coverage` from the residuals of held-out rows.
-
     fit(y_true, y_pred): held-out targets and the predictions of a model that never saw those rows.
+
+    Parameters
+    ----------
+    coverage : float, default 0.9
+        1 - alpha, the target probability that the interval holds the true value.
+
     Fitted attributes: threshold_ (q; +inf when too few rows for the level), n_calibration_.
     """
 
@@ -55,11 +60,18 @@ class SplitConformalRegressor(BaseEstimator):
 
 class CVPlusRegressor(BaseEstimator):
     """CV+ intervals from out-of-fold residuals and the fold models' predictions at new rows.
-
     fit(y_true, oof_pred, fold): every training row's target, its prediction by the model fitted without its fold,
     and that fold's index 0..K-1. predict_interval(fold_predictions): (n, K) predictions of the K fold models at the
-    new rows (column k by the model fitted without fold k). Fitted attributes: residuals_, fold_, n_folds_.
-    chunk_rows: new rows handled at once (memory n_rows x n_train).
+    new rows (column k by the model fitted without fold k).
+
+    Parameters
+    ----------
+    coverage : float, default 0.9
+        1 - alpha; CV+ guarantees at least 1 - 2 alpha, close to 1 - alpha in practice.
+    chunk_rows : int, default 256
+        New rows handled at once (memory chunk_rows x n_train).
+
+    Fitted attributes: residuals_, fold_, n_folds_.
     """
 
     def __init__(self, coverage: float = 0.9, chunk_rows: int = 256):

@@ -83,11 +83,25 @@ def power_iteration(Sigma: np.ndarray, k: int, tol: float, max_iter: int, rng, t
 
 
 class PCA(TransformerMixin, BaseEstimator):
-    """n_components: None (all min(N, d): invertible), an int k, or a float in (0, 1): the smallest k whose
-    components explain at least that fraction of the total variance.
-    solver: "svd" (default, most stable), "eigh" (eigendecomposition of Sigma), "power" (power iteration with
-    deflation, only the components needed; tol on the step ||w_t - w_{t-1}||, max_iter, random_state for w_0).
-    whiten: divide each score by sqrt(lambda_j), so the training scores have identity covariance (PCA whitening).
+    """Principal component analysis: the training rows projected on the leading eigenvectors of their covariance.
+
+    Parameters
+    ----------
+    n_components : int, float or None, default None
+        None: all min(N, d) (invertible); an int k; or a float in (0, 1): the smallest k whose components explain at
+        least that fraction of the total variance.
+    solver : {"svd", "eigh", "power"}, default "svd"
+        SVD of the centred data (most stable), eigendecomposition of Sigma, or power iteration with deflation (only the
+        components needed).
+    whiten : bool, default False
+        Divide each score by sqrt(lambda_j), so the training scores have identity covariance (PCA whitening).
+    tol : float, default 1e-12
+        Power iteration: stop when the step ||w_t - w_{t-1}|| is below tol.
+    max_iter : int, default 10000
+        Power iteration: iterations per component.
+    random_state : int, Generator or None, default 0
+        Power iteration: seeds the starting vectors w_0.
+
     Fitted: mean_, components_ (k, d) orthonormal rows, explained_variance_ (lambda_j, divisor N),
     explained_variance_ratio_ (lambda_j / tr Sigma), singular_values_ (of X~: sqrt(N lambda_j)), n_components_.
     """

@@ -28,14 +28,24 @@ RULES = ("threshold", "cost_matrix", "argmax")
 class DeployedPredictor(BaseEstimator):
     """features -> model -> calibrator -> decision rule.
 
-    features: fitted transformer of raw rows (an mllib Pipeline / ColumnTransformer).
-    model: fitted classifier whose classes are the codes 0..K-1 (binary: 1 = positive).
-    calibrator: fitted map from the model's scores (mllib.calibration.decision_scores) to (n, K) probabilities.
-    classes: the target's labels in code order (binary: [negative, positive]); predict returns these.
-    threshold: binary only, p(positive) >= threshold decides positive (ignored when cost_matrix is set).
-    cost_matrix: None or K x K, cost_matrix[a][j] = cost of deciding class a when the true class is j.
-    reject_threshold: abstain when max_k p_k < reject_threshold (0: never).
-    conformal: None or a fitted mllib.conformal.SplitConformalClassifier on held-out calibrated probabilities.
+    Parameters
+    ----------
+    features : transformer
+        Fitted transformer of raw rows (an mllib Pipeline / ColumnTransformer).
+    model : classifier
+        Fitted classifier whose classes are the codes 0..K-1 (binary: 1 = positive).
+    calibrator : calibrator
+        Fitted map from the model's scores (mllib.calibration.decision_scores) to (n, K) probabilities.
+    classes : list
+        The target's labels in code order (binary: [negative, positive]); predict returns these.
+    threshold : float, default 0.5
+        Binary only: p(positive) >= threshold decides positive (ignored when cost_matrix is set).
+    cost_matrix : array-like of shape (K, K) or None, default None
+        cost_matrix[a][j] = cost of deciding class a when the true class is j.
+    reject_threshold : float, default 0.0
+        Abstain when max_k p_k < reject_threshold (0: never).
+    conformal : SplitConformalClassifier or None, default None
+        Fitted on held-out calibrated probabilities: the prediction sets.
 
     fit() checks the parts and resolves the rule. Fitted attributes: n_classes_, rule_ ("threshold" |
     "cost_matrix" | "argmax"), decision_threshold_ (binary: the t of p >= t; None for K > 2).

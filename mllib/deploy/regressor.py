@@ -20,10 +20,22 @@ INTERVAL_METHODS = ("cv_plus", "split")
 class DeployedRegressor(BaseEstimator):
     """features -> model, and the interval of `interval_method`.
 
-    features, model: the transformer and the regressor fitted on every training row.
-    split: a fitted mllib.conformal.SplitConformalRegressor (out-of-fold residuals).
-    cv_plus: a fitted mllib.conformal.CVPlusRegressor, with fold_features and fold_models: per fold k the
-    transformer and the model fitted without fold k (needed for "cv_plus").
+    Parameters
+    ----------
+    features : transformer
+        The transformer fitted on every training row.
+    model : regressor
+        The regressor fitted on every training row.
+    split : SplitConformalRegressor
+        Fitted on the out-of-fold residuals.
+    cv_plus : CVPlusRegressor or None, default None
+        Fitted on the out-of-fold residuals (needed for "cv_plus").
+    fold_features : list of transformers or None, default None
+        Per fold k, the transformer fitted without fold k (needed for "cv_plus").
+    fold_models : list of regressors or None, default None
+        Per fold k, the model fitted without fold k (needed for "cv_plus").
+    interval_method : {"cv_plus", "split"}, default "cv_plus"
+        Which conformal interval predict_interval returns.
     """
 
     def __init__(

@@ -21,8 +21,11 @@ from ..bayes.gaussian import check_priors
 class NearestCentroid(ClassifierMixin, BaseEstimator):
     """Assign each row to the class with the nearest (Euclidean) mean.
 
-    priors: "uniform" (the plain nearest-centroid rule), "empirical" (class frequencies) or class priors in
-        classes_ order; they enter the isotropic-Gaussian posteriors and hence the decision.
+    Parameters
+    ----------
+    priors : "uniform", "empirical" or array-like of shape (K,), default "uniform"
+        "uniform": the plain nearest-centroid rule; "empirical": the class frequencies; or class priors in classes_
+        order. They enter the isotropic-Gaussian posteriors and hence the decision.
     """
 
     def __init__(self, priors="uniform"):

@@ -68,10 +68,15 @@ class FisherDiscriminant(ClassifierMixin, BaseEstimator):
     """Fisher / multiple discriminant analysis classifier: project on the discriminant directions, then Bayes' rule
     with Gaussian classes sharing the projected within-class covariance.
 
-    n_components: number of discriminant directions (None: K - 1).
-    reg: S_W + reg * (tr S_W / d) I (relative ridge; 0 = plain Fisher; the tiny default keeps one-hot or
-        collinear inputs solvable).
-    priors: class priors in classes_ order, or None for the (weighted) class frequencies.
+    Parameters
+    ----------
+    n_components : int or None, default None
+        Number of discriminant directions (None: K - 1).
+    reg : float, default 1e-06
+        Relative ridge S_W + reg * (tr S_W / d) I (0 = plain Fisher; the tiny default keeps one-hot or collinear inputs
+        solvable).
+    priors : array-like of shape (K,) or None, default None
+        Class priors in classes_ order; None: the (weighted) class frequencies.
     """
 
     def __init__(self, n_components: int | None = None, reg: float = 1e-6, priors=None):
@@ -122,8 +127,12 @@ class FisherDiscriminant(ClassifierMixin, BaseEstimator):
 class LinearDiscriminantProjection(TransformerMixin, BaseEstimator):
     """Supervised projection onto the leading Fisher / MDA directions (at most K - 1 columns), for the features stage.
 
-    n_components: number of directions kept (None: K - 1, capped at the number of features).
-    reg: S_W + reg * (tr S_W / d) I; the small default keeps one-hot or collinear inputs solvable.
+    Parameters
+    ----------
+    n_components : int or None, default None
+        Number of directions kept (None: K - 1, capped at the number of features).
+    reg : float, default 1e-06
+        Relative ridge S_W + reg * (tr S_W / d) I; the small default keeps one-hot or collinear inputs solvable.
     """
 
     def __init__(self, n_components: int | None = None, reg: float = 1e-6):

@@ -78,14 +78,24 @@ def _set_newton_leaves(tree, X, gradient, hessian):
 
 
 class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
-    """Boosted decision trees.
+    """Boosted decision trees. LogitBoost fits squared-error regression trees. Discrete boosting stops early when a
+    learner is perfect (eps = 0) or no better than chance (eps >= 1 - 1/K).
 
-    algorithm: "discrete" (AdaBoost / SAMME), "real" (Real AdaBoost / SAMME.R) or "logit" (LogitBoost).
-    n_estimators: boosting rounds T; learning_rate: shrinkage of each round's contribution (1 = the textbook
-    algorithm); max_depth: weak-learner depth (1 = stumps); criterion: the split criterion of discrete / real
-    boosting's trees (None: the one the algorithm minimises, "misclassification" / "realboost_z"; any
-    DecisionTreeClassifier criterion otherwise). LogitBoost fits squared-error regression trees. Discrete boosting
-    stops early when a learner is perfect (eps = 0) or no better than chance (eps >= 1 - 1/K).
+    Parameters
+    ----------
+    n_estimators : int, default 50
+        Boosting rounds T.
+    learning_rate : float, default 1.0
+        Shrinkage of each round's contribution (1 = the textbook algorithm).
+    algorithm : {"discrete", "real", "logit"}, default "discrete"
+        Discrete AdaBoost / SAMME, Real AdaBoost / SAMME.R, or LogitBoost.
+    max_depth : int, default 1
+        Depth of the weak learners (1 = stumps).
+    criterion : str or None, default None
+        Split criterion of discrete / real boosting's trees (None: the one the algorithm minimises, "misclassification"
+        / "realboost_z"; any DecisionTreeClassifier criterion otherwise).
+    random_state : int, Generator or None, default 0
+        Seeds the weak learners.
     """
 
     def __init__(

@@ -136,11 +136,22 @@ class _BaseBagging(BaseEstimator):
 class BaggingClassifier(ClassifierMixin, _BaseBagging):
     """Bagged classifiers, averaging the members' class probabilities.
 
-    estimator: a registered classifier's name (so params.yaml can choose it; estimator_params are its
-    hyperparameters) or an unfitted mllib classifier (estimator_params, if given, are set on a clone of it);
-    n_estimators: M; max_samples: rows per member (None = n, int, or fraction); bootstrap: draw with replacement;
-    oob_score: compute oob_score_ (accuracy) and oob_decision_function_ (NaN for rows every member drew). Members
-    with a random_state get their own seed.
+    Parameters
+    ----------
+    estimator : str or estimator, default "decision_tree"
+        A registered classifier's name (so params.yaml can choose it) or an unfitted mllib classifier.
+    estimator_params : dict or None, default None
+        Hyperparameters of the members (set on a clone when estimator is an instance).
+    n_estimators : int, default 10
+        Number of members M.
+    max_samples : int, float or None, default None
+        Rows per member: a count, a fraction of n, or None = n.
+    bootstrap : bool, default True
+        Draw each member's rows with replacement.
+    oob_score : bool, default False
+        Compute oob_score_ (accuracy) and oob_decision_function_ (NaN for rows every member drew).
+    random_state : int, Generator or None, default 0
+        Seeds the samples; members with a random_state get their own seed.
     """
 
     def __init__(
@@ -180,8 +191,24 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
 
 class BaggingRegressor(RegressorMixin, _BaseBagging):
     """Bagged regressors, averaging the members' predictions; predict(X, return_std=True) adds their spread.
-    oob_score_ is the OOB R^2, oob_prediction_ the OOB predictions. Parameters as BaggingClassifier, with a
-    registered regressor (name or instance) as estimator."""
+
+    Parameters
+    ----------
+    estimator : str or estimator, default "decision_tree_regressor"
+        A registered regressor's name (so params.yaml can choose it) or an unfitted mllib regressor.
+    estimator_params : dict or None, default None
+        Hyperparameters of the members (set on a clone when estimator is an instance).
+    n_estimators : int, default 10
+        Number of members M.
+    max_samples : int, float or None, default None
+        Rows per member: a count, a fraction of n, or None = n.
+    bootstrap : bool, default True
+        Draw each member's rows with replacement.
+    oob_score : bool, default False
+        Compute oob_score_ (the out-of-bag R^2) and oob_prediction_.
+    random_state : int, Generator or None, default 0
+        Seeds the samples; members with a random_state get their own seed.
+    """
 
     def __init__(
         self,

@@ -157,10 +157,39 @@ class _BaseForest(BaseEstimator):
 class RandomForestClassifier(ClassifierMixin, _BaseForest):
     """Random forest of CART classification trees, averaging the trees' class probabilities.
 
-    max_features: candidate features per split (default "sqrt", Breiman's m = sqrt(p)); bootstrap: resample rows
-    per tree; max_samples: bootstrap sample size (None = n); oob_score: compute oob_score_ (accuracy) and
-    oob_decision_function_; n_jobs: threads growing trees (results do not depend on it). Tree parameters as
-    DecisionTreeClassifier (splitter "hist" bins every feature: faster on large data).
+    Parameters
+    ----------
+    n_estimators : int, default 100
+        Number of trees.
+    criterion : {"gini", "entropy", "misclassification", "realboost_z"}, default "gini"
+        Impurity: Gini, entropy (information gain, bits), misclassification (1 - max_k p_k; a depth-1 tree is then the
+        stump with the smallest weighted error, discrete AdaBoost's weak learner) or realboost_z (2 sqrt(p q): the
+        partition minimising Real AdaBoost's Z = 2 sum_b sqrt(p_b q_b)).
+    splitter : {"best", "hist"}, default "best"
+        "best": every midpoint between sorted distinct values; "hist": max_bins quantile bins (for large data).
+    max_depth : int or None, default None
+        Maximum depth (None: grow until the other limits stop it).
+    min_samples_split : int, default 2
+        A node with fewer rows is not split.
+    min_samples_leaf : int, default 1
+        A split must leave at least this many rows in each child (1: fully grown trees, as Breiman's forests).
+    min_impurity_decrease : float, default 0.0
+        A split must decrease the weighted impurity (w_t / w_total) * decrease by at least this much.
+    max_features : int, float, "sqrt", "log2" or None, default "sqrt"
+        Candidate features per split (default "sqrt", Breiman's m = sqrt(p)); as DecisionTreeClassifier.
+    max_bins : int, default 255
+        Bins per feature with splitter="hist" (2..256); "hist" bins every feature once for all trees, faster on large
+        data.
+    bootstrap : bool, default True
+        Draw each tree's rows with replacement (False: every tree sees every row).
+    max_samples : int, float or None, default None
+        Rows drawn per tree: a count, a fraction of n, or None = n.
+    oob_score : bool, default False
+        Compute oob_score_ (accuracy) and oob_decision_function_ from the rows each tree did not draw.
+    n_jobs : int, default 1
+        Threads growing trees; the result does not depend on it.
+    random_state : int, Generator or None, default 0
+        Seeds the bootstrap samples and the features drawn per split.
     """
 
     _criteria = CLASSIFICATION_CRITERIA
@@ -212,9 +241,41 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
 
 
 class RandomForestRegressor(RegressorMixin, _BaseForest):
-    """Random forest of CART regression trees, averaging their predictions. max_features default 1.0 (all
-    features: bagged trees, scikit-learn's default for regression); oob_score_ is the OOB R^2 and
-    oob_prediction_ the OOB predictions. Other parameters as RandomForestClassifier."""
+    """Random forest of CART regression trees, averaging their predictions.
+
+    Parameters
+    ----------
+    n_estimators : int, default 100
+        Number of trees.
+    criterion : {"squared_error"}, default "squared_error"
+        Impurity: the weighted variance of the targets (variance-reduction splits).
+    splitter : {"best", "hist"}, default "best"
+        "best": every midpoint between sorted distinct values; "hist": max_bins quantile bins (for large data).
+    max_depth : int or None, default None
+        Maximum depth (None: grow until the other limits stop it).
+    min_samples_split : int, default 2
+        A node with fewer rows is not split.
+    min_samples_leaf : int, default 1
+        A split must leave at least this many rows in each child (1: fully grown trees, as Breiman's forests).
+    min_impurity_decrease : float, default 0.0
+        A split must decrease the weighted impurity (w_t / w_total) * decrease by at least this much.
+    max_features : int, float, "sqrt", "log2" or None, default 1.0
+        Candidate features per split (default 1.0: all features, i.e. bagged trees, scikit-learn's default for
+        regression).
+    max_bins : int, default 255
+        Bins per feature with splitter="hist" (2..256); "hist" bins every feature once for all trees, faster on large
+        data.
+    bootstrap : bool, default True
+        Draw each tree's rows with replacement (False: every tree sees every row).
+    max_samples : int, float or None, default None
+        Rows drawn per tree: a count, a fraction of n, or None = n.
+    oob_score : bool, default False
+        Compute oob_score_ (the out-of-bag R^2) and oob_prediction_.
+    n_jobs : int, default 1
+        Threads growing trees; the result does not depend on it.
+    random_state : int, Generator or None, default 0
+        Seeds the bootstrap samples and the features drawn per split.
+    """
 
     _criteria = REGRESSION_CRITERIA
     _ensemble_output = "raw"

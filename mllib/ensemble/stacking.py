@@ -164,13 +164,19 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
     Parameters
     ----------
     estimators : list of str, default ("ridge", "random_forest_regressor")
+        Registry names of the first-level regressors.
     estimator_params : dict or None
+        {name: hyperparameters} of first-level models.
     final_estimator : str, default "linear_regression"
+        Registry name of the meta-model.
     final_params : dict or None
+        Its hyperparameters.
     cv : int, default 5
-        Inner folds (grouped when fit gets groups).
+        Inner folds for the out-of-fold meta-features (grouped when fit gets groups).
     passthrough : bool, default False
+        Also give the meta-model the original features.
     random_state : int, Generator or None
+        Seeds the inner folds and every model with a random_state.
 
     Attributes
     ----------

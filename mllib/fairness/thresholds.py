@@ -67,17 +67,23 @@ def _rate_columns(criterion: str) -> tuple[str, ...]:
 
 class GroupThresholdOptimizer(BaseEstimator):
     """Per-group decision thresholds that equalise a fairness criterion at the least accuracy cost.
-
-    criterion: "demographic_parity" | "equal_opportunity" | "equalized_odds".
-    tolerance: parity gap allowed beyond the score grid's resolution (0 = parity as exact as the groups' rate
-        grids allow; larger values trade parity for accuracy). For equalized_odds exact parity with
-        deterministic thresholds is often reachable only near the trivial corners (all / none positive), at a
-        large accuracy cost: a tolerance of 0.01-0.02 usually keeps most of the accuracy.
-    max_targets: at most this many target rates per group are tried (evenly spaced along its curve);
-        every group's candidates are tried when they are fewer.
-    base_threshold: the single threshold the mitigation is compared with (accuracy cost, gap before).
-
     fit(scores, y, sensitive) -> self; predict(scores, sensitive) -> {0, 1} decisions.
+
+    Parameters
+    ----------
+    criterion : {"demographic_parity", "equal_opportunity", "equalized_odds"}, default "equal_opportunity"
+        The parity to reach: equal selection rates, equal true-positive rates, or equal true- and false-positive rates.
+    tolerance : float, default 0.0
+        Parity gap allowed beyond the score grid's resolution (0 = parity as exact as the groups' rate grids allow;
+        larger values trade parity for accuracy). For equalized_odds exact parity with deterministic thresholds is often
+        reachable only near the trivial corners (all / none positive), at a large accuracy cost: a tolerance of
+        0.01-0.02 usually keeps most of the accuracy.
+    max_targets : int, default 200
+        At most this many target rates per group are tried (evenly spaced along its curve); every group's candidates are
+        tried when they are fewer.
+    base_threshold : float, default 0.5
+        The single threshold the mitigation is compared with (accuracy cost, gap before).
+
     Fitted attributes: groups_ (list of group values), thresholds_ (one per group; inf = never positive),
     gap_, accuracy_ (on the fitting data with the thresholds), baseline_gap_, baseline_accuracy_
     (with base_threshold for everyone), accuracy_cost_ = baseline_accuracy_ - accuracy_.

@@ -23,6 +23,7 @@ class PermutationSelector(SelectorMixin, BaseEstimator):
     estimator : str or None, default None
         Registry name of the model; None: logistic_regression for class labels, ridge for a numeric target.
     estimator_params : dict or None
+        Its hyperparameters.
     scoring : str or None
         A mllib.metrics scorer name; None: accuracy for a classifier, r2 for a regressor.
     n_repeats : int, default 5
@@ -32,6 +33,7 @@ class PermutationSelector(SelectorMixin, BaseEstimator):
     threshold : float, default 0.0
         Keep a column when its mean importance (over folds and repeats) is greater than this.
     random_state : int, Generator or None, default 0
+        Seeds the permutations and shuffles the inner folds.
 
     Attributes
     ----------

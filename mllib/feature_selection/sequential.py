@@ -24,6 +24,8 @@ class SequentialSelector(SelectorMixin, BaseEstimator):
     estimator_params : dict or None
         Its hyperparameters.
     direction : {"forward", "backward"}
+        Add the best column to the kept ones at each step (forward, from none) or drop the least useful one
+        (backward, from all).
     n_features : "auto", int or float in (0, 1)
         Columns to keep; "auto" stops when the next step changes the score by less than `tol`.
     tol : float, default 0.0

@@ -24,10 +24,29 @@ from ..kernels import KernelParamsMixin, kernel_diagonal
 
 
 class GaussianProcessClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimator):
-    """amplitude: prior variance s of the latent function (kernel s k); kernel, gamma, degree, coef0 as in
-    mllib.kernels.kernel_params. max_iter / tol: Newton iterations, stopped when the Laplace objective
-    log p(t|f) - 1/2 a^T f improves by less than tol (a UserWarning if max_iter comes first).
-    n_max, random_state: subsample size for large data.
+    """Gaussian process classifier by the Laplace approximation (one-vs-rest for more than two classes).
+
+    Parameters
+    ----------
+    amplitude : float, default 1.0
+        Prior variance s of the latent function (kernel s k).
+    kernel : {"rbf", "exponential", "linear", "poly", "sigmoid", "inverse_multiquadric"}, default "rbf"
+        The Mercer kernel (mllib.kernels).
+    gamma : "scale", "auto" or float, default "scale"
+        "scale": the length scale l = sqrt(n_features Var(X)) (gamma = 1 / l^2 for the rbf, 1 / l for the exponential);
+        "auto": the same with Var(X) = 1; or a positive number.
+    degree : int, default 3
+        Degree of the poly kernel.
+    coef0 : float, default 1.0
+        The constant of the poly / sigmoid kernels and c > 0 of the inverse multiquadric.
+    max_iter : int, default 100
+        Newton iterations of the Laplace mode (a UserWarning if max_iter comes first).
+    tol : float, default 1e-10
+        Stop when the Laplace objective log p(t|f) - 1/2 a^T f improves by less than tol.
+    n_max : int, default 2000
+        Training rows used at most (a random subsample of larger data: the exact GP costs O(n^3)).
+    random_state : int, Generator or None, default 0
+        Seeds the subsample.
 
     Fitted: X_train_, latent_mode_ (n_problems, n), residual_ = t - pi (n_problems, n), W_sqrt_ (n_problems, n),
     L_ (n_problems, n, n), log_marginal_likelihood_value_ (n_problems,), kernel_params_.

@@ -22,10 +22,28 @@ _LOG_BOUNDS = (np.log(1e-6), np.log(1e6))
 
 
 class GaussianProcessRegressor(KernelParamsMixin, RegressorMixin, BaseEstimator):
-    """alpha: noise variance sigma^2 added to the diagonal (> 0); amplitude: signal variance s multiplying the kernel.
+    """Gaussian process regression: the exact posterior mean and variance, optionally with the marginal likelihood
+    maximised.
 
-    kernel, gamma, degree, coef0 as in mllib.kernels.kernel_params. optimize: maximise the log marginal
-    likelihood over amplitude, alpha and gamma (for kernels with a gamma), starting from the given values.
+    Parameters
+    ----------
+    alpha : float, default 0.01
+        Noise variance sigma^2 added to the diagonal (> 0).
+    amplitude : float, default 1.0
+        Signal variance s multiplying the kernel.
+    kernel : {"rbf", "exponential", "linear", "poly", "sigmoid", "inverse_multiquadric"}, default "rbf"
+        The Mercer kernel (mllib.kernels).
+    gamma : "scale", "auto" or float, default "scale"
+        "scale": the length scale l = sqrt(n_features Var(X)) (gamma = 1 / l^2 for the rbf, 1 / l for the exponential);
+        "auto": the same with Var(X) = 1; or a positive number.
+    degree : int, default 3
+        Degree of the poly kernel.
+    coef0 : float, default 1.0
+        The constant of the poly / sigmoid kernels and c > 0 of the inverse multiquadric.
+    optimize : bool, default False
+        Maximise the log marginal likelihood over amplitude, alpha and gamma (for kernels with a gamma), starting from
+        the given values.
+
     Fitted: X_train_, dual_coef_ = (K + sigma^2 I)^{-1} y, L_ (lower Cholesky factor), amplitude_, noise_,
     kernel_params_, log_marginal_likelihood_value_.
     """

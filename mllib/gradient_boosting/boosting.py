@@ -258,7 +258,39 @@ class _BaseGradientBoosting(BaseEstimator):
 class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
     """Log-loss gradient boosting: binary (one tree per iteration on the log-odds) or multinomial (K trees per
     iteration on the class scores, softmax). train_score_ / validation_score_: -mean log-loss after each
-    iteration (entry 0 = F_0); validation_score_ is empty without early stopping."""
+    iteration (entry 0 = F_0); validation_score_ is empty without early stopping.
+
+    Parameters
+    ----------
+    learning_rate : float, default 0.1
+        Shrinkage of every leaf value.
+    max_iter : int, default 100
+        Boosting iterations (K trees each for K > 2 classes).
+    max_leaf_nodes : int or None, default 31
+        Leaves per tree (None: unlimited).
+    max_depth : int or None, default None
+        Depth per tree (None: unlimited).
+    min_samples_leaf : int, default 20
+        Rows per leaf.
+    l2_regularization : float, default 0.0
+        lambda in the leaf's Newton step -G / (H + lambda).
+    max_bins : int, default 255
+        Bins per feature (2..255).
+    subsample : float, default 1.0
+        Fraction of the training rows drawn without replacement for each iteration's trees (stochastic gradient
+        boosting).
+    early_stopping : bool, default False
+        Hold out validation_fraction of the rows (stratified for classifiers) and stop when the validation loss has not
+        improved by more than tol on the loss of n_iter_no_change iterations before.
+    validation_fraction : float, default 0.1
+        Share of the rows held out for early stopping.
+    n_iter_no_change : int, default 10
+        Iterations without improvement before early stopping.
+    tol : float, default 1e-07
+        Smallest improvement of the validation loss that counts.
+    random_state : int, Generator or None, default 0
+        Seeds the subsamples and the validation split.
+    """
 
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y)
@@ -294,7 +326,39 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
 
 class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     """Squared-error gradient boosting (each tree fits the residuals y - F, seed 000 lines 3008-3028).
-    train_score_ / validation_score_: -mean half squared error after each iteration (entry 0 = F_0 = mean y)."""
+    train_score_ / validation_score_: -mean half squared error after each iteration (entry 0 = F_0 = mean y).
+
+    Parameters
+    ----------
+    learning_rate : float, default 0.1
+        Shrinkage of every leaf value.
+    max_iter : int, default 100
+        Boosting iterations (K trees each for K > 2 classes).
+    max_leaf_nodes : int or None, default 31
+        Leaves per tree (None: unlimited).
+    max_depth : int or None, default None
+        Depth per tree (None: unlimited).
+    min_samples_leaf : int, default 20
+        Rows per leaf.
+    l2_regularization : float, default 0.0
+        lambda in the leaf's Newton step -G / (H + lambda).
+    max_bins : int, default 255
+        Bins per feature (2..255).
+    subsample : float, default 1.0
+        Fraction of the training rows drawn without replacement for each iteration's trees (stochastic gradient
+        boosting).
+    early_stopping : bool, default False
+        Hold out validation_fraction of the rows (stratified for classifiers) and stop when the validation loss has not
+        improved by more than tol on the loss of n_iter_no_change iterations before.
+    validation_fraction : float, default 0.1
+        Share of the rows held out for early stopping.
+    n_iter_no_change : int, default 10
+        Iterations without improvement before early stopping.
+    tol : float, default 1e-07
+        Smallest improvement of the validation loss that counts.
+    random_state : int, Generator or None, default 0
+        Seeds the subsamples and the validation split.
+    """
 
     _ensemble_output = "raw"
 

@@ -18,9 +18,23 @@ from ._params import KernelParamsMixin
 
 
 class KernelPCA(KernelParamsMixin, TransformerMixin, BaseEstimator):
-    """n_components: leading components kept (at most the number of positive eigenvalues).
+    """Kernel PCA: the leading eigenvectors of the centred Gram matrix. Signs: each component is oriented so its
+    largest-|.| training coefficient is positive (deterministic).
 
-    Signs: each component is oriented so its largest-|.| training coefficient is positive (deterministic).
+    Parameters
+    ----------
+    n_components : int, default 10
+        Leading components kept (at most the number of positive eigenvalues).
+    kernel : {"rbf", "exponential", "linear", "poly", "sigmoid", "inverse_multiquadric"}, default "rbf"
+        The Mercer kernel (mllib.kernels).
+    gamma : "scale", "auto" or float, default "scale"
+        "scale": the length scale l = sqrt(n_features Var(X)) (gamma = 1 / l^2 for the rbf, 1 / l for the exponential);
+        "auto": the same with Var(X) = 1; or a positive number.
+    degree : int, default 3
+        Degree of the poly kernel.
+    coef0 : float, default 1.0
+        The constant of the poly / sigmoid kernels and c > 0 of the inverse multiquadric.
+
     Fitted: eigenvalues_ (of K~), alphas_ (n_train, k) = a_j / sqrt(lambda_j), X_fit_, K_fit_rows_ (column means
     of K), K_fit_all_ (mean of K), kernel_params_.
     """

@@ -18,7 +18,21 @@ from ._params import KernelParamsMixin
 
 
 class KernelRidge(KernelParamsMixin, RegressorMixin, BaseEstimator):
-    """alpha: ridge strength lambda > 0; kernel, gamma, degree, coef0 as in mllib.kernels.kernel_params.
+    """Kernel ridge regression: the dual solution (K + lambda I) a = y.
+
+    Parameters
+    ----------
+    alpha : float, default 1.0
+        Ridge strength lambda > 0.
+    kernel : {"rbf", "exponential", "linear", "poly", "sigmoid", "inverse_multiquadric"}, default "rbf"
+        The Mercer kernel (mllib.kernels).
+    gamma : "scale", "auto" or float, default "scale"
+        "scale": the length scale l = sqrt(n_features Var(X)) (gamma = 1 / l^2 for the rbf, 1 / l for the exponential);
+        "auto": the same with Var(X) = 1; or a positive number.
+    degree : int, default 3
+        Degree of the poly kernel.
+    coef0 : float, default 1.0
+        The constant of the poly / sigmoid kernels and c > 0 of the inverse multiquadric.
 
     Fitted: dual_coef_ (n_train,), X_fit_ (the training rows the prediction sums over), kernel_params_.
     """

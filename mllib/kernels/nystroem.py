@@ -15,7 +15,23 @@ from ._params import KernelParamsMixin
 
 
 class Nystroem(KernelParamsMixin, TransformerMixin, BaseEstimator):
-    """n_components: number of landmarks m (sampled without replacement with random_state; at most n).
+    """Nystroem features: an explicit map whose inner products approximate the kernel, from m landmark rows.
+
+    Parameters
+    ----------
+    n_components : int, default 100
+        Number of landmarks m (at most n).
+    kernel : {"rbf", "exponential", "linear", "poly", "sigmoid", "inverse_multiquadric"}, default "rbf"
+        The Mercer kernel (mllib.kernels).
+    gamma : "scale", "auto" or float, default "scale"
+        "scale": the length scale l = sqrt(n_features Var(X)) (gamma = 1 / l^2 for the rbf, 1 / l for the exponential);
+        "auto": the same with Var(X) = 1; or a positive number.
+    degree : int, default 3
+        Degree of the poly kernel.
+    coef0 : float, default 1.0
+        The constant of the poly / sigmoid kernels and c > 0 of the inverse multiquadric.
+    random_state : int, Generator or None, default 0
+        Seeds the landmarks (drawn without replacement).
 
     Fitted: components_ (the landmarks, m x d), component_indices_, normalization_ (K_mm^{-1/2}), kernel_params_.
     """

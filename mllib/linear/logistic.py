@@ -129,11 +129,20 @@ def _newton_direction(beta, grad, H):
 class LogisticRegression(ClassifierMixin, BaseEstimator):
     """Penalised maximum-likelihood logistic regression.
 
-    lam: penalty strength lambda in the objective above (0 = plain maximum likelihood; needs non-separable data).
-    penalty: "l2" (lam ||w||^2) or "l1" (lam ||w||_1, sparse coefficients; proximal Newton, binary or multinomial).
-    solver: "newton" (exact Hessian, a few iterations; the (p K) x (p K) softmax Hessian for K > 2 classes),
-        "lbfgs" (l2 only), or "auto" (newton if binary or l1, else lbfgs).
-    tol: stop when the largest Newton step (or projected gradient for L-BFGS) is below tol.
+    Parameters
+    ----------
+    lam : float, default 1.0
+        Penalty strength lambda in the objective above (0 = plain maximum likelihood; needs non-separable data);
+        scikit-learn's C = 1 / (2 lam) for l2.
+    penalty : {"l2", "l1"}, default "l2"
+        "l2": lam ||w||^2; "l1": lam ||w||_1, sparse coefficients (proximal Newton, binary or multinomial).
+    solver : {"auto", "newton", "lbfgs"}, default "auto"
+        "newton": exact Hessian, a few iterations (the (p K) x (p K) softmax Hessian for K > 2 classes); "lbfgs": l2
+        only; "auto": newton if binary or l1, else lbfgs.
+    max_iter : int, default 100
+        Maximum number of Newton (or L-BFGS) iterations.
+    tol : float, default 1e-08
+        Stop when the largest Newton step (or projected gradient for L-BFGS) is below tol.
     """
 
     def __init__(

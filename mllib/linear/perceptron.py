@@ -19,11 +19,20 @@ from ._ovr import OneVsRestLinearMixin, fit_one_vs_rest
 
 
 class Perceptron(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
-    """Perceptron classifier.
+    """Perceptron classifier. predict_proba is an uncalibrated squashing of the margin (see OneVsRestLinearMixin).
 
-    lr: learning rate eta. max_iter: maximum number of epochs. shuffle: reshuffle the rows every epoch
-    (random_state seeds it). averaged: average the iterates. predict_proba is an uncalibrated squashing of the
-    margin (see OneVsRestLinearMixin).
+    Parameters
+    ----------
+    lr : float, default 1.0
+        Learning rate eta.
+    max_iter : int, default 20
+        Maximum number of epochs.
+    shuffle : bool, default True
+        Reshuffle the rows every epoch (seeded by random_state).
+    averaged : bool, default True
+        Predict with the average of the iterates (the averaged perceptron) rather than the last one.
+    random_state : int, Generator or None, default 0
+        Seeds the shuffles.
     """
 
     def __init__(

@@ -33,13 +33,24 @@ LOSSES = ("hinge", "squared_hinge")
 
 
 class LinearSVM(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
-    """Linear support vector classifier.
+    """Linear support vector classifier. predict_proba is an uncalibrated squashing of the margin (see
+    OneVsRestLinearMixin).
 
-    C: inverse regularisation (weight of the data term). loss: "hinge" or "squared_hinge".
-    tol: hinge: stop when the projected dual gradient varies by less than tol over an epoch; squared hinge: stop
-        when the largest Newton step is below tol. max_iter: epochs (hinge) or Newton steps (squared hinge).
-    intercept_scaling: value of the constant feature carrying the bias. random_state: seeds the visiting order.
-    predict_proba is an uncalibrated squashing of the margin (see OneVsRestLinearMixin).
+    Parameters
+    ----------
+    C : float, default 1.0
+        Inverse regularisation (weight of the data term).
+    loss : {"hinge", "squared_hinge"}, default "squared_hinge"
+        The hinge loss (dual coordinate descent) or its square (Newton on the primal).
+    tol : float, default 0.0001
+        hinge: stop when the projected dual gradient varies by less than tol over an epoch; squared hinge: stop when the
+        largest Newton step is below tol.
+    max_iter : int, default 1000
+        Epochs (hinge) or Newton steps (squared hinge).
+    intercept_scaling : float, default 1.0
+        Value of the constant feature carrying the bias.
+    random_state : int, Generator or None, default 0
+        Seeds the order in which the dual coordinates are visited.
     """
 
     def __init__(

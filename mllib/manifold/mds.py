@@ -33,13 +33,19 @@ def stress(D_embedded, D_original):
 
 
 class ClassicalMDS(TransformerMixin, BaseEstimator):
-    """Classical MDS to n_components dimensions.
+    """Classical MDS: the embedding whose inner products best match the double-centred squared dissimilarities.
+    Only eigenvalues > 0 carry a Euclidean embedding: asking for more components than B has positive eigenvalues is
+    an error.
 
-    dissimilarity: "euclidean" (fit / transform take feature rows; the training rows are kept to measure new
-    points against them) or "precomputed" (fit takes an (n, n) symmetric dissimilarity matrix, transform an
-    (m, n) matrix of dissimilarities from new points to the n training points).
-    Only eigenvalues > 0 carry a Euclidean embedding: asking for more components than B has positive
-    eigenvalues is an error.
+    Parameters
+    ----------
+    n_components : int, default 2
+        Dimensions of the embedding.
+    dissimilarity : {"euclidean", "precomputed"}, default "euclidean"
+        "euclidean": fit / transform take feature rows (the training rows are kept to measure new points against them);
+        "precomputed": fit takes an (n, n) symmetric dissimilarity matrix, transform an (m, n) matrix of dissimilarities
+        from new points to the n training points.
+
     Fitted: embedding_ (n, k), eigenvalues_ (k,), eigenvectors_ (n, k), sq_dissimilarity_mean_ (n,) (column means of
     D^2), X_fit_ (euclidean only).
     """

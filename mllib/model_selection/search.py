@@ -287,7 +287,26 @@ class _BaseSearch(BaseEstimator):
 
 
 class GridSearch(_BaseSearch):
-    """Exhaustive search over ParameterGrid(param_grid), scored by cross-validation (see _BaseSearch)."""
+    """Exhaustive search over ParameterGrid(param_grid), every candidate scored by cross-validation on the same splits.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The unfitted estimator; each candidate is a clone with the candidate's parameters.
+    param_grid : dict or list of dicts
+        {parameter: list of values}; the grid is the product of the lists (a list of dicts: their union).
+    cv : int, splitter or iterable of (train, test) index pairs, default 5
+        An int k is KFold(k), or GroupKFold(k) when fit gets groups (both unshuffled: pass a seeded splitter in
+        pipelines). Group overlap is checked in every case.
+    scoring : str, Scorer or None, default None
+        A scorer name of mllib.metrics ("roc_auc", "r2", ...) or a Scorer object; required (None raises).
+    refit : bool, default True
+        Refit the best candidate on all rows (best_estimator_).
+
+    fit(X, y, groups=None) -> self with results_, best_index_, best_params_, best_score_, best_estimator_ (refit on all
+    rows if refit), splits_, scorer_ and oof_values_ (validation response of the best candidate per row when the
+    validation folds are disjoint, else None).
+    """
 
     def __init__(self, estimator, param_grid, cv=5, scoring=None, refit=True):
         self.estimator = estimator
@@ -301,7 +320,30 @@ class GridSearch(_BaseSearch):
 
 
 class RandomSearch(_BaseSearch):
-    """Random search over ParameterSampler(param_distributions, n_iter, random_state)."""
+    """Random search over ParameterSampler(param_distributions, n_iter, random_state), scored as GridSearch.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The unfitted estimator; each candidate is a clone with the candidate's parameters.
+    param_distributions : dict
+        {parameter: list (sampled uniformly) or scipy.stats frozen distribution}.
+    n_iter : int, default 10
+        Number of candidates drawn.
+    cv : int, splitter or iterable of (train, test) index pairs, default 5
+        An int k is KFold(k), or GroupKFold(k) when fit gets groups (both unshuffled: pass a seeded splitter in
+        pipelines). Group overlap is checked in every case.
+    scoring : str, Scorer or None, default None
+        A scorer name of mllib.metrics ("roc_auc", "r2", ...) or a Scorer object; required (None raises).
+    random_state : int, Generator or None, default None
+        Seeds the candidates drawn.
+    refit : bool, default True
+        Refit the best candidate on all rows (best_estimator_).
+
+    fit(X, y, groups=None) -> self with results_, best_index_, best_params_, best_score_, best_estimator_ (refit on all
+    rows if refit), splits_, scorer_ and oof_values_ (validation response of the best candidate per row when the
+    validation folds are disjoint, else None).
+    """
 
     def __init__(self, estimator, param_distributions, n_iter=10, cv=5, scoring=None, random_state=None, refit=True):
         self.estimator = estimator

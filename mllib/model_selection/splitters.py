@@ -112,9 +112,17 @@ class KFoldFamily(BaseSplitter):
 
 
 class KFold(KFoldFamily):
-    """k consecutive folds (sizes differ by at most 1); shuffle=True permutes the rows first (D3:341).
+    """k consecutive folds (sizes differ by at most 1); shuffle=True permutes the rows first (D3:341). With
+    shuffle=False the folds equal sklearn's KFold(shuffle=False).
 
-    With shuffle=False the folds equal sklearn's KFold(shuffle=False).
+    Parameters
+    ----------
+    n_splits : int, default 5
+        Number of folds k.
+    shuffle : bool, default False
+        Permute the rows before cutting the folds.
+    random_state : int, Generator or None, default None
+        Seeds the shuffle (ignored when shuffle is False).
     """
 
     def _fold_ids(self, n, y, groups, rng):
@@ -146,10 +154,18 @@ def check_min_class_count(k: int, y: np.ndarray, name: str) -> None:
 
 
 class StratifiedKFold(KFoldFamily):
-    """k folds with the class proportions of y: each fold holds floor(c/k) or ceil(c/k) rows of a class
-    with c rows (D4:546). Requires n_splits <= smallest class count (raises otherwise; sklearn only warns).
+    """k folds with the class proportions of y: each fold holds floor(c/k) or ceil(c/k) rows of a class with c rows
+    (D4:546). Requires n_splits <= smallest class count (raises otherwise; sklearn only warns). With shuffle=False the
+    folds equal sklearn's StratifiedKFold(shuffle=False).
 
-    With shuffle=False the folds equal sklearn's StratifiedKFold(shuffle=False).
+    Parameters
+    ----------
+    n_splits : int, default 5
+        Number of folds k.
+    shuffle : bool, default False
+        Assign each class's rows to the folds at random (same fold sizes); False keeps the order of the rows.
+    random_state : int, Generator or None, default None
+        Seeds the shuffle (ignored when shuffle is False).
     """
 
     _needs_y = True
@@ -198,9 +214,16 @@ def check_n_groups(k: int, n_groups: int, name: str) -> None:
 class GroupKFold(KFoldFamily):
     """k folds of whole groups (independence, D4:545); requires n_splits <= n_groups.
 
-    shuffle=False: groups by decreasing size, each to the lightest fold (equals sklearn's
-    GroupKFold(shuffle=False) when group sizes are distinct). shuffle=True: groups in a seeded random
-    order, each to the lightest fold, so folds are random but fold sizes stay within one group size.
+    Parameters
+    ----------
+    n_splits : int, default 5
+        Number of folds k.
+    shuffle : bool, default False
+        False: groups by decreasing size, each to the lightest fold (equals sklearn's GroupKFold(shuffle=False) when
+        group sizes are distinct). True: groups in a seeded random order, each to the lightest fold, so folds are random
+        but fold sizes stay within one group size.
+    random_state : int, Generator or None, default None
+        Seeds the shuffle (ignored when shuffle is False).
     """
 
     _needs_groups = True
@@ -250,7 +273,17 @@ class LeaveOneGroupOut(BaseSplitter):
 
 
 class RepeatedKFold(BaseSplitter):
-    """n_repeats independent shuffled KFold runs (n_splits * n_repeats splits); folds do not partition rows."""
+    """n_repeats independent shuffled KFold runs (n_splits * n_repeats splits); folds do not partition rows.
+
+    Parameters
+    ----------
+    n_splits : int, default 5
+        Folds per repeat.
+    n_repeats : int, default 10
+        Number of repeats.
+    random_state : int, Generator or None, default None
+        Seeds the repeats (each its own shuffle).
+    """
 
     _partitions = False
     _base = KFold
@@ -271,14 +304,34 @@ class RepeatedKFold(BaseSplitter):
 
 
 class RepeatedStratifiedKFold(RepeatedKFold):
-    """n_repeats independent shuffled StratifiedKFold runs."""
+    """n_repeats independent shuffled StratifiedKFold runs.
+
+    Parameters
+    ----------
+    n_splits : int, default 5
+        Folds per repeat.
+    n_repeats : int, default 10
+        Number of repeats.
+    random_state : int, Generator or None, default None
+        Seeds the repeats (each its own shuffle).
+    """
 
     _base = StratifiedKFold
     _needs_y = True
 
 
 class RepeatedGroupKFold(RepeatedKFold):
-    """n_repeats independent shuffled GroupKFold runs: every repeat keeps each group on one side."""
+    """n_repeats independent shuffled GroupKFold runs: every repeat keeps each group on one side.
+
+    Parameters
+    ----------
+    n_splits : int, default 5
+        Folds per repeat.
+    n_repeats : int, default 10
+        Number of repeats.
+    random_state : int, Generator or None, default None
+        Seeds the repeats (each its own shuffle).
+    """
 
     _base = GroupKFold
     _needs_groups = True
@@ -307,9 +360,18 @@ def _split_sizes(n: int, test_size, train_size) -> tuple[int, int]:
 
 
 class ShuffleSplit(BaseSplitter):
-    """Repeated random hold-out (Monte-Carlo CV): n_splits independent train/test draws (D4:548).
+    """Repeated random hold-out (Monte-Carlo CV): n_splits independent train/test draws of rows (D4:548).
 
-    test_size (float fraction, rounded up, or int rows); train_size defaults to the complement.
+    Parameters
+    ----------
+    n_splits : int, default 10
+        Number of independent draws.
+    test_size : float or int, default 0.1
+        Test part: a fraction (rounded up) or a count.
+    train_size : float, int or None, default None
+        Training part, likewise (None: the complement of the test part).
+    random_state : int, Generator or None, default None
+        Seeds the draws.
     """
 
     _partitions = False
@@ -329,7 +391,19 @@ class ShuffleSplit(BaseSplitter):
 
 
 class GroupShuffleSplit(ShuffleSplit):
-    """Repeated random hold-out of whole groups: test_size / train_size count groups, not rows (D4:509, 548)."""
+    """Repeated random hold-out of whole groups: test_size / train_size count groups, not rows (D4:509, 548).
+
+    Parameters
+    ----------
+    n_splits : int, default 10
+        Number of independent draws.
+    test_size : float or int, default 0.1
+        Test part: a fraction (rounded up) or a count.
+    train_size : float, int or None, default None
+        Training part, likewise (None: the complement of the test part).
+    random_state : int, Generator or None, default None
+        Seeds the draws.
+    """
 
     _needs_groups = True
 
@@ -347,11 +421,18 @@ class GroupShuffleSplit(ShuffleSplit):
 
 
 class Bootstrap(BaseSplitter):
-    """n_bootstraps draws of n rows with replacement: train = in-bag rows WITH repetition (sorted),
-    test = out-of-bag rows. Expected in-bag unique fraction 1 - (1 - 1/n)^n (0.651322 for n = 10,
-    -> 1 - 1/e = 0.632 for large n), so OOB -> 0.368 (D4:548, 1548, 1741).
-    For tiny n the OOB set can be empty; it is yielded as an empty array. Row-level: passing groups
-    raises (a group's rows land in-bag and out-of-bag); resample whole groups with GroupBootstrap.
+    """n_bootstraps draws of n rows with replacement: train = in-bag rows WITH repetition (sorted), test = out-of-bag
+    rows. Expected in-bag unique fraction 1 - (1 - 1/n)^n (0.651322 for n = 10, -> 1 - 1/e = 0.632 for large n), so
+    OOB -> 0.368 (D4:548, 1548, 1741). For tiny n the OOB set can be empty; it is yielded as an empty array.
+    Row-level: passing groups raises (a group's rows land in-bag and out-of-bag); resample whole groups with
+    GroupBootstrap.
+
+    Parameters
+    ----------
+    n_bootstraps : int, default 100
+        Number of bootstrap draws.
+    random_state : int, Generator or None, default None
+        Seeds the draws.
     """
 
     _partitions = False
@@ -371,9 +452,16 @@ class Bootstrap(BaseSplitter):
 
 
 class GroupBootstrap(Bootstrap):
-    """Cluster bootstrap: draw n_groups groups with replacement; in-bag = every row of each drawn group,
-    repeated as often as the group was drawn; out-of-bag = the rows of groups never drawn. Resampling
-    whole groups keeps one person's rows on one side, as the rows of a group are not independent draws.
+    """Cluster bootstrap: draw n_groups groups with replacement; in-bag = every row of each drawn group, repeated as
+    often as the group was drawn; out-of-bag = the rows of groups never drawn. Resampling whole groups keeps one
+    person's rows on one side, as the rows of a group are not independent draws.
+
+    Parameters
+    ----------
+    n_bootstraps : int, default 100
+        Number of bootstrap draws.
+    random_state : int, Generator or None, default None
+        Seeds the draws.
     """
 
     _needs_groups = True

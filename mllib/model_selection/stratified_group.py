@@ -231,12 +231,19 @@ def stratified_group_assignment(
 
 
 class StratifiedGroupKFold(KFoldFamily):
-    """k folds of whole groups with class proportions as equal as possible (D4:547).
+    """k folds of whole groups with class proportions as equal as possible (D4:547). Requires y and groups,
+    n_splits <= n_groups and n_splits <= smallest class count (raises). Uses `stratified_group_assignment` with
+    equal fractions.
 
-    Requires y and groups, n_splits <= n_groups and n_splits <= smallest class count (raises).
-    Uses `stratified_group_assignment` with equal fractions; shuffle=True lets the seed break ties
-    between equal-sized groups and drive the random restarts (a seed can still give the same folds as
-    another when one assignment is clearly best).
+    Parameters
+    ----------
+    n_splits : int, default 5
+        Number of folds k.
+    shuffle : bool, default False
+        Let the seed break ties between equal-sized groups and drive the random restarts (a seed can still give the same
+        folds as another when one assignment is clearly best).
+    random_state : int, Generator or None, default None
+        Seeds the tie-breaking and restarts (fixed seed 0 when shuffle is False).
     """
 
     _needs_y = True
@@ -251,7 +258,17 @@ class StratifiedGroupKFold(KFoldFamily):
 
 
 class RepeatedStratifiedGroupKFold(RepeatedKFold):
-    """n_repeats independent shuffled StratifiedGroupKFold runs."""
+    """n_repeats independent shuffled StratifiedGroupKFold runs.
+
+    Parameters
+    ----------
+    n_splits : int, default 5
+        Folds per repeat.
+    n_repeats : int, default 10
+        Number of repeats.
+    random_state : int, Generator or None, default None
+        Seeds the repeats (each its own shuffle).
+    """
 
     _base = StratifiedGroupKFold
     _needs_y = True

@@ -198,12 +198,23 @@ class _Neighbours(BaseEstimator):
 
 
 class KNeighborsClassifier(ClassifierMixin, _Neighbours):
-    """k-nearest-neighbour vote (or Parzen-window posterior when bandwidth is set).
+    """k-nearest-neighbour vote (or Parzen-window posterior when bandwidth is set). sample_weight multiplies each
+    training row's vote.
 
-    n_neighbors: k. weights: "uniform" or "distance" (1 / distance). algorithm: "auto", "kd_tree" or "brute".
-    leaf_size: kd-tree leaf size. bandwidth: None for kNN, else the Parzen window width h. kernel: Parzen window
-    shape, "box", "epanechnikov" or "gaussian" (always brute force). sample_weight multiplies each training row's
-    vote.
+    Parameters
+    ----------
+    n_neighbors : int, default 5
+        k, the number of neighbours.
+    weights : {"uniform", "distance"}, default "uniform"
+        Equal weights, or 1 / distance (a neighbour at distance 0 takes all the weight).
+    algorithm : {"auto", "kd_tree", "brute"}, default "auto"
+        Neighbour search: a kd-tree, brute force, or auto (the kd-tree for at most 15 features, where its pruning pays).
+    leaf_size : int, default 30
+        Rows per kd-tree leaf.
+    bandwidth : float or None, default None
+        None for kNN; else the Parzen window width h (every training row within the window counts).
+    kernel : {"box", "epanechnikov", "gaussian"}, default "box"
+        Parzen window shape (with bandwidth set; always brute force).
     """
 
     def fit(self, X, y, sample_weight=None):
@@ -232,7 +243,23 @@ class KNeighborsClassifier(ClassifierMixin, _Neighbours):
 
 class KNeighborsRegressor(RegressorMixin, _Neighbours):
     """Mean of the k nearest neighbours' targets (weighted as in KNeighborsClassifier), or the Parzen-window
-    (Nadaraya-Watson) kernel-weighted mean when bandwidth is set."""
+    (Nadaraya-Watson) kernel-weighted mean when bandwidth is set.
+
+    Parameters
+    ----------
+    n_neighbors : int, default 5
+        k, the number of neighbours.
+    weights : {"uniform", "distance"}, default "uniform"
+        Equal weights, or 1 / distance (a neighbour at distance 0 takes all the weight).
+    algorithm : {"auto", "kd_tree", "brute"}, default "auto"
+        Neighbour search: a kd-tree, brute force, or auto (the kd-tree for at most 15 features, where its pruning pays).
+    leaf_size : int, default 30
+        Rows per kd-tree leaf.
+    bandwidth : float or None, default None
+        None for kNN; else the Parzen window width h (every training row within the window counts).
+    kernel : {"box", "epanechnikov", "gaussian"}, default "box"
+        Parzen window shape (with bandwidth set; always brute force).
+    """
 
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y, y_numeric=True)

@@ -246,12 +246,46 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
     t = +-1); K > 2 classes use K logits. With loss="hinge", predict_proba is the softmax of the margins
     (the sigmoid of z for two classes): it ranks and sums to 1 but is NOT calibrated; calibrate it or use
     decision_function.
-    Hyperparameters: hidden_layer_sizes (widths, () = linear model), activation (relu, leaky_relu, elu, tanh,
-    sigmoid, softplus = centred softplus, identity), init ("auto" = He for the ReLU family, Xavier
-    otherwise), solver ("adam" or "sgd" with momentum / nesterov), learning_rate, batch_size, max_iter
-    (epochs), alpha (L2 weight decay, biases not penalised), dropout (rate on hidden units), input_noise
-    (Gaussian std added to the inputs), early_stopping / validation_fraction / n_iter_no_change / tol,
-    random_state (int seed or Generator).
+
+    Parameters
+    ----------
+    hidden_layer_sizes : tuple of int, default (100,)
+        Widths of the hidden layers (() = a linear model).
+    activation : {"relu", "leaky_relu", "elu", "tanh", "sigmoid", "softplus", "identity"}, default "relu"
+        Hidden-unit activation (softplus is centred).
+    loss : {"cross_entropy", "hinge"}, default "cross_entropy"
+        Training loss of the output layer.
+    init : {"auto", "he", "xavier"}, default "auto"
+        Weight initialisation; auto = He for the ReLU family, Xavier otherwise.
+    solver : {"adam", "sgd"}, default "adam"
+        Adam, or stochastic gradient descent with momentum / nesterov.
+    learning_rate : float, default 0.001
+        Step size.
+    momentum : float, default 0.9
+        Momentum of sgd.
+    nesterov : bool, default False
+        Nesterov's momentum for sgd.
+    batch_size : int, default 200
+        Rows per minibatch.
+    max_iter : int, default 200
+        Epochs.
+    alpha : float, default 0.0001
+        L2 weight decay (biases not penalised).
+    dropout : float, default 0.0
+        Dropout rate on the hidden units during training.
+    input_noise : float, default 0.0
+        Standard deviation of Gaussian noise added to the inputs during training.
+    early_stopping : bool, default True
+        Hold out validation_fraction of the rows and stop when the validation loss has not improved by tol for
+        n_iter_no_change epochs (the best weights are kept).
+    validation_fraction : float, default 0.1
+        Share of the rows held out for early stopping.
+    n_iter_no_change : int, default 10
+        Epochs without improvement before stopping.
+    tol : float, default 0.0001
+        Smallest improvement that counts.
+    random_state : int, Generator or None, default 0
+        Seeds the initial weights, the minibatches, dropout, noise and the validation split.
     """
 
     _losses = ("cross_entropy", "hinge")
@@ -276,7 +310,48 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
 
 
 class MLPRegressor(RegressorMixin, _BaseMLP):
-    """One linear output trained on the squared error (z - y)^2 / 2; hyperparameters as MLPClassifier."""
+    """One linear output trained on the squared error (z - y)^2 / 2.
+
+    Parameters
+    ----------
+    hidden_layer_sizes : tuple of int, default (100,)
+        Widths of the hidden layers (() = a linear model).
+    activation : {"relu", "leaky_relu", "elu", "tanh", "sigmoid", "softplus", "identity"}, default "relu"
+        Hidden-unit activation (softplus is centred).
+    loss : {"squared"}, default "squared"
+        Training loss: half the squared error.
+    init : {"auto", "he", "xavier"}, default "auto"
+        Weight initialisation; auto = He for the ReLU family, Xavier otherwise.
+    solver : {"adam", "sgd"}, default "adam"
+        Adam, or stochastic gradient descent with momentum / nesterov.
+    learning_rate : float, default 0.001
+        Step size.
+    momentum : float, default 0.9
+        Momentum of sgd.
+    nesterov : bool, default False
+        Nesterov's momentum for sgd.
+    batch_size : int, default 200
+        Rows per minibatch.
+    max_iter : int, default 200
+        Epochs.
+    alpha : float, default 0.0001
+        L2 weight decay (biases not penalised).
+    dropout : float, default 0.0
+        Dropout rate on the hidden units during training.
+    input_noise : float, default 0.0
+        Standard deviation of Gaussian noise added to the inputs during training.
+    early_stopping : bool, default False
+        Hold out validation_fraction of the rows and stop when the validation loss has not improved by tol for
+        n_iter_no_change epochs (the best weights are kept).
+    validation_fraction : float, default 0.1
+        Share of the rows held out for early stopping.
+    n_iter_no_change : int, default 10
+        Epochs without improvement before stopping.
+    tol : float, default 0.0001
+        Smallest improvement that counts.
+    random_state : int, Generator or None, default 0
+        Seeds the initial weights, the minibatches, dropout, noise and the validation split.
+    """
 
     _losses = ("squared",)
 

@@ -62,19 +62,26 @@ def _categories_at(categories: list, codes: np.ndarray, unknown: np.ndarray) -> 
 
 
 class OneHotEncoder(TransformerMixin, BaseEstimator):
-    """Encode each column's categories as indicator columns `<name>=<category>`.
+    """Encode each column's categories as indicator columns `<name>=<category>`. inverse_transform maps an all-zero
+    block and the pooled column back to None. Missing values must be imputed first (they are not a category).
 
-    categories: "auto" (sorted values seen at fit) or a list with one list of categories per column.
-    handle_unknown: "ignore" encodes a category unseen at fit as all zeros; "error" raises.
-    min_frequency, max_categories: pool rare levels into one column `<name>=infrequent`, so a column with
-    thousands of levels cannot grow the matrix without bound. A level is pooled when it has fewer than
-    min_frequency training rows (an int count, or a float fraction of the rows), or when it is not among the
-    max_categories - 1 most frequent levels (ties: the first in category order), max_categories counting the
-    pooled column itself. None: no pooling. With pooling, a category unseen at fit (frequency 0) is infrequent too
-    under handle_unknown="ignore". Fitted: categories_ (the levels with their own column), infrequent_categories_
-    (per column, the pooled levels; empty when none).
-    inverse_transform maps an all-zero block and the pooled column back to None.
-    Missing values must be imputed first (they are not a category).
+    Parameters
+    ----------
+    categories : "auto" or list of lists, default "auto"
+        "auto": the sorted values seen at fit; or one list of categories per column.
+    handle_unknown : {"ignore", "error"}, default "ignore"
+        "ignore" encodes a category unseen at fit as all zeros; "error" raises.
+    min_frequency : int, float or None, default None
+        Pool the levels with fewer training rows (an int count, or a float fraction of the rows) into one column
+        `<name>=infrequent`, so a column with thousands of levels cannot grow the matrix without bound. None: no pooling
+        by frequency.
+    max_categories : int or None, default None
+        Keep at most max_categories - 1 most frequent levels (ties: the first in category order) and pool the rest; the
+        count includes the pooled column. None: no limit. With pooling, a category unseen at fit (frequency 0) is
+        infrequent too under handle_unknown="ignore".
+
+    Fitted: categories_ (the levels with their own column), infrequent_categories_ (per column, the pooled levels;
+    empty when none).
     """
 
     def __init__(self, categories="auto", handle_unknown: str = "ignore", min_frequency=None, max_categories=None):
@@ -183,14 +190,19 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
 class OrdinalEncoder(TransformerMixin, BaseEstimator):
     """Encode each column's categories as one float code 0, 1, ..., K-1 (the notes count from 1; the shift is
     immaterial to trees and to linear models with an intercept, and 0-based codes index categories_ directly).
-
-    categories: "auto" (sorted values seen at fit, code = rank) or one list per column in the order to encode
-    (an ordinal scale such as ["tiny", "small", "medium", "large"]).
-    handle_unknown: "use_encoded_value" (default, so validation rows with a category unseen at fit still
-    transform) encodes it as unknown_value; "error" raises.
-    unknown_value: -1.0 (below every code, which trees separate cleanly) or NaN (to impute later); it must not be a
-    valid code. inverse_transform maps it back to None.
     Missing values must be imputed first (they are not a category).
+
+    Parameters
+    ----------
+    categories : "auto" or list of lists, default "auto"
+        "auto": the sorted values seen at fit, code = rank; or one list per column in the order to encode (an ordinal
+        scale such as ["tiny", "small", "medium", "large"]).
+    handle_unknown : {"use_encoded_value", "error"}, default "use_encoded_value"
+        "use_encoded_value" (the default, so validation rows with a category unseen at fit still transform) encodes it
+        as unknown_value; "error" raises.
+    unknown_value : float, default -1.0
+        -1.0 (below every code, which trees separate cleanly) or NaN (to impute later); it must not be a valid code.
+        inverse_transform maps it back to None.
     """
 
     def __init__(self, categories="auto", handle_unknown: str = "use_encoded_value", unknown_value: float = -1.0):

@@ -31,7 +31,16 @@ class PolynomialFeatures(TransformerMixin, BaseEstimator):
     """All monomials of total degree <= degree, in scikit-learn's order: the bias 1, then degree 1 (x_0 .. x_{d-1}),
     then degree 2 (x_0^2, x_0 x_1, ..., x_{d-1}^2), ..., each degree in lexicographic order of the index tuples
     (seed 002, lines 378-383: 1 + d + d(d+1)/2 columns for degree 2).
-    interaction_only: only products of distinct columns (no powers x_j^2, ...). include_bias: the constant 1 column.
+
+    Parameters
+    ----------
+    degree : int, default 2
+        Largest total degree.
+    interaction_only : bool, default False
+        Only products of distinct columns (no powers x_j^2, ...).
+    include_bias : bool, default True
+        Put the constant 1 column first.
+
     Fitted: powers_ (n_output, n_features) exponent of each input in each output column.
     """
 
@@ -76,10 +85,18 @@ class PolynomialFeatures(TransformerMixin, BaseEstimator):
 class RBFFeatures(TransformerMixin, BaseEstimator):
     """phi_j(x) = exp(-||x - c_j||^2 / (2 width^2)), one Gaussian bump per centre c_j (seed 002, lines 401-417).
 
-    n_centers: None uses every training row as a centre (the notes' special case, n features); an int k uses k
-    distinct training rows drawn at random (random_state), all of them if the training set is smaller.
-    width: the bump's standard deviation in input units (scale the inputs first: one width serves all columns).
-    include_bias: put the constant 1 in front (the notes' special case has it; their demos use -rbfBias 0).
+    Parameters
+    ----------
+    n_centers : int or None, default 100
+        None uses every training row as a centre (the notes' special case, n features); an int k uses k distinct
+        training rows drawn at random, all of them if the training set is smaller.
+    width : float, default 1.0
+        The bump's standard deviation in input units (scale the inputs first: one width serves all columns).
+    include_bias : bool, default False
+        Put the constant 1 in front (the notes' special case has it; their demos use -rbfBias 0).
+    random_state : int, Generator or None, default 0
+        Seeds the centres drawn.
+
     Fitted: centers_ (k, n_features).
     """
 
@@ -120,13 +137,19 @@ KINDS = ("hinge", "linear", "constant")
 class PiecewiseFeatures(TransformerMixin, BaseEstimator):
     """Per column, knots xi_1 < ... < xi_K at the empirical quantiles 1/(n_knots+1), ..., n_knots/(n_knots+1) of the
     training values (each knot is a training value: the smallest x with F(x) >= q; duplicates, and knots at the
-    column's minimum or maximum, are dropped, so a binary column gets none), and
-    one of the notes' bases (seed 002, lines 391-397) on the K + 1 pieces (-inf, xi_1], (xi_1, xi_2], ..., (xi_K, inf):
-      "hinge"    (continuous piece-wise linear): x, (x - xi_1)_+, ..., (x - xi_K)_+;
-      "linear"   (piece-wise linear): x * [x in piece m] for each piece m;
-      "constant" (piece-wise constant): [x in piece m] for each piece m.
-    The notes write open intervals xi_1 < x < xi_2; closing them on the right puts a value at a knot in exactly
-    one piece. Each column gives K + 1 outputs, in column order.
+    column's minimum or maximum, are dropped, so a binary column gets none), and one of the notes' bases (seed 002,
+    lines 391-397) on the K + 1 pieces (-inf, xi_1], (xi_1, xi_2], ..., (xi_K, inf). The notes write open intervals
+    xi_1 < x < xi_2; closing them on the right puts a value at a knot in exactly one piece. Each column gives K + 1
+    outputs, in column order.
+
+    Parameters
+    ----------
+    n_knots : int, default 3
+        Knots per column (before duplicates are dropped).
+    kind : {"hinge", "linear", "constant"}, default "hinge"
+        "hinge" (continuous piece-wise linear): x, (x - xi_1)_+, ..., (x - xi_K)_+; "linear" (piece-wise linear): x * [x
+        in piece m] for each piece m; "constant" (piece-wise constant): [x in piece m] for each piece m.
+
     Fitted: knots_ (one sorted array per input column).
     """
 

@@ -60,11 +60,17 @@ class MissingIndicatorMixin:
 
 
 class SimpleImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
-    """Fill missing values column by column.
+    """Fill missing values column by column. Numeric input may contain NaN; object input (categorical columns) may
+    contain None or NaN.
 
-    strategy: "mean" | "median" (numeric columns) | "most_frequent" | "constant" (any column, uses fill_value).
-    add_indicator: append one 0/1 column `<name>_missing` for each column that had missing values at fit time.
-    Numeric input may contain NaN; object input (categorical columns) may contain None or NaN.
+    Parameters
+    ----------
+    strategy : {"mean", "median", "most_frequent", "constant"}, default "mean"
+        The column's training mean or median (numeric columns), its most frequent value, or fill_value (any column).
+    fill_value : scalar or None, default None
+        The value of strategy="constant" (required then).
+    add_indicator : bool, default False
+        Append one 0/1 column `<name>_missing` for each column that had missing values at fit time.
     """
 
     def __init__(self, strategy: str = "mean", fill_value=None, add_indicator: bool = False):
@@ -137,13 +143,20 @@ def _grouped_statistic(values: np.ndarray, codes: np.ndarray, n_groups: int, str
 class GroupImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
     """Fill a missing entry with the statistic of its column within the row's group (D4:809).
 
-    group_column: index of the column whose value names the row's group (numbers or strings), or None for a
-    single group, which makes this the SimpleImputer with the same strategy.
-    strategy: "mean" | "median" (numeric value columns) | "most_frequent".
     Fallback: a row whose group was not seen at fit, whose group value is missing, or whose group had no
     observed value in that column at fit gets the column's statistic over all training rows (statistics_).
     The group column itself is passed through; its missing entries get its most frequent training value.
-    add_indicator: as in SimpleImputer (indicator columns may include the group column).
+
+    Parameters
+    ----------
+    group_column : int or None, default None
+        Index of the column whose value names the row's group (numbers or strings), or None for a single group, which
+        makes this the SimpleImputer with the same strategy.
+    strategy : {"mean", "median", "most_frequent"}, default "mean"
+        The statistic (mean and median for numeric value columns).
+    add_indicator : bool, default False
+        As in SimpleImputer (indicator columns may include the group column).
+
     Fitted: groups_ (sorted group values seen at fit), group_statistics_ (n_groups, n_value_columns),
     statistics_ (n_value_columns,), group_fill_; value columns are the input columns without the group column.
     """

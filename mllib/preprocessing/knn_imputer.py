@@ -33,10 +33,19 @@ def nan_euclidean_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 
 class KNNImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
-    """n_neighbors: donors per missing entry (fewer if fewer training rows observe the column).
-    weights: "uniform" (plain mean) or "distance" (1/d; donors at distance 0, if any, share all the weight).
-    A row with no coordinate in common with any donor gets the column's training mean.
-    Ties in distance go to the earlier training row. add_indicator: as in SimpleImputer.
+    """Fill a missing entry with the mean of that column over the nearest training rows that observe it (distances
+    over the coordinates both rows observe). A row with no coordinate in common with any donor gets the column's
+    training mean. Ties in distance go to the earlier training row.
+
+    Parameters
+    ----------
+    n_neighbors : int, default 5
+        Donors per missing entry (fewer if fewer training rows observe the column).
+    weights : {"uniform", "distance"}, default "uniform"
+        Plain mean, or 1/d weights (donors at distance 0, if any, share all the weight).
+    add_indicator : bool, default False
+        Append one 0/1 column `<name>_missing` for each column that had missing values at fit time.
+
     Fitted: fit_X_ (training rows, NaN where missing: the donors), mean_ (observed column means).
     """
 

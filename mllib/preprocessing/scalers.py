@@ -22,6 +22,18 @@ def _nonzero_scale(spread: np.ndarray, centre: np.ndarray) -> np.ndarray:
 
 
 class StandardScaler(TransformerMixin, BaseEstimator):
+    """x -> (x - mean) / std with the training rows' (weighted) mean and population standard deviation (divisor N).
+
+    Parameters
+    ----------
+    with_mean : bool, default True
+        Subtract the mean (False: scale only).
+    with_std : bool, default True
+        Divide by the standard deviation (False: centre only).
+
+    Fitted: mean_, var_, scale_ (1 for a constant column).
+    """
+
     def __init__(self, with_mean: bool = True, with_std: bool = True):
         self.with_mean = with_mean
         self.with_std = with_std
@@ -54,8 +66,14 @@ class StandardScaler(TransformerMixin, BaseEstimator):
 
 
 class MinMaxScaler(TransformerMixin, BaseEstimator):
-    """x -> lo + (x - min) (hi - lo) / (max - min) with (lo, hi) = feature_range; training rows land in [lo, hi],
-    new rows may fall outside. As an affine map: x * scale_ + min_. A constant column maps to lo."""
+    """x -> lo + (x - min) (hi - lo) / (max - min); training rows land in [lo, hi], new rows may fall outside. As an
+    affine map: x * scale_ + min_. A constant column maps to lo.
+
+    Parameters
+    ----------
+    feature_range : tuple (lo, hi), default (0.0, 1.0)
+        The interval the training range is mapped onto.
+    """
 
     def __init__(self, feature_range: tuple = (0.0, 1.0)):
         self.feature_range = feature_range
@@ -86,9 +104,18 @@ class MinMaxScaler(TransformerMixin, BaseEstimator):
 
 
 class RobustScaler(TransformerMixin, BaseEstimator):
-    """x -> (x - median) / (q_hi - q_lo) with the quantiles of quantile_range (percent; (25, 75) is the IQR),
-    taken with linear interpolation between order statistics. A column whose quantiles coincide (e.g. a binary
-    column that is mostly 0) keeps scale 1."""
+    """x -> (x - median) / (q_hi - q_lo), the quantiles taken with linear interpolation between order statistics. A
+    column whose quantiles coincide (e.g. a binary column that is mostly 0) keeps scale 1.
+
+    Parameters
+    ----------
+    with_centering : bool, default True
+        Subtract the median.
+    with_scaling : bool, default True
+        Divide by the inter-quantile range.
+    quantile_range : tuple (q_lo, q_hi), default (25.0, 75.0)
+        Percentiles of the range; (25, 75) is the interquartile range.
+    """
 
     def __init__(self, with_centering: bool = True, with_scaling: bool = True, quantile_range: tuple = (25.0, 75.0)):
         self.with_centering = with_centering

@@ -15,9 +15,16 @@ from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X
 
 
 class CholeskyWhitening(TransformerMixin, BaseEstimator):
-    """reg: ridge added to the covariance as a fraction of its mean variance, A + reg * (tr A / d) I. With reg = 0
-    (default, exact whitening) a singular covariance (constant or collinear columns, e.g. a full one-hot block)
-    is an error; a small reg such as 1e-6 whitens it approximately instead.
+    """x -> M^{-1} (x - mean), M the lower Cholesky factor of the training covariance A: whitened rows have identity
+    covariance.
+
+    Parameters
+    ----------
+    reg : float, default 0.0
+        Ridge added to the covariance as a fraction of its mean variance, A + reg * (tr A / d) I. With reg = 0 (exact
+        whitening) a singular covariance (constant or collinear columns, e.g. a full one-hot block) is an error; a small
+        reg such as 1e-6 whitens it approximately instead.
+
     Fitted: mean_, covariance_ (A, regularised), cholesky_ (lower-triangular M).
     """
 

@@ -28,7 +28,13 @@ from .least_squares import _LinearPredictor
 class BayesianLinearRegression(_LinearPredictor):
     """Gaussian posterior over linear coefficients with a predictive standard deviation.
 
-    alpha: prior precision of each slope (> 0); beta: noise precision 1/sigma^2 (> 0).
+    Parameters
+    ----------
+    alpha : float, default 1.0
+        Prior precision of each slope (> 0).
+    beta : float, default 1.0
+        Noise precision 1 / sigma^2 (> 0).
+
     Fitted: coef_ (posterior mean of the slopes), intercept_, coef_cov_ (posterior covariance S of the slopes),
     intercept_var_ (posterior variance of the intercept at the centre of the data), x_mean_.
     """

@@ -69,11 +69,19 @@ def coordinate_descent(gram, Xty, yy, penalty, max_iter, tol):
 
 
 class Lasso(_LinearPredictor):
-    """L1-penalised least squares (sparse coefficients), intercept not penalised.
+    """L1-penalised least squares (sparse coefficients) by cyclic coordinate descent, intercept not penalised.
 
-    alpha: penalty strength in the (1/2n)-scaled objective above (scikit-learn's Lasso(alpha)); every coefficient
-    is 0 once alpha >= max_j |x_j^T (y - ybar)| / n.
-    max_iter: maximum number of coordinate sweeps; tol: see the module docstring.
+    Parameters
+    ----------
+    alpha : float, default 0.1
+        Penalty strength in the (1/2n)-scaled objective above (scikit-learn's Lasso(alpha)); every coefficient is 0 once
+        alpha >= max_j |x_j^T (y - ybar)| / n.
+    max_iter : int, default 1000
+        Maximum number of coordinate sweeps.
+    tol : float, default 0.0001
+        Once a sweep changes no coefficient by more than tol times the largest one, the duality gap is computed; the fit
+        stops when it is <= tol ||y - ybar||^2 (scikit-learn's criterion).
+
     Fitted: coef_, intercept_, n_iter_ (sweeps), dual_gap_ (final duality gap, in the objective's units).
     """
 

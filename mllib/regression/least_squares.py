@@ -56,10 +56,15 @@ class LinearRegression(_LinearPredictor):
 class Ridge(_LinearPredictor):
     """L2-penalised least squares, intercept not penalised.
 
-    lam: penalty lambda >= 0 (scikit-learn's Ridge(alpha=lam)); lam = 0 is OLS.
-    solver: "cholesky" solves (X^T X + lam I) beta = X^T y; "svd" uses X = U D V^T, beta = V D/(D^2 + lam) U^T y
-    (stable for lam = 0 with collinear columns); "auto" is svd for lam = 0, otherwise cholesky, falling back to svd
-    if X^T X + lam I is numerically singular.
+    Parameters
+    ----------
+    lam : float, default 1.0
+        Penalty lambda >= 0 (scikit-learn's Ridge(alpha=lam)); lam = 0 is OLS.
+    solver : {"auto", "cholesky", "svd"}, default "auto"
+        "cholesky" solves (X^T X + lam I) beta = X^T y; "svd" uses X = U D V^T, beta = V D/(D^2 + lam) U^T y (stable for
+        lam = 0 with collinear columns); "auto" is svd for lam = 0, otherwise cholesky, falling back to svd if X^T X +
+        lam I is numerically singular.
+
     Fitted: coef_, intercept_, effective_degrees_of_freedom_ = df(lam) (= rank of X at lam = 0).
     """
 

@@ -39,9 +39,18 @@ def _nipals_weights(X, Y, max_iter, tol):
 
 
 class PLSRegression(RegressorMixin, BaseEstimator):
-    """PLS regression with n_components latent scores; y may be 1-D (predict returns 1-D) or (n, m).
+    """PLS regression with n_components latent scores; y may be 1-D (predict returns 1-D) or (n, m). Components stop
+    early (n_components_ < n_components) when the deflated X or Y is exhausted, i.e. X^T Y = 0.
 
-    Components stop early (n_components_ < n_components) when the deflated X or Y is exhausted, i.e. X^T Y = 0.
+    Parameters
+    ----------
+    n_components : int, default 2
+        Number of latent components.
+    max_iter : int, default 500
+        Power iterations per component (NIPALS) for a multi-column Y.
+    tol : float, default 1e-06
+        Stop a component's iterations when the squared change of its weight vector is below tol.
+
     Fitted: x_mean_, y_mean_, x_weights_ W, x_loadings_ P, y_loadings_ C, x_rotations_ R, coef_ (d,) or (d, m),
     intercept_, n_components_.
     """

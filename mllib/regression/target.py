@@ -18,9 +18,17 @@ from ..base import BaseEstimator, RegressorMixin, check_is_fitted, check_sample_
 
 
 class StandardizedTarget(RegressorMixin, BaseEstimator):
-    """regressor: an unfitted mllib regressor. Its hyperparameters are set through this wrapper:
-    set_params(lam=1.0) sets the wrapped regressor's lam (grid search over the wrapped model's grid).
-    Fitted: mean_, scale_ (weighted mean and standard deviation of y; scale 1 for a constant y), regressor_."""
+    """A regressor fitted on the standardized target (y - mean) / scale, its predictions mapped back. Its
+    hyperparameters are set through this wrapper: set_params(lam=1.0) sets the wrapped regressor's lam (grid search
+    over the wrapped model's grid).
+
+    Parameters
+    ----------
+    regressor : regressor
+        An unfitted mllib regressor.
+
+    Fitted: mean_, scale_ (weighted mean and standard deviation of y; scale 1 for a constant y), regressor_.
+    """
 
     def __init__(self, regressor):
         self.regressor = regressor

@@ -29,14 +29,28 @@ from .smo import solve_dual
 class SVC(KernelParamsMixin, ClassifierMixin, BaseEstimator):
     """C-support vector classifier trained by SMO.
 
-    C: box constraint 0 <= alpha_i <= C (np.inf: hard margin, needs separable data).
-    kernel: "rbf", "exponential", "linear", "poly", "sigmoid" or "inverse_multiquadric" (mllib.kernels); gamma:
-        "scale" (1 / (n_features Var(X)) for the rbf), "auto" or a number; degree, coef0 for poly / sigmoid
-        (coef0 is c > 0 of the inverse multiquadric; None: 0 for poly / sigmoid as libsvm, c = 1).
-    tol: stop when the maximal KKT violation max_{I_up} F - min_{I_low} F is below tol (libsvm's eps).
-    cache_size: MB of kernel rows kept (least recently used dropped).
-    class_weight: None, "balanced" (n / (K n_k)) or {label: weight}, multiplying C per class.
-    max_iter: SMO steps per binary problem.
+    Parameters
+    ----------
+    C : float, default 1.0
+        Box constraint 0 <= alpha_i <= C (np.inf: hard margin, needs separable data).
+    kernel : {"rbf", "exponential", "linear", "poly", "sigmoid", "inverse_multiquadric"}, default "rbf"
+        The Mercer kernel (mllib.kernels).
+    gamma : "scale", "auto" or float, default "scale"
+        "scale": the length scale l = sqrt(n_features Var(X)) (gamma = 1 / l^2 for the rbf, 1 / l for the exponential);
+        "auto": the same with Var(X) = 1; or a positive number.
+    degree : int, default 3
+        Degree of the poly kernel.
+    coef0 : float or None, default None
+        The constant of the poly / sigmoid kernels and c > 0 of the inverse multiquadric (None: 0 for poly / sigmoid, as
+        libsvm, and c = 1).
+    tol : float, default 0.001
+        Stop when the maximal KKT violation max_{I_up} F - min_{I_low} F is below tol (libsvm's eps).
+    cache_size : float, default 200.0
+        MB of kernel rows kept (least recently used dropped).
+    class_weight : None, "balanced" or dict, default None
+        Multiplies C per class: None, "balanced" (n / (K n_k)) or {label: weight}.
+    max_iter : int, default 10000000
+        SMO steps per binary problem.
 
     Fitted: support_ (training indices of the support vectors, all classes), support_vectors_, dual_coef_
     (n_problems, n_SV) holding alpha_i y_i, intercept_ (n_problems,), n_iter_, proba_slope_.

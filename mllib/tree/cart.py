@@ -242,14 +242,32 @@ class _BaseDecisionTree(BaseEstimator):
 class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     """CART classification tree.
 
-    criterion: "gini", "entropy" (information gain, bits), "misclassification" (1 - max_k p_k; a depth-1 tree
-        is then the stump with the smallest weighted error, discrete AdaBoost's weak learner) or "realboost_z"
-        (2 sqrt(p q): the partition minimising Real AdaBoost's Z = 2 sum_b sqrt(p_b q_b)).
-    splitter: "best" (every midpoint between sorted distinct values) or "hist" (max_bins quantile bins, for large data).
-    max_features: candidate features drawn at random per split (int, fraction, "sqrt", "log2", None = all).
-    ccp_alpha: cost-complexity pruning strength (0 = no pruning); choose it with pruning.choose_ccp_alpha.
-    min_samples_leaf defaults to 5, the notes' minimum region size (seed 002, line 1596): a fully grown tree
-    (min_samples_leaf=1, scikit-learn's default) memorises noisy tabular data.
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "misclassification", "realboost_z"}, default "gini"
+        Impurity: Gini, entropy (information gain, bits), misclassification (1 - max_k p_k; a depth-1 tree is then the
+        stump with the smallest weighted error, discrete AdaBoost's weak learner) or realboost_z (2 sqrt(p q): the
+        partition minimising Real AdaBoost's Z = 2 sum_b sqrt(p_b q_b)).
+    splitter : {"best", "hist"}, default "best"
+        "best": every midpoint between sorted distinct values; "hist": max_bins quantile bins (for large data).
+    max_depth : int or None, default None
+        Maximum depth (None: grow until the other limits stop it).
+    min_samples_split : int, default 2
+        A node with fewer rows is not split.
+    min_samples_leaf : int, default 5
+        A split must leave at least this many rows in each child; the default 5 is the notes' minimum region size (seed
+        002, line 1596): a fully grown tree (1, scikit-learn's default) memorises noisy tabular data.
+    min_impurity_decrease : float, default 0.0
+        A split must decrease the weighted impurity (w_t / w_total) * decrease by at least this much.
+    max_features : int, float, "sqrt", "log2" or None, default None
+        Candidate features drawn at random per split: a count, a fraction of the features, sqrt(p), log2(p), or None =
+        all.
+    max_bins : int, default 255
+        Bins per feature with splitter="hist" (2..256).
+    ccp_alpha : float, default 0.0
+        Cost-complexity pruning strength (0 = no pruning); choose it with mllib.tree.pruning.choose_ccp_alpha.
+    random_state : int, Generator or None, default 0
+        Seeds the features drawn per split.
     """
 
     _criteria = CLASSIFICATION_CRITERIA
@@ -292,7 +310,32 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
 
 class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
     """CART regression tree: squared-error (variance-reduction) splits, leaf = weighted mean of its targets.
-    Parameters as DecisionTreeClassifier."""
+
+    Parameters
+    ----------
+    criterion : {"squared_error"}, default "squared_error"
+        Impurity: the weighted variance of the targets (variance-reduction splits).
+    splitter : {"best", "hist"}, default "best"
+        "best": every midpoint between sorted distinct values; "hist": max_bins quantile bins (for large data).
+    max_depth : int or None, default None
+        Maximum depth (None: grow until the other limits stop it).
+    min_samples_split : int, default 2
+        A node with fewer rows is not split.
+    min_samples_leaf : int, default 5
+        A split must leave at least this many rows in each child; the default 5 is the notes' minimum region size (seed
+        002, line 1596): a fully grown tree (1, scikit-learn's default) memorises noisy tabular data.
+    min_impurity_decrease : float, default 0.0
+        A split must decrease the weighted impurity (w_t / w_total) * decrease by at least this much.
+    max_features : int, float, "sqrt", "log2" or None, default None
+        Candidate features drawn at random per split: a count, a fraction of the features, sqrt(p), log2(p), or None =
+        all.
+    max_bins : int, default 255
+        Bins per feature with splitter="hist" (2..256).
+    ccp_alpha : float, default 0.0
+        Cost-complexity pruning strength (0 = no pruning); choose it with mllib.tree.pruning.choose_ccp_alpha.
+    random_state : int, Generator or None, default 0
+        Seeds the features drawn per split.
+    """
 
     _criteria = REGRESSION_CRITERIA
     _ensemble_output = "raw"

@@ -1,5 +1,6 @@
-"""pipeline/report.py: cell formatting (undefined, yes/no, 4 decimals, HTML-escaped once), tables, and the
-model card built from the stage reports."""
+"""pipeline/report.py and its template: cell formatting (undefined, yes/no, 4 decimals), tables, the page
+rendered by pipeline/templates/report.html.j2 with every text HTML-escaped exactly once, and the model card built
+from the stage reports."""
 
 from __future__ import annotations
 
@@ -25,28 +26,50 @@ from pipeline import report
         (np.float64(2.0), "2.0000"),
         (3, "3"),
         ("plain", "plain"),
-        ("<b>&'", "&lt;b&gt;&amp;&#x27;"),
-        (["a", 1, "<x>"], "a, 1, &lt;x&gt;"),
-        ({"lam": "<1>"}, std_html.escape(str({"lam": "<1>"}))),
+        ("<b>&'", "<b>&'"),  # escaped by the template, once
+        (["a", 1, "<x>"], "a, 1, <x>"),
+        ({"lam": "<1>"}, str({"lam": "<1>"})),
     ],
 )
 def test_fmt(value, text):
     assert report.fmt(value) == text
 
 
+def _page(*parts, figs=None) -> str:
+    """One section holding the parts, rendered by the template; the HTML between <h2> and </body>."""
+    doc = report.document("t", [report.section("s", *parts)], figs or {})
+    return "".join(doc.split("<h2>s</h2>")[1].split("</body>")[0].split("\n"))
+
+
 def test_table_escapes_headers_and_cells_and_keeps_column_order():
-    rows = [{"name": "<a>", "value": 0.5, "flag": None}, {"name": "b", "value": math.nan, "flag": True}]
-    out = report.table(rows)
-    assert out.startswith("<table><tr><th>name</th><th>value</th><th>flag</th></tr>")
+    rows = [{"<name>": "<a>", "value": 0.5, "flag": None}, {"<name>": "b", "value": math.nan, "flag": True}]
+    out = _page(report.table(rows))
+    assert out.startswith("<table><tr><th>&lt;name&gt;</th><th>value</th><th>flag</th></tr>")
     assert "<td>&lt;a&gt;</td><td>0.5000</td><td>undefined</td>" in out
     assert "<td>b</td><td>undefined</td><td>yes</td>" in out
     assert out.count("<tr>") == 3
 
 
 def test_table_with_chosen_columns_and_missing_values():
-    out = report.table([{"a": 1, "b": 2}], ["b", "c"])
+    out = _page(report.table([{"a": 1, "b": 2}], ["b", "c"]))
     assert out == "<table><tr><th>b</th><th>c</th></tr><tr><td>2</td><td>undefined</td></tr></table>"
-    assert "(none)" in report.table([])
+    assert _page(report.table([])) == "<p class='muted'>(none)</p>"
+
+
+def test_paragraphs_headings_and_figures():
+    out = _page(
+        report.heading("a < b"),
+        report.muted("x & y"),
+        report.note("'quoted'"),
+        report.figures("f<1>.png"),
+        figs={"f<1>.png": b"\x89PNG"},
+    )
+    assert out == (
+        "<h3>a &lt; b</h3><p class='muted'>x &amp; y</p><p class='note'>&#39;quoted&#39;</p>"
+        "<div class='figs'><img alt='f&lt;1&gt;.png' src='data:image/png;base64,iVBORw=='></div>"
+    )
+    with pytest.raises(ValueError, match=r"not drawn: \['missing.png'\]"):
+        _page(report.figures("missing.png"))
 
 
 def _card_inputs():
@@ -132,11 +155,11 @@ def _card_inputs():
     return params, r
 
 
-def _cells(card: str) -> dict[str, str]:
-    """quantity -> the text a browser shows for its value."""
+def _cells(card: dict) -> dict[str, str]:
+    """quantity -> the text a browser shows for its value, from the rendered page."""
     return {
         std_html.unescape(k): std_html.unescape(v)
-        for k, v in re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td></tr>", card)
+        for k, v in re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td></tr>", _page(card))
     }
 
 
@@ -209,10 +232,10 @@ def test_model_card_escapes_exactly_once():
     params, r = _card_inputs()
     params["data"]["target"] = "a<b"
     r["train"]["best_params"] = {"solver": "l'bfgs"}
-    card = report.model_card(params, r, "thresholds pass")
+    card = _page(report.model_card(params, r, "thresholds pass"))
     assert "&amp;" not in card  # nothing escaped twice
     assert "a<b" not in card  # but everything escaped once
-    cells = _cells(card)
+    cells = _cells(report.model_card(params, r, "thresholds pass"))
     assert "a<b = 1" in cells["Intended use"]
     assert "{'solver': \"l'bfgs\"}" in cells["Model"]
 
@@ -244,9 +267,9 @@ def test_model_card_without_sensitive_attributes():
 
 
 def test_document_is_deterministic_and_self_contained():
-    sections = [report.section("A & B", report.table([{"x": 1}])), report.image(b"\x89PNG", "fig<1>")]
-    doc = report.document("Title <1>", sections)
-    assert doc == report.document("Title <1>", sections)
+    sections = [report.section("A & B", report.table([{"x": 1}]), report.figures("fig<1>"))]
+    doc = report.document("Title <1>", sections, {"fig<1>": b"\x89PNG"})
+    assert doc == report.document("Title <1>", sections, {"fig<1>": b"\x89PNG"})
     assert doc.startswith("<!DOCTYPE html>") and "<title>Title &lt;1&gt;</title>" in doc
     assert "<h2>A &amp; B</h2>" in doc and "data:image/png;base64,iVBORw==" in doc and "alt='fig&lt;1&gt;'" in doc
     assert "http" not in doc  # no external resources
