@@ -100,14 +100,26 @@ def model_card(params: dict, r: dict, promotion: str) -> str:
         ),
         "Promotion gate": promotion,
         "Provenance": f"{data['path']} md5 {r['validation']['file_md5']} (as in dvc.lock); params sha256 "
-        f"{r['params_sha256'][:16]} (every section but tracking and compute); the git commit and dirty flag are "
-        "the tags git.commit and git.dirty of the MLflow run (this report is a DVC output, byte-reproducible, so it "
-        "cannot name the commit that records it)",
+        f"{r['params_sha256'][:16]} (every section but tracking and compute); {code_provenance(r['code_trees'])}",
         "Caveats": "Permutation importance is misleading for correlated features; fairness gaps come from one test set "
         "(bootstrap intervals in the fairness section); groups below the minimum size are flagged in the "
         "fairness table and left out of the parity criteria.",
     }
     return key_values(items)
+
+
+def code_provenance(trees: dict) -> str:
+    """The code as git tree ids (pipeline/provenance.py): equal to `git rev-parse <commit>:<dir>` of the commit it
+    came from; the commit itself and the dirty flag are MLflow tags (a byte-reproducible page cannot name the commit
+    that records it)."""
+    if None in trees.values():
+        return "code: not a git checkout, so the code is not identified"
+    ids = ", ".join(f"{directory}/ {tree}" for directory, tree in trees.items())
+    return (
+        f"code as git tree ids {ids} (`git rev-parse <commit>:mllib` gives the same id for the commit the code "
+        "came from; no commit has it if the code was uncommitted); the commit and dirty flag are the MLflow run's "
+        "tags git.commit and git.dirty"
+    )
 
 
 def promotion_summary(params: dict, r: dict) -> str:

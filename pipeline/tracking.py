@@ -10,7 +10,6 @@ import hashlib
 import json
 import os
 import re
-import subprocess
 import time
 from importlib.metadata import version
 from pathlib import Path
@@ -23,6 +22,7 @@ from .frames import feature_columns
 from .headline import flat
 from .io import read_json, read_parquet
 from .promotion import champion_check, decide, threshold_checks
+from .provenance import git
 
 # Set before mlflow is imported: no usage telemetry, and a down server fails fast instead of retrying for minutes.
 os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
@@ -107,12 +107,6 @@ def state_key(flat_params: dict, md5s: dict) -> str:
 
 
 def git_info() -> dict[str, str]:
-    def git(*args):
-        try:
-            return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout.strip()
-        except (OSError, subprocess.CalledProcessError):
-            return ""
-
     return {
         "git.commit": git("rev-parse", "HEAD") or "unknown",
         "git.dirty": str(bool(git("status", "--porcelain", "--untracked-files=no"))),

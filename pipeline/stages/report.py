@@ -4,8 +4,6 @@ DVC and MLflow compare (pipeline/headline.py)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import tempfile
 from pathlib import Path
 
@@ -14,6 +12,7 @@ from pipeline.config import load_params
 from pipeline.errors import run_stage
 from pipeline.headline import headline
 from pipeline.io import read_json, replace_directory, write_json, write_text
+from pipeline.provenance import code_trees, params_sha256
 from pipeline.report_sections import build_html, make_figures
 
 INPUTS = {
@@ -49,8 +48,7 @@ OUTPUT_SECTIONS = ("seed", "data", "validate", "clean", "split", "features", "mo
 def main() -> None:
     params = load_params()
     r = {name: read_json(path, stage) for name, (path, stage) in INPUTS.items()}
-    shaping = {section: params[section] for section in OUTPUT_SECTIONS}
-    r["params_sha256"] = hashlib.sha256(json.dumps(shaping, sort_keys=True, default=str).encode()).hexdigest()
+    r["params_sha256"], r["code_trees"] = params_sha256(params, OUTPUT_SECTIONS), code_trees()
     figs = make_figures(r)
     paths.FIGURES_DIR.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=paths.FIGURES_DIR.parent) as staging:

@@ -150,6 +150,7 @@ def _card_inputs():
             "file_md5": "0123456789abcdef0123456789abcdef",
         },
         "params_sha256": "f" * 64,
+        "code_trees": {"mllib": "a" * 40, "pipeline": "b" * 40},
         "split": {"rows": {"train": 72, "test": 18}, "strategy": "stratified_group"},
     }
     return params, r
@@ -185,6 +186,7 @@ def test_model_card_content():
     assert cells["Promotion gate"] == "thresholds pass"
     assert "md5 0123456789abcdef0123456789abcdef (as in dvc.lock)" in cells["Provenance"]
     assert "params sha256 ffffffffffffffff" in cells["Provenance"] and "git.commit" in cells["Provenance"]
+    assert f"git tree ids mllib/ {'a' * 40}, pipeline/ {'b' * 40}" in cells["Provenance"]
     assert cells["Task"] == "binary: two classes [0, 1]"
     assert "decisions at p >= 0.5000" in cells["Intended use"]
     assert cells["Prediction sets"].startswith(
