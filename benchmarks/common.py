@@ -204,14 +204,15 @@ def cold_compile_seconds(module: str, function: str) -> float:
 
 def write_table(rows: list[dict], path: str | Path, before: str = "", after: str | None = None) -> None:
     """Markdown table of the rows (benchmarks/results/<name>.md) for the closing notes and README, with `before`
-    above it and `after` below it; after=None keeps the text that followed the file's previous table (notes
-    written by hand survive a rerun)."""
+    above it and `after` below it; after=None keeps everything that followed the file's previous first table (notes
+    and tables written by hand survive a rerun)."""
     path = ROOT / "benchmarks" / "results" / path
     path.parent.mkdir(parents=True, exist_ok=True)
     if after is None:
         old = path.read_text().splitlines() if path.exists() else []
-        table_rows = [i for i, line in enumerate(old) if line.startswith("|")]
-        after = "\n".join(old[table_rows[-1] + 1 :]) + "\n" if table_rows and table_rows[-1] + 1 < len(old) else ""
+        first = next((i for i, line in enumerate(old) if line.startswith("|")), len(old))
+        end = next((i for i in range(first, len(old)) if not old[i].startswith("|")), len(old))
+        after = "\n".join(old[end:]) + "\n" if end < len(old) else ""
     cols = list(rows[0])
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(str(r.get(c, "")) for c in cols) + " |" for r in rows]
