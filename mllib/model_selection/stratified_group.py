@@ -24,6 +24,8 @@ Sections cited: Ghent ML notes (seed 004): 3.4 Robust Validation Strategies (545
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from mllib.base import check_int, check_random_state, to_python
@@ -44,36 +46,45 @@ def _check_fractions(fractions) -> np.ndarray:
 
 
 def _greedy(M: np.ndarray, fr: np.ndarray, order: np.ndarray) -> np.ndarray:
-    G, _ = M.shape
+    # The per-group work is a few dozen operations on K x C numbers, where numpy's per-call overhead dominated: they
+    # run on Python floats in numpy's order (the same results), with one numpy mean over the classes per group
+    G, C = M.shape
     K = fr.size
     n = M.sum()
     T = fr[:, None] * M.sum(0)[None, :]  # target count of each class in each fold
-    S = fr * n  # target rows per fold
-    sz = M.sum(1)
-    R = np.zeros_like(T)  # allocated share of each class, relative to target
-    s1, s2 = np.zeros(T.shape[1]), np.zeros(T.shape[1])  # per-class sum over folds of R and R^2
-    fill = np.zeros(K)
-    cnt = np.zeros(K, dtype=np.int64)
+    target_rows = (fr * n).tolist()  # target rows per fold
+    sizes = M.sum(1).tolist()
+    shares = (M[:, None, :] / T[None]).tolist()  # (G, K, C): change of R if g goes to fold f
+    R = [[0.0] * C for _ in range(K)]  # allocated share of each class, relative to target
+    s1, s2 = [0.0] * C, [0.0] * C  # per-class sum over folds of R and R^2
+    fill, count = [0.0] * K, [0] * K
     fold = np.empty(G, dtype=np.int64)
-    D_all = M[:, None, :] / T[None]  # (G, K, C): change of R if g goes to fold f
-    for i, g in enumerate(order):
-        D = D_all[g]
-        RD = R + D
-        m1 = (s1 + D) / K  # (K, C): per-class mean / mean-square if g goes to f
-        m2 = (s2 - R * R + RD * RD) / K
-        spread = np.sqrt(np.maximum(m2 - m1 * m1, 0.0)).mean(1)
-        empty = cnt == 0
-        if G - i <= empty.sum():  # just enough groups left to fill the empty folds
-            spread = np.where(empty, spread, np.inf)
-        low = spread.min()
-        ties = spread <= low + 1e-8 + 1e-5 * abs(low)  # np.isclose, as sklearn's tie rule
-        f = int(np.argmin(np.where(ties, fill / S, np.inf)))
+    for i, g in enumerate(order.tolist()):
+        D = shares[g]
+        deviation = []
+        for f in range(K):
+            Rf, Df = R[f], D[f]
+            for c in range(C):
+                RD = Rf[c] + Df[c]
+                m1 = (s1[c] + Df[c]) / K  # per-class mean / mean-square over the folds if g goes to f
+                m2 = (s2[c] - Rf[c] * Rf[c] + RD * RD) / K
+                deviation.append(math.sqrt(max(m2 - m1 * m1, 0.0)))
+        spread = np.array(deviation).reshape(K, C).mean(1).tolist()
+        empty = [k == 0 for k in count]
+        if G - i <= sum(empty):  # just enough groups left to fill the empty folds
+            spread = [s if e else math.inf for s, e in zip(spread, empty)]
+        low = min(spread)
+        bound = low + 1e-8 + 1e-5 * abs(low)  # np.isclose, as sklearn's tie rule
+        ratios = [fill[f] / target_rows[f] if spread[f] <= bound else math.inf for f in range(K)]
+        f = ratios.index(min(ratios))
         fold[g] = f
-        s1 += D[f]
-        s2 += RD[f] * RD[f] - R[f] * R[f]
-        R[f] = RD[f]
-        fill[f] += sz[g]
-        cnt[f] += 1
+        for c in range(C):
+            RD = R[f][c] + D[f][c]
+            s1[c] += D[f][c]
+            s2[c] += RD * RD - R[f][c] * R[f][c]
+            R[f][c] = RD
+        fill[f] += sizes[g]
+        count[f] += 1
     return fold
 
 
