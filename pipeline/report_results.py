@@ -7,7 +7,7 @@ from __future__ import annotations
 from . import report as html
 
 
-def test_section(test: dict, figs: dict) -> dict:
+def test_section(test: dict) -> dict:
     curves = html.figures("roc.png", "precision_recall.png")
     if test["task"] == "binary":
         c = test["confusion"]
@@ -152,7 +152,7 @@ def gap_note(test: dict) -> dict:
     )
 
 
-def regression_test_section(test: dict, figs: dict) -> dict:
+def regression_test_section(test: dict) -> dict:
     intervals = test["intervals"]
     rows = [
         {"interval": name + (" (deployed)" if name == intervals["deployed"] else ""), **summary}
@@ -177,7 +177,7 @@ def regression_test_section(test: dict, figs: dict) -> dict:
     )
 
 
-def regression_fairness_section(r: dict, figs: dict) -> dict:
+def regression_fairness_section(r: dict) -> dict:
     f = r["fairness"]
     boot = f["bootstrap"]
     parts = [

@@ -82,7 +82,7 @@ def classification_figures(r: dict) -> dict[str, bytes]:
 GROUP_COLUMNS = ("base_rate", "selection_rate", "tpr", "fpr", "precision", "accuracy", "calibration_error")
 
 
-def calibration_section(r: dict, figs: dict) -> dict:
+def calibration_section(r: dict) -> dict:
     test, cal = r["test"], r["calibration"]
 
     def row(label: str, q: dict) -> dict:
@@ -151,7 +151,7 @@ def calibration_section(r: dict, figs: dict) -> dict:
     )
 
 
-def decisions_section(r: dict, figs: dict) -> dict:
+def decisions_section(r: dict) -> dict:
     test = r["test"]
     d, sel, conformal = test["decision"], test["selective"], test["conformal"]
     reject, at = sel["reject_option"], sel["at_target_risk"]
@@ -216,7 +216,7 @@ def decisions_section(r: dict, figs: dict) -> dict:
     )
 
 
-def multiclass_fairness(f: dict, figs: dict) -> list[dict]:
+def multiclass_fairness(f: dict) -> list[dict]:
     """Per grouping: per group and class the selection rate and recall with intervals, the macro gaps."""
     parts = []
     for i, (attribute, result) in enumerate(f["attributes"].items()):
@@ -253,7 +253,7 @@ def multiclass_fairness(f: dict, figs: dict) -> list[dict]:
     return parts
 
 
-def fairness_section(r: dict, figs: dict) -> dict:
+def fairness_section(r: dict) -> dict:
     f = r["fairness"]
     boot = f["bootstrap"]
     multiclass = f["task"] == "multiclass"
@@ -280,7 +280,7 @@ def fairness_section(r: dict, figs: dict) -> dict:
         )
     ]
     if multiclass:
-        parts += multiclass_fairness(f, figs)
+        parts += multiclass_fairness(f)
     for i, (attribute, result) in enumerate([] if multiclass else f["attributes"].items()):
         rows = [
             {
@@ -451,13 +451,13 @@ def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
         ),
         html.section("Model selection", html.table(candidates), html.figures("validation_curve.png")),
         *(
-            [regression_test_section(test, figs), regression_fairness_section(r, figs)]
+            [regression_test_section(test), regression_fairness_section(r)]
             if test["task"] == "regression"
             else [
-                test_section(test, figs),
-                calibration_section(r, figs),
-                decisions_section(r, figs),
-                fairness_section(r, figs),
+                test_section(test),
+                calibration_section(r),
+                decisions_section(r),
+                fairness_section(r),
             ]
         ),
         html.section(
