@@ -100,7 +100,8 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
     n_init : int, default 1
         Runs from different initialisations; the one with the highest final log-likelihood is kept.
     init_params : {"kmeans", "random"}, default "kmeans"
-        Initial responsibilities from k-means or at random.
+        k-means labels as hard responsibilities, then an M-step; or random data points as means (the notes' scheme),
+        the other parameters from the nearest-mean partition.
     random_state : int, Generator or None, default 0
         Seeds the initialisation.
 

@@ -214,7 +214,8 @@ class KNeighborsClassifier(ClassifierMixin, _Neighbours):
     bandwidth : float or None, default None
         None for kNN; else the Parzen window width h (every training row within the window counts).
     kernel : {"box", "epanechnikov", "gaussian"}, default "box"
-        Parzen window shape (with bandwidth set; always brute force).
+        Parzen window shape (with bandwidth set); the gaussian weighs every training row, so it always searches by
+        brute force.
     """
 
     def fit(self, X, y, sample_weight=None):
@@ -258,7 +259,8 @@ class KNeighborsRegressor(RegressorMixin, _Neighbours):
     bandwidth : float or None, default None
         None for kNN; else the Parzen window width h (every training row within the window counts).
     kernel : {"box", "epanechnikov", "gaussian"}, default "box"
-        Parzen window shape (with bandwidth set; always brute force).
+        Parzen window shape (with bandwidth set); the gaussian weighs every training row, so it always searches by
+        brute force.
     """
 
     def fit(self, X, y, sample_weight=None):
