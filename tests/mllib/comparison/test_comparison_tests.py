@@ -42,6 +42,15 @@ def test_mcnemar_exact_and_chi_square():
     assert mcnemar_test(y, a, a)["p_value"] == 1.0
 
 
+def test_mcnemar_exact_tail_on_a_large_test_set():
+    # 100,000 discordant rows (a million-row test set's scale): the exact binomial tail, still to 1e-8
+    y = np.zeros(100_000, dtype=int)
+    a = np.r_[np.zeros(47_500, dtype=int), np.ones(52_500, dtype=int)]
+    out = mcnemar_test(y, a, 1 - a)
+    assert (out["only_a_right"], out["only_b_right"]) == (47_500, 52_500)
+    assert out["p_value"] == pytest.approx(stats.binomtest(47_500, 100_000, 0.5).pvalue, rel=1e-8)
+
+
 def test_paired_t_test_equals_scipy():
     rng = np.random.default_rng(0)
     e1, e2 = rng.normal(1.0, 1, 50) ** 2, rng.normal(1.2, 1, 50) ** 2
