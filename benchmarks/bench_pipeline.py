@@ -9,42 +9,56 @@ the sensitive attributes and permutation importance (5 repeats). The pipeline's 
 report and the MLflow run); the stages that do the script's work are timed on their own too.
 
 Run: .venv/bin/python benchmarks/bench_pipeline.py   (after `make run`; single thread both sides)
+     .venv/bin/python benchmarks/bench_pipeline.py --rows 100000 1000000   (larger data made by
+     benchmarks/large_data.py, each size in a scratch DVC project; results/pipeline_scaling.md)
 """
 
 from __future__ import annotations
 
 import os
-import resource
+import shutil
 import statistics
 import subprocess
 import sys
-import time
+import tempfile
+from pathlib import Path
 
 from common import ROOT, write_table
 
 SCRIPT_STAGES = ("validate", "clean", "split", "features", "train", "calibrate", "evaluate", "fairness", "explain")
 
 
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+MEASURE = """
+import resource, subprocess, sys, time
+wall = time.perf_counter()
+code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+wall = time.perf_counter() - wall
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024, code)
+"""
 
 
-def timed(args: list[str]) -> tuple[float, float]:
-    """(CPU seconds of the command and its children, wall seconds)."""
+def timed(args: list[str], cwd=ROOT) -> tuple[float, float, float]:
+    """(CPU seconds of the command and all its descendants, wall seconds, peak RSS in MB of the largest process among
+    them), measured by a fresh wrapper process so that nothing else counts."""
     env = {
         **os.environ,
         "PATH": f"{ROOT / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}",
         "DVC_NO_ANALYTICS": "1",
         "MLFLOW_DISABLE_TELEMETRY": "true",
     }
-    cpu, wall = children_cpu(), time.perf_counter()
-    subprocess.run(args, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return children_cpu() - cpu, time.perf_counter() - wall
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURE, *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    )
+    cpu, wall, peak_mb, code = out.stdout.split()
+    if code != "0":
+        raise SystemExit(f"{' '.join(args)} failed in {cwd} (exit {code})")
+    return float(cpu), float(wall), float(peak_mb)
 
 
-def sklearn_job() -> None:
-    """The scikit-learn script (run in a subprocess by main, so its imports are timed too)."""
+def sklearn_job(project: Path) -> None:
+    """The scikit-learn script on the project at `project` (run in a subprocess by main, so its imports are timed
+    too)."""
     import numpy as np
     import pandas as pd
     import yaml
@@ -56,12 +70,12 @@ def sklearn_job() -> None:
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params = yaml.safe_load((project / "params.yaml").read_text())
     data = params["data"]
-    raw = pd.read_csv(ROOT / data["path"])
-    train = pd.read_parquet(ROOT / "data/processed/train.parquet")
-    test = pd.read_parquet(ROOT / "data/processed/test.parquet")
-    membership = pd.read_parquet(ROOT / "data/processed/folds.parquet")
+    raw = (pd.read_parquet if data["path"].endswith(".parquet") else pd.read_csv)(project / data["path"])
+    train = pd.read_parquet(project / "data/processed/train.parquet")
+    test = pd.read_parquet(project / "data/processed/test.parquet")
+    membership = pd.read_parquet(project / "data/processed/folds.parquet")
     assert len(raw) > len(train)  # the raw file is read (and parsed) as the pipeline's validate does
     features = [c for c in train.columns if c not in (data["target"], data["group"], "_row_id", *data["drop"])]
     numeric = [c for c in features if c not in data["categorical"]]
@@ -125,45 +139,111 @@ def sklearn_job() -> None:
     print(metrics["roc_auc"])
 
 
-def main() -> None:
-    os.environ.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+def ratio_row(run: str, cpu: float, wall: float, peak: float, script_cpu: float, **extra) -> dict:
+    return {
+        "run": run,
+        **extra,
+        "cpu_s": round(cpu, 1),
+        "wall_s": round(wall, 1),
+        "peak_rss_mb": round(peak),
+        "cpu_ratio": round(cpu / script_cpu, 2),
+    }
+
+
+def default_data() -> list[dict]:
+    """The default data in this repository (after `make run`): the script, `dvc repro -f`, the script's stages."""
     python = str(ROOT / ".venv" / "bin" / "python")
-    rows = []
-    script_cpu, script_wall = timed([python, str(ROOT / "benchmarks" / "bench_pipeline.py"), "--sklearn-job"])
-    pipeline_cpu, pipeline_wall = timed(["dvc", "repro", "-f"])
-    stages_cpu = stages_wall = 0.0
-    for stage in SCRIPT_STAGES:
-        cpu, wall = timed([python, "-m", f"pipeline.stages.{stage}"])
-        stages_cpu, stages_wall = stages_cpu + cpu, stages_wall + wall
+    script = timed([python, str(Path(__file__)), "--sklearn-job", str(ROOT)])
+    pipeline = timed(["dvc", "repro", "-f"])
+    stages = [timed([python, "-m", f"pipeline.stages.{stage}"]) for stage in SCRIPT_STAGES]
     # the median of 5: a single process's import time varies by +-0.3 s with the file cache and the machine
     import_cpu = statistics.median(timed([python, "-c", "import pipeline.stages.validate"])[0] for _ in range(5))
-    rows.append(
-        {"run": "scikit-learn script", "cpu_s": round(script_cpu, 1), "wall_s": round(script_wall, 1), "cpu_ratio": 1.0}
-    )
-    rows.append(
-        {
-            "run": "dvc repro -f (12 stages, report and MLflow run)",
-            "cpu_s": round(pipeline_cpu, 1),
-            "wall_s": round(pipeline_wall, 1),
-            "cpu_ratio": round(pipeline_cpu / script_cpu, 2),
-        }
-    )
-    rows.append(
-        {
-            "run": "the stages doing the script's work (validate to explain)",
-            "cpu_s": round(stages_cpu, 1),
-            "wall_s": round(stages_wall, 1),
-            "cpu_ratio": round(stages_cpu / script_cpu, 2),
-        }
-    )
-    rows.append(
-        {
-            "run": "python -c 'import pipeline.stages.validate' (median of 5)",
-            "cpu_s": round(import_cpu, 2),
-            "wall_s": "",
-            "cpu_ratio": "",
-        }
-    )
+    rows = [
+        ratio_row("scikit-learn script", *script, script[0]),
+        ratio_row("dvc repro -f (12 stages, report and MLflow run)", *pipeline, script[0]),
+        ratio_row(
+            "the stages doing the script's work (validate to explain)",
+            sum(s[0] for s in stages),
+            sum(s[1] for s in stages),
+            max(s[2] for s in stages),
+            script[0],
+        ),
+    ]
+    rows.append({"run": "python -c 'import pipeline.stages.validate' (median of 5)", "cpu_s": round(import_cpu, 2)})
+    return rows
+
+
+PROJECT_FILES = ["mllib", "pipeline", "dvc.yaml", ".dvc/config", ".dvc/plots", ".dvcignore", ".gitignore"]
+
+
+def scratch_project(root: Path, rows: int) -> Path:
+    """A DVC project in `root`: this repository's code and params.yaml with data.path pointing at `rows` rows made by
+    benchmarks/large_data.py (the schema is the default data's)."""
+    from large_data import generate
+
+    for item in PROJECT_FILES:
+        src, dst = ROOT / item, root / item
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(src, dst)
+    (root / "data/raw").mkdir(parents=True)
+    shutil.copy(ROOT / "data/raw/randhie.schema.yaml", root / "data/raw/randhie.schema.yaml")
+    generate(rows).to_parquet(root / "data/raw/large.parquet", index=False)
+    params = (ROOT / "params.yaml").read_text().replace("path: data/raw/randhie.csv.gz", "path: data/raw/large.parquet")
+    (root / "params.yaml").write_text(params)
+    for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "-c", "user.name=b", "-c", "user.email=b@b",
+                                                            "commit", "-qm", "scratch"]):  # fmt: skip
+        subprocess.run(cmd, cwd=root, check=True, capture_output=True)
+    return root
+
+
+def larger_data(sizes: list[int]) -> list[dict]:
+    """Per size: a scratch project; its first `dvc repro` (numba's kernels compile in a new checkout), the script on
+    the same splits, then `dvc repro -f` (the figure compared). The default data's run gives the fixed cost: the cost
+    per row is the CPU beyond it per row beyond its 20,190."""
+    python = str(ROOT / ".venv" / "bin" / "python")
+    base_cpu = timed(["dvc", "repro", "-f"])[0]
+    base_rows = 20_190
+    rows = []
+    for n in sizes:
+        with tempfile.TemporaryDirectory(prefix=f"bench_{n}_") as tmp:
+            project = scratch_project(Path(tmp), n)
+            first = timed(["dvc", "repro"], cwd=project)
+            script = timed([python, str(Path(__file__)), "--sklearn-job", str(project)], cwd=project)
+            pipeline = timed(["dvc", "repro", "-f"], cwd=project)
+            per_row_ms = 1000 * (pipeline[0] - base_cpu) / (n - base_rows)
+            rows.append(ratio_row("scikit-learn script", *script, script[0], rows=n, ms_per_row=""))
+            rows.append(
+                ratio_row(
+                    "dvc repro (first: numba compiles in a new checkout)", *first, script[0], rows=n, ms_per_row=""
+                )
+            )
+            rows.append(ratio_row("dvc repro -f", *pipeline, script[0], rows=n, ms_per_row=round(per_row_ms, 3)))
+            for row in rows[-3:]:
+                print(row, flush=True)
+    return rows
+
+
+def main() -> None:
+    os.environ.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    if "--rows" in sys.argv:
+        sizes = [int(v) for v in sys.argv[sys.argv.index("--rows") + 1 :]]
+        write_table(
+            larger_data(sizes),
+            "pipeline_scaling.md",
+            before=(
+                "# The pipeline beside a scikit-learn script on larger data\n\nThe default data's persons replicated "
+                "under new ids with small noise (benchmarks/large_data.py), as parquet; default params.yaml otherwise "
+                "(logistic regression, its 4-candidate grid, single thread); each size in a scratch DVC project, "
+                "measured in one run (benchmarks/bench_pipeline.py --rows ...). CPU = user + system of the command "
+                "and all its processes; peak RSS = the largest process; ms_per_row = CPU beyond the default data's "
+                "`dvc repro -f` per row beyond its 20,190 rows.\n\n"
+            ),
+        )
+        return
+    rows = default_data()
     for row in rows:
         print(row, flush=True)
     write_table(
@@ -173,13 +253,13 @@ def main() -> None:
             "# The pipeline beside a scikit-learn script\n\nDefault data (20,190 rows), logistic regression with the "
             "default 4-candidate grid, single thread, measured in one run (benchmarks/bench_pipeline.py: the script "
             "does the pipeline's core job; the pipeline also validates, assesses, bootstraps, explains, reports and "
-            "tracks). CPU = user + system of the command and its children.\n\n"
+            "tracks). CPU = user + system of the command and its children; peak RSS = the largest process.\n\n"
         ),
     )
 
 
 if __name__ == "__main__":
     if "--sklearn-job" in sys.argv:
-        sklearn_job()
+        sklearn_job(Path(sys.argv[sys.argv.index("--sklearn-job") + 1]))
     else:
         main()

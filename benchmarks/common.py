@@ -1,6 +1,6 @@
 """Shared benchmark harness: mllib beside scikit-learn on the same person-grouped 5-fold CV, in one run.
 
-The folds and feature matrices are the pipeline's own (run `make run` first): `data/features/fold_k.parquet`
+The folds and feature matrices are the pipeline's own (run `make run` first): `data/features/fold_k.npy`
 holds every training row transformed by the features fitted on fold k's training part, and
 `data/processed/folds.parquet` says which rows fit and which validate split k (pipeline/folds.py). Both libraries
 see exactly the same matrices, single-threaded. Times are fit + predict summed over the folds; the figure that
@@ -58,7 +58,7 @@ def load_folds(limit_rows: int | None = None) -> list[Fold]:
     assert (membership["_row_id"].to_numpy() == data["_row_id"].to_numpy()).all()
     out = []
     for k, (train, valid) in enumerate(splits_of(membership)):
-        X = pd.read_parquet(features_dir / f"fold_{k}.parquet").drop(columns="_row_id").to_numpy(np.float64)
+        X = np.load(features_dir / f"fold_{k}.npy")
         if limit_rows is not None:
             train, valid = train[train < limit_rows], valid[valid < limit_rows]
         out.append(Fold(X[train], y[train], X[valid], y[valid], train, valid))

@@ -47,6 +47,9 @@ from mllib.model_selection import (
     response_values,
 )
 
+from . import build, paths
+from .frames import feature_columns, raw_matrix
+from .io import read_parquet
 from .progress import Progress
 
 
@@ -65,6 +68,34 @@ def row_level_scores(
         )
         progress(k + 1, n_splits)
     return scores
+
+
+def leakage_estimate(params: dict, y: np.ndarray, make_model, scorer, grouped_scores, regression: bool) -> dict:
+    """assessment.json's "leakage": the chosen configuration scored by a row-level CV of the training rows (their
+    raw columns read here, and released after) beside the grouped CV's fold scores, with the inflation's interval
+    and a sentence; or why it was not estimated."""
+    data, seed = params["data"], params["seed"]
+    if not data["group"] or not params["assess"]["leakage"]:
+        why = "data.group is null (rows are independent)" if not data["group"] else "assess.leakage is false"
+        return {"statement": f"not estimated: {why}"}
+    train = read_parquet(paths.TRAIN, "split")
+    numeric, categorical = feature_columns(train.columns, data)
+    X_raw = raw_matrix(train, numeric, categorical)
+    del train
+    row_scores = row_level_scores(
+        X_raw,
+        y,
+        lambda: build.feature_transformer(params["features"], numeric, categorical, seed),
+        make_model,
+        scorer,
+        params["split"]["n_splits"],
+        seed,
+        regression,
+    )
+    result = inflation(row_scores, grouped_scores, scorer.greater_is_better)
+    result["statement"] = leakage_sentence(result, scorer.name, data["group"])
+    print(f"assess: leakage estimate: {result['statement']}")
+    return result
 
 
 def inflation(row_scores, grouped_scores, greater_is_better: bool, level: float = 0.95) -> dict:
@@ -105,12 +136,15 @@ def leakage_sentence(result: dict, scoring: str, group: str) -> str:
     return f"{scoring}: {verdict}."
 
 
-def learning_curves(fold_matrices, y, splits, make_model, scorer, fractions, seed: int) -> dict:
-    """Train and validation score per training share, averaged over the grouped splits."""
+def learning_curves(split_matrix, y, splits, make_model, scorer, fractions, seed: int) -> dict:
+    """Train and validation score per training share, averaged over the grouped splits; split_matrix(k): every
+    training row in split k's features."""
     train, valid, sizes = [], [], None
     progress = Progress("assess: learning curve")
-    for k, (X, (fit, held_out)) in enumerate(zip(fold_matrices, splits)):
+    for k, (fit, held_out) in enumerate(splits):
+        X = split_matrix(k)  # one split's matrix at a time: the previous one is released before the next is read
         n, tr, va = learning_curve(make_model(), X, y, [(fit, held_out)], fractions, scorer, random_state=seed + k)
+        del X
         train.append(tr[:, 0])
         valid.append(va[:, 0])
         sizes = n if sizes is None else np.minimum(sizes, n)
@@ -143,8 +177,23 @@ def diagnosis(curve: dict, greater_is_better: bool) -> dict:
     return {"train_valid_gap": gap, "gap_bound": bound, "last_rise": rise, "rise_bound": sd, "verdict": verdict}
 
 
+def diagnosed(curve: dict, scorer) -> tuple[dict, list[dict]]:
+    """The learning curve with its diagnosis (printed), and its plot rows."""
+    report = {**curve, "diagnosis": diagnosis(curve, scorer.greater_is_better)}
+    print(
+        f"assess: learning curve ({scorer.name}) validation "
+        + ", ".join(f"{f:g}: {v:.4f}" for f, v in zip(curve["fractions"], curve["valid_mean"]))
+        + f"; {report['diagnosis']['verdict']}"
+    )
+    rows = [
+        {"fraction": f, "rows": n, "train": t, "valid": v}
+        for f, n, t, v in zip(curve["fractions"], curve["train_rows"], curve["train_mean"], curve["valid_mean"])
+    ]
+    return report, rows
+
+
 def nested_scores(
-    fold_matrices,
+    split_matrix,
     y,
     groups,
     splits,
@@ -155,16 +204,17 @@ def nested_scores(
     seed: int,
     regression: bool,
 ) -> dict:
-    """Outer score (the search's refitted best on the split's validation part) and inner best score per split."""
+    """Outer score (the search's refitted best on the split's validation part) and inner best score per split;
+    split_matrix(k): every training row in split k's features."""
     inner = inner_splitter(inner_splits, groups is not None, not regression, seed)
     grid = [{name: [value] for name, value in c.items()} for c in candidates]
     progress = Progress(
         f"assess: nested CV ({len(splits)} outer x {inner_splits} inner folds x {len(candidates)} candidates)"
     )
     outer, best_inner, chosen = [], [], []
-    for k, (X, split) in enumerate(zip(fold_matrices, splits)):
+    for k, split in enumerate(splits):
         search = GridSearch(make_model(), grid, cv=inner, scoring=scorer, refit=True)
-        result = nested_cv(search, X, y, [split], groups)
+        result = nested_cv(search, split_matrix(k), y, [split], groups)  # one split's matrix at a time
         outer.append(float(result["outer_scores"][0]))
         best_inner.append(float(result["inner_best_scores"][0]))
         chosen.append(result["best_params"][0])
@@ -180,6 +230,18 @@ def nested_scores(
         "optimism": float(sign * (np.mean(best_inner) - np.mean(outer))),
         "inner_splits": inner_splits,
     }
+
+
+def refit_limit(cfg: dict, n_rows: int) -> str | None:
+    """Why nested CV and the validation curve, which refit the model tens of times, do not run on these training rows
+    (assess.max_refit_rows), or None when they do."""
+    limit = cfg["max_refit_rows"]
+    if limit is None or n_rows <= limit:
+        return None
+    return (
+        f"skipped: {n_rows:,} training rows exceed assess.max_refit_rows ({limit:,}); set it to null to run it on "
+        "any size"
+    )
 
 
 def validation_sweep(model, best_params: dict, parameter: str, values: list, fold_data: list, scorer) -> list[dict]:

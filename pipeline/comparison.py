@@ -14,7 +14,7 @@ import numpy as np
 from mllib.comparison import corrected_resampled_t_test
 
 from . import build, paths
-from .io import read_parquet
+from .io import read_matrix
 
 
 def compare(best: dict[str, dict], greater_is_better: bool, n_train: int, n_test: int, rule: str) -> tuple[str, dict]:
@@ -113,8 +113,8 @@ def versus_runner_up(params: dict, trained: dict, y_train: np.ndarray, y: np.nda
     if not comparison:
         return None
     runner = next(m for m in comparison["models"] if m["model"] == comparison["runner_up"])
-    X_train = read_parquet(paths.FINAL_TRAIN_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
-    X_test = read_parquet(paths.FINAL_TEST_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
+    X_train = read_matrix(paths.FINAL_TRAIN_FEATURES, "features")
+    X_test = read_matrix(paths.FINAL_TEST_FEATURES, "features")
     other = build.model(runner["model"], params["model"], params["seed"], **runner["params"]).fit(X_train, y_train)
     return {
         "chosen": comparison["chosen"],

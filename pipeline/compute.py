@@ -1,9 +1,11 @@
 """Where independent tasks run (params.yaml `compute`): here one by one, in local worker processes, or on Dask.
 
 A task runner has the signature mllib.model_selection.evaluate_candidates expects: run(fn, shared, tasks, progress)
-returns [fn(shared[k], arg) for (k, arg) in tasks] in task order. `shared` (the folds' matrices) is sent to each
-worker once; what crosses a process boundary is arrays and estimator specifications (registry classes and their
-hyperparameters), never a model file. Results do not depend on the backend or the number of workers: every task is
+returns [fn(shared[k], arg) for (k, arg) in tasks] in task order. `shared` is the splits' data (tasks come split
+by split): local workers get it once at their start (a pipeline.training.FoldData: the paths, each worker reading a
+split's matrix when it reaches it), a Dask cluster gets each split's arrays while its tasks run; what crosses a
+process boundary is arrays and estimator specifications (registry classes and their hyperparameters), never a
+model file. Results do not depend on the backend or the number of workers: every task is
 seeded by its own estimator's random_state, and results are gathered in task order. Worker processes inherit the
 numerical environment pinned by pipeline/__init__.py (one BLAS thread, the x86-64-v3 code paths).
 """
@@ -122,13 +124,32 @@ def _dask_client(cfg: dict, n: int):
         yield client
 
 
-def _run_dask(client, fn, shared: list, tasks: list, progress) -> list:
-    shared_futures = client.scatter(shared, broadcast=True)
-    # priorities in task order: the tasks run first-come first-served, so the progress lines (gathered in order) move
-    futures = [client.submit(fn, shared_futures[k], arg, pure=False, priority=-i) for i, (k, arg) in enumerate(tasks)]
+def _run_dask(client, fn, shared, tasks: list, progress, window: int = 2) -> list:
+    """Each split's arrays are scattered to the workers when its first task is submitted and released when its last
+    result is in; at most `window` splits are on the cluster at a time, so its memory does not grow with the number
+    of splits (tasks come split by split: mllib.model_selection.evaluate_candidates)."""
+    last_task = {k: i for i, (k, _) in enumerate(tasks)}
+    scattered, futures, submitted = {}, [], 0
+
+    def submit_through(limit: int) -> None:
+        nonlocal submitted
+        while submitted < len(tasks) and (tasks[submitted][0] in scattered or len(scattered) < limit):
+            k, arg = tasks[submitted]
+            if k not in scattered:
+                scattered[k] = client.scatter([shared[k]], broadcast=True)[0]  # one future for the split
+            # priorities in task order: the tasks run first-come first-served, so the progress lines move
+            futures.append(client.submit(fn, scattered[k], arg, pure=False, priority=-submitted))
+            submitted += 1
+
     out = []
-    for done, future in enumerate(futures, start=1):
-        out.append(future.result())
+    submit_through(window)
+    for done in range(1, len(tasks) + 1):
+        out.append(futures[done - 1].result())
+        futures[done - 1] = None
+        k = tasks[done - 1][0]
+        if last_task[k] == done - 1:
+            del scattered[k]  # the split's data leaves the cluster once nothing needs it
+            submit_through(window)
         if progress is not None:
             progress(done, len(tasks), tasks[done - 1][1])
     return out

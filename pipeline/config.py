@@ -198,6 +198,7 @@ SPEC = {
         ),
         "nested": boolean(),
         "inner_splits": integer(2),
+        "max_refit_rows": integer(1, nullable=True),
         "validation_curve": _Check(
             "a mapping {model name: {one hyperparameter: [at least two values]}}",
             lambda v: (
@@ -235,6 +236,7 @@ SPEC = {
         "lrp_epsilon": number(0, math.inf),
         "pdp_features": integer(0),
         "surrogate_depth": integer(0),
+        "surrogate_rows": integer(1),
         "grid_resolution": integer(2),
         "pdp_percentiles": _Check(
             "a pair [low, high] with 0 <= low < high <= 1",

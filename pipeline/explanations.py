@@ -267,12 +267,15 @@ def pdp_rows(pdp: dict) -> list[dict]:
 
 
 def surrogate_summary(
-    predictor, X_train, X_test, names: list[str], classification: bool, depth: int, seed: int
+    predictor, X_train, X_test, names: list[str], classification: bool, depth: int, max_rows: int, seed: int
 ) -> dict:
     """A depth-limited CART tree mimicking the deployed predictor's decisions (classification) or predictions, fitted
-    on the training rows in the model's input features (imputed, scaled, encoded), with its fidelity on the test rows
-    (agreement, or R^2 against the predictor's outputs) and its rules."""
+    on the training rows (a seeded sample of max_rows when there are more) in the model's input features (imputed,
+    scaled, encoded), with its fidelity on the test rows (agreement, or R^2 against the predictor's outputs) and its
+    rules."""
     transformer = predictor.features
+    if len(X_train) > max_rows:
+        X_train = X_train[np.sort(np.random.default_rng(seed).choice(len(X_train), size=max_rows, replace=False))]
     result = global_surrogate(
         transformer.transform(X_train),
         predictor.predict(X_train),
@@ -283,7 +286,8 @@ def surrogate_summary(
         max_depth=depth,
         random_state=seed,
     )
-    return {"max_depth": depth, **{k: result[k] for k in ("fidelity", "fidelity_metric", "depth", "n_leaves", "rules")}}
+    kept = ("fidelity", "fidelity_metric", "depth", "n_leaves", "rules")
+    return {"max_depth": depth, "fitted_rows": len(X_train), **{k: result[k] for k in kept}}
 
 
 def shapley_summary(method, model, transformer, X_rows, background, explained, kernel, seed, owners, names, classes):
@@ -357,7 +361,9 @@ def row_attributions(predictor, X, X_train, names, classes, target, cfg: dict, s
     if relevance is not None:
         attributions["relevance"] = relevance
     if cfg["surrogate_depth"]:
-        sur = surrogate_summary(predictor, X_train, X, names, not target.regression, cfg["surrogate_depth"], seed)
+        sur = surrogate_summary(
+            predictor, X_train, X, names, not target.regression, cfg["surrogate_depth"], cfg["surrogate_rows"], seed
+        )
         attributions["surrogate"] = sur
         print(f"explain: surrogate tree (depth {sur['depth']}, {sur['n_leaves']} leaves): fidelity on test "
               f"{sur['fidelity']:.3f} ({sur['fidelity_metric']})")  # fmt: skip

@@ -178,7 +178,7 @@ def fit_weighted(model, X: np.ndarray, y: np.ndarray, weights: np.ndarray) -> st
 
 def reweighing(
     predictor,
-    X_train,
+    Z_train,
     y_train,
     train_labels: dict,
     X_test,
@@ -190,8 +190,9 @@ def reweighing(
     best_params: dict,
 ) -> dict:
     """Kamiran-Calders weights w(g, y) = P(g) P(y) / P(g, y) over the intersection g of the sensitive attributes on
-    all training rows; when `refit`, a clone of the deployed model refitted with them, put in the deployed chain
-    (same features, calibrator and decision rule) and judged on test against the deployed decisions."""
+    all training rows; when `refit`, a clone of the deployed model refitted with them on the training rows in the
+    deployed features (Z_train, as the features stage wrote them), put in the deployed chain (same features,
+    calibrator and decision rule) and judged on test against the deployed decisions."""
     joint = " & ".join(train_labels)
     weights = reweighing_weights(y_train, intersectional_groups(train_labels)[joint])
     report = {"groups": joint, "weights": weights["table"], "refit": refit}
@@ -199,7 +200,7 @@ def reweighing(
         return report
     model = clone(predictor.model)
     report.update(model=model_name, params=best_params)
-    reason = fit_weighted(model, predictor.transform(X_train), y_train, weights["weights"])
+    reason = fit_weighted(model, Z_train, y_train, weights["weights"])
     if reason:
         return {**report, "applied": False, "reason": reason}
     reweighed = predictor.with_model(model)

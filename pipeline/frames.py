@@ -1,12 +1,12 @@
 """DataFrame <-> numpy at the boundary between the pipeline (pandas) and mllib (numpy arrays).
-Also imported by the MLflow pyfunc model, so it depends on numpy and pandas only."""
+Also imported by the MLflow pyfunc model, so it depends on numpy, pandas and mllib.base only."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from . import paths
+from mllib.base import MixedMatrix
 
 
 def feature_columns(columns, data: dict, row_id: str = "_row_id") -> tuple[list[str], list[str]]:
@@ -20,16 +20,13 @@ def feature_columns(columns, data: dict, row_id: str = "_row_id") -> tuple[list[
 
 def category_labels(series: pd.Series) -> np.ndarray:
     """Categories as strings (integral floats without '.0'); missing stays None for the imputer."""
-    values = series.to_numpy(dtype=object)
-    out = np.empty(len(values), dtype=object)
-    for i, v in enumerate(values):
+    codes, distinct = pd.factorize(series)  # each distinct value spelled once, not per row; missing -> -1
+    spelled = np.empty(len(distinct) + 1, dtype=object)  # the last entry (None) is what code -1 picks
+    for i, v in enumerate(distinct.tolist()):
         if v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA:
-            out[i] = None
-        elif isinstance(v, (float, np.floating)) and float(v).is_integer():
-            out[i] = str(int(v))
-        else:
-            out[i] = str(v)
-    return out
+            continue
+        spelled[i] = str(int(v)) if isinstance(v, (float, np.floating)) and float(v).is_integer() else str(v)
+    return spelled[codes]
 
 
 def attribute_labels(df: pd.DataFrame, attributes: list[str]) -> dict[str, np.ndarray]:
@@ -37,14 +34,16 @@ def attribute_labels(df: pd.DataFrame, attributes: list[str]) -> dict[str, np.nd
     return {a: category_labels(df[a]).astype(str) for a in attributes}
 
 
-def raw_matrix(df: pd.DataFrame, numeric: list[str], categorical: list[str]) -> np.ndarray:
-    """Object matrix: numeric columns as float (NaN = missing) first, then categorical columns as strings."""
-    X = np.empty((len(df), len(numeric) + len(categorical)), dtype=object)
+def raw_matrix(df: pd.DataFrame, numeric: list[str], categorical: list[str]) -> MixedMatrix:
+    """The model inputs of the rows: numeric columns as float64 (NaN = missing) first, then categorical columns as
+    strings (None = missing), as one mllib MixedMatrix (no number boxed in a Python object)."""
+    X_numeric = np.empty((len(df), len(numeric)))
     if numeric:
-        X[:, : len(numeric)] = df[numeric].to_numpy(dtype=np.float64, na_value=np.nan)
-    for j, col in enumerate(categorical, start=len(numeric)):
-        X[:, j] = category_labels(df[col])
-    return X
+        X_numeric[:] = df[numeric].to_numpy(dtype=np.float64, na_value=np.nan)
+    labels = np.empty((len(df), len(categorical)), dtype=object)
+    for j, col in enumerate(categorical):
+        labels[:, j] = category_labels(df[col])
+    return MixedMatrix(X_numeric, labels)
 
 
 def score_columns(scores: np.ndarray) -> dict[str, np.ndarray]:
@@ -89,10 +88,3 @@ def served_predictions(predictor, frame: pd.DataFrame, numeric: list[str], categ
     out = {f"probability_{c}": P[:, k] for k, c in enumerate(predictor.classes)}
     labels = pd.Series(predictor.labels(decided["decision"])).infer_objects()
     return pd.DataFrame({**out, "prediction": labels.to_numpy(), "accepted": decided["accepted"]})
-
-
-def row_frame(Z: np.ndarray, names: list[str], row_ids: np.ndarray) -> pd.DataFrame:
-    """A matrix as a frame of named columns after the row-id column."""
-    out = pd.DataFrame(Z, columns=names)
-    out.insert(0, paths.ROW_ID, row_ids)
-    return out

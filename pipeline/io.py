@@ -129,11 +129,12 @@ def read_json(path: Path | str, made_by: str) -> dict:
         raise PipelineError(f"{path} is not valid JSON ({exc}); rerun `dvc repro -f {made_by}`") from None
 
 
-def read_parquet(path: Path | str, made_by: str) -> pd.DataFrame:
+def read_parquet(path: Path | str, made_by: str, columns: list[str] | None = None) -> pd.DataFrame:
+    """A stage's parquet output (columns: only these, in this order; None: all)."""
     path = Path(path)
     if not path.exists():
         raise PipelineError(f"{path} is missing; it is written by the {made_by} stage: run `dvc repro {made_by}`")
-    return pd.read_parquet(path)
+    return pd.read_parquet(path, columns=columns)
 
 
 def read_dataset(path: Path | str, text_columns: list[str] = ()) -> pd.DataFrame:
@@ -201,12 +202,31 @@ def _column_names(path: Path, parquet: bool) -> list[str]:
     return [str(c) for c in pd.read_csv(path, header=None, nrows=1).iloc[0].tolist()]
 
 
-def write_parquet_directory(frames: dict, directory: Path) -> None:
-    """A directory of parquet files ({file name: frame}), written beside it and swapped into place whole."""
+@contextmanager
+def staged_directory(directory: Path | str):
+    """Yield an empty staging directory beside `directory`; when the block ends without error the staging directory
+    replaces `directory` whole (files are written one by one as they are made, and nothing is half-replaced)."""
+    directory = Path(directory)
     directory.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=directory.parent) as staging:
         fresh = Path(staging) / directory.name
         fresh.mkdir()
-        for name, df in frames.items():
-            df.to_parquet(fresh / name, index=False)
+        yield fresh
         replace_directory(fresh, directory)
+
+
+def write_matrix(X: np.ndarray, path: Path | str) -> None:
+    """A float64 matrix as .npy (no pickle; the same bytes for the same values)."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        np.save(f, np.ascontiguousarray(X, dtype=np.float64), allow_pickle=False)
+
+
+def read_matrix(path: Path | str, made_by: str, mmap: bool = False) -> np.ndarray:
+    """A matrix written by write_matrix; mmap: memory-mapped read-only (rows are read from disk when indexed)."""
+    path = Path(path)
+    if not path.exists():
+        raise PipelineError(f"{path} is missing; it is written by the {made_by} stage: run `dvc repro {made_by}`")
+    try:
+        return np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
+    except ValueError as exc:
+        raise PipelineError(f"{path} cannot be read ({exc}); rerun `dvc repro -f {made_by}`") from None

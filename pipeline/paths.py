@@ -65,11 +65,14 @@ REPORT_HTML = Path("reports/report.html")
 MLFLOW_RUN = Path("reports/mlflow_run.json")
 
 
+# The features stage's matrices: float64 .npy files (memory-mappable, one split read at a time), rows in the order of
+# TRAIN / TEST, column names in FEATURE_NAMES
 def fold_features(fold: int) -> Path:
-    """Training rows transformed by the transformer fitted without fold `fold`."""
-    return FEATURES_DIR / f"fold_{fold}.parquet"
+    """Every training row transformed by the features fitted on split `fold`'s training part."""
+    return FEATURES_DIR / f"fold_{fold}.npy"
 
 
-FINAL_TRAIN_FEATURES = FEATURES_DIR / "train.parquet"
-FINAL_TEST_FEATURES = FEATURES_DIR / "test.parquet"
+FINAL_TRAIN_FEATURES = FEATURES_DIR / "train.npy"
+FINAL_TEST_FEATURES = FEATURES_DIR / "test.npy"
+FEATURE_NAMES = FEATURES_DIR / "columns.json"  # {file name: its column names}
 FIGURES_DIR = Path("reports/figures")

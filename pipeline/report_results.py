@@ -235,8 +235,8 @@ def trust_section(r: dict, figs: dict) -> dict:
         f"{html.fmt(nested['outer_mean'])} ± {html.fmt(nested['outer_std'])} on the outer validation parts; the inner "
         f"best scores averaged {html.fmt(nested['inner_best_mean'])}, so the search's optimism is "
         f"{html.fmt(nested['optimism'])}"
-        if nested
-        else "off (assess.nested: false)"
+        if "statement" not in nested
+        else nested["statement"]
     )
     sweep = assessment["validation_curve"]
     if "statement" in sweep:

@@ -80,13 +80,13 @@ def binary_columns(schema: pa.DataFrameSchema) -> list[str]:
     ]
 
 
-def failure_cases(df: pd.DataFrame, schema: pa.DataFrameSchema) -> pd.DataFrame:
-    """pandera's lazy failure table (empty when the frame is valid)."""
+def failure_cases(df: pd.DataFrame, schema: pa.DataFrameSchema) -> tuple[pd.DataFrame | None, pd.DataFrame]:
+    """(the validated frame, or None when a check fails; pandera's lazy failure table, empty when the frame is
+    valid)."""
     try:
-        schema.validate(df, lazy=True)
+        return schema.validate(df, lazy=True), pd.DataFrame(columns=["column", "check", "failure_case", "index"])
     except pa.errors.SchemaErrors as exc:
-        return exc.failure_cases
-    return pd.DataFrame(columns=["column", "check", "failure_case", "index"])
+        return None, exc.failure_cases
 
 
 def is_column_level(cases: pd.DataFrame) -> pd.Series:

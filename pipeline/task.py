@@ -46,14 +46,15 @@ class Target:
         if self.regression:
             return series.to_numpy(dtype=np.float64)
         index = {_key(c): k for k, c in enumerate(self.classes)}
-        keys = [_key(v) for v in series.tolist()]
+        codes, distinct = pd.factorize(series, use_na_sentinel=False)  # each distinct value spelled once, not per row
+        keys = [_key(v) for v in distinct.tolist()]
         unknown = sorted({k for k in keys if k not in index})
         if unknown:
             raise PipelineError(
                 f"target column {self.column!r} holds values {unknown[:5]} that are not among its classes "
                 f"{self.classes}; rerun `dvc repro split`"
             )
-        return np.fromiter((index[k] for k in keys), dtype=np.int64, count=len(keys))
+        return np.array([index[k] for k in keys], dtype=np.int64)[codes]
 
     def label_names(self) -> list[str]:
         """The classes as strings, for report keys and column names."""

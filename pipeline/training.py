@@ -6,21 +6,31 @@ from __future__ import annotations
 import numpy as np
 
 from mllib.calibration import decision_scores
-from mllib.model_selection import ParameterGrid, ParameterSampler, best_candidate_index, cross_fit, evaluate_candidates
+from mllib.model_selection import (
+    FoldData,
+    ParameterGrid,
+    ParameterSampler,
+    best_candidate_index,
+    cross_fit,
+    evaluate_candidates,
+)
 
 from . import build, paths
-from .io import read_parquet
+from .io import read_matrix
 from .progress import Progress
 
 
-def load_fold_data(y: np.ndarray, splits: list[tuple], groups=None) -> list[tuple]:
-    """(X_train, y_train, X_valid, y_valid[, groups_train]) per split, from the matrices the features stage fitted
-    per split; the training part's groups (data.group) go to models that cross-validate inside it (stacking)."""
-    fold_data = []
-    for k, (fit, valid) in enumerate(splits):
-        X = read_parquet(paths.fold_features(k), "features").drop(columns=[paths.ROW_ID]).to_numpy()
-        fold_data.append((X[fit], y[fit], X[valid], y[valid]) + (() if groups is None else (groups[fit],)))
-    return fold_data
+def split_matrix(k: int) -> np.ndarray:
+    """Every training row in the features fitted on split k's training part (memory-mapped: a split's rows are
+    read when it is reached). Module-level, so worker processes get it by name."""
+    return read_matrix(paths.fold_features(k), "features", mmap=True)
+
+
+def load_fold_data(y: np.ndarray, splits: list[tuple], groups=None) -> FoldData:
+    """(X_train, y_train, X_valid, y_valid[, groups_train]) per split from the matrix the features stage fitted for
+    it, read split by split (one in memory at a time); the training part's groups (data.group) go to models that
+    cross-validate inside it (stacking). Worker processes get the path reader, not the matrices."""
+    return FoldData(split_matrix, y, splits, groups)
 
 
 def candidate_params(search: dict, model: str, seed: int) -> list[dict]:
@@ -38,7 +48,7 @@ def out_of_fold_scores(fold_models: list, fold_data: list[tuple], splits: list[t
     search keeps scores only for its scorer's response, which need not be a score, hence the predictions here."""
 
     def predict(k, fit, valid):
-        X_valid = fold_data[k][2]
+        X_valid = fold_data[k][2]  # split by split: one in memory at a time
         return fold_models[k].predict(X_valid) if regression else decision_scores(fold_models[k], X_valid)
 
     return cross_fit(predict, splits, n)

@@ -15,6 +15,7 @@ from .estimator import (
     is_fitted,
     takes_groups,
 )
+from .mixed import MixedMatrix
 from .validation import (
     check_1d,
     check_array,
@@ -41,6 +42,7 @@ __all__ = [
     "NotFittedError",
     "Pipeline",
     "ColumnTransformer",
+    "MixedMatrix",
     "check_array",
     "check_X_y",
     "check_sample_weight",

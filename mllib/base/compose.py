@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .estimator import BaseEstimator, TransformerMixin, check_is_fitted, clone, fit_with_groups, takes_groups
+from .mixed import MixedMatrix
 
 
 def _feature_names(transformer, input_names: list[str]) -> list[str]:
@@ -126,7 +127,9 @@ class ColumnTransformer(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     transformers : list of (str, transformer, list of int)
-        Named transformers with the column indices each takes; columns not listed are dropped.
+        Named transformers with the column indices each takes; columns not listed are dropped. X may be a
+        MixedMatrix (raw data: a float64 block of numbers and an object block of labels): a transformer whose
+        columns lie in one block receives that block's columns as they are.
     """
 
     def __init__(self, transformers):
@@ -154,7 +157,8 @@ class ColumnTransformer(TransformerMixin, BaseEstimator):
         return self
 
     def _check_columns(self, X):
-        X = np.asarray(X)
+        if not isinstance(X, MixedMatrix):  # a MixedMatrix hands each transformer its block's columns unconverted
+            X = np.asarray(X)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D, got shape {X.shape}")
         for name, _, cols in self.transformers:

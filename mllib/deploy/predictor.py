@@ -144,9 +144,9 @@ class DeployedPredictor(BaseEstimator):
         return self.labels(self.decide(self.predict_proba(X))["decision"])
 
     def labels(self, codes) -> np.ndarray:
-        out = np.empty(len(codes), dtype=object)
-        out[:] = [self.classes[int(c)] for c in codes]
-        return out
+        classes = np.empty(len(self.classes), dtype=object)
+        classes[:] = list(self.classes)
+        return classes[np.asarray(codes, dtype=np.int64)]
 
     def predict_set(self, X) -> np.ndarray:
         """Boolean (n, K) conformal sets; needs `conformal`."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import stdtrit
 
-from ..base import check_int, check_random_state
+from ..base import MixedMatrix, check_int, check_random_state
 
 
 def _normalise_columns(columns, n_features: int) -> list:
@@ -75,8 +75,8 @@ def permutation_importance(
 
     predict: callable X -> the values the scorer needs (labels, probabilities, regression outputs).
         It receives a working copy of X that is modified afterwards, so it must not keep a reference to it.
-    X: 2-D array (object dtype allowed: raw data with strings); whole columns are permuted by row index,
-        so every column keeps its dtype and values.
+    X: 2-D array (object dtype allowed: raw data with strings) or mllib.base.MixedMatrix; whole columns are
+        permuted by row index, so every column keeps its dtype and values.
     y: targets passed unchanged to the scorer.
     scorer: object with .score(y_true, values) -> float and .greater_is_better (bool).
     n_repeats: permutations per column; random_state: int, numpy Generator or None.
@@ -93,7 +93,8 @@ def permutation_importance(
         raise ValueError(f"predict must be a callable X -> predictions, got {type(predict).__name__}")
     if not (callable(getattr(scorer, "score", None)) and hasattr(scorer, "greater_is_better")):
         raise ValueError("scorer must have a .score(y_true, values) method and a .greater_is_better attribute")
-    X = np.asarray(X)
+    if not isinstance(X, MixedMatrix):
+        X = np.asarray(X)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
     n_samples = X.shape[0]
@@ -117,7 +118,7 @@ def permutation_importance(
         cols = list(group)
         rng = _column_rng(root, group)
         for r in range(n_repeats):
-            X_work[:, cols] = X[np.ix_(rng.permutation(n_samples), cols)]
+            X_work[:, cols] = X[:, cols][rng.permutation(n_samples)]
             permuted = float(scorer.score(y, predict(X_work)))
             importances[i, r] = baseline - permuted if greater_is_better else permuted - baseline
         X_work[:, cols] = X[:, cols]

@@ -29,7 +29,8 @@ from ._checks import check_groups
 from .group_metrics import group_confusion
 
 MITIGATION_CRITERIA = ("demographic_parity", "equal_opportunity", "equalized_odds")
-_CHUNK = 64
+_CHUNK = 64  # target boxes compared with a group's candidates at a time ...
+_CELLS = 1 << 21  # ... fewer when the group has many candidates: (targets, candidates, rates) stays under 16 MB
 
 
 def _group_curve(s: np.ndarray, y: np.ndarray) -> dict:
@@ -144,14 +145,15 @@ class GroupThresholdOptimizer(BaseEstimator):
         choice = np.empty((targets.shape[0], values.size), dtype=np.int64)
         achieved = np.empty((targets.shape[0], values.size, len(columns)))
         for k, (r, curve) in enumerate(zip(rates, curves)):
-            for start in range(0, targets.shape[0], _CHUNK):  # bounded memory: (chunk, candidates) at a time
-                t = targets[start : start + _CHUNK]
+            chunk = max(1, min(_CHUNK, _CELLS // r.size))  # bounded memory: (chunk, candidates, d) at a time
+            for start in range(0, targets.shape[0], chunk):
+                t = targets[start : start + chunk]
                 # Chebyshev distance from each candidate's rates to the target box [t, t + tolerance]
                 below, above = t[:, None, :] - r[None, :, :], r[None, :, :] - (t[:, None, :] + tol)
                 distance = np.maximum(np.maximum(below, above), 0.0).max(axis=2)
                 best = distance.min(axis=1, keepdims=True)
                 score = np.where(distance <= best + 1e-12, curve["correct"][None, :], -1)
-                choice[start : start + _CHUNK, k] = np.argmax(score, axis=1)
+                choice[start : start + chunk, k] = np.argmax(score, axis=1)
             achieved[:, k] = r[choice[:, k]]
         gap = (achieved.max(axis=1) - achieved.min(axis=1)).max(axis=1)
         resolution = np.max([steps[k][choice[:, k]] for k in range(values.size)], axis=0)

@@ -15,6 +15,7 @@ from .curves import learning_curve, validation_curve
 from .holdout import split_groups, train_test_split_indices
 from .nested import nested_cv
 from .search import (
+    FoldData,
     GridSearch,
     RandomSearch,
     best_candidate_index,
@@ -72,6 +73,7 @@ __all__ = [
     # search
     "ParameterGrid",
     "ParameterSampler",
+    "FoldData",
     "evaluate_candidates",
     "best_candidate_index",
     "GridSearch",

@@ -13,7 +13,7 @@ import numpy as np
 
 from mllib.base import check_random_state, clone
 
-from .search import _check_scorer, evaluate_candidates, resolve_cv, response_values
+from .search import FoldData, _check_scorer, evaluate_candidates, resolve_cv, response_values
 
 __all__ = ["learning_curve", "validation_curve"]
 
@@ -26,8 +26,7 @@ def validation_curve(estimator, X, y, param_name, values, cv, scorer, groups=Non
         raise ValueError("values is empty: pass the hyperparameter values to sweep")
     X, y = np.asarray(X), np.asarray(y)
     splits = resolve_cv(cv, X, y, groups)
-    fold_data = [(X[tr], y[tr], X[te], y[te]) for tr, te in splits]
-    results = evaluate_candidates(estimator, [{param_name: v} for v in values], fold_data, scorer)
+    results = evaluate_candidates(estimator, [{param_name: v} for v in values], FoldData(X, y, splits), scorer)
     return np.stack([r["train_scores"] for r in results]), np.stack([r["valid_scores"] for r in results])
 
 

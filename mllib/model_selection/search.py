@@ -29,6 +29,7 @@ from .candidates import ParameterGrid, ParameterSampler
 from .splitters import GroupKFold, KFold
 
 __all__ = [
+    "FoldData",
     "evaluate_candidates",
     "best_candidate_index",
     "GridSearch",
@@ -95,6 +96,8 @@ def evaluate_one(estimator, scorer, fold: tuple, params: dict, keep_model: bool 
     """One (candidate, fold) task: clone, set_params, fit on the fold's training part, score both parts.
     Returns (train_score, valid_score, fit_seconds, validation response values[, the fitted model as an mllib.io
     state]). A module-level function, so a caller may run the tasks in other processes."""
+    if len(fold) not in (4, 5):
+        raise ValueError(f"a fold must be (X_train, y_train, X_valid, y_valid[, groups_train]), got {len(fold)} items")
     X_tr, y_tr, X_va, y_va = fold[:4]
     est = clone(estimator).set_params(**params)
     t0 = time.perf_counter()
@@ -106,13 +109,52 @@ def evaluate_one(estimator, scorer, fold: tuple, params: dict, keep_model: bool 
     return out + (to_state(est),) if keep_model else out
 
 
-def _serial(fn, shared: list, tasks: list, progress=None) -> list:
-    out = []
+class FoldData:
+    """The fold_data of evaluate_candidates made when asked for: fold_data[k] is (X[fit], y[fit], X[valid], y[valid]
+    [, groups[fit]]) of the k-th split (fit, valid), sliced when indexed; only the last fold is kept, so a search that
+    goes fold by fold holds one fold's copies at a time, whatever the number of splits.
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, n_features), or callable
+        The rows every split indexes, or matrix(k) -> the rows of split k (e.g. features fitted per split, read
+        from disk when the split is reached; picklable, such as a module-level function, if worker processes get it).
+    y : array of shape (n_samples,)
+    splits : list of (fit, valid) index arrays
+    groups : array of shape (n_samples,) or None
+        The fit rows' groups are the fold's fifth entry, for estimators that cross-validate inside them.
+    """
+
+    def __init__(self, X, y, splits, groups=None):
+        self.X, self.y, self.splits, self.groups = X, y, list(splits), groups
+        self._last: tuple = (None, None)
+
+    def __len__(self) -> int:
+        return len(self.splits)
+
+    def __getitem__(self, k: int) -> tuple:
+        if not 0 <= k < len(self.splits):
+            raise IndexError(f"fold {k} of {len(self.splits)}")
+        if self._last[0] != k:
+            self._last = (None, None)  # release the previous fold before slicing the next
+            X = self.X(k) if callable(self.X) else self.X
+            fit, valid = self.splits[k]
+            fold = (np.asarray(X[fit]), self.y[fit], np.asarray(X[valid]), self.y[valid])
+            self._last = (k, fold + (() if self.groups is None else (self.groups[fit],)))
+        return self._last[1]
+
+    def __getstate__(self) -> dict:  # to a worker process without the fold in memory
+        return {**self.__dict__, "_last": (None, None)}
+
+
+def _serial(fn, shared, tasks: list, progress=None) -> list:
+    out, seen = [], {}
     for n, (k, params) in enumerate(tasks, start=1):
+        candidate = seen[k] = seen.get(k, -1) + 1  # the candidate's position among the fold's tasks
         try:
             out.append(fn(shared[k], params))
         except Exception as exc:
-            exc.add_note(f"while evaluating candidate {(n - 1) // len(shared)} {params} on fold {k}")
+            exc.add_note(f"while evaluating candidate {candidate} {params} on fold {k}")
             raise
         if progress is not None:
             progress(n, len(tasks), params)
@@ -130,8 +172,10 @@ def evaluate_candidates(
     (k, params) and the result fn(shared[k], params): how the caller runs the independent (candidate, fold) tasks
     (worker processes, a cluster); shared is fold_data, to be sent to each worker once. Default: one by one here.
     The results do not depend on how the tasks run (each fit is seeded by the estimator's own random_state).
-    fold_data: list of (X_train, y_train, X_valid, y_valid[, groups_train]); with groups, an estimator whose fit
-    takes groups (stacking, a selecting pipeline) gets them for its inner folds. Returns one dict per candidate, in
+    fold_data: a sequence of (X_train, y_train, X_valid, y_valid[, groups_train]), indexed by fold; with groups, an
+    estimator whose fit takes groups (stacking, a selecting pipeline) gets them for its inner folds. The tasks go
+    fold by fold (every candidate on fold 0, then on fold 1, ...), so a sequence that reads a fold from disk when
+    indexed and keeps only the last one holds one fold in memory at a time. Returns one dict per candidate, in
     order:
     {"candidate", "params", "train_scores", "valid_scores" (arrays, one entry per fold),
      "mean_train_score", "std_train_score", "mean_valid_score", "std_valid_score",
@@ -142,23 +186,19 @@ def evaluate_candidates(
     """
     _check_scorer(scorer)
     candidates = [dict(c) for c in candidates]
-    fold_data = list(fold_data)
     if not candidates:
         raise ValueError("no candidates to evaluate")
-    if not fold_data:
+    n_folds = len(fold_data)
+    if not n_folds:
         raise ValueError("fold_data is empty: pass a list of (X_train, y_train, X_valid, y_valid) tuples")
-    for k, fd in enumerate(fold_data):
-        if len(fd) not in (4, 5):
-            raise ValueError(
-                f"fold_data[{k}] must be (X_train, y_train, X_valid, y_valid[, groups_train]), got {len(fd)} items"
-            )
-    tasks = [(k, params) for params in candidates for k in range(len(fold_data))]
+    tasks = [(k, params) for k in range(n_folds) for params in candidates]
     outcomes = (run_tasks or _serial)(
         functools.partial(evaluate_one, estimator, scorer, keep_model=keep_models), fold_data, tasks, progress
     )
+    by_candidate = [[outcomes[k * len(candidates) + i] for k in range(n_folds)] for i in range(len(candidates))]
     results = []
     for i, params in enumerate(candidates):
-        mine = outcomes[i * len(fold_data) : (i + 1) * len(fold_data)]
+        mine = by_candidate[i]
         tr, tr_mean, tr_std = _summary([o[0] for o in mine])
         va, va_mean, va_std = _summary([o[1] for o in mine])
         results.append(
@@ -239,7 +279,7 @@ class _BaseSearch(BaseEstimator):
         y = np.asarray(y)
         splits = resolve_cv(self.cv, X, y, groups)
         g = None if groups is None else np.asarray(groups)
-        fold_data = [(X[tr], y[tr], X[te], y[te]) + (() if g is None else (g[tr],)) for tr, te in splits]
+        fold_data = FoldData(X, y, splits, g)
         candidates = self._candidates()
         results = evaluate_candidates(self.estimator, candidates, fold_data, scorer)
         best = best_candidate_index(results, scorer.greater_is_better)

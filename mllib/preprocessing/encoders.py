@@ -50,6 +50,20 @@ def _learn_categories(categories, X) -> list:
     return learned
 
 
+def _positions(column: np.ndarray, cats: np.ndarray) -> np.ndarray:
+    """Index of each value of `column` in `cats` (-1 where absent). Labels (object arrays) by one dictionary lookup
+    per value instead of one comparison per (value, category) pair; equal values match as == says (1 == 1.0)."""
+    if column.dtype.kind == "O" or cats.dtype.kind == "O":
+        index: dict = {}
+        for i, c in enumerate(cats.tolist()):
+            index.setdefault(c, i)
+        return np.fromiter((index.get(v, -1) for v in column.tolist()), dtype=np.intp, count=column.shape[0])
+    if cats.size == 0:  # no rare levels
+        return np.full(column.shape[0], -1, dtype=np.intp)
+    equal = column[:, None] == cats[None, :]
+    return np.where(equal.any(axis=1), equal.argmax(axis=1), -1)
+
+
 def _categories_at(categories: list, codes: np.ndarray, unknown: np.ndarray) -> np.ndarray:
     """categories[j][codes[:, j]] column by column, None where `unknown`: the categories' own dtype when every
     column is numeric and nothing is unknown, otherwise object (Python str / None, as the pipeline's frames)."""
@@ -137,17 +151,21 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         X = self._validate(X)
         check_n_features(self, X)
-        blocks = []
+        widths = [cats.size + (rare.size > 0) for cats, rare in zip(self.categories_, self.infrequent_categories_)]
+        out = np.zeros((X.shape[0], sum(widths)))
+        start, rows = 0, np.arange(X.shape[0])
         for j, (cats, rare) in enumerate(zip(self.categories_, self.infrequent_categories_)):
-            indicator = X[:, j][:, None] == cats[None, :]
-            unknown = ~indicator.any(axis=1) & ~np.isin(X[:, j], rare)
+            at = _positions(X[:, j], cats)
+            known = at >= 0
+            unknown = ~known & (_positions(X[:, j], rare) < 0)
             if unknown.any() and self.handle_unknown == "error":
                 values = np.unique(X[unknown, j])[:5].tolist()
                 raise ValueError(f"column {j} has categories {values} unseen at fit time (handle_unknown='error')")
-            blocks.append(indicator.astype(np.float64))
+            out[rows[known], start + at[known]] = 1.0
             if rare.size:  # every level without its own column: pooled at fit, or unseen
-                blocks.append((~indicator.any(axis=1)).astype(np.float64)[:, None])
-        return np.hstack(blocks) if blocks else np.empty((X.shape[0], 0))
+                out[~known, start + cats.size] = 1.0
+            start += widths[j]
+        return out
 
     def inverse_transform(self, Z):
         """Each column's block of indicators back to its category; an all-zero block (a category unseen at fit,

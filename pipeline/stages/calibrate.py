@@ -69,7 +69,7 @@ def main() -> None:
     conformal = SplitConformalClassifier(coverage=cfg["set_coverage"]).fit(after, y)
     predictor = assemble(calibrator, conformal, target, params["decision"])
     rows = oof[[paths.ROW_ID]].merge(
-        read_parquet(paths.TRAIN, "split")[[paths.ROW_ID, *sensitive]],
+        read_parquet(paths.TRAIN, "split", columns=[paths.ROW_ID, *sensitive]),
         on=paths.ROW_ID,
         how="left",
         validate="one_to_one",

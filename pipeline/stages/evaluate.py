@@ -47,7 +47,7 @@ def main() -> None:
     predictor = mlio.load(paths.PREDICTOR)
     test = read_parquet(paths.TEST, "split")
     y = target.encode(test[data["target"]])
-    y_train = target.encode(read_parquet(paths.TRAIN, "split")[data["target"]])  # the no-skill baseline's fit
+    y_train = target.encode(read_parquet(paths.TRAIN, "split", columns=[data["target"]])[data["target"]])  # baseline
     X = raw_matrix(test, *feature_columns(test.columns, data))
     if target.regression:
         return evaluate_regression(params, predictor, test, X, y, y_train)

@@ -25,7 +25,7 @@ from pipeline.fairness import (
     threshold_mitigation,
 )
 from pipeline.frames import attribute_labels, feature_columns, raw_matrix, read_proba
-from pipeline.io import read_json, read_parquet, write_csv, write_json
+from pipeline.io import read_json, read_matrix, read_parquet, write_csv, write_json
 from pipeline.task import Target
 
 
@@ -75,18 +75,18 @@ def main() -> None:
     report["attributes"] = audit(
         y, decision, P, test_labels, clusters, cfg, params["seed"], target.label_names(), params["calibration"]
     )
-    train = read_parquet(paths.TRAIN, "split")
+    train = read_parquet(paths.TRAIN, "split", columns=[paths.ROW_ID, data["target"], *sensitive])
     if criterion != "none" and target.task == "multiclass":
         report["mitigation"].update(applied=False, reason=NOT_DEFINED_FOR_MULTICLASS)
     elif criterion != "none":
         report["mitigation"].update(
             threshold_mitigation(cfg["mitigation"], sensitive, train, test_labels, y, P, decision, threshold)
         )
-    columns = feature_columns(train.columns, data)
+    columns = feature_columns(test.columns, data)
     trained = read_json(paths.TRAIN_METRICS, "train")
     report["reweighing"] = reweighing(
         predictor,
-        raw_matrix(train, *columns),
+        read_matrix(paths.FINAL_TRAIN_FEATURES, "features"),  # the training rows in the deployed features
         target.encode(train[data["target"]]),
         attribute_labels(train, sensitive),
         raw_matrix(test, *columns),

@@ -14,8 +14,8 @@ from pipeline import build, folds, paths
 from pipeline.build import fit_features
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
-from pipeline.frames import feature_columns, raw_matrix, row_frame
-from pipeline.io import read_parquet, write_estimators, write_json, write_parquet_directory
+from pipeline.frames import feature_columns, raw_matrix
+from pipeline.io import read_parquet, staged_directory, write_estimators, write_json, write_matrix
 from pipeline.task import Target
 
 
@@ -39,22 +39,28 @@ def main() -> None:
     y = target.encode(train[params["data"]["target"]])
     groups = train[params["data"]["group"]].to_numpy() if params["data"]["group"] else None
 
-    outputs, report, fitted = {}, {"numeric": numeric, "categorical": categorical, "folds": {}}, []
-    for k, (fit_rows, _) in enumerate(folds.splits_of(membership)):
-        where = f"the training part of split {k}"
-        part = None if groups is None else groups[fit_rows]
-        transformer, names = fit_features(cfg, X_train[fit_rows], y[fit_rows], part, numeric, categorical, where, seed)
-        fitted.append(transformer)
-        outputs[paths.fold_features(k).name] = row_frame(transformer.transform(X_train), names, train[paths.ROW_ID])
-        report["folds"][str(k)] = {
-            "n_fit_rows": len(fit_rows),
-            "n_features": len(names),
-            **({"selected": names} if cfg["selection"]["name"] != "none" else {}),
-        }
-        print(f"features: split {k}: fitted on {len(fit_rows)} rows -> {len(names)} features")
-    final, names = fit_features(cfg, X_train, y, groups, numeric, categorical, "the training set", seed)
-    outputs[paths.FINAL_TRAIN_FEATURES.name] = row_frame(final.transform(X_train), names, train[paths.ROW_ID])
-    outputs[paths.FINAL_TEST_FEATURES.name] = row_frame(final.transform(X_test), names, test[paths.ROW_ID])
+    report, fitted, columns = {"numeric": numeric, "categorical": categorical, "folds": {}}, [], {}
+    with staged_directory(paths.FEATURES_DIR) as staging:  # each matrix written when made: one in memory at a time
+        for k, (fit_rows, _) in enumerate(folds.splits_of(membership)):
+            where = f"the training part of split {k}"
+            part = None if groups is None else groups[fit_rows]
+            transformer, names = fit_features(
+                cfg, X_train[fit_rows], y[fit_rows], part, numeric, categorical, where, seed
+            )
+            fitted.append(transformer)
+            write_matrix(transformer.transform(X_train), staging / paths.fold_features(k).name)
+            columns[paths.fold_features(k).name] = names
+            report["folds"][str(k)] = {
+                "n_fit_rows": len(fit_rows),
+                "n_features": len(names),
+                **({"selected": names} if cfg["selection"]["name"] != "none" else {}),
+            }
+            print(f"features: split {k}: fitted on {len(fit_rows)} rows -> {len(names)} features")
+        final, names = fit_features(cfg, X_train, y, groups, numeric, categorical, "the training set", seed)
+        for path, X in ((paths.FINAL_TRAIN_FEATURES, X_train), (paths.FINAL_TEST_FEATURES, X_test)):
+            write_matrix(final.transform(X), staging / path.name)
+            columns[path.name] = names
+        write_json(columns, staging / paths.FEATURE_NAMES.name)
     report["final"] = {"n_fit_rows": len(X_train), "features": names}
     report["pooled_levels"] = build.pooled_levels(final, categorical)
     for column, count in report["pooled_levels"].items():
@@ -63,7 +69,6 @@ def main() -> None:
             f"{column}=infrequent (features.encoder.params min_frequency / max_categories)"
         )
 
-    write_parquet_directory(outputs, paths.FEATURES_DIR)
     mlio.save(final, paths.FEATURE_TRANSFORMER)
     write_estimators(fitted, paths.FOLD_FEATURES)
     write_json(report, paths.FEATURES_REPORT)

@@ -19,7 +19,7 @@ from pipeline.compute import task_runner
 from pipeline.config import load_params
 from pipeline.errors import run_stage
 from pipeline.frames import score_columns
-from pipeline.io import read_parquet, write_estimators, write_json, write_parquet
+from pipeline.io import read_matrix, read_parquet, write_estimators, write_json, write_parquet
 from pipeline.task import Target
 from pipeline.training import load_fold_data, out_of_fold_scores, search_model, search_reports
 
@@ -30,7 +30,8 @@ def main() -> None:
     target = Target.read(paths.TARGET)
     names = build.model_names(model_cfg, target.task)
     scorer = build.scorer("search.scoring", params["search"]["scoring"], target.task)
-    train = read_parquet(paths.TRAIN, "split")
+    wanted = [paths.ROW_ID, data["target"]] + ([data["group"]] if data["group"] else [])
+    train = read_parquet(paths.TRAIN, "split", columns=wanted)  # not the features: the features stage made them
     splits = folds.splits_of(read_parquet(paths.FOLDS, "split"))
     y = target.encode(train[data["target"]])
     groups = train[data["group"]].to_numpy() if data["group"] else None
@@ -48,10 +49,11 @@ def main() -> None:
         f"{len(y)} rows"
     )
 
-    final_train = read_parquet(paths.FINAL_TRAIN_FEATURES, "features").drop(columns=[paths.ROW_ID]).to_numpy()
-    final = fit_with_groups(build.model(name, model_cfg, seed, **best["params"]), final_train, y, groups)
     fold_models = [mlio.from_state(*state) for state in best["model_states"]]
     score = out_of_fold_scores(fold_models, fold_data, splits, len(y), target.regression)
+    del fold_data  # the last split's rows, before the whole training matrix is read
+    final_train = read_matrix(paths.FINAL_TRAIN_FEATURES, "features")
+    final = fit_with_groups(build.model(name, model_cfg, seed, **best["params"]), final_train, y, groups)
     fold = folds.first_validating_split(splits, len(y))
     oof = pd.DataFrame({paths.ROW_ID: train[paths.ROW_ID], "fold": fold, "y": y, **score_columns(score)})
 
@@ -65,7 +67,7 @@ def main() -> None:
         "train_valid_gap": best["mean_train_score"] - best["mean_valid_score"],
         "best_params": best["params"],
         "n_candidates": len(results),
-        "n_folds": len(fold_data),
+        "n_folds": len(splits),
         "baseline": {
             "model": "mean" if target.regression else "class prior",
             "cv_mean": baseline["mean_valid_score"],

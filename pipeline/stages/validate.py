@@ -36,12 +36,12 @@ def main() -> None:
     raw = read_dataset(source, data["categorical"])
     check_columns(raw, data)
     schema = build_schema(raw, data)
-    df = raw.copy()
+    rows_in, n_columns = raw.shape  # raw is changed in place by the fractional policy (round)
 
     df, reasons, fractional_report = apply_fractional_policy(
-        df, binary_columns(schema), policy["fractional_binary"], source
+        raw, binary_columns(schema), policy["fractional_binary"], source
     )
-    cases = failure_cases(df.drop(index=list(reasons)), schema)
+    validated, cases = failure_cases(df.drop(index=list(reasons)), schema)
     column_level = cases[is_column_level(cases)]
     if len(column_level):
         raise PipelineError(column_problem(column_level.iloc[0], source, data["schema"]))
@@ -59,7 +59,7 @@ def main() -> None:
         )
 
     bad = sorted(reasons)
-    kept = schema.validate(df.drop(index=bad))
+    kept = validated if validated is not None else schema.validate(df.drop(index=bad))  # valid: checked once
     if kept.empty:
         raise PipelineError(f"{source}: every row was quarantined; see the reasons above or relax the schema")
     target = infer_target(kept[data["target"]], data, source)
@@ -77,10 +77,10 @@ def main() -> None:
         "file": source,
         "file_md5": hashlib.md5(Path(source).read_bytes()).hexdigest(),  # as dvc.lock records the file
         "schema": data["schema"],
-        "rows_in": int(len(raw)),
+        "rows_in": int(rows_in),
         "rows_kept": int(len(kept)),
         "rows_quarantined": int(len(bad)),
-        "columns": int(raw.shape[1]),
+        "columns": int(n_columns),
         "policies": policy,
         "fractional_binary": fractional_report,
         "failed_checks": check_counts,

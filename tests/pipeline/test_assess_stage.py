@@ -8,6 +8,7 @@ import json
 import shutil
 
 import numpy as np
+import pandas as pd
 import pytest
 import yaml
 from conftest import SHARED_STAGES, make_project, run_stages
@@ -49,6 +50,29 @@ def test_validation_curve_sweeps_the_listed_values(assessed):
     for row in rows:
         if row["value"] in by_value:  # the same configuration on the same folds gives the search's score
             assert row["valid"] == pytest.approx(by_value[row["value"]], abs=1e-12)
+
+
+def test_above_max_refit_rows_nested_cv_and_the_validation_curve_say_why_they_did_not_run(
+    assessed, tmp_path, monkeypatch, capsys
+):
+    root = tmp_path / "p"
+    shutil.copytree(assessed, root)
+    params = yaml.safe_load((root / "params.yaml").read_text())
+    n_train = len(pd.read_parquet(root / paths.TRAIN))
+    params["assess"]["max_refit_rows"] = n_train - 1
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    run_stages(root, monkeypatch, ["assess"])
+    report = json.loads((root / paths.ASSESSMENT).read_text())
+    why = f"skipped: {n_train:,} training rows exceed assess.max_refit_rows ({n_train - 1:,})"
+    assert report["nested"]["statement"].startswith(why)
+    assert report["validation_curve"]["statement"].startswith(why)
+    assert json.loads((root / paths.SWEEP_CURVE).read_text()) == []
+    assert why in capsys.readouterr().out
+    params["assess"]["max_refit_rows"] = n_train  # at the limit both run
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    run_stages(root, monkeypatch, ["assess"])
+    report = json.loads((root / paths.ASSESSMENT).read_text())
+    assert "outer_scores" in report["nested"] and "parameter" in report["validation_curve"]
 
 
 def test_a_validation_curve_parameter_the_model_lacks_is_named(assessed, tmp_path, monkeypatch):

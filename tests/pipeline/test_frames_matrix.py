@@ -52,8 +52,8 @@ def test_raw_matrix_nullable_integers_become_nan():
 
 def test_raw_matrix_only_categorical_or_only_numeric():
     df = pd.DataFrame({"c": [1, 2], "x": [0.5, 0.25]})
-    assert raw_matrix(df, [], ["c"]).tolist() == [["1"], ["2"]]
-    assert raw_matrix(df, ["x"], []).tolist() == [[0.5], [0.25]]
+    assert np.asarray(raw_matrix(df, [], ["c"])).tolist() == [["1"], ["2"]]
+    assert np.asarray(raw_matrix(df, ["x"], [])).tolist() == [[0.5], [0.25]]
 
 
 def test_category_labels_keeps_fractional_and_text_values():

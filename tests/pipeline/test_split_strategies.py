@@ -64,7 +64,7 @@ def test_strategy_runs_through_calibration(strategy, cleaned, tmp_path, monkeypa
     splits = folds.splits_of(membership)
     expected = split["n_splits"] * split.get("n_repeats", 1)
     assert len(splits) == expected
-    assert len(list((root / paths.FEATURES_DIR).glob("fold_*.parquet"))) == expected
+    assert len(list((root / paths.FEATURES_DIR).glob("fold_*.npy"))) == expected
     groups = train["zper"].to_numpy()
     for fit, valid in splits:
         assert len(valid) and len(fit)
@@ -104,7 +104,7 @@ def test_repeated_kfold_scores_average_over_the_repeats(cleaned, tmp_path, monke
     splits = folds.splits_of(pd.read_parquet(root / paths.FOLDS))
     total = np.zeros(len(y))
     for k, (fit, valid) in enumerate(splits):
-        X = pd.read_parquet(root / paths.fold_features(k)).drop(columns=[paths.ROW_ID]).to_numpy()
+        X = np.load(root / paths.fold_features(k))
         total[valid] += decision_scores(registry.get("logistic_regression")().fit(X[fit], y[fit]), X[valid])
     np.testing.assert_allclose(pd.read_parquet(root / paths.OOF_PREDICTIONS)["score"], total / 2, rtol=1e-12)
 

@@ -262,8 +262,7 @@ def test_reweighing_refits_with_kamiran_calders_weights_and_is_judged_on_test(de
     for g in cell.index:  # under the weights every group has the overall base rate
         assert np.average(y[group == g], weights=w[group == g]) == pytest.approx(y.mean())
     # the same refit done here: LogisticRegression (search.grid is {} so the defaults) with these weights
-    X = pd.read_parquet(default_run / paths.FINAL_TRAIN_FEATURES).drop(columns=[paths.ROW_ID]).to_numpy()
-    X_test = pd.read_parquet(default_run / paths.FINAL_TEST_FEATURES).drop(columns=[paths.ROW_ID]).to_numpy()
+    X, X_test = np.load(default_run / paths.FINAL_TRAIN_FEATURES), np.load(default_run / paths.FINAL_TEST_FEATURES)
     model = LogisticRegression().fit(X, y, sample_weight=w)
     p_after = mlio.load(default_run / paths.PREDICTOR).calibrator.transform(decision_scores(model, X_test))
     predictions, test = pd.read_parquet(default_run / paths.TEST_PREDICTIONS), pd.read_parquet(default_run / paths.TEST)

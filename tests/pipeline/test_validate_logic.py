@@ -114,13 +114,13 @@ def test_fractional_policy_reasons_for_two_columns_on_one_row():
 
 
 def test_valid_frame_has_no_failure_cases():
-    cases = failure_cases(pd.DataFrame({"flag": [0.0, 1.0], "x": [1.0, 2.0]}), SCHEMA)
+    _, cases = failure_cases(pd.DataFrame({"flag": [0.0, 1.0], "x": [1.0, 2.0]}), SCHEMA)
     assert cases.empty and {"column", "check", "failure_case", "index"} <= set(cases.columns)
 
 
 def test_row_failures_are_row_level():
     df = pd.DataFrame({"flag": [0.0, 2.0, 1.0], "x": [1.0, 2.0, 11.0]})
-    cases = failure_cases(df, SCHEMA)
+    _, cases = failure_cases(df, SCHEMA)
     level = is_column_level(cases)
     assert not level.any()
     assert sorted(zip(cases["column"], cases["index"].astype(int))) == [("flag", 1), ("x", 2)]
@@ -135,7 +135,7 @@ def test_missing_column_and_bad_dtype_are_column_level():
         }
     )
     df = pd.DataFrame({"x": ["1", "oops", "3"], "k": [1.5, 2.0, 3.0]})
-    cases = failure_cases(df, schema)
+    _, cases = failure_cases(df, schema)
     level = is_column_level(cases)
     assert level.all()
     assert set(cases["column"].dropna()) >= {"x", "k"}
@@ -145,7 +145,7 @@ def test_missing_column_and_bad_dtype_are_column_level():
 
 def test_column_problem_messages_name_file_and_column():
     schema = pa.DataFrameSchema({"x": pa.Column(float, coerce=True), "z": pa.Column(float)})
-    cases = failure_cases(pd.DataFrame({"x": ["1", "oops"]}), schema)
+    _, cases = failure_cases(pd.DataFrame({"x": ["1", "oops"]}), schema)
     by_check = {str(c): row for c, row in zip(cases["check"], (r for _, r in cases.iterrows()))}
     missing = column_problem(by_check["column_in_dataframe"], SOURCE, "s.yaml")
     assert SOURCE in missing and "'z'" in missing and "s.yaml" in missing and "missing" in missing
@@ -165,7 +165,7 @@ def test_column_problem_messages_name_file_and_column():
     ],
 )
 def test_column_problem_without_a_row_index_is_still_a_message(schema):
-    cases = failure_cases(pd.DataFrame({"k": [1.5, 2.0]}), schema)
+    _, cases = failure_cases(pd.DataFrame({"k": [1.5, 2.0]}), schema)
     column_level = cases[is_column_level(cases)]
     assert len(column_level)
     message = column_problem(column_level.iloc[0], SOURCE, "s.yaml")
@@ -199,10 +199,10 @@ def test_inferred_schema_requires_target_group_sensitive_and_numeric_features():
     assert schema.columns["x"].nullable and str(schema.columns["x"].dtype) == "float64"
     schema.validate(df)
     broken = df.assign(y=[0, 1, None, 1, 0, 1, 0, 1])
-    cases = failure_cases(broken, schema)
+    _, cases = failure_cases(broken, schema)
     assert (cases["column"] == "y").any() and not is_column_level(cases[cases["column"] == "y"]).all()
     text = df.assign(x=["1", "2", "three", "4", "5", "6", "7", "8"])
-    cases = failure_cases(text, schema)
+    _, cases = failure_cases(text, schema)
     assert is_column_level(cases[cases["column"] == "x"]).all()
 
 

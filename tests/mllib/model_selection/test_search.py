@@ -10,6 +10,7 @@ from scipy import stats
 from mllib.base import BaseEstimator, ClassifierMixin, Pipeline, TransformerMixin, is_fitted
 from mllib.metrics import Scorer
 from mllib.model_selection import (
+    FoldData,
     GridSearch,
     KFold,
     ParameterGrid,
@@ -89,6 +90,37 @@ def blobs(n=60, seed=0):
 
 def fold_data_for(X, y, splitter):
     return [(X[tr], y[tr], X[te], y[te]) for tr, te in splitter.split(X, y)]
+
+
+# ---- lazy folds ----
+
+
+def test_fold_data_made_on_demand_gives_the_results_of_the_list_and_reads_each_fold_once():
+    """FoldData slices a fold when it is reached and keeps only the last: the search goes fold by fold, so each
+    split's matrix is asked for once (its reader counts) and the results equal those of the materialised list."""
+    X, y = blobs(n=80, seed=4)
+    splits = list(KFold(4, shuffle=True, random_state=0).split(X, y))
+    reads = []
+
+    def matrix(k):  # a different matrix per split, as the features stage writes them
+        reads.append(k)
+        return X + k
+
+    lazy = FoldData(matrix, y, splits)
+    eager = [(X[tr] + k, y[tr], X[te] + k, y[te]) for k, (tr, te) in enumerate(splits)]
+    grid = [{"bias": b} for b in (-1.0, 0.0, 1.0)]
+    got = evaluate_candidates(NearestClassMean(), grid, lazy, ACCURACY)
+    want = evaluate_candidates(NearestClassMean(), grid, eager, ACCURACY)
+    assert reads == [0, 1, 2, 3]
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a["valid_scores"], b["valid_scores"])
+        np.testing.assert_array_equal(a["train_scores"], b["train_scores"])
+    assert lazy[3] is lazy[3] and reads == [0, 1, 2, 3]  # the last fold is kept, not made again
+    groups = np.arange(80) // 2
+    with_groups = FoldData(X, y, splits, groups)[1]
+    np.testing.assert_array_equal(with_groups[4], groups[splits[1][0]])
+    with pytest.raises(IndexError):
+        lazy[4]
 
 
 # ---- candidates ----
@@ -250,8 +282,8 @@ def test_pipeline_preprocessing_is_refitted_per_fold():
     train_means = [X[tr].mean(0) for tr, _ in search.splits_]
     per_fold_fits = FITTED_MEANS[:-1]  # the last fit is the refit on all rows
     assert len(per_fold_fits) == 2 * 3
-    for i, m in enumerate(per_fold_fits):
-        assert np.allclose(m, train_means[i % 3])
+    for i, m in enumerate(per_fold_fits):  # fold by fold: both candidates on fold 0, then on fold 1, ...
+        assert np.allclose(m, train_means[i // 2])
         assert not np.allclose(m, X.mean(0))
     assert np.allclose(FITTED_MEANS[-1], X.mean(0))
     assert search.best_estimator_.steps[1][1].bias == search.best_params_["clf__bias"]
