@@ -124,16 +124,19 @@ def _dask_client(cfg: dict, n: int):
         yield client
 
 
-def _run_dask(client, fn, shared, tasks: list, progress, window: int = 2) -> list:
+_SPLITS_ON_CLUSTER = 2  # one split's tasks running while the next split's arrays arrive
+
+
+def _run_dask(client, fn, shared, tasks: list, progress) -> list:
     """Each split's arrays are scattered to the workers when its first task is submitted and released when its last
-    result is in; at most `window` splits are on the cluster at a time, so its memory does not grow with the number
-    of splits (tasks come split by split: mllib.model_selection.evaluate_candidates)."""
+    result is in; at most _SPLITS_ON_CLUSTER splits are on the cluster at a time, so its memory does not grow with the
+    number of splits (tasks come split by split: mllib.model_selection.evaluate_candidates)."""
     last_task = {k: i for i, (k, _) in enumerate(tasks)}
     scattered, futures, submitted = {}, [], 0
 
-    def submit_through(limit: int) -> None:
+    def submit_more() -> None:
         nonlocal submitted
-        while submitted < len(tasks) and (tasks[submitted][0] in scattered or len(scattered) < limit):
+        while submitted < len(tasks) and (tasks[submitted][0] in scattered or len(scattered) < _SPLITS_ON_CLUSTER):
             k, arg = tasks[submitted]
             if k not in scattered:
                 scattered[k] = client.scatter([shared[k]], broadcast=True)[0]  # one future for the split
@@ -142,14 +145,14 @@ def _run_dask(client, fn, shared, tasks: list, progress, window: int = 2) -> lis
             submitted += 1
 
     out = []
-    submit_through(window)
+    submit_more()
     for done in range(1, len(tasks) + 1):
         out.append(futures[done - 1].result())
         futures[done - 1] = None
         k = tasks[done - 1][0]
         if last_task[k] == done - 1:
             del scattered[k]  # the split's data leaves the cluster once nothing needs it
-            submit_through(window)
+            submit_more()
         if progress is not None:
             progress(done, len(tasks), tasks[done - 1][1])
     return out

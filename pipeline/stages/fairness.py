@@ -86,7 +86,8 @@ def main() -> None:
     trained = read_json(paths.TRAIN_METRICS, "train")
     report["reweighing"] = reweighing(
         predictor,
-        read_matrix(paths.FINAL_TRAIN_FEATURES, "features"),  # the training rows in the deployed features
+        # the training rows in the deployed features, read only for the refit
+        read_matrix(paths.FINAL_TRAIN_FEATURES, "features") if cfg["reweighing"] else None,
         target.encode(train[data["target"]]),
         attribute_labels(train, sensitive),
         raw_matrix(test, *columns),
