@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mllib.base import Identity
 from mllib.explain import (
     exact_shapley,
     global_surrogate,
@@ -199,6 +200,13 @@ def response_of(predictor, response: str):
         return P[:, 1] if P.shape[1] == 2 else P
 
     return predict
+
+
+def after_features(predictor, X):
+    """The deployed chain without its features, for rows they have already transformed: permutation importance
+    transforms the test rows once (mllib.explain.permutation_importance's `features`)."""
+    identity = Identity().fit(predictor.transform(X[:1]))
+    return type(predictor)(**{**predictor.get_params(deep=False), "features": identity}).fit()
 
 
 def importance_rows(result: dict, names: list[str]) -> list[dict]:

@@ -1,10 +1,11 @@
 """Estimator protocol, input validation and composites shared by every mllib family."""
 
-from .compose import ColumnTransformer, Pipeline
+from .compose import ColumnTransformer, Identity, Pipeline
 from .estimator import (
     BaseEstimator,
     ClassifierMixin,
     ClusterMixin,
+    ColumnwiseMixin,
     NotFittedError,
     RegressorMixin,
     TransformerMixin,
@@ -39,6 +40,8 @@ __all__ = [
     "RegressorMixin",
     "ClusterMixin",
     "TransformerMixin",
+    "ColumnwiseMixin",
+    "Identity",
     "NotFittedError",
     "Pipeline",
     "ColumnTransformer",

@@ -11,8 +11,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from .estimator import BaseEstimator, TransformerMixin, check_is_fitted, clone, fit_with_groups, takes_groups
+from .estimator import (
+    BaseEstimator,
+    ColumnwiseMixin,
+    TransformerMixin,
+    check_is_fitted,
+    clone,
+    fit_with_groups,
+    takes_groups,
+)
 from .mixed import MixedMatrix
+from .validation import check_array, check_n_features
+
+
+def _then(outputs: list[list[int]] | None, step) -> list[list[int]] | None:
+    """Column-wise maps composed: input column j -> the next step's outputs of j's outputs (None if either mixes)."""
+    following = step.column_outputs() if outputs is not None and hasattr(step, "column_outputs") else None
+    if following is None:
+        return None
+    return [sorted({o for k in first for o in following[k]}) for first in outputs]
 
 
 def _feature_names(transformer, input_names: list[str]) -> list[str]:
@@ -119,6 +136,14 @@ class Pipeline(BaseEstimator):
             names = _feature_names(step, names)
         return names
 
+    def column_outputs(self) -> list[list[int]] | None:
+        """Column-wise when every step is (TransformerMixin.column_outputs): the steps' maps composed."""
+        check_is_fitted(self)
+        outputs = [[j] for j in range(self.n_features_in_)] if self.n_features_in_ is not None else None
+        for _, step in self.steps:
+            outputs = _then(outputs, step)
+        return outputs
+
 
 class ColumnTransformer(TransformerMixin, BaseEstimator):
     """Different transformers on different columns. Each transformer is cloned and fitted on its own columns;
@@ -185,6 +210,20 @@ class ColumnTransformer(TransformerMixin, BaseEstimator):
         parts = [np.asarray(trans.transform(X[:, cols]), dtype=np.float64) for _, trans, cols in self.transformers_]
         return np.hstack(parts) if parts else np.empty((X.shape[0], 0))
 
+    def column_outputs(self) -> list[list[int]] | None:
+        """Column-wise when every transformer is: each one's map shifted to where its outputs sit in the concatenation
+        (a column no transformer takes has no outputs)."""
+        check_is_fitted(self)
+        outputs, start = [[] for _ in range(self.n_features_in_)], 0
+        for _, trans, cols in self.transformers_:
+            own = trans.column_outputs() if hasattr(trans, "column_outputs") else None
+            if own is None:
+                return None
+            for col, out in zip(cols, own):
+                outputs[col].extend(start + o for o in out)
+            start += sum(map(len, own))
+        return outputs
+
     def get_feature_names_out(self, input_names):
         check_is_fitted(self)
         input_names = list(input_names)
@@ -192,3 +231,18 @@ class ColumnTransformer(TransformerMixin, BaseEstimator):
         for _, trans, cols in self.transformers_:
             names.extend(_feature_names(trans, [input_names[c] for c in cols]))
         return names
+
+
+class Identity(ColumnwiseMixin, BaseEstimator):
+    """Rows through unchanged, as float64: stands in for features already applied (permutation importance
+    transforms the data once, then runs the rest of a deployed chain on the result)."""
+
+    def fit(self, X, y=None):
+        self.n_features_in_ = check_array(X, allow_nan=True).shape[1]
+        return self
+
+    def transform(self, X):
+        check_is_fitted(self)
+        X = check_array(X, allow_nan=True)
+        check_n_features(self, X)
+        return X

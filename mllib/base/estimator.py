@@ -137,6 +137,21 @@ class TransformerMixin:
     def fit_transform(self, X, y=None, **fit_params):
         return self.fit(X, y, **fit_params).transform(X)
 
+    def column_outputs(self) -> list[list[int]] | None:
+        """Per input column, the output columns computed from that column alone, cell by cell within the row; None
+        when an output mixes columns or rows (the default: PCA, a kNN imputer, polynomial features). For a
+        column-wise transformer, permuting input column j permutes exactly its outputs, so permutation importance
+        transforms the data once (mllib.explain.permutation_importance)."""
+        return None
+
+
+class ColumnwiseMixin(TransformerMixin):
+    """Output column j is a fitted map of input column j, cell by cell (scalers, ordinal codes)."""
+
+    def column_outputs(self) -> list[list[int]]:
+        check_is_fitted(self)
+        return [[j] for j in range(self.n_features_in_)]
+
 
 def takes_groups(estimator) -> bool:
     """Whether estimator.fit accepts groups (steps that cross-validate inside their rows: stacking, selectors)."""

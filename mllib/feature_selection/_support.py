@@ -24,6 +24,12 @@ class SelectorMixin(TransformerMixin):
         check_is_fitted(self)
         return [name for name, kept in zip(input_names, self.support_) if kept]
 
+    def column_outputs(self) -> list[list[int]]:
+        """A kept column -> its position among the kept ones; a dropped column -> nothing."""
+        check_is_fitted(self)
+        position = np.cumsum(self.support_) - 1
+        return [[int(position[j])] if kept else [] for j, kept in enumerate(self.support_)]
+
 
 def check_kept(support: np.ndarray, selector: str, fix: str) -> np.ndarray:
     if not support.any():

@@ -1,7 +1,7 @@
-"""Linear models of the lecture notes."""
+"""Linear models of the lecture notes (each class loads its module on first use: mllib/_lazy.py)."""
 
-from .logistic import LogisticRegression
-from .perceptron import Perceptron
-from .svm import LinearSVM
+from .._lazy import lazy_namespace
 
-__all__ = ["LinearSVM", "LogisticRegression", "Perceptron"]
+__getattr__, __dir__, __all__ = lazy_namespace(
+    __name__, {"logistic": ["LogisticRegression"], "perceptron": ["Perceptron"], "svm": ["LinearSVM"]}
+)

@@ -26,12 +26,11 @@ Sections cited: Machine Learning lecture notes (seed 002): Lasso: L_1 -regulariz
 from __future__ import annotations
 
 import numpy as np
-from scipy import linalg, optimize
+from scipy import linalg
 from scipy.linalg.blas import dsyrk
 from scipy.special import expit, softmax
 
 from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
-from ._kernels import l1_quadratic_step
 
 SOLVERS = ("auto", "newton", "lbfgs")
 PENALTIES = ("l2", "l1")
@@ -227,6 +226,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         )
 
     def _fit_proximal_newton(self, X1, Y, w, binary):
+        from ._kernels import l1_quadratic_step  # numba, for the l1 penalty only
+
         penalised = np.zeros((X1.shape[1], Y.shape[1]), dtype=bool)
         penalised[1:] = True
         penalised = penalised.ravel()
@@ -243,28 +244,22 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
 
         return self._damped_newton(objective, direction, np.zeros((X1.shape[1], Y.shape[1])))
 
-    def _fit_lbfgs_binary(self, X1, y, w):
-        res = optimize.minimize(
-            lambda b: _binary_loss(b, X1, y, w, self.lam)[:2],
-            np.zeros(X1.shape[1]),
-            jac=True,
-            method="L-BFGS-B",
+    def _lbfgs(self, fun, x0, args=()):
+        from scipy.optimize import minimize  # ~0.3 s of imports: only fits that run L-BFGS pay for them
+
+        res = minimize(
+            fun, x0, args=args, jac=True, method="L-BFGS-B",
             options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": _FTOL},
-        )
+        )  # fmt: skip
         self.n_iter_ = res.nit
         return res.x
 
+    def _fit_lbfgs_binary(self, X1, y, w):
+        return self._lbfgs(lambda b: _binary_loss(b, X1, y, w, self.lam)[:2], np.zeros(X1.shape[1]))
+
     def _fit_lbfgs_softmax(self, X1, Y, w):
-        res = optimize.minimize(
-            _softmax_loss,
-            np.zeros(X1.shape[1] * Y.shape[1]),
-            args=(X1, Y, w, self.lam),
-            jac=True,
-            method="L-BFGS-B",
-            options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": _FTOL},
-        )
-        self.n_iter_ = res.nit
-        return res.x.reshape(X1.shape[1], Y.shape[1])
+        x = self._lbfgs(_softmax_loss, np.zeros(X1.shape[1] * Y.shape[1]), args=(X1, Y, w, self.lam))
+        return x.reshape(X1.shape[1], Y.shape[1])
 
     def decision_function(self, X):
         """Binary: the log-odds x^T w + b (n,); multiclass: the class scores f(y, x) (n, K)."""

@@ -24,8 +24,6 @@ Sections cited: Ghent ML notes (seed 004): 3.4 Robust Validation Strategies (545
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from mllib.base import check_int, check_random_state, to_python
@@ -46,46 +44,11 @@ def _check_fractions(fractions) -> np.ndarray:
 
 
 def _greedy(M: np.ndarray, fr: np.ndarray, order: np.ndarray) -> np.ndarray:
-    # The per-group work is a few dozen operations on K x C numbers, where numpy's per-call overhead dominated: they
-    # run on Python floats in numpy's order (the same results), with one numpy mean over the classes per group
-    G, C = M.shape
-    K = fr.size
-    n = M.sum()
+    from ._greedy import greedy_folds  # numba loads where folds are assigned, not in every stage that splits
+
     T = fr[:, None] * M.sum(0)[None, :]  # target count of each class in each fold
-    target_rows = (fr * n).tolist()  # target rows per fold
-    sizes = M.sum(1).tolist()
-    shares = (M[:, None, :] / T[None]).tolist()  # (G, K, C): change of R if g goes to fold f
-    R = [[0.0] * C for _ in range(K)]  # allocated share of each class, relative to target
-    s1, s2 = [0.0] * C, [0.0] * C  # per-class sum over folds of R and R^2
-    fill, count = [0.0] * K, [0] * K
-    fold = np.empty(G, dtype=np.int64)
-    for i, g in enumerate(order.tolist()):
-        D = shares[g]
-        deviation = []
-        for f in range(K):
-            Rf, Df = R[f], D[f]
-            for c in range(C):
-                RD = Rf[c] + Df[c]
-                m1 = (s1[c] + Df[c]) / K  # per-class mean / mean-square over the folds if g goes to f
-                m2 = (s2[c] - Rf[c] * Rf[c] + RD * RD) / K
-                deviation.append(math.sqrt(max(m2 - m1 * m1, 0.0)))
-        spread = np.array(deviation).reshape(K, C).mean(1).tolist()
-        empty = [k == 0 for k in count]
-        if G - i <= sum(empty):  # just enough groups left to fill the empty folds
-            spread = [s if e else math.inf for s, e in zip(spread, empty)]
-        low = min(spread)
-        bound = low + 1e-8 + 1e-5 * abs(low)  # np.isclose, as sklearn's tie rule
-        ratios = [fill[f] / target_rows[f] if spread[f] <= bound else math.inf for f in range(K)]
-        f = ratios.index(min(ratios))
-        fold[g] = f
-        for c in range(C):
-            RD = R[f][c] + D[f][c]
-            s1[c] += D[f][c]
-            s2[c] += RD * RD - R[f][c] * R[f][c]
-            R[f][c] = RD
-        fill[f] += sizes[g]
-        count[f] += 1
-    return fold
+    shares = M[:, None, :] / T[None]  # (G, K, C): change of a fold's class shares if g goes to it
+    return greedy_folds(shares, M.sum(1), fr * M.sum(), order.astype(np.int64))
 
 
 def _objective(M, fold, K, p):

@@ -1,23 +1,16 @@
-"""Transformers fitted on training rows only: imputation, encoding, scaling, whitening and feature maps."""
+"""Transformers fitted on training rows only: imputation, encoding, scaling, whitening and feature maps (each class
+loads its module on first use: mllib/_lazy.py)."""
 
-from .encoders import OneHotEncoder, OrdinalEncoder
-from .feature_maps import PiecewiseFeatures, PolynomialFeatures, RBFFeatures
-from .imputers import GroupImputer, SimpleImputer
-from .knn_imputer import KNNImputer
-from .scalers import MinMaxScaler, RobustScaler, StandardScaler
-from .whitening import CholeskyWhitening
+from .._lazy import lazy_namespace
 
-__all__ = [
-    "OneHotEncoder",
-    "OrdinalEncoder",
-    "SimpleImputer",
-    "GroupImputer",
-    "KNNImputer",
-    "StandardScaler",
-    "MinMaxScaler",
-    "RobustScaler",
-    "CholeskyWhitening",
-    "PolynomialFeatures",
-    "RBFFeatures",
-    "PiecewiseFeatures",
-]
+__getattr__, __dir__, __all__ = lazy_namespace(
+    __name__,
+    {
+        "encoders": ["OneHotEncoder", "OrdinalEncoder"],
+        "feature_maps": ["PiecewiseFeatures", "PolynomialFeatures", "RBFFeatures"],
+        "imputers": ["GroupImputer", "SimpleImputer"],
+        "knn_imputer": ["KNNImputer"],
+        "scalers": ["MinMaxScaler", "RobustScaler", "StandardScaler"],
+        "whitening": ["CholeskyWhitening"],
+    },
+)

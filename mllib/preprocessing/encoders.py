@@ -14,6 +14,7 @@ import numpy as np
 
 from ..base import (
     BaseEstimator,
+    ColumnwiseMixin,
     TransformerMixin,
     check_array,
     check_fitted_X,
@@ -167,6 +168,14 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
             start += widths[j]
         return out
 
+    def column_outputs(self) -> list[list[int]]:
+        """Input column j -> its block of indicators (one per kept category, then the pooled one if any)."""
+        check_is_fitted(self)
+        ends = np.cumsum(
+            [cats.size + (rare.size > 0) for cats, rare in zip(self.categories_, self.infrequent_categories_)]
+        )
+        return [list(range(end - width, end)) for end, width in zip(ends.tolist(), np.diff(ends, prepend=0).tolist())]
+
     def inverse_transform(self, Z):
         """Each column's block of indicators back to its category; an all-zero block (a category unseen at fit,
         encoded under handle_unknown="ignore") and the pooled column give None, as in scikit-learn."""
@@ -205,7 +214,7 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
         ]
 
 
-class OrdinalEncoder(TransformerMixin, BaseEstimator):
+class OrdinalEncoder(ColumnwiseMixin, BaseEstimator):
     """Encode each column's categories as one float code 0, 1, ..., K-1 (the notes count from 1; the shift is
     immaterial to trees and to linear models with an intercept, and 0-based codes index categories_ directly).
     Missing values must be imputed first (they are not a category).

@@ -108,6 +108,14 @@ class SimpleImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
         filled = np.where(missing, self.statistics_[None, :], X)
         return self._append_indicator(filled, missing)
 
+    def column_outputs(self) -> list[list[int]]:
+        """Column j -> its filled column, and its missing indicator if it has one (the fill is a constant per
+        column, so each cell depends on its own cell only)."""
+        check_is_fitted(self)
+        n = self.n_features_in_
+        indicator = {int(j): n + k for k, j in enumerate(self.indicator_columns_)}
+        return [[j, indicator[j]] if j in indicator else [j] for j in range(n)]
+
 
 GROUP_STRATEGIES = ("mean", "median", "most_frequent")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_sample_weight
+from ..base import BaseEstimator, ColumnwiseMixin, check_array, check_fitted_X, check_sample_weight
 
 
 def _nonzero_scale(spread: np.ndarray, centre: np.ndarray) -> np.ndarray:
@@ -21,7 +21,7 @@ def _nonzero_scale(spread: np.ndarray, centre: np.ndarray) -> np.ndarray:
     return np.where(spread > 10 * np.finfo(float).eps * np.maximum(np.abs(centre), 1.0), spread, 1.0)
 
 
-class StandardScaler(TransformerMixin, BaseEstimator):
+class StandardScaler(ColumnwiseMixin, BaseEstimator):
     """x -> (x - mean) / std with the training rows' (weighted) mean and population standard deviation (divisor N).
 
     Parameters
@@ -65,7 +65,7 @@ class StandardScaler(TransformerMixin, BaseEstimator):
         return Z
 
 
-class MinMaxScaler(TransformerMixin, BaseEstimator):
+class MinMaxScaler(ColumnwiseMixin, BaseEstimator):
     """x -> lo + (x - min) (hi - lo) / (max - min); training rows land in [lo, hi], new rows may fall outside. As an
     affine map: x * scale_ + min_. A constant column maps to lo.
 
@@ -103,7 +103,7 @@ class MinMaxScaler(TransformerMixin, BaseEstimator):
         return (Z - self.min_) / self.scale_
 
 
-class RobustScaler(TransformerMixin, BaseEstimator):
+class RobustScaler(ColumnwiseMixin, BaseEstimator):
     """x -> (x - median) / (q_hi - q_lo), the quantiles taken with linear interpolation between order statistics. A
     column whose quantiles coincide (e.g. a binary column that is mostly 0) keeps scale 1.
 

@@ -23,6 +23,7 @@ from pipeline.config import load_params
 from pipeline.errors import run_stage
 from pipeline.explanations import (
     PDP_OUTPUT,
+    after_features,
     importance_report,
     importance_rows,
     pdp_curves,
@@ -57,13 +58,14 @@ def main() -> None:
     grid_resolution, percentiles = cfg["grid_resolution"], tuple(cfg["pdp_percentiles"])
 
     result = permutation_importance(
-        response_of(predictor, scorer.response),
+        response_of(after_features(predictor, X), scorer.response),
         X,
         y,
         scorer,
         n_repeats=cfg["n_repeats"],
         random_state=seed,
         progress=Progress("explain: permutation importance (columns)"),
+        features=predictor.features,
     )
     features = importance_rows(result, names)
     print(

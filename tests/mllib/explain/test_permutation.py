@@ -192,3 +192,34 @@ def test_works_with_a_mllib_metrics_scorer():
     result = permutation_importance(lambda Z: Z[:, 0], X, y, metrics.get_scorer("roc_auc"), random_state=0)
     assert result["greater_is_better"] is True
     assert np.all(result["importances"][0] > 0.2) and np.all(result["importances"][1] == 0.0)
+
+
+@pytest.mark.parametrize("columnwise", [True, False])
+def test_features_transformed_once_give_the_importances_of_transforming_every_copy(columnwise):
+    # the oracle: the same model and features as one predict on raw rows; equal to the last bit
+    from mllib.base import ColumnTransformer, MixedMatrix, Pipeline
+    from mllib.decomposition import PCA
+    from mllib.preprocessing import OneHotEncoder, SimpleImputer, StandardScaler
+
+    rng = np.random.default_rng(4)
+    n = 400
+    numbers = rng.normal(size=(n, 3))
+    numbers[rng.random(n) < 0.1, 1] = np.nan
+    labels = rng.choice(np.array(["a", "b", "c"], dtype=object), size=(n, 1))
+    X = MixedMatrix(numbers, labels)
+    numeric = Pipeline([("impute", SimpleImputer(add_indicator=True)), ("scale", StandardScaler())])
+    features = ColumnTransformer([("numeric", numeric, [0, 1, 2]), ("categorical", OneHotEncoder(), [3])])
+    if not columnwise:
+        features = Pipeline([("columns", features), ("pca", PCA(n_components=4))])
+    Z = features.fit(X).transform(X)
+    w = rng.normal(size=Z.shape[1])
+    y = (Z @ w + 0.5 * rng.normal(size=n) > 0).astype(int)
+    assert (features.column_outputs() is not None) == columnwise
+
+    def model(Z):
+        return (Z @ w > 0).astype(int)
+
+    raw = permutation_importance(lambda X: model(features.transform(X)), X, y, ACCURACY, random_state=7)
+    once = permutation_importance(model, X, y, ACCURACY, random_state=7, features=features)
+    assert np.array_equal(raw["importances"], once["importances"]) and raw["baseline_score"] == once["baseline_score"]
+    assert np.count_nonzero(raw["importances"]) > 10  # the equality compares importances that are not all zero
