@@ -3,7 +3,8 @@ train stage of the pipeline with model.name gradient_boosting and its default gr
 default data. Wall time and the md5 of the stage's outputs (byte-identical across backends is the contract).
 
 Goal (issue 18): 2 workers take at most 0.6x the wall time of 1 worker, local and dask.
-Run: .venv/bin/python benchmarks/bench_compute.py   (after `make run`; it restores params.yaml afterwards)
+Run: .venv/bin/python benchmarks/bench_compute.py   (after `make run`; it restores params.yaml and
+     train's outputs afterwards)
 """
 
 from __future__ import annotations
@@ -56,8 +57,9 @@ def main() -> None:
                 walls[label].append(wall)
                 digests.add(digest)
                 print(f"run {repeat + 1}/{REPEATS}: {label} {wall:.1f} s, outputs {digest[:12]}", flush=True)
-    finally:
+    finally:  # the workspace as make run left it: params.yaml, and train's outputs back from DVC's cache
         (ROOT / "params.yaml").write_text(original)
+        subprocess.run([str(ROOT / ".venv/bin/dvc"), "checkout", "--force", "train"], cwd=ROOT, check=False)
     assert len(digests) == 1, "the backends gave different outputs"
     medians = {label: statistics.median(w) for label, w in walls.items()}
     single = medians[backends[0][0]]

@@ -119,7 +119,7 @@ def permutation_importance(
     root = int(check_random_state(random_state).integers(2**63))
     greater_is_better = bool(scorer.greater_is_better)
 
-    outputs = None if features is None else features.column_outputs()
+    outputs = None if features is None else getattr(features, "column_outputs", lambda: None)()
     if outputs is not None:
         X = features.transform(X)
     elif features is not None:
