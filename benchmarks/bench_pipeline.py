@@ -156,15 +156,22 @@ def ratio_row(run: str, cpu: float, wall: float, peak: float, script_cpu: float,
 def default_data() -> list[dict]:
     """The default data in this repository (after `make run`): the script, `dvc repro -f`, the script's stages."""
     python = str(ROOT / ".venv" / "bin" / "python")
-    script = timed([python, str(Path(__file__)), "--sklearn-job", str(ROOT)])
+    job = [python, str(Path(__file__)), "--sklearn-job", str(ROOT)]
+    # the script before, between and after the pipeline's runs, its median compared: this machine's speed drifts by
+    # up to a third within minutes, and a single run of a 6-second job caught at the wrong moment moves every ratio
+    scripts = [timed(job)]
     pipeline = timed(["dvc", "repro", "-f"])
     with tempfile.TemporaryDirectory(prefix="bench_numba_") as empty:  # a machine's first run: every kernel compiles
         first = timed(["dvc", "repro", "-f"], MLLIB_NUMBA_CACHE=empty)
+    scripts.append(timed(job))
     stages = [timed([python, "-m", f"pipeline.stages.{stage}"]) for stage in SCRIPT_STAGES]
+    scripts.append(timed(job))
+    script = sorted(scripts)[1]
+    print("script runs (CPU s):", [round(run[0], 1) for run in scripts], flush=True)
     # the median of 5: a single process's import time varies by +-0.3 s with the file cache and the machine
     import_cpu = statistics.median(timed([python, "-c", "import pipeline.stages.validate"])[0] for _ in range(5))
     rows = [
-        ratio_row("scikit-learn script", *script, script[0]),
+        ratio_row("scikit-learn script (the median of 3 runs)", *script, script[0]),
         ratio_row("dvc repro -f (12 stages, report and MLflow run)", *pipeline, script[0]),
         ratio_row("dvc repro -f, numba's cache empty (the kernels compile, once per machine)", *first, script[0]),
         ratio_row(
