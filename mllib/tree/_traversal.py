@@ -24,7 +24,8 @@ def find_leaf(X, i, feature, threshold, left, right, root):
     """Leaf reached by row i of X in the tree whose nodes start at `root` (child indices local to the tree; a row
     goes left when X[i, feature] <= threshold). Also walks bin codes against split bins (gradient boosting).
     Inlined into mllib/gradient_boosting/_kernels.py, whose numba cache does not notice edits here: after changing
-    this function, delete mllib/gradient_boosting/__pycache__ (a fresh clone has no cache)."""
+    this function, delete ~/.cache/mllib/numba/mllib/gradient_boosting (the machine's cache, mllib/_numba_cache.py,
+    shared by every checkout)."""
     node = root
     while left[node] >= 0:
         if X[i, feature[node]] <= threshold[node]:
