@@ -4,7 +4,7 @@ order, each to the fold that least spreads the classes' shares over the folds.
 numba is used because the rule is sequential over the groups with a few dozen operations each, where numpy's
 per-call overhead dominated: 10 of 14 s at 232,000 groups (a million rows) in Python, ~0.1 s compiled. The
 arithmetic is numpy's, in numpy's order (the mean over classes sums as numpy's reduction does for fewer than 128
-classes), so the folds are the same as those of the vectorised form.
+classes), so the folds are those of the Python loop it replaced (checked on random problems and 232,000 groups).
 """
 
 from __future__ import annotations
