@@ -210,11 +210,8 @@ def dvc_bookkeeping() -> tuple[float, float, float]:
         return timed(["dvc", "repro", "-f"], cwd=project)
 
 
-def scratch_project(root: Path, rows: int) -> Path:
-    """A DVC project in `root`: this repository's code and params.yaml with data.path pointing at `rows` rows made by
-    benchmarks/large_data.py (the schema is the default data's)."""
-    from large_data import generate
-
+def copy_code(root: Path) -> None:
+    """This repository's code and pipeline definition into `root` (a scratch DVC project)."""
     for item in PROJECT_FILES:
         src, dst = ROOT / item, root / item
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -222,15 +219,28 @@ def scratch_project(root: Path, rows: int) -> Path:
             shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy(src, dst)
+
+
+def commit_all(root: Path) -> Path:
+    """`root` as a git repository with everything in it committed (DVC records the commit)."""
+    for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "-c", "user.name=b", "-c", "user.email=b@b",
+                                                            "commit", "-qm", "scratch"]):  # fmt: skip
+        subprocess.run(cmd, cwd=root, check=True, capture_output=True)
+    return root
+
+
+def scratch_project(root: Path, rows: int) -> Path:
+    """A DVC project in `root`: this repository's code and params.yaml with data.path pointing at `rows` rows made by
+    benchmarks/large_data.py (the schema is the default data's)."""
+    from large_data import generate
+
+    copy_code(root)
     (root / "data/raw").mkdir(parents=True)
     shutil.copy(ROOT / "data/raw/randhie.schema.yaml", root / "data/raw/randhie.schema.yaml")
     generate(rows).to_parquet(root / "data/raw/large.parquet", index=False)
     params = (ROOT / "params.yaml").read_text().replace("path: data/raw/randhie.csv.gz", "path: data/raw/large.parquet")
     (root / "params.yaml").write_text(params)
-    for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "-c", "user.name=b", "-c", "user.email=b@b",
-                                                            "commit", "-qm", "scratch"]):  # fmt: skip
-        subprocess.run(cmd, cwd=root, check=True, capture_output=True)
-    return root
+    return commit_all(root)
 
 
 LIMIT = "max_refit_rows: 100000"

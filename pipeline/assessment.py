@@ -7,20 +7,24 @@ let a model recognise the group rather than generalise to new ones, so the row-l
 inflation (row-level minus grouped mean) comes with a Welch t interval over the two sets of fold scores. Notes:
 seed 004, D4:509 (split by group), D4:567 (a validation-test gap from leakage between the splits).
 
-Learning curve (seed 004, D4:471-489): on each grouped split, the model fitted on growing shares of the split's
-training rows (on the features fitted on the whole training part), train and validation score per size. The
-diagnosis (D4:419-469, 556-560), with these thresholds: high variance (overfitting) when the train-validation gap
-at full size exceeds max(2 CV standard deviations, 0.01) and the validation score still rises by more than one CV
-standard deviation over the last doubling of the data (more data would help); high bias (underfitting) when the
-gap is within that bound and the validation curve is flat (a more flexible model might help); otherwise neither
-dominates. The spread of fold scores is not the model's variance (D4:483).
+Learning curve (seed 004, D4:471-489): on each split, the model fitted on growing shares of the split's training
+rows (on the features fitted on the whole training part), train and validation score per size. The diagnosis
+(D4:419-469, 556-560) judges two paired quantities per split, each with its Student t interval over the splits: the
+train-validation gap at full size, and the rise of the validation score over the last step of the data. With a
+tolerance of 1% of the score's size (at least 0.01): high variance (overfitting) when the gap's interval lies above
+the tolerance (and more data would help when the rise's lies above 0); no overfitting (the remaining error is bias or
+irreducible noise, which the curve cannot tell apart) when the gap's and the rise's intervals both lie below it;
+otherwise inconclusive: the fold-to-fold noise is too large to tell, which is an answer (few or unequal groups,
+small files). The spread of fold scores is not the model's variance (D4:483).
 
-Nested CV (seed 003, D3:338; seed 004, D4:543, 567): around the whole search, on the grouped splits of the split
-stage: on each split, the search (the same candidates) runs on inner grouped folds of the split's training part,
-and its refitted best is scored once on the split's validation part, which no inner fit sees. The mean of those
-outer scores estimates how well the search procedure does on new groups; the inner best scores minus the outer ones
-is the search's optimism. The inner folds use the split's features (fitted on the split's training part only, as
-the search's do).
+Nested CV (seed 003, D3:338; seed 004, D4:543, 567): around the whole selection, on the splits of the split stage:
+on each split, every model's search (the same candidates; with model.candidates, every listed model over its own
+grid, then model.selection's rule between them) runs on inner folds of the split's training part (grouped by
+data.group), and the chosen configuration, refitted on the split's training part, is scored once on the split's
+validation part, which no inner fit sees. The mean of those outer scores estimates how well the whole procedure,
+the choice of the model family included, does on new data; the inner best scores minus the outer ones is its
+optimism. The inner folds use the split's features (fitted on the split's training part only, as the search's
+do).
 
 Validation curve (D4:195-205, 361-377): one hyperparameter of the chosen model swept over values from params (the
 others at the chosen values), train and validation score per value on the same grouped splits.
@@ -38,12 +42,12 @@ import math
 import numpy as np
 from scipy.special import stdtrit
 
+from mllib.base import clone, fit_with_groups
 from mllib.model_selection import (
     GridSearch,
     evaluate_candidates,
     inner_splitter,
     learning_curve,
-    nested_cv,
     response_values,
 )
 
@@ -139,7 +143,7 @@ def leakage_sentence(result: dict, scoring: str, group: str) -> str:
 def learning_curves(split_matrix, y, splits, make_model, scorer, fractions, seed: int) -> dict:
     """Train and validation score per training share, averaged over the grouped splits; split_matrix(k): every
     training row in split k's features."""
-    train, valid, sizes = [], [], None
+    train, valid, sizes = [], [], None  # per split and training share
     progress = Progress("assess: learning curve")
     for k, (fit, held_out) in enumerate(splits):
         X = split_matrix(k)  # one split's matrix at a time: the previous one is released before the next is read
@@ -156,25 +160,63 @@ def learning_curves(split_matrix, y, splits, make_model, scorer, fractions, seed
         "train_mean": train.mean(axis=0).tolist(),
         "valid_mean": valid.mean(axis=0).tolist(),
         "valid_std": valid.std(axis=0).tolist(),
+        "train_per_split": train.tolist(),
+        "valid_per_split": valid.tolist(),
     }
 
 
+def t_interval(values, level: float = 0.95) -> list[float]:
+    """Student t interval of the mean of `values` (NaN ends for fewer than two values)."""
+    v = np.asarray(values, dtype=np.float64)
+    if v.size < 2:
+        return [math.nan, math.nan]
+    half = stdtrit(v.size - 1, 0.5 + level / 2) * v.std(ddof=1) / math.sqrt(v.size)
+    return [float(v.mean() - half), float(v.mean() + half)]
+
+
 def diagnosis(curve: dict, greater_is_better: bool) -> dict:
-    """high variance | high bias | neither, from the learning curve (the module's thresholds)."""
+    """high_variance | no_overfitting | inconclusive, from the per-split gaps and rises (the module's rule), with
+    the figures and intervals behind the verdict."""
     sign = 1.0 if greater_is_better else -1.0
-    gap = sign * (curve["train_mean"][-1] - curve["valid_mean"][-1])
-    sd = curve["valid_std"][-1]
-    rise = sign * (curve["valid_mean"][-1] - curve["valid_mean"][-2]) if len(curve["valid_mean"]) > 1 else 0.0
-    bound = max(2 * sd, 0.01)
-    if gap > bound and rise > sd:
-        verdict = "high variance (overfitting): more data, a simpler model or stronger regularisation would help"
-    elif gap <= bound and rise <= sd:
+    train, valid = np.asarray(curve["train_per_split"]), np.asarray(curve["valid_per_split"])
+    gaps = sign * (train[:, -1] - valid[:, -1])
+    rises = sign * (valid[:, -1] - valid[:, -2])
+    tolerance = 0.01 * max(1.0, abs(float(train[:, -1].mean())), abs(float(valid[:, -1].mean())))
+    gap_interval, rise_interval = t_interval(gaps), t_interval(rises)
+    gap, rise = float(gaps.mean()), float(rises.mean())
+    figures = (
+        f"train - validation gap {gap:.4g} [{gap_interval[0]:.4g}, {gap_interval[1]:.4g}], last rise of the "
+        f"validation score {rise:.4g} [{rise_interval[0]:.4g}, {rise_interval[1]:.4g}], tolerance {tolerance:.4g}"
+    )
+    if gap_interval[0] > tolerance:
+        outcome = "high_variance"
+        verdict = "high variance (overfitting): the train score exceeds the validation score beyond the noise; " + (
+            "the validation score is still rising, so more data would help"
+            if rise_interval[0] > 0
+            else "a simpler model or stronger regularisation would help (more data may too, the curve cannot tell)"
+        )
+    elif gap_interval[1] <= tolerance and rise_interval[1] <= tolerance:
+        outcome = "no_overfitting"
         verdict = (
-            "high bias (underfitting) or the irreducible error: more data will not help; a more flexible model might"
+            "no overfitting: train and validation scores agree and more data no longer raises the validation score; "
+            "the remaining error is bias or irreducible noise (a more flexible model might help, more data will not)"
         )
     else:
-        verdict = "neither dominates"
-    return {"train_valid_gap": gap, "gap_bound": bound, "last_rise": rise, "rise_bound": sd, "verdict": verdict}
+        outcome = "inconclusive"
+        verdict = (
+            "inconclusive: the gap and the rise are within the split-to-split noise; more splits (split.n_repeats) "
+            "or more data would narrow them"
+        )
+    return {
+        "outcome": outcome,
+        "verdict": f"{verdict} ({figures})",
+        "train_valid_gap": gap,
+        "gap_interval": gap_interval,
+        "last_rise": rise,
+        "rise_interval": rise_interval,
+        "tolerance": tolerance,
+        "confidence_level": 0.95,
+    }
 
 
 def diagnosed(curve: dict, scorer) -> tuple[dict, list[dict]]:
@@ -197,33 +239,48 @@ def nested_scores(
     y,
     groups,
     splits,
-    make_model,
-    candidates: list[dict],
+    models: dict,
+    select,
     scorer,
     inner_splits: int,
     seed: int,
     regression: bool,
 ) -> dict:
-    """Outer score (the search's refitted best on the split's validation part) and inner best score per split;
-    split_matrix(k): every training row in split k's features."""
+    """Outer score (the selection's choice, refitted, on the split's validation part) and inner best score per split;
+    split_matrix(k): every training row in split k's features; models: {name: (an unfitted model, its candidates)};
+    select({name: its search's best result}, {name: (n_train, n_test) mean inner split sizes}) -> the chosen name
+    (a single model: itself)."""
     inner = inner_splitter(inner_splits, groups is not None, not regression, seed)
-    grid = [{name: [value] for name, value in c.items()} for c in candidates]
+    n_candidates = sum(len(c) for _, c in models.values())
     progress = Progress(
-        f"assess: nested CV ({len(splits)} outer x {inner_splits} inner folds x {len(candidates)} candidates)"
+        f"assess: nested CV ({len(splits)} outer x {inner_splits} inner folds x {n_candidates} candidates"
+        + (f" of {len(models)} models)" if len(models) > 1 else ")")
     )
     outer, best_inner, chosen = [], [], []
-    for k, split in enumerate(splits):
-        search = GridSearch(make_model(), grid, cv=inner, scoring=scorer, refit=True)
-        result = nested_cv(search, split_matrix(k), y, [split], groups)  # one split's matrix at a time
-        outer.append(float(result["outer_scores"][0]))
-        best_inner.append(float(result["inner_best_scores"][0]))
-        chosen.append(result["best_params"][0])
+    for k, (fit, valid) in enumerate(splits):
+        X = split_matrix(k)  # one split's matrix at a time
+        X_fit, y_fit, g_fit = X[fit], y[fit], None if groups is None else groups[fit]
+        searches = {
+            name: GridSearch(model, [{p: [v] for p, v in c.items()} for c in candidates], cv=inner, scoring=scorer,
+                             refit=False).fit(X_fit, y_fit, g_fit)
+            for name, (model, candidates) in models.items()
+        }  # fmt: skip
+        sizes = {n: tuple(float(np.mean([len(part) for part in parts])) for parts in zip(*s.splits_))
+                 for n, s in searches.items()}  # fmt: skip
+        name = select({n: s.results_[s.best_index_] for n, s in searches.items()}, sizes)
+        search = searches[name]
+        model = fit_with_groups(clone(search.estimator).set_params(**search.best_params_), X_fit, y_fit, g_fit)
+        outer.append(float(scorer.score(y[valid], response_values(model, X[valid], scorer.response))))
+        best_inner.append(float(search.best_score_))
+        chosen.append({"model": name, **search.best_params_} if len(models) > 1 else search.best_params_)
+        del X
         progress(k + 1, len(splits))
     sign = 1.0 if scorer.greater_is_better else -1.0
     return {
         "outer_scores": outer,
         "inner_best_scores": best_inner,
         "chosen_params": chosen,
+        "models": list(models),
         "outer_mean": float(np.mean(outer)),
         "outer_std": float(np.std(outer)),
         "inner_best_mean": float(np.mean(best_inner)),

@@ -124,7 +124,10 @@ def pooled_levels(transformer, categorical_columns: list[str]) -> dict:
     """{categorical column: {levels, pooled}} of a fitted feature_transformer whose one-hot encoder pooled rare levels
     into `<column>=infrequent` (features.encoder.params min_frequency / max_categories); {} when none did."""
     columns = transformer.steps[0][1] if isinstance(transformer, Pipeline) else transformer
-    encoder = dict(dict((name, t) for name, t, _ in columns.transformers_)["categorical"].steps)["encode"]
+    fitted = {name: t for name, t, _ in columns.transformers_}
+    if "categorical" not in fitted:  # a file without categorical columns: the block was never fitted
+        return {}
+    encoder = dict(fitted["categorical"].steps)["encode"]
     rare = getattr(encoder, "infrequent_categories_", [])
     return {
         c: {"levels": len(kept) + len(pooled), "pooled": len(pooled)}

@@ -1,6 +1,13 @@
 """The calibrate stage's helpers: the calibration map of params.yaml (one-vs-rest for more than two classes),
 its cross-fitted probabilities (each fold's rows by a map fitted without them), and the deployed predictor's
-assembly from the fitted features, model and map with the decision rule of params.yaml `decision`."""
+assembly from the fitted features, model and map with the decision rule of params.yaml `decision`.
+
+Every map, no map included, is judged before one is deployed: each is cross-fitted on the out-of-fold scores and
+scored by log loss (a proper scoring rule: it rewards probabilities that mean what they say) with ECE and Brier
+beside it. calibration.method auto deploys the one of least cross-fitted log loss (ties: the simpler, listed
+first), so a map that makes the probabilities worse is never deployed by default; a method named in params.yaml is
+deployed as asked, and flagged when it is worse than no map. Choosing among five maps by the same cross-fitted
+figures makes the chosen one's figures slightly optimistic; the test set, used once, is the check."""
 
 from __future__ import annotations
 
@@ -8,7 +15,7 @@ import numpy as np
 
 from mllib import io as mlio
 from mllib import registry
-from mllib.base import clone
+from mllib.base import clone, record_convergence
 from mllib.calibration import OneVsRestCalibration
 from mllib.deploy import DeployedPredictor
 from mllib.model_selection import cross_fit
@@ -19,11 +26,14 @@ from .summaries import binning_spec, calibration_report, group_calibration
 from .task import Target
 
 NATIVE_MULTICLASS = ("temperature", "none")  # take (n, K) scores; the others are wrapped one-vs-rest
+MAPS = ("none", "platt", "temperature", "isotonic", "histogram_binning")  # compared in this order (ties: the first)
 
 
-def calibrator_of(cfg: dict, n_classes: int):
-    """calibration.method with its settings from calibration.params (the registry defaults otherwise)."""
-    method, settings = cfg["method"], cfg["params"].get(cfg["method"], {})
+def calibrator_of(cfg: dict, n_classes: int, method: str | None = None):
+    """The calibration map `method` (default calibration.method) with its settings from calibration.params (the
+    registry defaults otherwise)."""
+    method = method or cfg["method"]
+    settings = cfg["params"].get(method, {})
     build.check_hyperparameter_names(f"calibration.params.{method}", method, settings)
     calibrator = registry.CALIBRATORS[method](**settings)
     return calibrator if n_classes == 2 or method in NATIVE_MULTICLASS else OneVsRestCalibration(calibrator)
@@ -35,6 +45,64 @@ def cross_fitted(calibrator, score: np.ndarray, y: np.ndarray, fold: np.ndarray)
     return cross_fit(
         lambda k, fit, valid: clone(calibrator).fit(score[fit], y[fit]).predict_proba(score[valid]), splits, len(y)
     )
+
+
+def compare_maps(cfg: dict, score: np.ndarray, y: np.ndarray, fold: np.ndarray, n_classes: int) -> tuple[list, dict]:
+    """Every map of MAPS cross-fitted on the out-of-fold scores: (table rows {method, defined, log_loss, ece, brier,
+    log_loss_vs_none with its standard error over the rows, not_converged} or {method, defined: false, reason},
+    {method: its cross-fitted (n, K) probabilities})."""
+    eps = np.finfo(np.float64).eps  # mllib.metrics.log_loss's clip, so the row losses average to its value
+    table, probabilities = [], {}
+    for method in MAPS:
+        try:
+            with record_convergence() as stopped:
+                P = cross_fitted(calibrator_of(cfg, n_classes, method), score, y, fold)
+        except (TypeError, ValueError) as exc:
+            table.append({"method": method, "defined": False, "reason": str(exc)})
+            continue
+        probabilities[method] = P
+        quality = calibration_report(y, P, cfg)
+        table.append(
+            {
+                "method": method,
+                "defined": True,
+                "log_loss": quality["log_loss"],
+                "ece": quality["ece"],
+                "brier": quality["brier"],
+                "not_converged": sorted(set(stopped)),
+                "_row_loss": -np.log(np.clip(P[np.arange(len(y)), y], eps, 1.0 - eps)),
+            }
+        )
+    if "none" not in probabilities:
+        raise ValueError("no map could be fitted: the out-of-fold scores are not usable")
+    base = next(r for r in table if r["method"] == "none")["_row_loss"]
+    for row in table:
+        if row["defined"]:
+            diff = row.pop("_row_loss") - base  # paired per-row differences of log loss against no map
+            row["log_loss_vs_none"] = float(diff.mean())
+            row["standard_error_vs_none"] = float(diff.std(ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else None
+    return table, probabilities
+
+
+def choose_map(method: str, table: list[dict]) -> tuple[str, str | None]:
+    """(the map to deploy, a warning or None): auto -> the least cross-fitted log loss (ties: the first listed); a
+    named method as asked, with a warning when its cross-fitted log loss is worse than no map's."""
+    defined = [r for r in table if r["defined"]]
+    best = min(defined, key=lambda r: r["log_loss"])  # min keeps the first of equal values
+    if method == "auto":
+        return best["method"], None
+    named = next(r for r in table if r["method"] == method)
+    if not named["defined"]:
+        raise ValueError(named["reason"])
+    none = next(r for r in table if r["method"] == "none")
+    if named["log_loss"] > none["log_loss"]:
+        return method, (
+            f"calibration.method {method} makes the probabilities worse: cross-fitted log loss "
+            f"{named['log_loss']:.4f} against {none['log_loss']:.4f} with no map (ECE {named['ece']:.4f} against "
+            f"{none['ece']:.4f}); deployed as params.yaml asks, but {best['method']} has the least log loss "
+            "(calibration.method: auto deploys it)"
+        )
+    return method, None
 
 
 def fitted_parameters(calibrator) -> dict | list:
@@ -64,12 +132,19 @@ def assemble(calibrator, conformal, target: Target, decision: dict) -> DeployedP
         ) from None
 
 
-def calibration_metrics(cfg, target, calibrator, conformal, predictor, y, before, after, groupings, params) -> dict:
-    """reports/metrics/calibration.json: the map and its settings, ECE / MCE / Brier / log loss of the out-of-fold
-    probabilities before and after (cross-fitted), per sensitive group, the conformal threshold, the decision rule."""
+def calibration_metrics(
+    cfg, choice: dict, target, calibrator, conformal, predictor, y, before, after, groupings, params
+) -> dict:
+    """reports/metrics/calibration.json: the map and its settings, how it was chosen (choice: method, comparison,
+    warning, not_converged), ECE / MCE / Brier / log loss of the out-of-fold probabilities before and after
+    (cross-fitted), per sensitive group, the conformal threshold, the decision rule."""
     one_vs_rest = isinstance(calibrator, OneVsRestCalibration)
     return {
-        "method": cfg["method"],
+        "method": choice["method"],
+        "method_setting": cfg["method"],
+        "comparison": choice["comparison"],
+        "warning": choice["warning"],
+        "not_converged": choice["not_converged"],
         "task": target.task,
         "one_vs_rest": one_vs_rest,
         "settings": calibrator.calibrator.get_params() if one_vs_rest else calibrator.get_params(deep=False),

@@ -17,7 +17,9 @@ from . import build, paths
 from .io import read_matrix
 
 
-def compare(best: dict[str, dict], greater_is_better: bool, n_train: int, n_test: int, rule: str) -> tuple[str, dict]:
+def compare(
+    best: dict[str, dict], greater_is_better: bool, n_train: float, n_test: float, rule: str
+) -> tuple[str, dict]:
     """best: {model name: its best search result (valid_scores per split, mean, std, params)}, in the listed order.
     Returns (the chosen model's name, the comparison report)."""
     sign = 1.0 if greater_is_better else -1.0
@@ -98,7 +100,7 @@ def choose_model(searched: dict, splits: list[tuple], scorer, selection: str) ->
     report, printed as a table); searched: {name: (results, best index)}."""
     if len(searched) == 1:
         return next(iter(searched)), None
-    n_train, n_test = (int(np.mean([len(part) for part in parts])) for parts in zip(*splits))
+    n_train, n_test = (float(np.mean([len(part) for part in parts])) for parts in zip(*splits))
     best = {n: r[b] for n, (r, b) in searched.items()}
     name, comparison = compare(best, scorer.greater_is_better, n_train, n_test, selection)
     for line in summary_lines(comparison, scorer.name):

@@ -133,9 +133,10 @@ SPEC = {
     "validate": {
         "on_invalid": choice("fail", "quarantine"),
         "fractional_binary": choice("fail", "quarantine", "round"),
+        "missing_sensitive": choice("group", "quarantine", "fail"),
     },
     "clean": {
-        "drop_duplicate_rows": boolean(),
+        "drop_duplicate_rows": choice("auto", True, False),
         "drop_duplicate_columns": boolean(),
         "valid_ranges": ranges(),
         "outliers": {"policy": choice("none", "flag", "clip", "remove"), "bounds": ranges()},
@@ -170,7 +171,7 @@ SPEC = {
         "scoring": choice("auto", *SCORERS),
     },
     "calibration": {
-        "method": choice(*registry.CALIBRATORS),
+        "method": choice("auto", *registry.CALIBRATORS),
         "n_bins": integer(2),
         "binning": choice("uniform", "quantile"),
         "params": per_model("value", lambda x: True, names="method name"),
@@ -302,12 +303,6 @@ def _validate_relations(params: dict) -> None:
                 )
     if data["target"] in data["sensitive"]:
         raise PipelineError(f"params.yaml: data.sensitive lists the target {data['target']!r}")
-    dropped_sensitive = sorted(set(data["sensitive"]) & set(data["drop"]))
-    if dropped_sensitive:
-        raise PipelineError(
-            f"params.yaml: data.sensitive column {dropped_sensitive[0]!r} is also in data.drop; "
-            "the fairness stage needs it, so remove it from data.drop"
-        )
     strategy = params["split"]["strategy"]
     if strategy in GROUPED_STRATEGIES and not data["group"]:
         raise PipelineError(

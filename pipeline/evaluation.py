@@ -189,6 +189,19 @@ def rule_of(predictor) -> dict:
     }
 
 
+def ranking_change(y: np.ndarray, P_raw: np.ndarray, P: np.ndarray) -> dict:
+    """The test ranking score of the model's own probabilities and of the deployed (mapped) ones: a monotone map
+    (Platt, temperature) leaves it unchanged; isotonic's ties and histogram binning's independently estimated bins
+    can move it either way, so the report says when the deployed map changed the ranking the model made."""
+    name, score = (
+        ("roc_auc", lambda Q: roc_auc_score(y, Q[:, 1]))
+        if P.shape[1] == 2
+        else ("roc_auc_ovr", lambda Q: roc_auc_ovr(y, Q))
+    )
+    before, after = float(score(P_raw)), float(score(P))
+    return {"metric": name, "model": before, "deployed": after, "changed": bool(abs(after - before) > 1e-12)}
+
+
 def baseline_scores(y_train: np.ndarray, y: np.ndarray, names: list[str]) -> dict:
     """The no-skill baseline on the test rows (mllib.baseline.PriorClassifier fitted on the training rows: every row
     gets the training class frequencies, decided as the majority class), with the metrics of the model beside it."""
@@ -250,6 +263,7 @@ def test_metrics(
             "before": before,
             "after": after,
             "groups": group_calibration(y, P_raw, P, groupings, bins),
+            "ranking": ranking_change(y, P_raw, P),
         },
         "conformal": {"set_coverage": rule["set_coverage"], **set_summary(sets, y)},
         "cv_vs_test": gap_report(train_metrics, y, P, decision),

@@ -120,7 +120,7 @@ def shapley_attributions(
         out = explain(predict_proba, X_rows, X_background, **kwargs)
         result = {
             "values": out["values"],
-            "output": "prediction" if _regressor(model) else "calibrated probability",
+            "output": "prediction" if _regressor(model) else "probability of the deployed predictor",
             "expected_value": out["expected_value"],
             "prediction": out["prediction"],
             "additivity_error": out["additivity_error"],
@@ -326,8 +326,14 @@ def relevance_summary(rule, model, transformer, X_rows, owners, epsilon, X_train
     }  # fmt: skip
 
 
-PDP_OUTPUT = {"binary": "calibrated probability", "regression": "prediction",
-              "multiclass": "calibrated probability of each class (last axis)"}  # fmt: skip
+def pdp_output(target) -> str:
+    """What a partial-dependence curve averages, in the run's terms: the deployed predictor's probability of the
+    positive class (of each class), or its prediction in the target's units."""
+    if target.task == "regression":
+        return f"predicted {target.column} (its units)"
+    if target.task == "binary":
+        return f"p({target.column} = {target.classes[1]}), deployed predictor"
+    return f"p({target.column} = class), deployed predictor (per class, last axis)"
 
 
 def importance_report(result: dict, scoring: str, n_repeats: int, decision, features: list[dict]) -> dict:

@@ -237,8 +237,9 @@ def shapley_summary(shapley: dict, names: list[str], top: int = 15) -> bytes:
     return png_bytes(fig)
 
 
-def partial_dependence(curve: dict, classes: list[str], max_ice: int = 50) -> bytes:
-    """PD with ICE curves (one probability); for K > 2 classes one PD line per class (ICE omitted)."""
+def partial_dependence(curve: dict, classes: list[str], output: str, max_ice: int = 50) -> bytes:
+    """PD with ICE curves (one probability or prediction, named by `output`); for K > 2 classes one PD line per
+    class (ICE omitted)."""
     fig, ax = plt.subplots(figsize=(4, 3.2))
     numeric = all(isinstance(v, (int, float)) for v in curve["grid"])
     x = curve["grid"] if numeric else list(range(len(curve["grid"])))
@@ -251,16 +252,16 @@ def partial_dependence(curve: dict, classes: list[str], max_ice: int = 50) -> by
         ax.plot(x, curve["average"], color="tab:red", linewidth=2, label="partial dependence")
     if not numeric:
         ax.set_xticks(x, curve["grid"], rotation=45)
-    ax.set(xlabel=curve["feature"], ylabel="calibrated probability", title=f"PD and ICE: {curve['feature']}")
+    ax.set(xlabel=curve["feature"], ylabel=output, title=f"PD and ICE: {curve['feature']}")
     ax.legend(loc="best", fontsize=7)
     return png_bytes(fig)
 
 
-def partial_dependence_2d(surface: dict) -> bytes:
+def partial_dependence_2d(surface: dict, output: str) -> bytes:
     fig, ax = plt.subplots(figsize=(4.2, 3.4))
     image = ax.imshow(surface["average"], origin="lower", aspect="auto", cmap="viridis")
     ax.grid(False)
-    fig.colorbar(image, ax=ax, label="calibrated probability")
+    fig.colorbar(image, ax=ax, label=output)
     (a, b), (ga, gb) = surface["features"], surface["grid"]
     step_a, step_b = -(-len(ga) // 6), -(-len(gb) // 5)  # at most 6 / 5 labels: long numbers must not overlap
     ax.set_yticks(range(0, len(ga), step_a), [f"{v:.3g}" if isinstance(v, float) else v for v in ga[::step_a]])
@@ -324,26 +325,27 @@ def group_errors(attribute: str, groups: dict) -> bytes:
     return png_bytes(fig)
 
 
-def learning_curve(rows: list[dict], scoring: str) -> bytes:
-    """Train and validation score (mean over the grouped splits) against the training rows used."""
+def learning_curve(rows: list[dict], scoring: str, splits: str) -> bytes:
+    """Train and validation score (mean over the splits, e.g. "stratified_group splits") against the training rows
+    used."""
     fig, ax = plt.subplots(figsize=(5, 3.2))
     x = [r["rows"] for r in rows]
     ax.plot(x, [r["train"] for r in rows], "o-", label="train")
     ax.plot(x, [r["valid"] for r in rows], "o-", label="validation")
-    ax.set(xlabel="training rows per split", ylabel=scoring, title="Learning curve (grouped splits)")
+    ax.set(xlabel="training rows per split", ylabel=scoring, title=f"Learning curve ({splits})")
     ax.legend()
     return png_bytes(fig)
 
 
-def hyperparameter_curve(rows: list[dict], scoring: str) -> bytes:
-    """Train and validation score (mean over the grouped splits, validation +- one std) per value of one
-    hyperparameter; values shown in the order params lists them."""
+def hyperparameter_curve(rows: list[dict], scoring: str, splits: str) -> bytes:
+    """Train and validation score (mean over the splits, validation +- one std) per value of one hyperparameter;
+    values shown in the order params lists them."""
     fig, ax = plt.subplots(figsize=(5, 3.2))
     x = list(range(len(rows)))
     valid = [r["valid"] for r in rows]
     ax.plot(x, [r["train"] for r in rows], "o-", label="train")
     ax.errorbar(x, valid, yerr=[r["valid_std"] for r in rows], fmt="o-", capsize=3, label="validation")
     ax.set_xticks(x, [f"{r['value']:g}" if isinstance(r["value"], (int, float)) else str(r["value"]) for r in rows])
-    ax.set(xlabel=rows[0]["parameter"], ylabel=scoring, title="Validation curve (grouped splits)")
+    ax.set(xlabel=rows[0]["parameter"], ylabel=scoring, title=f"Validation curve ({splits})")
     ax.legend()
     return png_bytes(fig)

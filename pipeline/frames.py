@@ -10,8 +10,9 @@ from mllib.base import MixedMatrix
 
 
 def feature_columns(columns, data: dict, row_id: str = "_row_id") -> tuple[list[str], list[str]]:
-    """(numeric, categorical) model inputs: every column but the row id, target and group, in file order."""
-    excluded = {row_id, data["target"], data["group"]}
+    """(numeric, categorical) model inputs: every column but the row id, target, group and data.drop (a sensitive
+    attribute listed there stays in the data for the audit, never as a feature), in file order."""
+    excluded = {row_id, data["target"], data["group"], *data["drop"]}
     inputs = [c for c in columns if c not in excluded]
     categorical = [c for c in inputs if c in data["categorical"]]
     numeric = [c for c in inputs if c not in data["categorical"]]
@@ -29,9 +30,18 @@ def category_labels(series: pd.Series) -> np.ndarray:
     return spelled[codes]
 
 
+MISSING_GROUP = "(missing)"
+
+
 def attribute_labels(df: pd.DataFrame, attributes: list[str]) -> dict[str, np.ndarray]:
-    """{attribute: its category labels as strings, one per row}: the groups of each sensitive attribute."""
-    return {a: category_labels(df[a]).astype(str) for a in attributes}
+    """{attribute: its category labels as strings, one per row}: the groups of each sensitive attribute; a missing
+    value is the group "(missing)" (validate.missing_sensitive: group), audited like any other."""
+    labels = {}
+    for a in attributes:
+        spelled = category_labels(df[a])
+        spelled[pd.isna(spelled)] = MISSING_GROUP
+        labels[a] = spelled.astype(str)
+    return labels
 
 
 def raw_matrix(df: pd.DataFrame, numeric: list[str], categorical: list[str]) -> MixedMatrix:

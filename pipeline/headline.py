@@ -31,6 +31,7 @@ def headline(train: dict, calibration: dict, test: dict, fairness: dict, assessm
         "train": {
             "cv_mean": train["cv_mean"],
             "cv_std": train["cv_std"],
+            "cv_pooled": train["cv_pooled"],
             "train_valid_gap": train["train_valid_gap"],
             "n_candidates": train["n_candidates"],
             "baseline_cv_mean": train["baseline"]["cv_mean"],

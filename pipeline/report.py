@@ -9,6 +9,8 @@ import base64
 import math
 from pathlib import Path
 
+from .changes import change, describe
+
 TEMPLATE = Path(__file__).parent / "templates" / "report.html.j2"
 
 
@@ -72,32 +74,90 @@ def document(title: str, sections: list[dict], figs: dict[str, bytes]) -> str:
     return environment.from_string(TEMPLATE.read_text()).render(title=title, sections=sections, images=images)
 
 
+def data_changes(params: dict, r: dict) -> list[dict]:
+    """Every change the pipeline made to the user's data, in stage order: validate's and clean's records
+    (pipeline/changes.py) and what the features stage fills in or pools (imputed values, pooled rare levels)."""
+    data = params["data"]
+    records = [*r["validation"].get("changes", []), *r["cleaning"].get("changes", [])]
+    features = set(r["features"]["numeric"]) | set(r["features"]["categorical"])
+    imputed = {c: n for c, n in r["cleaning"]["missing_values"].items() if c in features}
+    if imputed:
+        numeric = [c for c in imputed if c in r["features"]["numeric"]]
+        how = params["features"]["numeric_imputer"]
+        records.append(
+            change(
+                "features",
+                f"missing feature values imputed ({how['name']} {how['params'].get('strategy', '')} for numeric "
+                f"columns; {params['features']['categorical_imputer']['name']} for categorical ones), fitted on the "
+                "training rows of each split"
+                + (", with a <column>_missing indicator" if how["params"].get("add_indicator") and numeric else ""),
+                values=sum(imputed.values()),
+                columns=sorted(imputed),
+            )
+        )
+    for column, count in r["features"].get("pooled_levels", {}).items():
+        records.append(
+            change(
+                "features",
+                f"{count['pooled']} of {count['levels']} levels of {column} pooled into {column}=infrequent "
+                "(features.encoder.params min_frequency / max_categories)",
+                columns=[column],
+            )
+        )
+    hidden = [a for a in data["sensitive"] if a in data["drop"]]
+    if hidden:
+        records.append(change("features", "sensitive attributes kept for the audit, never features", columns=hidden))
+    return records
+
+
+def changes_summary(records: list[dict]) -> str:
+    """The model card's line: each change with its count, and the target's shift where rows were removed."""
+    parts = []
+    for c in records:
+        counts = [f"{c[k]} {k}" for k in ("rows", "values") if c[k]] + (
+            [", ".join(c["columns"])] if c["columns"] else []
+        )
+        shift = (
+            f"; target {describe(c['target_before'])} -> {describe(c['target_after'])}" if "target_before" in c else ""
+        )
+        parts.append(f"{c['stage']}: {c['change']} [{'; '.join(counts)}]{shift}")
+    return "; ".join(parts) if parts else "none: every row, column and value of the file reached the model as it was"
+
+
 def model_card(params: dict, r: dict, promotion: str) -> str:
     """The model card; promotion: the promotion gate's line (promotion_summary)."""
     data, test, train = params["data"], r["test"], r["train"]
+    seen = r["split"]["rows"]["train"] + r["split"]["rows"]["test"]
+    if seen != r["cleaning"]["rows_out"]:  # every row that left the data is a change record
+        raise ValueError(f"the split holds {seen} rows but clean wrote {r['cleaning']['rows_out']}")
     task_items = (
         regression_card(data, test, r["fairness"])
         if test["task"] == "regression"
-        else classification_card(params, test, r["fairness"])
+        else classification_card(params, test, r["fairness"], r["calibration"])
     )
     items = {
         "Model": f"{train['model']} with {train['best_params']}, chosen by {train['scoring']} over "
         f"{train['n_candidates']} candidates and {train['n_folds']} {r['split']['strategy']} folds",
         "Task": f"{test['task']}: {r['validation']['task_reason']}",
         "Intended use": f"{task_items.pop('Intended use')}. Not validated for other populations.",
-        "Training data": f"{data['path']}: {r['validation']['rows_kept']} of {r['validation']['rows_in']} rows passed "
-        f"validation ({r['validation']['rows_quarantined']} quarantined); {r['split']['rows']['train']} training rows",
+        "Training data": f"{data['path']}: {r['validation']['rows_in']} rows; the model saw {seen} of them "
+        f"({r['split']['rows']['train']} training, {r['split']['rows']['test']} held out), the rest removed as listed "
+        "under Data changes",
+        "Data changes": changes_summary(data_changes(params, r)),
         "Evaluation data": f"{r['split']['rows']['test']} held-out rows"
         + (f", grouped by {data['group']} (no group in both sets)" if data["group"] else "")
         + ", used once",
         "Performance": f"{task_items.pop('Performance')}; CV {train['scoring']} {fmt(train['cv_mean'])} ± "
-        f"{fmt(train['cv_std'])}",
+        f"{fmt(train['cv_std'])} (mean of {train['n_folds']} splits; pooled out-of-fold {fmt(train['cv_pooled'])})"
+        + (f". Note: {train['cv_note']}" if train["cv_note"] else ""),
         **task_items,
+        "Solver warnings": solver_summary(train, r["calibration"]),
         "Excluded as features": (
-            ", ".join(data["drop"]) + " (data.drop: leakage, identifiers or free text)"
+            ", ".join(data["drop"]) + " (data.drop: leakage, identifiers, free text or attributes audited only)"
             if data["drop"]
             else "none (data.drop is empty)"
         ),
+        "Sensitive attributes": sensitive_roles(data, r["validation"]),
         "Promotion gate": promotion,
         "Provenance": f"{data['path']} md5 {r['validation']['file_md5']} (as in dvc.lock); params sha256 "
         f"{r['params_sha256'][:16]} (every section but tracking and compute); {code_provenance(r['code_trees'])}",
@@ -106,6 +166,35 @@ def model_card(params: dict, r: dict, promotion: str) -> str:
         "fairness table and left out of the parity criteria.",
     }
     return key_values(items)
+
+
+def solver_summary(train: dict, calibration: dict) -> str:
+    """Fits of the chosen model (its search folds and the refit) and of the calibration map that stopped at their
+    iteration caps (mllib.base.ConvergenceWarning), or that none did."""
+    stopped = train.get("not_converged", {"folds": [], "refit": False, "messages": []})
+    parts = []
+    if stopped["folds"] or stopped["refit"]:
+        where = [f"{len(stopped['folds'])} of {train['n_folds']} search folds"] if stopped["folds"] else []
+        where += ["the refit on all training rows"] if stopped["refit"] else []
+        parts.append(f"the chosen model stopped at its iteration cap in {' and '.join(where)}: "
+                     + "; ".join(stopped["messages"]))  # fmt: skip
+    if calibration.get("not_converged"):
+        parts.append("the calibration map stopped at its iteration cap: " + "; ".join(calibration["not_converged"]))
+    return "; ".join(parts) if parts else "none: every fit of the chosen model and the map met its tolerance"
+
+
+def sensitive_roles(data: dict, validation: dict) -> str:
+    """Which sensitive attributes the model uses as features and which it only audits, and their missing values."""
+    if not data["sensitive"]:
+        return "none declared (data.sensitive is empty): no fairness audit"
+    parts = []
+    for a in data["sensitive"]:
+        role = "audited, not a model feature (data.drop)" if a in data["drop"] else "audited and a model feature"
+        missing = validation.get("missing_sensitive", {}).get(a)
+        if missing:
+            role += f"; {missing['rows']} missing values ({missing['action']})"
+        parts.append(f"{a}: {role}")
+    return "; ".join(parts)
 
 
 def code_provenance(trees: dict) -> str:
@@ -140,7 +229,7 @@ def promotion_summary(params: dict, r: dict) -> str:
     )
 
 
-def classification_card(params: dict, test: dict, fairness: dict) -> dict:
+def classification_card(params: dict, test: dict, fairness: dict, calibration: dict) -> dict:
     data, binary = params["data"], test["task"] == "binary"
     shown = ("demographic_parity", "equal_opportunity")
     gaps = {a: {c: fairness["attributes"][a]["criteria"][c]["difference"] for c in shown} for a in data["sensitive"]}
@@ -167,9 +256,17 @@ def classification_card(params: dict, test: dict, fairness: dict) -> dict:
             else f"test macro one-vs-rest ROC AUC {fmt(test['roc_auc_ovr'])}, accuracy "
             f"{fmt(test['accuracy'])}, macro F1 {fmt(test['f1_macro'])}, log loss {fmt(test['log_loss'])}"
         ),
-        "Calibration": f"{params['calibration']['method']}: test ECE "
+        "Calibration": f"{calibration['method']} ("
+        + (
+            "calibration.method auto: the least cross-fitted log loss of the maps, none included"
+            if calibration["method_setting"] == "auto"
+            else "named in params.yaml"
+        )
+        + "): test ECE "
         f"{fmt(test['calibration']['before']['ece'])} before, "
-        f"{fmt(test['calibration']['after']['ece'])} after",
+        f"{fmt(test['calibration']['after']['ece'])} after"
+        + ranking_note(test["calibration"].get("ranking"))
+        + (f". WARNING: {calibration['warning']}" if calibration["warning"] else ""),
         "Prediction sets": f"conformal sets hold the true class on {fmt(conformal['coverage'])} of test rows (target "
         f"{fmt(conformal['set_coverage'])}), {fmt(conformal['mean_set_size'])} classes on average",
         "Fairness": "; ".join(
@@ -180,6 +277,16 @@ def classification_card(params: dict, test: dict, fairness: dict) -> dict:
         or "no sensitive attributes",
         "Fairness mitigation": mitigation_summary(fairness, data["sensitive"]),
     }
+
+
+def ranking_note(ranking: dict | None) -> str:
+    """A sentence when the deployed map changed the model's test ranking (isotonic's ties, histogram binning's bins)."""
+    if not ranking or not ranking["changed"]:
+        return ""
+    return (
+        f". The map changes the model's ranking: test {ranking['metric']} {fmt(ranking['model'])} of the model's own "
+        f"scores, {fmt(ranking['deployed'])} of the deployed probabilities"
+    )
 
 
 def regression_card(data: dict, test: dict, fairness: dict) -> dict:

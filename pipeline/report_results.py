@@ -223,17 +223,23 @@ def trust_section(r: dict, figs: dict) -> dict:
     train, test, assessment = r["train"], r["test"], r["assessment"]
     gap, curve = test["cv_vs_test"], assessment["learning_curve"]
     items = {
-        f"CV {train['scoring']} of the model (grouped splits)": f"{html.fmt(train['cv_mean'])} ± "
-        f"{html.fmt(train['cv_std'])}",
+        f"CV {train['scoring']} of the model ({r['split']['strategy']} splits)": f"{html.fmt(train['cv_mean'])} ± "
+        f"{html.fmt(train['cv_std'])} (mean over the splits); pooled out-of-fold {html.fmt(train['cv_pooled'])}"
+        + (f". Note: {train['cv_note']}" if train["cv_note"] else ""),
         f"the same folds, no-skill baseline ({train['baseline']['model']})": train["baseline"]["cv_mean"],
         "leakage estimate": assessment["leakage"]["statement"],
         "train - validation gap (CV)": train["train_valid_gap"],
         "validation vs test": f"test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: {gap['diagnosis']}",
     }
     nested = assessment["nested"]
-    items["nested CV (the whole search inside each split)"] = (
+    whole = (
+        f"the whole selection among {', '.join(nested['models'])} with their grids"
+        if len(nested.get("models", [])) > 1
+        else "the whole search"
+    )
+    items[f"nested CV ({whole} inside each split)"] = (
         f"{html.fmt(nested['outer_mean'])} ± {html.fmt(nested['outer_std'])} on the outer validation parts; the inner "
-        f"best scores averaged {html.fmt(nested['inner_best_mean'])}, so the search's optimism is "
+        f"best scores averaged {html.fmt(nested['inner_best_mean'])}, so the selection's optimism is "
         f"{html.fmt(nested['optimism'])}"
         if "statement" not in nested
         else nested["statement"]
@@ -243,11 +249,7 @@ def trust_section(r: dict, figs: dict) -> dict:
         items["validation curve"] = sweep["statement"]
     if curve:
         d = curve["diagnosis"]
-        items["learning curve"] = (
-            f"{d['verdict']} (train - validation gap at full size {html.fmt(d['train_valid_gap'])}, "
-            f"bound {html.fmt(d['gap_bound'])}; rise of the validation score over the last "
-            f"step {html.fmt(d['last_rise'])}, bound {html.fmt(d['rise_bound'])})"
-        )
+        items["learning curve"] = d["verdict"]  # with its figures and 95% intervals over the splits
     comparison = []
     if train.get("comparison"):
         c = train["comparison"]
@@ -281,12 +283,11 @@ def trust_section(r: dict, figs: dict) -> dict:
         html.key_values(items),
         *comparison,
         html.muted(
-            "Leakage estimate: the chosen configuration scored again by a row-level k-fold of the same "
-            "training rows (features refitted per fold), beside the grouped CV; a positive inflation is what "
-            "ignoring the groups would have claimed. Learning curve: each grouped split's model fitted on shares of "
-            "its training rows. Model bias and variance themselves cannot be measured without the true distribution "
-            "(seed 004, "
-            "D4:419-469); these are the notes' diagnostics."
+            "Leakage estimate (with data.group): the chosen configuration scored again by a row-level k-fold of the "
+            "same training rows (features refitted per fold), beside the grouped CV; a positive inflation is what "
+            f"ignoring the groups would have claimed. Learning curve: each of the {r['split']['strategy']} splits' "
+            "models fitted on shares of its training rows. Model bias and variance themselves cannot be measured "
+            "without the true distribution (seed 004, D4:419-469); these are the notes' diagnostics."
         ),
         html.figures(*(name for name in ("learning_curve.png", "hyperparameter_curve.png") if name in figs)),
     )

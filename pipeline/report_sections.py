@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import figures
 from . import report as html
+from .changes import describe
 from .report_results import (
     explain_section,
     regression_fairness_section,
@@ -33,16 +34,16 @@ def curve_summaries(test: dict) -> tuple[dict, dict, dict]:
 
 
 def make_figures(r: dict) -> dict[str, bytes]:
-    test = r["test"]
+    test, scoring, splits = r["test"], r["train"]["scoring"], f"{r['split']['strategy']} splits"
     figs = {
-        "validation_curve.png": figures.validation_curve(r["validation_curve"], r["train"]["scoring"]),
+        "validation_curve.png": figures.validation_curve(r["validation_curve"], scoring),
         **(
-            {"learning_curve.png": figures.learning_curve(r["learning_curve"], r["train"]["scoring"])}
+            {"learning_curve.png": figures.learning_curve(r["learning_curve"], scoring, splits)}
             if r["learning_curve"]
             else {}
         ),
         **(
-            {"hyperparameter_curve.png": figures.hyperparameter_curve(r["hyperparameter_curve"], r["train"]["scoring"])}
+            {"hyperparameter_curve.png": figures.hyperparameter_curve(r["hyperparameter_curve"], scoring, splits)}
             if r["hyperparameter_curve"]
             else {}
         ),
@@ -56,10 +57,11 @@ def make_figures(r: dict) -> dict[str, bytes]:
         figs.update(classification_figures(r))
     if "shapley" in r["attributions"]:
         figs["shapley.png"] = figures.shapley_summary(r["attributions"]["shapley"], r["attributions"]["columns"])
-    for i, curve in enumerate(r["partial_dependence"]["one_way"]):
-        figs[f"pdp_{i}.png"] = figures.partial_dependence(curve, r["partial_dependence"]["classes"])
-    if r["partial_dependence"]["two_way"] and test["task"] != "multiclass":
-        figs["pdp_2d.png"] = figures.partial_dependence_2d(r["partial_dependence"]["two_way"])
+    pd_ = r["partial_dependence"]
+    for i, curve in enumerate(pd_["one_way"]):
+        figs[f"pdp_{i}.png"] = figures.partial_dependence(curve, pd_["classes"], pd_["output"])
+    if pd_["two_way"] and test["task"] != "multiclass":
+        figs["pdp_2d.png"] = figures.partial_dependence_2d(pd_["two_way"], pd_["output"])
     return figs
 
 
@@ -146,9 +148,38 @@ def calibration_section(r: dict) -> dict:
             "over-confident; the bars below each diagram count the rows per bin."
         ),
         html.figures("reliability_oof.png", "reliability_test.png"),
+        html.heading("Which map: every map cross-fitted on the out-of-fold scores"),
+        *calibration_choice(cal, test["calibration"].get("ranking")),
         html.heading("Per sensitive group (bins formed within each group, so small groups are noisy)"),
         html.table(groups),
     )
+
+
+def calibration_choice(cal: dict, test_ranking: dict | None) -> list[dict]:
+    """The comparison of the maps (no map included) by cross-fitted log loss, and why the deployed one was."""
+    rows = [
+        {
+            "map": c["method"] + (" (deployed)" if c["method"] == cal["method"] else ""),
+            "log loss": c.get("log_loss"),
+            "log loss - none's": c.get("log_loss_vs_none"),
+            "its standard error": c.get("standard_error_vs_none"),
+            "ECE": c.get("ece"),
+            "Brier": c.get("brier"),
+            "note": c.get("reason", "") if not c["defined"] else "; ".join(c["not_converged"]),
+        }
+        for c in cal["comparison"]
+    ]
+    how = (
+        "calibration.method auto deploys the map of least cross-fitted log loss (ties: the one listed first); "
+        "the figures of the map chosen this way are slightly optimistic, the test rows above are the check."
+        if cal["method_setting"] == "auto"
+        else f"calibration.method names {cal['method']}, so it is deployed whatever this table says."
+    )
+    changed = html.ranking_note(test_ranking).removeprefix(".")  # "" when the map kept the model's ranking
+    parts = [html.table(rows), html.muted(how + (changed + "." if changed else ""))]
+    if cal["warning"]:
+        parts.append(html.note(cal["warning"]))
+    return parts
 
 
 def decisions_section(r: dict) -> dict:
@@ -408,6 +439,33 @@ def reweighing_part(f: dict) -> list[dict]:
     ]
 
 
+def duplicates_line(cleaning: dict) -> str:
+    d = cleaning.get("duplicate_rows")
+    if d is None:
+        return "not checked"
+    return f"{d['rows']} ({d['action']}; clean.drop_duplicate_rows: {d['setting']})"
+
+
+def changes_table(params: dict, r: dict) -> dict:
+    records = html.data_changes(params, r)
+    if not records:
+        return html.muted("None: every row, column and value of the file reached the model as it was.")
+    return html.table(
+        [
+            {
+                "stage": c["stage"],
+                "change": c["change"],
+                "rows": c["rows"] or "",
+                "values": c["values"] or "",
+                "columns": ", ".join(c["columns"]),
+                "target before": describe(c["target_before"]) if "target_before" in c else "",
+                "target after": describe(c["target_after"]) if "target_after" in c else "",
+            }
+            for c in records
+        ]
+    )
+
+
 def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
     """The page: the sections of the task's results, rendered by the template with the figures inlined."""
     test = r["test"]
@@ -428,17 +486,19 @@ def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
             "Data: validation, cleaning, split",
             html.key_values(
                 {
-                    "rows in": r["validation"]["rows_in"],
-                    "rows kept": r["validation"]["rows_kept"],
-                    "rows quarantined": r["validation"]["rows_quarantined"],
-                    "fractional 0/1 values": r["validation"]["fractional_binary"],
-                    "duplicate columns removed": r["cleaning"].get("duplicate_columns_removed", {}),
+                    "rows in the file": r["validation"]["rows_in"],
+                    "rows quarantined by validate": r["validation"]["rows_quarantined"],
+                    "rows removed by clean": r["cleaning"]["rows_in"] - r["cleaning"]["rows_out"],
+                    "rows the model saw (train + test)": r["split"]["rows"]["train"] + r["split"]["rows"]["test"],
+                    "rows repeating an earlier row": duplicates_line(r["cleaning"]),
                     "missing values after cleaning": r["cleaning"]["missing_values"],
                     "split": f"{r['split']['strategy']}, {r['split']['n_splits']} folds, test size "
                     f"{r['split']['test_size']}",
                     "rows train / test": f"{r['split']['rows']['train']} / {r['split']['rows']['test']}",
                 }
             ),
+            html.heading("Data changes: every row, column and value the pipeline changed"),
+            changes_table(params, r),
             html.heading("Fold balance (training rows)"),
             html.table(
                 r["split"]["folds"]["folds"], ["fold", "n_rows", "n_groups", "class_counts", "max_abs_deviation"]

@@ -1,7 +1,8 @@
 """The data contract checked by the validate stage, and the stage's messages and policies: the user's pandera YAML
 schema (domain checks), completed
-with structural checks inferred from params.yaml (target, group and sensitive columns present and non-null,
-every other feature column numeric unless declared categorical)."""
+with structural checks inferred from params.yaml (target and group columns present and non-null, sensitive columns
+present, with their missing values handled by validate.missing_sensitive, every other feature column numeric unless
+declared categorical)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pandera.pandas as pa
 from mllib.base import to_python
 
 from .errors import PipelineError
+from .frames import MISSING_GROUP
 from .paths import ROW_ID
 
 
@@ -48,14 +50,14 @@ def build_schema(df: pd.DataFrame, data: dict) -> pa.DataFrameSchema:
             ) from None
     else:
         schema = pa.DataFrameSchema(strict=False, name="inferred")
-    required = {data["target"], *data["sensitive"], *([data["group"]] if data["group"] else [])}
+    required = {data["target"], *([data["group"]] if data["group"] else [])}
     inferred = {}
     for col in df.columns:
-        if col in schema.columns or col in data["drop"]:
+        if col in schema.columns or (col in data["drop"] and col not in data["sensitive"]):
             continue
         if col in required:
             inferred[col] = pa.Column(nullable=False)
-        elif col in data["categorical"]:
+        elif col in data["categorical"] or col in data["sensitive"]:
             inferred[col] = pa.Column(nullable=True)
         else:
             inferred[col] = pa.Column("float64", nullable=True, coerce=True)
@@ -151,6 +153,28 @@ def apply_fractional_policy(df: pd.DataFrame, columns: list[str], policy: str, s
                     f"{col}: fractional value {to_python(values[row])!r} in a 0/1 column"
                 )
     return df, reasons, report
+
+
+def apply_missing_sensitive_policy(df: pd.DataFrame, sensitive: list[str], policy: str, source: str):
+    """Rows whose sensitive value is missing: audited as the group "(missing)" (policy group: nothing changes in the
+    data), quarantined (reasons per row) or a stop naming the column and the first row. Returns (reasons, report)."""
+    reasons: dict[int, list[str]] = {}
+    report = {}
+    for col in sensitive:
+        missing = df[col].isna()
+        if not missing.any():
+            continue
+        report[col] = {"rows": int(missing.sum()), "action": policy}
+        if policy == "fail":
+            raise PipelineError(
+                f"{source}: sensitive column {col!r} has {int(missing.sum())} missing values (first at "
+                f"{file_row(source, df.index[missing][0])}); set validate.missing_sensitive to group (audit them as "
+                f"the group {MISSING_GROUP!r}) or quarantine, or fill them in the file"
+            )
+        if policy == "quarantine":
+            for row in df.index[missing]:
+                reasons.setdefault(row, []).append(f"{col}: missing sensitive value")
+    return reasons, report
 
 
 def target_counts(target, values: pd.Series) -> dict:

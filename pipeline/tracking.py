@@ -121,12 +121,13 @@ def metric_key(key: str) -> str:
     return _INVALID_KEY.sub("_", key)
 
 
-def run_params(params: dict, model: str) -> dict[str, str]:
+def run_params(params: dict, model: str, calibration: str | None) -> dict[str, str]:
     """params.yaml flattened to dotted keys, as the run used them: the grid and fixed settings of the chosen model
-    only (not those of every other model), and the settings of the chosen calibration method only."""
+    only (not those of every other model), and the settings of the deployed calibration map only (calibration.method
+    auto chooses it; regression: none)."""
     from .config import flatten
 
-    chosen = {"search.grid.": model, "model.params.": model, "calibration.params.": params["calibration"]["method"]}
+    chosen = {"search.grid.": model, "model.params.": model, "calibration.params.": calibration}
     kept = {}
     for key, value in flatten(params).items():
         section = next((s for s in chosen if key.startswith(s)), None)
@@ -239,8 +240,24 @@ def log_candidates(mlflow, client, params: dict, search: dict) -> None:
             client.log_batch(child.info.run_id, metrics=metrics)
 
 
+def run_warnings(trained: dict, calibration: dict) -> dict[str, str]:
+    """Tags of what the run must not hide (the model card says the same): a named calibration map worse than none,
+    fits of the chosen model or the map that stopped at their iteration caps."""
+    tags = {}
+    if calibration.get("warning"):
+        tags["warning.calibration"] = calibration["warning"][:5000]
+    stopped = trained.get("not_converged", {})
+    if stopped.get("folds") or stopped.get("refit"):
+        tags["warning.not_converged"] = "; ".join(stopped["messages"])[:5000]
+    if calibration.get("not_converged"):
+        tags["warning.calibration_not_converged"] = "; ".join(calibration["not_converged"])[:5000]
+    return tags
+
+
 def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str) -> tuple[str, object]:
     trained = read_json(paths.TRAIN_METRICS, "train")
+    calibration = read_json(paths.CALIBRATION_METRICS, "calibrate")
+    deployed_map = calibration.get("method") if trained["task"] != "regression" else None
     tags = {
         "pipeline.state": key,
         "pipeline.role": "parent",
@@ -248,11 +265,14 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
         "model": trained["model"],
         **git_info(),
         "dvc.exp_name": os.environ.get("DVC_EXP_NAME", ""),
+        **run_warnings(trained, calibration),
     }
+    if deployed_map:
+        tags["calibration.method"] = deployed_map
     run_name = os.environ.get("DVC_EXP_NAME") or f"repro {tags['git.commit'][:8]}"
     mlflow.set_experiment(experiment_id=exp_id)  # nested child runs follow the active experiment, not their parent
     with mlflow.start_run(run_name=run_name, tags=tags) as run:
-        mlflow.log_params(run_params(params, trained["model"]))
+        mlflow.log_params(run_params(params, trained["model"], deployed_map))
         mlflow.log_metrics({metric_key(k): v for k, v in flat(read_json(paths.HEADLINE, "report")).items()})
         mlflow.log_dict(md5s, "dvc_md5s.json")
         for path in ARTIFACTS:

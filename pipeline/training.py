@@ -77,10 +77,37 @@ def search_model(name: str, params: dict, fold_data: list, scorer, seed: int, ru
             f"train:   {r['params']}  valid {r['mean_valid_score']:.4f} ± {r['std_valid_score']:.4f}  train "
             f"{r['mean_train_score']:.4f}"
         )
+        if r["not_converged"]:
+            print(
+                f"train: warning: {name} {r['params']} stopped at its iteration cap on {len(r['not_converged'])} of "
+                f"{len(fold_data)} folds: {r['not_converged'][0]['message']}"
+            )
     return results, best_candidate_index(results, scorer.greater_is_better)
 
 
-REPORTED = ("params", "rank", "train_scores", "valid_scores", "mean_train_score", "mean_valid_score", "std_valid_score")
+def pooled_score(result: dict, y: np.ndarray, splits: list[tuple], scorer) -> dict:
+    """The candidate's score on every split's validation rows pooled into one set (each row scored by the model of
+    its split), beside the mean of the per-split scores, with a note when the two disagree beyond the mean's
+    standard error: per-split scores of a few groups each are unstable (an R^2 of one or two groups' rows can be
+    hugely negative while the pooled R^2 is fine), and the pooled value is then the steadier summary. Pooling ranks
+    from different models mixes their scales, so for a ranking score the per-split mean stays the headline."""
+    truth = np.concatenate([y[valid] for _, valid in splits])
+    pooled = float(scorer.score(truth, np.concatenate(result["oof_values"], axis=0)))
+    mean, k = result["mean_valid_score"], len(splits)
+    se = float(np.std(result["valid_scores"], ddof=1) / np.sqrt(k)) if k > 1 else float("nan")
+    unstable = bool(abs(pooled - mean) > 2 * se) if k > 1 else False
+    note = (
+        f"the per-split {scorer.name} scores disagree: their mean {mean:.4g} (standard error {se:.3g}) is far from "
+        f"the pooled out-of-fold {pooled:.4g}; splits of few groups or rows give unstable scores, and the pooled "
+        "value is the steadier summary"
+        if unstable
+        else None
+    )
+    return {"pooled": pooled, "mean": mean, "standard_error": se, "unstable": unstable, "note": note}
+
+
+REPORTED = ("params", "rank", "train_scores", "valid_scores", "mean_train_score", "mean_valid_score", "std_valid_score",
+            "not_converged")  # fmt: skip
 
 
 def search_reports(results: list[dict], best_index: int, scorer) -> tuple[dict, list[dict]]:

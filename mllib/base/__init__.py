@@ -6,6 +6,7 @@ from .estimator import (
     ClassifierMixin,
     ClusterMixin,
     ColumnwiseMixin,
+    ConvergenceWarning,
     NotFittedError,
     RegressorMixin,
     TransformerMixin,
@@ -14,6 +15,7 @@ from .estimator import (
     clone,
     fit_with_groups,
     is_fitted,
+    record_convergence,
     takes_groups,
 )
 from .mixed import MixedMatrix
@@ -43,6 +45,8 @@ __all__ = [
     "ColumnwiseMixin",
     "Identity",
     "NotFittedError",
+    "ConvergenceWarning",
+    "record_convergence",
     "Pipeline",
     "ColumnTransformer",
     "MixedMatrix",

@@ -6,8 +6,10 @@ estimator from its hyperparameters alone; everything learned from data is set by
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
+import warnings
 
 import numpy as np
 
@@ -16,6 +18,26 @@ from .validation import check_array, check_n_features, is_missing
 
 class NotFittedError(ValueError):
     """Raised when predict / transform is called before fit."""
+
+
+class ConvergenceWarning(UserWarning):
+    """An iterative fit stopped at its iteration cap before its tolerance was met: the result is usable but not the
+    optimum the algorithm defines. Callers that fit many models (the pipeline's search) collect these per fit."""
+
+
+@contextlib.contextmanager
+def record_convergence():
+    """Collect the messages of the ConvergenceWarnings raised inside (every one, not once per place) into the list
+    it yields; other warnings are shown as usual after the block (the filters, e.g. error, still apply inside)."""
+    stopped: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        yield stopped
+    for w in caught:
+        if issubclass(w.category, ConvergenceWarning):
+            stopped.append(str(w.message))
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
 class BaseEstimator:

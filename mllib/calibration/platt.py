@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 from scipy.special import expit
 
-from ..base import BaseEstimator, check_int, check_is_fitted, check_sample_weight
+from ..base import BaseEstimator, ConvergenceWarning, check_int, check_is_fitted, check_sample_weight
 from ._checks import check_binary, check_scores
 
 # Armijo sufficient-decrease constant of the backtracking line search
@@ -143,7 +143,7 @@ class PlattScaling(BaseEstimator):
             warnings.warn(
                 f"PlattScaling stopped after {n_iter} Newton steps with decrement {decrement / 2:.3g} "
                 f"> tol={self.tol}; increase max_iter or check the scores for (near-)separation",
-                UserWarning,
+                ConvergenceWarning,
                 stacklevel=2,
             )
         # back from the standardised score x = (s - center) / scale to the raw score s

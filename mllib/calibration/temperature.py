@@ -90,6 +90,13 @@ class TemperatureScaling(BaseEstimator):
         # shift each row by its true-class logit: softmax is shift-invariant, and z_true becomes 0
         z = z - z[np.arange(z.shape[0]), codes][:, None]
 
+        if not np.any(z[w > 0] > 0):
+            # no row has a class scored above its true class: the NLL falls towards 0 as T -> 0 and has no minimum
+            raise ValueError(
+                "the scores separate the classes perfectly (the true class has the largest score in every row): "
+                "the NLL keeps decreasing as T -> 0, so no temperature minimises it; use another calibration method "
+                "or none"
+            )
         slope0, _ = _nll_derivatives(0.0, z, w)
         if slope0 >= 0:
             raise ValueError(

@@ -20,10 +20,20 @@ Sections cited:
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, ClusterMixin, check_array, check_fitted_X, check_random_state, check_sample_weight
+from ..base import (
+    BaseEstimator,
+    ClusterMixin,
+    ConvergenceWarning,
+    check_array,
+    check_fitted_X,
+    check_random_state,
+    check_sample_weight,
+)
 from .kmeans import KMeans, squared_distances
 
 COVARIANCE_TYPES = ("full", "diag", "spherical")
@@ -175,6 +185,13 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
             if best is None or run[1][-1] > best[1][-1]:
                 best = run
         (self.weights_, means, self.covariances_), history, self.n_iter_, self.converged_ = best
+        if not self.converged_:
+            warnings.warn(
+                f"GaussianMixture: EM stopped at max_iter={self.max_iter} with the log-likelihood still improving by "
+                f"more than tol={self.tol}; increase max_iter",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         self.means_ = means + centre
         self.n_features_in_ = X.shape[1]
         self.log_likelihood_history_ = np.array(history)

@@ -3,10 +3,13 @@
 Corrected resampled t-test (Nadeau and Bengio 2003): the k fold-score differences d_j of two models on the same
 splits are correlated (the training parts overlap), so the plain t statistic is too large. With n_1 training and n_2
 validation rows per split, t = mean(d) / sqrt((1 / k + n_2 / n_1) s^2), s^2 the sample variance of d (ddof 1), with
-k - 1 degrees of freedom. McNemar's test: of the test rows where exactly one of two classifiers is right (b rows
+k - 1 degrees of freedom; n_1 and n_2 are the mean sizes over the splits, fractions kept (splits of whole groups
+differ in size). McNemar's test: of the test rows where exactly one of two classifiers is right (b rows
 only A, c rows only B), under equal error rates b ~ Binomial(b + c, 1/2): the exact two-sided p-value, and the
 chi-square statistic (|b - c| - 1)^2 / (b + c) with continuity correction beside it. Paired t-test: two
 regressors' squared (or absolute) errors on the same rows.
+Where the differences have no spread (s = 0) the statistics follow their formulas as scipy does: t = +-inf (p = 0)
+when the mean difference is not 0, and t = 0 / 0 = NaN (p = NaN: no evidence either way) when it is.
 """
 
 from __future__ import annotations
@@ -17,23 +20,27 @@ import numpy as np
 from scipy import special
 
 
-def corrected_resampled_t_test(scores_a, scores_b, n_train: int, n_test: int) -> dict:
+def _t_and_p(mean: float, scale2: float, df: int) -> tuple[float, float]:
+    """t = mean / sqrt(scale2) and its two-sided p-value with df degrees of freedom; no spread: +-inf / NaN."""
+    if scale2 == 0:
+        return (math.nan, math.nan) if mean == 0 else (math.copysign(math.inf, mean), 0.0)
+    t = mean / math.sqrt(scale2)
+    return t, float(2 * special.stdtr(df, -abs(t)))
+
+
+def corrected_resampled_t_test(scores_a, scores_b, n_train: float, n_test: float) -> dict:
     """{mean_difference, t, df, p_value (two-sided), correction}: A minus B on the same k splits."""
     a, b = np.asarray(scores_a, dtype=np.float64), np.asarray(scores_b, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1 or a.size < 2:
         raise ValueError(
             f"scores_a and scores_b must be 1-D of one length >= 2 (one score per split), got {a.shape}, {b.shape}"
         )
-    if n_train < 1 or n_test < 1:
-        raise ValueError(f"n_train and n_test must be >= 1, got {n_train}, {n_test}")
+    if not (n_train > 0 and n_test > 0):
+        raise ValueError(f"n_train and n_test must be > 0 (mean rows per split), got {n_train}, {n_test}")
     d = a - b
     k, variance = d.size, d.var(ddof=1)
-    correction = 1.0 / k + n_test / n_train
-    if variance == 0:
-        t = 0.0 if d.mean() == 0 else math.copysign(math.inf, d.mean())
-    else:
-        t = d.mean() / math.sqrt(correction * variance)
-    p = 1.0 if t == 0 else float(2 * special.stdtr(k - 1, -abs(t)))
+    correction = 1.0 / k + float(n_test) / float(n_train)
+    t, p = _t_and_p(float(d.mean()), correction * variance, k - 1)
     return {"mean_difference": float(d.mean()), "t": float(t), "df": k - 1, "p_value": p, "correction": correction}
 
 
@@ -65,10 +72,6 @@ def paired_t_test(errors_a, errors_b) -> dict:
     if a.shape != b.shape or a.ndim != 1 or a.size < 2:
         raise ValueError("errors_a and errors_b must be 1-D of one length >= 2")
     d = a - b
-    n, mean, variance = d.size, d.mean(), d.var(ddof=1)
-    if variance == 0:  # identical errors, or a constant shift: no spread to test against
-        t, p = 0.0, 1.0 if mean == 0 else 0.0
-    else:
-        t = mean / math.sqrt(variance / n)
-        p = float(2 * special.stdtr(n - 1, -abs(t)))
-    return {"mean_difference": float(mean), "t": float(t), "df": n - 1, "p_value": p}
+    n, mean = d.size, float(d.mean())
+    t, p = _t_and_p(mean, d.var(ddof=1) / n, n - 1)
+    return {"mean_difference": mean, "t": float(t), "df": n - 1, "p_value": p}

@@ -23,6 +23,7 @@ from scipy import linalg
 
 from ..base import (
     BaseEstimator,
+    ConvergenceWarning,
     TransformerMixin,
     check_array,
     check_fitted_X,
@@ -72,7 +73,7 @@ def power_iteration(Sigma: np.ndarray, k: int, tol: float, max_iter: int, rng, t
             warnings.warn(
                 f"power iteration for component {len(W)} did not converge in max_iter={max_iter} steps "
                 f"(tol={tol}); eigenvalues may be (nearly) repeated: increase max_iter or use solver='svd'",
-                UserWarning,
+                ConvergenceWarning,
                 stacklevel=3,
             )
         lam_i = float(w @ S @ w)

@@ -19,7 +19,15 @@ import numpy as np
 from scipy import linalg
 from scipy.special import expit
 
-from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_int, check_random_state, check_X_y
+from ..base import (
+    BaseEstimator,
+    ClassifierMixin,
+    ConvergenceWarning,
+    check_fitted_X,
+    check_int,
+    check_random_state,
+    check_X_y,
+)
 from ..kernels import KernelParamsMixin, kernel_diagonal
 
 
@@ -94,7 +102,7 @@ class GaussianProcessClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimato
                 f"GaussianProcessClassifier: the Newton iteration for the Laplace mode was still improving "
                 f"the objective by more than tol={self.tol} after max_iter={self.max_iter} steps; increase "
                 "max_iter (a large amplitude needs more steps)",
-                UserWarning,
+                ConvergenceWarning,
                 stacklevel=2,
             )
         self.log_marginal_likelihood_value_ = evidence

@@ -25,12 +25,14 @@ Sections cited: Machine Learning lecture notes (seed 002): Lasso: L_1 -regulariz
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import linalg
 from scipy.linalg.blas import dsyrk
 from scipy.special import expit, softmax
 
-from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
+from ..base import BaseEstimator, ClassifierMixin, ConvergenceWarning, check_fitted_X, check_sample_weight, check_X_y
 
 SOLVERS = ("auto", "newton", "lbfgs")
 PENALTIES = ("l2", "l1")
@@ -151,14 +153,16 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     solver : {"auto", "newton", "lbfgs"}, default "auto"
         "newton": exact Hessian, a few iterations (the (p K) x (p K) softmax Hessian for K > 2 classes); "lbfgs": l2
         only; "auto": newton if binary or l1, else lbfgs.
-    max_iter : int, default 100
-        Maximum number of Newton (or L-BFGS) iterations.
+    max_iter : int, default 1000
+        Maximum number of Newton (or L-BFGS) iterations; a fit that reaches it warns (mllib.base.ConvergenceWarning).
+        Newton's method converges in ~10 iterations; L-BFGS at tol 1e-8 may need a few hundred (10 classes, 64
+        features: up to ~250).
     tol : float, default 1e-08
         Stop when the largest Newton step (or projected gradient for L-BFGS) is below tol.
     """
 
     def __init__(
-        self, lam: float = 1.0, penalty: str = "l2", solver: str = "auto", max_iter: int = 100, tol: float = 1e-8
+        self, lam: float = 1.0, penalty: str = "l2", solver: str = "auto", max_iter: int = 1000, tol: float = 1e-8
     ):
         self.lam = lam
         self.penalty = penalty
@@ -214,8 +218,18 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             B, (loss, grad, hessian) = candidate, new
             if np.max(np.abs(t * d)) < self.tol:
                 break
+        else:
+            self._not_converged(f"its largest step was {np.max(np.abs(t * d)):.3g}")
         self.n_iter_ = n_iter
         return B
+
+    def _not_converged(self, state: str) -> None:
+        warnings.warn(
+            f"LogisticRegression(lam={self.lam}) stopped at max_iter={self.max_iter} before tol={self.tol} was met "
+            f"({state}); increase max_iter or lam",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
 
     def _fit_newton(self, X1, Y, w, binary):
         def direction(beta, grad, H):
@@ -252,6 +266,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": _FTOL},
         )  # fmt: skip
         self.n_iter_ = res.nit
+        if not res.success:
+            self._not_converged(f"L-BFGS: {res.message}; max |gradient| {np.max(np.abs(res.jac)):.3g}")
         return res.x
 
     def _fit_lbfgs_binary(self, X1, y, w):

@@ -22,10 +22,19 @@ Sections cited:
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, ClassifierMixin, check_random_state, check_sample_weight, check_X_y
+from ..base import (
+    BaseEstimator,
+    ClassifierMixin,
+    ConvergenceWarning,
+    check_random_state,
+    check_sample_weight,
+    check_X_y,
+)
 from ._kernels import svm_dual_cd
 from ._ovr import OneVsRestLinearMixin, fit_one_vs_rest
 
@@ -99,6 +108,13 @@ class LinearSVM(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
         self.coef_, self.intercept_ = fit_one_vs_rest(codes, self.classes_.size, fit_binary)
         self.dual_coef_ = np.array(duals)  # a_i per one-vs-rest problem; a_i > 0 marks the support vectors
         self.n_iter_ = max(epochs)
+        if self.n_iter_ >= self.max_iter:
+            warnings.warn(
+                f"LinearSVM(C={self.C}) stopped at max_iter={self.max_iter} before tol={self.tol} was met; increase "
+                "max_iter or lower C",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         return self
 
     def _fit_primal_newton(self, X1, t, Cs):

@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from mllib.base import BaseEstimator, check_is_fitted, clone, fit_with_groups
+from mllib.base import BaseEstimator, check_is_fitted, clone, fit_with_groups, record_convergence
 from mllib.io import to_state
 
 from ._checks import check_no_group_overlap, column, num_samples
@@ -94,18 +94,20 @@ def _summary(scores: list[float]) -> tuple[np.ndarray, float, float]:
 
 def evaluate_one(estimator, scorer, fold: tuple, params: dict, keep_model: bool = False) -> tuple:
     """One (candidate, fold) task: clone, set_params, fit on the fold's training part, score both parts.
-    Returns (train_score, valid_score, fit_seconds, validation response values[, the fitted model as an mllib.io
-    state]). A module-level function, so a caller may run the tasks in other processes."""
+    Returns (train_score, valid_score, fit_seconds, validation response values, the fit's ConvergenceWarning
+    messages[, the fitted model as an mllib.io state]). A module-level function, so a caller may run the tasks in
+    other processes (the warnings travel back as text)."""
     if len(fold) not in (4, 5):
         raise ValueError(f"a fold must be (X_train, y_train, X_valid, y_valid[, groups_train]), got {len(fold)} items")
     X_tr, y_tr, X_va, y_va = fold[:4]
     est = clone(estimator).set_params(**params)
     t0 = time.perf_counter()
-    fit_with_groups(est, X_tr, y_tr, fold[4] if len(fold) > 4 else None)
+    with record_convergence() as stopped:
+        fit_with_groups(est, X_tr, y_tr, fold[4] if len(fold) > 4 else None)
     fit_time = time.perf_counter() - t0
     v_tr = response_values(est, X_tr, scorer.response)
     v_va = response_values(est, X_va, scorer.response)
-    out = float(scorer.score(y_tr, v_tr)), float(scorer.score(y_va, v_va)), fit_time, v_va
+    out = float(scorer.score(y_tr, v_tr)), float(scorer.score(y_va, v_va)), fit_time, v_va, stopped
     return out + (to_state(est),) if keep_model else out
 
 
@@ -179,7 +181,8 @@ def evaluate_candidates(
     order:
     {"candidate", "params", "train_scores", "valid_scores" (arrays, one entry per fold),
      "mean_train_score", "std_train_score", "mean_valid_score", "std_valid_score",
-     "oof_values" (list of the per-fold validation response values), "fit_times", "rank"}.
+     "oof_values" (list of the per-fold validation response values), "fit_times", "not_converged" ([{fold,
+     message}] of the fits that stopped at an iteration cap: mllib.base.ConvergenceWarning), "rank"}.
     rank 1 is the best mean validation score (respecting greater_is_better; ties -> earlier candidate).
     keep_models: also "model_states", each fold's fitted model as an mllib.io state (mllib.io.from_state rebuilds
     it), so a caller needs no refit for the chosen candidate's out-of-fold predictions.
@@ -213,7 +216,8 @@ def evaluate_candidates(
                 "std_valid_score": va_std,
                 "oof_values": [o[3] for o in mine],
                 "fit_times": np.asarray([o[2] for o in mine]),
-                **({"model_states": [o[4] for o in mine]} if keep_models else {}),
+                "not_converged": [{"fold": k, "message": m} for k, o in enumerate(mine) for m in o[4]],
+                **({"model_states": [o[5] for o in mine]} if keep_models else {}),
             }
         )
     order = _ranking(results, scorer.greater_is_better)

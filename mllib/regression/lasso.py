@@ -18,10 +18,11 @@ Sections cited:
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
-from ..base import check_sample_weight, check_X_y
+from ..base import ConvergenceWarning, check_sample_weight, check_X_y
 from ._centring import centre
 from .least_squares import _LinearPredictor
 
@@ -109,4 +110,11 @@ class Lasso(_LinearPredictor):
         self.intercept_ = y_mean - float(x_mean @ beta)
         self.n_iter_ = int(sweeps)
         self.dual_gap_ = float(gap / n)
+        if gap > self.tol * float(yc @ yc):
+            warnings.warn(
+                f"Lasso(alpha={self.alpha}) stopped at max_iter={self.max_iter} sweeps with duality gap "
+                f"{self.dual_gap_:.3g} above tol; increase max_iter or alpha",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         return self

@@ -21,7 +21,15 @@ import warnings
 import numpy as np
 from scipy.special import expit
 
-from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_int, check_sample_weight, check_X_y
+from ..base import (
+    BaseEstimator,
+    ClassifierMixin,
+    ConvergenceWarning,
+    check_fitted_X,
+    check_int,
+    check_sample_weight,
+    check_X_y,
+)
 from ..kernels import KernelParamsMixin
 from .smo import solve_dual
 
@@ -126,7 +134,7 @@ class SVC(KernelParamsMixin, ClassifierMixin, BaseEstimator):
                 warnings.warn(
                     f"SVC: SMO stopped at max_iter={self.max_iter} before the KKT violation fell below "
                     f"tol={self.tol}; increase max_iter",
-                    UserWarning,
+                    ConvergenceWarning,
                     stacklevel=2,
                 )
             coef[k, keep] = alpha * y_pm

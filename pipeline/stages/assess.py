@@ -5,6 +5,8 @@ validation curve of one hyperparameter. The no-skill baselines are scored by tra
 
 from __future__ import annotations
 
+import numpy as np
+
 from pipeline import build, folds, paths
 from pipeline.assessment import (
     diagnosed,
@@ -14,6 +16,7 @@ from pipeline.assessment import (
     refit_limit,
     validation_sweep,
 )
+from pipeline.comparison import compare
 from pipeline.config import load_params
 from pipeline.errors import run_stage
 from pipeline.io import read_json, read_parquet, write_json
@@ -46,17 +49,19 @@ def main() -> None:
     too_large = refit_limit(cfg, len(y))  # why nested CV and the validation curve do not run, or None
     report["nested"] = {"statement": too_large or "off (assess.nested: false)"}
     if cfg["nested"] and not too_large:
+        names = build.model_names(params["model"], target.task)  # every model of model.candidates, or the one
+        models = {
+            n: (build.model(n, params["model"], seed), candidate_params(params["search"], n, seed)) for n in names
+        }
+
+        def select(best: dict, sizes: dict) -> str:  # model.selection between the models, as train chose
+            if len(best) == 1:
+                return next(iter(best))
+            n_train, n_test = np.mean(list(sizes.values()), axis=0)
+            return compare(best, scorer.greater_is_better, n_train, n_test, params["model"]["selection"])[0]
+
         report["nested"] = nested_scores(
-            split_matrix,
-            y,
-            groups,
-            splits,
-            make_model,
-            candidate_params(params["search"], name, seed),
-            scorer,
-            cfg["inner_splits"],
-            seed,
-            target.regression,
+            split_matrix, y, groups, splits, models, select, scorer, cfg["inner_splits"], seed, target.regression
         )
         print(
             f"assess: nested CV {scorer.name} {report['nested']['outer_mean']:.4f} ± "

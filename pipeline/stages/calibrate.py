@@ -16,10 +16,10 @@ from __future__ import annotations
 import pandas as pd
 
 from mllib import io as mlio
-from mllib.calibration import NoCalibration
+from mllib.base import record_convergence
 from mllib.conformal import SplitConformalClassifier
 from pipeline import paths
-from pipeline.calibration import assemble, calibration_metrics, calibrator_of, cross_fitted
+from pipeline.calibration import assemble, calibration_metrics, calibrator_of, choose_map, compare_maps
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
 from pipeline.frames import proba_columns, read_scores
@@ -56,16 +56,32 @@ def main() -> None:
     if target.regression:
         return regression_intervals(oof, cfg)
     y, score, fold = oof["y"].to_numpy(), read_scores(oof), oof["fold"].to_numpy()
-    calibrator = calibrator_of(cfg, target.n_classes)
+    comparison, cross_fitted = compare_maps(cfg, score, y, fold, target.n_classes)
     try:
-        calibrator.fit(score, y)
-        after = cross_fitted(calibrator, score, y, fold)
-    except (TypeError, ValueError) as exc:
+        method, warning = choose_map(method, comparison)
+    except ValueError as exc:
         raise PipelineError(
             f"calibrate: calibration.method {method!r} with calibration.params.{method} = "
             f"{cfg['params'].get(method, {})} cannot be fitted on the out-of-fold scores: {exc}"
         ) from None
-    before = NoCalibration().fit(score).predict_proba(score)
+    calibrator = calibrator_of(cfg, target.n_classes, method)
+    with record_convergence() as stopped:
+        calibrator.fit(score, y)
+    after = cross_fitted[method]
+    before = cross_fitted["none"]
+    print(
+        "calibrate: cross-fitted log loss of each map: "
+        + ", ".join(
+            f"{r['method']} {r['log_loss']:.4f}" if r["defined"] else f"{r['method']} undefined" for r in comparison
+        )
+        + f"; deployed: {method}"
+        + (" (calibration.method auto: the least)" if cfg["method"] == "auto" else " (calibration.method)")
+    )
+    if warning:
+        print(f"calibrate: warning: {warning}")
+    for message in sorted(set(stopped)):
+        print(f"calibrate: warning: the deployed map's fit stopped at its iteration cap: {message}")
+    choice = {"method": method, "comparison": comparison, "warning": warning, "not_converged": sorted(set(stopped))}
     conformal = SplitConformalClassifier(coverage=cfg["set_coverage"]).fit(after, y)
     predictor = assemble(calibrator, conformal, target, params["decision"])
     rows = oof[[paths.ROW_ID]].merge(
@@ -76,7 +92,9 @@ def main() -> None:
     )
 
     groupings = sensitive_groupings(rows, sensitive)
-    metrics = calibration_metrics(cfg, target, calibrator, conformal, predictor, y, before, after, groupings, params)
+    metrics = calibration_metrics(
+        cfg, choice, target, calibrator, conformal, predictor, y, before, after, groupings, params
+    )
     print(
         f"calibrate: {method}{' one-vs-rest' if metrics['one_vs_rest'] else ''}: out-of-fold ECE "
         f"{metrics['oof_before']['ece']:.4f} -> {metrics['oof_after_crossfitted']['ece']:.4f} (cross-fitted, "

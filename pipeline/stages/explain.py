@@ -22,11 +22,11 @@ from pipeline import build, paths
 from pipeline.config import load_params
 from pipeline.errors import run_stage
 from pipeline.explanations import (
-    PDP_OUTPUT,
     after_features,
     importance_report,
     importance_rows,
     pdp_curves,
+    pdp_output,
     pdp_rows,
     response_of,
     row_attributions,
@@ -77,7 +77,7 @@ def main() -> None:
     top = [names.index(f["feature"]) for f in features[: cfg["pdp_features"]]]
     pdp = {
         **pdp_curves(explained, X[rows], names, top, grid_resolution, percentiles),
-        "output": PDP_OUTPUT[target.task],
+        "output": pdp_output(target),
         "classes": {"binary": classes[1:], "multiclass": classes, "regression": [target.column]}[target.task],
     }
 

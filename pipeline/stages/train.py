@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from mllib import io as mlio
-from mllib.base import fit_with_groups
+from mllib.base import fit_with_groups, record_convergence
 from mllib.baseline import MeanRegressor, PriorClassifier
 from mllib.model_selection import evaluate_candidates
 from pipeline import build, folds, paths
@@ -21,7 +21,7 @@ from pipeline.errors import run_stage
 from pipeline.frames import score_columns
 from pipeline.io import read_matrix, read_parquet, write_estimators, write_json, write_parquet
 from pipeline.task import Target
-from pipeline.training import load_fold_data, out_of_fold_scores, search_model, search_reports
+from pipeline.training import load_fold_data, out_of_fold_scores, pooled_score, search_model, search_reports
 
 
 def main() -> None:
@@ -44,16 +44,22 @@ def main() -> None:
     no_skill = MeanRegressor() if target.regression else PriorClassifier()
     baseline = evaluate_candidates(no_skill, [{}], fold_data, scorer)[0]  # the same folds, the same scorer
     best = results[best_i]
+    pooled = pooled_score(best, y, splits, scorer)
     print(
-        f"train: best {name} {best['params']} ({scorer.name} {best['mean_valid_score']:.4f}); refitting on "
-        f"{len(y)} rows"
+        f"train: best {name} {best['params']} ({scorer.name} {best['mean_valid_score']:.4f}, pooled out-of-fold "
+        f"{pooled['pooled']:.4f}); refitting on {len(y)} rows"
     )
+    if pooled["note"]:
+        print(f"train: note: {pooled['note']}")
 
     fold_models = [mlio.from_state(*state) for state in best["model_states"]]
     score = out_of_fold_scores(fold_models, fold_data, splits, len(y), target.regression)
     del fold_data  # the last split's rows, before the whole training matrix is read
     final_train = read_matrix(paths.FINAL_TRAIN_FEATURES, "features")
-    final = fit_with_groups(build.model(name, model_cfg, seed, **best["params"]), final_train, y, groups)
+    with record_convergence() as refit_stopped:
+        final = fit_with_groups(build.model(name, model_cfg, seed, **best["params"]), final_train, y, groups)
+    for message in refit_stopped:
+        print(f"train: warning: the refit on all training rows stopped at its iteration cap: {message}")
     fold = folds.first_validating_split(splits, len(y))
     oof = pd.DataFrame({paths.ROW_ID: train[paths.ROW_ID], "fold": fold, "y": y, **score_columns(score)})
 
@@ -63,11 +69,18 @@ def main() -> None:
         "scoring": scorer.name,
         "cv_mean": best["mean_valid_score"],
         "cv_std": best["std_valid_score"],
+        "cv_pooled": pooled["pooled"],  # every split's validation rows scored as one set
+        "cv_note": pooled["note"],
         "train_mean": best["mean_train_score"],
         "train_valid_gap": best["mean_train_score"] - best["mean_valid_score"],
         "best_params": best["params"],
         "n_candidates": len(results),
         "n_folds": len(splits),
+        "not_converged": {  # fits of the chosen configuration that stopped at an iteration cap
+            "folds": [w["fold"] for w in best["not_converged"]],
+            "refit": bool(refit_stopped),
+            "messages": sorted({w["message"] for w in best["not_converged"]} | set(refit_stopped)),
+        },
         "baseline": {
             "model": "mean" if target.regression else "class prior",
             "cv_mean": baseline["mean_valid_score"],

@@ -1,6 +1,7 @@
 """Stage 1, validate: the raw file against its schema. Valid rows go on; rows breaking a domain check are
 quarantined with their reasons or stop the stage (validate.on_invalid); fractional values in 0/1 columns
-follow validate.fractional_binary. Nothing is silently lost: rows in = rows kept + rows quarantined. The task
+follow validate.fractional_binary, missing sensitive values validate.missing_sensitive (audited as their own group
+by default). Nothing is silently lost: rows in = rows kept + rows quarantined. The task
 (data.task, or inferred from the target with the reason) and the classes are reported."""
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import numpy as np
 
 from mllib.base import to_python
 from pipeline import paths
+from pipeline.changes import change, removal
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
 from pipeline.io import read_dataset, write_json, write_parquet
 from pipeline.schema import (
     apply_fractional_policy,
+    apply_missing_sensitive_policy,
     binary_columns,
     build_schema,
     check_columns,
@@ -27,6 +30,27 @@ from pipeline.schema import (
     target_counts,
 )
 from pipeline.task import infer_target
+
+
+def data_changes(target, reasons: dict, fractional: dict, missing_sensitive: dict, task: str) -> list[dict]:
+    """The model card's records of what validate changed: the quarantine (by column, with the target's distribution
+    before and after), rounded 0/1 values, missing sensitive values audited as their own group."""
+    records = []
+    if reasons:
+        columns = sorted({why.split(":")[0] for whys in reasons.values() for why in whys})
+        by_column = {c: sum(any(w.startswith(c + ":") for w in whys) for whys in reasons.values()) for c in columns}
+        what = "rows quarantined (" + ", ".join(f"{c}: {n}" for c, n in by_column.items()) + ")"
+        records.append(removal("validate", what, target, target.index.isin(list(reasons)), task))
+    for col, r in fractional.items():
+        if r["action"] == "round":
+            records.append(change("validate", f"fractional values of 0/1 column {col} rounded", values=r["rows"]))
+    for col, r in missing_sensitive.items():
+        if r["action"] == "group":
+            records.append(
+                change("validate", f"missing values of {col} audited as the group '(missing)'; no row removed",
+                       values=r["rows"], columns=[col])
+            )  # fmt: skip
+    return records
 
 
 def main() -> None:
@@ -41,6 +65,11 @@ def main() -> None:
     df, reasons, fractional_report = apply_fractional_policy(
         raw, binary_columns(schema), policy["fractional_binary"], source
     )
+    missing_reasons, missing_sensitive = apply_missing_sensitive_policy(
+        df, data["sensitive"], policy["missing_sensitive"], source
+    )
+    for row, why in missing_reasons.items():
+        reasons.setdefault(row, []).extend(why)
     validated, cases = failure_cases(df.drop(index=list(reasons)), schema)
     column_level = cases[is_column_level(cases)]
     if len(column_level):
@@ -68,6 +97,7 @@ def main() -> None:
     quarantine = df.loc[bad].copy()
     quarantine.insert(0, paths.ROW_ID, np.asarray(bad, dtype=np.int64))
     quarantine["_reason"] = ["; ".join(reasons[i]) for i in bad]
+    changes = data_changes(df[data["target"]], reasons, fractional_report, missing_sensitive, target.task)
     check_counts = (
         row_cases.groupby(["column", "check"]).size().reset_index(name="rows").to_dict("records")
         if len(row_cases)
@@ -83,11 +113,13 @@ def main() -> None:
         "columns": int(n_columns),
         "policies": policy,
         "fractional_binary": fractional_report,
+        "missing_sensitive": missing_sensitive,
         "failed_checks": check_counts,
         "task": target.task,
         "task_reason": target.reason,
         "classes": target.classes,
         "target_classes": target_counts(target, kept[data["target"]]),
+        "changes": changes,
     }
     assert summary["rows_in"] == summary["rows_kept"] + summary["rows_quarantined"]
     write_parquet(kept.reset_index(drop=True), paths.VALIDATED)

@@ -3,12 +3,15 @@ data file (tests/conftest.py), committed to a fresh git repository, and commands
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import yaml
 from conftest import REPO
 
@@ -95,3 +98,38 @@ def tracked(root: Path) -> dict:
         "version": versions[0] if versions else None,
         **record,
     }
+
+
+def served_model(root: Path):
+    import mlflow
+
+    record = tracked(root)
+    client = record["client"]
+    models = [
+        m
+        for m in client.search_logged_models(experiment_ids=[record["experiment_id"]])
+        if m.source_run_id == record["run_id"]
+    ]  # the model of this pipeline state's run
+    assert len(models) == 1
+    mlflow.set_tracking_uri(record["tracking_uri"])
+    return mlflow.pyfunc.load_model(models[0].model_uri)
+
+
+def assert_served_equals_evaluate(root: Path, not_features: list[str]) -> None:
+    """The served model, given the raw test rows, returns the evaluate stage's probabilities and decisions (a
+    regressor: its predictions and intervals)."""
+    classes = json.loads((root / "data/processed/target.json").read_text())["classes"]
+    test = pd.read_parquet(root / "data/processed/test.parquet")
+    served = served_model(root).predict(test.drop(columns=[c for c in not_features if c in test.columns]))
+    expected = pd.read_parquet(root / "data/predictions/test.parquet")
+    if not classes:
+        assert list(served.columns) == ["prediction", "lower", "upper"]
+        for column in served.columns:
+            np.testing.assert_allclose(served[column], expected[column], rtol=0, atol=1e-12)
+        return
+    assert list(served.columns) == [f"probability_{c}" for c in classes] + ["prediction", "accepted"]
+    for k, c in enumerate(classes):
+        np.testing.assert_allclose(served[f"probability_{c}"], expected[f"proba_{k}"], rtol=0, atol=1e-12)
+    decided = np.array(classes, dtype=object)[expected["prediction"].to_numpy()]
+    assert (served["prediction"].astype(str).to_numpy() == decided.astype(str)).all()
+    np.testing.assert_array_equal(served["accepted"].to_numpy(), expected["accepted"].to_numpy())

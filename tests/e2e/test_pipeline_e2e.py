@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import REPO, make_multiclass_project, make_project, make_regression_project
-from dvc_project import git_repo, sh, tracked
+from dvc_project import assert_served_equals_evaluate, git_repo, sh, tracked
 
 pytestmark = pytest.mark.slow
 
@@ -150,41 +150,6 @@ def test_params_change_invalidates_only_later_stages(scenario, key, value, first
         (root / "params.yaml").write_text(original)
     assert first_stage in changed
     assert changed <= downstream(first_stage), f"{key} also invalidates {sorted(changed - downstream(first_stage))}"
-
-
-def served_model(root: Path):
-    import mlflow
-
-    record = tracked(root)
-    client = record["client"]
-    models = [
-        m
-        for m in client.search_logged_models(experiment_ids=[record["experiment_id"]])
-        if m.source_run_id == record["run_id"]
-    ]  # the model of this pipeline state's run
-    assert len(models) == 1
-    mlflow.set_tracking_uri(record["tracking_uri"])
-    return mlflow.pyfunc.load_model(models[0].model_uri)
-
-
-def assert_served_equals_evaluate(root: Path, not_features: list[str]) -> None:
-    """The served model, given the raw test rows, returns the evaluate stage's probabilities and decisions (a
-    regressor: its predictions and intervals)."""
-    classes = read(root, "data/processed/target.json")["classes"]
-    test = pd.read_parquet(root / "data/processed/test.parquet")
-    served = served_model(root).predict(test.drop(columns=not_features))
-    expected = pd.read_parquet(root / "data/predictions/test.parquet")
-    if not classes:
-        assert list(served.columns) == ["prediction", "lower", "upper"]
-        for column in served.columns:
-            np.testing.assert_allclose(served[column], expected[column], rtol=0, atol=1e-12)
-        return
-    assert list(served.columns) == [f"probability_{c}" for c in classes] + ["prediction", "accepted"]
-    for k, c in enumerate(classes):
-        np.testing.assert_allclose(served[f"probability_{c}"], expected[f"proba_{k}"], rtol=0, atol=1e-12)
-    decided = np.array(classes, dtype=object)[expected["prediction"].to_numpy()]
-    assert (served["prediction"].astype(str).to_numpy() == decided.astype(str)).all()
-    np.testing.assert_array_equal(served["accepted"].to_numpy(), expected["accepted"].to_numpy())
 
 
 def test_mlflow_parent_run_children_and_model(scenario):

@@ -121,3 +121,58 @@ def test_a_selection_that_keeps_no_feature_stops_the_features_stage(tmp_path, sa
         r"training part of split 0 failed: VarianceThreshold would keep zero",
     ):
         run_stages(root, monkeypatch, ["features"])
+
+
+def test_nested_cv_with_candidates_nests_the_choice_of_the_model(tmp_path, sample_csv):
+    """With model.candidates the whole selection runs inside each split (every model's grid on the inner folds, then
+    model.selection between them), so nested CV measures the optimism of choosing the family too: its outer scores
+    are those of whichever model each split chose, not the winner's grid alone (which made the nested mean equal
+    the search's CV mean exactly)."""
+    from mllib.base import clone, fit_with_groups
+    from mllib.model_selection import GridSearch, inner_splitter, response_values
+    from pipeline import build, folds
+    from pipeline.comparison import compare
+    from pipeline.task import Target
+    from pipeline.training import split_matrix
+
+    root = make_project(
+        tmp_path,
+        sample_csv,
+        **FAST,
+        **{
+            "model.candidates": ["logistic_regression", "naive_bayes"],
+            "search.grid.logistic_regression": {"lam": [0.1, 100.0]},
+            "assess.validation_curve": {},
+        },
+    )
+    with pytest.MonkeyPatch.context() as mp:
+        run_stages(root, mp, SHARED_STAGES + ["train", "assess"])
+        nested = json.loads((root / paths.ASSESSMENT).read_text())["nested"]
+        assert nested["models"] == ["logistic_regression", "naive_bayes"]
+        assert all("model" in c for c in nested["chosen_params"])
+        # split 0 by hand: both grids on the inner folds, the corrected choice, the chosen one refitted and scored
+        params = load_params()
+        target = Target.read(paths.TARGET)
+        train = pd.read_parquet(paths.TRAIN)
+        y, groups = target.encode(train["binexp"]), train["zper"].to_numpy()
+        fit, valid = folds.splits_of(pd.read_parquet(paths.FOLDS))[0]
+        X = split_matrix(0)
+        scorer = build.scorer("search.scoring", "auto", "binary")
+        inner = inner_splitter(params["assess"]["inner_splits"], True, True, params["seed"])
+        grids = {
+            "logistic_regression": [{"lam": [0.1]}, {"lam": [100.0]}],
+            "naive_bayes": [{"var_smoothing": [1e-9]}, {"var_smoothing": [1e-3]}],
+        }
+        searches = {
+            n: GridSearch(build.model(n, params["model"], params["seed"]), g, cv=inner, scoring=scorer,
+                          refit=False).fit(X[fit], y[fit], groups[fit])
+            for n, g in grids.items()
+        }  # fmt: skip
+        sizes = [float(np.mean([len(p) for p in parts])) for parts in zip(*searches["naive_bayes"].splits_)]
+        chosen, _ = compare({n: s.results_[s.best_index_] for n, s in searches.items()}, True, *sizes, "best")
+        s = searches[chosen]
+        model = fit_with_groups(clone(s.estimator).set_params(**s.best_params_), X[fit], y[fit], groups[fit])
+        outer = scorer.score(y[valid], response_values(model, X[valid], scorer.response))
+    assert nested["chosen_params"][0] == {"model": chosen, **s.best_params_}
+    assert nested["outer_scores"][0] == pytest.approx(outer, abs=1e-12)
+    assert nested["inner_best_scores"][0] == pytest.approx(s.best_score_, abs=1e-12)

@@ -27,17 +27,53 @@ def test_inflation_is_the_mean_difference_with_welchs_interval():
     assert none["interval"][0] < 0 < none["interval"][1] and "no measurable" in leakage_sentence(none, "auc", "person")
 
 
+def _curve(train_full, valid_full, valid_half):
+    """Per-split scores at half and full size (the train score at half size does not enter the diagnosis)."""
+    return {
+        "train_per_split": [[t, t] for t in train_full],
+        "valid_per_split": list(map(list, zip(valid_half, valid_full))),
+    }
+
+
 @pytest.mark.parametrize(
-    "train, valid, std, verdict",
+    "train, valid, valid_half, outcome",
     [
-        ([0.99, 0.98, 0.97], [0.70, 0.74, 0.78], [0.01, 0.01, 0.01], "high variance"),
-        ([0.76, 0.755, 0.752], [0.745, 0.748, 0.749], [0.01, 0.01, 0.01], "high bias"),
-        ([0.99, 0.98, 0.97], [0.70, 0.74, 0.745], [0.01, 0.01, 0.01], "neither"),
+        # a clear gap on every split, the validation score still rising on every split
+        (
+            [0.99, 0.98, 0.99, 0.98, 0.99],
+            [0.74, 0.75, 0.73, 0.74, 0.76],
+            [0.70, 0.71, 0.69, 0.70, 0.72],
+            "high_variance",
+        ),
+        # train and validation agree, the curve is flat: no overfitting (the rest is bias or noise)
+        (
+            [0.752, 0.751, 0.753, 0.750, 0.752],
+            [0.748, 0.749, 0.750, 0.747, 0.749],
+            [0.747, 0.748, 0.749, 0.747, 0.748],
+            "no_overfitting",
+        ),
+        # training AUC 1.0 on every split but validation scores all over the place: the old rule said "high bias"
+        ([1.0, 1.0, 1.0, 1.0, 1.0], [0.95, 0.55, 0.99, 0.60, 0.97], [0.9, 0.6, 0.95, 0.55, 0.96], "inconclusive"),
+        # the panel of few groups: train R^2 0.78, validation -2.03 +- 3.21 (the issue's grunfeld file)
+        ([0.80, 0.75, 0.79, 0.78, 0.78], [0.60, -7.5, 0.65, -3.9, 0.0], [0.5, -8.0, 0.6, -4.0, -0.3], "inconclusive"),
     ],
 )
-def test_diagnosis_thresholds(train, valid, std, verdict):
-    curve = {"train_mean": train, "valid_mean": valid, "valid_std": std}
-    assert diagnosis(curve, greater_is_better=True)["verdict"].startswith(verdict)
+def test_diagnosis_has_an_inconclusive_outcome(train, valid, valid_half, outcome):
+    result = diagnosis(_curve(train, valid, valid_half), greater_is_better=True)
+    assert result["outcome"] == outcome
+    gaps = np.subtract(train, valid)
+    assert result["gap_interval"] == pytest.approx(list(stats.t.interval(0.95, 4, gaps.mean(), stats.sem(gaps))))
+    assert result["verdict"].startswith(
+        {"high_variance": "high variance", "no_overfitting": "no overfitting", "inconclusive": "inconclusive"}[outcome]
+    )
+
+
+def test_diagnosis_of_a_loss_flips_the_sign():
+    # log loss: the train loss below the validation loss is the gap
+    train, valid = [0.10, 0.11, 0.10, 0.09, 0.10], [0.45, 0.46, 0.44, 0.45, 0.47]
+    result = diagnosis(_curve(train, valid, [0.5, 0.5, 0.5, 0.5, 0.5]), greater_is_better=False)
+    assert result["outcome"] == "high_variance" and result["train_valid_gap"] == pytest.approx(0.354)
+    assert "more data would help" in result["verdict"]  # the loss still falls with more data
 
 
 def test_row_level_cv_refits_the_features_on_each_fold():

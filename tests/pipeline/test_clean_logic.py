@@ -152,3 +152,76 @@ def test_row_id_is_never_compared():
 def test_near_duplicates_are_not_duplicates():
     df = pd.DataFrame({"_row_id": [0, 1], "a": [1.0, 2.0], "b": [1.0, 2.0000001], "c": [1.0, np.nan]})
     assert duplicate_columns(df, protected=set()) == {}
+
+
+# ---- duplicate rows: removed only where an id says they are one record -----------------------------------
+
+
+def _run_clean(tmp_path, monkeypatch, frame: pd.DataFrame, group, setting, task="binary"):
+    """clean.main in a scratch project on `frame` as validate's output; returns (clean frame, cleaning report)."""
+    import json
+    from pathlib import Path
+
+    import yaml
+
+    from pipeline.stages import clean
+
+    monkeypatch.chdir(tmp_path)
+    params = yaml.safe_load((Path(__file__).resolve().parents[2] / "params.yaml").read_text())
+    params["data"].update(target="y", group=group, sensitive=[], drop=[], categorical=["answer"])
+    params["clean"]["drop_duplicate_rows"] = setting
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    (tmp_path / "data/interim").mkdir(parents=True)
+    (tmp_path / "reports").mkdir()
+    frame.to_parquet(tmp_path / "data/interim/validated.parquet")
+    (tmp_path / "reports/validation.json").write_text(json.dumps({"task": task}))
+    clean.main()
+    return (
+        pd.read_parquet(tmp_path / "data/interim/clean.parquet"),
+        json.loads((tmp_path / "reports/cleaning.json").read_text()),
+    )
+
+
+def survey(with_id: bool) -> pd.DataFrame:
+    """Six respondents, four of whom gave the same answer and the same target (a survey without an id column)."""
+    df = pd.DataFrame(
+        {
+            "_row_id": range(6),
+            "answer": ["yes", "yes", "yes", "yes", "no", "no"],
+            "score": [1.0, 1.0, 1.0, 1.0, 2.0, 3.0],
+            "y": [0, 0, 0, 0, 1, 1],
+        }
+    )
+    if with_id:
+        df.insert(1, "pid", [7, 7, 8, 8, 9, 9])  # rows 0-1 and 2-3: one person's record entered twice
+    return df
+
+
+def test_auto_keeps_identical_rows_of_a_file_without_an_id(tmp_path, monkeypatch):
+    out, report = _run_clean(tmp_path, monkeypatch, survey(with_id=False), group=None, setting="auto")
+    assert len(out) == 6 and report["rows_out"] == 6
+    assert report["duplicate_rows"] == {"rows": 3, "action": "kept", "setting": "auto"}
+    assert report["changes"] == []  # nothing changed, so nothing to list
+
+
+def test_auto_removes_identical_rows_of_one_id_and_records_the_targets_shift(tmp_path, monkeypatch):
+    out, report = _run_clean(tmp_path, monkeypatch, survey(with_id=True), group="pid", setting="auto")
+    assert out["_row_id"].tolist() == [0, 2, 4, 5]
+    assert report["duplicate_rows"] == {"rows": 2, "action": "removed", "setting": "auto"}
+    (change,) = report["changes"]
+    assert change["rows"] == 2 and "identical rows of one pid" in change["change"]
+    assert change["target_before"] == {"0": 4 / 6, "1": 2 / 6} and change["target_after"] == {"0": 0.5, "1": 0.5}
+
+
+def test_true_removes_identical_rows_even_without_an_id_and_says_so(tmp_path, monkeypatch):
+    out, report = _run_clean(tmp_path, monkeypatch, survey(with_id=False), group=None, setting=True)
+    assert out["_row_id"].tolist() == [0, 4, 5]
+    (change,) = report["changes"]
+    assert change["rows"] == 3 and change["target_after"] == {"0": 1 / 3, "1": 2 / 3}
+
+
+def test_regression_removal_records_the_mean_shift(tmp_path, monkeypatch):
+    df = survey(with_id=False).assign(y=[1.0, 1.0, 1.0, 1.0, 5.0, 7.0])
+    _, report = _run_clean(tmp_path, monkeypatch, df, group=None, setting=True, task="regression")
+    (change,) = report["changes"]
+    assert change["target_before"]["mean"] == pytest.approx(16 / 6) and change["target_after"]["mean"] == 13 / 3

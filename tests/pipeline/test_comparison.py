@@ -46,6 +46,23 @@ def test_best_rule_and_one_standard_error_rule():
     assert compare(BEST, False, 800, 200, "best")[0] == "weak"  # a loss: lower is better
 
 
+def test_the_corrected_t_test_gets_the_fractional_mean_split_sizes():
+    """Grouped splits differ in size: the comparison passes the mean training and validation sizes as they are
+    (638.4 / 159.6 here), not their integer parts, to the corrected resampled t-test."""
+    import numpy as np
+
+    from pipeline.comparison import choose_model
+
+    sizes = [(638, 160), (639, 159), (638, 160), (639, 159), (638, 160)]
+    splits = [(np.arange(n_fit), np.arange(n_fit, n_fit + n_valid)) for n_fit, n_valid in sizes]
+    searched = {name: ([r], 0) for name, r in BEST.items()}
+    scorer = type("Scorer", (), {"greater_is_better": True, "name": "roc_auc"})()
+    _, report = choose_model(searched, splits, scorer, "best")
+    assert (report["n_train"], report["n_test"]) == (638.4, 159.6)
+    expected = corrected_resampled_t_test(BEST["complex"]["valid_scores"], BEST["simple"]["valid_scores"], 638.4, 159.6)
+    assert report["models"][0]["versus_best"] == expected
+
+
 def test_candidates_through_the_pipeline(tmp_path, sample_csv, monkeypatch):
     root = make_project(
         tmp_path,

@@ -299,9 +299,19 @@ def test_column_listed_in_two_roles(tmp_path, changes, col, roles):
     assert all(role in message for role in roles)
 
 
-def test_sensitive_column_in_drop(tmp_path):
-    message = _error(tmp_path, _variant(data__drop=["meddol", "female"]))
-    assert "'female'" in message and "data.sensitive" in message and "data.drop" in message
+def test_sensitive_column_in_drop_is_audited_not_a_feature(tmp_path):
+    """Lending and hiring rules may forbid the attribute as a feature while requiring the audit."""
+    from pipeline.frames import feature_columns
+
+    params = _load(tmp_path, _variant(data__drop=["meddol", "female"]))
+    numeric, categorical = feature_columns(["_row_id", "binexp", "zper", "female", "age", "plan"], params["data"])
+    assert "female" not in numeric + categorical and "age" in numeric and "plan" in categorical
+
+
+@pytest.mark.parametrize("value", ["auto", True, False])
+def test_drop_duplicate_rows_takes_auto_or_a_boolean(tmp_path, value):
+    assert _load(tmp_path, _variant(clean__drop_duplicate_rows=value))["clean"]["drop_duplicate_rows"] == value
+    assert "clean.drop_duplicate_rows" in _error(tmp_path, _variant(clean__drop_duplicate_rows="yes"))
 
 
 def test_target_listed_as_sensitive(tmp_path):

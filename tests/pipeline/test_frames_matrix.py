@@ -10,13 +10,13 @@ import pandas as pd
 
 from pipeline.frames import category_labels, feature_columns, raw_matrix
 
-DATA = {"target": "y", "group": "pid", "categorical": ["plan", "site"]}
+DATA = {"target": "y", "group": "pid", "categorical": ["plan", "site"], "drop": ["sex"]}
 
 
 def test_feature_columns_excludes_row_id_target_group_in_file_order():
-    columns = ["_row_id", "site", "age", "y", "pid", "plan", "income"]
+    columns = ["_row_id", "site", "age", "y", "pid", "plan", "income", "sex"]
     numeric, categorical = feature_columns(columns, DATA)
-    assert numeric == ["age", "income"]
+    assert numeric == ["age", "income"]  # sex: a sensitive attribute kept for the audit (data.drop), not a feature
     assert categorical == ["site", "plan"]  # file order, not params order
 
 

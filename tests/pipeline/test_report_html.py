@@ -85,6 +85,10 @@ def _card_inputs():
         "model": {"name": "logistic_regression"},
         "split": {"strategy": "stratified_group"},
         "calibration": {"method": "platt"},
+        "features": {
+            "numeric_imputer": {"name": "simple_imputer", "params": {"strategy": "median", "add_indicator": True}},
+            "categorical_imputer": {"name": "simple_imputer", "params": {"strategy": "most_frequent"}},
+        },
     }
     r = {
         "test": {
@@ -105,7 +109,11 @@ def _card_inputs():
             "n_folds": 5,
             "cv_mean": 0.7,
             "cv_std": 0.01,
+            "cv_pooled": 0.69,
+            "cv_note": None,
+            "not_converged": {"folds": [], "refit": False, "messages": []},
         },
+        "calibration": {"method": "platt", "method_setting": "platt", "warning": None, "not_converged": []},
         "fairness": {
             "attributes": {
                 "female": {
@@ -148,7 +156,33 @@ def _card_inputs():
             "rows_quarantined": 10,
             "task_reason": "two classes [0, 1]",
             "file_md5": "0123456789abcdef0123456789abcdef",
+            "changes": [
+                {
+                    "stage": "validate",
+                    "change": "rows quarantined (black: 10)",
+                    "rows": 10,
+                    "values": 0,
+                    "columns": [],
+                    "target_before": {"0": 0.3, "1": 0.7},
+                    "target_after": {"0": 0.25, "1": 0.75},
+                }
+            ],
         },
+        "cleaning": {
+            "rows_in": 90,
+            "rows_out": 90,
+            "missing_values": {"age": 3, "zper": 0},
+            "changes": [
+                {
+                    "stage": "clean",
+                    "change": "columns dropped (data.drop)",
+                    "rows": 0,
+                    "values": 0,
+                    "columns": ["meddol", "inpdol"],
+                },
+            ],
+        },
+        "features": {"numeric": ["age", "female", "black"], "categorical": ["plan"], "pooled_levels": {}},
         "params_sha256": "f" * 64,
         "code_trees": {"mllib": "a" * 40, "pipeline": "b" * 40},
         "split": {"rows": {"train": 72, "test": 18}, "strategy": "stratified_group"},
@@ -172,13 +206,16 @@ def test_model_card_content():
         "Task",
         "Intended use",
         "Training data",
+        "Data changes",
         "Evaluation data",
         "Performance",
         "Calibration",
         "Prediction sets",
         "Fairness",
         "Fairness mitigation",
+        "Solver warnings",
         "Excluded as features",
+        "Sensitive attributes",
         "Promotion gate",
         "Provenance",
         "Caveats",
@@ -196,11 +233,22 @@ def test_model_card_content():
         "logistic_regression with {'lam': 10.0}, chosen by roc_auc over 4 candidates and 5 stratified_group folds"
     )
     assert "binexp = 1" in cells["Intended use"]
-    assert "90 of 100 rows" in cells["Training data"] and "10 quarantined" in cells["Training data"]
-    assert "72 training rows" in cells["Training data"]
+    assert cells["Training data"].startswith(
+        "data/raw/x.csv: 100 rows; the model saw 90 of them (72 training, 18 held out)"
+    )
+    assert cells["Data changes"] == (
+        "validate: rows quarantined (black: 10) [10 rows]; target 0: 0.300, 1: 0.700 -> 0: 0.250, 1: 0.750; "
+        "clean: columns dropped (data.drop) [meddol, inpdol]; "
+        "features: missing feature values imputed (simple_imputer median for numeric columns; simple_imputer for "
+        "categorical ones), fitted on the training rows of each split, with a <column>_missing indicator "
+        "[3 values; age]"
+    )
+    assert cells["Sensitive attributes"] == "female: audited and a model feature; black: audited and a model feature"
     assert cells["Evaluation data"].startswith("18 held-out rows, grouped by zper")
     assert "test ROC AUC 0.7123" in cells["Performance"] and "CV roc_auc 0.7000 ± 0.0100" in cells["Performance"]
-    assert cells["Calibration"] == "platt: test ECE 0.0500 before, undefined after"
+    assert cells["Calibration"] == "platt (named in params.yaml): test ECE 0.0500 before, undefined after"
+    assert cells["Performance"].endswith("CV roc_auc 0.7000 ± 0.0100 (mean of 5 splits; pooled out-of-fold 0.6900)")
+    assert cells["Solver warnings"] == "none: every fit of the chosen model and the map met its tolerance"
     assert cells["Fairness"] == (
         "by female: demographic-parity gap 0.0310, equal-opportunity gap 0.0120; "
         "by black: demographic-parity gap undefined, equal-opportunity gap 0.2000"
@@ -260,6 +308,43 @@ def test_model_card_multiclass():
     assert "the most probable class" in cells["Intended use"]
     assert cells["Performance"].startswith("test macro one-vs-rest ROC AUC 0.8000, accuracy 0.7000, macro F1 0.6000")
     assert cells["Fairness"].endswith("(macro over classes)")
+
+
+def test_model_card_says_what_the_run_must_not_hide():
+    """A named map worse than no map, fits stopped at their caps and unstable per-split scores are in the card."""
+    params, r = _card_inputs()
+    r["calibration"].update(method="isotonic", method_setting="isotonic", warning="isotonic makes it worse")
+    r["train"]["not_converged"] = {"folds": [0, 3], "refit": True, "messages": ["stopped at max_iter=100"]}
+    r["train"]["cv_note"] = "the per-split roc_auc scores disagree"
+    cells = _cells(report.model_card(params, r, "thresholds pass"))
+    assert cells["Calibration"].endswith("WARNING: isotonic makes it worse")
+    assert cells["Solver warnings"] == (
+        "the chosen model stopped at its iteration cap in 2 of 5 search folds and the refit on all training rows: "
+        "stopped at max_iter=100"
+    )
+    assert cells["Performance"].endswith("Note: the per-split roc_auc scores disagree")
+    r["calibration"].update(method="none", method_setting="auto", warning=None)
+    assert _cells(report.model_card(params, r, "x"))["Calibration"].startswith(
+        "none (calibration.method auto: the least cross-fitted log loss of the maps, none included)"
+    )
+
+
+def test_model_card_rows_seen_must_match_the_cleaned_rows():
+    params, r = _card_inputs()
+    r["cleaning"]["rows_out"] = 80  # 10 rows lost between clean and split without a record: the card refuses
+    with pytest.raises(ValueError, match="split holds 90 rows but clean wrote 80"):
+        report.model_card(params, r, "thresholds pass")
+
+
+def test_model_card_names_sensitive_attributes_audited_only():
+    params, r = _card_inputs()
+    params["data"]["drop"] = ["meddol", "black"]
+    r["validation"]["missing_sensitive"] = {"black": {"rows": 4, "action": "group"}}
+    cells = _cells(report.model_card(params, r, "thresholds pass"))
+    assert cells["Sensitive attributes"] == (
+        "female: audited and a model feature; black: audited, not a model feature (data.drop); 4 missing values (group)"
+    )
+    assert "sensitive attributes kept for the audit, never features [black]" in cells["Data changes"]
 
 
 def test_model_card_without_sensitive_attributes():

@@ -44,8 +44,9 @@ CONDITIONAL = {
         "features.expansion.params",
         "features.projection.params",
         "features.selection.params",
-        "search.n_iter",
-    },  # random search
+        "search.n_iter",  # random search
+        "model.selection",  # nested CV with model.candidates
+    },
     "fairness": {"fairness.mitigation.tolerance"},  # read unless fairness.mitigation.criterion is none
     "calibrate": {"calibration.interval_coverage", "calibration.interval_method"},  # regression targets
     "evaluate": {"seed", "model.params"},  # the runner-up's refit, with model.candidates

@@ -193,9 +193,12 @@ def test_inferred_schema_requires_target_group_sensitive_and_numeric_features():
     df = frame()
     schema = build_schema(df, _data(drop=["flag"]))
     assert set(schema.columns) == {"pid", "y", "female", "x", "cat"}  # dropped columns are not checked
-    for col in ("pid", "y", "female"):
+    for col in ("pid", "y"):
         assert not schema.columns[col].nullable
-    assert schema.columns["cat"].nullable
+    # a sensitive column must exist; its missing values follow validate.missing_sensitive
+    assert schema.columns["female"].nullable and schema.columns["cat"].nullable
+    # a sensitive attribute in data.drop (audited, not a feature) is still checked
+    assert "female" in build_schema(df, _data(drop=["female"])).columns
     assert schema.columns["x"].nullable and str(schema.columns["x"].dtype) == "float64"
     schema.validate(df)
     broken = df.assign(y=[0, 1, None, 1, 0, 1, 0, 1])
@@ -343,6 +346,42 @@ def test_main_dtype_failure_without_row_is_a_clear_error(project, tmp_path):
     with pytest.raises(PipelineError) as info:
         validate.main()
     assert SOURCE in str(info.value) and "'x'" in str(info.value)
+
+
+@pytest.mark.parametrize("policy", ["group", "quarantine", "fail"])
+def test_main_missing_sensitive_values_follow_the_policy(project, policy):
+    df = frame().assign(flag=[0, 1, 0, 1, 1, 0, 1, 0], female=[0, 1, None, 1, 1, None, 1, 0])
+    root = project(df, on_invalid="fail", fractional_binary="fail", missing_sensitive=policy)
+    if policy == "fail":
+        with pytest.raises(PipelineError) as info:
+            validate.main()
+        message = str(info.value)
+        assert "'female'" in message and "2 missing" in message and "line 4 of the file" in message
+        assert "validate.missing_sensitive" in message
+        return
+    validate.main()
+    summary = _summary(root)
+    assert summary["missing_sensitive"] == {"female": {"rows": 2, "action": policy}}
+    kept = pd.read_parquet(root / "data/interim/validated.parquet")
+    quarantine = pd.read_parquet(root / "data/interim/quarantine.parquet")
+    (change,) = summary["changes"]
+    if policy == "group":  # every row kept; the model card says the missing values form their own audited group
+        assert len(kept) == 8 and kept["female"].isna().sum() == 2 and len(quarantine) == 0
+        assert change["values"] == 2 and change["rows"] == 0 and "'(missing)'" in change["change"]
+    else:
+        assert quarantine["_row_id"].tolist() == [2, 5] and len(kept) == 6
+        assert quarantine["_reason"].tolist() == ["female: missing sensitive value"] * 2
+        assert change["rows"] == 2 and change["change"] == "rows quarantined (female: 2)"
+        # rows 2 and 5 have y = 0 and 1: the target's shares before (4 of 8) and after (3 of 6) are recorded
+        assert change["target_before"] == {"0": 0.5, "1": 0.5} and change["target_after"] == {"0": 0.5, "1": 0.5}
+
+
+def test_quarantine_records_the_targets_shift(project):
+    root = project(frame(), on_invalid="fail", fractional_binary="quarantine")  # rows 2, 3, 6: y = 0, 1, 0
+    validate.main()
+    (change,) = _summary(root)["changes"]
+    assert change["rows"] == 3 and change["change"] == "rows quarantined (flag: 3)"
+    assert change["target_before"] == {"0": 0.5, "1": 0.5} and change["target_after"] == {"0": 0.4, "1": 0.6}
 
 
 def test_main_single_class_target(project):

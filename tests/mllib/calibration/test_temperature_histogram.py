@@ -95,3 +95,24 @@ def test_histogram_invalid_hyperparameters():
         HistogramBinning(strategy="kmeans").fit([0.0, 1.0], [0, 1])
     with pytest.raises(ValueError, match="n_bins"):
         HistogramBinning(n_bins=0).fit([0.0, 1.0], [0, 1])
+
+
+@pytest.mark.parametrize("binary", [True, False])
+def test_temperature_refuses_perfectly_separated_scores(binary):
+    """Every row's true class has the largest score: the NLL falls towards 0 as T -> 0 and has no minimiser, so the
+    fit stops with its message instead of returning whatever T the bracket search stopped at."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2 if binary else 3, 200)
+    if binary:
+        scores = np.where(y == 1, 1.0, -1.0) * rng.uniform(0.1, 3.0, 200)
+    else:
+        scores = rng.normal(0, 1, (200, 3))
+        scores[np.arange(200), y] = scores.max(axis=1) + rng.uniform(0.1, 2.0, 200)
+    with pytest.raises(ValueError, match="separate the classes perfectly"):
+        TemperatureScaling().fit(scores, y)
+    # one row scored the wrong way round is enough for a finite minimiser
+    if binary:
+        scores[0] = -scores[0]
+    else:
+        scores[0, y[0]] = scores[0].min() - 1.0
+    assert 0 < TemperatureScaling().fit(scores, y).temperature_ < np.inf

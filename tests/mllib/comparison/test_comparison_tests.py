@@ -24,10 +24,26 @@ def test_corrected_resampled_t_test_by_hand():
 
 
 def test_corrected_t_test_edge_cases():
-    assert corrected_resampled_t_test([0.7, 0.7], [0.7, 0.7], 10, 2)["p_value"] == 1.0
-    assert corrected_resampled_t_test([0.8, 0.8], [0.7, 0.7], 10, 2)["t"] == math.inf
+    # no spread in the differences: the formula's 0 / 0 and d / 0, as scipy's paired test gives them
+    same = corrected_resampled_t_test([0.7, 0.7], [0.7, 0.7], 10, 2)
+    assert math.isnan(same["t"]) and math.isnan(same["p_value"])
+    shifted = corrected_resampled_t_test([0.8, 0.8], [0.7, 0.7], 10, 2)
+    assert shifted["t"] == math.inf and shifted["p_value"] == 0.0
     with pytest.raises(ValueError, match="one score per split"):
         corrected_resampled_t_test([0.8], [0.7], 10, 2)
+    with pytest.raises(ValueError, match="mean rows per split"):
+        corrected_resampled_t_test([0.8, 0.7], [0.7, 0.7], 0, 2)
+
+
+def test_corrected_t_test_takes_fractional_mean_split_sizes():
+    """Grouped splits differ in size: n_2 / n_1 from the mean sizes, not their integer parts (159.6 / 638.4 = 0.25,
+    where int() would give 159 / 638)."""
+    a, b = [0.80, 0.82, 0.78, 0.81, 0.79], [0.78, 0.79, 0.77, 0.78, 0.78]
+    out = corrected_resampled_t_test(a, b, n_train=638.4, n_test=159.6)
+    d = np.array(a) - np.array(b)
+    t = d.mean() / math.sqrt((1 / 5 + 0.25) * d.var(ddof=1))
+    assert out["correction"] == pytest.approx(1 / 5 + 0.25, rel=1e-15) and out["t"] == pytest.approx(t, rel=1e-12)
+    assert out["t"] != pytest.approx(corrected_resampled_t_test(a, b, 638, 159)["t"], rel=1e-6)
 
 
 def test_mcnemar_exact_and_chi_square():
@@ -57,3 +73,12 @@ def test_paired_t_test_equals_scipy():
     out = paired_t_test(e1, e2)
     ref = stats.ttest_rel(e1, e2)
     assert out["t"] == pytest.approx(ref.statistic) and out["p_value"] == pytest.approx(ref.pvalue)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning:scipy")  # scipy warns of its own catastrophic cancellation
+@pytest.mark.parametrize("shift", [0.0, 0.5, -0.25])
+def test_paired_t_test_without_spread_equals_scipy(shift):
+    """Identical differences: t = d / 0 = +-inf with p = 0, or 0 / 0 = NaN when there is no difference."""
+    e2 = np.array([0.5, 1.0, 2.0, 4.0])
+    out, ref = paired_t_test(e2 + shift, e2), stats.ttest_rel(e2 + shift, e2)
+    np.testing.assert_equal([out["t"], out["p_value"]], [ref.statistic, ref.pvalue])

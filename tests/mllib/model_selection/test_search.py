@@ -368,3 +368,19 @@ def test_nested_cv_reports_inner_choices():
     assert out["best_params"] == [{"bias": 0.0}] * 4
     assert out["outer_scores"].shape == (4,) and np.all(out["outer_scores"] <= 0.2)
     assert out["optimism"] == pytest.approx(out["mean_outer_score"] - out["mean_inner_best_score"])
+
+
+def test_fits_that_stop_at_their_cap_are_recorded_per_candidate_and_fold():
+    """A candidate whose fit stops at its iteration cap (mllib.base.ConvergenceWarning) is named with the folds it
+    happened on, so a search never hides it; other candidates record nothing."""
+    from mllib.linear import LogisticRegression
+
+    X, y = blobs()
+    folds = fold_data_for(X, y, StratifiedKFold(3, shuffle=True, random_state=0))
+    results = evaluate_candidates(
+        LogisticRegression(solver="newton"), [{"max_iter": 1}, {"max_iter": 100}], folds, ACCURACY
+    )
+    capped, free = results
+    assert [w["fold"] for w in capped["not_converged"]] == [0, 1, 2]
+    assert all("stopped at max_iter=1" in w["message"] for w in capped["not_converged"])
+    assert free["not_converged"] == []

@@ -1,0 +1,95 @@
+"""The real-data corpus (tests/real_data.py): ten public files of the shapes users bring, each run through every
+stage to the MLflow run by editing only the `data` section of params.yaml. Checked for each: the task validate
+infers, the split strategy that follows from the group column, that the rows the model saw are the rows the data
+kept (no step removed rows the model card does not list; identical rows of a file without an id are kept), the
+served model's output equals the evaluate stage's on the raw test rows, and a second `dvc repro` has nothing to do.
+The headline metrics beside scikit-learn are benchmarks/bench_real_data.py's (benchmarks/results/real_data.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from conftest import REPO
+from dvc_project import assert_served_equals_evaluate, git_repo, sh, tracked
+from real_data import CORPUS, export
+
+pytestmark = pytest.mark.slow
+
+
+def make_real_data_project(root: Path, dataset) -> Path:
+    """params.yaml is the repository's with the `data` section for the file; the file under data/raw/."""
+    export(root / "data/raw", [dataset.name])
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    params["data"] = dataset.data_section(f"data/raw/{dataset.name}.csv")
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    return git_repo(root)
+
+
+@pytest.fixture(scope="module", params=CORPUS, ids=[d.name for d in CORPUS])
+def project(request, tmp_path_factory):
+    dataset = request.param
+    root = make_real_data_project(tmp_path_factory.mktemp(dataset.name), dataset)
+    result = sh(root, "dvc", "repro")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return dataset, root, result.stdout + result.stderr
+
+
+def read(root: Path, path: str) -> dict:
+    return json.loads((root / path).read_text())
+
+
+def test_task_and_split_follow_the_data(project):
+    dataset, root, _ = project
+    assert read(root, "reports/validation.json")["task"] == dataset.task
+    strategy = read(root, "reports/split.json")["strategy"]
+    if dataset.group:
+        assert strategy in ("group", "stratified_group")
+    else:
+        assert strategy in ("kfold", "stratified")
+    assert read(root, "reports/metrics/test.json")["task"] == dataset.task
+
+
+def test_rows_the_model_saw_are_the_rows_kept(project):
+    dataset, root, _ = project
+    validation, cleaning = read(root, "reports/validation.json"), read(root, "reports/cleaning.json")
+    split = read(root, "reports/split.json")
+    assert split["rows"]["train"] + split["rows"]["test"] == cleaning["rows_out"]
+    removed = cleaning["rows_in"] - cleaning["rows_out"]
+    assert removed == sum(c["rows"] for c in cleaning["changes"])  # every removal is a record for the card
+    if not dataset.group:  # no id column: identical rows may be different people, so none is removed by default
+        assert removed == 0 and cleaning["duplicate_rows"]["action"] == "kept"
+    assert validation["rows_in"] == len(pd.read_csv(root / f"data/raw/{dataset.name}.csv"))
+    html = (root / "reports/report.html").read_text()
+    assert "Data changes" in html and "rows the model saw" in html
+
+
+def test_sensitive_attributes_are_audited(project):
+    dataset, root, _ = project
+    fairness = read(root, "reports/metrics/fairness.json")
+    for attribute in dataset.sensitive:
+        assert attribute in fairness["attributes"]
+    features = read(root, "reports/features.json")
+    for attribute in set(dataset.sensitive) & set(dataset.drop):  # audited, never a feature
+        assert attribute not in features["numeric"] + features["categorical"]
+    missing = read(root, "reports/validation.json")["missing_sensitive"]
+    frame = pd.read_csv(root / f"data/raw/{dataset.name}.csv")
+    assert missing == {
+        a: {"rows": int(frame[a].isna().sum()), "action": "group"} for a in dataset.sensitive if frame[a].isna().any()
+    }
+
+
+def test_served_model_equals_evaluate(project):
+    dataset, root, _ = project
+    not_features = ["_row_id", dataset.target, *([dataset.group] if dataset.group else []), *dataset.drop]
+    assert_served_equals_evaluate(root, [c for c in not_features if c])
+    assert tracked(root)["run_id"]
+
+
+def test_second_repro_does_nothing(project):
+    _, root, _ = project
+    result = sh(root, "dvc", "repro")
+    assert result.returncode == 0 and "Running stage" not in result.stdout

@@ -1,0 +1,107 @@
+"""calibration.method auto: every map, no map included, cross-fitted on the out-of-fold scores and judged by log loss;
+auto deploys the least, a named map is deployed as asked but flagged when it is worse than no map. Oracles: the
+cross-fitted log loss of each map recomputed from mllib's calibrators, and hand-made scores where the answer is
+known (already calibrated scores: no map wins; scores off by a factor: temperature / Platt win)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mllib.calibration import PlattScaling, TemperatureScaling
+from mllib.metrics import log_loss
+from pipeline.calibration import MAPS, choose_map, compare_maps, cross_fitted
+
+CFG = {"params": {}, "n_bins": 10, "binning": "uniform"}
+
+
+def scores(n: int = 4000, scale: float = 1.0, seed: int = 0):
+    """Binary log-odds s whose true probability is sigmoid(s / scale): calibrated when scale = 1, over-confident by
+    `scale` otherwise; folds 0..4."""
+    rng = np.random.default_rng(seed)
+    s = rng.normal(0, 2, n)
+    y = (rng.random(n) < 1 / (1 + np.exp(-s / scale))).astype(np.int64)
+    return s, y, np.arange(n) % 5
+
+
+def test_every_map_is_cross_fitted_and_scored_by_log_loss():
+    s, y, fold = scores(scale=3.0)
+    table, probabilities = compare_maps(CFG, s, y, fold, n_classes=2)
+    assert [r["method"] for r in table] == list(MAPS) and all(r["defined"] for r in table)
+    platt = next(r for r in table if r["method"] == "platt")
+    expected = cross_fitted(PlattScaling(), s, y, fold)
+    np.testing.assert_allclose(probabilities["platt"], expected, rtol=0, atol=0)
+    assert platt["log_loss"] == pytest.approx(log_loss(y, expected[:, 1]), rel=1e-12)
+    none = next(r for r in table if r["method"] == "none")
+    assert platt["log_loss_vs_none"] == pytest.approx(platt["log_loss"] - none["log_loss"], abs=1e-12)
+
+
+def test_auto_keeps_calibrated_scores_as_they_are():
+    s, y, fold = scores(scale=1.0)
+    table, _ = compare_maps(CFG, s, y, fold, n_classes=2)
+    method, warning = choose_map("auto", table)
+    best = min((r for r in table if r["defined"]), key=lambda r: r["log_loss"])
+    assert method == best["method"] and warning is None
+    # a map fitted on finite data cannot beat the truth by more than noise: none is within its standard error
+    for r in table:
+        if r["defined"] and r["method"] != "none":
+            assert r["log_loss_vs_none"] > -2 * r["standard_error_vs_none"]
+
+
+def test_auto_deploys_a_map_on_over_confident_scores_and_flags_nothing():
+    s, y, fold = scores(scale=3.0)
+    table, _ = compare_maps(CFG, s, y, fold, n_classes=2)
+    method, warning = choose_map("auto", table)
+    assert method in ("platt", "temperature") and warning is None
+    none = next(r for r in table if r["method"] == "none")
+    assert next(r for r in table if r["method"] == method)["log_loss"] < none["log_loss"]
+
+
+def test_a_named_map_worse_than_none_is_deployed_and_flagged():
+    s, y, fold = scores(scale=1.0, n=300)  # few rows: isotonic's steps cost log loss against calibrated scores
+    table, _ = compare_maps(CFG, s, y, fold, n_classes=2)
+    isotonic, none = (next(r for r in table if r["method"] == m) for m in ("isotonic", "none"))
+    assert isotonic["log_loss"] > none["log_loss"]
+    method, warning = choose_map("isotonic", table)
+    assert method == "isotonic" and "makes the probabilities worse" in warning and "calibration.method: auto" in warning
+
+
+def test_separable_scores_leave_temperature_undefined_not_arbitrary():
+    """Perfectly separated out-of-fold scores: temperature scaling has no minimiser (T -> 0); it raises its message,
+    the table says so, and auto chooses among the maps that are defined."""
+    y = np.tile([0, 1], 50)
+    s = np.where(y == 1, 1.0, -1.0) * (1 + np.arange(100) / 100)
+    with pytest.raises(ValueError, match="separate the classes perfectly"):
+        TemperatureScaling().fit(s, y)
+    table, _ = compare_maps(CFG, s, y, np.arange(100) % 5, n_classes=2)
+    temperature = next(r for r in table if r["method"] == "temperature")
+    assert not temperature["defined"] and "separate the classes perfectly" in temperature["reason"]
+    assert choose_map("auto", table)[0] != "temperature"
+    with pytest.raises(ValueError, match="separate the classes perfectly"):
+        choose_map("temperature", table)
+
+
+def test_multiclass_maps_take_the_class_scores():
+    rng = np.random.default_rng(1)
+    logits = rng.normal(0, 2, (1500, 3))
+    y = np.array([rng.choice(3, p=np.exp(3 * z) / np.exp(3 * z).sum()) for z in logits])  # under-confident logits
+    table, probabilities = compare_maps(CFG, logits, y, np.arange(1500) % 5, n_classes=3)
+    assert all(p.shape == (1500, 3) for p in probabilities.values())
+    assert choose_map("auto", table)[0] != "none"
+
+
+def test_the_report_knows_when_the_deployed_map_changed_the_ranking():
+    """A monotone map keeps the model's test AUC; a map that reorders rows (histogram binning's independent bins)
+    changes it, and evaluate records both numbers so the card can say so."""
+    from pipeline.evaluation import ranking_change
+    from pipeline.report import ranking_note
+
+    y = np.array([0, 0, 1, 0, 1, 1, 0, 1])
+    p = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8])
+    raw = np.column_stack([1 - p, p])
+    monotone = ranking_change(y, raw, np.column_stack([1 - p**2, p**2]))
+    assert not monotone["changed"] and ranking_note(monotone) == ""
+    q = np.where(p == 0.7, 0.05, p)  # the row at 0.7 (a negative) moved to the bottom
+    reordered = ranking_change(y, raw, np.column_stack([1 - q, q]))
+    assert reordered["changed"] and reordered["model"] == 12 / 16 and reordered["deployed"] == 15 / 16
+    assert "test roc_auc 0.7500 of the model's own scores, 0.9375 of the deployed" in ranking_note(reordered)
