@@ -47,21 +47,28 @@ def cross_fitted(calibrator, score: np.ndarray, y: np.ndarray, fold: np.ndarray)
     )
 
 
-def compare_maps(cfg: dict, score: np.ndarray, y: np.ndarray, fold: np.ndarray, n_classes: int) -> tuple[list, dict]:
+def compare_maps(
+    cfg: dict, score: np.ndarray, y: np.ndarray, fold: np.ndarray, n_classes: int, keep: str = "auto"
+) -> tuple[list, dict]:
     """Every map of MAPS cross-fitted on the out-of-fold scores: (table rows {method, defined, log_loss, ece, brier,
-    log_loss_vs_none with its standard error over the rows, not_converged} or {method, defined: false, reason},
-    {method: its cross-fitted (n, K) probabilities})."""
+    log_loss_vs_none with its standard error over the paired rows, not_converged} or {method, defined: false,
+    reason}, {method: its cross-fitted (n, K) probabilities} for no map, the map `keep` names and the one of least log
+    loss so far: what choose_map can pick, three arrays at most whatever the number of maps)."""
     eps = np.finfo(np.float64).eps  # mllib.metrics.log_loss's clip, so the row losses average to its value
-    table, probabilities = [], {}
-    for method in MAPS:
+    table, probabilities, base, best = [], {}, None, None
+    for method in MAPS:  # "none" first: every other map's row losses are paired with its
         try:
             with record_convergence() as stopped:
                 P = cross_fitted(calibrator_of(cfg, n_classes, method), score, y, fold)
         except (TypeError, ValueError) as exc:
             table.append({"method": method, "defined": False, "reason": str(exc)})
             continue
-        probabilities[method] = P
         quality = calibration_report(y, P, cfg)
+        row_loss = -np.log(np.clip(P[np.arange(len(y)), y], eps, 1.0 - eps))
+        base = row_loss if method == "none" else base
+        if base is None:
+            raise ValueError("no map could be fitted: the out-of-fold scores are not usable")
+        diff = row_loss - base  # paired per-row differences of log loss against no map
         table.append(
             {
                 "method": method,
@@ -69,18 +76,17 @@ def compare_maps(cfg: dict, score: np.ndarray, y: np.ndarray, fold: np.ndarray, 
                 "log_loss": quality["log_loss"],
                 "ece": quality["ece"],
                 "brier": quality["brier"],
+                "log_loss_vs_none": float(diff.mean()),
+                "standard_error_vs_none": float(diff.std(ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else None,
                 "not_converged": sorted(set(stopped)),
-                "_row_loss": -np.log(np.clip(P[np.arange(len(y)), y], eps, 1.0 - eps)),
             }
         )
-    if "none" not in probabilities:
-        raise ValueError("no map could be fitted: the out-of-fold scores are not usable")
-    base = next(r for r in table if r["method"] == "none")["_row_loss"]
-    for row in table:
-        if row["defined"]:
-            diff = row.pop("_row_loss") - base  # paired per-row differences of log loss against no map
-            row["log_loss_vs_none"] = float(diff.mean())
-            row["standard_error_vs_none"] = float(diff.std(ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else None
+        if best is None or quality["log_loss"] < best[1]:  # strictly less: ties keep the first listed
+            if best is not None and best[0] not in ("none", keep):
+                del probabilities[best[0]]
+            best = (method, quality["log_loss"])
+        if method in ("none", keep, best[0]):
+            probabilities[method] = P
     return table, probabilities
 
 

@@ -43,16 +43,6 @@ def removal(stage: str, what: str, target: pd.Series, removed: np.ndarray, task:
     )
 
 
-def shift(record: dict) -> float | None:
-    """The largest change of a class share (or of the mean, in standard deviations before) a removal caused."""
-    before, after = record.get("target_before"), record.get("target_after")
-    if not before or not after:
-        return None
-    if "mean" in before:
-        return abs(after["mean"] - before["mean"]) / before["std"] if before["std"] > 0 else 0.0
-    return max(abs(after.get(k, 0.0) - before.get(k, 0.0)) for k in set(before) | set(after))
-
-
 def describe(distribution: dict) -> str:
     if not distribution:
         return "undefined"

@@ -133,6 +133,7 @@ SPEC = {
     "validate": {
         "on_invalid": choice("fail", "quarantine"),
         "fractional_binary": choice("fail", "quarantine", "round"),
+        "missing_target": choice("quarantine", "fail"),
         "missing_sensitive": choice("group", "quarantine", "fail"),
     },
     "clean": {

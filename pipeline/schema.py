@@ -155,25 +155,34 @@ def apply_fractional_policy(df: pd.DataFrame, columns: list[str], policy: str, s
     return df, reasons, report
 
 
-def apply_missing_sensitive_policy(df: pd.DataFrame, sensitive: list[str], policy: str, source: str):
-    """Rows whose sensitive value is missing: audited as the group "(missing)" (policy group: nothing changes in the
-    data), quarantined (reasons per row) or a stop naming the column and the first row. Returns (reasons, report)."""
+# what a missing value of a role's column is, and how to keep it instead (validate.missing_<role>)
+MISSING = {
+    "sensitive": ("missing sensitive value", f"group (audit them as the group {MISSING_GROUP!r}) or quarantine"),
+    "target": ("missing target (an unlabelled row: nothing to train or score it on)", "quarantine"),
+}
+
+
+def apply_missing_policy(df: pd.DataFrame, columns: list[str], role: str, policy: str, source: str):
+    """Rows whose `role` column (target, sensitive) is missing: quarantined with the reason per row, a stop naming
+    the column and the first row, or (sensitive only, policy group) kept and audited as the group "(missing)".
+    Returns (reasons, report {column: {rows, action}})."""
+    what, instead = MISSING[role]
     reasons: dict[int, list[str]] = {}
     report = {}
-    for col in sensitive:
+    for col in columns:
         missing = df[col].isna()
         if not missing.any():
             continue
         report[col] = {"rows": int(missing.sum()), "action": policy}
         if policy == "fail":
             raise PipelineError(
-                f"{source}: sensitive column {col!r} has {int(missing.sum())} missing values (first at "
-                f"{file_row(source, df.index[missing][0])}); set validate.missing_sensitive to group (audit them as "
-                f"the group {MISSING_GROUP!r}) or quarantine, or fill them in the file"
+                f"{source}: {role} column {col!r} has {int(missing.sum())} missing values (first at "
+                f"{file_row(source, df.index[missing][0])}); set validate.missing_{role} to {instead}, or fill them in "
+                "the file"
             )
         if policy == "quarantine":
             for row in df.index[missing]:
-                reasons.setdefault(row, []).append(f"{col}: missing sensitive value")
+                reasons.setdefault(row, []).append(f"{col}: {what}")
     return reasons, report
 
 

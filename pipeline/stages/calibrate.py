@@ -56,7 +56,7 @@ def main() -> None:
     if target.regression:
         return regression_intervals(oof, cfg)
     y, score, fold = oof["y"].to_numpy(), read_scores(oof), oof["fold"].to_numpy()
-    comparison, cross_fitted = compare_maps(cfg, score, y, fold, target.n_classes)
+    comparison, cross_fitted = compare_maps(cfg, score, y, fold, target.n_classes, keep=method)
     try:
         method, warning = choose_map(method, comparison)
     except ValueError as exc:

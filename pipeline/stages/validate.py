@@ -1,7 +1,8 @@
 """Stage 1, validate: the raw file against its schema. Valid rows go on; rows breaking a domain check are
 quarantined with their reasons or stop the stage (validate.on_invalid); fractional values in 0/1 columns
-follow validate.fractional_binary, missing sensitive values validate.missing_sensitive (audited as their own group
-by default). Nothing is silently lost: rows in = rows kept + rows quarantined. The task
+follow validate.fractional_binary, rows without a target validate.missing_target (quarantined by default: nothing
+to train or score them on), missing sensitive values validate.missing_sensitive (audited as their own group by
+default). Nothing is silently lost: rows in = rows kept + rows quarantined. The task
 (data.task, or inferred from the target with the reason) and the classes are reported."""
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pipeline.errors import PipelineError, run_stage
 from pipeline.io import read_dataset, write_json, write_parquet
 from pipeline.schema import (
     apply_fractional_policy,
-    apply_missing_sensitive_policy,
+    apply_missing_policy,
     binary_columns,
     build_schema,
     check_columns,
@@ -65,11 +66,11 @@ def main() -> None:
     df, reasons, fractional_report = apply_fractional_policy(
         raw, binary_columns(schema), policy["fractional_binary"], source
     )
-    missing_reasons, missing_sensitive = apply_missing_sensitive_policy(
-        df, data["sensitive"], policy["missing_sensitive"], source
-    )
-    for row, why in missing_reasons.items():
-        reasons.setdefault(row, []).extend(why)
+    missing = {}
+    for role, columns in (("target", [data["target"]]), ("sensitive", data["sensitive"])):
+        role_reasons, missing[role] = apply_missing_policy(df, columns, role, policy[f"missing_{role}"], source)
+        for row, why in role_reasons.items():
+            reasons.setdefault(row, []).extend(why)
     validated, cases = failure_cases(df.drop(index=list(reasons)), schema)
     column_level = cases[is_column_level(cases)]
     if len(column_level):
@@ -97,7 +98,7 @@ def main() -> None:
     quarantine = df.loc[bad].copy()
     quarantine.insert(0, paths.ROW_ID, np.asarray(bad, dtype=np.int64))
     quarantine["_reason"] = ["; ".join(reasons[i]) for i in bad]
-    changes = data_changes(df[data["target"]], reasons, fractional_report, missing_sensitive, target.task)
+    changes = data_changes(df[data["target"]], reasons, fractional_report, missing["sensitive"], target.task)
     check_counts = (
         row_cases.groupby(["column", "check"]).size().reset_index(name="rows").to_dict("records")
         if len(row_cases)
@@ -113,7 +114,8 @@ def main() -> None:
         "columns": int(n_columns),
         "policies": policy,
         "fractional_binary": fractional_report,
-        "missing_sensitive": missing_sensitive,
+        "missing_target": missing["target"],
+        "missing_sensitive": missing["sensitive"],
         "failed_checks": check_counts,
         "task": target.task,
         "task_reason": target.reason,

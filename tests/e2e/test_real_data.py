@@ -1,4 +1,5 @@
-"""The real-data corpus (tests/real_data.py): ten public files of the shapes users bring, each run through every
+"""The real-data corpus (tests/real_data.py): eleven files (ten public datasets, one asked two questions) of the
+shapes users bring, each run through every
 stage to the MLflow run by editing only the `data` section of params.yaml. Checked for each: the task validate
 infers, the split strategy that follows from the group column, that the rows the model saw are the rows the data
 kept (no step removed rows the model card does not list; identical rows of a file without an id are kept), the
@@ -80,6 +81,18 @@ def test_sensitive_attributes_are_audited(project):
     assert missing == {
         a: {"rows": int(frame[a].isna().sum()), "action": "group"} for a in dataset.sensitive if frame[a].isna().any()
     }
+
+
+def test_unlabelled_rows_are_quarantined_and_listed(project):
+    dataset, root, _ = project
+    validation = read(root, "reports/validation.json")
+    unlabelled = int(pd.read_csv(root / f"data/raw/{dataset.name}.csv")[dataset.target].isna().sum())
+    assert validation["rows_quarantined"] == unlabelled
+    assert validation["missing_target"] == ({dataset.target: {"rows": unlabelled, "action": "quarantine"}}
+                                            if unlabelled else {})  # fmt: skip
+    if unlabelled:
+        (change,) = validation["changes"]
+        assert change["rows"] == unlabelled and "target_before" in change
 
 
 def test_served_model_equals_evaluate(project):

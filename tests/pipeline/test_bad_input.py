@@ -202,6 +202,7 @@ def use_spending_target(root: Path) -> None:
 def test_a_regression_target_with_a_missing_or_infinite_value(project, value, fragments):
     edit_data(project, lambda f: f.__setitem__("meddol", f["meddol"].where(f.index != 3, value)))
     use_spending_target(project)
+    edit_params(project, "validate.missing_target", "fail")  # default: an unlabelled row is quarantined
     assert_stopped_cleanly(project, "validate", *fragments)
 
 
@@ -410,6 +411,8 @@ def test_missing_sensitive_column(project):
 @pytest.mark.parametrize("column", ["binexp", "zper", "female"])
 def test_missing_value_in_a_required_column(project, column):
     edit_data(project, lambda f: f.__setitem__(column, f[column].astype(float).where(f.index != 7)))
+    if column == "binexp":  # default: an unlabelled row is quarantined; validate.missing_target: fail stops
+        edit_params(project, "validate.missing_target", "fail")
     assert_stopped_cleanly(project, "validate", f"'{column}'", "data row 8")
 
 

@@ -26,8 +26,11 @@ def scores(n: int = 4000, scale: float = 1.0, seed: int = 0):
 
 def test_every_map_is_cross_fitted_and_scored_by_log_loss():
     s, y, fold = scores(scale=3.0)
-    table, probabilities = compare_maps(CFG, s, y, fold, n_classes=2)
+    table, probabilities = compare_maps(CFG, s, y, fold, n_classes=2, keep="platt")
     assert [r["method"] for r in table] == list(MAPS) and all(r["defined"] for r in table)
+    # what choose_map can deploy is kept, nothing more: no map, the named one, the least log loss
+    best = min(table, key=lambda r: r["log_loss"])["method"]
+    assert set(probabilities) == {"none", "platt", best}
     platt = next(r for r in table if r["method"] == "platt")
     expected = cross_fitted(PlattScaling(), s, y, fold)
     np.testing.assert_allclose(probabilities["platt"], expected, rtol=0, atol=0)

@@ -172,3 +172,19 @@ def test_real_lock_md5s_cover_every_stage_but_track():
     md5s = stage_output_md5s(repo / "dvc.lock")
     assert not any(k.startswith("track:") for k in md5s)
     assert {k.split(":")[0] for k in md5s} <= set(stages) - {"track"}
+
+
+def test_the_run_carries_what_the_card_warns_about():
+    """A named calibration map worse than none and fits stopped at their caps are tags of the MLflow run."""
+    from pipeline.tracking import run_warnings
+
+    quiet = {"not_converged": {"folds": [], "refit": False, "messages": []}}
+    assert run_warnings(quiet, {"warning": None, "not_converged": []}) == {}
+    trained = {"not_converged": {"folds": [2], "refit": False, "messages": ["stopped at max_iter=10"]}}
+    calibration = {"warning": "calibration.method isotonic makes the probabilities worse", "not_converged": ["platt"]}
+    assert run_warnings(trained, calibration) == {
+        "warning.calibration": "calibration.method isotonic makes the probabilities worse",
+        "warning.not_converged": "stopped at max_iter=10",
+        "warning.calibration_not_converged": "platt",
+    }
+    assert run_warnings(quiet, {"intervals": {}}) == {}  # a regression target's calibration report

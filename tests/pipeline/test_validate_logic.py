@@ -376,6 +376,24 @@ def test_main_missing_sensitive_values_follow_the_policy(project, policy):
         assert change["target_before"] == {"0": 0.5, "1": 0.5} and change["target_after"] == {"0": 0.5, "1": 0.5}
 
 
+def test_rows_without_a_target_are_quarantined_and_counted_by_default(project):
+    """An unlabelled row can be neither trained nor scored: quarantined (validate.missing_target: quarantine) with
+    its reason, and the removal is a change record for the model card; `fail` stops naming the column and row."""
+    df = frame().assign(flag=[0, 1, 0, 1, 1, 0, 1, 0], y=[0, 1, None, 1, 0, 1, 0, None])
+    root = project(df, on_invalid="fail", fractional_binary="fail", missing_target="quarantine")
+    validate.main()
+    summary = _summary(root)
+    assert summary["missing_target"] == {"y": {"rows": 2, "action": "quarantine"}}
+    assert (summary["rows_kept"], summary["rows_quarantined"]) == (6, 2)
+    quarantine = pd.read_parquet(root / "data/interim/quarantine.parquet")
+    assert quarantine["_row_id"].tolist() == [2, 7] and quarantine["_reason"].str.startswith("y: missing target").all()
+    (change,) = summary["changes"]
+    assert change["change"] == "rows quarantined (y: 2)" and change["target_after"] == {"0": 0.5, "1": 0.5}
+    project(df, on_invalid="quarantine", fractional_binary="fail", missing_target="fail")
+    with pytest.raises(PipelineError, match=r"target column 'y' has 2 missing values \(first at data row 3"):
+        validate.main()
+
+
 def test_quarantine_records_the_targets_shift(project):
     root = project(frame(), on_invalid="fail", fractional_binary="quarantine")  # rows 2, 3, 6: y = 0, 1, 0
     validate.main()
