@@ -182,6 +182,8 @@ def read_dataset(path: Path | str, text_columns: list[str] = ()) -> pd.DataFrame
         ) from None
     if df.shape[0] == 0:
         raise PipelineError(f"data file {path} has a header but no rows; point data.path at a file with data")
+    if not parquet:
+        _check_last_line(path, len(header))
     for column in text_columns:
         if column in df.columns and parquet:
             df[column] = df[column].map(_as_text, na_action="ignore").astype(object)
@@ -191,6 +193,36 @@ def read_dataset(path: Path | str, text_columns: list[str] = ()) -> pd.DataFrame
 def _as_text(value) -> str:
     """A category as text; a whole number stored as float (a Parquet integer column with gaps) without ".0"."""
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _last_line(path: Path) -> bytes:
+    """The last non-empty line of a CSV file (gzipped or not), read from its end (a .gz file streams through)."""
+    tail = b""
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    with opener(path, "rb") as f:
+        if opener is open:
+            f.seek(max(0, path.stat().st_size - 65536))
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            tail = (tail + chunk)[-65536:]
+    lines = [line for line in tail.splitlines() if line.strip()]
+    return lines[-1] if lines else b""
+
+
+def _check_last_line(path: Path, n_columns: int) -> None:
+    """A file cut short (an interrupted copy or download) ends in a row with fewer fields than the header, which
+    pandas would fill with missing values: refused, naming the count. (A last record whose quoted text spans lines
+    cannot be judged from its last line and is left alone.)"""
+    import csv
+
+    last = _last_line(path)
+    if b'"' in last:
+        return
+    fields = next(csv.reader([last.decode("utf-8", errors="replace")]), [])
+    if len(fields) < n_columns:
+        raise PipelineError(
+            f"data file {path} looks truncated: its last line has {len(fields)} of the header's {n_columns} fields; "
+            "copy or download it again"
+        )
 
 
 def _column_names(path: Path, parquet: bool) -> list[str]:

@@ -114,11 +114,30 @@ def git_info() -> dict[str, str]:
 
 
 _INVALID_KEY = re.compile(r"[^A-Za-z0-9_\-. /]")
+KEY_LIMIT, PARAM_VALUE_LIMIT = 250, 6000  # MLflow's limits on names and param values (mlflow.utils.validation)
 
 
-def metric_key(key: str) -> str:
-    """MLflow metric names allow letters, digits, _ - . space and /; group labels like 'female=1' need mapping."""
-    return _INVALID_KEY.sub("_", key)
+def fitted(text: str, limit: int, renamed: dict | None = None) -> str:
+    """`text` when MLflow takes it, else its first characters, "-" and 8 hex digits of its sha1: deterministic, so the
+    same long column name gives the same metric name in every run; `renamed` collects {short: full} for the run's
+    artifact mlflow_names.json."""
+    if len(text) <= limit:
+        return text
+    short = f"{text[: limit - 9]}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"  # "-": allowed in every name
+    if renamed is not None:
+        renamed[short] = text
+    return short
+
+
+def metric_key(key: str, renamed: dict | None = None) -> str:
+    """MLflow metric names allow letters, digits, _ - . space and / and 250 characters; group labels like
+    'female=1' need mapping, long column names shortening."""
+    return fitted(_INVALID_KEY.sub("_", key), KEY_LIMIT, renamed)
+
+
+def fitted_params(params: dict[str, str], renamed: dict) -> dict[str, str]:
+    """Param names and values within MLflow's limits (a long value keeps its start and a hash too)."""
+    return {fitted(k, KEY_LIMIT, renamed): fitted(v, PARAM_VALUE_LIMIT, renamed) for k, v in params.items()}
 
 
 def run_params(params: dict, model: str, calibration: str | None) -> dict[str, str]:
@@ -190,7 +209,7 @@ def log_model(mlflow, params: dict):
     )
 
 
-def log_candidates(mlflow, client, params: dict, search: dict) -> None:
+def log_candidates(mlflow, client, params: dict, search: dict, renamed: dict) -> None:
     from mlflow.entities import Metric
 
     scoring, now = search["scoring"], int(time.time() * 1000)
@@ -203,13 +222,16 @@ def log_candidates(mlflow, client, params: dict, search: dict) -> None:
             tags={"pipeline.role": "candidate", "search.rank": str(c["rank"])},
         ) as child:
             mlflow.log_params(
-                {
-                    "model.name": name,
-                    **{
-                        f"model.params.{k}": v
-                        for k, v in {**params["model"]["params"].get(name, {}), **c["params"]}.items()
+                fitted_params(
+                    {
+                        "model.name": name,
+                        **{
+                            f"model.params.{k}": str(v)
+                            for k, v in {**params["model"]["params"].get(name, {}), **c["params"]}.items()
+                        },
                     },
-                }
+                    renamed,
+                )
             )
             per_fold = [
                 Metric(f"{part}_{scoring}", float(v), now, fold)
@@ -232,12 +254,54 @@ def log_candidates(mlflow, client, params: dict, search: dict) -> None:
                 "comparison.chosen": str(m["model"] == comparison["chosen"]),
             },
         ) as child:
-            mlflow.log_params({"model.name": m["model"], **{f"model.params.{k}": v for k, v in m["params"].items()}})
+            mlflow.log_params(
+                fitted_params(
+                    {"model.name": m["model"], **{f"model.params.{k}": str(v) for k, v in m["params"].items()}}, renamed
+                )
+            )
             metrics = [Metric(f"valid_{scoring}", v, now, fold) for fold, v in enumerate(m["valid_scores"])]
             metrics += [Metric(f"mean_valid_{scoring}", m["mean"], now, 0)]
             if "versus_best" in m:
                 metrics.append(Metric("corrected_t_test_p_value", m["versus_best"]["p_value"], now, 0))
             client.log_batch(child.info.run_id, metrics=metrics)
+
+
+RECORDED = "promotion.decision"  # the version tag that completes a state's record
+
+
+def find_state(client, exp_id: str, name: str, key: str) -> dict:
+    """What the store holds of pipeline state `key`: {"recorded": run} when a FINISHED parent run has its model
+    version with the gate's decision; {"resume": run, "model": its logged model, "version": its version or None}
+    when a FINISHED run logged its model but the registration or the decision is missing (the next repro completes
+    it); and under "stale" the runs of the state interrupted before that (RUNNING after a kill, FAILED, or finished
+    without a model), to be marked superseded and replaced by a new run. Superseded runs are ignored."""
+    runs = client.search_runs(
+        [exp_id], filter_string=f"tags.`pipeline.state` = '{key}' and tags.`pipeline.role` = 'parent'"
+    )
+    found: dict = {"stale": []}
+    for run in sorted(runs, key=lambda r: r.info.start_time):
+        if run.data.tags.get("pipeline.superseded_by") or "recorded" in found:
+            continue
+        run_id = run.info.run_id
+        models = client.search_logged_models([exp_id], filter_string=f"source_run_id = '{run_id}'")
+        if run.info.status != "FINISHED" or not models:
+            found["stale"].append(run)
+            continue
+        versions = client.search_model_versions(f"name = '{name}' and run_id = '{run_id}'")
+        if any(RECORDED in v.tags for v in versions):
+            found = {"recorded": run, "stale": found["stale"]}
+        elif "resume" not in found:
+            found.update(resume=run, model=models[0], version=versions[0] if versions else None)
+    return found
+
+
+def supersede(client, stale: list, by: str) -> None:
+    """Mark runs of a state that never completed: ended (a killed run stays RUNNING otherwise) and tagged with the
+    run that replaces them, so the state is never taken as recorded on their account."""
+    for run in stale:
+        if run.info.status == "RUNNING":
+            client.set_terminated(run.info.run_id, "KILLED")
+        client.set_tag(run.info.run_id, "pipeline.superseded_by", by)
 
 
 def run_warnings(trained: dict, calibration: dict) -> dict[str, str]:
@@ -271,9 +335,10 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
         tags["calibration.method"] = deployed_map
     run_name = os.environ.get("DVC_EXP_NAME") or f"repro {tags['git.commit'][:8]}"
     mlflow.set_experiment(experiment_id=exp_id)  # nested child runs follow the active experiment, not their parent
+    renamed: dict[str, str] = {}  # names and values shortened to MLflow's limits -> the full ones
     with mlflow.start_run(run_name=run_name, tags=tags) as run:
-        mlflow.log_params(run_params(params, trained["model"], deployed_map))
-        mlflow.log_metrics({metric_key(k): v for k, v in flat(read_json(paths.HEADLINE, "report")).items()})
+        mlflow.log_params(fitted_params(run_params(params, trained["model"], deployed_map), renamed))
+        mlflow.log_metrics({metric_key(k, renamed): v for k, v in flat(read_json(paths.HEADLINE, "report")).items()})
         mlflow.log_dict(md5s, "dvc_md5s.json")
         for path in ARTIFACTS:
             if path.is_dir():
@@ -291,14 +356,19 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
             )
             mlflow.log_input(dataset, context=context)
         model = log_model(mlflow, params)
-        log_candidates(mlflow, client, params, read_json(paths.SEARCH_REPORT, "train"))
+        log_candidates(mlflow, client, params, read_json(paths.SEARCH_REPORT, "train"), renamed)
+        if renamed:
+            mlflow.log_dict(renamed, "mlflow_names.json")
     return run.info.run_id, model
 
 
-def register(mlflow, client, name: str, model, run_id: str, task: str, promotion: dict) -> dict:
-    """A new version of `name` with alias candidate; alias champion too when the promotion gate passes."""
+def register(mlflow, client, name: str, model, run_id: str, task: str, promotion: dict, version=None) -> dict:
+    """A new version of `name` (or `version`, registered by a run interrupted before its decision) with alias
+    candidate; alias champion too when the promotion gate passes; the decision and its reasons as version tags."""
     figures = flat(read_json(paths.HEADLINE, "report"))
-    version = mlflow.register_model(model.model_uri, name, tags={f"headline.{k}": str(v) for k, v in figures.items()})
+    if version is None:
+        headline_tags = {fitted(f"headline.{k}", KEY_LIMIT): str(v) for k, v in figures.items()}
+        version = mlflow.register_model(model.model_uri, name, tags=headline_tags)
     client.set_registered_model_alias(name, "candidate", version.version)
     try:
         current = client.get_model_version_by_alias(name, "champion")
@@ -311,11 +381,11 @@ def register(mlflow, client, name: str, model, run_id: str, task: str, promotion
     decision = decide(checks)
     if decision["promote"]:
         client.set_registered_model_alias(name, "champion", version.version)
-    for key, value in (
-        ("promotion.decision", "champion" if decision["promote"] else "candidate only"),
+    for key, value in (  # the decision last: it is what marks the state recorded (find_state)
         ("promotion.reasons", "; ".join(decision["reasons"])[:5000]),
         ("promotion.previous_champion", current.version if current else "none"),
         ("run_id", run_id),
+        (RECORDED, "champion" if decision["promote"] else "candidate only"),
     ):
         client.set_model_version_tag(name, version.version, key, value)
     return {

@@ -5,7 +5,11 @@ figures and the DVC md5 of every output as artifacts, train/test datasets as inp
 the deployed predictor as a pyfunc logged from code (raw rows in), and tags joining it to git; one child run per
 search candidate with its per-fold scores. The model becomes a new version of the registered model with alias
 `candidate`, and `champion` when the promotion gate passes (pipeline/promotion.py; decision and reasons as version
-tags). Tracking the same state again finds the existing run."""
+tags). Tracking the same state again finds the existing run: a state counts as recorded only when its run FINISHED
+and its version carries the gate's decision; a run interrupted before that (killed, a store that refused a write) is
+marked superseded and replaced, or its registration completed, by the next `dvc repro` (pipeline.tracking.find_state).
+Names beyond MLflow's 250 characters are shortened deterministically, the full ones in the run's mlflow_names.json;
+an MLflow failure is one line."""
 
 from __future__ import annotations
 
@@ -16,12 +20,14 @@ from pipeline.config import flatten, load_params
 from pipeline.errors import PipelineError, run_stage
 from pipeline.io import read_json, write_json
 from pipeline.tracking import (
+    find_state,
     log_new_run,
     register,
     relocate_default_store,
     repo_root,
     stage_output_md5s,
     state_key,
+    supersede,
     tracking_uri,
 )
 
@@ -33,6 +39,40 @@ def experiment_id(client, name: str, default_store: bool) -> str:
     # an absolute artifact root: a relative one would follow the working directory (mlflow#7292)
     location = (repo_root() / "mlartifacts").as_uri() if default_store else None
     return client.create_experiment(name, artifact_location=location)
+
+
+def one_line(exc: Exception) -> str:
+    """The exception's type and the first line of its message (MLflow's carry server traces and SQL)."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {first[:300]}"
+
+
+def record(mlflow, client, exp_id: str, name: str, params: dict, md5s: dict, key: str, found: dict, uri: str) -> None:
+    """Complete the record of the state: nothing when it is recorded; else register (and decide) the model of a
+    finished run, or mark the interrupted runs superseded and log a new run, then register its model."""
+    if "recorded" in found:
+        print(f"track: this pipeline state ({key}) is already recorded as run {found['recorded'].info.run_id}; "
+              "nothing new to log")  # fmt: skip
+        return
+    if "resume" in found:
+        run_id, model = found["resume"].info.run_id, found["model"]
+        print(f"track: run {run_id} of this state was logged but its registration did not complete; completing it")
+    else:
+        run_id, model = log_new_run(mlflow, client, exp_id, params, md5s, key)
+    if found["stale"]:
+        supersede(client, found["stale"], run_id)
+        print(
+            f"track: {len(found['stale'])} interrupted run(s) of this state ("
+            + ", ".join(f"{r.info.run_id} {r.info.status}" for r in found["stale"])
+            + f") marked superseded by {run_id}"
+        )
+    task = read_json(paths.TRAIN_METRICS, "train")["task"]
+    r = register(mlflow, client, name, model, run_id, task, params["tracking"]["promotion"], found.get("version"))
+    print(
+        f"track: logged run {run_id} and its candidate runs to {uri}; registered {name} version "
+        f"{r['version']} as candidate"
+        + (" and champion" if r["champion"] else f", not champion: {'; '.join(r['reasons'])}")
+    )
 
 
 def main() -> None:
@@ -51,35 +91,25 @@ def main() -> None:
         print(f"track: the store was created in {moved_from}; its artifact locations now point into {repo_root()}")
     mlflow.set_tracking_uri(uri)
     client = MlflowClient()
+    name = params["tracking"]["registered_model"] or params["tracking"]["experiment"]
     try:
         exp_id = experiment_id(client, params["tracking"]["experiment"], default_store=default_store)
-        found = client.search_runs([exp_id], filter_string=f"tags.`pipeline.state` = '{key}'", max_results=1)
+        found = find_state(client, exp_id, name, key)
     except Exception as exc:  # any failure to reach or use the store: the compute stages' outputs stand
         raise PipelineError(
-            f"track: cannot use the MLflow tracking store {uri} ({type(exc).__name__}: {exc}). Start the server or fix "
+            f"track: cannot use the MLflow tracking store {uri} ({one_line(exc)}). Start the server or fix "
             "MLFLOW_TRACKING_URI / params.yaml tracking.uri; the outputs of the other stages are unaffected"
         ) from None
-    name = params["tracking"]["registered_model"] or params["tracking"]["experiment"]
-    if found:
-        print(
-            f"track: this pipeline state ({key}) is already recorded as run {found[0].info.run_id}; nothing new to log"
-        )
-    else:
-        run_id, model = log_new_run(mlflow, client, exp_id, params, md5s, key)
-        r = register(
-            mlflow,
-            client,
-            name,
-            model,
-            run_id,
-            read_json(paths.TRAIN_METRICS, "train")["task"],
-            params["tracking"]["promotion"],
-        )
-        print(
-            f"track: logged run {run_id} and its candidate runs to {uri}; registered {name} version "
-            f"{r['version']} as candidate"
-            + (" and champion" if r["champion"] else f", not champion: {'; '.join(r['reasons'])}")
-        )
+    try:
+        record(mlflow, client, exp_id, name, params, md5s, key, found, uri)
+    except PipelineError:
+        raise
+    except Exception as exc:  # the store refused something: one line; the next `dvc repro` completes the state
+        raise PipelineError(
+            f"track: MLflow could not record this pipeline state in {uri} ({one_line(exc)}). Fix that (a writable "
+            "store and artifact location, a reachable server) and run `dvc repro` again: the interrupted run is "
+            "marked superseded and the state recorded; the outputs of the other stages are unaffected"
+        ) from None
     # what was recorded, in terms every clone shares (the run's id and the version number are this store's): the
     # same file, and the same dvc.lock, on every machine; the run is found again by its pipeline.state tag
     write_json(

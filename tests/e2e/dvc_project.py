@@ -85,6 +85,7 @@ def tracked(root: Path) -> dict:
     client = MlflowClient(tracking_uri=uri)
     experiment = client.get_experiment_by_name(record["experiment"]).experiment_id
     runs = client.search_runs([experiment], filter_string=f"tags.`pipeline.state` = '{record['pipeline_state']}'")
+    runs = [r for r in runs if not r.data.tags.get("pipeline.superseded_by")]  # interrupted runs, replaced
     assert len(runs) == 1, runs
     versions = client.search_model_versions(
         f"name = '{record['registered_model']}' and run_id = '{runs[0].info.run_id}'"

@@ -208,3 +208,20 @@ def test_read_json_and_parquet_name_the_stage(tmp_path):
     assert "bad.json" in _message(read_json, tmp_path / "bad.json", "train")
     message = _message(read_parquet, Path(tmp_path / "x.parquet"), "split")
     assert "x.parquet" in message and "dvc repro split" in message
+
+
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_a_csv_cut_short_is_refused_not_filled_with_missing_values(tmp_path, gzipped):
+    """An interrupted copy ends in a row with fewer fields than the header; pandas would fill the rest with NaN (and
+    validate would quarantine the row as unlabelled). The last line is checked against the header."""
+    text = "a,b,c,y\n1,2,3,0\n4,5,6,1\n7,8"
+    path = tmp_path / ("cut.csv.gz" if gzipped else "cut.csv")
+    path.write_bytes(gzip.compress(text.encode()) if gzipped else text.encode())
+    with pytest.raises(PipelineError, match=r"looks truncated: its last line has 2 of the header's 4 fields"):
+        read_dataset(path)
+    whole = tmp_path / "whole.csv"
+    whole.write_text(text + ",9,1\n\n")  # complete, with a trailing blank line
+    assert read_dataset(whole).shape == (3, 4)
+    quoted = tmp_path / "quoted.csv"
+    quoted.write_text('a,b\n1,"two\nlines"\n')  # a quoted field spanning lines: not judged from its last line
+    assert read_dataset(quoted).shape == (1, 2)

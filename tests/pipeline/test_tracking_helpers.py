@@ -188,3 +188,16 @@ def test_the_run_carries_what_the_card_warns_about():
         "warning.calibration_not_converged": "platt",
     }
     assert run_warnings(quiet, {"intervals": {}}) == {}  # a regression target's calibration report
+
+
+def test_names_beyond_mlflows_limit_are_shortened_the_same_way_every_time():
+    from pipeline.tracking import KEY_LIMIT, fitted, metric_key
+
+    long_key = "fairness." + "x" * 300 + ".demographic_parity"
+    renamed: dict = {}
+    short = metric_key(long_key, renamed)
+    assert len(short) == KEY_LIMIT and short == metric_key(long_key) and renamed == {short: long_key}
+    assert short.startswith("fairness.xxx") and re.fullmatch(r"[A-Za-z0-9_\-. /]+", short)  # MLflow's characters
+    other = metric_key("fairness." + "x" * 300 + ".equal_opportunity")
+    assert other != short  # the hash tells apart names sharing their first 241 characters
+    assert fitted("lam", KEY_LIMIT, renamed) == "lam" and len(renamed) == 1
