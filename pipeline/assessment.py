@@ -26,6 +26,13 @@ the choice of the model family included, does on new data; the inner best scores
 optimism. The inner folds use the split's features (fitted on the split's training part only, as the search's
 do).
 
+Leakage beyond groups (seed 004, D4:509, 567): a column that predicts the target nearly perfectly on its own is far
+more often a copy or a consequence of the target (a later outcome, an id that encodes the label) than a discovery.
+Each feature column of each split's matrix alone, through a depth-3 tree fitted on the split's training part, is
+scored on the split's validation part by the task's default score (ROC AUC, macro one-vs-rest ROC AUC, R^2); a
+column whose mean reaches assess.single_feature_bound is flagged, in the card and the trust section, and the
+promotion gate does not promote the model while a flagged column is not listed in assess.legitimate_features.
+
 Validation curve (D4:195-205, 361-377): one hyperparameter of the chosen model swept over values from params (the
 others at the chosen values), train and validation score per value on the same grouped splits.
 
@@ -287,6 +294,58 @@ def nested_scores(
         "optimism": float(sign * (np.mean(best_inner) - np.mean(outer))),
         "inner_splits": inner_splits,
     }
+
+
+def single_feature_scores(split_matrix, names_of, y, splits, scorer, regression: bool, seed: int) -> dict:
+    """{feature column: mean validation score of a depth-3 tree on that column alone} over the splits (a column
+    missing from a split's matrix, e.g. dropped by a selection, is averaged over the splits that have it)."""
+    from mllib import registry
+
+    tree = registry.get("decision_tree_regressor" if regression else "decision_tree")
+    progress = Progress("assess: single-feature scores (leakage beyond groups)")
+    scores: dict[str, list[float]] = {}
+    for k, (fit, valid) in enumerate(splits):
+        X = split_matrix(k)
+        for j, name in enumerate(names_of(k)):
+            model = tree(max_depth=3, random_state=seed).fit(X[fit, j : j + 1], y[fit])
+            value = scorer.score(y[valid], response_values(model, X[valid, j : j + 1], scorer.response))
+            scores.setdefault(name, []).append(float(value))
+        del X
+        progress(k + 1, len(splits))
+    return {name: float(np.mean(v)) for name, v in scores.items()}
+
+
+def raw_column(feature: str, columns: list[str]) -> str:
+    """The data column a feature column comes from: itself, a one-hot level `col=level`, an indicator
+    `col_missing`; a derived column (a projection, an expansion) stands for itself."""
+    for column in sorted(columns, key=len, reverse=True):
+        if feature == column or feature.startswith(column + "=") or feature == column + "_missing":
+            return column
+    return feature
+
+
+def leaky_features(scores: dict, bound: float | None, legitimate: list[str], columns: list[str], metric: str) -> dict:
+    """assessment.json's "single_feature": the scores, the feature columns at or beyond the bound, and which of them
+    are declared legitimate (assess.legitimate_features, by data column); `flagged` holds the others."""
+    if bound is None:
+        return {"statement": "not checked (assess.single_feature_bound: null)", "flagged": []}
+    beyond = {f: s for f, s in scores.items() if s >= bound}
+    flagged = sorted(f for f in beyond if raw_column(f, columns) not in legitimate)
+    allowed = sorted(set(beyond) - set(flagged))
+    top = sorted(scores.items(), key=lambda kv: -kv[1])[:5]
+    best = ", ".join(f"{f} {s:.4f}" for f, s in top)
+    if flagged:
+        statement = (
+            f"{', '.join(f'{f} ({beyond[f]:.4f})' for f in flagged)} alone predict(s) the target with {metric} at "
+            f"or beyond {bound}: most often a copy or a consequence of the target (leakage). The gate will not "
+            "promote this model; if the column is a legitimate input, list it in assess.legitimate_features"
+        )
+    else:
+        statement = f"no feature alone reaches {metric} {bound} (strongest alone: {best})"
+        if allowed:
+            statement += f"; declared legitimate: {', '.join(allowed)}"
+    return {"metric": metric, "bound": bound, "scores": scores, "flagged": flagged, "legitimate": allowed,
+            "statement": statement}  # fmt: skip
 
 
 def refit_limit(cfg: dict, n_rows: int) -> str | None:

@@ -4,6 +4,7 @@ errors that name the key; every knob must be present (defaults live in params.ya
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import yaml
@@ -198,6 +199,10 @@ SPEC = {
                 and v[-1] == 1.0
             ),
         ),
+        "single_feature_bound": _Check(
+            "a number in (0, 1] or null (off)", lambda v: _is_number(v) and 0 < v <= 1, nullable=True
+        ),
+        "legitimate_features": string_list(),
         "nested": boolean(),
         "inner_splits": integer(2),
         "max_refit_rows": integer(1, nullable=True),
@@ -346,9 +351,39 @@ def load_params(path: Path | str = PARAMS_FILE) -> dict:
         raise PipelineError(f"{path} not found; run the stage from the repository root") from None
     except yaml.YAMLError as exc:
         raise PipelineError(f"{path} is not valid YAML: {exc}") from None
+    _numbers_in_settings(params)
     _validate(SPEC, params)
     _validate_relations(params)
     return params
+
+
+# YAML 1.1 (PyYAML) reads 1e-3 and 1E5, exponent forms without a dot, as text; in a hyperparameter they mean numbers
+_EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
+SETTINGS = (("search", "grid"), ("model", "params"), ("assess", "validation_curve"), ("calibration", "params"))
+
+
+def _as_number(value):
+    if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
+        return float(value)
+    if isinstance(value, list):
+        return [_as_number(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _as_number(v) for k, v in value.items()}
+    return value
+
+
+def _numbers_in_settings(params) -> None:
+    """Hyperparameter settings (grids, fixed values, calibration and feature-step settings) with YAML 1.1's
+    exponent strings read as the numbers they spell ("1e-3" -> 0.001); keys with a declared type refuse them by name."""
+    if not isinstance(params, dict):
+        return
+    for section, key in SETTINGS:
+        if isinstance(params.get(section), dict) and key in params[section]:
+            params[section][key] = _as_number(params[section][key])
+    for step in FEATURE_STEPS:
+        cfg = params.get("features", {}).get(step) if isinstance(params.get("features"), dict) else None
+        if isinstance(cfg, dict) and "params" in cfg:
+            cfg["params"] = _as_number(cfg["params"])
 
 
 def flatten(params: dict, prefix: str = "") -> dict[str, object]:

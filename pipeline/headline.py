@@ -71,6 +71,11 @@ def headline(train: dict, calibration: dict, test: dict, fairness: dict, assessm
         "learning_curve_gap": _number((assessment["learning_curve"] or {}).get("diagnosis", {}).get("train_valid_gap")),
         "nested_cv_mean": _number((assessment.get("nested") or {}).get("outer_mean")),
         "search_optimism": _number((assessment.get("nested") or {}).get("optimism")),
+        # feature columns that alone predict the target beyond assess.single_feature_bound and are not declared
+        # legitimate (None: not checked); the promotion gate requires 0
+        "leaky_features": (
+            len(assessment["single_feature"]["flagged"]) if "metric" in assessment.get("single_feature", {}) else None
+        ),
     }
     return out
 

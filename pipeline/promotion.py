@@ -5,7 +5,9 @@ every check of params.yaml `tracking.promotion` passes: the task's headline test
 ROC AUC or R^2) is at least `min_headline`, calibration (classification: test ECE after calibration) or interval
 coverage (regression: target minus test coverage) is within bounds, the largest parity gap (classification) or interval
 coverage gap (regression) of the sensitive attributes is within `max_fairness_gap`, and the headline metric is no
-worse than the current champion's beyond `tolerance`. A check with a null bound is skipped and says so.
+worse than the current champion's beyond `tolerance`, and no feature column alone predicts the target beyond
+assess.single_feature_bound unless assess.legitimate_features declares its column (leakage). A check with a null
+bound is skipped and says so.
 """
 
 from __future__ import annotations
@@ -33,6 +35,18 @@ def threshold_checks(figures: dict[str, float], task: str, cfg: dict) -> list[di
                 "<=",
             )
         )
+    leaky = figures.get("trust.leaky_features")
+    checks.append(
+        _check("no feature alone predicts the target (assess.single_feature_bound)", leaky, 0, "<=")
+        if leaky is not None
+        else {
+            "check": "no feature alone predicts the target (assess.single_feature_bound)",
+            "value": None,
+            "bound": None,
+            "passed": None,
+            "note": "assess.single_feature_bound is null",
+        }  # fmt: skip
+    )
     gap_kind = "interval_coverage_gap" if task == "regression" else ("demographic_parity_gap", "equal_opportunity_gap")
     gaps = [v for k, v in figures.items() if k.startswith("fairness.") and k.endswith(gap_kind)]
     if gaps:

@@ -146,12 +146,14 @@ def model_card(params: dict, r: dict, promotion: str) -> str:
         "Data changes": changes_summary(data_changes(params, r)),
         "Evaluation data": f"{r['split']['rows']['test']} held-out rows"
         + (f", grouped by {data['group']} (no group in both sets)" if data["group"] else "")
-        + ", used once",
+        + ", used once"
+        + (f". WARNING: {r['split']['test_fraction_note']}" if r["split"].get("test_fraction_note") else ""),
         "Performance": f"{task_items.pop('Performance')}; CV {train['scoring']} {fmt(train['cv_mean'])} ± "
         f"{fmt(train['cv_std'])} (mean of {train['n_folds']} splits; pooled out-of-fold {fmt(train['cv_pooled'])})"
         + (f". Note: {train['cv_note']}" if train["cv_note"] else ""),
         **task_items,
         "Solver warnings": solver_summary(train, r["calibration"]),
+        "Single-feature leakage": r["assessment"].get("single_feature", {}).get("statement", "not checked"),
         "Excluded as features": (
             ", ".join(data["drop"]) + " (data.drop: leakage, identifiers, free text or attributes audited only)"
             if data["drop"]

@@ -93,6 +93,7 @@ def infer_target(series: pd.Series, data: dict, source: str) -> Target:
     distinct = sorted(values.unique().tolist(), key=_sort_key)
     shown = [to_python(v) for v in distinct[:10]] + (["..."] if len(distinct) > 10 else [])
     found = f"{len(distinct)} distinct values {shown}"
+    _refuse_label_variants(distinct, numeric, column, source)
     if len(distinct) < 2:
         raise PipelineError(
             f"{source}: target column {column!r} (data.target) has a single value {shown} in the valid "
@@ -133,6 +134,24 @@ def infer_target(series: pd.Series, data: dict, source: str) -> Target:
     else:
         classes = [to_python(v) for v in distinct]
     return Target(task=task, column=column, classes=classes, reason=reason)
+
+
+def _refuse_label_variants(distinct: list, numeric: bool, column: str, source: str) -> None:
+    """Text labels that differ only by case or surrounding spaces ("yes", "Yes", "yes ") are almost always one class
+    typed several ways; as they are they would become separate classes and change the question, so they are refused,
+    named with their spellings (merging them is the data's owner's call)."""
+    if numeric:
+        return
+    spellings: dict[str, list] = {}
+    for value in distinct:
+        spellings.setdefault(str(value).strip().casefold(), []).append(to_python(value))
+    variants = [v for v in spellings.values() if len(v) > 1]
+    if variants:
+        shown = "; ".join(" / ".join(repr(s) for s in group) for group in variants[:5])
+        raise PipelineError(
+            f"{source}: target column {column!r} (data.target) has labels that differ only by case or surrounding "
+            f"spaces ({shown}); they would become separate classes. Write each class one way in the file"
+        )
 
 
 def _regression_target(values: pd.Series, data: dict, column: str, reason: str, source: str) -> Target:

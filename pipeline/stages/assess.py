@@ -11,9 +11,11 @@ from pipeline import build, folds, paths
 from pipeline.assessment import (
     diagnosed,
     leakage_estimate,
+    leaky_features,
     learning_curves,
     nested_scores,
     refit_limit,
+    single_feature_scores,
     validation_sweep,
 )
 from pipeline.comparison import compare
@@ -22,6 +24,20 @@ from pipeline.errors import run_stage
 from pipeline.io import read_json, read_parquet, write_json
 from pipeline.task import Target
 from pipeline.training import candidate_params, load_fold_data, split_matrix
+
+
+def single_feature_check(cfg: dict, target, y, splits, seed: int) -> dict:
+    """Each feature column alone on the splits, scored by the task's default score; flagged beyond the bound."""
+    if cfg["single_feature_bound"] is None:
+        return leaky_features({}, None, [], [], "")
+    scorer = build.scorer("assess.single_feature_bound", "auto", target.task)  # ROC AUC / macro OvR AUC / R^2
+    columns = read_json(paths.FEATURE_NAMES, "features")
+    features = read_json(paths.FEATURES_REPORT, "features")
+    scores = single_feature_scores(
+        split_matrix, lambda k: columns[paths.fold_features(k).name], y, splits, scorer, target.regression, seed
+    )
+    raw = features["numeric"] + features["categorical"]
+    return leaky_features(scores, cfg["single_feature_bound"], cfg["legitimate_features"], raw, scorer.name)
 
 
 def main() -> None:
@@ -46,6 +62,8 @@ def main() -> None:
     report = {"scoring": scorer.name, "model": name, "best_params": trained["best_params"]}
     grouped = search["candidates"][search["best_index"]]["valid_scores"]
     report["leakage"] = leakage_estimate(params, y, make_model, scorer, grouped, target.regression)
+    report["single_feature"] = single_feature_check(cfg, target, y, splits, seed)
+    print(f"assess: single features: {report['single_feature']['statement']}")
     too_large = refit_limit(cfg, len(y))  # why nested CV and the validation curve do not run, or None
     report["nested"] = {"statement": too_large or "off (assess.nested: false)"}
     if cfg["nested"] and not too_large:

@@ -19,6 +19,23 @@ from pipeline.io import read_parquet, write_json, write_parquet
 from pipeline.names import STRATIFIED_STRATEGIES, resolve_strategy
 from pipeline.task import infer_target
 
+TEST_FRACTION_TOLERANCE = 0.05  # achieved test share beyond split.test_size +- this: said in the run and the card
+
+
+def test_fraction_note(achieved: float, asked: float, group: str | None, groups) -> str | None:
+    """A warning when the hold-out's share of the rows is far from split.test_size: the test set is a sample of
+    whole groups, so one group holding most rows can make it much larger (or smaller) than asked."""
+    if abs(achieved - asked) <= TEST_FRACTION_TOLERANCE:
+        return None
+    why = ""
+    if groups is not None:
+        _, counts = np.unique(groups, return_counts=True)
+        why = f"; the largest {group} holds {counts.max() / counts.sum():.1%} of the rows and cannot be split"
+    return (
+        f"the test set holds {achieved:.1%} of the rows, split.test_size asks for {asked:.1%}{why}; the test "
+        "figures describe that share"
+    )
+
 
 def main() -> None:
     params = load_params()
@@ -62,6 +79,9 @@ def main() -> None:
             check_no_group_overlap(fit, valid, groups_train)
 
     train, test = df.iloc[train_idx], df.iloc[test_idx]
+    fraction_note = test_fraction_note(len(test) / len(df), cfg["test_size"], data["group"], groups)
+    if fraction_note:
+        print(f"split: warning: {fraction_note}")
     membership = folds.membership(splits, train[paths.ROW_ID].to_numpy())
     validated = np.concatenate([valid for _, valid in splits])
     split_of_row = np.concatenate([np.full(len(valid), k) for k, (_, valid) in enumerate(splits)])
@@ -70,6 +90,8 @@ def main() -> None:
         "strategy_setting": cfg["strategy"],
         "n_splits": len(splits),
         "test_size": cfg["test_size"],
+        "test_fraction": len(test) / len(df),  # achieved: whole groups move together, so it can differ
+        "test_fraction_note": fraction_note,
         "task": target.task,
         "classes": target.classes,
         "rows": {"train": len(train), "test": len(test)},

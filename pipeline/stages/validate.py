@@ -33,6 +33,18 @@ from pipeline.schema import (
 from pipeline.task import infer_target
 
 
+def check_inside_repository(source: str) -> None:
+    """data.path must resolve inside the repository (symlinks followed): DVC versions the file there, and a path
+    that leads elsewhere (a link to a system file) is refused before a byte of it is read, so no message can echo
+    its content."""
+    root, resolved = Path.cwd().resolve(), Path(source).resolve()
+    if not resolved.is_relative_to(root):
+        raise PipelineError(
+            f"params.yaml: data.path {source} resolves to {resolved}, outside the repository {root}; copy the file "
+            "into the repository (e.g. data/raw/) so DVC versions it, and point data.path there"
+        )
+
+
 def data_changes(target, reasons: dict, fractional: dict, missing_sensitive: dict, task: str) -> list[dict]:
     """The model card's records of what validate changed: the quarantine (by column, with the target's distribution
     before and after), rounded 0/1 values, missing sensitive values audited as their own group."""
@@ -58,6 +70,7 @@ def main() -> None:
     params = load_params()
     data, policy = params["data"], params["validate"]
     source = data["path"]
+    check_inside_repository(source)
     raw = read_dataset(source, data["categorical"])
     check_columns(raw, data)
     schema = build_schema(raw, data)

@@ -176,3 +176,26 @@ def test_nested_cv_with_candidates_nests_the_choice_of_the_model(tmp_path, sampl
     assert nested["chosen_params"][0] == {"model": chosen, **s.best_params_}
     assert nested["outer_scores"][0] == pytest.approx(outer, abs=1e-12)
     assert nested["inner_best_scores"][0] == pytest.approx(s.best_score_, abs=1e-12)
+
+
+def test_a_copy_of_the_target_is_flagged_and_blocks_the_gate(tmp_path, sample_csv):
+    """The issue's case: a column equal to the target gave train and test AUC 1.0, "no measurable inflation", and
+    became champion. assess flags it alone at AUC 1.0, and the gate's check fails on the headline figure."""
+    from pipeline.headline import flat
+    from pipeline.promotion import decide, threshold_checks
+
+    frame = pd.read_csv(sample_csv)
+    frame["claim_flag"] = frame["binexp"]
+    data = tmp_path / "leaky.csv"
+    frame.to_csv(data, index=False)
+    root = make_project(tmp_path / "project", data, **FAST, **{"assess.nested": False, "assess.validation_curve": {}})
+    with pytest.MonkeyPatch.context() as mp:
+        run_stages(root, mp, SHARED_STAGES + ["train", "assess"])
+        report = json.loads((root / paths.ASSESSMENT).read_text())["single_feature"]
+        params = load_params()
+    assert report["flagged"] == ["claim_flag"] and report["scores"]["claim_flag"] == 1.0
+    assert max(s for f, s in report["scores"].items() if f != "claim_flag") < 0.98
+    figures = flat({"trust": {"leaky_features": len(report["flagged"])}, "test": {"roc_auc": 1.0},
+                    "calibration": {"test_ece_after": 0.0}})  # fmt: skip
+    decision = decide(threshold_checks(figures, "binary", params["tracking"]["promotion"]))
+    assert not decision["promote"] and "no feature alone predicts the target" in decision["reasons"][0]

@@ -89,3 +89,21 @@ def test_row_level_cv_refits_the_features_on_each_fold():
     X, y = rng.normal(size=(100, 3)), rng.integers(0, 2, size=100)
     scores = row_level_scores(X, y, Recording, LogisticRegression, get_scorer("roc_auc"), 4, seed=1, regression=False)
     assert len(scores) == 4 and fitted_on == [75, 75, 75, 75]
+
+
+def test_a_column_equal_to_the_target_is_flagged_and_a_legitimate_one_is_not():
+    from pipeline.assessment import leaky_features, raw_column, single_feature_scores
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 400)
+    X = np.column_stack([rng.normal(size=400) + 0.5 * y, y.astype(float), rng.normal(size=400)])
+    splits = [(np.setdiff1d(np.arange(400), v), v) for v in np.array_split(np.arange(400), 4)]
+    names = ["age", "outcome=1", "noise_missing"]
+    scores = single_feature_scores(lambda k: X, lambda k: names, y, splits, get_scorer("roc_auc"), False, 0)
+    assert scores["outcome=1"] == 1.0 and 0.55 < scores["age"] < 0.8 and scores["noise_missing"] < 0.6
+    assert [raw_column(n, ["age", "outcome", "noise"]) for n in names] == ["age", "outcome", "noise"]
+    flagged = leaky_features(scores, 0.98, [], ["age", "outcome", "noise"], "roc_auc")
+    assert flagged["flagged"] == ["outcome=1"] and "will not promote" in flagged["statement"]
+    allowed = leaky_features(scores, 0.98, ["outcome"], ["age", "outcome", "noise"], "roc_auc")
+    assert allowed["flagged"] == [] and allowed["legitimate"] == ["outcome=1"] and "legitimate" in allowed["statement"]
+    assert leaky_features(scores, None, [], [], "")["flagged"] == []

@@ -422,3 +422,23 @@ def test_the_name_lists_of_params_validation_match_mllib():
 
     assert names.SCORERS == [*SCORERS, *REGRESSION_SCORERS]
     assert names.MITIGATION_CRITERIA == list(MITIGATION_CRITERIA)
+
+
+def test_exponent_strings_in_settings_are_read_as_numbers(tmp_path):
+    """YAML 1.1 reads `lam: [1e-3, 1e2]` as two strings (logistic regression then failed with a TypeError); in a
+    grid or a setting they are the numbers they spell, while a key with a declared type refuses a string by name."""
+    text = (REPO / "params.yaml").read_text()
+    text = text.replace(
+        "logistic_regression: {lam: [0.1, 1.0, 10.0, 100.0]}", "logistic_regression: {lam: [1e-3, 1E2]}"
+    )
+    text = text.replace("adaboost: {n_estimators: 200}", "adaboost: {n_estimators: 200, learning_rate: 5e-1}")
+    path = tmp_path / "params.yaml"
+    path.write_text(text)
+    assert yaml.safe_load(text)["search"]["grid"]["logistic_regression"]["lam"] == ["1e-3", "1E2"]  # YAML 1.1
+    params = load_params(path)
+    assert params["search"]["grid"]["logistic_regression"]["lam"] == [0.001, 100.0]
+    assert params["model"]["params"]["adaboost"]["learning_rate"] == 0.5
+    assert params["search"]["grid"]["svm"]["gamma"] == ["scale", 0.01]  # other text stays text
+    path.write_text(text.replace("tolerance: 0.005", "tolerance: 5e-3"))
+    with pytest.raises(PipelineError, match="tracking.promotion.tolerance"):
+        load_params(path)

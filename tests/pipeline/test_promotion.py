@@ -19,13 +19,14 @@ BINARY = {
     "calibration.test_ece_after": 0.02,
     "fairness.sex.demographic_parity_gap": 0.1,
     "fairness.sex.equal_opportunity_gap": 0.3,
+    "trust.leaky_features": 0,
 }
 
 
 def test_every_threshold_passes():
     checks = threshold_checks(BINARY, "binary", POLICY) + [champion_check(BINARY, "binary", None, 0.005)]
     decision = decide(checks)
-    assert decision["promote"] and len(decision["reasons"]) == 4
+    assert decision["promote"] and len(decision["reasons"]) == 5
     assert "largest fairness gap <= max_fairness_gap: 0.3 (bound 0.4) passes" in decision["reasons"]
 
 
@@ -36,6 +37,7 @@ def test_every_threshold_passes():
         ({"calibration.test_ece_after": 0.06}, "max_ece"),
         ({"fairness.sex.equal_opportunity_gap": 0.41}, "max_fairness_gap"),
         ({"calibration.test_ece_after": None}, "undefined"),
+        ({"trust.leaky_features": 1}, "no feature alone predicts the target"),
     ],
 )
 def test_a_failed_threshold_blocks_promotion_and_is_named(change, failing):
@@ -59,7 +61,9 @@ def test_null_bounds_are_skipped_and_said_so():
     checks = threshold_checks(
         {"test.r2": 0.5, "intervals.coverage": 0.86, "intervals.target_coverage": 0.9}, "regression", policy
     )
-    assert [c["passed"] for c in checks] == [True, True, None]  # no sensitive attribute: the gap check is skipped
+    # the single-feature check was not run (no figure), no sensitive attribute: both skipped, and said so
+    assert [c["passed"] for c in checks] == [True, True, None, None]
+    assert checks[2]["note"] == "assess.single_feature_bound is null"
 
 
 def test_regression_coverage_shortfall():

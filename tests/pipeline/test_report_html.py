@@ -114,6 +114,7 @@ def _card_inputs():
             "not_converged": {"folds": [], "refit": False, "messages": []},
         },
         "calibration": {"method": "platt", "method_setting": "platt", "warning": None, "not_converged": []},
+        "assessment": {"single_feature": {"flagged": [], "statement": "no feature alone reaches roc_auc 0.98"}},
         "fairness": {
             "attributes": {
                 "female": {
@@ -214,6 +215,7 @@ def test_model_card_content():
         "Fairness",
         "Fairness mitigation",
         "Solver warnings",
+        "Single-feature leakage",
         "Excluded as features",
         "Sensitive attributes",
         "Promotion gate",
@@ -316,7 +318,11 @@ def test_model_card_says_what_the_run_must_not_hide():
     r["calibration"].update(method="isotonic", method_setting="isotonic", warning="isotonic makes it worse")
     r["train"]["not_converged"] = {"folds": [0, 3], "refit": True, "messages": ["stopped at max_iter=100"]}
     r["train"]["cv_note"] = "the per-split roc_auc scores disagree"
+    r["split"]["test_fraction_note"] = "the test set holds 71.0% of the rows, split.test_size asks for 20.0%"
     cells = _cells(report.model_card(params, r, "thresholds pass"))
+    assert cells["Evaluation data"].endswith(
+        "WARNING: the test set holds 71.0% of the rows, split.test_size asks for 20.0%"
+    )
     assert cells["Calibration"].endswith("WARNING: isotonic makes it worse")
     assert cells["Solver warnings"] == (
         "the chosen model stopped at its iteration cap in 2 of 5 search folds and the refit on all training rows: "

@@ -75,3 +75,17 @@ def test_leave_out_and_shuffle_strategies_need_only_each_class_present():
 
 def test_smallest_class_equal_to_folds_is_fine():
     check(np.array([1] * 20 + [0] * 5), None, cfg("stratified", 5))
+
+
+def test_a_dominant_group_makes_the_test_fraction_a_warning():
+    """One group holding 65% of the rows: whole groups move together, so a 0.2 hold-out can hold 71% of the rows;
+    the run and the card say so with the achieved share, instead of a split.json that says test_size 0.2."""
+    import numpy as np
+
+    from pipeline.stages.split import test_fraction_note
+
+    groups = np.r_[np.zeros(650), np.arange(1, 351)]
+    note = test_fraction_note(0.71, 0.2, "firm", groups)
+    assert "71.0% of the rows" in note and "asks for 20.0%" in note and "largest firm holds 65.0%" in note
+    assert test_fraction_note(0.23, 0.2, "firm", groups) is None  # within 0.05 of the asked share
+    assert "largest" not in test_fraction_note(0.4, 0.2, None, None)

@@ -406,3 +406,28 @@ def test_main_single_class_target(project):
     project(frame().assign(y=1, flag=0), on_invalid="fail", fractional_binary="fail")
     with pytest.raises(PipelineError, match="single value"):
         validate.main()
+
+
+def test_labels_differing_only_by_case_or_spaces_are_refused_and_named():
+    from pipeline.task import infer_target
+
+    data = {"target": "y", "task": "auto", "positive_label": None}
+    series = pd.Series(["yes", "no", "Yes", "yes ", "no", "NO"])
+    with pytest.raises(PipelineError) as info:
+        infer_target(series, data, SOURCE)
+    message = str(info.value)
+    assert "'NO' / 'no'" in message and "'Yes' / 'yes' / 'yes '" in message and "'y'" in message
+    assert infer_target(pd.Series(["a", "b", "c"]), data, SOURCE).classes == ["a", "b", "c"]
+
+
+def test_a_data_path_leading_outside_the_repository_is_refused_unread(project, tmp_path_factory):
+    """A symlink to a file elsewhere (a system file): refused naming where it resolves, its content never read."""
+    secret = tmp_path_factory.mktemp("elsewhere") / "passwd"
+    secret.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    root = project(frame(), on_invalid="fail", fractional_binary="round")
+    (root / SOURCE).unlink()
+    (root / SOURCE).symlink_to(secret)
+    with pytest.raises(PipelineError) as info:
+        validate.main()
+    message = str(info.value)
+    assert "outside the repository" in message and str(secret) in message and "root:x" not in message
