@@ -134,6 +134,7 @@ SPEC = {
     "validate": {
         "on_invalid": choice("fail", "quarantine"),
         "fractional_binary": choice("fail", "quarantine", "round"),
+        "extreme_factor": _Check("a number > 1 or null (off)", lambda v: _is_number(v) and v > 1, nullable=True),
         "missing_target": choice("quarantine", "fail"),
         "missing_sensitive": choice("group", "quarantine", "fail"),
     },
@@ -269,6 +270,8 @@ SPEC = {
             "max_coverage_shortfall": unit_interval(),
             "max_fairness_gap": unit_interval(),
             "tolerance": _Check("a number >= 0 or null", lambda v: _is_number(v) and v >= 0, nullable=True),
+            "fail_not_evaluated": boolean(),
+            "allow_contract_change": boolean(),
         },
     },
 }

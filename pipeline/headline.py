@@ -65,7 +65,10 @@ def headline(train: dict, calibration: dict, test: dict, fairness: dict, assessm
             "set_coverage": test["conformal"]["coverage"],
             "mean_set_size": test["conformal"]["mean_set_size"],
         }
-    out["fairness"] = fairness_gaps(fairness)
+    out["fairness"] = {
+        **fairness_gaps(fairness),
+        "n_attributes": sum(" & " not in a for a in fairness.get("attributes", {})),
+    }
     out["trust"] = {
         "leakage_inflation": _number(assessment["leakage"].get("inflation")),
         "learning_curve_gap": _number((assessment["learning_curve"] or {}).get("diagnosis", {}).get("train_valid_gap")),

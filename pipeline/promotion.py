@@ -7,10 +7,14 @@ coverage (regression: target minus test coverage) is within bounds, the largest 
 coverage gap (regression) of the sensitive attributes is within `max_fairness_gap`, and the headline metric is no
 worse than the current champion's beyond `tolerance`, and no feature column alone predicts the target beyond
 assess.single_feature_bound unless assess.legitimate_features declares its column (leakage). A check with a null
-bound is skipped and says so.
+bound is skipped and says so; a check that applies but cannot be computed (sensitive attributes declared, but no
+group large enough to give a gap) is "not evaluated" and fails closed unless tracking.promotion.fail_not_evaluated
+is false. The decision's reasons list every check, the failed ones first.
 """
 
 from __future__ import annotations
+
+import json
 
 from .headline import HEADLINE_METRIC
 
@@ -49,17 +53,18 @@ def threshold_checks(figures: dict[str, float], task: str, cfg: dict) -> list[di
     )
     gap_kind = "interval_coverage_gap" if task == "regression" else ("demographic_parity_gap", "equal_opportunity_gap")
     gaps = [v for k, v in figures.items() if k.startswith("fairness.") and k.endswith(gap_kind)]
+    name = "largest fairness gap <= max_fairness_gap"
     if gaps:
-        checks.append(_check("largest fairness gap <= max_fairness_gap", max(gaps), cfg["max_fairness_gap"], "<="))
+        checks.append(_check(name, max(gaps), cfg["max_fairness_gap"], "<="))
+    elif figures.get("fairness.n_attributes") and cfg["max_fairness_gap"] is not None:
+        note = "not evaluated: no group of a sensitive attribute reaches fairness.min_group_size, so no gap is defined"
+        if not cfg["fail_not_evaluated"]:
+            note += "; tracking.promotion.fail_not_evaluated is false"
+        passed = False if cfg["fail_not_evaluated"] else None
+        checks.append({"check": name, "value": None, "bound": cfg["max_fairness_gap"], "passed": passed, "note": note})
     else:
         checks.append(
-            {
-                "check": "largest fairness gap <= max_fairness_gap",
-                "value": None,
-                "bound": None,
-                "passed": None,
-                "note": "no sensitive attribute with a defined gap",
-            }
+            {"check": name, "value": None, "bound": None, "passed": None, "note": "no sensitive attribute declared"}
         )
     return checks
 
@@ -80,10 +85,46 @@ def champion_check(figures: dict[str, float], task: str, champion: dict[str, flo
     )
 
 
+def contract_check(contract: dict[str, str], champion_tags: dict[str, str] | None, allow_change: bool) -> dict:
+    """The candidate answers the champion's question with the champion's inputs: the same target (column, task,
+    classes) and the same input columns (names and kinds), read from the versions' contract.* tags. A change fails
+    (clients of @champion would break, or get answers to another question) unless
+    tracking.promotion.allow_contract_change is true; a new tracking.registered_model is the usual way."""
+    name = "same target and inputs as the champion (contract.*)"
+    if not champion_tags:
+        return {"check": name, "value": None, "bound": None, "passed": True, "note": "no champion yet"}
+    if not any(k.startswith("contract.") for k in champion_tags):
+        return {"check": name, "value": None, "bound": None, "passed": True,
+                "note": "the champion predates contract tags"}  # fmt: skip
+    differences = [_contract_difference(k, v, champion_tags.get(k)) for k, v in contract.items()]
+    differences = [d for d in differences if d]
+    if not differences:
+        return {"check": name, "value": None, "bound": None, "passed": True, "note": "unchanged"}
+    note = "; ".join(differences) + (
+        "; allowed by tracking.promotion.allow_contract_change"
+        if allow_change
+        else "; register it under another tracking.registered_model, or set tracking.promotion.allow_contract_change"
+    )
+    return {"check": name, "value": None, "bound": None, "passed": True if allow_change else False, "note": note}
+
+
+def _contract_difference(key: str, ours: str, theirs: str | None) -> str | None:
+    if ours == theirs:
+        return None
+    if key == "contract.inputs":
+        mine, champion = set(json.loads(ours)), set(json.loads(theirs or "[]"))
+        added, removed = sorted(mine - champion), sorted(champion - mine)
+        return f"inputs differ (added {added[:5]}{'...' if len(added) > 5 else ''}, removed {removed[:5]}" + (
+            "...)" if len(removed) > 5 else ")"
+        )
+    return f"{key.removeprefix('contract.')} {ours!r} where the champion's is {theirs!r}"
+
+
 def decide(checks: list[dict]) -> dict:
-    """{promote, reasons}: promote when no check failed; reasons name every failed check, else the passed ones."""
+    """{promote, reasons}: promote when no check failed; reasons describe every check, the failed ones first, so a
+    skipped or not-evaluated check is never hidden."""
     failed = [c for c in checks if c["passed"] is False]
-    shown = failed or [c for c in checks if c["passed"]]
+    shown = failed + [c for c in checks if c["passed"] is not False]
     return {"promote": not failed, "reasons": [describe(c) for c in shown]}
 
 
@@ -91,6 +132,8 @@ def describe(check: dict) -> str:
     if check["passed"] is None:
         return f"{check['check']}: skipped ({check.get('note', 'no bound set')})"
     value = "undefined" if check["value"] is None else f"{check['value']:.4g}"
+    if check["passed"] is False and check["value"] is None and check.get("note"):
+        return f"{check['check']}: FAILS, {check['note']}"
     bound = "" if check["bound"] is None else f" (bound {check['bound']:.4g})"
     return f"{check['check']}: {value}{bound} {'passes' if check['passed'] else 'FAILS'}" + (
         f" ({check['note']})" if check.get("note") else ""

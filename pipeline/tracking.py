@@ -21,7 +21,7 @@ from .errors import PipelineError
 from .frames import feature_columns
 from .headline import flat
 from .io import read_json, read_parquet
-from .promotion import champion_check, decide, threshold_checks
+from .promotion import champion_check, contract_check, decide, threshold_checks
 from .provenance import git
 
 # Set before mlflow is imported: no usage telemetry, and a down server fails fast instead of retrying for minutes.
@@ -362,13 +362,26 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
     return run.info.run_id, model
 
 
+def contract_of() -> dict[str, str]:
+    """The question the model answers and what it takes, as version tags: the target (column, task, classes) and the
+    input columns with their kinds; the gate compares them with the champion's (promotion.contract_check)."""
+    target = read_json(paths.TARGET, "split")
+    features = read_json(paths.FEATURES_REPORT, "features")
+    inputs = [f"{c}:numeric" for c in features["numeric"]] + [f"{c}:categorical" for c in features["categorical"]]
+    classes = f", classes {target['classes']}" if target["classes"] else ""
+    return {
+        "contract.target": f"{target['column']} ({target['task']}{classes})"[:5000],
+        "contract.inputs": json.dumps(inputs)[:100_000],
+    }
+
+
 def register(mlflow, client, name: str, model, run_id: str, task: str, promotion: dict, version=None) -> dict:
     """A new version of `name` (or `version`, registered by a run interrupted before its decision) with alias
     candidate; alias champion too when the promotion gate passes; the decision and its reasons as version tags."""
-    figures = flat(read_json(paths.HEADLINE, "report"))
+    figures, contract = flat(read_json(paths.HEADLINE, "report")), contract_of()
     if version is None:
         headline_tags = {fitted(f"headline.{k}", KEY_LIMIT): str(v) for k, v in figures.items()}
-        version = mlflow.register_model(model.model_uri, name, tags=headline_tags)
+        version = mlflow.register_model(model.model_uri, name, tags={**headline_tags, **contract})
     client.set_registered_model_alias(name, "candidate", version.version)
     try:
         current = client.get_model_version_by_alias(name, "champion")
@@ -376,7 +389,8 @@ def register(mlflow, client, name: str, model, run_id: str, task: str, promotion
     except Exception:  # no champion yet (MLflow raises when the alias is unset)
         current, champion = None, None
     checks = threshold_checks(figures, task, promotion) + [
-        champion_check(figures, task, champion, promotion["tolerance"])
+        champion_check(figures, task, champion, promotion["tolerance"]),
+        contract_check(contract, dict(current.tags) if current else None, promotion["allow_contract_change"]),
     ]
     decision = decide(checks)
     if decision["promote"]:

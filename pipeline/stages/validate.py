@@ -73,7 +73,7 @@ def main() -> None:
     check_inside_repository(source)
     raw = read_dataset(source, data["categorical"])
     check_columns(raw, data)
-    schema = build_schema(raw, data)
+    schema = build_schema(raw, data, policy["extreme_factor"])
     rows_in, n_columns = raw.shape  # raw is changed in place by the fractional policy (round)
 
     df, reasons, fractional_report = apply_fractional_policy(

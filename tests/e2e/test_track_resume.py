@@ -142,6 +142,22 @@ def test_a_version_registered_without_its_decision_is_completed(project):
     assert len(parent_runs(project, "resume-after-registration")) == 1
 
 
+def test_other_inputs_do_not_replace_the_champion(project):
+    """The same registered model, a version trained without one of the champion's input columns: clients of
+    @champion would break on it, so it stays candidate, and its reasons say which columns changed."""
+    new_experiment(project, "contract")
+    repro(project)
+    first = tracked(project)["version"]
+    assert first.tags["promotion.decision"] == "champion" and "contract.inputs" in first.tags
+    drop = yaml.safe_load((project / "params.yaml").read_text())["data"]["drop"]
+    set_param(project, "data.drop", [*drop, "fmde"])
+    repro(project)
+    second = tracked(project)["version"]
+    assert second.tags["promotion.decision"] == "candidate only"
+    assert "inputs differ (added [], removed ['fmde:numeric'])" in second.tags["promotion.reasons"]
+    set_param(project, "data.drop", drop)
+
+
 def test_a_column_name_longer_than_mlflows_limit(project):
     """A 300-character sensitive column: its metric names are shortened (start + hash), the full ones in the run's
     mlflow_names.json, and the state is recorded with exit 0."""

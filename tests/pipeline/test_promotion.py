@@ -13,6 +13,7 @@ POLICY = {
     "max_coverage_shortfall": 0.05,
     "max_fairness_gap": 0.4,
     "tolerance": 0.005,
+    "fail_not_evaluated": True,
 }
 BINARY = {
     "test.roc_auc": 0.75,
@@ -43,7 +44,8 @@ def test_every_threshold_passes():
 def test_a_failed_threshold_blocks_promotion_and_is_named(change, failing):
     figures = {k: v for k, v in {**BINARY, **change}.items() if v is not None}
     decision = decide(threshold_checks(figures, "binary", POLICY))
-    assert not decision["promote"] and len(decision["reasons"]) == 1 and failing in decision["reasons"][0]
+    assert not decision["promote"] and failing in decision["reasons"][0]  # the failed check first
+    assert len(decision["reasons"]) == 4 and sum("FAILS" in r for r in decision["reasons"]) == 1  # every check listed
 
 
 def test_no_worse_than_the_champion_beyond_the_tolerance():
@@ -64,6 +66,20 @@ def test_null_bounds_are_skipped_and_said_so():
     # the single-feature check was not run (no figure), no sensitive attribute: both skipped, and said so
     assert [c["passed"] for c in checks] == [True, True, None, None]
     assert checks[2]["note"] == "assess.single_feature_bound is null"
+
+
+def test_an_undefined_fairness_gap_is_not_evaluated_and_fails_closed():
+    """Sensitive attributes declared, but every group below fairness.min_group_size: no gap is defined. The check is
+    "not evaluated" and blocks promotion (it was silently skipped and missing from the reasons); with
+    fail_not_evaluated false it is skipped, and still listed."""
+    figures = {k: v for k, v in BINARY.items() if not k.startswith("fairness.")} | {"fairness.n_attributes": 1}
+    decision = decide(threshold_checks(figures, "binary", POLICY))
+    assert not decision["promote"]
+    assert decision["reasons"][0].startswith("largest fairness gap <= max_fairness_gap: FAILS, not evaluated")
+    lenient = decide(threshold_checks(figures, "binary", {**POLICY, "fail_not_evaluated": False}))
+    assert lenient["promote"] and any("skipped (not evaluated" in r for r in lenient["reasons"])
+    no_attributes = {k: v for k, v in figures.items() if k != "fairness.n_attributes"}
+    assert decide(threshold_checks(no_attributes, "binary", POLICY))["promote"]  # not applicable: skipped, passes
 
 
 def test_regression_coverage_shortfall():
@@ -91,3 +107,24 @@ def test_headline_fairness_gaps_leave_out_intersections_and_flatten():
         "fairness.sex.demographic_parity_gap": 0.1,
         "test.roc_auc": 0.7,
     }
+
+
+def test_a_changed_target_or_inputs_never_takes_champion_silently():
+    import json
+
+    from pipeline.promotion import contract_check
+
+    ours = {"contract.target": "binexp (binary, classes [0, 1])", "contract.inputs": json.dumps(["age:numeric"])}
+    assert contract_check(ours, None, False)["note"] == "no champion yet"
+    assert contract_check(ours, {"headline.test.roc_auc": "0.7"}, False)["passed"]  # a champion from before the tags
+    assert contract_check(ours, dict(ours), False)["passed"]
+    other = {
+        "contract.target": "meddol (regression)",
+        "contract.inputs": json.dumps(["age:numeric", "plan:categorical"]),
+    }
+    changed = contract_check(ours, other, False)
+    assert changed["passed"] is False
+    assert "target 'binexp (binary, classes [0, 1])' where the champion's is 'meddol (regression)'" in changed["note"]
+    assert "removed ['plan:categorical']" in changed["note"] and "tracking.registered_model" in changed["note"]
+    assert decide([changed])["reasons"][0].startswith("same target and inputs as the champion (contract.*): FAILS")
+    assert contract_check(ours, other, True)["passed"] and "allowed" in contract_check(ours, other, True)["note"]

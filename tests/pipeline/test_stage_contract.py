@@ -57,6 +57,8 @@ CONDITIONAL = {
         "tracking.promotion.min_headline.multiclass",
         "tracking.promotion.min_headline.regression",
         "tracking.promotion.tolerance",
+        "tracking.promotion.fail_not_evaluated",  # read when a check cannot be computed
+        "tracking.promotion.allow_contract_change",  # read by track's comparison with the champion
     },
 }
 # user-supplied mappings are consumed whole, so each counts as one leaf

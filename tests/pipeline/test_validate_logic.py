@@ -431,3 +431,33 @@ def test_a_data_path_leading_outside_the_repository_is_refused_unread(project, t
         validate.main()
     message = str(info.value)
     assert "outside the repository" in message and str(secret) in message and "root:x" not in message
+
+
+@pytest.mark.parametrize("extremes", [[9.223372036854776e18, -9.223372036854776e18, 1.8446744073709552e19],
+                                      [1e308, -1e308, 1e18]])  # fmt: skip
+def test_extreme_values_stop_validate_naming_the_column_and_rows_or_are_quarantined(project, extremes):
+    """The issue's case: three rows of one column holding int64 max, int64 min and 2^64 (or 1e308, -1e308) among
+    400 ordinary values. The fold whose scaler never saw them scored them +-1e18 and every test row got p = 0.57 with
+    nothing printed; now they break the schema's `extreme` check."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(
+        {
+            "pid": np.arange(400) // 2,
+            "y": rng.integers(0, 2, 400),
+            "female": rng.integers(0, 2, 400),
+            "flag": rng.integers(0, 2, 400).astype(float),
+            "x": rng.uniform(0, 10, 400).round(3),
+            "cat": rng.choice(["a", "b"], 400),
+        }
+    )
+    df["income"] = rng.lognormal(10, 1, 400).round(2)  # a heavy tail stays within the bound
+    df.loc[[7, 150, 300], "income"] = extremes
+    project(df, on_invalid="fail", fractional_binary="fail")
+    with pytest.raises(PipelineError) as info:
+        validate.main()
+    message = str(info.value)
+    assert "3 rows break the schema" in message and "'income' extreme" in message and "data row 8" in message
+    root = project(df, on_invalid="quarantine", fractional_binary="fail")
+    validate.main()
+    assert pd.read_parquet(root / "data/interim/quarantine.parquet")["_row_id"].tolist() == [7, 150, 300]
+    assert _summary(root)["changes"][0]["change"] == "rows quarantined (income: 3)"
