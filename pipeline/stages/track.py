@@ -86,19 +86,20 @@ def main() -> None:
     from mlflow import MlflowClient
 
     default_store = uri == f"sqlite:///{repo_root() / 'mlflow.db'}"
-    moved_from = relocate_default_store(repo_root()) if default_store else None
-    if moved_from:
-        print(f"track: the store was created in {moved_from}; its artifact locations now point into {repo_root()}")
-    mlflow.set_tracking_uri(uri)
-    client = MlflowClient()
     name = params["tracking"]["registered_model"] or params["tracking"]["experiment"]
-    try:
+    try:  # any failure to reach or use the store (down, locked, read-only): one line; the other outputs stand
+        moved_from = relocate_default_store(repo_root()) if default_store else None
+        if moved_from:
+            print(f"track: the store was created in {moved_from}; its artifact locations now point into {repo_root()}")
+        mlflow.set_tracking_uri(uri)
+        client = MlflowClient()
         exp_id = experiment_id(client, params["tracking"]["experiment"], default_store=default_store)
         found = find_state(client, exp_id, name, key)
-    except Exception as exc:  # any failure to reach or use the store: the compute stages' outputs stand
+    except Exception as exc:
         raise PipelineError(
-            f"track: cannot use the MLflow tracking store {uri} ({one_line(exc)}). Start the server or fix "
-            "MLFLOW_TRACKING_URI / params.yaml tracking.uri; the outputs of the other stages are unaffected"
+            f"track: cannot use the MLflow tracking store {uri} ({one_line(exc)}). Start the server, release the "
+            "store (another process may hold mlflow.db) or fix MLFLOW_TRACKING_URI / params.yaml tracking.uri; the "
+            "outputs of the other stages are unaffected"
         ) from None
     try:
         record(mlflow, client, exp_id, name, params, md5s, key, found, uri)

@@ -142,6 +142,21 @@ def test_a_version_registered_without_its_decision_is_completed(project):
     assert len(parent_runs(project, "resume-after-registration")) == 1
 
 
+def test_a_locked_store_is_one_line(project):
+    """Another process holding mlflow.db (a read-only store looks the same to SQLite): one line naming the store,
+    not five chained SQLAlchemy tracebacks."""
+    holder = sqlite3.connect(project / "mlflow.db", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        result = sh(project, "python", "-m", "pipeline.stages.track")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: track: cannot use the MLflow tracking store") and "database is locked" in line
+
+
 def test_other_inputs_do_not_replace_the_champion(project):
     """The same registered model, a version trained without one of the champion's input columns: clients of
     @champion would break on it, so it stays candidate, and its reasons say which columns changed."""
