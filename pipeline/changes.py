@@ -8,18 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .frames import category_labels
-
-
-def target_distribution(values: pd.Series, task: str) -> dict:
-    """Class shares (labels as the report spells them, in sorted order) or a regression target's mean and std; the
-    missing values of a target that validate has not yet checked are left out."""
-    values = values[values.notna()]
-    if task == "regression":
-        numbers = pd.to_numeric(values, errors="coerce").dropna().to_numpy(dtype=np.float64)
-        return {"mean": float(numbers.mean()), "std": float(numbers.std())} if numbers.size else {}
-    labels, counts = np.unique(category_labels(values).astype(str), return_counts=True)
-    return {str(label): float(c / counts.sum()) for label, c in zip(labels, counts)}
+from .task import Target
 
 
 def change(stage: str, what: str, *, rows: int = 0, values: int = 0, columns=(), before=None, after=None) -> dict:
@@ -31,16 +20,12 @@ def change(stage: str, what: str, *, rows: int = 0, values: int = 0, columns=(),
     return record
 
 
-def removal(stage: str, what: str, target: pd.Series, removed: np.ndarray, task: str) -> dict:
-    """A record of removing the rows where `removed` is true, with the target's distribution before and after."""
+def removal(stage: str, what: str, values: pd.Series, removed: np.ndarray, target: Target) -> dict:
+    """A record of removing the rows where `removed` is true, with the target's distribution (Target.distribution of
+    the target `values`) before and after."""
     removed = np.asarray(removed, dtype=bool)
-    return change(
-        stage,
-        what,
-        rows=int(removed.sum()),
-        before=target_distribution(target, task),
-        after=target_distribution(target[~removed], task),
-    )
+    before, after = target.distribution(values), target.distribution(values[~removed])
+    return change(stage, what, rows=int(removed.sum()), before=before, after=after)
 
 
 def describe(distribution: dict) -> str:
@@ -49,3 +34,22 @@ def describe(distribution: dict) -> str:
     if "mean" in distribution:
         return f"mean {distribution['mean']:.4g} (sd {distribution['std']:.4g})"
     return ", ".join(f"{label}: {share:.3f}" for label, share in distribution.items())
+
+
+def validation_changes(values: pd.Series, reasons: dict, fractional: dict, missing_sensitive: dict, target: Target):
+    """validate's records: the quarantine (by column, with the target's distribution before and after), rounded 0/1
+    values, missing sensitive values audited as their own group; reasons: {row: ["column: why", ...]}."""
+    records = []
+    if reasons:
+        columns = sorted({why.split(":")[0] for whys in reasons.values() for why in whys})
+        by_column = {c: sum(any(w.startswith(c + ":") for w in whys) for whys in reasons.values()) for c in columns}
+        what = "rows quarantined (" + ", ".join(f"{c}: {n}" for c, n in by_column.items()) + ")"
+        records.append(removal("validate", what, values, values.index.isin(list(reasons)), target))
+    for col, r in fractional.items():
+        if r["action"] == "round":
+            records.append(change("validate", f"fractional values of 0/1 column {col} rounded", values=r["rows"]))
+    for col, r in missing_sensitive.items():
+        if r["action"] == "group":
+            what = f"missing values of {col} audited as the group '(missing)'; no row removed"
+            records.append(change("validate", what, values=r["rows"], columns=[col]))
+    return records

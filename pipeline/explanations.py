@@ -326,16 +326,6 @@ def relevance_summary(rule, model, transformer, X_rows, owners, epsilon, X_train
     }  # fmt: skip
 
 
-def pdp_output(target) -> str:
-    """What a partial-dependence curve averages, in the run's terms: the deployed predictor's probability of the
-    positive class (of each class), or its prediction in the target's units."""
-    if target.task == "regression":
-        return f"predicted {target.column} (its units)"
-    if target.task == "binary":
-        return f"p({target.column} = {target.classes[1]}), deployed predictor"
-    return f"p({target.column} = class), deployed predictor (per class, last axis)"
-
-
 def importance_report(result: dict, scoring: str, n_repeats: int, decision, features: list[dict]) -> dict:
     return {
         "method": "permutation", "scoring": scoring, "baseline": result["baseline_score"], "n_repeats": n_repeats,

@@ -103,3 +103,21 @@ def target_summary(target: Target, y_train: np.ndarray, y_test: np.ndarray) -> d
         }
     names = target.label_names()
     return {part: dict(zip(names, (np.bincount(v, minlength=target.n_classes) / v.size).tolist())) for part, v in parts}
+
+
+TEST_FRACTION_TOLERANCE = 0.05  # achieved test share beyond split.test_size +- this: said in the run and the card
+
+
+def test_fraction_note(achieved: float, asked: float, group: str | None, groups) -> str | None:
+    """A warning when the hold-out's share of the rows is far from split.test_size: the test set is a sample of
+    whole groups, so one group holding most rows can make it much larger (or smaller) than asked."""
+    if abs(achieved - asked) <= TEST_FRACTION_TOLERANCE:
+        return None
+    why = ""
+    if groups is not None:
+        _, counts = np.unique(groups, return_counts=True)
+        why = f"; the largest {group} holds {counts.max() / counts.sum():.1%} of the rows and cannot be split"
+    return (
+        f"the test set holds {achieved:.1%} of the rows, split.test_size asks for {asked:.1%}{why}; the test "
+        "figures describe that share"
+    )

@@ -77,7 +77,7 @@ def headline(train: dict, calibration: dict, test: dict, fairness: dict, assessm
         # feature columns that alone predict the target beyond assess.single_feature_bound and are not declared
         # legitimate (None: not checked); the promotion gate requires 0
         "leaky_features": (
-            len(assessment["single_feature"]["flagged"]) if "metric" in assessment.get("single_feature", {}) else None
+            len(assessment["single_feature"]["flagged"]) if "bound" in assessment["single_feature"] else None
         ),
     }
     return out

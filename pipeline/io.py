@@ -139,9 +139,17 @@ def read_parquet(path: Path | str, made_by: str, columns: list[str] | None = Non
 
 def read_dataset(path: Path | str, text_columns: list[str] = ()) -> pd.DataFrame:
     """The user's raw file (CSV, gzipped CSV or Parquet), with clear errors for missing, empty, truncated, wrongly
-    encoded or unreadable files and for duplicate column names. text_columns (data.categorical) are read as text,
-    whatever their first rows look like, so a column of codes such as 1, 2, "2b" has one type."""
+    encoded or unreadable files, for duplicate column names and for a path that resolves outside the repository
+    (symlinks followed: DVC versions the file there, and a link to a system file is never read). text_columns
+    (data.categorical) are read as text, whatever their first rows look like, so a column of codes such as 1, 2,
+    "2b" has one type."""
     path = Path(path)
+    root, resolved = Path.cwd().resolve(), path.resolve()
+    if not resolved.is_relative_to(root):  # refused before a byte is read: no message can echo its content
+        raise PipelineError(
+            f"params.yaml: data.path {path} resolves to {resolved}, outside the repository {root}; copy the file "
+            "into the repository (e.g. data/raw/) so DVC versions it, and point data.path there"
+        )
     if not path.exists():
         raise PipelineError(f"data file {path} (params.yaml: data.path) does not exist; fix data.path")
     if path.is_dir():

@@ -66,6 +66,7 @@ def assemble_regressor(y: np.ndarray, pred: np.ndarray, fold: np.ndarray, cfg: d
             "fitted_on": "out-of-fold residuals of the train stage's fold models",
             "residual_quantiles": dict(zip(("50%", "90%", "99%"), np.quantile(residual, [0.5, 0.9, 0.99]).tolist())),
         },
+        "not_converged": [],  # conformal intervals are quantiles: no solver, no cap
     }
     return predictor, report
 

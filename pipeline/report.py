@@ -78,7 +78,7 @@ def data_changes(params: dict, r: dict) -> list[dict]:
     """Every change the pipeline made to the user's data, in stage order: validate's and clean's records
     (pipeline/changes.py) and what the features stage fills in or pools (imputed values, pooled rare levels)."""
     data = params["data"]
-    records = [*r["validation"].get("changes", []), *r["cleaning"].get("changes", [])]
+    records = [*r["validation"]["changes"], *r["cleaning"]["changes"]]
     features = set(r["features"]["numeric"]) | set(r["features"]["categorical"])
     imputed = {c: n for c, n in r["cleaning"]["missing_values"].items() if c in features}
     if imputed:
@@ -95,7 +95,7 @@ def data_changes(params: dict, r: dict) -> list[dict]:
                 columns=sorted(imputed),
             )
         )
-    for column, count in r["features"].get("pooled_levels", {}).items():
+    for column, count in r["features"]["pooled_levels"].items():
         records.append(
             change(
                 "features",
@@ -147,13 +147,13 @@ def model_card(params: dict, r: dict, promotion: str) -> str:
         "Evaluation data": f"{r['split']['rows']['test']} held-out rows"
         + (f", grouped by {data['group']} (no group in both sets)" if data["group"] else "")
         + ", used once"
-        + (f". WARNING: {r['split']['test_fraction_note']}" if r["split"].get("test_fraction_note") else ""),
+        + (f". WARNING: {r['split']['test_fraction_note']}" if r["split"]["test_fraction_note"] else ""),
         "Performance": f"{task_items.pop('Performance')}; CV {train['scoring']} {fmt(train['cv_mean'])} ± "
         f"{fmt(train['cv_std'])} (mean of {train['n_folds']} splits; pooled out-of-fold {fmt(train['cv_pooled'])})"
         + (f". Note: {train['cv_note']}" if train["cv_note"] else ""),
         **task_items,
         "Solver warnings": solver_summary(train, r["calibration"]),
-        "Single-feature leakage": r["assessment"].get("single_feature", {}).get("statement", "not checked"),
+        "Single-feature leakage": r["assessment"]["single_feature"]["statement"],
         "Excluded as features": (
             ", ".join(data["drop"]) + " (data.drop: leakage, identifiers, free text or attributes audited only)"
             if data["drop"]
@@ -173,14 +173,14 @@ def model_card(params: dict, r: dict, promotion: str) -> str:
 def solver_summary(train: dict, calibration: dict) -> str:
     """Fits of the chosen model (its search folds and the refit) and of the calibration map that stopped at their
     iteration caps (mllib.base.ConvergenceWarning), or that none did."""
-    stopped = train.get("not_converged", {"folds": [], "refit": False, "messages": []})
+    stopped = train["not_converged"]
     parts = []
     if stopped["folds"] or stopped["refit"]:
         where = [f"{len(stopped['folds'])} of {train['n_folds']} search folds"] if stopped["folds"] else []
         where += ["the refit on all training rows"] if stopped["refit"] else []
         parts.append(f"the chosen model stopped at its iteration cap in {' and '.join(where)}: "
                      + "; ".join(stopped["messages"]))  # fmt: skip
-    if calibration.get("not_converged"):
+    if calibration["not_converged"]:
         parts.append("the calibration map stopped at its iteration cap: " + "; ".join(calibration["not_converged"]))
     return "; ".join(parts) if parts else "none: every fit of the chosen model and the map met its tolerance"
 
@@ -192,7 +192,7 @@ def sensitive_roles(data: dict, validation: dict) -> str:
     parts = []
     for a in data["sensitive"]:
         role = "audited, not a model feature (data.drop)" if a in data["drop"] else "audited and a model feature"
-        missing = validation.get("missing_sensitive", {}).get(a)
+        missing = validation["missing_sensitive"].get(a)
         if missing:
             role += f"; {missing['rows']} missing values ({missing['action']})"
         parts.append(f"{a}: {role}")
@@ -267,7 +267,7 @@ def classification_card(params: dict, test: dict, fairness: dict, calibration: d
         + "): test ECE "
         f"{fmt(test['calibration']['before']['ece'])} before, "
         f"{fmt(test['calibration']['after']['ece'])} after"
-        + ranking_note(test["calibration"].get("ranking"))
+        + ranking_note(test["calibration"]["ranking"])
         + (f". WARNING: {calibration['warning']}" if calibration["warning"] else ""),
         "Prediction sets": f"conformal sets hold the true class on {fmt(conformal['coverage'])} of test rows (target "
         f"{fmt(conformal['set_coverage'])}), {fmt(conformal['mean_set_size'])} classes on average",
@@ -281,9 +281,9 @@ def classification_card(params: dict, test: dict, fairness: dict, calibration: d
     }
 
 
-def ranking_note(ranking: dict | None) -> str:
+def ranking_note(ranking: dict) -> str:
     """A sentence when the deployed map changed the model's test ranking (isotonic's ties, histogram binning's bins)."""
-    if not ranking or not ranking["changed"]:
+    if not ranking["changed"]:
         return ""
     return (
         f". The map changes the model's ranking: test {ranking['metric']} {fmt(ranking['model'])} of the model's own "

@@ -228,7 +228,7 @@ def trust_section(r: dict, figs: dict) -> dict:
         + (f". Note: {train['cv_note']}" if train["cv_note"] else ""),
         f"the same folds, no-skill baseline ({train['baseline']['model']})": train["baseline"]["cv_mean"],
         "leakage estimate": assessment["leakage"]["statement"],
-        "single features (leakage beyond groups)": assessment.get("single_feature", {}).get("statement", "not checked"),
+        "single features (leakage beyond groups)": assessment["single_feature"]["statement"],
         "train - validation gap (CV)": train["train_valid_gap"],
         "validation vs test": f"test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: {gap['diagnosis']}",
     }

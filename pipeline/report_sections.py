@@ -149,13 +149,13 @@ def calibration_section(r: dict) -> dict:
         ),
         html.figures("reliability_oof.png", "reliability_test.png"),
         html.heading("Which map: every map cross-fitted on the out-of-fold scores"),
-        *calibration_choice(cal, test["calibration"].get("ranking")),
+        *calibration_choice(cal, test["calibration"]["ranking"]),
         html.heading("Per sensitive group (bins formed within each group, so small groups are noisy)"),
         html.table(groups),
     )
 
 
-def calibration_choice(cal: dict, test_ranking: dict | None) -> list[dict]:
+def calibration_choice(cal: dict, test_ranking: dict) -> list[dict]:
     """The comparison of the maps (no map included) by cross-fitted log loss, and why the deployed one was."""
     rows = [
         {
@@ -440,9 +440,7 @@ def reweighing_part(f: dict) -> list[dict]:
 
 
 def duplicates_line(cleaning: dict) -> str:
-    d = cleaning.get("duplicate_rows")
-    if d is None:
-        return "not checked"
+    d = cleaning["duplicate_rows"]
     return f"{d['rows']} ({d['action']}; clean.drop_duplicate_rows: {d['setting']})"
 
 

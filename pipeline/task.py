@@ -56,6 +56,30 @@ class Target:
             )
         return np.array([index[k] for k in keys], dtype=np.int64)[codes]
 
+    def distribution(self, values: pd.Series) -> dict:
+        """The target's distribution over `values` (missing ones left out): class shares keyed by the label's
+        spelling in sorted order, or a regression target's mean and standard deviation (the model card's record of
+        what a removal of rows did to the question, pipeline/changes.py)."""
+        values = values[values.notna()]
+        if self.regression:
+            numbers = pd.to_numeric(values, errors="coerce").dropna().to_numpy(dtype=np.float64)
+            return {"mean": float(numbers.mean()), "std": float(numbers.std())} if numbers.size else {}
+        codes, distinct = pd.factorize(values)  # each distinct label spelled once, not per row
+        counts = np.bincount(codes, minlength=len(distinct))
+        shares: dict[str, float] = {}
+        for value, count in zip(distinct.tolist(), counts):
+            shares[_key(value)] = shares.get(_key(value), 0.0) + count / counts.sum()
+        return {k: float(shares[k]) for k in sorted(shares)}
+
+    def output_name(self) -> str:
+        """What the deployed predictor gives for a row, in the run's terms (partial-dependence axes): the probability
+        of the positive class (of each class), or the prediction in the target's units."""
+        if self.regression:
+            return f"predicted {self.column} (its units)"
+        if self.n_classes == 2:
+            return f"p({self.column} = {self.classes[1]}), deployed predictor"
+        return f"p({self.column} = class), deployed predictor (per class, last axis)"
+
     def label_names(self) -> list[str]:
         """The classes as strings, for report keys and column names."""
         return [_key(c) for c in self.classes]

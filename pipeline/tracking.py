@@ -321,7 +321,7 @@ def run_warnings(trained: dict, calibration: dict) -> dict[str, str]:
 def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str) -> tuple[str, object]:
     trained = read_json(paths.TRAIN_METRICS, "train")
     calibration = read_json(paths.CALIBRATION_METRICS, "calibrate")
-    deployed_map = calibration.get("method") if trained["task"] != "regression" else None
+    deployed_map = calibration.get("method")  # the deployed calibration map; a regression target has none
     tags = {
         "pipeline.state": key,
         "pipeline.role": "parent",
@@ -408,3 +408,46 @@ def register(mlflow, client, name: str, model, run_id: str, task: str, promotion
         "champion": decision["promote"],
         "reasons": decision["reasons"],
     }
+
+
+def experiment_id(client, name: str, default_store: bool) -> str:
+    experiment = client.get_experiment_by_name(name)
+    if experiment is not None:
+        return experiment.experiment_id
+    # an absolute artifact root: a relative one would follow the working directory (mlflow#7292)
+    location = (repo_root() / "mlartifacts").as_uri() if default_store else None
+    return client.create_experiment(name, artifact_location=location)
+
+
+def one_line(exc: Exception) -> str:
+    """The exception's type and the first line of its message (MLflow's carry server traces and SQL)."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {first[:300]}"
+
+
+def record(mlflow, client, exp_id: str, name: str, params: dict, md5s: dict, key: str, found: dict, uri: str) -> None:
+    """Complete the record of the state: nothing when it is recorded; else register (and decide) the model of a
+    finished run, or mark the interrupted runs superseded and log a new run, then register its model."""
+    if "recorded" in found:
+        print(f"track: this pipeline state ({key}) is already recorded as run {found['recorded'].info.run_id}; "
+              "nothing new to log")  # fmt: skip
+        return
+    if "resume" in found:
+        run_id, model = found["resume"].info.run_id, found["model"]
+        print(f"track: run {run_id} of this state was logged but its registration did not complete; completing it")
+    else:
+        run_id, model = log_new_run(mlflow, client, exp_id, params, md5s, key)
+    if found["stale"]:
+        supersede(client, found["stale"], run_id)
+        print(
+            f"track: {len(found['stale'])} interrupted run(s) of this state ("
+            + ", ".join(f"{r.info.run_id} {r.info.status}" for r in found["stale"])
+            + f") marked superseded by {run_id}"
+        )
+    task = read_json(paths.TRAIN_METRICS, "train")["task"]
+    r = register(mlflow, client, name, model, run_id, task, params["tracking"]["promotion"], found.get("version"))
+    print(
+        f"track: logged run {run_id} and its candidate runs to {uri}; registered {name} version "
+        f"{r['version']} as candidate"
+        + (" and champion" if r["champion"] else f", not champion: {'; '.join(r['reasons'])}")
+    )

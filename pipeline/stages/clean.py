@@ -1,154 +1,35 @@
 """Stage 2, clean: deterministic row-wise fixes that need no fitting (seed 004, D4:810-845): declared leakage
 columns dropped, impossible values made missing, exact duplicates removed where the data says they are one record,
 outliers flagged / clipped / removed at thresholds fixed in params.yaml (never learned from the data, so the test rows
-cannot leak in). Every change is a record in reports/cleaning.json (`changes`) with its count and, for removed rows,
-the target's distribution before and after; the model card lists them.
-
-Duplicates (clean.drop_duplicate_rows): identical rows of one id (data.group) are one record entered twice; identical
-rows of a file without an id may be different people who gave the same answers (a survey, a file of categories), and
-removing them changes the question the model answers. So `auto` removes them only when data.group is set, and
-otherwise counts them and keeps them.
+cannot leak in); pipeline/cleaning.py does the work. Every change is a record in reports/cleaning.json (`changes`)
+with its count and, for removed rows, the target's distribution before and after; the model card lists them.
 
 Sections cited: Ghent ML notes (seed 004): 5.1 DP: Cleaning (810)"""
 
 from __future__ import annotations
 
-import pandas as pd
-
 from pipeline import paths
-from pipeline.changes import change, removal
+from pipeline.cleaning import clean
 from pipeline.config import load_params
-from pipeline.errors import PipelineError, run_stage
+from pipeline.errors import run_stage
 from pipeline.io import read_json, read_parquet, write_json, write_parquet
-
-
-def _check_numeric(df: pd.DataFrame, columns, key: str) -> None:
-    for col in columns:
-        if col not in df.columns:
-            raise PipelineError(f"params.yaml: {key} names column {col!r}, which is not in the validated data")
-        if not pd.api.types.is_numeric_dtype(df[col]):
-            raise PipelineError(f"params.yaml: {key}.{col}: column {col!r} is not numeric, so it has no range")
-
-
-def _outside(values: pd.Series, low, high) -> pd.Series:
-    """Below low or above high; a null bound is an open end (both null: nothing is outside), NaN is never outside."""
-    outside = pd.Series(False, index=values.index)
-    if low is not None:
-        outside |= values < low
-    if high is not None:
-        outside |= values > high
-    return outside
-
-
-def duplicate_rows(df: pd.DataFrame, setting, group: str | None) -> tuple[pd.Series, str]:
-    """(rows repeating an earlier row in every column, whether they are removed: "removed" | "kept") under
-    clean.drop_duplicate_rows (auto: removed only when the rows carry an id, data.group, that makes them one
-    record)."""
-    duplicated = df.drop(columns=[paths.ROW_ID]).duplicated(keep="first")
-    remove = setting is True or (setting == "auto" and group is not None)
-    return duplicated, "removed" if remove else "kept"
-
-
-def make_impossible_missing(df: pd.DataFrame, ranges: dict) -> dict:
-    _check_numeric(df, ranges, "clean.valid_ranges")
-    report = {}
-    for col, (low, high) in ranges.items():
-        outside = _outside(df[col], low, high)
-        report[col] = int(outside.sum())
-        df.loc[outside, col] = float("nan")
-    return report
-
-
-def handle_outliers(df: pd.DataFrame, policy: str, bounds: dict) -> tuple[pd.DataFrame, dict]:
-    _check_numeric(df, bounds, "clean.outliers.bounds")
-    report = {}
-    remove = pd.Series(False, index=df.index)
-    for col, (low, high) in bounds.items():
-        is_outlier = _outside(df[col], low, high)
-        report[col] = int(is_outlier.sum())
-        if policy == "flag":
-            df[f"{col}_outlier"] = is_outlier.astype(float)
-        elif policy == "clip":
-            df[col] = df[col].clip(lower=low, upper=high)
-        elif policy == "remove":
-            remove |= is_outlier
-    return df.loc[~remove], report
-
-
-def duplicate_columns(df: pd.DataFrame, protected: set[str]) -> dict[str, str]:
-    """Columns equal to an earlier column (NaN equal to NaN) -> the column they repeat."""
-    repeats = {}
-    columns = [c for c in df.columns if c != paths.ROW_ID]
-    for i, col in enumerate(columns):
-        if col in protected:
-            continue
-        for earlier in columns[:i]:
-            if earlier not in repeats and df[col].equals(df[earlier]):
-                repeats[col] = earlier
-                break
-    return repeats
+from pipeline.task import Target
 
 
 def main() -> None:
     params = load_params()
-    data, cfg = params["data"], params["clean"]
-    task = read_json(paths.VALIDATION_REPORT, "validate")["task"]
-    df = read_parquet(paths.VALIDATED, "validate")
-    rows_in = len(df)
-    dropped = [c for c in data["drop"] if c not in data["sensitive"]]  # sensitive ones stay for the audit
-    report = {"rows_in": rows_in, "dropped_columns": dropped}
-    changes = [change("clean", "columns dropped (data.drop)", columns=dropped)] if dropped else []
-
-    df = df.drop(columns=dropped)
-    report["made_missing"] = make_impossible_missing(df, cfg["valid_ranges"])
-    changes += [
-        change("clean", f"values of {col} outside clean.valid_ranges made missing", values=n, columns=[col])
-        for col, n in report["made_missing"].items()
-        if n
-    ]
-    duplicated, action = duplicate_rows(df, cfg["drop_duplicate_rows"], data["group"])
-    report["duplicate_rows"] = {"rows": int(duplicated.sum()), "action": action, "setting": cfg["drop_duplicate_rows"]}
-    if action == "removed":
-        report["duplicate_rows_removed"] = df.loc[duplicated, paths.ROW_ID].tolist()
-        if duplicated.any():
-            what = "duplicate rows removed (" + (f"identical rows of one {data['group']}" if data["group"] else
-                                                 "identical rows; clean.drop_duplicate_rows: true") + ")"  # fmt: skip
-            changes.append(removal("clean", what, df[data["target"]], duplicated.to_numpy(), task))
-        df = df.loc[~duplicated]
-    elif duplicated.any():
-        print(
-            f"clean: {int(duplicated.sum())} rows repeat an earlier row in every column; kept, since no id column "
-            "(data.group) says they are one record (clean.drop_duplicate_rows: true removes them)"
-        )
-    if cfg["drop_duplicate_columns"]:
-        protected = {data["target"], data["group"], *data["sensitive"], *data["categorical"]}
-        repeats = duplicate_columns(df, protected)
-        report["duplicate_columns_removed"] = repeats
-        df = df.drop(columns=list(repeats))
-        changes += [
-            change("clean", f"column {col} removed: a copy of {of}", columns=[col]) for col, of in repeats.items()
-        ]
-    policy = cfg["outliers"]["policy"]
-    before = df[data["target"]]
-    df, report["outliers"] = handle_outliers(df, policy, cfg["outliers"]["bounds"])
-    counts = {col: n for col, n in report["outliers"].items() if n}
-    if counts and policy == "remove":
-        what = "outlier rows removed (" + ", ".join(f"{c}: {n}" for c, n in counts.items()) + ")"
-        changes.append(removal("clean", what, before, ~before.index.isin(df.index), task))
-    elif counts and policy in ("clip", "flag"):
-        verb = "clipped to clean.outliers.bounds" if policy == "clip" else "flagged in a <column>_outlier column"
-        changes += [change("clean", f"outliers of {c} {verb}", values=n, columns=[c]) for c, n in counts.items()]
-    report["outlier_policy"] = policy
-    report["rows_out"] = len(df)
-    report["missing_values"] = {c: int(n) for c, n in df.isna().sum().items() if n}
-    report["changes"] = changes
-
+    data = params["data"]
+    validation = read_json(paths.VALIDATION_REPORT, "validate")
+    target = Target(validation["task"], data["target"], validation["classes"], validation["task_reason"])
+    df, report = clean(read_parquet(paths.VALIDATED, "validate"), data, params["clean"], target)
     write_parquet(df.reset_index(drop=True), paths.CLEAN)
     write_json(report, paths.CLEANING_REPORT)
+    duplicates = report["duplicate_rows"]
+    kept = "kept: no id column (data.group) says they are one record (clean.drop_duplicate_rows: true removes them)"
     print(
-        f"clean: {report['rows_out']} of {rows_in} rows, {df.shape[1] - 1} columns; removed duplicate columns "
-        f"{list(report.get('duplicate_columns_removed', {}))}"
-        + (f", {int(duplicated.sum())} duplicate rows" if action == "removed" else "")
+        f"clean: {report['rows_out']} of {report['rows_in']} rows, {df.shape[1] - 1} columns; duplicate columns "
+        f"removed {list(report.get('duplicate_columns_removed', {}))}; {duplicates['rows']} rows repeat an earlier "
+        f"row, {'removed' if duplicates['action'] == 'removed' else kept}"
     )
 
 

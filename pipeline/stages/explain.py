@@ -26,7 +26,6 @@ from pipeline.explanations import (
     importance_report,
     importance_rows,
     pdp_curves,
-    pdp_output,
     pdp_rows,
     response_of,
     row_attributions,
@@ -77,7 +76,7 @@ def main() -> None:
     top = [names.index(f["feature"]) for f in features[: cfg["pdp_features"]]]
     pdp = {
         **pdp_curves(explained, X[rows], names, top, grid_resolution, percentiles),
-        "output": pdp_output(target),
+        "output": target.output_name(),
         "classes": {"binary": classes[1:], "multiclass": classes, "regression": [target.column]}[target.task],
     }
 

@@ -14,27 +14,10 @@ from mllib.model_selection import check_no_group_overlap, fold_balance, train_te
 from pipeline import build, folds, paths
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
-from pipeline.folds import check_feasible, check_splits, strata, target_summary
+from pipeline.folds import check_feasible, check_splits, strata, target_summary, test_fraction_note
 from pipeline.io import read_parquet, write_json, write_parquet
 from pipeline.names import STRATIFIED_STRATEGIES, resolve_strategy
 from pipeline.task import infer_target
-
-TEST_FRACTION_TOLERANCE = 0.05  # achieved test share beyond split.test_size +- this: said in the run and the card
-
-
-def test_fraction_note(achieved: float, asked: float, group: str | None, groups) -> str | None:
-    """A warning when the hold-out's share of the rows is far from split.test_size: the test set is a sample of
-    whole groups, so one group holding most rows can make it much larger (or smaller) than asked."""
-    if abs(achieved - asked) <= TEST_FRACTION_TOLERANCE:
-        return None
-    why = ""
-    if groups is not None:
-        _, counts = np.unique(groups, return_counts=True)
-        why = f"; the largest {group} holds {counts.max() / counts.sum():.1%} of the rows and cannot be split"
-    return (
-        f"the test set holds {achieved:.1%} of the rows, split.test_size asks for {asked:.1%}{why}; the test "
-        "figures describe that share"
-    )
 
 
 def main() -> None:

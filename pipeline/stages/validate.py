@@ -14,7 +14,7 @@ import numpy as np
 
 from mllib.base import to_python
 from pipeline import paths
-from pipeline.changes import change, removal
+from pipeline.changes import validation_changes
 from pipeline.config import load_params
 from pipeline.errors import PipelineError, run_stage
 from pipeline.io import read_dataset, write_json, write_parquet
@@ -33,44 +33,10 @@ from pipeline.schema import (
 from pipeline.task import infer_target
 
 
-def check_inside_repository(source: str) -> None:
-    """data.path must resolve inside the repository (symlinks followed): DVC versions the file there, and a path
-    that leads elsewhere (a link to a system file) is refused before a byte of it is read, so no message can echo
-    its content."""
-    root, resolved = Path.cwd().resolve(), Path(source).resolve()
-    if not resolved.is_relative_to(root):
-        raise PipelineError(
-            f"params.yaml: data.path {source} resolves to {resolved}, outside the repository {root}; copy the file "
-            "into the repository (e.g. data/raw/) so DVC versions it, and point data.path there"
-        )
-
-
-def data_changes(target, reasons: dict, fractional: dict, missing_sensitive: dict, task: str) -> list[dict]:
-    """The model card's records of what validate changed: the quarantine (by column, with the target's distribution
-    before and after), rounded 0/1 values, missing sensitive values audited as their own group."""
-    records = []
-    if reasons:
-        columns = sorted({why.split(":")[0] for whys in reasons.values() for why in whys})
-        by_column = {c: sum(any(w.startswith(c + ":") for w in whys) for whys in reasons.values()) for c in columns}
-        what = "rows quarantined (" + ", ".join(f"{c}: {n}" for c, n in by_column.items()) + ")"
-        records.append(removal("validate", what, target, target.index.isin(list(reasons)), task))
-    for col, r in fractional.items():
-        if r["action"] == "round":
-            records.append(change("validate", f"fractional values of 0/1 column {col} rounded", values=r["rows"]))
-    for col, r in missing_sensitive.items():
-        if r["action"] == "group":
-            records.append(
-                change("validate", f"missing values of {col} audited as the group '(missing)'; no row removed",
-                       values=r["rows"], columns=[col])
-            )  # fmt: skip
-    return records
-
-
 def main() -> None:
     params = load_params()
     data, policy = params["data"], params["validate"]
     source = data["path"]
-    check_inside_repository(source)
     raw = read_dataset(source, data["categorical"])
     check_columns(raw, data)
     schema = build_schema(raw, data, policy["extreme_factor"])
@@ -111,7 +77,7 @@ def main() -> None:
     quarantine = df.loc[bad].copy()
     quarantine.insert(0, paths.ROW_ID, np.asarray(bad, dtype=np.int64))
     quarantine["_reason"] = ["; ".join(reasons[i]) for i in bad]
-    changes = data_changes(df[data["target"]], reasons, fractional_report, missing["sensitive"], target.task)
+    changes = validation_changes(df[data["target"]], reasons, fractional_report, missing["sensitive"], target)
     check_counts = (
         row_cases.groupby(["column", "check"]).size().reset_index(name="rows").to_dict("records")
         if len(row_cases)

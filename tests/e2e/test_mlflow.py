@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, make_project
+from conftest import REPO, SAMPLE_POLICY, make_project
 from dvc_project import git_repo, repro, sh, tracked, user_env
 
 from pipeline.tracking import stage_output_md5s
@@ -30,18 +30,9 @@ pytestmark = pytest.mark.slow
 NAME = "defensible-tabular"  # tracking.registered_model null: the experiment's name
 
 
-# the promotion policy of this small sample (267 test rows: AUC ~0.68, test ECE ~0.08, race gap ~0.43); the default
-# policy of params.yaml is for the default data
-POLICY = {
-    "tracking.promotion.min_headline.binary": 0.6,
-    "tracking.promotion.max_ece": 0.1,
-    "tracking.promotion.max_fairness_gap": 0.5,
-}
-
-
 @pytest.fixture(scope="module")
 def project(tmp_path_factory, sample_csv):
-    root = git_repo(make_project(tmp_path_factory.mktemp("mlflow"), sample_csv, **POLICY))
+    root = git_repo(make_project(tmp_path_factory.mktemp("mlflow"), sample_csv, **SAMPLE_POLICY))
     repro(root)
     return root
 

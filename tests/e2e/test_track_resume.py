@@ -18,38 +18,22 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import make_project
+from conftest import SAMPLE_POLICY, edit_params, make_project
 from dvc_project import git_repo, repro, sh, tracked, user_env
 
 pytestmark = pytest.mark.slow
 
-POLICY = {  # the sample's policy (tests/e2e/test_mlflow.py)
-    "tracking.promotion.min_headline.binary": 0.6,
-    "tracking.promotion.max_ece": 0.1,
-    "tracking.promotion.max_fairness_gap": 0.5,
-}
-
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory, sample_csv):
-    root = git_repo(make_project(tmp_path_factory.mktemp("resume"), sample_csv, **POLICY))
+    root = git_repo(make_project(tmp_path_factory.mktemp("resume"), sample_csv, **SAMPLE_POLICY))
     repro(root)
     return root
 
 
-def set_param(root: Path, key: str, value) -> None:
-    params = yaml.safe_load((root / "params.yaml").read_text())
-    *parents, leaf = key.split(".")
-    node = params
-    for p in parents:
-        node = node[p]
-    node[leaf] = value
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-
-
 def new_experiment(root: Path, name: str) -> None:
     """A tracking change only: just the track stage reruns, into a fresh experiment and registered model."""
-    set_param(root, "tracking.experiment", name)
+    edit_params(root, "tracking.experiment", name)
 
 
 def parent_runs(root: Path, experiment: str) -> list[tuple[str, str, dict]]:
@@ -165,12 +149,12 @@ def test_other_inputs_do_not_replace_the_champion(project):
     first = tracked(project)["version"]
     assert first.tags["promotion.decision"] == "champion" and "contract.inputs" in first.tags
     drop = yaml.safe_load((project / "params.yaml").read_text())["data"]["drop"]
-    set_param(project, "data.drop", [*drop, "fmde"])
+    edit_params(project, "data.drop", [*drop, "fmde"])
     repro(project)
     second = tracked(project)["version"]
     assert second.tags["promotion.decision"] == "candidate only"
     assert "inputs differ (added [], removed ['fmde:numeric'])" in second.tags["promotion.reasons"]
-    set_param(project, "data.drop", drop)
+    edit_params(project, "data.drop", drop)
 
 
 def test_a_column_name_longer_than_mlflows_limit(project):
@@ -179,8 +163,8 @@ def test_a_column_name_longer_than_mlflows_limit(project):
     long_name = "female_" + "x" * 293
     frame = pd.read_csv(project / "data/raw/sample.csv").rename(columns={"female": long_name})
     frame.to_csv(project / "data/raw/sample.csv", index=False)
-    set_param(project, "data.schema", None)  # the worked schema names `female`
-    set_param(project, "data.sensitive", [long_name, "black"])
+    edit_params(project, "data.schema", None)  # the worked schema names `female`
+    edit_params(project, "data.sensitive", [long_name, "black"])
     new_experiment(project, "long-column-names")
     repro(project)
     record = tracked(project)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import make_project
+from conftest import edit_params, make_project
 
 GOOD_STAGES = ["validate", "clean", "split"]
 OUTPUTS = {
@@ -65,16 +65,6 @@ def project(good_project, tmp_path) -> Path:
 
 def digests(root: Path, files: list[str]) -> dict[str, str]:
     return {f: hashlib.md5((root / f).read_bytes()).hexdigest() for f in files}
-
-
-def edit_params(root: Path, key: str, value) -> None:
-    params = yaml.safe_load((root / "params.yaml").read_text())
-    *parents, leaf = key.split(".")
-    node = params
-    for p in parents:
-        node = node[p]
-    node[leaf] = value
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
 
 
 def edit_data(root: Path, change) -> None:

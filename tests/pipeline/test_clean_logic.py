@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pipeline.cleaning import duplicate_columns, handle_outliers, make_impossible_missing
 from pipeline.errors import PipelineError
-from pipeline.stages.clean import duplicate_columns, handle_outliers, make_impossible_missing
 
 
 def frame() -> pd.DataFrame:
@@ -174,7 +174,10 @@ def _run_clean(tmp_path, monkeypatch, frame: pd.DataFrame, group, setting, task=
     (tmp_path / "data/interim").mkdir(parents=True)
     (tmp_path / "reports").mkdir()
     frame.to_parquet(tmp_path / "data/interim/validated.parquet")
-    (tmp_path / "reports/validation.json").write_text(json.dumps({"task": task}))
+    classes = [] if task == "regression" else [0, 1]
+    (tmp_path / "reports/validation.json").write_text(
+        json.dumps({"task": task, "classes": classes, "task_reason": "as validate wrote it"})
+    )
     clean.main()
     return (
         pd.read_parquet(tmp_path / "data/interim/clean.parquet"),

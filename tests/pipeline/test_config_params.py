@@ -9,20 +9,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import set_dotted
 
 from pipeline.config import flatten, load_params
 from pipeline.errors import PipelineError
 
 REPO = Path(__file__).resolve().parents[2]
 REAL = yaml.safe_load((REPO / "params.yaml").read_text())
-
-
-def _set(params: dict, dotted: str, value) -> None:
-    *parents, leaf = dotted.split(".")
-    node = params
-    for p in parents:
-        node = node[p]
-    node[leaf] = value
 
 
 def _delete(params: dict, dotted: str) -> None:
@@ -43,7 +36,7 @@ def _variant(**changes) -> dict:
     """The real params with dotted keys replaced (`split__n_splits` -> split.n_splits)."""
     params = copy.deepcopy(REAL)
     for key, value in changes.items():
-        _set(params, key.replace("__", "."), value)
+        set_dotted(params, key.replace("__", "."), value)
     return params
 
 

@@ -25,6 +25,14 @@ from pipeline.io import (
     write_parquet,
 )
 
+
+@pytest.fixture(autouse=True)
+def in_scratch_directory(tmp_path, monkeypatch):
+    """Stages run from the repository root, and read_dataset refuses a file outside it: the scratch directory is the
+    repository here."""
+    monkeypatch.chdir(tmp_path)
+
+
 # ---- atomic writes ----------------------------------------------------------------------------------------
 
 
@@ -225,3 +233,14 @@ def test_a_csv_cut_short_is_refused_not_filled_with_missing_values(tmp_path, gzi
     quoted = tmp_path / "quoted.csv"
     quoted.write_text('a,b\n1,"two\nlines"\n')  # a quoted field spanning lines: not judged from its last line
     assert read_dataset(quoted).shape == (1, 2)
+
+
+def test_a_file_outside_the_repository_is_refused_unread(tmp_path, tmp_path_factory):
+    """A data.path (or a symlink) that leads outside the repository is named as such, its content never read."""
+    secret = tmp_path_factory.mktemp("elsewhere") / "passwd.csv"
+    secret.write_text("root:x:0:0,root\n1,2\n")
+    (tmp_path / "link.csv").symlink_to(secret)
+    for path in (secret, tmp_path / "link.csv"):
+        with pytest.raises(PipelineError) as info:
+            read_dataset(path)
+        assert "outside the repository" in str(info.value) and "root:x" not in str(info.value)

@@ -99,7 +99,7 @@ def _card_inputs():
             "brier": 0.15,
             "decision": {"threshold": 0.5, "cost_matrix": None},
             "conformal": {"coverage": 0.91, "set_coverage": 0.9, "mean_set_size": 1.3},
-            "calibration": {"before": {"ece": 0.05}, "after": {"ece": None}},
+            "calibration": {"before": {"ece": 0.05}, "after": {"ece": None}, "ranking": {"changed": False}},
         },
         "train": {
             "model": "logistic_regression",
@@ -157,6 +157,7 @@ def _card_inputs():
             "rows_quarantined": 10,
             "task_reason": "two classes [0, 1]",
             "file_md5": "0123456789abcdef0123456789abcdef",
+            "missing_sensitive": {},
             "changes": [
                 {
                     "stage": "validate",
@@ -186,7 +187,7 @@ def _card_inputs():
         "features": {"numeric": ["age", "female", "black"], "categorical": ["plan"], "pooled_levels": {}},
         "params_sha256": "f" * 64,
         "code_trees": {"mllib": "a" * 40, "pipeline": "b" * 40},
-        "split": {"rows": {"train": 72, "test": 18}, "strategy": "stratified_group"},
+        "split": {"rows": {"train": 72, "test": 18}, "strategy": "stratified_group", "test_fraction_note": None},
     }
     return params, r
 
@@ -303,7 +304,7 @@ def test_model_card_multiclass():
         "log_loss": 0.9,
         "decision": {"threshold": None, "cost_matrix": None},
         "conformal": {"coverage": 0.9, "set_coverage": 0.9, "mean_set_size": 1.5},
-        "calibration": {"before": {"ece": 0.05}, "after": {"ece": 0.02}},
+        "calibration": {"before": {"ece": 0.05}, "after": {"ece": 0.02}, "ranking": {"changed": False}},
     }
     cells = _cells(report.model_card(params, r, "thresholds pass"))
     assert "probability of each class of binexp (a, b, c)" in cells["Intended use"]

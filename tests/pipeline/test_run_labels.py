@@ -9,7 +9,6 @@ import pytest
 
 from mllib.metrics import get_scorer
 from pipeline import figures
-from pipeline.explanations import pdp_output
 from pipeline.task import Target
 from pipeline.training import pooled_score
 
@@ -69,8 +68,8 @@ def test_curve_titles_name_the_runs_splits(titles):
 def test_partial_dependence_axis_is_in_the_runs_terms(titles):
     regression = Target(column="invest", task="regression", classes=[], reason="")
     binary = Target(column="survived", task="binary", classes=["no", "yes"], reason="")
-    assert pdp_output(regression) == "predicted invest (its units)"
-    assert pdp_output(binary) == "p(survived = yes), deployed predictor"
+    assert regression.output_name() == "predicted invest (its units)"
+    assert binary.output_name() == "p(survived = yes), deployed predictor"
     curve = {"feature": "value", "grid": [1.0, 2.0], "average": [3.0, 4.0], "ice": [[3.0, 4.0]]}
-    figures.partial_dependence(curve, ["invest"], pdp_output(regression))
+    figures.partial_dependence(curve, ["invest"], regression.output_name())
     assert titles[-1]["ylabel"] == "predicted invest (its units)"
