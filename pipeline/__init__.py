@@ -1,4 +1,5 @@
-"""The pipeline: params, schema, file I/O, report, tracking, and one module per DVC stage (pipeline.stages).
+"""The pipeline, by role: core (params, paths, io, schema, task, errors), stages (one module per DVC stage and the
+helpers only stages use), reporting (the report page), tracking (MLflow) and serving (the pyfunc model).
 
 Importing this package, which every stage does first (`python -m pipeline.stages.<name>`), fixes the numerical
 environment before numpy, scipy or numba load (the environment can override each variable):
@@ -11,7 +12,7 @@ environment before numpy, scipy or numba load (the environment can override each
   it finds, and their results differ in the last bits: OpenBLAS chooses a GEMM kernel per CPU (SkylakeX, Zen,
   Haswell), numpy's AVX-512 loops compute exp / log / sums differently from its AVX2 ones, and numba compiles
   for the host CPU. Pinned: OpenBLAS's Haswell kernels, numpy's dispatch to X86_V3 and numba's target to
-  haswell. Measured cost on the default run: see .ci/run's notes (a few percent).
+  haswell. Its cost on the default run has not been measured apart from the rest.
 """
 
 import os

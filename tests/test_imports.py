@@ -40,6 +40,20 @@ def graph() -> dict[str, set[str]]:
     return {name: {m for m in imports_of(path) if m in modules and m != name} for name, path in modules.items()}
 
 
+def loaded_files(module: str, prefix: str = "pipeline") -> set[str]:
+    """The files of `prefix` that importing `module` runs: the modules it imports, directly or not, and the
+    __init__.py of every package on the way (importing pipeline.core.io runs pipeline/__init__.py first)."""
+    edges, seen, stack = graph(), {module}, [module]
+    while stack:
+        for target in edges.get(stack.pop(), set()) - seen:
+            seen.add(target)
+            stack.append(target)
+    seen = {m for m in seen if m.split(".")[0] == prefix}
+    seen |= {".".join(m.split(".")[:i]) for m in seen for i in range(1, m.count(".") + 1)}
+    paths = (REPO / m.replace(".", "/") for m in seen)
+    return {str((p / "__init__.py" if p.is_dir() else p.with_suffix(".py")).relative_to(REPO)) for p in paths}
+
+
 def test_no_import_cycles():
     edges = graph()
     # a package's __init__ importing its own submodules is how a public API is assembled, not a cycle
@@ -98,4 +112,18 @@ def test_mllib_imports_no_pipeline_level_package():
                 else []
             )
             offenders += [f"{path.relative_to(REPO)}: {n}" for n in names if n.split(".")[0] in banned]
+    assert not offenders, offenders
+
+
+def test_only_tracking_serving_and_the_track_stage_import_mlflow():
+    """docs/architecture.md section 1: the compute stages never import MLflow."""
+    allowed = ("pipeline/tracking/", "pipeline/serving/", "pipeline/stages/track.py")
+    offenders = []
+    for path in (REPO / "pipeline").rglob("*.py"):
+        rel = str(path.relative_to(REPO))
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            names += [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            if any(n.split(".")[0] == "mlflow" for n in names) and not rel.startswith(allowed):
+                offenders.append(rel)
     assert not offenders, offenders

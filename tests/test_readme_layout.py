@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[1]
+DVC_STAGES = set(yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"])
 
 
 def layout_paths() -> set[str]:
@@ -23,15 +27,29 @@ def layout_paths() -> set[str]:
 
 def test_every_path_the_layout_names_exists():
     named = layout_paths()
-    assert len(named) > 30
+    assert len(named) > 15
     missing = sorted(n for n in named if "<" not in n and not (ROOT / n).exists())
     assert not missing, f"README layout names files that do not exist: {missing}"
 
 
-def test_every_pipeline_module_is_in_the_layout():
+def test_every_pipeline_package_is_in_the_layout_and_lists_its_modules():
+    """The README names each package of pipeline/; each package's __init__ docstring names each of its modules, so
+    the folders, not a long README block, show where a concept lives."""
     named = layout_paths()
-    modules = {str(p.relative_to(ROOT)) for p in (ROOT / "pipeline").rglob("*.py") if p.name != "__init__.py"} - {
-        str(p.relative_to(ROOT)) for p in (ROOT / "pipeline" / "stages").glob("*.py")
-    }
+    packages = [p.parent for p in (ROOT / "pipeline").glob("*/__init__.py")]
+    assert not sorted(str(p.relative_to(ROOT)) + "/" for p in packages if str(p.relative_to(ROOT)) + "/" not in named)
     assert "pipeline/stages/<stage>.py" in named
-    assert not sorted(modules - named), f"README layout omits {sorted(modules - named)}"
+    for package in packages:
+        listed = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+        stages = DVC_STAGES if package.name == "stages" else set()
+        modules = {p.name for p in package.glob("*.py") if p.name != "__init__.py" and p.stem not in stages}
+        missing = sorted(m for m in modules if not re.search(rf"\b{re.escape(m)}\b", listed))
+        assert not missing, f"{package.relative_to(ROOT)}/__init__.py does not list {missing}"
+
+
+def test_pipeline_shows_its_roles_at_the_top_and_no_two_modules_share_a_name():
+    top = sorted(p.name for p in (ROOT / "pipeline").iterdir() if p.name != "__pycache__")
+    assert len(top) <= 8, top
+    stems = [p.stem for p in (ROOT / "pipeline").rglob("*.py") if p.name != "__init__.py"]
+    stems += [p.name for p in (ROOT / "pipeline").rglob("*") if p.is_dir() and p.name != "__pycache__"]
+    assert not sorted({s for s in stems if stems.count(s) > 1}), "modules or packages sharing a name"

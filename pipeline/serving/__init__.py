@@ -1,1 +1,2 @@
-"""Serving: the MLflow pyfunc model that wraps the fitted feature transformer, classifier and calibrator."""
+"""Serving: the MLflow pyfunc model (pyfunc_model.py) around the deployed predictor: raw rows in, the task's output
+out."""

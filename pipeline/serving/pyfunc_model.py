@@ -22,7 +22,7 @@ class DeployedPredictorModel(PythonModel):
         self.categorical = list(context.model_config["categorical"])
 
     def predict(self, context, model_input: pd.DataFrame, params=None) -> pd.DataFrame:
-        from pipeline.frames import served_predictions
+        from pipeline.core.frames import served_predictions
 
         return served_predictions(self.predictor, pd.DataFrame(model_input), self.numeric, self.categorical)
 

@@ -1,4 +1,4 @@
-"""Stage 6, assess: how much to trust the cross-validated score of the chosen model (pipeline/assessment.py):
+"""The assess stage: how much to trust the cross-validated score of the chosen model (pipeline/stages/assessment.py):
 the leakage estimate (the same configuration scored by a row-level CV, beside the grouped CV of the search), nested
 CV around the whole search (its unbiased estimate and optimism), the learning curve with its diagnosis and a
 validation curve of one hyperparameter. The no-skill baselines are scored by train and evaluate."""
@@ -7,8 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline import build, folds, paths
-from pipeline.assessment import (
+from pipeline.core import build, paths
+from pipeline.core.config import load_params
+from pipeline.core.errors import run_stage
+from pipeline.core.io import read_json, read_parquet, write_json
+from pipeline.core.task import Target
+from pipeline.stages import folds
+from pipeline.stages.assessment import (
     diagnosed,
     leakage_estimate,
     leaky_features,
@@ -18,12 +23,8 @@ from pipeline.assessment import (
     single_feature_scores,
     validation_sweep,
 )
-from pipeline.comparison import compare
-from pipeline.config import load_params
-from pipeline.errors import run_stage
-from pipeline.io import read_json, read_parquet, write_json
-from pipeline.task import Target
-from pipeline.training import candidate_params, load_fold_data, split_matrix
+from pipeline.stages.comparison import compare
+from pipeline.stages.training import candidate_params, load_fold_data, split_matrix
 
 
 def single_feature_check(cfg: dict, target, y, splits, seed: int) -> dict:

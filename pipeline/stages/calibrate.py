@@ -1,4 +1,4 @@
-"""Stage 6, calibrate: map the model's scores to probabilities that mean what they say (seed 004,
+"""The calibrate stage: map the model's scores to probabilities that mean what they say (seed 004,
 D4:1935-1982), fitted on out-of-fold predictions only, never on test; for K > 2 classes temperature scaling (and
 none) take the class scores directly, platt / isotonic / histogram_binning are fitted one-vs-rest and
 renormalised. The "after" figures are cross-fitted: fold k is scored by a calibrator fitted on the other folds'
@@ -18,15 +18,15 @@ import pandas as pd
 from mllib import io as mlio
 from mllib.base import record_convergence
 from mllib.conformal import SplitConformalClassifier
-from pipeline import paths
-from pipeline.calibration import assemble, calibration_metrics, calibrator_of, choose_map, compare_maps
-from pipeline.config import load_params
-from pipeline.errors import PipelineError, run_stage
-from pipeline.frames import proba_columns, read_scores
-from pipeline.io import read_parquet, write_json, write_parquet
-from pipeline.regression import assemble_regressor
-from pipeline.summaries import reliability_rows, sensitive_groupings
-from pipeline.task import Target
+from pipeline.core import paths
+from pipeline.core.config import load_params
+from pipeline.core.errors import PipelineError, run_stage
+from pipeline.core.frames import proba_columns, read_scores
+from pipeline.core.io import read_parquet, write_json, write_parquet
+from pipeline.core.summaries import reliability_rows, sensitive_groupings
+from pipeline.core.task import Target
+from pipeline.stages.calibration import assemble, calibration_metrics, calibrator_of, choose_map, compare_maps
+from pipeline.stages.regression import assemble_regressor
 
 
 def regression_intervals(oof: pd.DataFrame, cfg: dict) -> None:

@@ -1,19 +1,19 @@
-"""Stage 2, clean: deterministic row-wise fixes that need no fitting (seed 004, D4:810-845): declared leakage
+"""The clean stage: deterministic row-wise fixes that need no fitting (seed 004, D4:810-845): declared leakage
 columns dropped, impossible values made missing, exact duplicates removed where the data says they are one record,
 outliers flagged / clipped / removed at thresholds fixed in params.yaml (never learned from the data, so the test rows
-cannot leak in); pipeline/cleaning.py does the work. Every change is a record in reports/cleaning.json (`changes`)
-with its count and, for removed rows, the target's distribution before and after; the model card lists them.
+cannot leak in); pipeline/stages/cleaning.py does the work. Every change is a record in reports/cleaning.json
+(`changes`) with its count and, for removed rows, the target's distribution before and after; the model card lists them.
 
 Sections cited: Ghent ML notes (seed 004): 5.1 DP: Cleaning (810)"""
 
 from __future__ import annotations
 
-from pipeline import paths
-from pipeline.cleaning import clean
-from pipeline.config import load_params
-from pipeline.errors import run_stage
-from pipeline.io import read_json, read_parquet, write_json, write_parquet
-from pipeline.task import Target
+from pipeline.core import paths
+from pipeline.core.config import load_params
+from pipeline.core.errors import run_stage
+from pipeline.core.io import read_json, read_parquet, write_json, write_parquet
+from pipeline.core.task import Target
+from pipeline.stages.cleaning import clean
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
-"""Stage 7, evaluate: the test set, used once (seed 004, D4:200, 543), through the deployed predictor
+"""The evaluate stage: the test set, used once (seed 004, D4:200, 543), through the deployed predictor
 (models/predictor: features -> model -> calibrator -> decision rule), so these are the decisions fairness,
-explain and the served model make too. Metrics, curves and the reject option are pipeline/evaluation.py's.
+explain and the served model make too. Metrics, curves and the reject option are pipeline/stages/evaluation.py's.
 
 Sections cited: Ghent ML notes (seed 004): 1.5 Model Selection: hyperparameter analysis (200)"""
 
@@ -10,16 +10,16 @@ import pandas as pd
 
 from mllib import io as mlio
 from mllib.calibration import NoCalibration
-from pipeline import paths
-from pipeline.comparison import versus_runner_up
-from pipeline.config import load_params
-from pipeline.errors import run_stage
-from pipeline.evaluation import rule_of, test_metrics
-from pipeline.frames import feature_columns, proba_columns, raw_matrix, score_columns
-from pipeline.io import read_json, read_parquet, write_csv, write_json, write_parquet
-from pipeline.regression import test_report
-from pipeline.summaries import reliability_rows, sensitive_groupings
-from pipeline.task import Target
+from pipeline.core import paths
+from pipeline.core.config import load_params
+from pipeline.core.errors import run_stage
+from pipeline.core.frames import feature_columns, proba_columns, raw_matrix, score_columns
+from pipeline.core.io import read_json, read_parquet, write_csv, write_json, write_parquet
+from pipeline.core.summaries import reliability_rows, sensitive_groupings
+from pipeline.core.task import Target
+from pipeline.stages.comparison import versus_runner_up
+from pipeline.stages.evaluation import rule_of, test_metrics
+from pipeline.stages.regression import test_report
 
 
 def evaluate_regression(params: dict, predictor, test: pd.DataFrame, X, y, y_train) -> None:

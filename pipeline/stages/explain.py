@@ -1,4 +1,4 @@
-"""Stage 9, explain: what the deployed predictor relies on, in the raw feature space of the user's data
+"""The explain stage: what the deployed predictor relies on, in the raw feature space of the user's data
 (seed 004, D4:2002-2056; catalogue section 4). Permutation importance with intervals on the held-out test rows
 (a raw column is shuffled, then passed through the fitted features, the model and the calibrator, so a
 one-hot-encoded column counts once); Shapley values of a seeded sample of test rows (TreeSHAP, the linear closed
@@ -8,7 +8,7 @@ metric scores the deployed predictor's decisions (models/predictor, the evaluate
 Shapley values, partial dependence and ICE are per class (of each class's probability, or logit for the linear
 closed form).
 Per raw column, TreeSHAP values are sums over the column's encoded columns: additive, but the raw-column game's
-Shapley values only for linear models (pipeline/explanations.py; attributions.json says so per method).
+Shapley values only for linear models (pipeline/stages/explanations.py; attributions.json says so per method).
 
 Sections cited: Ghent ML notes (seed 004): 11.2 Model Explainability (2002)"""
 
@@ -18,10 +18,14 @@ import pandas as pd
 
 from mllib import io as mlio
 from mllib.explain import permutation_importance
-from pipeline import build, paths
-from pipeline.config import load_params
-from pipeline.errors import run_stage
-from pipeline.explanations import (
+from pipeline.core import build, paths
+from pipeline.core.config import load_params
+from pipeline.core.errors import run_stage
+from pipeline.core.frames import feature_columns, raw_matrix
+from pipeline.core.io import read_parquet, write_csv, write_json
+from pipeline.core.progress import Progress
+from pipeline.core.task import Target
+from pipeline.stages.explanations import (
     after_features,
     importance_report,
     importance_rows,
@@ -30,10 +34,6 @@ from pipeline.explanations import (
     response_of,
     row_attributions,
 )
-from pipeline.frames import feature_columns, raw_matrix
-from pipeline.io import read_parquet, write_csv, write_json
-from pipeline.progress import Progress
-from pipeline.task import Target
 
 
 def main() -> None:

@@ -1,10 +1,10 @@
-"""Stage 8, fairness: for each sensitive attribute and every intersection of them, per-group rates of the deployed
+"""The fairness stage: for each sensitive attribute and every intersection of them, per-group rates of the deployed
 predictor's test decisions (the evaluate stage's predictions) with seeded bootstrap intervals (clusters of
 data.group resampled together when it is set), the parity criteria and, for binary targets, which of them can hold
 at once and two mitigations judged on test against the deployed decisions: per-group thresholds fitted on the
 cross-fitted out-of-fold probabilities of the calibrate stage (never on test, never in-sample), and reweighing
 (a clone of the deployed model refitted with Kamiran-Calders weights, decided through the same chain). Multiclass
-targets get per-class rates, macro gaps and reweighing (pipeline/fairness.py says what is not defined)."""
+targets get per-class rates, macro gaps and reweighing (pipeline/stages/fairness_audit.py says what is not defined)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,13 @@ import numpy as np
 import pandas as pd
 
 from mllib import io as mlio
-from pipeline import paths
-from pipeline.config import load_params
-from pipeline.errors import PipelineError, run_stage
-from pipeline.fairness import (
+from pipeline.core import paths
+from pipeline.core.config import load_params
+from pipeline.core.errors import PipelineError, run_stage
+from pipeline.core.frames import attribute_labels, feature_columns, raw_matrix, read_proba
+from pipeline.core.io import read_json, read_matrix, read_parquet, write_csv, write_json
+from pipeline.core.task import Target
+from pipeline.stages.fairness_audit import (
     NOT_DEFINED_FOR_MULTICLASS,
     audit,
     plot_rows,
@@ -24,9 +27,6 @@ from pipeline.fairness import (
     summary_lines,
     threshold_mitigation,
 )
-from pipeline.frames import attribute_labels, feature_columns, raw_matrix, read_proba
-from pipeline.io import read_json, read_matrix, read_parquet, write_csv, write_json
-from pipeline.task import Target
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""Stage 4, features: imputation, missing indicators, scaling and one-hot encoding, fitted on the training
+"""The features stage: imputation, missing indicators, scaling and one-hot encoding, fitted on the training
 part of each fold only and once on the whole training set for the final model (seed 004, D4:567, 808:
 "everything computed from data MUST be refitted for each fold"). Leakage-proof by construction: fold k's
 transformer never sees the rows of validation fold k, and no transformer ever sees the test rows.
@@ -10,13 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from mllib import io as mlio
-from pipeline import build, folds, paths
-from pipeline.build import fit_features
-from pipeline.config import load_params
-from pipeline.errors import PipelineError, run_stage
-from pipeline.frames import feature_columns, raw_matrix
-from pipeline.io import read_parquet, staged_directory, write_estimators, write_json, write_matrix
-from pipeline.task import Target
+from pipeline.core import build, paths
+from pipeline.core.build import fit_features
+from pipeline.core.config import load_params
+from pipeline.core.errors import PipelineError, run_stage
+from pipeline.core.frames import feature_columns, raw_matrix
+from pipeline.core.io import read_parquet, staged_directory, write_estimators, write_json, write_matrix
+from pipeline.core.task import Target
+from pipeline.stages import folds
 
 
 def main() -> None:

@@ -1,19 +1,19 @@
-"""Stage 10, report: reports/report.html, one self-contained page with every stage's results, the figures
+"""The report stage: reports/report.html, one self-contained page with every stage's results, the figures
 (also written to reports/figures/ for MLflow) and a model card; and reports/metrics.json, the headline figures
-DVC and MLflow compare (pipeline/headline.py)."""
+DVC and MLflow compare (pipeline/reporting/headline.py)."""
 
 from __future__ import annotations
 
 import tempfile
 from pathlib import Path
 
-from pipeline import paths
-from pipeline.config import load_params
-from pipeline.errors import run_stage
-from pipeline.headline import headline
-from pipeline.io import read_json, replace_directory, write_json, write_text
-from pipeline.provenance import code_trees, params_sha256
-from pipeline.report_sections import build_html, make_figures
+from pipeline.core import paths
+from pipeline.core.config import load_params
+from pipeline.core.errors import run_stage
+from pipeline.core.io import read_json, replace_directory, write_json, write_text
+from pipeline.core.provenance import code_trees, params_sha256
+from pipeline.reporting.headline import headline
+from pipeline.reporting.sections import build_html, make_figures
 
 INPUTS = {
     "validation": (paths.VALIDATION_REPORT, "validate"),

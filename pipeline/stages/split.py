@@ -1,4 +1,4 @@
-"""Stage 3, split: the hold-out test set and the cross-validation folds, made once and written as files
+"""The split stage: the hold-out test set and the cross-validation folds, made once and written as files
 (seed 004, D4:505-554). Grouped by data.group so one person's rows never straddle a split (D4:509), stratified
 by the target's classes when the strategy says so (auto: grouped and stratified with a group column, stratified
 without); a runtime guard fails the stage if any group is on both sides. The target's task and classes are fixed
@@ -11,13 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 from mllib.model_selection import check_no_group_overlap, fold_balance, train_test_split_indices
-from pipeline import build, folds, paths
-from pipeline.config import load_params
-from pipeline.errors import PipelineError, run_stage
-from pipeline.folds import check_feasible, check_splits, strata, target_summary, test_fraction_note
-from pipeline.io import read_parquet, write_json, write_parquet
-from pipeline.names import STRATIFIED_STRATEGIES, resolve_strategy
-from pipeline.task import infer_target
+from pipeline.core import build, paths
+from pipeline.core.config import load_params
+from pipeline.core.errors import PipelineError, run_stage
+from pipeline.core.io import read_parquet, write_json, write_parquet
+from pipeline.core.names import STRATIFIED_STRATEGIES, resolve_strategy
+from pipeline.core.task import infer_target
+from pipeline.stages import folds
+from pipeline.stages.folds import check_feasible, check_splits, strata, target_summary, test_fraction_note
 
 
 def main() -> None:

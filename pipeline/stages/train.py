@@ -1,4 +1,4 @@
-"""Stage 5, train: hyperparameter search over the fixed folds (seed 004, D4:529-543: average the k validation
+"""The train stage: hyperparameter search over the fixed folds (seed 004, D4:529-543: average the k validation
 scores to choose, then refit on all training data), out-of-fold predictions of the chosen configuration for
 the calibrate stage, and the train-vs-validation gap per candidate (D4:556-560).
 
@@ -13,15 +13,16 @@ from mllib import io as mlio
 from mllib.base import fit_with_groups, record_convergence
 from mllib.baseline import MeanRegressor, PriorClassifier
 from mllib.model_selection import evaluate_candidates
-from pipeline import build, folds, paths
-from pipeline.comparison import choose_model
-from pipeline.compute import task_runner
-from pipeline.config import load_params
-from pipeline.errors import run_stage
-from pipeline.frames import score_columns
-from pipeline.io import read_matrix, read_parquet, write_estimators, write_json, write_parquet
-from pipeline.task import Target
-from pipeline.training import load_fold_data, out_of_fold_scores, pooled_score, search_model, search_reports
+from pipeline.core import build, paths
+from pipeline.core.compute import task_runner
+from pipeline.core.config import load_params
+from pipeline.core.errors import run_stage
+from pipeline.core.frames import score_columns
+from pipeline.core.io import read_matrix, read_parquet, write_estimators, write_json, write_parquet
+from pipeline.core.task import Target
+from pipeline.stages import folds
+from pipeline.stages.comparison import choose_model
+from pipeline.stages.training import load_fold_data, out_of_fold_scores, pooled_score, search_model, search_reports
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""Stage 1, validate: the raw file against its schema. Valid rows go on; rows breaking a domain check are
+"""The validate stage: the raw file against its schema. Valid rows go on; rows breaking a domain check are
 quarantined with their reasons or stop the stage (validate.on_invalid); fractional values in 0/1 columns
 follow validate.fractional_binary, rows without a target validate.missing_target (quarantined by default: nothing
 to train or score them on), missing sensitive values validate.missing_sensitive (audited as their own group by
@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 
 from mllib.base import to_python
-from pipeline import paths
-from pipeline.changes import validation_changes
-from pipeline.config import load_params
-from pipeline.errors import PipelineError, run_stage
-from pipeline.io import read_dataset, write_json, write_parquet
-from pipeline.schema import (
+from pipeline.core import paths
+from pipeline.core.changes import validation_changes
+from pipeline.core.config import load_params
+from pipeline.core.errors import PipelineError, run_stage
+from pipeline.core.io import read_dataset, write_json, write_parquet
+from pipeline.core.schema import (
     apply_fractional_policy,
     apply_missing_policy,
     binary_columns,
@@ -30,7 +30,7 @@ from pipeline.schema import (
     is_column_level,
     target_counts,
 )
-from pipeline.task import infer_target
+from pipeline.core.task import infer_target
 
 
 def main() -> None:

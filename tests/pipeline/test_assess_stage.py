@@ -13,9 +13,9 @@ import pytest
 import yaml
 from conftest import SHARED_STAGES, make_project, run_stages
 
-from pipeline import paths
-from pipeline.config import load_params
-from pipeline.errors import PipelineError
+from pipeline.core import paths
+from pipeline.core.config import load_params
+from pipeline.core.errors import PipelineError
 
 FAST = {"split.n_splits": 3, "assess.learning_curve": False, "assess.leakage": False}
 
@@ -130,10 +130,11 @@ def test_nested_cv_with_candidates_nests_the_choice_of_the_model(tmp_path, sampl
     the search's CV mean exactly)."""
     from mllib.base import clone, fit_with_groups
     from mllib.model_selection import GridSearch, inner_splitter, response_values
-    from pipeline import build, folds
-    from pipeline.comparison import compare
-    from pipeline.task import Target
-    from pipeline.training import split_matrix
+    from pipeline.core import build
+    from pipeline.core.task import Target
+    from pipeline.stages import folds
+    from pipeline.stages.comparison import compare
+    from pipeline.stages.training import split_matrix
 
     root = make_project(
         tmp_path,
@@ -181,8 +182,8 @@ def test_nested_cv_with_candidates_nests_the_choice_of_the_model(tmp_path, sampl
 def test_a_copy_of_the_target_is_flagged_and_blocks_the_gate(tmp_path, sample_csv):
     """The issue's case: a column equal to the target gave train and test AUC 1.0, "no measurable inflation", and
     became champion. assess flags it alone at AUC 1.0, and the gate's check fails on the headline figure."""
-    from pipeline.headline import flat
-    from pipeline.promotion import decide, threshold_checks
+    from pipeline.reporting.headline import flat
+    from pipeline.tracking.promotion import decide, threshold_checks
 
     frame = pd.read_csv(sample_csv)
     frame["claim_flag"] = frame["binexp"]

@@ -308,8 +308,8 @@ def test_calibration_settings_for_an_unknown_method(project):
 
 def test_calibration_setting_the_calibrator_does_not_have():
     """Checked by the calibrate stage, which builds the calibrator."""
-    from pipeline.calibration import calibrator_of
-    from pipeline.errors import PipelineError
+    from pipeline.core.errors import PipelineError
+    from pipeline.stages.calibration import calibrator_of
 
     cfg = {"method": "platt", "params": {"platt": {"n_bins": 5}}}
     with pytest.raises(

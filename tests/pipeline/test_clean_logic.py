@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline.cleaning import duplicate_columns, handle_outliers, make_impossible_missing
-from pipeline.errors import PipelineError
+from pipeline.core.errors import PipelineError
+from pipeline.stages.cleaning import duplicate_columns, handle_outliers, make_impossible_missing
 
 
 def frame() -> pd.DataFrame:

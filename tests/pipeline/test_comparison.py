@@ -9,10 +9,10 @@ import pytest
 from conftest import MODEL_STAGES, SHARED_STAGES, make_project, run_stages
 
 from mllib.comparison import corrected_resampled_t_test
-from pipeline import paths
-from pipeline.comparison import compare
-from pipeline.config import load_params
-from pipeline.errors import PipelineError
+from pipeline.core import paths
+from pipeline.core.config import load_params
+from pipeline.core.errors import PipelineError
+from pipeline.stages.comparison import compare
 
 
 def result(scores, params=None):
@@ -51,7 +51,7 @@ def test_the_corrected_t_test_gets_the_fractional_mean_split_sizes():
     (638.4 / 159.6 here), not their integer parts, to the corrected resampled t-test."""
     import numpy as np
 
-    from pipeline.comparison import choose_model
+    from pipeline.stages.comparison import choose_model
 
     sizes = [(638, 160), (639, 159), (638, 160), (639, 159), (638, 160)]
     splits = [(np.arange(n_fit), np.arange(n_fit, n_fit + n_valid)) for n_fit, n_valid in sizes]

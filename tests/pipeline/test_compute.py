@@ -1,4 +1,4 @@
-"""pipeline.compute: the search's (candidate, fold) tasks give the same results one by one, on 2 local worker
+"""pipeline.core.compute: the search's (candidate, fold) tasks give the same results one by one, on 2 local worker
 processes and on a 2-worker Dask LocalCluster; an unreachable scheduler is one message naming compute.scheduler."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 from mllib.gradient_boosting import GradientBoostingClassifier
 from mllib.metrics import get_scorer
 from mllib.model_selection import evaluate_candidates
-from pipeline.compute import task_runner
-from pipeline.errors import PipelineError
+from pipeline.core.compute import task_runner
+from pipeline.core.errors import PipelineError
 
 
 def folds(seed=0, n=300, k=3):

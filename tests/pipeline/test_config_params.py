@@ -11,8 +11,8 @@ import pytest
 import yaml
 from conftest import set_dotted
 
-from pipeline.config import flatten, load_params
-from pipeline.errors import PipelineError
+from pipeline.core.config import flatten, load_params
+from pipeline.core.errors import PipelineError
 
 REPO = Path(__file__).resolve().parents[2]
 REAL = yaml.safe_load((REPO / "params.yaml").read_text())
@@ -251,7 +251,7 @@ def test_valid_and_boundary_values_are_accepted(tmp_path, key, value):
 
 def test_hyperparameters_are_checked_where_the_model_is_built():
     """Validating params.yaml imports no algorithm: the stage that builds a model checks its settings."""
-    from pipeline.build import check_hyperparameter_names
+    from pipeline.core.build import check_hyperparameter_names
 
     with pytest.raises(
         PipelineError,
@@ -294,7 +294,7 @@ def test_column_listed_in_two_roles(tmp_path, changes, col, roles):
 
 def test_sensitive_column_in_drop_is_audited_not_a_feature(tmp_path):
     """Lending and hiring rules may forbid the attribute as a feature while requiring the audit."""
-    from pipeline.frames import feature_columns
+    from pipeline.core.frames import feature_columns
 
     params = _load(tmp_path, _variant(data__drop=["meddol", "female"]))
     numeric, categorical = feature_columns(["_row_id", "binexp", "zper", "female", "age", "plan"], params["data"])
@@ -334,7 +334,7 @@ def test_row_level_strategy_without_group_is_fine(tmp_path, strategy):
 
 
 def _leaf_paths(text: str) -> set[str]:
-    """Dotted paths of the leaves of params.yaml, walked independently of pipeline.config."""
+    """Dotted paths of the leaves of params.yaml, walked independently of pipeline.core.config."""
     out = set()
 
     def walk(node, prefix):
@@ -407,11 +407,12 @@ def test_every_default_search_candidate_fits(model):
 
 
 def test_the_name_lists_of_params_validation_match_mllib():
-    """pipeline/names.py lists names so that validating params.yaml imports no algorithm; they must stay mllib's."""
+    """pipeline/core/names.py lists names so that validating params.yaml imports no algorithm; they must stay
+    mllib's."""
     from mllib.fairness import MITIGATION_CRITERIA
     from mllib.metrics import SCORERS
     from mllib.metrics.scorers import REGRESSION_SCORERS
-    from pipeline import names
+    from pipeline.core import names
 
     assert names.SCORERS == [*SCORERS, *REGRESSION_SCORERS]
     assert names.MITIGATION_CRITERIA == list(MITIGATION_CRITERIA)

@@ -26,7 +26,7 @@ from conftest import (
 )
 
 from mllib.registry import CLASSIFIERS, REGRESSORS
-from pipeline import paths
+from pipeline.core import paths
 
 FAST = {
     "search.grid": {},

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from conftest import MODEL_STAGES, SHARED_STAGES, cost_matrix_at_a_step, make_project, run_stages
 
-from pipeline import paths
+from pipeline.core import paths
 
 PDP_FEATURES = 2
 SMALL = {

@@ -14,11 +14,11 @@ import pytest
 import yaml
 from conftest import REPO, make_project, run_stages
 
-from pipeline import paths
-from pipeline.build import feature_transformer
-from pipeline.config import load_params
-from pipeline.errors import PipelineError
-from pipeline.names import FEATURE_STEPS
+from pipeline.core import paths
+from pipeline.core.build import feature_transformer
+from pipeline.core.config import load_params
+from pipeline.core.errors import PipelineError
+from pipeline.core.names import FEATURE_STEPS
 
 CASES = [(step, name) for step, names in FEATURE_STEPS.items() for name in names]
 # exact whitening of one-hot columns is singular; the stage's message says to regularise (tested below);
@@ -150,7 +150,7 @@ def test_seed_reaches_every_random_component(tmp_path):
     it): a different seed gives a different random forest, the same seed the same bytes."""
     from mllib import io as mlio
     from mllib.preprocessing import RBFFeatures
-    from pipeline.build import component_seed, model, seeded
+    from pipeline.core.build import component_seed, model, seeded
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(120, 4)), rng.integers(0, 2, size=120)

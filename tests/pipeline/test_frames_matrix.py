@@ -1,4 +1,4 @@
-"""The pandas -> numpy boundary (pipeline/frames.py): which columns are model inputs, the raw object matrix
+"""The pandas -> numpy boundary (pipeline/core/frames.py): which columns are model inputs, the raw object matrix
 (numeric floats with NaN first, then categories as strings with None), and the 0/1 target."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from pipeline.frames import category_labels, feature_columns, raw_matrix
+from pipeline.core.frames import category_labels, feature_columns, raw_matrix
 
 DATA = {"target": "y", "group": "pid", "categorical": ["plan", "site"], "drop": ["sex"]}
 

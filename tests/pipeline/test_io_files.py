@@ -1,4 +1,4 @@
-"""pipeline/io.py: atomic writes (a failing block never damages the previous output), deterministic JSON with
+"""pipeline/core/io.py: atomic writes (a failing block never damages the previous output), deterministic JSON with
 NaN as null, and read errors that name the file."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline.errors import PipelineError
-from pipeline.io import (
+from pipeline.core.errors import PipelineError
+from pipeline.core.io import (
     atomic_path,
     read_dataset,
     read_json,

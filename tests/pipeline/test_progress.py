@@ -1,10 +1,10 @@
-"""pipeline.progress.Progress: counts, elapsed and estimated time left; one line per interval off a terminal."""
+"""pipeline.core.progress.Progress: counts, elapsed and estimated time left; one line per interval off a terminal."""
 
 from __future__ import annotations
 
 import io
 
-from pipeline.progress import Progress
+from pipeline.core.progress import Progress
 
 
 def test_lines_off_a_terminal_at_most_every_interval_and_at_the_end():

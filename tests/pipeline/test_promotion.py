@@ -1,11 +1,12 @@
-"""The promotion gate (pipeline/promotion.py) and the headline figures it reads (pipeline/headline.py)."""
+"""The promotion gate (pipeline/tracking/promotion.py) and the headline figures it reads
+(pipeline/reporting/headline.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from pipeline.headline import fairness_gaps, flat
-from pipeline.promotion import champion_check, decide, threshold_checks
+from pipeline.reporting.headline import fairness_gaps, flat
+from pipeline.tracking.promotion import champion_check, decide, threshold_checks
 
 POLICY = {
     "min_headline": {"binary": 0.7, "multiclass": 0.7, "regression": 0.0},
@@ -112,7 +113,7 @@ def test_headline_fairness_gaps_leave_out_intersections_and_flatten():
 def test_a_changed_target_or_inputs_never_takes_champion_silently():
     import json
 
-    from pipeline.promotion import contract_check
+    from pipeline.tracking.promotion import contract_check
 
     ours = {"contract.target": "binexp (binary, classes [0, 1])", "contract.inputs": json.dumps(["age:numeric"])}
     assert contract_check(ours, None, False)["note"] == "no champion yet"

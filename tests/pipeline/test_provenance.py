@@ -1,4 +1,4 @@
-"""pipeline/provenance.py: the code's git tree ids, computed from the working files without writing to the
+"""pipeline/core/provenance.py: the code's git tree ids, computed from the working files without writing to the
 repository, equal git's own tree ids for committed code and differ once a file changes; params hash."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from pipeline import provenance
+from pipeline.core import provenance
 
 
 def git(cwd, *args) -> str:

@@ -1,5 +1,6 @@
-"""pipeline/report.py and its template: cell formatting (undefined, yes/no, 4 decimals), tables, the page
-rendered by pipeline/templates/report.html.j2 with every text HTML-escaped exactly once, and the model card built
+"""pipeline/reporting/page.py and its template: cell formatting (undefined, yes/no, 4 decimals), tables, the page
+rendered by pipeline/reporting/templates/report.html.j2 with every text HTML-escaped exactly once, and the model card
+built
 from the stage reports."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from pipeline import report
+from pipeline.reporting import page as report
 
 
 @pytest.mark.parametrize(

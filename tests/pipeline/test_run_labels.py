@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from mllib.metrics import get_scorer
-from pipeline import figures
-from pipeline.task import Target
-from pipeline.training import pooled_score
+from pipeline.core.task import Target
+from pipeline.reporting import figures
+from pipeline.stages.training import pooled_score
 
 
 def _result(valid_scores, oof_values):

@@ -12,8 +12,9 @@ import pytest
 import yaml
 from conftest import make_project, run_stages
 
-from pipeline import folds, paths
-from pipeline.errors import PipelineError
+from pipeline.core import paths
+from pipeline.core.errors import PipelineError
+from pipeline.stages import folds
 
 # strategy -> (data.group set?, split overrides)
 CASES = {
@@ -97,7 +98,7 @@ def test_repeated_kfold_scores_average_over_the_repeats(cleaned, tmp_path, monke
     run_stages(root, monkeypatch, ["split", "features", "train"])
     from mllib import registry
     from mllib.calibration import decision_scores
-    from pipeline.task import Target
+    from pipeline.core.task import Target
 
     train = pd.read_parquet(root / paths.TRAIN)
     y = Target.read(root / paths.TARGET).encode(train["binexp"])

@@ -12,8 +12,8 @@ import pytest
 import yaml
 from conftest import REPO, make_project
 
-from pipeline import config
-from pipeline.names import FEATURE_STEPS
+from pipeline.core import config
+from pipeline.core.names import FEATURE_STEPS
 
 STAGES = [
     "validate",
@@ -196,20 +196,10 @@ def test_every_pipeline_module_a_stage_imports_is_a_dependency():
     import sys
 
     sys.path.insert(0, str(REPO / "tests"))
-    from test_imports import graph
+    from test_imports import loaded_files
 
-    edges = graph()
     for stage, spec in DVC.items():
-        seen, stack = set(), [f"pipeline.stages.{stage}"]
-        while stack:
-            for target in edges.get(stack.pop(), ()):
-                if target.startswith("pipeline") and target not in seen:
-                    seen.add(target)
-                    stack.append(target)
-        files = {
-            "pipeline/__init__.py" if m == "pipeline" else "pipeline/" + m.split(".", 1)[1].replace(".", "/") + ".py"
-            for m in seen
-        }
+        files = loaded_files(f"pipeline.stages.{stage}")
         deps = [d.split()[0] for d in spec["deps"]]
         missing = sorted(f for f in files if not any(f == d or f.startswith(d.rstrip("/") + "/") for d in deps))
         assert not missing, f"{stage} imports {missing} but dvc.yaml does not list them as deps"

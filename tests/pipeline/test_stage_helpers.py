@@ -1,4 +1,4 @@
-"""Pure helpers of the calibrate, evaluate and fairness stages and pipeline/summaries.py."""
+"""Pure helpers of the calibrate, evaluate and fairness stages and pipeline/core/summaries.py."""
 
 from __future__ import annotations
 
@@ -21,10 +21,18 @@ from mllib.decisions import bayes_threshold
 from mllib.fairness import GroupThresholdOptimizer, criterion_gap, fairness_report
 from mllib.linear import LogisticRegression
 from mllib.metrics import brier_score
-from pipeline.calibration import calibrator_of, cross_fitted
-from pipeline.evaluation import GAP_DIAGNOSIS, cost_report, gap_report, selective_report
-from pipeline.fairness import accuracies, compatibility, every_criterion, fit_weighted, macro_gaps, mitigate, plot_rows
-from pipeline.summaries import GROUP_RATES, calibration_report, group_calibration, reliability_rows
+from pipeline.core.summaries import GROUP_RATES, calibration_report, group_calibration, reliability_rows
+from pipeline.stages.calibration import calibrator_of, cross_fitted
+from pipeline.stages.evaluation import GAP_DIAGNOSIS, cost_report, gap_report, selective_report
+from pipeline.stages.fairness_audit import (
+    accuracies,
+    compatibility,
+    every_criterion,
+    fit_weighted,
+    macro_gaps,
+    mitigate,
+    plot_rows,
+)
 
 
 def two(p):
@@ -107,7 +115,7 @@ def test_calibrator_of_more_than_two_classes(method, one_vs_rest):
 
 
 def test_calibrator_of_refuses_an_unknown_setting():
-    from pipeline.errors import PipelineError
+    from pipeline.core.errors import PipelineError
 
     with pytest.raises(PipelineError, match="calibration.params.platt.bins"):
         calibrator_of({"method": "platt", "params": {"platt": {"bins": 3}}}, 2)

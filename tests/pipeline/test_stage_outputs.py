@@ -20,7 +20,7 @@ from mllib import io as mlio
 from mllib.calibration import HistogramBinning, IsotonicCalibration, PlattScaling, decision_scores
 from mllib.fairness import criterion_gap
 from mllib.linear import LogisticRegression
-from pipeline import paths
+from pipeline.core import paths
 
 UPSTREAM = ["validate", "clean", "split", "features", "train", "assess"]
 DECISION_STAGES = ["calibrate", "evaluate", "fairness", "report"]

@@ -1,4 +1,4 @@
-"""pipeline/tracking.py helpers (no MLflow server): the repository root under `dvc exp run --temp`, tracking-URI
+"""pipeline/tracking/runs.py helpers (no MLflow server): the repository root under `dvc exp run --temp`, tracking-URI
 precedence, stage output md5s from dvc.lock, the pipeline-state key, metric-name mapping, metric flattening."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.errors import PipelineError
-from pipeline.tracking import metric_key, repo_root, stage_output_md5s, state_key, tracking_uri
+from pipeline.core.errors import PipelineError
+from pipeline.tracking.runs import metric_key, repo_root, stage_output_md5s, state_key, tracking_uri
 
 # MLflow's rule for metric and param names (mlflow.utils.validation); checked against MLflow itself below
 MLFLOW_NAME = re.compile(r"^[/\w.\- :]*$")
@@ -176,7 +176,7 @@ def test_real_lock_md5s_cover_every_stage_but_track():
 
 def test_the_run_carries_what_the_card_warns_about():
     """A named calibration map worse than none and fits stopped at their caps are tags of the MLflow run."""
-    from pipeline.tracking import run_warnings
+    from pipeline.tracking.runs import run_warnings
 
     quiet = {"not_converged": {"folds": [], "refit": False, "messages": []}}
     assert run_warnings(quiet, {"warning": None, "not_converged": []}) == {}
@@ -191,7 +191,7 @@ def test_the_run_carries_what_the_card_warns_about():
 
 
 def test_names_beyond_mlflows_limit_are_shortened_the_same_way_every_time():
-    from pipeline.tracking import KEY_LIMIT, fitted, metric_key
+    from pipeline.tracking.runs import KEY_LIMIT, fitted, metric_key
 
     long_key = "fairness." + "x" * 300 + ".demographic_parity"
     renamed: dict = {}

@@ -14,8 +14,8 @@ import pandera.pandas as pa
 import pytest
 import yaml
 
-from pipeline.errors import PipelineError
-from pipeline.schema import (
+from pipeline.core.errors import PipelineError
+from pipeline.core.schema import (
     apply_fractional_policy,
     binary_columns,
     build_schema,
@@ -409,7 +409,7 @@ def test_main_single_class_target(project):
 
 
 def test_labels_differing_only_by_case_or_spaces_are_refused_and_named():
-    from pipeline.task import infer_target
+    from pipeline.core.task import infer_target
 
     data = {"target": "y", "task": "auto", "positive_label": None}
     series = pd.Series(["yes", "no", "Yes", "yes ", "no", "NO"])

@@ -14,7 +14,7 @@ CATS = (["red", "green", "blue"], ["s", "m", "l", "xl"])
 
 
 def _feature_transformer():
-    """As pipeline/build.py builds it: numeric first (median + indicators, scale), then categorical."""
+    """As pipeline/core/build.py builds it: numeric first (median + indicators, scale), then categorical."""
     return ColumnTransformer(
         [
             (

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 
-from .headline import HEADLINE_METRIC
+from ..reporting.headline import HEADLINE_METRIC
 
 
 def threshold_checks(figures: dict[str, float], task: str, cfg: dict) -> list[dict]:

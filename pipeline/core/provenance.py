@@ -7,7 +7,7 @@ the output's md5), so the code is named by content instead: the git tree id of m
 working files are, computed the way git computes it (blob = sha1("blob <size>\\0" + bytes), tree = sha1 of the
 sorted "<mode> <name>\\0<id>" entries) without writing anything into the repository. For committed code it equals
 `git rev-parse <commit>:mllib` of that commit; uncommitted code has an id no commit has. The commit and the dirty
-flag of the working tree are the MLflow run's tags (pipeline/tracking.py)."""
+flag of the working tree are the MLflow run's tags (pipeline/tracking/runs.py)."""
 
 from __future__ import annotations
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pipeline import paths
-from pipeline.errors import PipelineError
-from pipeline.names import KFOLD_STRATEGIES
-from pipeline.task import Target
+from pipeline.core import paths
+from pipeline.core.errors import PipelineError
+from pipeline.core.names import KFOLD_STRATEGIES
+from pipeline.core.task import Target
 
 # A guard, not a knob: each split costs one features fit and one model fit per candidate.
 MAX_SPLITS = 200

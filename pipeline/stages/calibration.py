@@ -20,10 +20,10 @@ from mllib.calibration import OneVsRestCalibration
 from mllib.deploy import DeployedPredictor
 from mllib.model_selection import cross_fit
 
-from . import build, paths
-from .errors import PipelineError
-from .summaries import binning_spec, calibration_report, group_calibration
-from .task import Target
+from ..core import build, paths
+from ..core.errors import PipelineError
+from ..core.summaries import binning_spec, calibration_report, group_calibration
+from ..core.task import Target
 
 NATIVE_MULTICLASS = ("temperature", "none")  # take (n, K) scores; the others are wrapped one-vs-rest
 MAPS = ("none", "platt", "temperature", "isotonic", "histogram_binning")  # compared in this order (ties: the first)

@@ -32,10 +32,10 @@ from mllib.fairness import (
     reweighing_weights,
 )
 
-from . import paths
-from .frames import attribute_labels
-from .io import read_parquet
-from .summaries import GROUP_RATES
+from ..core import paths
+from ..core.frames import attribute_labels
+from ..core.io import read_parquet
+from ..core.summaries import GROUP_RATES
 
 NOT_DEFINED_FOR_REGRESSION = (
     "not defined for regression targets: demographic parity, equal opportunity, equalized odds and predictive parity "

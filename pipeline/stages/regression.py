@@ -16,10 +16,10 @@ from mllib.conformal import CVPlusRegressor, SplitConformalRegressor, interval_s
 from mllib.deploy import DeployedRegressor
 from mllib.metrics import mean_absolute_error, mean_squared_error, r2_score
 
-from . import paths
-from .errors import PipelineError
+from ..core import paths
+from ..core.errors import PipelineError
+from ..core.io import read_estimators
 from .evaluation import gap_report
-from .io import read_estimators
 
 
 def point_metrics(y: np.ndarray, pred: np.ndarray) -> dict:

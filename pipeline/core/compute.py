@@ -2,9 +2,9 @@
 
 A task runner has the signature mllib.model_selection.evaluate_candidates expects: run(fn, shared, tasks, progress)
 returns [fn(shared[k], arg) for (k, arg) in tasks] in task order. `shared` is the splits' data (tasks come split
-by split): local workers get it once at their start (a pipeline.training.FoldData: the paths, each worker reading a
-split's matrix when it reaches it), a Dask cluster gets each split's arrays while its tasks run; what crosses a
-process boundary is arrays and estimator specifications (registry classes and their hyperparameters), never a
+by split): local workers get it once at their start (a pipeline.stages.training.FoldData: the paths, each worker
+reading a split's matrix when it reaches it), a Dask cluster gets each split's arrays while its tasks run; what crosses
+a process boundary is arrays and estimator specifications (registry classes and their hyperparameters), never a
 model file. Results do not depend on the backend or the number of workers: every task is
 seeded by its own estimator's random_state, and results are gathered in task order. Worker processes inherit the
 numerical environment pinned by pipeline/__init__.py (one BLAS thread, the x86-64-v3 code paths).

@@ -1,22 +1,16 @@
-"""The report page's sections and figures, built from the stage report files (pipeline/report.py holds the
-pieces: cells, tables, the model card; pipeline/templates/report.html.j2 the HTML). One page per task: binary and
-multiclass targets get calibration, decisions and per-class tables; regression targets get residuals and conformal
+"""The report page's sections and figures, built from the stage report files (pipeline/reporting/page.py holds the
+pieces: cells, tables, the model card; pipeline/reporting/templates/report.html.j2 the HTML). One page per task: binary
+and multiclass targets get calibration, decisions and per-class tables; regression targets get residuals and conformal
 intervals.
 
 Sections cited: Ghent ML notes (seed 004): 3.2 Bias and Variance (419)"""
 
 from __future__ import annotations
 
+from ..core.changes import describe
 from . import figures
-from . import report as html
-from .changes import describe
-from .report_results import (
-    explain_section,
-    regression_fairness_section,
-    regression_test_section,
-    test_section,
-    trust_section,
-)
+from . import page as html
+from .results import explain_section, regression_fairness_section, regression_test_section, test_section, trust_section
 
 
 def curve_summaries(test: dict) -> tuple[dict, dict, dict]:

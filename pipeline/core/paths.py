@@ -15,7 +15,7 @@ CLEANING_REPORT = Path("reports/cleaning.json")
 TRAIN = Path("data/processed/train.parquet")
 TEST = Path("data/processed/test.parquet")
 FOLDS = Path("data/processed/folds.parquet")
-TARGET = Path("data/processed/target.json")  # task and classes in code order (pipeline/task.py)
+TARGET = Path("data/processed/target.json")  # task and classes in code order (pipeline/core/task.py)
 SPLIT_REPORT = Path("reports/split.json")
 
 FEATURES_DIR = Path("data/features")
@@ -31,7 +31,7 @@ OOF_PREDICTIONS = Path("data/predictions/oof.parquet")
 SEARCH_REPORT = Path("reports/search.json")
 TRAIN_METRICS = Path("reports/metrics/train.json")
 VALIDATION_CURVE = Path("reports/plots/validation_curve.json")
-ASSESSMENT = Path("reports/assessment.json")  # leakage estimate and learning curve (pipeline/assessment.py)
+ASSESSMENT = Path("reports/assessment.json")  # leakage estimate and learning curve (pipeline/stages/assessment.py)
 LEARNING_CURVE = Path("reports/plots/learning_curve.json")
 SWEEP_CURVE = Path("reports/plots/hyperparameter_curve.json")  # assess: one hyperparameter swept (validation curve)
 
@@ -50,7 +50,9 @@ RISK_COVERAGE = Path("reports/plots/risk_coverage.json")
 RESIDUALS = Path("reports/plots/residuals.json")  # regression: actual vs predicted per test row
 
 FAIRNESS_METRICS = Path("reports/metrics/fairness.json")
-HEADLINE = Path("reports/metrics.json")  # the DVC metrics file: headline figures of every stage (pipeline/headline.py)
+HEADLINE = Path(
+    "reports/metrics.json"
+)  # the DVC metrics file: headline figures of every stage (pipeline/reporting/headline.py)
 FAIRNESS_PLOT = Path("reports/plots/fairness.csv")
 
 IMPORTANCE = Path("reports/importance.json")

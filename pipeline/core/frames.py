@@ -72,7 +72,7 @@ def read_scores(frame: pd.DataFrame) -> np.ndarray:
 
 
 def proba_columns(P: np.ndarray) -> dict[str, np.ndarray]:
-    """Class probabilities (n, K) as `proba_0` .. `proba_{K-1}` (code order, pipeline/task.py)."""
+    """Class probabilities (n, K) as `proba_0` .. `proba_{K-1}` (code order, pipeline/core/task.py)."""
     return {f"proba_{k}": P[:, k] for k in range(P.shape[1])}
 
 

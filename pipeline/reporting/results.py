@@ -1,10 +1,10 @@
 """The report page's sections on the results: the test set (classification and regression, each metric beside the
 no-skill baseline), per-group errors of a regression target, explainability, and how much to trust the number.
-pipeline/report_sections.py assembles the page with them."""
+pipeline/reporting/sections.py assembles the page with them."""
 
 from __future__ import annotations
 
-from . import report as html
+from . import page as html
 
 
 def test_section(test: dict) -> dict:

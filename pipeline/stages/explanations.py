@@ -31,8 +31,8 @@ from mllib.explain import (
     tree_shap,
 )
 
-from .errors import PipelineError
-from .progress import Progress
+from ..core.errors import PipelineError
+from ..core.progress import Progress
 
 
 def raw_column_of(encoded: list[str], raw: list[str]) -> np.ndarray | None:

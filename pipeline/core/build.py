@@ -186,7 +186,7 @@ def model(name: str, model_cfg: dict, seed: int, **searched):
 
 
 def splitter(split_cfg: dict, strategy: str, seed: int):
-    """The splitter of a resolved strategy (pipeline.names.resolve_strategy) with split.* settings."""
+    """The splitter of a resolved strategy (pipeline.core.names.resolve_strategy) with split.* settings."""
     k = split_cfg["n_splits"]
     if strategy in KFOLD_SPLITTERS:
         single, repeated = KFOLD_SPLITTERS[strategy]

@@ -1,6 +1,6 @@
 """The clean stage's work (pipeline/stages/clean.py): deterministic row-wise fixes that need no fitting (seed 004,
-D4:810-845), each recorded for the model card (pipeline/changes.py) with its count and, for removed rows, the target's
-distribution before and after.
+D4:810-845), each recorded for the model card (pipeline/core/changes.py) with its count and, for removed rows, the
+target's distribution before and after.
 
 Duplicates (clean.drop_duplicate_rows): identical rows of one id (data.group) are one record entered twice; identical
 rows of a file without an id may be different people who gave the same answers (a survey, a file of categories), and
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import paths
-from .changes import change, removal
-from .errors import PipelineError
-from .task import Target
+from ..core import paths
+from ..core.changes import change, removal
+from ..core.errors import PipelineError
+from ..core.task import Target
 
 
 def _check_numeric(df: pd.DataFrame, columns, key: str) -> None:

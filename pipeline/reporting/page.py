@@ -1,7 +1,7 @@
 """The report page: its content, built only from the files the stages wrote, as sections of parts (a heading, a
-paragraph, a table, a row of figures), and the model card; the Jinja2 template pipeline/templates/report.html.j2
-holds the page's HTML and CSS and escapes every text once. Deterministic: no timestamps; the same inputs give the
-same bytes."""
+paragraph, a table, a row of figures), and the model card; the Jinja2 template
+pipeline/reporting/templates/report.html.j2 holds the page's HTML and CSS and escapes every text once. Deterministic:
+no timestamps; the same inputs give the same bytes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import base64
 import math
 from pathlib import Path
 
-from .changes import change, describe
+from ..core.changes import change, describe
 
 TEMPLATE = Path(__file__).parent / "templates" / "report.html.j2"
 
@@ -76,7 +76,7 @@ def document(title: str, sections: list[dict], figs: dict[str, bytes]) -> str:
 
 def data_changes(params: dict, r: dict) -> list[dict]:
     """Every change the pipeline made to the user's data, in stage order: validate's and clean's records
-    (pipeline/changes.py) and what the features stage fills in or pools (imputed values, pooled rare levels)."""
+    (pipeline/core/changes.py) and what the features stage fills in or pools (imputed values, pooled rare levels)."""
     data = params["data"]
     records = [*r["validation"]["changes"], *r["cleaning"]["changes"]]
     features = set(r["features"]["numeric"]) | set(r["features"]["categorical"])
@@ -200,7 +200,7 @@ def sensitive_roles(data: dict, validation: dict) -> str:
 
 
 def code_provenance(trees: dict) -> str:
-    """The code as git tree ids (pipeline/provenance.py): equal to `git rev-parse <commit>:<dir>` of the commit it
+    """The code as git tree ids (pipeline/core/provenance.py): equal to `git rev-parse <commit>:<dir>` of the commit it
     came from; the commit itself and the dirty flag are MLflow tags (a byte-reproducible page cannot name the commit
     that records it)."""
     if None in trees.values():
@@ -216,8 +216,8 @@ def code_provenance(trees: dict) -> str:
 def promotion_summary(params: dict, r: dict) -> str:
     """The gate's threshold checks (tracking.promotion); the comparison with the current champion happens when the
     track stage registers the version (its tags give the decision)."""
+    from ..tracking.promotion import decide, threshold_checks
     from .headline import flat, headline
-    from .promotion import decide, threshold_checks
 
     figures = flat(headline(r["train"], r["calibration"], r["test"], r["fairness"], r["assessment"]))
     decision = decide(threshold_checks(figures, r["test"]["task"], params["tracking"]["promotion"]))

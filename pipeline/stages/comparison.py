@@ -13,8 +13,8 @@ import numpy as np
 
 from mllib.comparison import corrected_resampled_t_test
 
-from . import build, paths
-from .io import read_matrix
+from ..core import build, paths
+from ..core.io import read_matrix
 
 
 def compare(

@@ -1,6 +1,6 @@
 """The names params.yaml accepts for the split strategies, the feature steps, the scorers and the mitigation
-criteria: plain lists, so validating params.yaml imports no algorithm (pipeline/build.py maps them to mllib classes;
-tests/pipeline/test_config_params.py checks the lists against mllib)."""
+criteria: plain lists, so validating params.yaml imports no algorithm (pipeline/core/build.py maps them to mllib
+classes; tests/pipeline/test_config_params.py checks the lists against mllib)."""
 
 KFOLD_STRATEGIES = ["kfold", "stratified", "group", "stratified_group"]  # honour split.n_repeats
 LEAVE_OUT_STRATEGIES = ["leave_one_out", "leave_one_group_out"]

@@ -15,9 +15,9 @@ from mllib.model_selection import (
     evaluate_candidates,
 )
 
-from . import build, paths
-from .io import read_matrix
-from .progress import Progress
+from ..core import build, paths
+from ..core.io import read_matrix
+from ..core.progress import Progress
 
 
 def split_matrix(k: int) -> np.ndarray:
@@ -56,8 +56,8 @@ def out_of_fold_scores(fold_models: list, fold_data: list[tuple], splits: list[t
 
 def search_model(name: str, params: dict, fold_data: list, scorer, seed: int, run_tasks=None) -> tuple[list, int]:
     """One model's search over its search.grid entry on the fixed folds: (results, index of the best); run_tasks:
-    where the (candidate, fold) fits run (pipeline.compute). Every result keeps its fold models (mllib.io states), so
-    the chosen one's out-of-fold scores need no refit."""
+    where the (candidate, fold) fits run (pipeline.core.compute). Every result keeps its fold models (mllib.io states),
+    so the chosen one's out-of-fold scores need no refit."""
     model_cfg, search = params["model"], params["search"]
     for key, settings in (("model.params", model_cfg["params"]), ("search.grid", search["grid"])):
         build.check_hyperparameter_names(f"{key}.{name}", name, settings.get(name, {}))

@@ -39,7 +39,7 @@ from mllib.metrics import (
     top_k_accuracy,
 )
 
-from .summaries import binning_spec, calibration_report, group_calibration
+from ..core.summaries import binning_spec, calibration_report, group_calibration
 
 GAP_DIAGNOSIS = (
     "validation-test gap beyond two CV standard deviations; the notes' causes (seed 004, D4:567): leakage between "

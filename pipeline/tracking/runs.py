@@ -1,8 +1,9 @@
 """MLflow bookkeeping for the track stage, the only code that talks to MLflow (docs/architecture.md section 6).
 One parent run per pipeline state (params + every stage output md5), found again rather than duplicated
 when the same state is tracked twice; one child run per search candidate with its per-fold scores; the deployed
-predictor logged as a pyfunc model and registered as a version behind the promotion gate (pipeline/promotion.py).
-The functions that log take the imported `mlflow` module, so importing this module does not import MLflow."""
+predictor logged as a pyfunc model and registered as a version behind the promotion gate
+(pipeline/tracking/promotion.py). The functions that log take the imported `mlflow` module, so importing this module
+does not import MLflow."""
 
 from __future__ import annotations
 
@@ -16,13 +17,13 @@ from pathlib import Path
 
 import yaml
 
-from . import paths
-from .errors import PipelineError
-from .frames import feature_columns
-from .headline import flat
-from .io import read_json, read_parquet
+from ..core import paths
+from ..core.errors import PipelineError
+from ..core.frames import feature_columns
+from ..core.io import read_json, read_parquet
+from ..core.provenance import git
+from ..reporting.headline import flat
 from .promotion import champion_check, contract_check, decide, threshold_checks
-from .provenance import git
 
 # Set before mlflow is imported: no usage telemetry, and a down server fails fast instead of retrying for minutes.
 os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
@@ -144,7 +145,7 @@ def run_params(params: dict, model: str, calibration: str | None) -> dict[str, s
     """params.yaml flattened to dotted keys, as the run used them: the grid and fixed settings of the chosen model
     only (not those of every other model), and the settings of the deployed calibration map only (calibration.method
     auto chooses it; regression: none)."""
-    from .config import flatten
+    from ..core.config import flatten
 
     chosen = {"search.grid.": model, "model.params.": model, "calibration.params.": calibration}
     kept = {}
@@ -190,7 +191,7 @@ def signature_of(example, output):
 
 def log_model(mlflow, params: dict):
     from mllib import io as mlio
-    from pipeline.frames import served_predictions
+    from pipeline.core.frames import served_predictions
 
     test = read_parquet(paths.TEST, "split")
     numeric, categorical = feature_columns(test.columns, params["data"])

@@ -58,10 +58,10 @@ from mllib.model_selection import (
     response_values,
 )
 
-from . import build, paths
-from .frames import feature_columns, raw_matrix
-from .io import read_parquet
-from .progress import Progress
+from ..core import build, paths
+from ..core.frames import feature_columns, raw_matrix
+from ..core.io import read_parquet
+from ..core.progress import Progress
 
 
 def row_level_scores(

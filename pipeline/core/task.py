@@ -59,7 +59,7 @@ class Target:
     def distribution(self, values: pd.Series) -> dict:
         """The target's distribution over `values` (missing ones left out): class shares keyed by the label's
         spelling in sorted order, or a regression target's mean and standard deviation (the model card's record of
-        what a removal of rows did to the question, pipeline/changes.py)."""
+        what a removal of rows did to the question, pipeline/core/changes.py)."""
         values = values[values.notna()]
         if self.regression:
             numbers = pd.to_numeric(values, errors="coerce").dropna().to_numpy(dtype=np.float64)

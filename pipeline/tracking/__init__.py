@@ -1,0 +1,5 @@
+"""MLflow: the track stage's run and the model registry (imported by the track stage only; serving loads the model).
+
+runs.py       the run, its params, metrics, artifacts and child runs; resuming a state; the registered version
+promotion.py  the registry's gate: which version may become `champion`
+"""
