@@ -154,6 +154,10 @@ class DeployedPredictor(BaseEstimator):
             raise ValueError("this predictor has no conformal sets (conformal=None)")
         return self.conformal.predict_set(self.predict_proba(X))
 
+    def decision_rule(self) -> dict:
+        """How decisions are made: the rule (threshold, cost_matrix or argmax), its threshold and cost matrix."""
+        return {"rule": self.rule_, "threshold": self.decision_threshold_, "cost_matrix": self.cost_matrix}
+
     def with_model(self, model) -> DeployedPredictor:
         """The same chain and rule around another fitted model (e.g. a reweighed refit)."""
         return DeployedPredictor(**{**self.get_params(deep=False), "model": model}).fit()

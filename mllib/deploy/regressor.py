@@ -83,6 +83,10 @@ class DeployedRegressor(BaseEstimator):
     def predict(self, X) -> np.ndarray:
         return self.model.predict(self.transform(X))
 
+    def decision_rule(self) -> None:
+        """A regressor decides nothing: its prediction is the output."""
+        return None
+
     def predict_interval(self, X, method: str | None = None, prediction=None) -> tuple[np.ndarray, np.ndarray]:
         """(lower, upper) of the deployed method (or `method`); prediction: predict(X), if already computed."""
         method = method or self.interval_method

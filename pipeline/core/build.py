@@ -136,26 +136,25 @@ def pooled_levels(transformer, categorical_columns: list[str]) -> dict:
     }
 
 
-def model_name(model_cfg: dict, task: str) -> str:
+def model_name(model_cfg: dict, target) -> str:
     """model.name, with auto resolved to the task's default; a model of the wrong kind for the task is refused."""
-    name = DEFAULT_MODEL[task] if model_cfg["name"] == "auto" else model_cfg["name"]
-    wanted = "regressor" if task == "regression" else "classifier"
-    if registry.kind_of(name) != wanted:
+    name = DEFAULT_MODEL[target.task] if model_cfg["name"] == "auto" else model_cfg["name"]
+    wanted = target.estimators
+    if name not in wanted:
         raise PipelineError(
             f"params.yaml: model.name {name!r} is a {registry.kind_of(name)}, but the target is a "
-            f"{task} target (see reports/validation.json); choose a {wanted} "
-            f"({', '.join(sorted(registry.CLASSIFIERS if wanted == 'classifier' else registry.REGRESSORS))}) "
-            "or auto"
+            f"{target.task} target (see reports/validation.json); choose a {wanted.kind} "
+            f"({', '.join(sorted(wanted))}) or auto"
         )
     return name
 
 
-def model_names(model_cfg: dict, task: str) -> list[str]:
+def model_names(model_cfg: dict, target) -> list[str]:
     """The models to train: model.candidates (compared on the same folds) or model.name alone, each checked to be
-    of the task's kind."""
+    of the task's kind (a Target's estimators)."""
     if not model_cfg["candidates"]:
-        return [model_name(model_cfg, task)]
-    return [model_name({**model_cfg, "name": n}, task) for n in model_cfg["candidates"]]
+        return [model_name(model_cfg, target)]
+    return [model_name({**model_cfg, "name": n}, target) for n in model_cfg["candidates"]]
 
 
 def scorer(key: str, name: str, task: str):
@@ -186,7 +185,7 @@ def model(name: str, model_cfg: dict, seed: int, **searched):
 
 
 def splitter(split_cfg: dict, strategy: str, seed: int):
-    """The splitter of a resolved strategy (pipeline.core.names.resolve_strategy) with split.* settings."""
+    """The splitter of a resolved strategy (Target.split_strategy for auto) with split.* settings."""
     k = split_cfg["n_splits"]
     if strategy in KFOLD_SPLITTERS:
         single, repeated = KFOLD_SPLITTERS[strategy]

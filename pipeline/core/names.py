@@ -11,17 +11,6 @@ GROUPED_STRATEGIES = ["group", "stratified_group", "leave_one_group_out", "group
 STRATIFIED_STRATEGIES = ["stratified", "stratified_group"]
 
 
-def resolve_strategy(strategy: str, group, task: str) -> str:
-    """split.strategy auto: grouped and stratified (by class) when data.group is set, stratified otherwise; for a
-    regression target plain k-fold, grouped when data.group is set (stratified strategies stratify a regression
-    target by its quantile bins, on request)."""
-    if strategy != "auto":
-        return strategy
-    if task == "regression":
-        return "group" if group else "kfold"
-    return "stratified_group" if group else "stratified"
-
-
 # features.<step>.name: the registry names each step accepts ("none" skips an optional step)
 FEATURE_STEPS = {
     "numeric_imputer": ["simple_imputer", "knn_imputer", "group_imputer"],

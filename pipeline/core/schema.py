@@ -209,11 +209,3 @@ def apply_missing_policy(df: pd.DataFrame, columns: list[str], role: str, policy
             for row in df.index[missing]:
                 reasons.setdefault(row, []).append(f"{col}: {what}")
     return reasons, report
-
-
-def target_counts(target, values: pd.Series) -> dict:
-    """Rows per class, or a regression target's summary."""
-    y = target.encode(values)
-    if target.regression:
-        return {"mean": float(y.mean()), "std": float(y.std()), "min": float(y.min()), "max": float(y.max())}
-    return dict(zip(target.label_names(), np.bincount(y, minlength=target.n_classes).tolist()))

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mllib import registry
 from mllib.base import to_python
 
 from .errors import PipelineError
@@ -27,10 +28,21 @@ MAX_AUTO_CLASSES = 20
 
 @dataclass(frozen=True)
 class Target:
+    """The target column and its task. `Target(task=...)` (and `Target.read`) give the kind's class: Binary,
+    Multiclass or Regression, which own what differs by task, so the stages ask the target and do not branch on its
+    name."""
+
     task: str  # "binary" | "multiclass" | "regression"
     column: str
     classes: list  # labels in code order (binary: [negative, positive]; regression: [])
     reason: str  # why this task (auto) or "set by data.task"
+
+    def __new__(cls, task: str, *args, **kwargs):
+        if cls is Target:
+            if task not in KINDS:
+                raise PipelineError(f"data/processed/target.json: unknown task {task!r}; rerun `dvc repro split`")
+            cls = KINDS[task]
+        return super().__new__(cls)
 
     @property
     def n_classes(self) -> int:
@@ -38,47 +50,7 @@ class Target:
 
     @property
     def regression(self) -> bool:
-        return self.task == "regression"
-
-    def encode(self, series: pd.Series) -> np.ndarray:
-        """Class codes 0..K-1 of the target values (a value outside the classes is an error naming it), or the
-        float64 values of a regression target."""
-        if self.regression:
-            return series.to_numpy(dtype=np.float64)
-        index = {_key(c): k for k, c in enumerate(self.classes)}
-        codes, distinct = pd.factorize(series, use_na_sentinel=False)  # each distinct value spelled once, not per row
-        keys = [_key(v) for v in distinct.tolist()]
-        unknown = sorted({k for k in keys if k not in index})
-        if unknown:
-            raise PipelineError(
-                f"target column {self.column!r} holds values {unknown[:5]} that are not among its classes "
-                f"{self.classes}; rerun `dvc repro split`"
-            )
-        return np.array([index[k] for k in keys], dtype=np.int64)[codes]
-
-    def distribution(self, values: pd.Series) -> dict:
-        """The target's distribution over `values` (missing ones left out): class shares keyed by the label's
-        spelling in sorted order, or a regression target's mean and standard deviation (the model card's record of
-        what a removal of rows did to the question, pipeline/core/changes.py)."""
-        values = values[values.notna()]
-        if self.regression:
-            numbers = pd.to_numeric(values, errors="coerce").dropna().to_numpy(dtype=np.float64)
-            return {"mean": float(numbers.mean()), "std": float(numbers.std())} if numbers.size else {}
-        codes, distinct = pd.factorize(values)  # each distinct label spelled once, not per row
-        counts = np.bincount(codes, minlength=len(distinct))
-        shares: dict[str, float] = {}
-        for value, count in zip(distinct.tolist(), counts):
-            shares[_key(value)] = shares.get(_key(value), 0.0) + count / counts.sum()
-        return {k: float(shares[k]) for k in sorted(shares)}
-
-    def output_name(self) -> str:
-        """What the deployed predictor gives for a row, in the run's terms (partial-dependence axes): the probability
-        of the positive class (of each class), or the prediction in the target's units."""
-        if self.regression:
-            return f"predicted {self.column} (its units)"
-        if self.n_classes == 2:
-            return f"p({self.column} = {self.classes[1]}), deployed predictor"
-        return f"p({self.column} = class), deployed predictor (per class, last axis)"
+        return isinstance(self, Regression)
 
     def label_names(self) -> list[str]:
         """The classes as strings, for report keys and column names."""
@@ -93,7 +65,178 @@ class Target:
     def read(cls, path: Path) -> Target:
         from .io import read_json
 
-        return cls(**read_json(path, "split"))
+        return Target(**read_json(path, "split"))
+
+
+class Classification(Target):
+    """Classes coded 0..K-1; models give decision scores, the deployed predictor calibrated probabilities."""
+
+    estimators = registry.CLASSIFIERS  # the models that can fit it
+    tree = "decision_tree"  # the single-feature leakage check's model
+    no_skill_name = "class prior"
+    refused_projections: tuple[str, ...] = ()
+
+    def encode(self, series: pd.Series) -> np.ndarray:
+        """Class codes 0..K-1 of the target values (a value outside the classes is an error naming it)."""
+        index = {_key(c): k for k, c in enumerate(self.classes)}
+        codes, distinct = pd.factorize(series, use_na_sentinel=False)  # each distinct value spelled once, not per row
+        keys = [_key(v) for v in distinct.tolist()]
+        unknown = sorted({k for k in keys if k not in index})
+        if unknown:
+            raise PipelineError(
+                f"target column {self.column!r} holds values {unknown[:5]} that are not among its classes "
+                f"{self.classes}; rerun `dvc repro split`"
+            )
+        return np.array([index[k] for k in keys], dtype=np.int64)[codes]
+
+    def describe(self) -> str:
+        return f"{self.task} target with classes {self.classes}"
+
+    def split_strategy(self, group) -> str:
+        """split.strategy auto: grouped and stratified by class when data.group is set, stratified otherwise."""
+        return "stratified_group" if group else "stratified"
+
+    def strata(self, y: np.ndarray) -> np.ndarray:
+        """What stratified splits balance: the class codes."""
+        return y
+
+    def class_counts(self, y: np.ndarray) -> np.ndarray:
+        """Rows per class code of `y` (what the split checks: every class in every training part)."""
+        return np.bincount(y, minlength=self.n_classes)
+
+    def counts(self, y: np.ndarray) -> dict:
+        """Rows per class of the codes `y`."""
+        return dict(zip(self.label_names(), self.class_counts(y).tolist()))
+
+    def shares(self, y: np.ndarray) -> dict:
+        """The class shares of the codes `y`."""
+        return dict(zip(self.label_names(), (self.class_counts(y) / y.size).tolist()))
+
+    def distribution(self, values: pd.Series) -> dict:
+        """The class shares over `values` (missing ones left out), keyed by the label's spelling in sorted order:
+        the model card's record of what a removal of rows did to the question (pipeline/core/changes.py)."""
+        values = values[values.notna()]
+        codes, distinct = pd.factorize(values)  # each distinct label spelled once, not per row
+        counts = np.bincount(codes, minlength=len(distinct))
+        shares: dict[str, float] = {}
+        for value, count in zip(distinct.tolist(), counts):
+            shares[_key(value)] = shares.get(_key(value), 0.0) + count / counts.sum()
+        return {k: float(shares[k]) for k in sorted(shares)}
+
+    def no_skill(self):
+        from mllib.baseline import PriorClassifier
+
+        return PriorClassifier()
+
+    def fold_scores(self, model, X) -> np.ndarray:
+        """A fold model's out-of-fold output: its decision scores (what calibration maps to probabilities)."""
+        from mllib.calibration import decision_scores
+
+        return decision_scores(model, X)
+
+    def compare_predictions(self, y: np.ndarray, chosen: np.ndarray, runner_up: np.ndarray) -> dict:
+        """Two models' test predictions of the same rows compared: McNemar's test on their errors."""
+        from mllib.comparison import mcnemar_test
+
+        return {
+            "test": "McNemar (exact binomial; chi-square with continuity correction beside it)",
+            **mcnemar_test(y, chosen, runner_up),
+        }
+
+
+class Binary(Classification):
+    headline_metric, headline_label = "roc_auc", "ROC AUC"
+    per_class = ""
+
+    def output_name(self) -> str:
+        """What the deployed predictor gives for a row (partial-dependence axes)."""
+        return f"p({self.column} = {self.classes[1]}), deployed predictor"
+
+    def metric_probabilities(self, P: np.ndarray) -> np.ndarray:
+        """What Brier score and log loss take: the positive class's column."""
+        return P[:, 1]
+
+    def calibrator(self, calibrator, native_multiclass: bool):
+        return calibrator
+
+
+class Multiclass(Classification):
+    headline_metric, headline_label = "roc_auc_ovr", "macro one-vs-rest ROC AUC"
+    per_class = ", per class"
+
+    def output_name(self) -> str:
+        return f"p({self.column} = class), deployed predictor (per class, last axis)"
+
+    def metric_probabilities(self, P: np.ndarray) -> np.ndarray:
+        return P
+
+    def calibrator(self, calibrator, native_multiclass: bool):
+        """A binary map calibrates each class against the rest; a map for K classes is used as it is."""
+        from mllib.calibration import OneVsRestCalibration
+
+        return calibrator if native_multiclass else OneVsRestCalibration(calibrator)
+
+
+class Regression(Target):
+    """A numeric target encoded as float64 (every value finite); models predict it in its units."""
+
+    estimators = registry.REGRESSORS
+    tree = "decision_tree_regressor"
+    no_skill_name = "mean"
+    headline_metric, headline_label = "r2", "R^2"
+    per_class = ""
+    refused_projections = ("lda",)  # LDA projects onto directions that separate classes
+
+    def encode(self, series: pd.Series) -> np.ndarray:
+        return series.to_numpy(dtype=np.float64)
+
+    def describe(self) -> str:
+        return "regression target"
+
+    def split_strategy(self, group) -> str:
+        """split.strategy auto: plain k-fold, grouped when data.group is set (the stratified strategies stratify a
+        regression target by its quantile bins, on request)."""
+        return "group" if group else "kfold"
+
+    def strata(self, y: np.ndarray) -> np.ndarray:
+        """What stratified splits balance: the target's quantile bin (0..QUANTILE_BINS-1)."""
+        edges = np.quantile(y, np.arange(1, QUANTILE_BINS) / QUANTILE_BINS)
+        return np.searchsorted(edges, y, side="right").astype(np.int64)
+
+    def class_counts(self, y: np.ndarray) -> np.ndarray:
+        return np.zeros(0, dtype=np.int64)  # no classes: nothing for the split's class checks
+
+    def counts(self, y: np.ndarray) -> dict:
+        """The target's mean, standard deviation and range over `y`."""
+        return {"mean": float(y.mean()), "std": float(y.std()), "min": float(y.min()), "max": float(y.max())}
+
+    shares = counts
+
+    def distribution(self, values: pd.Series) -> dict:
+        """The target's mean and standard deviation over `values` (missing ones left out)."""
+        numbers = pd.to_numeric(values[values.notna()], errors="coerce").dropna().to_numpy(dtype=np.float64)
+        return {"mean": float(numbers.mean()), "std": float(numbers.std())} if numbers.size else {}
+
+    def output_name(self) -> str:
+        return f"predicted {self.column} (its units)"
+
+    def no_skill(self):
+        from mllib.baseline import MeanRegressor
+
+        return MeanRegressor()
+
+    def fold_scores(self, model, X) -> np.ndarray:
+        return model.predict(X)
+
+    def compare_predictions(self, y: np.ndarray, chosen: np.ndarray, runner_up: np.ndarray) -> dict:
+        """Two models' test predictions compared: a paired t-test on their squared errors."""
+        from mllib.comparison import paired_t_test
+
+        return {"test": "paired t-test on squared errors", **paired_t_test((y - chosen) ** 2, (y - runner_up) ** 2)}
+
+
+KINDS = {"binary": Binary, "multiclass": Multiclass, "regression": Regression}
+QUANTILE_BINS = 5  # a regression target's strata: its quintiles
 
 
 def _key(value) -> str:

@@ -35,7 +35,7 @@ def single_feature_check(cfg: dict, target, y, splits, seed: int) -> dict:
     columns = read_json(paths.FEATURE_NAMES, "features")
     features = read_json(paths.FEATURES_REPORT, "features")
     scores = single_feature_scores(
-        split_matrix, lambda k: columns[paths.fold_features(k).name], y, splits, scorer, target.regression, seed
+        split_matrix, lambda k: columns[paths.fold_features(k).name], y, splits, scorer, target.tree, seed
     )
     raw = features["numeric"] + features["categorical"]
     return leaky_features(scores, cfg["single_feature_bound"], cfg["legitimate_features"], raw, scorer.name)
@@ -68,7 +68,7 @@ def main() -> None:
     too_large = refit_limit(cfg, len(y))  # why nested CV and the validation curve do not run, or None
     report["nested"] = {"statement": too_large or "off (assess.nested: false)"}
     if cfg["nested"] and not too_large:
-        names = build.model_names(params["model"], target.task)  # every model of model.candidates, or the one
+        names = build.model_names(params["model"], target)  # every model of model.candidates, or the one
         models = {
             n: (build.model(n, params["model"], seed), candidate_params(params["search"], n, seed)) for n in names
         }

@@ -296,12 +296,12 @@ def nested_scores(
     }
 
 
-def single_feature_scores(split_matrix, names_of, y, splits, scorer, regression: bool, seed: int) -> dict:
+def single_feature_scores(split_matrix, names_of, y, splits, scorer, tree_name: str, seed: int) -> dict:
     """{feature column: mean validation score of a depth-3 tree on that column alone} over the splits (a column
     missing from a split's matrix, e.g. dropped by a selection, is averaged over the splits that have it)."""
     from mllib import registry
 
-    tree = registry.get("decision_tree_regressor" if regression else "decision_tree")
+    tree = registry.get(tree_name)
     progress = Progress("assess: single-feature scores (leakage beyond groups)")
     scores: dict[str, list[float]] = {}
     for k, (fit, valid) in enumerate(splits):

@@ -79,22 +79,6 @@ def summary_lines(report: dict, scoring: str) -> list[str]:
     return lines
 
 
-def test_comparison(y: np.ndarray, chosen_pred: np.ndarray, runner_up_pred: np.ndarray, regression: bool) -> dict:
-    """The chosen model against the runner-up on the test rows: McNemar on their decisions (classification), a
-    paired t-test on their squared errors (regression)."""
-    from mllib.comparison import mcnemar_test, paired_t_test
-
-    if regression:
-        return {
-            "test": "paired t-test on squared errors",
-            **paired_t_test((y - chosen_pred) ** 2, (y - runner_up_pred) ** 2),
-        }
-    return {
-        "test": "McNemar (exact binomial; chi-square with continuity correction beside it)",
-        **mcnemar_test(y, chosen_pred, runner_up_pred),
-    }
-
-
 def choose_model(searched: dict, splits: list[tuple], scorer, selection: str) -> tuple[str, dict | None]:
     """The model of a single-model run, or the one model.selection picks among model.candidates (with the comparison
     report, printed as a table); searched: {name: (results, best index)}."""
@@ -108,9 +92,10 @@ def choose_model(searched: dict, splits: list[tuple], scorer, selection: str) ->
     return name, comparison
 
 
-def versus_runner_up(params: dict, trained: dict, y_train: np.ndarray, y: np.ndarray, model) -> dict | None:
+def versus_runner_up(params: dict, trained: dict, target, y_train: np.ndarray, y: np.ndarray, model) -> dict | None:
     """With model.candidates: the chosen model against the runner-up of the comparison on the test rows (both as
-    fitted on every training row, their plain predictions), or None without a comparison."""
+    fitted on every training row, their plain predictions; Target.compare_predictions), or None without a
+    comparison."""
     comparison = trained.get("comparison")
     if not comparison:
         return None
@@ -121,5 +106,5 @@ def versus_runner_up(params: dict, trained: dict, y_train: np.ndarray, y: np.nda
     return {
         "chosen": comparison["chosen"],
         "runner_up": runner["model"],
-        **test_comparison(y, model.predict(X_test), other.predict(X_test), trained["task"] == "regression"),
+        **target.compare_predictions(y, model.predict(X_test), other.predict(X_test)),
     }

@@ -22,10 +22,10 @@ from pipeline.stages.evaluation import rule_of, test_metrics
 from pipeline.stages.regression import test_report
 
 
-def evaluate_regression(params: dict, predictor, test: pd.DataFrame, X, y, y_train) -> None:
+def evaluate_regression(params: dict, target, predictor, test: pd.DataFrame, X, y, y_train) -> None:
     trained = read_json(paths.TRAIN_METRICS, "train")
     metrics, plots, columns = test_report(predictor, X, y, trained, y_train)
-    metrics["comparison"] = versus_runner_up(params, trained, y_train, y, predictor.model)
+    metrics["comparison"] = versus_runner_up(params, trained, target, y_train, y, predictor.model)
     deployed = metrics["intervals"][predictor.interval_method]
     print(
         f"evaluate: test RMSE {metrics['rmse']:.4g}, MAE {metrics['mae']:.4g}, R^2 {metrics['r2']:.4f}; "
@@ -50,7 +50,7 @@ def main() -> None:
     y_train = target.encode(read_parquet(paths.TRAIN, "split", columns=[data["target"]])[data["target"]])  # baseline
     X = raw_matrix(test, *feature_columns(test.columns, data))
     if target.regression:
-        return evaluate_regression(params, predictor, test, X, y, y_train)
+        return evaluate_regression(params, target, predictor, test, X, y, y_train)
 
     scores = predictor.scores(X)
     P, P_raw = predictor.proba_from_scores(scores), NoCalibration().fit(scores).predict_proba(scores)
@@ -70,7 +70,7 @@ def main() -> None:
         rule_of(predictor),
         y_train,
     )
-    metrics["comparison"] = versus_runner_up(params, trained, y_train, y, predictor.model)
+    metrics["comparison"] = versus_runner_up(params, trained, target, y_train, y, predictor.model)
     predictions = pd.DataFrame(
         {
             paths.ROW_ID: test[paths.ROW_ID],
@@ -83,11 +83,7 @@ def main() -> None:
             **{f"in_set_{k}": sets[:, k] for k in range(P.shape[1])},
         }
     )
-    headline = (
-        f"ROC AUC {metrics['roc_auc']:.4f}"
-        if target.task == "binary"
-        else f"macro one-vs-rest ROC AUC {metrics['roc_auc_ovr']:.4f}"
-    )
+    headline = f"{target.headline_label} {metrics[target.headline_metric]:.4f}"
     reject, conformal = metrics["selective"]["reject_option"], metrics["conformal"]
     print(
         f"evaluate: test {headline}, accuracy {metrics['accuracy']:.4f} ({predictor.rule_} decisions); reject option: "

@@ -180,9 +180,7 @@ def curves(y: np.ndarray, P: np.ndarray, names: list[str]) -> tuple[list[dict], 
 def rule_of(predictor) -> dict:
     """The deployed predictor's decision rule, as reported."""
     return {
-        "rule": predictor.rule_,
-        "threshold": predictor.decision_threshold_,
-        "cost_matrix": predictor.cost_matrix,
+        **predictor.decision_rule(),
         "plain_threshold": predictor.threshold,
         "reject_threshold": predictor.reject_threshold,
         "set_coverage": predictor.conformal.coverage,

@@ -48,11 +48,7 @@ def main() -> None:
     X, X_train = raw_matrix(test, numeric, categorical), raw_matrix(train, numeric, categorical)
     y = target.encode(test[data["target"]])
     scorer = build.scorer("explain.scoring", cfg["scoring"], target.task)
-    decision = (
-        None
-        if target.regression
-        else {"rule": predictor.rule_, "threshold": predictor.decision_threshold_, "cost_matrix": predictor.cost_matrix}
-    )
+    decision = predictor.decision_rule()
     explained = response_of(predictor, "proba")  # calibrated probabilities, or a regressor's prediction
     grid_resolution, percentiles = cfg["grid_resolution"], tuple(cfg["pdp_percentiles"])
 

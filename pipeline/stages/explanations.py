@@ -353,7 +353,7 @@ def row_attributions(predictor, X, X_train, names, classes, target, cfg: dict, s
         except ValueError as exc:
             raise PipelineError(f"explain: {exc}") from None
         attributions["shapley"] = shap
-        per_class = ", per class" if target.task == "multiclass" else ""
+        per_class = target.per_class
         print(f"explain: Shapley ({method}, {shap['output']}{per_class}): top "
               f"{', '.join(f['feature'] for f in shap['features'][:5])}; additivity error "
               f"{shap['additivity_error_max_relative']:.1e} (relative)")  # fmt: skip

@@ -32,10 +32,10 @@ def main() -> None:
     X_train = raw_matrix(train, numeric, categorical)
     X_test = raw_matrix(test, numeric, categorical)
     target = Target.read(paths.TARGET)
-    if target.regression and cfg["projection"]["name"] == "lda":
+    if cfg["projection"]["name"] in target.refused_projections:  # lda: directions that separate classes
         raise PipelineError(
-            "params.yaml: features.projection lda projects onto directions that separate classes, but "
-            f"{target.column!r} is a regression target; use pca or pls (or none)"
+            f"params.yaml: features.projection {cfg['projection']['name']} projects onto directions that separate "
+            f"classes, but {target.column!r} is a {target.describe()}; use pca or pls (or none)"
         )
     y = target.encode(train[params["data"]["target"]])
     groups = train[params["data"]["group"]].to_numpy() if params["data"]["group"] else None

@@ -16,7 +16,6 @@ from pipeline.core.task import Target
 
 # A guard, not a knob: each split costs one features fit and one model fit per candidate.
 MAX_SPLITS = 200
-QUANTILE_BINS = 5  # a regression target is stratified by these quantile bins (stratified strategies only)
 
 
 def membership(splits: list[tuple[np.ndarray, np.ndarray]], row_ids: np.ndarray) -> pd.DataFrame:
@@ -49,14 +48,6 @@ def first_validating_split(splits: list[tuple[np.ndarray, np.ndarray]], n: int) 
     return fold
 
 
-def strata(y: np.ndarray, target: Target) -> np.ndarray:
-    """What stratified splits balance: the class codes, or a regression target's quantile bin (0..QUANTILE_BINS-1)."""
-    if not target.regression:
-        return y
-    edges = np.quantile(y, np.arange(1, QUANTILE_BINS) / QUANTILE_BINS)
-    return np.searchsorted(edges, y, side="right").astype(np.int64)
-
-
 def check_feasible(y: np.ndarray, groups, target: Target, cfg: dict, strategy: str, data: dict) -> None:
     """Every class in the training rows and, for k-fold strategies, enough groups and rows of each class for the
     requested folds (one message naming the class and the fix); a regression target needs enough groups only."""
@@ -66,9 +57,7 @@ def check_feasible(y: np.ndarray, groups, target: Target, cfg: dict, strategy: s
             f"split: the training rows hold {len(np.unique(groups))} groups of data.group {data['group']!r}, fewer "
             f"than split.n_splits = {k}; lower split.n_splits or use a finer group column"
         )
-    if target.regression:
-        return
-    counts = np.bincount(y, minlength=target.n_classes)
+    counts = target.class_counts(y)
     for code in np.flatnonzero(counts < k if k > 1 else counts == 0):
         raise PipelineError(
             f"split: class {target.classes[code]!r} of data.target {data['target']!r} has {counts[code]} training "
@@ -84,7 +73,7 @@ def check_feasible(y: np.ndarray, groups, target: Target, cfg: dict, strategy: s
 def check_splits(splits: list, y_train: np.ndarray, target: Target, strategy: str, data: dict) -> None:
     """A model fitted without a class cannot score it: every training part holds every class."""
     for k, (fit, _) in enumerate(splits):
-        missing = np.flatnonzero(np.bincount(y_train[fit], minlength=target.n_classes) == 0)
+        missing = np.flatnonzero(target.class_counts(y_train[fit]) == 0)
         if missing.size:
             raise PipelineError(
                 f"split: the training part of split {k} ({strategy}) has no row of class "
@@ -95,14 +84,7 @@ def check_splits(splits: list, y_train: np.ndarray, target: Target, strategy: st
 
 def target_summary(target: Target, y_train: np.ndarray, y_test: np.ndarray) -> dict:
     """The class shares of the training and test rows, or a regression target's mean, std and range."""
-    parts = (("train", y_train), ("test", y_test))
-    if target.regression:
-        return {
-            part: {"mean": float(v.mean()), "std": float(v.std()), "min": float(v.min()), "max": float(v.max())}
-            for part, v in parts
-        }
-    names = target.label_names()
-    return {part: dict(zip(names, (np.bincount(v, minlength=target.n_classes) / v.size).tolist())) for part, v in parts}
+    return {"train": target.shares(y_train), "test": target.shares(y_test)}
 
 
 TEST_FRACTION_TOLERANCE = 0.05  # achieved test share beyond split.test_size +- this: said in the run and the card

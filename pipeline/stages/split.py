@@ -15,10 +15,10 @@ from pipeline.core import build, paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.io import read_parquet, write_json, write_parquet
-from pipeline.core.names import STRATIFIED_STRATEGIES, resolve_strategy
+from pipeline.core.names import STRATIFIED_STRATEGIES
 from pipeline.core.task import infer_target
 from pipeline.stages import folds
-from pipeline.stages.folds import check_feasible, check_splits, strata, target_summary, test_fraction_note
+from pipeline.stages.folds import check_feasible, check_splits, target_summary, test_fraction_note
 
 
 def main() -> None:
@@ -27,9 +27,9 @@ def main() -> None:
     df = read_parquet(paths.CLEAN, "clean")
     target = infer_target(df[data["target"]], data, str(paths.CLEAN))
     y = target.encode(df[data["target"]])
-    stratum = strata(y, target)
+    stratum = target.strata(y)
     groups = df[data["group"]].to_numpy() if data["group"] else None
-    strategy = resolve_strategy(cfg["strategy"], data["group"], target.task)
+    strategy = target.split_strategy(data["group"]) if cfg["strategy"] == "auto" else cfg["strategy"]
 
     try:
         train_idx, test_idx = train_test_split_indices(
@@ -55,8 +55,7 @@ def main() -> None:
         splits = list(splitter.split(y=stratum[train_idx], groups=groups_train))
     except ValueError as exc:
         raise PipelineError(f"split: {exc}") from None
-    if not target.regression:
-        check_splits(splits, y_train, target, strategy, data)
+    check_splits(splits, y_train, target, strategy, data)  # every class in every training part
     if groups is not None:  # the guard: no group on both sides, for the hold-out and every split
         check_no_group_overlap(train_idx, test_idx, groups)
         for fit, valid in splits:
@@ -92,7 +91,7 @@ def main() -> None:
     }
     print(
         f"split: {len(train)} training rows in {len(splits)} {strategy} splits, {len(test)} test rows; "
-        f"{target.task} target" + ("" if target.regression else f" with classes {target.classes}")
+        f"{target.describe()}"
     )
     write_parquet(train.reset_index(drop=True), paths.TRAIN)
     write_parquet(test.reset_index(drop=True), paths.TEST)

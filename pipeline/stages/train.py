@@ -11,7 +11,6 @@ import pandas as pd
 
 from mllib import io as mlio
 from mllib.base import fit_with_groups, record_convergence
-from mllib.baseline import MeanRegressor, PriorClassifier
 from mllib.model_selection import evaluate_candidates
 from pipeline.core import build, paths
 from pipeline.core.compute import task_runner
@@ -29,7 +28,7 @@ def main() -> None:
     params = load_params()
     data, model_cfg, seed = params["data"], params["model"], params["seed"]
     target = Target.read(paths.TARGET)
-    names = build.model_names(model_cfg, target.task)
+    names = build.model_names(model_cfg, target)
     scorer = build.scorer("search.scoring", params["search"]["scoring"], target.task)
     wanted = [paths.ROW_ID, data["target"]] + ([data["group"]] if data["group"] else [])
     train = read_parquet(paths.TRAIN, "split", columns=wanted)  # not the features: the features stage made them
@@ -42,7 +41,7 @@ def main() -> None:
         searched = {name: search_model(name, params, fold_data, scorer, seed, run_tasks) for name in names}
     name, comparison = choose_model(searched, splits, scorer, model_cfg["selection"])
     results, best_i = searched[name]
-    no_skill = MeanRegressor() if target.regression else PriorClassifier()
+    no_skill = target.no_skill()
     baseline = evaluate_candidates(no_skill, [{}], fold_data, scorer)[0]  # the same folds, the same scorer
     best = results[best_i]
     pooled = pooled_score(best, y, splits, scorer)
@@ -54,7 +53,7 @@ def main() -> None:
         print(f"train: note: {pooled['note']}")
 
     fold_models = [mlio.from_state(*state) for state in best["model_states"]]
-    score = out_of_fold_scores(fold_models, fold_data, splits, len(y), target.regression)
+    score = out_of_fold_scores(fold_models, fold_data, splits, len(y), target)
     del fold_data  # the last split's rows, before the whole training matrix is read
     final_train = read_matrix(paths.FINAL_TRAIN_FEATURES, "features")
     with record_convergence() as refit_stopped:
@@ -83,7 +82,7 @@ def main() -> None:
             "messages": sorted({w["message"] for w in best["not_converged"]} | set(refit_stopped)),
         },
         "baseline": {
-            "model": "mean" if target.regression else "class prior",
+            "model": target.no_skill_name,
             "cv_mean": baseline["mean_valid_score"],
             "cv_std": baseline["std_valid_score"],
         },

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.calibration import decision_scores
 from mllib.model_selection import (
     FoldData,
     ParameterGrid,
@@ -41,15 +40,16 @@ def candidate_params(search: dict, model: str, seed: int) -> list[dict]:
     return list(ParameterSampler(grid, n_iter=search["n_iter"], random_state=seed))
 
 
-def out_of_fold_scores(fold_models: list, fold_data: list[tuple], splits: list[tuple], n: int, regression: bool):
+def out_of_fold_scores(fold_models: list, fold_data: list[tuple], splits: list[tuple], n: int, target):
     """The chosen configuration's scores of each row ((n,) binary scores or regression predictions, (n, K)
     log-probabilities) from the search's model of each split, fitted without the split's validation rows
     (mllib.model_selection.cross_fit: averaged over the splits that validate the row, NaN where none does). The
-    search keeps scores only for its scorer's response, which need not be a score, hence the predictions here."""
+    search keeps scores only for its scorer's response, which need not be a score, hence the target's
+    fold_scores here."""
 
     def predict(k, fit, valid):
         X_valid = fold_data[k][2]  # split by split: one in memory at a time
-        return fold_models[k].predict(X_valid) if regression else decision_scores(fold_models[k], X_valid)
+        return target.fold_scores(fold_models[k], X_valid)
 
     return cross_fit(predict, splits, n)
 

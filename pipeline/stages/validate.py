@@ -28,7 +28,6 @@ from pipeline.core.schema import (
     describe,
     failure_cases,
     is_column_level,
-    target_counts,
 )
 from pipeline.core.task import infer_target
 
@@ -99,7 +98,7 @@ def main() -> None:
         "task": target.task,
         "task_reason": target.reason,
         "classes": target.classes,
-        "target_classes": target_counts(target, kept[data["target"]]),
+        "target_classes": target.counts(target.encode(kept[data["target"]])),
         "changes": changes,
     }
     assert summary["rows_in"] == summary["rows_kept"] + summary["rows_quarantined"]

@@ -99,7 +99,7 @@ def test_a_column_equal_to_the_target_is_flagged_and_a_legitimate_one_is_not():
     X = np.column_stack([rng.normal(size=400) + 0.5 * y, y.astype(float), rng.normal(size=400)])
     splits = [(np.setdiff1d(np.arange(400), v), v) for v in np.array_split(np.arange(400), 4)]
     names = ["age", "outcome=1", "noise_missing"]
-    scores = single_feature_scores(lambda k: X, lambda k: names, y, splits, get_scorer("roc_auc"), False, 0)
+    scores = single_feature_scores(lambda k: X, lambda k: names, y, splits, get_scorer("roc_auc"), "decision_tree", 0)
     assert scores["outcome=1"] == 1.0 and 0.55 < scores["age"] < 0.8 and scores["noise_missing"] < 0.6
     assert [raw_column(n, ["age", "outcome", "noise"]) for n in names] == ["age", "outcome", "noise"]
     flagged = leaky_features(scores, 0.98, [], ["age", "outcome", "noise"], "roc_auc")
