@@ -1,2 +1,5 @@
-"""Serving: the MLflow pyfunc model (pyfunc_model.py) around the deployed predictor: raw rows in, the task's output
-out."""
+"""Serving: the MLflow pyfunc model around the deployed predictor: raw rows in, the task's output out.
+
+pyfunc_model.py  the pyfunc model MLflow logs from code; a request outside the contract is HTTP 400, one line
+contract.py      the input contract: what a request must hold, and the per-row flags of what was handled
+"""

@@ -1,14 +1,40 @@
 """MLflow pyfunc model, logged from code (no pickle): the deployed predictor (models/predictor: features -> model
--> calibrator -> decision rule) behind raw feature columns. Output per row: the calibrated probability of each
-class (`probability_<class>`), the decided class (`prediction`) and whether the reject option lets the decision be
-made (`accepted`): the evaluate stage's decisions, by construction. Artifacts: the predictor's .json + .npz;
-model_config: the raw feature columns. Load with mlflow.pyfunc.load_model(model_uri)."""
+-> calibrator -> decision rule) behind raw feature columns, under the input contract of pipeline/serving/contract.py.
+Output per row: the calibrated probability of each class (`probability_<class>`), the decided class (`prediction`)
+and whether the reject option lets the decision be made (`accepted`), or a regressor's `prediction` with its
+interval `lower`, `upper`; and `flags`, what the contract handled in the row. These are the evaluate stage's
+decisions, by construction. Artifacts: the predictor's .json + .npz and input_contract.json. Load with
+mlflow.pyfunc.load_model(model_uri)."""
 
 from __future__ import annotations
 
+import logging
+
 import mlflow
 import pandas as pd
+from mlflow.exceptions import MlflowException
+from mlflow.protos.databricks_pb2 import BAD_REQUEST
 from mlflow.pyfunc import PythonModel
+
+logger = logging.getLogger("pipeline.serving")
+
+
+class ServingInputError(MlflowException):
+    """A request outside the input contract: HTTP 400 whose message is the contract's one line. MLflow's scoring
+    server prefixes the message of an error raised by the model with a dump of the whole request (which may run
+    to megabytes, and shows the caller's data back in logs); this error keeps its own line."""
+
+    def __init__(self, line: str):
+        self._line = line
+        super().__init__(line, error_code=BAD_REQUEST)
+
+    @property
+    def message(self) -> str:
+        return self._line
+
+    @message.setter
+    def message(self, value: str) -> None:  # the scoring server's rewrite is not kept
+        pass
 
 
 class DeployedPredictorModel(PythonModel):
@@ -16,15 +42,21 @@ class DeployedPredictorModel(PythonModel):
         from pathlib import Path
 
         from mllib import io as mlio
+        from pipeline.serving.contract import InputContract
 
         self.predictor = mlio.load(Path(context.artifacts["predictor"]))
-        self.numeric = list(context.model_config["numeric"])
-        self.categorical = list(context.model_config["categorical"])
+        self.contract = InputContract.from_json(Path(context.artifacts["input_contract"]).read_text())
 
     def predict(self, context, model_input: pd.DataFrame, params=None) -> pd.DataFrame:
-        from pipeline.core.frames import served_predictions
+        from pipeline.serving.contract import ContractError, serve
 
-        return served_predictions(self.predictor, pd.DataFrame(model_input), self.numeric, self.categorical)
+        try:
+            out, ignored = serve(self.predictor, self.contract, pd.DataFrame(model_input))
+        except ContractError as exc:
+            raise ServingInputError(str(exc)) from None
+        if ignored:
+            logger.warning("served model: ignored column(s) the model does not use: %s", ", ".join(map(str, ignored)))
+        return out
 
 
 mlflow.models.set_model(DeployedPredictorModel())

@@ -176,38 +176,49 @@ ARTIFACTS = [
 
 
 def signature_of(example, output):
-    """Inputs: every feature column required, of any type (rows as read from the user's file: whole numbers in a
-    numeric column, text or numbers in a categorical one, missing values; the model converts them itself and names a
-    missing column); outputs as the model returns them."""
+    """Inputs: every feature column, of any type and optional as far as MLflow is concerned: the model checks them
+    itself (pipeline/serving/contract.py), because MLflow's own schema enforcement answers a wrong type or a missing
+    column with the whole request and schema in one message, where the contract answers one line naming the column
+    and the type expected; outputs as the model returns them."""
     from mlflow.models import ModelSignature, infer_signature
     from mlflow.types import ColSpec, Schema
     from mlflow.types.schema import AnyType
 
     return ModelSignature(
-        inputs=Schema([ColSpec(AnyType(), c) for c in example.columns]),
+        inputs=Schema([ColSpec(AnyType(), c, required=False) for c in example.columns]),
         outputs=infer_signature(example, output).outputs,
     )
 
 
 def log_model(mlflow, params: dict):
+    """The deployed predictor as a pyfunc model with its input contract (pipeline/serving/contract.py)."""
+    import tempfile
+
     from mllib import io as mlio
-    from pipeline.core.frames import served_predictions
+    from pipeline.serving.contract import InputContract, serve
 
     test = read_parquet(paths.TEST, "split")
     numeric, categorical = feature_columns(test.columns, params["data"])
+    contract = InputContract.of(read_parquet(paths.TRAIN, "split"), numeric, categorical, params)
     example = test[numeric + categorical].head(5)
-    output = served_predictions(mlio.load(paths.PREDICTOR), example, numeric, categorical)
+    output, _ = serve(mlio.load(paths.PREDICTOR), contract, example)
     predictor = paths.PREDICTOR.with_name(paths.PREDICTOR.name + ".json")
-    return mlflow.pyfunc.log_model(
-        name="model",
-        python_model=str(repo_root() / "pipeline" / "serving" / "pyfunc_model.py"),
-        artifacts={"predictor": str(predictor), "predictor_arrays": str(predictor.with_suffix(".npz"))},
-        code_paths=["mllib", "pipeline"],
-        model_config={"numeric": numeric, "categorical": categorical},
-        signature=signature_of(example, output),
-        input_example=example,
-        pip_requirements=[f"{p}=={version(p)}" for p in SERVING_REQUIREMENTS],
-    )
+    with tempfile.TemporaryDirectory() as tmp:
+        contract_file = Path(tmp) / "input_contract.json"
+        contract_file.write_text(contract.to_json())
+        return mlflow.pyfunc.log_model(
+            name="model",
+            python_model=str(repo_root() / "pipeline" / "serving" / "pyfunc_model.py"),
+            artifacts={
+                "predictor": str(predictor),
+                "predictor_arrays": str(predictor.with_suffix(".npz")),
+                "input_contract": str(contract_file),
+            },
+            code_paths=["mllib", "pipeline"],
+            signature=signature_of(example, output),
+            input_example=example,
+            pip_requirements=[f"{p}=={version(p)}" for p in SERVING_REQUIREMENTS],
+        )
 
 
 def log_candidates(mlflow, client, params: dict, search: dict, renamed: dict) -> None:
