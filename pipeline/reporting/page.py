@@ -214,8 +214,8 @@ def code_provenance(trees: dict) -> str:
 
 
 def promotion_summary(params: dict, r: dict) -> str:
-    """The gate's threshold checks (tracking.promotion); the comparison with the current champion happens when the
-    track stage registers the version (its tags give the decision)."""
+    """The gate's threshold checks (tracking.promotion); the comparison with the best champion so far happens when
+    the track stage registers the version (its description gives the decision and every check)."""
     from ..tracking.promotion import decide, threshold_checks
     from .headline import flat, headline
 
@@ -226,8 +226,11 @@ def promotion_summary(params: dict, r: dict) -> str:
     )
     return (
         f"{verdict} ({'; '.join(decision['reasons'])}); the track stage registers the model as `candidate` and "
-        "moves `champion` to it if it is also no worse than the current champion (tracking.promotion.tolerance); "
-        "the version's tags promotion.decision and promotion.reasons say which"
+        "moves `champion` to it if it is also no worse than the best champion so far (tracking.promotion.tolerance); "
+        "the version's description states the decision and every check. The comparison reads test figures: each "
+        "version's test set is used once, by its own run, but choosing among many versions by test score makes the "
+        "test set a selection set, so the gate only asks that a version be no worse than the best champion, and the "
+        "cross-validated and nested-CV scores in this report are the evidence for ranking configurations"
     )
 
 

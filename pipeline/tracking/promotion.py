@@ -69,20 +69,24 @@ def threshold_checks(figures: dict[str, float], task: str, cfg: dict) -> list[di
     return checks
 
 
-def champion_check(figures: dict[str, float], task: str, champion: dict[str, float] | None, tolerance: float) -> dict:
-    """The candidate's headline metric against the current champion's (passes when there is no champion)."""
+def champion_check(
+    figures: dict[str, float], task: str, champion: dict[str, float] | None, tolerance: float, version=None
+) -> dict:
+    """The candidate's headline metric against the best champion's so far (passes when there has been none): the
+    best, not the current one, so a run of versions each within the tolerance of the last cannot drift down."""
     metric = f"test.{HEADLINE_METRIC[task]}"
     if not champion or metric not in champion:
         return {
-            "check": f"{metric} no worse than the champion's - tolerance",
+            "check": f"{metric} no worse than the best champion's - tolerance",
             "value": figures.get(metric),
             "bound": None,
             "passed": True,
             "note": "no champion yet",
         }
-    return _check(
-        f"{metric} >= champion's {metric} - tolerance", figures.get(metric), champion[metric] - tolerance, ">="
+    check = _check(
+        f"{metric} >= best champion's {metric} - tolerance", figures.get(metric), champion[metric] - tolerance, ">="
     )
+    return check | ({"note": f"best champion so far: version {version}"} if version is not None else {})
 
 
 def contract_check(contract: dict[str, str], champion_tags: dict[str, str] | None, allow_change: bool) -> dict:

@@ -22,7 +22,7 @@ from ..core.errors import PipelineError
 from ..core.frames import feature_columns
 from ..core.io import read_json, read_parquet
 from ..core.provenance import git
-from ..reporting.headline import flat
+from ..reporting.headline import HEADLINE_METRIC, flat
 from .promotion import champion_check, contract_check, decide, threshold_checks
 
 # Set before mlflow is imported: no usage telemetry, and a down server fails fast instead of retrying for minutes.
@@ -389,27 +389,39 @@ def contract_of() -> dict[str, str]:
 
 def register(mlflow, client, name: str, model, run_id: str, task: str, promotion: dict, version=None) -> dict:
     """A new version of `name` (or `version`, registered by a run interrupted before its decision) with alias
-    candidate; alias champion too when the promotion gate passes; the decision and its reasons as version tags."""
+    candidate; alias champion too when the promotion gate passes. The version carries a handful of tags (its
+    contract, the gate's figure, the decision, the failed checks, the champion it was compared with) and a
+    description stating the decision and every check with its value and bound; the version that loses champion says
+    so in its decision tag and description."""
     figures, contract = flat(read_json(paths.HEADLINE, "report")), contract_of()
+    metric = f"test.{HEADLINE_METRIC[task]}"
     if version is None:
-        headline_tags = {fitted(f"headline.{k}", KEY_LIMIT): str(v) for k, v in figures.items()}
-        version = mlflow.register_model(model.model_uri, name, tags={**headline_tags, **contract})
+        gate_figure = {f"headline.{metric}": str(figures[metric])} if metric in figures else {}
+        version = mlflow.register_model(model.model_uri, name, tags={**gate_figure, **contract})
     client.set_registered_model_alias(name, "candidate", version.version)
     try:
         current = client.get_model_version_by_alias(name, "champion")
-        champion = {k.removeprefix("headline."): float(v) for k, v in current.tags.items() if k.startswith("headline.")}
     except Exception:  # no champion yet (MLflow raises when the alias is unset)
-        current, champion = None, None
+        current = None
+    best = best_champion(client, name, metric, contract)
     checks = threshold_checks(figures, task, promotion) + [
-        champion_check(figures, task, champion, promotion["tolerance"]),
+        champion_check(figures, task, best and {metric: best[1]}, promotion["tolerance"], best and best[0]),
         contract_check(contract, dict(current.tags) if current else None, promotion["allow_contract_change"]),
     ]
     decision = decide(checks)
     if decision["promote"]:
         client.set_registered_model_alias(name, "champion", version.version)
+        if current is not None and current.version != version.version:
+            client.set_model_version_tag(
+                name, current.version, RECORDED, f"former champion (replaced by version {version.version})"
+            )
+            lost = f"\n\nNo longer champion: version {version.version} took the alias."
+            client.update_model_version(name, current.version, description=(current.description or "") + lost)
+    failed = [c["check"] for c in checks if c["passed"] is False]
+    client.update_model_version(name, version.version, description=description(decision["promote"], checks, run_id))
     for key, value in (  # the decision last: it is what marks the state recorded (find_state)
-        ("promotion.reasons", "; ".join(decision["reasons"])[:5000]),
-        ("promotion.previous_champion", current.version if current else "none"),
+        ("promotion.failed", "; ".join(failed)[:5000] if failed else "none"),
+        ("promotion.compared_with", f"version {best[0]} ({metric} {best[1]:.4g})" if best else "none"),
         ("run_id", run_id),
         (RECORDED, "champion" if decision["promote"] else "candidate only"),
     ):
@@ -420,6 +432,35 @@ def register(mlflow, client, name: str, model, run_id: str, task: str, promotion
         "champion": decision["promote"],
         "reasons": decision["reasons"],
     }
+
+
+def best_champion(client, name: str, metric: str, contract: dict) -> tuple[str, float] | None:
+    """(version, figure) of the best version that has ever been champion of `name` for the same contract: the gate
+    compares a candidate with it, so the champion cannot drift down through the tolerance one small step at a
+    time."""
+    best = None
+    for v in client.search_model_versions(f"name = '{name}'"):
+        was_champion = v.tags.get(RECORDED, "").startswith(("champion", "former champion"))
+        same = all(v.tags.get(k) == value for k, value in contract.items())
+        figure = v.tags.get(f"headline.{metric}")
+        if was_champion and same and figure is not None and (best is None or float(figure) > best[1]):
+            best = (v.version, float(figure))
+    return best
+
+
+def description(promote: bool, checks: list[dict], run_id: str) -> str:
+    """The version's description: the decision, then every check with its value, bound and result, failed first."""
+    rows = []
+    for c in [c for c in checks if c["passed"] is False] + [c for c in checks if c["passed"] is not False]:
+        value = "undefined" if c["value"] is None else f"{c['value']:.4g}"
+        bound = "" if c["bound"] is None else f"{c['bound']:.4g}"
+        result = {True: "passes", False: "FAILS", None: "skipped"}[c["passed"]]
+        rows.append(f"| {c['check']} | {value} | {bound} | {result} | {c.get('note', '')} |")
+    verdict = "**champion**: every check passes" if promote else "**candidate only**: a check fails"
+    return "\n".join(
+        [f"{verdict} (the promotion gate, tracking.promotion; run {run_id}).", "",
+         "| check | value | bound | result | note |", "|---|---|---|---|---|", *rows]
+    )  # fmt: skip
 
 
 def experiment_id(client, name: str, default_store: bool) -> str:

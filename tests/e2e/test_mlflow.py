@@ -85,7 +85,10 @@ def test_first_state_is_candidate_and_champion(project):
     assert str(c.get_model_version_by_alias(NAME, "candidate").version) == "1"
     champion = c.get_model_version_by_alias(NAME, "champion")
     assert str(champion.version) == "1" and champion.tags["promotion.decision"] == "champion"
-    assert "passes" in champion.tags["promotion.reasons"]
+    # a registry that reads at a glance: a handful of tags, the decision and every check in the description
+    assert len(champion.tags) <= 10 and champion.tags["promotion.failed"] == "none", champion.tags
+    assert champion.description.startswith("**champion**: every check passes")
+    assert champion.description.count("| passes |") >= 4 and "FAILS" not in champion.description
     assert "Promotion gate" in (project / "reports/report.html").read_text()
 
 
@@ -206,8 +209,28 @@ def test_a_worse_model_is_candidate_but_not_champion(project):
     repro(project)
     version = tracked(project)["version"]
     assert str(version.version) == "2" and version.tags["promotion.decision"] == "candidate only"
-    assert any("champion's test.roc_auc" in r and "FAILS" in r for r in version.tags["promotion.reasons"].split("; "))
+    assert "test.roc_auc >= best champion's test.roc_auc - tolerance" in version.tags["promotion.failed"].split("; ")
+    assert version.description.startswith("**candidate only**") and "| FAILS | best champion so far: version 1 |" in (
+        version.description
+    )
     c = client(project)
     assert str(c.get_model_version_by_alias(NAME, "candidate").version) == "2"
     assert str(c.get_model_version_by_alias(NAME, "champion").version) == "1"
     assert c.get_model_version(NAME, "2").tags["promotion.decision"] == "candidate only"
+
+
+def test_the_champion_that_loses_the_alias_says_so(project):
+    """After the worse model: a tolerance of 1 lets the next state take champion whatever its score; version 1 then
+    says it is a former champion, in its decision tag and its description."""
+    params = yaml.safe_load((project / "params.yaml").read_text())
+    params["model"]["name"] = "logistic_regression"
+    params["search"]["grid"]["logistic_regression"] = {"lam": [1.0]}
+    params["tracking"]["promotion"]["tolerance"] = 1.0
+    (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    repro(project)
+    c = client(project)
+    assert str(c.get_model_version_by_alias(NAME, "champion").version) == "3"
+    former = c.get_model_version(NAME, "1")
+    assert former.tags["promotion.decision"] == "former champion (replaced by version 3)"
+    assert former.description.endswith("No longer champion: version 3 took the alias.")
+    assert c.get_model_version(NAME, "3").tags["promotion.compared_with"].startswith("version 1 (test.roc_auc ")

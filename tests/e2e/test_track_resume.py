@@ -153,7 +153,7 @@ def test_other_inputs_do_not_replace_the_champion(project):
     repro(project)
     second = tracked(project)["version"]
     assert second.tags["promotion.decision"] == "candidate only"
-    assert "inputs differ (added [], removed ['fmde:numeric'])" in second.tags["promotion.reasons"]
+    assert "inputs differ (added [], removed ['fmde:numeric'])" in second.description
     edit_params(project, "data.drop", drop)
 
 

@@ -94,20 +94,31 @@ def test_regression_coverage_shortfall():
     assert not decision["promote"] and "coverage shortfall" in decision["reasons"][0]
 
 
-def test_headline_fairness_gaps_leave_out_intersections_and_flatten():
+def test_headline_fairness_gaps_count_intersections_and_the_gate_reads_them():
+    """The issue's case: each attribute's gap within the bound, the intersection's beyond it: the gate fails."""
     fairness = {
         "attributes": {
             "sex": {"criteria": {"demographic_parity": {"difference": 0.1}, "equal_opportunity": {"difference": None}}},
             "sex & race": {
-                "criteria": {"demographic_parity": {"difference": 0.5}, "equal_opportunity": {"difference": 0.5}}
+                "criteria": {"demographic_parity": {"difference": 0.4563}, "equal_opportunity": {"difference": 0.2}}
             },
         }
     }
-    assert fairness_gaps(fairness) == {"sex.demographic_parity_gap": 0.1, "sex.equal_opportunity_gap": None}
-    assert flat({"fairness": fairness_gaps(fairness), "test": {"roc_auc": 0.7}}) == {
-        "fairness.sex.demographic_parity_gap": 0.1,
-        "test.roc_auc": 0.7,
+    gaps = fairness_gaps(fairness)
+    assert gaps == {
+        "sex.demographic_parity_gap": 0.1,
+        "sex.equal_opportunity_gap": None,
+        "sex x race.demographic_parity_gap": 0.4563,
+        "sex x race.equal_opportunity_gap": 0.2,
     }
+    figures = flat({"fairness": gaps, "test": {"roc_auc": 0.8}})
+    assert (
+        figures["fairness.sex x race.demographic_parity_gap"] == 0.4563
+        and "fairness.sex.equal_opportunity_gap" not in figures
+    )
+    checks = threshold_checks(figures, "binary", {**POLICY, "max_fairness_gap": 0.4})
+    fairness_check = next(c for c in checks if "fairness" in c["check"])
+    assert fairness_check["value"] == 0.4563 and fairness_check["passed"] is False
 
 
 def test_a_changed_target_or_inputs_never_takes_champion_silently():

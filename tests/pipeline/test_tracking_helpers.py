@@ -201,3 +201,41 @@ def test_names_beyond_mlflows_limit_are_shortened_the_same_way_every_time():
     other = metric_key("fairness." + "x" * 300 + ".equal_opportunity")
     assert other != short  # the hash tells apart names sharing their first 241 characters
     assert fitted("lam", KEY_LIMIT, renamed) == "lam" and len(renamed) == 1
+
+
+class _Version:
+    def __init__(self, version: str, decision: str | None, figure: float, target: str = "y (binary)"):
+        self.version = version
+        self.tags = {"headline.test.roc_auc": str(figure), "contract.target": target}
+        if decision:
+            self.tags["promotion.decision"] = decision
+
+
+class _Registry:
+    def __init__(self, versions):
+        self.versions = versions
+
+    def search_model_versions(self, filter_string):
+        return self.versions
+
+
+def test_the_gate_compares_with_the_best_champion_so_far_not_the_current_one():
+    """0.7661 -> 0.7660 -> 0.7655, each within 0.005 of the last, drifted down before; the best champion (0.7661)
+    is the reference now, a version that never was champion is not, nor one of another contract."""
+    from pipeline.tracking.promotion import champion_check
+    from pipeline.tracking.runs import best_champion
+
+    registry = _Registry(
+        [
+            _Version("1", "former champion (replaced by version 2)", 0.7661),
+            _Version("2", "champion", 0.7660),
+            _Version("3", "candidate only", 0.9),
+            _Version("4", "former champion (replaced by version 5)", 0.95, target="other (binary)"),
+        ]
+    )
+    best = best_champion(registry, "m", "test.roc_auc", {"contract.target": "y (binary)"})
+    assert best == ("1", 0.7661)
+    check = champion_check({"test.roc_auc": 0.7606}, "binary", {"test.roc_auc": best[1]}, 0.005, best[0])
+    assert check["passed"] is False and check["bound"] == pytest.approx(0.7611)
+    assert check["note"] == "best champion so far: version 1"
+    assert best_champion(_Registry([]), "m", "test.roc_auc", {}) is None
