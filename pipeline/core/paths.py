@@ -78,3 +78,30 @@ FINAL_TRAIN_FEATURES = FEATURES_DIR / "train.npy"
 FINAL_TEST_FEATURES = FEATURES_DIR / "test.npy"
 FEATURE_NAMES = FEATURES_DIR / "columns.json"  # {file name: its column names}
 FIGURES_DIR = Path("reports/figures")
+
+
+# the stage files the report page is built from (and the MLflow run's artifacts): {name: (path, writer)}
+REPORT_INPUTS = {
+    "validation": (VALIDATION_REPORT, "validate"),
+    "cleaning": (CLEANING_REPORT, "clean"),
+    "split": (SPLIT_REPORT, "split"),
+    "features": (FEATURES_REPORT, "features"),
+    "search": (SEARCH_REPORT, "train"),
+    "train": (TRAIN_METRICS, "train"),
+    "validation_curve": (VALIDATION_CURVE, "train"),
+    "assessment": (ASSESSMENT, "assess"),
+    "learning_curve": (LEARNING_CURVE, "assess"),
+    "hyperparameter_curve": (SWEEP_CURVE, "assess"),
+    "calibration": (CALIBRATION_METRICS, "calibrate"),
+    "reliability_oof": (RELIABILITY_OOF, "calibrate"),
+    "test": (TEST_METRICS, "evaluate"),
+    "roc": (ROC_CURVE, "evaluate"),
+    "pr": (PR_CURVE, "evaluate"),
+    "reliability_test": (RELIABILITY_TEST, "evaluate"),
+    "risk_coverage": (RISK_COVERAGE, "evaluate"),
+    "residuals": (RESIDUALS, "evaluate"),
+    "fairness": (FAIRNESS_METRICS, "fairness"),
+    "importance": (IMPORTANCE, "explain"),
+    "attributions": (ATTRIBUTIONS, "explain"),
+    "partial_dependence": (PARTIAL_DEPENDENCE, "explain"),
+}

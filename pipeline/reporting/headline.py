@@ -1,7 +1,8 @@
-"""The headline figures of a run (each test metric with the no-skill baseline's beside it): the few dozen numbers a
-reader compares between experiments (`dvc metrics show`,
-`dvc exp show`, the MLflow run's metrics, the promotion gate). The stages' detailed reports stay in their own JSON
-files and plots; these are picked from them, with the same dotted names everywhere (e.g. `test.roc_auc`).
+"""The headline figures of a run (each test metric with the no-skill baseline's beside it, `test_no_skill.*`, which
+sorts after `test.*` so MLflow's compare view does not open on a constant): the few dozen numbers a reader compares
+between experiments (`dvc metrics show`, `dvc exp show`, the MLflow run's metrics, the promotion gate), each once.
+The stages' detailed reports stay in their own JSON files and plots; these are picked from them, with the same dotted
+names everywhere (e.g. `test.roc_auc`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ def headline(train: dict, calibration: dict, test: dict, fairness: dict, assessm
             "cv_mean": train["cv_mean"],
             "cv_std": train["cv_std"],
             "cv_pooled": train["cv_pooled"],
-            "train_valid_gap": train["train_valid_gap"],
             "n_candidates": train["n_candidates"],
             "baseline_cv_mean": train["baseline"]["cv_mean"],
         },
@@ -41,7 +41,7 @@ def headline(train: dict, calibration: dict, test: dict, fairness: dict, assessm
     if task == "regression":
         intervals = test["intervals"]
         out["test"].update(_pick(test, REGRESSION_TEST))
-        out["baseline"] = _pick(test["baseline"], REGRESSION_TEST)
+        out["test_no_skill"] = _pick(test["baseline"], REGRESSION_TEST)
         out["intervals"] = {
             "coverage": intervals[intervals["deployed"]]["coverage"],
             "mean_width": intervals[intervals["deployed"]]["mean_width"],
@@ -50,7 +50,7 @@ def headline(train: dict, calibration: dict, test: dict, fairness: dict, assessm
     else:
         picked = CLASSIFICATION_TEST + (BINARY_TEST if task == "binary" else MULTICLASS_TEST)
         out["test"].update(_pick(test, picked))
-        out["baseline"] = _pick(test["baseline"], picked)
+        out["test_no_skill"] = _pick(test["baseline"], picked)
         out["calibration"] = {
             "oof_ece_before": calibration["oof_before"]["ece"],
             "oof_ece_after": calibration["oof_after_crossfitted"]["ece"],

@@ -15,31 +15,6 @@ from pipeline.core.provenance import code_trees, params_sha256
 from pipeline.reporting.headline import headline
 from pipeline.reporting.sections import build_html, make_figures
 
-INPUTS = {
-    "validation": (paths.VALIDATION_REPORT, "validate"),
-    "cleaning": (paths.CLEANING_REPORT, "clean"),
-    "split": (paths.SPLIT_REPORT, "split"),
-    "features": (paths.FEATURES_REPORT, "features"),
-    "search": (paths.SEARCH_REPORT, "train"),
-    "train": (paths.TRAIN_METRICS, "train"),
-    "validation_curve": (paths.VALIDATION_CURVE, "train"),
-    "assessment": (paths.ASSESSMENT, "assess"),
-    "learning_curve": (paths.LEARNING_CURVE, "assess"),
-    "hyperparameter_curve": (paths.SWEEP_CURVE, "assess"),
-    "calibration": (paths.CALIBRATION_METRICS, "calibrate"),
-    "reliability_oof": (paths.RELIABILITY_OOF, "calibrate"),
-    "test": (paths.TEST_METRICS, "evaluate"),
-    "roc": (paths.ROC_CURVE, "evaluate"),
-    "pr": (paths.PR_CURVE, "evaluate"),
-    "reliability_test": (paths.RELIABILITY_TEST, "evaluate"),
-    "risk_coverage": (paths.RISK_COVERAGE, "evaluate"),
-    "residuals": (paths.RESIDUALS, "evaluate"),
-    "fairness": (paths.FAIRNESS_METRICS, "fairness"),
-    "importance": (paths.IMPORTANCE, "explain"),
-    "attributions": (paths.ATTRIBUTIONS, "explain"),
-    "partial_dependence": (paths.PARTIAL_DEPENDENCE, "explain"),
-}
-
 # the params sections that shape the outputs (provenance hash); tracking and compute do not
 OUTPUT_SECTIONS = ("seed", "data", "validate", "clean", "split", "features", "model", "search", "assess", "calibration",
                    "decision", "evaluate", "fairness", "explain")  # fmt: skip
@@ -47,7 +22,7 @@ OUTPUT_SECTIONS = ("seed", "data", "validate", "clean", "split", "features", "mo
 
 def main() -> None:
     params = load_params()
-    r = {name: read_json(path, stage) for name, (path, stage) in INPUTS.items()}
+    r = {name: read_json(path, stage) for name, (path, stage) in paths.REPORT_INPUTS.items()}
     r["params_sha256"], r["code_trees"] = params_sha256(params, OUTPUT_SECTIONS), code_trees()
     figs = make_figures(r)
     paths.FIGURES_DIR.parent.mkdir(parents=True, exist_ok=True)

@@ -153,26 +153,22 @@ def run_params(params: dict, model: str, calibration: str | None) -> dict[str, s
         section = next((s for s in chosen if key.startswith(s)), None)
         if section is None or key[len(section) :].split(".")[0] == chosen[section]:
             kept[key] = str(value)
+    # the model that ran (auto resolved, or model.candidates' choice), with what params.yaml asked beside it
+    kept["model.name"], kept["model.name_in_params"] = model, str(params["model"]["name"])
     return kept
 
 
 # the packages the served model's code imports (tests/e2e checks this list against the code's imports)
 SERVING_REQUIREMENTS = ("mlflow", "numpy", "scipy", "pandas", "numba")
-ARTIFACTS = [
-    paths.HEADLINE,
-    paths.REPORT_HTML,
-    paths.FIGURES_DIR,
-    paths.TRAIN_METRICS.parent,
-    paths.VALIDATION_CURVE.parent,
-    paths.VALIDATION_REPORT,
-    paths.CLEANING_REPORT,
-    paths.SPLIT_REPORT,
-    paths.FEATURES_REPORT,
-    paths.SEARCH_REPORT,
-    paths.IMPORTANCE,
-    paths.ATTRIBUTIONS,
-    paths.PARTIAL_DEPENDENCE,
-]
+
+
+def artifact_files() -> list[Path]:
+    """The run's artifacts: the page, its figures, the headline figures and every report file the page is built
+    from (paths.REPORT_INPUTS), and the plot and metric files DVC shows; no hidden files (.gitignore)."""
+    files = {paths.HEADLINE, paths.REPORT_HTML, *(path for path, _ in paths.REPORT_INPUTS.values())}
+    for directory in (paths.FIGURES_DIR, paths.TRAIN_METRICS.parent, paths.VALIDATION_CURVE.parent):
+        files |= {p for p in directory.iterdir() if p.is_file() and not p.name.startswith(".")}
+    return sorted(files)
 
 
 def signature_of(example, output):
@@ -250,8 +246,8 @@ def log_candidates(mlflow, client, params: dict, search: dict, renamed: dict) ->
                 for part, key in (("valid", "valid_scores"), ("train", "train_scores"))
                 for fold, v in enumerate(c[key])
             ]
-            summary = [
-                Metric(metric_key(f"{k}_{scoring}"), float(c[k]), now, 0)
+            summary = [  # one naming scheme with the compared models' runs: <statistic>_<part>_<scoring>
+                Metric(metric_key(f"{k.removesuffix('_score')}_{scoring}"), float(c[k]), now, 0)
                 for k in ("mean_valid_score", "std_valid_score", "mean_train_score")
             ]
             client.log_batch(child.info.run_id, metrics=per_fold + summary)
@@ -352,11 +348,8 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
         mlflow.log_params(fitted_params(run_params(params, trained["model"], deployed_map), renamed))
         mlflow.log_metrics({metric_key(k, renamed): v for k, v in flat(read_json(paths.HEADLINE, "report")).items()})
         mlflow.log_dict(md5s, "dvc_md5s.json")
-        for path in ARTIFACTS:
-            if path.is_dir():
-                mlflow.log_artifacts(str(path), artifact_path=str(path))
-            else:
-                mlflow.log_artifact(str(path), artifact_path=str(path.parent))
+        for path in artifact_files():
+            mlflow.log_artifact(str(path), artifact_path=str(path.parent))
         for split, path, context in (("train", paths.TRAIN, "training"), ("test", paths.TEST, "test")):
             frame = read_parquet(path, "split")
             dataset = mlflow.data.from_pandas(

@@ -72,6 +72,32 @@ def test_dvc_and_mlflow_show_the_headline_figures(project):
     assert md5s == stage_output_md5s(project / "dvc.lock") and "train:models/model.npz" in md5s
 
 
+def test_runs_compare_well(project):
+    """Every report file the page is built from is an artifact (no .gitignore); the params name the model that ran;
+    the headline metrics sort before the no-skill baseline's; candidates' and compared models' child runs share one
+    metric naming scheme; no headline figure twice."""
+    from pipeline.core import paths
+
+    record, c = tracked(project), client(project)
+    run = record["run"]
+
+    def listed(path=None):
+        for item in c.list_artifacts(run.info.run_id, path):
+            yield from listed(item.path) if item.is_dir else [item.path]
+
+    artifacts = set(listed())
+    assert {str(path) for path, _ in paths.REPORT_INPUTS.values()} <= artifacts
+    assert "reports/assessment.json" in artifacts and not any(a.endswith(".gitignore") for a in artifacts)
+    assert run.data.params["model.name"] == "logistic_regression" and run.data.params["model.name_in_params"] == "auto"
+    metrics = sorted(run.data.metrics)
+    assert metrics.index("test.roc_auc") < metrics.index("test_no_skill.roc_auc")
+    assert not any(m.startswith("baseline.") for m in metrics) and "train.train_valid_gap" not in metrics
+    children = c.search_runs(
+        [record["experiment_id"]], filter_string=f"tags.`mlflow.parentRunId` = '{run.info.run_id}'"
+    )
+    assert children and all({"mean_valid_roc_auc", "std_valid_roc_auc"} <= set(r.data.metrics) for r in children)
+
+
 def test_first_state_is_candidate_and_champion(project):
     version = tracked(project)["version"]
     assert version.name == NAME and str(version.version) == "1" and version.tags["promotion.decision"] == "champion"
