@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import base64
 import math
+import re
 from pathlib import Path
+
+import numpy as np
 
 from ..core.changes import change, describe
 
@@ -15,24 +18,42 @@ TEMPLATE = Path(__file__).parent / "templates" / "report.html.j2"
 
 
 def fmt(value) -> str:
-    """A value as the page shows it: undefined (None, NaN), yes / no, floats to 4 decimals, lists joined."""
+    """A value as the page shows it: undefined (None, NaN), yes / no, floats to 4 decimals (a whole number from 2 on,
+    a count that went through a float, as an integer), lists joined, mappings as `key: value; ...` (never a repr)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "undefined"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.4f}"
-    if isinstance(value, list):
-        return ", ".join(map(str, value))
+        return f"{int(value)}" if value.is_integer() and 2 <= abs(value) < 1e15 else f"{value:.4f}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(fmt(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_inner(v)}" for k, v in value.items())
     return str(value)
 
 
+def _inner(value) -> str:
+    """A mapping inside a mapping: `key value, ...`."""
+    return ", ".join(f"{k} {fmt(v)}" for k, v in value.items()) if isinstance(value, dict) else fmt(value)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float, np.number)) and not isinstance(value, (bool, np.bool_))
+
+
 def table(rows: list[dict], columns: list[str] | None = None) -> dict:
-    """A table of rows (dicts) in the given column order (default: the first row's keys); absent cells undefined."""
+    """A table of rows (dicts) in the given column order (default: the first row's keys); absent cells undefined;
+    numbers right-aligned, text left."""
     if not rows:
         return muted("(none)")
     columns = columns or list(rows[0])
-    return {"kind": "table", "columns": list(columns), "rows": [[fmt(row.get(c)) for c in columns] for row in rows]}
+    return {
+        "kind": "table",
+        "columns": list(columns),
+        "rows": [[fmt(row.get(c)) for c in columns] for row in rows],
+        "numeric": [[_is_number(row.get(c)) for c in columns] for row in rows],
+    }
 
 
 def key_values(pairs: dict) -> dict:
@@ -59,7 +80,8 @@ def figures(*names: str) -> dict:
 
 
 def section(title: str, *parts: dict) -> dict:
-    return {"title": title, "parts": list(parts)}
+    """A section of the page, with its anchor for the contents list (its title in lower case, words joined by -)."""
+    return {"title": title, "anchor": "-".join(re.findall(r"[a-z0-9]+", title.lower())), "parts": list(parts)}
 
 
 def document(title: str, sections: list[dict], figs: dict[str, bytes]) -> str:

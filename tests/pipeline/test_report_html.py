@@ -1,7 +1,7 @@
-"""pipeline/reporting/page.py and its template: cell formatting (undefined, yes/no, 4 decimals), tables, the page
+"""pipeline/reporting/page.py and its template: cell formatting (undefined, yes/no, 4 decimals, counts as integers,
+mappings without reprs), tables (numbers right-aligned, text left), the contents list with its anchors, the page
 rendered by pipeline/reporting/templates/report.html.j2 with every text HTML-escaped exactly once, and the model card
-built
-from the stage reports."""
+built from the stage reports."""
 
 from __future__ import annotations
 
@@ -24,12 +24,17 @@ from pipeline.reporting import page as report
         (True, "yes"),
         (False, "no"),
         (0.123456, "0.1235"),
-        (np.float64(2.0), "2.0000"),
+        (np.float64(2.0), "2"),  # a count that went through a float
+        (3990.0, "3990"),
+        (1.0, "1.0000"),  # a metric at its bound keeps its decimals
+        (0.0, "0.0000"),
+        (2.5, "2.5000"),
         (3, "3"),
         ("plain", "plain"),
         ("<b>&'", "<b>&'"),  # escaped by the template, once
-        (["a", 1, "<x>"], "a, 1, <x>"),
-        ({"lam": "<1>"}, str({"lam": "<1>"})),
+        (["a", 1, "<x>", 0.5], "a, 1, <x>, 0.5000"),
+        ({"lam": "<1>"}, "lam: <1>"),
+        ({"black": {"action": "quarantine", "rows": 251}}, "black: action quarantine, rows 251"),
     ],
 )
 def test_fmt(value, text):
@@ -39,21 +44,21 @@ def test_fmt(value, text):
 def _page(*parts, figs=None) -> str:
     """One section holding the parts, rendered by the template; the HTML between <h2> and </body>."""
     doc = report.document("t", [report.section("s", *parts)], figs or {})
-    return "".join(doc.split("<h2>s</h2>")[1].split("</body>")[0].split("\n"))
+    return "".join(doc.split("<h2 id='s'>s</h2>")[1].split("</body>")[0].split("\n"))
 
 
 def test_table_escapes_headers_and_cells_and_keeps_column_order():
     rows = [{"<name>": "<a>", "value": 0.5, "flag": None}, {"<name>": "b", "value": math.nan, "flag": True}]
     out = _page(report.table(rows))
     assert out.startswith("<table><tr><th>&lt;name&gt;</th><th>value</th><th>flag</th></tr>")
-    assert "<td>&lt;a&gt;</td><td>0.5000</td><td>undefined</td>" in out
-    assert "<td>b</td><td>undefined</td><td>yes</td>" in out
+    assert "<td>&lt;a&gt;</td><td class='num'>0.5000</td><td>undefined</td>" in out
+    assert "<td>b</td><td class='num'>undefined</td><td>yes</td>" in out
     assert out.count("<tr>") == 3
 
 
 def test_table_with_chosen_columns_and_missing_values():
     out = _page(report.table([{"a": 1, "b": 2}], ["b", "c"]))
-    assert out == "<table><tr><th>b</th><th>c</th></tr><tr><td>2</td><td>undefined</td></tr></table>"
+    assert out == "<table><tr><th>b</th><th>c</th></tr><tr><td class='num'>2</td><td>undefined</td></tr></table>"
     assert _page(report.table([])) == "<p class='muted'>(none)</p>"
 
 
@@ -366,5 +371,14 @@ def test_document_is_deterministic_and_self_contained():
     doc = report.document("Title <1>", sections, {"fig<1>": b"\x89PNG"})
     assert doc == report.document("Title <1>", sections, {"fig<1>": b"\x89PNG"})
     assert doc.startswith("<!DOCTYPE html>") and "<title>Title &lt;1&gt;</title>" in doc
-    assert "<h2>A &amp; B</h2>" in doc and "data:image/png;base64,iVBORw==" in doc and "alt='fig&lt;1&gt;'" in doc
+    assert "<h2 id='a-b'>A &amp; B</h2>" in doc and "data:image/png;base64,iVBORw==" in doc
+    assert "alt='fig&lt;1&gt;'" in doc
     assert "http" not in doc  # no external resources
+
+
+def test_the_page_opens_with_a_contents_list_linking_every_section():
+    doc = report.document("t", [report.section("Model card"), report.section("Data: validation, cleaning")], {})
+    assert "<li><a href='#model-card'>Model card</a></li>" in doc
+    assert "<li><a href='#data-validation-cleaning'>Data: validation, cleaning</a></li>" in doc
+    assert doc.index("<nav class='contents'>") < doc.index("<h2 id='model-card'>Model card</h2>")
+    assert "<h2 id='data-validation-cleaning'>" in doc
