@@ -53,3 +53,60 @@ def test_pipeline_shows_its_roles_at_the_top_and_no_two_modules_share_a_name():
     stems = [p.stem for p in (ROOT / "pipeline").rglob("*.py") if p.name != "__init__.py"]
     stems += [p.name for p in (ROOT / "pipeline").rglob("*") if p.is_dir() and p.name != "__pycache__"]
     assert not sorted({s for s in stems if stems.count(s) > 1}), "modules or packages sharing a name"
+
+
+def test_every_experiment_in_the_readme_is_a_valid_change_of_the_committed_params(tmp_path):
+    """Each `dvc exp run --queue -S key=value ...` line of the README's Experiment section, applied alone to the
+    committed params.yaml (as a queued experiment is), passes the params check: a renamed key or a value out of
+    range fails here, not in a user's queue."""
+    import shlex
+
+    from conftest import set_dotted
+
+    from pipeline.core.config import load_params
+
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"## Experiment\n.*?```bash\n(.*?)```", readme, re.S).group(1).replace("\\\n", " ")
+    commands = [shlex.split(line.split("#")[0]) for line in block.splitlines() if "dvc exp run --queue" in line]
+    assert len(commands) >= 10
+    for command in commands:
+        params = yaml.safe_load((ROOT / "params.yaml").read_text())
+        changes = [command[i + 1] for i, word in enumerate(command) if word == "-S"]
+        for change in changes:
+            key, _, value = change.partition("=")
+            set_dotted(params, key, yaml.safe_load(value))
+        path = tmp_path / "params.yaml"
+        path.write_text(yaml.safe_dump(params))
+        load_params(path)  # raises PipelineError naming the key
+
+
+def test_the_readmes_stage_graph_is_dvc_yamls():
+    """The README's mermaid graph is dvc.yaml's: an arrow where a stage depends on another's output, without the
+    arrows other paths imply (a transitive reduction)."""
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+    producer = {
+        next(iter(out)) if isinstance(out, dict) else out: name
+        for name, spec in stages.items()
+        for out in spec.get("outs", []) + spec.get("metrics", []) + spec.get("plots", [])
+    }
+    edges = {
+        (source, name)
+        for name, spec in stages.items()
+        for dep in (d.split()[0] for d in spec.get("deps", []))
+        for path, source in producer.items()
+        if source != name and (dep == path or dep.startswith(path.rstrip("/") + "/"))
+    }
+
+    def reachable(start, end, without):
+        frontier, seen = [start], set()
+        while frontier:
+            node = frontier.pop()
+            for u, v in edges - {without}:
+                if u == node and v not in seen:
+                    seen.add(v)
+                    frontier.append(v)
+        return end in seen
+
+    reduced = {e for e in edges if not reachable(*e, e)}
+    block = re.search(r"```mermaid\nflowchart LR\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1)
+    assert set(re.findall(r"(\w+) --> (\w+)", block)) == reduced
