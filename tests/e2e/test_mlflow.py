@@ -260,3 +260,15 @@ def test_the_champion_that_loses_the_alias_says_so(project):
     assert former.tags["promotion.decision"] == "former champion (replaced by version 3)"
     assert former.description.endswith("No longer champion: version 3 took the alias.")
     assert c.get_model_version(NAME, "3").tags["promotion.compared_with"].startswith("version 1 (test.roc_auc ")
+
+
+def test_dvc_plots_pages_work_offline(project, tmp_path):
+    """`dvc plots show` writes a page that loads nothing from the internet: vega, vega-lite and vega-embed are in
+    the page (.dvc/plots/offline.html, .dvc/config plots.html_template), one embedded chart per plot of dvc.yaml."""
+    result = sh(project, "dvc", "plots", "show", "-o", str(tmp_path / "plots"))
+    assert result.returncode == 0, result.stderr
+    page = (tmp_path / "plots" / "index.html").read_text()
+    assert "<script src" not in page and "cdn.jsdelivr" not in page
+    assert all(f"/* {lib}@" in page for lib in ("vega", "vega-lite", "vega-embed"))
+    n_plots = len(yaml.safe_load((project / "dvc.yaml").read_text())["plots"])
+    assert page.count("vegaEmbed(") == n_plots
