@@ -123,12 +123,14 @@ def assert_served_equals_evaluate(root: Path, not_features: list[str]) -> None:
     test = pd.read_parquet(root / "data/processed/test.parquet")
     served = served_model(root).predict(test.drop(columns=[c for c in not_features if c in test.columns]))
     expected = pd.read_parquet(root / "data/predictions/test.parquet")
+    said = [part for flag in served["flags"] if flag for part in flag.split("; ")]  # each gap, said per row
+    assert all(part.endswith(("missing (imputed)", "missing (imputed, audited as its own group)")) for part in said)
     if not classes:
-        assert list(served.columns) == ["prediction", "lower", "upper"]
-        for column in served.columns:
+        assert list(served.columns) == ["prediction", "lower", "upper", "flags"]
+        for column in ("prediction", "lower", "upper"):
             np.testing.assert_allclose(served[column], expected[column], rtol=0, atol=1e-12)
         return
-    assert list(served.columns) == [f"probability_{c}" for c in classes] + ["prediction", "accepted"]
+    assert list(served.columns) == [f"probability_{c}" for c in classes] + ["prediction", "accepted", "flags"]
     for k, c in enumerate(classes):
         np.testing.assert_allclose(served[f"probability_{c}"], expected[f"proba_{k}"], rtol=0, atol=1e-12)
     decided = np.array(classes, dtype=object)[expected["prediction"].to_numpy()]
