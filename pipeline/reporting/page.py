@@ -158,7 +158,8 @@ def model_card(params: dict, r: dict, promotion: str) -> str:
         else classification_card(params, test, r["fairness"], r["calibration"])
     )
     items = {
-        "Model": f"{train['model']} with {train['best_params']}, chosen by {train['scoring']} over "
+        "Model": f"{train['model']} with {fmt(train['best_params']) or 'its defaults'}, chosen by"
+        f" {train['scoring']} over "
         f"{train['n_candidates']} candidates and {train['n_folds']} {r['split']['strategy']} folds",
         "Task": f"{test['task']}: {r['validation']['task_reason']}",
         "Intended use": f"{task_items.pop('Intended use')}. Not validated for other populations.",
@@ -256,10 +257,17 @@ def promotion_summary(params: dict, r: dict) -> str:
     )
 
 
+def audited(fairness: dict, data: dict) -> dict:
+    """The fairness audit's groupings of data.sensitive: each attribute and every intersection ("a & b")."""
+    return {a: result for a, result in fairness["attributes"].items() if set(a.split(" & ")) <= set(data["sensitive"])}
+
+
 def classification_card(params: dict, test: dict, fairness: dict, calibration: dict) -> dict:
     data, binary = params["data"], test["task"] == "binary"
     shown = ("demographic_parity", "equal_opportunity")
-    gaps = {a: {c: fairness["attributes"][a]["criteria"][c]["difference"] for c in shown} for a in data["sensitive"]}
+    gaps = {  # each attribute and every intersection of them (the promotion gate reads them all)
+        a: {c: result["criteria"][c]["difference"] for c in shown} for a, result in audited(fairness, data).items()
+    }
     decision = test["decision"]
     rule = (
         f"decisions at p >= {fmt(decision['threshold'])}"
@@ -319,7 +327,7 @@ def ranking_note(ranking: dict) -> str:
 def regression_card(data: dict, test: dict, fairness: dict) -> dict:
     intervals = test["intervals"]
     deployed = intervals[intervals["deployed"]]
-    gaps = {a: fairness["attributes"][a]["gaps"] for a in data["sensitive"]}
+    gaps = {a: result["gaps"] for a, result in audited(fairness, data).items()}  # with the intersections
     return {
         "Intended use": f"Predicts {data['target']} with a {fmt(intervals['coverage_target'])} prediction interval "
         f"({intervals['deployed']}) for rows like the training data",

@@ -239,7 +239,7 @@ def test_model_card_content():
         "conformal sets hold the true class on 0.9100 of test rows (target 0.9000)"
     )
     assert cells["Model"] == (
-        "logistic_regression with {'lam': 10.0}, chosen by roc_auc over 4 candidates and 5 stratified_group folds"
+        "logistic_regression with lam: 10, chosen by roc_auc over 4 candidates and 5 stratified_group folds"
     )
     assert "binexp = 1" in cells["Intended use"]
     assert cells["Training data"].startswith(
@@ -260,7 +260,8 @@ def test_model_card_content():
     assert cells["Solver warnings"] == "none: every fit of the chosen model and the map met its tolerance"
     assert cells["Fairness"] == (
         "by female: demographic-parity gap 0.0310, equal-opportunity gap 0.0120; "
-        "by black: demographic-parity gap undefined, equal-opportunity gap 0.2000"
+        "by black: demographic-parity gap undefined, equal-opportunity gap 0.2000; "
+        "by female & black: demographic-parity gap 0.5000, equal-opportunity gap 0.5000"
     )
     assert cells["Fairness mitigation"] == (
         "By female, test equal_opportunity gap: per-group thresholds 0.0120 -> 0.0040 (accuracy cost 0.0010), "
@@ -292,11 +293,12 @@ def test_model_card_escapes_exactly_once():
     params["data"]["target"] = "a<b"
     r["train"]["best_params"] = {"solver": "l'bfgs"}
     card = _page(report.model_card(params, r, "thresholds pass"))
-    assert "&amp;" not in card  # nothing escaped twice
+    assert "&amp;amp;" not in card and "&amp;lt;" not in card and "&amp;#39;" not in card  # nothing escaped twice
+    assert "female &amp; black" in card  # an intersection's name, escaped once
     assert "a<b" not in card  # but everything escaped once
     cells = _cells(report.model_card(params, r, "thresholds pass"))
     assert "a<b = 1" in cells["Intended use"]
-    assert "{'solver': \"l'bfgs\"}" in cells["Model"]
+    assert "with solver: l'bfgs," in cells["Model"]
 
 
 def test_model_card_multiclass():
