@@ -128,27 +128,30 @@ def validation_curve(rows: list[dict], scoring: str) -> bytes:
     return png_bytes(fig)
 
 
+def _interval_bars(ax, offset: float, height: float, points: list[tuple], label: str) -> None:
+    """One bar per group at offset + its row, with its interval as an error bar; points: (value, low, high), None
+    where undefined (no bar, no error bar)."""
+    values = [0.0 if v is None else v for v, _, _ in points]
+    low = [0.0 if v is None or lo is None else max(v - lo, 0.0) for v, lo, _ in points]
+    high = [0.0 if v is None or hi is None else max(hi - v, 0.0) for v, _, hi in points]
+    ax.barh(
+        [j + offset for j in range(len(points))],
+        values,
+        height=height,
+        xerr=[low, high],
+        error_kw={"elinewidth": 0.8, "capsize": 2},
+        label=label,
+    )
+
+
 def group_rates(attribute: str, groups: dict) -> bytes:
     """Per-group rates as bars with their bootstrap intervals; groups below the minimum size are marked."""
     names, metrics = list(groups), GROUP_RATES
     fig, ax = plt.subplots(figsize=(5.5, 0.6 + 0.3 * len(names) * len(metrics)))
     height = 0.8 / len(metrics)
     for i, metric in enumerate(metrics):
-        values, low, high = [], [], []
-        for g in names:
-            v = groups[g][metric]
-            lo, hi = groups[g].get("intervals", {}).get(metric, [None, None])
-            values.append(0.0 if v is None else v)  # undefined: no bar (and no error bar)
-            low.append(0.0 if v is None or lo is None else max(v - lo, 0.0))
-            high.append(0.0 if v is None or hi is None else max(hi - v, 0.0))
-        ax.barh(
-            [j + i * height for j in range(len(names))],
-            values,
-            height=height,
-            xerr=[low, high],
-            error_kw={"elinewidth": 0.8, "capsize": 2},
-            label=metric,
-        )
+        points = [(groups[g][metric], *groups[g].get("intervals", {}).get(metric, [None, None])) for g in names]
+        _interval_bars(ax, i * height, height, points, metric)
     ticks = [f"{g} (n={groups[g]['n']}{', small' if groups[g].get('small') else ''})" for g in names]
     ax.set_yticks([j + height * (len(metrics) - 1) / 2 for j in range(len(names))], ticks)
     ax.set(
@@ -168,21 +171,14 @@ def group_class_rates(attribute: str, groups: dict) -> bytes:
     height = 0.8 / len(classes)
     for ax, metric in zip(axes, ("selection_rate", "recall")):
         for i, c in enumerate(classes):
-            values, low, high = [], [], []
-            for g in names:
-                v = groups[g]["classes"][c][metric]
-                lo, hi = groups[g].get("intervals", {}).get(c, {}).get(metric) or [None, None]
-                values.append(0.0 if v is None else v)
-                low.append(0.0 if v is None or lo is None else max(v - lo, 0.0))
-                high.append(0.0 if v is None or hi is None else max(hi - v, 0.0))
-            ax.barh(
-                [j + i * height for j in range(len(names))],
-                values,
-                height=height,
-                xerr=[low, high],
-                error_kw={"elinewidth": 0.8, "capsize": 2},
-                label=c,
-            )
+            points = [
+                (
+                    groups[g]["classes"][c][metric],
+                    *(groups[g].get("intervals", {}).get(c, {}).get(metric) or [None, None]),
+                )
+                for g in names
+            ]
+            _interval_bars(ax, i * height, height, points, c)
         ax.set(xlim=(0, 1.05), title=metric.replace("_", " "))
     ticks = [f"{g} (n={groups[g]['n']}{', small' if groups[g].get('small') else ''})" for g in names]
     axes[0].set_yticks([j + height * (len(classes) - 1) / 2 for j in range(len(names))], ticks)

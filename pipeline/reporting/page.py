@@ -79,6 +79,11 @@ def figures(*names: str) -> dict:
     return {"kind": "figures", "names": list(names)}
 
 
+def grouping(i: int, title: str, *parts: dict) -> list[dict]:
+    """The parts of one fairness grouping: its heading, its tables and notes, its figure fairness_<i>.png."""
+    return [heading(title), *parts, figures(f"fairness_{i}.png")]
+
+
 def section(title: str, *parts: dict) -> dict:
     """A section of the page, with its anchor for the contents list (its title in lower case, words joined by -)."""
     return {"title": title, "anchor": "-".join(re.findall(r"[a-z0-9]+", title.lower())), "parts": list(parts)}

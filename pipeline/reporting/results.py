@@ -207,12 +207,8 @@ def regression_fairness_section(r: dict) -> dict:
             {"metric": k, "gap (max - min)": html.interval(v["difference"], v["difference_interval"])}
             for k, v in result["gaps"].items()
         ]
-        parts += [
-            html.heading(f"{html.fmt(attribute)} (largest relative gap: {html.fmt(result['largest_gap'])})"),
-            html.table(rows),
-            html.table(gaps),
-            html.figures(f"fairness_{i}.png"),
-        ]
+        title = f"{html.fmt(attribute)} (largest relative gap: {html.fmt(result['largest_gap'])})"
+        parts += html.grouping(i, title, html.table(rows), html.table(gaps))
     return html.section("Fairness: errors by group", *parts)
 
 

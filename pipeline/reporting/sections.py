@@ -269,12 +269,7 @@ def multiclass_fairness(f: dict) -> list[dict]:
             }
             for k, v in result["criteria"].items()
         ]
-        parts += [
-            html.heading(f"{html.fmt(attribute)}"),
-            html.table(rows),
-            html.table(criteria),
-            html.figures(f"fairness_{i}.png"),
-        ]
+        parts += html.grouping(i, html.fmt(attribute), html.table(rows), html.table(criteria))
     return parts
 
 
@@ -327,13 +322,13 @@ def fairness_section(r: dict) -> dict:
             }
             for k, v in result["criteria"].items()
         ]
-        parts += [
-            html.heading(f"{html.fmt(attribute)}"),
+        parts += html.grouping(
+            i,
+            html.fmt(attribute),
             html.table(rows),
             html.table(criteria),
             html.note(f"Which criteria can hold together: {html.fmt(result['compatibility']['statement'])}"),
-            html.figures(f"fairness_{i}.png"),
-        ]
+        )
     mitigation = f["mitigation"]
     if mitigation["criterion"] == "none":
         parts += [html.heading("Mitigation"), html.muted("fairness.mitigation.criterion is none.")]
