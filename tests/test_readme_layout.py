@@ -110,3 +110,16 @@ def test_the_readmes_stage_graph_is_dvc_yamls():
     reduced = {e for e in edges if not reachable(*e, e)}
     block = re.search(r"```mermaid\nflowchart LR\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1)
     assert set(re.findall(r"(\w+) --> (\w+)", block)) == reduced
+
+
+def test_the_lecture_references_page_is_current():
+    """docs/references.md maps every citing module to its family's topic and a textbook section: a module citing
+    the notes in a family the page does not know fails here (KeyError), and so does a page not rewritten by
+    `python scripts/references.py` after a change."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("references", ROOT / "scripts" / "references.py")
+    references = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(references)
+    assert (ROOT / "docs" / "references.md").read_text() == references.page()
+    assert len(references.citing_modules()) > 100

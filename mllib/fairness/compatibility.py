@@ -59,6 +59,7 @@ def criteria_compatibility(base_rates, rtol: float = 1e-9) -> dict:
         else f"Base rates differ ({', '.join(f'{v:.3f}' for v in b)}): equalized odds and predictive parity "
         f"cannot both "
         "hold unless the classifier makes no false positives, and demographic parity and equalized odds cannot "
-        "both hold unless its decisions ignore the label (seed 004, eqs. 40-44)."
+        "both hold unless its decisions ignore the label (Chouldechova 2017; Barocas, Hardt & Narayanan, Fairness and "
+        "Machine Learning, ch. 3; the Ghent notes' section 11.3, eqs. 40-44)."
     )
     return {"equal_base_rates": equal, "base_rates": b.tolist(), "sets": sets, "statement": statement}

@@ -284,7 +284,9 @@ def trust_section(r: dict, figs: dict) -> dict:
             "same training rows (features refitted per fold), beside the grouped CV; a positive inflation is what "
             f"ignoring the groups would have claimed. Learning curve: each of the {r['split']['strategy']} splits' "
             "models fitted on shares of its training rows. Model bias and variance themselves cannot be measured "
-            "without the true distribution (seed 004, D4:419-469); these are the notes' diagnostics."
+            "without the true distribution (the Ghent notes' section 3.2, Bias and Variance; Hastie, Tibshirani & "
+            "Friedman, The Elements of Statistical Learning, 7.3; docs/references.md); these are the notes' "
+            "diagnostics."
         ),
         html.figures(*(name for name in ("learning_curve.png", "hyperparameter_curve.png") if name in figs)),
     )

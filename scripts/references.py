@@ -1,0 +1,149 @@
+"""Writes docs/references.md: what the lecture citations in the code point at, so they stay useful without the
+notes. A module cites the notes it implements as `(seed 004, D4:419-469)` (notes 004, lines 419-469) and lists the
+sections in a closing `Sections cited:` line of its docstring; this page maps each set of notes to its title, each
+family of modules to its topic and a public textbook section, and each citing module to the sections it cites.
+tests/test_readme_layout.py checks the page is current: `python scripts/references.py` rewrites it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "references.md"
+
+NOTES = {
+    "000": ("ML 1 lecture notes", "D0"),
+    "001": ("CS 276 course review", "D1"),
+    "002": ("Machine Learning lecture notes", "D2"),
+    "003": ("Introduction to Machine Learning (Heidelberg)", "D3"),
+    "004": ("Ghent ML notes", "D4"),
+}
+
+BOOKS = {
+    "ESL": "Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*, 2nd ed. (2009; free PDF online)",
+    "PRML": "Bishop, *Pattern Recognition and Machine Learning* (2006)",
+    "DL": "Goodfellow, Bengio & Courville, *Deep Learning* (2016; deeplearningbook.org)",
+    "IML": "Molnar, *Interpretable Machine Learning*, 2nd ed. (2022; christophm.github.io/interpretable-ml-book)",
+    "FML": "Barocas, Hardt & Narayanan, *Fairness and Machine Learning* (2023; fairmlbook.org)",
+    "GPML": "Rasmussen & Williams, *Gaussian Processes for Machine Learning* (2006; gaussianprocess.org/gpml)",
+    "CP": "Angelopoulos & Bates, *A Gentle Introduction to Conformal Prediction* (2021; arXiv:2107.07511)",
+}
+
+# family (a package under mllib/ or pipeline/) -> (topic, where a public textbook or paper treats it)
+FAMILIES = {
+    "mllib/base": ("the estimator protocol, input checks, convergence warnings", "ESL 7.2 (training and test error)"),
+    "mllib/baseline": ("no-skill baselines (class prior, mean)", "ESL 7.2; a model must beat the null model"),
+    "mllib/bayes": ("Bayes decisions, Gaussian and naive Bayes classifiers", "PRML 1.5, 4.2; ESL 4.3, 6.6.3"),
+    "mllib/calibration": (
+        "calibration maps: Platt, isotonic, temperature, histogram binning",
+        "Platt (1999); Zadrozny & Elkan (2002); Guo et al., On Calibration of Modern Neural Networks (2017)",
+    ),
+    "mllib/cluster": ("k-means, Gaussian mixtures fitted by EM", "ESL 14.3.6, 8.5; PRML 9.1-9.2"),
+    "mllib/comparison": (
+        "comparing two models: McNemar, the corrected resampled t-test",
+        "Dietterich (1998); Nadeau & Bengio (2003)",
+    ),
+    "mllib/conformal": ("split conformal sets and intervals, CV+", "CP sections 1-2; Barber et al., jackknife+ (2021)"),
+    "mllib/decisions": ("minimum expected cost, the reject option, risk-coverage", "PRML 1.5.2-1.5.3"),
+    "mllib/decomposition": ("principal component analysis", "ESL 14.5.1; PRML 12.1"),
+    "mllib/deploy": (
+        "the deployed chain: features, model, calibration, decision",
+        "PRML 1.5 (inference then decision)",
+    ),
+    "mllib/discriminant": ("Fisher's linear discriminant", "ESL 4.3.3; PRML 4.1.4"),
+    "mllib/ensemble": ("bagging, random forests, AdaBoost, stacking", "ESL 8.7-8.8, 10.1, 15"),
+    "mllib/explain": (
+        "permutation importance, partial dependence, Shapley values, relevance propagation, surrogates",
+        "IML 8.1, 8.5, 8.6, 9.5-9.6, 10.2",
+    ),
+    "mllib/fairness": (
+        "group fairness criteria, their incompatibility, thresholds per group, reweighing",
+        "FML ch. 3; Hardt, Price & Srebro (2016); Kamiran & Calders (2012); Chouldechova (2017)",
+    ),
+    "mllib/feature_selection": ("variance, sequential and permutation selection", "ESL 3.3; IML 8.5"),
+    "mllib/gaussian_process": ("Gaussian process regression and classification", "GPML ch. 2-4"),
+    "mllib/gradient_boosting": ("gradient boosting of trees, histogram splits", "ESL 10.9-10.12; Friedman (2001)"),
+    "mllib/kernels": ("kernel PCA, Nystroem features", "PRML 6.1, 12.3; Williams & Seeger (2001)"),
+    "mllib/linear": ("logistic regression, the perceptron, linear SVMs", "ESL 4.4, 4.5.1, 12.2"),
+    "mllib/manifold": ("classical multidimensional scaling", "ESL 14.8"),
+    "mllib/metrics": ("error functions, ROC and PR curves, calibration error", "ESL 7.2, 9.2.5; Fawcett (2006)"),
+    "mllib/model_selection": (
+        "cross-validation, the bootstrap, grouped splits, nested CV, learning curves",
+        "ESL 7.3, 7.10-7.11; Varma & Simon (2006)",
+    ),
+    "mllib/neighbors": ("k-nearest neighbours, kd-trees", "ESL 13.3; Friedman, Bentley & Finkel (1977)"),
+    "mllib/neural": ("multilayer perceptrons: backpropagation, momentum, initialisation", "DL 6, 8.3-8.4; ESL 11"),
+    "mllib/preprocessing": (
+        "imputation, scaling, encoding, basis expansions, whitening",
+        "ESL 5.2, 6.7, 9.6; Kessy, Lewin & Strimmer, Optimal whitening (2018)",
+    ),
+    "mllib/regression": ("least squares, ridge, lasso, Bayesian linear regression, PLS", "ESL 3.2, 3.4-3.5; PRML 3.3"),
+    "mllib/svm": ("kernel support vector machines (SMO)", "ESL 12.3; Platt, SMO (1998)"),
+    "mllib/tree": ("classification and regression trees", "ESL 9.2"),
+    "pipeline/stages": ("the stages: validation, cleaning, splits, assessment, calibration, fairness", "ESL 7; FML 3"),
+    "pipeline/reporting": ("the report's diagnostics (bias and variance, learning curves)", "ESL 7.3"),
+}
+
+CITATION = re.compile(r"seed (\d{3})")
+
+
+def family_of(path: Path) -> str:
+    return "/".join(path.relative_to(ROOT).parts[:2])
+
+
+def sections_cited(text: str) -> str:
+    i = text.find("Sections cited:")
+    if i < 0:
+        return ""
+    end = text.find('"""', i)
+    return " ".join(text[i + len("Sections cited:") : end if end > 0 else None].split())
+
+
+def citing_modules() -> list[Path]:
+    files = sorted(p for pkg in ("mllib", "pipeline") for p in (ROOT / pkg).rglob("*.py"))
+    return [p for p in files if CITATION.search(p.read_text())]
+
+
+def page() -> str:
+    lines = [
+        "# Lecture references",
+        "",
+        "The code cites the lecture notes it implements, e.g. `(seed 004, D4:419-469)`: notes 004, lines 419 to 469. "
+        "The notes are not part of this repository, so this page (written by `scripts/references.py`) says what each "
+        "citation is about: the title of each set of notes, the topic of each family of modules with a public "
+        "textbook section that treats it, and for each citing module the notes' sections it names.",
+        "",
+        "## The notes",
+        "",
+        "| id | title | line prefix |",
+        "|---|---|---|",
+        *(f"| seed {k} | {title} | `{prefix}:<line>` |" for k, (title, prefix) in NOTES.items()),
+        "",
+        "## Textbooks",
+        "",
+        *(f"- **{k}**: {v}" for k, v in BOOKS.items()),
+        "",
+        "## Topics",
+        "",
+        "| family | topic | textbook |",
+        "|---|---|---|",
+        *(f"| `{f}` | {topic} | {book} |" for f, (topic, book) in FAMILIES.items()),
+        "",
+        "## Citing modules",
+        "",
+        "| module | topic | notes cited | sections the module names |",
+        "|---|---|---|---|",
+    ]
+    for path in citing_modules():
+        text = path.read_text()
+        seeds = ", ".join(sorted(set(CITATION.findall(text))))
+        topic = FAMILIES[family_of(path)][0]
+        named = sections_cited(text).replace("|", "/") or "(inline citations only)"
+        lines.append(f"| `{path.relative_to(ROOT)}` | {topic} | {seeds} | {named} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    PAGE.write_text(page())
+    print(f"wrote {PAGE.relative_to(ROOT)} ({len(citing_modules())} citing modules)")
