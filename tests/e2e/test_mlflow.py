@@ -272,3 +272,5 @@ def test_dvc_plots_pages_work_offline(project, tmp_path):
     assert all(f"/* {lib}@" in page for lib in ("vega", "vega-lite", "vega-embed"))
     n_plots = len(yaml.safe_load((project / "dvc.yaml").read_text())["plots"])
     assert page.count("vegaEmbed(") == n_plots
+    # revisions told apart by colour in the curves (classes by dash), the confusion matrix with its counts
+    assert page.count('"color": {"field": "rev"') >= 4 and '"text": {"field": "rows"' in page
