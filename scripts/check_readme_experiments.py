@@ -1,0 +1,92 @@
+"""Runs the README's experiments as written (queued, two at a time) in a scratch clone of this repository, then checks
+that each changed only the params its `-S` options name, and prints each one's headline test metric.
+
+    python scripts/check_readme_experiments.py [--keep DIR]
+
+It takes a few minutes per experiment on a 2-core machine; the README test (tests/test_readme_layout.py) checks the
+same commands against the params contract in a second."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_experiments() -> list[list[str]]:
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"## Experiment\n.*?```bash\n(.*?)```", readme, re.S).group(1).replace("\\\n", " ")
+    return [shlex.split(line.split("#")[0]) for line in block.splitlines() if "dvc exp run --queue" in line]
+
+
+def flatten(d, prefix=""):
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict) and v:
+            out.update(flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def run(cwd: Path, *args: str) -> str:
+    result = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
+    if result.returncode:
+        sys.exit(f"{' '.join(args)} failed:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+    return result.stdout
+
+
+def main() -> None:
+    scratch = Path(tempfile.mkdtemp(prefix="readme-experiments-"))
+    run(scratch, "git", "clone", "-q", str(ROOT), "repo")
+    repo = scratch / "repo"
+    (repo / ".venv").symlink_to(ROOT / ".venv")
+    baseline = flatten(yaml.safe_load((repo / "params.yaml").read_text()))
+    commands = readme_experiments()
+    for i, command in enumerate(commands):
+        run(repo, *command, "--name", f"readme-{i:02d}")
+    run(repo, "dvc", "queue", "start", "-j", "2")
+    while "Running" in (status := run(repo, "dvc", "queue", "status")) or "Queued" in status:
+        time.sleep(10)
+    shown = json.loads(run(repo, "dvc", "exp", "show", "--json", "--no-fetch"))
+    found = {}
+    for entry in shown:
+        for exp in entry.get("experiments") or []:
+            for rev in exp.get("revs", []):
+                data = rev.get("data") or {}
+                params = (data.get("params") or {}).get("params.yaml", {}).get("data", {})
+                metrics = (data.get("metrics") or {}).get("reports/metrics.json", {}).get("data", {})
+                found[rev.get("name")] = (flatten(params), metrics)
+    failures = 0
+    for i, command in enumerate(commands):
+        name = f"readme-{i:02d}"
+        keys = [c.partition("=")[0] for j, c in enumerate(command) if j and command[j - 1] == "-S"]
+        if name not in found:
+            print(f"{name}: did not run ({' '.join(command)}); see `dvc queue logs {name}`")
+            failures += 1
+            continue
+        params, metrics = found[name]
+        changed = sorted(k for k in set(params) | set(baseline) if params.get(k) != baseline.get(k))
+        stray = [k for k in changed if not any(k == key or k.startswith(key + ".") for key in keys)]
+        test = metrics.get("test", {})
+        headline = next((f"{m} {test[m]:.4f}" for m in ("roc_auc", "roc_auc_ovr", "r2") if m in test), "no metrics")
+        print(f"{name}: -S {', '.join(keys)}: changed {len(changed)} params, {headline}"
+              + (f"; ALSO CHANGED {stray}" if stray else ""))  # fmt: skip
+        failures += bool(stray)
+    if "--keep" not in sys.argv:
+        shutil.rmtree(scratch, ignore_errors=True)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
