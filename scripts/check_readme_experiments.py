@@ -70,14 +70,18 @@ def main() -> None:
     failures = 0
     for i, command in enumerate(commands):
         name = f"readme-{i:02d}"
-        keys = [c.partition("=")[0] for j, c in enumerate(command) if j and command[j - 1] == "-S"]
+        keys = [c.partition("=")[0].lstrip("+") for j, c in enumerate(command) if j and command[j - 1] == "-S"]
         if name not in found:
             print(f"{name}: did not run ({' '.join(command)}); see `dvc queue logs {name}`")
             failures += 1
             continue
         params, metrics = found[name]
         changed = sorted(k for k in set(params) | set(baseline) if params.get(k) != baseline.get(k))
-        stray = [k for k in changed if not any(k == key or k.startswith(key + ".") for key in keys)]
+        stray = [
+            k
+            for k in changed
+            if not any(k == key or f"{key}.".startswith(f"{k}.") or k.startswith(f"{key}.") for key in keys)
+        ]
         test = metrics.get("test", {})
         headline = next((f"{m} {test[m]:.4f}" for m in ("roc_auc", "roc_auc_ovr", "r2") if m in test), "no metrics")
         print(f"{name}: -S {', '.join(keys)}: changed {len(changed)} params, {headline}"

@@ -57,27 +57,34 @@ def test_pipeline_shows_its_roles_at_the_top_and_no_two_modules_share_a_name():
 
 def test_every_experiment_in_the_readme_is_a_valid_change_of_the_committed_params(tmp_path):
     """Each `dvc exp run --queue -S key=value ...` line of the README's Experiment section, applied alone to the
-    committed params.yaml (as a queued experiment is), passes the params check: a renamed key or a value out of
-    range fails here, not in a user's queue."""
+    committed params.yaml by DVC's own `-S` code (Hydra overrides: a new key in an empty mapping needs `+`), passes
+    the params check and changes only the keys it names: a renamed key, a value out of range or an override DVC
+    refuses fails here, not in a user's queue."""
     import shlex
 
-    from conftest import set_dotted
+    from dvc.utils.hydra import apply_overrides
 
-    from pipeline.core.config import load_params
+    from pipeline.core.config import flatten, load_params
 
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"## Experiment\n.*?```bash\n(.*?)```", readme, re.S).group(1).replace("\\\n", " ")
     commands = [shlex.split(line.split("#")[0]) for line in block.splitlines() if "dvc exp run --queue" in line]
     assert len(commands) >= 10
+    baseline = flatten(yaml.safe_load((ROOT / "params.yaml").read_text()))
     for command in commands:
-        params = yaml.safe_load((ROOT / "params.yaml").read_text())
-        changes = [command[i + 1] for i, word in enumerate(command) if word == "-S"]
-        for change in changes:
-            key, _, value = change.partition("=")
-            set_dotted(params, key, yaml.safe_load(value))
+        overrides = [command[i + 1] for i, word in enumerate(command) if word == "-S"]
         path = tmp_path / "params.yaml"
-        path.write_text(yaml.safe_dump(params))
-        load_params(path)  # raises PipelineError naming the key
+        path.write_text((ROOT / "params.yaml").read_text())
+        apply_overrides(path, overrides)
+        params = load_params(path)  # raises PipelineError naming the key
+        keys = [o.partition("=")[0].lstrip("+") for o in overrides]
+        changed = {k for k, v in flatten(params).items() if baseline.get(k) != v} | (
+            set(baseline) - set(flatten(params))
+        )
+        related = [
+            k for k in changed if any(k == key or k.startswith(key + ".") or key.startswith(k + ".") for key in keys)
+        ]
+        assert sorted(related) == sorted(changed), (command, changed)
 
 
 def test_the_readmes_stage_graph_is_dvc_yamls():
