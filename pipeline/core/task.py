@@ -9,6 +9,7 @@ target has no classes: it is encoded as float64, every value finite.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -72,6 +73,8 @@ class Classification(Target):
     """Classes coded 0..K-1; models give decision scores, the deployed predictor calibrated probabilities."""
 
     estimators = registry.CLASSIFIERS  # the models that can fit it
+    test_metrics: tuple[str, ...] = ("accuracy", "log_loss", "brier")  # headline test figures (with the kind's own)
+    fairness_gaps = ("demographic_parity_gap", "equal_opportunity_gap")  # what the gate's fairness bound reads
     tree = "decision_tree"  # the single-feature leakage check's model
     no_skill_name = "class prior"
     refused_projections: tuple[str, ...] = ()
@@ -134,6 +137,32 @@ class Classification(Target):
 
         return decision_scores(model, X)
 
+    @staticmethod
+    def quality_figures(test: dict, calibration: dict) -> dict:
+        """The headline sections of how far the deployed probabilities and decisions can be trusted: calibration
+        error before and after the map, the reject option's and the conformal sets' coverage."""
+        reject = test["selective"]["reject_option"]
+        return {
+            "calibration": {
+                "oof_ece_before": calibration["oof_before"]["ece"],
+                "oof_ece_after": calibration["oof_after_crossfitted"]["ece"],
+                "test_ece_before": test["calibration"]["before"]["ece"],
+                "test_ece_after": test["calibration"]["after"]["ece"],
+            },
+            "decisions": {
+                "reject_coverage": reject["coverage"],
+                "selective_risk": finite(reject["selective_risk"]),
+                "aurc": test["selective"]["aurc"],
+                "set_coverage": test["conformal"]["coverage"],
+                "mean_set_size": test["conformal"]["mean_set_size"],
+            },
+        }
+
+    @staticmethod
+    def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None]:
+        """The promotion gate's check of the deployed probabilities: (name, value, bound), value <= bound passes."""
+        return "calibration.test_ece_after <= max_ece", figures.get("calibration.test_ece_after"), cfg["max_ece"]
+
     def compare_predictions(self, y: np.ndarray, chosen: np.ndarray, runner_up: np.ndarray) -> dict:
         """Two models' test predictions of the same rows compared: McNemar's test on their errors."""
         from mllib.comparison import mcnemar_test
@@ -146,6 +175,7 @@ class Classification(Target):
 
 class Binary(Classification):
     headline_metric, headline_label = "roc_auc", "ROC AUC"
+    test_metrics = (*Classification.test_metrics, "roc_auc", "average_precision", "precision", "recall", "f1")
     per_class = ""
 
     def output_name(self) -> str:
@@ -162,6 +192,7 @@ class Binary(Classification):
 
 class Multiclass(Classification):
     headline_metric, headline_label = "roc_auc_ovr", "macro one-vs-rest ROC AUC"
+    test_metrics = (*Classification.test_metrics, "roc_auc_ovr", "balanced_accuracy", "f1_macro")
     per_class = ", per class"
 
     def output_name(self) -> str:
@@ -184,6 +215,8 @@ class Regression(Target):
     tree = "decision_tree_regressor"
     no_skill_name = "mean"
     headline_metric, headline_label = "r2", "R^2"
+    test_metrics = ("rmse", "mae", "r2", "mean_residual")
+    fairness_gaps = ("interval_coverage_gap",)
     per_class = ""
     refused_projections = ("lda",)  # LDA projects onto directions that separate classes
 
@@ -228,6 +261,27 @@ class Regression(Target):
     def fold_scores(self, model, X) -> np.ndarray:
         return model.predict(X)
 
+    @staticmethod
+    def quality_figures(test: dict, calibration: dict) -> dict:
+        """The headline section of the deployed intervals: their test coverage and width, and the coverage asked."""
+        intervals = test["intervals"]
+        deployed = intervals[intervals["deployed"]]
+        return {
+            "intervals": {
+                "coverage": deployed["coverage"],
+                "mean_width": deployed["mean_width"],
+                "target_coverage": intervals["coverage_target"],
+            }
+        }
+
+    @staticmethod
+    def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None]:
+        """The promotion gate's check of the intervals: how far test coverage falls short of the coverage asked."""
+        coverage, target = figures.get("intervals.coverage"), figures.get("intervals.target_coverage")
+        shortfall = None if coverage is None else target - coverage
+        name = "interval coverage shortfall (target - test coverage) <= max_coverage_shortfall"
+        return name, shortfall, cfg["max_coverage_shortfall"]
+
     def compare_predictions(self, y: np.ndarray, chosen: np.ndarray, runner_up: np.ndarray) -> dict:
         """Two models' test predictions compared: a paired t-test on their squared errors."""
         from mllib.comparison import paired_t_test
@@ -236,6 +290,18 @@ class Regression(Target):
 
 
 KINDS = {"binary": Binary, "multiclass": Multiclass, "regression": Regression}
+
+
+def kind_of(task: str) -> type[Target]:
+    """The class of a task named in a report file (its headline metrics, quality figures and gate checks)."""
+    return KINDS[task]
+
+
+def finite(value):
+    """A finite number as it is, anything else (None, NaN, a flag) as None: the headline's and the gate's figures."""
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
+
+
 QUANTILE_BINS = 5  # a regression target's strata: its quintiles
 
 

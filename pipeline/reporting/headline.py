@@ -7,27 +7,16 @@ names everywhere (e.g. `test.roc_auc`).
 
 from __future__ import annotations
 
-import math
-
-CLASSIFICATION_TEST = ("accuracy", "log_loss", "brier")
-BINARY_TEST = ("roc_auc", "average_precision", "precision", "recall", "f1")
-MULTICLASS_TEST = ("roc_auc_ovr", "balanced_accuracy", "f1_macro")
-REGRESSION_TEST = ("rmse", "mae", "r2", "mean_residual")
-HEADLINE_METRIC = {"binary": "roc_auc", "multiclass": "roc_auc_ovr", "regression": "r2"}  # higher is better
-
-
-def _number(value):
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
+from ..core.task import finite, kind_of
 
 
 def _pick(source: dict, keys) -> dict:
-    return {k: _number(source.get(k)) for k in keys}
+    return {k: finite(source.get(k)) for k in keys}
 
 
 def headline(train: dict, calibration: dict, test: dict, fairness: dict, assessment: dict) -> dict:
     """{section: {name: number}}: the search's CV score and gap, the test metrics of the task, calibration or
     interval quality, and the fairness gaps of each sensitive attribute and their intersections."""
-    task = test["task"]
     out = {
         "train": {
             "cv_mean": train["cv_mean"],
@@ -38,42 +27,19 @@ def headline(train: dict, calibration: dict, test: dict, fairness: dict, assessm
         },
         "test": {"cv_vs_test_gap": test["cv_vs_test"]["gap"]},
     }
-    if task == "regression":
-        intervals = test["intervals"]
-        out["test"].update(_pick(test, REGRESSION_TEST))
-        out["test_no_skill"] = _pick(test["baseline"], REGRESSION_TEST)
-        out["intervals"] = {
-            "coverage": intervals[intervals["deployed"]]["coverage"],
-            "mean_width": intervals[intervals["deployed"]]["mean_width"],
-            "target_coverage": intervals["coverage_target"],
-        }
-    else:
-        picked = CLASSIFICATION_TEST + (BINARY_TEST if task == "binary" else MULTICLASS_TEST)
-        out["test"].update(_pick(test, picked))
-        out["test_no_skill"] = _pick(test["baseline"], picked)
-        out["calibration"] = {
-            "oof_ece_before": calibration["oof_before"]["ece"],
-            "oof_ece_after": calibration["oof_after_crossfitted"]["ece"],
-            "test_ece_before": test["calibration"]["before"]["ece"],
-            "test_ece_after": test["calibration"]["after"]["ece"],
-        }
-        reject = test["selective"]["reject_option"]
-        out["decisions"] = {
-            "reject_coverage": reject["coverage"],
-            "selective_risk": _number(reject["selective_risk"]),
-            "aurc": test["selective"]["aurc"],
-            "set_coverage": test["conformal"]["coverage"],
-            "mean_set_size": test["conformal"]["mean_set_size"],
-        }
+    kind = kind_of(test["task"])
+    out["test"].update(_pick(test, kind.test_metrics))
+    out["test_no_skill"] = _pick(test["baseline"], kind.test_metrics)
+    out.update(kind.quality_figures(test, calibration))
     out["fairness"] = {
         **fairness_gaps(fairness),
         "n_attributes": sum(" & " not in a for a in fairness.get("attributes", {})),
     }
     out["trust"] = {
-        "leakage_inflation": _number(assessment["leakage"].get("inflation")),
-        "learning_curve_gap": _number((assessment["learning_curve"] or {}).get("diagnosis", {}).get("train_valid_gap")),
-        "nested_cv_mean": _number((assessment.get("nested") or {}).get("outer_mean")),
-        "search_optimism": _number((assessment.get("nested") or {}).get("optimism")),
+        "leakage_inflation": finite(assessment["leakage"].get("inflation")),
+        "learning_curve_gap": finite((assessment["learning_curve"] or {}).get("diagnosis", {}).get("train_valid_gap")),
+        "nested_cv_mean": finite((assessment.get("nested") or {}).get("outer_mean")),
+        "search_optimism": finite((assessment.get("nested") or {}).get("optimism")),
         # feature columns that alone predict the target beyond assess.single_feature_bound and are not declared
         # legitimate (None: not checked); the promotion gate requires 0
         "leaky_features": (
@@ -92,10 +58,10 @@ def fairness_gaps(fairness: dict) -> dict:
         attribute = grouping.replace(" & ", " x ")
         if "gaps" in result:  # regression
             for metric in ("mae", "mean_residual", "interval_coverage"):
-                gaps[f"{attribute}.{metric}_gap"] = _number(result["gaps"][metric]["difference"])
+                gaps[f"{attribute}.{metric}_gap"] = finite(result["gaps"][metric]["difference"])
         else:
             for criterion in ("demographic_parity", "equal_opportunity"):
-                gaps[f"{attribute}.{criterion}_gap"] = _number(result["criteria"][criterion]["difference"])
+                gaps[f"{attribute}.{criterion}_gap"] = finite(result["criteria"][criterion]["difference"])
     return gaps
 
 

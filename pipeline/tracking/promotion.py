@@ -16,29 +16,15 @@ from __future__ import annotations
 
 import json
 
-from ..reporting.headline import HEADLINE_METRIC
+from ..core.task import kind_of
 
 
 def threshold_checks(figures: dict[str, float], task: str, cfg: dict) -> list[dict]:
     """The checks that need no registry: {check, value, bound, passed} each (passed None: skipped, bound null)."""
-    metric = f"test.{HEADLINE_METRIC[task]}"
+    kind = kind_of(task)
+    metric = f"test.{kind.headline_metric}"
     checks = [_check(f"{metric} >= min_headline.{task}", figures.get(metric), cfg["min_headline"][task], ">=")]
-    if task != "regression":
-        checks.append(
-            _check(
-                "calibration.test_ece_after <= max_ece", figures.get("calibration.test_ece_after"), cfg["max_ece"], "<="
-            )
-        )
-    else:
-        coverage, target = figures.get("intervals.coverage"), figures.get("intervals.target_coverage")
-        checks.append(
-            _check(
-                "interval coverage shortfall (target - test coverage) <= max_coverage_shortfall",
-                None if coverage is None else target - coverage,
-                cfg["max_coverage_shortfall"],
-                "<=",
-            )
-        )
+    checks.append(_check(*kind.quality_check(figures, cfg), "<="))  # calibration, or interval coverage
     leaky = figures.get("trust.leaky_features")
     checks.append(
         _check("no feature alone predicts the target (assess.single_feature_bound)", leaky, 0, "<=")
@@ -51,8 +37,7 @@ def threshold_checks(figures: dict[str, float], task: str, cfg: dict) -> list[di
             "note": "assess.single_feature_bound is null",
         }  # fmt: skip
     )
-    gap_kind = "interval_coverage_gap" if task == "regression" else ("demographic_parity_gap", "equal_opportunity_gap")
-    gaps = [v for k, v in figures.items() if k.startswith("fairness.") and k.endswith(gap_kind)]
+    gaps = [v for k, v in figures.items() if k.startswith("fairness.") and k.endswith(kind.fairness_gaps)]
     name = "largest fairness gap <= max_fairness_gap"
     if gaps:
         checks.append(_check(name, max(gaps), cfg["max_fairness_gap"], "<="))
@@ -74,7 +59,7 @@ def champion_check(
 ) -> dict:
     """The candidate's headline metric against the best champion's so far (passes when there has been none): the
     best, not the current one, so a run of versions each within the tolerance of the last cannot drift down."""
-    metric = f"test.{HEADLINE_METRIC[task]}"
+    metric = f"test.{kind_of(task).headline_metric}"
     if not champion or metric not in champion:
         return {
             "check": f"{metric} no worse than the best champion's - tolerance",

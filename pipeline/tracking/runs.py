@@ -22,7 +22,8 @@ from ..core.errors import PipelineError
 from ..core.frames import feature_columns
 from ..core.io import read_json, read_parquet
 from ..core.provenance import git
-from ..reporting.headline import HEADLINE_METRIC, flat
+from ..core.task import kind_of
+from ..reporting.headline import flat
 from .promotion import champion_check, contract_check, decide, threshold_checks
 
 # Set before mlflow is imported: no usage telemetry, and a down server fails fast instead of retrying for minutes.
@@ -387,7 +388,7 @@ def register(mlflow, client, name: str, model, run_id: str, task: str, promotion
     description stating the decision and every check with its value and bound; the version that loses champion says
     so in its decision tag and description."""
     figures, contract = flat(read_json(paths.HEADLINE, "report")), contract_of()
-    metric = f"test.{HEADLINE_METRIC[task]}"
+    metric = f"test.{kind_of(task).headline_metric}"
     if version is None:
         gate_figure = {f"headline.{metric}": str(figures[metric])} if metric in figures else {}
         version = mlflow.register_model(model.model_uri, name, tags={**gate_figure, **contract})
