@@ -276,14 +276,16 @@ def log_candidates(mlflow, client, params: dict, search: dict, renamed: dict) ->
 
 
 RECORDED = "promotion.decision"  # the version tag that completes a state's record
+PENDING = "pending"  # its value from registration until the gate decides: first among the version's tags in the UI
 
 
 def find_state(client, exp_id: str, name: str, key: str) -> dict:
     """What the store holds of pipeline state `key`: {"recorded": run} when a FINISHED parent run has its model
     version with the gate's decision; {"resume": run, "model": its logged model, "version": its version or None}
-    when a FINISHED run logged its model but the registration or the decision is missing (the next repro completes
-    it); and under "stale" the runs of the state interrupted before that (RUNNING after a kill, FAILED, or finished
-    without a model), to be marked superseded and replaced by a new run. Superseded runs are ignored."""
+    when a FINISHED run logged its model but the registration or the decision is missing or still pending (the next
+    repro completes it); and under "stale" the runs of the state interrupted before that (RUNNING after a kill,
+    FAILED, or finished without a model), to be marked superseded and replaced by a new run. Superseded runs are
+    ignored."""
     runs = client.search_runs(
         [exp_id], filter_string=f"tags.`pipeline.state` = '{key}' and tags.`pipeline.role` = 'parent'"
     )
@@ -297,7 +299,7 @@ def find_state(client, exp_id: str, name: str, key: str) -> dict:
             found["stale"].append(run)
             continue
         versions = client.search_model_versions(f"name = '{name}' and run_id = '{run_id}'")
-        if any(RECORDED in v.tags for v in versions):
+        if any(v.tags.get(RECORDED, PENDING) != PENDING for v in versions):
             found = {"recorded": run, "stale": found["stale"]}
         elif "resume" not in found:
             found.update(resume=run, model=models[0], version=versions[0] if versions else None)
@@ -391,7 +393,7 @@ def register(mlflow, client, name: str, model, run_id: str, task: str, promotion
     metric = f"test.{kind_of(task).headline_metric}"
     if version is None:
         gate_figure = {f"headline.{metric}": str(figures[metric])} if metric in figures else {}
-        version = mlflow.register_model(model.model_uri, name, tags={**gate_figure, **contract})
+        version = mlflow.register_model(model.model_uri, name, tags={RECORDED: PENDING, **gate_figure, **contract})
     client.set_registered_model_alias(name, "candidate", version.version)
     try:
         current = client.get_model_version_by_alias(name, "champion")

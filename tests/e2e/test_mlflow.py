@@ -113,6 +113,7 @@ def test_first_state_is_candidate_and_champion(project):
     assert str(champion.version) == "1" and champion.tags["promotion.decision"] == "champion"
     # a registry that reads at a glance: a handful of tags, the decision and every check in the description
     assert len(champion.tags) <= 10 and champion.tags["promotion.failed"] == "none", champion.tags
+    assert next(iter(champion.tags)) == "promotion.decision"  # registered first (pending), so it leads the tags
     assert champion.description.startswith("**champion**: every check passes")
     assert champion.description.count("| passes |") >= 4 and "FAILS" not in champion.description
     assert "Promotion gate" in (project / "reports/report.html").read_text()

@@ -115,7 +115,7 @@ def test_a_version_registered_without_its_decision_is_completed(project):
     repro(project)
     record = tracked(project)
     client, name, version = record["client"], record["registered_model"], record["version"]
-    client.delete_model_version_tag(name, version.version, "promotion.decision")
+    client.set_model_version_tag(name, version.version, "promotion.decision", "pending")  # as registration leaves it
     client.delete_registered_model_alias(name, "champion")
     (project / "reports/mlflow_run.json").unlink()  # track's output gone: DVC reruns it
     result = repro(project)
