@@ -2,7 +2,7 @@
 
 The folds and feature matrices are the pipeline's own (run `make run` first): `data/features/fold_k.npy`
 holds every training row transformed by the features fitted on fold k's training part, and
-`data/processed/folds.parquet` says which rows fit and which validate split k (pipeline/stages/folds.py). Both libraries
+`data/processed/folds.parquet` says which rows fit and which validate split k (pipeline/steps/folds.py). Both libraries
 see exactly the same matrices, single-threaded. Times are fit + predict summed over the folds; the figure that
 matters is the ratio mllib / reference measured in the same process, not the absolute seconds.
 """
@@ -47,7 +47,7 @@ def load_folds(limit_rows: int | None = None) -> list[Fold]:
         raise SystemExit("benchmarks need the pipeline's outputs: run `make run` first")
     import yaml
 
-    from pipeline.stages.folds import splits_of
+    from pipeline.steps.folds import splits_of
 
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     data = pd.read_parquet(processed / "train.parquet")

@@ -1,5 +1,5 @@
-"""The pipeline, by role: core (params, paths, io, schema, task, errors), stages (one module per DVC stage and the
-helpers only stages use), reporting (the report page), tracking (MLflow) and serving (the pyfunc model).
+"""The pipeline, by role: core (params, paths, io, schema, task, errors), stages (one module per DVC stage), steps
+(the computations the stages call), reporting (the report page), tracking (MLflow) and serving (the pyfunc model).
 
 Importing this package, which every stage does first (`python -m pipeline.stages.<name>`), fixes the numerical
 environment before numpy, scipy or numba load (the environment can override each variable):

@@ -20,6 +20,9 @@ from pathlib import Path
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from pipeline.core.config import flatten  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -27,16 +30,6 @@ def readme_experiments() -> list[list[str]]:
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"## Experiment\n.*?```bash\n(.*?)```", readme, re.S).group(1).replace("\\\n", " ")
     return [shlex.split(line.split("#")[0]) for line in block.splitlines() if "dvc exp run --queue" in line]
-
-
-def flatten(d, prefix=""):
-    out = {}
-    for k, v in d.items():
-        if isinstance(v, dict) and v:
-            out.update(flatten(v, f"{prefix}{k}."))
-        else:
-            out[f"{prefix}{k}"] = v
-    return out
 
 
 def run(cwd: Path, *args: str) -> str:

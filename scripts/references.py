@@ -82,6 +82,7 @@ FAMILIES = {
     "mllib/svm": ("kernel support vector machines (SMO)", "ESL 12.3; Platt, SMO (1998)"),
     "mllib/tree": ("classification and regression trees", "ESL 9.2"),
     "pipeline/stages": ("the stages: validation, cleaning, splits, assessment, calibration, fairness", "ESL 7; FML 3"),
+    "pipeline/steps": ("what the stages compute: cleaning, folds, assessment, calibration, fairness", "ESL 7; FML 3"),
     "pipeline/reporting": ("the report's diagnostics (bias and variance, learning curves)", "ESL 7.3"),
 }
 

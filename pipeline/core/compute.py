@@ -2,7 +2,7 @@
 
 A task runner has the signature mllib.model_selection.evaluate_candidates expects: run(fn, shared, tasks, progress)
 returns [fn(shared[k], arg) for (k, arg) in tasks] in task order. `shared` is the splits' data (tasks come split
-by split): local workers get it once at their start (a pipeline.stages.training.FoldData: the paths, each worker
+by split): local workers get it once at their start (a pipeline.steps.training.FoldData: the paths, each worker
 reading a split's matrix when it reaches it), a Dask cluster gets each split's arrays while its tasks run; what crosses
 a process boundary is arrays and estimator specifications (registry classes and their hyperparameters), never a
 model file. Results do not depend on the backend or the number of workers: every task is

@@ -31,7 +31,7 @@ OOF_PREDICTIONS = Path("data/predictions/oof.parquet")
 SEARCH_REPORT = Path("reports/search.json")
 TRAIN_METRICS = Path("reports/metrics/train.json")
 VALIDATION_CURVE = Path("reports/plots/validation_curve.json")
-ASSESSMENT = Path("reports/assessment.json")  # leakage estimate and learning curve (pipeline/stages/assessment.py)
+ASSESSMENT = Path("reports/assessment.json")  # leakage estimate and learning curve (pipeline/steps/assessment.py)
 LEARNING_CURVE = Path("reports/plots/learning_curve.json")
 SWEEP_CURVE = Path("reports/plots/hyperparameter_curve.json")  # assess: one hyperparameter swept (validation curve)
 

@@ -1,15 +1,4 @@
 """One module per DVC stage (`python -m pipeline.stages.<name>`, in dvc.yaml's order: validate, clean, split,
 features, train, assess, calibrate, evaluate, fairness, explain, report, track), each reading its params and inputs,
-calling, and writing; and beside them the helpers only stages use:
-
-cleaning.py        clean: duplicate rows and columns, impossible values, outliers, by the params' policies
-folds.py           split: the checks before and after splitting, the test fraction achieved
-training.py        train (and assess): one model's search over its grid on the fixed splits
-comparison.py      train, assess, evaluate: several models compared on the same folds (model.candidates)
-assessment.py      assess: leakage estimate, nested CV, single features, learning and validation curves
-calibration.py     calibrate: the calibration maps compared cross-fitted, the deployed classifier
-regression.py      calibrate, evaluate: the deployed regressor, its conformal intervals, its test metrics
-evaluation.py      evaluate: the test tables of the deployed predictor
-fairness_audit.py  fairness: per-group rates, intervals, criteria, mitigation and reweighing
-explanations.py    explain: attributions in the raw columns of the user's data
+calling, and writing; the computations they call are in pipeline/steps.
 """

@@ -1,4 +1,4 @@
-"""The assess stage: how much to trust the cross-validated score of the chosen model (pipeline/stages/assessment.py):
+"""The assess stage: how much to trust the cross-validated score of the chosen model (pipeline/steps/assessment.py):
 the leakage estimate (the same configuration scored by a row-level CV, beside the grouped CV of the search), nested
 CV around the whole search (its unbiased estimate and optimism), the learning curve with its diagnosis and a
 validation curve of one hyperparameter. The no-skill baselines are scored by train and evaluate."""
@@ -12,8 +12,8 @@ from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_json, read_parquet, write_json
 from pipeline.core.task import Target
-from pipeline.stages import folds
-from pipeline.stages.assessment import (
+from pipeline.steps import folds
+from pipeline.steps.assessment import (
     diagnosed,
     leakage_estimate,
     leaky_features,
@@ -23,8 +23,8 @@ from pipeline.stages.assessment import (
     single_feature_scores,
     validation_sweep,
 )
-from pipeline.stages.comparison import compare
-from pipeline.stages.training import candidate_params, load_fold_data, split_matrix
+from pipeline.steps.comparison import compare
+from pipeline.steps.training import candidate_params, load_fold_data, split_matrix
 
 
 def single_feature_check(cfg: dict, target, y, splits, seed: int) -> dict:

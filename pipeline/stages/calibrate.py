@@ -25,8 +25,8 @@ from pipeline.core.frames import proba_columns, read_scores
 from pipeline.core.io import read_parquet, write_json, write_parquet
 from pipeline.core.summaries import reliability_rows, sensitive_groupings
 from pipeline.core.task import Target
-from pipeline.stages.calibration import assemble, calibration_metrics, calibrator_of, choose_map, compare_maps
-from pipeline.stages.regression import assemble_regressor
+from pipeline.steps.calibration import assemble, calibration_metrics, calibrator_of, choose_map, compare_maps
+from pipeline.steps.regression import assemble_regressor
 
 
 def regression_intervals(oof: pd.DataFrame, cfg: dict) -> None:

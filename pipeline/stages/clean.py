@@ -1,7 +1,7 @@
 """The clean stage: deterministic row-wise fixes that need no fitting (seed 004, D4:810-845): declared leakage
 columns dropped, impossible values made missing, exact duplicates removed where the data says they are one record,
 outliers flagged / clipped / removed at thresholds fixed in params.yaml (never learned from the data, so the test rows
-cannot leak in); pipeline/stages/cleaning.py does the work. Every change is a record in reports/cleaning.json
+cannot leak in); pipeline/steps/cleaning.py does the work. Every change is a record in reports/cleaning.json
 (`changes`) with its count and, for removed rows, the target's distribution before and after; the model card lists them.
 
 Sections cited: Ghent ML notes (seed 004): 5.1 DP: Cleaning (810)"""
@@ -13,7 +13,7 @@ from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_json, read_parquet, write_json, write_parquet
 from pipeline.core.task import Target
-from pipeline.stages.cleaning import clean
+from pipeline.steps.cleaning import clean
 
 
 def main() -> None:

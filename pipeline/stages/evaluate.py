@@ -1,6 +1,6 @@
 """The evaluate stage: the test set, used once (seed 004, D4:200, 543), through the deployed predictor
 (models/predictor: features -> model -> calibrator -> decision rule), so these are the decisions fairness,
-explain and the served model make too. Metrics, curves and the reject option are pipeline/stages/evaluation.py's.
+explain and the served model make too. Metrics, curves and the reject option are pipeline/steps/evaluation.py's.
 
 Sections cited: Ghent ML notes (seed 004): 1.5 Model Selection: hyperparameter analysis (200)"""
 
@@ -17,9 +17,9 @@ from pipeline.core.frames import feature_columns, proba_columns, raw_matrix, sco
 from pipeline.core.io import read_json, read_parquet, write_csv, write_json, write_parquet
 from pipeline.core.summaries import reliability_rows, sensitive_groupings
 from pipeline.core.task import Target
-from pipeline.stages.comparison import versus_runner_up
-from pipeline.stages.evaluation import rule_of, test_metrics
-from pipeline.stages.regression import test_report
+from pipeline.steps.comparison import versus_runner_up
+from pipeline.steps.evaluation import rule_of, test_metrics
+from pipeline.steps.regression import test_report
 
 
 def evaluate_regression(params: dict, target, predictor, test: pd.DataFrame, X, y, y_train) -> None:

@@ -8,7 +8,7 @@ metric scores the deployed predictor's decisions (models/predictor, the evaluate
 Shapley values, partial dependence and ICE are per class (of each class's probability, or logit for the linear
 closed form).
 Per raw column, TreeSHAP values are sums over the column's encoded columns: additive, but the raw-column game's
-Shapley values only for linear models (pipeline/stages/explanations.py; attributions.json says so per method).
+Shapley values only for linear models (pipeline/steps/explanations.py; attributions.json says so per method).
 
 Sections cited: Ghent ML notes (seed 004): 11.2 Model Explainability (2002)"""
 
@@ -25,7 +25,7 @@ from pipeline.core.frames import feature_columns, raw_matrix
 from pipeline.core.io import read_parquet, write_csv, write_json
 from pipeline.core.progress import Progress
 from pipeline.core.task import Target
-from pipeline.stages.explanations import (
+from pipeline.steps.explanations import (
     after_features,
     importance_report,
     importance_rows,

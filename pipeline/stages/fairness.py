@@ -4,7 +4,7 @@ data.group resampled together when it is set), the parity criteria and, for bina
 at once and two mitigations judged on test against the deployed decisions: per-group thresholds fitted on the
 cross-fitted out-of-fold probabilities of the calibrate stage (never on test, never in-sample), and reweighing
 (a clone of the deployed model refitted with Kamiran-Calders weights, decided through the same chain). Multiclass
-targets get per-class rates, macro gaps and reweighing (pipeline/stages/fairness_audit.py says what is not defined)."""
+targets get per-class rates, macro gaps and reweighing (pipeline/steps/fairness_audit.py says what is not defined)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.frames import attribute_labels, feature_columns, raw_matrix, read_proba
 from pipeline.core.io import read_json, read_matrix, read_parquet, write_csv, write_json
 from pipeline.core.task import Target
-from pipeline.stages.fairness_audit import (
+from pipeline.steps.fairness_audit import (
     NOT_DEFINED_FOR_MULTICLASS,
     audit,
     plot_rows,

@@ -17,7 +17,7 @@ from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.frames import feature_columns, raw_matrix
 from pipeline.core.io import read_parquet, staged_directory, write_estimators, write_json, write_matrix
 from pipeline.core.task import Target
-from pipeline.stages import folds
+from pipeline.steps import folds
 
 
 def main() -> None:

@@ -17,8 +17,8 @@ from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.io import read_parquet, write_json, write_parquet
 from pipeline.core.names import STRATIFIED_STRATEGIES
 from pipeline.core.task import infer_target
-from pipeline.stages import folds
-from pipeline.stages.folds import check_feasible, check_splits, target_summary, test_fraction_note
+from pipeline.steps import folds
+from pipeline.steps.folds import check_feasible, check_splits, target_summary, test_fraction_note
 
 
 def main() -> None:

@@ -19,9 +19,9 @@ from pipeline.core.errors import run_stage
 from pipeline.core.frames import score_columns
 from pipeline.core.io import read_matrix, read_parquet, write_estimators, write_json, write_parquet
 from pipeline.core.task import Target
-from pipeline.stages import folds
-from pipeline.stages.comparison import choose_model
-from pipeline.stages.training import load_fold_data, out_of_fold_scores, pooled_score, search_model, search_reports
+from pipeline.steps import folds
+from pipeline.steps.comparison import choose_model
+from pipeline.steps.training import load_fold_data, out_of_fold_scores, pooled_score, search_model, search_reports
 
 
 def main() -> None:

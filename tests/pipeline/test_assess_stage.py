@@ -132,9 +132,9 @@ def test_nested_cv_with_candidates_nests_the_choice_of_the_model(tmp_path, sampl
     from mllib.model_selection import GridSearch, inner_splitter, response_values
     from pipeline.core import build
     from pipeline.core.task import Target
-    from pipeline.stages import folds
-    from pipeline.stages.comparison import compare
-    from pipeline.stages.training import split_matrix
+    from pipeline.steps import folds
+    from pipeline.steps.comparison import compare
+    from pipeline.steps.training import split_matrix
 
     root = make_project(
         tmp_path,

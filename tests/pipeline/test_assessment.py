@@ -1,4 +1,4 @@
-"""pipeline/stages/assessment.py: the inflation's Welch interval against scipy, its sign for losses, the diagnosis
+"""pipeline/steps/assessment.py: the inflation's Welch interval against scipy, its sign for losses, the diagnosis
 thresholds, and the row-level CV refitting the features per fold (a leak through the features would show)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from scipy import stats
 from mllib.linear import LogisticRegression
 from mllib.metrics import get_scorer
 from mllib.preprocessing import StandardScaler
-from pipeline.stages.assessment import diagnosis, inflation, leakage_sentence, row_level_scores
+from pipeline.steps.assessment import diagnosis, inflation, leakage_sentence, row_level_scores
 
 
 def test_inflation_is_the_mean_difference_with_welchs_interval():
@@ -92,7 +92,7 @@ def test_row_level_cv_refits_the_features_on_each_fold():
 
 
 def test_a_column_equal_to_the_target_is_flagged_and_a_legitimate_one_is_not():
-    from pipeline.stages.assessment import leaky_features, raw_column, single_feature_scores
+    from pipeline.steps.assessment import leaky_features, raw_column, single_feature_scores
 
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 400)

@@ -309,7 +309,7 @@ def test_calibration_settings_for_an_unknown_method(project):
 def test_calibration_setting_the_calibrator_does_not_have():
     """Checked by the calibrate stage, which builds the calibrator."""
     from pipeline.core.errors import PipelineError
-    from pipeline.stages.calibration import calibrator_of
+    from pipeline.steps.calibration import calibrator_of
 
     cfg = {"method": "platt", "params": {"platt": {"n_bins": 5}}}
     with pytest.raises(

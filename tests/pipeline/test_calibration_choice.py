@@ -10,7 +10,7 @@ import pytest
 
 from mllib.calibration import PlattScaling, TemperatureScaling
 from mllib.metrics import log_loss
-from pipeline.stages.calibration import MAPS, choose_map, compare_maps, cross_fitted
+from pipeline.steps.calibration import MAPS, choose_map, compare_maps, cross_fitted
 
 CFG = {"params": {}, "n_bins": 10, "binning": "uniform"}
 
@@ -95,7 +95,7 @@ def test_the_report_knows_when_the_deployed_map_changed_the_ranking():
     """A monotone map keeps the model's test AUC; a map that reorders rows (histogram binning's independent bins)
     changes it, and evaluate records both numbers so the card can say so."""
     from pipeline.reporting.page import ranking_note
-    from pipeline.stages.evaluation import ranking_change
+    from pipeline.steps.evaluation import ranking_change
 
     y = np.array([0, 0, 1, 0, 1, 1, 0, 1])
     p = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8])

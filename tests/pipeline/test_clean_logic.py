@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from pipeline.core.errors import PipelineError
-from pipeline.stages.cleaning import duplicate_columns, handle_outliers, make_impossible_missing
+from pipeline.steps.cleaning import duplicate_columns, handle_outliers, make_impossible_missing
 
 
 def frame() -> pd.DataFrame:

@@ -12,7 +12,7 @@ from mllib.comparison import corrected_resampled_t_test
 from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError
-from pipeline.stages.comparison import compare
+from pipeline.steps.comparison import compare
 
 
 def result(scores, params=None):
@@ -51,7 +51,7 @@ def test_the_corrected_t_test_gets_the_fractional_mean_split_sizes():
     (638.4 / 159.6 here), not their integer parts, to the corrected resampled t-test."""
     import numpy as np
 
-    from pipeline.stages.comparison import choose_model
+    from pipeline.steps.comparison import choose_model
 
     sizes = [(638, 160), (639, 159), (638, 160), (639, 159), (638, 160)]
     splits = [(np.arange(n_fit), np.arange(n_fit, n_fit + n_valid)) for n_fit, n_valid in sizes]

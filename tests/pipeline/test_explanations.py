@@ -1,11 +1,11 @@
-"""pipeline.stages.explanations: encoded columns trace back to raw columns (one-hot levels, missing indicators), sums
+"""pipeline.steps.explanations: encoded columns trace back to raw columns (one-hot levels, missing indicators), sums
 of attributions keep additivity, and the automatic choice of the Shapley method."""
 
 import numpy as np
 
 from mllib.linear import LogisticRegression
 from mllib.neural import MLPClassifier
-from pipeline.stages.explanations import choose_method, raw_column_of, to_raw
+from pipeline.steps.explanations import choose_method, raw_column_of, to_raw
 
 
 def test_encoded_names_map_to_their_raw_column():
@@ -40,7 +40,7 @@ def test_auto_method():
 
 
 def test_lrp_z_plus_bounds_negative_inputs_by_the_training_and_explained_range():
-    from pipeline.stages.explanations import input_bounds, relevance_attributions
+    from pipeline.steps.explanations import input_bounds, relevance_attributions
 
     rng = np.random.default_rng(1)
     train = rng.normal(size=(100, 3))

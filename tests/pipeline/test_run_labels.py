@@ -10,7 +10,7 @@ import pytest
 from mllib.metrics import get_scorer
 from pipeline.core.task import Target
 from pipeline.reporting import figures
-from pipeline.stages.training import pooled_score
+from pipeline.steps.training import pooled_score
 
 
 def _result(valid_scores, oof_values):

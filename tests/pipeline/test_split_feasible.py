@@ -1,4 +1,4 @@
-"""pipeline.stages.folds.check_feasible (the split stage's checks): a request the training rows cannot satisfy stops the
+"""pipeline.steps.folds.check_feasible (the split stage's checks): a request the training rows cannot satisfy stops the
 stage with a message naming the key."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 
 from pipeline.core.errors import PipelineError
 from pipeline.core.task import Target
-from pipeline.stages.folds import check_feasible
+from pipeline.steps.folds import check_feasible
 
 DATA = {"target": "binexp", "group": "zper"}
 BINARY = Target(task="binary", column="binexp", classes=[0, 1], reason="two classes")

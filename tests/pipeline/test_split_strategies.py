@@ -14,7 +14,7 @@ from conftest import make_project, run_stages
 
 from pipeline.core import paths
 from pipeline.core.errors import PipelineError
-from pipeline.stages import folds
+from pipeline.steps import folds
 
 # strategy -> (data.group set?, split overrides)
 CASES = {

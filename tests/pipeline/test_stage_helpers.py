@@ -22,9 +22,9 @@ from mllib.fairness import GroupThresholdOptimizer, criterion_gap, fairness_repo
 from mllib.linear import LogisticRegression
 from mllib.metrics import brier_score
 from pipeline.core.summaries import GROUP_RATES, calibration_report, group_calibration, reliability_rows
-from pipeline.stages.calibration import calibrator_of, cross_fitted
-from pipeline.stages.evaluation import GAP_DIAGNOSIS, cost_report, gap_report, selective_report
-from pipeline.stages.fairness_audit import (
+from pipeline.steps.calibration import calibrator_of, cross_fitted
+from pipeline.steps.evaluation import GAP_DIAGNOSIS, cost_report, gap_report, selective_report
+from pipeline.steps.fairness_audit import (
     accuracies,
     compatibility,
     every_criterion,
