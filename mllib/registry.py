@@ -152,6 +152,64 @@ COMPOSITES = Family(
     },
 )
 
+# cross-validation splitters (split.strategy); the k-fold ones have a repeated form (split.n_repeats > 1)
+_SPLITTERS = "mllib.model_selection.splitters"
+SPLITTERS = Family(
+    "splitter",
+    {
+        "kfold": f"{_SPLITTERS}:KFold",
+        "stratified": f"{_SPLITTERS}:StratifiedKFold",
+        "group": f"{_SPLITTERS}:GroupKFold",
+        "stratified_group": "mllib.model_selection.stratified_group:StratifiedGroupKFold",
+        "leave_one_out": f"{_SPLITTERS}:LeaveOneOut",
+        "leave_one_group_out": f"{_SPLITTERS}:LeaveOneGroupOut",
+        "shuffle": f"{_SPLITTERS}:ShuffleSplit",
+        "group_shuffle": f"{_SPLITTERS}:GroupShuffleSplit",
+        "bootstrap": f"{_SPLITTERS}:Bootstrap",
+        "group_bootstrap": f"{_SPLITTERS}:GroupBootstrap",
+    },
+)
+REPEATED_SPLITTERS = Family(
+    "repeated splitter",
+    {
+        "kfold": f"{_SPLITTERS}:RepeatedKFold",
+        "stratified": f"{_SPLITTERS}:RepeatedStratifiedKFold",
+        "group": f"{_SPLITTERS}:RepeatedGroupKFold",
+        "stratified_group": "mllib.model_selection.stratified_group:RepeatedStratifiedGroupKFold",
+    },
+)
+GROUPED_SPLITTERS = ("group", "stratified_group", "leave_one_group_out", "group_shuffle", "group_bootstrap")
+STRATIFIED_SPLITTERS = ("stratified", "stratified_group")
+
+# the roles of a feature transformer and the registered transformers each accepts ("none": the step is skipped)
+FEATURE_STEPS = {
+    "numeric_imputer": ("simple_imputer", "knn_imputer", "group_imputer"),
+    "expansion": ("none", "polynomial_features", "rbf_features", "piecewise_features"),
+    "scaler": ("none", "standard_scaler", "min_max_scaler", "robust_scaler"),
+    "categorical_imputer": ("simple_imputer", "group_imputer"),
+    "encoder": ("one_hot_encoder", "ordinal_encoder"),
+    "projection": ("none", "pca", "lda", "pls", "cholesky_whitening", "kernel_pca", "nystroem"),
+    "selection": ("none", "variance_threshold", "sequential_selection", "permutation_selection"),
+}
+
+# scorers by name, as mllib.metrics.SCORERS and REGRESSION_SCORERS define them (tests/mllib/test_registry.py checks
+# the two agree), and the fairness criteria per-group thresholds can equalise (mllib.fairness uses this tuple)
+SCORERS = (
+    "roc_auc",
+    "roc_auc_ovr",
+    "average_precision",
+    "accuracy",
+    "balanced_accuracy",
+    "f1",
+    "f1_macro",
+    "precision",
+    "recall",
+    "log_loss",
+    "brier",
+)
+REGRESSION_SCORERS = ("r2", "rmse", "mae", "mean_squared_error")
+MITIGATION_CRITERIA = ("demographic_parity", "equal_opportunity", "equalized_odds")
+
 FAMILIES = (CLASSIFIERS, REGRESSORS, TRANSFORMERS, CLUSTERERS, CALIBRATORS)
 
 # Every registered class can be built with no arguments.

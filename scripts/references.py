@@ -1,8 +1,11 @@
 """Writes docs/references.md: what the lecture citations in the code point at, so they stay useful without the
 notes. A module cites the notes it implements as `(seed 004, D4:419-469)` (notes 004, lines 419-469) and lists the
 sections in a closing `Sections cited:` line of its docstring; this page maps each set of notes to its title, each
-family of modules to its topic and a public textbook section, and each citing module to the sections it cites.
-tests/test_readme_layout.py checks the page is current: `python scripts/references.py` rewrites it."""
+family of modules to its topic and a public textbook section, each citation (every `D<k>:<line>` in the code) to
+the notes' section it falls in with the textbook section of its family, and each citing module to the sections it
+cites. The notes' headings and their lines are in docs/notes_headings.tsv (`--headings <notes directory>` rebuilds
+it from the notes). tests/test_readme_layout.py checks the page is current: `python scripts/references.py`
+rewrites it."""
 
 from __future__ import annotations
 
@@ -87,6 +90,46 @@ FAMILIES = {
 }
 
 CITATION = re.compile(r"seed (\d{3})")
+LINE_CITATION = re.compile(r"\bD(\d):(\d+)(?:-(\d+))?")  # D4:419-469
+SEED_LINES = re.compile(r"seed (\d{3}),? lines? (\d+(?:-\d+)?(?:, ?\d+(?:-\d+)?)*)")  # seed 000, lines 161-178, 190
+HEADINGS = ROOT / "docs" / "notes_headings.tsv"
+
+
+def notes_headings(directory: Path) -> list[tuple[str, int, str]]:
+    """(seed, line, heading) of every heading of the notes: markdown `#` headings (notes 000-003), numbered `N.M
+    Title` lines outside the table of contents (notes 004, whose contents lines end with a page number)."""
+    rows = []
+    for path in sorted(directory.glob("*.txt")):
+        seed = path.name[:3]
+        for i, line in enumerate(path.read_text().splitlines(), 1):
+            if seed == "004":
+                numbered = re.match(r"^\d+(\.\d+)* [A-Z\u201c\"]", line.strip())
+                if numbered and not re.search(r"\s\d+$", line) and len(line) < 100:
+                    rows.append((seed, i, line.strip()))
+            elif heading := re.match(r"^#{1,4} (.+)$", line):
+                rows.append((seed, i, re.sub(r"\s+", " ", heading.group(1).replace("*", "").strip())))
+    return rows
+
+
+def section_at(headings: list[tuple[str, int, str]], seed: str, line: int) -> str:
+    """The heading of the notes' section holding `line`: the last heading at or above it."""
+    above = [h for s, at, h in headings if s == seed and at <= line]
+    return above[-1] if above else "(before the first heading)"
+
+
+def citations() -> dict[tuple[str, int, int], set[str]]:
+    """{(seed, first line, last line): the citing modules} of every `D<k>:<line>[-<line>]` in the code."""
+    found: dict[tuple[str, int, int], set[str]] = {}
+    for path in citing_modules():
+        text = path.read_text()
+        spans = [(f"00{digit}", first, last or first) for digit, first, last in LINE_CITATION.findall(text)]
+        for seed, ranges in SEED_LINES.findall(text):
+            for part in re.split(r", ?", ranges):
+                first, _, last = part.partition("-")
+                spans.append((seed, first, last or first))
+        for seed, first, last in spans:
+            found.setdefault((seed, int(first), int(last)), set()).add(str(path.relative_to(ROOT)))
+    return found
 
 
 def family_of(path: Path) -> str:
@@ -113,7 +156,8 @@ def page() -> str:
         "The code cites the lecture notes it implements, e.g. `(seed 004, D4:419-469)`: notes 004, lines 419 to 469. "
         "The notes are not part of this repository, so this page (written by `scripts/references.py`) says what each "
         "citation is about: the title of each set of notes, the topic of each family of modules with a public "
-        "textbook section that treats it, and for each citing module the notes' sections it names.",
+        "textbook section that treats it, for each citing module the notes' sections it names, and for every "
+        "citation the section it falls in with a textbook section on its topic.",
         "",
         "## The notes",
         "",
@@ -140,11 +184,34 @@ def page() -> str:
         text = path.read_text()
         seeds = ", ".join(sorted(set(CITATION.findall(text))))
         topic = FAMILIES[family_of(path)][0]
-        named = sections_cited(text).replace("|", "/") or "(inline citations only)"
+        named = sections_cited(text).replace("|", "/") or "(inline citations only: see the citations below)"
         lines.append(f"| `{path.relative_to(ROOT)}` | {topic} | {seeds} | {named} |")
+    headings = [(s, int(line), h) for s, line, h in (row.split("\t") for row in HEADINGS.read_text().splitlines()[1:])]
+    lines += [
+        "",
+        "## Every citation",
+        "",
+        "Each `D<k>:<lines>` (or `seed <k>, lines <lines>`) in the code, the section of the notes it falls in, and a "
+        "public textbook section on the same topic (that of the citing modules' family).",
+        "",
+        "| citation | notes | section | textbook | cited in |",
+        "|---|---|---|---|---|",
+    ]
+    for (seed, first, last), modules in sorted(citations().items()):
+        span = f"D{seed[-1]}:{first}" + (f"-{last}" if last != first else "")
+        books = "; ".join(dict.fromkeys(FAMILIES[family_of(ROOT / m)][1] for m in sorted(modules)))
+        section = section_at(headings, seed, first).replace("|", "/")
+        cited_in = ", ".join(f"`{m}`" for m in sorted(modules))
+        lines.append(f"| {span} | {NOTES[seed][0]} | {section} | {books} | {cited_in} |")
     return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:2] == ["--headings"]:
+        rows = notes_headings(Path(sys.argv[2]))
+        HEADINGS.write_text("seed\tline\theading\n" + "".join(f"{s}\t{n}\t{h}\n" for s, n, h in rows))
+        print(f"wrote {HEADINGS.relative_to(ROOT)} ({len(rows)} headings)")
     PAGE.write_text(page())
     print(f"wrote {PAGE.relative_to(ROOT)} ({len(citing_modules())} citing modules)")

@@ -196,3 +196,11 @@ def run_stages(root: Path, monkeypatch, stages: list[str]) -> None:
     monkeypatch.chdir(root)
     for stage in stages:
         importlib.import_module(f"pipeline.stages.{stage}").main()
+
+
+def classification_target(n_classes: int):
+    """The Target of classes 0..n_classes-1 (Binary for two, Multiclass for more), for the helpers that take one."""
+    from pipeline.core.task import Target
+
+    task = "binary" if n_classes == 2 else "multiclass"
+    return Target(task=task, column="y", classes=list(range(n_classes)), reason="test")

@@ -130,3 +130,22 @@ def test_the_lecture_references_page_is_current():
     spec.loader.exec_module(references)
     assert (ROOT / "docs" / "references.md").read_text() == references.page()
     assert len(references.citing_modules()) > 100
+
+
+def test_every_lecture_citation_falls_in_a_section_of_the_notes():
+    """Each `D<k>:<lines>` / `seed <k>, lines <lines>` in the code is on docs/references.md with the notes' section
+    it falls in (docs/notes_headings.tsv) and a textbook section; a citation before the notes' first heading or past
+    their end would be a wrong line number."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("references", ROOT / "scripts" / "references.py")
+    references = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(references)
+    found = references.citations()
+    assert len(found) > 150
+    rows = [line for line in (ROOT / "docs" / "references.md").read_text().splitlines() if line.startswith("| D")]
+    assert len(rows) == len(found)
+    assert not [row for row in rows if "(before the first heading)" in row]
+    lengths = {"000": 4640, "001": 931, "002": 4404, "003": 577, "004": 2129}  # the notes' line counts
+    beyond = [(seed, last) for (seed, _, last) in found if last > lengths[seed]]
+    assert not beyond, f"citations past the end of the notes: {beyond}"

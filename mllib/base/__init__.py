@@ -1,6 +1,18 @@
 """Estimator protocol, input validation and composites shared by every mllib family."""
 
 from .compose import ColumnTransformer, Identity, Pipeline
+from .constraints import (
+    BOOLEAN,
+    NON_NEGATIVE,
+    OPTIONAL,
+    POSITIVE,
+    UNIT,
+    InstanceOf,
+    Interval,
+    Options,
+    check_hyperparameters,
+    positive_int,
+)
 from .estimator import (
     BaseEstimator,
     ClassifierMixin,
@@ -37,6 +49,16 @@ from .validation import (
 )
 
 __all__ = [
+    "BOOLEAN",
+    "NON_NEGATIVE",
+    "OPTIONAL",
+    "POSITIVE",
+    "UNIT",
+    "InstanceOf",
+    "Interval",
+    "Options",
+    "check_hyperparameters",
+    "positive_int",
     "BaseEstimator",
     "ClassifierMixin",
     "RegressorMixin",

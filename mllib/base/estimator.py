@@ -10,6 +10,7 @@ import contextlib
 import copy
 import inspect
 import warnings
+from typing import ClassVar
 
 import numpy as np
 
@@ -41,7 +42,10 @@ def record_convergence():
 
 
 class BaseEstimator:
-    """Base class: parameter introspection from the constructor signature."""
+    """Base class: parameter introspection from the constructor signature; `_constraints` declares what each
+    hyperparameter may be (mllib.base.constraints), checked at fit by check_hyperparameters."""
+
+    _constraints: ClassVar[dict] = {}
 
     @classmethod
     def _param_names(cls) -> list[str]:

@@ -16,7 +16,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import BaseEstimator, check_int, check_is_fitted, check_sample_weight
+from ..base import (
+    BaseEstimator,
+    Interval,
+    Options,
+    check_hyperparameters,
+    check_is_fitted,
+    check_sample_weight,
+    positive_int,
+)
 from ._checks import check_binary, check_scores
 from .reliability import STRATEGIES
 
@@ -55,19 +63,20 @@ class HistogramBinning(BaseEstimator):
     empty bin), bin_probability_ (the calibrated value of each bin), base_rate_.
     """
 
+    _constraints = {
+        "n_bins": positive_int(),
+        "strategy": Options(STRATEGIES),
+        "prior_strength": Interval(False, 0, None, "both", "a number >= 0 (pseudo-rows per bin)"),
+    }
+
     def __init__(self, n_bins: int = 10, strategy: str = "quantile", prior_strength: float = 2.0):
         self.n_bins = n_bins
         self.strategy = strategy
         self.prior_strength = prior_strength
 
     def fit(self, scores, y, sample_weight=None) -> HistogramBinning:
-        n_bins = check_int(self.n_bins, "n_bins")
-        if not (
-            isinstance(self.prior_strength, (int, float, np.floating, np.integer))
-            and not isinstance(self.prior_strength, bool)
-            and self.prior_strength >= 0
-        ):
-            raise ValueError(f"prior_strength must be a number >= 0 (pseudo-rows per bin), got {self.prior_strength!r}")
+        check_hyperparameters(self)
+        n_bins = int(self.n_bins)
         s = check_scores(scores)
         y = check_binary(y, s.shape[0])
         w = check_sample_weight(sample_weight, s.shape[0])

@@ -22,7 +22,15 @@ import warnings
 import numpy as np
 from scipy.special import expit
 
-from ..base import BaseEstimator, ConvergenceWarning, check_int, check_is_fitted, check_sample_weight
+from ..base import (
+    POSITIVE,
+    BaseEstimator,
+    ConvergenceWarning,
+    check_hyperparameters,
+    check_is_fitted,
+    check_sample_weight,
+    positive_int,
+)
 from ._checks import check_binary, check_scores
 
 # Armijo sufficient-decrease constant of the backtracking line search
@@ -64,19 +72,16 @@ class PlattScaling(BaseEstimator):
     Fitted attributes: a_ (slope), b_ (intercept), n_iter_ (Newton steps taken).
     """
 
+    _constraints = {"max_iter": positive_int(), "tol": POSITIVE}
+
     def __init__(self, smooth_targets: bool = True, max_iter: int = 100, tol: float = 1e-12):
         self.smooth_targets = smooth_targets
         self.max_iter = max_iter
         self.tol = tol
 
-    def _check_hyperparameters(self) -> None:
-        check_int(self.max_iter, "max_iter")
-        if not (isinstance(self.tol, (int, float, np.floating)) and self.tol > 0):
-            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
-
     def fit(self, scores, y, sample_weight=None) -> PlattScaling:
         """Fit (a, b) on calibration scores and binary labels y in {0, 1} (1 = positive)."""
-        self._check_hyperparameters()
+        check_hyperparameters(self)
         s = check_scores(scores)
         y = check_binary(y, s.shape[0])
         w = check_sample_weight(sample_weight, s.shape[0])

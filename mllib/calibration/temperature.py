@@ -17,7 +17,15 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, log_softmax, softmax
 
-from ..base import BaseEstimator, check_array, check_int, check_is_fitted, check_sample_weight
+from ..base import (
+    POSITIVE,
+    BaseEstimator,
+    check_array,
+    check_hyperparameters,
+    check_is_fitted,
+    check_sample_weight,
+    positive_int,
+)
 from ._checks import check_binary
 
 _MAX_DOUBLINGS = 200
@@ -74,14 +82,14 @@ class TemperatureScaling(BaseEstimator):
     Fitted attributes: temperature_ (T), n_classes_, n_iter_.
     """
 
+    _constraints = {"max_iter": positive_int(), "tol": POSITIVE}
+
     def __init__(self, max_iter: int = 100, tol: float = 1e-12):
         self.max_iter = max_iter
         self.tol = tol
 
     def fit(self, scores, y, sample_weight=None) -> TemperatureScaling:
-        check_int(self.max_iter, "max_iter")
-        if not (isinstance(self.tol, (int, float, np.floating)) and self.tol > 0):
-            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
+        check_hyperparameters(self)
         binary = np.ndim(scores) == 1
         z = _as_logits(scores)
         codes = _class_codes(y, z, binary)

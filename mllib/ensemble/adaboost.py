@@ -41,12 +41,15 @@ from .. import tree as K  # the tree family's traversal kernels
 from ..base import (
     BaseEstimator,
     ClassifierMixin,
+    Interval,
+    Options,
     check_fitted_X,
-    check_int,
+    check_hyperparameters,
     check_is_fitted,
     check_random_state,
     check_sample_weight,
     check_X_y,
+    positive_int,
 )
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree.cart import tree_dict
@@ -98,6 +101,12 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         Seeds the weak learners.
     """
 
+    _constraints = {
+        "algorithm": Options(ALGORITHMS),
+        "n_estimators": positive_int(),
+        "learning_rate": Interval(False, 0, None, "neither", "> 0"),
+    }
+
     def __init__(
         self,
         n_estimators: int = 50,
@@ -116,11 +125,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y)
-        if self.algorithm not in ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}")
-        n_estimators = check_int(self.n_estimators, "n_estimators")
-        if not self.learning_rate > 0:
-            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
+        check_hyperparameters(self)
+        n_estimators = self.n_estimators
         if self.criterion is not None and self.criterion not in CLASSIFICATION_CRITERIA:
             raise ValueError(
                 f"criterion must be None (the algorithm's own) or one of {CLASSIFICATION_CRITERIA}, "

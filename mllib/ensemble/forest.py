@@ -29,11 +29,12 @@ from ..base import (
     ClassifierMixin,
     RegressorMixin,
     check_fitted_X,
-    check_int,
+    check_hyperparameters,
     check_is_fitted,
     check_random_state,
     check_sample_weight,
     check_X_y,
+    positive_int,
 )
 from ..tree.cart import (
     TrainingData,
@@ -48,12 +49,13 @@ from .resampling import bootstrap_counts, in_bag_counts, oob_classification, oob
 
 
 class _BaseForest(BaseEstimator):
+    _constraints = {"n_estimators": positive_int(), "n_jobs": positive_int()}
     _criteria: tuple = ()
 
     def _fit_forest(self, X, code, y, w, n_classes: int):
         growth = check_growth_params(self, self._criteria)
-        n_estimators = check_int(self.n_estimators, "n_estimators")
-        n_jobs = check_int(self.n_jobs, "n_jobs")
+        check_hyperparameters(self)
+        n_estimators, n_jobs = self.n_estimators, self.n_jobs
         if self.oob_score and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True: without bootstrap no row is out of bag")
         n, d = X.shape

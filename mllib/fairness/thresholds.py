@@ -24,11 +24,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import BaseEstimator, check_binary_labels, check_int, check_is_fitted, check_scores, to_python
+from .. import registry
+from ..base import (
+    NON_NEGATIVE,
+    BaseEstimator,
+    Options,
+    check_binary_labels,
+    check_hyperparameters,
+    check_is_fitted,
+    check_scores,
+    positive_int,
+    to_python,
+)
 from ._checks import check_groups
 from .group_metrics import group_confusion
 
-MITIGATION_CRITERIA = ("demographic_parity", "equal_opportunity", "equalized_odds")
+MITIGATION_CRITERIA = registry.MITIGATION_CRITERIA
 _CHUNK = 64  # target boxes compared with a group's candidates at a time ...
 _CELLS = 1 << 21  # ... fewer when the group has many candidates: (targets, candidates, rates) stays under 16 MB
 
@@ -90,6 +101,12 @@ class GroupThresholdOptimizer(BaseEstimator):
     (with base_threshold for everyone), accuracy_cost_ = baseline_accuracy_ - accuracy_.
     """
 
+    _constraints = {
+        "criterion": Options(MITIGATION_CRITERIA),
+        "tolerance": NON_NEGATIVE,  # the parity gap allowed beyond the best reachable
+        "max_targets": positive_int(2),
+    }
+
     def __init__(
         self,
         criterion: str = "equal_opportunity",
@@ -102,13 +119,6 @@ class GroupThresholdOptimizer(BaseEstimator):
         self.max_targets = max_targets
         self.base_threshold = base_threshold
 
-    def _check_hyperparameters(self) -> None:
-        if self.criterion not in MITIGATION_CRITERIA:
-            raise ValueError(f"criterion must be one of {MITIGATION_CRITERIA}, got {self.criterion!r}")
-        if not (isinstance(self.tolerance, (int, float, np.floating)) and self.tolerance >= 0):
-            raise ValueError(f"tolerance must be a number >= 0 (allowed extra parity gap), got {self.tolerance!r}")
-        check_int(self.max_targets, "max_targets", 2)
-
     @staticmethod
     def _inputs(scores, sensitive, y=None):
         s = check_scores(scores)
@@ -119,7 +129,7 @@ class GroupThresholdOptimizer(BaseEstimator):
 
     def fit(self, scores, y, sensitive) -> GroupThresholdOptimizer:
         """Choose thresholds on (out-of-fold) scores, binary labels y and the group of each row."""
-        self._check_hyperparameters()
+        check_hyperparameters(self)
         s, g, y = self._inputs(scores, sensitive, y)
         values, gi = np.unique(g, return_inverse=True)
         columns = _rate_columns(self.criterion)

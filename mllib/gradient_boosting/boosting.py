@@ -20,15 +20,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import (
+    NON_NEGATIVE,
+    OPTIONAL,
+    POSITIVE,
     BaseEstimator,
     ClassifierMixin,
+    Interval,
     RegressorMixin,
     check_fitted_X,
-    check_int,
+    check_hyperparameters,
     check_is_fitted,
     check_random_state,
     check_sample_weight,
     check_X_y,
+    positive_int,
 )
 from ..model_selection import train_test_split_indices
 from ._kernels import add_leaf_values, predict_binned, predict_trees
@@ -48,6 +53,20 @@ class _BaseGradientBoosting(BaseEstimator):
     validation loss has not improved by more than tol on the loss of n_iter_no_change iterations before;
     random_state: seeds the subsamples and the validation split.
     """
+
+    _constraints = {
+        "max_iter": positive_int(),
+        "max_leaf_nodes": [OPTIONAL, positive_int(2)],
+        "max_depth": [OPTIONAL, positive_int()],
+        "min_samples_leaf": positive_int(),
+        "max_bins": positive_int(2, 255),  # bin codes are uint8
+        "n_iter_no_change": positive_int(),
+        "learning_rate": POSITIVE,
+        "l2_regularization": NON_NEGATIVE,
+        "subsample": Interval(False, 0, 1, "right"),
+        "validation_fraction": Interval(False, 0, 1, "neither"),
+        "tol": NON_NEGATIVE,
+    }
 
     def __init__(
         self,
@@ -79,28 +98,8 @@ class _BaseGradientBoosting(BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
-    def _check_params(self):
-        check_int(self.max_iter, "max_iter")
-        if self.max_leaf_nodes is not None:
-            check_int(self.max_leaf_nodes, "max_leaf_nodes", 2)
-        if self.max_depth is not None:
-            check_int(self.max_depth, "max_depth")
-        check_int(self.min_samples_leaf, "min_samples_leaf")
-        check_int(self.max_bins, "max_bins", 2, 255)  # bin codes are uint8
-        check_int(self.n_iter_no_change, "n_iter_no_change")
-        checks = [
-            ("learning_rate", self.learning_rate > 0, "> 0"),
-            ("l2_regularization", self.l2_regularization >= 0, ">= 0"),
-            ("subsample", 0 < self.subsample <= 1, "in (0, 1]"),
-            ("validation_fraction", 0 < self.validation_fraction < 1, "in (0, 1)"),
-            ("tol", self.tol >= 0, ">= 0"),
-        ]
-        for name, ok, rule in checks:
-            if not ok:
-                raise ValueError(f"{name} must be {rule}, got {getattr(self, name)!r}")
-
     def _fit(self, X, target, w, loss, stratify_by):
-        self._check_params()
+        check_hyperparameters(self)
         self.n_features_in_ = X.shape[1]
         rng = check_random_state(self.random_state)
         if self.early_stopping:

@@ -13,7 +13,14 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_int
+from ..base import (
+    BaseEstimator,
+    TransformerMixin,
+    check_array,
+    check_fitted_X,
+    check_hyperparameters,
+    positive_int,
+)
 from ._params import KernelParamsMixin
 
 
@@ -39,6 +46,8 @@ class KernelPCA(KernelParamsMixin, TransformerMixin, BaseEstimator):
     of K), K_fit_all_ (mean of K), kernel_params_.
     """
 
+    _constraints = {"n_components": positive_int()}
+
     def __init__(self, n_components: int = 10, kernel: str = "rbf", gamma="scale", degree: int = 3, coef0: float = 1.0):
         self.n_components = n_components
         self.kernel = kernel
@@ -48,7 +57,7 @@ class KernelPCA(KernelParamsMixin, TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         X = check_array(X)
-        check_int(self.n_components, "n_components")
+        check_hyperparameters(self)
         self._resolve_kernel(X)
         K = self._gram(X)
         rows = K.mean(axis=0)

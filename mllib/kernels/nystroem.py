@@ -10,7 +10,15 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_int, check_random_state
+from ..base import (
+    BaseEstimator,
+    TransformerMixin,
+    check_array,
+    check_fitted_X,
+    check_hyperparameters,
+    check_random_state,
+    positive_int,
+)
 from ._params import KernelParamsMixin
 
 
@@ -36,6 +44,8 @@ class Nystroem(KernelParamsMixin, TransformerMixin, BaseEstimator):
     Fitted: components_ (the landmarks, m x d), component_indices_, normalization_ (K_mm^{-1/2}), kernel_params_.
     """
 
+    _constraints = {"n_components": positive_int()}
+
     def __init__(
         self,
         n_components: int = 100,
@@ -54,7 +64,8 @@ class Nystroem(KernelParamsMixin, TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         X = check_array(X)
-        n_components = check_int(self.n_components, "n_components")
+        check_hyperparameters(self)
+        n_components = self.n_components
         rng = check_random_state(self.random_state)
         m = min(n_components, X.shape[0])
         self.component_indices_ = np.sort(rng.choice(X.shape[0], size=m, replace=False))

@@ -17,13 +17,17 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from ..base import (
+    OPTIONAL,
+    POSITIVE,
     BaseEstimator,
+    Options,
     TransformerMixin,
     check_array,
     check_fitted_X,
-    check_int,
+    check_hyperparameters,
     check_is_fitted,
     check_random_state,
+    positive_int,
 )
 
 
@@ -44,13 +48,16 @@ class PolynomialFeatures(TransformerMixin, BaseEstimator):
     Fitted: powers_ (n_output, n_features) exponent of each input in each output column.
     """
 
+    _constraints = {"degree": positive_int()}
+
     def __init__(self, degree: int = 2, interaction_only: bool = False, include_bias: bool = True):
         self.degree = degree
         self.interaction_only = interaction_only
         self.include_bias = include_bias
 
     def fit(self, X, y=None):
-        degree = check_int(self.degree, "degree")
+        check_hyperparameters(self)
+        degree = self.degree
         X = check_array(X)
         d = X.shape[1]
         self.n_features_in_ = d
@@ -100,6 +107,8 @@ class RBFFeatures(TransformerMixin, BaseEstimator):
     Fitted: centers_ (k, n_features).
     """
 
+    _constraints = {"n_centers": [OPTIONAL, positive_int()], "width": POSITIVE}
+
     def __init__(self, n_centers: int | None = 100, width: float = 1.0, include_bias: bool = False, random_state=0):
         self.n_centers = n_centers
         self.width = width
@@ -107,10 +116,7 @@ class RBFFeatures(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        if self.n_centers is not None:
-            check_int(self.n_centers, "n_centers")
-        if isinstance(self.width, bool) or not isinstance(self.width, (int, float, np.number)) or not self.width > 0:
-            raise ValueError(f"width must be a positive number, got {self.width!r}")
+        check_hyperparameters(self)
         X = check_array(X)
         self.n_features_in_ = X.shape[1]
         n = X.shape[0]
@@ -153,14 +159,15 @@ class PiecewiseFeatures(TransformerMixin, BaseEstimator):
     Fitted: knots_ (one sorted array per input column).
     """
 
+    _constraints = {"n_knots": positive_int(), "kind": Options(KINDS)}
+
     def __init__(self, n_knots: int = 3, kind: str = "hinge"):
         self.n_knots = n_knots
         self.kind = kind
 
     def fit(self, X, y=None):
-        n_knots = check_int(self.n_knots, "n_knots")
-        if self.kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+        check_hyperparameters(self)
+        n_knots = self.n_knots
         X = check_array(X)
         self.n_features_in_ = X.shape[1]
         levels = np.arange(1, n_knots + 1) / (n_knots + 1)

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_int
+from ..base import (
+    BaseEstimator,
+    Options,
+    TransformerMixin,
+    check_array,
+    check_fitted_X,
+    check_hyperparameters,
+    positive_int,
+)
 from .imputers import MissingIndicatorMixin
 
 WEIGHTS = ("uniform", "distance")
@@ -49,15 +57,15 @@ class KNNImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
     Fitted: fit_X_ (training rows, NaN where missing: the donors), mean_ (observed column means).
     """
 
+    _constraints = {"n_neighbors": positive_int(), "weights": Options(WEIGHTS)}
+
     def __init__(self, n_neighbors: int = 5, weights: str = "uniform", add_indicator: bool = False):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.add_indicator = add_indicator
 
     def fit(self, X, y=None):
-        check_int(self.n_neighbors, "n_neighbors")
-        if self.weights not in WEIGHTS:
-            raise ValueError(f"weights must be one of {WEIGHTS}, got {self.weights!r}")
+        check_hyperparameters(self)
         X = check_array(X, allow_nan=True)
         missing = np.isnan(X)
         empty = np.flatnonzero(missing.all(axis=0))

@@ -22,13 +22,18 @@ import numpy as np
 from scipy.special import expit
 
 from ..base import (
+    OPTIONAL,
+    POSITIVE,
     BaseEstimator,
     ClassifierMixin,
     ConvergenceWarning,
+    InstanceOf,
+    Options,
     check_fitted_X,
-    check_int,
+    check_hyperparameters,
     check_sample_weight,
     check_X_y,
+    positive_int,
 )
 from ..kernels import KernelParamsMixin
 from .smo import solve_dual
@@ -64,6 +69,14 @@ class SVC(KernelParamsMixin, ClassifierMixin, BaseEstimator):
     (n_problems, n_SV) holding alpha_i y_i, intercept_ (n_problems,), n_iter_, proba_slope_.
     """
 
+    _constraints = {  # C = np.inf: a hard margin; cache_size in MB
+        "C": POSITIVE,
+        "tol": POSITIVE,
+        "cache_size": POSITIVE,
+        "max_iter": positive_int(),
+        "class_weight": [OPTIONAL, Options(("balanced",)), InstanceOf((dict,), "a mapping of class weights")],
+    }
+
     def __init__(
         self,
         C: float = 1.0,
@@ -86,15 +99,6 @@ class SVC(KernelParamsMixin, ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.max_iter = max_iter
 
-    def _check_hyperparameters(self):
-        if not (isinstance(self.C, (int, float, np.number)) and self.C > 0):
-            raise ValueError(f"C must be a positive number (np.inf for a hard margin), got {self.C!r}")
-        if not (isinstance(self.tol, (int, float, np.number)) and self.tol > 0):
-            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
-        if not (isinstance(self.cache_size, (int, float, np.number)) and self.cache_size > 0):
-            raise ValueError(f"cache_size must be a positive number of MB, got {self.cache_size!r}")
-        check_int(self.max_iter, "max_iter")
-
     def _class_weights(self, encoded):
         K = self.classes_.size
         if self.class_weight is None:
@@ -112,7 +116,7 @@ class SVC(KernelParamsMixin, ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y)
-        self._check_hyperparameters()
+        check_hyperparameters(self)
         w = check_sample_weight(sample_weight, X.shape[0])
         encoded = self._encode_targets(y)
         self.n_features_in_ = X.shape[1]

@@ -1,13 +1,13 @@
 """What every stage shares: the params, the files, the data contract and the task.
 
 config.py     params.yaml loaded and checked (unknown, missing, mistyped and out-of-range keys)
-names.py      the names params.yaml accepts (split strategies, feature steps, scorers, criteria)
 paths.py      where each stage reads and writes (dvc.yaml declares the same paths)
 io.py         atomic reads and writes of stage files; the user's data file
 errors.py     bad input -> one message and exit 1
 progress.py   progress of long steps on stderr
 schema.py     the data contract (pandera) and validate's policies
-task.py       data.task and the target's classes (Target)
+task.py       data.task and the target's kind (Binary, Multiclass, Regression): what differs by task
+records.py    the report files stages write and read, as typed records (validation, split)
 frames.py     DataFrame <-> numpy at the boundary with mllib
 build.py      params -> mllib objects: the feature transformer, the model, the CV splitter
 compute.py    where independent tasks run: in process, local worker processes or Dask

@@ -2,47 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
 import zlib
 
 import numpy as np
 
 from mllib import registry
 from mllib.base import ColumnTransformer, Pipeline, fit_with_groups
-from mllib.model_selection import (
-    Bootstrap,
-    GroupBootstrap,
-    GroupKFold,
-    GroupShuffleSplit,
-    KFold,
-    LeaveOneGroupOut,
-    LeaveOneOut,
-    RepeatedGroupKFold,
-    RepeatedKFold,
-    RepeatedStratifiedGroupKFold,
-    RepeatedStratifiedKFold,
-    ShuffleSplit,
-    StratifiedGroupKFold,
-    StratifiedKFold,
-)
 
 from .errors import PipelineError
-from .names import DEFAULT_MODEL, FEATURE_STEPS, KFOLD_STRATEGIES, LEAVE_OUT_STRATEGIES, SHUFFLE_STRATEGIES
-
-# split.strategy -> (splitter, its repeated form); k-fold strategies honour split.n_repeats
-KFOLD_SPLITTERS = dict(
-    zip(
-        KFOLD_STRATEGIES,
-        [
-            (KFold, RepeatedKFold),
-            (StratifiedKFold, RepeatedStratifiedKFold),
-            (GroupKFold, RepeatedGroupKFold),
-            (StratifiedGroupKFold, RepeatedStratifiedGroupKFold),
-        ],
-    )
-)
-LEAVE_OUT_SPLITTERS = dict(zip(LEAVE_OUT_STRATEGIES, [LeaveOneOut, LeaveOneGroupOut]))
-SHUFFLE_SPLITTERS = dict(zip(SHUFFLE_STRATEGIES, [ShuffleSplit, GroupShuffleSplit]))
-BOOTSTRAP_SPLITTERS = {"bootstrap": Bootstrap, "group_bootstrap": GroupBootstrap}
 
 
 def check_hyperparameter_names(key: str, name: str, given) -> None:
@@ -138,7 +106,7 @@ def pooled_levels(transformer, categorical_columns: list[str]) -> dict:
 
 def model_name(model_cfg: dict, target) -> str:
     """model.name, with auto resolved to the task's default; a model of the wrong kind for the task is refused."""
-    name = DEFAULT_MODEL[target.task] if model_cfg["name"] == "auto" else model_cfg["name"]
+    name = target.default_model if model_cfg["name"] == "auto" else model_cfg["name"]
     wanted = target.estimators
     if name not in wanted:
         raise PipelineError(
@@ -185,18 +153,20 @@ def model(name: str, model_cfg: dict, seed: int, **searched):
 
 
 def splitter(split_cfg: dict, strategy: str, seed: int):
-    """The splitter of a resolved strategy (Target.split_strategy for auto) with split.* settings."""
-    k = split_cfg["n_splits"]
-    if strategy in KFOLD_SPLITTERS:
-        single, repeated = KFOLD_SPLITTERS[strategy]
-        if split_cfg["n_repeats"] == 1:
-            return single(n_splits=k, shuffle=split_cfg["shuffle"], random_state=seed)
-        return repeated(n_splits=k, n_repeats=split_cfg["n_repeats"], random_state=seed)
-    if strategy in LEAVE_OUT_SPLITTERS:
-        return LEAVE_OUT_SPLITTERS[strategy]()
-    if strategy in SHUFFLE_SPLITTERS:
-        return SHUFFLE_SPLITTERS[strategy](n_splits=k, test_size=split_cfg["valid_size"], random_state=seed)
-    return BOOTSTRAP_SPLITTERS[strategy](n_bootstraps=k, random_state=seed)
+    """The splitter of a resolved strategy (Target.split_strategy for auto) with the split.* settings it takes: a
+    k-fold strategy's repeated form when split.n_repeats > 1."""
+    k, repeats = split_cfg["n_splits"], split_cfg["n_repeats"]
+    if strategy in registry.REPEATED_SPLITTERS and repeats > 1:
+        return registry.REPEATED_SPLITTERS[strategy](n_splits=k, n_repeats=repeats, random_state=seed)
+    cls = registry.SPLITTERS[strategy]
+    settings = {
+        "n_splits": k,
+        "n_bootstraps": k,
+        "shuffle": split_cfg["shuffle"],
+        "test_size": split_cfg["valid_size"],
+        "random_state": seed,
+    }
+    return cls(**{name: settings[name] for name in inspect.signature(cls).parameters if name in settings})
 
 
 def check_observed(X: np.ndarray, numeric: list[str], where: str) -> None:
@@ -224,7 +194,7 @@ def fit_features(
     try:
         transformer = fit_with_groups(feature_transformer(cfg, numeric, categorical, seed), X_fit, y_fit, groups)
     except (ValueError, TypeError) as exc:
-        steps = ", ".join(f"{s}={cfg[s]['name']}" for s in FEATURE_STEPS if cfg[s]["name"] != "none")
+        steps = ", ".join(f"{s}={cfg[s]['name']}" for s in registry.FEATURE_STEPS if cfg[s]["name"] != "none")
         raise PipelineError(
             f"features: fitting the features ({steps}) on {where} failed: {exc}; check features.* in params.yaml"
         ) from None

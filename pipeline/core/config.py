@@ -12,7 +12,6 @@ import yaml
 from mllib import registry
 
 from .errors import PipelineError
-from .names import FEATURE_STEPS, GROUPED_STRATEGIES, MITIGATION_CRITERIA, SCORERS, STRATEGIES
 from .task import TASKS
 
 PARAMS_FILE = Path("params.yaml")
@@ -146,13 +145,13 @@ SPEC = {
     },
     "split": {
         "test_size": number(0, 1),
-        "strategy": choice("auto", *STRATEGIES),
+        "strategy": choice("auto", *registry.SPLITTERS),
         "n_splits": integer(2),
         "n_repeats": integer(1),
         "valid_size": number(0, 1),
         "shuffle": boolean(),
     },
-    "features": {step: {"name": choice(*names), "params": mapping()} for step, names in FEATURE_STEPS.items()},
+    "features": {step: {"name": choice(*names), "params": mapping()} for step, names in registry.FEATURE_STEPS.items()},
     "model": {
         "name": choice("auto", *registry.CLASSIFIERS, *registry.REGRESSORS),
         "candidates": _Check(
@@ -171,7 +170,7 @@ SPEC = {
         "method": choice("grid", "random"),
         "grid": per_model("[values, ...]", lambda x: isinstance(x, list) and len(x) > 0),
         "n_iter": integer(1),
-        "scoring": choice("auto", *SCORERS),
+        "scoring": choice("auto", *registry.SCORERS, *registry.REGRESSION_SCORERS),
     },
     "calibration": {
         "method": choice("auto", *registry.CALIBRATORS),
@@ -227,14 +226,14 @@ SPEC = {
         "n_boot": integer(0),
         "confidence_level": number(0, 1),
         "mitigation": {
-            "criterion": choice(*MITIGATION_CRITERIA, "none"),
+            "criterion": choice(*registry.MITIGATION_CRITERIA, "none"),
             "tolerance": _Check("a number in [0, 1)", lambda v: _is_number(v) and 0 <= v < 1),
         },
         "reweighing": boolean(),
     },
     "explain": {
         "n_repeats": integer(1),
-        "scoring": choice("auto", *SCORERS),
+        "scoring": choice("auto", *registry.SCORERS, *registry.REGRESSION_SCORERS),
         "shapley": choice("auto", "tree", "linear", "kernel", "exact", "none"),
         "n_rows": integer(1),
         "n_background": integer(1),
@@ -313,15 +312,16 @@ def _validate_relations(params: dict) -> None:
     if data["target"] in data["sensitive"]:
         raise PipelineError(f"params.yaml: data.sensitive lists the target {data['target']!r}")
     strategy = params["split"]["strategy"]
-    if strategy in GROUPED_STRATEGIES and not data["group"]:
+    if strategy in registry.GROUPED_SPLITTERS and not data["group"]:
         raise PipelineError(
             f"params.yaml: split.strategy is {strategy!r} but data.group is null; "
             "set data.group to the id column, or use auto or a row-level strategy (e.g. stratified)"
         )
-    if strategy not in GROUPED_STRATEGIES + ["auto"] and data["group"]:
+    if strategy not in (*registry.GROUPED_SPLITTERS, "auto") and data["group"]:
         raise PipelineError(
             f"params.yaml: split.strategy {strategy!r} splits single rows, but data.group "
-            f"{data['group']!r} says rows of one group must stay together; use auto or one of {GROUPED_STRATEGIES}, "
+            f"{data['group']!r} says rows of one group must stay together; use auto or one of "
+            f"{list(registry.GROUPED_SPLITTERS)}, "
             "or set data.group: null to declare the rows independent"
         )
     models = {**{n: "classifier" for n in registry.CLASSIFIERS}, **{n: "regressor" for n in registry.REGRESSORS}}
@@ -383,7 +383,7 @@ def _numbers_in_settings(params) -> None:
     for section, key in SETTINGS:
         if isinstance(params.get(section), dict) and key in params[section]:
             params[section][key] = _as_number(params[section][key])
-    for step in FEATURE_STEPS:
+    for step in registry.FEATURE_STEPS:
         cfg = params.get("features", {}).get(step) if isinstance(params.get("features"), dict) else None
         if isinstance(cfg, dict) and "params" in cfg:
             cfg["params"] = _as_number(cfg["params"])

@@ -73,6 +73,7 @@ class Classification(Target):
     """Classes coded 0..K-1; models give decision scores, the deployed predictor calibrated probabilities."""
 
     estimators = registry.CLASSIFIERS  # the models that can fit it
+    default_model = "logistic_regression"  # model.name auto (searched over its own search.grid entry)
     test_metrics: tuple[str, ...] = ("accuracy", "log_loss", "brier")  # headline test figures (with the kind's own)
     fairness_gaps = ("demographic_parity_gap", "equal_opportunity_gap")  # what the gate's fairness bound reads
     tree = "decision_tree"  # the single-feature leakage check's model
@@ -172,10 +173,35 @@ class Classification(Target):
             **mcnemar_test(y, chosen, runner_up),
         }
 
+    def scorer_input(self, scorer, P: np.ndarray, decision: np.ndarray) -> np.ndarray:
+        """What the search's scorer reads of the deployed outputs: the decisions, or the probabilities it takes."""
+        if scorer.response == "label":
+            return decision
+        return P[:, 1] if scorer.response == "score" else self.metric_probabilities(P)
+
+    def baseline_scores(self, y_train: np.ndarray, y: np.ndarray) -> dict:
+        """The no-skill baseline's test scores: the training rows' class frequencies for every row (the majority
+        class decided), with the metrics of the model beside it."""
+        from mllib.baseline import PriorClassifier
+        from mllib.metrics import brier_score, log_loss
+
+        P = PriorClassifier().fit(np.zeros((y_train.size, 1)), y_train).predict_proba(np.zeros((y.size, 1)))
+        scores = self.scores(y, P, np.argmax(P, axis=1))
+        return {
+            "model": "class prior of the training rows",
+            **{k: scores[k] for k in self.baseline_metrics},
+            "log_loss": log_loss(y, self.metric_probabilities(P)),
+            "brier": brier_score(y, self.metric_probabilities(P)),
+        }
+
 
 class Binary(Classification):
+    """Two classes: p(positive) is the model's output; calibration is judged on it, curves drawn for it."""
+
     headline_metric, headline_label = "roc_auc", "ROC AUC"
     test_metrics = (*Classification.test_metrics, "roc_auc", "average_precision", "precision", "recall", "f1")
+    baseline_metrics = ("roc_auc", "average_precision", "accuracy", "precision", "recall", "f1")
+    ranking_metric = "roc_auc"  # what a calibration map may change of the model's ranking
     per_class = ""
 
     def output_name(self) -> str:
@@ -189,10 +215,60 @@ class Binary(Classification):
     def calibrator(self, calibrator, native_multiclass: bool):
         return calibrator
 
+    @staticmethod
+    def calibration_view(y: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(outcome, probability) whose calibration stands for P's: (y, p(positive))."""
+        return y, P[:, 1]
+
+    @staticmethod
+    def calibration_detail(y: np.ndarray, P: np.ndarray, cfg: dict) -> dict:
+        """Murphy's Brier decomposition (equal-width bins, so reliability - resolution + uncertainty + within_bin add
+        up to the Brier score exactly)."""
+        from mllib.metrics import brier_decomposition
+
+        terms = brier_decomposition(y, P[:, 1], n_bins=cfg["n_bins"])
+        return {
+            "brier_decomposition": {k: terms[k] for k in ("reliability", "resolution", "uncertainty", "within_bin")}
+        }
+
+    @staticmethod
+    def plain_decisions(P: np.ndarray, threshold: float) -> np.ndarray:
+        """The rule without costs: p(positive) >= decision.threshold."""
+        return (P[:, 1] >= threshold).astype(np.int64)
+
+    @staticmethod
+    def curve_classes(P: np.ndarray) -> list[int]:
+        """The classes whose ROC and PR curves are drawn: the positive one."""
+        return [1]
+
+    @staticmethod
+    def ranking_score(y: np.ndarray, P: np.ndarray) -> float:
+        from mllib.metrics import roc_auc_score
+
+        return roc_auc_score(y, P[:, 1])
+
+    def scores(self, y: np.ndarray, P: np.ndarray, decision: np.ndarray) -> dict:
+        """The test scores of p(positive) and the decisions, with the full metric table and the confusion counts."""
+        from mllib.metrics import average_precision_score, binary_metrics, roc_auc_score
+
+        table = binary_metrics(y, decision)
+        return {
+            "roc_auc": roc_auc_score(y, P[:, 1]),
+            "average_precision": average_precision_score(y, P[:, 1]),
+            **{k: table[k] for k in ("accuracy", "precision", "recall", "specificity", "f1")},
+            "confusion": {k: table[k] for k in ("tp", "fp", "fn", "tn")},
+            "table": table,
+        }
+
 
 class Multiclass(Classification):
+    """K > 2 classes: calibration is judged on the top label (Guo et al. 2017) with the classwise ECE beside it,
+    curves drawn for each class against the rest."""
+
     headline_metric, headline_label = "roc_auc_ovr", "macro one-vs-rest ROC AUC"
     test_metrics = (*Classification.test_metrics, "roc_auc_ovr", "balanced_accuracy", "f1_macro")
+    baseline_metrics = ("accuracy", "roc_auc_ovr", "balanced_accuracy", "f1_macro")
+    ranking_metric = "roc_auc_ovr"
     per_class = ", per class"
 
     def output_name(self) -> str:
@@ -207,11 +283,89 @@ class Multiclass(Classification):
 
         return calibrator if native_multiclass else OneVsRestCalibration(calibrator)
 
+    @staticmethod
+    def calibration_view(y: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(whether the top label is right, the top probability)."""
+        return (np.argmax(P, axis=1) == y).astype(np.int64), P.max(axis=1)
+
+    @staticmethod
+    def calibration_detail(y: np.ndarray, P: np.ndarray, cfg: dict) -> dict:
+        """The classwise ECE: the mean over classes of the ECE of p_k against y = k."""
+        from mllib.calibration import classwise_ece
+
+        return {
+            "ece_of": "top label",
+            "classwise_ece": classwise_ece(y, P, n_bins=cfg["n_bins"], strategy=cfg["binning"])["mean"],
+        }
+
+    @staticmethod
+    def plain_decisions(P: np.ndarray, threshold: float) -> np.ndarray:
+        """The rule without costs: the largest probability."""
+        return np.argmax(P, axis=1)
+
+    @staticmethod
+    def curve_classes(P: np.ndarray) -> range:
+        """Each class against the rest."""
+        return range(P.shape[1])
+
+    @staticmethod
+    def ranking_score(y: np.ndarray, P: np.ndarray) -> float:
+        from mllib.metrics import roc_auc_ovr
+
+        return roc_auc_ovr(y, P)
+
+    def scores(self, y: np.ndarray, P: np.ndarray, decision: np.ndarray) -> dict:
+        """Accuracy, balanced accuracy, macro averages, per class one against the rest (precision, recall, F1, ROC
+        AUC, average precision), top-k accuracy and the confusion matrix."""
+        from mllib.metrics import (
+            average_precision_score,
+            multiclass_report,
+            one_vs_rest_auc,
+            roc_auc_ovr,
+            top_k_accuracy,
+        )
+
+        names, K = self.label_names(), P.shape[1]
+        report = multiclass_report(y, decision, labels=np.arange(K))
+        auc = one_vs_rest_auc(y, P)
+        ap = [
+            average_precision_score((y == k).astype(np.int64), P[:, k]) if (y == k).any() else float("nan")
+            for k in range(K)
+        ]
+        per_class = {
+            name: {
+                "precision": report["per_class"]["precision"][k],
+                "recall": report["per_class"]["recall"][k],
+                "f1": report["per_class"]["f_beta"][k],
+                "support": int(report["per_class"]["support"][k]),
+                "roc_auc_ovr": auc[k],
+                "average_precision": ap[k],
+            }
+            for k, name in enumerate(names)
+        }
+        return {
+            "roc_auc_ovr": roc_auc_ovr(y, P),
+            "accuracy": report["accuracy"],
+            "balanced_accuracy": report["balanced_accuracy"],
+            "f1_macro": report["averages"]["macro"]["f1"],
+            "precision_macro": report["averages"]["macro"]["precision"],
+            "recall_macro": report["averages"]["macro"]["recall"],
+            "averages": report["averages"],
+            "per_class": per_class,
+            "top_k_accuracy": {str(k): top_k_accuracy(y, P, k) for k in range(1, K)},
+            "confusion": {
+                "labels": names,
+                "matrix": report["confusion"].tolist(),
+                "orientation": "rows = true class, columns = decided class",
+            },
+        }
+
 
 class Regression(Target):
     """A numeric target encoded as float64 (every value finite); models predict it in its units."""
 
     estimators = registry.REGRESSORS
+    default_model = "ridge"
     tree = "decision_tree_regressor"
     no_skill_name = "mean"
     headline_metric, headline_label = "r2", "R^2"
@@ -260,6 +414,11 @@ class Regression(Target):
 
     def fold_scores(self, model, X) -> np.ndarray:
         return model.predict(X)
+
+    @staticmethod
+    def scorer_input(scorer, P, predictions: np.ndarray) -> np.ndarray:
+        """What the search's scorer reads of the deployed outputs: the predictions."""
+        return predictions
 
     @staticmethod
     def quality_figures(test: dict, calibration: dict) -> dict:

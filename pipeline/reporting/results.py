@@ -1,215 +1,11 @@
-"""The report page's sections on the results: the test set (classification and regression, each metric beside the
-no-skill baseline), per-group errors of a regression target, explainability, and how much to trust the number.
-pipeline/reporting/sections.py assembles the page with them."""
+"""The report page's sections every task has: how much to trust the number, explainability, and the test metrics
+beside the no-skill baseline with the validation-vs-test gap (read by each task's test section).
+
+Sections cited: Ghent ML notes (seed 004): 3.2 Bias and Variance (419)"""
 
 from __future__ import annotations
 
 from . import page as html
-
-
-def test_section(test: dict) -> dict:
-    curves = html.figures("roc.png", "precision_recall.png")
-    if test["task"] == "binary":
-        c = test["confusion"]
-        return html.section(
-            "Test evaluation (used once)",
-            html.key_values({"n": test["n"], "threshold": test["threshold"]}),
-            with_baseline(
-                test,
-                (
-                    "roc_auc",
-                    "average_precision",
-                    "accuracy",
-                    "precision",
-                    "recall",
-                    "specificity",
-                    "f1",
-                    "log_loss",
-                    "brier",
-                ),
-            ),
-            html.heading("Confusion matrix (rows: actual, columns: predicted)"),
-            html.table(
-                [
-                    {"": "actual 1", "predicted 1": c["tp"], "predicted 0": c["fn"]},
-                    {"": "actual 0", "predicted 1": c["fp"], "predicted 0": c["tn"]},
-                ]
-            ),
-            html.heading("Full metric table (corrected formulas; undefined = zero denominator)"),
-            html.key_values(test["table"]),
-            gap_note(test),
-            curves,
-        )
-    names, matrix = test["confusion"]["labels"], test["confusion"]["matrix"]
-    return html.section(
-        "Test evaluation (used once)",
-        html.key_values(
-            {"n": test["n"], "classes": names, **{f"top-{k} accuracy": v for k, v in test["top_k_accuracy"].items()}}
-        ),
-        with_baseline(
-            test,
-            (
-                "roc_auc_ovr",
-                "accuracy",
-                "balanced_accuracy",
-                "f1_macro",
-                "precision_macro",
-                "recall_macro",
-                "log_loss",
-                "brier",
-            ),
-        ),
-        html.muted(
-            "roc_auc_ovr: the mean over classes of each class's ROC AUC against the rest (macro); "
-            "Brier: the mean over rows of sum_k (p_k - [y = k])^2."
-        ),
-        html.heading("Confusion matrix (rows: actual, columns: decided)"),
-        html.table(
-            [
-                {"": f"actual {a}", **{f"decided {b}": matrix[i][j] for j, b in enumerate(names)}}
-                for i, a in enumerate(names)
-            ]
-        ),
-        html.heading("Per class (one against the rest) and averages"),
-        html.table([{"class": c, **m} for c, m in test["per_class"].items()]),
-        html.table([{"average": a, **m} for a, m in test["averages"].items()]),
-        gap_note(test),
-        curves,
-    )
-
-
-def explain_section(r: dict, figs: dict) -> dict:
-    a = r["attributions"]
-    parts = []
-    if "shapley" in a:
-        s = a["shapley"]
-        parts += [
-            html.muted(
-                f"{len(a['rows'])} test rows; method {html.fmt(s['method'])}, values add up to the "
-                f"{html.fmt(s['output'])} (expected value {html.fmt(s['expected_value'])}); largest additivity error "
-                f"{html.fmt(s['additivity_error_max'])} ({html.fmt(s['additivity_error_max_relative'])} relative). "
-                f"{html.fmt(s['raw_columns'])}"
-            ),
-            html.table(
-                [
-                    {k: f[k] for k in ("feature", "mean_abs", "mean")} | f.get("mean_abs_per_class", {})
-                    for f in s["features"][:15]
-                ]
-            ),
-            html.figures("shapley.png"),
-        ]
-    if "relevance" in a:
-        rel = a["relevance"]
-        parts += [
-            html.heading(f"Relevance ({html.fmt(rel['method'])}, {html.fmt(rel['output'])})"),
-            html.muted(f"median conservation error {html.fmt(rel['conservation_error_median'])}"),
-            html.table([{k: f[k] for k in ("feature", "mean_abs", "mean")} for f in rel["features"][:15]]),
-        ]
-    if "surrogate" in a:
-        sur = a["surrogate"]
-        parts += [
-            html.heading(f"Global surrogate tree (depth {html.fmt(sur['depth'])}, {html.fmt(sur['n_leaves'])} leaves)"),
-            html.muted(
-                "A tree fitted to the deployed predictor's own outputs on the training rows "
-                "(model input features: imputed, scaled, encoded). Fidelity on test "
-                f"({html.fmt(sur['fidelity_metric'])}): {html.fmt(sur['fidelity'])}; the rules explain the model only "
-                "as far as they agree with it."
-            ),
-            html.table(
-                [
-                    {
-                        "rule": " and ".join(rule["conditions"]) or "(all rows)",
-                        "predicts": rule["prediction"],
-                        "training rows": rule["rows"],
-                    }
-                    for rule in sur["rules"]
-                ]
-            ),
-        ]
-    pdp = [name for name in sorted(figs) if name.startswith("pdp_")]
-    if pdp:
-        parts += [
-            html.heading(f"Partial dependence and ICE ({html.fmt(r['partial_dependence']['output'])})"),
-            html.figures(*pdp),
-        ]
-    return html.section("Explainability: Shapley values, relevance, surrogate tree, partial dependence", *parts)
-
-
-def with_baseline(test: dict, metrics) -> dict:
-    """Each test metric of the model beside the no-skill baseline's (undefined where the baseline has none)."""
-    baseline = test["baseline"]
-    return html.table(
-        [{"metric": m, "model": test[m], f"no-skill baseline ({baseline['model']})": baseline.get(m)} for m in metrics]
-    )
-
-
-def gap_note(test: dict) -> dict:
-    gap = test["cv_vs_test"]
-    return html.note(
-        f"Validation vs test ({html.fmt(gap['scoring'])}): CV {html.fmt(gap['cv_mean'])} ± "
-        f"{html.fmt(gap['cv_std'])}, test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: "
-        f"{html.fmt(gap['diagnosis'])}"
-    )
-
-
-def regression_test_section(test: dict) -> dict:
-    intervals = test["intervals"]
-    rows = [
-        {"interval": name + (" (deployed)" if name == intervals["deployed"] else ""), **summary}
-        for name, summary in intervals.items()
-        if isinstance(summary, dict)
-    ]
-    return html.section(
-        "Test evaluation (used once)",
-        html.key_values({"n": test["n"]}),
-        with_baseline(test, ("rmse", "mae", "r2", "mean_residual")),
-        html.heading(f"Prediction intervals (target coverage {html.fmt(intervals['coverage_target'])})"),
-        html.table(rows),
-        html.muted(
-            "cv_plus: CV+ from the fold models and their out-of-fold residuals (coverage guaranteed at "
-            "least 1 - 2 alpha, close to 1 - alpha in practice); split: the final model's prediction -/+ the "
-            "conformal quantile of the out-of-fold absolute residuals; model: the model's own Gaussian predictive "
-            "interval, where it has one (it holds only if its noise model does). Coverage on test varies by about "
-            "sqrt(c (1 - c) / n)."
-        ),
-        gap_note(test),
-        html.figures("residuals.png"),
-    )
-
-
-def regression_fairness_section(r: dict) -> dict:
-    f = r["fairness"]
-    boot = f["bootstrap"]
-    parts = [
-        html.muted(
-            f"Test set. Intervals: {html.fmt(boot['confidence_level'])} percentile bootstrap, "
-            f"{boot['n_boot']} replicates (seed {boot['seed']}"
-            f"{', resampling whole ' + html.fmt(boot['cluster']) + ' clusters' if boot['cluster'] else ', rows'}). "
-            f"Groups below {f['min_group_size']} rows are flagged and left out of the gaps (max - min over groups). "
-            "mean residual = mean of actual - predicted (> 0: the group is under-predicted)."
-        ),
-        html.note(f"{html.fmt(f['mitigation'].get('reason', ''))}"),
-    ]
-    for i, (attribute, result) in enumerate(f["attributes"].items()):
-        rows = [
-            {
-                "group": g,
-                "n": m["n"],
-                **{
-                    k: html.interval(m[k], m.get("intervals", {}).get(k))
-                    for k in ("mae", "rmse", "mean_residual", "mean_prediction", "interval_coverage")
-                },
-                "flag": "below min size" if m["small"] else "",
-            }
-            for g, m in result["groups"].items()
-        ]
-        gaps = [
-            {"metric": k, "gap (max - min)": html.interval(v["difference"], v["difference_interval"])}
-            for k, v in result["gaps"].items()
-        ]
-        title = f"{html.fmt(attribute)} (largest relative gap: {html.fmt(result['largest_gap'])})"
-        parts += html.grouping(i, title, html.table(rows), html.table(gaps))
-    return html.section("Fairness: errors by group", *parts)
 
 
 def trust_section(r: dict, figs: dict) -> dict:
@@ -289,4 +85,78 @@ def trust_section(r: dict, figs: dict) -> dict:
             "diagnostics."
         ),
         html.figures(*(name for name in ("learning_curve.png", "hyperparameter_curve.png") if name in figs)),
+    )
+
+
+def explain_section(r: dict, figs: dict) -> dict:
+    a = r["attributions"]
+    parts = []
+    if "shapley" in a:
+        s = a["shapley"]
+        parts += [
+            html.muted(
+                f"{len(a['rows'])} test rows; method {html.fmt(s['method'])}, values add up to the "
+                f"{html.fmt(s['output'])} (expected value {html.fmt(s['expected_value'])}); largest additivity error "
+                f"{html.fmt(s['additivity_error_max'])} ({html.fmt(s['additivity_error_max_relative'])} relative). "
+                f"{html.fmt(s['raw_columns'])}"
+            ),
+            html.table(
+                [
+                    {k: f[k] for k in ("feature", "mean_abs", "mean")} | f.get("mean_abs_per_class", {})
+                    for f in s["features"][:15]
+                ]
+            ),
+            html.figures("shapley.png"),
+        ]
+    if "relevance" in a:
+        rel = a["relevance"]
+        parts += [
+            html.heading(f"Relevance ({html.fmt(rel['method'])}, {html.fmt(rel['output'])})"),
+            html.muted(f"median conservation error {html.fmt(rel['conservation_error_median'])}"),
+            html.table([{k: f[k] for k in ("feature", "mean_abs", "mean")} for f in rel["features"][:15]]),
+        ]
+    if "surrogate" in a:
+        sur = a["surrogate"]
+        parts += [
+            html.heading(f"Global surrogate tree (depth {html.fmt(sur['depth'])}, {html.fmt(sur['n_leaves'])} leaves)"),
+            html.muted(
+                "A tree fitted to the deployed predictor's own outputs on the training rows "
+                "(model input features: imputed, scaled, encoded). Fidelity on test "
+                f"({html.fmt(sur['fidelity_metric'])}): {html.fmt(sur['fidelity'])}; the rules explain the model only "
+                "as far as they agree with it."
+            ),
+            html.table(
+                [
+                    {
+                        "rule": " and ".join(rule["conditions"]) or "(all rows)",
+                        "predicts": rule["prediction"],
+                        "training rows": rule["rows"],
+                    }
+                    for rule in sur["rules"]
+                ]
+            ),
+        ]
+    pdp = [name for name in sorted(figs) if name.startswith("pdp_")]
+    if pdp:
+        parts += [
+            html.heading(f"Partial dependence and ICE ({html.fmt(r['partial_dependence']['output'])})"),
+            html.figures(*pdp),
+        ]
+    return html.section("Explainability: Shapley values, relevance, surrogate tree, partial dependence", *parts)
+
+
+def with_baseline(test: dict, metrics) -> dict:
+    """Each test metric of the model beside the no-skill baseline's (undefined where the baseline has none)."""
+    baseline = test["baseline"]
+    return html.table(
+        [{"metric": m, "model": test[m], f"no-skill baseline ({baseline['model']})": baseline.get(m)} for m in metrics]
+    )
+
+
+def gap_note(test: dict) -> dict:
+    gap = test["cv_vs_test"]
+    return html.note(
+        f"Validation vs test ({html.fmt(gap['scoring'])}): CV {html.fmt(gap['cv_mean'])} ± "
+        f"{html.fmt(gap['cv_std'])}, test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: "
+        f"{html.fmt(gap['diagnosis'])}"
     )

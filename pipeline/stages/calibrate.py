@@ -13,6 +13,8 @@ Sections cited: Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability
 
 from __future__ import annotations
 
+from functools import singledispatch
+
 import pandas as pd
 
 from mllib import io as mlio
@@ -24,13 +26,21 @@ from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.frames import proba_columns, read_scores
 from pipeline.core.io import read_parquet, write_json, write_parquet
 from pipeline.core.summaries import reliability_rows, sensitive_groupings
-from pipeline.core.task import Target
+from pipeline.core.task import Classification, Regression, Target
 from pipeline.steps.calibration import assemble, calibration_metrics, calibrator_of, choose_map, compare_maps
 from pipeline.steps.regression import assemble_regressor
 
 
-def regression_intervals(oof: pd.DataFrame, cfg: dict) -> None:
+@singledispatch
+def calibrate(target: Target, oof: pd.DataFrame, params: dict) -> None:
+    """The deployed predictor of the target's kind, fitted on the out-of-fold rows `oof`."""
+    raise TypeError(f"no calibrate step for {type(target).__name__}")
+
+
+@calibrate.register
+def regression_intervals(target: Regression, oof: pd.DataFrame, params: dict) -> None:
     """A regression target: no calibration map; the deployed regressor with its conformal intervals."""
+    cfg = params["calibration"]
     y, pred, fold = oof["y"].to_numpy(), oof["score"].to_numpy(), oof["fold"].to_numpy()
     predictor, metrics = assemble_regressor(y, pred, fold, cfg)
     i = metrics["intervals"]
@@ -46,17 +56,14 @@ def regression_intervals(oof: pd.DataFrame, cfg: dict) -> None:
     write_json([], paths.RELIABILITY_OOF)
 
 
-def main() -> None:
-    params = load_params()
+@calibrate.register
+def calibration_map(target: Classification, oof: pd.DataFrame, params: dict) -> None:
+    """A classification target: the calibration map chosen on cross-fitted scores, the conformal sets and the
+    decision rule."""
     cfg, sensitive = params["calibration"], params["data"]["sensitive"]
-    target = Target.read(paths.TARGET)
     method = cfg["method"]
-    oof = read_parquet(paths.OOF_PREDICTIONS, "train")
-    oof = oof[oof["fold"] >= 0].reset_index(drop=True)  # rows that no split validated have no out-of-fold score
-    if target.regression:
-        return regression_intervals(oof, cfg)
     y, score, fold = oof["y"].to_numpy(), read_scores(oof), oof["fold"].to_numpy()
-    comparison, cross_fitted = compare_maps(cfg, score, y, fold, target.n_classes, keep=method)
+    comparison, cross_fitted = compare_maps(cfg, score, y, fold, target, keep=method)
     try:
         method, warning = choose_map(method, comparison)
     except ValueError as exc:
@@ -64,7 +71,7 @@ def main() -> None:
             f"calibrate: calibration.method {method!r} with calibration.params.{method} = "
             f"{cfg['params'].get(method, {})} cannot be fitted on the out-of-fold scores: {exc}"
         ) from None
-    calibrator = calibrator_of(cfg, target.n_classes, method)
+    calibrator = calibrator_of(cfg, target, method)
     with record_convergence() as stopped:
         calibrator.fit(score, y)
     after = cross_fitted[method]
@@ -108,8 +115,16 @@ def main() -> None:
     )
     write_json(metrics, paths.CALIBRATION_METRICS)
     write_json(
-        reliability_rows(y, before, cfg, "before") + reliability_rows(y, after, cfg, "after"), paths.RELIABILITY_OOF
+        reliability_rows(target, y, before, cfg, "before") + reliability_rows(target, y, after, cfg, "after"),
+        paths.RELIABILITY_OOF,
     )
+
+
+def main() -> None:
+    params = load_params()
+    oof = read_parquet(paths.OOF_PREDICTIONS, "train")
+    oof = oof[oof["fold"] >= 0].reset_index(drop=True)  # rows that no split validated have no out-of-fold score
+    calibrate(Target.read(paths.TARGET), oof, params)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ from __future__ import annotations
 from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
-from pipeline.core.io import read_json, read_parquet, write_json, write_parquet
+from pipeline.core.io import read_parquet, write_json, write_parquet
+from pipeline.core.records import ValidationReport
 from pipeline.core.task import Target
 from pipeline.steps.cleaning import clean
 
@@ -19,7 +20,7 @@ from pipeline.steps.cleaning import clean
 def main() -> None:
     params = load_params()
     data = params["data"]
-    validation = read_json(paths.VALIDATION_REPORT, "validate")
+    validation = ValidationReport.read()
     target = Target(validation["task"], data["target"], validation["classes"], validation["task_reason"])
     df, report = clean(read_parquet(paths.VALIDATED, "validate"), data, params["clean"], target)
     write_parquet(df.reset_index(drop=True), paths.CLEAN)

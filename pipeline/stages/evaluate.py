@@ -6,6 +6,8 @@ Sections cited: Ghent ML notes (seed 004): 1.5 Model Selection: hyperparameter a
 
 from __future__ import annotations
 
+from functools import singledispatch
+
 import pandas as pd
 
 from mllib import io as mlio
@@ -16,15 +18,23 @@ from pipeline.core.errors import run_stage
 from pipeline.core.frames import feature_columns, proba_columns, raw_matrix, score_columns
 from pipeline.core.io import read_json, read_parquet, write_csv, write_json, write_parquet
 from pipeline.core.summaries import reliability_rows, sensitive_groupings
-from pipeline.core.task import Target
+from pipeline.core.task import Classification, Regression, Target
 from pipeline.steps.comparison import versus_runner_up
 from pipeline.steps.evaluation import rule_of, test_metrics
 from pipeline.steps.regression import test_report
 
 
-def evaluate_regression(params: dict, target, predictor, test: pd.DataFrame, X, y, y_train) -> None:
+@singledispatch
+def evaluate(target: Target, params: dict, predictor, test: pd.DataFrame, X, y, y_train) -> None:
+    """The deployed predictor's test metrics and plots for the target's kind."""
+    raise TypeError(f"no evaluate step for {type(target).__name__}")
+
+
+@evaluate.register
+def evaluate_regression(target: Regression, params: dict, predictor, test: pd.DataFrame, X, y, y_train) -> None:
+    """Point metrics, the intervals' coverage and width, the residuals; the classification plots are empty files."""
     trained = read_json(paths.TRAIN_METRICS, "train")
-    metrics, plots, columns = test_report(predictor, X, y, trained, y_train)
+    metrics, plots, columns = test_report(target, predictor, X, y, trained, y_train)
     metrics["comparison"] = versus_runner_up(params, trained, target, y_train, y, predictor.model)
     deployed = metrics["intervals"][predictor.interval_method]
     print(
@@ -40,32 +50,23 @@ def evaluate_regression(params: dict, target, predictor, test: pd.DataFrame, X, 
     write_csv(pd.DataFrame(columns=["actual", "predicted"]), paths.CONFUSION)
 
 
-def main() -> None:
-    params = load_params()
-    data = params["data"]
-    target = Target.read(paths.TARGET)
-    predictor = mlio.load(paths.PREDICTOR)
-    test = read_parquet(paths.TEST, "split")
-    y = target.encode(test[data["target"]])
-    y_train = target.encode(read_parquet(paths.TRAIN, "split", columns=[data["target"]])[data["target"]])  # baseline
-    X = raw_matrix(test, *feature_columns(test.columns, data))
-    if target.regression:
-        return evaluate_regression(params, target, predictor, test, X, y, y_train)
-
+@evaluate.register
+def evaluate_classification(target: Classification, params: dict, predictor, test: pd.DataFrame, X, y, y_train) -> None:
+    """Probabilities, decisions, the reject option and conformal sets on test; metrics, curves, reliability rows."""
     scores = predictor.scores(X)
     P, P_raw = predictor.proba_from_scores(scores), NoCalibration().fit(scores).predict_proba(scores)
     decided = predictor.decide(P)
     sets = predictor.conformal.predict_set(P)
     trained = read_json(paths.TRAIN_METRICS, "train")
     metrics, plots = test_metrics(
+        target,
         y,
         P,
         P_raw,
         decided,
         sets,
-        target.label_names(),
         params,
-        sensitive_groupings(test, data["sensitive"]),
+        sensitive_groupings(test, params["data"]["sensitive"]),
         trained,
         rule_of(predictor),
         y_train,
@@ -100,10 +101,22 @@ def main() -> None:
     write_json(plots["risk_coverage"], paths.RISK_COVERAGE)
     write_json([], paths.RESIDUALS)  # regression only
     write_json(
-        reliability_rows(y, P_raw, params["calibration"], "before")
-        + reliability_rows(y, P, params["calibration"], "after"),
+        reliability_rows(target, y, P_raw, params["calibration"], "before")
+        + reliability_rows(target, y, P, params["calibration"], "after"),
         paths.RELIABILITY_TEST,
     )
+
+
+def main() -> None:
+    params = load_params()
+    data = params["data"]
+    target = Target.read(paths.TARGET)
+    predictor = mlio.load(paths.PREDICTOR)
+    test = read_parquet(paths.TEST, "split")
+    y = target.encode(test[data["target"]])
+    y_train = target.encode(read_parquet(paths.TRAIN, "split", columns=[data["target"]])[data["target"]])  # baseline
+    X = raw_matrix(test, *feature_columns(test.columns, data))
+    evaluate(target, params, predictor, test, X, y, y_train)
 
 
 if __name__ == "__main__":

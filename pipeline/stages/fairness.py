@@ -8,6 +8,8 @@ targets get per-class rates, macro gaps and reweighing (pipeline/steps/fairness_
 
 from __future__ import annotations
 
+from functools import singledispatch
+
 import numpy as np
 import pandas as pd
 
@@ -17,9 +19,8 @@ from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.frames import attribute_labels, feature_columns, raw_matrix, read_proba
 from pipeline.core.io import read_json, read_matrix, read_parquet, write_csv, write_json
-from pipeline.core.task import Target
+from pipeline.core.task import Classification, Regression, Target
 from pipeline.steps.fairness_audit import (
-    NOT_DEFINED_FOR_MULTICLASS,
     audit,
     plot_rows,
     regression_fairness,
@@ -29,62 +30,42 @@ from pipeline.steps.fairness_audit import (
 )
 
 
-def main() -> None:
-    params = load_params()
+@singledispatch
+def audit_test(target: Target, report: dict, params: dict, predictor, test: pd.DataFrame, predictions) -> None:
+    """Fill `report` with the audit of the test predictions for the target's kind."""
+    raise TypeError(f"no fairness stage for {type(target).__name__}")
+
+
+@audit_test.register
+def audit_errors(target: Regression, report: dict, params: dict, predictor, test: pd.DataFrame, predictions) -> None:
+    """Errors, bias and interval coverage by group; the decision criteria and mitigations are not defined."""
+    regression_fairness(report, predictions, test, params["fairness"], params["seed"], params["data"])
+
+
+@audit_test.register
+def audit_decisions(
+    target: Classification, report: dict, params: dict, predictor, test: pd.DataFrame, predictions
+) -> None:
+    """Rates and parity criteria of the deployed decisions by group, per-group thresholds and reweighing."""
     data, cfg = params["data"], params["fairness"]
     sensitive, criterion = data["sensitive"], cfg["mitigation"]["criterion"]
-    target = Target.read(paths.TARGET)
-    predictor = mlio.load(paths.PREDICTOR)
-    test = read_parquet(paths.TEST, "split")
-    predictions = read_parquet(paths.TEST_PREDICTIONS, "evaluate")
-    if not np.array_equal(test[paths.ROW_ID].to_numpy(), predictions[paths.ROW_ID].to_numpy()):
-        raise PipelineError(f"{paths.TEST_PREDICTIONS} does not match {paths.TEST}; rerun `dvc repro evaluate`")
     y, decision, P = predictions["y"].to_numpy(), predictions["prediction"].to_numpy(), read_proba(predictions)
-    threshold = getattr(predictor, "decision_threshold_", None)
-    report = {
-        "task": target.task,
-        "decision_rule": getattr(predictor, "rule_", None),
-        "decision_threshold": threshold,
-        "min_group_size": cfg["min_group_size"],
-        "bootstrap": {
-            "n_boot": cfg["n_boot"],
-            "confidence_level": cfg["confidence_level"],
-            "seed": params["seed"],
-            "cluster": data["group"],
-        },
-        "attributes": {},
-        "mitigation": {"criterion": criterion},
-        "reweighing": {},
-    }
-    if not sensitive:
-        print("fairness: data.sensitive is empty; nothing to audit")
-        write_json(report, paths.FAIRNESS_METRICS)
-        write_csv(
-            pd.DataFrame(columns=["attribute", "group", "metric", "value", "ci_low", "ci_high", "small"]),
-            paths.FAIRNESS_PLOT,
-        )
-        return
-
-    if target.regression:
-        regression_fairness(report, predictions, test, cfg, params["seed"], data)
-        write_json(report, paths.FAIRNESS_METRICS)
-        write_csv(pd.DataFrame(plot_rows(report["attributes"])), paths.FAIRNESS_PLOT)
-        return
     test_labels = attribute_labels(test, sensitive)
     clusters = test[data["group"]].to_numpy() if data["group"] else None
     report["attributes"] = audit(
-        y, decision, P, test_labels, clusters, cfg, params["seed"], target.label_names(), params["calibration"]
+        target, y, decision, P, test_labels, clusters, cfg, params["seed"], params["calibration"]
     )
     train = read_parquet(paths.TRAIN, "split", columns=[paths.ROW_ID, data["target"], *sensitive])
-    if criterion != "none" and target.task == "multiclass":
-        report["mitigation"].update(applied=False, reason=NOT_DEFINED_FOR_MULTICLASS)
-    elif criterion != "none":
+    if criterion != "none":
         report["mitigation"].update(
-            threshold_mitigation(cfg["mitigation"], sensitive, train, test_labels, y, P, decision, threshold)
+            threshold_mitigation(
+                target, cfg["mitigation"], sensitive, train, test_labels, y, P, decision, report["decision_threshold"]
+            )
         )
     columns = feature_columns(test.columns, data)
     trained = read_json(paths.TRAIN_METRICS, "train")
     report["reweighing"] = reweighing(
+        target,
         predictor,
         # the training rows in the deployed features, read only for the refit
         read_matrix(paths.FINAL_TRAIN_FEATURES, "features") if cfg["reweighing"] else None,
@@ -98,9 +79,44 @@ def main() -> None:
         trained["model"],
         trained["best_params"],
     )
-
     for line in summary_lines(report, criterion):
         print(line)
+
+
+def main() -> None:
+    params = load_params()
+    data, cfg = params["data"], params["fairness"]
+    target = Target.read(paths.TARGET)
+    predictor = mlio.load(paths.PREDICTOR)
+    test = read_parquet(paths.TEST, "split")
+    predictions = read_parquet(paths.TEST_PREDICTIONS, "evaluate")
+    if not np.array_equal(test[paths.ROW_ID].to_numpy(), predictions[paths.ROW_ID].to_numpy()):
+        raise PipelineError(f"{paths.TEST_PREDICTIONS} does not match {paths.TEST}; rerun `dvc repro evaluate`")
+    report = {
+        "task": target.task,
+        "decision_rule": getattr(predictor, "rule_", None),
+        "decision_threshold": getattr(predictor, "decision_threshold_", None),
+        "min_group_size": cfg["min_group_size"],
+        "bootstrap": {
+            "n_boot": cfg["n_boot"],
+            "confidence_level": cfg["confidence_level"],
+            "seed": params["seed"],
+            "cluster": data["group"],
+        },
+        "attributes": {},
+        "mitigation": {"criterion": cfg["mitigation"]["criterion"]},
+        "reweighing": {},
+    }
+    if not data["sensitive"]:
+        print("fairness: data.sensitive is empty; nothing to audit")
+        write_json(report, paths.FAIRNESS_METRICS)
+        write_csv(
+            pd.DataFrame(columns=["attribute", "group", "metric", "value", "ci_low", "ci_high", "small"]),
+            paths.FAIRNESS_PLOT,
+        )
+        return
+
+    audit_test(target, report, params, predictor, test, predictions)
     write_json(report, paths.FAIRNESS_METRICS)
     write_csv(pd.DataFrame(plot_rows(report["attributes"])), paths.FAIRNESS_PLOT)
 

@@ -10,8 +10,9 @@ from pathlib import Path
 from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
-from pipeline.core.io import read_json, replace_directory, write_json, write_text
+from pipeline.core.io import replace_directory, write_json, write_text
 from pipeline.core.provenance import code_trees, params_sha256
+from pipeline.core.records import report_inputs
 from pipeline.reporting.headline import headline
 from pipeline.reporting.sections import build_html, make_figures
 
@@ -22,7 +23,7 @@ OUTPUT_SECTIONS = ("seed", "data", "validate", "clean", "split", "features", "mo
 
 def main() -> None:
     params = load_params()
-    r = {name: read_json(path, stage) for name, (path, stage) in paths.REPORT_INPUTS.items()}
+    r = report_inputs()
     r["params_sha256"], r["code_trees"] = params_sha256(params, OUTPUT_SECTIONS), code_trees()
     figs = make_figures(r)
     paths.FIGURES_DIR.parent.mkdir(parents=True, exist_ok=True)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from mllib import registry
 from mllib.model_selection import check_no_group_overlap, fold_balance, train_test_split_indices
 from pipeline.core import build, paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
-from pipeline.core.io import read_parquet, write_json, write_parquet
-from pipeline.core.names import STRATIFIED_STRATEGIES
+from pipeline.core.io import read_parquet, write_parquet
+from pipeline.core.records import SplitReport
 from pipeline.core.task import infer_target
 from pipeline.steps import folds
 from pipeline.steps.folds import check_feasible, check_splits, target_summary, test_fraction_note
@@ -36,7 +37,7 @@ def main() -> None:
             y=stratum,
             groups=groups,
             test_size=cfg["test_size"],
-            stratify=strategy in STRATIFIED_STRATEGIES,
+            stratify=strategy in registry.STRATIFIED_SPLITTERS,
             shuffle=cfg["shuffle"],
             random_state=params["seed"],
         )
@@ -68,27 +69,27 @@ def main() -> None:
     membership = folds.membership(splits, train[paths.ROW_ID].to_numpy())
     validated = np.concatenate([valid for _, valid in splits])
     split_of_row = np.concatenate([np.full(len(valid), k) for k, (_, valid) in enumerate(splits)])
-    report = {
-        "strategy": strategy,
-        "strategy_setting": cfg["strategy"],
-        "n_splits": len(splits),
-        "test_size": cfg["test_size"],
-        "test_fraction": len(test) / len(df),  # achieved: whole groups move together, so it can differ
-        "test_fraction_note": fraction_note,
-        "task": target.task,
-        "classes": target.classes,
-        "rows": {"train": len(train), "test": len(test)},
-        "target": target_summary(target, y_train, y[test_idx]),
-        "groups": None
+    report = SplitReport(
+        strategy=strategy,
+        strategy_setting=cfg["strategy"],
+        n_splits=len(splits),
+        test_size=cfg["test_size"],
+        test_fraction=len(test) / len(df),  # achieved: whole groups move together, so it can differ
+        test_fraction_note=fraction_note,
+        task=target.task,
+        classes=target.classes,
+        rows={"train": len(train), "test": len(test)},
+        target=target_summary(target, y_train, y[test_idx]),
+        groups=None
         if groups is None
         else {"train": int(len(np.unique(groups_train))), "test": int(len(np.unique(groups[test_idx])))},
-        "rows_never_validated": int(len(train) - np.unique(validated).size),
+        rows_never_validated=int(len(train) - np.unique(validated).size),
         # balance of every validation set, by class (regression: by quantile bin of the target); rows validated in
         # several splits count once per split
-        "folds": fold_balance(
+        folds=fold_balance(
             stratum[train_idx][validated], None if groups is None else groups_train[validated], split_of_row
         ),
-    }
+    )
     print(
         f"split: {len(train)} training rows in {len(splits)} {strategy} splits, {len(test)} test rows; "
         f"{target.describe()}"
@@ -97,7 +98,7 @@ def main() -> None:
     write_parquet(test.reset_index(drop=True), paths.TEST)
     write_parquet(membership, paths.FOLDS)
     target.write(paths.TARGET)
-    write_json(report, paths.SPLIT_REPORT)
+    report.write()
 
 
 if __name__ == "__main__":

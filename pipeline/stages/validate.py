@@ -17,7 +17,8 @@ from pipeline.core import paths
 from pipeline.core.changes import validation_changes
 from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
-from pipeline.core.io import read_dataset, write_json, write_parquet
+from pipeline.core.io import read_dataset, write_parquet
+from pipeline.core.records import ValidationReport
 from pipeline.core.schema import (
     apply_fractional_policy,
     apply_missing_policy,
@@ -82,32 +83,32 @@ def main() -> None:
         if len(row_cases)
         else []
     )
-    summary = {
-        "file": source,
-        "file_md5": hashlib.md5(Path(source).read_bytes()).hexdigest(),  # as dvc.lock records the file
-        "schema": data["schema"],
-        "rows_in": int(rows_in),
-        "rows_kept": int(len(kept)),
-        "rows_quarantined": int(len(bad)),
-        "columns": int(n_columns),
-        "policies": policy,
-        "fractional_binary": fractional_report,
-        "missing_target": missing["target"],
-        "missing_sensitive": missing["sensitive"],
-        "failed_checks": check_counts,
-        "task": target.task,
-        "task_reason": target.reason,
-        "classes": target.classes,
-        "target_classes": target.counts(target.encode(kept[data["target"]])),
-        "changes": changes,
-    }
-    assert summary["rows_in"] == summary["rows_kept"] + summary["rows_quarantined"]
+    summary = ValidationReport(
+        file=source,
+        file_md5=hashlib.md5(Path(source).read_bytes()).hexdigest(),  # as dvc.lock records the file
+        schema=data["schema"],
+        rows_in=int(rows_in),
+        rows_kept=int(len(kept)),
+        rows_quarantined=int(len(bad)),
+        columns=int(n_columns),
+        policies=policy,
+        fractional_binary=fractional_report,
+        missing_target=missing["target"],
+        missing_sensitive=missing["sensitive"],
+        failed_checks=check_counts,
+        task=target.task,
+        task_reason=target.reason,
+        classes=target.classes,
+        target_classes=target.counts(target.encode(kept[data["target"]])),
+        changes=changes,
+    )
+    assert summary.rows_in == summary.rows_kept + summary.rows_quarantined
     write_parquet(kept.reset_index(drop=True), paths.VALIDATED)
     write_parquet(quarantine.reset_index(drop=True), paths.QUARANTINE)
-    write_json(summary, paths.VALIDATION_REPORT)
+    summary.write()
     print(
-        f"validate: {summary['rows_kept']} rows kept, {summary['rows_quarantined']} quarantined of "
-        f"{summary['rows_in']}; "
+        f"validate: {summary.rows_kept} rows kept, {summary.rows_quarantined} quarantined of "
+        f"{summary.rows_in}; "
         f"{target.task} target {target.column!r} ({target.reason})"
     )
 

@@ -23,20 +23,20 @@ from mllib.model_selection import cross_fit
 from ..core import build, paths
 from ..core.errors import PipelineError
 from ..core.summaries import binning_spec, calibration_report, group_calibration
-from ..core.task import Target
+from ..core.task import Classification, Target
 
 NATIVE_MULTICLASS = ("temperature", "none")  # take (n, K) scores; the others are wrapped one-vs-rest
 MAPS = ("none", "platt", "temperature", "isotonic", "histogram_binning")  # compared in this order (ties: the first)
 
 
-def calibrator_of(cfg: dict, n_classes: int, method: str | None = None):
+def calibrator_of(cfg: dict, target: Classification, method: str | None = None):
     """The calibration map `method` (default calibration.method) with its settings from calibration.params (the
-    registry defaults otherwise)."""
+    registry defaults otherwise), one-vs-rest for K > 2 classes unless it takes K classes itself."""
     method = method or cfg["method"]
     settings = cfg["params"].get(method, {})
     build.check_hyperparameter_names(f"calibration.params.{method}", method, settings)
     calibrator = registry.CALIBRATORS[method](**settings)
-    return calibrator if n_classes == 2 or method in NATIVE_MULTICLASS else OneVsRestCalibration(calibrator)
+    return target.calibrator(calibrator, native_multiclass=method in NATIVE_MULTICLASS)
 
 
 def cross_fitted(calibrator, score: np.ndarray, y: np.ndarray, fold: np.ndarray) -> np.ndarray:
@@ -48,7 +48,7 @@ def cross_fitted(calibrator, score: np.ndarray, y: np.ndarray, fold: np.ndarray)
 
 
 def compare_maps(
-    cfg: dict, score: np.ndarray, y: np.ndarray, fold: np.ndarray, n_classes: int, keep: str = "auto"
+    cfg: dict, score: np.ndarray, y: np.ndarray, fold: np.ndarray, target: Classification, keep: str = "auto"
 ) -> tuple[list, dict]:
     """Every map of MAPS cross-fitted on the out-of-fold scores: (table rows {method, defined, log_loss, ece, brier,
     log_loss_vs_none with its standard error over the paired rows, not_converged} or {method, defined: false,
@@ -59,11 +59,11 @@ def compare_maps(
     for method in MAPS:  # "none" first: every other map's row losses are paired with its
         try:
             with record_convergence() as stopped:
-                P = cross_fitted(calibrator_of(cfg, n_classes, method), score, y, fold)
+                P = cross_fitted(calibrator_of(cfg, target, method), score, y, fold)
         except (TypeError, ValueError) as exc:
             table.append({"method": method, "defined": False, "reason": str(exc)})
             continue
-        quality = calibration_report(y, P, cfg)
+        quality = calibration_report(target, y, P, cfg)
         row_loss = -np.log(np.clip(P[np.arange(len(y)), y], eps, 1.0 - eps))
         base = row_loss if method == "none" else base
         if base is None:
@@ -156,9 +156,9 @@ def calibration_metrics(
         "settings": calibrator.calibrator.get_params() if one_vs_rest else calibrator.get_params(deep=False),
         "binning": binning_spec(cfg),
         "n_rows": int(len(y)),
-        "oof_before": calibration_report(y, before, cfg),
-        "oof_after_crossfitted": calibration_report(y, after, cfg),
-        "groups": group_calibration(y, before, after, groupings, cfg),
+        "oof_before": calibration_report(target, y, before, cfg),
+        "oof_after_crossfitted": calibration_report(target, y, after, cfg),
+        "groups": group_calibration(target, y, before, after, groupings, cfg),
         "parameters": fitted_parameters(calibrator),
         "conformal": {
             "coverage": cfg["set_coverage"],

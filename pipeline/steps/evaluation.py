@@ -26,20 +26,10 @@ from mllib.decisions import (
     risk_coverage_curve,
     selective_risk,
 )
-from mllib.metrics import (
-    average_precision_score,
-    binary_metrics,
-    get_scorer,
-    multiclass_report,
-    one_vs_rest_auc,
-    precision_recall_curve,
-    roc_auc_ovr,
-    roc_auc_score,
-    roc_curve,
-    top_k_accuracy,
-)
+from mllib.metrics import get_scorer, precision_recall_curve, roc_curve
 
 from ..core.summaries import binning_spec, calibration_report, group_calibration
+from ..core.task import Classification, Target
 
 GAP_DIAGNOSIS = (
     "validation-test gap beyond two CV standard deviations; the notes' causes (seed 004, D4:567): leakage between "
@@ -48,15 +38,11 @@ GAP_DIAGNOSIS = (
 )
 
 
-def gap_report(train_metrics: dict, y: np.ndarray, P: np.ndarray | None, decision: np.ndarray) -> dict:
+def gap_report(train_metrics: dict, target: Target, y: np.ndarray, P: np.ndarray | None, decision: np.ndarray) -> dict:
     """The search's scorer on test beside its cross-validated mean and standard deviation; P: (n, K) probabilities
     (None for a regression target, whose predictions are `decision`)."""
     scorer = get_scorer(train_metrics["scoring"])
-    if scorer.response == "label":
-        values = decision
-    else:
-        values = P[:, 1] if P.shape[1] == 2 or scorer.response == "score" else P
-    test_value = scorer.score(y, values)
+    test_value = scorer.score(y, target.scorer_input(scorer, P, decision))
     gap = train_metrics["cv_mean"] - test_value
     within = abs(gap) <= 2 * train_metrics["cv_std"]
     return {
@@ -69,12 +55,9 @@ def gap_report(train_metrics: dict, y: np.ndarray, P: np.ndarray | None, decisio
     }
 
 
-def plain_decisions(P: np.ndarray, threshold: float) -> np.ndarray:
-    """The rule without costs: p(positive) >= decision.threshold (binary), the largest probability (K > 2)."""
-    return (P[:, 1] >= threshold).astype(np.int64) if P.shape[1] == 2 else np.argmax(P, axis=1)
-
-
-def cost_report(y: np.ndarray, P: np.ndarray, decision: np.ndarray, cost_matrix, threshold: float) -> dict:
+def cost_report(
+    target: Classification, y: np.ndarray, P: np.ndarray, decision: np.ndarray, cost_matrix, threshold: float
+) -> dict:
     """Expected cost on test of the decisions under the posterior (sum_j cost[a, j] p(j | x) at the decision a),
     their realised average cost[a_i, y_i] over the labels, and the realised cost of the plain rule (binary:
     p(positive) >= decision.threshold; K > 2: the largest probability)."""
@@ -83,7 +66,7 @@ def cost_report(y: np.ndarray, P: np.ndarray, decision: np.ndarray, cost_matrix,
     return {
         "expected_cost_posterior": float(expected_costs(P, cost)[rows, decision].mean()),
         "realised_cost": float(cost[decision, y].mean()),
-        "realised_cost_plain_rule": float(cost[plain_decisions(P, threshold), y].mean()),
+        "realised_cost_plain_rule": float(cost[target.plain_decisions(P, threshold), y].mean()),
     }
 
 
@@ -111,59 +94,11 @@ def selective_report(y: np.ndarray, decided: dict, reject_threshold: float, targ
     return report, risk_coverage_curve(y, decision, confidence)
 
 
-def binary_scores(y: np.ndarray, P: np.ndarray, decision: np.ndarray) -> dict:
-    table = binary_metrics(y, decision)
-    return {
-        "roc_auc": roc_auc_score(y, P[:, 1]),
-        "average_precision": average_precision_score(y, P[:, 1]),
-        **{k: table[k] for k in ("accuracy", "precision", "recall", "specificity", "f1")},
-        "confusion": {k: table[k] for k in ("tp", "fp", "fn", "tn")},
-        "table": table,
-    }
-
-
-def multiclass_scores(y: np.ndarray, P: np.ndarray, decision: np.ndarray, names: list[str]) -> dict:
-    K = P.shape[1]
-    report = multiclass_report(y, decision, labels=np.arange(K))
-    auc = one_vs_rest_auc(y, P)
-    ap = [
-        average_precision_score((y == k).astype(np.int64), P[:, k]) if (y == k).any() else float("nan")
-        for k in range(K)
-    ]
-    per_class = {
-        name: {
-            "precision": report["per_class"]["precision"][k],
-            "recall": report["per_class"]["recall"][k],
-            "f1": report["per_class"]["f_beta"][k],
-            "support": int(report["per_class"]["support"][k]),
-            "roc_auc_ovr": auc[k],
-            "average_precision": ap[k],
-        }
-        for k, name in enumerate(names)
-    }
-    return {
-        "roc_auc_ovr": roc_auc_ovr(y, P),
-        "accuracy": report["accuracy"],
-        "balanced_accuracy": report["balanced_accuracy"],
-        "f1_macro": report["averages"]["macro"]["f1"],
-        "precision_macro": report["averages"]["macro"]["precision"],
-        "recall_macro": report["averages"]["macro"]["recall"],
-        "averages": report["averages"],
-        "per_class": per_class,
-        "top_k_accuracy": {str(k): top_k_accuracy(y, P, k) for k in range(1, K)},
-        "confusion": {
-            "labels": names,
-            "matrix": report["confusion"].tolist(),
-            "orientation": "rows = true class, columns = decided class",
-        },
-    }
-
-
-def curves(y: np.ndarray, P: np.ndarray, names: list[str]) -> tuple[list[dict], list[dict]]:
+def curves(target: Classification, y: np.ndarray, P: np.ndarray) -> tuple[list[dict], list[dict]]:
     """ROC and PR rows with a `class` field: the positive class (binary) or each class against the rest."""
-    classes = [1] if P.shape[1] == 2 else range(P.shape[1])
+    names = target.label_names()
     roc, pr = [], []
-    for k in classes:
+    for k in target.curve_classes(P):
         if not (y == k).any() or (y == k).all():
             continue
         positive = (y == k).astype(np.int64)
@@ -187,54 +122,26 @@ def rule_of(predictor) -> dict:
     }
 
 
-def ranking_change(y: np.ndarray, P_raw: np.ndarray, P: np.ndarray) -> dict:
+def ranking_change(target: Classification, y: np.ndarray, P_raw: np.ndarray, P: np.ndarray) -> dict:
     """The test ranking score of the model's own probabilities and of the deployed (mapped) ones: a monotone map
     (Platt, temperature) leaves it unchanged; isotonic's ties and histogram binning's independently estimated bins
     can move it either way, so the report says when the deployed map changed the ranking the model made."""
-    name, score = (
-        ("roc_auc", lambda Q: roc_auc_score(y, Q[:, 1]))
-        if P.shape[1] == 2
-        else ("roc_auc_ovr", lambda Q: roc_auc_ovr(y, Q))
-    )
-    before, after = float(score(P_raw)), float(score(P))
-    return {"metric": name, "model": before, "deployed": after, "changed": bool(abs(after - before) > 1e-12)}
-
-
-def baseline_scores(y_train: np.ndarray, y: np.ndarray, names: list[str]) -> dict:
-    """The no-skill baseline on the test rows (mllib.baseline.PriorClassifier fitted on the training rows: every row
-    gets the training class frequencies, decided as the majority class), with the metrics of the model beside it."""
-    from mllib.baseline import PriorClassifier
-    from mllib.metrics import brier_score, log_loss
-
-    P = PriorClassifier().fit(np.zeros((y_train.size, 1)), y_train).predict_proba(np.zeros((y.size, 1)))
-    decision = np.argmax(P, axis=1)
-    scores = binary_scores(y, P, decision) if P.shape[1] == 2 else multiclass_scores(y, P, decision, names)
-    keep = (
-        "roc_auc",
-        "average_precision",
-        "accuracy",
-        "precision",
-        "recall",
-        "f1",
-        "roc_auc_ovr",
-        "balanced_accuracy",
-        "f1_macro",
-    )
+    before, after = float(target.ranking_score(y, P_raw)), float(target.ranking_score(y, P))
     return {
-        "model": "class prior of the training rows",
-        **{k: scores[k] for k in keep if k in scores},
-        "log_loss": log_loss(y, P[:, 1] if P.shape[1] == 2 else P),
-        "brier": brier_score(y, P[:, 1] if P.shape[1] == 2 else P),
+        "metric": target.ranking_metric,
+        "model": before,
+        "deployed": after,
+        "changed": bool(abs(after - before) > 1e-12),
     }
 
 
 def test_metrics(
+    target: Classification,
     y: np.ndarray,
     P: np.ndarray,
     P_raw: np.ndarray,
     decided: dict,
     sets: np.ndarray,
-    names: list[str],
     params: dict,
     groupings: dict,
     train_metrics: dict,
@@ -242,33 +149,34 @@ def test_metrics(
     y_train: np.ndarray,
 ) -> tuple[dict, dict]:
     """(test.json, plot data) for the deployed predictor's outputs on the test rows; rule: rule_of(predictor)."""
-    decision, bins = decided["decision"], params["calibration"]
-    binary = P.shape[1] == 2
+    decision, bins, names = decided["decision"], params["calibration"], target.label_names()
     selective, risk_curve = selective_report(y, decided, rule["reject_threshold"], params["evaluate"]["target_risk"])
-    before, after = calibration_report(y, P_raw, bins), calibration_report(y, P, bins)
-    costs = cost_report(y, P, decision, rule["cost_matrix"], rule["plain_threshold"]) if rule["cost_matrix"] else {}
+    before, after = calibration_report(target, y, P_raw, bins), calibration_report(target, y, P, bins)
+    costs = (
+        cost_report(target, y, P, decision, rule["cost_matrix"], rule["plain_threshold"]) if rule["cost_matrix"] else {}
+    )
     metrics = {
-        "task": "binary" if binary else "multiclass",
+        "task": target.task,
         "n": int(y.size),
         "classes": names,
         "threshold": rule["threshold"],
         "decision": {k: rule[k] for k in ("rule", "threshold", "cost_matrix")} | costs,
-        **(binary_scores(y, P, decision) if binary else multiclass_scores(y, P, decision, names)),
+        **target.scores(y, P, decision),
         "log_loss": after["log_loss"],
         "brier": after["brier"],
         "calibration": {
             "binning": binning_spec(bins),
             "before": before,
             "after": after,
-            "groups": group_calibration(y, P_raw, P, groupings, bins),
-            "ranking": ranking_change(y, P_raw, P),
+            "groups": group_calibration(target, y, P_raw, P, groupings, bins),
+            "ranking": ranking_change(target, y, P_raw, P),
         },
         "conformal": {"set_coverage": rule["set_coverage"], **set_summary(sets, y)},
-        "cv_vs_test": gap_report(train_metrics, y, P, decision),
+        "cv_vs_test": gap_report(train_metrics, target, y, P, decision),
         "selective": selective,
-        "baseline": baseline_scores(y_train, y, names),
+        "baseline": target.baseline_scores(y_train, y),
     }
-    roc, pr = curves(y, P, names)
+    roc, pr = curves(target, y, P)
     plots = {
         "roc": roc,
         "pr": pr,

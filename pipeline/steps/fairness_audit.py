@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from functools import singledispatch
 
 import numpy as np
 import pandas as pd
@@ -36,6 +37,7 @@ from ..core import paths
 from ..core.frames import attribute_labels
 from ..core.io import read_parquet
 from ..core.summaries import GROUP_RATES
+from ..core.task import Binary, Classification, Multiclass
 
 NOT_DEFINED_FOR_REGRESSION = (
     "not defined for regression targets: demographic parity, equal opportunity, equalized odds and predictive parity "
@@ -50,26 +52,51 @@ NOT_DEFINED_FOR_MULTICLASS = (
 )
 
 
-def audit(y, decision, P, labels: dict, clusters, cfg: dict, seed: int, names: list[str], binning: dict) -> dict:
-    """{grouping (each attribute and every intersection): audit} of the test decisions."""
-    options = dict(
+def bootstrap_options(cfg: dict, clusters, seed: int) -> dict:
+    return dict(
         groups=clusters,
         min_group_size=cfg["min_group_size"],
         n_boot=cfg["n_boot"],
         confidence_level=cfg["confidence_level"],
         random_state=seed,
     )
-    if len(names) > 2:
-        return {
-            name: multiclass_audit(y, decision, g, len(names), class_names=names, **options)
-            for name, g in intersectional_groups(labels).items()
-        }
+
+
+@singledispatch
+def audit(target: Classification, y, decision, P, labels: dict, clusters, cfg: dict, seed: int, binning: dict) -> dict:
+    """{grouping (each attribute and every intersection): audit} of the test decisions."""
+    raise TypeError(f"no fairness audit for {type(target).__name__}")
+
+
+@audit.register
+def binary_audit(target: Binary, y, decision, P, labels: dict, clusters, cfg: dict, seed: int, binning: dict) -> dict:
+    """Per-group rates and calibration of p(positive), the parity criteria, which of them can hold together."""
     attributes = fairness_report(
-        y, decision, labels, proba=P[:, 1], n_bins=binning["n_bins"], strategy=binning["binning"], **options
+        y,
+        decision,
+        labels,
+        proba=P[:, 1],
+        n_bins=binning["n_bins"],
+        strategy=binning["binning"],
+        **bootstrap_options(cfg, clusters, seed),
     )
     for result in attributes.values():
         result["compatibility"] = compatibility(result)
     return attributes
+
+
+@audit.register
+def per_class_audit(
+    target: Multiclass, y, decision, P, labels: dict, clusters, cfg: dict, seed: int, binning: dict
+) -> dict:
+    """Per group and class the selection rate and recall, their macro gaps."""
+    names = target.label_names()
+    return {
+        name: multiclass_audit(
+            y, decision, g, target.n_classes, class_names=names, **bootstrap_options(cfg, clusters, seed)
+        )
+        for name, g in intersectional_groups(labels).items()
+    }
 
 
 def regression_audits(y, pred, lower, upper, labels: dict, clusters, cfg: dict, seed: int) -> dict:
@@ -103,18 +130,33 @@ def compatibility(audit: dict) -> dict:
     return {"groups": list(rates), **criteria_compatibility(list(rates.values()))}
 
 
+@singledispatch
+def criterion_gaps(target: Classification, y: np.ndarray, before: np.ndarray, after: np.ndarray, groups) -> dict:
+    """Each parity criterion's gap of two sets of decisions on the same rows."""
+    raise TypeError(f"no parity criteria for {type(target).__name__}")
+
+
+@criterion_gaps.register
+def binary_gaps(target: Binary, y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: np.ndarray) -> dict:
+    return every_criterion(y, before, after, groups)
+
+
+@criterion_gaps.register
+def macro_gaps(target: Multiclass, y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: np.ndarray) -> dict:
+    """The multiclass criteria's macro gaps of two sets of decisions on the same rows (no intervals)."""
+    a, b = (
+        multiclass_audit(y, d, groups, target.n_classes, n_boot=0, min_group_size=1)["criteria"]
+        for d in (before, after)
+    )
+    return {c: {"gap_before": a[c]["difference"], "gap_after": b[c]["difference"]} for c in a}
+
+
 def every_criterion(y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: np.ndarray) -> dict:
     """Each parity criterion's gap of two sets of decisions on the same rows."""
     return {
         c: {"gap_before": criterion_gap(y, before, groups, c), "gap_after": criterion_gap(y, after, groups, c)}
         for c in CRITERIA
     }
-
-
-def macro_gaps(y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: np.ndarray, n_classes: int) -> dict:
-    """The multiclass criteria's macro gaps of two sets of decisions on the same rows (no intervals)."""
-    a, b = (multiclass_audit(y, d, groups, n_classes, n_boot=0, min_group_size=1)["criteria"] for d in (before, after))
-    return {c: {"gap_before": a[c]["difference"], "gap_after": b[c]["difference"]} for c in a}
 
 
 def accuracies(y: np.ndarray, before: np.ndarray, after: np.ndarray) -> dict:
@@ -177,6 +219,7 @@ def fit_weighted(model, X: np.ndarray, y: np.ndarray, weights: np.ndarray) -> st
 
 
 def reweighing(
+    target: Classification,
     predictor,
     Z_train,
     y_train,
@@ -205,9 +248,8 @@ def reweighing(
         return {**report, "applied": False, "reason": reason}
     reweighed = predictor.with_model(model)
     after = reweighed.decide(reweighed.predict_proba(X_test))["decision"]
-    K = predictor.n_classes_
     gaps = {
-        name: (every_criterion(y_test, deployed, after, g) if K == 2 else macro_gaps(y_test, deployed, after, g, K))
+        name: criterion_gaps(target, y_test, deployed, after, g)
         for name, g in intersectional_groups(test_labels).items()
     }
     return {
@@ -251,8 +293,23 @@ def plot_rows(attributes: dict) -> list[dict]:
     return rows
 
 
-def threshold_mitigation(
-    cfg: dict, sensitive: list[str], train: pd.DataFrame, test_labels: dict, y, P, decision, threshold: float
+@singledispatch
+def threshold_mitigation(target: Classification, *settings_and_rows) -> dict:
+    """Per-group thresholds: defined for one probability p(positive) only."""
+    return {"applied": False, "reason": NOT_DEFINED_FOR_MULTICLASS}
+
+
+@threshold_mitigation.register
+def binary_thresholds(
+    target: Binary,
+    cfg: dict,
+    sensitive: list[str],
+    train: pd.DataFrame,
+    test_labels: dict,
+    y,
+    P,
+    decision,
+    threshold: float,
 ) -> dict:
     """Per-group thresholds per attribute, fitted on the out-of-fold rows only (never test), each with the
     probability of a calibrator fitted without its fold."""

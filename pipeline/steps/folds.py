@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mllib import registry
 from pipeline.core import paths
 from pipeline.core.errors import PipelineError
-from pipeline.core.names import KFOLD_STRATEGIES
 from pipeline.core.task import Target
 
 # A guard, not a knob: each split costs one features fit and one model fit per candidate.
@@ -51,7 +51,7 @@ def first_validating_split(splits: list[tuple[np.ndarray, np.ndarray]], n: int) 
 def check_feasible(y: np.ndarray, groups, target: Target, cfg: dict, strategy: str, data: dict) -> None:
     """Every class in the training rows and, for k-fold strategies, enough groups and rows of each class for the
     requested folds (one message naming the class and the fix); a regression target needs enough groups only."""
-    k = cfg["n_splits"] if strategy in KFOLD_STRATEGIES else 1
+    k = cfg["n_splits"] if strategy in registry.REPEATED_SPLITTERS else 1
     if k > 1 and groups is not None and len(np.unique(groups)) < k:
         raise PipelineError(
             f"split: the training rows hold {len(np.unique(groups))} groups of data.group {data['group']!r}, fewer "

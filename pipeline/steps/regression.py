@@ -19,6 +19,7 @@ from mllib.metrics import mean_absolute_error, mean_squared_error, r2_score
 from ..core import paths
 from ..core.errors import PipelineError
 from ..core.io import read_estimators
+from ..core.task import Regression
 from .evaluation import gap_report
 
 
@@ -72,7 +73,7 @@ def assemble_regressor(y: np.ndarray, pred: np.ndarray, fold: np.ndarray, cfg: d
 
 
 def test_report(
-    predictor: DeployedRegressor, X, y: np.ndarray, train_metrics: dict, y_train: np.ndarray
+    target: Regression, predictor: DeployedRegressor, X, y: np.ndarray, train_metrics: dict, y_train: np.ndarray
 ) -> tuple[dict, dict, dict]:
     """(test.json, plot rows, per-row columns) of the deployed regressor on the test rows, with the no-skill
     baseline's metrics (the training rows' mean predicted for every test row) beside them."""
@@ -97,7 +98,7 @@ def test_report(
         "n": int(y.size),
         **point_metrics(y, pred),
         "intervals": intervals,
-        "cv_vs_test": gap_report(train_metrics, y, None, pred),
+        "cv_vs_test": gap_report(train_metrics, target, y, None, pred),
         "baseline": {"model": "mean of the training rows", **point_metrics(y, np.full(y.size, y_train.mean()))},
     }
     plots = {"residuals": [{"actual": a, "predicted": p, "residual": a - p} for a, p in zip(y.tolist(), pred.tolist())]}

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import edit_params, make_project
+from conftest import classification_target, edit_params, make_project
 
 GOOD_STAGES = ["validate", "clean", "split"]
 OUTPUTS = {
@@ -315,7 +315,7 @@ def test_calibration_setting_the_calibrator_does_not_have():
     with pytest.raises(
         PipelineError, match=r"calibration.params.platt.n_bins: platt has no hyperparameter.*smooth_targets"
     ):
-        calibrator_of(cfg, 2)
+        calibrator_of(cfg, classification_target(2))
 
 
 def test_reweighing_switch_must_be_a_boolean(project):

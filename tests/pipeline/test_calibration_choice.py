@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import classification_target
 
 from mllib.calibration import PlattScaling, TemperatureScaling
 from mllib.metrics import log_loss
@@ -26,7 +27,7 @@ def scores(n: int = 4000, scale: float = 1.0, seed: int = 0):
 
 def test_every_map_is_cross_fitted_and_scored_by_log_loss():
     s, y, fold = scores(scale=3.0)
-    table, probabilities = compare_maps(CFG, s, y, fold, n_classes=2, keep="platt")
+    table, probabilities = compare_maps(CFG, s, y, fold, classification_target(2), keep="platt")
     assert [r["method"] for r in table] == list(MAPS) and all(r["defined"] for r in table)
     # what choose_map can deploy is kept, nothing more: no map, the named one, the least log loss
     best = min(table, key=lambda r: r["log_loss"])["method"]
@@ -41,7 +42,7 @@ def test_every_map_is_cross_fitted_and_scored_by_log_loss():
 
 def test_auto_keeps_calibrated_scores_as_they_are():
     s, y, fold = scores(scale=1.0)
-    table, _ = compare_maps(CFG, s, y, fold, n_classes=2)
+    table, _ = compare_maps(CFG, s, y, fold, classification_target(2))
     assert choose_map("auto", table)[1] is None  # auto never warns
     # a map fitted on finite data cannot beat already calibrated scores by more than noise
     for r in table:
@@ -51,7 +52,7 @@ def test_auto_keeps_calibrated_scores_as_they_are():
 
 def test_auto_deploys_a_map_on_over_confident_scores_and_flags_nothing():
     s, y, fold = scores(scale=3.0)
-    table, _ = compare_maps(CFG, s, y, fold, n_classes=2)
+    table, _ = compare_maps(CFG, s, y, fold, classification_target(2))
     method, warning = choose_map("auto", table)
     assert method in ("platt", "temperature") and warning is None
     none = next(r for r in table if r["method"] == "none")
@@ -60,7 +61,7 @@ def test_auto_deploys_a_map_on_over_confident_scores_and_flags_nothing():
 
 def test_a_named_map_worse_than_none_is_deployed_and_flagged():
     s, y, fold = scores(scale=1.0, n=300)  # few rows: isotonic's steps cost log loss against calibrated scores
-    table, _ = compare_maps(CFG, s, y, fold, n_classes=2)
+    table, _ = compare_maps(CFG, s, y, fold, classification_target(2))
     isotonic, none = (next(r for r in table if r["method"] == m) for m in ("isotonic", "none"))
     assert isotonic["log_loss"] > none["log_loss"]
     method, warning = choose_map("isotonic", table)
@@ -74,7 +75,7 @@ def test_separable_scores_leave_temperature_undefined_not_arbitrary():
     s = np.where(y == 1, 1.0, -1.0) * (1 + np.arange(100) / 100)
     with pytest.raises(ValueError, match="separate the classes perfectly"):
         TemperatureScaling().fit(s, y)
-    table, _ = compare_maps(CFG, s, y, np.arange(100) % 5, n_classes=2)
+    table, _ = compare_maps(CFG, s, y, np.arange(100) % 5, classification_target(2))
     temperature = next(r for r in table if r["method"] == "temperature")
     assert not temperature["defined"] and "separate the classes perfectly" in temperature["reason"]
     assert choose_map("auto", table)[0] != "temperature"
@@ -86,7 +87,7 @@ def test_multiclass_maps_take_the_class_scores():
     rng = np.random.default_rng(1)
     logits = rng.normal(0, 2, (1500, 3))
     y = np.array([rng.choice(3, p=np.exp(3 * z) / np.exp(3 * z).sum()) for z in logits])  # under-confident logits
-    table, probabilities = compare_maps(CFG, logits, y, np.arange(1500) % 5, n_classes=3)
+    table, probabilities = compare_maps(CFG, logits, y, np.arange(1500) % 5, classification_target(3))
     assert all(p.shape == (1500, 3) for p in probabilities.values())
     assert choose_map("auto", table)[0] != "none"
 
@@ -100,9 +101,9 @@ def test_the_report_knows_when_the_deployed_map_changed_the_ranking():
     y = np.array([0, 0, 1, 0, 1, 1, 0, 1])
     p = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8])
     raw = np.column_stack([1 - p, p])
-    monotone = ranking_change(y, raw, np.column_stack([1 - p**2, p**2]))
+    monotone = ranking_change(classification_target(2), y, raw, np.column_stack([1 - p**2, p**2]))
     assert not monotone["changed"] and ranking_note(monotone) == ""
     q = np.where(p == 0.7, 0.05, p)  # the row at 0.7 (a negative) moved to the bottom
-    reordered = ranking_change(y, raw, np.column_stack([1 - q, q]))
+    reordered = ranking_change(classification_target(2), y, raw, np.column_stack([1 - q, q]))
     assert reordered["changed"] and reordered["model"] == 12 / 16 and reordered["deployed"] == 15 / 16
     assert "test roc_auc 0.7500 of the model's own scores, 0.9375 of the deployed" in ranking_note(reordered)

@@ -164,6 +164,7 @@ def _run_clean(tmp_path, monkeypatch, frame: pd.DataFrame, group, setting, task=
 
     import yaml
 
+    from pipeline.core.records import ValidationReport
     from pipeline.stages import clean
 
     monkeypatch.chdir(tmp_path)
@@ -175,9 +176,8 @@ def _run_clean(tmp_path, monkeypatch, frame: pd.DataFrame, group, setting, task=
     (tmp_path / "reports").mkdir()
     frame.to_parquet(tmp_path / "data/interim/validated.parquet")
     classes = [] if task == "regression" else [0, 1]
-    (tmp_path / "reports/validation.json").write_text(
-        json.dumps({"task": task, "classes": classes, "task_reason": "as validate wrote it"})
-    )
+    written = {"task": task, "classes": classes, "task_reason": "as validate wrote it"}  # what clean reads
+    ValidationReport(**{name: written.get(name) for name in ValidationReport.field_names()}).write()
     clean.main()
     return (
         pd.read_parquet(tmp_path / "data/interim/clean.parquet"),

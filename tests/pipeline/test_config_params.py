@@ -406,16 +406,23 @@ def test_every_default_search_candidate_fits(model):
             assert proba.shape == (120, 2) and np.isfinite(proba).all(), candidate
 
 
-def test_the_name_lists_of_params_validation_match_mllib():
-    """pipeline/core/names.py lists names so that validating params.yaml imports no algorithm; they must stay
-    mllib's."""
+def test_the_registrys_name_tables_are_mllibs():
+    """mllib.registry lists scorer, criterion, splitter and feature-step names so that validating params.yaml
+    imports no algorithm; they must be the names mllib defines."""
+    from mllib import registry
     from mllib.fairness import MITIGATION_CRITERIA
     from mllib.metrics import SCORERS
     from mllib.metrics.scorers import REGRESSION_SCORERS
-    from pipeline.core import names
 
-    assert names.SCORERS == [*SCORERS, *REGRESSION_SCORERS]
-    assert names.MITIGATION_CRITERIA == list(MITIGATION_CRITERIA)
+    assert (tuple(SCORERS), tuple(REGRESSION_SCORERS)) == (registry.SCORERS, registry.REGRESSION_SCORERS)
+    assert MITIGATION_CRITERIA is registry.MITIGATION_CRITERIA
+    for table in (registry.SPLITTERS, registry.REPEATED_SPLITTERS):
+        for name in table:
+            assert table[name]().get_n_splits is not None  # every path resolves to a splitter
+    assert set(registry.REPEATED_SPLITTERS) <= set(registry.SPLITTERS)
+    assert set(registry.GROUPED_SPLITTERS) | set(registry.STRATIFIED_SPLITTERS) <= set(registry.SPLITTERS)
+    for step, names in registry.FEATURE_STEPS.items():
+        assert all(n == "none" or n in registry.REGISTRY for n in names), step
 
 
 def test_exponent_strings_in_settings_are_read_as_numbers(tmp_path):

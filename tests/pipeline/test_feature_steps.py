@@ -14,11 +14,11 @@ import pytest
 import yaml
 from conftest import REPO, make_project, run_stages
 
+from mllib.registry import FEATURE_STEPS
 from pipeline.core import paths
 from pipeline.core.build import feature_transformer
 from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError
-from pipeline.core.names import FEATURE_STEPS
 
 CASES = [(step, name) for step, names in FEATURE_STEPS.items() for name in names]
 # exact whitening of one-hot columns is singular; the stage's message says to regularise (tested below);

@@ -12,6 +12,7 @@ import re
 import numpy as np
 import pytest
 
+from pipeline.reporting import card, classification_page
 from pipeline.reporting import page as report
 
 
@@ -208,7 +209,7 @@ def _cells(card: dict) -> dict[str, str]:
 
 def test_model_card_content():
     params, r = _card_inputs()
-    cells = _cells(report.model_card(params, r, "thresholds pass"))
+    cells = _cells(card.model_card(params, r, "thresholds pass"))
     assert list(cells) == [
         "Model",
         "Task",
@@ -273,7 +274,7 @@ def test_model_card_content():
 
 def test_mitigation_summary_without_mitigation_or_refit():
     fairness = {"mitigation": {"criterion": "none"}, "reweighing": {"refit": False, "weights": {}}}
-    assert report.mitigation_summary(fairness, ["female"]) == "none applied"
+    assert classification_page.mitigation_summary(fairness, ["female"]) == "none applied"
     fairness["reweighing"] = {
         "refit": True,
         "applied": True,
@@ -282,21 +283,22 @@ def test_mitigation_summary_without_mitigation_or_refit():
             "attributes": {"female": {"demographic_parity": {"gap_before": 0.3, "gap_after": 0.1}}},
         },
     }
-    assert report.mitigation_summary(fairness, ["female"]) == (
+    assert classification_page.mitigation_summary(fairness, ["female"]) == (
         "By female, test demographic_parity gap: reweighing 0.3000 -> 0.1000 (accuracy cost 0.0100)."
     )
-    assert report.mitigation_summary({"mitigation": {"criterion": "none"}, "reweighing": {}}, []) == "none applied"
+    empty = {"mitigation": {"criterion": "none"}, "reweighing": {}}
+    assert classification_page.mitigation_summary(empty, []) == "none applied"
 
 
 def test_model_card_escapes_exactly_once():
     params, r = _card_inputs()
     params["data"]["target"] = "a<b"
     r["train"]["best_params"] = {"solver": "l'bfgs"}
-    card = _page(report.model_card(params, r, "thresholds pass"))
-    assert "&amp;amp;" not in card and "&amp;lt;" not in card and "&amp;#39;" not in card  # nothing escaped twice
-    assert "female &amp; black" in card  # an intersection's name, escaped once
-    assert "a<b" not in card  # but everything escaped once
-    cells = _cells(report.model_card(params, r, "thresholds pass"))
+    page = _page(card.model_card(params, r, "thresholds pass"))
+    assert "&amp;amp;" not in page and "&amp;lt;" not in page and "&amp;#39;" not in page  # nothing escaped twice
+    assert "female &amp; black" in page  # an intersection's name, escaped once
+    assert "a<b" not in page  # but everything escaped once
+    cells = _cells(card.model_card(params, r, "thresholds pass"))
     assert "a<b = 1" in cells["Intended use"]
     assert "with solver: l'bfgs," in cells["Model"]
 
@@ -314,7 +316,7 @@ def test_model_card_multiclass():
         "conformal": {"coverage": 0.9, "set_coverage": 0.9, "mean_set_size": 1.5},
         "calibration": {"before": {"ece": 0.05}, "after": {"ece": 0.02}, "ranking": {"changed": False}},
     }
-    cells = _cells(report.model_card(params, r, "thresholds pass"))
+    cells = _cells(card.model_card(params, r, "thresholds pass"))
     assert "probability of each class of binexp (a, b, c)" in cells["Intended use"]
     assert "the most probable class" in cells["Intended use"]
     assert cells["Performance"].startswith("test macro one-vs-rest ROC AUC 0.8000, accuracy 0.7000, macro F1 0.6000")
@@ -328,7 +330,7 @@ def test_model_card_says_what_the_run_must_not_hide():
     r["train"]["not_converged"] = {"folds": [0, 3], "refit": True, "messages": ["stopped at max_iter=100"]}
     r["train"]["cv_note"] = "the per-split roc_auc scores disagree"
     r["split"]["test_fraction_note"] = "the test set holds 71.0% of the rows, split.test_size asks for 20.0%"
-    cells = _cells(report.model_card(params, r, "thresholds pass"))
+    cells = _cells(card.model_card(params, r, "thresholds pass"))
     assert cells["Evaluation data"].endswith(
         "WARNING: the test set holds 71.0% of the rows, split.test_size asks for 20.0%"
     )
@@ -339,7 +341,7 @@ def test_model_card_says_what_the_run_must_not_hide():
     )
     assert cells["Performance"].endswith("Note: the per-split roc_auc scores disagree")
     r["calibration"].update(method="none", method_setting="auto", warning=None)
-    assert _cells(report.model_card(params, r, "x"))["Calibration"].startswith(
+    assert _cells(card.model_card(params, r, "x"))["Calibration"].startswith(
         "none (calibration.method auto: the least cross-fitted log loss of the maps, none included)"
     )
 
@@ -348,14 +350,14 @@ def test_model_card_rows_seen_must_match_the_cleaned_rows():
     params, r = _card_inputs()
     r["cleaning"]["rows_out"] = 80  # 10 rows lost between clean and split without a record: the card refuses
     with pytest.raises(ValueError, match="split holds 90 rows but clean wrote 80"):
-        report.model_card(params, r, "thresholds pass")
+        card.model_card(params, r, "thresholds pass")
 
 
 def test_model_card_names_sensitive_attributes_audited_only():
     params, r = _card_inputs()
     params["data"]["drop"] = ["meddol", "black"]
     r["validation"]["missing_sensitive"] = {"black": {"rows": 4, "action": "group"}}
-    cells = _cells(report.model_card(params, r, "thresholds pass"))
+    cells = _cells(card.model_card(params, r, "thresholds pass"))
     assert cells["Sensitive attributes"] == (
         "female: audited and a model feature; black: audited, not a model feature (data.drop); 4 missing values (group)"
     )
@@ -365,7 +367,7 @@ def test_model_card_names_sensitive_attributes_audited_only():
 def test_model_card_without_sensitive_attributes():
     params, r = _card_inputs()
     params["data"]["sensitive"] = []
-    assert _cells(report.model_card(params, r, "thresholds pass"))["Fairness"] == "no sensitive attributes"
+    assert _cells(card.model_card(params, r, "thresholds pass"))["Fairness"] == "no sensitive attributes"
 
 
 def test_document_is_deterministic_and_self_contained():

@@ -12,8 +12,8 @@ import pytest
 import yaml
 from conftest import REPO, make_project
 
+from mllib.registry import FEATURE_STEPS
 from pipeline.core import config
-from pipeline.core.names import FEATURE_STEPS
 
 STAGES = [
     "validate",

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import classification_target
 from sklearn.metrics import brier_score_loss
 from sklearn.metrics import log_loss as sk_log_loss
 
@@ -33,6 +34,8 @@ from pipeline.steps.fairness_audit import (
     mitigate,
     plot_rows,
 )
+
+T2 = classification_target(2)
 
 
 def two(p):
@@ -65,7 +68,9 @@ def test_cross_fitted_piecewise_calibrators_give_probabilities(method):
     score, y, fold = oof()
     P = cross_fitted(registry.CALIBRATORS[method](), score, y, fold)
     assert P.shape == (y.size, 2) and np.all((P >= 0) & (P <= 1))
-    assert calibration_report(y, P, {"n_bins": 10, "binning": "uniform"})["ece"] < 0.1
+    assert (
+        calibration_report(classification_target(P.shape[1]), y, P, {"n_bins": 10, "binning": "uniform"})["ece"] < 0.1
+    )
 
 
 def test_each_fold_is_scored_by_a_calibrator_fitted_on_the_other_folds():
@@ -98,10 +103,13 @@ def test_calibrator_of_takes_the_chosen_methods_settings_only():
         "method": "histogram_binning",
         "params": {"histogram_binning": {"n_bins": 4, "prior_strength": 0.0}, "platt": {"smooth_targets": False}},
     }
-    c = calibrator_of(cfg, 2)
+    c = calibrator_of(cfg, classification_target(2))
     assert isinstance(c, HistogramBinning) and (c.n_bins, c.prior_strength, c.strategy) == (4, 0.0, "quantile")
-    assert calibrator_of({**cfg, "method": "platt"}, 2).smooth_targets is False
-    assert calibrator_of({"method": "platt", "params": {}}, 2).get_params() == PlattScaling().get_params()
+    assert calibrator_of({**cfg, "method": "platt"}, classification_target(2)).smooth_targets is False
+    assert (
+        calibrator_of({"method": "platt", "params": {}}, classification_target(2)).get_params()
+        == PlattScaling().get_params()
+    )
 
 
 @pytest.mark.parametrize(
@@ -109,7 +117,7 @@ def test_calibrator_of_takes_the_chosen_methods_settings_only():
     [("platt", True), ("isotonic", True), ("histogram_binning", True), ("temperature", False), ("none", False)],
 )
 def test_calibrator_of_more_than_two_classes(method, one_vs_rest):
-    c = calibrator_of({"method": method, "params": {}}, 3)
+    c = calibrator_of({"method": method, "params": {}}, classification_target(3))
     assert isinstance(c, OneVsRestCalibration) == one_vs_rest
     assert isinstance(c.calibrator if one_vs_rest else c, registry.CALIBRATORS[method])
 
@@ -118,7 +126,7 @@ def test_calibrator_of_refuses_an_unknown_setting():
     from pipeline.core.errors import PipelineError
 
     with pytest.raises(PipelineError, match="calibration.params.platt.bins"):
-        calibrator_of({"method": "platt", "params": {"platt": {"bins": 3}}}, 2)
+        calibrator_of({"method": "platt", "params": {"platt": {"bins": 3}}}, classification_target(2))
 
 
 def test_cross_fitted_multiclass_rows_are_distributions_fitted_without_their_fold():
@@ -126,7 +134,10 @@ def test_cross_fitted_multiclass_rows_are_distributions_fitted_without_their_fol
     S = rng.normal(size=(300, 3))
     y = np.argmax(S + rng.normal(size=(300, 3)), axis=1)
     fold = np.arange(300) % 3
-    for calibrator in (calibrator_of({"method": "platt", "params": {}}, 3), registry.CALIBRATORS["temperature"]()):
+    for calibrator in (
+        calibrator_of({"method": "platt", "params": {}}, classification_target(3)),
+        registry.CALIBRATORS["temperature"](),
+    ):
         P = cross_fitted(calibrator, S, y, fold)
         assert P.shape == (300, 3)
         np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
@@ -164,7 +175,7 @@ def test_cross_fitted_keeps_the_settings_of_the_calibrator():
 def test_gap_within_two_cv_standard_deviations():
     y = np.array([0, 0, 1, 1])
     p = np.array([0.1, 0.6, 0.4, 0.9])  # ROC AUC 0.75
-    r = gap_report({"scoring": "roc_auc", "cv_mean": 0.8, "cv_std": 0.03}, y, two(p), (p >= 0.5).astype(int))
+    r = gap_report({"scoring": "roc_auc", "cv_mean": 0.8, "cv_std": 0.03}, T2, y, two(p), (p >= 0.5).astype(int))
     assert r["scoring"] == "roc_auc" and r["test"] == pytest.approx(0.75)
     assert r["gap"] == pytest.approx(0.05)
     assert r["diagnosis"] == "within CV variation"
@@ -173,9 +184,9 @@ def test_gap_within_two_cv_standard_deviations():
 def test_gap_beyond_two_cv_standard_deviations():
     y = np.array([0, 0, 1, 1])
     p = np.array([0.1, 0.6, 0.4, 0.9])
-    r = gap_report({"scoring": "roc_auc", "cv_mean": 0.8, "cv_std": 0.02}, y, two(p), (p >= 0.5).astype(int))
+    r = gap_report({"scoring": "roc_auc", "cv_mean": 0.8, "cv_std": 0.02}, T2, y, two(p), (p >= 0.5).astype(int))
     assert r["diagnosis"] == GAP_DIAGNOSIS and "leakage" in r["diagnosis"]
-    r = gap_report({"scoring": "roc_auc", "cv_mean": 0.6, "cv_std": 0.02}, y, two(p), (p >= 0.5).astype(int))
+    r = gap_report({"scoring": "roc_auc", "cv_mean": 0.6, "cv_std": 0.02}, T2, y, two(p), (p >= 0.5).astype(int))
     assert r["gap"] == pytest.approx(-0.15) and r["diagnosis"] == GAP_DIAGNOSIS  # better on test is also a gap
 
 
@@ -183,14 +194,14 @@ def test_gap_label_scorer_uses_the_decisions():
     y = np.array([0, 0, 1, 1])
     p = np.array([0.1, 0.6, 0.4, 0.9])
     pred = np.array([0, 0, 1, 1])  # perfect decisions (e.g. another threshold) although p >= 0.5 gets 2 of 4
-    r = gap_report({"scoring": "accuracy", "cv_mean": 1.0, "cv_std": 0.0}, y, two(p), pred)
+    r = gap_report({"scoring": "accuracy", "cv_mean": 1.0, "cv_std": 0.0}, T2, y, two(p), pred)
     assert r["test"] == 1.0 and r["gap"] == 0.0 and r["diagnosis"] == "within CV variation"
 
 
 def test_gap_probability_scorer_uses_the_probabilities():
     y = np.array([0, 1])
     p = np.array([0.2, 0.7])
-    r = gap_report({"scoring": "brier", "cv_mean": 0.1, "cv_std": 0.1}, y, two(p), np.array([1, 0]))
+    r = gap_report({"scoring": "brier", "cv_mean": 0.1, "cv_std": 0.1}, T2, y, two(p), np.array([1, 0]))
     assert r["test"] == pytest.approx((0.2**2 + 0.3**2) / 2)
 
 
@@ -262,7 +273,7 @@ def test_macro_gaps_of_multiclass_decisions():
     y = np.array([0, 1, 2, 0, 1, 2])
     g = np.array(["a"] * 3 + ["b"] * 3)
     before = np.array([0, 1, 2, 0, 0, 0])  # b: everything decided 0
-    out = macro_gaps(y, before, y, g, 3)
+    out = macro_gaps(classification_target(3), y, before, y, g)
     assert out["demographic_parity"]["gap_after"] == 0.0
     # selection rates a: 1/3 each; b: (1, 0, 0): per-class gaps 2/3, 1/3, 1/3, macro 4/9
     assert out["demographic_parity"]["gap_before"] == pytest.approx(4 / 9)
@@ -341,7 +352,7 @@ def test_calibration_report_matches_reference():
     rng = np.random.default_rng(1)
     p = rng.uniform(0.01, 0.99, 500)
     y = (rng.random(500) < p).astype(int)
-    q = calibration_report(y, two(p), {"n_bins": 10, "binning": "uniform"})
+    q = calibration_report(T2, y, two(p), {"n_bins": 10, "binning": "uniform"})
     assert set(q) == {"ece", "mce", "brier", "log_loss", "n_bins_used", "n_nonempty_bins", "n", "brier_decomposition"}
     assert q["brier"] == pytest.approx(brier_score_loss(y, p))
     assert q["log_loss"] == pytest.approx(sk_log_loss(y, p))
@@ -356,7 +367,7 @@ def test_calibration_report_matches_reference():
 def test_reliability_rows_one_per_bin_with_label_and_empty_bins():
     y = np.array([0, 1, 1, 0])
     p = np.array([0.05, 0.15, 0.95, 0.92])
-    rows = reliability_rows(y, two(p), {"n_bins": 5, "binning": "uniform"}, "after")
+    rows = reliability_rows(T2, y, two(p), {"n_bins": 5, "binning": "uniform"}, "after")
     assert [r["bin"] for r in rows] == [0, 1, 2, 3, 4]
     assert all(r["calibration"] == "after" for r in rows)
     assert [r["count"] for r in rows] == [2, 0, 0, 0, 2]
@@ -369,7 +380,7 @@ def test_calibration_report_records_bins_and_an_exact_brier_decomposition():
     rng = np.random.default_rng(2)
     p = rng.uniform(0.01, 0.99, 400)
     y = (rng.random(400) < p).astype(int)
-    r = calibration_report(y, two(p), {"n_bins": 8, "binning": "quantile"})
+    r = calibration_report(T2, y, two(p), {"n_bins": 8, "binning": "quantile"})
     assert r["n"] == 400 and r["n_bins_used"] == 8 and r["n_nonempty_bins"] == 8
     bins = {"n_bins": 8, "strategy": "quantile"}  # the configured binning, not the uniform default
     assert r["ece"] == expected_calibration_error(y, p, **bins) and r["mce"] == maximum_calibration_error(y, p, **bins)
@@ -387,7 +398,7 @@ def test_group_calibration_within_each_group_before_and_after():
     truth = rng.uniform(0.05, 0.95, 600)
     y = (rng.random(600) < truth).astype(int)
     skewed = np.where(g == "1", truth**3, truth)  # group 1 badly calibrated before
-    out = group_calibration(y, two(skewed), two(truth), {"sex": g}, {"n_bins": 10, "binning": "uniform"})
+    out = group_calibration(T2, y, two(skewed), two(truth), {"sex": g}, {"n_bins": 10, "binning": "uniform"})
     assert list(out) == ["sex"] and list(out["sex"]) == ["0", "1"]
     one = out["sex"]["1"]
     assert one["n"] == int(np.sum(g == "1")) and one["base_rate"] == pytest.approx(y[g == "1"].mean())
@@ -400,13 +411,13 @@ def test_multiclass_calibration_is_judged_on_the_top_label_with_classwise_ece():
     logits = rng.normal(size=(600, 3)) * 2
     P = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
     y = np.array([rng.choice(3, p=row) for row in P])
-    r = calibration_report(y, P, {"n_bins": 10, "binning": "uniform"})
+    r = calibration_report(classification_target(P.shape[1]), y, P, {"n_bins": 10, "binning": "uniform"})
     top_right = (np.argmax(P, axis=1) == y).astype(int)
     assert r["ece"] == expected_calibration_error(top_right, P.max(axis=1), n_bins=10)
     assert r["ece_of"] == "top label" and 0 <= r["classwise_ece"] < 0.1 and "brier_decomposition" not in r
     assert r["brier"] == pytest.approx(np.mean(np.sum((P - np.eye(3)[y]) ** 2, axis=1)))
     assert r["log_loss"] == pytest.approx(sk_log_loss(y, P))
-    rows = reliability_rows(y, P, {"n_bins": 5, "binning": "uniform"}, "after")
+    rows = reliability_rows(classification_target(P.shape[1]), y, P, {"n_bins": 5, "binning": "uniform"}, "after")
     assert sum(row["count"] for row in rows) == 600
 
 
@@ -430,7 +441,7 @@ def test_cost_report_realised_and_expected_costs():
     p = np.array([0.1, 0.3, 0.2, 0.6, 0.9])
     cost = [[0, 5], [1, 0]]
     decision = (p >= bayes_threshold(cost)).astype(int)
-    r = cost_report(y, two(p), decision, cost, 0.5)
+    r = cost_report(T2, y, two(p), decision, cost, 0.5)
     # t = 1/6: decide 1 for p in {0.3, 0.2, 0.6, 0.9}: one false positive (cost 1), no false negative
     assert r["realised_cost"] == pytest.approx(1 / 5)
     # at 0.5: false negative at p = 0.2 (cost 5)
@@ -444,7 +455,7 @@ def test_cost_report_multiclass_against_the_largest_probability():
     P = np.array([[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.4, 0.35, 0.25], [0.1, 0.2, 0.7]])
     cost = np.array([[0, 1, 10], [1, 0, 10], [1, 1, 0]])  # missing class 2 costs 10
     decision = np.argmin(P @ cost.T, axis=1)
-    r = cost_report(y, P, decision, cost.tolist(), 0.5)
+    r = cost_report(classification_target(P.shape[1]), y, P, decision, cost.tolist(), 0.5)
     assert r["realised_cost"] == pytest.approx(np.mean(cost[decision, y]))
     assert r["realised_cost_plain_rule"] == pytest.approx(np.mean(cost[np.argmax(P, axis=1), y]))
     assert r["expected_cost_posterior"] == pytest.approx(np.mean((P @ cost.T).min(axis=1)))

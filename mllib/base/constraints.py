@@ -1,0 +1,97 @@
+"""Hyperparameters declared as constraints and checked by one function.
+
+An estimator lists what each hyperparameter may be in `_constraints` ({name: constraint or [constraints]}, any one
+of which may hold); `check_hyperparameters(estimator)` checks them all at fit and names the first that fails:
+"SVC: C must be a number > 0, got -1". scikit-learn's `_parameter_constraints` and `validate_parameter_constraints`
+do the same (sklearn/utils/_param_validation.py); this keeps the three kinds the library needs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A number (`integer`: a whole one, bools refused) between low and high; None is unbounded."""
+
+    integer: bool
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"  # which ends belong: both | left | right | neither
+    label: str = ""  # how messages name it, when plainer than the bounds ("a positive number")
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, (bool, np.bool_)):
+            return False
+        kinds = (int, np.integer) if self.integer else (int, float, np.integer, np.floating)
+        if not isinstance(value, kinds) or (not self.integer and math.isnan(value)):
+            return False
+        low_ok = self.low is None or value > self.low or (value == self.low and self.closed in ("both", "left"))
+        high_ok = self.high is None or value < self.high or (value == self.high and self.closed in ("both", "right"))
+        return low_ok and high_ok
+
+    def describe(self) -> str:
+        if self.label:
+            return self.label
+        kind = "an integer" if self.integer else "a number"
+        left, right = self.closed in ("both", "left"), self.closed in ("both", "right")
+        if self.low is not None and self.high is not None:
+            return f"{kind} in {'[' if left else '('}{self.low}, {self.high}{']' if right else ')'}"
+        if self.low is not None:
+            return f"{kind} {'>=' if left else '>'} {self.low}"
+        if self.high is not None:
+            return f"{kind} {'<=' if right else '<'} {self.high}"
+        return kind
+
+
+@dataclass(frozen=True)
+class Options:
+    """One of the listed values (None among them for an optional setting)."""
+
+    values: tuple
+
+    def accepts(self, value) -> bool:
+        return any(value is v or (v is not None and isinstance(value, str) and value == v) for v in self.values)
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(repr(v) for v in self.values)
+
+
+@dataclass(frozen=True)
+class InstanceOf:
+    """An instance of one of the types (a mapping of class weights, a callable kernel)."""
+
+    types: tuple
+    name: str
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, self.types)
+
+    def describe(self) -> str:
+        return self.name
+
+
+def positive_int(low: int = 1, high: int | None = None) -> Interval:
+    return Interval(True, low, high)
+
+
+POSITIVE = Interval(False, 0, None, "neither", "a positive number")
+NON_NEGATIVE = Interval(False, 0, None)  # a number >= 0
+UNIT = Interval(False, 0, 1)  # a number in [0, 1]
+OPTIONAL = Options((None,))
+BOOLEAN = InstanceOf((bool, np.bool_), "True or False")
+
+
+def check_hyperparameters(estimator) -> None:
+    """Every hyperparameter of `estimator` its class constrains holds one of its constraints; otherwise a
+    ValueError naming the class, the hyperparameter, what it may be and the value given."""
+    for name, constraints in type(estimator)._constraints.items():
+        allowed = constraints if isinstance(constraints, list) else [constraints]
+        value = getattr(estimator, name)
+        if not any(c.accepts(value) for c in allowed):
+            may_be = " or ".join(c.describe() for c in allowed)
+            raise ValueError(f"{type(estimator).__name__}: {name} must be {may_be}, got {value!r}")

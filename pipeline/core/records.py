@@ -1,0 +1,102 @@
+"""The report files a stage writes and later stages, the report and tracking read, as typed records defined once.
+
+A writer builds the record (a frozen dataclass), so a field renamed here fails in the writer's test (an unexpected
+or missing keyword); a reader loads it with `Record.read`, which checks that the file holds exactly the record's
+fields, so a file from older code fails with a message naming the fields and the stage to rerun, not a KeyError
+deep in the report. tests/pipeline/test_records.py checks that every key the report and tracking read of a record
+is one of its fields. Nested values (per-class counts, fold tables) stay plain mappings: their keys are data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, ClassVar
+
+from . import paths
+from .errors import PipelineError
+from .io import read_json, write_json
+
+
+@dataclass(frozen=True)
+class Record:
+    json_file: ClassVar[Path]
+    written_by: ClassVar[str]  # the stage
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+    def write(self) -> None:
+        write_json({name: getattr(self, name) for name in self.field_names()}, self.json_file)
+
+    @classmethod
+    def read(cls) -> dict:
+        """The file's content, checked to hold exactly the record's fields."""
+        content = read_json(cls.json_file, cls.written_by)
+        missing = [k for k in cls.field_names() if k not in content]
+        unexpected = sorted(set(content) - set(cls.field_names()))
+        if missing or unexpected:
+            raise PipelineError(
+                f"{cls.json_file} does not match the {cls.written_by} stage's record ({cls.__name__}): missing "
+                f"{missing}, unexpected {unexpected}; it was written by other code: rerun `dvc repro {cls.written_by}`"
+            )
+        return content
+
+
+@dataclass(frozen=True)
+class ValidationReport(Record):
+    """reports/metrics/validation.json: what validate kept, quarantined and changed, and the task it inferred."""
+
+    json_file: ClassVar[Path] = paths.VALIDATION_REPORT
+    written_by: ClassVar[str] = "validate"
+
+    file: str  # data.path as read
+    file_md5: str  # as dvc.lock records the file
+    schema: Any  # data.schema
+    rows_in: int
+    rows_kept: int
+    rows_quarantined: int
+    columns: int
+    policies: dict
+    fractional_binary: dict
+    missing_target: dict
+    missing_sensitive: dict
+    failed_checks: list
+    task: str
+    task_reason: str
+    classes: list
+    target_classes: dict
+    changes: list
+
+
+@dataclass(frozen=True)
+class SplitReport(Record):
+    """reports/metrics/split.json: the strategy, the rows and groups of train and test, the folds' balance."""
+
+    json_file: ClassVar[Path] = paths.SPLIT_REPORT
+    written_by: ClassVar[str] = "split"
+
+    strategy: str
+    strategy_setting: str  # split.strategy as set (auto or a name)
+    n_splits: int
+    test_size: float  # asked
+    test_fraction: float  # achieved: whole groups move together, so it can differ
+    test_fraction_note: str | None
+    task: str
+    classes: list
+    rows: dict  # {"train": n, "test": n}
+    target: dict
+    groups: dict | None
+    rows_never_validated: int
+    folds: dict  # balance of every validation set, by class (regression: by quantile bin of the target)
+
+
+RECORDS = {"validation": ValidationReport, "split": SplitReport}  # by their names in the report's inputs
+
+
+def report_inputs() -> dict:
+    """Every file the report reads (paths.REPORT_INPUTS), by name; the records checked against their fields."""
+    return {
+        name: RECORDS[name].read() if name in RECORDS else read_json(path, stage)
+        for name, (path, stage) in paths.REPORT_INPUTS.items()
+    }

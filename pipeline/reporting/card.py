@@ -1,0 +1,166 @@
+"""The model card: what the model is for, how it was chosen and judged, what the pipeline changed in the data,
+its warnings, the promotion gate and where it came from; the task's own lines (use, performance, calibration or
+intervals, fairness) come from its page (pipeline/reporting/task_pages.py)."""
+
+from __future__ import annotations
+
+from ..core.changes import change, describe
+from .page import fmt, key_values
+from .task_pages import page_of
+
+
+def data_changes(params: dict, r: dict) -> list[dict]:
+    """Every change the pipeline made to the user's data, in stage order: validate's and clean's records
+    (pipeline/core/changes.py) and what the features stage fills in or pools (imputed values, pooled rare levels)."""
+    data = params["data"]
+    records = [*r["validation"]["changes"], *r["cleaning"]["changes"]]
+    features = set(r["features"]["numeric"]) | set(r["features"]["categorical"])
+    imputed = {c: n for c, n in r["cleaning"]["missing_values"].items() if c in features}
+    if imputed:
+        numeric = [c for c in imputed if c in r["features"]["numeric"]]
+        how = params["features"]["numeric_imputer"]
+        records.append(
+            change(
+                "features",
+                f"missing feature values imputed ({how['name']} {how['params'].get('strategy', '')} for numeric "
+                f"columns; {params['features']['categorical_imputer']['name']} for categorical ones), fitted on the "
+                "training rows of each split"
+                + (", with a <column>_missing indicator" if how["params"].get("add_indicator") and numeric else ""),
+                values=sum(imputed.values()),
+                columns=sorted(imputed),
+            )
+        )
+    for column, count in r["features"]["pooled_levels"].items():
+        records.append(
+            change(
+                "features",
+                f"{count['pooled']} of {count['levels']} levels of {column} pooled into {column}=infrequent "
+                "(features.encoder.params min_frequency / max_categories)",
+                columns=[column],
+            )
+        )
+    hidden = [a for a in data["sensitive"] if a in data["drop"]]
+    if hidden:
+        records.append(change("features", "sensitive attributes kept for the audit, never features", columns=hidden))
+    return records
+
+
+def changes_summary(records: list[dict]) -> str:
+    """The model card's line: each change with its count, and the target's shift where rows were removed."""
+    parts = []
+    for c in records:
+        counts = [f"{c[k]} {k}" for k in ("rows", "values") if c[k]] + (
+            [", ".join(c["columns"])] if c["columns"] else []
+        )
+        shift = (
+            f"; target {describe(c['target_before'])} -> {describe(c['target_after'])}" if "target_before" in c else ""
+        )
+        parts.append(f"{c['stage']}: {c['change']} [{'; '.join(counts)}]{shift}")
+    return "; ".join(parts) if parts else "none: every row, column and value of the file reached the model as it was"
+
+
+def model_card(params: dict, r: dict, promotion: str) -> str:
+    """The model card; promotion: the promotion gate's line (promotion_summary)."""
+    data, test, train = params["data"], r["test"], r["train"]
+    seen = r["split"]["rows"]["train"] + r["split"]["rows"]["test"]
+    if seen != r["cleaning"]["rows_out"]:  # every row that left the data is a change record
+        raise ValueError(f"the split holds {seen} rows but clean wrote {r['cleaning']['rows_out']}")
+    task_items = page_of(test["task"]).card(params, r)
+    items = {
+        "Model": f"{train['model']} with {fmt(train['best_params']) or 'its defaults'}, chosen by"
+        f" {train['scoring']} over "
+        f"{train['n_candidates']} candidates and {train['n_folds']} {r['split']['strategy']} folds",
+        "Task": f"{test['task']}: {r['validation']['task_reason']}",
+        "Intended use": f"{task_items.pop('Intended use')}. Not validated for other populations.",
+        "Training data": f"{data['path']}: {r['validation']['rows_in']} rows; the model saw {seen} of them "
+        f"({r['split']['rows']['train']} training, {r['split']['rows']['test']} held out), the rest removed as listed "
+        "under Data changes",
+        "Data changes": changes_summary(data_changes(params, r)),
+        "Evaluation data": f"{r['split']['rows']['test']} held-out rows"
+        + (f", grouped by {data['group']} (no group in both sets)" if data["group"] else "")
+        + ", used once"
+        + (f". WARNING: {r['split']['test_fraction_note']}" if r["split"]["test_fraction_note"] else ""),
+        "Performance": f"{task_items.pop('Performance')}; CV {train['scoring']} {fmt(train['cv_mean'])} ± "
+        f"{fmt(train['cv_std'])} (mean of {train['n_folds']} splits; pooled out-of-fold {fmt(train['cv_pooled'])})"
+        + (f". Note: {train['cv_note']}" if train["cv_note"] else ""),
+        **task_items,
+        "Solver warnings": solver_summary(train, r["calibration"]),
+        "Single-feature leakage": r["assessment"]["single_feature"]["statement"],
+        "Excluded as features": (
+            ", ".join(data["drop"]) + " (data.drop: leakage, identifiers, free text or attributes audited only)"
+            if data["drop"]
+            else "none (data.drop is empty)"
+        ),
+        "Sensitive attributes": sensitive_roles(data, r["validation"]),
+        "Promotion gate": promotion,
+        "Provenance": f"{data['path']} md5 {r['validation']['file_md5']} (as in dvc.lock); params sha256 "
+        f"{r['params_sha256'][:16]} (every section but tracking and compute); {code_provenance(r['code_trees'])}",
+        "Caveats": "Permutation importance is misleading for correlated features; fairness gaps come from one test set "
+        "(bootstrap intervals in the fairness section); groups below the minimum size are flagged in the "
+        "fairness table and left out of the parity criteria.",
+    }
+    return key_values(items)
+
+
+def solver_summary(train: dict, calibration: dict) -> str:
+    """Fits of the chosen model (its search folds and the refit) and of the calibration map that stopped at their
+    iteration caps (mllib.base.ConvergenceWarning), or that none did."""
+    stopped = train["not_converged"]
+    parts = []
+    if stopped["folds"] or stopped["refit"]:
+        where = [f"{len(stopped['folds'])} of {train['n_folds']} search folds"] if stopped["folds"] else []
+        where += ["the refit on all training rows"] if stopped["refit"] else []
+        parts.append(f"the chosen model stopped at its iteration cap in {' and '.join(where)}: "
+                     + "; ".join(stopped["messages"]))  # fmt: skip
+    if calibration["not_converged"]:
+        parts.append("the calibration map stopped at its iteration cap: " + "; ".join(calibration["not_converged"]))
+    return "; ".join(parts) if parts else "none: every fit of the chosen model and the map met its tolerance"
+
+
+def sensitive_roles(data: dict, validation: dict) -> str:
+    """Which sensitive attributes the model uses as features and which it only audits, and their missing values."""
+    if not data["sensitive"]:
+        return "none declared (data.sensitive is empty): no fairness audit"
+    parts = []
+    for a in data["sensitive"]:
+        role = "audited, not a model feature (data.drop)" if a in data["drop"] else "audited and a model feature"
+        missing = validation["missing_sensitive"].get(a)
+        if missing:
+            role += f"; {missing['rows']} missing values ({missing['action']})"
+        parts.append(f"{a}: {role}")
+    return "; ".join(parts)
+
+
+def code_provenance(trees: dict) -> str:
+    """The code as git tree ids (pipeline/core/provenance.py): equal to `git rev-parse <commit>:<dir>` of the commit it
+    came from; the commit itself and the dirty flag are MLflow tags (a byte-reproducible page cannot name the commit
+    that records it)."""
+    if None in trees.values():
+        return "code: not a git checkout, so the code is not identified"
+    ids = ", ".join(f"{directory}/ {tree}" for directory, tree in trees.items())
+    return (
+        f"code as git tree ids {ids} (`git rev-parse <commit>:mllib` gives the same id for the commit the code "
+        "came from; no commit has it if the code was uncommitted); the commit and dirty flag are the MLflow run's "
+        "tags git.commit and git.dirty"
+    )
+
+
+def promotion_summary(params: dict, r: dict) -> str:
+    """The gate's threshold checks (tracking.promotion); the comparison with the best champion so far happens when
+    the track stage registers the version (its description gives the decision and every check)."""
+    from ..tracking.promotion import decide, threshold_checks
+    from .headline import flat, headline
+
+    figures = flat(headline(r["train"], r["calibration"], r["test"], r["fairness"], r["assessment"]))
+    decision = decide(threshold_checks(figures, r["test"]["task"], params["tracking"]["promotion"]))
+    verdict = (
+        "the thresholds pass" if decision["promote"] else "the thresholds FAIL: this version cannot become champion"
+    )
+    return (
+        f"{verdict} ({'; '.join(decision['reasons'])}); the track stage registers the model as `candidate` and "
+        "moves `champion` to it if it is also no worse than the best champion so far (tracking.promotion.tolerance); "
+        "the version's description states the decision and every check. The comparison reads test figures: each "
+        "version's test set is used once, by its own run, but choosing among many versions by test score makes the "
+        "test set a selection set, so the gate only asks that a version be no worse than the best champion, and the "
+        "cross-validated and nested-CV scores in this report are the evidence for ranking configurations"
+    )

@@ -1,0 +1,608 @@
+"""The report page of a classification target: its test evaluation, calibration, decisions (costs, the reject
+option, conformal sets) and fairness sections, its figures and model-card lines. Binary and multiclass targets
+differ in a few readings (the positive class against every class one against the rest), which their page classes
+hold.
+
+Sections cited: none."""
+
+from __future__ import annotations
+
+from . import figures
+from . import page as html
+from .page import audited, fmt, ranking_note
+from .results import gap_note, with_baseline
+
+GROUP_COLUMNS = ("base_rate", "selection_rate", "tpr", "fpr", "precision", "accuracy", "calibration_error")
+
+
+def classification_figures(r: dict, kind: ClassificationPage) -> dict[str, bytes]:
+    test = r["test"]
+    auc, ap, prevalence = kind.curve_summaries(test)
+    figs = {
+        "roc.png": figures.roc(r["roc"], auc),
+        "precision_recall.png": figures.precision_recall(r["pr"], ap, prevalence),
+        "reliability_oof.png": figures.reliability(r["reliability_oof"], "Reliability, out-of-fold (cross-fitted)"),
+        "reliability_test.png": figures.reliability(r["reliability_test"], "Reliability, test"),
+        "risk_coverage.png": figures.risk_coverage(r["risk_coverage"], test["selective"]),
+    }
+    for i, (attribute, result) in enumerate(r["fairness"]["attributes"].items()):
+        figs[f"fairness_{i}.png"] = kind.group_rates(attribute, result["groups"])
+    return figs
+
+
+def calibration_section(r: dict, kind: ClassificationPage) -> dict:
+    test, cal = r["test"], r["calibration"]
+
+    def row(label: str, q: dict) -> dict:
+        extra = (
+            {f"Brier {k}": v for k, v in q["brier_decomposition"].items()}
+            if "brier_decomposition" in q
+            else {"classwise ECE": q["classwise_ece"]}
+        )
+        return {
+            "data": label,
+            **{k: q[k] for k in ("ece", "mce", "brier", "log_loss")},
+            **extra,
+            "non-empty bins": q["n_nonempty_bins"],
+        }
+
+    groups = [
+        {
+            "data": data,
+            "grouping": name,
+            "group": g,
+            "n": m["n"],
+            "base rate": m["base_rate"],
+            "ECE before": m["before"]["ece"],
+            "ECE after": m["after"]["ece"],
+            "MCE before": m["before"]["mce"],
+            "MCE after": m["after"]["mce"],
+        }
+        for data, by_group in (
+            ("out-of-fold (after: cross-fitted)", cal["groups"]),
+            ("test", test["calibration"]["groups"]),
+        )
+        for name, per_group in by_group.items()
+        for g, m in per_group.items()
+    ]
+    settings = ", ".join(f"{k}={v}" for k, v in cal["settings"].items())
+    of = kind.calibrated_of
+    return html.section(
+        "Calibration",
+        html.table(
+            [
+                row("out-of-fold, before", cal["oof_before"]),
+                row("out-of-fold, after (cross-fitted)", cal["oof_after_crossfitted"]),
+                row("test, before", test["calibration"]["before"]),
+                row("test, after", test["calibration"]["after"]),
+            ]
+        ),
+        html.muted(
+            f"Method {html.fmt(cal['method'])}{' one-vs-rest, renormalised' if cal['one_vs_rest'] else ''}"
+            f"{' (' + html.fmt(settings) + ')' if settings else ''}, fitted "
+            f"on {cal['n_rows']} out-of-fold rows; ECE/MCE of {html.fmt(of)} with "
+            f"{cal['binning']['n_bins']} {html.fmt(cal['binning']['strategy'])} bins "
+            f"({html.fmt(cal['binning']['edges'])}), "
+            "empty bins skipped; the Brier decomposition (Brier = reliability - resolution + uncertainty + "
+            f"within-bin, two classes) uses {cal['binning']['n_bins']} equal-width bins. Points below the diagonal "
+            "mean the model is "
+            "over-confident; the bars below each diagram count the rows per bin."
+        ),
+        html.figures("reliability_oof.png", "reliability_test.png"),
+        html.heading("Which map: every map cross-fitted on the out-of-fold scores"),
+        *calibration_choice(cal, test["calibration"]["ranking"]),
+        html.heading("Per sensitive group (bins formed within each group, so small groups are noisy)"),
+        html.table(groups),
+    )
+
+
+def calibration_choice(cal: dict, test_ranking: dict) -> list[dict]:
+    """The comparison of the maps (no map included) by cross-fitted log loss, and why the deployed one was."""
+    rows = [
+        {
+            "map": c["method"] + (" (deployed)" if c["method"] == cal["method"] else ""),
+            "log loss": c.get("log_loss"),
+            "log loss - none's": c.get("log_loss_vs_none"),
+            "its standard error": c.get("standard_error_vs_none"),
+            "ECE": c.get("ece"),
+            "Brier": c.get("brier"),
+            "note": c.get("reason", "") if not c["defined"] else "; ".join(c["not_converged"]),
+        }
+        for c in cal["comparison"]
+    ]
+    how = (
+        "calibration.method auto deploys the map of least cross-fitted log loss (ties: the one listed first); "
+        "the figures of the map chosen this way are slightly optimistic, the test rows above are the check."
+        if cal["method_setting"] == "auto"
+        else f"calibration.method names {cal['method']}, so it is deployed whatever this table says."
+    )
+    changed = html.ranking_note(test_ranking).removeprefix(".")  # "" when the map kept the model's ranking
+    parts = [html.table(rows), html.muted(how + (changed + "." if changed else ""))]
+    if cal["warning"]:
+        parts.append(html.note(cal["warning"]))
+    return parts
+
+
+def decisions_section(r: dict) -> dict:
+    test = r["test"]
+    d, sel, conformal = test["decision"], test["selective"], test["conformal"]
+    reject, at = sel["reject_option"], sel["at_target_risk"]
+    names = test["classes"]
+    rule = {
+        "decision rule": {
+            "threshold": "p(positive) >= t",
+            "argmax": "the class of largest probability",
+            "cost_matrix": "least expected cost",
+        }[d["rule"]]
+    }
+    if d["threshold"] is not None:
+        rule["decision threshold t (positive when p >= t)"] = d["threshold"]
+    if d["cost_matrix"]:
+        rule.update(
+            {
+                f"cost matrix (rows: decision, columns: true class; classes {', '.join(names)})": str(d["cost_matrix"]),
+                "expected cost per row, posterior (test)": d["expected_cost_posterior"],
+                "realised cost per row (test)": d["realised_cost"],
+                "realised cost per row of the rule without costs (test)": d["realised_cost_plain_rule"],
+            }
+        )
+    return html.section(
+        "Decisions: costs, the reject option and conformal sets (test)",
+        html.key_values(rule),
+        html.key_values(
+            {
+                f"reject option: abstain when the largest class probability < {reject['reject_threshold']}": "",
+                "coverage (fraction decided)": reject["coverage"],
+                "rows decided": reject["n_accepted"],
+                "selective risk (error rate among decided)": reject["selective_risk"],
+                "accuracy among decided": reject["accuracy_accepted"],
+                "overall error rate (no rejection)": sel["error_rate"],
+                "AURC (area under risk-coverage)": sel["aurc"],
+                "optimal AURC (perfect ranking)": sel["optimal_aurc"],
+                "E-AURC (AURC - optimal)": sel["e_aurc"],
+                f"largest coverage with selective risk <= {sel['target_risk']}": at["coverage"]
+                if at["achievable"]
+                else "not achievable",
+                "confidence threshold there": at["threshold"],
+                "selective risk there": at["risk"],
+            }
+        ),
+        html.figures("risk_coverage.png"),
+        html.heading(
+            f"Conformal prediction sets (split-conformal, target coverage {html.fmt(conformal['set_coverage'])})"
+        ),
+        html.key_values(
+            {
+                "coverage on test (true class in the set)": conformal["coverage"],
+                "mean set size": conformal["mean_set_size"],
+                "empty sets": conformal["empty_rate"],
+                "single-class sets": conformal["singleton_rate"],
+                "sets of every class": conformal["full_rate"],
+            }
+        ),
+        html.muted(
+            "A set holds every class k with 1 - p_k <= q, q fitted on the cross-fitted out-of-fold "
+            "probabilities so that the true class is in the set with probability at least the target (exchangeable "
+            "rows). Coverage on test varies by about sqrt(c (1 - c) / n) around its expectation."
+        ),
+    )
+
+
+def fairness_section(r: dict, kind: ClassificationPage) -> dict:
+    f = r["fairness"]
+    boot = f["bootstrap"]
+    resampling = f", resampling whole {boot['cluster']} clusters" if boot["cluster"] else ", rows"
+    parts = [
+        html.muted(
+            f"Test set, the deployed decisions ({kind.decision_rule(f)}). Intervals: "
+            f"{html.fmt(boot['confidence_level'])} percentile bootstrap, {boot['n_boot']} replicates "
+            f"(seed {boot['seed']}{resampling}). "
+            f"Groups below {f['min_group_size']} rows are flagged and left out of the criteria. Differences are "
+            "max - min over groups " + kind.criteria_note
+        )
+    ]
+    parts += kind.groupings(f)
+    parts += mitigation_parts(f["mitigation"])
+    if f["reweighing"]:
+        parts += reweighing_part(f, kind)
+    return html.section("Fairness", *parts)
+
+
+def binary_fairness(f: dict) -> list[dict]:
+    """Per grouping: per group the rates with intervals, the criteria's differences and ratios, which can hold."""
+    parts = []
+    for i, (attribute, result) in enumerate(f["attributes"].items()):
+        rows = [
+            {
+                "group": g,
+                "n": m["n"],
+                **{k: html.interval(m[k], m["intervals"].get(k)) for k in GROUP_COLUMNS if k in m},
+                "flag": "below min size" if m["small"] else "",
+            }
+            for g, m in result["groups"].items()
+        ]
+        criteria = [
+            {
+                "criterion": k,
+                "rates": ", ".join(v["metrics"]),
+                "difference": html.interval(v["difference"], v["difference_interval"]),
+                "ratio": html.interval(v["ratio"], v["ratio_interval"]),
+                "note": v["reason"]
+                or (f"excludes {', '.join(map(str, v['excluded_groups']))}" if v["excluded_groups"] else ""),
+            }
+            for k, v in result["criteria"].items()
+        ]
+        parts += html.grouping(
+            i,
+            html.fmt(attribute),
+            html.table(rows),
+            html.table(criteria),
+            html.note(f"Which criteria can hold together: {html.fmt(result['compatibility']['statement'])}"),
+        )
+    return parts
+
+
+def mitigation_parts(mitigation: dict) -> list[dict]:
+    """The per-group thresholds: fitted where, each grouping's thresholds and gaps before and after, on test."""
+    parts = []
+    if mitigation["criterion"] == "none":
+        parts += [html.heading("Mitigation"), html.muted("fairness.mitigation.criterion is none.")]
+    elif mitigation.get("applied") is False:
+        parts += [html.heading("Mitigation: per-group thresholds"), html.note(html.fmt(mitigation["reason"]))]
+    elif mitigation.get("attributes"):
+        rows = []
+        for attribute, m in mitigation["attributes"].items():
+            if not m["applied"]:
+                rows.append({"attribute": attribute, "thresholds": f"not applied: {m['reason']}"})
+                continue
+            o, t = m["fitted_oof"], m["test"]
+            rows.append(
+                {
+                    "attribute": attribute,
+                    "thresholds": ", ".join(
+                        f"{g}: {'never positive' if v is None else f'{v:.4f}'}" for g, v in m["thresholds"].items()
+                    ),
+                    "gap before (out-of-fold)": o["gap_before"],
+                    "gap after (out-of-fold)": o["gap_after"],
+                    "gap before (test)": t["gap_before"],
+                    "gap after (test)": t["gap_after"],
+                    "accuracy before (test)": t["accuracy_before"],
+                    "accuracy after (test)": t["accuracy_after"],
+                    "accuracy cost (test)": t["accuracy_cost"],
+                }
+            )
+        every = [
+            {
+                "attribute": attribute,
+                "criterion": c,
+                "test gap before": v["gap_before"],
+                "test gap after": v["gap_after"],
+            }
+            for attribute, m in mitigation["attributes"].items()
+            if m["applied"]
+            for c, v in m["test_every_criterion"].items()
+        ]
+        parts += [
+            html.heading(f"Mitigation: per-group thresholds for {html.fmt(mitigation['criterion'])}"),
+            html.muted(
+                f"Fitted on the {html.fmt(mitigation['fitted_on'])} (tolerance "
+                f"{html.fmt(mitigation['tolerance'])}), "
+                "judged on test; before = one threshold for everyone. The group must be known at decision time."
+            ),
+            html.table(rows),
+            html.muted("Every criterion's test gap with the same thresholds:"),
+            html.table(every),
+        ]
+    return parts
+
+
+def multiclass_fairness(f: dict) -> list[dict]:
+    """Per grouping: per group and class the selection rate and recall with intervals, the macro gaps."""
+    parts = []
+    for i, (attribute, result) in enumerate(f["attributes"].items()):
+        rows = [
+            {
+                "group": g,
+                "n": m["n"],
+                "accuracy": html.interval(m["accuracy"], m.get("intervals", {}).get("accuracy")),
+                **{
+                    f"{c}: {k.replace('_', ' ')}": html.interval(v[k], m.get("intervals", {}).get(c, {}).get(k))
+                    for c, v in m["classes"].items()
+                    for k in ("selection_rate", "recall")
+                },
+                "flag": "below min size" if m["small"] else "",
+            }
+            for g, m in result["groups"].items()
+        ]
+        criteria = [
+            {
+                "criterion": k,
+                "rate": v["metric"],
+                "macro gap (mean over classes)": html.interval(v["difference"], v["difference_interval"]),
+                **{f"gap {c}": d for c, d in v.get("per_class", {}).items()},
+                "note": v.get("reason") or "",
+            }
+            for k, v in result["criteria"].items()
+        ]
+        parts += html.grouping(i, html.fmt(attribute), html.table(rows), html.table(criteria))
+    return parts
+
+
+def reweighing_part(f: dict, kind: ClassificationPage) -> list[dict]:
+    """The weights, and when the refit ran, its test gaps next to those of the per-group thresholds."""
+    rw, thresholds = f["reweighing"], f["mitigation"].get("attributes", {})
+    weights = [
+        {"group": g, **{f"weight y={label}": w for label, w in labels.items()}} for g, labels in rw["weights"].items()
+    ]
+    parts = [
+        html.heading("Reweighing (pre-processing, Kamiran-Calders)"),
+        html.muted(
+            f"w(g, y) = P(g) P(y) / P(g, y) on the training rows, g = {html.fmt(rw['groups'])}: "
+            f"under these "
+            "weights the label is independent of every sensitive attribute and of their intersection."
+        ),
+        html.table(weights),
+    ]
+    if not rw["refit"]:
+        return parts + [html.muted("fairness.reweighing is false: weights only, no refit.")]
+    if not rw["applied"]:
+        return parts + [html.note(f"Reweighed refit of {html.fmt(rw['model'])}: {html.fmt(rw['reason'])}")]
+    t = rw["test"]
+    rows = [
+        {
+            "grouping": name,
+            "criterion": c + (kind.macro if c != "accuracy" else ""),
+            "test gap before": v["gap_before"],
+            "after reweighing": v["gap_after"],
+            "after per-group thresholds": thresholds[name]["test_every_criterion"][c]["gap_after"]
+            if thresholds.get(name, {}).get("applied")
+            else "",
+        }
+        for name, gaps in t["attributes"].items()
+        for c, v in gaps.items()
+    ]
+    return parts + [
+        html.muted(
+            f"{html.fmt(rw['model'])} with {html.fmt(rw['params'])} refitted on all training rows "
+            f"with these "
+            f"sample weights, scored through {html.fmt(rw['scored_through'])}; before = the deployed model. Test "
+            f"accuracy {html.fmt(t['accuracy_before'])} "
+            f"before, {html.fmt(t['accuracy_after'])} after reweighing (cost {html.fmt(t['accuracy_cost'])})."
+        ),
+        html.table(rows),
+    ]
+
+
+def classification_card(params: dict, r: dict, kind: ClassificationPage) -> dict:
+    data, test, fairness, calibration = params["data"], r["test"], r["fairness"], r["calibration"]
+    shown = ("demographic_parity", "equal_opportunity")
+    gaps = {  # each attribute and every intersection of them (the promotion gate reads them all)
+        a: {c: result["criteria"][c]["difference"] for c in shown} for a, result in audited(fairness, data).items()
+    }
+    decision = test["decision"]
+    rule = (
+        f"decisions at p >= {fmt(decision['threshold'])}"
+        if decision["threshold"] is not None
+        else "decisions of least expected cost"
+        if decision["cost_matrix"]
+        else "decisions: the most probable class"
+    )
+    conformal = test["conformal"]
+    return {
+        "Intended use": f"{kind.intended_use(data['target'], test['classes'])}; {rule}",
+        "Performance": kind.performance(test),
+        "Calibration": f"{calibration['method']} ("
+        + (
+            "calibration.method auto: the least cross-fitted log loss of the maps, none included"
+            if calibration["method_setting"] == "auto"
+            else "named in params.yaml"
+        )
+        + "): test ECE "
+        f"{fmt(test['calibration']['before']['ece'])} before, "
+        f"{fmt(test['calibration']['after']['ece'])} after"
+        + ranking_note(test["calibration"]["ranking"])
+        + (f". WARNING: {calibration['warning']}" if calibration["warning"] else ""),
+        "Prediction sets": f"conformal sets hold the true class on {fmt(conformal['coverage'])} of test rows (target "
+        f"{fmt(conformal['set_coverage'])}), {fmt(conformal['mean_set_size'])} classes on average",
+        "Fairness": "; ".join(
+            f"by {a}: demographic-parity gap {fmt(g['demographic_parity'])}, equal-opportunity gap "
+            f"{fmt(g['equal_opportunity'])}" + kind.macro_card
+            for a, g in gaps.items()
+        )
+        or "no sensitive attributes",
+        "Fairness mitigation": mitigation_summary(fairness, data["sensitive"]),
+    }
+
+
+def mitigation_summary(fairness: dict, sensitive: list[str]) -> str:
+    """Each attribute's test gap of the mitigated criterion before -> after, with the accuracy cost, for the
+    per-group thresholds and for reweighing (demographic parity when no criterion is mitigated)."""
+    thresholds, reweighed = fairness["mitigation"], fairness.get("reweighing", {})
+    criterion = thresholds["criterion"] if thresholds["criterion"] != "none" else "demographic_parity"
+    if reweighed.get("applied") and criterion not in next(iter(reweighed["test"]["attributes"].values())):
+        criterion = "demographic_parity"
+    sentences = []
+    for a in sensitive:
+        items = []
+        m = thresholds.get("attributes", {}).get(a, {})
+        if m.get("applied"):
+            t = m["test"]
+            items.append(
+                f"per-group thresholds {fmt(t['gap_before'])} -> {fmt(t['gap_after'])} "
+                f"(accuracy cost {fmt(t['accuracy_cost'])})"
+            )
+        if reweighed.get("applied"):
+            g = reweighed["test"]["attributes"][a][criterion]
+            items.append(
+                f"reweighing {fmt(g['gap_before'])} -> {fmt(g['gap_after'])} "
+                f"(accuracy cost {fmt(reweighed['test']['accuracy_cost'])})"
+            )
+        if items:
+            sentences.append(f"By {a}, test {criterion} gap: {', '.join(items)}.")
+    return " ".join(sentences) or "none applied"
+
+
+class ClassificationPage:
+    """What a classification target's page shows: its test section, calibration, decisions and fairness, their
+    figures and the model card's lines. The subclasses say how a binary and a multiclass target read them."""
+
+    two_way_pdp = True  # a 2-D partial dependence plot of the deployed output (one surface)
+    fold_note: tuple[dict, ...] = ()
+    macro = macro_card = ""  # a fairness gap over classes: the macro mean for more than two (table, model card)
+
+    def task_figures(self, r: dict) -> dict[str, bytes]:
+        return classification_figures(r, self)
+
+    def task_sections(self, r: dict) -> list[dict]:
+        return [
+            self.test_section(r["test"]),
+            calibration_section(r, self),
+            decisions_section(r),
+            fairness_section(r, self),
+        ]
+
+    def card(self, params: dict, r: dict) -> dict:
+        return classification_card(params, r, self)
+
+
+class BinaryPage(ClassificationPage):
+    group_rates = staticmethod(figures.group_rates)
+    calibrated_of = "p(positive)"
+    criteria_note = "(0 = parity), ratios min / max (1 = parity); equal opportunity = equal TPR t/p (erratum E4)."
+    groupings = staticmethod(binary_fairness)
+
+    @staticmethod
+    def decision_rule(f: dict) -> str:
+        return f"decision threshold {html.fmt(f['decision_threshold'])}"
+
+    @staticmethod
+    def intended_use(target: str, classes: list) -> str:
+        return f"Scores the probability that {target} = {classes[1]} for rows like the training data"
+
+    @staticmethod
+    def performance(test: dict) -> str:
+        return f"test ROC AUC {fmt(test['roc_auc'])}, accuracy {fmt(test['accuracy'])}, Brier {fmt(test['brier'])}"
+
+    @staticmethod
+    def curve_summaries(test: dict) -> tuple[dict, dict, dict]:
+        """{class: ROC AUC}, {class: AP}, {class: prevalence} of the curve drawn: the positive class's."""
+        positive = test["classes"][1]
+        prevalence = (test["confusion"]["tp"] + test["confusion"]["fn"]) / test["n"]
+        return {positive: test["roc_auc"]}, {positive: test["average_precision"]}, {positive: prevalence}
+
+    @staticmethod
+    def test_section(test: dict) -> dict:
+        c = test["confusion"]
+        return html.section(
+            "Test evaluation (used once)",
+            html.key_values({"n": test["n"], "threshold": test["threshold"]}),
+            with_baseline(
+                test,
+                (
+                    "roc_auc",
+                    "average_precision",
+                    "accuracy",
+                    "precision",
+                    "recall",
+                    "specificity",
+                    "f1",
+                    "log_loss",
+                    "brier",
+                ),
+            ),
+            html.heading("Confusion matrix (rows: actual, columns: predicted)"),
+            html.table(
+                [
+                    {"": "actual 1", "predicted 1": c["tp"], "predicted 0": c["fn"]},
+                    {"": "actual 0", "predicted 1": c["fp"], "predicted 0": c["tn"]},
+                ]
+            ),
+            html.heading("Full metric table (corrected formulas; undefined = zero denominator)"),
+            html.key_values(test["table"]),
+            gap_note(test),
+            html.figures("roc.png", "precision_recall.png"),
+        )
+
+
+class MulticlassPage(ClassificationPage):
+    two_way_pdp = False  # one surface per class: the one-way curves show them
+    macro, macro_card = " (macro)", " (macro over classes)"
+    group_rates = staticmethod(figures.group_class_rates)
+    calibrated_of = (
+        "the top label (the largest probability against whether its class is right; classwise ECE: the mean over "
+        "classes of the ECE of p_k against y = k)"
+    )
+    criteria_note = (
+        "(0 = parity), per class one against the rest, and their mean over classes (macro); demographic parity "
+        "= equal selection rate P(decision = k | group), equal opportunity = equal recall P(decision = k | y "
+        "= k, group)."
+    )
+    groupings = staticmethod(multiclass_fairness)
+
+    @staticmethod
+    def decision_rule(f: dict) -> str:
+        return "the class of largest probability (or of least expected cost)"
+
+    @staticmethod
+    def intended_use(target: str, classes: list) -> str:
+        return f"Gives the probability of each class of {target} ({', '.join(classes)}) for rows like the training data"
+
+    @staticmethod
+    def performance(test: dict) -> str:
+        return (
+            f"test macro one-vs-rest ROC AUC {fmt(test['roc_auc_ovr'])}, accuracy {fmt(test['accuracy'])}, macro F1 "
+            f"{fmt(test['f1_macro'])}, log loss {fmt(test['log_loss'])}"
+        )
+
+    @staticmethod
+    def curve_summaries(test: dict) -> tuple[dict, dict, dict]:
+        """{class: ROC AUC}, {class: AP}, {class: prevalence} of the curves drawn: each class against the rest."""
+        per_class = test["per_class"]
+        return (
+            {c: m["roc_auc_ovr"] for c, m in per_class.items()},
+            {c: m["average_precision"] for c, m in per_class.items()},
+            {c: m["support"] / test["n"] for c, m in per_class.items()},
+        )
+
+    @staticmethod
+    def test_section(test: dict) -> dict:
+        names, matrix = test["confusion"]["labels"], test["confusion"]["matrix"]
+        return html.section(
+            "Test evaluation (used once)",
+            html.key_values(
+                {
+                    "n": test["n"],
+                    "classes": names,
+                    **{f"top-{k} accuracy": v for k, v in test["top_k_accuracy"].items()},
+                }
+            ),
+            with_baseline(
+                test,
+                (
+                    "roc_auc_ovr",
+                    "accuracy",
+                    "balanced_accuracy",
+                    "f1_macro",
+                    "precision_macro",
+                    "recall_macro",
+                    "log_loss",
+                    "brier",
+                ),
+            ),
+            html.muted(
+                "roc_auc_ovr: the mean over classes of each class's ROC AUC against the rest (macro); "
+                "Brier: the mean over rows of sum_k (p_k - [y = k])^2."
+            ),
+            html.heading("Confusion matrix (rows: actual, columns: decided)"),
+            html.table(
+                [
+                    {"": f"actual {a}", **{f"decided {b}": matrix[i][j] for j, b in enumerate(names)}}
+                    for i, a in enumerate(names)
+                ]
+            ),
+            html.heading("Per class (one against the rest) and averages"),
+            html.table([{"class": c, **m} for c, m in test["per_class"].items()]),
+            html.table([{"average": a, **m} for a, m in test["averages"].items()]),
+            gap_note(test),
+            html.figures("roc.png", "precision_recall.png"),
+        )

@@ -1,0 +1,114 @@
+"""The report page of a regression target: its test evaluation with the prediction intervals, the errors by
+group, the residual figures and the model-card lines."""
+
+from __future__ import annotations
+
+from . import figures
+from . import page as html
+from .page import audited, fmt
+from .results import gap_note, with_baseline
+
+
+def regression_test_section(test: dict) -> dict:
+    intervals = test["intervals"]
+    rows = [
+        {"interval": name + (" (deployed)" if name == intervals["deployed"] else ""), **summary}
+        for name, summary in intervals.items()
+        if isinstance(summary, dict)
+    ]
+    return html.section(
+        "Test evaluation (used once)",
+        html.key_values({"n": test["n"]}),
+        with_baseline(test, ("rmse", "mae", "r2", "mean_residual")),
+        html.heading(f"Prediction intervals (target coverage {html.fmt(intervals['coverage_target'])})"),
+        html.table(rows),
+        html.muted(
+            "cv_plus: CV+ from the fold models and their out-of-fold residuals (coverage guaranteed at "
+            "least 1 - 2 alpha, close to 1 - alpha in practice); split: the final model's prediction -/+ the "
+            "conformal quantile of the out-of-fold absolute residuals; model: the model's own Gaussian predictive "
+            "interval, where it has one (it holds only if its noise model does). Coverage on test varies by about "
+            "sqrt(c (1 - c) / n)."
+        ),
+        gap_note(test),
+        html.figures("residuals.png"),
+    )
+
+
+def regression_fairness_section(r: dict) -> dict:
+    f = r["fairness"]
+    boot = f["bootstrap"]
+    parts = [
+        html.muted(
+            f"Test set. Intervals: {html.fmt(boot['confidence_level'])} percentile bootstrap, "
+            f"{boot['n_boot']} replicates (seed {boot['seed']}"
+            f"{', resampling whole ' + html.fmt(boot['cluster']) + ' clusters' if boot['cluster'] else ', rows'}). "
+            f"Groups below {f['min_group_size']} rows are flagged and left out of the gaps (max - min over groups). "
+            "mean residual = mean of actual - predicted (> 0: the group is under-predicted)."
+        ),
+        html.note(f"{html.fmt(f['mitigation'].get('reason', ''))}"),
+    ]
+    for i, (attribute, result) in enumerate(f["attributes"].items()):
+        rows = [
+            {
+                "group": g,
+                "n": m["n"],
+                **{
+                    k: html.interval(m[k], m.get("intervals", {}).get(k))
+                    for k in ("mae", "rmse", "mean_residual", "mean_prediction", "interval_coverage")
+                },
+                "flag": "below min size" if m["small"] else "",
+            }
+            for g, m in result["groups"].items()
+        ]
+        gaps = [
+            {"metric": k, "gap (max - min)": html.interval(v["difference"], v["difference_interval"])}
+            for k, v in result["gaps"].items()
+        ]
+        title = f"{html.fmt(attribute)} (largest relative gap: {html.fmt(result['largest_gap'])})"
+        parts += html.grouping(i, title, html.table(rows), html.table(gaps))
+    return html.section("Fairness: errors by group", *parts)
+
+
+def regression_card(data: dict, test: dict, fairness: dict) -> dict:
+    intervals = test["intervals"]
+    deployed = intervals[intervals["deployed"]]
+    gaps = {a: result["gaps"] for a, result in audited(fairness, data).items()}  # with the intersections
+    return {
+        "Intended use": f"Predicts {data['target']} with a {fmt(intervals['coverage_target'])} prediction interval "
+        f"({intervals['deployed']}) for rows like the training data",
+        "Performance": f"test RMSE {fmt(test['rmse'])}, MAE {fmt(test['mae'])}, R^2 {fmt(test['r2'])}",
+        "Prediction intervals": f"{intervals['deployed']}: hold the actual value on {fmt(deployed['coverage'])} "
+        f"of test "
+        f"rows (target {fmt(intervals['coverage_target'])}), mean width {fmt(deployed['mean_width'])}",
+        "Fairness": "; ".join(
+            f"by {a}: MAE gap {fmt(g['mae']['difference'])}, mean residual gap "
+            f"{fmt(g['mean_residual']['difference'])}, interval coverage gap "
+            f"{fmt(g['interval_coverage']['difference'])}"
+            for a, g in gaps.items()
+        )
+        or "no sensitive attributes",
+        "Fairness mitigation": "none: per-group thresholds and reweighing are classification methods",
+    }
+
+
+class RegressionPage:
+    """What a regression target's page shows: the test section with the intervals, the errors by group, the residual
+    figures and the model card's lines."""
+
+    two_way_pdp = True
+    fold_note = (html.muted("Regression: class_counts count the rows per quantile bin of the target."),)
+
+    @staticmethod
+    def task_figures(r: dict) -> dict[str, bytes]:
+        figs = {"residuals.png": figures.residuals(r["residuals"], r["test"]["intervals"])}
+        for i, (attribute, result) in enumerate(r["fairness"]["attributes"].items()):
+            figs[f"fairness_{i}.png"] = figures.group_errors(attribute, result["groups"])
+        return figs
+
+    @staticmethod
+    def task_sections(r: dict) -> list[dict]:
+        return [regression_test_section(r["test"]), regression_fairness_section(r)]
+
+    @staticmethod
+    def card(params: dict, r: dict) -> dict:
+        return regression_card(params["data"], r["test"], r["fairness"])

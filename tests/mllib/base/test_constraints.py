@@ -1,0 +1,76 @@
+"""Hyperparameter constraints (mllib.base.constraints): the three kinds against their closed forms, and every
+registered estimator that declares constraints: each names a hyperparameter of its constructor, its defaults satisfy
+them, and a value outside them is refused by check_hyperparameters with the class and the hyperparameter named."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from mllib import registry
+from mllib.base import (
+    NON_NEGATIVE,
+    OPTIONAL,
+    POSITIVE,
+    InstanceOf,
+    Interval,
+    Options,
+    check_hyperparameters,
+    positive_int,
+)
+
+
+def test_interval_ends_and_kinds():
+    assert positive_int().accepts(1) and not positive_int().accepts(0)
+    assert positive_int(2, 255).accepts(np.int64(255)) and not positive_int(2, 255).accepts(256)
+    assert not positive_int().accepts(True) and not positive_int().accepts(2.0)  # a count is a whole int
+    assert POSITIVE.accepts(1e-300) and POSITIVE.accepts(math.inf) and not POSITIVE.accepts(0.0)
+    assert NON_NEGATIVE.accepts(0) and not NON_NEGATIVE.accepts(-1e-12) and not NON_NEGATIVE.accepts(math.nan)
+    half_open = Interval(False, 0, 1, "right")
+    assert half_open.accepts(1.0) and not half_open.accepts(0.0)
+    assert not Interval(False, 0, 1, "neither").accepts(1.0)
+    assert not POSITIVE.accepts("1")  # text that spells a number is not one
+
+
+def test_descriptions_read_as_the_messages_say():
+    assert positive_int().describe() == "an integer >= 1"
+    assert positive_int(2, 255).describe() == "an integer in [2, 255]"
+    assert Interval(False, 0, 1, "right").describe() == "a number in (0, 1]"
+    assert POSITIVE.describe() == "a positive number"
+    assert Options(("a", "b")).describe() == "one of 'a', 'b'"
+
+
+def test_options_and_instances():
+    assert OPTIONAL.accepts(None) and not OPTIONAL.accepts(0)
+    assert Options(("balanced",)).accepts("balanced") and not Options(("balanced",)).accepts("Balanced")
+    assert InstanceOf((dict,), "a mapping").accepts({}) and not InstanceOf((dict,), "a mapping").accepts([])
+
+
+CONSTRAINED = sorted(name for name in registry.REGISTRY if registry.REGISTRY[name]._constraints)
+
+
+def test_the_constraints_cover_the_estimators_that_had_hand_written_checks():
+    assert {"svm", "platt", "temperature", "histogram_binning", "gradient_boosting", "knn_imputer"} <= set(CONSTRAINED)
+
+
+@pytest.mark.parametrize("name", CONSTRAINED)
+def test_every_declared_constraint_holds_for_the_defaults_and_refuses_a_bad_value(name):
+    cls = registry.REGISTRY[name]
+    assert set(cls._constraints) <= set(cls._param_names()), "a constraint names no hyperparameter"
+    check_hyperparameters(cls())  # the defaults are valid
+    for hyperparameter in cls._constraints:
+        estimator = cls().set_params(**{hyperparameter: "not a valid value"})
+        with pytest.raises(
+            ValueError, match=rf"^{cls.__name__}: {hyperparameter} must be .*, got 'not a valid value'$"
+        ):
+            check_hyperparameters(estimator)
+
+
+def test_fit_checks_the_constraints_first():
+    X, y = np.random.default_rng(0).normal(size=(20, 2)), np.arange(20) % 2
+    with pytest.raises(ValueError, match="SVC: C must be a positive number, got -1"):
+        registry.CLASSIFIERS["svm"](C=-1).fit(X, y)
+    with pytest.raises(ValueError, match=r"max_bins must be an integer in \[2, 255\], got 256"):
+        registry.CLASSIFIERS["gradient_boosting"](max_bins=256).fit(X, y)
