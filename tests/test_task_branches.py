@@ -1,7 +1,8 @@
 """What differs by task lives in the task kinds (pipeline/core/task.py: Binary, Multiclass, Regression) and the report's
 task pages: the stages and steps ask the target (a method, or a function registered per kind with
 functools.singledispatch) instead of testing its name. This counts the branches on the task's name that are left
-elsewhere under pipeline/: an `if`, a conditional expression, a comprehension filter or a `match` whose test names a
+elsewhere under pipeline/: an `if`, a conditional expression, a comprehension filter, a `match` or a lookup in a
+literal table whose test (or key) names a
 task ("binary", "multiclass", "regression", "classification"), reads a `.task` / `.regression` attribute or a
 `["task"]` key, or a variable named after a task."""
 
@@ -40,6 +41,8 @@ def task_branches(source: str) -> list[tuple[int, str]]:
             tests = node.ifs
         elif isinstance(node, ast.Match):
             tests = [node.subject]
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Dict):
+            tests = [node.slice]  # {"binary": a, "regression": b}[target.task]: a branch written as a table
         else:
             tests = []
         found += [(t.lineno, ast.unparse(t)) for t in tests if names_a_task(t)]
@@ -56,8 +59,10 @@ if binary: pass
 match task:
     case "multiclass": pass
 if model.fitted: pass
+z = {"binary": a, "regression": b}[target.task]
+w = {"a": 1}[key]
 """
-    assert sorted(line for line, _ in task_branches(source)) == [2, 3, 4, 6, 7]
+    assert sorted(line for line, _ in task_branches(source)) == [2, 3, 4, 6, 7, 10]
 
 
 def test_at_most_five_branches_on_the_task_outside_the_task_module():

@@ -18,7 +18,16 @@ import numpy as np
 from scipy import linalg
 from scipy.special import log_softmax
 
-from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
+from ..base import (
+    UNIT,
+    BaseEstimator,
+    ClassifierMixin,
+    Options,
+    check_fitted_X,
+    check_hyperparameters,
+    check_sample_weight,
+    check_X_y,
+)
 from .decision import check_cost_matrix, min_risk_decision
 
 COVARIANCES = ("shared", "per_class")
@@ -77,6 +86,8 @@ class GaussianBayesClassifier(ClassifierMixin, BaseEstimator):
         minimum-expected-cost decision; predict_proba always gives the posteriors.
     """
 
+    _constraints = {"covariance": Options(COVARIANCES), "reg_param": UNIT}
+
     def __init__(self, covariance: str = "shared", priors=None, reg_param: float = 1e-6, cost_matrix=None):
         self.covariance = covariance
         self.priors = priors
@@ -85,10 +96,7 @@ class GaussianBayesClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y)
-        if self.covariance not in COVARIANCES:
-            raise ValueError(f"covariance must be one of {COVARIANCES}, got {self.covariance!r}")
-        if not 0 <= self.reg_param <= 1:
-            raise ValueError(f"reg_param must be in [0, 1], got {self.reg_param!r}")
+        check_hyperparameters(self)
         w = check_sample_weight(sample_weight, X.shape[0])
         codes = self._encode_targets(y)
         K = self.classes_.size

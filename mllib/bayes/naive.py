@@ -13,7 +13,16 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import log_softmax
 
-from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
+from ..base import (
+    NON_NEGATIVE,
+    BaseEstimator,
+    ClassifierMixin,
+    Options,
+    check_fitted_X,
+    check_hyperparameters,
+    check_sample_weight,
+    check_X_y,
+)
 from .gaussian import check_priors
 
 DISTRIBUTIONS = ("gaussian", "bernoulli", "categorical")
@@ -38,6 +47,8 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         Class priors in classes_ order; None: the (weighted) class frequencies.
     """
 
+    _constraints = {"distribution": Options(DISTRIBUTIONS), "alpha": NON_NEGATIVE, "var_smoothing": NON_NEGATIVE}
+
     def __init__(
         self,
         distribution: str = "gaussian",
@@ -54,12 +65,7 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y)
-        if self.distribution not in DISTRIBUTIONS:
-            raise ValueError(f"distribution must be one of {DISTRIBUTIONS}, got {self.distribution!r}")
-        if not self.alpha >= 0:
-            raise ValueError(f"alpha must be >= 0, got {self.alpha!r}")
-        if not self.var_smoothing >= 0:
-            raise ValueError(f"var_smoothing must be >= 0, got {self.var_smoothing!r}")
+        check_hyperparameters(self)
         w = check_sample_weight(sample_weight, X.shape[0])
         codes = self._encode_targets(y)
         K = self.classes_.size

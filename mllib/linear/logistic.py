@@ -32,7 +32,17 @@ from scipy import linalg
 from scipy.linalg.blas import dsyrk
 from scipy.special import expit, softmax
 
-from ..base import BaseEstimator, ClassifierMixin, ConvergenceWarning, check_fitted_X, check_sample_weight, check_X_y
+from ..base import (
+    NON_NEGATIVE,
+    BaseEstimator,
+    ClassifierMixin,
+    ConvergenceWarning,
+    Options,
+    check_fitted_X,
+    check_hyperparameters,
+    check_sample_weight,
+    check_X_y,
+)
 
 SOLVERS = ("auto", "newton", "lbfgs")
 PENALTIES = ("l2", "l1")
@@ -161,6 +171,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         Stop when the largest Newton step (or projected gradient for L-BFGS) is below tol.
     """
 
+    _constraints = {"solver": Options(SOLVERS), "lam": NON_NEGATIVE, "penalty": Options(PENALTIES)}
+
     def __init__(
         self, lam: float = 1.0, penalty: str = "l2", solver: str = "auto", max_iter: int = 1000, tol: float = 1e-8
     ):
@@ -172,12 +184,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y)
-        if self.solver not in SOLVERS:
-            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
-        if not self.lam >= 0:
-            raise ValueError(f"lam must be >= 0, got {self.lam!r}")
-        if self.penalty not in PENALTIES:
-            raise ValueError(f"penalty must be one of {PENALTIES}, got {self.penalty!r}")
+        check_hyperparameters(self)
         if self.penalty == "l1" and self.solver == "lbfgs":
             raise ValueError("solver='lbfgs' needs a smooth objective; use solver='newton' or 'auto' with penalty='l1'")
         w = check_sample_weight(sample_weight, X.shape[0])

@@ -11,9 +11,16 @@ Multiclass: one-vs-rest. Starting from w = 0, eta only rescales (w, b), so predi
 
 from __future__ import annotations
 
-import numpy as np
-
-from ..base import BaseEstimator, ClassifierMixin, check_random_state, check_sample_weight, check_X_y
+from ..base import (
+    POSITIVE,
+    BaseEstimator,
+    ClassifierMixin,
+    check_hyperparameters,
+    check_random_state,
+    check_sample_weight,
+    check_X_y,
+    positive_int,
+)
 from ._kernels import perceptron_epochs
 from ._ovr import OneVsRestLinearMixin, fit_one_vs_rest
 
@@ -35,6 +42,8 @@ class Perceptron(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
         Seeds the shuffles.
     """
 
+    _constraints = {"lr": POSITIVE, "max_iter": positive_int()}  # max_iter: epochs
+
     def __init__(
         self,
         lr: float = 1.0,
@@ -51,10 +60,7 @@ class Perceptron(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y)
-        if not self.lr > 0:
-            raise ValueError(f"lr must be > 0, got {self.lr!r}")
-        if not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive int (epochs), got {self.max_iter!r}")
+        check_hyperparameters(self)
         s = check_sample_weight(sample_weight, X.shape[0])
         codes = self._encode_targets(y)
         self.n_features_in_ = X.shape[1]

@@ -28,12 +28,16 @@ import numpy as np
 from scipy import linalg
 
 from ..base import (
+    POSITIVE,
     BaseEstimator,
     ClassifierMixin,
     ConvergenceWarning,
+    Options,
+    check_hyperparameters,
     check_random_state,
     check_sample_weight,
     check_X_y,
+    positive_int,
 )
 from ._kernels import svm_dual_cd
 from ._ovr import OneVsRestLinearMixin, fit_one_vs_rest
@@ -62,6 +66,13 @@ class LinearSVM(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
         Seeds the order in which the dual coordinates are visited.
     """
 
+    _constraints = {
+        "loss": Options(LOSSES),
+        "C": POSITIVE,
+        "intercept_scaling": POSITIVE,
+        "max_iter": positive_int(),  # epochs
+    }
+
     def __init__(
         self,
         C: float = 1.0,
@@ -80,14 +91,7 @@ class LinearSVM(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y)
-        if self.loss not in LOSSES:
-            raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
-        if not self.C > 0:
-            raise ValueError(f"C must be > 0, got {self.C!r}")
-        if not self.intercept_scaling > 0:
-            raise ValueError(f"intercept_scaling must be > 0, got {self.intercept_scaling!r}")
-        if not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive int (epochs), got {self.max_iter!r}")
+        check_hyperparameters(self)
         s = check_sample_weight(sample_weight, X.shape[0])
         codes = self._encode_targets(y)
         self.n_features_in_ = X.shape[1]

@@ -21,15 +21,20 @@ import numpy as np
 from numba import njit
 
 from ..base import (
+    OPTIONAL,
+    POSITIVE,
     BaseEstimator,
     ClassifierMixin,
+    Options,
     RegressorMixin,
     check_array,
     check_fitted_X,
+    check_hyperparameters,
     check_is_fitted,
     check_n_features,
     check_sample_weight,
     check_X_y,
+    positive_int,
 )
 from .kdtree import build_kdtree, kdtree_query, kdtree_window_sums
 
@@ -94,6 +99,14 @@ def brute_kneighbors(X: np.ndarray, Q: np.ndarray, k: int):
 class _Neighbours(BaseEstimator):
     """Storage, neighbour search and weights shared by the classifier and the regressor."""
 
+    _constraints = {
+        "algorithm": Options(ALGORITHMS),
+        "weights": Options(WEIGHTS),
+        "kernel": Options(KERNELS),
+        "bandwidth": [OPTIONAL, POSITIVE],  # the Parzen window width; None: k nearest neighbours
+        "leaf_size": positive_int(),
+    }
+
     def __init__(
         self,
         n_neighbors: int = 5,
@@ -111,23 +124,11 @@ class _Neighbours(BaseEstimator):
         self.kernel = kernel
 
     def _store(self, X, sample_weight):
-        if self.algorithm not in ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}")
-        if self.weights not in WEIGHTS:
-            raise ValueError(f"weights must be one of {WEIGHTS}, got {self.weights!r}")
-        if self.kernel not in KERNELS:
-            raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
-        if self.bandwidth is not None and not self.bandwidth > 0:
-            raise ValueError(
-                f"bandwidth must be > 0 (the Parzen window width) or None for k nearest neighbours, "
-                f"got {self.bandwidth!r}"
-            )
+        check_hyperparameters(self)
         if self.bandwidth is None and (
             not isinstance(self.n_neighbors, (int, np.integer)) or not 1 <= self.n_neighbors <= X.shape[0]
         ):
             raise ValueError(f"n_neighbors must be an int in [1, n_samples = {X.shape[0]}], got {self.n_neighbors!r}")
-        if not isinstance(self.leaf_size, (int, np.integer)) or self.leaf_size < 1:
-            raise ValueError(f"leaf_size must be a positive int, got {self.leaf_size!r}")
         self.n_features_in_ = X.shape[1]
         self.X_fit_ = X
         self.sample_weight_ = check_sample_weight(sample_weight, X.shape[0])

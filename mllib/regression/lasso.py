@@ -22,7 +22,7 @@ import warnings
 
 import numpy as np
 
-from ..base import ConvergenceWarning, check_sample_weight, check_X_y
+from ..base import NON_NEGATIVE, ConvergenceWarning, check_hyperparameters, check_sample_weight, check_X_y, positive_int
 from ._centring import centre
 from .least_squares import _LinearPredictor
 
@@ -86,6 +86,8 @@ class Lasso(_LinearPredictor):
     Fitted: coef_, intercept_, n_iter_ (sweeps), dual_gap_ (final duality gap, in the objective's units).
     """
 
+    _constraints = {"alpha": NON_NEGATIVE, "max_iter": positive_int(), "tol": NON_NEGATIVE}
+
     def __init__(self, alpha: float = 0.1, max_iter: int = 1000, tol: float = 1e-4):
         self.alpha = alpha
         self.max_iter = max_iter
@@ -93,12 +95,7 @@ class Lasso(_LinearPredictor):
 
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y, y_numeric=True)
-        if not self.alpha >= 0:
-            raise ValueError(f"alpha must be >= 0, got {self.alpha!r}")
-        if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
-        if not self.tol >= 0:
-            raise ValueError(f"tol must be >= 0, got {self.tol!r}")
+        check_hyperparameters(self)
         w = check_sample_weight(sample_weight, X.shape[0])
         n = w.sum()
         x_mean, y_mean, Xc, yc = centre(X, y, None if sample_weight is None else w)

@@ -17,7 +17,16 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, RegressorMixin, check_fitted_X, check_sample_weight, check_X_y
+from ..base import (
+    NON_NEGATIVE,
+    BaseEstimator,
+    Options,
+    RegressorMixin,
+    check_fitted_X,
+    check_hyperparameters,
+    check_sample_weight,
+    check_X_y,
+)
 from ._centring import centre, positive_eigenvalues
 
 RIDGE_SOLVERS = ("auto", "cholesky", "svd")
@@ -68,16 +77,15 @@ class Ridge(_LinearPredictor):
     Fitted: coef_, intercept_, effective_degrees_of_freedom_ = df(lam) (= rank of X at lam = 0).
     """
 
+    _constraints = {"lam": NON_NEGATIVE, "solver": Options(RIDGE_SOLVERS)}
+
     def __init__(self, lam: float = 1.0, solver: str = "auto"):
         self.lam = lam
         self.solver = solver
 
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y, y_numeric=True)
-        if not self.lam >= 0:
-            raise ValueError(f"lam must be >= 0, got {self.lam!r}")
-        if self.solver not in RIDGE_SOLVERS:
-            raise ValueError(f"solver must be one of {RIDGE_SOLVERS}, got {self.solver!r}")
+        check_hyperparameters(self)
         w = check_sample_weight(sample_weight, X.shape[0])
         x_mean, y_mean, Xc, yc = centre(X, y, None if sample_weight is None else w)
         lam = float(self.lam)

@@ -7,7 +7,7 @@ errors.py     bad input -> one message and exit 1
 progress.py   progress of long steps on stderr
 schema.py     the data contract (pandera) and validate's policies
 task.py       data.task and the target's kind (Binary, Multiclass, Regression): what differs by task
-records.py    the report files stages write and read, as typed records (validation, split)
+records.py    the report files stages write and read, as typed records (validation, split, train)
 frames.py     DataFrame <-> numpy at the boundary with mllib
 build.py      params -> mllib objects: the feature transformer, the model, the CV splitter
 compute.py    where independent tasks run: in process, local worker processes or Dask

@@ -1,4 +1,5 @@
-"""The report files a stage writes and later stages, the report and tracking read, as typed records defined once.
+"""The report files a stage writes and later stages, the report and tracking read, as typed records defined once
+(validate's, split's and train's so far; the others are still read by key).
 
 A writer builds the record (a frozen dataclass), so a field renamed here fails in the writer's test (an unexpected
 or missing keyword); a reader loads it with `Record.read`, which checks that the file holds exactly the record's
@@ -91,7 +92,32 @@ class SplitReport(Record):
     folds: dict  # balance of every validation set, by class (regression: by quantile bin of the target)
 
 
-RECORDS = {"validation": ValidationReport, "split": SplitReport}  # by their names in the report's inputs
+@dataclass(frozen=True)
+class TrainMetrics(Record):
+    """reports/metrics/train.json: the chosen model, its cross-validated score and the no-skill baseline's on the
+    same folds, the search's size, the fits that stopped at their iteration cap, the model comparison."""
+
+    json_file: ClassVar[Path] = paths.TRAIN_METRICS
+    written_by: ClassVar[str] = "train"
+
+    model: str  # model.name with auto resolved for the task
+    task: str
+    scoring: str
+    cv_mean: float
+    cv_std: float
+    cv_pooled: float  # every split's validation rows scored as one set
+    cv_note: str | None
+    train_mean: float
+    train_valid_gap: float
+    best_params: dict
+    n_candidates: int
+    n_folds: int
+    not_converged: dict  # {"folds": [...], "refit": bool, "messages": [...]}
+    baseline: dict  # {"model", "cv_mean", "cv_std"}
+    comparison: dict | None  # with model.candidates
+
+
+RECORDS = {"validation": ValidationReport, "split": SplitReport, "train": TrainMetrics}  # the report's names
 
 
 def report_inputs() -> dict:

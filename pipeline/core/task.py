@@ -49,10 +49,6 @@ class Target:
     def n_classes(self) -> int:
         return len(self.classes)
 
-    @property
-    def regression(self) -> bool:
-        return isinstance(self, Regression)
-
     def label_names(self) -> list[str]:
         """The classes as strings, for report keys and column names."""
         return [_key(c) for c in self.classes]
@@ -72,6 +68,7 @@ class Target:
 class Classification(Target):
     """Classes coded 0..K-1; models give decision scores, the deployed predictor calibrated probabilities."""
 
+    classifies = True  # decisions are classes (surrogate trees, stratified inner splits)
     estimators = registry.CLASSIFIERS  # the models that can fit it
     default_model = "logistic_regression"  # model.name auto (searched over its own search.grid entry)
     test_metrics: tuple[str, ...] = ("accuracy", "log_loss", "brier")  # headline test figures (with the kind's own)
@@ -138,6 +135,21 @@ class Classification(Target):
 
         return decision_scores(model, X)
 
+    def response(self, predictor, response: str):
+        """Raw matrix -> what a scorer (or an explainer) needs from the deployed predictor: its decisions ("label"),
+        the model's binary score ("score"), or the calibrated probabilities ("proba": p(positive) for two classes,
+        (n, K) for more)."""
+
+        def predict(X_raw):
+            if response == "score":
+                return predictor.scores(X_raw)
+            P = predictor.predict_proba(X_raw)
+            if response == "label":
+                return predictor.decide(P)["decision"]
+            return self.metric_probabilities(P)
+
+        return predict
+
     @staticmethod
     def quality_figures(test: dict, calibration: dict) -> dict:
         """The headline sections of how far the deployed probabilities and decisions can be trusted: calibration
@@ -203,6 +215,15 @@ class Binary(Classification):
     baseline_metrics = ("roc_auc", "average_precision", "accuracy", "precision", "recall", "f1")
     ranking_metric = "roc_auc"  # what a calibration map may change of the model's ranking
     per_class = ""
+    explained = {  # what explanations add up to: a linear or tree model's score, the chain's probability, a network's
+        "score": "decision score (log-odds)",
+        "probability": "probability of the deployed predictor",
+        "relevance": "network output score (logit)",
+    }
+
+    def explained_outputs(self) -> list[str]:
+        """The outputs partial dependence draws: the positive class's probability."""
+        return self.label_names()[1:]
 
     def output_name(self) -> str:
         """What the deployed predictor gives for a row (partial-dependence axes)."""
@@ -270,6 +291,15 @@ class Multiclass(Classification):
     baseline_metrics = ("accuracy", "roc_auc_ovr", "balanced_accuracy", "f1_macro")
     ranking_metric = "roc_auc_ovr"
     per_class = ", per class"
+    explained = {
+        "score": "decision score of each class (logit)",
+        "probability": "probability of the deployed predictor",
+        "relevance": "network output score (logit) of each row's most probable class",
+    }
+
+    def explained_outputs(self) -> list[str]:
+        """Every class's probability."""
+        return self.label_names()
 
     def output_name(self) -> str:
         return f"p({self.column} = class), deployed predictor (per class, last axis)"
@@ -364,6 +394,7 @@ class Multiclass(Classification):
 class Regression(Target):
     """A numeric target encoded as float64 (every value finite); models predict it in its units."""
 
+    classifies = False
     estimators = registry.REGRESSORS
     default_model = "ridge"
     tree = "decision_tree_regressor"
@@ -414,6 +445,20 @@ class Regression(Target):
 
     def fold_scores(self, model, X) -> np.ndarray:
         return model.predict(X)
+
+    explained = {
+        "score": "prediction",
+        "probability": "prediction",
+        "relevance": "network output (the prediction of the standardized target)",
+    }
+
+    def explained_outputs(self) -> list[str]:
+        return [self.column]
+
+    @staticmethod
+    def response(predictor, response: str):
+        """The deployed regressor's prediction, whatever the scorer reads."""
+        return predictor.predict
 
     @staticmethod
     def scorer_input(scorer, P, predictions: np.ndarray) -> np.ndarray:

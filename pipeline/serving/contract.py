@@ -44,16 +44,18 @@ class InputContract:
     unseen: str  # the encoder's handle_unknown: ignore | error
 
     @classmethod
-    def of(cls, train: pd.DataFrame, numeric: list, categorical: list, params: dict) -> InputContract:
-        """The contract of a model trained on `train` with params.yaml `params`."""
+    def of(
+        cls, train: pd.DataFrame, numeric: list, categorical: list, sensitive: list, validate: dict, encoder: dict
+    ) -> InputContract:
+        """The contract of a model trained on `train`: data.sensitive, params.yaml `validate` and the encoder's
+        settings (features.encoder.params)."""
         levels = {c: sorted({v for v in category_labels(train[c]) if v is not None}) for c in categorical}
-        encoder = params["features"]["encoder"]["params"]
         return cls(
             numeric=list(numeric),
             categorical=list(categorical),
             levels=levels,
-            sensitive=[c for c in params["data"]["sensitive"] if c in numeric or c in categorical],
-            missing_sensitive=params["validate"]["missing_sensitive"],
+            sensitive=[c for c in sensitive if c in numeric or c in categorical],
+            missing_sensitive=validate["missing_sensitive"],
             unseen=encoder.get("handle_unknown", "ignore"),
         )
 

@@ -11,6 +11,7 @@ from pipeline.core import build, paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_json, read_parquet, write_json
+from pipeline.core.records import TrainMetrics
 from pipeline.core.task import Target
 from pipeline.steps import folds
 from pipeline.steps.assessment import (
@@ -45,7 +46,7 @@ def main() -> None:
     params = load_params()
     data, cfg, seed = params["data"], params["assess"], params["seed"]
     target = Target.read(paths.TARGET)
-    trained, search = read_json(paths.TRAIN_METRICS, "train"), read_json(paths.SEARCH_REPORT, "train")
+    trained, search = TrainMetrics.read(), read_json(paths.SEARCH_REPORT, "train")
     scorer = build.scorer("search.scoring", trained["scoring"], target.task)
     name = trained["model"]
     sweep = cfg["validation_curve"].get(name)
@@ -62,7 +63,7 @@ def main() -> None:
 
     report = {"scoring": scorer.name, "model": name, "best_params": trained["best_params"]}
     grouped = search["candidates"][search["best_index"]]["valid_scores"]
-    report["leakage"] = leakage_estimate(params, y, make_model, scorer, grouped, target.regression)
+    report["leakage"] = leakage_estimate(params, y, make_model, scorer, grouped, stratify=target.classifies)
     report["single_feature"] = single_feature_check(cfg, target, y, splits, seed)
     print(f"assess: single features: {report['single_feature']['statement']}")
     too_large = refit_limit(cfg, len(y))  # why nested CV and the validation curve do not run, or None
@@ -80,7 +81,7 @@ def main() -> None:
             return compare(best, scorer.greater_is_better, n_train, n_test, params["model"]["selection"])[0]
 
         report["nested"] = nested_scores(
-            split_matrix, y, groups, splits, models, select, scorer, cfg["inner_splits"], seed, target.regression
+            split_matrix, y, groups, splits, models, select, scorer, cfg["inner_splits"], seed, target.classifies
         )
         print(
             f"assess: nested CV {scorer.name} {report['nested']['outer_mean']:.4f} ± "

@@ -16,7 +16,8 @@ from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.frames import feature_columns, proba_columns, raw_matrix, score_columns
-from pipeline.core.io import read_json, read_parquet, write_csv, write_json, write_parquet
+from pipeline.core.io import read_parquet, write_csv, write_json, write_parquet
+from pipeline.core.records import TrainMetrics
 from pipeline.core.summaries import reliability_rows, sensitive_groupings
 from pipeline.core.task import Classification, Regression, Target
 from pipeline.steps.comparison import versus_runner_up
@@ -33,9 +34,11 @@ def evaluate(target: Target, params: dict, predictor, test: pd.DataFrame, X, y, 
 @evaluate.register
 def evaluate_regression(target: Regression, params: dict, predictor, test: pd.DataFrame, X, y, y_train) -> None:
     """Point metrics, the intervals' coverage and width, the residuals; the classification plots are empty files."""
-    trained = read_json(paths.TRAIN_METRICS, "train")
+    trained = TrainMetrics.read()
     metrics, plots, columns = test_report(target, predictor, X, y, trained, y_train)
-    metrics["comparison"] = versus_runner_up(params, trained, target, y_train, y, predictor.model)
+    metrics["comparison"] = versus_runner_up(
+        params["model"], params["seed"], trained, target, y_train, y, predictor.model
+    )
     deployed = metrics["intervals"][predictor.interval_method]
     print(
         f"evaluate: test RMSE {metrics['rmse']:.4g}, MAE {metrics['mae']:.4g}, R^2 {metrics['r2']:.4f}; "
@@ -57,7 +60,7 @@ def evaluate_classification(target: Classification, params: dict, predictor, tes
     P, P_raw = predictor.proba_from_scores(scores), NoCalibration().fit(scores).predict_proba(scores)
     decided = predictor.decide(P)
     sets = predictor.conformal.predict_set(P)
-    trained = read_json(paths.TRAIN_METRICS, "train")
+    trained = TrainMetrics.read()
     metrics, plots = test_metrics(
         target,
         y,
@@ -71,7 +74,9 @@ def evaluate_classification(target: Classification, params: dict, predictor, tes
         rule_of(predictor),
         y_train,
     )
-    metrics["comparison"] = versus_runner_up(params, trained, target, y_train, y, predictor.model)
+    metrics["comparison"] = versus_runner_up(
+        params["model"], params["seed"], trained, target, y_train, y, predictor.model
+    )
     predictions = pd.DataFrame(
         {
             paths.ROW_ID: test[paths.ROW_ID],

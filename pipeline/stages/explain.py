@@ -31,7 +31,6 @@ from pipeline.steps.explanations import (
     importance_rows,
     pdp_curves,
     pdp_rows,
-    response_of,
     row_attributions,
 )
 
@@ -49,11 +48,11 @@ def main() -> None:
     y = target.encode(test[data["target"]])
     scorer = build.scorer("explain.scoring", cfg["scoring"], target.task)
     decision = predictor.decision_rule()
-    explained = response_of(predictor, "proba")  # calibrated probabilities, or a regressor's prediction
+    explained = target.response(predictor, "proba")  # calibrated probabilities, or a regressor's prediction
     grid_resolution, percentiles = cfg["grid_resolution"], tuple(cfg["pdp_percentiles"])
 
     result = permutation_importance(
-        response_of(after_features(predictor, X), scorer.response),
+        target.response(after_features(predictor, X), scorer.response),
         X,
         y,
         scorer,
@@ -73,7 +72,7 @@ def main() -> None:
     pdp = {
         **pdp_curves(explained, X[rows], names, top, grid_resolution, percentiles),
         "output": target.output_name(),
-        "classes": {"binary": classes[1:], "multiclass": classes, "regression": [target.column]}[target.task],
+        "classes": target.explained_outputs(),
     }
 
     label = scorer.response == "label"

@@ -18,7 +18,8 @@ from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.frames import attribute_labels, feature_columns, raw_matrix, read_proba
-from pipeline.core.io import read_json, read_matrix, read_parquet, write_csv, write_json
+from pipeline.core.io import read_matrix, read_parquet, write_csv, write_json
+from pipeline.core.records import TrainMetrics
 from pipeline.core.task import Classification, Regression, Target
 from pipeline.steps.fairness_audit import (
     audit,
@@ -63,7 +64,7 @@ def audit_decisions(
             )
         )
     columns = feature_columns(test.columns, data)
-    trained = read_json(paths.TRAIN_METRICS, "train")
+    trained = TrainMetrics.read()
     report["reweighing"] = reweighing(
         target,
         predictor,

@@ -18,6 +18,7 @@ from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.frames import score_columns
 from pipeline.core.io import read_matrix, read_parquet, write_estimators, write_json, write_parquet
+from pipeline.core.records import TrainMetrics
 from pipeline.core.task import Target
 from pipeline.steps import folds
 from pipeline.steps.comparison import choose_model
@@ -38,7 +39,10 @@ def main() -> None:
     fold_data = load_fold_data(y, splits, groups)
     print(f"train: {target.task} target, {len(y)} rows, {len(splits)} splits")
     with task_runner(params["compute"]) as run_tasks:
-        searched = {name: search_model(name, params, fold_data, scorer, seed, run_tasks) for name in names}
+        searched = {
+            name: search_model(name, params["model"], params["search"], fold_data, scorer, seed, run_tasks)
+            for name in names
+        }
     name, comparison = choose_model(searched, splits, scorer, model_cfg["selection"])
     results, best_i = searched[name]
     no_skill = target.no_skill()
@@ -63,38 +67,38 @@ def main() -> None:
     fold = folds.first_validating_split(splits, len(y))
     oof = pd.DataFrame({paths.ROW_ID: train[paths.ROW_ID], "fold": fold, "y": y, **score_columns(score)})
 
-    metrics = {
-        "model": name,
-        "task": target.task,
-        "scoring": scorer.name,
-        "cv_mean": best["mean_valid_score"],
-        "cv_std": best["std_valid_score"],
-        "cv_pooled": pooled["pooled"],  # every split's validation rows scored as one set
-        "cv_note": pooled["note"],
-        "train_mean": best["mean_train_score"],
-        "train_valid_gap": best["mean_train_score"] - best["mean_valid_score"],
-        "best_params": best["params"],
-        "n_candidates": len(results),
-        "n_folds": len(splits),
-        "not_converged": {  # fits of the chosen configuration that stopped at an iteration cap
+    metrics = TrainMetrics(
+        model=name,
+        task=target.task,
+        scoring=scorer.name,
+        cv_mean=best["mean_valid_score"],
+        cv_std=best["std_valid_score"],
+        cv_pooled=pooled["pooled"],  # every split's validation rows scored as one set
+        cv_note=pooled["note"],
+        train_mean=best["mean_train_score"],
+        train_valid_gap=best["mean_train_score"] - best["mean_valid_score"],
+        best_params=best["params"],
+        n_candidates=len(results),
+        n_folds=len(splits),
+        not_converged={  # fits of the chosen configuration that stopped at an iteration cap
             "folds": [w["fold"] for w in best["not_converged"]],
             "refit": bool(refit_stopped),
             "messages": sorted({w["message"] for w in best["not_converged"]} | set(refit_stopped)),
         },
-        "baseline": {
+        baseline={
             "model": target.no_skill_name,
             "cv_mean": baseline["mean_valid_score"],
             "cv_std": baseline["std_valid_score"],
         },
-        "comparison": comparison,
-    }
+        comparison=comparison,
+    )
     mlio.save(final, paths.MODEL)
     write_estimators(fold_models, paths.FOLD_MODELS)
     write_parquet(oof, paths.OOF_PREDICTIONS)
     search_report, curve = search_reports(results, best_i, scorer)
     write_json(search_report, paths.SEARCH_REPORT)
     write_json(curve, paths.VALIDATION_CURVE)
-    write_json(metrics, paths.TRAIN_METRICS)
+    metrics.write()
 
 
 if __name__ == "__main__":

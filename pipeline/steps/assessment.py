@@ -65,10 +65,10 @@ from ..core.progress import Progress
 
 
 def row_level_scores(
-    X_raw: np.ndarray, y: np.ndarray, make_features, make_model, scorer, n_splits: int, seed: int, regression: bool
+    X_raw: np.ndarray, y: np.ndarray, make_features, make_model, scorer, n_splits: int, seed: int, stratify: bool
 ) -> list[float]:
     """Validation scores of a row-level (ungrouped) k-fold: the features and the model fitted per fold."""
-    splitter = inner_splitter(n_splits, grouped=False, stratify=not regression, random_state=seed)
+    splitter = inner_splitter(n_splits, grouped=False, stratify=stratify, random_state=seed)
     progress = Progress("assess: row-level CV (leakage estimate)")
     scores = []
     for k, (fit, valid) in enumerate(splitter.split(np.zeros((y.size, 1)), y)):
@@ -81,7 +81,7 @@ def row_level_scores(
     return scores
 
 
-def leakage_estimate(params: dict, y: np.ndarray, make_model, scorer, grouped_scores, regression: bool) -> dict:
+def leakage_estimate(params: dict, y: np.ndarray, make_model, scorer, grouped_scores, stratify: bool) -> dict:
     """assessment.json's "leakage": the chosen configuration scored by a row-level CV of the training rows (their
     raw columns read here, and released after) beside the grouped CV's fold scores, with the inflation's interval
     and a sentence; or why it was not estimated."""
@@ -101,7 +101,7 @@ def leakage_estimate(params: dict, y: np.ndarray, make_model, scorer, grouped_sc
         scorer,
         params["split"]["n_splits"],
         seed,
-        regression,
+        stratify,
     )
     result = inflation(row_scores, grouped_scores, scorer.greater_is_better)
     result["statement"] = leakage_sentence(result, scorer.name, data["group"])
@@ -251,13 +251,13 @@ def nested_scores(
     scorer,
     inner_splits: int,
     seed: int,
-    regression: bool,
+    stratify: bool,
 ) -> dict:
     """Outer score (the selection's choice, refitted, on the split's validation part) and inner best score per split;
     split_matrix(k): every training row in split k's features; models: {name: (an unfitted model, its candidates)};
     select({name: its search's best result}, {name: (n_train, n_test) mean inner split sizes}) -> the chosen name
     (a single model: itself)."""
-    inner = inner_splitter(inner_splits, groups is not None, not regression, seed)
+    inner = inner_splitter(inner_splits, groups is not None, stratify, seed)
     n_candidates = sum(len(c) for _, c in models.values())
     progress = Progress(
         f"assess: nested CV ({len(splits)} outer x {inner_splits} inner folds x {n_candidates} candidates"

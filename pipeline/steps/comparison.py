@@ -92,7 +92,9 @@ def choose_model(searched: dict, splits: list[tuple], scorer, selection: str) ->
     return name, comparison
 
 
-def versus_runner_up(params: dict, trained: dict, target, y_train: np.ndarray, y: np.ndarray, model) -> dict | None:
+def versus_runner_up(
+    model_cfg: dict, seed: int, trained: dict, target, y_train: np.ndarray, y: np.ndarray, model
+) -> dict | None:
     """With model.candidates: the chosen model against the runner-up of the comparison on the test rows (both as
     fitted on every training row, their plain predictions; Target.compare_predictions), or None without a
     comparison."""
@@ -102,7 +104,7 @@ def versus_runner_up(params: dict, trained: dict, target, y_train: np.ndarray, y
     runner = next(m for m in comparison["models"] if m["model"] == comparison["runner_up"])
     X_train = read_matrix(paths.FINAL_TRAIN_FEATURES, "features")
     X_test = read_matrix(paths.FINAL_TEST_FEATURES, "features")
-    other = build.model(runner["model"], params["model"], params["seed"], **runner["params"]).fit(X_train, y_train)
+    other = build.model(runner["model"], model_cfg, seed, **runner["params"]).fit(X_train, y_train)
     return {
         "chosen": comparison["chosen"],
         "runner_up": runner["model"],

@@ -75,7 +75,7 @@ RAW_COLUMN_NOTE = {
 
 
 def shapley_attributions(
-    method: str, model, transformer, X_rows, X_background, predict_proba, kernel: dict, seed: int, owners
+    method: str, model, transformer, X_rows, X_background, predict_proba, kernel: dict, seed: int, owners, explained
 ) -> dict:
     """Shapley values per raw column for the explained rows: (n, d) for a binary target (of the positive class), (n, d,
     K) for K > 2 classes (one slice per class); 'output' says which quantity they add up to, expected_value and
@@ -103,13 +103,7 @@ def shapley_attributions(
         values = np.stack([p["values"] for p in parts], axis=2)
         expected = np.array([p["expected_value"] for p in parts])
         prediction = np.stack([p["prediction"] for p in parts], axis=1)
-        output = (
-            "prediction"
-            if _regressor(model)
-            else "decision score (log-odds)"
-            if len(parts) == 1
-            else "decision score of each class (logit)"
-        )
+        output = explained["score"]
     elif method in ("kernel", "exact"):
         explain = kernel_shap if method == "kernel" else exact_shapley
         kwargs = (
@@ -120,7 +114,7 @@ def shapley_attributions(
         out = explain(predict_proba, X_rows, X_background, **kwargs)
         result = {
             "values": out["values"],
-            "output": "prediction" if _regressor(model) else "probability of the deployed predictor",
+            "output": explained["probability"],
             "expected_value": out["expected_value"],
             "prediction": out["prediction"],
             "additivity_error": out["additivity_error"],
@@ -151,7 +145,9 @@ def input_bounds(Z_rows: np.ndarray, Z_train: np.ndarray):
     return Z.min(axis=0), Z.max(axis=0)
 
 
-def relevance_attributions(rule: str, model, transformer, X_rows, owners, epsilon: float, X_train) -> dict | None:
+def relevance_attributions(
+    rule: str, model, transformer, X_rows, owners, epsilon: float, X_train, explained: dict
+) -> dict | None:
     """Gradient x input / LRP of the network's output score, per raw column (only for mllib MLPs).
     epsilon: LRP-epsilon's stabiliser; X_train: raw training rows, whose encoded range (widened to X_rows')
     bounds z^B."""
@@ -165,41 +161,13 @@ def relevance_attributions(rule: str, model, transformer, X_rows, owners, epsilo
         out = lrp(model, Z, rule="z_plus", input_bounds=input_bounds(Z, transformer.transform(X_train)))
     else:
         out = lrp(model, Z, rule=rule.removeprefix("lrp_"), epsilon=epsilon)
-    output = (
-        "network output (the prediction of the standardized target)"
-        if _regressor(model)
-        else "network output score (logit)"
-        if model.classes_.size == 2
-        else "network output score (logit) of each row's most probable class"
-    )
+    output = explained["relevance"]
     return {
         "values": to_raw(out["relevance"], owners, X_rows.shape[1]),
         "output": output,
         "prediction": out["output"],
         "conservation_error": out["conservation_error"],
     }
-
-
-def _regressor(model) -> bool:
-    return getattr(model, "_estimator_type", None) == "regressor"
-
-
-def response_of(predictor, response: str):
-    """Raw matrix -> what a scorer (or an explainer) needs from the deployed predictor: its decisions ("label"), the
-    model's binary score ("score"), or the calibrated probabilities ("proba": p(positive) for two classes, (n, K)
-    for more); a deployed regressor's prediction, whatever the response."""
-    if _regressor(predictor.model):
-        return predictor.predict
-
-    def predict(X_raw):
-        if response == "score":
-            return predictor.scores(X_raw)
-        P = predictor.predict_proba(X_raw)
-        if response == "label":
-            return predictor.decide(P)["decision"]
-        return P[:, 1] if P.shape[1] == 2 else P
-
-    return predict
 
 
 def after_features(predictor, X):
@@ -298,10 +266,13 @@ def surrogate_summary(
     return {"max_depth": depth, "fitted_rows": len(X_train), **{k: result[k] for k in kept}}
 
 
-def shapley_summary(method, model, transformer, X_rows, background, explained, kernel, seed, owners, names, classes):
+def shapley_summary(method, model, transformer, X_rows, background, predict, kernel, seed, owners, names, target):
     """attributions.json's "shapley" entry: the values per raw column with their additivity error (absolute and
     relative to the largest output) and the per-feature summary."""
-    shap = shapley_attributions(method, model, transformer, X_rows, background, explained, kernel, seed, owners)
+    shap = shapley_attributions(
+        method, model, transformer, X_rows, background, predict, kernel, seed, owners, target.explained
+    )
+    classes = target.label_names()
     scale = max(np.abs(shap["prediction"]).max(), np.abs(shap["expected_value"]).max(), 1e-300)
     return {
         "method": method, "output": shap["output"], "raw_columns": RAW_COLUMN_NOTE[method],
@@ -313,9 +284,10 @@ def shapley_summary(method, model, transformer, X_rows, background, explained, k
     }  # fmt: skip
 
 
-def relevance_summary(rule, model, transformer, X_rows, owners, epsilon, X_train, names, classes) -> dict | None:
+def relevance_summary(rule, model, transformer, X_rows, owners, epsilon, X_train, names, target) -> dict | None:
     """attributions.json's "relevance" entry (None when explain.relevance is none or the model is not a network)."""
-    relevance = relevance_attributions(rule, model, transformer, X_rows, owners, epsilon, X_train)
+    relevance = relevance_attributions(rule, model, transformer, X_rows, owners, epsilon, X_train, target.explained)
+    classes = target.label_names()
     if relevance is None:
         return None
     finite = relevance["conservation_error"][np.isfinite(relevance["conservation_error"])]
@@ -348,8 +320,8 @@ def row_attributions(predictor, X, X_train, names, classes, target, cfg: dict, s
     if method != "none":
         kernel = {"n_samples": cfg["kernel_samples"], "n_bootstrap": cfg["kernel_bootstrap"]}
         try:
-            shap = shapley_summary(method, model, transformer, X[rows], background, response_of(predictor, "proba"),
-                                   kernel, seed, owners, names, classes)  # fmt: skip
+            shap = shapley_summary(method, model, transformer, X[rows], background, target.response(predictor, "proba"),
+                                   kernel, seed, owners, names, target)  # fmt: skip
         except ValueError as exc:
             raise PipelineError(f"explain: {exc}") from None
         attributions["shapley"] = shap
@@ -359,14 +331,14 @@ def row_attributions(predictor, X, X_train, names, classes, target, cfg: dict, s
               f"{shap['additivity_error_max_relative']:.1e} (relative)")  # fmt: skip
     try:
         relevance = relevance_summary(cfg["relevance"], model, transformer, X[rows], owners, cfg["lrp_epsilon"],
-                                      X_train, names, classes)  # fmt: skip
+                                      X_train, names, target)  # fmt: skip
     except ValueError as exc:
         raise PipelineError(f"explain.relevance {cfg['relevance']!r}: {exc}") from None
     if relevance is not None:
         attributions["relevance"] = relevance
     if cfg["surrogate_depth"]:
         sur = surrogate_summary(
-            predictor, X_train, X, names, not target.regression, cfg["surrogate_depth"], cfg["surrogate_rows"], seed
+            predictor, X_train, X, names, target.classifies, cfg["surrogate_depth"], cfg["surrogate_rows"], seed
         )
         attributions["surrogate"] = sur
         print(f"explain: surrogate tree (depth {sur['depth']}, {sur['n_leaves']} leaves): fidelity on test "

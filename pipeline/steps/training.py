@@ -54,11 +54,13 @@ def out_of_fold_scores(fold_models: list, fold_data: list[tuple], splits: list[t
     return cross_fit(predict, splits, n)
 
 
-def search_model(name: str, params: dict, fold_data: list, scorer, seed: int, run_tasks=None) -> tuple[list, int]:
-    """One model's search over its search.grid entry on the fixed folds: (results, index of the best); run_tasks:
+def search_model(
+    name: str, model_cfg: dict, search: dict, fold_data: list, scorer, seed: int, run_tasks=None
+) -> tuple[list, int]:
+    """One model's search over its search.grid entry (params.yaml `search`; its settings in `model`) on the fixed
+    folds: (results, index of the best); run_tasks:
     where the (candidate, fold) fits run (pipeline.core.compute). Every result keeps its fold models (mllib.io states),
     so the chosen one's out-of-fold scores need no refit."""
-    model_cfg, search = params["model"], params["search"]
     for key, settings in (("model.params", model_cfg["params"]), ("search.grid", search["grid"])):
         build.check_hyperparameter_names(f"{key}.{name}", name, settings.get(name, {}))
     candidates = candidate_params(search, name, seed)

@@ -22,6 +22,7 @@ from ..core.errors import PipelineError
 from ..core.frames import feature_columns
 from ..core.io import read_json, read_parquet
 from ..core.provenance import git
+from ..core.records import TrainMetrics
 from ..core.task import kind_of
 from ..reporting.headline import flat
 from .promotion import champion_check, contract_check, decide, threshold_checks
@@ -196,7 +197,14 @@ def log_model(mlflow, params: dict):
 
     test = read_parquet(paths.TEST, "split")
     numeric, categorical = feature_columns(test.columns, params["data"])
-    contract = InputContract.of(read_parquet(paths.TRAIN, "split"), numeric, categorical, params)
+    contract = InputContract.of(
+        read_parquet(paths.TRAIN, "split"),
+        numeric,
+        categorical,
+        params["data"]["sensitive"],
+        params["validate"],
+        params["features"]["encoder"]["params"],
+    )
     example = test[numeric + categorical].head(5)
     output, _ = serve(mlio.load(paths.PREDICTOR), contract, example)
     predictor = paths.PREDICTOR.with_name(paths.PREDICTOR.name + ".json")
@@ -222,7 +230,7 @@ def log_candidates(mlflow, client, params: dict, search: dict, renamed: dict) ->
     from mlflow.entities import Metric
 
     scoring, now = search["scoring"], int(time.time() * 1000)
-    name = read_json(paths.TRAIN_METRICS, "train")["model"]  # model.name with auto resolved for the task
+    name = TrainMetrics.read()["model"]  # model.name with auto resolved for the task
     for i, c in enumerate(search["candidates"]):
         label = ", ".join(f"{k}={v}" for k, v in c["params"].items())
         with mlflow.start_run(
@@ -252,7 +260,7 @@ def log_candidates(mlflow, client, params: dict, search: dict, renamed: dict) ->
                 for k in ("mean_valid_score", "std_valid_score", "mean_train_score")
             ]
             client.log_batch(child.info.run_id, metrics=per_fold + summary)
-    comparison = read_json(paths.TRAIN_METRICS, "train")["comparison"]
+    comparison = TrainMetrics.read()["comparison"]
     for m in (comparison or {}).get("models", []):  # model.candidates: one child run per compared model
         with mlflow.start_run(
             run_name=f"compared model: {m['model']}",
@@ -330,7 +338,7 @@ def run_warnings(trained: dict, calibration: dict) -> dict[str, str]:
 
 
 def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str) -> tuple[str, object]:
-    trained = read_json(paths.TRAIN_METRICS, "train")
+    trained = TrainMetrics.read()
     calibration = read_json(paths.CALIBRATION_METRICS, "calibrate")
     deployed_map = calibration.get("method")  # the deployed calibration map; a regression target has none
     tags = {
@@ -493,7 +501,7 @@ def record(mlflow, client, exp_id: str, name: str, params: dict, md5s: dict, key
             + ", ".join(f"{r.info.run_id} {r.info.status}" for r in found["stale"])
             + f") marked superseded by {run_id}"
         )
-    task = read_json(paths.TRAIN_METRICS, "train")["task"]
+    task = TrainMetrics.read()["task"]
     r = register(mlflow, client, name, model, run_id, task, params["tracking"]["promotion"], found.get("version"))
     print(
         f"track: logged run {run_id} and its candidate runs to {uri}; registered {name} version "

@@ -87,7 +87,7 @@ def test_row_level_cv_refits_the_features_on_each_fold():
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(100, 3)), rng.integers(0, 2, size=100)
-    scores = row_level_scores(X, y, Recording, LogisticRegression, get_scorer("roc_auc"), 4, seed=1, regression=False)
+    scores = row_level_scores(X, y, Recording, LogisticRegression, get_scorer("roc_auc"), 4, seed=1, stratify=True)
     assert len(scores) == 4 and fitted_on == [75, 75, 75, 75]
 
 

@@ -52,7 +52,14 @@ def contract(policy: str = "group", unseen: str = "ignore") -> InputContract:
         "validate": {"missing_sensitive": policy},
         "features": {"encoder": {"params": {"handle_unknown": unseen}}},
     }
-    return InputContract.of(train_frame(), NUMERIC, CATEGORICAL, params)
+    return InputContract.of(
+        train_frame(),
+        NUMERIC,
+        CATEGORICAL,
+        params["data"]["sensitive"],
+        params["validate"],
+        params["features"]["encoder"]["params"],
+    )
 
 
 def rows() -> pd.DataFrame:

@@ -159,7 +159,7 @@ def test_errors():
     X, y = _problem(32, n=30)
     with pytest.raises(ValueError, match="covariance must be one of"):
         GaussianBayesClassifier(reg_param=0.0, covariance="full").fit(X, y)
-    with pytest.raises(ValueError, match="reg_param must be in"):
+    with pytest.raises(ValueError, match=r"reg_param must be a number in \[0, 1\]"):
         GaussianBayesClassifier(reg_param=1.5).fit(X, y)
     with pytest.raises(ValueError, match="priors must be 3 positive"):
         GaussianBayesClassifier(reg_param=0.0, priors=[0.5, 0.5]).fit(X, y)

@@ -106,7 +106,7 @@ def test_errors():
     X, y = _continuous(11, n=30)
     with pytest.raises(ValueError, match="distribution must be one of"):
         NaiveBayes(distribution="poisson").fit(X, y)
-    with pytest.raises(ValueError, match="alpha must be >= 0"):
+    with pytest.raises(ValueError, match="alpha must be a number >= 0"):
         NaiveBayes(alpha=-1).fit(X, y)
     with pytest.raises(ValueError, match="set alpha > 0"):
         NaiveBayes(distribution="bernoulli", alpha=0.0, binarize=100.0).fit(X, y)

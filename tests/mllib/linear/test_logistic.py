@@ -351,9 +351,9 @@ def test_errors():
     X, y = _binary_problem(16, n=20)
     with pytest.raises(ValueError, match="solver must be one of"):
         LogisticRegression(solver="sag").fit(X, y)
-    with pytest.raises(ValueError, match="lam must be >= 0"):
+    with pytest.raises(ValueError, match="lam must be a number >= 0"):
         LogisticRegression(lam=-1.0).fit(X, y)
-    with pytest.raises(ValueError, match="lam must be >= 0"):
+    with pytest.raises(ValueError, match="lam must be a number >= 0"):
         LogisticRegression(lam=np.nan).fit(X, y)
     with pytest.raises(ValueError, match="single class"):
         LogisticRegression().fit(X, np.ones(20))

@@ -100,7 +100,7 @@ def test_shuffling_is_seeded_and_outputs_are_consistent():
 
 def test_errors():
     X, y = _problem(5, n=20)
-    with pytest.raises(ValueError, match="lr must be > 0"):
+    with pytest.raises(ValueError, match="lr must be a positive number"):
         Perceptron(lr=0).fit(X, y)
-    with pytest.raises(ValueError, match="max_iter must be a positive int"):
+    with pytest.raises(ValueError, match="max_iter must be an integer >= 1"):
         Perceptron(max_iter=0).fit(X, y)

@@ -91,5 +91,5 @@ def test_errors():
     X, y = _problem(9, n=20)
     with pytest.raises(ValueError, match="loss must be one of"):
         LinearSVM(loss="log").fit(X, y)
-    with pytest.raises(ValueError, match="C must be > 0"):
+    with pytest.raises(ValueError, match="C must be a positive number"):
         LinearSVM(C=0).fit(X, y)

@@ -206,10 +206,10 @@ def test_lasso_alpha_zero_is_ols():
 @pytest.mark.parametrize(
     "cls, kwargs, match",
     [
-        (Ridge, {"lam": -1.0}, "lam must be >= 0"),
+        (Ridge, {"lam": -1.0}, "lam must be a number >= 0"),
         (Ridge, {"solver": "qr"}, "solver must be one of"),
-        (Lasso, {"alpha": -0.1}, "alpha must be >= 0"),
-        (Lasso, {"max_iter": 0}, "max_iter must be a positive integer"),
+        (Lasso, {"alpha": -0.1}, "alpha must be a number >= 0"),
+        (Lasso, {"max_iter": 0}, "max_iter must be an integer >= 1"),
     ],
 )
 def test_bad_hyperparameters(cls, kwargs, match):
