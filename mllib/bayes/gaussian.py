@@ -18,16 +18,8 @@ import numpy as np
 from scipy import linalg
 from scipy.special import log_softmax
 
-from ..base import (
-    UNIT,
-    BaseEstimator,
-    ClassifierMixin,
-    Options,
-    check_fitted_X,
-    check_hyperparameters,
-    check_sample_weight,
-    check_X_y,
-)
+from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
+from ..base.constraints import UNIT, Options, check_hyperparameters
 from .decision import check_cost_matrix, min_risk_decision
 
 COVARIANCES = ("shared", "per_class")

@@ -13,16 +13,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import log_softmax
 
-from ..base import (
-    NON_NEGATIVE,
-    BaseEstimator,
-    ClassifierMixin,
-    Options,
-    check_fitted_X,
-    check_hyperparameters,
-    check_sample_weight,
-    check_X_y,
-)
+from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
+from ..base.constraints import NON_NEGATIVE, Options, check_hyperparameters
 from .gaussian import check_priors
 
 DISTRIBUTIONS = ("gaussian", "bernoulli", "categorical")

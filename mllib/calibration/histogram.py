@@ -16,15 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import (
-    BaseEstimator,
-    Interval,
-    Options,
-    check_hyperparameters,
-    check_is_fitted,
-    check_sample_weight,
-    positive_int,
-)
+from ..base import BaseEstimator, check_is_fitted, check_sample_weight
+from ..base.constraints import Interval, Options, check_hyperparameters, positive_int
 from ._checks import check_binary, check_scores
 from .reliability import STRATEGIES
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import BaseEstimator, check_is_fitted, check_sample_weight
+from ..base.constraints import BOOLEAN, check_hyperparameters
 from ._checks import check_binary, check_scores
 
 
@@ -70,13 +71,14 @@ class IsotonicCalibration(BaseEstimator):
     n_blocks_ (number of constant pieces).
     """
 
+    _constraints = {"increasing": BOOLEAN}
+
     def __init__(self, increasing: bool = True):
         self.increasing = increasing
 
     def fit(self, scores, y, sample_weight=None) -> IsotonicCalibration:
         """Fit the map on calibration scores and binary labels y in {0, 1} (1 = positive)."""
-        if not isinstance(self.increasing, (bool, np.bool_)):
-            raise ValueError(f"increasing must be True or False, got {self.increasing!r}")
+        check_hyperparameters(self)
         s = check_scores(scores)
         y = check_binary(y, s.shape[0])
         w = check_sample_weight(sample_weight, s.shape[0])

@@ -22,15 +22,8 @@ import warnings
 import numpy as np
 from scipy.special import expit
 
-from ..base import (
-    POSITIVE,
-    BaseEstimator,
-    ConvergenceWarning,
-    check_hyperparameters,
-    check_is_fitted,
-    check_sample_weight,
-    positive_int,
-)
+from ..base import BaseEstimator, ConvergenceWarning, check_is_fitted, check_sample_weight
+from ..base.constraints import POSITIVE, check_hyperparameters, positive_int
 from ._checks import check_binary, check_scores
 
 # Armijo sufficient-decrease constant of the backtracking line search

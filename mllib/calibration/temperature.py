@@ -17,15 +17,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, log_softmax, softmax
 
-from ..base import (
-    POSITIVE,
-    BaseEstimator,
-    check_array,
-    check_hyperparameters,
-    check_is_fitted,
-    check_sample_weight,
-    positive_int,
-)
+from ..base import BaseEstimator, check_array, check_is_fitted, check_sample_weight
+from ..base.constraints import POSITIVE, check_hyperparameters, positive_int
 from ._checks import check_binary
 
 _MAX_DOUBLINGS = 200

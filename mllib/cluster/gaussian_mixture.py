@@ -34,6 +34,7 @@ from ..base import (
     check_random_state,
     check_sample_weight,
 )
+from ..base.constraints import NON_NEGATIVE, Options, check_hyperparameters, positive_int
 from .kmeans import KMeans, squared_distances
 
 COVARIANCE_TYPES = ("full", "diag", "spherical")
@@ -120,6 +121,16 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
     parameters before each M-step; non-decreasing for soft EM), log_likelihood_ (its last value), n_iter_, converged_.
     """
 
+    _constraints = {
+        "covariance_type": Options(COVARIANCE_TYPES),
+        "assignment": Options(ASSIGNMENTS),
+        "init_params": Options(INIT_PARAMS),
+        "n_init": positive_int(),
+        "max_iter": positive_int(),
+        "reg_covar": NON_NEGATIVE,
+        "tol": NON_NEGATIVE,
+    }
+
     def __init__(
         self,
         n_components: int = 1,
@@ -145,21 +156,7 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
     def _check_params(self, n):
         if not (isinstance(self.n_components, (int, np.integer)) and 1 <= self.n_components <= n):
             raise ValueError(f"n_components must be an integer in [1, n_samples = {n}], got {self.n_components!r}")
-        for name, allowed in (
-            ("covariance_type", COVARIANCE_TYPES),
-            ("assignment", ASSIGNMENTS),
-            ("init_params", INIT_PARAMS),
-        ):
-            if getattr(self, name) not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
-        for name in ("n_init", "max_iter"):
-            value = getattr(self, name)
-            if not (isinstance(value, (int, np.integer)) and value >= 1):
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        if not self.reg_covar >= 0:
-            raise ValueError(f"reg_covar must be >= 0, got {self.reg_covar!r}")
-        if not self.tol >= 0:
-            raise ValueError(f"tol must be >= 0, got {self.tol!r}")
+        check_hyperparameters(self)
 
     def _initial_resp(self, X, w, rng):
         K = self.n_components

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import BaseEstimator, ClusterMixin, check_array, check_fitted_X, check_random_state, check_sample_weight
+from ..base.constraints import NON_NEGATIVE, check_hyperparameters, positive_int
 
 INITS = ("k-means++", "random")
 
@@ -122,6 +123,8 @@ class KMeans(ClusterMixin, BaseEstimator):
     after each assignment step, starting with the initial centres; non-increasing), n_iter_.
     """
 
+    _constraints = {"n_init": positive_int(), "max_iter": positive_int(), "tol": NON_NEGATIVE}
+
     def __init__(
         self,
         n_clusters: int = 8,
@@ -142,12 +145,7 @@ class KMeans(ClusterMixin, BaseEstimator):
         n = X.shape[0]
         if not (isinstance(self.n_clusters, (int, np.integer)) and 1 <= self.n_clusters <= n):
             raise ValueError(f"n_clusters must be an integer in [1, n_samples = {n}], got {self.n_clusters!r}")
-        for name in ("n_init", "max_iter"):
-            value = getattr(self, name)
-            if not (isinstance(value, (int, np.integer)) and value >= 1):
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        if not self.tol >= 0:
-            raise ValueError(f"tol must be >= 0, got {self.tol!r}")
+        check_hyperparameters(self)
         if isinstance(self.init, str):
             if self.init not in INITS:
                 raise ValueError(

@@ -31,6 +31,7 @@ from ..base import (
     check_is_fitted,
     check_random_state,
 )
+from ..base.constraints import Options, check_hyperparameters
 
 SOLVERS = ("svd", "eigh", "power")
 
@@ -107,6 +108,8 @@ class PCA(TransformerMixin, BaseEstimator):
     explained_variance_ratio_ (lambda_j / tr Sigma), singular_values_ (of X~: sqrt(N lambda_j)), n_components_.
     """
 
+    _constraints = {"solver": Options(SOLVERS)}
+
     def __init__(
         self,
         n_components=None,
@@ -124,8 +127,7 @@ class PCA(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self, max_k: int):
-        if self.solver not in SOLVERS:
-            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
+        check_hyperparameters(self)
         nc = self.n_components
         if nc is None:
             return max_k, None

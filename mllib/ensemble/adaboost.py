@@ -41,16 +41,13 @@ from .. import tree as K  # the tree family's traversal kernels
 from ..base import (
     BaseEstimator,
     ClassifierMixin,
-    Interval,
-    Options,
     check_fitted_X,
-    check_hyperparameters,
     check_is_fitted,
     check_random_state,
     check_sample_weight,
     check_X_y,
-    positive_int,
 )
+from ..base.constraints import Interval, Options, check_hyperparameters, positive_int
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree.cart import tree_dict
 from ..tree.criteria import CLASSIFICATION_CRITERIA

@@ -29,13 +29,12 @@ from ..base import (
     ClassifierMixin,
     RegressorMixin,
     check_fitted_X,
-    check_hyperparameters,
     check_is_fitted,
     check_random_state,
     check_sample_weight,
     check_X_y,
-    positive_int,
 )
+from ..base.constraints import check_hyperparameters, positive_int
 from ..tree.cart import (
     TrainingData,
     check_growth_params,

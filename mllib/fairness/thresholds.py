@@ -25,17 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import registry
-from ..base import (
-    NON_NEGATIVE,
-    BaseEstimator,
-    Options,
-    check_binary_labels,
-    check_hyperparameters,
-    check_is_fitted,
-    check_scores,
-    positive_int,
-    to_python,
-)
+from ..base import BaseEstimator, check_binary_labels, check_is_fitted, check_scores, to_python
+from ..base.constraints import NON_NEGATIVE, Options, check_hyperparameters, positive_int
 from ._checks import check_groups
 from .group_metrics import group_confusion
 

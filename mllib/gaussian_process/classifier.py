@@ -19,15 +19,8 @@ import numpy as np
 from scipy import linalg
 from scipy.special import expit
 
-from ..base import (
-    BaseEstimator,
-    ClassifierMixin,
-    ConvergenceWarning,
-    check_fitted_X,
-    check_int,
-    check_random_state,
-    check_X_y,
-)
+from ..base import BaseEstimator, ClassifierMixin, ConvergenceWarning, check_fitted_X, check_random_state, check_X_y
+from ..base.constraints import POSITIVE, check_hyperparameters, positive_int
 from ..kernels import KernelParamsMixin, kernel_diagonal
 
 
@@ -60,6 +53,8 @@ class GaussianProcessClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimato
     L_ (n_problems, n, n), log_marginal_likelihood_value_ (n_problems,), kernel_params_.
     """
 
+    _constraints = {"amplitude": POSITIVE, "max_iter": positive_int(), "n_max": positive_int()}
+
     def __init__(
         self,
         amplitude: float = 1.0,
@@ -84,10 +79,7 @@ class GaussianProcessClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimato
 
     def fit(self, X, y):
         X, y = check_X_y(X, y)
-        if not (isinstance(self.amplitude, (int, float, np.number)) and self.amplitude > 0):
-            raise ValueError(f"amplitude must be a positive number, got {self.amplitude!r}")
-        for name in ("max_iter", "n_max"):
-            check_int(getattr(self, name), name)
+        check_hyperparameters(self)
         encoded = self._encode_targets(y)
         if X.shape[0] > self.n_max:
             keep = np.sort(check_random_state(self.random_state).choice(X.shape[0], self.n_max, replace=False))

@@ -20,21 +20,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import (
-    NON_NEGATIVE,
-    OPTIONAL,
-    POSITIVE,
     BaseEstimator,
     ClassifierMixin,
-    Interval,
     RegressorMixin,
     check_fitted_X,
-    check_hyperparameters,
     check_is_fitted,
     check_random_state,
     check_sample_weight,
     check_X_y,
-    positive_int,
 )
+from ..base.constraints import NON_NEGATIVE, OPTIONAL, POSITIVE, Interval, check_hyperparameters, positive_int
 from ..model_selection import train_test_split_indices
 from ._kernels import add_leaf_values, predict_binned, predict_trees
 from .binning import bin_features, find_bin_thresholds

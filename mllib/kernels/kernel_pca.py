@@ -13,14 +13,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..base import (
-    BaseEstimator,
-    TransformerMixin,
-    check_array,
-    check_fitted_X,
-    check_hyperparameters,
-    positive_int,
-)
+from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X
+from ..base.constraints import check_hyperparameters, positive_int
 from ._params import KernelParamsMixin
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from scipy import linalg
 
 from ..base import BaseEstimator, RegressorMixin, check_fitted_X, check_sample_weight, check_X_y
+from ..base.constraints import POSITIVE, check_hyperparameters
 from ._params import KernelParamsMixin
 
 
@@ -37,6 +38,8 @@ class KernelRidge(KernelParamsMixin, RegressorMixin, BaseEstimator):
     Fitted: dual_coef_ (n_train,), X_fit_ (the training rows the prediction sums over), kernel_params_.
     """
 
+    _constraints = {"alpha": POSITIVE}  # the ridge strength lambda
+
     def __init__(self, alpha: float = 1.0, kernel: str = "rbf", gamma="scale", degree: int = 3, coef0: float = 1.0):
         self.alpha = alpha
         self.kernel = kernel
@@ -46,8 +49,7 @@ class KernelRidge(KernelParamsMixin, RegressorMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y, y_numeric=True)
-        if not (isinstance(self.alpha, (int, float, np.number)) and self.alpha > 0):
-            raise ValueError(f"alpha must be a positive number (the ridge strength lambda), got {self.alpha!r}")
+        check_hyperparameters(self)
         s = np.sqrt(check_sample_weight(sample_weight, X.shape[0]))
         self._resolve_kernel(X)
         A = self._gram(X) * s[:, None] * s[None, :]

@@ -32,17 +32,8 @@ from scipy import linalg
 from scipy.linalg.blas import dsyrk
 from scipy.special import expit, softmax
 
-from ..base import (
-    NON_NEGATIVE,
-    BaseEstimator,
-    ClassifierMixin,
-    ConvergenceWarning,
-    Options,
-    check_fitted_X,
-    check_hyperparameters,
-    check_sample_weight,
-    check_X_y,
-)
+from ..base import BaseEstimator, ClassifierMixin, ConvergenceWarning, check_fitted_X, check_sample_weight, check_X_y
+from ..base.constraints import NON_NEGATIVE, Options, check_hyperparameters
 
 SOLVERS = ("auto", "newton", "lbfgs")
 PENALTIES = ("l2", "l1")

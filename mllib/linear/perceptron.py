@@ -11,16 +11,8 @@ Multiclass: one-vs-rest. Starting from w = 0, eta only rescales (w, b), so predi
 
 from __future__ import annotations
 
-from ..base import (
-    POSITIVE,
-    BaseEstimator,
-    ClassifierMixin,
-    check_hyperparameters,
-    check_random_state,
-    check_sample_weight,
-    check_X_y,
-    positive_int,
-)
+from ..base import BaseEstimator, ClassifierMixin, check_random_state, check_sample_weight, check_X_y
+from ..base.constraints import POSITIVE, check_hyperparameters, positive_int
 from ._kernels import perceptron_epochs
 from ._ovr import OneVsRestLinearMixin, fit_one_vs_rest
 

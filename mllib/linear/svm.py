@@ -28,17 +28,14 @@ import numpy as np
 from scipy import linalg
 
 from ..base import (
-    POSITIVE,
     BaseEstimator,
     ClassifierMixin,
     ConvergenceWarning,
-    Options,
-    check_hyperparameters,
     check_random_state,
     check_sample_weight,
     check_X_y,
-    positive_int,
 )
+from ..base.constraints import POSITIVE, Options, check_hyperparameters, positive_int
 from ._kernels import svm_dual_cd
 from ._ovr import OneVsRestLinearMixin, fit_one_vs_rest
 

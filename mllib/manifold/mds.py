@@ -17,6 +17,7 @@ import numpy as np
 from scipy import linalg
 
 from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X
+from ..base.constraints import Options, check_hyperparameters
 
 DISSIMILARITIES = ("euclidean", "precomputed")
 
@@ -50,13 +51,14 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
     D^2), X_fit_ (euclidean only).
     """
 
+    _constraints = {"dissimilarity": Options(DISSIMILARITIES)}
+
     def __init__(self, n_components: int = 2, dissimilarity: str = "euclidean"):
         self.n_components = n_components
         self.dissimilarity = dissimilarity
 
     def fit(self, X, y=None):
-        if self.dissimilarity not in DISSIMILARITIES:
-            raise ValueError(f"dissimilarity must be one of {DISSIMILARITIES}, got {self.dissimilarity!r}")
+        check_hyperparameters(self)
         X = check_array(X)
         if self.dissimilarity == "euclidean":
             D2 = _squared_euclidean(X, X)

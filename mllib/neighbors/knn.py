@@ -21,21 +21,17 @@ import numpy as np
 from numba import njit
 
 from ..base import (
-    OPTIONAL,
-    POSITIVE,
     BaseEstimator,
     ClassifierMixin,
-    Options,
     RegressorMixin,
     check_array,
     check_fitted_X,
-    check_hyperparameters,
     check_is_fitted,
     check_n_features,
     check_sample_weight,
     check_X_y,
-    positive_int,
 )
+from ..base.constraints import OPTIONAL, POSITIVE, Options, check_hyperparameters, positive_int
 from .kdtree import build_kdtree, kdtree_query, kdtree_window_sums
 
 ALGORITHMS = ("auto", "kd_tree", "brute")

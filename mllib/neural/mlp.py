@@ -36,11 +36,11 @@ from ..base import (
     ClassifierMixin,
     RegressorMixin,
     check_fitted_X,
-    check_int,
     check_random_state,
     check_sample_weight,
     check_X_y,
 )
+from ..base.constraints import NON_NEGATIVE, POSITIVE, Interval, Options, check_hyperparameters, positive_int
 from .activations import ACTIVATIONS
 from .initialisation import INITS, initialise
 from .losses import LOSSES
@@ -52,6 +52,20 @@ SOLVERS = ("adam", "sgd")
 
 class _BaseMLP(BaseEstimator):
     _losses: tuple = ()
+    _constraints = {
+        "activation": Options(tuple(ACTIVATIONS)),
+        "init": Options(INITS),
+        "solver": Options(SOLVERS),
+        "batch_size": positive_int(),
+        "max_iter": positive_int(),
+        "n_iter_no_change": positive_int(),
+        "learning_rate": POSITIVE,
+        "alpha": NON_NEGATIVE,
+        "input_noise": NON_NEGATIVE,
+        "tol": NON_NEGATIVE,
+        "momentum": Interval(False, 0, 1, "left"),
+        "dropout": Interval(False, 0, 1, "left", "a rate of dropped hidden units in [0, 1)"),
+    }
 
     def __init__(
         self,
@@ -105,21 +119,7 @@ class _BaseMLP(BaseEstimator):
                 "hidden_layer_sizes must be a tuple of positive ints (() = no hidden layer), "
                 f"got {self.hidden_layer_sizes!r}"
             )
-        choices = {"activation": tuple(ACTIVATIONS), "loss": self._losses, "init": INITS, "solver": SOLVERS}
-        for name, allowed in choices.items():
-            if getattr(self, name) not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
-        for name in ("batch_size", "max_iter", "n_iter_no_change"):
-            check_int(getattr(self, name), name)
-        if not (isinstance(self.learning_rate, numbers.Real) and self.learning_rate > 0):
-            raise ValueError(f"learning_rate must be positive, got {self.learning_rate!r}")
-        for name in ("alpha", "input_noise", "tol"):
-            if not (isinstance(getattr(self, name), numbers.Real) and getattr(self, name) >= 0):
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
-        if not 0 <= self.momentum < 1:
-            raise ValueError(f"momentum must be in [0, 1), got {self.momentum!r}")
-        if not 0 <= self.dropout < 1:
-            raise ValueError(f"dropout is the rate of dropped hidden units and must be in [0, 1), got {self.dropout!r}")
+        check_hyperparameters(self)
         if self.early_stopping and not 0 < self.validation_fraction < 1:
             raise ValueError(
                 f"validation_fraction must be in (0, 1) with early_stopping, got {self.validation_fraction!r}"
@@ -289,6 +289,7 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
     """
 
     _losses = ("cross_entropy", "hinge")
+    _constraints = {**_BaseMLP._constraints, "loss": Options(_losses)}
 
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y)
@@ -354,6 +355,7 @@ class MLPRegressor(RegressorMixin, _BaseMLP):
     """
 
     _losses = ("squared",)
+    _constraints = {**_BaseMLP._constraints, "loss": Options(_losses)}
 
     def __init__(
         self,

@@ -16,19 +16,8 @@ from itertools import combinations, combinations_with_replacement
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from ..base import (
-    OPTIONAL,
-    POSITIVE,
-    BaseEstimator,
-    Options,
-    TransformerMixin,
-    check_array,
-    check_fitted_X,
-    check_hyperparameters,
-    check_is_fitted,
-    check_random_state,
-    positive_int,
-)
+from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_is_fitted, check_random_state
+from ..base.constraints import OPTIONAL, POSITIVE, Options, check_hyperparameters, positive_int
 
 
 class PolynomialFeatures(TransformerMixin, BaseEstimator):

@@ -12,15 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import (
-    BaseEstimator,
-    Options,
-    TransformerMixin,
-    check_array,
-    check_fitted_X,
-    check_hyperparameters,
-    positive_int,
-)
+from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X
+from ..base.constraints import Options, check_hyperparameters, positive_int
 from .imputers import MissingIndicatorMixin
 
 WEIGHTS = ("uniform", "distance")

@@ -12,6 +12,7 @@ import numpy as np
 from scipy import linalg
 
 from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X
+from ..base.constraints import NON_NEGATIVE, check_hyperparameters
 
 
 class CholeskyWhitening(TransformerMixin, BaseEstimator):
@@ -28,12 +29,13 @@ class CholeskyWhitening(TransformerMixin, BaseEstimator):
     Fitted: mean_, covariance_ (A, regularised), cholesky_ (lower-triangular M).
     """
 
+    _constraints = {"reg": NON_NEGATIVE}
+
     def __init__(self, reg: float = 0.0):
         self.reg = reg
 
     def fit(self, X, y=None):
-        if isinstance(self.reg, bool) or not isinstance(self.reg, (int, float, np.number)) or not self.reg >= 0:
-            raise ValueError(f"reg must be a non-negative number, got {self.reg!r}")
+        check_hyperparameters(self)
         X = check_array(X)
         self.n_features_in_ = X.shape[1]
         self.mean_ = X.mean(axis=0)

@@ -21,6 +21,7 @@ import numpy as np
 from scipy import linalg
 
 from ..base import check_array, check_sample_weight, check_X_y
+from ..base.constraints import POSITIVE, check_hyperparameters
 from ._centring import centre
 from .least_squares import _LinearPredictor
 
@@ -39,16 +40,15 @@ class BayesianLinearRegression(_LinearPredictor):
     intercept_var_ (posterior variance of the intercept at the centre of the data), x_mean_.
     """
 
+    _constraints = {"alpha": POSITIVE, "beta": POSITIVE}  # precisions of the prior and of the noise
+
     def __init__(self, alpha: float = 1.0, beta: float = 1.0):
         self.alpha = alpha
         self.beta = beta
 
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y, y_numeric=True)
-        for name in ("alpha", "beta"):
-            value = getattr(self, name)
-            if not value > 0:
-                raise ValueError(f"{name} must be > 0 (a precision), got {value!r}")
+        check_hyperparameters(self)
         w = check_sample_weight(sample_weight, X.shape[0])
         x_mean, y_mean, Xc, yc = centre(X, y, None if sample_weight is None else w)
         precision = self.beta * (Xc.T @ Xc) + self.alpha * np.eye(X.shape[1])

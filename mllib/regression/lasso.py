@@ -22,7 +22,8 @@ import warnings
 
 import numpy as np
 
-from ..base import NON_NEGATIVE, ConvergenceWarning, check_hyperparameters, check_sample_weight, check_X_y, positive_int
+from ..base import ConvergenceWarning, check_sample_weight, check_X_y
+from ..base.constraints import NON_NEGATIVE, check_hyperparameters, positive_int
 from ._centring import centre
 from .least_squares import _LinearPredictor
 

@@ -17,16 +17,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..base import (
-    NON_NEGATIVE,
-    BaseEstimator,
-    Options,
-    RegressorMixin,
-    check_fitted_X,
-    check_hyperparameters,
-    check_sample_weight,
-    check_X_y,
-)
+from ..base import BaseEstimator, RegressorMixin, check_fitted_X, check_sample_weight, check_X_y
+from ..base.constraints import NON_NEGATIVE, Options, check_hyperparameters
 from ._centring import centre, positive_eigenvalues
 
 RIDGE_SOLVERS = ("auto", "cholesky", "svd")

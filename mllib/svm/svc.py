@@ -21,20 +21,8 @@ import warnings
 import numpy as np
 from scipy.special import expit
 
-from ..base import (
-    OPTIONAL,
-    POSITIVE,
-    BaseEstimator,
-    ClassifierMixin,
-    ConvergenceWarning,
-    InstanceOf,
-    Options,
-    check_fitted_X,
-    check_hyperparameters,
-    check_sample_weight,
-    check_X_y,
-    positive_int,
-)
+from ..base import BaseEstimator, ClassifierMixin, ConvergenceWarning, check_fitted_X, check_sample_weight, check_X_y
+from ..base.constraints import OPTIONAL, POSITIVE, InstanceOf, Options, check_hyperparameters, positive_int
 from ..kernels import KernelParamsMixin
 from .smo import solve_dual
 

@@ -6,8 +6,9 @@ io.py         atomic reads and writes of stage files; the user's data file
 errors.py     bad input -> one message and exit 1
 progress.py   progress of long steps on stderr
 schema.py     the data contract (pandera) and validate's policies
-task.py       data.task and the target's kind (Binary, Multiclass, Regression): what differs by task
-records.py    the report files stages write and read, as typed records (validation, split, train)
+task.py       the target's kind (Binary, Multiclass, Regression): what differs by task
+task_inference.py  data.task from the target column's values (auto), checked against them when set
+records.py    the report files stages write and read, as typed records (validation, split, train, ...)
 frames.py     DataFrame <-> numpy at the boundary with mllib
 build.py      params -> mllib objects: the feature transformer, the model, the CV splitter
 compute.py    where independent tasks run: in process, local worker processes or Dask

@@ -1,5 +1,6 @@
 """The report files a stage writes and later stages, the report and tracking read, as typed records defined once
-(validate's, split's and train's so far; the others are still read by key).
+(validate's, split's, features', train's, assess's, fairness' and explain's partial dependence; the others, whose
+content differs by task or holds optional parts, are still read by key).
 
 A writer builds the record (a frozen dataclass), so a field renamed here fails in the writer's test (an unexpected
 or missing keyword); a reader loads it with `Record.read`, which checks that the file holds exactly the record's
@@ -117,7 +118,90 @@ class TrainMetrics(Record):
     comparison: dict | None  # with model.candidates
 
 
-RECORDS = {"validation": ValidationReport, "split": SplitReport, "train": TrainMetrics}  # the report's names
+@dataclass(frozen=True)
+class FeaturesReport(Record):
+    """reports/features.json: the raw columns, each split's fitted features, the final transformer's, pooled levels."""
+
+    json_file: ClassVar[Path] = paths.FEATURES_REPORT
+    written_by: ClassVar[str] = "features"
+
+    numeric: list
+    categorical: list
+    folds: dict  # {split: {n_fit_rows, features[, selected]}}
+    final: dict  # {n_fit_rows, features}
+    pooled_levels: dict  # {column: {levels, pooled}}
+
+
+@dataclass(frozen=True)
+class SearchReport(Record):
+    """reports/search.json: every candidate of the chosen model's search with its scores, and the best one."""
+
+    json_file: ClassVar[Path] = paths.SEARCH_REPORT
+    written_by: ClassVar[str] = "train"
+
+    scoring: str
+    greater_is_better: bool
+    best_index: int
+    candidates: list
+
+
+@dataclass(frozen=True)
+class Assessment(Record):
+    """reports/assessment.json: how far to trust the score: leakage, single features, nested CV, the curves."""
+
+    json_file: ClassVar[Path] = paths.ASSESSMENT
+    written_by: ClassVar[str] = "assess"
+
+    scoring: str
+    model: str
+    best_params: dict
+    leakage: dict
+    single_feature: dict
+    nested: dict
+    learning_curve: dict | None
+    validation_curve: dict
+
+
+@dataclass(frozen=True)
+class FairnessReport(Record):
+    """reports/metrics/fairness.json: the audit of the deployed test decisions (or errors) by group, the mitigations."""
+
+    json_file: ClassVar[Path] = paths.FAIRNESS_METRICS
+    written_by: ClassVar[str] = "fairness"
+
+    task: str
+    decision_rule: str | None
+    decision_threshold: float | None
+    min_group_size: int
+    bootstrap: dict
+    attributes: dict
+    mitigation: dict
+    reweighing: dict
+
+
+@dataclass(frozen=True)
+class PartialDependence(Record):
+    """reports/partial_dependence.json: one-way (and two-way) partial dependence of the deployed output."""
+
+    json_file: ClassVar[Path] = paths.PARTIAL_DEPENDENCE
+    written_by: ClassVar[str] = "explain"
+
+    one_way: list
+    two_way: dict | None
+    output: str
+    classes: list
+
+
+RECORDS = {  # by their names in the report's inputs
+    "validation": ValidationReport,
+    "split": SplitReport,
+    "features": FeaturesReport,
+    "search": SearchReport,
+    "train": TrainMetrics,
+    "assessment": Assessment,
+    "fairness": FairnessReport,
+    "partial_dependence": PartialDependence,
+}
 
 
 def report_inputs() -> dict:

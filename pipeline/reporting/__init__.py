@@ -3,7 +3,8 @@
 headline.py             the headline figures (reports/metrics.json, the MLflow metrics, the promotion gate's inputs)
 sections.py             the page in order: the sections every task has, then the task's own, and their figures
 task_pages.py           each task's page: what differs by task, looked up by the task's name
-classification_page.py  binary and multiclass targets: test, calibration, decisions, fairness; their model-card lines
+classification_page.py  binary and multiclass targets: test, calibration, decisions; their model-card lines
+classification_fairness.py  their fairness section: rates, parity criteria, per-group thresholds, reweighing
 regression_page.py      regression targets: test with the intervals, errors by group; their model-card lines
 results.py              the sections every task has: trust, explainability, metrics beside the no-skill baseline
 card.py                 the model card

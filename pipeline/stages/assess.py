@@ -11,7 +11,7 @@ from pipeline.core import build, paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_json, read_parquet, write_json
-from pipeline.core.records import TrainMetrics
+from pipeline.core.records import Assessment, FeaturesReport, SearchReport, TrainMetrics
 from pipeline.core.task import Target
 from pipeline.steps import folds
 from pipeline.steps.assessment import (
@@ -34,7 +34,7 @@ def single_feature_check(cfg: dict, target, y, splits, seed: int) -> dict:
         return leaky_features({}, None, [], [], "")
     scorer = build.scorer("assess.single_feature_bound", "auto", target.task)  # ROC AUC / macro OvR AUC / R^2
     columns = read_json(paths.FEATURE_NAMES, "features")
-    features = read_json(paths.FEATURES_REPORT, "features")
+    features = FeaturesReport.read()
     scores = single_feature_scores(
         split_matrix, lambda k: columns[paths.fold_features(k).name], y, splits, scorer, target.tree, seed
     )
@@ -46,7 +46,7 @@ def main() -> None:
     params = load_params()
     data, cfg, seed = params["data"], params["assess"], params["seed"]
     target = Target.read(paths.TARGET)
-    trained, search = TrainMetrics.read(), read_json(paths.SEARCH_REPORT, "train")
+    trained, search = TrainMetrics.read(), SearchReport.read()
     scorer = build.scorer("search.scoring", trained["scoring"], target.task)
     name = trained["model"]
     sweep = cfg["validation_curve"].get(name)
@@ -105,7 +105,7 @@ def main() -> None:
         [(parameter, values)] = sweep.items()
         sweep_rows = validation_sweep(make_model(), trained["best_params"], parameter, values, fold_data, scorer)
         report["validation_curve"] = {"parameter": parameter, "values": values}
-    write_json(report, paths.ASSESSMENT)
+    Assessment(**report).write()
     write_json(rows, paths.LEARNING_CURVE)
     write_json(sweep_rows, paths.SWEEP_CURVE)
 

@@ -24,6 +24,7 @@ from pipeline.core.errors import run_stage
 from pipeline.core.frames import feature_columns, raw_matrix
 from pipeline.core.io import read_parquet, write_csv, write_json
 from pipeline.core.progress import Progress
+from pipeline.core.records import PartialDependence
 from pipeline.core.task import Target
 from pipeline.steps.explanations import (
     after_features,
@@ -92,7 +93,7 @@ def main() -> None:
         ),
         paths.SHAPLEY_PLOT,
     )
-    write_json(pdp, paths.PARTIAL_DEPENDENCE)
+    PartialDependence(**pdp).write()
     write_csv(pd.DataFrame(pdp_rows(pdp)), paths.PDP_PLOT)
 
 

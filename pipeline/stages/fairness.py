@@ -18,8 +18,8 @@ from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.frames import attribute_labels, feature_columns, raw_matrix, read_proba
-from pipeline.core.io import read_matrix, read_parquet, write_csv, write_json
-from pipeline.core.records import TrainMetrics
+from pipeline.core.io import read_matrix, read_parquet, write_csv
+from pipeline.core.records import FairnessReport, TrainMetrics
 from pipeline.core.task import Classification, Regression, Target
 from pipeline.steps.fairness_audit import (
     audit,
@@ -110,7 +110,7 @@ def main() -> None:
     }
     if not data["sensitive"]:
         print("fairness: data.sensitive is empty; nothing to audit")
-        write_json(report, paths.FAIRNESS_METRICS)
+        FairnessReport(**report).write()
         write_csv(
             pd.DataFrame(columns=["attribute", "group", "metric", "value", "ci_low", "ci_high", "small"]),
             paths.FAIRNESS_PLOT,
@@ -118,7 +118,7 @@ def main() -> None:
         return
 
     audit_test(target, report, params, predictor, test, predictions)
-    write_json(report, paths.FAIRNESS_METRICS)
+    FairnessReport(**report).write()
     write_csv(pd.DataFrame(plot_rows(report["attributes"])), paths.FAIRNESS_PLOT)
 
 

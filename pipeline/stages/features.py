@@ -16,6 +16,7 @@ from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.frames import feature_columns, raw_matrix
 from pipeline.core.io import read_parquet, staged_directory, write_estimators, write_json, write_matrix
+from pipeline.core.records import FeaturesReport
 from pipeline.core.task import Target
 from pipeline.steps import folds
 
@@ -72,7 +73,7 @@ def main() -> None:
 
     mlio.save(final, paths.FEATURE_TRANSFORMER)
     write_estimators(fitted, paths.FOLD_FEATURES)
-    write_json(report, paths.FEATURES_REPORT)
+    FeaturesReport(**report).write()
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.io import read_parquet, write_parquet
 from pipeline.core.records import SplitReport
-from pipeline.core.task import infer_target
+from pipeline.core.task_inference import infer_target
 from pipeline.steps import folds
 from pipeline.steps.folds import check_feasible, check_splits, target_summary, test_fraction_note
 

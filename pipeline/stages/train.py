@@ -18,7 +18,7 @@ from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.frames import score_columns
 from pipeline.core.io import read_matrix, read_parquet, write_estimators, write_json, write_parquet
-from pipeline.core.records import TrainMetrics
+from pipeline.core.records import SearchReport, TrainMetrics
 from pipeline.core.task import Target
 from pipeline.steps import folds
 from pipeline.steps.comparison import choose_model
@@ -96,7 +96,7 @@ def main() -> None:
     write_estimators(fold_models, paths.FOLD_MODELS)
     write_parquet(oof, paths.OOF_PREDICTIONS)
     search_report, curve = search_reports(results, best_i, scorer)
-    write_json(search_report, paths.SEARCH_REPORT)
+    SearchReport(**search_report).write()
     write_json(curve, paths.VALIDATION_CURVE)
     metrics.write()
 

@@ -30,7 +30,7 @@ from pipeline.core.schema import (
     failure_cases,
     is_column_level,
 )
-from pipeline.core.task import infer_target
+from pipeline.core.task_inference import infer_target
 
 
 def main() -> None:

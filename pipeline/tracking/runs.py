@@ -22,7 +22,7 @@ from ..core.errors import PipelineError
 from ..core.frames import feature_columns
 from ..core.io import read_json, read_parquet
 from ..core.provenance import git
-from ..core.records import TrainMetrics
+from ..core.records import FeaturesReport, SearchReport, TrainMetrics
 from ..core.task import kind_of
 from ..reporting.headline import flat
 from .promotion import champion_check, contract_check, decide, threshold_checks
@@ -372,7 +372,7 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
             )
             mlflow.log_input(dataset, context=context)
         model = log_model(mlflow, params)
-        log_candidates(mlflow, client, params, read_json(paths.SEARCH_REPORT, "train"), renamed)
+        log_candidates(mlflow, client, params, SearchReport.read(), renamed)
         if renamed:
             mlflow.log_dict(renamed, "mlflow_names.json")
     return run.info.run_id, model
@@ -382,7 +382,7 @@ def contract_of() -> dict[str, str]:
     """The question the model answers and what it takes, as version tags: the target (column, task, classes) and the
     input columns with their kinds; the gate compares them with the champion's (promotion.contract_check)."""
     target = read_json(paths.TARGET, "split")
-    features = read_json(paths.FEATURES_REPORT, "features")
+    features = FeaturesReport.read()
     inputs = [f"{c}:numeric" for c in features["numeric"]] + [f"{c}:categorical" for c in features["categorical"]]
     classes = f", classes {target['classes']}" if target["classes"] else ""
     return {

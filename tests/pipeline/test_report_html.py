@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from pipeline.reporting import card, classification_page
+from pipeline.reporting import card, classification_fairness
 from pipeline.reporting import page as report
 
 
@@ -274,7 +274,7 @@ def test_model_card_content():
 
 def test_mitigation_summary_without_mitigation_or_refit():
     fairness = {"mitigation": {"criterion": "none"}, "reweighing": {"refit": False, "weights": {}}}
-    assert classification_page.mitigation_summary(fairness, ["female"]) == "none applied"
+    assert classification_fairness.mitigation_summary(fairness, ["female"]) == "none applied"
     fairness["reweighing"] = {
         "refit": True,
         "applied": True,
@@ -283,11 +283,11 @@ def test_mitigation_summary_without_mitigation_or_refit():
             "attributes": {"female": {"demographic_parity": {"gap_before": 0.3, "gap_after": 0.1}}},
         },
     }
-    assert classification_page.mitigation_summary(fairness, ["female"]) == (
+    assert classification_fairness.mitigation_summary(fairness, ["female"]) == (
         "By female, test demographic_parity gap: reweighing 0.3000 -> 0.1000 (accuracy cost 0.0100)."
     )
     empty = {"mitigation": {"criterion": "none"}, "reweighing": {}}
-    assert classification_page.mitigation_summary(empty, []) == "none applied"
+    assert classification_fairness.mitigation_summary(empty, []) == "none applied"
 
 
 def test_model_card_escapes_exactly_once():

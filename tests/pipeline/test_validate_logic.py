@@ -409,7 +409,7 @@ def test_main_single_class_target(project):
 
 
 def test_labels_differing_only_by_case_or_spaces_are_refused_and_named():
-    from pipeline.core.task import infer_target
+    from pipeline.core.task_inference import infer_target
 
     data = {"target": "y", "task": "auto", "positive_label": None}
     series = pd.Series(["yes", "no", "Yes", "yes ", "no", "NO"])

@@ -198,8 +198,8 @@ def test_restarts_keep_the_highest_likelihood():
         ({"assignment": "fuzzy"}, "assignment must be one of"),
         ({"init_params": "k-means++"}, "init_params must be one of"),
         ({"n_components": 0}, "n_components must be an integer"),
-        ({"reg_covar": -1.0}, "reg_covar must be >= 0"),
-        ({"max_iter": 0}, "max_iter must be a positive integer"),
+        ({"reg_covar": -1.0}, "reg_covar must be a number >= 0"),
+        ({"max_iter": 0}, "max_iter must be an integer >= 1"),
     ],
 )
 def test_bad_hyperparameters(kwargs, match):

@@ -107,8 +107,8 @@ def test_empty_cluster_is_relocated():
         ({"init": "forgy"}, "init must be one of"),
         ({"init": np.zeros((3, 2))}, "init array must have shape"),
         ({"init": np.zeros((8, 2)), "n_init": 2}, "set n_init=1"),
-        ({"n_init": 0}, "n_init must be a positive integer"),
-        ({"tol": -1.0}, "tol must be >= 0"),
+        ({"n_init": 0}, "n_init must be an integer >= 1"),
+        ({"tol": -1.0}, "tol must be a number >= 0"),
     ],
 )
 def test_bad_hyperparameters(kwargs, match):

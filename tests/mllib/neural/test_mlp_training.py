@@ -282,10 +282,10 @@ def test_accuracy_comparable_with_sklearn_mlpclassifier():
         (dict(init="normal"), "init must be one of"),
         (dict(dropout=1.0), "dropout"),
         (dict(momentum=1.0), "momentum"),
-        (dict(learning_rate=0.0), "learning_rate must be positive"),
+        (dict(learning_rate=0.0), "learning_rate must be a positive number"),
         (dict(batch_size=20.5), "batch_size must be an integer >= 1"),
         (dict(max_iter=0), "max_iter must be an integer >= 1"),
-        (dict(alpha=-1.0), "alpha must be >= 0"),
+        (dict(alpha=-1.0), "alpha must be a number >= 0"),
         (dict(early_stopping=True, validation_fraction=0.0), "validation_fraction"),
     ],
 )

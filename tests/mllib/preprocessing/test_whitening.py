@@ -66,5 +66,5 @@ def test_singular_covariance_needs_reg():
     assert np.isfinite(Z).all()
     A = (X - X.mean(0)).T @ (X - X.mean(0)) / 50
     np.testing.assert_allclose(w.covariance_, A + 1e-6 * np.trace(A) / 4 * np.eye(4), rtol=1e-12, atol=1e-15)
-    with pytest.raises(ValueError, match="reg must be a non-negative number"):
+    with pytest.raises(ValueError, match="reg must be a number >= 0"):
         CholeskyWhitening(reg=-1.0).fit(X)

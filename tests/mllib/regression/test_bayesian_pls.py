@@ -84,7 +84,7 @@ def test_monte_carlo_from_the_posterior_reproduces_the_predictive():
 @pytest.mark.parametrize("kwargs", [{"alpha": 0.0}, {"beta": -1.0}])
 def test_bayesian_precisions_must_be_positive(kwargs):
     X, y = _problem()
-    with pytest.raises(ValueError, match="must be > 0"):
+    with pytest.raises(ValueError, match="must be a positive number"):
         BayesianLinearRegression(**kwargs).fit(X, y)
 
 

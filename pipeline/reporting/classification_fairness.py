@@ -1,0 +1,226 @@
+"""The fairness section of a classification target's page: per grouping the rates with their bootstrap intervals and
+the parity criteria (binary: differences and ratios, which criteria can hold together; multiclass: per class and
+their macro mean), the per-group thresholds and reweighing judged on test; and the model card's mitigation line."""
+
+from __future__ import annotations
+
+from . import page as html
+from .page import fmt
+
+# `kind` below is the target's page (classification_page.BinaryPage or MulticlassPage): the readings that differ
+# between two classes and more (the decision rule, the criteria, the groupings, the macro mean).
+
+GROUP_COLUMNS = ("base_rate", "selection_rate", "tpr", "fpr", "precision", "accuracy", "calibration_error")
+
+
+def fairness_section(r: dict, kind) -> dict:
+    f = r["fairness"]
+    boot = f["bootstrap"]
+    resampling = f", resampling whole {boot['cluster']} clusters" if boot["cluster"] else ", rows"
+    parts = [
+        html.muted(
+            f"Test set, the deployed decisions ({kind.decision_rule(f)}). Intervals: "
+            f"{html.fmt(boot['confidence_level'])} percentile bootstrap, {boot['n_boot']} replicates "
+            f"(seed {boot['seed']}{resampling}). "
+            f"Groups below {f['min_group_size']} rows are flagged and left out of the criteria. Differences are "
+            "max - min over groups " + kind.criteria_note
+        )
+    ]
+    parts += kind.groupings(f)
+    parts += mitigation_parts(f["mitigation"])
+    if f["reweighing"]:
+        parts += reweighing_part(f, kind)
+    return html.section("Fairness", *parts)
+
+
+def binary_fairness(f: dict) -> list[dict]:
+    """Per grouping: per group the rates with intervals, the criteria's differences and ratios, which can hold."""
+    parts = []
+    for i, (attribute, result) in enumerate(f["attributes"].items()):
+        rows = [
+            {
+                "group": g,
+                "n": m["n"],
+                **{k: html.interval(m[k], m["intervals"].get(k)) for k in GROUP_COLUMNS if k in m},
+                "flag": "below min size" if m["small"] else "",
+            }
+            for g, m in result["groups"].items()
+        ]
+        criteria = [
+            {
+                "criterion": k,
+                "rates": ", ".join(v["metrics"]),
+                "difference": html.interval(v["difference"], v["difference_interval"]),
+                "ratio": html.interval(v["ratio"], v["ratio_interval"]),
+                "note": v["reason"]
+                or (f"excludes {', '.join(map(str, v['excluded_groups']))}" if v["excluded_groups"] else ""),
+            }
+            for k, v in result["criteria"].items()
+        ]
+        parts += html.grouping(
+            i,
+            html.fmt(attribute),
+            html.table(rows),
+            html.table(criteria),
+            html.note(f"Which criteria can hold together: {html.fmt(result['compatibility']['statement'])}"),
+        )
+    return parts
+
+
+def mitigation_parts(mitigation: dict) -> list[dict]:
+    """The per-group thresholds: fitted where, each grouping's thresholds and gaps before and after, on test."""
+    parts = []
+    if mitigation["criterion"] == "none":
+        parts += [html.heading("Mitigation"), html.muted("fairness.mitigation.criterion is none.")]
+    elif mitigation.get("applied") is False:
+        parts += [html.heading("Mitigation: per-group thresholds"), html.note(html.fmt(mitigation["reason"]))]
+    elif mitigation.get("attributes"):
+        rows = []
+        for attribute, m in mitigation["attributes"].items():
+            if not m["applied"]:
+                rows.append({"attribute": attribute, "thresholds": f"not applied: {m['reason']}"})
+                continue
+            o, t = m["fitted_oof"], m["test"]
+            rows.append(
+                {
+                    "attribute": attribute,
+                    "thresholds": ", ".join(
+                        f"{g}: {'never positive' if v is None else f'{v:.4f}'}" for g, v in m["thresholds"].items()
+                    ),
+                    "gap before (out-of-fold)": o["gap_before"],
+                    "gap after (out-of-fold)": o["gap_after"],
+                    "gap before (test)": t["gap_before"],
+                    "gap after (test)": t["gap_after"],
+                    "accuracy before (test)": t["accuracy_before"],
+                    "accuracy after (test)": t["accuracy_after"],
+                    "accuracy cost (test)": t["accuracy_cost"],
+                }
+            )
+        every = [
+            {
+                "attribute": attribute,
+                "criterion": c,
+                "test gap before": v["gap_before"],
+                "test gap after": v["gap_after"],
+            }
+            for attribute, m in mitigation["attributes"].items()
+            if m["applied"]
+            for c, v in m["test_every_criterion"].items()
+        ]
+        parts += [
+            html.heading(f"Mitigation: per-group thresholds for {html.fmt(mitigation['criterion'])}"),
+            html.muted(
+                f"Fitted on the {html.fmt(mitigation['fitted_on'])} (tolerance "
+                f"{html.fmt(mitigation['tolerance'])}), "
+                "judged on test; before = one threshold for everyone. The group must be known at decision time."
+            ),
+            html.table(rows),
+            html.muted("Every criterion's test gap with the same thresholds:"),
+            html.table(every),
+        ]
+    return parts
+
+
+def multiclass_fairness(f: dict) -> list[dict]:
+    """Per grouping: per group and class the selection rate and recall with intervals, the macro gaps."""
+    parts = []
+    for i, (attribute, result) in enumerate(f["attributes"].items()):
+        rows = [
+            {
+                "group": g,
+                "n": m["n"],
+                "accuracy": html.interval(m["accuracy"], m.get("intervals", {}).get("accuracy")),
+                **{
+                    f"{c}: {k.replace('_', ' ')}": html.interval(v[k], m.get("intervals", {}).get(c, {}).get(k))
+                    for c, v in m["classes"].items()
+                    for k in ("selection_rate", "recall")
+                },
+                "flag": "below min size" if m["small"] else "",
+            }
+            for g, m in result["groups"].items()
+        ]
+        criteria = [
+            {
+                "criterion": k,
+                "rate": v["metric"],
+                "macro gap (mean over classes)": html.interval(v["difference"], v["difference_interval"]),
+                **{f"gap {c}": d for c, d in v.get("per_class", {}).items()},
+                "note": v.get("reason") or "",
+            }
+            for k, v in result["criteria"].items()
+        ]
+        parts += html.grouping(i, html.fmt(attribute), html.table(rows), html.table(criteria))
+    return parts
+
+
+def reweighing_part(f: dict, kind) -> list[dict]:
+    """The weights, and when the refit ran, its test gaps next to those of the per-group thresholds."""
+    rw, thresholds = f["reweighing"], f["mitigation"].get("attributes", {})
+    weights = [
+        {"group": g, **{f"weight y={label}": w for label, w in labels.items()}} for g, labels in rw["weights"].items()
+    ]
+    parts = [
+        html.heading("Reweighing (pre-processing, Kamiran-Calders)"),
+        html.muted(
+            f"w(g, y) = P(g) P(y) / P(g, y) on the training rows, g = {html.fmt(rw['groups'])}: "
+            f"under these "
+            "weights the label is independent of every sensitive attribute and of their intersection."
+        ),
+        html.table(weights),
+    ]
+    if not rw["refit"]:
+        return parts + [html.muted("fairness.reweighing is false: weights only, no refit.")]
+    if not rw["applied"]:
+        return parts + [html.note(f"Reweighed refit of {html.fmt(rw['model'])}: {html.fmt(rw['reason'])}")]
+    t = rw["test"]
+    rows = [
+        {
+            "grouping": name,
+            "criterion": c + (kind.macro if c != "accuracy" else ""),
+            "test gap before": v["gap_before"],
+            "after reweighing": v["gap_after"],
+            "after per-group thresholds": thresholds[name]["test_every_criterion"][c]["gap_after"]
+            if thresholds.get(name, {}).get("applied")
+            else "",
+        }
+        for name, gaps in t["attributes"].items()
+        for c, v in gaps.items()
+    ]
+    return parts + [
+        html.muted(
+            f"{html.fmt(rw['model'])} with {html.fmt(rw['params'])} refitted on all training rows "
+            f"with these "
+            f"sample weights, scored through {html.fmt(rw['scored_through'])}; before = the deployed model. Test "
+            f"accuracy {html.fmt(t['accuracy_before'])} "
+            f"before, {html.fmt(t['accuracy_after'])} after reweighing (cost {html.fmt(t['accuracy_cost'])})."
+        ),
+        html.table(rows),
+    ]
+
+
+def mitigation_summary(fairness: dict, sensitive: list[str]) -> str:
+    """Each attribute's test gap of the mitigated criterion before -> after, with the accuracy cost, for the
+    per-group thresholds and for reweighing (demographic parity when no criterion is mitigated)."""
+    thresholds, reweighed = fairness["mitigation"], fairness.get("reweighing", {})
+    criterion = thresholds["criterion"] if thresholds["criterion"] != "none" else "demographic_parity"
+    if reweighed.get("applied") and criterion not in next(iter(reweighed["test"]["attributes"].values())):
+        criterion = "demographic_parity"
+    sentences = []
+    for a in sensitive:
+        items = []
+        m = thresholds.get("attributes", {}).get(a, {})
+        if m.get("applied"):
+            t = m["test"]
+            items.append(
+                f"per-group thresholds {fmt(t['gap_before'])} -> {fmt(t['gap_after'])} "
+                f"(accuracy cost {fmt(t['accuracy_cost'])})"
+            )
+        if reweighed.get("applied"):
+            g = reweighed["test"]["attributes"][a][criterion]
+            items.append(
+                f"reweighing {fmt(g['gap_before'])} -> {fmt(g['gap_after'])} "
+                f"(accuracy cost {fmt(reweighed['test']['accuracy_cost'])})"
+            )
+        if items:
+            sentences.append(f"By {a}, test {criterion} gap: {', '.join(items)}.")
+    return " ".join(sentences) or "none applied"
