@@ -21,7 +21,9 @@ from .io import read_json, write_json
 
 @dataclass(frozen=True)
 class Record:
-    json_file: ClassVar[Path]
+    """A report file as a typed record: its fields are the file's keys."""
+
+    json_file: ClassVar[Path]  # where the stage writes it (pipeline/core/paths.py)
     written_by: ClassVar[str]  # the stage
 
     @classmethod
@@ -47,7 +49,7 @@ class Record:
 
 @dataclass(frozen=True)
 class ValidationReport(Record):
-    """reports/metrics/validation.json: what validate kept, quarantined and changed, and the task it inferred."""
+    """What validate kept, quarantined and changed, and the task it inferred."""
 
     json_file: ClassVar[Path] = paths.VALIDATION_REPORT
     written_by: ClassVar[str] = "validate"
@@ -73,7 +75,7 @@ class ValidationReport(Record):
 
 @dataclass(frozen=True)
 class SplitReport(Record):
-    """reports/metrics/split.json: the strategy, the rows and groups of train and test, the folds' balance."""
+    """The split: the strategy, the rows and groups of train and test, the folds' balance."""
 
     json_file: ClassVar[Path] = paths.SPLIT_REPORT
     written_by: ClassVar[str] = "split"
@@ -95,7 +97,7 @@ class SplitReport(Record):
 
 @dataclass(frozen=True)
 class TrainMetrics(Record):
-    """reports/metrics/train.json: the chosen model, its cross-validated score and the no-skill baseline's on the
+    """The chosen model, its cross-validated score and the no-skill baseline's on the
     same folds, the search's size, the fits that stopped at their iteration cap, the model comparison."""
 
     json_file: ClassVar[Path] = paths.TRAIN_METRICS
@@ -120,7 +122,7 @@ class TrainMetrics(Record):
 
 @dataclass(frozen=True)
 class FeaturesReport(Record):
-    """reports/features.json: the raw columns, each split's fitted features, the final transformer's, pooled levels."""
+    """The features: the raw columns, each split's fitted features, the final transformer's, pooled levels."""
 
     json_file: ClassVar[Path] = paths.FEATURES_REPORT
     written_by: ClassVar[str] = "features"
@@ -134,7 +136,7 @@ class FeaturesReport(Record):
 
 @dataclass(frozen=True)
 class SearchReport(Record):
-    """reports/search.json: every candidate of the chosen model's search with its scores, and the best one."""
+    """Every candidate of the chosen model's search with its scores, and the best one."""
 
     json_file: ClassVar[Path] = paths.SEARCH_REPORT
     written_by: ClassVar[str] = "train"
@@ -147,7 +149,7 @@ class SearchReport(Record):
 
 @dataclass(frozen=True)
 class Assessment(Record):
-    """reports/assessment.json: how far to trust the score: leakage, single features, nested CV, the curves."""
+    """How far to trust the score: leakage, single features, nested CV, the curves."""
 
     json_file: ClassVar[Path] = paths.ASSESSMENT
     written_by: ClassVar[str] = "assess"
@@ -164,7 +166,7 @@ class Assessment(Record):
 
 @dataclass(frozen=True)
 class FairnessReport(Record):
-    """reports/metrics/fairness.json: the audit of the deployed test decisions (or errors) by group, the mitigations."""
+    """The audit of the deployed test decisions (or errors) by group, the mitigations."""
 
     json_file: ClassVar[Path] = paths.FAIRNESS_METRICS
     written_by: ClassVar[str] = "fairness"
@@ -181,7 +183,7 @@ class FairnessReport(Record):
 
 @dataclass(frozen=True)
 class PartialDependence(Record):
-    """reports/partial_dependence.json: one-way (and two-way) partial dependence of the deployed output."""
+    """One-way (and two-way) partial dependence of the deployed output."""
 
     json_file: ClassVar[Path] = paths.PARTIAL_DEPENDENCE
     written_by: ClassVar[str] = "explain"
