@@ -204,3 +204,15 @@ def classification_target(n_classes: int):
 
     task = "binary" if n_classes == 2 else "multiclass"
     return Target(task=task, column="y", classes=list(range(n_classes)), reason="test")
+
+
+def copy_repo(root: Path, items) -> Path:
+    """This repository's `items` (directories and files) copied into `root`, caches left out."""
+    for item in items:
+        source, target = REPO / item, root / item
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(source, target)
+    return root

@@ -1,7 +1,8 @@
 """The prediction task and the target's classes: `data.task` (binary | multiclass | regression; auto is inferred by
 pipeline/core/task_inference.py), one class per kind owning what differs by task. Every stage after split encodes
 the target through the Target written to data/processed/target.json, so they all agree on the classes and their
-order.
+order. Each kind also checks that a data.task set in params.yaml fits the values and builds the
+Target from them (`check_fits`, `from_values`, given task_inference.Observed).
 
 Codes: binary targets are 1 for `data.positive_label` (null: the larger value) and 0 for the other class; K > 2
 classes are 0..K-1 in sorted order. Cost matrices, probability columns and reports use this order. A regression
@@ -170,6 +171,11 @@ class Classification(Target):
         }
 
     @staticmethod
+    def group_gaps(audit: dict) -> dict:
+        """The headline's gaps of one fairness grouping: demographic parity and equal opportunity, max - min."""
+        return {c: audit["criteria"][c]["difference"] for c in ("demographic_parity", "equal_opportunity")}
+
+    @staticmethod
     def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None]:
         """The promotion gate's check of the deployed probabilities: (name, value, bound), value <= bound passes."""
         return "calibration.test_ece_after <= max_ece", figures.get("calibration.test_ece_after"), cfg["max_ece"]
@@ -226,6 +232,26 @@ class Binary(Classification):
     def output_name(self) -> str:
         """What the deployed predictor gives for a row (partial-dependence axes)."""
         return f"p({self.column} = {self.classes[1]}), deployed predictor"
+
+    @staticmethod
+    def check_fits(observed, inferred: type[Target]) -> None:
+        """data.task binary needs exactly two values."""
+        if len(observed.distinct) != 2:
+            raise observed.forced("binary", f"has {observed.found}")
+
+    @classmethod
+    def from_values(cls, observed, positive, reason: str) -> Target:
+        """Classes [negative, positive]: data.positive_label (null: the larger value) is the positive one."""
+        distinct = observed.distinct
+        positive = distinct[-1] if positive is None else positive
+        matches = [v for v in distinct if label_key(v) == label_key(positive)]
+        if not matches:
+            raise PipelineError(
+                f"params.yaml: data.positive_label {positive!r} is not a value of {observed.column!r} "
+                f"{observed.shown}; set it to one of them (or null for the larger value)"
+            )
+        negative = next(v for v in distinct if label_key(v) != label_key(positive))
+        return Target("binary", observed.column, [to_python(negative), to_python(matches[0])], reason)
 
     def metric_probabilities(self, P: np.ndarray) -> np.ndarray:
         """What Brier score and log loss take: the positive class's column."""
@@ -301,6 +327,22 @@ class Multiclass(Classification):
 
     def output_name(self) -> str:
         return f"p({self.column} = class), deployed predictor (per class, last axis)"
+
+    @staticmethod
+    def check_fits(observed, inferred: type[Target]) -> None:
+        """data.task multiclass needs three values or more, and not a quantity of non-integer numbers."""
+        if len(observed.distinct) < 3:
+            raise observed.forced("multiclass", f"has only {observed.found}", "use binary, or ")
+        if inferred is Regression and observed.numeric and not all(float(v).is_integer() for v in observed.distinct):
+            raise observed.forced(
+                "multiclass", f"holds non-integer numbers ({observed.found}), a quantity rather than classes"
+            )
+
+    @classmethod
+    def from_values(cls, observed, positive, reason: str) -> Target:
+        """Classes in sorted order; data.positive_label has no meaning here."""
+        observed.refuse_positive_label(positive, f"multiclass ({observed.found})")
+        return Target("multiclass", observed.column, [to_python(v) for v in observed.distinct], reason)
 
     def metric_probabilities(self, P: np.ndarray) -> np.ndarray:
         return P
@@ -436,6 +478,27 @@ class Regression(Target):
     def output_name(self) -> str:
         return f"predicted {self.column} (its units)"
 
+    @staticmethod
+    def check_fits(observed, inferred: type[Target]) -> None:
+        """data.task regression needs numbers."""
+        if not observed.numeric:
+            raise observed.forced("regression", f"is not numeric ({observed.found})")
+
+    @classmethod
+    def from_values(cls, observed, positive, reason: str) -> Target:
+        """A numeric target whose every value is finite; data.positive_label has no meaning here."""
+        observed.refuse_positive_label(positive, f"a regression target ({reason})")
+        values = observed.values
+        numbers = values.to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(numbers))
+        if bad.size:
+            raise PipelineError(
+                f"{observed.source}: target column {observed.column!r} holds {bad.size} non-finite values (e.g. "
+                f"{numbers[bad[0]]!r} at data row {values.index[bad[0]] + 1}); a regression target needs finite "
+                "numbers: fix or remove those rows"
+            )
+        return Target("regression", observed.column, [], reason)
+
     def no_skill(self):
         from mllib.baseline import MeanRegressor
 
@@ -475,6 +538,11 @@ class Regression(Target):
                 "target_coverage": intervals["coverage_target"],
             }
         }
+
+    @staticmethod
+    def group_gaps(audit: dict) -> dict:
+        """The headline's gaps of one grouping: absolute error, bias (mean residual) and interval coverage."""
+        return {m: audit["gaps"][m]["difference"] for m in ("mae", "mean_residual", "interval_coverage")}
 
     @staticmethod
     def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None]:

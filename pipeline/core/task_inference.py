@@ -5,17 +5,53 @@ each task does) are pipeline/core/task.py's."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
 from mllib.base import to_python
 
 from .errors import PipelineError
-from .task import Target, label_key
+from .task import KINDS, Target
 
 # A numeric target of whole numbers is read as classes up to this many distinct values (grades, counts of few
 # levels); with more it is a quantity (regression). data.task overrides the rule.
 MAX_AUTO_CLASSES = 20
+
+
+@dataclass(frozen=True)
+class Observed:
+    """The target column's non-missing values as validate and split see them (sorted distinct values, whether they
+    are numbers), for the kinds to check a forced task and build the Target (pipeline/core/task_inference.py)."""
+
+    column: str
+    values: pd.Series
+    distinct: list
+    numeric: bool
+    source: str  # the file, for messages
+
+    @property
+    def shown(self) -> list:
+        return [to_python(v) for v in self.distinct[:10]] + (["..."] if len(self.distinct) > 10 else [])
+
+    @property
+    def found(self) -> str:
+        return f"{len(self.distinct)} distinct values {self.shown}"
+
+    def forced(self, task: str, why: str, alternative: str = "") -> PipelineError:
+        """The error of a data.task the values do not fit."""
+        return PipelineError(
+            f"params.yaml: data.task is {task}, but target column {self.column!r} {why}; {alternative}set data.task "
+            "to auto, or fix data.target"
+        )
+
+    def refuse_positive_label(self, positive, what: str) -> None:
+        if positive is not None:
+            raise PipelineError(
+                f"params.yaml: data.positive_label is {positive!r}, but target {self.column!r} is {what}; "
+                "positive_label is for binary targets only: set it to null"
+            )
 
 
 def _integral(values: pd.Series) -> bool:
@@ -29,8 +65,8 @@ def infer_target(series: pd.Series, data: dict, source: str) -> Target:
     values = series.dropna()
     numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
     distinct = sorted(values.unique().tolist(), key=_sort_key)
-    shown = [to_python(v) for v in distinct[:10]] + (["..."] if len(distinct) > 10 else [])
-    found = f"{len(distinct)} distinct values {shown}"
+    observed = Observed(column, values, distinct, numeric, source)
+    shown, found = observed.shown, observed.found
     _refuse_label_variants(distinct, numeric, column, source)
     if len(distinct) < 2:
         raise PipelineError(
@@ -46,32 +82,11 @@ def infer_target(series: pd.Series, data: dict, source: str) -> Target:
     else:
         inferred, reason = "multiclass", f"{len(distinct)} classes {shown}"
 
-    task = inferred if requested == "auto" else requested
+    kind = KINDS[inferred if requested == "auto" else requested]
     if requested != "auto":
-        _check_requested(requested, inferred, numeric, distinct, column, found)
+        kind.check_fits(observed, KINDS[inferred])
         reason = f"set by data.task (the values alone suggest {inferred}: {reason})"
-    if task == "regression":
-        return _regression_target(values, data, column, reason, source)
-    positive = data["positive_label"]
-    if task == "multiclass" and positive is not None:
-        raise PipelineError(
-            f"params.yaml: data.positive_label is {positive!r}, but target {column!r} is multiclass "
-            f"({found}); positive_label is for binary targets only: set it to null"
-        )
-    if task == "binary":
-        if positive is None:
-            positive = distinct[-1]
-        matches = [v for v in distinct if label_key(v) == label_key(positive)]
-        if not matches:
-            raise PipelineError(
-                f"params.yaml: data.positive_label {positive!r} is not a value of {column!r} {shown}; "
-                "set it to one of them (or null for the larger value)"
-            )
-        negative = next(v for v in distinct if label_key(v) != label_key(positive))
-        classes = [to_python(negative), to_python(matches[0])]
-    else:
-        classes = [to_python(v) for v in distinct]
-    return Target(task=task, column=column, classes=classes, reason=reason)
+    return kind.from_values(observed, data["positive_label"], reason)
 
 
 def _refuse_label_variants(distinct: list, numeric: bool, column: str, source: str) -> None:
@@ -90,49 +105,6 @@ def _refuse_label_variants(distinct: list, numeric: bool, column: str, source: s
             f"{source}: target column {column!r} (data.target) has labels that differ only by case or surrounding "
             f"spaces ({shown}); they would become separate classes. Write each class one way in the file"
         )
-
-
-def _regression_target(values: pd.Series, data: dict, column: str, reason: str, source: str) -> Target:
-    """A numeric target whose every value is finite; positive_label has no meaning for it."""
-    if data["positive_label"] is not None:
-        raise PipelineError(
-            f"params.yaml: data.positive_label is {data['positive_label']!r}, but target {column!r} is a "
-            f"regression target ({reason}); positive_label is for binary targets only: set it to null"
-        )
-    numbers = values.to_numpy(dtype=np.float64)
-    bad = np.flatnonzero(~np.isfinite(numbers))
-    if bad.size:
-        row = values.index[bad[0]]
-        raise PipelineError(
-            f"{source}: target column {column!r} holds {bad.size} non-finite values (e.g. "
-            f"{numbers[bad[0]]!r} at data row {row + 1}); a regression target needs finite numbers: "
-            "fix or remove those rows"
-        )
-    return Target(task="regression", column=column, classes=[], reason=reason)
-
-
-def _check_requested(requested: str, inferred: str, numeric: bool, distinct: list, column: str, found: str) -> None:
-    """A forced task must fit the values (one message naming the column and the classes found)."""
-    fix = "set data.task to auto, or fix data.target"
-    if requested == "binary" and len(distinct) != 2:
-        raise PipelineError(f"params.yaml: data.task is binary, but target column {column!r} has {found}; {fix}")
-    if requested == "multiclass" and len(distinct) < 3:
-        raise PipelineError(
-            f"params.yaml: data.task is multiclass, but target column {column!r} has only {found}; use binary, or {fix}"
-        )
-    if requested == "multiclass" and numeric and inferred == "regression" and not _whole(distinct):
-        raise PipelineError(
-            f"params.yaml: data.task is multiclass, but target column {column!r} holds non-integer "
-            f"numbers ({found}), a quantity rather than classes; {fix}"
-        )
-    if requested == "regression" and not numeric:
-        raise PipelineError(
-            f"params.yaml: data.task is regression, but target column {column!r} is not numeric ({found}); {fix}"
-        )
-
-
-def _whole(values: list) -> bool:
-    return all(float(v).is_integer() for v in values)
 
 
 def _sort_key(value):

@@ -53,16 +53,12 @@ def fairness_gaps(fairness: dict) -> dict:
     """Per sensitive attribute and every intersection of them ("female x black": MLflow's metric names take no "&"):
     the parity gaps (classification) or the error, bias and coverage gaps (regression), max - min over the groups
     large enough. The gate's fairness bound reads them all, so a gap that only shows in an intersection counts."""
-    gaps = {}
-    for grouping, result in fairness.get("attributes", {}).items():
-        attribute = grouping.replace(" & ", " x ")
-        if "gaps" in result:  # regression
-            for metric in ("mae", "mean_residual", "interval_coverage"):
-                gaps[f"{attribute}.{metric}_gap"] = finite(result["gaps"][metric]["difference"])
-        else:
-            for criterion in ("demographic_parity", "equal_opportunity"):
-                gaps[f"{attribute}.{criterion}_gap"] = finite(result["criteria"][criterion]["difference"])
-    return gaps
+    kind = kind_of(fairness["task"])
+    return {
+        f"{grouping.replace(' & ', ' x ')}.{name}_gap": finite(gap)
+        for grouping, result in fairness.get("attributes", {}).items()
+        for name, gap in kind.group_gaps(result).items()
+    }
 
 
 def flat(headline_figures: dict) -> dict[str, float]:

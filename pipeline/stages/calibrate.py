@@ -18,16 +18,15 @@ from functools import singledispatch
 import pandas as pd
 
 from mllib import io as mlio
-from mllib.base import record_convergence
 from mllib.conformal import SplitConformalClassifier
 from pipeline.core import paths
 from pipeline.core.config import load_params
-from pipeline.core.errors import PipelineError, run_stage
+from pipeline.core.errors import run_stage
 from pipeline.core.frames import proba_columns, read_scores
 from pipeline.core.io import read_parquet, write_json, write_parquet
 from pipeline.core.summaries import reliability_rows, sensitive_groupings
 from pipeline.core.task import Classification, Regression, Target
-from pipeline.steps.calibration import assemble, calibration_metrics, calibrator_of, choose_map, compare_maps
+from pipeline.steps.calibration import assemble, calibration_metrics, fit_map
 from pipeline.steps.regression import assemble_regressor
 
 
@@ -61,34 +60,8 @@ def calibration_map(target: Classification, oof: pd.DataFrame, params: dict) -> 
     """A classification target: the calibration map chosen on cross-fitted scores, the conformal sets and the
     decision rule."""
     cfg, sensitive = params["calibration"], params["data"]["sensitive"]
-    method = cfg["method"]
     y, score, fold = oof["y"].to_numpy(), read_scores(oof), oof["fold"].to_numpy()
-    comparison, cross_fitted = compare_maps(cfg, score, y, fold, target, keep=method)
-    try:
-        method, warning = choose_map(method, comparison)
-    except ValueError as exc:
-        raise PipelineError(
-            f"calibrate: calibration.method {method!r} with calibration.params.{method} = "
-            f"{cfg['params'].get(method, {})} cannot be fitted on the out-of-fold scores: {exc}"
-        ) from None
-    calibrator = calibrator_of(cfg, target, method)
-    with record_convergence() as stopped:
-        calibrator.fit(score, y)
-    after = cross_fitted[method]
-    before = cross_fitted["none"]
-    print(
-        "calibrate: cross-fitted log loss of each map: "
-        + ", ".join(
-            f"{r['method']} {r['log_loss']:.4f}" if r["defined"] else f"{r['method']} undefined" for r in comparison
-        )
-        + f"; deployed: {method}"
-        + (" (calibration.method auto: the least)" if cfg["method"] == "auto" else " (calibration.method)")
-    )
-    if warning:
-        print(f"calibrate: warning: {warning}")
-    for message in sorted(set(stopped)):
-        print(f"calibrate: warning: the deployed map's fit stopped at its iteration cap: {message}")
-    choice = {"method": method, "comparison": comparison, "warning": warning, "not_converged": sorted(set(stopped))}
+    calibrator, choice, before, after = fit_map(cfg, target, score, y, fold)
     conformal = SplitConformalClassifier(coverage=cfg["set_coverage"]).fit(after, y)
     predictor = assemble(calibrator, conformal, target, params["decision"])
     rows = oof[[paths.ROW_ID]].merge(
@@ -103,7 +76,7 @@ def calibration_map(target: Classification, oof: pd.DataFrame, params: dict) -> 
         cfg, choice, target, calibrator, conformal, predictor, y, before, after, groupings, params
     )
     print(
-        f"calibrate: {method}{' one-vs-rest' if metrics['one_vs_rest'] else ''}: out-of-fold ECE "
+        f"calibrate: {choice['method']}{' one-vs-rest' if metrics['one_vs_rest'] else ''}: out-of-fold ECE "
         f"{metrics['oof_before']['ece']:.4f} -> {metrics['oof_after_crossfitted']['ece']:.4f} (cross-fitted, "
         f"{cfg['n_bins']} {cfg['binning']} bins); conformal sets at {cfg['set_coverage']:g}: 1 - p <= "
         f"{conformal.threshold_:.4f}; decisions: {predictor.rule_}"

@@ -15,30 +15,29 @@ from mllib.calibration import NoCalibration
 from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
-from pipeline.core.frames import feature_columns, proba_columns, raw_matrix, score_columns
+from pipeline.core.frames import feature_columns, raw_matrix
 from pipeline.core.io import read_parquet, write_csv, write_json, write_parquet
 from pipeline.core.records import TrainMetrics
-from pipeline.core.summaries import reliability_rows, sensitive_groupings
+from pipeline.core.summaries import sensitive_groupings
 from pipeline.core.task import Classification, Regression, Target
 from pipeline.steps.comparison import versus_runner_up
-from pipeline.steps.evaluation import rule_of, test_metrics
+from pipeline.steps.evaluation import prediction_columns, rule_of, test_metrics
 from pipeline.steps.regression import test_report
 
 
 @singledispatch
-def evaluate(target: Target, params: dict, predictor, test: pd.DataFrame, X, y, y_train) -> None:
-    """The deployed predictor's test metrics and plots for the target's kind."""
+def evaluate(target: Target, params: dict, predictor, test: pd.DataFrame, X, y, y_train, trained: dict) -> dict:
+    """The deployed predictor's test metrics (returned) and its predictions and plots (written) for the target's
+    kind."""
     raise TypeError(f"no evaluate step for {type(target).__name__}")
 
 
 @evaluate.register
-def evaluate_regression(target: Regression, params: dict, predictor, test: pd.DataFrame, X, y, y_train) -> None:
+def evaluate_regression(
+    target: Regression, params: dict, predictor, test: pd.DataFrame, X, y, y_train, trained: dict
+) -> dict:
     """Point metrics, the intervals' coverage and width, the residuals; the classification plots are empty files."""
-    trained = TrainMetrics.read()
     metrics, plots, columns = test_report(target, predictor, X, y, trained, y_train)
-    metrics["comparison"] = versus_runner_up(
-        params["model"], params["seed"], trained, target, y_train, y, predictor.model
-    )
     deployed = metrics["intervals"][predictor.interval_method]
     print(
         f"evaluate: test RMSE {metrics['rmse']:.4g}, MAE {metrics['mae']:.4g}, R^2 {metrics['r2']:.4f}; "
@@ -46,21 +45,22 @@ def evaluate_regression(target: Regression, params: dict, predictor, test: pd.Da
         f"{predictor.coverage_:g}), mean width {deployed['mean_width']:.4g}"
     )
     write_parquet(pd.DataFrame({paths.ROW_ID: test[paths.ROW_ID], **columns}), paths.TEST_PREDICTIONS)
-    write_json(metrics, paths.TEST_METRICS)
     write_json(plots["residuals"], paths.RESIDUALS)
     for path in (paths.ROC_CURVE, paths.PR_CURVE, paths.RISK_COVERAGE, paths.RELIABILITY_TEST):
         write_json([], path)  # classification plots: nothing to draw for a regression target
     write_csv(pd.DataFrame(columns=["actual", "predicted"]), paths.CONFUSION)
+    return metrics
 
 
 @evaluate.register
-def evaluate_classification(target: Classification, params: dict, predictor, test: pd.DataFrame, X, y, y_train) -> None:
+def evaluate_classification(
+    target: Classification, params: dict, predictor, test: pd.DataFrame, X, y, y_train, trained: dict
+) -> dict:
     """Probabilities, decisions, the reject option and conformal sets on test; metrics, curves, reliability rows."""
     scores = predictor.scores(X)
     P, P_raw = predictor.proba_from_scores(scores), NoCalibration().fit(scores).predict_proba(scores)
     decided = predictor.decide(P)
     sets = predictor.conformal.predict_set(P)
-    trained = TrainMetrics.read()
     metrics, plots = test_metrics(
         target,
         y,
@@ -74,21 +74,6 @@ def evaluate_classification(target: Classification, params: dict, predictor, tes
         rule_of(predictor),
         y_train,
     )
-    metrics["comparison"] = versus_runner_up(
-        params["model"], params["seed"], trained, target, y_train, y, predictor.model
-    )
-    predictions = pd.DataFrame(
-        {
-            paths.ROW_ID: test[paths.ROW_ID],
-            "y": y,
-            **score_columns(scores),
-            **{f"uncalibrated_{k}": P_raw[:, k] for k in range(P.shape[1])},
-            **proba_columns(P),
-            "prediction": decided["decision"],
-            "accepted": decided["accepted"],
-            **{f"in_set_{k}": sets[:, k] for k in range(P.shape[1])},
-        }
-    )
     headline = f"{target.headline_label} {metrics[target.headline_metric]:.4f}"
     reject, conformal = metrics["selective"]["reject_option"], metrics["conformal"]
     print(
@@ -98,18 +83,17 @@ def evaluate_classification(target: Classification, params: dict, predictor, tes
         f"{conformal['mean_set_size']:.2f}"
     )
 
-    write_parquet(predictions, paths.TEST_PREDICTIONS)
-    write_json(metrics, paths.TEST_METRICS)
+    write_parquet(
+        pd.DataFrame({paths.ROW_ID: test[paths.ROW_ID], **prediction_columns(y, scores, P_raw, P, decided, sets)}),
+        paths.TEST_PREDICTIONS,
+    )
     write_json(plots["roc"], paths.ROC_CURVE)
     write_json(plots["pr"], paths.PR_CURVE)
     write_csv(pd.DataFrame(plots["confusion"]), paths.CONFUSION)
     write_json(plots["risk_coverage"], paths.RISK_COVERAGE)
     write_json([], paths.RESIDUALS)  # regression only
-    write_json(
-        reliability_rows(target, y, P_raw, params["calibration"], "before")
-        + reliability_rows(target, y, P, params["calibration"], "after"),
-        paths.RELIABILITY_TEST,
-    )
+    write_json(plots["reliability"], paths.RELIABILITY_TEST)
+    return metrics
 
 
 def main() -> None:
@@ -121,7 +105,12 @@ def main() -> None:
     y = target.encode(test[data["target"]])
     y_train = target.encode(read_parquet(paths.TRAIN, "split", columns=[data["target"]])[data["target"]])  # baseline
     X = raw_matrix(test, *feature_columns(test.columns, data))
-    evaluate(target, params, predictor, test, X, y, y_train)
+    trained = TrainMetrics.read()
+    metrics = evaluate(target, params, predictor, test, X, y, y_train, trained)
+    metrics["comparison"] = versus_runner_up(
+        params["model"], params["seed"], trained, target, y_train, y, predictor.model
+    )
+    write_json(metrics, paths.TEST_METRICS)
 
 
 if __name__ == "__main__":

@@ -22,9 +22,11 @@ from pipeline.core.io import read_matrix, read_parquet, write_csv
 from pipeline.core.records import FairnessReport, TrainMetrics
 from pipeline.core.task import Classification, Regression, Target
 from pipeline.steps.fairness_audit import (
+    PLOT_COLUMNS,
     audit,
     plot_rows,
     regression_fairness,
+    report_header,
     reweighing,
     summary_lines,
     threshold_mitigation,
@@ -93,33 +95,13 @@ def main() -> None:
     predictions = read_parquet(paths.TEST_PREDICTIONS, "evaluate")
     if not np.array_equal(test[paths.ROW_ID].to_numpy(), predictions[paths.ROW_ID].to_numpy()):
         raise PipelineError(f"{paths.TEST_PREDICTIONS} does not match {paths.TEST}; rerun `dvc repro evaluate`")
-    report = {
-        "task": target.task,
-        "decision_rule": getattr(predictor, "rule_", None),
-        "decision_threshold": getattr(predictor, "decision_threshold_", None),
-        "min_group_size": cfg["min_group_size"],
-        "bootstrap": {
-            "n_boot": cfg["n_boot"],
-            "confidence_level": cfg["confidence_level"],
-            "seed": params["seed"],
-            "cluster": data["group"],
-        },
-        "attributes": {},
-        "mitigation": {"criterion": cfg["mitigation"]["criterion"]},
-        "reweighing": {},
-    }
-    if not data["sensitive"]:
+    report = report_header(target, predictor, cfg, params["seed"], data["group"])
+    if data["sensitive"]:
+        audit_test(target, report, params, predictor, test, predictions)
+    else:
         print("fairness: data.sensitive is empty; nothing to audit")
-        FairnessReport(**report).write()
-        write_csv(
-            pd.DataFrame(columns=["attribute", "group", "metric", "value", "ci_low", "ci_high", "small"]),
-            paths.FAIRNESS_PLOT,
-        )
-        return
-
-    audit_test(target, report, params, predictor, test, predictions)
     FairnessReport(**report).write()
-    write_csv(pd.DataFrame(plot_rows(report["attributes"])), paths.FAIRNESS_PLOT)
+    write_csv(pd.DataFrame(plot_rows(target, report["attributes"]), columns=PLOT_COLUMNS), paths.FAIRNESS_PLOT)
 
 
 if __name__ == "__main__":

@@ -111,6 +111,40 @@ def choose_map(method: str, table: list[dict]) -> tuple[str, str | None]:
     return method, None
 
 
+def fit_map(cfg: dict, target: Classification, score: np.ndarray, y: np.ndarray, fold: np.ndarray) -> tuple:
+    """The map to deploy (calibration.method, or auto: the least cross-fitted log loss of MAPS) fitted on every
+    out-of-fold row: (calibrator, choice {method, comparison, warning, not_converged}, the cross-fitted
+    probabilities of no map and of the chosen one)."""
+    method = cfg["method"]
+    comparison, cross_fitted = compare_maps(cfg, score, y, fold, target, keep=method)
+    try:
+        method, warning = choose_map(method, comparison)
+    except ValueError as exc:
+        raise PipelineError(
+            f"calibrate: calibration.method {method!r} with calibration.params.{method} = "
+            f"{cfg['params'].get(method, {})} cannot be fitted on the out-of-fold scores: {exc}"
+        ) from None
+    calibrator = calibrator_of(cfg, target, method)
+    with record_convergence() as stopped:
+        calibrator.fit(score, y)
+    after = cross_fitted[method]
+    before = cross_fitted["none"]
+    print(
+        "calibrate: cross-fitted log loss of each map: "
+        + ", ".join(
+            f"{r['method']} {r['log_loss']:.4f}" if r["defined"] else f"{r['method']} undefined" for r in comparison
+        )
+        + f"; deployed: {method}"
+        + (" (calibration.method auto: the least)" if cfg["method"] == "auto" else " (calibration.method)")
+    )
+    if warning:
+        print(f"calibrate: warning: {warning}")
+    for message in sorted(set(stopped)):
+        print(f"calibrate: warning: the deployed map's fit stopped at its iteration cap: {message}")
+    choice = {"method": method, "comparison": comparison, "warning": warning, "not_converged": sorted(set(stopped))}
+    return calibrator, choice, before, after
+
+
 def fitted_parameters(calibrator) -> dict | list:
     """The calibrator's fitted scalars (per class for a one-vs-rest calibrator)."""
     if isinstance(calibrator, OneVsRestCalibration):

@@ -28,7 +28,8 @@ from mllib.decisions import (
 )
 from mllib.metrics import get_scorer, precision_recall_curve, roc_curve
 
-from ..core.summaries import binning_spec, calibration_report, group_calibration
+from ..core.frames import proba_columns, score_columns
+from ..core.summaries import binning_spec, calibration_report, group_calibration, reliability_rows
 from ..core.task import Classification, Target
 
 GAP_DIAGNOSIS = (
@@ -135,6 +136,21 @@ def ranking_change(target: Classification, y: np.ndarray, P_raw: np.ndarray, P: 
     }
 
 
+def prediction_columns(y, scores, P_raw, P, decided: dict, sets) -> dict:
+    """test_predictions.parquet's columns after the row id: the label, the model's scores, the probabilities before
+    and after the map, the decision, whether it was accepted (reject option) and the conformal set."""
+    K = P.shape[1]
+    return {
+        "y": y,
+        **score_columns(scores),
+        **{f"uncalibrated_{k}": P_raw[:, k] for k in range(K)},
+        **proba_columns(P),
+        "prediction": decided["decision"],
+        "accepted": decided["accepted"],
+        **{f"in_set_{k}": sets[:, k] for k in range(K)},
+    }
+
+
 def test_metrics(
     target: Classification,
     y: np.ndarray,
@@ -182,5 +198,7 @@ def test_metrics(
         "pr": pr,
         "risk_coverage": [dict(zip(risk_curve, v)) for v in zip(*risk_curve.values())],
         "confusion": {"actual": [names[k] for k in y], "predicted": [names[k] for k in decision]},
+        "reliability": reliability_rows(target, y, P_raw, bins, "before")
+        + reliability_rows(target, y, P, bins, "after"),
     }
     return metrics, plots

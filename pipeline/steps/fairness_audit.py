@@ -37,7 +37,7 @@ from ..core import paths
 from ..core.frames import attribute_labels
 from ..core.io import read_parquet
 from ..core.summaries import GROUP_RATES
-from ..core.task import Binary, Classification, Multiclass
+from ..core.task import Binary, Classification, Multiclass, Regression, Target
 
 NOT_DEFINED_FOR_REGRESSION = (
     "not defined for regression targets: demographic parity, equal opportunity, equalized odds and predictive parity "
@@ -50,6 +50,26 @@ NOT_DEFINED_FOR_MULTICLASS = (
     "not defined for multiclass targets: per-group thresholds act on a single probability "
     "p(positive); the decision over K > 2 classes has no one threshold to move per group"
 )
+
+
+def report_header(target: Target, predictor, cfg: dict, seed: int, group: str | None) -> dict:
+    """fairness.json before the audit: the task, the deployed decision rule, the bootstrap's settings, nothing
+    audited or mitigated yet."""
+    return {
+        "task": target.task,
+        "decision_rule": getattr(predictor, "rule_", None),
+        "decision_threshold": getattr(predictor, "decision_threshold_", None),
+        "min_group_size": cfg["min_group_size"],
+        "bootstrap": {
+            "n_boot": cfg["n_boot"],
+            "confidence_level": cfg["confidence_level"],
+            "seed": seed,
+            "cluster": group,
+        },
+        "attributes": {},
+        "mitigation": {"criterion": cfg["mitigation"]["criterion"]},
+        "reweighing": {},
+    }
 
 
 def bootstrap_options(cfg: dict, clusters, seed: int) -> dict:
@@ -261,23 +281,43 @@ def reweighing(
     }
 
 
-def plot_rows(attributes: dict) -> list[dict]:
-    """fairness.csv: one row per (grouping, group, rate) with its interval (multiclass: per class, the rate named
-    `<class>: selection_rate`); groups carry their attribute's name, so "female=0" and "black=0" stay apart."""
+@singledispatch
+def plotted(target: Target, m: dict) -> list[tuple]:
+    """(metric, value, interval) of one group's audit that fairness.csv plots."""
+    raise TypeError(f"no fairness plot for {type(target).__name__}")
+
+
+@plotted.register
+def plotted_rates(target: Binary, m: dict) -> list[tuple]:
+    return [(k, m[k], m["intervals"].get(k)) for k in GROUP_RATES]
+
+
+@plotted.register
+def plotted_class_rates(target: Multiclass, m: dict) -> list[tuple]:
+    """Per class, the rate named `<class>: selection_rate`."""
+    return [
+        (f"{c}: {k}", v[k], m.get("intervals", {}).get(c, {}).get(k))
+        for c, v in m["classes"].items()
+        for k in ("selection_rate", "recall")
+    ]
+
+
+@plotted.register
+def plotted_errors(target: Regression, m: dict) -> list[tuple]:
+    return [(k, m[k], m.get("intervals", {}).get(k)) for k in REGRESSION_PLOTTED]
+
+
+PLOT_COLUMNS = ["attribute", "group", "metric", "value", "ci_low", "ci_high", "small"]
+
+
+def plot_rows(target: Target, attributes: dict) -> list[dict]:
+    """fairness.csv: one row per (grouping, group, rate) with its interval; groups carry their attribute's name, so
+    "female=0" and "black=0" stay apart."""
     rows = []
     for name, result in attributes.items():
         for g, m in result["groups"].items():
             group = str(g) if "=" in str(g) else f"{name}={g}"
-            if "mae" in m:  # regression
-                values = [(k, m[k], m.get("intervals", {}).get(k)) for k in REGRESSION_PLOTTED]
-            elif "classes" in m:  # multiclass
-                values = [
-                    (f"{c}: {k}", v[k], m.get("intervals", {}).get(c, {}).get(k))
-                    for c, v in m["classes"].items()
-                    for k in ("selection_rate", "recall")
-                ]
-            else:
-                values = [(k, m[k], m["intervals"].get(k)) for k in GROUP_RATES]
+            values = plotted(target, m)
             rows += [
                 {
                     "attribute": name,
@@ -296,6 +336,11 @@ def plot_rows(attributes: dict) -> list[dict]:
 @singledispatch
 def threshold_mitigation(target: Classification, *settings_and_rows) -> dict:
     """Per-group thresholds: defined for one probability p(positive) only."""
+    raise TypeError(f"no per-group thresholds for {type(target).__name__}")
+
+
+@threshold_mitigation.register
+def no_thresholds(target: Multiclass, *settings_and_rows) -> dict:
     return {"applied": False, "reason": NOT_DEFINED_FOR_MULTICLASS}
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import yaml
-from conftest import REPO
+from conftest import copy_repo
 
 COPY = ["mllib", "pipeline", "dvc.yaml", ".dvc/config", ".dvc/plots", ".dvcignore", ".gitignore"]
 
@@ -36,12 +35,7 @@ def sh(cwd: Path, *args: str) -> subprocess.CompletedProcess:
 
 def git_repo(root: Path) -> Path:
     """Copy the pipeline's code into `root` (which holds params.yaml and the data) and commit it all."""
-    for item in COPY:
-        src, dst = REPO / item, root / item
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__")) if src.is_dir() else shutil.copy(
-            src, dst
-        )
+    copy_repo(root, COPY)
     for cmd in (
         ["git", "init", "-q"],
         ["git", "add", "-A"],

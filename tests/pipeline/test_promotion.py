@@ -97,12 +97,13 @@ def test_regression_coverage_shortfall():
 def test_headline_fairness_gaps_count_intersections_and_the_gate_reads_them():
     """The issue's case: each attribute's gap within the bound, the intersection's beyond it: the gate fails."""
     fairness = {
+        "task": "binary",
         "attributes": {
             "sex": {"criteria": {"demographic_parity": {"difference": 0.1}, "equal_opportunity": {"difference": None}}},
             "sex & race": {
                 "criteria": {"demographic_parity": {"difference": 0.4563}, "equal_opportunity": {"difference": 0.2}}
             },
-        }
+        },
     }
     gaps = fairness_gaps(fairness)
     assert gaps == {

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import ast
 import json
-import shutil
 import subprocess
 import sys
 
 import pytest
-from conftest import REPO, make_project, run_stages
+from conftest import REPO, copy_repo, make_project, run_stages
 
 from pipeline.core.errors import PipelineError
 from pipeline.core.records import RECORDS, Assessment, FairnessReport, SplitReport, TrainMetrics, ValidationReport
@@ -96,14 +95,7 @@ def test_every_key_a_reader_takes_of_a_record_is_one_of_its_fields():
 @pytest.mark.parametrize("record, field", [(SplitReport, "rows_never_validated"), (ValidationReport, "rows_kept")])
 def test_renaming_a_field_fails_the_writers_test(record, field, tmp_path):
     """The writer's test above, run on a copy of the code whose record calls `field` something else."""
-    copy = tmp_path / "repo"
-    for item in ("pipeline", "mllib", "tests", "params.yaml", "data/raw", "pyproject.toml"):
-        source, target = REPO / item, copy / item
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_dir():
-            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy(source, target)
+    copy = copy_repo(tmp_path / "repo", ("pipeline", "mllib", "tests", "params.yaml", "data/raw", "pyproject.toml"))
     records = copy / "pipeline" / "core" / "records.py"
     source = records.read_text()
     declaration = f"    {field}: "

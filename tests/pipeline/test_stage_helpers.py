@@ -329,7 +329,7 @@ def test_plot_rows_name_each_group_with_its_attribute_and_carry_intervals():
         n_boot=20,
         min_group_size=1,
     )
-    rows = plot_rows(audit)
+    rows = plot_rows(T2, audit)
     assert {r["group"] for r in rows} == {
         "sex=0",
         "sex=1",
