@@ -7,7 +7,8 @@ vary between persons (income, age and the health indices: multiplicative or addi
 ranges), so replicated rows are not exact duplicates that the clean stage would drop. The last replicate is cut
 at a person boundary to reach about `rows` rows. Written as parquet (what a user would bring at this size).
 
-Run: .venv/bin/python benchmarks/large_data.py 1000000 /tmp/randhie_1m.parquet
+Run: .venv/bin/python benchmarks/large_data.py 1000000 /tmp/randhie_1m.parquet   (one file)
+     .venv/bin/python benchmarks/large_data.py 20000000 /tmp/randhie_20m           (a directory of parts)
 """
 
 from __future__ import annotations
@@ -31,13 +32,14 @@ NOISE = {
 }
 
 
-def generate(rows: int, seed: int = 0) -> pd.DataFrame:
-    """About `rows` person-years: whole persons, the source first (replicate 0, unchanged), then noisy copies."""
+def replicates(rows: int, seed: int = 0):
+    """About `rows` person-years, replicate by replicate: whole persons, the source first (replicate 0, unchanged),
+    then noisy copies."""
     source = pd.read_csv(SOURCE)
     if source["zper"].max() >= ID_STRIDE:
         raise ValueError(f"zper exceeds {ID_STRIDE}; raise ID_STRIDE")
     rng = np.random.default_rng(seed)
-    parts, total, r = [], 0, 0
+    total, r = 0, 0
     while total < rows:
         part = source.copy()
         if r:
@@ -54,14 +56,43 @@ def generate(rows: int, seed: int = 0) -> pd.DataFrame:
             while 0 < cut < len(part) and persons[cut] == persons[cut - 1]:
                 cut += 1
             part = part.iloc[:cut]
-        parts.append(part)
+        yield part
         total += len(part)
         r += 1
-    return pd.concat(parts, ignore_index=True)
+
+
+def generate(rows: int, seed: int = 0) -> pd.DataFrame:
+    """About `rows` person-years in one frame."""
+    return pd.concat(list(replicates(rows, seed)), ignore_index=True)
+
+
+def write_parts(rows: int, directory: Path, rows_per_part: int = 1_000_000, seed: int = 0) -> list[Path]:
+    """The rows of generate(rows, seed) as Parquet parts part-00000.parquet, ... of about rows_per_part rows each,
+    written as they are made (memory: one part), for data.path as a directory of parts."""
+    directory.mkdir(parents=True, exist_ok=True)
+    files, pending, held = [], [], 0
+
+    def flush():
+        files.append(directory / f"part-{len(files):05d}.parquet")
+        pd.concat(pending, ignore_index=True).to_parquet(files[-1], index=False)
+        pending.clear()
+
+    for part in replicates(rows, seed):
+        pending.append(part)
+        held += len(part)
+        if held >= rows_per_part:
+            flush()
+            held = 0
+    if pending:
+        flush()
+    return files
 
 
 if __name__ == "__main__":
     n, out = int(sys.argv[1]), Path(sys.argv[2])
-    frame = generate(n)
-    frame.to_parquet(out, index=False)
-    print(f"{out}: {len(frame)} rows, {frame['zper'].nunique()} persons")
+    if out.suffix:
+        frame = generate(n)
+        frame.to_parquet(out, index=False)
+        print(f"{out}: {len(frame)} rows, {frame['zper'].nunique()} persons")
+    else:
+        print(f"{out}: {len(write_parts(n, out))} parts of {n} rows")

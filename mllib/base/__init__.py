@@ -1,5 +1,6 @@
 """Estimator protocol, input validation and composites shared by every mllib family."""
 
+from .blocks import RowBlocks, summed
 from .compose import ColumnTransformer, Identity, Pipeline
 from .constraints import (
     BOOLEAN,
@@ -49,6 +50,8 @@ from .validation import (
 )
 
 __all__ = [
+    "RowBlocks",
+    "summed",
     "BOOLEAN",
     "NON_NEGATIVE",
     "OPTIONAL",

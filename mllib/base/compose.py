@@ -38,6 +38,31 @@ def _feature_names(transformer, input_names: list[str]) -> list[str]:
     return list(input_names)
 
 
+def _fit_blocks(estimator, blocks):
+    if not hasattr(estimator, "fit_blocks"):
+        raise ValueError(
+            f"{type(estimator).__name__} cannot be fitted from rows held in blocks (it has no fit_blocks: its fit "
+            "needs every row at once)"
+        )
+    return estimator.fit_blocks(blocks)
+
+
+def _transformed(block, step):
+    X, y, w = block
+    return step.transform(X), y, w
+
+
+def _columns(block, cols):
+    X, y, w = block
+    if not isinstance(X, MixedMatrix):
+        X = np.asarray(X)
+    return X[:, cols], y, w
+
+
+def _width(block) -> int:
+    return block[0].shape[1]
+
+
 class Pipeline(BaseEstimator):
     """Transformers then a final estimator, fitted in order on the rows given (so a fold's fit never sees other rows).
 
@@ -104,6 +129,17 @@ class Pipeline(BaseEstimator):
             fit_with_groups(self._final, X, y, groups)
         else:
             self._final.fit(X, y, sample_weight=sample_weight)
+        self.n_features_in_ = getattr(self.steps[0][1], "n_features_in_", None)
+        return self
+
+    def fit_blocks(self, blocks):
+        """fit from rows held in blocks (mllib.base.RowBlocks): each step fitted by its own fit_blocks on the blocks
+        as the previous steps transform them (held where they are)."""
+        self._check_steps()
+        for _, step in self.steps[:-1]:
+            _fit_blocks(step, blocks)
+            blocks = blocks.transform(_transformed, step)
+        _fit_blocks(self._final, blocks)
         self.n_features_in_ = getattr(self.steps[0][1], "n_features_in_", None)
         return self
 
@@ -200,6 +236,17 @@ class ColumnTransformer(TransformerMixin, BaseEstimator):
             for name, trans, cols in self.transformers
             if len(cols)
         ]
+        return self
+
+    def fit_blocks(self, blocks):
+        """fit from rows held in blocks (mllib.base.RowBlocks): each transformer fitted by its own fit_blocks on its
+        columns of the blocks."""
+        self.n_features_in_ = blocks.map(_width)[0]
+        self.transformers_ = []
+        for name, trans, cols in self.transformers:
+            if len(cols):
+                fitted = _fit_blocks(clone(trans), blocks.transform(_columns, list(map(int, cols))))
+                self.transformers_.append((name, fitted, list(map(int, cols))))
         return self
 
     def transform(self, X):

@@ -32,8 +32,17 @@ from scipy import linalg
 from scipy.linalg.blas import dsyrk
 from scipy.special import expit, softmax
 
-from ..base import BaseEstimator, ClassifierMixin, ConvergenceWarning, check_fitted_X, check_sample_weight, check_X_y
+from ..base import (
+    BaseEstimator,
+    ClassifierMixin,
+    ConvergenceWarning,
+    check_fitted_X,
+    check_sample_weight,
+    check_X_y,
+    summed,
+)
 from ..base.constraints import NON_NEGATIVE, Options, check_hyperparameters
+from ..base.validation import is_missing
 
 SOLVERS = ("auto", "newton", "lbfgs")
 PENALTIES = ("l2", "l1")
@@ -141,6 +150,40 @@ def _newton_direction(beta, grad, H):
     return d, grad @ d
 
 
+def _labels_and_width(block):
+    X, y, _ = block
+    X, y = check_X_y(X, y)
+    if is_missing(y).any() or (y.dtype.kind == "f" and not np.isfinite(y).all()):
+        raise ValueError("y contains missing (NaN / None) or infinite labels; a classifier needs a label for every row")
+    return np.unique(y), X.shape[1]
+
+
+def _design(block, classes, binary):
+    """A block as fit prepares its rows: [1, X] column-major, the targets (0/1, or one-hot), the weights."""
+    X, y, w = block
+    X, y = check_X_y(X, y)
+    X1 = np.empty((X.shape[0], X.shape[1] + 1), order="F")
+    X1[:, 0], X1[:, 1:] = 1.0, X
+    encoded = np.searchsorted(classes, y)
+    Y = encoded.astype(float)[:, None] if binary else np.eye(classes.size)[encoded]
+    return X1, Y, check_sample_weight(w, X.shape[0])
+
+
+def _block_terms(block, B, binary):
+    """A block's unpenalised NLL, gradient and Hessian at B."""
+    X1, Y, w = block
+    loss, grad, hessian = _smooth_objective(B, X1, Y, w, binary, 0.0)
+    return loss, grad, hessian()
+
+
+def _summed_objective(B, design, binary, lam):
+    """_smooth_objective over rows held in blocks: the blocks' terms summed, then the penalty."""
+    loss, grad, H = summed(design.map(_block_terms, B, binary))
+    grad[1:] += 2 * lam * B[1:]
+    H.flat[B.shape[1] * (H.shape[0] + 1) :: H.shape[0] + 1] += 2 * lam
+    return loss + lam * np.sum(B[1:] ** 2), grad, lambda: H
+
+
 class LogisticRegression(ClassifierMixin, BaseEstimator):
     """Penalised maximum-likelihood logistic regression.
 
@@ -186,14 +229,43 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         binary = self.classes_.size == 2
         Y = encoded.astype(float)[:, None] if binary else np.eye(self.classes_.size)[encoded]
         solver = ("newton" if binary else "lbfgs") if self.solver == "auto" else self.solver
+        start = np.zeros((X1.shape[1], Y.shape[1]))
         if self.penalty == "l1":
-            B = self._fit_proximal_newton(X1, Y, w, binary)
+            B = self._fit_proximal_newton(lambda B, lam: _smooth_objective(B, X1, Y, w, binary, lam), start)
         elif solver == "newton":
-            B = self._fit_newton(X1, Y, w, binary)
+            B = self._fit_newton(lambda B: _smooth_objective(B, X1, Y, w, binary, self.lam), start)
         elif binary:
             B = self._fit_lbfgs_binary(X1, Y[:, 0], w)[:, None]
         else:
             B = self._fit_lbfgs_softmax(X1, Y, w)
+        self.intercept_ = B[0]
+        self.coef_ = B[1:].T.copy()
+        return self
+
+    def fit_blocks(self, blocks):
+        """The same model from rows held in blocks (mllib.base.RowBlocks, or a cluster's: a block is (X, y,
+        sample_weight or None)): Newton's method (binary or multinomial; proximal Newton for l1) on the loss,
+        gradient and Hessian summed over the blocks, one pass over them per step, so memory holds a block at a time
+        and the blocks can sit on other machines. The solution is fit's on the rows put together (to the solver's
+        tolerance; fit's multinomial default is L-BFGS)."""
+        check_hyperparameters(self)
+        if self.solver == "lbfgs":
+            raise ValueError("fit_blocks uses Newton's method; set solver='newton' or 'auto'")
+        found = blocks.map(_labels_and_width)
+        widths = sorted({width for _, width in found})
+        if len(widths) != 1:
+            raise ValueError(f"the blocks' X have different numbers of columns {widths}")
+        self.classes_ = np.unique(np.concatenate([labels for labels, _ in found]))
+        if self.classes_.size < 2:
+            raise ValueError(f"y has a single class {self.classes_.tolist()}; a classifier needs at least two")
+        self.n_features_in_ = widths[0]
+        binary = self.classes_.size == 2
+        design = blocks.transform(_design, self.classes_, binary)
+        start = np.zeros((widths[0] + 1, 1 if binary else self.classes_.size))
+        if self.penalty == "l1":
+            B = self._fit_proximal_newton(lambda B, lam: _summed_objective(B, design, binary, lam), start)
+        else:
+            B = self._fit_newton(lambda B: _summed_objective(B, design, binary, self.lam), start)
         self.intercept_ = B[0]
         self.coef_ = B[1:].T.copy()
         return self
@@ -229,18 +301,20 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             stacklevel=3,
         )
 
-    def _fit_newton(self, X1, Y, w, binary):
+    def _fit_newton(self, objective, start):
+        """objective(B) -> (loss, gradient, Hessian on demand) of the l2-penalised NLL; start: B's zeros."""
+        K = start.shape[1]
+
         def direction(beta, grad, H):
-            return _newton_direction(beta, grad, H if binary else _without_softmax_shift(H, Y.shape[1]))
+            return _newton_direction(beta, grad, H if K == 1 else _without_softmax_shift(H, K))
 
-        return self._damped_newton(
-            lambda B: _smooth_objective(B, X1, Y, w, binary, self.lam), direction, np.zeros((X1.shape[1], Y.shape[1]))
-        )
+        return self._damped_newton(objective, direction, start)
 
-    def _fit_proximal_newton(self, X1, Y, w, binary):
+    def _fit_proximal_newton(self, smooth_objective, start):
+        """smooth_objective(B, lam) as _fit_newton's objective with penalty lam (called with 0: the l1 term apart)."""
         from ._kernels import l1_quadratic_step  # numba, for the l1 penalty only
 
-        penalised = np.zeros((X1.shape[1], Y.shape[1]), dtype=bool)
+        penalised = np.zeros(start.shape, dtype=bool)
         penalised[1:] = True
         penalised = penalised.ravel()
 
@@ -251,10 +325,10 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             return d, grad @ d + self.lam * l1_change
 
         def objective(B):
-            loss, grad, hessian = _smooth_objective(B, X1, Y, w, binary, 0.0)
+            loss, grad, hessian = smooth_objective(B, 0.0)
             return loss + self.lam * np.abs(B[1:]).sum(), grad, hessian
 
-        return self._damped_newton(objective, direction, np.zeros((X1.shape[1], Y.shape[1])))
+        return self._damped_newton(objective, direction, start)
 
     def _lbfgs(self, fun, x0, args=()):
         from scipy.optimize import minimize  # ~0.3 s of imports: only fits that run L-BFGS pay for them

@@ -76,6 +76,23 @@ def _categories_at(categories: list, codes: np.ndarray, unknown: np.ndarray) -> 
     return out
 
 
+def _level_counts(block, handle_unknown):
+    """A block's rows, columns, and per column its sorted levels with their counts."""
+    if handle_unknown not in UNKNOWN_POLICIES:
+        raise ValueError(f"handle_unknown must be one of {UNKNOWN_POLICIES}, got {handle_unknown!r}")
+    X = _check_no_missing(block[0], "one-hot encoding")
+    return X.shape[0], X.shape[1], [np.unique(X[:, j], return_counts=True) for j in range(X.shape[1])]
+
+
+def merged_counts(found: list) -> tuple[np.ndarray, np.ndarray]:
+    """[(sorted levels, counts)] of several blocks -> the sorted levels of all of them and their total counts."""
+    levels = np.unique(np.concatenate([values for values, _ in found]))
+    counts = np.zeros(levels.size, dtype=np.int64)
+    for values, n in found:
+        np.add.at(counts, np.searchsorted(levels, values), n)
+    return levels, counts
+
+
 class OneHotEncoder(TransformerMixin, BaseEstimator):
     """Encode each column's categories as indicator columns `<name>=<category>`. inverse_transform maps an all-zero
     block and the pooled column back to None. Missing values must be imputed first (they are not a category).
@@ -122,21 +139,47 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
 
     def _pool(self, cats: np.ndarray, column: np.ndarray, min_count: int) -> np.ndarray:
         """Boolean mask over cats: the levels pooled into `infrequent`."""
-        counts = (column[:, None] == cats[None, :]).sum(axis=0)
+        return self._pool_counts((column[:, None] == cats[None, :]).sum(axis=0), min_count)
+
+    def _pool_counts(self, counts: np.ndarray, min_count: int) -> np.ndarray:
+        """The pooled levels from each level's count of training rows."""
         pooled = counts < min_count
         if self.max_categories is not None:
             order = np.argsort(-counts, kind="stable")  # most frequent first, ties in category order
             pooled[order[self.max_categories - 1 :]] = True
         return pooled
 
-    def fit(self, X, y=None):
-        X = self._validate(X)
+    def _check_max_categories(self) -> None:
         if self.max_categories is not None and (
             isinstance(self.max_categories, bool)
             or not isinstance(self.max_categories, (int, np.integer))
             or self.max_categories < 2
         ):
             raise ValueError(f"max_categories must be None or an int >= 2, got {self.max_categories!r}")
+
+    def fit_blocks(self, blocks):
+        """fit from rows held in blocks (mllib.base.RowBlocks; a block is (X, y, sample_weight)): each block's levels
+        and their counts, merged (categories "auto" only: the sorted levels of every block). The same categories and
+        pooling as fit on the rows put together."""
+        if not isinstance(self.categories, str) or self.categories != "auto":
+            raise ValueError("fit_blocks learns the categories (categories='auto'); declared lists need fit")
+        self._check_max_categories()
+        found = blocks.map(_level_counts, self.handle_unknown)
+        self.n_features_in_ = found[0][1]
+        min_count = self._min_count(sum(rows for rows, _, _ in found))
+        learned, pooled = [], []
+        for j in range(self.n_features_in_):
+            levels, counts = merged_counts([levels[j] for _, _, levels in found])
+            learned.append(levels)
+            limited = bool(min_count) or self.max_categories is not None
+            pooled.append(self._pool_counts(counts, min_count) if limited else np.zeros(levels.size, bool))
+        self.categories_ = [cats[~p] for cats, p in zip(learned, pooled)]
+        self.infrequent_categories_ = [cats[p] for cats, p in zip(learned, pooled)]
+        return self
+
+    def fit(self, X, y=None):
+        X = self._validate(X)
+        self._check_max_categories()
         min_count = self._min_count(X.shape[0])
         self.n_features_in_ = X.shape[1]
         learned = _learn_categories(self.categories, X)

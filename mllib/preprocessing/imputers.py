@@ -41,6 +41,21 @@ def _validate_strategy(X, strategy: str) -> np.ndarray:
     return check_array(X, allow_nan=True)
 
 
+def _block_missing(block, strategy):
+    """(whether each column has a gap in the block, the block's dtype)."""
+    X = _validate_strategy(block[0], strategy)
+    return is_missing(X).any(axis=0)[None, :], X.dtype
+
+
+def _observed(block, j, strategy, counted):
+    """Column j's observed values in the block (counted: its sorted levels and their counts, or () when none)."""
+    X = _validate_strategy(block[0], strategy)
+    values = X[~is_missing(X[:, j]), j]
+    if counted:
+        return np.unique(values, return_counts=True) if values.size else ()
+    return values
+
+
 class MissingIndicatorMixin:
     """add_indicator: append one 0/1 column `<name>_missing` for each column that had missing values at fit time
     (a column complete at fit gets no indicator, even if it has gaps later, so the output width is fixed at fit)."""
@@ -97,6 +112,44 @@ class SimpleImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
                     )
                 statistics.append(_statistic(observed, self.strategy))
         self.statistics_ = np.array(statistics, dtype=X.dtype)
+        self._fit_indicator(missing)
+        return self
+
+    def fit_blocks(self, blocks):
+        """fit from rows held in blocks (mllib.base.RowBlocks; a block is (X, y, sample_weight)): which columns have
+        gaps, then each column's statistic from every block's observed values: the median and the mean from the
+        column's values gathered (one column at a time; the mean equals fit's within rounding), the most frequent
+        value from the blocks' merged counts."""
+        from .encoders import merged_counts
+
+        found = blocks.map(_block_missing, self.strategy)
+        self.n_features_in_ = found[0][0].size
+        missing = np.vstack([gaps for gaps, _ in found])
+        dtype = np.result_type(*[kind for _, kind in found])
+        if self.strategy == "constant":
+            if self.fill_value is None:
+                raise ValueError("strategy='constant' needs a fill_value")
+            statistics = [self.fill_value] * self.n_features_in_
+        else:
+            statistics = []
+            for j in range(self.n_features_in_):
+                if self.strategy == "most_frequent":
+                    levels, counts = merged_counts([c for c in blocks.map(_observed, j, self.strategy, True) if c])
+                    if levels.size == 0:
+                        raise ValueError(
+                            f"column {j} has no observed values in the rows given to fit; drop it or use "
+                            f"strategy='constant'"
+                        )
+                    statistics.append(levels[np.argmax(counts)])
+                    continue
+                observed = np.concatenate(blocks.map(_observed, j, self.strategy, False))
+                if observed.size == 0:
+                    raise ValueError(
+                        f"column {j} has no observed values in the rows given to fit; drop it or use "
+                        f"strategy='constant'"
+                    )
+                statistics.append(_statistic(observed, self.strategy))
+        self.statistics_ = np.array(statistics, dtype=dtype)
         self._fit_indicator(missing)
         return self
 

@@ -13,12 +13,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import BaseEstimator, ColumnwiseMixin, check_array, check_fitted_X, check_sample_weight
+from ..base import BaseEstimator, ColumnwiseMixin, check_array, check_fitted_X, check_sample_weight, summed
 
 
 def _nonzero_scale(spread: np.ndarray, centre: np.ndarray) -> np.ndarray:
     """spread, or 1 where it is zero up to rounding relative to the column's magnitude."""
     return np.where(spread > 10 * np.finfo(float).eps * np.maximum(np.abs(centre), 1.0), spread, 1.0)
+
+
+def _weighted_column_sums(block):
+    X = check_array(block[0])
+    w = check_sample_weight(block[2], X.shape[0])
+    return w.sum(), w @ X
+
+
+def _weighted_squared_deviations(block, mean):
+    X = check_array(block[0])
+    return check_sample_weight(block[2], X.shape[0]) @ (X - mean) ** 2
 
 
 class StandardScaler(ColumnwiseMixin, BaseEstimator):
@@ -45,6 +56,17 @@ class StandardScaler(ColumnwiseMixin, BaseEstimator):
         self.mean_ = np.average(X, axis=0, weights=w)
         self.var_ = np.average((X - self.mean_) ** 2, axis=0, weights=w)
         # a constant column would divide by zero; leave it centred but unscaled
+        self.scale_ = _nonzero_scale(np.sqrt(self.var_), self.mean_)
+        return self
+
+    def fit_blocks(self, blocks):
+        """fit from rows held in blocks (mllib.base.RowBlocks; a block is (X, y, sample_weight or None)): two passes,
+        the weighted means from the blocks' sums, then the weighted squared deviations from them (fit's two-pass
+        variance; equal to fit's within rounding)."""
+        total, sums = summed(blocks.map(_weighted_column_sums))
+        self.mean_ = sums / total
+        self.var_ = summed(blocks.map(_weighted_squared_deviations, self.mean_)) / total
+        self.n_features_in_ = self.mean_.size
         self.scale_ = _nonzero_scale(np.sqrt(self.var_), self.mean_)
         return self
 

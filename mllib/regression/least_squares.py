@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, RegressorMixin, check_fitted_X, check_sample_weight, check_X_y
+from ..base import BaseEstimator, RegressorMixin, check_fitted_X, check_sample_weight, check_X_y, summed
 from ..base.constraints import NON_NEGATIVE, Options, check_hyperparameters
 from ._centring import centre, positive_eigenvalues
 
@@ -81,27 +81,75 @@ class Ridge(_LinearPredictor):
         w = check_sample_weight(sample_weight, X.shape[0])
         x_mean, y_mean, Xc, yc = centre(X, y, None if sample_weight is None else w)
         lam = float(self.lam)
-        coef = None
+        coef = d2 = None
         if self.solver == "cholesky" or (self.solver == "auto" and lam > 0):
-            G = Xc.T @ Xc
-            try:
-                factor = linalg.cho_factor(G + lam * np.eye(G.shape[0]), check_finite=False)
-                coef = linalg.cho_solve(factor, Xc.T @ yc, check_finite=False)
-                d2 = positive_eigenvalues(linalg.eigvalsh(G, check_finite=False))
-            except linalg.LinAlgError:
-                if self.solver == "cholesky":
-                    raise ValueError(
-                        "X^T X + lam I is singular (lam = 0 with collinear columns); "
-                        "use solver='svd' or 'auto', or lam > 0"
-                    ) from None
+            coef, d2 = self._cholesky(Xc.T @ Xc, Xc.T @ yc, lam)
         if coef is None:
             U, d, Vt = linalg.svd(Xc, full_matrices=False, check_finite=False)
             keep = d > d.size * np.finfo(np.float64).eps * d.max(initial=0.0)  # zero directions stay out of beta
             U, d, Vt = U[:, keep], d[keep], Vt[keep]
             coef = Vt.T @ (d / (d**2 + lam) * (U.T @ yc))
             d2 = d**2
-        self.n_features_in_ = X.shape[1]
+        return self._set_fitted(X.shape[1], coef, d2, x_mean, y_mean, lam)
+
+    def fit_blocks(self, blocks):
+        """The same model from rows held in blocks (mllib.base.RowBlocks, or a cluster's: a block is (X, y,
+        sample_weight or None)): two passes, the weighted means from the blocks' sums, then the centred Gram matrix
+        Xc^T Xc and Xc^T yc summed over the blocks (centring before the products keeps fit's accuracy), so memory
+        holds a block at a time. lam = 0 (or a singular system) solves by the Gram matrix's eigenvectors, fit's SVD
+        in exact arithmetic."""
+        check_hyperparameters(self)
+        n, x_sum, y_sum = summed(blocks.map(_weighted_sums))
+        x_mean, y_mean = x_sum / n, float(y_sum / n)
+        G, r = summed(blocks.map(_centred_products, x_mean, y_mean))
+        lam = float(self.lam)
+        coef = d2 = None
+        if self.solver == "cholesky" or (self.solver == "auto" and lam > 0):
+            coef, d2 = self._cholesky(G, r, lam)
+        if coef is None:
+            values, vectors = linalg.eigh(G, check_finite=False)
+            keep = values > values.size * np.finfo(np.float64).eps * max(float(values.max(initial=0.0)), 0.0)
+            values, vectors = values[keep], vectors[:, keep]
+            coef = vectors @ ((vectors.T @ r) / (values + lam))
+            d2 = values
+        return self._set_fitted(G.shape[0], coef, d2, x_mean, y_mean, lam)
+
+    def _cholesky(self, G, r, lam):
+        """(beta, the Gram matrix's positive eigenvalues) from (G + lam I) beta = r; (None, None) when singular
+        under solver auto (the caller's fallback)."""
+        try:
+            factor = linalg.cho_factor(G + lam * np.eye(G.shape[0]), check_finite=False)
+            return linalg.cho_solve(factor, r, check_finite=False), positive_eigenvalues(
+                linalg.eigvalsh(G, check_finite=False)
+            )
+        except linalg.LinAlgError:
+            if self.solver == "cholesky":
+                raise ValueError(
+                    "X^T X + lam I is singular (lam = 0 with collinear columns); use solver='svd' or 'auto', or lam > 0"
+                ) from None
+            return None, None
+
+    def _set_fitted(self, n_features, coef, d2, x_mean, y_mean, lam):
+        self.n_features_in_ = n_features
         self.coef_ = coef
         self.intercept_ = y_mean - float(x_mean @ coef)
         self.effective_degrees_of_freedom_ = float(np.sum(d2 / (d2 + lam)))
         return self
+
+
+def _weighted_sums(block):
+    """A block's (sum of weights, weighted sums of X and of y)."""
+    X, y, w = block
+    X, y = check_X_y(X, y, y_numeric=True)
+    w = check_sample_weight(w, X.shape[0])
+    return w.sum(), w @ X, w @ y
+
+
+def _centred_products(block, x_mean, y_mean):
+    """A block's Xc^T Xc and Xc^T yc, rows centred by the means of all rows and scaled by sqrt(w)."""
+    X, y, w = block
+    X, y = check_X_y(X, y, y_numeric=True)
+    root = np.sqrt(check_sample_weight(w, X.shape[0]))
+    Xc = (X - x_mean) * root[:, None]
+    yc = (y - y_mean) * root
+    return Xc.T @ Xc, Xc.T @ yc

@@ -2,7 +2,8 @@
 
 config.py     params.yaml loaded and checked (unknown, missing, mistyped and out-of-range keys)
 paths.py      where each stage reads and writes (dvc.yaml declares the same paths)
-io.py         atomic reads and writes of stage files; the user's data file
+io.py         atomic reads and writes of stage files; the user's data file or directory of parts
+partitions.py tables as directories of Parquet parts, worked part by part on the Dask cluster
 errors.py     bad input -> one message and exit 1
 progress.py   progress of long steps on stderr
 schema.py     the data contract (pandera) and validate's policies
@@ -11,7 +12,7 @@ task_inference.py  data.task from the target column's values (auto), checked aga
 records.py    the report files stages write and read, as typed records (validation, split, train, ...)
 frames.py     DataFrame <-> numpy at the boundary with mllib
 build.py      params -> mllib objects: the feature transformer, the model, the CV splitter
-compute.py    where independent tasks run: in process, local worker processes or Dask
+compute.py    where independent tasks run: in process, local worker processes or Dask (and its client)
 changes.py    every row, column and value the pipeline changed, as records for the model card
 summaries.py  report rows several stages share (calibration quality, reliability rows, group rates)
 provenance.py what a run's outputs come from: the params hash, the code as git tree ids

@@ -32,7 +32,7 @@ def task_runner(cfg: dict):
     """The runner of params.yaml `compute` (backend local | dask), opened for a stage and closed after it."""
     n = workers(cfg)
     if cfg["backend"] == "dask":
-        with _dask_client(cfg, n) as client:
+        with dask_client(cfg) as client:
             yield lambda fn, shared, tasks, progress=None: _run_dask(client, fn, shared, tasks, progress)
     elif n == 1:
         yield None  # evaluate_candidates runs the tasks one by one in this process
@@ -87,7 +87,9 @@ _LOCAL_CLUSTER_CONFIG = {
 
 
 @contextmanager
-def _dask_client(cfg: dict, n: int):
+def dask_client(cfg: dict):
+    """A Dask client on compute.scheduler, or on a LocalCluster of compute.n_workers processes (one thread each),
+    closed when the block ends; one clear message when dask is missing or the scheduler cannot be reached."""
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
@@ -112,12 +114,14 @@ def _dask_client(cfg: dict, n: int):
     with (
         dask.config.set(_LOCAL_CLUSTER_CONFIG),
         LocalCluster(
-            n_workers=n,
+            n_workers=workers(cfg),
             threads_per_worker=1,
             processes=True,
             memory_limit=0,
             dashboard_address=None,
-            silence_logs=40,
+            # CRITICAL: a worker's heartbeat racing the scheduler's close is logged as an ERROR; a task's own error
+            # reaches the stage through its result
+            silence_logs=50,
         ) as cluster,
         Client(cluster) as client,
     ):

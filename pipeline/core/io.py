@@ -5,6 +5,7 @@ failure names the file and the stage that makes it."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import math
 import os
@@ -28,7 +29,10 @@ def atomic_path(path: Path | str):
     tmp = path.with_name(f".{path.name}.tmp")
     try:
         yield tmp
-        os.replace(tmp, path)
+        if path.is_dir():  # a partitioned output of an earlier run (pipeline/core/partitions.py)
+            replace_directory(tmp, path)
+        else:
+            os.replace(tmp, path)
     except OSError as exc:  # a failed write (disk full, read-only) names the output, not its temporary file
         raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
     finally:
@@ -39,15 +43,20 @@ def atomic_path(path: Path | str):
 
 
 def replace_directory(staging: Path, target: Path) -> None:
-    """Swap a fully written staging directory into place of `target`."""
+    """Swap a fully written staging directory (or file) into place of `target`, a directory or a file."""
     old = target.with_name(f".{target.name}.old")
-    if old.exists():
-        shutil.rmtree(old)
+    _remove(old)
     if target.exists():
         os.replace(target, old)
     os.replace(staging, target)
-    if old.exists():
-        shutil.rmtree(old)
+    _remove(old)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path)
+    elif path.exists():
+        path.unlink()
 
 
 def write_estimators(estimators: list, directory: Path | str) -> None:
@@ -134,15 +143,97 @@ def read_parquet(path: Path | str, made_by: str, columns: list[str] | None = Non
     path = Path(path)
     if not path.exists():
         raise PipelineError(f"{path} is missing; it is written by the {made_by} stage: run `dvc repro {made_by}`")
+    if path.is_dir():  # a partitioned output (pipeline/core/partitions.py), read whole: parts in order
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        parts = [pq.read_table(part, columns=columns) for part in sorted(path.glob("part-*.parquet"))]
+        # a column without a value in one part (an empty quarantine) takes the others' type, as in one file
+        table = pa.concat_tables(parts, promote_options="permissive")
+        del parts
+        # column by column, each Arrow column freed once converted: about one copy of the table at the peak, not two
+        return table.to_pandas(self_destruct=True, split_blocks=True)
     return pd.read_parquet(path, columns=columns)
 
 
-def read_dataset(path: Path | str, text_columns: list[str] = ()) -> pd.DataFrame:
-    """The user's raw file (CSV, gzipped CSV or Parquet), with clear errors for missing, empty, truncated, wrongly
-    encoded or unreadable files, for duplicate column names and for a path that resolves outside the repository
-    (symlinks followed: DVC versions the file there, and a link to a system file is never read). text_columns
-    (data.categorical) are read as text, whatever their first rows look like, so a column of codes such as 1, 2,
-    "2b" has one type."""
+PARQUET_SUFFIXES = (".parquet", ".pq")
+CSV_SUFFIXES = (".csv", ".csv.gz", ".gz")
+
+
+def _suffix(path: Path) -> str:
+    return "".join(path.suffixes[-2:]).lower()
+
+
+def _is_parquet(path: Path) -> bool:
+    return _suffix(path).endswith(PARQUET_SUFFIXES)
+
+
+class DataSource(str):
+    """data.path as messages name it (a str), and where a row of the data (0-based, in reading order) sits: a file's
+    data row and CSV line, or for a directory of parts the part and its row there."""
+
+    parts: tuple[Path, ...] = ()
+    offsets: tuple[int, ...] = ()  # the first row of each part
+
+    @classmethod
+    def of(cls, path, parts=(), rows=()) -> DataSource:
+        source = cls(str(path))
+        source.parts, source.offsets = tuple(parts), tuple(int(x) for x in np.cumsum([0, *rows])[:-1])
+        return source
+
+    def row(self, index: int) -> str:
+        path, index = Path(self), int(index)
+        if self.parts:
+            k = int(np.searchsorted(self.offsets, index, side="right")) - 1
+            path, index = self.parts[k], index - self.offsets[k]
+            where = f" of part {path.name}"
+        else:
+            where = ""
+        line = "" if _is_parquet(path) else f", line {index + 2} of the {'part' if where else 'file'}"
+        return f"data row {index + 1}{where}{line}"
+
+
+def dataset_parts(path: Path | str) -> list[Path]:
+    """The parts of a data.path directory, in name order: its Parquet files, or its CSV files (.csv, .csv.gz); each
+    part holds some of the rows, with the same columns."""
+    path = Path(path)
+    files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+    parquet = [p for p in files if _is_parquet(p)]
+    csv = [p for p in files if _suffix(p).endswith(CSV_SUFFIXES)]
+    if parquet and csv:
+        raise PipelineError(
+            f"params.yaml: data.path {path} holds both Parquet and CSV files ({parquet[0].name}, {csv[0].name}); "
+            "a directory of parts holds one format: move the others out"
+        )
+    if not parquet and not csv:
+        raise PipelineError(
+            f"params.yaml: data.path {path} is a directory without .parquet or .csv files; point it at a file, or "
+            "at a directory of parts (part-0.parquet, part-1.parquet, ...)"
+        )
+    return parquet or csv
+
+
+def dataset_md5(path: Path | str) -> str:
+    """The md5 of the data: a file's bytes (as dvc.lock records it); a directory's parts: the md5 of the lines
+    `<md5 of the part> <name>` in name order."""
+    path = Path(path)
+    if not path.is_dir():
+        return _file_md5(path)
+    listing = "".join(f"{_file_md5(part)} {part.name}\n" for part in dataset_parts(path))
+    return hashlib.md5(listing.encode()).hexdigest()
+
+
+def _file_md5(path: Path) -> str:
+    digest = hashlib.md5()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 24), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def check_inside(path: Path | str) -> Path:
+    """data.path, refused when it resolves outside the repository (symlinks followed: DVC versions the file there,
+    and a link to a system file is never read) or does not exist."""
     path = Path(path)
     root, resolved = Path.cwd().resolve(), path.resolve()
     if not resolved.is_relative_to(root):  # refused before a byte is read: no message can echo its content
@@ -152,13 +243,47 @@ def read_dataset(path: Path | str, text_columns: list[str] = ()) -> pd.DataFrame
         )
     if not path.exists():
         raise PipelineError(f"data file {path} (params.yaml: data.path) does not exist; fix data.path")
-    if path.is_dir():
-        raise PipelineError(
-            f"params.yaml: data.path {path} is a directory; point it at a .csv, .csv.gz or .parquet file"
-        )
-    suffixes = "".join(path.suffixes[-2:]).lower()
-    parquet = suffixes.endswith((".parquet", ".pq"))
-    if not parquet and not suffixes.endswith((".csv", ".csv.gz", ".gz")):
+    return path
+
+
+def read_dataset(path: Path | str, text_columns: list[str] = ()) -> pd.DataFrame:
+    """The user's raw data: a file (CSV, gzipped CSV or Parquet), or a directory of parts (dataset_parts) read in
+    name order as one table, with clear errors for missing, empty, truncated, wrongly encoded or unreadable files,
+    for duplicate column names, for parts whose columns differ and for a path that resolves outside the repository.
+    text_columns (data.categorical) are read as text, whatever their first rows look like, so a column of codes such
+    as 1, 2, "2b" has one type."""
+    return read_data(path, text_columns)[0]
+
+
+def read_data(path: Path | str, text_columns: list[str] = ()) -> tuple[pd.DataFrame, DataSource]:
+    """read_dataset's table, and the DataSource that says where each of its rows sits (file, or part and row)."""
+    path = check_inside(path)
+    if not path.is_dir():
+        return read_data_file(path, text_columns), DataSource.of(path)
+    parts = dataset_parts(path)
+    frames = [read_data_file(part, text_columns) for part in parts]
+    check_same_columns(parts, [list(frame.columns) for frame in frames])
+    return pd.concat(frames, ignore_index=True), DataSource.of(path, parts, [len(f) for f in frames])
+
+
+def check_same_columns(parts: list[Path], columns: list[list[str]]) -> None:
+    """Every part has the first part's columns, in its order (one message naming the part and the difference)."""
+    for part, names in zip(parts[1:], columns[1:]):
+        if names != columns[0]:
+            missing = [c for c in columns[0] if c not in names]
+            extra = [c for c in names if c not in columns[0]]
+            difference = f"missing {missing}, extra {extra}" if missing or extra else "in another order"
+            raise PipelineError(
+                f"data part {part}: its columns differ from those of {parts[0].name} ({difference}); every part of "
+                "a data.path directory needs the same columns in the same order"
+            )
+
+
+def read_data_file(path: Path, text_columns: list[str] = ()) -> pd.DataFrame:
+    """One data file (the whole data, or one part of a directory)."""
+    suffixes = _suffix(path)
+    parquet = suffixes.endswith(PARQUET_SUFFIXES)
+    if not parquet and not suffixes.endswith(CSV_SUFFIXES):
         raise PipelineError(f"data file {path}: unsupported format; use .csv, .csv.gz or .parquet")
     try:
         header = _column_names(path, parquet)
@@ -194,11 +319,11 @@ def read_dataset(path: Path | str, text_columns: list[str] = ()) -> pd.DataFrame
         _check_last_line(path, len(header))
     for column in text_columns:
         if column in df.columns and parquet:
-            df[column] = df[column].map(_as_text, na_action="ignore").astype(object)
+            df[column] = df[column].map(as_text, na_action="ignore").astype(object)
     return df
 
 
-def _as_text(value) -> str:
+def as_text(value) -> str:
     """A category as text; a whole number stored as float (a Parquet integer column with gaps) without ".0"."""
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 

@@ -17,6 +17,7 @@ from mllib.base import to_python
 
 from .errors import PipelineError
 from .frames import MISSING_GROUP
+from .io import DataSource
 from .paths import ROW_ID
 
 
@@ -123,9 +124,9 @@ def is_column_level(cases: pd.DataFrame) -> pd.Series:
 
 
 def file_row(source: str, index: int) -> str:
-    """Where row `index` (0-based, as read) sits in the user's file: the data row, and the line of a CSV."""
-    line = "" if str(source).lower().endswith((".parquet", ".pq")) else f", line {index + 2} of the file"
-    return f"data row {index + 1}{line}"
+    """Where row `index` (0-based, as read) sits in the user's data: the data row, and the line of a CSV; in a
+    directory of parts, the part too (source: a DataSource)."""
+    return (source if isinstance(source, DataSource) else DataSource.of(source)).row(index)
 
 
 def describe(cases: pd.DataFrame, source: str, limit: int = 3) -> str:

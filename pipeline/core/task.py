@@ -44,6 +44,9 @@ class Target:
             cls = KINDS[task]
         return super().__new__(cls)
 
+    def __getnewargs__(self):  # copies and the Dask workers' copies call __new__ with the task
+        return (self.task,)
+
     @property
     def n_classes(self) -> int:
         return len(self.classes)

@@ -1,34 +1,44 @@
 """The clean stage: deterministic row-wise fixes that need no fitting (seed 004, D4:810-845): declared leakage
 columns dropped, impossible values made missing, exact duplicates removed where the data says they are one record,
 outliers flagged / clipped / removed at thresholds fixed in params.yaml (never learned from the data, so the test rows
-cannot leak in); pipeline/steps/cleaning.py does the work. Every change is a record in reports/cleaning.json
-(`changes`) with its count and, for removed rows, the target's distribution before and after; the model card lists them.
+cannot leak in); pipeline/steps/cleaning.py does the work (pipeline/steps/partitioned_cleaning.py part by part when
+validate wrote parts). Every change is a record in reports/cleaning.json (`changes`) with its count and, for removed
+rows, the target's distribution before and after; the model card lists them.
 
 Sections cited: Ghent ML notes (seed 004): 5.1 DP: Cleaning (810)"""
 
 from __future__ import annotations
 
 from pipeline.core import paths
+from pipeline.core.compute import dask_client
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_parquet, write_json, write_parquet
+from pipeline.core.partitions import Parts, staged_outputs
 from pipeline.core.records import ValidationReport
 from pipeline.core.task import Target
-from pipeline.steps.cleaning import clean
+from pipeline.steps.cleaning import clean, cleaning_report
+from pipeline.steps.partitioned_cleaning import clean_parts
 
 
 def main() -> None:
     params = load_params()
-    data = params["data"]
+    data, cfg = params["data"], params["clean"]
     validation = ValidationReport.read()
     target = Target(validation["task"], data["target"], validation["classes"], validation["task_reason"])
-    df, report = clean(read_parquet(paths.VALIDATED, "validate"), data, params["clean"], target)
-    write_parquet(df.reset_index(drop=True), paths.CLEAN)
+    if paths.VALIDATED.is_dir():
+        with dask_client(params["compute"]) as client, staged_outputs({"clean": paths.CLEAN}) as staged:
+            done = clean_parts(client, Parts.output(paths.VALIDATED, "validate"), staged, data, cfg, target)
+            report = cleaning_report(done, data, cfg, target)
+    else:
+        df, done = clean(read_parquet(paths.VALIDATED, "validate"), data, cfg, target)
+        report = cleaning_report(done, data, cfg, target)
+        write_parquet(df.reset_index(drop=True), paths.CLEAN)
     write_json(report, paths.CLEANING_REPORT)
     duplicates = report["duplicate_rows"]
     kept = "kept: no id column (data.group) says they are one record (clean.drop_duplicate_rows: true removes them)"
     print(
-        f"clean: {report['rows_out']} of {report['rows_in']} rows, {df.shape[1] - 1} columns; duplicate columns "
+        f"clean: {report['rows_out']} of {report['rows_in']} rows, {done.columns_out} columns; duplicate columns "
         f"removed {list(report.get('duplicate_columns_removed', {}))}; {duplicates['rows']} rows repeat an earlier "
         f"row, {'removed' if duplicates['action'] == 'removed' else kept}"
     )

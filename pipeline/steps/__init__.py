@@ -1,8 +1,10 @@
 """The computations the stages call, one module per concept (a stage module only reads its params and inputs,
 calls, and writes):
 
+validation.py      validate: the policies and the schema's checks on rows, in memory or part by part
 cleaning.py        clean: duplicate rows and columns, impossible values, outliers, by the params' policies
-folds.py           split: the checks before and after splitting, the test fraction achieved
+partitioned_cleaning.py  clean on parts: the facts that need every row (duplicates), then each part cleaned
+folds.py           split: the hold-out and the splits from the keys alone, their checks, the test fraction
 training.py        train (and assess): one model's search over its grid on the fixed splits
 comparison.py      train, assess, evaluate: several models compared on the same folds (model.candidates)
 assessment.py      assess: leakage estimate, nested CV, single features, learning and validation curves

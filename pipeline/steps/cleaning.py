@@ -11,6 +11,9 @@ Sections cited: Ghent ML notes (seed 004): 5.1 DP: Cleaning (810)"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
 import pandas as pd
 
 from ..core import paths
@@ -37,11 +40,14 @@ def _outside(values: pd.Series, low, high) -> pd.Series:
     return outside
 
 
-def duplicate_rows(df: pd.DataFrame, setting, group: str | None) -> tuple[pd.Series, str]:
+def duplicate_rows(df: pd.DataFrame, setting, group: str | None, facts=None) -> tuple[pd.Series, str]:
     """(rows repeating an earlier row in every column, whether they are removed: "removed" | "kept") under
     clean.drop_duplicate_rows (auto: removed only when the rows carry an id, data.group, that makes them one
-    record)."""
-    duplicated = df.drop(columns=[paths.ROW_ID]).duplicated(keep="first")
+    record). facts: the rows of a partitioned table repeating an earlier row of any part (facts.duplicate_ids)."""
+    if facts is None:
+        duplicated = df.drop(columns=[paths.ROW_ID]).duplicated(keep="first")
+    else:
+        duplicated = df[paths.ROW_ID].isin(facts.duplicate_ids)
     remove = setting is True or (setting == "auto" and group is not None)
     return duplicated, "removed" if remove else "kept"
 
@@ -72,55 +78,154 @@ def handle_outliers(df: pd.DataFrame, policy: str, bounds: dict) -> tuple[pd.Dat
     return df.loc[~remove], report
 
 
-def duplicate_columns(df: pd.DataFrame, protected: set[str]) -> dict[str, str]:
-    """Columns equal to an earlier column (NaN equal to NaN) -> the column they repeat."""
+def duplicate_columns(df: pd.DataFrame, protected: set[str], equal=None) -> dict[str, str]:
+    """Columns equal to an earlier column (NaN equal to NaN) -> the column they repeat; equal(col, earlier): whether
+    two columns are equal (default: in df; a partitioned table: in every part)."""
+    equal = equal or (lambda col, earlier: df[col].equals(df[earlier]))
     repeats = {}
     columns = [c for c in df.columns if c != paths.ROW_ID]
     for i, col in enumerate(columns):
         if col in protected:
             continue
         for earlier in columns[:i]:
-            if earlier not in repeats and df[col].equals(df[earlier]):
+            if earlier not in repeats and equal(col, earlier):
                 repeats[col] = earlier
                 break
     return repeats
 
 
-def clean(df: pd.DataFrame, data: dict, cfg: dict, target: Target) -> tuple[pd.DataFrame, dict]:
-    """The cleaned rows and reports/cleaning.json: data.drop's columns out (sensitive ones stay for the audit),
-    values outside clean.valid_ranges made missing, duplicate rows and columns, the outlier policy."""
+def protected_columns(data: dict, target: Target) -> set:
+    """Columns never removed as a copy of another: the target, the group, the audited and the categorical ones."""
+    return {target.column, data["group"], *data["sensitive"], *data["categorical"]}
+
+
+def fixed_values(df: pd.DataFrame, data: dict, cfg: dict) -> tuple[pd.DataFrame, list[str], dict]:
+    """data.drop's columns out (sensitive ones stay for the audit) and values outside clean.valid_ranges made
+    missing: (the frame, the dropped columns, {column: values made missing})."""
     dropped = [c for c in data["drop"] if c not in data["sensitive"]]
-    report = {"rows_in": len(df), "dropped_columns": dropped}
-    changes = [change("clean", "columns dropped (data.drop)", columns=dropped)] if dropped else []
     df = df.drop(columns=dropped)
-    report["made_missing"] = make_impossible_missing(df, cfg["valid_ranges"])
+    return df, dropped, make_impossible_missing(df, cfg["valid_ranges"])
+
+
+@dataclass
+class Cleaned:
+    """What clean did to some rows (all of them, or one part), kept so that parts merge into the whole's report:
+    the target around each row removal comes along (the report shows its distribution before and after)."""
+
+    rows_in: int
+    dropped: list[str]
+    made_missing: dict[str, int]
+    duplicated: pd.Series  # the target of the rows after fixed_values
+    is_duplicate: np.ndarray  # of those rows, the ones repeating an earlier row
+    duplicate_ids: list[int]  # their row ids
+    duplicate_action: str
+    repeats: dict[str, str] | None  # None: clean.drop_duplicate_columns is off
+    outlier_counts: dict[str, int]
+    before_outliers: pd.Series  # the target of the rows the outlier policy saw
+    outlier_removed: np.ndarray
+    rows_out: int
+    columns_out: int  # besides the row id
+    missing_values: dict[str, int]
+
+    @classmethod
+    def merge(cls, parts: list[Cleaned]) -> Cleaned:
+        def total(dicts):
+            out = {}
+            for d in dicts:
+                for key, n in d.items():
+                    out[key] = out.get(key, 0) + n
+            return out
+
+        first = parts[0]
+        return cls(
+            rows_in=sum(p.rows_in for p in parts),
+            dropped=first.dropped,
+            made_missing=total(p.made_missing for p in parts),
+            duplicated=pd.concat([p.duplicated for p in parts]),
+            is_duplicate=np.concatenate([p.is_duplicate for p in parts]),
+            duplicate_ids=[i for p in parts for i in p.duplicate_ids],
+            duplicate_action=first.duplicate_action,
+            repeats=first.repeats,
+            outlier_counts=total(p.outlier_counts for p in parts),
+            before_outliers=pd.concat([p.before_outliers for p in parts]),
+            outlier_removed=np.concatenate([p.outlier_removed for p in parts]),
+            rows_out=sum(p.rows_out for p in parts),
+            columns_out=first.columns_out,
+            missing_values=total(p.missing_values for p in parts),
+        )
+
+
+def clean(df: pd.DataFrame, data: dict, cfg: dict, target: Target, facts=None) -> tuple[pd.DataFrame, Cleaned]:
+    """The cleaned rows and what was done (cleaning_report makes reports/cleaning.json of it): data.drop's columns
+    out (sensitive ones stay for the audit), values outside clean.valid_ranges made missing, duplicate rows and
+    columns, the outlier policy. facts: what needs every row when df is one part of a partitioned table
+    (pipeline/steps/partitioned_cleaning.py): the rows repeating an earlier row of the table, the columns repeating
+    an earlier column."""
+    rows_in = len(df)
+    df, dropped, made_missing = fixed_values(df, data, cfg)
+    duplicated, action = duplicate_rows(df, cfg["drop_duplicate_rows"], data["group"], facts)
+    # copies: a column taken from a frame holds all of its block (every column of its type) while it lives
+    target_values, is_duplicate = df[target.column].copy(), duplicated.to_numpy(dtype=bool)
+    duplicate_ids = df.loc[duplicated, paths.ROW_ID].tolist()
+    if action == "removed":
+        df = df.loc[~duplicated]
+    repeats = None
+    if cfg["drop_duplicate_columns"]:
+        repeats = facts.repeats if facts else duplicate_columns(df, protected_columns(data, target))
+        df = df.drop(columns=list(repeats))
+    before = df[target.column].copy()
+    df, outlier_counts = handle_outliers(df, cfg["outliers"]["policy"], cfg["outliers"]["bounds"])
+    removed = ~before.index.isin(df.index)
+    missing = {c: int(n) for c, n in df.isna().sum().items() if n}
+    done = Cleaned(
+        rows_in,
+        dropped,
+        made_missing,
+        target_values,
+        is_duplicate,
+        duplicate_ids,
+        action,
+        repeats,
+        outlier_counts,
+        before,
+        removed,
+        len(df),
+        df.shape[1] - 1,
+        missing,
+    )
+    return df, done
+
+
+def cleaning_report(done: Cleaned, data: dict, cfg: dict, target: Target) -> dict:
+    """reports/cleaning.json: every change with its count (pipeline/core/changes.py)."""
+    report = {"rows_in": done.rows_in, "dropped_columns": done.dropped, "made_missing": done.made_missing}
+    changes = [change("clean", "columns dropped (data.drop)", columns=done.dropped)] if done.dropped else []
     changes += [
         change("clean", f"values of {col} outside clean.valid_ranges made missing", values=n, columns=[col])
-        for col, n in report["made_missing"].items()
+        for col, n in done.made_missing.items()
         if n
     ]
-    duplicated, action = duplicate_rows(df, cfg["drop_duplicate_rows"], data["group"])
+    duplicated, action = done.is_duplicate, done.duplicate_action
     report["duplicate_rows"] = {"rows": int(duplicated.sum()), "action": action, "setting": cfg["drop_duplicate_rows"]}
     if action == "removed":
-        report["duplicate_rows_removed"] = df.loc[duplicated, paths.ROW_ID].tolist()
+        report["duplicate_rows_removed"] = done.duplicate_ids
         if duplicated.any():
             of = f"identical rows of one {data['group']}" if data["group"] else "clean.drop_duplicate_rows: true"
-            changes.append(removal("clean", f"duplicate rows removed ({of})", df[target.column], duplicated, target))
-        df = df.loc[~duplicated]
-    if cfg["drop_duplicate_columns"]:
-        repeats = duplicate_columns(df, {target.column, data["group"], *data["sensitive"], *data["categorical"]})
-        report["duplicate_columns_removed"] = repeats
-        df = df.drop(columns=list(repeats))
-        changes += [change("clean", f"column {c} removed: a copy of {of}", columns=[c]) for c, of in repeats.items()]
-    policy, before = cfg["outliers"]["policy"], df[target.column]
-    df, report["outliers"] = handle_outliers(df, policy, cfg["outliers"]["bounds"])
-    counts = {col: n for col, n in report["outliers"].items() if n}
+            changes.append(removal("clean", f"duplicate rows removed ({of})", done.duplicated, duplicated, target))
+    if done.repeats is not None:
+        report["duplicate_columns_removed"] = done.repeats
+        changes += [
+            change("clean", f"column {c} removed: a copy of {of}", columns=[c]) for c, of in done.repeats.items()
+        ]
+    policy = cfg["outliers"]["policy"]
+    report["outliers"] = done.outlier_counts
+    counts = {col: n for col, n in done.outlier_counts.items() if n}
     if counts and policy == "remove":
         what = "outlier rows removed (" + ", ".join(f"{c}: {n}" for c, n in counts.items()) + ")"
-        changes.append(removal("clean", what, before, ~before.index.isin(df.index), target))
+        changes.append(removal("clean", what, done.before_outliers, done.outlier_removed, target))
     elif counts and policy in ("clip", "flag"):
         verb = "clipped to clean.outliers.bounds" if policy == "clip" else "flagged in a <column>_outlier column"
         changes += [change("clean", f"outliers of {c} {verb}", values=n, columns=[c]) for c, n in counts.items()]
-    report.update(outlier_policy=policy, rows_out=len(df), changes=changes)
-    report["missing_values"] = {c: int(n) for c, n in df.isna().sum().items() if n}
-    return df, report
+    report.update(outlier_policy=policy, rows_out=done.rows_out, changes=changes)
+    report["missing_values"] = done.missing_values
+    return report

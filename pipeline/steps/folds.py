@@ -6,13 +6,18 @@ One format serves every splitter: k-fold partitions, repeats, Monte-Carlo hold-o
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
 from mllib import registry
-from pipeline.core import paths
+from mllib.model_selection import check_no_group_overlap, fold_balance, train_test_split_indices
+from pipeline.core import build, paths
 from pipeline.core.errors import PipelineError
+from pipeline.core.records import SplitReport
 from pipeline.core.task import Target
+from pipeline.core.task_inference import infer_target
 
 # A guard, not a knob: each split costs one features fit and one model fit per candidate.
 MAX_SPLITS = 200
@@ -103,3 +108,85 @@ def test_fraction_note(achieved: float, asked: float, group: str | None, groups)
         f"the test set holds {achieved:.1%} of the rows, split.test_size asks for {asked:.1%}{why}; the test "
         "figures describe that share"
     )
+
+
+@dataclass
+class Splits:
+    """The split stage's result: the hold-out and the cross-validation splits of the training rows."""
+
+    train: np.ndarray  # sorted positions of the training rows in the clean table
+    test: np.ndarray
+    splits: list  # [(fitting rows, validation rows)] as positions among the training rows
+    target: Target
+    membership: pd.DataFrame  # the folds file (rows in training order)
+    report: SplitReport
+
+
+def split_rows(df: pd.DataFrame, data: dict, cfg: dict, seed: int) -> Splits:
+    """The hold-out and the splits from the row ids, the target and the group column of the clean rows alone (df
+    may hold just those), checked: every class in every training part, no group on both sides of any split."""
+    target = infer_target(df[data["target"]], data, str(paths.CLEAN))
+    y = target.encode(df[data["target"]])
+    stratum = target.strata(y)
+    groups = df[data["group"]].to_numpy() if data["group"] else None
+    strategy = target.split_strategy(data["group"]) if cfg["strategy"] == "auto" else cfg["strategy"]
+
+    try:
+        train_idx, test_idx = train_test_split_indices(
+            y=stratum,
+            groups=groups,
+            test_size=cfg["test_size"],
+            stratify=strategy in registry.STRATIFIED_SPLITTERS,
+            shuffle=cfg["shuffle"],
+            random_state=seed,
+        )
+    except ValueError as exc:
+        raise PipelineError(f"split: the hold-out of data.target {data['target']!r} (split.test_size): {exc}") from None
+    y_train, groups_train = y[train_idx], None if groups is None else groups[train_idx]
+    check_feasible(y_train, groups_train, target, cfg, strategy, data)
+    splitter = build.splitter(cfg, strategy, seed)
+    n_splits = splitter.get_n_splits(y=stratum[train_idx], groups=groups_train)
+    if n_splits > MAX_SPLITS:
+        raise PipelineError(
+            f"split: split.strategy {strategy!r} makes {n_splits} splits of the training rows, more than "
+            f"{MAX_SPLITS} (one features fit and one model fit per candidate each); use a k-fold strategy"
+        )
+    try:
+        splits = list(splitter.split(y=stratum[train_idx], groups=groups_train))
+    except ValueError as exc:
+        raise PipelineError(f"split: {exc}") from None
+    check_splits(splits, y_train, target, strategy, data)  # every class in every training part
+    if groups is not None:  # the guard: no group on both sides, for the hold-out and every split
+        check_no_group_overlap(train_idx, test_idx, groups)
+        for fit, valid in splits:
+            check_no_group_overlap(fit, valid, groups_train)
+
+    n_rows = len(df)
+    fraction_note = test_fraction_note(len(test_idx) / n_rows, cfg["test_size"], data["group"], groups)
+    if fraction_note:
+        print(f"split: warning: {fraction_note}")
+    validated = np.concatenate([valid for _, valid in splits])
+    split_of_row = np.concatenate([np.full(len(valid), k) for k, (_, valid) in enumerate(splits)])
+    report = SplitReport(
+        strategy=strategy,
+        strategy_setting=cfg["strategy"],
+        n_splits=len(splits),
+        test_size=cfg["test_size"],
+        test_fraction=len(test_idx) / n_rows,  # achieved: whole groups move together, so it can differ
+        test_fraction_note=fraction_note,
+        task=target.task,
+        classes=target.classes,
+        rows={"train": len(train_idx), "test": len(test_idx)},
+        target=target_summary(target, y_train, y[test_idx]),
+        groups=None
+        if groups is None
+        else {"train": int(len(np.unique(groups_train))), "test": int(len(np.unique(groups[test_idx])))},
+        rows_never_validated=int(len(train_idx) - np.unique(validated).size),
+        # balance of every validation set, by class (regression: by quantile bin of the target); rows validated in
+        # several splits count once per split
+        folds=fold_balance(
+            stratum[train_idx][validated], None if groups is None else groups_train[validated], split_of_row
+        ),
+    )
+    row_ids = df[paths.ROW_ID].to_numpy()[train_idx]
+    return Splits(train_idx, test_idx, splits, target, membership(splits, row_ids), report)

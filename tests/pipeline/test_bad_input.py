@@ -365,9 +365,20 @@ def test_unsupported_format(project):
     assert_stopped_cleanly(project, "validate", "data/raw/sample.xlsx", "unsupported format", ".csv")
 
 
-def test_data_path_is_a_directory(project):
-    edit_params(project, "data.path", "data/raw")
-    assert_stopped_cleanly(project, "validate", "data.path", "data/raw is a directory")
+def test_data_path_is_a_directory_without_data_files(project):
+    (project / "data/raw/empty").mkdir()
+    edit_params(project, "data.path", "data/raw/empty")
+    assert_stopped_cleanly(project, "validate", "data.path", "data/raw/empty is a directory without .parquet or .csv")
+
+
+def test_parts_with_different_columns(project):
+    """data.path a directory of parts (pipeline/core/partitions.py): a part missing a column is named."""
+    frame = pd.read_csv(project / "data/raw/sample.csv")
+    (project / "data/raw/parts").mkdir()
+    frame.iloc[:500].to_csv(project / "data/raw/parts/a.csv", index=False)
+    frame.iloc[500:].drop(columns=["xage"]).to_csv(project / "data/raw/parts/b.csv", index=False)
+    edit_params(project, "data.path", "data/raw/parts")
+    assert_stopped_cleanly(project, "validate", "data/raw/parts/b.csv", "columns differ", "missing ['xage']")
 
 
 def test_duplicate_column_names(project):

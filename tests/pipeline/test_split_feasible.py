@@ -82,7 +82,7 @@ def test_a_dominant_group_makes_the_test_fraction_a_warning():
     the run and the card say so with the achieved share, instead of a split.json that says test_size 0.2."""
     import numpy as np
 
-    from pipeline.stages.split import test_fraction_note
+    from pipeline.steps.folds import test_fraction_note
 
     groups = np.r_[np.zeros(650), np.arange(1, 351)]
     note = test_fraction_note(0.71, 0.2, "firm", groups)

@@ -31,10 +31,14 @@ STAGES = [
 DVC = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
 
 
+# read when data.path is a directory of parts on the dask backend (pipeline/core/partitions.py)
+PARTITIONED = {"compute.backend", "compute.n_workers", "compute.scheduler"}
 # keys a stage reads only in some configurations; declaring them keeps DVC correct in all of them
 CONDITIONAL = {
+    "validate": PARTITIONED,
+    "clean": PARTITIONED,
     "train": {"search.n_iter", "model.selection", "compute.scheduler"},  # random search / model.candidates / dask
-    "split": {"split.valid_size"},  # read by the shuffle strategies
+    "split": {"split.valid_size", *PARTITIONED},  # read by the shuffle strategies
     "features": {
         "features.expansion.params",
         "features.projection.params",  # read unless name: none

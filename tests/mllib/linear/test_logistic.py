@@ -6,6 +6,8 @@ independently written objective; scikit-learn with C = 1/(2 lam); multinomial Ne
 the reference class fixed are exactly binary logistic regression (C4); integer sample weights = repeated rows;
 probabilities and log-odds."""
 
+from functools import partial
+
 import numpy as np
 import pytest
 from scipy import optimize
@@ -13,7 +15,7 @@ from scipy.special import expit, softmax
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 from mllib.linear import LogisticRegression
-from mllib.linear.logistic import _binary_loss, _softmax_hessian, _softmax_loss
+from mllib.linear.logistic import _binary_loss, _smooth_objective, _softmax_hessian, _softmax_loss
 
 
 def _binary_problem(seed, n=150, d=4):
@@ -211,7 +213,8 @@ def test_two_classes_softmax_with_a_reference_class_is_binary_logistic():
     np.testing.assert_allclose(grad.reshape(-1, 2)[:, 1], binary_grad, rtol=1e-12, atol=1e-12)
     # the fitted softmax model (multinomial Newton forced on two classes) against the binary fit
     binary = LogisticRegression(lam=lam, solver="newton").fit(X, y, sample_weight=w)
-    B = LogisticRegression(lam=2 * lam, solver="newton")._fit_newton(X1, np.eye(2)[y], w, binary=False)
+    softmax_objective = partial(_smooth_objective, X1=X1, Y=np.eye(2)[y], w=w, binary=False, lam=2 * lam)
+    B = LogisticRegression(lam=2 * lam, solver="newton")._fit_newton(softmax_objective, np.zeros((X1.shape[1], 2)))
     np.testing.assert_allclose(B[:, 0], -B[:, 1], rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(B[1:, 1] - B[1:, 0], binary.coef_[0], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(B[0, 1] - B[0, 0], binary.intercept_[0], rtol=1e-9, atol=1e-12)

@@ -189,3 +189,17 @@ def test_assignment_errors():
         list(StratifiedGroupKFold(2).split(y=[0, 1, 0, 1], groups=[1, 2, 3]))
     with pytest.raises(ValueError, match="y has 4 entries but there are 3 rows"):
         stratified_group_assignment([0, 1, 0, 1], [1, 2, 3], [1, 1])
+
+
+def test_local_search_in_blocks_of_groups_equals_all_at_once(monkeypatch):
+    """The single moves are costed a block of groups at a time (memory at millions of groups); blocks of 7 groups give
+    the very assignment of one block holding every group."""
+    import mllib.model_selection.stratified_group as sg
+
+    rng = np.random.default_rng(3)
+    groups = rng.integers(0, 400, 3000)
+    y = (rng.random(3000) < 0.2 + 0.6 * (groups % 3 == 0)).astype(int)
+    monkeypatch.setattr(sg, "_MOVE_BLOCK", 10**9)
+    whole = sg.stratified_group_assignment(y, groups, np.full(5, 0.2), 0)
+    monkeypatch.setattr(sg, "_MOVE_BLOCK", 7)
+    np.testing.assert_array_equal(sg.stratified_group_assignment(y, groups, np.full(5, 0.2), 0), whole)

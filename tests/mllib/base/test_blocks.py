@@ -1,0 +1,128 @@
+"""Fits from rows held in blocks (mllib.base.RowBlocks): the models whose math needs only sums over rows give fit's
+solution on the rows put together. Oracles: fit itself on real data (the breast cancer and wine files of the corpus,
+standardized; a regression on the diabetes file), with blocks of unequal sizes, sample weights, the l1 penalty, a
+multinomial target, and lam = 0 with collinear columns for ridge (the eigen-solution equals the SVD's); scikit-learn's
+LogisticRegression and Ridge on the same rows for the blocks' solution itself."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
+from sklearn.linear_model import LogisticRegression as SkLogistic
+from sklearn.linear_model import Ridge as SkRidge
+
+from mllib.base import RowBlocks, summed
+from mllib.linear import LogisticRegression
+from mllib.regression import Ridge
+
+
+def standardized(X):
+    return (X - X.mean(axis=0)) / X.std(axis=0)
+
+
+def uneven(X, y, w=None):
+    """Three blocks of 10%, 60% and 30% of the rows."""
+    cuts = [0, len(y) // 10, len(y) * 7 // 10, len(y)]
+    return RowBlocks((X[a:b], y[a:b], None if w is None else w[a:b]) for a, b in zip(cuts[:-1], cuts[1:]))
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    return standardized(X), y
+
+
+@pytest.mark.parametrize("settings", [{"lam": 1.0}, {"lam": 0.05}, {"lam": 0.5, "penalty": "l1"}])
+def test_logistic_blocks_equal_fit(cancer, settings):
+    X, y = cancer
+    whole = LogisticRegression(**settings).fit(X, y)
+    blocks = LogisticRegression(**settings).fit_blocks(uneven(X, y))
+    np.testing.assert_allclose(blocks.coef_, whole.coef_, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(blocks.intercept_, whole.intercept_, rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(blocks.classes_, whole.classes_)
+    assert blocks.n_iter_ == whole.n_iter_
+
+
+def test_logistic_blocks_with_weights_equal_scikit_learn(cancer):
+    X, y = cancer
+    w = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    blocks = LogisticRegression(lam=1.0).fit_blocks(uneven(X, y, w))
+    whole = LogisticRegression(lam=1.0).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(blocks.coef_, whole.coef_, rtol=0, atol=1e-9)
+    sk = SkLogistic(C=0.5, tol=1e-12, max_iter=10_000).fit(X, y, sample_weight=w)  # C = 1 / (2 lam)
+    np.testing.assert_allclose(blocks.coef_, sk.coef_, rtol=0, atol=1e-6)
+
+
+def test_multinomial_blocks_equal_newton_fit():
+    X, y = load_wine(return_X_y=True)
+    X = standardized(X)
+    labels = np.array(["barolo", "grignolino", "barbera"])[y]  # text labels, classes in sorted order
+    whole = LogisticRegression(solver="newton").fit(X, labels)
+    blocks = LogisticRegression().fit_blocks(uneven(X, labels))
+    np.testing.assert_allclose(blocks.coef_, whole.coef_, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(blocks.predict_proba(X), whole.predict_proba(X), rtol=0, atol=1e-9)
+    lbfgs = LogisticRegression().fit(X, labels)  # fit's multinomial default: the same optimum to its tolerance
+    np.testing.assert_allclose(blocks.coef_, lbfgs.coef_, rtol=0, atol=1e-6)
+
+
+def test_logistic_blocks_refuse_what_they_cannot_do(cancer):
+    X, y = cancer
+    with pytest.raises(ValueError, match="solver='newton' or 'auto'"):
+        LogisticRegression(solver="lbfgs").fit_blocks(uneven(X, y))
+    with pytest.raises(ValueError, match="single class"):
+        LogisticRegression().fit_blocks(uneven(X, np.ones_like(y)))
+    with pytest.raises(ValueError, match="different numbers of columns"):
+        LogisticRegression().fit_blocks(RowBlocks([(X[:100], y[:100], None), (X[100:, :5], y[100:], None)]))
+
+
+@pytest.mark.parametrize("lam", [0.0, 1.0, 300.0])
+def test_ridge_blocks_equal_fit(lam):
+    X, y = load_diabetes(return_X_y=True)
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    for weights in (None, w):
+        whole = Ridge(lam=lam).fit(X, y, sample_weight=weights)
+        blocks = Ridge(lam=lam).fit_blocks(uneven(X, y, weights))
+        np.testing.assert_allclose(blocks.coef_, whole.coef_, rtol=1e-9, atol=1e-9)
+        assert blocks.intercept_ == pytest.approx(whole.intercept_, rel=1e-12, abs=1e-9)
+        assert blocks.effective_degrees_of_freedom_ == pytest.approx(whole.effective_degrees_of_freedom_, rel=1e-9)
+    sk = SkRidge(alpha=lam if lam else 1e-12).fit(X, y)
+    np.testing.assert_allclose(Ridge(lam=lam).fit_blocks(uneven(X, y)).coef_, sk.coef_, rtol=1e-6, atol=1e-6)
+
+
+def test_ridge_blocks_with_collinear_columns_take_the_minimum_norm_solution():
+    X, y = load_diabetes(return_X_y=True)
+    X = np.column_stack([X, X[:, 0] + X[:, 1]])  # one column the sum of two others: X^T X singular
+    whole = Ridge(lam=0.0).fit(X, y)
+    blocks = Ridge(lam=0.0).fit_blocks(uneven(X, y))
+    np.testing.assert_allclose(blocks.coef_, whole.coef_, rtol=0, atol=1e-6)
+    assert blocks.effective_degrees_of_freedom_ == pytest.approx(whole.effective_degrees_of_freedom_) == 10.0
+
+
+def test_summed_adds_in_block_order():
+    assert summed([1.0, 2.0, 3.5]) == 6.5
+    total = summed([(1, np.ones(2)), (2, np.full(2, 3.0))])
+    assert total[0] == 3 and total[1].tolist() == [4.0, 4.0]
+    with pytest.raises(ValueError, match="at least one block"):
+        RowBlocks([])
+
+
+@pytest.mark.parametrize("strategy", ["mean", "median", "most_frequent", "constant"])
+def test_imputer_and_scaler_from_blocks_equal_fit(strategy):
+    from mllib.preprocessing import SimpleImputer, StandardScaler
+
+    X, y = load_diabetes(return_X_y=True)
+    X = np.round(X, 2)  # repeated values, so the most frequent one is decided by counts across the blocks
+    X[np.random.default_rng(2).random(X.shape) < 0.1] = np.nan
+    imputer = SimpleImputer(strategy=strategy, fill_value=0.0, add_indicator=True)
+    whole = imputer.fit(X).transform(X)
+    blocks = SimpleImputer(strategy=strategy, fill_value=0.0, add_indicator=True).fit_blocks(uneven(X, y))
+    np.testing.assert_allclose(blocks.statistics_, imputer.statistics_, rtol=1e-14, atol=1e-15)
+    np.testing.assert_array_equal(blocks.indicator_columns_, imputer.indicator_columns_)
+    scaler = StandardScaler().fit(whole)
+    w = np.random.default_rng(3).uniform(0.5, 2.0, len(y))
+    for weights in (None, w):
+        scaler = StandardScaler().fit(whole, sample_weight=weights)
+        from_blocks = StandardScaler().fit_blocks(uneven(whole, y, weights))
+        np.testing.assert_allclose(from_blocks.mean_, scaler.mean_, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(from_blocks.var_, scaler.var_, rtol=1e-12, atol=1e-15)
