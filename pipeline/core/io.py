@@ -261,9 +261,14 @@ def read_data(path: Path | str, text_columns: list[str] = ()) -> tuple[pd.DataFr
     if not path.is_dir():
         return read_data_file(path, text_columns), DataSource.of(path)
     parts = dataset_parts(path)
-    frames = [read_data_file(part, text_columns) for part in parts]
+    frames = [read_data_file(part, text_columns, part=True) for part in parts]
     check_same_columns(parts, [list(frame.columns) for frame in frames])
-    return pd.concat(frames, ignore_index=True), DataSource.of(path, parts, [len(f) for f in frames])
+    rows = [len(frame) for frame in frames]
+    if not any(rows):
+        raise PipelineError(f"every part of data.path {path} is empty; point data.path at data with rows")
+    # an empty part adds no row, and its untyped columns must not change the others' types
+    table = pd.concat([frame for frame in frames if len(frame)], ignore_index=True)
+    return table, DataSource.of(path, parts, rows)
 
 
 def check_same_columns(parts: list[Path], columns: list[list[str]]) -> None:
@@ -279,8 +284,9 @@ def check_same_columns(parts: list[Path], columns: list[list[str]]) -> None:
             )
 
 
-def read_data_file(path: Path, text_columns: list[str] = ()) -> pd.DataFrame:
-    """One data file (the whole data, or one part of a directory)."""
+def read_data_file(path: Path, text_columns: list[str] = (), part: bool = False) -> pd.DataFrame:
+    """One data file (the whole data, or with `part` one part of a directory, which may hold no rows: Spark writes
+    such parts)."""
     suffixes = _suffix(path)
     parquet = suffixes.endswith(PARQUET_SUFFIXES)
     if not parquet and not suffixes.endswith(CSV_SUFFIXES):
@@ -313,7 +319,7 @@ def read_data_file(path: Path, text_columns: list[str] = ()) -> pd.DataFrame:
         raise PipelineError(
             f"data file {path} cannot be read ({type(exc).__name__}: {exc}); check its format"
         ) from None
-    if df.shape[0] == 0:
+    if df.shape[0] == 0 and not part:
         raise PipelineError(f"data file {path} has a header but no rows; point data.path at a file with data")
     if not parquet:
         _check_last_line(path, len(header))

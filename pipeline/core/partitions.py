@@ -113,7 +113,7 @@ class Parts:
 def _read_user_part(path: Path, shown: Path, text_columns) -> pd.DataFrame:
     """A part of the user's data with the data file's checks, its messages naming it as data.path does."""
     try:
-        return read_data_file(path, text_columns)
+        return read_data_file(path, text_columns, part=True)
     except PipelineError as exc:
         raise PipelineError(str(exc).replace(str(path), str(shown))) from None
 
@@ -127,13 +127,17 @@ def raw_parts(client, path, text_columns, scratch: Path) -> Parts:
     single file's checks) and written as Parquet into `scratch`."""
     files = dataset_parts(path)
     if files[0].name.lower().endswith((".parquet", ".pq")):
-        return Parts.of(files, text_columns)
-    converted = [scratch.resolve() / part_name(k) for k in range(len(files))]
-    absolute = [f.resolve() for f in files]
-    futures = client.map(_to_parquet, absolute, files, converted, text_columns=list(text_columns), pure=False)
-    for future in futures:  # in part order: the first bad part's message is the one shown
-        future.result()
-    return Parts.of(converted, shown=files)  # text columns already read as text, as from one CSV
+        parts = Parts.of(files, text_columns)
+    else:
+        converted = [scratch.resolve() / part_name(k) for k in range(len(files))]
+        absolute = [f.resolve() for f in files]
+        futures = client.map(_to_parquet, absolute, files, converted, text_columns=list(text_columns), pure=False)
+        for future in futures:  # in part order: the first bad part's message is the one shown
+            future.result()
+        parts = Parts.of(converted, shown=files)  # text columns already read as text, as from one CSV
+    if not len(parts):
+        raise PipelineError(f"every part of data.path {path} is empty; point data.path at data with rows")
+    return parts
 
 
 def scratch_directory(near: Path | str):

@@ -220,3 +220,25 @@ def test_partitioned_validate_names_the_part_whose_columns_differ(tmp_path, monk
     with pytest.raises(PipelineError, match=rf"^data part data/raw/parts/part-1.{fmt}: its columns differ .*'xage'"):
         run_stages(root, monkeypatch, ["validate"])
     assert not (root / "data/interim/validated.parquet").exists()
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_an_empty_part_adds_no_row_and_changes_no_type(tmp_path, monkeypatch, shared_cluster, fmt):
+    """Spark writes parts without rows (a header only): read as one table or part by part, they add nothing."""
+    data = yaml.safe_load((REPO / "params.yaml").read_text())["data"]
+    root = make_parts_project(tmp_path, sample_with_traps(), data, fmt)
+    empty = root / f"data/raw/parts/part-1b.{fmt}"  # between part-1 and part-2
+    header = sample_with_traps().head(0)
+    header.to_parquet(empty, index=False) if fmt == "parquet" else header.to_csv(empty, index=False)
+    partitioned, in_memory = run_both(root, monkeypatch)
+    assert_same(partitioned, in_memory)
+    assert in_memory[0]["data/interim/validated.parquet"]["xage"].dtype == np.float64
+    assert in_memory[1]["reports/validation.json"]["rows_in"] == len(sample_with_traps())
+
+
+def test_every_part_empty_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("parts").mkdir()
+    sample_frame().head(0).to_csv("parts/part-0.csv", index=False)
+    with pytest.raises(PipelineError, match="every part of data.path parts is empty"):
+        read_dataset("parts")
