@@ -56,6 +56,10 @@ def _observed(block, j, strategy, counted):
     return values
 
 
+def _no_observed_values(j: int) -> ValueError:
+    return ValueError(f"column {j} has no observed values in the rows given to fit; drop it or use strategy='constant'")
+
+
 class MissingIndicatorMixin:
     """add_indicator: append one 0/1 column `<name>_missing` for each column that had missing values at fit time
     (a column complete at fit gets no indicator, even if it has gaps later, so the output width is fixed at fit)."""
@@ -106,10 +110,7 @@ class SimpleImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
             for j in range(X.shape[1]):
                 observed = X[~missing[:, j], j]
                 if observed.size == 0:
-                    raise ValueError(
-                        f"column {j} has no observed values in the rows given to fit; drop it or use "
-                        f"strategy='constant'"
-                    )
+                    raise _no_observed_values(j)
                 statistics.append(_statistic(observed, self.strategy))
         self.statistics_ = np.array(statistics, dtype=X.dtype)
         self._fit_indicator(missing)
@@ -136,18 +137,12 @@ class SimpleImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
                 if self.strategy == "most_frequent":
                     levels, counts = merged_counts([c for c in blocks.map(_observed, j, self.strategy, True) if c])
                     if levels.size == 0:
-                        raise ValueError(
-                            f"column {j} has no observed values in the rows given to fit; drop it or use "
-                            f"strategy='constant'"
-                        )
+                        raise _no_observed_values(j)
                     statistics.append(levels[np.argmax(counts)])
                     continue
                 observed = np.concatenate(blocks.map(_observed, j, self.strategy, False))
                 if observed.size == 0:
-                    raise ValueError(
-                        f"column {j} has no observed values in the rows given to fit; drop it or use "
-                        f"strategy='constant'"
-                    )
+                    raise _no_observed_values(j)
                 statistics.append(_statistic(observed, self.strategy))
         self.statistics_ = np.array(statistics, dtype=dtype)
         self._fit_indicator(missing)

@@ -147,7 +147,7 @@ def read_parquet(path: Path | str, made_by: str, columns: list[str] | None = Non
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        parts = [pq.read_table(part, columns=columns) for part in sorted(path.glob("part-*.parquet"))]
+        parts = [pq.read_table(part, columns=columns) for part in output_parts(path)]
         # a column without a value in one part (an empty quarantine) takes the others' type, as in one file
         table = pa.concat_tables(parts, promote_options="permissive")
         del parts
@@ -244,6 +244,11 @@ def check_inside(path: Path | str) -> Path:
     if not path.exists():
         raise PipelineError(f"data file {path} (params.yaml: data.path) does not exist; fix data.path")
     return path
+
+
+def output_parts(directory: Path | str) -> list[Path]:
+    """The parts of a stage's partitioned output (pipeline/core/partitions.py), in order."""
+    return sorted(Path(directory).glob("part-*.parquet"))
 
 
 def read_dataset(path: Path | str, text_columns: list[str] = ()) -> pd.DataFrame:

@@ -20,7 +20,17 @@ from pathlib import Path
 import pandas as pd
 
 from .errors import PipelineError
-from .io import DataSource, as_text, check_same_columns, dataset_parts, read_data_file, staged_directory, write_parquet
+from .io import (
+    DataSource,
+    as_text,
+    check_inside,
+    check_same_columns,
+    dataset_parts,
+    output_parts,
+    read_data_file,
+    staged_directory,
+    write_parquet,
+)
 
 
 def partitioned(data: dict, compute: dict) -> bool:
@@ -31,11 +41,6 @@ def partitioned(data: dict, compute: dict) -> bool:
 
 def part_name(k: int) -> str:
     return f"part-{k:05d}.parquet"
-
-
-def output_parts(directory: Path | str) -> list[Path]:
-    """The parts of a stage's partitioned output, in order."""
-    return sorted(Path(directory).glob("part-*.parquet"))
 
 
 @dataclass(frozen=True)
@@ -125,7 +130,7 @@ def _to_parquet(csv: Path, shown: Path, out: Path, text_columns) -> None:
 def raw_parts(client, path, text_columns, scratch: Path) -> Parts:
     """data.path's parts as Parquet parts: Parquet parts as they are; CSV parts read once on the workers (with the
     single file's checks) and written as Parquet into `scratch`."""
-    files = dataset_parts(path)
+    files = dataset_parts(check_inside(path))
     if files[0].name.lower().endswith((".parquet", ".pq")):
         parts = Parts.of(files, text_columns)
     else:

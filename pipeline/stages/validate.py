@@ -17,7 +17,7 @@ from pipeline.core import paths
 from pipeline.core.compute import dask_client
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
-from pipeline.core.io import check_inside, read_data, write_parquet
+from pipeline.core.io import read_data, write_parquet
 from pipeline.core.partitions import partitioned, raw_parts, scratch_directory, staged_outputs
 from pipeline.core.schema import build_schema, check_columns
 from pipeline.steps.validation import check_parts, check_rows, validation_report
@@ -26,7 +26,6 @@ from pipeline.steps.validation import check_parts, check_rows, validation_report
 def main() -> None:
     params = load_params()
     data, policy = params["data"], params["validate"]
-    check_inside(data["path"])
     if partitioned(data, params["compute"]):
         outputs = {"validated": paths.VALIDATED, "quarantine": paths.QUARANTINE}
         with (
