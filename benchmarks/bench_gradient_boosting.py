@@ -23,7 +23,7 @@ def histogram_seconds(X: np.ndarray) -> tuple[float, float]:
     from mllib.gradient_boosting._kernels import build_histogram
     from mllib.gradient_boosting.binning import bin_features, find_bin_thresholds
 
-    thresholds, offsets = find_bin_thresholds(X, 255)
+    thresholds, offsets = find_bin_thresholds(X.T, 255)
     n_bins = np.diff(offsets) + 1
     bin_start = np.concatenate([[0], np.cumsum(n_bins)[:-1]]).astype(np.int64)
     binned = bin_features(X, thresholds, offsets)

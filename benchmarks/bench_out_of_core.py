@@ -1,12 +1,14 @@
-"""The data stages part by part against in memory (pipeline/core/partitions.py), side by side in one run.
+"""The data stages, the features and the training part by part against in memory (pipeline/core/partitions.py),
+side by side in one run.
 
 For each size, generated rows (benchmarks/large_data.py: the default data's persons replicated under new ids) are
-written as a directory of Parquet parts of `--part-rows` rows, and validate, clean and split run in a scratch
+written as a directory of Parquet parts of `--part-rows` rows, and validate, clean, split, features and train
+(`--stages`) run in a scratch
 project on it twice: on the dask backend (a 2-worker LocalCluster: the stages work part by part and write parts) and,
 where it fits (`--in-memory-up-to` rows), on the local backend (the same parts read as one table). Per stage and
 path: wall time, CPU of the stage process and its workers, the peak RSS of the stage process and of the largest
 worker (the process tree sampled every 0.1 s), and the disk its outputs take. Where both paths ran, their outputs
-are compared: the same rows, values and folds.
+are compared: the same rows, values and folds; the fitted features and model within 1e-9.
 
 Run: .venv/bin/python benchmarks/bench_out_of_core.py 1000000 5000000 20000000
 Results: benchmarks/results/out_of_core.md
@@ -33,12 +35,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-STAGES = ["validate", "clean", "split"]
+STAGES = ["validate", "clean", "split", "features", "train"]
 OUTPUTS = {
     "validate": ["data/interim/validated.parquet", "data/interim/quarantine.parquet"],
     "clean": ["data/interim/clean.parquet"],
     "split": ["data/processed/train.parquet", "data/processed/test.parquet", "data/processed/folds.parquet"],
+    "features": ["data/features", "models/features.npz", "models/fold_features"],
+    "train": ["models/model.npz", "models/fold_models", "data/predictions/oof.parquet"],
 }
+DATA_STAGES = ["validate", "clean", "split"]  # their outputs equal to the bit on both paths
+# the fitted features and models, relative to the value's size (at least 1): sums over parts and over the whole table
+# differ in the last bits
+TOLERANCE = 1e-9
 
 
 def peak_rss(pid: int, stop: threading.Event, peaks: dict) -> None:
@@ -94,7 +102,7 @@ def run_stage(project: Path, stage: str) -> dict:
     }
 
 
-def project(root: Path, parts: Path, backend: str) -> Path:
+def project(root: Path, parts: Path, backend: str, workers: int) -> Path:
     if root.exists():
         shutil.rmtree(root)
     (root / "data/raw").mkdir(parents=True)
@@ -104,20 +112,44 @@ def project(root: Path, parts: Path, backend: str) -> Path:
     shutil.copy(ROOT / "data/raw/randhie.schema.yaml", root / "data/raw/randhie.schema.yaml")
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     params["data"]["path"] = "data/raw/parts"
-    params["compute"].update(backend=backend, n_workers=2)
+    params["compute"].update(backend=backend, n_workers=workers)
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     return root
 
 
-def same_outputs(a: Path, b: Path) -> bool:
+def same_outputs(a: Path, b: Path, stages: list[str]) -> dict:
+    """Whether the two paths' outputs agree: the data stages' tables and reports equal, the fitted transformers' and
+    model's arrays and the search's scores within TOLERANCE (the largest difference is reported)."""
+    import numpy as np
+
     from pipeline.core.io import read_parquet
 
-    for name in [n for stage in STAGES for n in OUTPUTS[stage]]:
+    found = {}
+    for name in [n for stage in DATA_STAGES if stage in stages for n in OUTPUTS[stage]]:
         pd.testing.assert_frame_equal(read_parquet(a / name, "bench"), read_parquet(b / name, "bench"), obj=name)
-    return all(
+    found["data stages equal"] = all(
         json.loads((a / f).read_text()) == json.loads((b / f).read_text())
         for f in ("reports/validation.json", "reports/cleaning.json", "reports/split.json")
     )
+    arrays = {"features": ["models/features.npz"], "train": ["models/model.npz"]}
+    for stage in ("features", "train"):
+        if stage in stages:
+            largest = 0.0
+            for name in arrays[stage]:
+                with np.load(a / name) as x, np.load(b / name) as y:
+                    for key in x.files:
+                        if np.issubdtype(x[key].dtype, np.floating):
+                            relative = np.abs(x[key] - y[key]) / np.maximum(1.0, np.abs(x[key]))
+                            largest = max(largest, float(np.max(relative, initial=0.0)))
+            found[f"{stage} largest difference"] = largest
+    if "train" in stages:
+        metrics = [json.loads((p / "reports/metrics/train.json").read_text()) for p in (a, b)]
+        found["cv_mean difference"] = abs(metrics[0]["cv_mean"] - metrics[1]["cv_mean"])
+        found["same best params"] = metrics[0]["best_params"] == metrics[1]["best_params"]
+        oof = [read_parquet(p / "data/predictions/oof.parquet", "bench")["score"].to_numpy() for p in (a, b)]
+        found["oof largest difference"] = float(np.nanmax(np.abs(oof[0] - oof[1])))
+    found["within tolerance"] = all(v <= TOLERANCE for k, v in found.items() if "difference" in k)
+    return found
 
 
 def main() -> None:
@@ -128,6 +160,8 @@ def main() -> None:
     parser.add_argument("--part-rows", type=int, default=1_000_000)
     parser.add_argument("--in-memory-up-to", type=int, default=5_000_000)
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench_out_of_core"))
+    parser.add_argument("--workers", type=int, default=2, help="compute.n_workers (the in-memory search's too)")
+    parser.add_argument("--stages", nargs="+", default=STAGES, choices=STAGES, help="a prefix of the stages")
     args = parser.parse_args()
     rows = []
     for size in args.sizes:
@@ -139,8 +173,8 @@ def main() -> None:
         for backend in ("dask", "local"):
             if backend == "local" and size > args.in_memory_up_to:
                 continue
-            paths[backend] = project(args.work / f"project_{size}_{backend}", parts.resolve(), backend)
-            for stage in STAGES:
+            paths[backend] = project(args.work / f"project_{size}_{backend}", parts.resolve(), backend, args.workers)
+            for stage in args.stages:
                 row = {
                     "rows": size,
                     "path": "parts" if backend == "dask" else "in memory",
@@ -150,7 +184,7 @@ def main() -> None:
                 rows.append(row)
                 print(json.dumps(row), flush=True)
         if len(paths) == 2:
-            print(f"{size} rows: outputs equal: {same_outputs(paths['dask'], paths['local'])}", flush=True)
+            print(f"{size} rows: {json.dumps(same_outputs(paths['dask'], paths['local'], args.stages))}", flush=True)
     (args.work / "results.json").write_text(json.dumps(rows, indent=1))
 
 

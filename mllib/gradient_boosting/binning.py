@@ -16,13 +16,14 @@ import numpy as np
 from ..tree.binning import bin_rule
 
 
-def find_bin_thresholds(X: np.ndarray, max_bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """Thresholds of all features concatenated, and offsets: feature j's are thresholds[offsets[j]:offsets[j+1]]."""
+def find_bin_thresholds(columns, max_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """Thresholds of all features concatenated, and offsets: feature j's are thresholds[offsets[j]:offsets[j+1]].
+    columns: X.T, or any iterable of the features' columns (one at a time: the rows may be held in blocks)."""
     per_feature = []
-    for column in X.T:
+    for column in columns:
         values, exact = bin_rule(column, max_bins)
         per_feature.append(0.5 * (values[:-1] + values[1:]) if exact else values)
-    offsets = np.zeros(X.shape[1] + 1, dtype=np.int64)
+    offsets = np.zeros(len(per_feature) + 1, dtype=np.int64)
     offsets[1:] = np.cumsum([c.size for c in per_feature])
     return np.concatenate(per_feature).astype(np.float64), offsets
 

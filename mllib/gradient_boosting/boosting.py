@@ -93,7 +93,7 @@ class _BaseGradientBoosting(BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
-    def _fit(self, X, target, w, loss, stratify_by):
+    def _fit(self, X, target, loss, stratify_by, w):
         check_hyperparameters(self)
         self.n_features_in_ = X.shape[1]
         rng = check_random_state(self.random_state)
@@ -113,10 +113,38 @@ class _BaseGradientBoosting(BaseEstimator):
                 w[train],
                 w[valid],
             )
-        self.bin_thresholds_, self.bin_offsets_ = find_bin_thresholds(X, self.max_bins)
-        n_bins = np.diff(self.bin_offsets_) + 1
+        self.bin_thresholds_, self.bin_offsets_ = find_bin_thresholds(X.T, self.max_bins)
         binned = bin_features(X, self.bin_thresholds_, self.bin_offsets_)
-        n, K = X.shape[0], loss.n_outputs
+        validation = (X_val, target_val, w_val) if self.early_stopping else None
+        return self._boost(binned, target, w, loss, rng, validation)
+
+    def _fit_blocks(self, blocks, prepare_target):
+        """fit from rows held in blocks (mllib.base.RowBlocks, or a cluster's: a block is (X, y, sample_weight or
+        None)): each feature's bin thresholds from its column gathered alone (fit's rule on the same values), the
+        blocks binned where they are and their uint8 codes put together here (n x p bytes, an eighth of X), then fit's
+        boosting loop on them: the same trees as fit on the rows put together."""
+        check_hyperparameters(self)
+        if self.early_stopping:
+            raise ValueError("fit_blocks holds out no validation rows; set early_stopping=False")
+        widths = sorted(set(blocks.map(_width)))
+        if len(widths) != 1:
+            raise ValueError(f"the blocks' X have different numbers of columns {widths}")
+        self.n_features_in_ = widths[0]
+        columns = (np.concatenate(blocks.map(_column, j)) for j in range(widths[0]))
+        self.bin_thresholds_, self.bin_offsets_ = find_bin_thresholds(columns, self.max_bins)
+        found = blocks.map(_binned_block, self.bin_thresholds_, self.bin_offsets_)
+        binned, y, w = (np.concatenate(part) for part in zip(*found))
+        del found
+        target, loss, _ = prepare_target(y)
+        return self._boost(binned, target, w, loss, check_random_state(self.random_state))
+
+    def _boost(self, binned, target, w, loss, rng, validation=None):
+        """The boosting loop on the training rows' bin codes; validation: (X_val, target_val, w_val) for early
+        stopping."""
+        n_bins = np.diff(self.bin_offsets_) + 1
+        n, K = binned.shape[0], loss.n_outputs
+        if validation is not None:
+            X_val, target_val, w_val = validation
         self.baseline_ = loss.init_raw(target, w)
         raw = np.empty((n, K), order="F")  # column k contiguous: class k's trees update it in place
         raw[:] = self.baseline_
@@ -289,10 +317,17 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y)
         w = check_sample_weight(sample_weight, X.shape[0])
+        return self._fit(X, *self._target_and_loss(y), w=w)
+
+    def fit_blocks(self, blocks):
+        return self._fit_blocks(blocks, self._target_and_loss)
+
+    def _target_and_loss(self, y):
+        """(the loss's target: 0/1 or class codes, the loss, the codes to stratify by)."""
         codes = self._encode_targets(y)
-        binary = self.classes_.size == 2
-        loss = BinomialLogLoss() if binary else MultinomialLogLoss(self.classes_.size)
-        return self._fit(X, codes.astype(np.float64) if binary else codes, w, loss, stratify_by=codes)
+        if self.classes_.size == 2:
+            return codes.astype(np.float64), BinomialLogLoss(), codes
+        return codes, MultinomialLogLoss(self.classes_.size), codes
 
     @property
     def _ensemble_output(self):
@@ -359,7 +394,14 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y, y_numeric=True)
         w = check_sample_weight(sample_weight, X.shape[0])
-        return self._fit(X, y, w, HalfSquaredError(), stratify_by=None)
+        return self._fit(X, *self._target_and_loss(y), w=w)
+
+    def fit_blocks(self, blocks):
+        return self._fit_blocks(blocks, self._target_and_loss)
+
+    @staticmethod
+    def _target_and_loss(y):
+        return np.asarray(y, dtype=np.float64), HalfSquaredError(), None
 
     def predict(self, X):
         return self._raw_predict(X)[:, 0]
@@ -367,3 +409,17 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     def staged_predict(self, X):
         for raw in self._raw_predict(X, staged=True):
             yield raw[:, 0]
+
+
+def _width(block) -> int:
+    return np.shape(block[0])[1]
+
+
+def _column(block, j: int) -> np.ndarray:
+    return np.asarray(block[0][:, j], dtype=np.float64)
+
+
+def _binned_block(block, thresholds, offsets) -> tuple:
+    X, y, w = block
+    X, y = check_X_y(X, y)
+    return bin_features(X, thresholds, offsets), y, check_sample_weight(w, X.shape[0])

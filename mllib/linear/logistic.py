@@ -169,16 +169,17 @@ def _design(block, classes, binary):
     return X1, Y, check_sample_weight(w, X.shape[0])
 
 
-def _block_terms(block, B, binary):
-    """A block's unpenalised NLL, gradient and Hessian at B."""
-    X1, Y, w = block
+def _block_terms(block, B, classes, binary):
+    """A block's unpenalised NLL, gradient and Hessian at B ([1, X] made for the pass and let go after it: the
+    blocks' rows are held once, not twice)."""
+    X1, Y, w = _design(block, classes, binary)
     loss, grad, hessian = _smooth_objective(B, X1, Y, w, binary, 0.0)
     return loss, grad, hessian()
 
 
-def _summed_objective(B, design, binary, lam):
+def _summed_objective(B, blocks, classes, binary, lam):
     """_smooth_objective over rows held in blocks: the blocks' terms summed, then the penalty."""
-    loss, grad, H = summed(design.map(_block_terms, B, binary))
+    loss, grad, H = summed(blocks.map(_block_terms, B, classes, binary))
     grad[1:] += 2 * lam * B[1:]
     H.flat[B.shape[1] * (H.shape[0] + 1) :: H.shape[0] + 1] += 2 * lam
     return loss + lam * np.sum(B[1:] ** 2), grad, lambda: H
@@ -260,12 +261,13 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has a single class {self.classes_.tolist()}; a classifier needs at least two")
         self.n_features_in_ = widths[0]
         binary = self.classes_.size == 2
-        design = blocks.transform(_design, self.classes_, binary)
         start = np.zeros((widths[0] + 1, 1 if binary else self.classes_.size))
         if self.penalty == "l1":
-            B = self._fit_proximal_newton(lambda B, lam: _summed_objective(B, design, binary, lam), start)
+            B = self._fit_proximal_newton(
+                lambda B, lam: _summed_objective(B, blocks, self.classes_, binary, lam), start
+            )
         else:
-            B = self._fit_newton(lambda B: _summed_objective(B, design, binary, self.lam), start)
+            B = self._fit_newton(lambda B: _summed_objective(B, blocks, self.classes_, binary, self.lam), start)
         self.intercept_ = B[0]
         self.coef_ = B[1:].T.copy()
         return self

@@ -15,10 +15,12 @@ from .curves import learning_curve, validation_curve
 from .holdout import split_groups, train_test_split_indices
 from .nested import nested_cv
 from .search import (
+    BlockFold,
     FoldData,
     GridSearch,
     RandomSearch,
     best_candidate_index,
+    block_responses,
     evaluate_candidates,
     resolve_cv,
     response_values,
@@ -46,6 +48,8 @@ from .stratified_group import (
 )
 
 __all__ = [
+    "BlockFold",
+    "block_responses",
     # splitters
     "KFold",
     "StratifiedKFold",

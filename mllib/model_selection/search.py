@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import time
+from typing import NamedTuple
 
 import numpy as np
 
@@ -87,26 +88,54 @@ def response_values(estimator, X, response: str) -> np.ndarray:
     return values
 
 
+class BlockFold(NamedTuple):
+    """A fold whose rows are held in blocks (mllib.base.RowBlocks, or a cluster's): the fit part and the validation
+    part, each a sequence of (X, y, sample_weight or None) blocks. evaluate_candidates fits an estimator's
+    fit_blocks on `fit` and scores the responses gathered block by block, so only the responses travel."""
+
+    fit: object
+    valid: object
+
+
+def block_responses(estimator, blocks, response: str) -> tuple[np.ndarray, np.ndarray]:
+    """(response values, y) of every row of the blocks, in block order."""
+    found = blocks.map(_block_response, estimator, response)
+    return np.concatenate([v for v, _ in found]), np.concatenate([y for _, y in found])
+
+
+def _block_response(block, estimator, response: str) -> tuple[np.ndarray, np.ndarray]:
+    return response_values(estimator, block[0], response), np.asarray(block[1])
+
+
 def _summary(scores: list[float]) -> tuple[np.ndarray, float, float]:
     a = np.asarray(scores, dtype=np.float64)
     return a, float(a.mean()), float(a.std())
 
 
-def evaluate_one(estimator, scorer, fold: tuple, params: dict, keep_model: bool = False) -> tuple:
+def evaluate_one(estimator, scorer, fold, params: dict, keep_model: bool = False) -> tuple:
     """One (candidate, fold) task: clone, set_params, fit on the fold's training part, score both parts.
     Returns (train_score, valid_score, fit_seconds, validation response values, the fit's ConvergenceWarning
     messages[, the fitted model as an mllib.io state]). A module-level function, so a caller may run the tasks in
     other processes (the warnings travel back as text)."""
-    if len(fold) not in (4, 5):
-        raise ValueError(f"a fold must be (X_train, y_train, X_valid, y_valid[, groups_train]), got {len(fold)} items")
-    X_tr, y_tr, X_va, y_va = fold[:4]
     est = clone(estimator).set_params(**params)
     t0 = time.perf_counter()
-    with record_convergence() as stopped:
-        fit_with_groups(est, X_tr, y_tr, fold[4] if len(fold) > 4 else None)
-    fit_time = time.perf_counter() - t0
-    v_tr = response_values(est, X_tr, scorer.response)
-    v_va = response_values(est, X_va, scorer.response)
+    if isinstance(fold, BlockFold):
+        with record_convergence() as stopped:
+            est.fit_blocks(fold.fit)
+        fit_time = time.perf_counter() - t0
+        v_tr, y_tr = block_responses(est, fold.fit, scorer.response)
+        v_va, y_va = block_responses(est, fold.valid, scorer.response)
+    else:
+        if len(fold) not in (4, 5):
+            raise ValueError(
+                f"a fold must be (X_train, y_train, X_valid, y_valid[, groups_train]), got {len(fold)} items"
+            )
+        X_tr, y_tr, X_va, y_va = fold[:4]
+        with record_convergence() as stopped:
+            fit_with_groups(est, X_tr, y_tr, fold[4] if len(fold) > 4 else None)
+        fit_time = time.perf_counter() - t0
+        v_tr = response_values(est, X_tr, scorer.response)
+        v_va = response_values(est, X_va, scorer.response)
     out = float(scorer.score(y_tr, v_tr)), float(scorer.score(y_va, v_va)), fit_time, v_va, stopped
     return out + (to_state(est),) if keep_model else out
 
@@ -174,7 +203,8 @@ def evaluate_candidates(
     (k, params) and the result fn(shared[k], params): how the caller runs the independent (candidate, fold) tasks
     (worker processes, a cluster); shared is fold_data, to be sent to each worker once. Default: one by one here.
     The results do not depend on how the tasks run (each fit is seeded by the estimator's own random_state).
-    fold_data: a sequence of (X_train, y_train, X_valid, y_valid[, groups_train]), indexed by fold; with groups, an
+    fold_data: a sequence of (X_train, y_train, X_valid, y_valid[, groups_train]) or of BlockFold (rows held in
+    blocks: the estimator's fit_blocks), indexed by fold; with groups, an
     estimator whose fit takes groups (stacking, a selecting pipeline) gets them for its inner folds. The tasks go
     fold by fold (every candidate on fold 0, then on fold 1, ...), so a sequence that reads a fold from disk when
     indexed and keeps only the last one holds one fold in memory at a time. Returns one dict per candidate, in

@@ -15,6 +15,7 @@ import inspect
 import numpy as np
 
 from ..base import BaseEstimator, RegressorMixin, check_is_fitted, check_sample_weight, check_X_y, clone
+from ..base.blocks import summed
 
 
 class StandardizedTarget(RegressorMixin, BaseEstimator):
@@ -56,6 +57,20 @@ class StandardizedTarget(RegressorMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
+    def fit_blocks(self, blocks):
+        """fit from rows held in blocks (mllib.base.RowBlocks; a block is (X, y, sample_weight or None)): the target's
+        weighted mean and spread in two passes over the blocks, then the wrapped regressor's fit_blocks on the
+        standardized target (held where the blocks are)."""
+        if not hasattr(self.regressor, "fit_blocks"):
+            raise ValueError(f"{type(self.regressor).__name__} has no fit_blocks: it needs its rows in one matrix")
+        total, y_sum = summed(blocks.map(_target_sums))
+        self.mean_ = float(y_sum / total)
+        spread = float(np.sqrt(summed(blocks.map(_squared_deviations, self.mean_)) / total))
+        self.scale_ = spread if spread > 0 else 1.0
+        self.regressor_ = clone(self.regressor).fit_blocks(blocks.transform(_standardized, self.mean_, self.scale_))
+        self.n_features_in_ = self.regressor_.n_features_in_
+        return self
+
     def predict(self, X, return_std: bool = False):
         check_is_fitted(self)
         if return_std:
@@ -88,3 +103,23 @@ def returns_std(model) -> bool:
     """The model's predict takes return_std (a predictive distribution)."""
     target = model.regressor_ if isinstance(model, StandardizedTarget) else model
     return "return_std" in inspect.signature(target.predict).parameters
+
+
+def _weights(block) -> np.ndarray:
+    X, y, w = block
+    return np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
+
+
+def _target_sums(block) -> tuple:
+    w = _weights(block)
+    return float(w.sum()), float(w @ np.asarray(block[1], dtype=np.float64))
+
+
+def _squared_deviations(block, mean: float) -> float:
+    w = _weights(block)
+    return float(w @ (np.asarray(block[1], dtype=np.float64) - mean) ** 2)
+
+
+def _standardized(block, mean: float, scale: float) -> tuple:
+    X, y, w = block
+    return X, (np.asarray(y, dtype=np.float64) - mean) / scale, w

@@ -9,6 +9,7 @@ import numpy as np
 
 from mllib import registry
 from mllib.base import ColumnTransformer, Pipeline, fit_with_groups
+from mllib.base.blocks import summed
 
 from .errors import PipelineError
 
@@ -125,6 +126,25 @@ def model_names(model_cfg: dict, target) -> list[str]:
     return [model_name({**model_cfg, "name": n}, target) for n in model_cfg["candidates"]]
 
 
+def fits_from_blocks(estimator) -> bool:
+    """Whether the model fits from rows held in blocks (fit_blocks: sums over the rows), itself or the regressor a
+    StandardizedTarget wraps."""
+    return hasattr(getattr(estimator, "regressor", estimator), "fit_blocks")
+
+
+def check_fits_from_parts(names: list[str], model_cfg: dict, target, seed: int) -> None:
+    """Every model of the run fits from a partitioned training set, or one message naming the models that do."""
+    refused = [n for n in names if not fits_from_blocks(model(n, model_cfg, seed))]
+    if refused:
+        able = sorted(n for n in target.estimators if hasattr(registry.get(n), "fit_blocks"))
+        raise PipelineError(
+            f"params.yaml: model {refused[0]!r} needs every training row in one matrix, but data.path is a directory "
+            f"of parts on the dask backend (fitted part by part); the models fitted from parts are "
+            f"{', '.join(able)}: choose one in model.name / model.candidates, or set compute.backend: local to read "
+            "the parts as one table"
+        )
+
+
 def scorer(key: str, name: str, task: str):
     """The scorer `name` of params.yaml `key` (auto: the task's default), refused when the task does not define it."""
     from mllib.metrics import DEFAULT_SCORING, get_scorer, scorers_for
@@ -169,13 +189,20 @@ def splitter(split_cfg: dict, strategy: str, seed: int):
     return cls(**{name: settings[name] for name in inspect.signature(cls).parameters if name in settings})
 
 
-def check_observed(X: np.ndarray, numeric: list[str], where: str) -> None:
-    """A numeric column with no observed value cannot be imputed from these rows."""
-    empty = [c for j, c in enumerate(numeric) if np.isnan(X[:, j].astype(float)).all()]
+def check_observed(observed: np.ndarray, numeric: list[str], where: str) -> None:
+    """A numeric column with no observed value (observed: each numeric column's count) cannot be imputed from these
+    rows."""
+    empty = [c for c, count in zip(numeric, observed) if not count]
     if empty:
         raise PipelineError(
             f"features: numeric column {empty[0]!r} has no observed values in {where}; add it to data.drop"
         )
+
+
+def observed_counts(block, n_numeric: int) -> np.ndarray:
+    """Each numeric column's observed values in a block (X, y, w) of raw inputs (numeric columns first)."""
+    X = block[0]
+    return np.array([np.count_nonzero(~np.isnan(X[:, j].astype(float))) for j in range(n_numeric)])
 
 
 def fit_features(
@@ -189,10 +216,19 @@ def fit_features(
     seed: int,
 ):
     """The features fitted on X_fit (y_fit for a supervised projection or selection, groups for the selection's inner
-    folds); bad step settings name the key."""
-    check_observed(X_fit, numeric, where)
+    folds), or, with X_fit a mllib.base.RowBlocks (or a cluster's blocks) of (X, y, None), by their fit_blocks from
+    the blocks (y_fit and groups unused); bad step settings name the key."""
+    from_blocks = hasattr(X_fit, "map")
+    observed = (
+        summed(X_fit.map(observed_counts, len(numeric))) if from_blocks else observed_counts((X_fit,), len(numeric))
+    )
+    check_observed(observed, numeric, where)
     try:
-        transformer = fit_with_groups(feature_transformer(cfg, numeric, categorical, seed), X_fit, y_fit, groups)
+        transformer = feature_transformer(cfg, numeric, categorical, seed)
+        if from_blocks:
+            transformer.fit_blocks(X_fit)
+        else:
+            fit_with_groups(transformer, X_fit, y_fit, groups)
     except (ValueError, TypeError) as exc:
         steps = ", ".join(f"{s}={cfg[s]['name']}" for s in registry.FEATURE_STEPS if cfg[s]["name"] != "none")
         raise PipelineError(

@@ -206,6 +206,7 @@ SPEC = {
         "nested": boolean(),
         "inner_splits": integer(2),
         "max_refit_rows": integer(1, nullable=True),
+        "max_rows": integer(1, nullable=True),
         "validation_curve": _Check(
             "a mapping {model name: {one hyperparameter: [at least two values]}}",
             lambda v: (
@@ -244,6 +245,7 @@ SPEC = {
         "pdp_features": integer(0),
         "surrogate_depth": integer(0),
         "surrogate_rows": integer(1),
+        "max_rows": integer(1, nullable=True),
         "grid_resolution": integer(2),
         "pdp_percentiles": _Check(
             "a pair [low, high] with 0 <= low < high <= 1",

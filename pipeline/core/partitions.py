@@ -214,9 +214,12 @@ class ClusterBlocks:
         self.client, self.futures = client, list(futures)
 
     @classmethod
-    def load(cls, client, load_block, count: int, **kwargs) -> ClusterBlocks:
-        """Block k made on a worker by load_block(k, **kwargs) (e.g. a part read and transformed) and kept there."""
-        return cls(client, client.map(load_block, range(count), pure=False, **kwargs))
+    def load(cls, client, load_block, part_numbers: list[int], *per_part, **kwargs) -> ClusterBlocks:
+        """A block per part k in `part_numbers`, made on a worker by load_block(k, *(items[k] for items in per_part),
+        **kwargs) (e.g. the part's rows read and transformed) and kept there; per_part: lists of one item per part,
+        scattered so each task gets its own part's share only."""
+        shares = [client.scatter([items[k] for k in part_numbers]) for items in per_part]
+        return cls(client, client.map(load_block, part_numbers, *shares, pure=False, **kwargs))
 
     def map(self, fn, *args) -> list:
         futures = [self.client.submit(fn, block, *args, pure=False) for block in self.futures]

@@ -25,19 +25,21 @@ class Record:
 
     json_file: ClassVar[Path]  # where the stage writes it (pipeline/core/paths.py)
     written_by: ClassVar[str]  # the stage
+    when_set: ClassVar[tuple[str, ...]] = ()  # fields written only when not None (a remark most runs do not make)
 
     @classmethod
     def field_names(cls) -> list[str]:
         return [f.name for f in fields(cls)]
 
     def write(self) -> None:
-        write_json({name: getattr(self, name) for name in self.field_names()}, self.json_file)
+        written = [n for n in self.field_names() if n not in self.when_set or getattr(self, n) is not None]
+        write_json({name: getattr(self, name) for name in written}, self.json_file)
 
     @classmethod
     def read(cls) -> dict:
         """The file's content, checked to hold exactly the record's fields."""
         content = read_json(cls.json_file, cls.written_by)
-        missing = [k for k in cls.field_names() if k not in content]
+        missing = [k for k in cls.field_names() if k not in content and k not in cls.when_set]
         unexpected = sorted(set(content) - set(cls.field_names()))
         if missing or unexpected:
             raise PipelineError(
@@ -153,6 +155,7 @@ class Assessment(Record):
 
     json_file: ClassVar[Path] = paths.ASSESSMENT
     written_by: ClassVar[str] = "assess"
+    when_set: ClassVar[tuple[str, ...]] = ("sample",)
 
     scoring: str
     model: str
@@ -162,6 +165,7 @@ class Assessment(Record):
     nested: dict
     learning_curve: dict | None
     validation_curve: dict
+    sample: str | None = None  # the training rows assessed when assess.max_rows cut them (whole groups)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,8 @@ def trust_section(r: dict, figs: dict) -> dict:
         "train - validation gap (CV)": train["train_valid_gap"],
         "validation vs test": f"test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: {gap['diagnosis']}",
     }
+    if assessment.get("sample"):  # leakage, single features and the learning curve ran on a sample
+        items["rows assessed"] = assessment["sample"]
     nested = assessment["nested"]
     whole = (
         f"the whole selection among {', '.join(nested['models'])} with their grids"

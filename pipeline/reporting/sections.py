@@ -113,6 +113,7 @@ def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
                     for f in r["importance"]["features"]
                 ]
             ),
+            *([html.note(f"Computed {r['importance']['sample']}.")] if r["importance"].get("sample") else []),
             html.figures("importance.png"),
         ),
         explain_section(r, figs),

@@ -5,12 +5,16 @@ validation curve of one hyperparameter. The no-skill baselines are scored by tra
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
+from mllib.model_selection import FoldData, evaluate_candidates
 from pipeline.core import build, paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
-from pipeline.core.io import read_json, read_parquet, write_json
+from pipeline.core.frames import raw_matrix
+from pipeline.core.io import read_estimators, read_json, read_parquet, write_json
 from pipeline.core.records import Assessment, FeaturesReport, SearchReport, TrainMetrics
 from pipeline.core.task import Target
 from pipeline.steps import folds
@@ -25,10 +29,11 @@ from pipeline.steps.assessment import (
     validation_sweep,
 )
 from pipeline.steps.comparison import compare
-from pipeline.steps.training import candidate_params, load_fold_data, split_matrix
+from pipeline.steps.feature_blocks import read_rows, split_features, stated_sample, transformed, within
+from pipeline.steps.training import candidate_params
 
 
-def single_feature_check(cfg: dict, target, y, splits, seed: int) -> dict:
+def single_feature_check(cfg: dict, target, features_of, y, splits, seed: int) -> dict:
     """Each feature column alone on the splits, scored by the task's default score; flagged beyond the bound."""
     if cfg["single_feature_bound"] is None:
         return leaky_features({}, None, [], [], "")
@@ -36,7 +41,7 @@ def single_feature_check(cfg: dict, target, y, splits, seed: int) -> dict:
     columns = read_json(paths.FEATURE_NAMES, "features")
     features = FeaturesReport.read()
     scores = single_feature_scores(
-        split_matrix, lambda k: columns[paths.fold_features(k).name], y, splits, scorer, target.tree, seed
+        features_of, lambda k: columns[paths.fold_features(k).name], y, splits, scorer, target.tree, seed
     )
     raw = features["numeric"] + features["categorical"]
     return leaky_features(scores, cfg["single_feature_bound"], cfg["legitimate_features"], raw, scorer.name)
@@ -56,15 +61,37 @@ def main() -> None:
     y = target.encode(train[data["target"]])
     groups = train[data["group"]].to_numpy() if data["group"] else None
     splits = folds.splits_of(read_parquet(paths.FOLDS, "split"))
-    fold_data = load_fold_data(y, splits, groups)
+    search_scores = search["candidates"][search["best_index"]]["valid_scores"]
+    grouped, raw_rows = (lambda: search_scores), None  # the search's own grouped fold scores
+    features_of = split_features  # every assessed row in split k's features
+    rows = stated_sample(len(y), cfg["max_rows"], seed, key=3, groups=groups)
+    if rows is not None:  # whole groups, in the fold transformers' features
+        sample = f"on {len(rows):,} of the {len(y):,} training rows (whole groups, a seeded sample): assess.max_rows"
+        print(f"assess: {sample}")
+        y, groups, splits = y[rows], None if groups is None else groups[rows], within(splits, rows)
+        inputs = FeaturesReport.read()
+        frame = read_rows(paths.TRAIN, rows, columns=[*inputs["numeric"], *inputs["categorical"]])
+        X_raw = raw_matrix(frame, inputs["numeric"], inputs["categorical"])
+        del frame
+        features_of = partial(transformed, read_estimators(paths.FOLD_FEATURES, "features"), X_raw)
+
+        def raw_rows():
+            return X_raw, inputs["numeric"], inputs["categorical"]
+
+        def grouped():  # the chosen configuration on the sample's grouped splits, beside its row-level CV
+            fold_data = FoldData(features_of, y, splits, groups)
+            return evaluate_candidates(make_model(), [{}], fold_data, scorer)[0]["valid_scores"]
+
+    fold_data = FoldData(features_of, y, splits, groups)
 
     def make_model(**hyperparameters):
         return build.model(name, params["model"], seed, **{**trained["best_params"], **hyperparameters})
 
     report = {"scoring": scorer.name, "model": name, "best_params": trained["best_params"]}
-    grouped = search["candidates"][search["best_index"]]["valid_scores"]
-    report["leakage"] = leakage_estimate(params, y, make_model, scorer, grouped, stratify=target.classifies)
-    report["single_feature"] = single_feature_check(cfg, target, y, splits, seed)
+    if rows is not None:
+        report["sample"] = sample
+    report["leakage"] = leakage_estimate(params, y, make_model, scorer, grouped, target.classifies, raw_rows)
+    report["single_feature"] = single_feature_check(cfg, target, features_of, y, splits, seed)
     print(f"assess: single features: {report['single_feature']['statement']}")
     too_large = refit_limit(cfg, len(y))  # why nested CV and the validation curve do not run, or None
     report["nested"] = {"statement": too_large or "off (assess.nested: false)"}
@@ -81,7 +108,7 @@ def main() -> None:
             return compare(best, scorer.greater_is_better, n_train, n_test, params["model"]["selection"])[0]
 
         report["nested"] = nested_scores(
-            split_matrix, y, groups, splits, models, select, scorer, cfg["inner_splits"], seed, target.classifies
+            features_of, y, groups, splits, models, select, scorer, cfg["inner_splits"], seed, target.classifies
         )
         print(
             f"assess: nested CV {scorer.name} {report['nested']['outer_mean']:.4f} ± "
@@ -92,7 +119,7 @@ def main() -> None:
         print(f"assess: nested CV is {report['nested']['statement']}")
     report["learning_curve"], rows = None, []
     if cfg["learning_curve"]:
-        curve = learning_curves(split_matrix, y, splits, make_model, scorer, cfg["train_fractions"], seed)
+        curve = learning_curves(features_of, y, splits, make_model, scorer, cfg["train_fractions"], seed)
         report["learning_curve"], rows = diagnosed(curve, scorer)
     report["validation_curve"], sweep_rows = (
         {"statement": f"not run: assess.validation_curve has no entry for {name}"},

@@ -13,20 +13,23 @@ import pandas as pd
 from mllib import io as mlio
 from mllib.calibration import NoCalibration
 from pipeline.core import paths
+from pipeline.core.compute import dask_client
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.frames import feature_columns, raw_matrix
-from pipeline.core.io import read_parquet, write_csv, write_json, write_parquet
+from pipeline.core.io import read_json, read_parquet, write_csv, write_json, write_parquet
 from pipeline.core.records import TrainMetrics
 from pipeline.core.summaries import sensitive_groupings
 from pipeline.core.task import Classification, Regression, Target
 from pipeline.steps.comparison import versus_runner_up
 from pipeline.steps.evaluation import prediction_columns, rule_of, test_metrics
+from pipeline.steps.feature_blocks import INPUTS, part_outputs, partitioned_split
 from pipeline.steps.regression import test_report
+from pipeline.steps.row_outputs import row_outputs
 
 
 @singledispatch
-def evaluate(target: Target, params: dict, predictor, test: pd.DataFrame, X, y, y_train, trained: dict) -> dict:
+def evaluate(target: Target, params: dict, predictor, test: pd.DataFrame, outputs, y, y_train, trained: dict) -> dict:
     """The deployed predictor's test metrics (returned) and its predictions and plots (written) for the target's
     kind."""
     raise TypeError(f"no evaluate step for {type(target).__name__}")
@@ -34,10 +37,10 @@ def evaluate(target: Target, params: dict, predictor, test: pd.DataFrame, X, y, 
 
 @evaluate.register
 def evaluate_regression(
-    target: Regression, params: dict, predictor, test: pd.DataFrame, X, y, y_train, trained: dict
+    target: Regression, params: dict, predictor, test: pd.DataFrame, outputs, y, y_train, trained: dict
 ) -> dict:
     """Point metrics, the intervals' coverage and width, the residuals; the classification plots are empty files."""
-    metrics, plots, columns = test_report(target, predictor, X, y, trained, y_train)
+    metrics, plots, columns = test_report(target, predictor, outputs, y, trained, y_train)
     deployed = metrics["intervals"][predictor.interval_method]
     print(
         f"evaluate: test RMSE {metrics['rmse']:.4g}, MAE {metrics['mae']:.4g}, R^2 {metrics['r2']:.4f}; "
@@ -54,10 +57,10 @@ def evaluate_regression(
 
 @evaluate.register
 def evaluate_classification(
-    target: Classification, params: dict, predictor, test: pd.DataFrame, X, y, y_train, trained: dict
+    target: Classification, params: dict, predictor, test: pd.DataFrame, outputs, y, y_train, trained: dict
 ) -> dict:
     """Probabilities, decisions, the reject option and conformal sets on test; metrics, curves, reliability rows."""
-    scores = predictor.scores(X)
+    scores = outputs["scores"]
     P, P_raw = predictor.proba_from_scores(scores), NoCalibration().fit(scores).predict_proba(scores)
     decided = predictor.decide(P)
     sets = predictor.conformal.predict_set(P)
@@ -101,12 +104,17 @@ def main() -> None:
     data = params["data"]
     target = Target.read(paths.TARGET)
     predictor = mlio.load(paths.PREDICTOR)
-    test = read_parquet(paths.TEST, "split")
+    if partitioned_split(params["compute"]):  # the outputs made part by part on the cluster
+        test = read_parquet(paths.TEST, "split", columns=[paths.ROW_ID, data["target"], *data["sensitive"]])
+        with dask_client(params["compute"]) as client:
+            outputs = part_outputs(client, paths.TEST, read_json(INPUTS, "features"), row_outputs, target, predictor)
+    else:
+        test = read_parquet(paths.TEST, "split")
+        outputs = row_outputs(target, predictor, raw_matrix(test, *feature_columns(test.columns, data)))
     y = target.encode(test[data["target"]])
     y_train = target.encode(read_parquet(paths.TRAIN, "split", columns=[data["target"]])[data["target"]])  # baseline
-    X = raw_matrix(test, *feature_columns(test.columns, data))
     trained = TrainMetrics.read()
-    metrics = evaluate(target, params, predictor, test, X, y, y_train, trained)
+    metrics = evaluate(target, params, predictor, test, outputs, y, y_train, trained)
     metrics["comparison"] = versus_runner_up(
         params["model"], params["seed"], trained, target, y_train, y, predictor.model
     )

@@ -22,7 +22,7 @@ from pipeline.core import build, paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.frames import feature_columns, raw_matrix
-from pipeline.core.io import read_parquet, write_csv, write_json
+from pipeline.core.io import write_csv, write_json
 from pipeline.core.progress import Progress
 from pipeline.core.records import PartialDependence
 from pipeline.core.task import Target
@@ -34,6 +34,17 @@ from pipeline.steps.explanations import (
     pdp_rows,
     row_attributions,
 )
+from pipeline.steps.feature_blocks import read_rows, stated_sample, table_rows
+
+
+def sample_statement(test_rows, n_test: int, train_rows, n_train: int) -> str | None:
+    """What the explanations were computed on when explain.max_rows cut a table, or None (every row)."""
+    parts = [
+        f"{len(rows):,} of the {n:,} {name} rows (a seeded sample)"
+        for rows, n, name in ((test_rows, n_test, "test"), (train_rows, n_train, "training"))
+        if rows is not None
+    ]
+    return f"on {' and '.join(parts)}: explain.max_rows" if parts else None
 
 
 def main() -> None:
@@ -42,7 +53,13 @@ def main() -> None:
     target = Target.read(paths.TARGET)
     classes = target.label_names()
     predictor = mlio.load(paths.PREDICTOR)
-    test, train = read_parquet(paths.TEST, "split"), read_parquet(paths.TRAIN, "split")
+    # at most explain.max_rows of each table, a seeded sample read part by part on the partitioned path
+    test_rows = stated_sample(table_rows(paths.TEST), cfg["max_rows"], seed, key=1)
+    train_rows = stated_sample(table_rows(paths.TRAIN), cfg["max_rows"], seed, key=2)
+    test, train = read_rows(paths.TEST, test_rows), read_rows(paths.TRAIN, train_rows)
+    sample = sample_statement(test_rows, table_rows(paths.TEST), train_rows, table_rows(paths.TRAIN))
+    if sample:
+        print(f"explain: {sample}")
     numeric, categorical = feature_columns(test.columns, data)
     names = numeric + categorical
     X, X_train = raw_matrix(test, numeric, categorical), raw_matrix(train, numeric, categorical)
@@ -69,6 +86,10 @@ def main() -> None:
     )
 
     rows, attributions = row_attributions(predictor, X, X_train, names, classes, target, cfg, seed)
+    if sample:
+        attributions["sample"] = sample
+    if test_rows is not None:  # the explained rows as positions in the test table
+        attributions["rows"] = test_rows[rows].tolist()
     top = [names.index(f["feature"]) for f in features[: cfg["pdp_features"]]]
     pdp = {
         **pdp_curves(explained, X[rows], names, top, grid_resolution, percentiles),
@@ -78,7 +99,10 @@ def main() -> None:
 
     label = scorer.response == "label"
     write_json(
-        importance_report(result, scorer.name, cfg["n_repeats"], decision if label else None, features),
+        {
+            **importance_report(result, scorer.name, cfg["n_repeats"], decision if label else None, features),
+            **({"sample": sample} if sample else {}),
+        },
         paths.IMPORTANCE,
     )
     write_csv(

@@ -8,6 +8,7 @@ targets get per-class rates, macro gaps and reweighing (pipeline/steps/fairness_
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from functools import singledispatch
 
 import numpy as np
@@ -15,14 +16,16 @@ import pandas as pd
 
 from mllib import io as mlio
 from pipeline.core import paths
+from pipeline.core.compute import dask_client
 from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.frames import attribute_labels, feature_columns, raw_matrix, read_proba
-from pipeline.core.io import read_matrix, read_parquet, write_csv
+from pipeline.core.io import read_parquet, write_csv
 from pipeline.core.records import FairnessReport, TrainMetrics
 from pipeline.core.task import Classification, Regression, Target
 from pipeline.steps.fairness_audit import (
     PLOT_COLUMNS,
+    RowsInMemory,
     audit,
     plot_rows,
     regression_fairness,
@@ -31,25 +34,29 @@ from pipeline.steps.fairness_audit import (
     summary_lines,
     threshold_mitigation,
 )
+from pipeline.steps.feature_blocks import RowsOnParts, final_features, partitioned_split
 
 
 @singledispatch
-def audit_test(target: Target, report: dict, params: dict, predictor, test: pd.DataFrame, predictions) -> None:
+def audit_test(target: Target, report: dict, params: dict, predictor, test: pd.DataFrame, predictions, rows) -> None:
     """Fill `report` with the audit of the test predictions for the target's kind."""
     raise TypeError(f"no fairness stage for {type(target).__name__}")
 
 
 @audit_test.register
-def audit_errors(target: Regression, report: dict, params: dict, predictor, test: pd.DataFrame, predictions) -> None:
+def audit_errors(
+    target: Regression, report: dict, params: dict, predictor, test: pd.DataFrame, predictions, rows
+) -> None:
     """Errors, bias and interval coverage by group; the decision criteria and mitigations are not defined."""
     regression_fairness(report, predictions, test, params["fairness"], params["seed"], params["data"])
 
 
 @audit_test.register
 def audit_decisions(
-    target: Classification, report: dict, params: dict, predictor, test: pd.DataFrame, predictions
+    target: Classification, report: dict, params: dict, predictor, test: pd.DataFrame, predictions, rows
 ) -> None:
-    """Rates and parity criteria of the deployed decisions by group, per-group thresholds and reweighing."""
+    """Rates and parity criteria of the deployed decisions by group, per-group thresholds and reweighing (rows: the
+    training and test rows the reweighed refit is fitted and judged on)."""
     data, cfg = params["data"], params["fairness"]
     sensitive, criterion = data["sensitive"], cfg["mitigation"]["criterion"]
     y, decision, P = predictions["y"].to_numpy(), predictions["prediction"].to_numpy(), read_proba(predictions)
@@ -65,16 +72,13 @@ def audit_decisions(
                 target, cfg["mitigation"], sensitive, train, test_labels, y, P, decision, report["decision_threshold"]
             )
         )
-    columns = feature_columns(test.columns, data)
     trained = TrainMetrics.read()
     report["reweighing"] = reweighing(
         target,
         predictor,
-        # the training rows in the deployed features, read only for the refit
-        read_matrix(paths.FINAL_TRAIN_FEATURES, "features") if cfg["reweighing"] else None,
+        rows,
         target.encode(train[data["target"]]),
         attribute_labels(train, sensitive),
-        raw_matrix(test, *columns),
         y,
         test_labels,
         decision,
@@ -91,15 +95,24 @@ def main() -> None:
     data, cfg = params["data"], params["fairness"]
     target = Target.read(paths.TARGET)
     predictor = mlio.load(paths.PREDICTOR)
-    test = read_parquet(paths.TEST, "split")
     predictions = read_parquet(paths.TEST_PREDICTIONS, "evaluate")
-    if not np.array_equal(test[paths.ROW_ID].to_numpy(), predictions[paths.ROW_ID].to_numpy()):
-        raise PipelineError(f"{paths.TEST_PREDICTIONS} does not match {paths.TEST}; rerun `dvc repro evaluate`")
     report = report_header(target, predictor, cfg, params["seed"], data["group"])
-    if data["sensitive"]:
-        audit_test(target, report, params, predictor, test, predictions)
-    else:
-        print("fairness: data.sensitive is empty; nothing to audit")
+    with ExitStack() as cluster:
+        if partitioned_split(params["compute"]):  # the refit from sums over the parts, its decisions part by part
+            keys = [paths.ROW_ID, data["target"], *([data["group"]] if data["group"] else []), *data["sensitive"]]
+            test = read_parquet(paths.TEST, "split", columns=list(dict.fromkeys(keys)))
+            rows = RowsOnParts(cluster.enter_context(dask_client(params["compute"])), target)
+        else:
+            test = read_parquet(paths.TEST, "split")
+            rows = RowsInMemory(
+                lambda: final_features(paths.TRAIN), raw_matrix(test, *feature_columns(test.columns, data))
+            )
+        if not np.array_equal(test[paths.ROW_ID].to_numpy(), predictions[paths.ROW_ID].to_numpy()):
+            raise PipelineError(f"{paths.TEST_PREDICTIONS} does not match {paths.TEST}; rerun `dvc repro evaluate`")
+        if data["sensitive"]:
+            audit_test(target, report, params, predictor, test, predictions, rows)
+        else:
+            print("fairness: data.sensitive is empty; nothing to audit")
     FairnessReport(**report).write()
     write_csv(pd.DataFrame(plot_rows(target, report["attributes"]), columns=PLOT_COLUMNS), paths.FAIRNESS_PLOT)
 

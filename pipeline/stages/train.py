@@ -7,22 +7,32 @@ Sections cited: Ghent ML notes (seed 004): 3.4 Robust Validation Strategies (529
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+
 import pandas as pd
 
 from mllib import io as mlio
 from mllib.base import fit_with_groups, record_convergence
 from mllib.model_selection import evaluate_candidates
 from pipeline.core import build, paths
-from pipeline.core.compute import task_runner
+from pipeline.core.compute import dask_client, task_runner
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.frames import score_columns
-from pipeline.core.io import read_matrix, read_parquet, write_estimators, write_json, write_parquet
+from pipeline.core.io import read_json, read_parquet, write_estimators, write_json, write_parquet
 from pipeline.core.records import SearchReport, TrainMetrics
 from pipeline.core.task import Target
 from pipeline.steps import folds
 from pipeline.steps.comparison import choose_model
-from pipeline.steps.training import load_fold_data, out_of_fold_scores, pooled_score, search_model, search_reports
+from pipeline.steps.feature_blocks import INPUTS, BlockFolds, all_rows, final_features, partitioned_split
+from pipeline.steps.training import (
+    load_fold_data,
+    no_inputs,
+    out_of_fold_scores,
+    pooled_score,
+    search_model,
+    search_reports,
+)
 
 
 def main() -> None:
@@ -36,32 +46,51 @@ def main() -> None:
     splits = folds.splits_of(read_parquet(paths.FOLDS, "split"))
     y = target.encode(train[data["target"]])
     groups = train[data["group"]].to_numpy() if data["group"] else None
-    fold_data = load_fold_data(y, splits, groups)
     print(f"train: {target.task} target, {len(y)} rows, {len(splits)} splits")
-    with task_runner(params["compute"]) as run_tasks:
-        searched = {
+
+    def search(fold_data, run_tasks=None) -> dict:
+        return {
             name: search_model(name, params["model"], params["search"], fold_data, scorer, seed, run_tasks)
             for name in names
         }
-    name, comparison = choose_model(searched, splits, scorer, model_cfg["selection"])
-    results, best_i = searched[name]
-    no_skill = target.no_skill()
-    baseline = evaluate_candidates(no_skill, [{}], fold_data, scorer)[0]  # the same folds, the same scorer
-    best = results[best_i]
-    pooled = pooled_score(best, y, splits, scorer)
-    print(
-        f"train: best {name} {best['params']} ({scorer.name} {best['mean_valid_score']:.4f}, pooled out-of-fold "
-        f"{pooled['pooled']:.4f}); refitting on {len(y)} rows"
-    )
-    if pooled["note"]:
-        print(f"train: note: {pooled['note']}")
 
-    fold_models = [mlio.from_state(*state) for state in best["model_states"]]
-    score = out_of_fold_scores(fold_models, fold_data, splits, len(y), target)
-    del fold_data  # the last split's rows, before the whole training matrix is read
-    final_train = read_matrix(paths.FINAL_TRAIN_FEATURES, "features")
-    with record_convergence() as refit_stopped:
-        final = fit_with_groups(build.model(name, model_cfg, seed, **best["params"]), final_train, y, groups)
+    with ExitStack() as cluster:
+        if partitioned_split(params["compute"]):  # each fit's sums over the parts, where the parts are
+            build.check_fits_from_parts(names, model_cfg, target, seed)
+            client = cluster.enter_context(dask_client(params["compute"]))
+            inputs = read_json(INPUTS, "features")
+            fold_data = BlockFolds(client, splits, inputs, target)
+            searched = search(fold_data)
+
+            def refit(model):
+                final_rows = all_rows(client, paths.TRAIN, inputs, target, mlio.load(paths.FEATURE_TRANSFORMER))
+                return model.fit_blocks(final_rows)
+        else:
+            fold_data = load_fold_data(y, splits, groups)
+            with task_runner(params["compute"]) as run_tasks:
+                searched = search(fold_data, run_tasks)
+
+            def refit(model):
+                return fit_with_groups(model, final_features(paths.TRAIN), y, groups)
+
+        name, comparison = choose_model(searched, splits, scorer, model_cfg["selection"])
+        results, best_i = searched[name]
+        no_skill = target.no_skill()
+        baseline = evaluate_candidates(no_skill, [{}], no_inputs(y, splits), scorer)[0]  # the same folds and scorer
+        best = results[best_i]
+        pooled = pooled_score(best, y, splits, scorer)
+        print(
+            f"train: best {name} {best['params']} ({scorer.name} {best['mean_valid_score']:.4f}, pooled out-of-fold "
+            f"{pooled['pooled']:.4f}); refitting on {len(y)} rows"
+        )
+        if pooled["note"]:
+            print(f"train: note: {pooled['note']}")
+
+        fold_models = [mlio.from_state(*state) for state in best["model_states"]]
+        score = out_of_fold_scores(fold_models, fold_data, splits, len(y), target)
+        del fold_data  # the last split's rows, before the whole training set is fitted
+        with record_convergence() as refit_stopped:
+            final = refit(build.model(name, model_cfg, seed, **best["params"]))
     for message in refit_stopped:
         print(f"train: warning: the refit on all training rows stopped at its iteration cap: {message}")
     fold = folds.first_validating_split(splits, len(y))

@@ -5,12 +5,14 @@ validation.py      validate: the policies and the schema's checks on rows, in me
 cleaning.py        clean: duplicate rows and columns, impossible values, outliers, by the params' policies
 partitioned_cleaning.py  clean on parts: the facts that need every row (duplicates), then each part cleaned
 folds.py           split: the hold-out and the splits from the keys alone, their checks, the test fraction
+feature_blocks.py  features, train on parts: split rows as blocks on the cluster, features made when a stage reads
 training.py        train (and assess): one model's search over its grid on the fixed splits
 comparison.py      train, assess, evaluate: several models compared on the same folds (model.candidates)
 assessment.py      assess: leakage estimate, nested CV, single features, learning and validation curves
 calibration.py     calibrate: the calibration maps compared cross-fitted, the deployed classifier
 regression.py      calibrate, evaluate: the deployed regressor, its conformal intervals, its test metrics
 evaluation.py      evaluate: the test tables of the deployed predictor
+row_outputs.py     evaluate: what the metrics need of each test row (scores; predictions and intervals)
 fairness_audit.py  fairness: per-group rates, intervals, criteria, mitigation and reweighing
 explanations.py    explain: attributions in the raw columns of the user's data
 """

@@ -81,18 +81,25 @@ def row_level_scores(
     return scores
 
 
-def leakage_estimate(params: dict, y: np.ndarray, make_model, scorer, grouped_scores, stratify: bool) -> dict:
+def leakage_estimate(
+    params: dict, y: np.ndarray, make_model, scorer, grouped_scores, stratify: bool, raw_rows=None
+) -> dict:
     """assessment.json's "leakage": the chosen configuration scored by a row-level CV of the training rows (their
-    raw columns read here, and released after) beside the grouped CV's fold scores, with the inflation's interval
-    and a sentence; or why it was not estimated."""
+    raw columns read here, and released after; raw_rows(): (X_raw, numeric, categorical) of the assessed rows when
+    they are a sample) beside the grouped CV's fold scores (grouped_scores(): of the same rows), with the
+    inflation's interval and a sentence; or why it was not estimated."""
     data, seed = params["data"], params["seed"]
     if not data["group"] or not params["assess"]["leakage"]:
         why = "data.group is null (rows are independent)" if not data["group"] else "assess.leakage is false"
         return {"statement": f"not estimated: {why}"}
-    train = read_parquet(paths.TRAIN, "split")
-    numeric, categorical = feature_columns(train.columns, data)
-    X_raw = raw_matrix(train, numeric, categorical)
-    del train
+    if raw_rows is None:
+        train = read_parquet(paths.TRAIN, "split")
+        numeric, categorical = feature_columns(train.columns, data)
+        X_raw = raw_matrix(train, numeric, categorical)
+        del train
+    else:
+        X_raw, numeric, categorical = raw_rows()
+    grouped_scores = grouped_scores()
     row_scores = row_level_scores(
         X_raw,
         y,

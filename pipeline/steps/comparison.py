@@ -14,7 +14,7 @@ import numpy as np
 from mllib.comparison import corrected_resampled_t_test
 
 from ..core import build, paths
-from ..core.io import read_matrix
+from .feature_blocks import final_features
 
 
 def compare(
@@ -102,8 +102,7 @@ def versus_runner_up(
     if not comparison:
         return None
     runner = next(m for m in comparison["models"] if m["model"] == comparison["runner_up"])
-    X_train = read_matrix(paths.FINAL_TRAIN_FEATURES, "features")
-    X_test = read_matrix(paths.FINAL_TEST_FEATURES, "features")
+    X_train, X_test = final_features(paths.TRAIN), final_features(paths.TEST)
     other = build.model(runner["model"], model_cfg, seed, **runner["params"]).fit(X_train, y_train)
     return {
         "chosen": comparison["chosen"],

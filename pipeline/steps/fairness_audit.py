@@ -238,13 +238,26 @@ def fit_weighted(model, X: np.ndarray, y: np.ndarray, weights: np.ndarray) -> st
     return None
 
 
+class RowsInMemory:
+    """The training rows in the deployed features and the raw test rows, in this process: what the reweighed refit
+    is fitted on and judged on (the partitioned path's: pipeline/steps/feature_blocks.RowsOnParts)."""
+
+    def __init__(self, training_features, X_test):
+        self.training_features, self.X_test = training_features, X_test  # training_features(): read when refitted
+
+    def fit_weighted(self, model, y, weights) -> str | None:
+        return fit_weighted(model, self.training_features(), y, weights)
+
+    def decisions(self, predictor) -> np.ndarray:
+        return predictor.decide(predictor.predict_proba(self.X_test))["decision"]
+
+
 def reweighing(
     target: Classification,
     predictor,
-    Z_train,
+    rows,
     y_train,
     train_labels: dict,
-    X_test,
     y_test,
     test_labels: dict,
     deployed,
@@ -254,8 +267,8 @@ def reweighing(
 ) -> dict:
     """Kamiran-Calders weights w(g, y) = P(g) P(y) / P(g, y) over the intersection g of the sensitive attributes on
     all training rows; when `refit`, a clone of the deployed model refitted with them on the training rows in the
-    deployed features (Z_train, as the features stage wrote them), put in the deployed chain (same features,
-    calibrator and decision rule) and judged on test against the deployed decisions."""
+    deployed features (rows: RowsInMemory, or the parts'), put in the deployed chain (same features, calibrator and
+    decision rule) and judged on test against the deployed decisions."""
     joint = " & ".join(train_labels)
     weights = reweighing_weights(y_train, intersectional_groups(train_labels)[joint])
     report = {"groups": joint, "weights": weights["table"], "refit": refit}
@@ -263,11 +276,10 @@ def reweighing(
         return report
     model = clone(predictor.model)
     report.update(model=model_name, params=best_params)
-    reason = fit_weighted(model, Z_train, y_train, weights["weights"])
+    reason = rows.fit_weighted(model, y_train, weights["weights"])
     if reason:
         return {**report, "applied": False, "reason": reason}
-    reweighed = predictor.with_model(model)
-    after = reweighed.decide(reweighed.predict_proba(X_test))["decision"]
+    after = rows.decisions(predictor.with_model(model))
     gaps = {
         name: criterion_gaps(target, y_test, deployed, after, g)
         for name, g in intersectional_groups(test_labels).items()

@@ -72,26 +72,40 @@ def assemble_regressor(y: np.ndarray, pred: np.ndarray, fold: np.ndarray, cfg: d
     return predictor, report
 
 
-def test_report(
-    target: Regression, predictor: DeployedRegressor, X, y: np.ndarray, train_metrics: dict, y_train: np.ndarray
-) -> tuple[dict, dict, dict]:
-    """(test.json, plot rows, per-row columns) of the deployed regressor on the test rows, with the no-skill
-    baseline's metrics (the training rows' mean predicted for every test row) beside them."""
+def row_outputs(predictor: DeployedRegressor, X) -> dict[str, np.ndarray]:
+    """What the test report needs of the rows X: the predictions and the intervals of each method (computed where the
+    rows are: a part at a time on the partitioned path)."""
     pred = predictor.predict(X)
-    lower, upper = predictor.predict_interval(X, prediction=pred)
+    outputs = {"prediction": pred}
+    outputs["lower"], outputs["upper"] = predictor.predict_interval(X, prediction=pred)
+    if predictor.cv_plus is not None:
+        other = "split" if predictor.interval_method == "cv_plus" else "cv_plus"
+        outputs["other_lower"], outputs["other_upper"] = predictor.predict_interval(X, method=other, prediction=pred)
+    own = predictor.model_interval(X)
+    if own is not None:
+        outputs["model_lower"], outputs["model_upper"] = own
+    return outputs
+
+
+def test_report(
+    target: Regression, predictor: DeployedRegressor, outputs: dict, y: np.ndarray, train_metrics: dict, y_train
+) -> tuple[dict, dict, dict]:
+    """(test.json, plot rows, per-row columns) of the deployed regressor on the test rows (outputs: row_outputs of
+    them), with the no-skill baseline's metrics (the training rows' mean predicted for every test row) beside
+    them."""
+    pred, lower, upper = outputs["prediction"], outputs["lower"], outputs["upper"]
     intervals = {
         "deployed": predictor.interval_method,
         "coverage_target": predictor.coverage_,
         predictor.interval_method: interval_summary(y, lower, upper),
     }
-    other = "split" if predictor.interval_method == "cv_plus" else "cv_plus"
-    if predictor.cv_plus is not None:
-        intervals[other] = interval_summary(y, *predictor.predict_interval(X, method=other, prediction=pred))
-    own = predictor.model_interval(X)
-    if own is not None:
+    if "other_lower" in outputs:
+        other = "split" if predictor.interval_method == "cv_plus" else "cv_plus"
+        intervals[other] = interval_summary(y, outputs["other_lower"], outputs["other_upper"])
+    if "model_lower" in outputs:
         intervals["model"] = {
             "source": f"{type(predictor.model).__name__} predictive distribution, mean -/+ z std",
-            **interval_summary(y, *own),
+            **interval_summary(y, outputs["model_lower"], outputs["model_upper"]),
         }
     metrics = {
         "task": "regression",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from mllib.model_selection import (
+    BlockFold,
     FoldData,
     ParameterGrid,
     ParameterSampler,
@@ -14,22 +15,22 @@ from mllib.model_selection import (
     evaluate_candidates,
 )
 
-from ..core import build, paths
-from ..core.io import read_matrix
+from ..core import build
 from ..core.progress import Progress
-
-
-def split_matrix(k: int) -> np.ndarray:
-    """Every training row in the features fitted on split k's training part (memory-mapped: a split's rows are
-    read when it is reached). Module-level, so worker processes get it by name."""
-    return read_matrix(paths.fold_features(k), "features", mmap=True)
+from .feature_blocks import split_features
 
 
 def load_fold_data(y: np.ndarray, splits: list[tuple], groups=None) -> FoldData:
     """(X_train, y_train, X_valid, y_valid[, groups_train]) per split from the matrix the features stage fitted for
     it, read split by split (one in memory at a time); the training part's groups (data.group) go to models that
     cross-validate inside it (stacking). Worker processes get the path reader, not the matrices."""
-    return FoldData(split_matrix, y, splits, groups)
+    return FoldData(split_features, y, splits, groups)
+
+
+def no_inputs(y: np.ndarray, splits: list[tuple]) -> FoldData:
+    """The folds with one constant column for X: what a no-skill baseline (the target's no_skill: it ignores X) is
+    scored on, without reading the features."""
+    return FoldData(np.zeros((len(y), 1)), y, splits)
 
 
 def candidate_params(search: dict, model: str, seed: int) -> list[dict]:
@@ -48,10 +49,16 @@ def out_of_fold_scores(fold_models: list, fold_data: list[tuple], splits: list[t
     fold_scores here."""
 
     def predict(k, fit, valid):
-        X_valid = fold_data[k][2]  # split by split: one in memory at a time
-        return target.fold_scores(fold_models[k], X_valid)
+        fold = fold_data[k]  # split by split: one in memory at a time
+        if isinstance(fold, BlockFold):  # the validation rows' scores made where their parts are
+            return np.concatenate(fold.valid.map(_block_scores, fold_models[k], target))
+        return target.fold_scores(fold_models[k], fold[2])
 
     return cross_fit(predict, splits, n)
+
+
+def _block_scores(block, model, target) -> np.ndarray:
+    return target.fold_scores(model, block[0])
 
 
 def search_model(

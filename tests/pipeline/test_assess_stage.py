@@ -75,6 +75,47 @@ def test_above_max_refit_rows_nested_cv_and_the_validation_curve_say_why_they_di
     assert "outer_scores" in report["nested"] and "parameter" in report["validation_curve"]
 
 
+def test_above_max_rows_the_assessment_runs_on_whole_groups_and_says_so(assessed, tmp_path, monkeypatch, capsys):
+    """assess.max_rows below the training rows: a seeded sample of whole groups (never more rows than the limit), the
+    same splits restricted to it, the leakage estimate's grouped and row-level CVs both on the sample, the single
+    features scored on it, and the sample stated in assessment.json and the output; the same sample on a rerun."""
+    root = tmp_path / "p"
+    shutil.copytree(assessed, root)
+    params = yaml.safe_load((root / "params.yaml").read_text())
+    train = pd.read_parquet(root / paths.TRAIN)
+    limit = len(train) // 2
+    params["assess"].update(max_rows=limit, leakage=True, validation_curve={})
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    run_stages(root, monkeypatch, ["assess"])
+    report = json.loads((root / paths.ASSESSMENT).read_text())
+    said = capsys.readouterr().out
+    n = int(report["sample"].split(" of the ")[0].removeprefix("on ").replace(",", ""))
+    assert 0.9 * limit < n <= limit and f"{len(train):,} training rows (whole groups" in report["sample"]
+    assert report["sample"] in said
+    assert len(report["leakage"]["row_level_scores"]) == params["split"]["n_splits"]
+    search = json.loads((root / paths.SEARCH_REPORT).read_text())
+    assert report["leakage"]["grouped_scores"] != search["candidates"][search["best_index"]]["valid_scores"]
+    assert report["single_feature"]["scores"]
+    first = (root / paths.ASSESSMENT).read_bytes()
+    run_stages(root, monkeypatch, ["assess"])
+    assert (root / paths.ASSESSMENT).read_bytes() == first
+
+
+def test_stated_sample_takes_whole_groups_up_to_the_limit():
+    from pipeline.steps.feature_blocks import stated_sample, within
+
+    groups = np.repeat(np.arange(50), np.arange(1, 51))  # groups of 1 .. 50 rows
+    rows = stated_sample(len(groups), 300, seed=3, key=1, groups=groups)
+    assert rows.size <= 300 and np.all(np.diff(rows) > 0)
+    kept = set(groups[rows])
+    assert all(np.sum(groups[rows] == g) == np.sum(groups == g) for g in kept)  # whole groups
+    assert stated_sample(len(groups), 300, 3, 1, groups).tolist() == rows.tolist()
+    assert stated_sample(len(groups), 300, 4, 1, groups).tolist() != rows.tolist()
+    assert stated_sample(len(groups), len(groups), 3, 1, groups) is None
+    fit, valid = np.array([0, 2, 2, 5, 9]), np.array([1, 3])
+    assert [a.tolist() for a in within([(fit, valid)], np.array([2, 3, 9]))[0]] == [[0, 0, 2], [1]]
+
+
 def test_a_validation_curve_parameter_the_model_lacks_is_named(assessed, tmp_path, monkeypatch):
     root = tmp_path / "p"
     shutil.copytree(assessed, root)
@@ -134,7 +175,7 @@ def test_nested_cv_with_candidates_nests_the_choice_of_the_model(tmp_path, sampl
     from pipeline.core.task import Target
     from pipeline.steps import folds
     from pipeline.steps.comparison import compare
-    from pipeline.steps.training import split_matrix
+    from pipeline.steps.feature_blocks import split_features
 
     root = make_project(
         tmp_path,
@@ -157,7 +198,7 @@ def test_nested_cv_with_candidates_nests_the_choice_of_the_model(tmp_path, sampl
         train = pd.read_parquet(paths.TRAIN)
         y, groups = target.encode(train["binexp"]), train["zper"].to_numpy()
         fit, valid = folds.splits_of(pd.read_parquet(paths.FOLDS))[0]
-        X = split_matrix(0)
+        X = split_features(0)
         scorer = build.scorer("search.scoring", "auto", "binary")
         inner = inner_splitter(params["assess"]["inner_splits"], True, True, params["seed"])
         grids = {

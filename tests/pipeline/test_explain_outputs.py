@@ -14,6 +14,7 @@ import pytest
 from conftest import MODEL_STAGES, SHARED_STAGES, cost_matrix_at_a_step, make_project, run_stages
 
 from pipeline.core import paths
+from pipeline.steps.feature_blocks import stated_sample
 
 PDP_FEATURES = 2
 SMALL = {
@@ -118,3 +119,24 @@ def test_label_metric_explains_the_cost_matrix_decisions(featurised, sample_csv,
     assert (pd.read_parquet(root / paths.TEST_PREDICTIONS)["proba_1"] == t).any()
     # the unpermuted baseline scores exactly the decisions evaluate made (not those at evaluate.threshold 0.5)
     assert importance["baseline"] == test["accuracy"]
+
+
+def test_above_max_rows_explanations_use_a_stated_sample(featurised, sample_csv, tmp_path, monkeypatch, capsys):
+    """explain.max_rows below the test rows: permutation importance, the explained rows and the background come from
+    seeded samples of that many test and training rows, stated in both reports; the explained rows are named by
+    their positions in the test table."""
+    root = project(featurised, sample_csv, tmp_path, **{"model.name": "logistic_regression"})
+    run_stages(root, monkeypatch, MODEL_STAGES[:4])
+    n_test, n_train = len(pd.read_parquet(root / paths.TEST)), len(pd.read_parquet(root / paths.TRAIN))
+    limit = n_test // 3
+    make_project(root, sample_csv, **{**SMALL, "model.name": "logistic_regression", "explain.max_rows": limit})
+    run_stages(root, monkeypatch, ["explain"])
+    importance, attributions = read(root, paths.IMPORTANCE), read(root, paths.ATTRIBUTIONS)
+    stated = (
+        f"on {limit:,} of the {n_test:,} test rows (a seeded sample) and {limit:,} of the {n_train:,} training rows"
+    )
+    assert importance["sample"].startswith(stated) and attributions["sample"] == importance["sample"]
+    assert stated in capsys.readouterr().out
+    sampled = stated_sample(n_test, limit, seed=42, key=1)
+    assert len(attributions["rows"]) == 15 and set(attributions["rows"]) <= set(sampled.tolist())
+    assert max(attributions["rows"]) >= limit  # positions in the test table, not in the sample

@@ -182,7 +182,7 @@ def test_models_fit_on_blocks_held_by_the_workers(cluster_client):
     from mllib.regression import Ridge
     from pipeline.core.partitions import ClusterBlocks
 
-    held = ClusterBlocks.load(cluster_client, _cancer_block, 4, n_blocks=4)
+    held = ClusterBlocks.load(cluster_client, _cancer_block, list(range(4)), n_blocks=4)
     here = RowBlocks(_cancer_block(k, 4) for k in range(4))
     for model in (LogisticRegression(lam=0.3), LogisticRegression(lam=0.3, penalty="l1"), Ridge(lam=2.0)):
         on_cluster = model.fit_blocks(held).coef_

@@ -40,6 +40,7 @@ CONDITIONAL = {
     "train": {"search.n_iter", "model.selection", "compute.scheduler"},  # random search / model.candidates / dask
     "split": {"split.valid_size", *PARTITIONED},  # read by the shuffle strategies
     "features": {
+        *PARTITIONED,
         "features.expansion.params",
         "features.projection.params",  # read unless name: none
         "features.selection.params",

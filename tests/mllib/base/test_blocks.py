@@ -126,3 +126,87 @@ def test_imputer_and_scaler_from_blocks_equal_fit(strategy):
         from_blocks = StandardScaler().fit_blocks(uneven(whole, y, weights))
         np.testing.assert_allclose(from_blocks.mean_, scaler.mean_, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(from_blocks.var_, scaler.var_, rtol=1e-12, atol=1e-15)
+
+
+def test_standardized_target_blocks_equal_fit():
+    """The regressor the pipeline fits (ridge on the standardized target) from blocks: fit's mean, scale, coefficients
+    and predictions on the diabetes file, with weights."""
+    from mllib.regression import StandardizedTarget
+
+    X, y = load_diabetes(return_X_y=True)
+    w = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    whole = StandardizedTarget(Ridge(lam=3.0)).fit(X, y, sample_weight=w)
+    blocks = StandardizedTarget(Ridge(lam=3.0)).fit_blocks(uneven(X, y, w))
+    assert blocks.mean_ == pytest.approx(whole.mean_, rel=1e-13) and blocks.scale_ == pytest.approx(whole.scale_, 1e-13)
+    np.testing.assert_allclose(blocks.coef_, whole.coef_, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(blocks.predict(X), whole.predict(X), rtol=1e-11)
+    assert blocks.n_features_in_ == X.shape[1]
+
+
+def test_standardized_target_blocks_refuse_a_regressor_without_them():
+    from mllib.neighbors import KNeighborsRegressor
+    from mllib.regression import StandardizedTarget
+
+    X, y = load_diabetes(return_X_y=True)
+    with pytest.raises(ValueError, match="KNeighborsRegressor has no fit_blocks"):
+        StandardizedTarget(KNeighborsRegressor()).fit_blocks(uneven(X, y))
+
+
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_search_on_block_folds_equals_the_search_on_matrices(cancer, kind):
+    """evaluate_candidates on BlockFolds (fit_blocks, responses gathered block by block) gives the scores, the
+    validation responses and the fold models of the search on the same folds as matrices."""
+    from mllib.metrics import get_scorer
+    from mllib.model_selection import BlockFold, KFold, evaluate_candidates
+    from mllib.regression import StandardizedTarget
+
+    if kind == "classifier":
+        (X, y), estimator, scorer = cancer, LogisticRegression(), get_scorer("roc_auc")
+    else:
+        X, y = load_diabetes(return_X_y=True)
+        estimator, scorer = StandardizedTarget(Ridge()), get_scorer("r2")
+    splits = list(KFold(3, shuffle=True, random_state=0).split(X))
+    matrices = [(X[f], y[f], X[v], y[v]) for f, v in splits]
+    blocks = [BlockFold(uneven(X[f], y[f]), uneven(X[v], y[v])) for f, v in splits]
+    candidates = [{"lam": 0.1}, {"lam": 10.0}]
+    expected = evaluate_candidates(estimator, candidates, matrices, scorer, keep_models=True)
+    found = evaluate_candidates(estimator, candidates, blocks, scorer, keep_models=True)
+    for a, b in zip(expected, found):
+        np.testing.assert_allclose(b["valid_scores"], a["valid_scores"], rtol=1e-12)
+        np.testing.assert_allclose(b["train_scores"], a["train_scores"], rtol=1e-12)
+        for va, vb in zip(a["oof_values"], b["oof_values"]):
+            np.testing.assert_allclose(vb, va, rtol=1e-9, atol=1e-12)
+        assert a["rank"] == b["rank"] and len(b["model_states"]) == 3
+
+
+@pytest.mark.parametrize("settings", [{}, {"subsample": 0.7, "max_leaf_nodes": 7, "l2_regularization": 1.0}])
+def test_gradient_boosting_blocks_grow_fit_s_trees(settings):
+    """Gradient boosting from blocks (each column's bin thresholds from the column gathered alone, the blocks binned
+    where they are): the same thresholds, trees and predictions as fit on the rows put together, to the bit, for a
+    binary, a multinomial and a regression target (wine: three classes; diabetes), with weights."""
+    from mllib.gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
+
+    X_wine, y_wine = load_wine(return_X_y=True)
+    X_reg, y_reg = load_diabetes(return_X_y=True)
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(y_reg))
+    cases = [
+        (GradientBoostingClassifier, X_wine, (y_wine == 0).astype(int), None),
+        (GradientBoostingClassifier, X_wine, y_wine, None),
+        (GradientBoostingRegressor, X_reg, y_reg, w),
+    ]
+    for cls, X, y, weights in cases:
+        whole = cls(max_iter=20, **settings).fit(X, y, sample_weight=weights)
+        blocks = cls(max_iter=20, **settings).fit_blocks(uneven(X, y, weights))
+        np.testing.assert_array_equal(blocks.bin_thresholds_, whole.bin_thresholds_)
+        np.testing.assert_array_equal(blocks.node_feature_, whole.node_feature_)
+        np.testing.assert_array_equal(blocks.node_threshold_, whole.node_threshold_)
+        np.testing.assert_array_equal(blocks.node_value_, whole.node_value_)
+        np.testing.assert_array_equal(blocks.predict(X), whole.predict(X))
+
+
+def test_gradient_boosting_blocks_refuse_early_stopping():
+    from mllib.gradient_boosting import GradientBoostingClassifier
+
+    X, y = load_wine(return_X_y=True)
+    with pytest.raises(ValueError, match="early_stopping=False"):
+        GradientBoostingClassifier(early_stopping=True).fit_blocks(uneven(X, y))

@@ -37,7 +37,7 @@ def mean_log_loss(y01, raw):
 def test_bins_are_midpoints_below_max_bins_and_codes_agree_with_raw_thresholds():
     rng = np.random.default_rng(0)
     X = np.column_stack([rng.integers(0, 7, 300) * 0.5, rng.normal(size=300)])
-    thr, off = find_bin_thresholds(X, max_bins=16)
+    thr, off = find_bin_thresholds(X.T, max_bins=16)
     np.testing.assert_array_equal(thr[off[0] : off[1]], np.arange(6) * 0.5 + 0.25)  # 7 values: exact midpoints
     assert off[2] - off[1] == 15  # 300 distinct values: 16 quantile bins, 15 thresholds
     codes = bin_features(X, thr, off)

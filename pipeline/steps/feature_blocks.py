@@ -1,0 +1,210 @@
+"""The training and test rows of a partitioned split (pipeline/core/partitions.py) as blocks of model inputs held on
+the Dask workers, one block per part: the features stage fits each split's transformer from the raw inputs of the
+split's training rows (mergeable statistics: mllib's fit_blocks), and the train stage fits logistic regression and
+ridge from the rows' features, each part transformed by the split's transformer where it is. No process holds a
+whole matrix and no per-split matrix is written: a stage that still needs a whole matrix makes it from the rows
+and the fitted transformer (`split_features`, `final_features`), as the in-memory path reads it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from mllib.model_selection import BlockFold
+
+from ..core import paths
+from ..core.build import fits_from_blocks
+from ..core.frames import raw_matrix
+from ..core.io import read_estimators, read_json, read_matrix, read_parquet
+from ..core.partitions import ClusterBlocks, Parts, rows_by_part
+
+INPUTS = paths.FEATURES_DIR / "inputs.json"  # the partitioned path's record: the raw input columns, no matrices
+
+
+def partitioned_split(compute: dict) -> bool:
+    """Whether the split's tables are parts to be worked on the cluster (the split stage wrote parts, the dask
+    backend is chosen); on the local backend the parts are read as one table."""
+    return paths.TRAIN.is_dir() and compute["backend"] == "dask"
+
+
+def _input_block(k: int, rows: np.ndarray, weights=None, *, parts: Parts, numeric, categorical, target, transformer):
+    """(X, y, weights) of part k's rows `rows` (positions in the table): the raw inputs, or their features."""
+    frame = parts.read(k, [*numeric, *categorical, target.column]).loc[rows]
+    X = raw_matrix(frame, numeric, categorical)
+    return (X if transformer is None else transformer.transform(X)), target.encode(frame[target.column]), weights
+
+
+def row_blocks(
+    client, parts: Parts, rows: np.ndarray, inputs: dict, target, transformer=None, weights=None
+) -> ClusterBlocks:
+    """The rows `rows` (sorted positions in the table, repeats allowed) as blocks on the cluster, one per part that
+    holds some; inputs: {"numeric": [...], "categorical": [...]}; weights: optional, one per row of `rows`."""
+    shares = rows_by_part(rows, parts)
+    held = [k for k, share in enumerate(shares) if len(share)]
+    per_part = [shares]
+    if weights is not None:
+        per_part.append(np.split(np.asarray(weights, dtype=np.float64), np.cumsum([len(s) for s in shares])[:-1]))
+    return ClusterBlocks.load(
+        client, _input_block, held, *per_part, parts=parts, **inputs, target=target, transformer=transformer
+    )
+
+
+class BlockFolds:
+    """The fold_data of mllib.model_selection.evaluate_candidates for a partitioned split: fold k is a BlockFold of
+    split k's fitting and validation rows in the features of split k's transformer, loaded on the cluster when the
+    fold is reached (the previous fold released first)."""
+
+    def __init__(self, client, splits: list[tuple], inputs: dict, target):
+        self.client, self.splits, self.inputs, self.target = client, splits, inputs, target
+        self.parts = Parts.output(paths.TRAIN, "split")
+        self.transformers = read_estimators(paths.FOLD_FEATURES, "features")
+        self._last: tuple = (None, None)
+
+    def __len__(self) -> int:
+        return len(self.splits)
+
+    def __getitem__(self, k: int) -> BlockFold:
+        if self._last[0] != k:
+            self._last = (None, None)
+            fit, valid = (
+                row_blocks(self.client, self.parts, rows, self.inputs, self.target, self.transformers[k])
+                for rows in self.splits[k]
+            )
+            self._last = (k, BlockFold(fit, valid))
+        return self._last[1]
+
+
+def all_rows(client, table: Path, inputs: dict, target, transformer, weights=None) -> ClusterBlocks:
+    """Every row of a partitioned table (the split's train or test) in the transformer's features (weights: one per
+    row, or None)."""
+    parts = Parts.output(table, "split")
+    return row_blocks(client, parts, np.arange(len(parts)), inputs, target, transformer, weights)
+
+
+class RowsOnParts:
+    """The fairness stage's reweighed refit on the partitioned path (the in-memory path's:
+    pipeline/steps/fairness_audit.RowsInMemory): fitted from the training parts in the deployed features with a
+    weight per row, its decisions made part by part on the test parts."""
+
+    def __init__(self, client, target):
+        self.client, self.target, self.inputs = client, target, read_json(INPUTS, "features")
+
+    def fit_weighted(self, model, y, weights) -> str | None:
+        if not fits_from_blocks(model):
+            return f"not supported on parts: {type(model).__name__} needs every training row in one matrix"
+        from mllib import io as mlio
+
+        transformer = mlio.load(paths.FEATURE_TRANSFORMER)
+        try:
+            model.fit_blocks(all_rows(self.client, paths.TRAIN, self.inputs, self.target, transformer, weights))
+        except ValueError as exc:
+            return f"the weighted refit failed: {exc}"
+        return None
+
+    def decisions(self, predictor) -> np.ndarray:
+        return part_outputs(self.client, paths.TEST, self.inputs, _decisions, predictor)["decision"]
+
+
+def _decisions(predictor, X) -> dict:
+    return {"decision": predictor.decide(predictor.predict_proba(X))["decision"]}
+
+
+def _part_outputs(k: int, parts: Parts, inputs: dict, fn, args: tuple) -> dict:
+    frame = parts.read(k, [*inputs["numeric"], *inputs["categorical"]])
+    return fn(*args, raw_matrix(frame, inputs["numeric"], inputs["categorical"]))
+
+
+def part_outputs(client, table: Path, inputs: dict, fn, *args) -> dict[str, np.ndarray]:
+    """fn(*args, X) of every row of a partitioned table, computed part by part on the workers (X: a part's raw inputs;
+    fn returns {name: array with a row per input row}), put together in row order."""
+    parts = Parts.output(table, "split")
+    held = [k for k, n in enumerate(parts.rows) if n]
+    futures = client.map(_part_outputs, held, parts=parts, inputs=inputs, fn=fn, args=args, pure=False)
+    found = []
+    for k, future in enumerate(futures):
+        found.append(future.result())
+        futures[k] = None  # the worker lets go of the part's outputs once they are here
+    return {name: np.concatenate([part[name] for part in found]) for name in found[0]}
+
+
+def table_rows(table: Path) -> int:
+    """The rows of a split table (a file, or a directory of parts), from its metadata."""
+    import pyarrow.parquet as pq
+
+    if table.is_dir():
+        return len(Parts.output(table, "split"))
+    if not table.exists():
+        return len(read_parquet(table, "split", columns=[]))  # the missing file's message
+    return pq.ParquetFile(table).metadata.num_rows
+
+
+def stated_sample(n: int, max_rows: int | None, seed: int, key: int, groups=None) -> np.ndarray | None:
+    """Sorted positions of a seeded sample of at most max_rows of n rows (whole groups when `groups` gives each row's
+    group: groups in a seeded order while they fit), or None when all n rows are used. key: which sample, so two
+    samples of one seed are independent of each other and of the stage's other draws."""
+    if max_rows is None or n <= max_rows:
+        return None
+    rng = np.random.default_rng([seed, key])
+    if groups is None:
+        return np.sort(rng.choice(n, size=max_rows, replace=False))
+    _, group_of_row, sizes = np.unique(groups, return_inverse=True, return_counts=True)
+    order = rng.permutation(sizes.size)
+    kept = order[: max(1, int(np.searchsorted(np.cumsum(sizes[order]), max_rows, side="right")))]
+    return np.flatnonzero(np.isin(group_of_row, kept))
+
+
+def within(splits: list[tuple], rows: np.ndarray) -> list[tuple]:
+    """The splits restricted to the rows `rows` (sorted positions), as positions among them."""
+
+    def among(positions):
+        return np.searchsorted(rows, positions[np.isin(positions, rows)])
+
+    return [(among(fit), among(valid)) for fit, valid in splits]
+
+
+def read_rows(table: Path, rows: np.ndarray | None, columns: list[str] | None = None):
+    """The rows `rows` (sorted positions; None: all) of a split table, read a part at a time from a directory of
+    parts, so only the chosen rows are ever held."""
+    if rows is None or not table.is_dir():
+        frame = read_parquet(table, "split", columns=columns)
+        return frame if rows is None else frame.iloc[rows].reset_index(drop=True)
+    parts = Parts.output(table, "split")
+    import pandas as pd
+
+    shares = rows_by_part(rows, parts)
+    return pd.concat(
+        [parts.read(k, columns).loc[share] for k, share in enumerate(shares) if len(share)], ignore_index=True
+    )
+
+
+def transformed(transformers: list, X_raw, k: int) -> np.ndarray:
+    """Rows X_raw in the features of split k's transformer (assess's sample of the training rows)."""
+    return transformers[k].transform(X_raw)
+
+
+def split_features(k: int) -> np.ndarray:
+    """Every training row in the features fitted on split k's training part: the features stage's matrix, or on the
+    partitioned path (no matrix written) the rows transformed by split k's transformer. Module-level, so worker
+    processes get it by name."""
+    written = paths.fold_features(k)
+    if written.exists() or not INPUTS.exists():
+        return read_matrix(written, "features", mmap=True)
+    return _made(paths.TRAIN, read_estimators(paths.FOLD_FEATURES, "features")[k])
+
+
+def final_features(table: Path) -> np.ndarray:
+    """The training (paths.TRAIN) or test (paths.TEST) rows in the features fitted on every training row."""
+    written = paths.FINAL_TRAIN_FEATURES if table == paths.TRAIN else paths.FINAL_TEST_FEATURES
+    if written.exists() or not INPUTS.exists():
+        return read_matrix(written, "features")
+    from mllib import io as mlio
+
+    return _made(table, mlio.load(paths.FEATURE_TRANSFORMER))
+
+
+def _made(table: Path, transformer) -> np.ndarray:
+    inputs = read_json(INPUTS, "features")
+    frame = read_parquet(table, "split", columns=[*inputs["numeric"], *inputs["categorical"]])
+    return transformer.transform(raw_matrix(frame, inputs["numeric"], inputs["categorical"]))
