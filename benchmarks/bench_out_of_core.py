@@ -35,13 +35,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-STAGES = ["validate", "clean", "split", "features", "train"]
-OUTPUTS = {
-    "validate": ["data/interim/validated.parquet", "data/interim/quarantine.parquet"],
-    "clean": ["data/interim/clean.parquet"],
-    "split": ["data/processed/train.parquet", "data/processed/test.parquet", "data/processed/folds.parquet"],
-    "features": ["data/features", "models/features.npz", "models/fold_features"],
-    "train": ["models/model.npz", "models/fold_models", "data/predictions/oof.parquet"],
+STAGES = ["validate", "clean", "split", "features", "train", "assess", "calibrate", "evaluate", "fairness", "explain",
+          "report"]  # fmt: skip
+OUTPUTS = {  # each stage's declared outputs
+    name: [str(out if isinstance(out, str) else next(iter(out))) for out in stage.get("outs", [])]
+    for name, stage in yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"].items()
 }
 DATA_STAGES = ["validate", "clean", "split"]  # their outputs equal to the bit on both paths
 # the fitted features and models, relative to the value's size (at least 1): sums over parts and over the whole table
@@ -102,14 +100,16 @@ def run_stage(project: Path, stage: str) -> dict:
     }
 
 
-def project(root: Path, parts: Path, backend: str, workers: int) -> Path:
-    if root.exists():
-        shutil.rmtree(root)
-    (root / "data/raw").mkdir(parents=True)
-    (root / "data/raw/parts").mkdir()
-    for part in parts.iterdir():  # hard links: the data inside the project without a copy
-        os.link(part, root / "data/raw/parts" / part.name)
-    shutil.copy(ROOT / "data/raw/randhie.schema.yaml", root / "data/raw/randhie.schema.yaml")
+def project(root: Path, parts: Path, backend: str, workers: int, keep: bool = False) -> Path:
+    """A scratch project on the parts (keep: an earlier run's, its params brought up to this code's)."""
+    if not (keep and root.exists()):
+        if root.exists():
+            shutil.rmtree(root)
+        (root / "data/raw").mkdir(parents=True)
+        (root / "data/raw/parts").mkdir()
+        for part in parts.iterdir():  # hard links: the data inside the project without a copy
+            os.link(part, root / "data/raw/parts" / part.name)
+        shutil.copy(ROOT / "data/raw/randhie.schema.yaml", root / "data/raw/randhie.schema.yaml")
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     params["data"]["path"] = "data/raw/parts"
     params["compute"].update(backend=backend, n_workers=workers)
@@ -142,6 +142,10 @@ def same_outputs(a: Path, b: Path, stages: list[str]) -> dict:
                             relative = np.abs(x[key] - y[key]) / np.maximum(1.0, np.abs(x[key]))
                             largest = max(largest, float(np.max(relative, initial=0.0)))
             found[f"{stage} largest difference"] = largest
+    for name in ("train", "test", "calibration", "fairness"):
+        files = [p / f"reports/metrics/{name}.json" for p in (a, b)]
+        if all(f.exists() for f in files):
+            found[f"{name}.json largest difference"] = largest_difference(*(json.loads(f.read_text()) for f in files))
     if "train" in stages:
         metrics = [json.loads((p / "reports/metrics/train.json").read_text()) for p in (a, b)]
         found["cv_mean difference"] = abs(metrics[0]["cv_mean"] - metrics[1]["cv_mean"])
@@ -150,6 +154,24 @@ def same_outputs(a: Path, b: Path, stages: list[str]) -> dict:
         found["oof largest difference"] = float(np.nanmax(np.abs(oof[0] - oof[1])))
     found["within tolerance"] = all(v <= TOLERANCE for k, v in found.items() if "difference" in k)
     return found
+
+
+def largest_difference(a, b) -> float:
+    """The largest difference between the numbers of two JSON documents of the same shape, relative to the number's
+    size (at least 1); inf where their shapes or texts differ."""
+    if isinstance(a, dict):
+        if not isinstance(b, dict) or a.keys() != b.keys():
+            return float("inf")
+        return max((largest_difference(a[k], b[k]) for k in a), default=0.0)
+    if isinstance(a, list):
+        if not isinstance(b, list) or len(a) != len(b):
+            return float("inf")
+        return max((largest_difference(x, y) for x, y in zip(a, b)), default=0.0)
+    if isinstance(a, float) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        if a != a and b != b:  # both NaN
+            return 0.0
+        return abs(a - b) / max(1.0, abs(a))
+    return 0.0 if a == b else float("inf")
 
 
 def main() -> None:
@@ -161,7 +183,8 @@ def main() -> None:
     parser.add_argument("--in-memory-up-to", type=int, default=5_000_000)
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench_out_of_core"))
     parser.add_argument("--workers", type=int, default=2, help="compute.n_workers (the in-memory search's too)")
-    parser.add_argument("--stages", nargs="+", default=STAGES, choices=STAGES, help="a prefix of the stages")
+    parser.add_argument("--stages", nargs="+", default=STAGES, choices=STAGES, help="the stages, in pipeline order")
+    parser.add_argument("--keep", action="store_true", help="reuse the projects of an earlier run (later stages)")
     args = parser.parse_args()
     rows = []
     for size in args.sizes:
@@ -173,7 +196,8 @@ def main() -> None:
         for backend in ("dask", "local"):
             if backend == "local" and size > args.in_memory_up_to:
                 continue
-            paths[backend] = project(args.work / f"project_{size}_{backend}", parts.resolve(), backend, args.workers)
+            where = args.work / f"project_{size}_{backend}"
+            paths[backend] = project(where, parts.resolve(), backend, args.workers, keep=args.keep)
             for stage in args.stages:
                 row = {
                     "rows": size,
@@ -185,7 +209,9 @@ def main() -> None:
                 print(json.dumps(row), flush=True)
         if len(paths) == 2:
             print(f"{size} rows: {json.dumps(same_outputs(paths['dask'], paths['local'], args.stages))}", flush=True)
-    (args.work / "results.json").write_text(json.dumps(rows, indent=1))
+    results = args.work / "results.json"  # every run's rows, appended
+    earlier = json.loads(results.read_text()) if results.exists() else []
+    results.write_text(json.dumps(earlier + rows, indent=1))
 
 
 if __name__ == "__main__":

@@ -147,7 +147,14 @@ def read_parquet(path: Path | str, made_by: str, columns: list[str] | None = Non
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        parts = [pq.read_table(part, columns=columns) for part in output_parts(path)]
+        view = read_view(path)
+        if view is None:
+            parts = [pq.read_table(part, columns=columns) for part in output_parts(path)]
+        else:  # the kept rows of each source part
+            parts = [
+                pq.read_table(part, columns=columns).take(view_selection(path, k))
+                for k, part in enumerate(view["files"])
+            ]
         # a column without a value in one part (an empty quarantine) takes the others' type, as in one file
         table = pa.concat_tables(parts, promote_options="permissive")
         del parts
@@ -249,6 +256,48 @@ def check_inside(path: Path | str) -> Path:
 def output_parts(directory: Path | str) -> list[Path]:
     """The parts of a stage's partitioned output (pipeline/core/partitions.py), in order."""
     return sorted(Path(directory).glob("part-*.parquet"))
+
+
+VIEW = "view.json"  # a partitioned output that is some rows of another one's parts, not a copy of them
+
+
+def view_rows_file(k: int) -> str:
+    return f"rows-{k:05d}.npy"
+
+
+def write_view(directory: Path, output: Path | str, source: Path | str, counts: list[int]) -> None:
+    """Make `directory` (the staging of `output`, holding rows-00000.npy, ...: the positions kept in each of source's
+    parts) a view of the partitioned output `source` (named relative to `output`, so the view reads the same from any
+    working directory); the source parts' md5s are part of it, so the view changes whenever they do (DVC
+    reruns what reads it)."""
+    parts = output_parts(source)
+    md5s = []
+    for part in parts:
+        digest = hashlib.md5()
+        with open(part, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 24), b""):
+                digest.update(chunk)
+        md5s.append(digest.hexdigest())
+    of = os.path.relpath(Path(source).resolve(), Path(output).resolve().parent)
+    write_json({"of": of, "parts": [p.name for p in parts], "md5": md5s, "rows": counts}, directory / VIEW)
+
+
+def read_view(directory: Path | str) -> dict | None:
+    """A view's record (write_view), with `files`: the source parts; None when `directory` is not a view."""
+    record_file = Path(directory) / VIEW
+    if not record_file.is_file():
+        return None
+    record = json.loads(record_file.read_text())
+    files = [Path(directory).parent / record["of"] / name for name in record["parts"]]
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        raise PipelineError(f"{directory} keeps rows of {missing[0]}, which is missing; run `dvc repro split`")
+    return {**record, "files": files}
+
+
+def view_selection(directory: Path | str, k: int) -> np.ndarray:
+    """The positions a view keeps of its source's part k."""
+    return np.load(Path(directory) / view_rows_file(k))
 
 
 def read_dataset(path: Path | str, text_columns: list[str] = ()) -> pd.DataFrame:

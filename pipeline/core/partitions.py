@@ -28,7 +28,9 @@ from .io import (
     dataset_parts,
     output_parts,
     read_data_file,
+    read_view,
     staged_directory,
+    view_selection,
     write_parquet,
 )
 
@@ -55,10 +57,15 @@ class Parts:
     text_columns: tuple[str, ...] = ()
     shown: tuple[Path, ...] = ()  # the parts as messages name them (as given; the user's CSV parts): default `files`
     user_data: bool = True  # the user's parts (read with the data file's checks) or a stage's output
+    selection: Path | None = None  # a view (io.write_view): the directory naming the rows kept of each part
 
     @classmethod
     def output(cls, directory: Path | str, made_by: str) -> Parts:
-        """A stage's partitioned output."""
+        """A stage's partitioned output: its parts, or the kept rows of another output's parts (a view)."""
+        view = read_view(directory)
+        if view is not None:
+            parts = cls.of(view["files"])
+            return replace(parts, rows=tuple(view["rows"]), selection=Path(directory).resolve(), user_data=False)
         files = output_parts(directory)
         if not files:
             raise PipelineError(
@@ -100,6 +107,8 @@ class Parts:
             frame = _read_user_part(self.files[k], self.shown[k], self.text_columns)
         else:  # some columns only (the part's checks come with its whole read, on a worker)
             frame = pd.read_parquet(self.files[k], columns=columns)
+            if self.selection is not None:
+                frame = frame.iloc[view_selection(self.selection, k)]
             for column in set(self.text_columns) & set(frame.columns):
                 frame[column] = frame[column].map(as_text, na_action="ignore").astype(object)
         frame = frame.astype(self.dtypes[frame.columns].to_dict())
@@ -206,12 +215,18 @@ def rows_by_part(rows, parts: Parts) -> list:
 
 
 class ClusterBlocks:
-    """Blocks of rows held on the Dask cluster's workers, with mllib.base.RowBlocks's two methods: a model's
-    fit_blocks (logistic regression's Newton steps, ridge's Gram matrix) runs its per-block function where each block
-    is, and only the results (a loss, a gradient, a p x p matrix per block) come back, in block order."""
+    """Blocks of rows on the Dask cluster's workers, with mllib.base.RowBlocks's two methods: a model's fit_blocks
+    (logistic regression's Newton steps, ridge's Gram matrix, the feature steps' statistics) runs its per-block
+    function where each block is, and only the results (a loss, a gradient, a p x p matrix per block) come back, in
+    block order.
 
-    def __init__(self, client, futures: list):
-        self.client, self.futures = client, list(futures)
+    Held blocks (`load`) are made once and kept in the workers' memory: for the repeated passes of a search. Read
+    blocks (`read`) are a recipe: each pass makes every block anew from its part (load_block, then the transforms
+    applied so far) and lets it go, so a worker holds one part at a time, whatever the number of rows: for fits of
+    a few passes (the features)."""
+
+    def __init__(self, client, futures: list | None = None, recipe: tuple | None = None):
+        self.client, self.futures, self.recipe = client, list(futures or []), recipe
 
     @classmethod
     def load(cls, client, load_block, part_numbers: list[int], *per_part, **kwargs) -> ClusterBlocks:
@@ -221,9 +236,38 @@ class ClusterBlocks:
         shares = [client.scatter([items[k] for k in part_numbers]) for items in per_part]
         return cls(client, client.map(load_block, part_numbers, *shares, pure=False, **kwargs))
 
+    @classmethod
+    def read(cls, client, load_block, part_numbers: list[int], *per_part, **kwargs) -> ClusterBlocks:
+        """load's blocks as a recipe, made anew on each pass (the per-part items scattered once)."""
+        shares = [client.scatter([items[k] for k in part_numbers]) for items in per_part]
+        calls = [(k, [share[i] for share in shares]) for i, k in enumerate(part_numbers)]
+        return cls(client, recipe=(load_block, calls, kwargs, ()))
+
     def map(self, fn, *args) -> list:
-        futures = [self.client.submit(fn, block, *args, pure=False) for block in self.futures]
+        if self.recipe is None:
+            futures = [self.client.submit(fn, block, *args, pure=False) for block in self.futures]
+        else:
+            load_block, calls, kwargs, steps = self.recipe
+            futures = [
+                self.client.submit(_made_block, load_block, k, shares, kwargs, steps, fn, args, pure=False)
+                for k, shares in calls
+            ]
         return [future.result() for future in futures]
 
     def transform(self, fn, *args) -> ClusterBlocks:
-        return ClusterBlocks(self.client, [self.client.submit(fn, b, *args, pure=False) for b in self.futures])
+        if self.recipe is None:
+            return ClusterBlocks(self.client, [self.client.submit(fn, b, *args, pure=False) for b in self.futures])
+        load_block, calls, kwargs, steps = self.recipe
+        return ClusterBlocks(self.client, recipe=(load_block, calls, kwargs, (*steps, (fn, args))))
+
+
+def _made_block(load_block, k: int, shares: list, kwargs: dict, steps: tuple, fn, args: tuple):
+    """fn(block, *args) of a read block: part k's block made by load_block and the transforms so far, let go after
+    (the freed memory handed back, as after a part's task)."""
+    try:
+        block = load_block(k, *shares, **kwargs)
+        for step, step_args in steps:
+            block = step(block, *step_args)
+        return fn(block, *args)
+    finally:
+        _trim_heap()

@@ -6,7 +6,8 @@ here (data/processed/target.json), so every later stage encodes the target the s
 
 The splits are made from the row ids, the target and the group column alone (pipeline/steps/folds.split_rows), so
 a partitioned clean table (pipeline/core/partitions.py) gets the same splits as in memory: only those columns are
-read whole, and each part's training and test rows are written as parts on the Dask cluster.
+read whole, and the training and test tables are views of clean's parts (the positions each keeps of each part,
+pipeline/core/io.write_view), not copies of their rows.
 
 Sections cited: Ghent ML notes (seed 004): 3.3 Risks of Data Splitting and IID Assumption Fulfillment (505, 509)"""
 
@@ -15,34 +16,26 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.core import paths
-from pipeline.core.compute import dask_client
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
-from pipeline.core.io import read_parquet, write_parquet
-from pipeline.core.partitions import Parts, map_parts, rows_by_part, staged_outputs
+from pipeline.core.io import read_parquet, view_rows_file, write_parquet, write_view
+from pipeline.core.partitions import Parts, rows_by_part, staged_outputs
 from pipeline.steps.folds import split_rows
-
-
-def _write_part(k: int, files: dict, train: np.ndarray, test: np.ndarray, parts: Parts) -> None:
-    frame = parts.read(k)  # indexed by the rows' positions in the table
-    for name, rows in (("train", train), ("test", test)):
-        write_parquet(frame.loc[rows].reset_index(drop=True), files[name])
 
 
 def main() -> None:
     params = load_params()
     data, cfg = params["data"], params["split"]
-    if paths.CLEAN.is_dir():
-        # the cluster first: its workers start (fork) from this process while it is small
-        with (
-            dask_client(params["compute"]) as client,
-            staged_outputs({"train": paths.TRAIN, "test": paths.TEST}) as staged,
-        ):
-            keys = [paths.ROW_ID, data["target"], *([data["group"]] if data["group"] else [])]
-            made = split_rows(read_parquet(paths.CLEAN, "clean", columns=keys), data, cfg, params["seed"])
-            parts = Parts.output(paths.CLEAN, "clean")
-            shares = rows_by_part(made.train, parts), rows_by_part(made.test, parts)
-            map_parts(client, _write_part, len(parts.files), staged, *shares, parts=parts)
+    if paths.CLEAN.is_dir():  # views of clean's parts: the positions each split keeps, no copy of the rows
+        keys = [paths.ROW_ID, data["target"], *([data["group"]] if data["group"] else [])]
+        made = split_rows(read_parquet(paths.CLEAN, "clean", columns=keys), data, cfg, params["seed"])
+        parts = Parts.output(paths.CLEAN, "clean")
+        with staged_outputs({"train": paths.TRAIN, "test": paths.TEST}) as staged:
+            for name, rows, output in (("train", made.train, paths.TRAIN), ("test", made.test, paths.TEST)):
+                shares = rows_by_part(rows, parts)
+                for k, (share, start) in enumerate(zip(shares, parts.offsets)):
+                    np.save(staged[name] / view_rows_file(k), np.asarray(share - start, dtype=np.int64))
+                write_view(staged[name], output, paths.CLEAN, [len(share) for share in shares])
     else:
         df = read_parquet(paths.CLEAN, "clean")
         made = split_rows(df, data, cfg, params["seed"])

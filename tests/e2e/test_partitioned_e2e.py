@@ -80,11 +80,16 @@ def test_partitioned_run_equals_in_memory_run(tmp_path, model):
     root = make_parts_project(tmp_path, sample_with_traps(), data, "csv")
     set_params(root, **{"compute.backend": "dask", **MODELS[model]})
     git_repo(root)
+    sh(root, "dvc", "config", "--local", "cache.type", "hardlink,symlink")  # the cache holds no second copy
     first = repro(root)
     assert "in 3 parts" in first.stdout
-    for table in ("interim/validated", "interim/quarantine", "interim/clean", "processed/train", "processed/test"):
+    for table in ("interim/validated", "interim/quarantine", "interim/clean"):
         assert len(list((root / f"data/{table}.parquet").glob("part-*.parquet"))) == 3, table
+    for table in ("processed/train", "processed/test"):  # views: the rows each keeps of clean's parts
+        assert len(list((root / f"data/{table}.parquet").glob("rows-*.npy"))) == 3, table
     assert not list((root / "data/features").glob("*.npy"))  # no matrix written on the partitioned path
+    for part in (root / "data/interim/clean.parquet").glob("part-*.parquet"):
+        assert part.stat().st_nlink == 2, part  # the workspace's part is the cache's file
     assert "Data and pipelines are up to date" in sh(root, "dvc", "repro").stdout
     partitioned = output_md5s(root)
     kept = {path: contents(root / path) for path in COMPARED}

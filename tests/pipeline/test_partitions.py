@@ -48,7 +48,7 @@ def shared_cluster(cluster_client, monkeypatch):
     def opened(cfg):
         yield cluster_client
 
-    for stage in DATA_STAGES:
+    for stage in ("validate", "clean"):  # split's views need no cluster
         monkeypatch.setattr(f"pipeline.stages.{stage}.dask_client", opened)
 
 
@@ -66,7 +66,7 @@ def run_both(root: Path, monkeypatch) -> tuple[tuple, tuple]:
         (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
         run_stages(root, monkeypatch, DATA_STAGES)
         if backend == "dask":
-            assert all((root / t).is_dir() for t in TABLES[:5]), "the partitioned path writes parts"
+            assert all((root / t).is_dir() for t in TABLES[:5]), "the partitioned path writes parts (and views)"
             partitioned = outputs(root)
     return partitioned, outputs(root)
 
@@ -173,21 +173,30 @@ def _cancer_block(k: int, n_blocks: int):
     return X[rows], y[rows], None
 
 
-def test_models_fit_on_blocks_held_by_the_workers(cluster_client):
-    """Each worker loads its blocks; Newton's steps and the Gram matrix come back as sums (pipeline ClusterBlocks):
-    the same model as from the blocks in this process (the same sums in the same order; within 1e-12, as the test
-    process loads numpy before pipeline pins its CPU code paths, and the workers after)."""
+@pytest.mark.parametrize("how", ["load", "read"])
+def test_models_fit_on_blocks_held_by_the_workers(cluster_client, how):
+    """Each worker loads its blocks (held in memory, or read anew on each pass with the transforms so far); Newton's
+    steps and the Gram matrix come back as sums (pipeline ClusterBlocks): the same model as from the blocks in this
+    process (the same sums in the same order; within 1e-12, as the test process loads numpy before pipeline pins its
+    CPU code paths, and the workers after), and the default features fitted through a transform chain."""
     from mllib.base import RowBlocks
     from mllib.linear import LogisticRegression
     from mllib.regression import Ridge
     from pipeline.core.partitions import ClusterBlocks
 
-    held = ClusterBlocks.load(cluster_client, _cancer_block, list(range(4)), n_blocks=4)
+    held = getattr(ClusterBlocks, how)(cluster_client, _cancer_block, list(range(4)), n_blocks=4)
     here = RowBlocks(_cancer_block(k, 4) for k in range(4))
     for model in (LogisticRegression(lam=0.3), LogisticRegression(lam=0.3, penalty="l1"), Ridge(lam=2.0)):
         on_cluster = model.fit_blocks(held).coef_
         in_process = type(model)(**model.get_params()).fit_blocks(here).coef_
         np.testing.assert_allclose(on_cluster, in_process, rtol=0, atol=1e-12)
+    from mllib.base import Pipeline
+    from mllib.preprocessing import SimpleImputer, StandardScaler
+
+    chain = Pipeline([("impute", SimpleImputer()), ("scale", StandardScaler()), ("model", Ridge(lam=1.0))])
+    on_cluster = chain.fit_blocks(held).steps[-1][1].coef_
+    in_process = Pipeline([("impute", SimpleImputer()), ("scale", StandardScaler()), ("model", Ridge(lam=1.0))])
+    np.testing.assert_allclose(on_cluster, in_process.fit_blocks(here).steps[-1][1].coef_, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("backend", ["local", "dask"])

@@ -38,7 +38,7 @@ CONDITIONAL = {
     "validate": PARTITIONED,
     "clean": PARTITIONED,
     "train": {"search.n_iter", "model.selection", "compute.scheduler"},  # random search / model.candidates / dask
-    "split": {"split.valid_size", *PARTITIONED},  # read by the shuffle strategies
+    "split": {"split.valid_size"},  # read by the shuffle strategies
     "features": {
         *PARTITIONED,
         "features.expansion.params",
