@@ -104,7 +104,7 @@ class Features:
         write_json(inputs, staging / INPUTS.name)
 
         def rows_of(rows):
-            return row_blocks(client, parts, rows, inputs, target, held=False), None, None  # a few passes
+            return row_blocks(client, parts, rows, inputs, target), None, None
 
         return cls(params, target, staging, numeric, categorical, len(parts), rows_of, lambda *_, **__: None)
 

@@ -37,19 +37,19 @@ def _input_block(k: int, rows: np.ndarray, weights=None, *, parts: Parts, numeri
 
 
 def row_blocks(
-    client, parts: Parts, rows: np.ndarray, inputs: dict, target, transformer=None, weights=None, held=True
+    client, parts: Parts, rows: np.ndarray, inputs: dict, target, transformer=None, weights=None
 ) -> ClusterBlocks:
     """The rows `rows` (sorted positions in the table, repeats allowed) as blocks on the cluster, one per part that
-    holds some; inputs: {"numeric": [...], "categorical": [...]}; weights: optional, one per row of `rows`. held:
-    kept in the workers' memory (a search's many passes), else read from the parts on each pass (a worker holds one
-    part at a time)."""
+    holds some, kept in the workers' memory; inputs: {"numeric": [...], "categorical": [...]}; weights: optional, one
+    per row of `rows`."""
     shares = rows_by_part(rows, parts)
     kept = [k for k, share in enumerate(shares) if len(share)]
     per_part = [shares]
     if weights is not None:
         per_part.append(np.split(np.asarray(weights, dtype=np.float64), np.cumsum([len(s) for s in shares])[:-1]))
-    make = ClusterBlocks.load if held else ClusterBlocks.read
-    return make(client, _input_block, kept, *per_part, parts=parts, **inputs, target=target, transformer=transformer)
+    return ClusterBlocks.load(
+        client, _input_block, kept, *per_part, parts=parts, **inputs, target=target, transformer=transformer
+    )
 
 
 class BlockFolds:

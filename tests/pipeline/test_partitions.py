@@ -173,18 +173,17 @@ def _cancer_block(k: int, n_blocks: int):
     return X[rows], y[rows], None
 
 
-@pytest.mark.parametrize("how", ["load", "read"])
-def test_models_fit_on_blocks_held_by_the_workers(cluster_client, how):
-    """Each worker loads its blocks (held in memory, or read anew on each pass with the transforms so far); Newton's
-    steps and the Gram matrix come back as sums (pipeline ClusterBlocks): the same model as from the blocks in this
-    process (the same sums in the same order; within 1e-12, as the test process loads numpy before pipeline pins its
-    CPU code paths, and the workers after), and the default features fitted through a transform chain."""
+def test_models_fit_on_blocks_held_by_the_workers(cluster_client):
+    """Each worker loads its blocks; Newton's steps and the Gram matrix come back as sums (pipeline ClusterBlocks):
+    the same model as from the blocks in this process (the same sums in the same order; within 1e-12, as the test
+    process loads numpy before pipeline pins its CPU code paths, and the workers after), and a chain of feature steps
+    (each a transform recorded and applied on every later pass) fitted as in this process."""
     from mllib.base import RowBlocks
     from mllib.linear import LogisticRegression
     from mllib.regression import Ridge
     from pipeline.core.partitions import ClusterBlocks
 
-    held = getattr(ClusterBlocks, how)(cluster_client, _cancer_block, list(range(4)), n_blocks=4)
+    held = ClusterBlocks.load(cluster_client, _cancer_block, list(range(4)), n_blocks=4)
     here = RowBlocks(_cancer_block(k, 4) for k in range(4))
     for model in (LogisticRegression(lam=0.3), LogisticRegression(lam=0.3, penalty="l1"), Ridge(lam=2.0)):
         on_cluster = model.fit_blocks(held).coef_
