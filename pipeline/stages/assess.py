@@ -5,20 +5,17 @@ validation curve of one hyperparameter. The no-skill baselines are scored by tra
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 
-from mllib.model_selection import FoldData, evaluate_candidates
+from mllib.model_selection import FoldData
 from pipeline.core import build, paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
-from pipeline.core.frames import raw_matrix
-from pipeline.core.io import read_estimators, read_json, read_parquet, write_json
+from pipeline.core.io import read_json, write_json
 from pipeline.core.records import Assessment, FeaturesReport, SearchReport, TrainMetrics
 from pipeline.core.task import Target
-from pipeline.steps import folds
 from pipeline.steps.assessment import (
+    assessed_rows,
     diagnosed,
     leakage_estimate,
     leaky_features,
@@ -29,7 +26,6 @@ from pipeline.steps.assessment import (
     validation_sweep,
 )
 from pipeline.steps.comparison import compare
-from pipeline.steps.feature_blocks import read_rows, split_features, stated_sample, transformed, within
 from pipeline.steps.training import candidate_params
 
 
@@ -57,40 +53,18 @@ def main() -> None:
     sweep = cfg["validation_curve"].get(name)
     if sweep:
         build.check_hyperparameter_names(f"assess.validation_curve.{name}", name, sweep)
-    train = read_parquet(paths.TRAIN, "split", columns=[data["target"]] + ([data["group"]] if data["group"] else []))
-    y = target.encode(train[data["target"]])
-    groups = train[data["group"]].to_numpy() if data["group"] else None
-    splits = folds.splits_of(read_parquet(paths.FOLDS, "split"))
-    search_scores = search["candidates"][search["best_index"]]["valid_scores"]
-    grouped, raw_rows = (lambda: search_scores), None  # the search's own grouped fold scores
-    features_of = split_features  # every assessed row in split k's features
-    rows = stated_sample(len(y), cfg["max_rows"], seed, key=3, groups=groups)
-    if rows is not None:  # whole groups, in the fold transformers' features
-        sample = f"on {len(rows):,} of the {len(y):,} training rows (whole groups, a seeded sample): assess.max_rows"
-        print(f"assess: {sample}")
-        y, groups, splits = y[rows], None if groups is None else groups[rows], within(splits, rows)
-        inputs = FeaturesReport.read()
-        frame = read_rows(paths.TRAIN, rows, columns=[*inputs["numeric"], *inputs["categorical"]])
-        X_raw = raw_matrix(frame, inputs["numeric"], inputs["categorical"])
-        del frame
-        features_of = partial(transformed, read_estimators(paths.FOLD_FEATURES, "features"), X_raw)
-
-        def raw_rows():
-            return X_raw, inputs["numeric"], inputs["categorical"]
-
-        def grouped():  # the chosen configuration on the sample's grouped splits, beside its row-level CV
-            fold_data = FoldData(features_of, y, splits, groups)
-            return evaluate_candidates(make_model(), [{}], fold_data, scorer)[0]["valid_scores"]
-
+    rows = assessed_rows(cfg, data, target, seed)  # every training row, or a stated sample of whole groups
+    y, groups, splits, features_of = rows.y, rows.groups, rows.splits, rows.features_of
     fold_data = FoldData(features_of, y, splits, groups)
 
     def make_model(**hyperparameters):
         return build.model(name, params["model"], seed, **{**trained["best_params"], **hyperparameters})
 
     report = {"scoring": scorer.name, "model": name, "best_params": trained["best_params"]}
-    if rows is not None:
-        report["sample"] = sample
-    report["leakage"] = leakage_estimate(params, y, make_model, scorer, grouped, target.classifies, raw_rows)
+    if rows.sample:
+        report["sample"] = rows.sample
+    search_scores = search["candidates"][search["best_index"]]["valid_scores"]
+    report["leakage"] = leakage_estimate(params, rows, make_model, scorer, search_scores, target.classifies)
     report["single_feature"] = single_feature_check(cfg, target, features_of, y, splits, seed)
     print(f"assess: single features: {report['single_feature']['statement']}")
     too_large = refit_limit(cfg, len(y))  # why nested CV and the validation curve do not run, or None
@@ -117,10 +91,10 @@ def main() -> None:
         )
     else:
         print(f"assess: nested CV is {report['nested']['statement']}")
-    report["learning_curve"], rows = None, []
+    report["learning_curve"], curve_rows = None, []
     if cfg["learning_curve"]:
         curve = learning_curves(features_of, y, splits, make_model, scorer, cfg["train_fractions"], seed)
-        report["learning_curve"], rows = diagnosed(curve, scorer)
+        report["learning_curve"], curve_rows = diagnosed(curve, scorer)
     report["validation_curve"], sweep_rows = (
         {"statement": f"not run: assess.validation_curve has no entry for {name}"},
         [],
@@ -133,7 +107,7 @@ def main() -> None:
         sweep_rows = validation_sweep(make_model(), trained["best_params"], parameter, values, fold_data, scorer)
         report["validation_curve"] = {"parameter": parameter, "values": values}
     Assessment(**report).write()
-    write_json(rows, paths.LEARNING_CURVE)
+    write_json(curve_rows, paths.LEARNING_CURVE)
     write_json(sweep_rows, paths.SWEEP_CURVE)
 
 

@@ -13,19 +13,16 @@ import pandas as pd
 from mllib import io as mlio
 from mllib.calibration import NoCalibration
 from pipeline.core import paths
-from pipeline.core.compute import dask_client
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
-from pipeline.core.frames import feature_columns, raw_matrix
-from pipeline.core.io import read_json, read_parquet, write_csv, write_json, write_parquet
+from pipeline.core.io import read_parquet, write_csv, write_json, write_parquet
 from pipeline.core.records import TrainMetrics
 from pipeline.core.summaries import sensitive_groupings
 from pipeline.core.task import Classification, Regression, Target
 from pipeline.steps.comparison import versus_runner_up
 from pipeline.steps.evaluation import prediction_columns, rule_of, test_metrics
-from pipeline.steps.feature_blocks import INPUTS, part_outputs, partitioned_split
 from pipeline.steps.regression import test_report
-from pipeline.steps.row_outputs import row_outputs
+from pipeline.steps.row_outputs import test_outputs
 
 
 @singledispatch
@@ -104,13 +101,7 @@ def main() -> None:
     data = params["data"]
     target = Target.read(paths.TARGET)
     predictor = mlio.load(paths.PREDICTOR)
-    if partitioned_split(params["compute"]):  # the outputs made part by part on the cluster
-        test = read_parquet(paths.TEST, "split", columns=[paths.ROW_ID, data["target"], *data["sensitive"]])
-        with dask_client(params["compute"]) as client:
-            outputs = part_outputs(client, paths.TEST, read_json(INPUTS, "features"), row_outputs, target, predictor)
-    else:
-        test = read_parquet(paths.TEST, "split")
-        outputs = row_outputs(target, predictor, raw_matrix(test, *feature_columns(test.columns, data)))
+    test, outputs = test_outputs(params, target, predictor)
     y = target.encode(test[data["target"]])
     y_train = target.encode(read_parquet(paths.TRAIN, "split", columns=[data["target"]])[data["target"]])  # baseline
     trained = TrainMetrics.read()

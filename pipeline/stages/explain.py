@@ -28,23 +28,13 @@ from pipeline.core.records import PartialDependence
 from pipeline.core.task import Target
 from pipeline.steps.explanations import (
     after_features,
+    explained_tables,
     importance_report,
     importance_rows,
     pdp_curves,
     pdp_rows,
     row_attributions,
 )
-from pipeline.steps.feature_blocks import read_rows, stated_sample, table_rows
-
-
-def sample_statement(test_rows, n_test: int, train_rows, n_train: int) -> str | None:
-    """What the explanations were computed on when explain.max_rows cut a table, or None (every row)."""
-    parts = [
-        f"{len(rows):,} of the {n:,} {name} rows (a seeded sample)"
-        for rows, n, name in ((test_rows, n_test, "test"), (train_rows, n_train, "training"))
-        if rows is not None
-    ]
-    return f"on {' and '.join(parts)}: explain.max_rows" if parts else None
 
 
 def main() -> None:
@@ -53,13 +43,7 @@ def main() -> None:
     target = Target.read(paths.TARGET)
     classes = target.label_names()
     predictor = mlio.load(paths.PREDICTOR)
-    # at most explain.max_rows of each table, a seeded sample read part by part on the partitioned path
-    test_rows = stated_sample(table_rows(paths.TEST), cfg["max_rows"], seed, key=1)
-    train_rows = stated_sample(table_rows(paths.TRAIN), cfg["max_rows"], seed, key=2)
-    test, train = read_rows(paths.TEST, test_rows), read_rows(paths.TRAIN, train_rows)
-    sample = sample_statement(test_rows, table_rows(paths.TEST), train_rows, table_rows(paths.TRAIN))
-    if sample:
-        print(f"explain: {sample}")
+    test, train, test_rows, sample = explained_tables(cfg["max_rows"], seed)
     numeric, categorical = feature_columns(test.columns, data)
     names = numeric + categorical
     X, X_train = raw_matrix(test, numeric, categorical), raw_matrix(train, numeric, categorical)

@@ -8,7 +8,6 @@ targets get per-class rates, macro gaps and reweighing (pipeline/steps/fairness_
 
 from __future__ import annotations
 
-from contextlib import ExitStack
 from functools import singledispatch
 
 import numpy as np
@@ -16,17 +15,16 @@ import pandas as pd
 
 from mllib import io as mlio
 from pipeline.core import paths
-from pipeline.core.compute import dask_client
 from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
-from pipeline.core.frames import attribute_labels, feature_columns, raw_matrix, read_proba
+from pipeline.core.frames import attribute_labels, read_proba
 from pipeline.core.io import read_parquet, write_csv
 from pipeline.core.records import FairnessReport, TrainMetrics
 from pipeline.core.task import Classification, Regression, Target
 from pipeline.steps.fairness_audit import (
     PLOT_COLUMNS,
-    RowsInMemory,
     audit,
+    audited_rows,
     plot_rows,
     regression_fairness,
     report_header,
@@ -34,7 +32,6 @@ from pipeline.steps.fairness_audit import (
     summary_lines,
     threshold_mitigation,
 )
-from pipeline.steps.feature_blocks import RowsOnParts, final_features, partitioned_split
 
 
 @singledispatch
@@ -97,16 +94,7 @@ def main() -> None:
     predictor = mlio.load(paths.PREDICTOR)
     predictions = read_parquet(paths.TEST_PREDICTIONS, "evaluate")
     report = report_header(target, predictor, cfg, params["seed"], data["group"])
-    with ExitStack() as cluster:
-        if partitioned_split(params["compute"]):  # the refit from sums over the parts, its decisions part by part
-            keys = [paths.ROW_ID, data["target"], *([data["group"]] if data["group"] else []), *data["sensitive"]]
-            test = read_parquet(paths.TEST, "split", columns=list(dict.fromkeys(keys)))
-            rows = RowsOnParts(cluster.enter_context(dask_client(params["compute"])), target)
-        else:
-            test = read_parquet(paths.TEST, "split")
-            rows = RowsInMemory(
-                lambda: final_features(paths.TRAIN), raw_matrix(test, *feature_columns(test.columns, data))
-            )
+    with audited_rows(params, target) as (test, rows):
         if not np.array_equal(test[paths.ROW_ID].to_numpy(), predictions[paths.ROW_ID].to_numpy()):
             raise PipelineError(f"{paths.TEST_PREDICTIONS} does not match {paths.TEST}; rerun `dvc repro evaluate`")
         if data["sensitive"]:

@@ -7,21 +7,21 @@ Sections cited: Ghent ML notes (seed 004): 3.5 Analysis of Model Performance (56
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+
 import numpy as np
 
 from mllib import io as mlio
 from pipeline.core import build, paths
-from pipeline.core.build import fit_features
 from pipeline.core.compute import dask_client
 from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
-from pipeline.core.frames import feature_columns, raw_matrix
-from pipeline.core.io import read_parquet, staged_directory, write_estimators, write_json, write_matrix
-from pipeline.core.partitions import Parts
+from pipeline.core.io import read_parquet, staged_directory, write_estimators, write_json
 from pipeline.core.records import FeaturesReport
 from pipeline.core.task import Target
 from pipeline.steps import folds
-from pipeline.steps.feature_blocks import INPUTS, partitioned_split, row_blocks
+from pipeline.steps.feature_blocks import partitioned_split
+from pipeline.steps.feature_fits import Features
 
 
 def main() -> None:
@@ -39,14 +39,12 @@ def main() -> None:
     ):
         raise PipelineError(f"{paths.FOLDS} does not match {paths.TRAIN}; rerun `dvc repro split`")
     splits = folds.splits_of(membership)
-    with staged_directory(paths.FEATURES_DIR) as staging:
-        if partitioned_split(params["compute"]):
-            with dask_client(params["compute"]) as client:
-                made = Features.on_parts(client, params, target, staging)
-                fitted, final = made.fit_splits(splits)
+    with staged_directory(paths.FEATURES_DIR) as staging, ExitStack() as cluster:
+        if partitioned_split(params["compute"]):  # fitted from the parts on the cluster, no matrix written
+            made = Features.on_parts(cluster.enter_context(dask_client(params["compute"])), params, target, staging)
         else:
             made = Features.in_memory(params, target, staging)
-            fitted, final = made.fit_splits(splits)
+        fitted, final = made.fit_splits(splits)
         write_json(made.columns, staging / paths.FEATURE_NAMES.name)
     report = {"numeric": made.numeric, "categorical": made.categorical, "folds": made.report}
     report["final"] = {"n_fit_rows": made.n_rows, "features": made.columns[paths.FINAL_TRAIN_FEATURES.name]}
@@ -60,76 +58,6 @@ def main() -> None:
     mlio.save(final, paths.FEATURE_TRANSFORMER)
     write_estimators(fitted, paths.FOLD_FEATURES)
     FeaturesReport(**report).write()
-
-
-class Features:
-    """The features fitted per split and once on every training row, from the training table in memory (each
-    split's matrix written as it is made: one in memory at a time) or from its parts on the cluster (fitted from
-    mergeable statistics; no matrix written, pipeline/steps/feature_blocks.py)."""
-
-    def __init__(self, params: dict, target, staging, numeric, categorical, n_rows: int, rows_of, write):
-        self.cfg, self.seed, self.data = params["features"], params["seed"], params["data"]
-        self.target, self.staging, self.numeric, self.categorical = target, staging, numeric, categorical
-        self.n_rows, self.rows_of, self.write = n_rows, rows_of, write
-        self.columns, self.report = {}, {}
-
-    @classmethod
-    def in_memory(cls, params, target, staging) -> Features:
-        train = read_parquet(paths.TRAIN, "split")
-        numeric, categorical = feature_columns(train.columns, params["data"])
-        X_train = raw_matrix(train, numeric, categorical)
-        y = target.encode(train[params["data"]["target"]])
-        groups = train[params["data"]["group"]].to_numpy() if params["data"]["group"] else None
-        del train
-
-        def rows_of(rows):
-            return X_train[rows], y[rows], None if groups is None else groups[rows]
-
-        def write(transformer, name, final=False):
-            write_matrix(transformer.transform(X_train), staging / name)
-            if final:
-                test = read_parquet(paths.TEST, "split")
-                write_matrix(
-                    transformer.transform(raw_matrix(test, numeric, categorical)),
-                    staging / paths.FINAL_TEST_FEATURES.name,
-                )
-
-        return cls(params, target, staging, numeric, categorical, len(y), rows_of, write)
-
-    @classmethod
-    def on_parts(cls, client, params, target, staging) -> Features:
-        parts = Parts.output(paths.TRAIN, "split")
-        numeric, categorical = feature_columns(parts.columns, params["data"])
-        inputs = {"numeric": numeric, "categorical": categorical}
-        write_json(inputs, staging / INPUTS.name)
-
-        def rows_of(rows):
-            return row_blocks(client, parts, rows, inputs, target), None, None
-
-        return cls(params, target, staging, numeric, categorical, len(parts), rows_of, lambda *_, **__: None)
-
-    def fit_splits(self, splits) -> tuple[list, object]:
-        fitted = []
-        for k, (fit_rows, _) in enumerate(splits):
-            transformer, names = self._fit(fit_rows, f"the training part of split {k}")
-            fitted.append(transformer)
-            self.write(transformer, paths.fold_features(k).name)
-            self.columns[paths.fold_features(k).name] = names
-            self.report[str(k)] = {
-                "n_fit_rows": len(fit_rows),
-                "n_features": len(names),
-                **({"selected": names} if self.cfg["selection"]["name"] != "none" else {}),
-            }
-            print(f"features: split {k}: fitted on {len(fit_rows)} rows -> {len(names)} features")
-        final, names = self._fit(np.arange(self.n_rows), "the training set")
-        self.write(final, paths.FINAL_TRAIN_FEATURES.name, final=True)
-        for path in (paths.FINAL_TRAIN_FEATURES, paths.FINAL_TEST_FEATURES):
-            self.columns[path.name] = names
-        return fitted, final
-
-    def _fit(self, rows, where: str):
-        X, y, groups = self.rows_of(rows)
-        return fit_features(self.cfg, X, y, groups, self.numeric, self.categorical, where, self.seed)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ validation.py      validate: the policies and the schema's checks on rows, in me
 cleaning.py        clean: duplicate rows and columns, impossible values, outliers, by the params' policies
 partitioned_cleaning.py  clean on parts: the facts that need every row (duplicates), then each part cleaned
 folds.py           split: the hold-out and the splits from the keys alone, their checks, the test fraction
+feature_fits.py    features: each split's transformer fitted, in memory or from the parts
 feature_blocks.py  features, train on parts: split rows as blocks on the cluster, features made when a stage reads
 training.py        train (and assess): one model's search over its grid on the fixed splits
 comparison.py      train, assess, evaluate: several models compared on the same folds (model.candidates)

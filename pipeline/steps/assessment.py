@@ -45,12 +45,15 @@ Sections cited:
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from scipy.special import stdtrit
 
 from mllib.base import clone, fit_with_groups
 from mllib.model_selection import (
+    FoldData,
     GridSearch,
     evaluate_candidates,
     inner_splitter,
@@ -60,8 +63,11 @@ from mllib.model_selection import (
 
 from ..core import build, paths
 from ..core.frames import feature_columns, raw_matrix
-from ..core.io import read_parquet
+from ..core.io import read_estimators, read_parquet
 from ..core.progress import Progress
+from ..core.records import FeaturesReport
+from . import folds
+from .feature_blocks import read_rows, split_features, stated_sample, transformed, within
 
 
 def row_level_scores(
@@ -81,25 +87,71 @@ def row_level_scores(
     return scores
 
 
-def leakage_estimate(
-    params: dict, y: np.ndarray, make_model, scorer, grouped_scores, stratify: bool, raw_rows=None
-) -> dict:
-    """assessment.json's "leakage": the chosen configuration scored by a row-level CV of the training rows (their
-    raw columns read here, and released after; raw_rows(): (X_raw, numeric, categorical) of the assessed rows when
-    they are a sample) beside the grouped CV's fold scores (grouped_scores(): of the same rows), with the
-    inflation's interval and a sentence; or why it was not estimated."""
+@dataclass(frozen=True)
+class AssessedRows:
+    """The training rows assess works on: all of them, or above assess.max_rows a seeded sample of whole groups
+    (`sample` says so), in the fold transformers' features (features_of(k): every assessed row in split k's), with
+    the splits restricted to them; raw: (X_raw, numeric, categorical) of a sample."""
+
+    y: np.ndarray
+    groups: np.ndarray | None
+    splits: list
+    features_of: object
+    sample: str | None = None
+    raw: tuple | None = None
+
+    def grouped_scores(self, search_scores, make_model, scorer):
+        """The chosen configuration's grouped CV scores on these rows: the search's, or rerun on a sample's splits."""
+        if self.sample is None:
+            return search_scores
+        fold_data = FoldData(self.features_of, self.y, self.splits, self.groups)
+        return evaluate_candidates(make_model(), [{}], fold_data, scorer)[0]["valid_scores"]
+
+
+def assessed_rows(cfg: dict, data: dict, target, seed: int) -> AssessedRows:
+    """The training rows, or a seeded sample of whole groups of at most assess.max_rows rows (read part by part on
+    the partitioned path)."""
+    keys = [data["target"]] + ([data["group"]] if data["group"] else [])
+    train = read_parquet(paths.TRAIN, "split", columns=keys)
+    y = target.encode(train[data["target"]])
+    groups = train[data["group"]].to_numpy() if data["group"] else None
+    splits = folds.splits_of(read_parquet(paths.FOLDS, "split"))
+    rows = stated_sample(len(y), cfg["max_rows"], seed, key=3, groups=groups)
+    if rows is None:
+        return AssessedRows(y, groups, splits, split_features)
+    sample = f"on {len(rows):,} of the {len(y):,} training rows (whole groups, a seeded sample): assess.max_rows"
+    print(f"assess: {sample}")
+    inputs = FeaturesReport.read()
+    frame = read_rows(paths.TRAIN, rows, columns=[*inputs["numeric"], *inputs["categorical"]])
+    X_raw = raw_matrix(frame, inputs["numeric"], inputs["categorical"])
+    features_of = partial(transformed, read_estimators(paths.FOLD_FEATURES, "features"), X_raw)
+    return AssessedRows(
+        y[rows],
+        None if groups is None else groups[rows],
+        within(splits, rows),
+        features_of,
+        sample,
+        (X_raw, inputs["numeric"], inputs["categorical"]),
+    )
+
+
+def leakage_estimate(params: dict, rows: AssessedRows, make_model, scorer, search_scores, stratify: bool) -> dict:
+    """assessment.json's "leakage": the chosen configuration scored by a row-level CV of the assessed training rows
+    (their raw columns read here and released after, or the sample's) beside the grouped CV's fold scores of the same
+    rows, with the inflation's interval and a sentence; or why it was not estimated."""
     data, seed = params["data"], params["seed"]
     if not data["group"] or not params["assess"]["leakage"]:
         why = "data.group is null (rows are independent)" if not data["group"] else "assess.leakage is false"
         return {"statement": f"not estimated: {why}"}
-    if raw_rows is None:
+    if rows.raw is None:
         train = read_parquet(paths.TRAIN, "split")
         numeric, categorical = feature_columns(train.columns, data)
         X_raw = raw_matrix(train, numeric, categorical)
         del train
     else:
-        X_raw, numeric, categorical = raw_rows()
-    grouped_scores = grouped_scores()
+        X_raw, numeric, categorical = rows.raw
+    grouped_scores = rows.grouped_scores(search_scores, make_model, scorer)
+    y = rows.y
     row_scores = row_level_scores(
         X_raw,
         y,

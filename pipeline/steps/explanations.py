@@ -31,8 +31,10 @@ from mllib.explain import (
     tree_shap,
 )
 
+from ..core import paths
 from ..core.errors import PipelineError
 from ..core.progress import Progress
+from .feature_blocks import read_rows, stated_sample, table_rows
 
 
 def raw_column_of(encoded: list[str], raw: list[str]) -> np.ndarray | None:
@@ -344,3 +346,20 @@ def row_attributions(predictor, X, X_train, names, classes, target, cfg: dict, s
         print(f"explain: surrogate tree (depth {sur['depth']}, {sur['n_leaves']} leaves): fidelity on test "
               f"{sur['fidelity']:.3f} ({sur['fidelity_metric']})")  # fmt: skip
     return rows, attributions
+
+
+def explained_tables(max_rows: int | None, seed: int) -> tuple:
+    """(test rows, training rows, the test sample's positions or None, what the sample statement says or None): at
+    most explain.max_rows of each table, a seeded sample read part by part on the partitioned path."""
+    n_test, n_train = table_rows(paths.TEST), table_rows(paths.TRAIN)
+    test_rows = stated_sample(n_test, max_rows, seed, key=1)
+    train_rows = stated_sample(n_train, max_rows, seed, key=2)
+    parts = [
+        f"{len(rows):,} of the {n:,} {name} rows (a seeded sample)"
+        for rows, n, name in ((test_rows, n_test, "test"), (train_rows, n_train, "training"))
+        if rows is not None
+    ]
+    sample = f"on {' and '.join(parts)}: explain.max_rows" if parts else None
+    if sample:
+        print(f"explain: {sample}")
+    return read_rows(paths.TEST, test_rows), read_rows(paths.TRAIN, train_rows), test_rows, sample

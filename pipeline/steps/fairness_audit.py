@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from contextlib import contextmanager
 from functools import singledispatch
 
 import numpy as np
@@ -34,10 +35,13 @@ from mllib.fairness import (
 )
 
 from ..core import paths
-from ..core.frames import attribute_labels
-from ..core.io import read_parquet
+from ..core.build import fits_from_blocks
+from ..core.compute import dask_client
+from ..core.frames import attribute_labels, feature_columns, raw_matrix
+from ..core.io import read_json, read_parquet
 from ..core.summaries import GROUP_RATES
 from ..core.task import Binary, Classification, Multiclass, Regression, Target
+from .feature_blocks import INPUTS, all_rows, final_features, part_outputs, partitioned_split
 
 NOT_DEFINED_FOR_REGRESSION = (
     "not defined for regression targets: demographic parity, equal opportunity, equalized odds and predictive parity "
@@ -238,9 +242,25 @@ def fit_weighted(model, X: np.ndarray, y: np.ndarray, weights: np.ndarray) -> st
     return None
 
 
+@contextmanager
+def audited_rows(params: dict, target):
+    """(the test rows: their row ids, target, group and sensitive columns at least; the rows the reweighed refit is
+    fitted and judged on: RowsInMemory, or RowsOnParts on the cluster on the partitioned path)."""
+    data = params["data"]
+    if not partitioned_split(params["compute"]):
+        test = read_parquet(paths.TEST, "split")
+        X_test = raw_matrix(test, *feature_columns(test.columns, data))
+        yield test, RowsInMemory(lambda: final_features(paths.TRAIN), X_test)
+        return
+    keys = [paths.ROW_ID, data["target"], *([data["group"]] if data["group"] else []), *data["sensitive"]]
+    test = read_parquet(paths.TEST, "split", columns=list(dict.fromkeys(keys)))
+    with dask_client(params["compute"]) as client:
+        yield test, RowsOnParts(client, target)
+
+
 class RowsInMemory:
     """The training rows in the deployed features and the raw test rows, in this process: what the reweighed refit
-    is fitted on and judged on (the partitioned path's: pipeline/steps/feature_blocks.RowsOnParts)."""
+    is fitted on and judged on (the partitioned path's: RowsOnParts)."""
 
     def __init__(self, training_features, X_test):
         self.training_features, self.X_test = training_features, X_test  # training_features(): read when refitted
@@ -250,6 +270,33 @@ class RowsInMemory:
 
     def decisions(self, predictor) -> np.ndarray:
         return predictor.decide(predictor.predict_proba(self.X_test))["decision"]
+
+
+class RowsOnParts:
+    """The reweighed refit on the partitioned path (RowsInMemory's counterpart): fitted from the training parts in
+    the deployed features with a weight per row, its decisions made part by part on the test parts."""
+
+    def __init__(self, client, target):
+        self.client, self.target, self.inputs = client, target, read_json(INPUTS, "features")
+
+    def fit_weighted(self, model, y, weights) -> str | None:
+        if not fits_from_blocks(model):
+            return f"not supported on parts: {type(model).__name__} needs every training row in one matrix"
+        from mllib import io as mlio
+
+        transformer = mlio.load(paths.FEATURE_TRANSFORMER)
+        try:
+            model.fit_blocks(all_rows(self.client, paths.TRAIN, self.inputs, self.target, transformer, weights))
+        except ValueError as exc:
+            return f"the weighted refit failed: {exc}"
+        return None
+
+    def decisions(self, predictor) -> np.ndarray:
+        return part_outputs(self.client, paths.TEST, self.inputs, _decisions, predictor)["decision"]
+
+
+def _decisions(predictor, X) -> dict:
+    return {"decision": predictor.decide(predictor.predict_proba(X))["decision"]}
 
 
 def reweighing(

@@ -15,7 +15,6 @@ import numpy as np
 from mllib.model_selection import BlockFold
 
 from ..core import paths
-from ..core.build import fits_from_blocks
 from ..core.frames import raw_matrix
 from ..core.io import read_estimators, read_json, read_matrix, read_parquet
 from ..core.partitions import ClusterBlocks, Parts, rows_by_part
@@ -82,34 +81,6 @@ def all_rows(client, table: Path, inputs: dict, target, transformer, weights=Non
     row, or None)."""
     parts = Parts.output(table, "split")
     return row_blocks(client, parts, np.arange(len(parts)), inputs, target, transformer, weights)
-
-
-class RowsOnParts:
-    """The fairness stage's reweighed refit on the partitioned path (the in-memory path's:
-    pipeline/steps/fairness_audit.RowsInMemory): fitted from the training parts in the deployed features with a
-    weight per row, its decisions made part by part on the test parts."""
-
-    def __init__(self, client, target):
-        self.client, self.target, self.inputs = client, target, read_json(INPUTS, "features")
-
-    def fit_weighted(self, model, y, weights) -> str | None:
-        if not fits_from_blocks(model):
-            return f"not supported on parts: {type(model).__name__} needs every training row in one matrix"
-        from mllib import io as mlio
-
-        transformer = mlio.load(paths.FEATURE_TRANSFORMER)
-        try:
-            model.fit_blocks(all_rows(self.client, paths.TRAIN, self.inputs, self.target, transformer, weights))
-        except ValueError as exc:
-            return f"the weighted refit failed: {exc}"
-        return None
-
-    def decisions(self, predictor) -> np.ndarray:
-        return part_outputs(self.client, paths.TEST, self.inputs, _decisions, predictor)["decision"]
-
-
-def _decisions(predictor, X) -> dict:
-    return {"decision": predictor.decide(predictor.predict_proba(X))["decision"]}
 
 
 def _part_outputs(k: int, parts: Parts, inputs: dict, fn, args: tuple) -> dict:

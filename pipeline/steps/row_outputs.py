@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from functools import singledispatch
 
+from ..core import paths
+from ..core.compute import dask_client
+from ..core.frames import feature_columns, raw_matrix
+from ..core.io import read_json, read_parquet
 from ..core.task import Classification, Regression, Target
+from .feature_blocks import INPUTS, part_outputs, partitioned_split
 from .regression import row_outputs as regression_outputs
 
 
@@ -25,3 +30,16 @@ def classification_outputs(target: Classification, predictor, X) -> dict:
 @row_outputs.register
 def regressor_outputs(target: Regression, predictor, X) -> dict:
     return regression_outputs(predictor, X)
+
+
+def test_outputs(params: dict, target: Target, predictor) -> tuple:
+    """(the test rows: their row ids, target and sensitive columns at least; row_outputs of every test row), made
+    part by part on the cluster on the partitioned path."""
+    data = params["data"]
+    if not partitioned_split(params["compute"]):
+        test = read_parquet(paths.TEST, "split")
+        return test, row_outputs(target, predictor, raw_matrix(test, *feature_columns(test.columns, data)))
+    test = read_parquet(paths.TEST, "split", columns=[paths.ROW_ID, data["target"], *data["sensitive"]])
+    with dask_client(params["compute"]) as client:
+        inputs = read_json(INPUTS, "features")
+        return test, part_outputs(client, paths.TEST, inputs, row_outputs, target, predictor)

@@ -1,0 +1,82 @@
+"""The features stage's fits: each split's transformer on the split's training part and one on every training row,
+from the training table in memory (each matrix written as it is made) or from its parts on the cluster (fitted from
+mergeable statistics, no matrix written: pipeline/steps/feature_blocks.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import paths
+from ..core.build import fit_features
+from ..core.frames import feature_columns, raw_matrix
+from ..core.io import read_parquet, write_json, write_matrix
+from ..core.partitions import Parts
+from .feature_blocks import INPUTS, row_blocks
+
+
+class Features:
+    """The features fitted per split and once on every training row (rows_of: the rows to fit on; write: what a
+    fitted transformer leaves on disk)."""
+
+    def __init__(self, params: dict, numeric: list, categorical: list, n_rows: int, rows_of, write):
+        self.cfg, self.seed, self.numeric, self.categorical = params["features"], params["seed"], numeric, categorical
+        self.n_rows, self.rows_of, self.write = n_rows, rows_of, write
+        self.columns, self.report = {}, {}
+
+    @classmethod
+    def in_memory(cls, params, target, staging) -> Features:
+        train = read_parquet(paths.TRAIN, "split")
+        numeric, categorical = feature_columns(train.columns, params["data"])
+        X_train = raw_matrix(train, numeric, categorical)
+        y = target.encode(train[params["data"]["target"]])
+        groups = train[params["data"]["group"]].to_numpy() if params["data"]["group"] else None
+        del train
+
+        def rows_of(rows):
+            return X_train[rows], y[rows], None if groups is None else groups[rows]
+
+        def write(transformer, name, final=False):
+            write_matrix(transformer.transform(X_train), staging / name)
+            if final:
+                test = read_parquet(paths.TEST, "split")
+                write_matrix(
+                    transformer.transform(raw_matrix(test, numeric, categorical)),
+                    staging / paths.FINAL_TEST_FEATURES.name,
+                )
+
+        return cls(params, numeric, categorical, len(y), rows_of, write)
+
+    @classmethod
+    def on_parts(cls, client, params, target, staging) -> Features:
+        parts = Parts.output(paths.TRAIN, "split")
+        numeric, categorical = feature_columns(parts.columns, params["data"])
+        inputs = {"numeric": numeric, "categorical": categorical}
+        write_json(inputs, staging / INPUTS.name)
+
+        def rows_of(rows):
+            return row_blocks(client, parts, rows, inputs, target), None, None
+
+        return cls(params, numeric, categorical, len(parts), rows_of, lambda *_, **__: None)
+
+    def fit_splits(self, splits) -> tuple[list, object]:
+        fitted = []
+        for k, (fit_rows, _) in enumerate(splits):
+            transformer, names = self._fit(fit_rows, f"the training part of split {k}")
+            fitted.append(transformer)
+            self.write(transformer, paths.fold_features(k).name)
+            self.columns[paths.fold_features(k).name] = names
+            self.report[str(k)] = {
+                "n_fit_rows": len(fit_rows),
+                "n_features": len(names),
+                **({"selected": names} if self.cfg["selection"]["name"] != "none" else {}),
+            }
+            print(f"features: split {k}: fitted on {len(fit_rows)} rows -> {len(names)} features")
+        final, names = self._fit(np.arange(self.n_rows), "the training set")
+        self.write(final, paths.FINAL_TRAIN_FEATURES.name, final=True)
+        for path in (paths.FINAL_TRAIN_FEATURES, paths.FINAL_TEST_FEATURES):
+            self.columns[path.name] = names
+        return fitted, final
+
+    def _fit(self, rows, where: str):
+        X, y, groups = self.rows_of(rows)
+        return fit_features(self.cfg, X, y, groups, self.numeric, self.categorical, where, self.seed)
