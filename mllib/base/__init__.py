@@ -31,6 +31,7 @@ from .estimator import (
     record_convergence,
     takes_groups,
 )
+from .groups import GroupLabels, group_index
 from .mixed import MixedMatrix
 from .validation import (
     check_1d,
@@ -93,6 +94,8 @@ __all__ = [
     "check_scores",
     "check_probabilities",
     "check_groups",
+    "GroupLabels",
+    "group_index",
     "fit_with_groups",
     "takes_groups",
 ]

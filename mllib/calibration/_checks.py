@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import check_binary_labels, check_groups, check_probabilities, check_scores
+from ..base import check_binary_labels, check_probabilities, check_scores, group_index
 
-__all__ = ["check_binary", "check_groups", "check_probabilities", "check_scores"]
+__all__ = ["check_binary", "check_probabilities", "check_scores", "group_index"]
 
 
 def check_binary(y, n_samples: int, name: str = "y") -> np.ndarray:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import to_python
-from ._checks import check_binary, check_groups, check_probabilities
+from ._checks import check_binary, check_probabilities, group_index
 from .reliability import reliability_curve
 
 
@@ -65,8 +65,7 @@ def group_calibration_summary(y_true, proba, groups, n_bins: int = 10, strategy:
     """
     p = check_probabilities(proba)
     y = check_binary(y_true, p.shape[0], name="y_true")
-    g = check_groups(groups, p.shape[0])
-    values, inverse = np.unique(g, return_inverse=True)
+    values, inverse = group_index(groups, p.shape[0])
     return {
         to_python(value): calibration_summary(y[inverse == i], p[inverse == i], n_bins=n_bins, strategy=strategy)
         for i, value in enumerate(values)

@@ -1,7 +1,7 @@
-"""Input checks of the fairness modules (the group check is the shared one of mllib.base)."""
+"""Input checks of the fairness modules (the group checks are the shared ones of mllib.base)."""
 
 from __future__ import annotations
 
-from ..base import check_groups
+from ..base import GroupLabels, check_groups, group_index
 
-__all__ = ["check_groups"]
+__all__ = ["GroupLabels", "check_groups", "group_index"]

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..base import check_binary_labels, check_int, check_probabilities, check_random_state, safe_divide, to_python
 from ..calibration.reliability import assign_bins, bin_edges
-from ._checks import check_groups
+from ._checks import GroupLabels, check_groups, group_index
 
 METRICS = ("base_rate", "selection_rate", "tpr", "fpr", "precision", "accuracy")
 CRITERIA = {
@@ -40,21 +40,36 @@ CRITERIA = {
 def intersectional_groups(attributes: dict) -> dict:
     """Every sensitive attribute on its own and every combination of two or more of them.
 
-    attributes: {name: one value per row}. Returns {name: labels}: single attributes keep their values;
-    a combination is named "a & b" with labels "a=x,b=y" (strings), one per row.
+    attributes: {name: one value per row, or GroupLabels}. Returns {name: labels}: single attributes as given;
+    a combination is named "a & b" with labels "a=x,b=y" (strings), one per row, held as GroupLabels: the
+    combination of each row is found from the attributes' codes, and each distinct one spelled once.
     """
     if not isinstance(attributes, dict) or not attributes:
         raise ValueError("attributes must be a non-empty dict {attribute name: one value per row}")
-    columns = {name: np.asarray(values) for name, values in attributes.items()}
-    sizes = {v.shape for v in columns.values()}
+    columns = {name: v if isinstance(v, GroupLabels) else np.asarray(v) for name, v in attributes.items()}
+    sizes = {(len(v),) if isinstance(v, GroupLabels) else v.shape for v in columns.values()}
     if len(sizes) != 1 or len(next(iter(sizes))) != 1:
         raise ValueError(f"every attribute needs one value per row (1-D, same length), got shapes {sorted(sizes)}")
+    (n,) = next(iter(sizes))
+    index = {name: group_index(v, n, name=name) for name, v in columns.items()}
     result = dict(columns)
     names = list(columns)
     for size in range(2, len(names) + 1):
         for combo in itertools.combinations(names, size):
-            parts = [np.char.add(f"{a}=", columns[a].astype(str)) for a in combo]
-            result[" & ".join(combo)] = np.array([",".join(row) for row in zip(*parts)], dtype=object)
+            shape = tuple(index[a][0].size for a in combo)
+            cell = np.ravel_multi_index(tuple(index[a][1] for a in combo), shape)
+            present, codes = np.unique(cell, return_inverse=True)
+            spelled = np.array(
+                [
+                    ",".join(f"{a}={index[a][0][i]}" for a, i in zip(combo, position))
+                    for position in zip(*np.unravel_index(present, shape))
+                ],
+                dtype=str,
+            )
+            order = np.argsort(spelled, kind="stable")  # the labels' own order, as np.unique of the strings gives
+            rank = np.empty_like(order)
+            rank[order] = np.arange(order.size)
+            result[" & ".join(combo)] = GroupLabels(spelled[order], rank[codes])
     return result
 
 
@@ -177,18 +192,12 @@ def audit_groups(
     """
     y = check_binary_labels(y_true, "y_true")
     y_hat = check_binary_labels(y_pred, "y_pred", n_samples=y.shape[0])
-    g = check_groups(sensitive, y.shape[0], name="sensitive")
+    values, gi = group_index(sensitive, y.shape[0], name="sensitive")
     check_int(min_group_size, "min_group_size")
     check_int(n_boot, "n_boot", 0)
     if not 0.0 < float(confidence_level) < 1.0:
         raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
     cluster = None if groups is None else check_groups(groups, y.shape[0], name="groups")
-    try:
-        values, gi = np.unique(g, return_inverse=True)
-    except TypeError:
-        raise ValueError(
-            "sensitive mixes value types that cannot be sorted (e.g. ints and strings); use one type"
-        ) from None
     n_groups = values.size
     cell = gi * 4 + 2 * y + y_hat  # [group, y, y_hat] flattened
 

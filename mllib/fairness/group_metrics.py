@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import check_binary_labels, safe_divide, to_python
-from ._checks import check_groups
+from ._checks import group_index
 
 # the order of the keys in each group's dict
 COUNTS = ("n", "n_pos", "n_neg", "tp", "fp", "fn", "tn")
@@ -33,13 +33,7 @@ def group_confusion(y_true, y_pred, groups) -> dict:
     """
     y = check_binary_labels(y_true, "y_true")
     y_hat = check_binary_labels(y_pred, "y_pred", n_samples=y.shape[0])
-    g = check_groups(groups, y.shape[0])
-    try:
-        values, inverse = np.unique(g, return_inverse=True)
-    except TypeError:
-        raise ValueError(
-            "groups mixes value types that cannot be sorted (e.g. ints and strings); use one type"
-        ) from None
+    values, inverse = group_index(groups, y.shape[0])
     k = values.size
 
     def count(mask: np.ndarray) -> np.ndarray:

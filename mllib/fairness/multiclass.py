@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from ..base import check_int, check_random_state, safe_divide, to_python
-from ._checks import check_groups
+from ._checks import check_groups, group_index
 from .audit import _percentile_interval, _spread, bootstrap_units, row_multiplicities
 
 MULTICLASS_CRITERIA = {"demographic_parity": "selection_rate", "equal_opportunity": "recall"}
@@ -86,7 +86,7 @@ def multiclass_audit(
     y_hat = _class_codes(y_pred, K, "y_pred")
     if y_hat.shape != y.shape:
         raise ValueError(f"y_pred has {y_hat.size} entries, expected {y.size}")
-    g = check_groups(sensitive, y.size, name="sensitive")
+    values, gi = group_index(sensitive, y.size, name="sensitive")
     check_int(min_group_size, "min_group_size")
     check_int(n_boot, "n_boot", 0)
     if not 0.0 < float(confidence_level) < 1.0:
@@ -94,7 +94,6 @@ def multiclass_audit(
     names = [to_python(c) for c in (range(K) if class_names is None else class_names)]
     if len(names) != K:
         raise ValueError(f"class_names has {len(names)} entries for {K} classes")
-    values, gi = np.unique(g, return_inverse=True)
     G = values.size
     cell = (gi * K + y) * K + y_hat
 

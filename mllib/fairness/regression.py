@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import check_int, check_random_state, safe_divide, to_python
-from ._checks import check_groups
+from ._checks import check_groups, group_index
 from .audit import _percentile_interval, _spread, bootstrap_units, row_multiplicities
 
 REGRESSION_METRICS = ("mae", "rmse", "mean_residual", "mean_prediction", "mean_target", "interval_coverage")
@@ -60,7 +60,7 @@ def regression_audit(
     pred = np.asarray(y_pred, dtype=np.float64)
     if y.ndim != 1 or pred.shape != y.shape or not (np.isfinite(y).all() and np.isfinite(pred).all()):
         raise ValueError("y_true and y_pred must be finite 1-D arrays of one length")
-    g = check_groups(sensitive, y.size, name="sensitive")
+    values, gi = group_index(sensitive, y.size, name="sensitive")
     check_int(min_group_size, "min_group_size")
     check_int(n_boot, "n_boot", 0)
     if not 0.0 < float(confidence_level) < 1.0:
@@ -70,7 +70,6 @@ def regression_audit(
         if lower is None
         else ((np.asarray(lower) <= y) & (y <= np.asarray(upper))).astype(np.float64)
     )
-    values, gi = np.unique(g, return_inverse=True)
     G, r = values.size, y - pred
     terms = {"n": np.ones(y.size), "abs": np.abs(r), "sq": r * r, "r": r, "pred": pred, "y": y, "covered": covered}
 

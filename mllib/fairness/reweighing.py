@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import check_1d, to_python
-from ._checks import check_groups
+from ._checks import group_index
 
 
 def reweighing_weights(y, sensitive) -> dict:
@@ -22,9 +22,8 @@ def reweighing_weights(y, sensitive) -> dict:
     Returns {weights: one weight per row (float64), table: {group: {label: w(g, y)}} for the non-empty cells}.
     """
     y = check_1d(y, "y")
-    g = check_groups(sensitive, y.shape[0], name="sensitive")
+    groups, gi = group_index(sensitive, y.shape[0], name="sensitive")
     try:
-        groups, gi = np.unique(g, return_inverse=True)
         labels, yi = np.unique(y, return_inverse=True)
     except TypeError:
         raise ValueError("y and sensitive must each hold values of one sortable type") from None

@@ -27,7 +27,7 @@ import numpy as np
 from .. import registry
 from ..base import BaseEstimator, check_binary_labels, check_is_fitted, check_scores, to_python
 from ..base.constraints import NON_NEGATIVE, Options, check_hyperparameters, positive_int
-from ._checks import check_groups
+from ._checks import GroupLabels, check_groups, group_index
 from .group_metrics import group_confusion
 
 MITIGATION_CRITERIA = registry.MITIGATION_CRITERIA
@@ -113,7 +113,7 @@ class GroupThresholdOptimizer(BaseEstimator):
     @staticmethod
     def _inputs(scores, sensitive, y=None):
         s = check_scores(scores)
-        g = check_groups(sensitive, s.shape[0], name="sensitive")
+        g = sensitive if isinstance(sensitive, GroupLabels) else check_groups(sensitive, s.shape[0], name="sensitive")
         if y is None:
             return s, g
         return s, g, check_binary_labels(y, "y", n_samples=s.shape[0]).astype(np.int64)
@@ -122,7 +122,7 @@ class GroupThresholdOptimizer(BaseEstimator):
         """Choose thresholds on (out-of-fold) scores, binary labels y and the group of each row."""
         check_hyperparameters(self)
         s, g, y = self._inputs(scores, sensitive, y)
-        values, gi = np.unique(g, return_inverse=True)
+        values, gi = group_index(g, s.shape[0], name="sensitive")
         columns = _rate_columns(self.criterion)
         curves = [_group_curve(s[gi == k], y[gi == k]) for k in range(values.size)]
         for value, curve in zip(values, curves):
@@ -184,7 +184,7 @@ class GroupThresholdOptimizer(BaseEstimator):
         check_is_fitted(self)
         s, g = self._inputs(scores, sensitive)
         lookup = {v: t for v, t in zip(self.groups_, self.thresholds_)}
-        values, inverse = np.unique(g, return_inverse=True)
+        values, inverse = group_index(g, s.shape[0], name="sensitive")
         unseen = [to_python(v) for v in values if to_python(v) not in lookup]
         if unseen:
             raise ValueError(f"sensitive holds groups {unseen} that were not in the fitting data {self.groups_}")

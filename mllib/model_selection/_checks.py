@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import to_python
+from mllib.base import GroupLabels, to_python
 
 
 def _length(a, name: str) -> int:
@@ -58,13 +58,17 @@ def encode(a) -> tuple[np.ndarray, np.ndarray]:
 def check_no_group_overlap(train_idx, test_idx, groups, *, splitter: str | None = None) -> None:
     """Raise ValueError if any group id occurs in both train_idx and test_idx rows.
 
+    groups: the group id of each row, or GroupLabels (the ids encoded once, for a caller that checks many splits).
     The message lists up to five offending group ids and, when `splitter` names a row-level
     splitter, says that it leaks groups and which grouped splitter to use instead.
     """
-    groups = np.asarray(groups)
-    train_idx = np.asarray(train_idx, dtype=np.int64)
-    test_idx = np.asarray(test_idx, dtype=np.int64)
-    both = np.intersect1d(groups[train_idx], groups[test_idx])
+    values, codes = (groups.values, groups.codes) if isinstance(groups, GroupLabels) else encode(groups)
+    # a flag per group and side, set in one pass over each side's rows: intersecting the two sides' ids sorted
+    # both (4.6 s a split at 16M rows)
+    sides = np.zeros((2, values.size), dtype=bool)
+    sides[0, codes[np.asarray(train_idx, dtype=np.int64)]] = True
+    sides[1, codes[np.asarray(test_idx, dtype=np.int64)]] = True
+    both = values[sides.all(axis=0)]
     if both.size == 0:
         return
     shown = ", ".join(repr(to_python(v)) for v in both[:5])

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import check_random_state, to_python
+from mllib.base import GroupLabels, check_random_state, to_python
 
 from ._checks import check_no_group_overlap, column, encode, num_samples
 
@@ -94,6 +94,7 @@ def train_test_split_indices(
             raise ValueError("a grouped train/test split needs at least 2 groups, got 1")
         in_test = _systematic_group_sample(codes, values.size, encode(y)[1] if stratified else None, t, rng, shuffle)
         test = np.flatnonzero(in_test[codes])
+        groups = GroupLabels(values, codes)
     else:
         n_test = int(np.ceil(t * n))
         if not 1 <= n_test <= n - 1:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import BaseEstimator, check_int, check_random_state, to_python
+from mllib.base import BaseEstimator, GroupLabels, check_int, check_random_state, to_python
 
 from ._checks import check_no_group_overlap, column, encode, num_samples
 
@@ -82,11 +82,12 @@ class BaseSplitter(BaseEstimator):
         """Yield (train_idx, test_idx) as sorted int64 arrays."""
         n, y, groups = self._inputs(X, y, groups)
         name = type(self).__name__
+        labels = None if groups is None else GroupLabels.of(groups)  # encoded once for every split's check
         for train, test in self._iter_indices(n, y, groups, self._rng()):
             train = np.sort(np.asarray(train, dtype=np.int64))
             test = np.sort(np.asarray(test, dtype=np.int64))
-            if groups is not None:
-                check_no_group_overlap(train, test, groups, splitter=name)
+            if labels is not None:
+                check_no_group_overlap(train, test, labels, splitter=name)
             yield train, test
 
     def get_n_splits(self, X=None, y=None, groups=None) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mllib.base import MixedMatrix
+from mllib.base import GroupLabels, MixedMatrix
 
 
 def feature_columns(columns, data: dict, row_id: str = "_row_id") -> tuple[list[str], list[str]]:
@@ -19,29 +19,46 @@ def feature_columns(columns, data: dict, row_id: str = "_row_id") -> tuple[list[
     return numeric, categorical
 
 
-def category_labels(series: pd.Series) -> np.ndarray:
-    """Categories as strings (integral floats without '.0'); missing stays None for the imputer."""
-    codes, distinct = pd.factorize(series)  # each distinct value spelled once, not per row; missing -> -1
-    spelled = np.empty(len(distinct) + 1, dtype=object)  # the last entry (None) is what code -1 picks
+def _spelled(distinct) -> np.ndarray:
+    """Each distinct value of a column as its category string (integral floats without '.0'); missing -> None."""
+    spelled = np.empty(len(distinct), dtype=object)
     for i, v in enumerate(distinct.tolist()):
         if v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA:
             continue
         spelled[i] = str(int(v)) if isinstance(v, (float, np.floating)) and float(v).is_integer() else str(v)
-    return spelled[codes]
+    return spelled
+
+
+def category_labels(series: pd.Series) -> np.ndarray:
+    """Categories as strings (integral floats without '.0'); missing stays None for the imputer."""
+    codes, distinct = pd.factorize(series)  # each distinct value spelled once, not per row; missing -> -1
+    return np.append(_spelled(distinct), None)[codes]  # the last entry (None) is what code -1 picks
 
 
 MISSING_GROUP = "(missing)"
 
 
-def attribute_labels(df: pd.DataFrame, attributes: list[str]) -> dict[str, np.ndarray]:
-    """{attribute: its category labels as strings, one per row}: the groups of each sensitive attribute; a missing
-    value is the group "(missing)" (validate.missing_sensitive: group), audited like any other."""
+def attribute_labels(df: pd.DataFrame, attributes: list[str], rows=None) -> dict[str, GroupLabels]:
+    """{attribute: its category labels as strings, one per row, held as codes}: the groups of each sensitive
+    attribute; a missing value is the group "(missing)" (validate.missing_sensitive: group), audited like any
+    other. rows: the row ids (column _row_id) of the rows to label, in that order (default: every row of df)."""
+    at = None if rows is None else positions_of(df, rows)
     labels = {}
     for a in attributes:
-        spelled = category_labels(df[a])
+        codes, distinct = pd.factorize(df[a])
+        spelled = np.append(_spelled(distinct), MISSING_GROUP)
         spelled[pd.isna(spelled)] = MISSING_GROUP
-        labels[a] = spelled.astype(str)
+        values, merged = np.unique(spelled.astype(str), return_inverse=True)  # 1 and 1.0 spell one group
+        labels[a] = GroupLabels(values, merged[codes] if at is None else merged[codes[at]])
     return labels
+
+
+def positions_of(df: pd.DataFrame, rows, row_id: str = "_row_id") -> np.ndarray:
+    """The positions in df of the rows whose row ids are `rows` (a lookup, not a merge of the tables)."""
+    at = pd.Index(df[row_id]).get_indexer(rows)
+    if (at < 0).any():
+        raise ValueError(f"{int((at < 0).sum())} of the {len(at)} row ids asked for are not in the table")
+    return at
 
 
 def raw_matrix(df: pd.DataFrame, numeric: list[str], categorical: list[str]) -> MixedMatrix:

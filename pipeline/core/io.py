@@ -4,6 +4,7 @@ failure names the file and the stage that makes it."""
 
 from __future__ import annotations
 
+import ctypes
 import gzip
 import hashlib
 import json
@@ -17,8 +18,18 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from .errors import PipelineError
+
+# Arrow's default allocator (mimalloc) keeps the pages of a table it has freed: reading a 16M-row table of four
+# columns left the process at 1.47 GB for a 0.51 GB frame, 0.65 GB with the system's allocator (peak 1.43 -> 1.13).
+pa.set_memory_pool(pa.system_memory_pool())
+try:
+    _LIBC = ctypes.CDLL("libc.so.6")
+    _LIBC.malloc_trim
+except (OSError, AttributeError):  # not glibc
+    _LIBC = None
 
 
 @contextmanager
@@ -143,10 +154,11 @@ def read_parquet(path: Path | str, made_by: str, columns: list[str] | None = Non
     path = Path(path)
     if not path.exists():
         raise PipelineError(f"{path} is missing; it is written by the {made_by} stage: run `dvc repro {made_by}`")
-    if path.is_dir():  # a partitioned output (pipeline/core/partitions.py), read whole: parts in order
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+    import pyarrow.parquet as pq
 
+    if not path.is_dir():
+        table = pq.read_table(path, columns=columns)
+    else:  # a partitioned output (pipeline/core/partitions.py), read whole: parts in order
         view = read_view(path)
         if view is None:
             parts = [pq.read_table(part, columns=columns) for part in output_parts(path)]
@@ -158,9 +170,19 @@ def read_parquet(path: Path | str, made_by: str, columns: list[str] | None = Non
         # a column without a value in one part (an empty quarantine) takes the others' type, as in one file
         table = pa.concat_tables(parts, promote_options="permissive")
         del parts
-        # column by column, each Arrow column freed once converted: about one copy of the table at the peak, not two
-        return table.to_pandas(self_destruct=True, split_blocks=True)
-    return pd.read_parquet(path, columns=columns)
+    # column by column, each Arrow column freed once converted: about one copy of the table at the peak, not two
+    # (pandas.read_parquet holds both: 1.35 GB against 0.97 for 16M rows of four columns)
+    frame = table.to_pandas(self_destruct=True, split_blocks=True)
+    release_freed_memory()
+    return frame
+
+
+def release_freed_memory() -> None:
+    """Give the pages malloc keeps after a read back to the system (glibc only; elsewhere nothing to do). A read of
+    parts frees many blocks of a few MB, which glibc keeps in its heaps: 0.45 GB of the split stage's 3.8 GB at 20M
+    rows."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
 
 
 PARQUET_SUFFIXES = (".parquet", ".pq")

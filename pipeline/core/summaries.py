@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mllib.base import group_index
 from mllib.calibration import calibration_summary, group_calibration_summary, reliability_curve
 from mllib.fairness import intersectional_groups
 from mllib.metrics import brier_score, log_loss
@@ -30,9 +31,10 @@ def binning_spec(cfg: dict) -> dict:
     }
 
 
-def sensitive_groupings(frame: pd.DataFrame, sensitive: list[str]) -> dict:
-    """{attribute or intersection of attributes: group label per row} of the rows of `frame` ({} for none)."""
-    return intersectional_groups(attribute_labels(frame, sensitive)) if sensitive else {}
+def sensitive_groupings(frame: pd.DataFrame, sensitive: list[str], rows=None) -> dict:
+    """{attribute or intersection of attributes: group label per row} of the rows of `frame` ({} for none), or of
+    the rows whose row ids are `rows`, in that order."""
+    return intersectional_groups(attribute_labels(frame, sensitive, rows)) if sensitive else {}
 
 
 def calibration_report(target: Classification, y: np.ndarray, P: np.ndarray, cfg: dict) -> dict:
@@ -62,17 +64,17 @@ def group_calibration(
     out_a, p_a = target.calibration_view(y, after)
     out = {}
     for name, labels in groupings.items():
-        labels = np.asarray(labels).astype(str)
+        _, inverse = group_index(labels, len(y), name)
         b = group_calibration_summary(out_b, p_b, labels, **bins)
         a = group_calibration_summary(out_a, p_a, labels, **bins)
         out[name] = {
             g: {
                 "n": b[g]["n"],
-                "base_rate": float(out_a[labels == g].mean()),
+                "base_rate": float(out_a[inverse == i].mean()),
                 "before": {k: b[g][k] for k in ("ece", "mce")},
                 "after": {k: a[g][k] for k in ("ece", "mce")},
             }
-            for g in b
+            for i, g in enumerate(b)
         }
     return out
 

@@ -64,14 +64,9 @@ def calibration_map(target: Classification, oof: pd.DataFrame, params: dict) -> 
     calibrator, choice, before, after = fit_map(cfg, target, score, y, fold)
     conformal = SplitConformalClassifier(coverage=cfg["set_coverage"]).fit(after, y)
     predictor = assemble(calibrator, conformal, target, params["decision"])
-    rows = oof[[paths.ROW_ID]].merge(
-        read_parquet(paths.TRAIN, "split", columns=[paths.ROW_ID, *sensitive]),
-        on=paths.ROW_ID,
-        how="left",
-        validate="one_to_one",
-    )
-
-    groupings = sensitive_groupings(rows, sensitive)
+    train = read_parquet(paths.TRAIN, "split", columns=[paths.ROW_ID, *sensitive])
+    groupings = sensitive_groupings(train, sensitive, rows=oof[paths.ROW_ID])
+    del train
     metrics = calibration_metrics(
         cfg, choice, target, calibrator, conformal, predictor, y, before, after, groupings, params
     )

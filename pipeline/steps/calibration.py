@@ -41,7 +41,7 @@ def calibrator_of(cfg: dict, target: Classification, method: str | None = None):
 
 def cross_fitted(calibrator, score: np.ndarray, y: np.ndarray, fold: np.ndarray) -> np.ndarray:
     """Each fold's (n, K) probabilities from a copy of `calibrator` fitted on the other folds' rows only."""
-    splits = [(np.flatnonzero(fold != k), np.flatnonzero(fold == k)) for k in np.unique(fold)]
+    splits = ((np.flatnonzero(fold != k), np.flatnonzero(fold == k)) for k in np.unique(fold))  # one at a time
     return cross_fit(
         lambda k, fit, valid: clone(calibrator).fit(score[fit], y[fit]).predict_proba(score[valid]), splits, len(y)
     )

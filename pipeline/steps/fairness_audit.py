@@ -417,10 +417,9 @@ def binary_thresholds(
 ) -> dict:
     """Per-group thresholds per attribute, fitted on the out-of-fold rows only (never test), each with the
     probability of a calibrator fitted without its fold."""
-    oof = read_parquet(paths.OOF_CALIBRATED, "calibrate").merge(
-        train[[paths.ROW_ID, *sensitive]], on=paths.ROW_ID, how="left", validate="one_to_one"
-    )
-    oof_p, oof_y, oof_labels = oof["proba_1"].to_numpy(), oof["y"].to_numpy(), attribute_labels(oof, sensitive)
+    oof = read_parquet(paths.OOF_CALIBRATED, "calibrate", columns=[paths.ROW_ID, "y", "proba_1"])
+    oof_p, oof_y = oof["proba_1"].to_numpy(), oof["y"].to_numpy()
+    oof_labels = attribute_labels(train, sensitive, rows=oof[paths.ROW_ID])
     return {
         "tolerance": cfg["tolerance"],
         "fitted_on": "out-of-fold probabilities, cross-fitted by the calibrate stage",

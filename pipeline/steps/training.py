@@ -91,7 +91,10 @@ def search_model(
                 f"train: warning: {name} {r['params']} stopped at its iteration cap on {len(r['not_converged'])} of "
                 f"{len(fold_data)} folds: {r['not_converged'][0]['message']}"
             )
-    return results, best_candidate_index(results, scorer.greater_is_better)
+    best = best_candidate_index(results, scorer.greater_is_better)
+    for r in results[:best] + results[best + 1 :]:  # only the chosen candidate's scores of the rows are read later
+        del r["oof_values"]
+    return results, best
 
 
 def pooled_score(result: dict, y: np.ndarray, splits: list[tuple], scorer) -> dict:

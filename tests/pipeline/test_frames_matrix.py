@@ -7,8 +7,10 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 
-from pipeline.core.frames import category_labels, feature_columns, raw_matrix
+from mllib.base import group_index
+from pipeline.core.frames import attribute_labels, category_labels, feature_columns, raw_matrix
 
 DATA = {"target": "y", "group": "pid", "categorical": ["plan", "site"], "drop": ["sex"]}
 
@@ -61,3 +63,23 @@ def test_category_labels_keeps_fractional_and_text_values():
     assert category_labels(s).tolist() == ["2.5", "1", None, "-4"]
     obj = pd.Series(["x", 7, None, float("nan"), pd.NA], dtype=object)
     assert category_labels(obj).tolist() == ["x", "7", None, None, None]
+
+
+def test_attribute_labels_are_the_spelled_categories_as_codes():
+    frame = pd.DataFrame(
+        {"sex": pd.Series([1.0, 0.0, np.nan, 1.0, 10.0]), "race": pd.Series(["b", None, "w", "b", 1], dtype=object)}
+    )
+    labels = attribute_labels(frame, ["sex", "race"])
+    assert np.asarray(labels["sex"]).tolist() == ["1", "0", "(missing)", "1", "10"]
+    assert np.asarray(labels["race"]).tolist() == ["b", "(missing)", "w", "b", "1"]
+    values, inverse = group_index(labels["sex"], 5)
+    assert values.tolist() == ["(missing)", "0", "1", "10"] and inverse.tolist() == [2, 1, 0, 2, 3]
+    assert group_index(labels["race"], 5)[0].tolist() == ["(missing)", "1", "b", "w"]
+
+
+def test_attribute_labels_of_rows_named_by_id_follow_the_ids_order():
+    frame = pd.DataFrame({"_row_id": [10, 11, 12, 13], "sex": ["f", "m", None, "f"]})
+    labels = attribute_labels(frame, ["sex"], rows=pd.Series([13, 12, 10]))
+    assert np.asarray(labels["sex"]).tolist() == ["f", "(missing)", "f"]
+    with pytest.raises(ValueError, match="1 of the 2 row ids"):
+        attribute_labels(frame, ["sex"], rows=[10, 99])

@@ -25,7 +25,7 @@ def cfg(strategy="stratified_group", n_splits=5):
 
 def test_fewer_groups_than_folds():
     y = np.array([0, 1] * 10)
-    groups = np.repeat([10, 20, 30, 40], 5)  # 4 groups
+    groups = np.repeat([0, 1, 2, 3], 5)  # 4 groups, as codes
     with pytest.raises(PipelineError) as info:
         check(y, groups, cfg("group", 5))
     message = str(info.value)
@@ -84,7 +84,7 @@ def test_a_dominant_group_makes_the_test_fraction_a_warning():
 
     from pipeline.steps.folds import test_fraction_note
 
-    groups = np.r_[np.zeros(650), np.arange(1, 351)]
+    groups = np.r_[np.zeros(650, dtype=np.int64), np.arange(1, 351)]  # group codes
     note = test_fraction_note(0.71, 0.2, "firm", groups)
     assert "71.0% of the rows" in note and "asks for 20.0%" in note and "largest firm holds 65.0%" in note
     assert test_fraction_note(0.23, 0.2, "firm", groups) is None  # within 0.05 of the asked share

@@ -142,7 +142,7 @@ def test_intersections_and_report():
         "black & old",
         "female & black & old",
     ]
-    assert groupings["female & black"].tolist() == [
+    assert np.asarray(groupings["female & black"]).tolist() == [
         "female=0,black=1",
         "female=1,black=1",
         "female=0,black=0",
