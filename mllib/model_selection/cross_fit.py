@@ -27,10 +27,9 @@ def cross_fit(fit_predict, splits, n_rows: int) -> np.ndarray:
         np.add.at(count, valid, 1)
     if total is None:
         raise ValueError("cross_fit needs at least one split")
-    counted = count.reshape((n_rows,) + (1,) * (total.ndim - 1))
-    out = np.full(total.shape, np.nan)
-    np.divide(total, counted, out=out, where=counted > 0)
-    return out
+    with np.errstate(invalid="ignore"):  # a row no split validates is 0 / 0: NaN, as documented
+        total /= count.reshape((n_rows,) + (1,) * (total.ndim - 1))  # in place: no second (n, K) array
+    return total
 
 
 def inner_splitter(n_splits: int, grouped: bool, stratify: bool, random_state=None):
