@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mllib.base import BaseEstimator, check_is_fitted, clone, fit_with_groups, record_convergence
+from mllib.base import BaseEstimator, GroupLabels, check_is_fitted, clone, fit_with_groups, record_convergence
 from mllib.io import to_state
 
 from ._checks import check_no_group_overlap, column, num_samples
@@ -288,7 +288,7 @@ def resolve_cv(cv, X=None, y=None, groups=None) -> list[tuple[np.ndarray, np.nda
             ) from None
     if not splits:
         raise ValueError("cv produced no splits")
-    g = None if groups is None else column(groups, "groups", n)
+    g = None if groups is None else GroupLabels.of(column(groups, "groups", n))  # encoded once for every split
     for k, (tr, te) in enumerate(splits):
         if tr.size == 0 or te.size == 0:
             raise ValueError(f"split {k} has an empty train or validation set")
