@@ -20,7 +20,7 @@ from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.frames import score_columns
 from pipeline.core.io import read_json, read_parquet, write_estimators, write_json, write_parquet
-from pipeline.core.records import SearchReport, TrainMetrics
+from pipeline.core.records import SearchReport
 from pipeline.core.task import Target
 from pipeline.steps import folds
 from pipeline.steps.comparison import choose_model
@@ -32,6 +32,7 @@ from pipeline.steps.training import (
     pooled_score,
     search_model,
     search_reports,
+    train_metrics,
 )
 
 
@@ -96,30 +97,8 @@ def main() -> None:
     fold = folds.first_validating_split(splits, len(y))
     oof = pd.DataFrame({paths.ROW_ID: train[paths.ROW_ID], "fold": fold, "y": y, **score_columns(score)})
 
-    metrics = TrainMetrics(
-        model=name,
-        task=target.task,
-        scoring=scorer.name,
-        cv_mean=best["mean_valid_score"],
-        cv_std=best["std_valid_score"],
-        cv_pooled=pooled["pooled"],  # every split's validation rows scored as one set
-        cv_note=pooled["note"],
-        train_mean=best["mean_train_score"],
-        train_valid_gap=best["mean_train_score"] - best["mean_valid_score"],
-        best_params=best["params"],
-        n_candidates=len(results),
-        n_folds=len(splits),
-        not_converged={  # fits of the chosen configuration that stopped at an iteration cap
-            "folds": [w["fold"] for w in best["not_converged"]],
-            "refit": bool(refit_stopped),
-            "messages": sorted({w["message"] for w in best["not_converged"]} | set(refit_stopped)),
-        },
-        baseline={
-            "model": target.no_skill_name,
-            "cv_mean": baseline["mean_valid_score"],
-            "cv_std": baseline["std_valid_score"],
-        },
-        comparison=comparison,
+    metrics = train_metrics(
+        name, target, scorer, len(results), best, pooled, len(splits), refit_stopped, baseline, comparison
     )
     mlio.save(final, paths.MODEL)
     write_estimators(fold_models, paths.FOLD_MODELS)

@@ -17,6 +17,7 @@ from mllib.model_selection import (
 
 from ..core import build
 from ..core.progress import Progress
+from ..core.records import TrainMetrics
 from .feature_blocks import split_features
 
 
@@ -130,3 +131,45 @@ def search_reports(results: list[dict], best_index: int, scorer) -> tuple[dict, 
               "train": r["mean_train_score"], "valid": r["mean_valid_score"]}
              for i, r in enumerate(results)]  # fmt: skip
     return report, curve
+
+
+def train_metrics(
+    name: str,
+    target,
+    scorer,
+    n_candidates: int,
+    best: dict,
+    pooled: dict,
+    n_folds: int,
+    refit_stopped,
+    baseline: dict,
+    comparison,
+) -> TrainMetrics:
+    """reports/metrics/train.json: the chosen model's cross-validated scores (mean, spread, pooled), its train /
+    validation gap, the fits that stopped at an iteration cap, the no-skill baseline on the same folds, and the
+    comparison of models (model.candidates)."""
+    return TrainMetrics(
+        model=name,
+        task=target.task,
+        scoring=scorer.name,
+        cv_mean=best["mean_valid_score"],
+        cv_std=best["std_valid_score"],
+        cv_pooled=pooled["pooled"],  # every split's validation rows scored as one set
+        cv_note=pooled["note"],
+        train_mean=best["mean_train_score"],
+        train_valid_gap=best["mean_train_score"] - best["mean_valid_score"],
+        best_params=best["params"],
+        n_candidates=n_candidates,
+        n_folds=n_folds,
+        not_converged={  # fits of the chosen configuration that stopped at an iteration cap
+            "folds": [w["fold"] for w in best["not_converged"]],
+            "refit": bool(refit_stopped),
+            "messages": sorted({w["message"] for w in best["not_converged"]} | set(refit_stopped)),
+        },
+        baseline={
+            "model": target.no_skill_name,
+            "cv_mean": baseline["mean_valid_score"],
+            "cv_std": baseline["std_valid_score"],
+        },
+        comparison=comparison,
+    )
