@@ -11,6 +11,7 @@ worker (the process tree sampled every 0.1 s), and the disk its outputs take. Wh
 are compared: the same rows, values and folds; the fitted features and model within 1e-9.
 
 Run: .venv/bin/python benchmarks/bench_out_of_core.py 1000000 5000000 20000000
+     (as `dvc repro` with DVC's cache: --repro; another model: --set model.name=gradient_boosting)
 Results: benchmarks/results/out_of_core.md
 """
 
@@ -48,17 +49,25 @@ TOLERANCE = 1e-9
 
 
 def peak_rss(pid: int, stop: threading.Event, peaks: dict) -> None:
-    """Sample the process tree under `pid`: peaks["stage"] its own RSS, peaks["worker"] the largest descendant's."""
+    """Sample the process tree under `pid`: peaks["stage"] the largest RSS of a stage module's process (the tree's
+    root when it is one), peaks["worker"] the largest of any other descendant (Dask workers, search workers)."""
     try:
         root = psutil.Process(pid)
     except psutil.NoSuchProcess:
         return
+    kinds = {}  # pid -> "stage" | "worker" | None (dvc and its shell: not counted)
     while not stop.is_set():
         try:
-            peaks["stage"] = max(peaks.get("stage", 0), root.memory_info().rss)
-            for child in root.children(recursive=True):
+            for process in [root, *root.children(recursive=True)]:  # parents before their children
                 try:
-                    peaks["worker"] = max(peaks.get("worker", 0), child.memory_info().rss)
+                    if process.pid not in kinds:
+                        parent = kinds.get(process.ppid()) if process != root else None
+                        stage_module = any("pipeline.stages." in part for part in process.cmdline())
+                        # forked workers keep the stage's command line: below the stage, every process is a worker
+                        kinds[process.pid] = "worker" if parent else "stage" if stage_module else None
+                    if kinds[process.pid]:
+                        kind = kinds[process.pid]
+                        peaks[kind] = max(peaks.get(kind, 0), process.memory_info().rss)
                 except psutil.NoSuchProcess:
                     pass
         except psutil.NoSuchProcess:
@@ -66,13 +75,15 @@ def peak_rss(pid: int, stop: threading.Event, peaks: dict) -> None:
         time.sleep(0.1)
 
 
-def run_stage(project: Path, stage: str) -> dict:
+def run_stage(project: Path, stage: str, repro: bool = False) -> dict:
+    """One stage: its module run directly, or (repro) `dvc repro --single-item` in the project, a clone of this one."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", f"pipeline.stages.{stage}"], cwd=project, env=env, stdout=subprocess.PIPE, text=True
-    )
+    if repro:
+        command, env = ["dvc", "repro", "--single-item", stage], dict(os.environ)
+    else:
+        command, env = [sys.executable, "-m", f"pipeline.stages.{stage}"], {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(command, cwd=project, env=env, stdout=subprocess.PIPE, text=True)
     stop, peaks = threading.Event(), {}
     sampler = threading.Thread(target=peak_rss, args=(process.pid, stop, peaks))
     sampler.start()
@@ -100,21 +111,50 @@ def run_stage(project: Path, stage: str) -> dict:
     }
 
 
-def project(root: Path, parts: Path, backend: str, workers: int, keep: bool = False) -> Path:
-    """A scratch project on the parts (keep: an earlier run's, its params brought up to this code's)."""
+def project(
+    root: Path, parts: Path, backend: str, workers: int, settings: dict, keep: bool = False, repro: bool = False
+) -> Path:
+    """A scratch project on the parts (keep: an earlier run's, its params brought up to this code's; repro: a git clone
+    of this repository with DVC's cache linking, not copying, so `dvc repro` runs there)."""
     if not (keep and root.exists()):
         if root.exists():
             shutil.rmtree(root)
-        (root / "data/raw").mkdir(parents=True)
-        (root / "data/raw/parts").mkdir()
+        if repro:
+            subprocess.run(["git", "clone", "--quiet", str(ROOT), str(root)], check=True)
+            subprocess.run(["dvc", "config", "--local", "cache.type", "hardlink,symlink"], cwd=root, check=True)
+        (root / "data/raw/parts").mkdir(parents=True)
         for part in parts.iterdir():  # hard links: the data inside the project without a copy
             os.link(part, root / "data/raw/parts" / part.name)
-        shutil.copy(ROOT / "data/raw/randhie.schema.yaml", root / "data/raw/randhie.schema.yaml")
+        if not repro:
+            shutil.copy(ROOT / "data/raw/randhie.schema.yaml", root / "data/raw/randhie.schema.yaml")
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     params["data"]["path"] = "data/raw/parts"
     params["compute"].update(backend=backend, n_workers=workers)
+    for key, value in settings.items():  # dotted keys, as `dvc exp run -S`
+        *path, last = key.split(".")
+        node = params
+        for name in path:
+            node = node[name]
+        node[last] = value
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     return root
+
+
+def written_by_run(root: Path, before: set) -> float:
+    """GB of the files under `root` (outputs, DVC's cache, the tracking store) that the run made: each inode once, so
+    a cache entry linked to its output counts once, and the raw parts (linked in before the run) not at all."""
+    seen, size = set(before), 0
+    for f in root.rglob("*"):
+        if f.is_file() and not f.is_symlink() and ".git" not in f.relative_to(root).parts[:1]:
+            stat = f.stat()
+            if (stat.st_dev, stat.st_ino) not in seen:
+                seen.add((stat.st_dev, stat.st_ino))
+                size += stat.st_size
+    return size / 1e9
+
+
+def inodes(root: Path) -> set:
+    return {(f.stat().st_dev, f.stat().st_ino) for f in root.rglob("*") if f.is_file() and not f.is_symlink()}
 
 
 def same_outputs(a: Path, b: Path, stages: list[str]) -> dict:
@@ -185,7 +225,22 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="compute.n_workers (the in-memory search's too)")
     parser.add_argument("--stages", nargs="+", default=STAGES, choices=STAGES, help="the stages, in pipeline order")
     parser.add_argument("--keep", action="store_true", help="reuse the projects of an earlier run (later stages)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a params.yaml setting, as `dvc exp run -S` (e.g. model.name=gradient_boosting)",
+    )
+    parser.add_argument(
+        "--repro",
+        action="store_true",
+        help="run each stage as `dvc repro --single-item` in a git clone, track included, then a whole "
+        "`dvc repro` that must find nothing to do; reports the disk the run wrote with DVC's cache",
+    )
     args = parser.parse_args()
+    settings = {key: yaml.safe_load(value) for key, value in (s.split("=", 1) for s in args.set)}
+    stages = [*args.stages, "track"] if args.repro else args.stages
     rows = []
     for size in args.sizes:
         parts = args.work / f"raw_{size}"
@@ -196,19 +251,32 @@ def main() -> None:
         for backend in ("dask", "local"):
             if backend == "local" and size > args.in_memory_up_to:
                 continue
-            where = args.work / f"project_{size}_{backend}"
-            paths[backend] = project(where, parts.resolve(), backend, args.workers, keep=args.keep)
-            for stage in args.stages:
+            where = args.work / f"project_{size}_{backend}{'_repro' if args.repro else ''}"
+            paths[backend] = project(where, parts.resolve(), backend, args.workers, settings, args.keep, args.repro)
+            before = inodes(paths[backend])
+            for stage in stages:
                 row = {
                     "rows": size,
                     "path": "parts" if backend == "dask" else "in memory",
-                    **run_stage(paths[backend], stage),
+                    **run_stage(paths[backend], stage, args.repro),
                 }
                 row["raw_gb"] = raw_gb
                 rows.append(row)
                 print(json.dumps(row), flush=True)
+            if args.repro:
+                again = subprocess.run(["dvc", "repro"], cwd=paths[backend], capture_output=True, text=True)
+                row = {
+                    "rows": size,
+                    "path": rows[-1]["path"],
+                    "stage": "the run",
+                    "raw_gb": raw_gb,
+                    "written_gb": written_by_run(paths[backend], before),
+                    "dvc repro again": again.stdout.strip().splitlines()[-1:] if not again.returncode else "failed",
+                }
+                rows.append(row)
+                print(json.dumps(row), flush=True)
         if len(paths) == 2:
-            print(f"{size} rows: {json.dumps(same_outputs(paths['dask'], paths['local'], args.stages))}", flush=True)
+            print(f"{size} rows: {json.dumps(same_outputs(paths['dask'], paths['local'], stages))}", flush=True)
     results = args.work / "results.json"  # every run's rows, appended
     earlier = json.loads(results.read_text()) if results.exists() else []
     results.write_text(json.dumps(earlier + rows, indent=1))
