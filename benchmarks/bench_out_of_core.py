@@ -107,7 +107,7 @@ def run_stage(project: Path, stage: str, repro: bool = False) -> dict:
         "stage_rss_gb": peaks.get("stage", 0) / 1e9,
         "worker_rss_gb": peaks.get("worker", 0) / 1e9,
         "outputs_gb": disk / 1e9,
-        "said": out.strip().splitlines()[-1] if out.strip() else "",
+        "said": ([line for line in out.splitlines() if line.startswith(f"{stage}:")] or [""])[-1],  # not dvc's own
     }
 
 

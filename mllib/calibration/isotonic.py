@@ -21,6 +21,7 @@ import numpy as np
 from ..base import BaseEstimator, check_is_fitted, check_sample_weight
 from ..base.constraints import BOOLEAN, check_hyperparameters
 from ._checks import check_binary, check_scores
+from ._kernels import pooled_blocks
 
 
 def pool_adjacent_violators(y, sample_weight=None) -> np.ndarray:
@@ -29,25 +30,14 @@ def pool_adjacent_violators(y, sample_weight=None) -> np.ndarray:
     Each block of the result holds the weighted mean of its y values, so sum(w * fit) = sum(w * y) within
     every block. Adjacent blocks with equal means are merged, so blocks are maximal. The weights must be
     positive (a zero-weight row carries no information; drop it first). O(n): every merge removes a block.
+    The walk itself is compiled (_kernels.pooled_blocks).
     """
     y = check_scores(y, "y")
     w = check_sample_weight(sample_weight, y.shape[0])
     if (w <= 0).any():
         raise ValueError("pool_adjacent_violators needs positive sample weights; drop zero-weight rows first")
-    # stack of blocks (weighted mean, total weight, first row); each row enters as its own block and
-    # pools leftwards while the block before it is not strictly below it
-    means, weights, starts = [], [], []
-    for i in range(y.shape[0]):
-        mean, weight, start = y[i], w[i], i
-        while means and means[-1] >= mean:
-            prev_weight = weights.pop()
-            total = prev_weight + weight
-            mean = (prev_weight * means.pop() + weight * mean) / total
-            weight, start = total, starts.pop()
-        means.append(mean)
-        weights.append(weight)
-        starts.append(start)
-    return np.repeat(np.array(means), np.diff(np.append(starts, y.shape[0])))
+    means, starts = pooled_blocks(y, w)
+    return np.repeat(means, np.diff(np.append(starts, y.shape[0])))
 
 
 def pool_ties(scores: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -24,7 +24,7 @@ from scipy.special import expit
 
 from ..base import BaseEstimator, ConvergenceWarning, check_is_fitted, check_sample_weight
 from ..base.constraints import POSITIVE, check_hyperparameters, positive_int
-from ._checks import check_binary, check_scores
+from ._checks import check_binary, check_scores, row_chunks
 
 # Armijo sufficient-decrease constant of the backtracking line search
 _ARMIJO = 1e-4
@@ -43,9 +43,24 @@ def platt_targets(y: np.ndarray, n_pos: float, n_neg: float, smooth: bool) -> np
 
 
 def _mean_log_loss(theta: np.ndarray, x: np.ndarray, t: np.ndarray, w: np.ndarray) -> float:
-    z = theta[0] * x + theta[1]
-    # -[t log p + (1-t) log(1-p)] = log(1 + e^z) - t z, written with logaddexp so large |z| cannot overflow
-    return float(w @ (np.logaddexp(0.0, z) - t * z))
+    loss = 0.0
+    for rows in row_chunks(x.shape[0]):
+        z = theta[0] * x[rows] + theta[1]
+        # -[t log p + (1-t) log(1-p)] = log(1 + e^z) - t z, written with logaddexp so large |z| cannot overflow
+        loss += float(w[rows] @ (np.logaddexp(0.0, z) - t[rows] * z))
+    return loss
+
+
+def _newton_terms(theta: np.ndarray, x: np.ndarray, t: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The mean log loss's gradient and Hessian in theta = (a, b) at the standardised scores x."""
+    sums = np.zeros(5)  # sum r x, sum r, sum c x^2, sum c x, sum c; r the residuals, c the curvatures
+    for rows in row_chunks(x.shape[0]):
+        z = theta[0] * x[rows] + theta[1]
+        residual = w[rows] * (expit(z) - t[rows])
+        curvature = w[rows] * expit(z) * expit(-z)  # p (1 - p) without cancellation when p is near 1
+        sums += [residual @ x[rows], residual.sum(), curvature @ (x[rows] * x[rows]), curvature @ x[rows],
+                 curvature.sum()]  # fmt: skip
+    return sums[:2], np.array([[sums[2], sums[3]], [sums[3], sums[4]]])
 
 
 class PlattScaling(BaseEstimator):
@@ -106,12 +121,7 @@ class PlattScaling(BaseEstimator):
         loss = _mean_log_loss(theta, x, t, w_mean)
         converged = False
         for n_iter in range(1, self.max_iter + 1):
-            z = theta[0] * x + theta[1]
-            residual = w_mean * (expit(z) - t)
-            grad = np.array([residual @ x, residual.sum()])
-            curvature = w_mean * expit(z) * expit(-z)  # p (1 - p) without cancellation when p is near 1
-            hxx, hx, h1 = curvature @ (x * x), curvature @ x, curvature.sum()
-            hessian = np.array([[hxx, hx], [hx, h1]])
+            grad, hessian = _newton_terms(theta, x, t, w_mean)
             try:
                 direction = -np.linalg.solve(hessian, grad)
             except np.linalg.LinAlgError:

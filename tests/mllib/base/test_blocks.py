@@ -44,6 +44,18 @@ def test_logistic_blocks_equal_fit(cancer, settings):
     assert blocks.n_iter_ == whole.n_iter_
 
 
+def test_logistic_blocks_in_either_memory_order_equal_fit(cancer):
+    """Row-major blocks (the pipeline's) and column-major ones take different paths to the Hessian (the scaled block
+    in the X's own order): the same solution."""
+    X, y = cancer
+    whole = LogisticRegression(lam=0.05).fit(X, y)
+    for order in (np.ascontiguousarray, np.asfortranarray):
+        blocks = LogisticRegression(lam=0.05).fit_blocks(RowBlocks((order(X[a:b]), y[a:b], None) for a, b in
+                                                                   [(0, 200), (200, len(y))]))  # fmt: skip
+        np.testing.assert_allclose(blocks.coef_, whole.coef_, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(blocks.intercept_, whole.intercept_, rtol=0, atol=1e-9)
+
+
 def test_logistic_blocks_with_weights_equal_scikit_learn(cancer):
     X, y = cancer
     w = np.random.default_rng(0).uniform(0.5, 2.0, len(y))

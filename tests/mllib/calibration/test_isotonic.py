@@ -104,3 +104,28 @@ def test_invalid_inputs():
         IsotonicCalibration(increasing="yes").fit([0.0, 1.0], [0, 1])
     with pytest.raises(ValueError, match="binary"):
         IsotonicCalibration().fit([0.0, 1.0], [0, 2])
+
+
+def _walk_in_python(y, w):
+    """The PAV walk as the module docstring states it, in plain Python: the compiled walk's oracle."""
+    means, weights, starts = [], [], []
+    for i in range(len(y)):
+        mean, weight, start = y[i], w[i], i
+        while means and means[-1] >= mean:
+            previous = weights.pop()
+            mean = (previous * means.pop() + weight * mean) / (previous + weight)
+            weight, start = previous + weight, starts.pop()
+        means.append(mean)
+        weights.append(weight)
+        starts.append(start)
+    return np.repeat(np.array(means), np.diff(np.append(starts, len(y))))
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 5000])
+def test_compiled_walk_equals_the_python_walk_to_the_bit(n):
+    rng = np.random.default_rng(n)
+    y = np.round(rng.random(n) + np.linspace(0.0, 1.0, n), 1)  # rounding makes equal neighbours (pooled: >=)
+    w = rng.uniform(0.1, 3.0, n)
+    np.testing.assert_array_equal(pool_adjacent_violators(y, w), _walk_in_python(y, w))
+    labels = (rng.random(n) < np.linspace(0.1, 0.9, n)).astype(float)  # 0/1 labels: long merges
+    np.testing.assert_array_equal(pool_adjacent_violators(labels), _walk_in_python(labels, np.ones(n)))
