@@ -1,9 +1,11 @@
 """Rows held in blocks, for fits that need only sums over the rows: the loss, gradient and Hessian of a generalised
 linear model at each Newton step, or a Gram matrix X^T X and X^T y. A block is a tuple (X, y, sample_weight or None)
-of the same rows. `map(fn, *args)` returns [fn(block, *args) for each block] in block order, and
-`transform(fn, *args)` the blocks replaced by fn(block, *args), held where they are. RowBlocks holds them in this
-process; a cluster's version (pipeline/core/partitions.py) holds them on its workers with the same two methods, so a
-model's code is the same wherever its rows are, and only sums (a p x p matrix per block) travel."""
+of the same rows. `map(fn, *args)` returns [fn(block, *args) for each block] in block order, `each(fn, *args)` yields
+them in block order one at a time (for results as large as the rows: the caller copies each into place and lets it
+go, never holding them twice), and `transform(fn, *args)` returns the blocks replaced by fn(block, *args), held where
+they are. RowBlocks holds them in this process; a cluster's version (pipeline/core/partitions.py) holds them on its
+workers with the same three methods, so a model's code is the same wherever its rows are, and only sums (a p x p
+matrix per block) travel."""
 
 from __future__ import annotations
 
@@ -29,6 +31,9 @@ class RowBlocks:
 
     def map(self, fn, *args) -> list:
         return [fn(block, *args) for block in self.blocks]
+
+    def each(self, fn, *args):
+        return (fn(block, *args) for block in self.blocks)
 
     def transform(self, fn, *args) -> RowBlocks:
         return RowBlocks(fn(block, *args) for block in self.blocks)

@@ -121,8 +121,9 @@ class _BaseGradientBoosting(BaseEstimator):
     def _fit_blocks(self, blocks, prepare_target):
         """fit from rows held in blocks (mllib.base.RowBlocks, or a cluster's: a block is (X, y, sample_weight or
         None)): each feature's bin thresholds from its column gathered alone (fit's rule on the same values), the
-        blocks binned where they are and their uint8 codes put together here (n x p bytes, an eighth of X), then fit's
-        boosting loop on them: the same trees as fit on the rows put together."""
+        blocks binned where they are and their uint8 codes copied here block by block into one array (n x p bytes, an
+        eighth of X, never held twice), then fit's boosting loop on them: the same trees as fit on the rows put
+        together."""
         check_hyperparameters(self)
         if self.early_stopping:
             raise ValueError("fit_blocks holds out no validation rows; set early_stopping=False")
@@ -132,9 +133,14 @@ class _BaseGradientBoosting(BaseEstimator):
         self.n_features_in_ = widths[0]
         columns = (np.concatenate(blocks.map(_column, j)) for j in range(widths[0]))
         self.bin_thresholds_, self.bin_offsets_ = find_bin_thresholds(columns, self.max_bins)
-        found = blocks.map(_binned_block, self.bin_thresholds_, self.bin_offsets_)
-        binned, y, w = (np.concatenate(part) for part in zip(*found))
-        del found
+        binned = np.empty((sum(blocks.map(_n_rows)), widths[0]), dtype=np.uint8)
+        ys, ws, start = [], [], 0
+        for codes, y, w in blocks.each(_binned_block, self.bin_thresholds_, self.bin_offsets_):
+            binned[start : start + codes.shape[0]] = codes
+            start += codes.shape[0]
+            ys.append(y)
+            ws.append(w)
+        y, w = np.concatenate(ys), np.concatenate(ws)
         target, loss, _ = prepare_target(y)
         return self._boost(binned, target, w, loss, check_random_state(self.random_state))
 
@@ -413,6 +419,10 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
 
 def _width(block) -> int:
     return np.shape(block[0])[1]
+
+
+def _n_rows(block) -> int:
+    return np.shape(block[0])[0]
 
 
 def _column(block, j: int) -> np.ndarray:

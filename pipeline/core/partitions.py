@@ -215,7 +215,7 @@ def rows_by_part(rows, parts: Parts) -> list:
 
 
 class ClusterBlocks:
-    """Blocks of rows on the Dask cluster's workers, with mllib.base.RowBlocks's two methods: a model's fit_blocks
+    """Blocks of rows on the Dask cluster's workers, with mllib.base.RowBlocks's three methods: a model's fit_blocks
     (logistic regression's Newton steps, ridge's Gram matrix, the feature steps' statistics) runs its per-block
     function where each block is, and only the results (a loss, a gradient, a p x p matrix per block) come back, in
     block order. The blocks are made once and kept in the workers' memory (`load`); `transform` records a step that
@@ -236,8 +236,15 @@ class ClusterBlocks:
         return cls(client, client.map(load_block, part_numbers, *shares, pure=False, **kwargs))
 
     def map(self, fn, *args) -> list:
+        return list(self.each(fn, *args))
+
+    def each(self, fn, *args):
+        """The results in block order, each fetched when the caller asks for it (all are computed at once; a result
+        waits on its worker until then)."""
         futures = [self.client.submit(_mapped, block, self.steps, fn, args, pure=False) for block in self.futures]
-        return [future.result() for future in futures]
+        for k in range(len(futures)):
+            yield futures[k].result()
+            futures[k] = None  # the worker lets the result go
 
     def transform(self, fn, *args) -> ClusterBlocks:
         return ClusterBlocks(self.client, self.futures, self.steps + ((fn, args),))
