@@ -42,11 +42,13 @@ def main() -> None:
     target = Target.read(paths.TARGET)
     names = build.model_names(model_cfg, target)
     scorer = build.scorer("search.scoring", params["search"]["scoring"], target.task)
-    wanted = [paths.ROW_ID, data["target"]] + ([data["group"]] if data["group"] else [])
-    train = read_parquet(paths.TRAIN, "split", columns=wanted)  # not the features: the features stage made them
+    partitioned = partitioned_split(params["compute"])  # each fit's sums over the parts, where the parts are
+    group = data["group"] if data["group"] and not partitioned else None  # the parts' folds carry the groups
+    train = read_parquet(paths.TRAIN, "split", columns=[paths.ROW_ID, data["target"], *([group] if group else [])])
     splits = folds.splits_of(read_parquet(paths.FOLDS, "split"))
     y = target.encode(train[data["target"]])
-    groups = train[data["group"]].to_numpy() if data["group"] else None
+    groups = train[group].to_numpy() if group else None
+    train = train[[paths.ROW_ID]]  # the rest is in y and groups
     print(f"train: {target.task} target, {len(y)} rows, {len(splits)} splits")
 
     def search(fold_data, run_tasks=None) -> dict:
@@ -56,7 +58,7 @@ def main() -> None:
         }
 
     with ExitStack() as cluster:
-        if partitioned_split(params["compute"]):  # each fit's sums over the parts, where the parts are
+        if partitioned:
             build.check_fits_from_parts(names, model_cfg, target, seed)
             client = cluster.enter_context(dask_client(params["compute"]))
             inputs = read_json(INPUTS, "features")
@@ -89,16 +91,16 @@ def main() -> None:
 
         fold_models = [mlio.from_state(*state) for state in best["model_states"]]
         score = out_of_fold_scores(fold_models, fold_data, splits, len(y), target)
-        del fold_data  # the last split's rows, before the whole training set is fitted
+        fold, n_splits = folds.first_validating_split(splits, len(y)), len(splits)
+        del fold_data, splits, best["oof_values"]  # the last split's rows and what is in `score`, before the refit
         with record_convergence() as refit_stopped:
             final = refit(build.model(name, model_cfg, seed, **best["params"]))
     for message in refit_stopped:
         print(f"train: warning: the refit on all training rows stopped at its iteration cap: {message}")
-    fold = folds.first_validating_split(splits, len(y))
     oof = pd.DataFrame({paths.ROW_ID: train[paths.ROW_ID], "fold": fold, "y": y, **score_columns(score)})
 
     metrics = train_metrics(
-        name, target, scorer, len(results), best, pooled, len(splits), refit_stopped, baseline, comparison
+        name, target, scorer, len(results), best, pooled, n_splits, refit_stopped, baseline, comparison
     )
     mlio.save(final, paths.MODEL)
     write_estimators(fold_models, paths.FOLD_MODELS)
