@@ -140,8 +140,9 @@ class _BaseGradientBoosting(BaseEstimator):
             start += codes.shape[0]
             ys.append(y)
             ws.append(w)
-        y, w = np.concatenate(ys), np.concatenate(ws)
-        target, loss, _ = prepare_target(y)
+        w = np.concatenate(ws)
+        target, loss, _ = prepare_target(np.concatenate(ys))
+        del ys, ws  # the boosting loop holds n x p bytes and a few n-vectors, not these copies as well
         return self._boost(binned, target, w, loss, check_random_state(self.random_state))
 
     def _boost(self, binned, target, w, loss, rng, validation=None):
