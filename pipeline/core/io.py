@@ -149,11 +149,17 @@ def read_json(path: Path | str, made_by: str) -> dict:
         raise PipelineError(f"{path} is not valid JSON ({exc}); rerun `dvc repro -f {made_by}`") from None
 
 
-def read_parquet(path: Path | str, made_by: str, columns: list[str] | None = None) -> pd.DataFrame:
-    """A stage's parquet output (columns: only these, in this order; None: all)."""
+def existing_output(path: Path | str, made_by: str) -> Path:
+    """The path of a stage's output, or the error saying which stage writes it."""
     path = Path(path)
     if not path.exists():
         raise PipelineError(f"{path} is missing; it is written by the {made_by} stage: run `dvc repro {made_by}`")
+    return path
+
+
+def read_parquet(path: Path | str, made_by: str, columns: list[str] | None = None) -> pd.DataFrame:
+    """A stage's parquet output (columns: only these, in this order; None: all)."""
+    path = existing_output(path, made_by)
     import pyarrow.parquet as pq
 
     if not path.is_dir():

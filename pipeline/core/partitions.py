@@ -26,6 +26,7 @@ from .io import (
     check_inside,
     check_same_columns,
     dataset_parts,
+    existing_output,
     output_parts,
     read_data_file,
     read_view,
@@ -204,6 +205,26 @@ def _trim_heap() -> None:
             ctypes.CDLL(libc).malloc_trim(0)
         except (OSError, AttributeError):  # not glibc: nothing to trim
             pass
+
+
+def table_head(path: Path | str, made_by: str, n_rows: int, columns: list[str] | None = None) -> tuple:
+    """(the first n_rows rows of a stage's table, its number of rows): a file or parts, the rest left unread (what
+    describes a table of 16M rows, its columns, types and a few example rows, without holding it)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = existing_output(path, made_by)
+    if path.is_dir():
+        parts, frames = Parts.output(path, made_by), []
+        for k in range(len(parts.files)):  # the parts in order until they hold n_rows rows
+            frames.append(parts.read(k, columns))
+            if sum(len(f) for f in frames) >= n_rows:
+                break
+        return pd.concat(frames).head(n_rows), len(parts)
+    file = pq.ParquetFile(path)
+    first = next(file.iter_batches(batch_size=n_rows, columns=columns), None)
+    table = pa.Table.from_batches([first]) if first is not None else file.schema_arrow.empty_table()
+    return table.to_pandas(), file.metadata.num_rows
 
 
 def rows_by_part(rows, parts: Parts) -> list:

@@ -19,7 +19,7 @@ from real_data import BY_NAME
 
 from pipeline.core.errors import PipelineError
 from pipeline.core.io import DataSource, dataset_md5, read_dataset, read_parquet
-from pipeline.core.partitions import Parts, rows_by_part
+from pipeline.core.partitions import Parts, rows_by_part, table_head
 
 DATA_STAGES = ["validate", "clean", "split"]
 TABLES = [
@@ -109,6 +109,21 @@ def test_directory_reads_as_the_concatenated_file(tmp_path, monkeypatch):
     assert parts.dtypes.to_dict() == read.dtypes.to_dict()  # the parts typed as the whole table
     assert parts.read(1).index[0] == parts.rows[0]  # rows keep their positions in the table
     assert len(parts) == len(frame)
+
+
+def test_table_head_reads_the_first_rows_of_a_file_or_of_parts(tmp_path):
+    """What the track stage describes a table by: its first rows, typed as the whole table, and its row count."""
+    frame = sample_with_traps().reset_index(drop=True)
+    frame.to_parquet(tmp_path / "one.parquet", index=False)
+    write_parts(frame, tmp_path / "parts", cuts=(0.001, 0.5))  # a first part of a few rows: its types are the table's
+    for path in (tmp_path / "one.parquet", tmp_path / "parts"):
+        head, n_rows = table_head(path, "split", 3)
+        assert n_rows == len(frame)
+        pd.testing.assert_frame_equal(head, read_parquet(path, "split").head(3))
+        head, _ = table_head(path, "split", 2, columns=["plan"])
+        assert head.columns.tolist() == ["plan"] and len(head) == 2
+    with pytest.raises(PipelineError, match="written by the split stage"):
+        table_head(tmp_path / "missing.parquet", "split", 3)
 
 
 def test_rows_by_part():
