@@ -1,17 +1,21 @@
-"""The data stages, the features and the training part by part against in memory (pipeline/core/partitions.py),
-side by side in one run.
+"""Every stage part by part against in memory (pipeline/core/partitions.py), side by side in one run.
 
 For each size, generated rows (benchmarks/large_data.py: the default data's persons replicated under new ids) are
-written as a directory of Parquet parts of `--part-rows` rows, and validate, clean, split, features and train
-(`--stages`) run in a scratch
-project on it twice: on the dask backend (a 2-worker LocalCluster: the stages work part by part and write parts) and,
-where it fits (`--in-memory-up-to` rows), on the local backend (the same parts read as one table). Per stage and
-path: wall time, CPU of the stage process and its workers, the peak RSS of the stage process and of the largest
-worker (the process tree sampled every 0.1 s), and the disk its outputs take. Where both paths ran, their outputs
-are compared: the same rows, values and folds; the fitted features and model within 1e-9.
+written as a directory of Parquet parts of `--part-rows` rows, and the stages (`--stages`, default all but track) run
+in a scratch project on it twice: on the dask backend (a LocalCluster of `--workers`: the stages work part by part and
+write parts) and, where it fits (`--in-memory-up-to` rows), on the local backend (the same parts read as one table).
+Per stage and path: wall time, CPU of the stage process and its workers, the peak RSS of the stage process and of
+the largest worker (the process tree sampled every 0.1 s), and the disk its outputs take. Where both paths ran, their
+outputs are compared: the same rows, values and folds; the fitted features and model within 1e-9.
+
+`--repro`: the project is a git clone of this repository with DVC's cache linking; each stage runs as
+`dvc repro --single-item` (DVC's own work included), track too, then a whole `dvc repro` must find nothing to do,
+and the disk the run wrote (outputs, DVC's cache, the MLflow store; each inode once) is reported. Such a project runs
+its own copy of the code, this repository's code as of the clone. `--set key=value`: a params.yaml setting, as
+`dvc exp run -S`.
 
 Run: .venv/bin/python benchmarks/bench_out_of_core.py 1000000 5000000 20000000
-     (as `dvc repro` with DVC's cache: --repro; another model: --set model.name=gradient_boosting)
+     .venv/bin/python benchmarks/bench_out_of_core.py 20000000 --repro --set model.name=gradient_boosting
 Results: benchmarks/results/out_of_core.md
 """
 
