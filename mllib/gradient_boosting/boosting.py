@@ -185,6 +185,7 @@ class _BaseGradientBoosting(BaseEstimator):
                 else:
                     predict_binned(binned, tree.feature, tree.split_bin, tree.left, tree.right, tree.value, raw[:, k])
                 trees.append(tree)
+            del g, h, rows  # not alive while the next iteration's are made: three n-vectors off the peak
             train_scores.append(-loss.mean_loss(target, raw, w))
             if self.early_stopping:
                 new = self._flatten(trees[-K:])

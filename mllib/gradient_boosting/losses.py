@@ -44,7 +44,12 @@ class BinomialLogLoss:
 
     def gradient_hessian(self, y, raw, w):
         p = expit(raw[:, 0])
-        return ((p - y) * w)[:, None], (p * (1 - p) * w)[:, None]
+        h = 1.0 - p  # p (1 - p) w and (p - y) w made in place: two n-vectors at a time, not five
+        h *= p
+        h *= w
+        p -= y
+        p *= w
+        return p[:, None], h[:, None]
 
     def mean_loss(self, y, raw, w):
         F = raw[:, 0]

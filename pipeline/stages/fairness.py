@@ -31,6 +31,7 @@ from pipeline.steps.fairness_audit import (
     reweighing,
     summary_lines,
     threshold_mitigation,
+    training_weights,
 )
 
 
@@ -69,13 +70,16 @@ def audit_decisions(
                 target, cfg["mitigation"], sensitive, train, test_labels, y, P, decision, report["decision_threshold"]
             )
         )
+    y_train = target.encode(train[data["target"]])
+    weighting = training_weights(y_train, attribute_labels(train, sensitive))
+    del train  # the refit below holds every training row's features; not these columns as well
     trained = TrainMetrics.read()
     report["reweighing"] = reweighing(
         target,
         predictor,
         rows,
-        target.encode(train[data["target"]]),
-        attribute_labels(train, sensitive),
+        y_train,
+        weighting,
         y,
         test_labels,
         decision,

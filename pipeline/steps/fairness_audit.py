@@ -299,12 +299,19 @@ def _decisions(predictor, X) -> dict:
     return {"decision": predictor.decide(predictor.predict_proba(X))["decision"]}
 
 
+def training_weights(y_train, train_labels: dict) -> tuple[str, dict]:
+    """(the intersection g of the sensitive attributes, the Kamiran-Calders weights w(g, y) = P(g) P(y) / P(g, y)
+    of the training rows by it: reweighing_weights' {weights, table})."""
+    joint = " & ".join(train_labels)
+    return joint, reweighing_weights(y_train, intersectional_groups(train_labels)[joint])
+
+
 def reweighing(
     target: Classification,
     predictor,
     rows,
     y_train,
-    train_labels: dict,
+    weighting: tuple[str, dict],
     y_test,
     test_labels: dict,
     deployed,
@@ -312,12 +319,11 @@ def reweighing(
     model_name: str,
     best_params: dict,
 ) -> dict:
-    """Kamiran-Calders weights w(g, y) = P(g) P(y) / P(g, y) over the intersection g of the sensitive attributes on
-    all training rows; when `refit`, a clone of the deployed model refitted with them on the training rows in the
-    deployed features (rows: RowsInMemory, or the parts'), put in the deployed chain (same features, calibrator and
-    decision rule) and judged on test against the deployed decisions."""
-    joint = " & ".join(train_labels)
-    weights = reweighing_weights(y_train, intersectional_groups(train_labels)[joint])
+    """The training rows' weights (weighting: training_weights'); when `refit`, a clone of the deployed model
+    refitted with them on the training rows in the deployed features (rows: RowsInMemory, or the parts'), put in the
+    deployed chain (same features, calibrator and decision rule) and judged on test against the deployed
+    decisions."""
+    joint, weights = weighting
     report = {"groups": joint, "weights": weights["table"], "refit": refit}
     if not refit:
         return report
