@@ -2,7 +2,8 @@
 directory of CSV parts (the default data's sample with its traps: tests/pipeline/test_partitions.py) and whose
 compute.backend is dask, so `dvc repro` starts a 2-worker LocalCluster: validate, clean and split write parts, the
 features are fitted per split from mergeable statistics (no matrix written) and logistic regression from sums over
-the parts. Every stage runs to the report and a second `dvc repro` has nothing to do. After switching to the local
+the parts (gradient boosting from their bin codes; ridge, on a regression target, from their Gram matrix). Every
+stage runs to the report and a second `dvc repro` has nothing to do. After switching to the local
 backend (the same directory read as one table in memory) the data stages' outputs and the folds are byte-identical,
 and the fitted transformers, the model's coefficients, the out-of-fold scores and every metric agree within 1e-9
 (sums over parts and over the whole table differ in their last bits). A model that needs every row in one matrix
@@ -70,6 +71,15 @@ MODELS = {
         "model.name": "gradient_boosting",
         "search.grid.gradient_boosting": {"learning_rate": [0.1]},
         "model.params.gradient_boosting": {"max_iter": 20},
+    },
+    "ridge": {  # a regression target: the Gram matrix summed over the parts
+        "data.target": "lnmeddol",
+        "data.positive_label": None,
+        "data.drop": [
+            "binexp",
+            *(c for c in yaml.safe_load((REPO / "params.yaml").read_text())["data"]["drop"] if c != "lnmeddol"),
+        ],
+        "model.name": "ridge",
     },
 }
 
