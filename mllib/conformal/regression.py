@@ -10,16 +10,21 @@ and R_i = |y_i - mu_{-k(i)}(x_i)| the out-of-fold residuals, the interval of a n
 {mu_{-k(i)}(x) + R_i} ]. Guaranteed coverage >= 1 - 2 alpha - sqrt(2 / n_fold) (1 - 2 alpha with one row per fold:
 jackknife+); in practice close to 1 - alpha. Unlike split conformal it uses every training row both for fitting
 and for calibration. An order statistic whose rank falls outside 1..n is -inf / +inf (too few rows for the level).
+The order statistics come from a selection in the K folds' sorted residuals (mllib/conformal/_kernels.py), without
+the n_new x n matrix; with many folds (jackknife+) partitioning that matrix chunk by chunk is cheaper; both give
+the same floats.
 Notes: not in the lecture notes; the references above.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from ..base import BaseEstimator, check_array, check_is_fitted
+from ._kernels import cv_plus_order_statistic
 from .classification import _RANK_SLACK, conformal_quantile
 
 
@@ -68,15 +73,12 @@ class CVPlusRegressor(BaseEstimator):
     ----------
     coverage : float, default 0.9
         1 - alpha; CV+ guarantees at least 1 - 2 alpha, close to 1 - alpha in practice.
-    chunk_rows : int, default 256
-        New rows handled at once (memory chunk_rows x n_train).
 
     Fitted attributes: residuals_, fold_, n_folds_.
     """
 
-    def __init__(self, coverage: float = 0.9, chunk_rows: int = 256):
+    def __init__(self, coverage: float = 0.9):
         self.coverage = coverage
-        self.chunk_rows = chunk_rows
 
     def fit(self, y_true, oof_pred, fold) -> CVPlusRegressor:
         y, p = _check_pair(y_true, oof_pred)
@@ -88,7 +90,18 @@ class CVPlusRegressor(BaseEstimator):
         self.residuals_ = np.abs(y - p)
         self.fold_ = fold.astype(np.int64)
         self.n_folds_ = int(fold.max()) + 1
+        vars(self).pop("_by_fold", None)
         return self
+
+    @functools.cached_property
+    def _by_fold(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The residuals sorted within each fold, ascending and negated descending (mu - r is mu + (-r), the
+        floating-point operation np.partition sees), and each fold's start. Kept for the next call, not saved."""
+        order = np.lexsort((self.residuals_, self.fold_))
+        ascending = self.residuals_[order]
+        starts = np.concatenate([[0], np.cumsum(np.bincount(self.fold_, minlength=self.n_folds_))])
+        descending = -np.concatenate([ascending[a:b][::-1] for a, b in zip(starts[:-1], starts[1:])])
+        return ascending, descending, starts
 
     def _ranks(self) -> tuple[int, int]:
         n, alpha = self.residuals_.size, 1.0 - self.coverage
@@ -104,14 +117,33 @@ class CVPlusRegressor(BaseEstimator):
         n = self.residuals_.size
         low_rank, high_rank = self._ranks()
         lower, upper = np.full(P.shape[0], -np.inf), np.full(P.shape[0], np.inf)
-        for start in range(0, P.shape[0], self.chunk_rows):
-            rows = slice(start, start + self.chunk_rows)
-            mu = P[rows][:, self.fold_]  # mu_{-k(i)}(x) for every training row i
+        if _searches_beat_partition(n, self.n_folds_):
+            ascending, descending, starts = self._by_fold
+            P = np.ascontiguousarray(P)
             if low_rank >= 1:
-                lower[rows] = np.partition(mu - self.residuals_, low_rank - 1, axis=1)[:, low_rank - 1]
+                lower[:] = cv_plus_order_statistic(P, descending, starts, low_rank)
             if high_rank <= n:
-                upper[rows] = np.partition(mu + self.residuals_, high_rank - 1, axis=1)[:, high_rank - 1]
-        return lower, upper
+                upper[:] = cv_plus_order_statistic(P, ascending, starts, high_rank)
+        else:
+            chunk = max(1, _PARTITION_ELEMENTS // n)
+            for start in range(0, P.shape[0], chunk):
+                rows = slice(start, start + chunk)
+                mu = P[rows][:, self.fold_]  # mu_{-k(i)}(x) for every training row i
+                if low_rank >= 1:
+                    lower[rows] = np.partition(mu - self.residuals_, low_rank - 1, axis=1)[:, low_rank - 1]
+                if high_rank <= n:
+                    upper[rows] = np.partition(mu + self.residuals_, high_rank - 1, axis=1)[:, high_rank - 1]
+        return lower + 0.0, upper + 0.0  # -0.0 ties with 0.0 and either may be selected: one zero
+
+
+_PARTITION_ELEMENTS = 1 << 21  # 16 MB per temporary of the n_new x n_train matrix, chunk by chunk
+
+
+def _searches_beat_partition(n: int, n_folds: int) -> bool:
+    """Whether the selection in K sorted folds (O(K^2) per round for the weighted median) costs less than
+    partitioning n values per row. Per new row (benchmarks/bench_conformal.py): n = 616,000, K = 5: 12 us against
+    8.6 ms; n = 20,000, K = 100: 76 against 282 us; jackknife+ (K = n = 500): 105 against 8 us."""
+    return n_folds * n_folds < n
 
 
 def interval_summary(y_true, lower, upper) -> dict:

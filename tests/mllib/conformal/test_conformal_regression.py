@@ -39,16 +39,39 @@ def _cv_plus_inputs(X, y, K):
 def test_cv_plus_equals_its_definition():
     rng = np.random.default_rng(0)
     X, y = _data(rng, 57)
-    X_new, _ = _data(rng, 300)  # more rows than one chunk
+    X_new, _ = _data(rng, 300)
     models, oof, fold = _cv_plus_inputs(X, y, K=4)
     P = np.column_stack([m.predict(X_new) for m in models])
-    lo, hi = CVPlusRegressor(coverage=0.8, chunk_rows=64).fit(y, oof, fold).predict_interval(P)
+    intervals = CVPlusRegressor(coverage=0.8).fit(y[::-1], oof, fold)
+    intervals.predict_interval(P)  # the residuals sorted by fold are kept: a refit must not use them
+    lo, hi = intervals.fit(y, oof, fold).predict_interval(P)
     R = np.abs(y - oof)
     n, alpha = y.size, 0.2
     for j in (0, 77, 299):
         mu = P[j, fold]
         assert lo[j] == np.sort(mu - R)[math.floor(alpha * (n + 1)) - 1]
         assert hi[j] == np.sort(mu + R)[math.ceil((1 - alpha) * (n + 1)) - 1]
+
+
+@pytest.mark.parametrize("coverage", [0.5, 0.8, 0.9, 0.97])
+def test_cv_plus_selection_in_sorted_folds_is_bit_equal_to_partitioning(monkeypatch, coverage):
+    """The two ways predict_interval takes the order statistics (chosen by size) give the same floats, on ties too:
+    residuals and predictions on a coarse grid make many values equal; the partition path chunks its rows."""
+    from mllib.conformal import regression
+
+    rng = np.random.default_rng(7)
+    for n, K in ((400, 5), (1000, 7), (90, 3)):
+        y = np.round(rng.normal(size=n) * 4) / 4
+        oof = y + np.round(rng.standard_t(df=3, size=n) * 2) / 2
+        fold = rng.permutation(np.arange(n) % K)
+        P = np.round(rng.normal(size=(3000, K)) * 8) / 8 + rng.normal(size=(3000, 1)) * 1e-3 * (rng.random() < 0.5)
+        monkeypatch.setattr(regression, "_PARTITION_ELEMENTS", 64 * n)
+        bounds = {}
+        for searches in (True, False):
+            monkeypatch.setattr(regression, "_searches_beat_partition", lambda n, k, s=searches: s)
+            bounds[searches] = CVPlusRegressor(coverage).fit(y, oof, fold).predict_interval(P)
+        for a, b in zip(bounds[True], bounds[False]):
+            assert a.tobytes() == b.tobytes()
 
 
 def test_jackknife_plus_is_cv_plus_with_one_row_per_fold():
