@@ -31,7 +31,14 @@ def regression_test_section(test: dict) -> dict:
         ),
         gap_note(test),
         html.figures("residuals.png"),
+        html.muted(plotted_rows(test["residual_plot"])),
     )
+
+
+def plotted_rows(plot: dict) -> str:
+    if plot["every"] == 1:
+        return f"The figures show every test row ({plot['of']})."
+    return f"The figures show every {plot['every']}-th test row: {plot['rows']} of {plot['of']}."
 
 
 def regression_fairness_section(r: dict) -> dict:

@@ -22,6 +22,8 @@ from ..core.io import read_estimators
 from ..core.task import Regression
 from .evaluation import gap_report
 
+PLOT_ROWS = 20_000  # the residual plot's test rows, at most: every k-th row of a larger test set, stated in test.json
+
 
 def point_metrics(y: np.ndarray, pred: np.ndarray) -> dict:
     return {
@@ -115,6 +117,9 @@ def test_report(
         "cv_vs_test": gap_report(train_metrics, target, y, None, pred),
         "baseline": {"model": "mean of the training rows", **point_metrics(y, np.full(y.size, y_train.mean()))},
     }
-    plots = {"residuals": [{"actual": a, "predicted": p, "residual": a - p} for a, p in zip(y.tolist(), pred.tolist())]}
+    every = max(1, -(-y.size // PLOT_ROWS))  # more points show nothing more and make files of hundreds of MB
+    shown = list(zip(y[::every].tolist(), pred[::every].tolist()))
+    metrics["residual_plot"] = {"rows": len(shown), "of": int(y.size), "every": int(every)}
+    plots = {"residuals": [{"actual": a, "predicted": p, "residual": a - p} for a, p in shown]}
     columns = {"y": y, "prediction": pred, "lower": lower, "upper": upper}
     return metrics, plots, columns

@@ -103,6 +103,9 @@ def test_repro_produces_every_report(scenario):
         fairness = read(root, "reports/metrics/fairness.json")
         assert fairness["mitigation"]["applied"] is False and "mae" in fairness["attributes"]["sex"]["gaps"]
         assert read(root, "reports/attributions.json")["shapley"]["output"] == "prediction"
+        shown = test["residual_plot"]
+        assert shown["rows"] == len(read(root, "reports/plots/residuals.json")) == shown["of"] == test["n"]
+        assert f"The figures show every test row ({test['n']})." in (root / "reports/report.html").read_text()
     else:
         assert validation["task"] == test["task"] == "binary" and 0.6 < test["roc_auc"] <= 1
     strategy = {"binary_no_group": "stratified", "regression": "group"}.get(name, "stratified_group")

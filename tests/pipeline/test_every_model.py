@@ -27,6 +27,7 @@ from conftest import (
 
 from mllib.registry import CLASSIFIERS, REGRESSORS
 from pipeline.core import paths
+from pipeline.steps import regression as regression_steps
 
 FAST = {
     "search.grid": {},
@@ -105,6 +106,7 @@ def test_pipeline_runs_with_every_classifier_on_three_classes(name, featurised_t
 @pytest.mark.parametrize("name", sorted(REGRESSORS))
 def test_pipeline_runs_with_every_regressor(name, featurised_regression, tmp_path, monkeypatch):
     root = tmp_path / name
+    monkeypatch.setattr(regression_steps, "PLOT_ROWS", 50)
     train, test = run_model(featurised_regression, name, root, monkeypatch)
     # ridge reaches R^2 ~0.92 across folds on this file (signal linear, noise sd ~1 of a target sd ~3.6); the mean
     # scores 0. Every model must learn most of the signal; intervals must hold about their 0.9 on 154 test rows.
@@ -115,6 +117,10 @@ def test_pipeline_runs_with_every_regressor(name, featurised_regression, tmp_pat
     assert (predictions["lower"] <= predictions["prediction"]).all() and (
         predictions["prediction"] <= predictions["upper"]
     ).all()
+    # at most PLOT_ROWS test rows in the residual plot: every 4th of 154, the same rows in test.json's statement
+    plotted = json.loads((root / paths.RESIDUALS).read_text())
+    assert test["residual_plot"] == {"rows": 39, "of": 154, "every": 4} and len(plotted) == 39
+    assert [p["predicted"] for p in plotted] == predictions["prediction"].iloc[::4].tolist()
     fairness = json.loads((root / paths.FAIRNESS_METRICS).read_text())
     assert set(fairness["attributes"]) == {"sex"} and fairness["mitigation"]["applied"] is False
     attributions = json.loads((root / paths.ATTRIBUTIONS).read_text())
