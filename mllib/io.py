@@ -113,6 +113,12 @@ def _decode(node, store: _Arrays):
         name = node["__estimator__"]
         if name not in classes:
             raise ValueError(f"refusing to load class {name!r}: it is not in mllib.registry")
+        unknown = sorted(set(node["params"]) - set(classes[name]._param_names()))
+        if unknown:
+            raise ValueError(
+                f"{store.json_path}: {name} was saved with parameters {unknown} that this version of mllib's {name} "
+                "does not take; fit and save the model again with this version (in the pipeline: dvc repro)"
+            )
         est = classes[name](**{k: _decode(v, store) for k, v in node["params"].items()})
         for k, v in node["fitted"].items():
             if not (k.endswith("_") and not k.startswith("_")):

@@ -311,6 +311,17 @@ def test_nested_class_not_in_the_registry_is_refused(tmp_path):
         mlio.load(tmp_path / "pipe")
 
 
+def test_a_parameter_this_version_does_not_take_is_refused_by_name(tmp_path):
+    """A model saved by an older mllib (here: CVPlusRegressor's former chunk_rows) gets one message naming the file,
+    the class, the parameter and the fix, not the constructor's TypeError."""
+    json_path, _ = _save_lr(tmp_path)
+    doc = json.loads(json_path.read_text())
+    doc["estimator"]["params"]["chunk_rows"] = 256
+    json_path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=r"model.json: .* parameters \['chunk_rows'\] .* save the model again"):
+        mlio.load(tmp_path / "model")
+
+
 def test_private_or_dunder_attribute_names_are_refused(tmp_path):
     json_path, _ = _save_lr(tmp_path)
     doc = json.loads(json_path.read_text())
