@@ -36,6 +36,8 @@ $(BIN)/python:
 $(STAMP): pyproject.toml requirements.lock | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev]'
+	# the real-data corpus's ISLP files (tests/real_data.py reads its CSVs); without its dependencies, which pull in torch
+	$(BIN)/python -m pip install --quiet --no-deps -c requirements.lock ISLP
 	@touch $@
 
 # requirements.lock: the exact versions the pipeline's results depend on (dvc.lock is reproduced with them)

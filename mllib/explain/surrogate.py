@@ -14,7 +14,9 @@ from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 
 def _rules(tree, feature_names: list[str], labels) -> list[dict]:
-    """One rule per leaf: the conditions on its path (left branch: feature <= threshold), what it predicts, its rows."""
+    """One rule per leaf: the conditions on its path (left branch: feature <= threshold) as text and as
+    {feature, op, threshold} splits (for a reader who maps the features back to other units), what it predicts, its
+    rows."""
     rules, stack = [], [(0, [])]
     while stack:
         node, path = stack.pop()
@@ -22,11 +24,13 @@ def _rules(tree, feature_names: list[str], labels) -> list[dict]:
         if left < 0:
             value = tree.value_[node]
             prediction = labels[int(np.argmax(value))] if labels is not None else float(value[0])
-            rules.append({"conditions": path, "prediction": prediction, "rows": int(tree.n_node_samples_[node])})
+            rules.append({"conditions": [f"{s['feature']} {s['op']} {s['threshold']:.6g}" for s in path],
+                          "splits": path, "prediction": prediction,
+                          "rows": int(tree.n_node_samples_[node])})  # fmt: skip
             continue
         name, threshold = feature_names[tree.feature_[node]], float(tree.threshold_[node])
-        stack.append((right, path + [f"{name} > {threshold:.6g}"]))
-        stack.append((left, path + [f"{name} <= {threshold:.6g}"]))
+        stack.append((right, path + [{"feature": name, "op": ">", "threshold": threshold}]))
+        stack.append((left, path + [{"feature": name, "op": "<=", "threshold": threshold}]))
     return rules
 
 
@@ -50,7 +54,7 @@ def global_surrogate(
             "fidelity_metric": "agreement",
             "depth": 0,
             "n_leaves": 1,
-            "rules": [{"conditions": [], "prediction": only, "rows": int(target_fit.size)}],
+            "rules": [{"conditions": [], "splits": [], "prediction": only, "rows": int(target_fit.size)}],
         }
     if classification:
         tree = DecisionTreeClassifier(max_depth=max_depth, random_state=random_state).fit(X_fit, target_fit)

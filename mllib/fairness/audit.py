@@ -26,6 +26,7 @@ import numpy as np
 
 from ..base import check_binary_labels, check_int, check_probabilities, check_random_state, safe_divide, to_python
 from ..calibration.reliability import assign_bins, bin_edges
+from ..metrics.bootstrap import bootstrap_units, percentile_interval, row_multiplicities
 from ._checks import GroupLabels, check_groups, group_index
 
 METRICS = ("base_rate", "selection_rate", "tpr", "fpr", "precision", "accuracy")
@@ -123,31 +124,6 @@ def _criteria_values(rates: dict, keep: np.ndarray) -> dict:
             ratio = np.where(undefined | np.isnan(spreads[0][1]) | np.isnan(spreads[1][1]), np.nan, ratio)
         out[criterion] = (difference, ratio)
     return out
-
-
-def bootstrap_units(n_rows: int, clusters) -> tuple[np.ndarray | None, int, str]:
-    """What the bootstrap resamples: (cluster index of each row, number of clusters, "cluster") when clusters are
-    given (every row of a cluster is drawn together), else (None, n_rows, "row")."""
-    if clusters is None:
-        return None, n_rows, "row"
-    _, unit_of_row = np.unique(clusters, return_inverse=True)
-    return unit_of_row, int(unit_of_row.max()) + 1, "cluster"
-
-
-def row_multiplicities(rng, unit_of_row: np.ndarray | None, n_units: int) -> np.ndarray:
-    """One bootstrap replicate: how many times each row is drawn (n_units units drawn with replacement)."""
-    multiplicity = np.bincount(rng.integers(0, n_units, size=n_units), minlength=n_units).astype(np.float64)
-    return multiplicity if unit_of_row is None else multiplicity[unit_of_row]
-
-
-def _percentile_interval(samples: np.ndarray, level: float) -> list:
-    """[lower, upper] percentile interval over the defined bootstrap values (nan, nan if none is defined)."""
-    defined = samples[~np.isnan(samples)]
-    if defined.size == 0:
-        return [math.nan, math.nan]
-    alpha = (1.0 - level) / 2.0
-    lo, hi = np.quantile(defined, [alpha, 1.0 - alpha])
-    return [float(lo), float(hi)]
 
 
 def _reason(criterion: str, difference: float, ratio: float, per_metric_defined: dict) -> str | None:
@@ -254,7 +230,7 @@ def audit_groups(
         row.update({m: float(point[m][k]) for m in reported})
         row["small"] = bool(not keep[k])
         row["undefined"] = [m for m in reported if math.isnan(row[m])]
-        row["intervals"] = {m: _percentile_interval(replicates[m][:, k], level) for m in reported} if n_boot else {}
+        row["intervals"] = {m: percentile_interval(replicates[m][:, k], level) for m in reported} if n_boot else {}
         table[name] = row
 
     excluded = [names[k] for k in range(n_groups) if not keep[k]]
@@ -280,8 +256,8 @@ def audit_groups(
             "reason": reason,
             "per_metric": per_metric,
             "excluded_groups": excluded,
-            "difference_interval": _percentile_interval(replicate_criteria[criterion][0], level) if n_boot else None,
-            "ratio_interval": _percentile_interval(replicate_criteria[criterion][1], level) if n_boot else None,
+            "difference_interval": percentile_interval(replicate_criteria[criterion][0], level) if n_boot else None,
+            "ratio_interval": percentile_interval(replicate_criteria[criterion][1], level) if n_boot else None,
         }
     result = {
         "groups": table,

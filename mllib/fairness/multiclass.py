@@ -18,8 +18,9 @@ import math
 import numpy as np
 
 from ..base import check_int, check_random_state, safe_divide, to_python
+from ..metrics.bootstrap import bootstrap_units, percentile_interval, row_multiplicities
 from ._checks import check_groups, group_index
-from .audit import _percentile_interval, _spread, bootstrap_units, row_multiplicities
+from .audit import _spread
 
 MULTICLASS_CRITERIA = {"demographic_parity": "selection_rate", "equal_opportunity": "recall"}
 
@@ -116,7 +117,7 @@ def multiclass_audit(
         boot_gaps = _gaps(boot, keep)
 
     def interval(samples):
-        return _percentile_interval(samples, level) if n_boot else None
+        return percentile_interval(samples, level) if n_boot else None
 
     table = {}
     for a, group in enumerate(to_python(v) for v in values):

@@ -17,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import check_int, check_random_state, safe_divide, to_python
+from ..metrics.bootstrap import bootstrap_units, percentile_interval, row_multiplicities
 from ._checks import check_groups, group_index
-from .audit import _percentile_interval, _spread, bootstrap_units, row_multiplicities
+from .audit import _spread
 
 REGRESSION_METRICS = ("mae", "rmse", "mean_residual", "mean_prediction", "mean_target", "interval_coverage")
 
@@ -91,12 +92,12 @@ def regression_audit(
     for a, group in enumerate(to_python(v) for v in values):
         row = {"n": int(size[a]), "small": bool(not keep[a]), **{m: float(point[m][a]) for m in REGRESSION_METRICS}}
         if n_boot:
-            row["intervals"] = {m: _percentile_interval(boot[m][:, a], level) for m in REGRESSION_METRICS}
+            row["intervals"] = {m: percentile_interval(boot[m][:, a], level) for m in REGRESSION_METRICS}
         table[group] = row
     gaps = {
         m: {
             "difference": float(_spread(point[m][keep])[0]),
-            "difference_interval": _percentile_interval(_spread(boot[m][:, keep])[0], level) if n_boot else None,
+            "difference_interval": percentile_interval(_spread(boot[m][:, keep])[0], level) if n_boot else None,
         }
         for m in REGRESSION_METRICS
     }

@@ -4,6 +4,8 @@ Conventions: confusion matrices are rows = true, columns = predicted; binary lab
 with 1 = positive; an undefined value (zero denominator) is float('nan'), never 0.
 """
 
+from .auc_interval import auc_score_interval, hanley_mcneil_variance
+from .bootstrap import bootstrap_intervals, percentile_interval
 from .confusion import (
     accuracy_score,
     balanced_accuracy_score,
@@ -51,6 +53,10 @@ __all__ = [
     "mean_squared_error",
     "mean_absolute_error",
     "r2_score",
+    "auc_score_interval",
+    "hanley_mcneil_variance",
+    "bootstrap_intervals",
+    "percentile_interval",
     "Scorer",
     "get_scorer",
     "SCORERS",

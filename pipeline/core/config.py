@@ -176,6 +176,7 @@ SPEC = {
         "method": choice("auto", *registry.CALIBRATORS),
         "n_bins": integer(2),
         "binning": choice("uniform", "quantile"),
+        "margin": _Check("a number >= 0 (standard errors)", lambda v: _is_number(v) and v >= 0),
         "params": per_model("value", lambda x: True, names="method name"),
         "set_coverage": number(0, 1),
         "interval_coverage": number(0, 1),
@@ -221,6 +222,8 @@ SPEC = {
     },
     "evaluate": {
         "target_risk": number(0, 1),
+        "n_boot": integer(1),
+        "confidence_level": number(0, 1),
     },
     "fairness": {
         "min_group_size": integer(1),
@@ -268,6 +271,9 @@ SPEC = {
                 "regression": _Check("a number <= 1 (R^2) or null", lambda v: _is_number(v) and v <= 1, nullable=True),
             },
             "max_ece": unit_interval(),
+            "min_decision_gain": _Check(
+                "a number >= 0 or null (skip)", lambda v: _is_number(v) and v >= 0, nullable=True
+            ),
             "max_coverage_shortfall": unit_interval(),
             "max_fairness_gap": unit_interval(),
             "tolerance": _Check("a number >= 0 or null", lambda v: _is_number(v) and v >= 0, nullable=True),

@@ -115,3 +115,15 @@ def served_predictions(predictor, frame: pd.DataFrame, numeric: list[str], categ
     out = {f"probability_{c}": P[:, k] for k, c in enumerate(predictor.classes)}
     labels = pd.Series(predictor.labels(decided["decision"])).infer_objects()
     return pd.DataFrame({**out, "prediction": labels.to_numpy(), "accepted": decided["accepted"]})
+
+
+HASH_KEYS = ("defensible-ml-01", "defensible-ml-02")  # pandas' hash_pandas_object keys: 16 characters each
+
+
+def row_hashes(values: pd.DataFrame) -> np.ndarray:
+    """(n, 2) uint64: two independent 64-bit hashes of each row's values (-0.0 read as 0.0, as DataFrame.duplicated
+    reads it): 128 bits, so a false match among 10^8 rows has a probability below 10^-22."""
+    values = values.apply(lambda c: c + 0.0 if pd.api.types.is_float_dtype(c) else c)
+    return np.column_stack(
+        [pd.util.hash_pandas_object(values, index=False, hash_key=key).to_numpy() for key in HASH_KEYS]
+    )

@@ -417,16 +417,24 @@ def as_text(value) -> str:
 
 
 def _last_line(path: Path) -> bytes:
-    """The last non-empty line of a CSV file (gzipped or not), read from its end (a .gz file streams through)."""
-    tail = b""
-    opener = gzip.open if path.suffix.lower() == ".gz" else open
-    with opener(path, "rb") as f:
-        if opener is open:
-            f.seek(max(0, path.stat().st_size - 65536))
+    """The last non-empty line of a CSV file (gzipped or not), whole however long it is (a row of 5,000 numbers is
+    ~100 KB): a plain file read from its end, further back until a line break precedes that line; a .gz file streamed
+    through, keeping the line in progress."""
+    if path.suffix.lower() != ".gz":
+        size, file_size = 65536, path.stat().st_size
+        with open(path, "rb") as f:
+            while True:
+                f.seek(max(0, file_size - size))
+                lines = [line for line in f.read().splitlines() if line.strip()]
+                if size >= file_size or len(lines) >= 2:  # the first line read may be cut; the last is whole
+                    return lines[-1] if lines else b""
+                size *= 4
+    last, pending = b"", b""
+    with gzip.open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
-            tail = (tail + chunk)[-65536:]
-    lines = [line for line in tail.splitlines() if line.strip()]
-    return lines[-1] if lines else b""
+            *complete, pending = (pending + chunk).split(b"\n")
+            last = next((line for line in reversed(complete) if line.strip()), last)
+    return pending if pending.strip() else last
 
 
 def _check_last_line(path: Path, n_columns: int) -> None:

@@ -95,6 +95,7 @@ class SplitReport(Record):
     groups: dict | None
     rows_never_validated: int
     folds: dict  # balance of every validation set, by class (regression: by quantile bin of the target)
+    copies_across_split: dict | None = None  # test rows that copy a training row (pipeline/steps/folds.py)
 
 
 @dataclass(frozen=True)

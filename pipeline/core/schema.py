@@ -66,33 +66,90 @@ def build_schema(df: pd.DataFrame, data: dict, extreme_factor: float | None = No
             inferred[col] = pa.Column("float64", nullable=True, coerce=True)
     schema = schema.add_columns(inferred) if inferred else schema
     finite = pa.Check(lambda s: ~np.isinf(s.astype(np.float64)), name="finite")  # inf / -inf
-    for name, column in schema.columns.items():
-        if name not in data["categorical"] and column.dtype is not None and _numeric(column.dtype):
-            extreme = extreme_check(df[name], extreme_factor) if name in df.columns else None
-            schema = schema.update_column(name, checks=[*column.checks, finite, *([extreme] if extreme else [])])
-    return schema
+    checks = {
+        name: {
+            "checks": [
+                *column.checks,
+                finite,
+                *(extreme_checks(df[name], extreme_factor) if name in df.columns else []),
+            ]
+        }  # fmt: skip
+        for name, column in schema.columns.items()
+        if name not in data["categorical"] and column.dtype is not None and _numeric(column.dtype)
+    }
+    # one update of every column: updating them one by one copies the whole schema each time (quadratic in columns)
+    return schema.update_columns(checks) if checks else schema
 
 
-def extreme_check(values: pd.Series, factor: float | None):
-    """Values farther from the column's median than `factor` interquartile ranges (the mean absolute deviation when
-    the IQR is 0): an overflow, a sentinel or a unit slip (int64 max, 1e308) rather than a measurement. Legitimate
-    heavy tails of the corpus reach ~1,800 IQRs; such values wreck every scaler and score the model makes, so they
-    stop validate naming the rows, or are quarantined (validate.on_invalid). None: off, or no spread to judge by."""
+# values no measurement takes: the integer types' limits (a column's missing-value code written by a program) and
+# float32's largest; beyond 1e100, an overflow
+MACHINE_LIMITS = np.array(
+    [2**31 - 1, -(2**31), 2**32 - 1, 2**63 - 1, -(2**63), 2**64 - 1, float(np.finfo(np.float32).max)], dtype=np.float64
+)
+OVERFLOW = 1e100
+
+
+def extreme_checks(values: pd.Series, factor: float | None) -> list:
+    """The checks of one numeric column for values that are not measurements, each named by the rule that catches
+    it (validate.extreme_factor; None: none):
+    - a machine limit: int32 / int64 / uint32 / uint64 max or min, float32 max, or |value| >= 1e100 (an overflow);
+    - beyond `factor` times the column's typical magnitude (the median of its non-zero |values|): a unit slip or a
+      sentinel orders of magnitude away. Scale-free and indifferent to how many values are zero, so a 0/1 or count
+      column with rare non-zeros has nothing to flag, and heavy tails stay far inside it (a Pareto(1.1) column's
+      largest of 10^7 values is ~10^6.5 times its median);
+    - a sentinel spelled with nines (999, -9999, ..., 999999999): a value whose digits are all 9 that lies outside
+      the range of the column's other values by more than their span (income -999999999 beside values 0..10^6).
+    Each such value stops validate naming the rows, or is quarantined (validate.on_invalid)."""
     if factor is None:
-        return None
+        return []
     x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
     x = x[np.isfinite(x)]
-    if x.size < 4:
-        return None
-    q1, median, q3 = np.percentile(x, [25, 50, 75])
-    scale = (q3 - q1) or float(np.mean(np.abs(x - median)))
-    if not scale > 0 or not np.isfinite(scale):
-        return None
-    low, high = median - factor * scale, median + factor * scale
-    return pa.Check(
-        lambda s: ~(s.astype(np.float64) < low) & ~(s.astype(np.float64) > high),
-        name=f"extreme (beyond median +- {factor:g} IQR: [{low:.4g}, {high:.4g}])",
-    )
+    checks = [
+        pa.Check(
+            lambda s: ~s.astype(np.float64).isin(MACHINE_LIMITS) & ~(s.astype(np.float64).abs() >= OVERFLOW),
+            name="extreme (a machine limit: int32 / int64 / uint32 / uint64 max or min, float32 max, or |value| >= "
+            "1e100)",
+        )
+    ]
+    magnitude = np.abs(x[(x != 0) & (np.abs(x) < OVERFLOW) & ~np.isin(x, MACHINE_LIMITS)])
+    if magnitude.size:
+        typical = float(np.median(magnitude))
+        bound = factor * typical
+        checks.append(
+            pa.Check(
+                lambda s: ~(s.astype(np.float64).abs() > bound),
+                name=f"extreme (|value| beyond {factor:g} x the column's typical magnitude {typical:.4g}: > "
+                f"{bound:.4g})",
+            )
+        )
+    sentinels = nines_apart(x)
+    if sentinels.size:
+        checks.append(
+            pa.Check(
+                lambda s: ~s.astype(np.float64).isin(sentinels),  # a Series: pandera reads the rows from it
+                name=f"extreme (a sentinel spelled with nines, {', '.join(f'{v:.0f}' for v in sentinels)}, outside the "
+                "range of the column's other values by more than their span)",
+            )
+        )
+    return checks
+
+
+def nines_apart(x: np.ndarray) -> np.ndarray:
+    """The distinct values of x whose digits are all 9 (at least three: 999, -99999, ...) that lie outside the range
+    of the other values by more than that range's span."""
+    distinct = np.unique(x)
+    magnitude = np.abs(distinct)
+    candidate = (magnitude >= 999) & (magnitude < 1e18)  # three to eighteen nines
+    digits = np.floor(np.log10(np.where(candidate, magnitude, 1.0))) + 1
+    nines = distinct[candidate & (magnitude == 10.0**digits - 1)]
+    if not nines.size:
+        return nines
+    rest = distinct[~np.isin(distinct, nines)]
+    if not rest.size:
+        return rest
+    low, high = rest.min(), rest.max()
+    span = high - low
+    return nines[(nines > high + span) | (nines < low - span)]
 
 
 def _numeric(dtype) -> bool:

@@ -156,15 +156,20 @@ class Classification(Target):
     def quality_figures(test: dict, calibration: dict) -> dict:
         """The headline sections of how far the deployed probabilities and decisions can be trusted: calibration
         error before and after the map, the reject option's and the conformal sets' coverage."""
-        reject = test["selective"]["reject_option"]
+        reject, figures = test["selective"]["reject_option"], test["bootstrap"]["figures"]
+        against = test["decision"]["against_no_skill"]
         return {
             "calibration": {
                 "oof_ece_before": calibration["oof_before"]["ece"],
                 "oof_ece_after": calibration["oof_after_crossfitted"]["ece"],
                 "test_ece_before": test["calibration"]["before"]["ece"],
                 "test_ece_after": test["calibration"]["after"]["ece"],
+                "test_ece_after_high": finite(figures["ece"]["interval"][1]),
             },
             "decisions": {
+                "gain_vs_no_skill": against["gain"],
+                "gain_vs_no_skill_low": finite(against["gain_interval"][0]),
+                "classes_decided": against["classes_decided"],
                 "reject_coverage": reject["coverage"],
                 "selective_risk": finite(reject["selective_risk"]),
                 "aurc": test["selective"]["aurc"],
@@ -180,8 +185,69 @@ class Classification(Target):
 
     @staticmethod
     def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None]:
-        """The promotion gate's check of the deployed probabilities: (name, value, bound), value <= bound passes."""
-        return "calibration.test_ece_after <= max_ece", figures.get("calibration.test_ece_after"), cfg["max_ece"]
+        """The promotion gate's check of the deployed probabilities: (name, value, bound), value <= bound passes;
+        the value is the upper end of the test ECE's interval."""
+        name = "upper end of calibration.test_ece_after's interval <= max_ece"
+        return name, figures.get("calibration.test_ece_after_high"), cfg["max_ece"]
+
+    @staticmethod
+    def decision_checks(figures: dict, cfg: dict, costs_set: bool) -> list[tuple]:
+        """The promotion gate's checks of the deployed decisions, (name, value, bound, op, fix when it fails) each:
+        the rule beats the rule that decides one class for every row beyond the noise (the lower end of the gain's
+        interval above min_decision_gain), and it decides more than one class on test unless decision.cost_matrix
+        is set (costs may make one class the best decision for every row)."""
+        bound = cfg["min_decision_gain"]
+        fix = "set decision.cost_matrix to what each error costs (the threshold follows from it)"
+        return [
+            (
+                "lower end of the decisions' gain over the no-skill rule's (interval) > min_decision_gain",
+                figures.get("decisions.gain_vs_no_skill_low"),
+                bound,
+                ">",
+                fix,
+            ),
+            (
+                "classes decided on test >= 2" + (" (1 allowed: decision.cost_matrix is set)" if costs_set else ""),
+                figures.get("decisions.classes_decided"),
+                None if bound is None else 1 if costs_set else 2,
+                ">=",
+                fix,
+            ),
+        ]
+
+    def no_skill_decision(self, y_train: np.ndarray, cost_matrix) -> int:
+        """The rule that ignores the features: one class for every row, the training rows' most frequent class, or
+        with decision.cost_matrix the class of least expected cost under their class shares."""
+        prior = self.class_counts(y_train) / y_train.size
+        if cost_matrix is None:
+            return int(np.argmax(prior))
+        return int(np.argmin(np.asarray(cost_matrix, dtype=np.float64) @ prior))
+
+    @staticmethod
+    def decision_loss(y: np.ndarray, decision: np.ndarray, cost_matrix) -> float:
+        """What the deployed rule is judged on against the no-skill rule: the realised cost per row under
+        decision.cost_matrix, else the balanced error (1 - the mean recall over the classes present), which every
+        one-class rule holds at 1 - 1/K whatever the class shares."""
+        from mllib.metrics import balanced_accuracy_score
+
+        if cost_matrix is not None:
+            return float(np.asarray(cost_matrix, dtype=np.float64)[decision, y].mean())
+        return 1.0 - balanced_accuracy_score(y, decision)
+
+    def test_figures(self, y, P, decision, no_skill: int, cost_matrix, cfg: dict) -> dict[str, float]:
+        """The test figures given an interval (evaluate.n_boot): the headline metrics, the ECE of the deployed
+        probabilities, and the decision rule's loss beside the no-skill rule's with their difference (the gain)."""
+        from mllib.calibration import expected_calibration_error
+        from mllib.metrics import brier_score, log_loss
+
+        scores = self.scores(y, P, decision)
+        figures = {m: scores[m] for m in self.test_metrics if m in scores}
+        figures["log_loss"] = log_loss(y, self.metric_probabilities(P))
+        figures["brier"] = brier_score(y, self.metric_probabilities(P))
+        figures["ece"] = expected_calibration_error(*self.calibration_view(y, P), cfg["n_bins"], cfg["binning"])
+        loss = self.decision_loss(y, decision, cost_matrix)
+        base = self.decision_loss(y, np.full(y.size, no_skill), cost_matrix)
+        return figures | {"decision_loss": loss, "no_skill_decision_loss": base, "decision_gain": base - loss}
 
     def compare_predictions(self, y: np.ndarray, chosen: np.ndarray, runner_up: np.ndarray) -> dict:
         """Two models' test predictions of the same rows compared: McNemar's test on their errors."""
@@ -295,6 +361,14 @@ class Binary(Classification):
 
         return roc_auc_score(y, P[:, 1])
 
+    @staticmethod
+    def ranking_interval(y: np.ndarray, P: np.ndarray, level: float) -> list[float]:
+        """The ROC AUC's Hanley-McNeil score interval (mllib.metrics.auc_score_interval): wide when few rows
+        separate perfectly, where a bootstrap has no spread."""
+        from mllib.metrics import auc_score_interval, roc_auc_score
+
+        return auc_score_interval(roc_auc_score(y, P[:, 1]), int(np.sum(y == 1)), int(np.sum(y == 0)), level)
+
     def scores(self, y: np.ndarray, P: np.ndarray, decision: np.ndarray) -> dict:
         """The test scores of p(positive) and the decisions, with the full metric table and the confusion counts."""
         from mllib.metrics import average_precision_score, binary_metrics, roc_auc_score
@@ -386,6 +460,20 @@ class Multiclass(Classification):
         from mllib.metrics import roc_auc_ovr
 
         return roc_auc_ovr(y, P)
+
+    @staticmethod
+    def ranking_interval(y: np.ndarray, P: np.ndarray, level: float) -> list[float]:
+        """The mean over the classes present of each one-vs-rest AUC's Hanley-McNeil score interval ends (as if the
+        classes' errors moved together: conservative)."""
+        from mllib.metrics import auc_score_interval, one_vs_rest_auc
+
+        auc = one_vs_rest_auc(y, P)
+        ends = [
+            auc_score_interval(auc[k], int(np.sum(y == k)), int(np.sum(y != k)), level)
+            for k in range(P.shape[1])
+            if not np.isnan(auc[k])
+        ]
+        return np.mean(ends, axis=0).tolist()
 
     def scores(self, y: np.ndarray, P: np.ndarray, decision: np.ndarray) -> dict:
         """Accuracy, balanced accuracy, macro averages, per class one against the rest (precision, recall, F1, ROC
@@ -537,6 +625,7 @@ class Regression(Target):
         return {
             "intervals": {
                 "coverage": deployed["coverage"],
+                "coverage_low": finite(test["bootstrap"]["figures"]["coverage"]["interval"][0]),
                 "mean_width": deployed["mean_width"],
                 "target_coverage": intervals["coverage_target"],
             }
@@ -549,11 +638,36 @@ class Regression(Target):
 
     @staticmethod
     def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None]:
-        """The promotion gate's check of the intervals: how far test coverage falls short of the coverage asked."""
-        coverage, target = figures.get("intervals.coverage"), figures.get("intervals.target_coverage")
+        """The promotion gate's check of the intervals: how far the lower end of the test coverage's interval falls
+        short of the coverage asked."""
+        coverage, target = figures.get("intervals.coverage_low"), figures.get("intervals.target_coverage")
         shortfall = None if coverage is None else target - coverage
-        name = "interval coverage shortfall (target - test coverage) <= max_coverage_shortfall"
+        name = (
+            "interval coverage shortfall (target - lower end of the test coverage's interval) <= max_coverage_shortfall"
+        )
         return name, shortfall, cfg["max_coverage_shortfall"]
+
+    @staticmethod
+    def decision_checks(figures: dict, cfg: dict, costs_set: bool) -> list[tuple]:
+        """A regression target makes no decisions: no checks."""
+        return []
+
+    @staticmethod
+    def point_metrics(y: np.ndarray, pred: np.ndarray) -> dict[str, float]:
+        """RMSE, MAE, R^2 and the mean residual of the predictions `pred`."""
+        from mllib.metrics import mean_absolute_error, mean_squared_error, r2_score
+
+        return {
+            "rmse": float(np.sqrt(mean_squared_error(y, pred))),
+            "mae": mean_absolute_error(y, pred),
+            "r2": r2_score(y, pred),
+            "mean_residual": float(np.mean(y - pred)),
+        }
+
+    def test_figures(self, y: np.ndarray, pred: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> dict[str, float]:
+        """The test figures given an interval (evaluate.n_boot): the point metrics and the deployed intervals'
+        coverage."""
+        return self.point_metrics(y, pred) | {"coverage": float(np.mean((lower <= y) & (y <= upper)))}
 
     def compare_predictions(self, y: np.ndarray, chosen: np.ndarray, runner_up: np.ndarray) -> dict:
         """Two models' test predictions compared: a paired t-test on their squared errors."""

@@ -72,13 +72,12 @@ def model_card(params: dict, r: dict, promotion: str) -> str:
         f"{train['n_candidates']} candidates and {train['n_folds']} {r['split']['strategy']} folds",
         "Task": f"{test['task']}: {r['validation']['task_reason']}",
         "Intended use": f"{task_items.pop('Intended use')}. Not validated for other populations.",
-        "Training data": f"{data['path']}: {r['validation']['rows_in']} rows; the model saw {seen} of them "
-        f"({r['split']['rows']['train']} training, {r['split']['rows']['test']} held out), the rest removed as listed "
-        "under Data changes",
+        "Training data": training_data(data, r, seen),
         "Data changes": changes_summary(data_changes(params, r)),
         "Evaluation data": f"{r['split']['rows']['test']} held-out rows"
         + (f", grouped by {data['group']} (no group in both sets)" if data["group"] else "")
         + ", used once"
+        + copies_note(r["split"].get("copies_across_split"))
         + (f". WARNING: {r['split']['test_fraction_note']}" if r["split"]["test_fraction_note"] else ""),
         "Performance": f"{task_items.pop('Performance')}; CV {train['scoring']} {fmt(train['cv_mean'])} ± "
         f"{fmt(train['cv_std'])} (mean of {train['n_folds']} splits; pooled out-of-fold {fmt(train['cv_pooled'])})"
@@ -100,6 +99,37 @@ def model_card(params: dict, r: dict, promotion: str) -> str:
         "fairness table and left out of the parity criteria.",
     }
     return key_values(items)
+
+
+def training_data(data: dict, r: dict, seen: int) -> str:
+    """The file's rows, how many the model saw (all, or the rest removed as Data changes lists), and the columns kept
+    as features that hold one value (they carry nothing)."""
+    rows_in, split = r["validation"]["rows_in"], r["split"]["rows"]
+    line = f"{data['path']}: {rows_in} rows; the model saw " + (
+        f"all of them ({split['train']} training, {split['test']} held out)"
+        if seen == rows_in
+        else f"{seen} of them ({split['train']} training, {split['test']} held out); the other {rows_in - seen} were "
+        "removed as listed under Data changes"
+    )
+    single = r["cleaning"].get("single_valued") or {}
+    if single:
+        shown = ", ".join(f"{c} ({'no value' if v is None else f'always {v}'})" for c, v in list(single.items())[:10])
+        more = f" and {len(single) - 10} more" if len(single) > 10 else ""
+        line += f"; kept as features though they hold one value in every row, so carry nothing: {shown}{more}"
+    return line
+
+
+def copies_note(copies: dict | None) -> str:
+    """How many test rows copy a training row (pipeline/steps/folds.copies_across_split), with its warning."""
+    if copies is None:
+        return ""
+    if not copies["test_rows"]:
+        return "; no test row copies a training row"
+    line = (
+        f"; {copies['test_rows']} of {copies['of']} test rows ({copies['share']:.1%}) copy a training row in "
+        f"{copies['columns']}"
+    )
+    return line + (f". WARNING: {copies['warning']}" if copies["warning"] else "")
 
 
 def solver_summary(train: dict, calibration: dict) -> str:
@@ -149,10 +179,13 @@ def promotion_summary(params: dict, r: dict) -> str:
     """The gate's threshold checks (tracking.promotion); the comparison with the best champion so far happens when
     the track stage registers the version (its description gives the decision and every check)."""
     from ..tracking.promotion import decide, threshold_checks
-    from .headline import flat, headline
+    from .headline import flat, headline, undefined_gaps
 
     figures = flat(headline(r["train"], r["calibration"], r["test"], r["fairness"], r["assessment"]))
-    decision = decide(threshold_checks(figures, r["test"]["task"], params["tracking"]["promotion"]))
+    costs_set = params["decision"]["cost_matrix"] is not None
+    checks = threshold_checks(figures, r["test"]["task"], params["tracking"]["promotion"], costs_set,
+                              undefined_gaps(r["fairness"]))  # fmt: skip
+    decision = decide(checks)
     verdict = (
         "the thresholds pass" if decision["promote"] else "the thresholds FAIL: this version cannot become champion"
     )

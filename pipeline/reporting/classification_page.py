@@ -12,7 +12,7 @@ from . import figures
 from . import page as html
 from .classification_fairness import binary_fairness, fairness_section, mitigation_summary, multiclass_fairness
 from .page import audited, fmt, ranking_note
-from .results import gap_note, with_baseline
+from .results import gap_note, intervals_note, with_baseline, with_interval
 
 
 def classification_figures(r: dict, kind: ClassificationPage) -> dict[str, bytes]:
@@ -104,15 +104,25 @@ def calibration_choice(cal: dict, test_ranking: dict) -> list[dict]:
             "log loss": c.get("log_loss"),
             "log loss - none's": c.get("log_loss_vs_none"),
             "its standard error": c.get("standard_error_vs_none"),
+            "gain in standard errors": c.get("gain_in_standard_errors"),
+            "ranking - none's (within folds) ± its standard error": (
+                f"{fmt(c['ranking_vs_none']['difference'])} ± {fmt(c['ranking_vs_none']['standard_error'])}"
+                if c["defined"]
+                else None
+            ),
             "ECE": c.get("ece"),
             "Brier": c.get("brier"),
-            "note": c.get("reason", "") if not c["defined"] else "; ".join(c["not_converged"]),
+            "may be deployed (auto)": c.get("qualifies"),
+            "note": c.get("reason", "") if not c["defined"] else "; ".join([c["why"], *c["not_converged"]]),
         }
         for c in cal["comparison"]
     ]
     how = (
-        "calibration.method auto deploys the map of least cross-fitted log loss (ties: the one listed first); "
-        "the figures of the map chosen this way are slightly optimistic, the test rows above are the check."
+        f"calibration.method auto deploys a map only when its cross-fitted log-loss gain over no map exceeds "
+        f"calibration.margin = {html.fmt(float(cal['margin']))} standard errors of the paired per-row differences and "
+        "its ranking metric within the folds does not fall by more than as many DeLong standard errors; of those, the "
+        "least log loss (ties: the one listed first), else none. The figures of the map chosen this way are slightly "
+        "optimistic; the test rows above are the check."
         if cal["method_setting"] == "auto"
         else f"calibration.method names {cal['method']}, so it is deployed whatever this table says."
     )
@@ -205,13 +215,10 @@ def classification_card(params: dict, r: dict, kind: ClassificationPage) -> dict
     conformal = test["conformal"]
     return {
         "Intended use": f"{kind.intended_use(data['target'], test['classes'])}; {rule}",
-        "Performance": kind.performance(test),
+        "Performance": f"{kind.performance(test)} ({intervals_note(test)})",
+        "Decisions": decisions_line(test, kind),
         "Calibration": f"{calibration['method']} ("
-        + (
-            "calibration.method auto: the least cross-fitted log loss of the maps, none included"
-            if calibration["method_setting"] == "auto"
-            else "named in params.yaml"
-        )
+        + (auto_choice(calibration) if calibration["method_setting"] == "auto" else "named in params.yaml")
         + "): test ECE "
         f"{fmt(test['calibration']['before']['ece'])} before, "
         f"{fmt(test['calibration']['after']['ece'])} after"
@@ -227,6 +234,40 @@ def classification_card(params: dict, r: dict, kind: ClassificationPage) -> dict
         or "no sensitive attributes",
         "Fairness mitigation": mitigation_summary(fairness, data["sensitive"]),
     }
+
+
+def auto_choice(calibration: dict) -> str:
+    """Why calibration.method auto deployed its map: its gain in standard errors, or why each map stepped aside."""
+    deployed = next(c for c in calibration["comparison"] if c["method"] == calibration["method"])
+    if calibration["method"] != "none":
+        return f"calibration.method auto: {deployed['why']}, the least log loss of the maps that qualify"
+    maps = [c for c in calibration["comparison"] if c["method"] != "none"]
+    return (
+        "calibration.method auto: no map earns its place ("
+        + "; ".join(f"{c['method']}: {c['why'] if c['defined'] else 'undefined'}" for c in maps)
+        + f"; calibration.margin {fmt(float(calibration['margin']))})"
+    )
+
+
+def decisions_line(test: dict, kind: ClassificationPage) -> str:
+    """The deployed rule's test confusion matrix beside the rule that ignores the features, and what to do when
+    the two are the same."""
+    against = test["decision"]["against_no_skill"]
+    line = (
+        f"{kind.confusion(test)}; {against['metric']} {fmt(against['loss'])} against {fmt(against['no_skill_loss'])} "
+        f"for the no-skill rule ({against['no_skill_rule']}): gain "
+        f"{html.interval(against['gain'], against['gain_interval'])}"
+    )
+    if against["same_as_no_skill"]:
+        line += (
+            ". WARNING: the rule decides the same class for every test row, as the no-skill rule does: its decisions "
+            "carry no information from the features. Set decision.cost_matrix to what each error costs (the "
+            "threshold follows from it)"
+        )
+    elif against["classes_decided"] < len(test["classes"]):
+        unused = [c for c, n in against["decided"].items() if not n]
+        line += f". Never decided on test: {', '.join(unused)}"
+    return line
 
 
 class ClassificationPage:
@@ -268,7 +309,15 @@ class BinaryPage(ClassificationPage):
 
     @staticmethod
     def performance(test: dict) -> str:
-        return f"test ROC AUC {fmt(test['roc_auc'])}, accuracy {fmt(test['accuracy'])}, Brier {fmt(test['brier'])}"
+        return (
+            f"test ROC AUC {with_interval(test, 'roc_auc')}, accuracy {with_interval(test, 'accuracy')}, Brier "
+            f"{with_interval(test, 'brier')}"
+        )
+
+    @staticmethod
+    def confusion(test: dict) -> str:
+        c, positive = test["confusion"], test["classes"][1]
+        return f"tp {c['tp']}, fp {c['fp']}, fn {c['fn']}, tn {c['tn']} (positive: {positive})"
 
     @staticmethod
     def curve_summaries(test: dict) -> tuple[dict, dict, dict]:
@@ -283,7 +332,7 @@ class BinaryPage(ClassificationPage):
         return html.section(
             "Test evaluation (used once)",
             html.key_values({"n": test["n"], "threshold": test["threshold"]}),
-            with_baseline(
+            *with_baseline(
                 test,
                 (
                     "roc_auc",
@@ -337,8 +386,17 @@ class MulticlassPage(ClassificationPage):
     @staticmethod
     def performance(test: dict) -> str:
         return (
-            f"test macro one-vs-rest ROC AUC {fmt(test['roc_auc_ovr'])}, accuracy {fmt(test['accuracy'])}, macro F1 "
-            f"{fmt(test['f1_macro'])}, log loss {fmt(test['log_loss'])}"
+            f"test macro one-vs-rest ROC AUC {with_interval(test, 'roc_auc_ovr')}, accuracy "
+            f"{with_interval(test, 'accuracy')}, macro F1 {with_interval(test, 'f1_macro')}, log loss "
+            f"{with_interval(test, 'log_loss')}"
+        )
+
+    @staticmethod
+    def confusion(test: dict) -> str:
+        names, matrix = test["confusion"]["labels"], test["confusion"]["matrix"]
+        return "; ".join(
+            f"actual {a}: " + ", ".join(f"{matrix[i][j]} decided {b}" for j, b in enumerate(names))
+            for i, a in enumerate(names)
         )
 
     @staticmethod
@@ -363,7 +421,7 @@ class MulticlassPage(ClassificationPage):
                     **{f"top-{k} accuracy": v for k, v in test["top_k_accuracy"].items()},
                 }
             ),
-            with_baseline(
+            *with_baseline(
                 test,
                 (
                     "roc_auc_ovr",

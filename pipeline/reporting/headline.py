@@ -29,6 +29,9 @@ def headline(train: dict, calibration: dict, test: dict, fairness: dict, assessm
     }
     kind = kind_of(test["task"])
     out["test"].update(_pick(test, kind.test_metrics))
+    # the test rows and the lower end of the headline's interval: what the promotion gate's min_headline reads
+    out["test"]["n"] = test["n"]
+    out["test"][f"{kind.headline_metric}_low"] = finite(interval(test, kind.headline_metric)[0])
     out["test_no_skill"] = _pick(test["baseline"], kind.test_metrics)
     out.update(kind.quality_figures(test, calibration))
     out["fairness"] = {
@@ -47,6 +50,17 @@ def headline(train: dict, calibration: dict, test: dict, fairness: dict, assessm
         ),
     }
     return out
+
+
+def interval(test: dict, figure: str) -> list:
+    """[lower, upper] of a test figure's bootstrap interval (test.json `bootstrap`)."""
+    return test["bootstrap"]["figures"][figure]["interval"]
+
+
+def undefined_gaps(fairness: dict) -> list[str]:
+    """The gaps (as fairness_gaps names them) of the attributes and intersections audited that could not be computed:
+    the promotion gate names each as not evaluated."""
+    return [name for name, gap in fairness_gaps(fairness).items() if gap is None]
 
 
 def fairness_gaps(fairness: dict) -> dict:

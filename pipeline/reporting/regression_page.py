@@ -6,7 +6,7 @@ from __future__ import annotations
 from . import figures
 from . import page as html
 from .page import audited, fmt
-from .results import gap_note, with_baseline
+from .results import gap_note, intervals_note, with_baseline, with_interval
 
 
 def regression_test_section(test: dict) -> dict:
@@ -19,7 +19,7 @@ def regression_test_section(test: dict) -> dict:
     return html.section(
         "Test evaluation (used once)",
         html.key_values({"n": test["n"]}),
-        with_baseline(test, ("rmse", "mae", "r2", "mean_residual")),
+        *with_baseline(test, ("rmse", "mae", "r2", "mean_residual")),
         html.heading(f"Prediction intervals (target coverage {html.fmt(intervals['coverage_target'])})"),
         html.table(rows),
         html.muted(
@@ -83,9 +83,10 @@ def regression_card(data: dict, test: dict, fairness: dict) -> dict:
     return {
         "Intended use": f"Predicts {data['target']} with a {fmt(intervals['coverage_target'])} prediction interval "
         f"({intervals['deployed']}) for rows like the training data",
-        "Performance": f"test RMSE {fmt(test['rmse'])}, MAE {fmt(test['mae'])}, R^2 {fmt(test['r2'])}",
-        "Prediction intervals": f"{intervals['deployed']}: hold the actual value on {fmt(deployed['coverage'])} "
-        f"of test "
+        "Performance": f"test RMSE {with_interval(test, 'rmse')}, MAE {with_interval(test, 'mae')}, R^2 "
+        f"{with_interval(test, 'r2')} ({intervals_note(test)})",
+        "Prediction intervals": f"{intervals['deployed']}: hold the actual value on "
+        f"{html.interval(deployed['coverage'], test['bootstrap']['figures']['coverage']['interval'])} of test "
         f"rows (target {fmt(intervals['coverage_target'])}), mean width {fmt(deployed['mean_width'])}",
         "Fairness": "; ".join(
             f"by {a}: MAE gap {fmt(g['mae']['difference'])}, mean residual gap "

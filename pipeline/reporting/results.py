@@ -122,8 +122,9 @@ def explain_section(r: dict, figs: dict) -> dict:
         parts += [
             html.heading(f"Global surrogate tree (depth {html.fmt(sur['depth'])}, {html.fmt(sur['n_leaves'])} leaves)"),
             html.muted(
-                "A tree fitted to the deployed predictor's own outputs on the training rows "
-                "(model input features: imputed, scaled, encoded). Fidelity on test "
+                "A tree fitted to the deployed predictor's own outputs on the training rows in the model's input "
+                "features (imputed, scaled, encoded), its rules read back in the file's own units and category "
+                "names (a feature no single column makes says model units). Fidelity on test "
                 f"({html.fmt(sur['fidelity_metric'])}): {html.fmt(sur['fidelity'])}; the rules explain the model only "
                 "as far as they agree with it."
             ),
@@ -147,12 +148,36 @@ def explain_section(r: dict, figs: dict) -> dict:
     return html.section("Explainability: Shapley values, relevance, surrogate tree, partial dependence", *parts)
 
 
-def with_baseline(test: dict, metrics) -> dict:
-    """Each test metric of the model beside the no-skill baseline's (undefined where the baseline has none)."""
-    baseline = test["baseline"]
-    return html.table(
-        [{"metric": m, "model": test[m], f"no-skill baseline ({baseline['model']})": baseline.get(m)} for m in metrics]
+def with_baseline(test: dict, metrics) -> list[dict]:
+    """Each test metric of the model with its bootstrap interval (where one was drawn) beside the no-skill
+    baseline's (undefined where the baseline has none), and how the intervals were drawn."""
+    baseline, boot = test["baseline"], test["bootstrap"]
+    level = f"{boot['confidence_level']:.0%} interval"
+    rows = [
+        {
+            "metric": m,
+            "model": test[m],
+            level: "[{}, {}]".format(*map(html.fmt, boot["figures"][m]["interval"])) if m in boot["figures"] else "",
+            f"no-skill baseline ({baseline['model']})": baseline.get(m),
+        }
+        for m in metrics
+    ]
+    return [html.table(rows), html.muted(intervals_note(test))]
+
+
+def intervals_note(test: dict) -> str:
+    """How the test figures' intervals were drawn, on how many rows."""
+    boot = test["bootstrap"]
+    units = f" ({boot['n_units']} clusters)" if boot["unit"] == "cluster" else ""
+    return (
+        f"n = {boot['n']} test rows{units}. Intervals: {boot['confidence_level']:.0%} {boot['method']} "
+        "(evaluate.n_boot, evaluate.confidence_level); the promotion gate reads their conservative ends."
     )
+
+
+def with_interval(test: dict, metric: str) -> str:
+    """'0.7542 [0.7351, 0.7730]': a test figure with its bootstrap interval."""
+    return html.interval(test[metric], test["bootstrap"]["figures"][metric]["interval"])
 
 
 def gap_note(test: dict) -> dict:

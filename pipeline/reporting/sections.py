@@ -11,6 +11,15 @@ from .card import data_changes, model_card, promotion_summary
 from .results import explain_section, trust_section
 from .task_pages import page_of
 
+TABLE_ROWS = 30  # a ranked table on the page shows its first rows, and says how many more its file holds
+
+
+def table_head(rows: list[dict], what: str) -> list[dict]:
+    """The first TABLE_ROWS rows of a ranked table, and a line counting the rest."""
+    if len(rows) <= TABLE_ROWS:
+        return [html.table(rows)]
+    return [html.table(rows[:TABLE_ROWS]), html.muted(f"The first {TABLE_ROWS} of {len(rows)} {what}.")]
+
 
 def make_figures(r: dict) -> dict[str, bytes]:
     kind, scoring, splits = page_of(r["test"]["task"]), r["train"]["scoring"], f"{r['split']['strategy']} splits"
@@ -42,6 +51,17 @@ def make_figures(r: dict) -> dict[str, bytes]:
 def duplicates_line(cleaning: dict) -> str:
     d = cleaning["duplicate_rows"]
     return f"{d['rows']} ({d['action']}; clean.drop_duplicate_rows: {d['setting']})"
+
+
+def missing_line(r: dict) -> str:
+    """Missing values per column after cleaning (the features stage imputes them), and the rows validate set aside
+    for a missing target, which no column shows any more."""
+    missing = r["cleaning"]["missing_values"]
+    line = html.fmt(missing) if missing else "none"
+    unlabelled = sum(v["rows"] for v in r["validation"].get("missing_target", {}).values())
+    if unlabelled:
+        line += f"; {unlabelled} rows without a target quarantined by validate (validate.missing_target)"
+    return line
 
 
 def changes_table(params: dict, r: dict) -> dict:
@@ -89,7 +109,7 @@ def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
                     "rows removed by clean": r["cleaning"]["rows_in"] - r["cleaning"]["rows_out"],
                     "rows the model saw (train + test)": r["split"]["rows"]["train"] + r["split"]["rows"]["test"],
                     "rows repeating an earlier row": duplicates_line(r["cleaning"]),
-                    "missing values after cleaning": r["cleaning"]["missing_values"],
+                    "missing values after cleaning": missing_line(r),
                     "split": f"{r['split']['strategy']}, {r['split']['n_splits']} folds, test size "
                     f"{r['split']['test_size']}",
                     "rows train / test": f"{r['split']['rows']['train']} / {r['split']['rows']['test']}",
@@ -107,11 +127,13 @@ def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
         *kind.task_sections(r),
         html.section(
             "Explainability: permutation importance (raw features, test set; Student-t interval over repeats)",
-            html.table(
+            html.muted(r["importance"]["statement"] + "."),
+            *table_head(
                 [
                     {k: f[k] for k in ("feature", "mean", "std", "ci_low", "ci_high")}
                     for f in r["importance"]["features"]
-                ]
+                ],
+                "columns (reports/importance.json lists every one)",
             ),
             *([html.note(f"Computed {r['importance']['sample']}.")] if r["importance"].get("sample") else []),
             html.figures("importance.png"),

@@ -1,6 +1,9 @@
 """The evaluate stage: the test set, used once (seed 004, D4:200, 543), through the deployed predictor
 (models/predictor: features -> model -> calibrator -> decision rule), so these are the decisions fairness,
-explain and the served model make too. Metrics, curves and the reject option are pipeline/steps/evaluation.py's.
+explain and the served model make too. Metrics, curves and the reject option are pipeline/steps/evaluation.py's, each
+test figure with its percentile bootstrap interval (evaluate.n_boot draws of the test rows, whole data.group clusters
+together, else within each class) and the decisions beside the no-skill rule's (one class for every row): what the
+promotion gate reads.
 
 Sections cited: Ghent ML notes (seed 004): 1.5 Model Selection: hyperparameter analysis (200)"""
 
@@ -26,7 +29,9 @@ from pipeline.steps.row_outputs import test_outputs
 
 
 @singledispatch
-def evaluate(target: Target, params: dict, predictor, test: pd.DataFrame, outputs, y, y_train, trained: dict) -> dict:
+def evaluate(
+    target: Target, params: dict, predictor, test: pd.DataFrame, outputs, y, y_train, trained: dict, clusters
+) -> dict:
     """The deployed predictor's test metrics (returned) and its predictions and plots (written) for the target's
     kind."""
     raise TypeError(f"no evaluate step for {type(target).__name__}")
@@ -34,10 +39,10 @@ def evaluate(target: Target, params: dict, predictor, test: pd.DataFrame, output
 
 @evaluate.register
 def evaluate_regression(
-    target: Regression, params: dict, predictor, test: pd.DataFrame, outputs, y, y_train, trained: dict
+    target: Regression, params: dict, predictor, test: pd.DataFrame, outputs, y, y_train, trained: dict, clusters
 ) -> dict:
     """Point metrics, the intervals' coverage and width, the residuals; the classification plots are empty files."""
-    metrics, plots, columns = test_report(target, predictor, outputs, y, trained, y_train)
+    metrics, plots, columns = test_report(target, predictor, outputs, y, trained, y_train, params, clusters)
     deployed = metrics["intervals"][predictor.interval_method]
     print(
         f"evaluate: test RMSE {metrics['rmse']:.4g}, MAE {metrics['mae']:.4g}, R^2 {metrics['r2']:.4f}; "
@@ -54,7 +59,7 @@ def evaluate_regression(
 
 @evaluate.register
 def evaluate_classification(
-    target: Classification, params: dict, predictor, test: pd.DataFrame, outputs, y, y_train, trained: dict
+    target: Classification, params: dict, predictor, test: pd.DataFrame, outputs, y, y_train, trained: dict, clusters
 ) -> dict:
     """Probabilities, decisions, the reject option and conformal sets on test; metrics, curves, reliability rows."""
     scores = outputs["scores"]
@@ -73,6 +78,7 @@ def evaluate_classification(
         trained,
         rule_of(predictor),
         y_train,
+        clusters,
     )
     headline = f"{target.headline_label} {metrics[target.headline_metric]:.4f}"
     reject, conformal = metrics["selective"]["reject_option"], metrics["conformal"]
@@ -105,7 +111,8 @@ def main() -> None:
     y = target.encode(test[data["target"]])
     y_train = target.encode(read_parquet(paths.TRAIN, "split", columns=[data["target"]])[data["target"]])  # baseline
     trained = TrainMetrics.read()
-    metrics = evaluate(target, params, predictor, test, outputs, y, y_train, trained)
+    clusters = test[data["group"]].to_numpy() if data["group"] else None  # the intervals draw a group's rows together
+    metrics = evaluate(target, params, predictor, test, outputs, y, y_train, trained, clusters)
     metrics["comparison"] = versus_runner_up(
         params["model"], params["seed"], trained, target, y_train, y, predictor.model
     )

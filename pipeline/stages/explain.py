@@ -28,6 +28,7 @@ from pipeline.core.records import PartialDependence
 from pipeline.core.task import Target
 from pipeline.steps.explanations import (
     after_features,
+    beyond_noise,
     explained_tables,
     importance_report,
     importance_rows,
@@ -64,9 +65,15 @@ def main() -> None:
         features=predictor.features,
     )
     features = importance_rows(result, names)
+    kept = set(beyond_noise(features, result["confidence_level"]))
+    informative = [f for f in features if f["feature"] in kept]
     print(
         f"explain: permutation importance ({scorer.name} drop): "
-        + ", ".join(f"{f['feature']} {f['mean']:.4f}" for f in features[:5])
+        + (
+            ", ".join(f"{f['feature']} {f['mean']:.4f}" for f in informative[:5])
+            if informative
+            else f"no column's importance exceeds its noise (each interval reaches 0; {len(features)} columns)"
+        )
     )
 
     rows, attributions = row_attributions(predictor, X, X_train, names, classes, target, cfg, seed)
@@ -74,7 +81,7 @@ def main() -> None:
         attributions["sample"] = sample
     if test_rows is not None:  # the explained rows as positions in the test table
         attributions["rows"] = test_rows[rows].tolist()
-    top = [names.index(f["feature"]) for f in features[: cfg["pdp_features"]]]
+    top = [names.index(f["feature"]) for f in informative[: cfg["pdp_features"]]]  # none drawn for noise
     pdp = {
         **pdp_curves(explained, X[rows], names, top, grid_resolution, percentiles),
         "output": target.output_name(),

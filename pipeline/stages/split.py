@@ -13,6 +13,8 @@ Sections cited: Ghent ML notes (seed 004): 3.3 Risks of Data Splitting and IID A
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from pipeline.core import paths
@@ -20,7 +22,7 @@ from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_parquet, view_rows_file, write_parquet, write_view
 from pipeline.core.partitions import Parts, rows_by_part, staged_outputs
-from pipeline.steps.folds import split_rows
+from pipeline.steps.folds import copies_across_split, split_rows
 
 
 def main() -> None:
@@ -30,6 +32,14 @@ def main() -> None:
         keys = [paths.ROW_ID, data["target"], *([data["group"]] if data["group"] else [])]
         made = split_rows(read_parquet(paths.CLEAN, "clean", columns=keys), data, cfg, params["seed"])
         parts = Parts.output(paths.CLEAN, "clean")
+        shares = {name: rows_by_part(rows, parts) for name, rows in (("train", made.train), ("test", made.test))}
+        copies = copies_across_split(
+            *(
+                (parts.read(k).loc[share] for k, share in enumerate(shares[name]) if len(share))
+                for name in ("test", "train")
+            ),
+            data["group"],
+        )
         with staged_outputs({"train": paths.TRAIN, "test": paths.TEST}) as staged:
             for name, rows, output in (("train", made.train, paths.TRAIN), ("test", made.test, paths.TEST)):
                 shares = rows_by_part(rows, parts)
@@ -39,11 +49,14 @@ def main() -> None:
     else:
         df = read_parquet(paths.CLEAN, "clean")
         made = split_rows(df, data, cfg, params["seed"])
+        copies = copies_across_split([df.iloc[made.test]], [df.iloc[made.train]], data["group"])
         write_parquet(df.iloc[made.train].reset_index(drop=True), paths.TRAIN)
         write_parquet(df.iloc[made.test].reset_index(drop=True), paths.TEST)
     write_parquet(made.membership, paths.FOLDS)
     made.target.write(paths.TARGET)
-    made.report.write()
+    replace(made.report, copies_across_split=copies).write()
+    if copies["warning"]:
+        print(f"split: warning: {copies['warning']}")
     print(
         f"split: {len(made.train)} training rows in {len(made.splits)} {made.report.strategy} splits, "
         f"{len(made.test)} test rows; {made.target.describe()}"

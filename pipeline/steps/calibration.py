@@ -4,10 +4,13 @@ assembly from the fitted features, model and map with the decision rule of param
 
 Every map, no map included, is judged before one is deployed: each is cross-fitted on the out-of-fold scores and
 scored by log loss (a proper scoring rule: it rewards probabilities that mean what they say) with ECE and Brier
-beside it. calibration.method auto deploys the one of least cross-fitted log loss (ties: the simpler, listed
-first), so a map that makes the probabilities worse is never deployed by default; a method named in params.yaml is
-deployed as asked, and flagged when it is worse than no map. Choosing among five maps by the same cross-fitted
-figures makes the chosen one's figures slightly optimistic; the test set, used once, is the check."""
+beside it, and by what it does to the ranking: the ranking metric (ROC AUC, macro one-vs-rest for K classes) within
+each fold, where one fitted map scores every row as the deployed map will, against no map's, with DeLong's standard
+error. calibration.method auto deploys a map only when it earns its place: its log-loss gain over no map exceeds
+calibration.margin standard errors of the paired per-row differences, and its ranking does not fall by more than
+calibration.margin standard errors; of the maps that qualify, the least log loss (ties: the simpler, listed first),
+else none. A gain within the noise of choosing among five maps on the same rows, or one bought with ranking, is not
+taken. A method named in params.yaml is deployed as asked, and flagged when it is worse than no map."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from mllib import io as mlio
 from mllib import registry
 from mllib.base import clone, record_convergence
 from mllib.calibration import OneVsRestCalibration
+from mllib.comparison import delong_test
 from mllib.deploy import DeployedPredictor
 from mllib.model_selection import cross_fit
 
@@ -51,9 +55,10 @@ def compare_maps(
     cfg: dict, score: np.ndarray, y: np.ndarray, fold: np.ndarray, target: Classification, keep: str = "auto"
 ) -> tuple[list, dict]:
     """Every map of MAPS cross-fitted on the out-of-fold scores: (table rows {method, defined, log_loss, ece, brier,
-    log_loss_vs_none with its standard error over the paired rows, not_converged} or {method, defined: false,
-    reason}, {method: its cross-fitted (n, K) probabilities} for no map, the map `keep` names and the one of least log
-    loss so far: what choose_map can pick, three arrays at most whatever the number of maps)."""
+    log_loss_vs_none with its standard error over the paired rows and the gain in standard errors, ranking_vs_none,
+    qualifies and why (calibration.margin), not_converged} or {method, defined: false, reason}, {method: its
+    cross-fitted (n, K) probabilities} for no map, the map `keep` names and the qualifying one of least log loss so
+    far: what choose_map can pick, three arrays at most whatever the number of maps)."""
     eps = np.finfo(np.float64).eps  # mllib.metrics.log_loss's clip, so the row losses average to its value
     table, probabilities, base, best = [], {}, None, None
     for method in MAPS:  # "none" first: every other map's row losses are paired with its
@@ -69,19 +74,23 @@ def compare_maps(
         if base is None:
             raise ValueError("no map could be fitted: the out-of-fold scores are not usable")
         diff = row_loss - base  # paired per-row differences of log loss against no map
-        table.append(
-            {
-                "method": method,
-                "defined": True,
-                "log_loss": quality["log_loss"],
-                "ece": quality["ece"],
-                "brier": quality["brier"],
-                "log_loss_vs_none": float(diff.mean()),
-                "standard_error_vs_none": float(diff.std(ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else None,
-                "not_converged": sorted(set(stopped)),
-            }
-        )
-        if best is None or quality["log_loss"] < best[1]:  # strictly less: ties keep the first listed
+        se = float(diff.std(ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else None
+        ranking = ranking_against_none(target, y, P, probabilities.get("none", P), fold)
+        row = {
+            "method": method,
+            "defined": True,
+            "log_loss": quality["log_loss"],
+            "ece": quality["ece"],
+            "brier": quality["brier"],
+            "log_loss_vs_none": float(diff.mean()),
+            "standard_error_vs_none": se,
+            "gain_in_standard_errors": float(-diff.mean() / se) if se else None,
+            "ranking_vs_none": ranking,
+            "not_converged": sorted(set(stopped)),
+        }
+        table.append(row | qualifies(row, cfg["margin"]))
+        # the least log loss among the maps auto may deploy; strictly less: ties keep the first listed
+        if table[-1]["qualifies"] and (best is None or quality["log_loss"] < best[1]):
             if best is not None and best[0] not in ("none", keep):
                 del probabilities[best[0]]
             best = (method, quality["log_loss"])
@@ -90,13 +99,56 @@ def compare_maps(
     return table, probabilities
 
 
+def ranking_against_none(target: Classification, y: np.ndarray, P: np.ndarray, none: np.ndarray, fold) -> dict:
+    """The map's ranking metric minus no map's within each fold (where one fitted map scores every row, as the
+    deployed map scores new rows), averaged over the folds, with DeLong's standard error of the paired difference
+    (folds independent). A fold with one class has no ranking and is left out."""
+    differences, variances = [], []
+    for k in np.unique(fold):
+        rows = fold == k
+        if np.unique(y[rows]).size < 2:
+            continue
+        test = delong_test(y[rows], target.metric_probabilities(P[rows]), target.metric_probabilities(none[rows]))
+        differences.append(test["difference"])
+        variances.append(test["standard_error"] ** 2)
+    if not differences:
+        return {"metric": target.ranking_metric, "difference": None, "standard_error": None, "folds": 0}
+    return {
+        "metric": target.ranking_metric,
+        "difference": float(np.mean(differences)),
+        "standard_error": float(np.sqrt(np.sum(variances)) / len(variances)),
+        "folds": len(differences),
+    }
+
+
+def qualifies(row: dict, margin: float) -> dict:
+    """{qualifies, why}: whether calibration.method auto may deploy the map of this comparison row: its log-loss gain
+    over no map beyond `margin` standard errors, and its ranking not lower than no map's by more than `margin`
+    standard errors (no map always qualifies)."""
+    if row["method"] == "none":
+        return {"qualifies": True, "why": "no map: the model's own probabilities"}
+    gain, se = -row["log_loss_vs_none"], row["standard_error_vs_none"] or 0.0
+    ranking = row["ranking_vs_none"]
+    if not gain > margin * se:
+        return {"qualifies": False, "why": f"log-loss gain {gain:.4g} is within {margin:g} standard errors ({se:.2g})"}
+    if ranking["difference"] is not None and ranking["difference"] < -margin * ranking["standard_error"]:
+        return {
+            "qualifies": False,
+            "why": f"it lowers {ranking['metric']} by {-ranking['difference']:.4g}, beyond {margin:g} standard "
+            f"errors ({ranking['standard_error']:.2g})",
+        }
+    return {"qualifies": True, "why": f"log-loss gain {gain:.4g} = {gain / se:.1f} standard errors" if se else
+            f"log-loss gain {gain:.4g}"}  # fmt: skip
+
+
 def choose_map(method: str, table: list[dict]) -> tuple[str, str | None]:
-    """(the map to deploy, a warning or None): auto -> the least cross-fitted log loss (ties: the first listed); a
-    named method as asked, with a warning when its cross-fitted log loss is worse than no map's."""
+    """(the map to deploy, a warning or None): auto -> the least cross-fitted log loss of the maps that qualify (no
+    map always does; ties: the first listed); a named method as asked, with a warning when its cross-fitted log loss
+    is worse than no map's."""
     defined = [r for r in table if r["defined"]]
     best = min(defined, key=lambda r: r["log_loss"])  # min keeps the first of equal values
     if method == "auto":
-        return best["method"], None
+        return min((r for r in defined if r["qualifies"]), key=lambda r: r["log_loss"])["method"], None
     named = next(r for r in table if r["method"] == method)
     if not named["defined"]:
         raise ValueError(named["reason"])
@@ -135,7 +187,12 @@ def fit_map(cfg: dict, target: Classification, score: np.ndarray, y: np.ndarray,
             f"{r['method']} {r['log_loss']:.4f}" if r["defined"] else f"{r['method']} undefined" for r in comparison
         )
         + f"; deployed: {method}"
-        + (" (calibration.method auto: the least)" if cfg["method"] == "auto" else " (calibration.method)")
+        + (
+            f" (calibration.method auto: the least of the maps whose gain exceeds calibration.margin = "
+            f"{cfg['margin']:g} standard errors without costing ranking)"
+            if cfg["method"] == "auto"
+            else " (calibration.method)"
+        )
     )
     if warning:
         print(f"calibrate: warning: {warning}")
@@ -182,6 +239,7 @@ def calibration_metrics(
     return {
         "method": choice["method"],
         "method_setting": cfg["method"],
+        "margin": cfg["margin"],
         "comparison": choice["comparison"],
         "warning": choice["warning"],
         "not_converged": choice["not_converged"],

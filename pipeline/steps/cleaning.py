@@ -11,14 +11,18 @@ Sections cited: Ghent ML notes (seed 004): 5.1 DP: Cleaning (810)"""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from mllib.base import to_python
+
 from ..core import paths
 from ..core.changes import change, removal
 from ..core.errors import PipelineError
+from ..core.frames import HASH_KEYS
 from ..core.task import Target
 
 
@@ -78,19 +82,33 @@ def handle_outliers(df: pd.DataFrame, policy: str, bounds: dict) -> tuple[pd.Dat
     return df.loc[~remove], report
 
 
-def duplicate_columns(df: pd.DataFrame, protected: set[str], equal=None) -> dict[str, str]:
-    """Columns equal to an earlier column (NaN equal to NaN) -> the column they repeat; equal(col, earlier): whether
-    two columns are equal (default: in df; a partitioned table: in every part)."""
-    equal = equal or (lambda col, earlier: df[col].equals(df[earlier]))
-    repeats = {}
-    columns = [c for c in df.columns if c != paths.ROW_ID]
-    for i, col in enumerate(columns):
-        if col in protected:
+def column_fingerprints(df: pd.DataFrame) -> dict[str, bytes]:
+    """{column: a digest of its dtype and values in row order} for every column but the row id: two independent
+    64-bit hashes per value (NaN equal to NaN, -0.0 to 0.0, as Series.equals reads them), so two columns share a
+    digest when they are equal, and two different columns with a probability below 10^-30. Linear in the cells."""
+    out = {}
+    for col in df.columns:
+        if col == paths.ROW_ID:
             continue
-        for earlier in columns[:i]:
-            if earlier not in repeats and equal(col, earlier):
-                repeats[col] = earlier
-                break
+        values = df[col] + 0.0 if pd.api.types.is_float_dtype(df[col]) else df[col]
+        digest = hashlib.blake2b(str(values.dtype).encode(), digest_size=32)
+        for key in HASH_KEYS:
+            digest.update(pd.util.hash_pandas_object(values, index=False, hash_key=key).to_numpy().tobytes())
+        out[col] = digest.digest()
+    return out
+
+
+def duplicate_columns(fingerprints: dict[str, bytes], protected: set[str]) -> dict[str, str]:
+    """Columns equal to an earlier column -> the first column (in the file's order) they equal, from their
+    fingerprints in column order (column_fingerprints; a partitioned table's: every part's digests joined). One pass:
+    linear in the columns."""
+    first: dict[bytes, str] = {}
+    repeats = {}
+    for col, fingerprint in fingerprints.items():
+        if fingerprint in first and col not in protected:
+            repeats[col] = first[fingerprint]
+        else:
+            first.setdefault(fingerprint, col)
     return repeats
 
 
@@ -126,6 +144,7 @@ class Cleaned:
     rows_out: int
     columns_out: int  # besides the row id
     missing_values: dict[str, int]
+    levels: dict[str, list]  # up to two distinct values of each column (a single-valued column carries nothing)
 
     @classmethod
     def merge(cls, parts: list[Cleaned]) -> Cleaned:
@@ -152,6 +171,7 @@ class Cleaned:
             rows_out=sum(p.rows_out for p in parts),
             columns_out=first.columns_out,
             missing_values=total(p.missing_values for p in parts),
+            levels={c: distinct([v for p in parts for v in p.levels[c]]) for c in first.levels},
         )
 
 
@@ -171,12 +191,15 @@ def clean(df: pd.DataFrame, data: dict, cfg: dict, target: Target, facts=None) -
         df = df.loc[~duplicated]
     repeats = None
     if cfg["drop_duplicate_columns"]:
-        repeats = facts.repeats if facts else duplicate_columns(df, protected_columns(data, target))
+        protected = protected_columns(data, target)
+        repeats = facts.repeats if facts else duplicate_columns(column_fingerprints(df), protected)
         df = df.drop(columns=list(repeats))
     before = df[target.column].copy()
     df, outlier_counts = handle_outliers(df, cfg["outliers"]["policy"], cfg["outliers"]["bounds"])
     removed = ~before.index.isin(df.index)
     missing = {c: int(n) for c, n in df.isna().sum().items() if n}
+    kept = [c for c in df.columns if c not in (paths.ROW_ID, target.column, data["group"])]
+    levels = {c: distinct(df[c].dropna().unique()[:2].tolist()) for c in kept}
     done = Cleaned(
         rows_in,
         dropped,
@@ -192,8 +215,19 @@ def clean(df: pd.DataFrame, data: dict, cfg: dict, target: Target, facts=None) -
         len(df),
         df.shape[1] - 1,
         missing,
+        levels,
     )
     return df, done
+
+
+def distinct(values: list) -> list:
+    """The first two distinct values of `values`, in order (a column's levels as far as single-valued goes)."""
+    out = []
+    for v in values:
+        v = to_python(v)
+        if v not in out:
+            out.append(v)
+    return out[:2]
 
 
 def cleaning_report(done: Cleaned, data: dict, cfg: dict, target: Target) -> dict:
@@ -228,4 +262,6 @@ def cleaning_report(done: Cleaned, data: dict, cfg: dict, target: Target) -> dic
         changes += [change("clean", f"outliers of {c} {verb}", values=n, columns=[c]) for c, n in counts.items()]
     report.update(outlier_policy=policy, rows_out=done.rows_out, changes=changes)
     report["missing_values"] = done.missing_values
+    # kept as they are (no column changes without a record), named so the card can say they carry nothing
+    report["single_valued"] = {c: (v[0] if v else None) for c, v in done.levels.items() if len(v) < 2}
     return report

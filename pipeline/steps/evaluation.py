@@ -26,8 +26,9 @@ from mllib.decisions import (
     risk_coverage_curve,
     selective_risk,
 )
-from mllib.metrics import get_scorer, precision_recall_curve, roc_curve
+from mllib.metrics import bootstrap_intervals, get_scorer, precision_recall_curve, roc_curve
 
+from ..core.build import component_seed
 from ..core.frames import proba_columns, score_columns
 from ..core.summaries import binning_spec, calibration_report, group_calibration, reliability_rows
 from ..core.task import Classification, Target
@@ -37,6 +38,82 @@ GAP_DIAGNOSIS = (
     "the splits, preprocessing not refitted per fold, over-tuning on the validation folds, or test data not "
     "identically distributed"
 )
+
+
+def with_intervals(figures_of, n: int, params: dict, clusters=None, strata=None) -> dict:
+    """Every figure of figures_of(rows) on the n test rows with its percentile bootstrap interval
+    (evaluate.n_boot replicates at evaluate.confidence_level): whole clusters of data.group drawn together when it is
+    set, else within each class (strata) or by rows. A replicate where a figure is undefined leaves it out."""
+    cfg = params["evaluate"]
+    point = figures_of(np.arange(n))
+
+    def statistic(rows: np.ndarray) -> dict:
+        try:
+            return figures_of(rows)
+        except ValueError:  # e.g. a cluster draw without one of the classes: every figure of it undefined
+            return dict.fromkeys(point, float("nan"))
+
+    boot = bootstrap_intervals(
+        statistic,
+        n,
+        cfg["n_boot"],
+        cfg["confidence_level"],
+        component_seed(params["seed"], "evaluate intervals"),
+        clusters=clusters,
+        strata=strata,
+    )
+    drawn = {
+        "cluster": f"the test rows' {params['data']['group']} clusters (a cluster's rows drawn together)",
+        "stratified row": "the test rows within each class",
+        "row": "the test rows",
+    }[boot["unit"]]
+    return {
+        "method": f"percentile bootstrap, {boot['n_boot']} draws with replacement of {drawn}",
+        "confidence_level": boot["confidence_level"],
+        "n_boot": boot["n_boot"],
+        "unit": boot["unit"],
+        "n": int(n),
+        "n_units": boot["n_units"],
+        "figures": {
+            m: {"value": point[m], "interval": boot["intervals"][m], "defined_draws": boot["defined"][m]} for m in point
+        },
+    }
+
+
+def widen_ranking_interval(intervals: dict, metric: str, score_interval: list[float]) -> None:
+    """The ROC AUC's interval: the hull of the bootstrap's and the Hanley-McNeil score interval's (a bootstrap of
+    few rows that separate perfectly is [1, 1]; 17 test rows at AUC 1.000 became champion on it)."""
+    figure = intervals["figures"][metric]
+    figure["bootstrap_interval"], figure["score_interval"] = figure["interval"], score_interval
+    figure["interval"] = [float(np.nanmin([figure["interval"][0], score_interval[0]])),
+                          float(np.nanmax([figure["interval"][1], score_interval[1]]))]  # fmt: skip
+    intervals["method"] += (
+        f"; {metric}: the hull of that and its Hanley-McNeil score interval (Newcombe 2006), which a bootstrap of few "
+        "rows at the boundary (AUC 1) cannot give"
+    )
+
+
+def against_no_skill(target: Classification, y: np.ndarray, decision: np.ndarray, no_skill: int, cost_matrix,
+                     intervals: dict) -> dict:  # fmt: skip
+    """The deployed rule beside the rule that ignores the features (one class for every row): their loss on test
+    (realised cost with decision.cost_matrix, else balanced error), the gain with its interval, and how many rows
+    each class was decided for."""
+    names, figures = target.label_names(), intervals["figures"]
+    decided = target.counts(decision)
+    return {
+        "metric": "realised cost per row (decision.cost_matrix)"
+        if cost_matrix
+        else "balanced error (1 - the mean recall over the classes)",
+        "no_skill_rule": f"decide {names[no_skill]} for every row, the training rows' "
+        + ("class of least expected cost" if cost_matrix else "most frequent class"),
+        "loss": figures["decision_loss"]["value"],
+        "no_skill_loss": figures["no_skill_decision_loss"]["value"],
+        "gain": figures["decision_gain"]["value"],
+        "gain_interval": figures["decision_gain"]["interval"],
+        "decided": decided,
+        "classes_decided": sum(1 for v in decided.values() if v),
+        "same_as_no_skill": bool(np.all(decision == no_skill)),
+    }
 
 
 def gap_report(train_metrics: dict, target: Target, y: np.ndarray, P: np.ndarray | None, decision: np.ndarray) -> dict:
@@ -163,9 +240,22 @@ def test_metrics(
     train_metrics: dict,
     rule: dict,
     y_train: np.ndarray,
+    clusters: np.ndarray | None = None,
 ) -> tuple[dict, dict]:
-    """(test.json, plot data) for the deployed predictor's outputs on the test rows; rule: rule_of(predictor)."""
+    """(test.json, plot data) for the deployed predictor's outputs on the test rows; rule: rule_of(predictor);
+    clusters: the data.group value of each test row (the intervals draw whole clusters), or None."""
     decision, bins, names = decided["decision"], params["calibration"], target.label_names()
+    no_skill = target.no_skill_decision(y_train, rule["cost_matrix"])
+    intervals = with_intervals(
+        lambda rows: target.test_figures(y[rows], P[rows], decision[rows], no_skill, rule["cost_matrix"], bins),
+        y.size,
+        params,
+        clusters=clusters,
+        strata=y,
+    )
+    widen_ranking_interval(
+        intervals, target.headline_metric, target.ranking_interval(y, P, intervals["confidence_level"])
+    )
     selective, risk_curve = selective_report(y, decided, rule["reject_threshold"], params["evaluate"]["target_risk"])
     before, after = calibration_report(target, y, P_raw, bins), calibration_report(target, y, P, bins)
     costs = (
@@ -176,7 +266,9 @@ def test_metrics(
         "n": int(y.size),
         "classes": names,
         "threshold": rule["threshold"],
-        "decision": {k: rule[k] for k in ("rule", "threshold", "cost_matrix")} | costs,
+        "decision": {k: rule[k] for k in ("rule", "threshold", "cost_matrix")}
+        | costs
+        | {"against_no_skill": against_no_skill(target, y, decision, no_skill, rule["cost_matrix"], intervals)},
         **target.scores(y, P, decision),
         "log_loss": after["log_loss"],
         "brier": after["brier"],
@@ -191,6 +283,7 @@ def test_metrics(
         "cv_vs_test": gap_report(train_metrics, target, y, P, decision),
         "selective": selective,
         "baseline": target.baseline_scores(y_train, y),
+        "bootstrap": intervals,
     }
     roc, pr = curves(target, y, P)
     plots = {

@@ -16,6 +16,7 @@ from mllib.base import GroupLabels
 from mllib.model_selection import check_no_group_overlap, fold_balance, train_test_split_indices
 from pipeline.core import build, paths
 from pipeline.core.errors import PipelineError
+from pipeline.core.frames import row_hashes
 from pipeline.core.records import SplitReport
 from pipeline.core.task import Target
 from pipeline.core.task_inference import infer_target
@@ -118,6 +119,39 @@ def test_fraction_note(achieved: float, asked: float, group: str | None, groups)
         f"the test set holds {achieved:.1%} of the rows, split.test_size asks for {asked:.1%}{why}; the test "
         "figures describe that share"
     )
+
+
+COPY_WARNING = 0.01  # a test set with more than this share of copies of training rows is flagged
+
+
+def copies_across_split(test_frames, train_frames, group: str | None) -> dict:
+    """Test rows equal to a training row in every column but the row id and data.group (the model's inputs and the
+    target, as clean wrote them): the test score on those rows measures recall of the training rows, not
+    generalisation to new ones. Frames: the test rows, then the training rows, in pieces (a partitioned table's
+    parts, one at a time). By 128-bit row hashes (pipeline/steps/cleaning.row_hashes)."""
+
+    def digests(frame: pd.DataFrame) -> np.ndarray:
+        kept = frame.drop(columns=[c for c in (paths.ROW_ID, group) if c in frame.columns])
+        return np.ascontiguousarray(row_hashes(kept)).view(np.dtype((np.void, 16))).ravel()
+
+    test = np.concatenate([digests(frame) for frame in test_frames])
+    copied = np.zeros(test.size, dtype=bool)
+    for frame in train_frames:
+        copied |= np.isin(test, digests(frame))
+    count, share = int(copied.sum()), float(copied.mean()) if test.size else 0.0
+    return {
+        "test_rows": count,
+        "of": int(test.size),
+        "share": share,
+        "columns": "every column but the row id" + (f" and {group}" if group else "") + ", the target included",
+        "warning": (
+            f"{count} of {test.size} test rows ({share:.1%}) are exact copies of training rows, target included: the "
+            "test figures partly measure how well the model recalls rows it was fitted on. Copies that are one "
+            "record entered twice belong together: data.group names the id that keeps them on one side"
+            if share > COPY_WARNING
+            else None
+        ),
+    }
 
 
 @dataclass

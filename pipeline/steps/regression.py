@@ -14,24 +14,14 @@ import numpy as np
 from mllib import io as mlio
 from mllib.conformal import CVPlusRegressor, SplitConformalRegressor, interval_summary
 from mllib.deploy import DeployedRegressor
-from mllib.metrics import mean_absolute_error, mean_squared_error, r2_score
 
 from ..core import paths
 from ..core.errors import PipelineError
 from ..core.io import read_estimators
 from ..core.task import Regression
-from .evaluation import gap_report
+from .evaluation import gap_report, with_intervals
 
 PLOT_ROWS = 20_000  # the residual plot's test rows, at most: every k-th row of a larger test set, stated in test.json
-
-
-def point_metrics(y: np.ndarray, pred: np.ndarray) -> dict:
-    return {
-        "rmse": float(np.sqrt(mean_squared_error(y, pred))),
-        "mae": mean_absolute_error(y, pred),
-        "r2": r2_score(y, pred),
-        "mean_residual": float(np.mean(y - pred)),
-    }
 
 
 def assemble_regressor(y: np.ndarray, pred: np.ndarray, fold: np.ndarray, cfg: dict) -> tuple[DeployedRegressor, dict]:
@@ -60,7 +50,7 @@ def assemble_regressor(y: np.ndarray, pred: np.ndarray, fold: np.ndarray, cfg: d
     report = {
         "task": "regression",
         "n_rows": int(y.size),
-        "oof": point_metrics(y, pred),
+        "oof": Regression.point_metrics(y, pred),
         "intervals": {
             "method": cfg["interval_method"],
             "coverage": coverage,
@@ -90,11 +80,18 @@ def row_outputs(predictor: DeployedRegressor, X) -> dict[str, np.ndarray]:
 
 
 def test_report(
-    target: Regression, predictor: DeployedRegressor, outputs: dict, y: np.ndarray, train_metrics: dict, y_train
+    target: Regression,
+    predictor: DeployedRegressor,
+    outputs: dict,
+    y: np.ndarray,
+    train_metrics: dict,
+    y_train,
+    params: dict,
+    clusters: np.ndarray | None = None,
 ) -> tuple[dict, dict, dict]:
     """(test.json, plot rows, per-row columns) of the deployed regressor on the test rows (outputs: row_outputs of
     them), with the no-skill baseline's metrics (the training rows' mean predicted for every test row) beside
-    them."""
+    them and each figure's bootstrap interval (clusters: the data.group value of each row, or None)."""
     pred, lower, upper = outputs["prediction"], outputs["lower"], outputs["upper"]
     intervals = {
         "deployed": predictor.interval_method,
@@ -112,10 +109,13 @@ def test_report(
     metrics = {
         "task": "regression",
         "n": int(y.size),
-        **point_metrics(y, pred),
+        **target.point_metrics(y, pred),
         "intervals": intervals,
         "cv_vs_test": gap_report(train_metrics, target, y, None, pred),
-        "baseline": {"model": "mean of the training rows", **point_metrics(y, np.full(y.size, y_train.mean()))},
+        "baseline": {"model": "mean of the training rows", **target.point_metrics(y, np.full(y.size, y_train.mean()))},
+        "bootstrap": with_intervals(
+            lambda rows: target.test_figures(y[rows], pred[rows], lower[rows], upper[rows]), y.size, params, clusters
+        ),
     }
     every = max(1, -(-y.size // PLOT_ROWS))  # more points show nothing more and make files of hundreds of MB
     shown = list(zip(y[::every].tolist(), pred[::every].tolist()))

@@ -33,13 +33,15 @@ def regressor_outputs(target: Regression, predictor, X) -> dict:
 
 
 def test_outputs(params: dict, target: Target, predictor) -> tuple:
-    """(the test rows: their row ids, target and sensitive columns at least; row_outputs of every test row), made
+    """(the test rows: their row ids, target, group and sensitive columns at least; row_outputs of every test row), made
     part by part on the cluster on the partitioned path."""
     data = params["data"]
     if not partitioned_split(params["compute"]):
         test = read_parquet(paths.TEST, "split")
         return test, row_outputs(target, predictor, raw_matrix(test, *feature_columns(test.columns, data)))
-    test = read_parquet(paths.TEST, "split", columns=[paths.ROW_ID, data["target"], *data["sensitive"]])
+    group = [data["group"]] if data["group"] else []
+    columns = list(dict.fromkeys([paths.ROW_ID, data["target"], *group, *data["sensitive"]]))
+    test = read_parquet(paths.TEST, "split", columns=columns)
     with dask_client(params["compute"]) as client:
         inputs = read_json(INPUTS, "features")
         return test, part_outputs(client, paths.TEST, inputs, row_outputs, target, predictor)

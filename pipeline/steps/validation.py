@@ -93,7 +93,10 @@ def check_rows(raw: pd.DataFrame, schema, data: dict, policy: dict, source) -> C
 
     bad = sorted(reasons)
     kept = validated if validated is not None else schema.validate(df.drop(index=bad))  # valid: checked once
-    kept.insert(0, paths.ROW_ID, kept.index.to_numpy(dtype=np.int64))
+    # one new frame, not an insert: pandera's coercion leaves a wide frame in one block per column
+    kept = pd.concat(
+        [pd.Series(kept.index.to_numpy(dtype=np.int64), index=kept.index, name=paths.ROW_ID), kept], axis=1
+    )
     quarantine = df.loc[bad].copy()
     quarantine.insert(0, paths.ROW_ID, np.asarray(bad, dtype=np.int64))
     quarantine["_reason"] = pd.array(["; ".join(reasons[i]) for i in bad], dtype="str")  # text in an empty part too

@@ -1,15 +1,19 @@
 """The promotion gate: which registered model version may become the `champion` (the one to deploy).
 
 Every pipeline state is registered as a new version with the alias `candidate`; `champion` moves to it only when
-every check of params.yaml `tracking.promotion` passes: the task's headline test metric (ROC AUC, macro one-vs-rest
-ROC AUC or R^2) is at least `min_headline`, calibration (classification: test ECE after calibration) or interval
-coverage (regression: target minus test coverage) is within bounds, the largest parity gap (classification) or interval
-coverage gap (regression) of the sensitive attributes is within `max_fairness_gap`, and the headline metric is no
-worse than the current champion's beyond `tolerance`, and no feature column alone predicts the target beyond
-assess.single_feature_bound unless assess.legitimate_features declares its column (leakage). A check with a null
-bound is skipped and says so; a check that applies but cannot be computed (sensitive attributes declared, but no
-group large enough to give a gap) is "not evaluated" and fails closed unless tracking.promotion.fail_not_evaluated
-is false. The decision's reasons list every check, the failed ones first.
+every check of params.yaml `tracking.promotion` passes, each test figure read with its uncertainty (the evaluate
+stage's bootstrap intervals): the lower end of the task's headline test metric's interval (ROC AUC, macro one-vs-rest
+ROC AUC or R^2) is at least `min_headline`; the upper end of the test ECE's interval (classification) or the target
+coverage minus the lower end of the test coverage's interval (regression) is within bounds; the deployed decisions
+beat the no-skill rule's (one class for every row) beyond their noise, on balanced error or realised cost, and name
+more than one class unless decision.cost_matrix is set (classification); the largest parity gap (classification) or
+interval coverage gap (regression) of the sensitive attributes and their intersections is within `max_fairness_gap`;
+no feature column alone predicts the target beyond assess.single_feature_bound unless assess.legitimate_features
+declares its column (leakage); and the headline metric is no worse than the best champion's for the same target
+beyond `tolerance`. A check with a null bound is skipped and says so; a check that applies but cannot be computed
+(an audited attribute or intersection without two groups large enough for a gap, named) is "not evaluated" and fails
+closed unless tracking.promotion.fail_not_evaluated is false. The decision's reasons list every check, the failed ones
+first.
 """
 
 from __future__ import annotations
@@ -19,12 +23,28 @@ import json
 from ..core.task import kind_of
 
 
-def threshold_checks(figures: dict[str, float], task: str, cfg: dict) -> list[dict]:
-    """The checks that need no registry: {check, value, bound, passed} each (passed None: skipped, bound null)."""
+def threshold_checks(
+    figures: dict[str, float], task: str, cfg: dict, costs_set: bool = False, undefined_gaps: list[str] = ()
+) -> list[dict]:
+    """The checks that need no registry: {check, value, bound, passed, note} each (passed None: skipped, bound null).
+    The headline and quality checks read the conservative end of the test figure's bootstrap interval, so a figure
+    from few rows has to clear its bound with its uncertainty; costs_set: decision.cost_matrix is set;
+    undefined_gaps: the audited attributes' and intersections' gaps that could not be computed (by name)."""
     kind = kind_of(task)
     metric = f"test.{kind.headline_metric}"
-    checks = [_check(f"{metric} >= min_headline.{task}", figures.get(metric), cfg["min_headline"][task], ">=")]
-    checks.append(_check(*kind.quality_check(figures, cfg), "<="))  # calibration, or interval coverage
+    on = f"test figure {_fmt(figures.get(metric))} on {_fmt(figures.get('test.n'))} rows"
+    checks = [
+        _check(
+            f"lower end of {metric}'s interval >= min_headline.{task}",
+            figures.get(f"{metric}_low"),
+            cfg["min_headline"][task],
+            ">=",
+            note=on,
+        ),  # fmt: skip
+        _check(*kind.quality_check(figures, cfg), "<="),  # calibration, or interval coverage
+    ]
+    checks += [_check(name, value, bound, op, fix=fix) for name, value, bound, op, fix in
+               kind.decision_checks(figures, cfg, costs_set)]  # fmt: skip
     leaky = figures.get("trust.leaky_features")
     checks.append(
         _check("no feature alone predicts the target (assess.single_feature_bound)", leaky, 0, "<=")
@@ -37,41 +57,72 @@ def threshold_checks(figures: dict[str, float], task: str, cfg: dict) -> list[di
             "note": "assess.single_feature_bound is null",
         }  # fmt: skip
     )
-    gaps = [v for k, v in figures.items() if k.startswith("fairness.") and k.endswith(kind.fairness_gaps)]
+    return checks + fairness_checks(figures, kind, cfg, list(undefined_gaps))
+
+
+def fairness_checks(figures: dict, kind, cfg: dict, undefined: list[str]) -> list[dict]:
+    """The largest gap of every audited attribute and intersection within max_fairness_gap, and every one of them
+    evaluated: a gap that cannot be computed (no two groups of fairness.min_group_size) is named "not evaluated" and
+    fails closed unless tracking.promotion.fail_not_evaluated is false."""
     name = "largest fairness gap <= max_fairness_gap"
-    if gaps:
-        checks.append(_check(name, max(gaps), cfg["max_fairness_gap"], "<="))
-    elif figures.get("fairness.n_attributes") and cfg["max_fairness_gap"] is not None:
-        note = "not evaluated: no group of a sensitive attribute reaches fairness.min_group_size, so no gap is defined"
-        if not cfg["fail_not_evaluated"]:
-            note += "; tracking.promotion.fail_not_evaluated is false"
-        passed = False if cfg["fail_not_evaluated"] else None
-        checks.append({"check": name, "value": None, "bound": cfg["max_fairness_gap"], "passed": passed, "note": note})
-    else:
-        checks.append(
+    gaps = {k: v for k, v in figures.items() if k.startswith("fairness.") and k.endswith(kind.fairness_gaps)}
+    audited = figures.get("fairness.n_attributes")
+    if not audited and not undefined:
+        return [
             {"check": name, "value": None, "bound": None, "passed": None, "note": "no sensitive attribute declared"}
+        ]
+    if cfg["max_fairness_gap"] is None:
+        return [{"check": name, "value": None, "bound": None, "passed": None}]
+    checks = []
+    if gaps:
+        largest = max(gaps, key=gaps.get)
+        checks.append(_check(name, gaps[largest], cfg["max_fairness_gap"], "<=",
+                             note=f"{largest.removeprefix('fairness.')}"))  # fmt: skip
+    if undefined or not gaps:
+        what = ", ".join(undefined) if undefined else "every gap"
+        note = f"not evaluated: {what} (no two groups reach fairness.min_group_size, or a rate has no rows)" + (
+            "" if cfg["fail_not_evaluated"] else "; tracking.promotion.fail_not_evaluated is false"
         )
+        passed = False if cfg["fail_not_evaluated"] else None
+        name = "every audited attribute and intersection has its fairness gaps"
+        checks.append({"check": name, "value": None, "bound": None, "passed": passed, "note": note})
     return checks
 
 
 def champion_check(
-    figures: dict[str, float], task: str, champion: dict[str, float] | None, tolerance: float, version=None
+    figures: dict[str, float],
+    task: str,
+    best: dict | None,
+    tolerance: float,
+    champion_tags: dict | None = None,
+    contract: dict | None = None,
+    allow_change: bool = False,
 ) -> dict:
-    """The candidate's headline metric against the best champion's so far (passes when there has been none): the
-    best, not the current one, so a run of versions each within the tolerance of the last cannot drift down."""
+    """The candidate's headline metric against the best champion's so far: the best, not the current one, so a run of
+    versions each within the tolerance of the last cannot drift down. best: {version, figure, tags} of the best
+    version that has been champion for the same target, whatever its inputs (a changed input set is compared, and
+    said); champion_tags: the current champion's tags, when there is one. A champion that answers another question
+    (its target differs) cannot be compared: "not compared", failing closed unless allow_contract_change."""
     metric = f"test.{kind_of(task).headline_metric}"
-    if not champion or metric not in champion:
-        return {
-            "check": f"{metric} no worse than the best champion's - tolerance",
-            "value": figures.get(metric),
-            "bound": None,
-            "passed": True,
-            "note": "no champion yet",
-        }
-    check = _check(
-        f"{metric} >= best champion's {metric} - tolerance", figures.get(metric), champion[metric] - tolerance, ">="
-    )
-    return check | ({"note": f"best champion so far: version {version}"} if version is not None else {})
+    name = f"{metric} >= best champion's {metric} - tolerance"
+    if best is None:
+        if champion_tags is None:
+            return {"check": name, "value": figures.get(metric), "bound": None, "passed": True,
+                    "note": "no champion yet"}  # fmt: skip
+        theirs, ours = champion_tags.get("contract.target"), (contract or {}).get("contract.target")
+        note = f"not compared: the target changed from {theirs} to {ours}" + (
+            "; allowed by tracking.promotion.allow_contract_change" if allow_change else
+            "; register it under another tracking.registered_model, or set tracking.promotion.allow_contract_change"
+        )  # fmt: skip
+        return {"check": name, "value": figures.get(metric), "bound": None,
+                "passed": None if allow_change else False, "note": note}  # fmt: skip
+    check = _check(name, figures.get(metric), best["figure"] - tolerance, ">=")
+    note = f"best champion so far: version {best['version']}"
+    changed = _contract_difference("contract.inputs", (contract or {}).get("contract.inputs"),
+                                   best["tags"].get("contract.inputs"))  # fmt: skip
+    if contract and changed:
+        note += f" ({changed}: compared all the same)"
+    return check | {"note": "; ".join(filter(None, [check.get("note"), note]))}
 
 
 def contract_check(contract: dict[str, str], champion_tags: dict[str, str] | None, allow_change: bool) -> dict:
@@ -97,8 +148,8 @@ def contract_check(contract: dict[str, str], champion_tags: dict[str, str] | Non
     return {"check": name, "value": None, "bound": None, "passed": True if allow_change else False, "note": note}
 
 
-def _contract_difference(key: str, ours: str, theirs: str | None) -> str | None:
-    if ours == theirs:
+def _contract_difference(key: str, ours: str | None, theirs: str | None) -> str | None:
+    if ours == theirs or ours is None:
         return None
     if key == "contract.inputs":
         mine, champion = set(json.loads(ours)), set(json.loads(theirs or "[]"))
@@ -129,9 +180,18 @@ def describe(check: dict) -> str:
     )
 
 
-def _check(name: str, value, bound, op: str) -> dict:
+def _check(name: str, value, bound, op: str, note: str | None = None, fix: str | None = None) -> dict:
+    """A check of value op bound (">=", ">", "<="): passed None when the bound is null (skipped), False when the value
+    is undefined (fails closed); `fix` joins the note when it fails."""
     if bound is None:
-        return {"check": name, "value": value, "bound": None, "passed": None}
+        return {"check": name, "value": value, "bound": None, "passed": None} | ({"note": note} if note else {})
     if value is None:
-        return {"check": name, "value": None, "bound": bound, "passed": False, "note": "the value is undefined"}
-    return {"check": name, "value": value, "bound": bound, "passed": value >= bound if op == ">=" else value <= bound}
+        return {"check": name, "value": None, "bound": bound, "passed": False,
+                "note": "; ".join(filter(None, ["the value is undefined", note, fix]))}  # fmt: skip
+    passed = {">=": value >= bound, ">": value > bound, "<=": value <= bound}[op]
+    note = "; ".join(filter(None, [note, None if passed else fix]))
+    return {"check": name, "value": value, "bound": bound, "passed": bool(passed)} | ({"note": note} if note else {})
+
+
+def _fmt(value) -> str:
+    return "undefined" if value is None else f"{value:.4g}"

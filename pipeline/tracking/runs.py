@@ -25,7 +25,7 @@ from ..core.partitions import table_head
 from ..core.provenance import git
 from ..core.records import FeaturesReport, SearchReport, TrainMetrics
 from ..core.task import kind_of
-from ..reporting.headline import flat
+from ..reporting.headline import flat, undefined_gaps
 from .promotion import champion_check, contract_check, decide, threshold_checks
 
 # Set before mlflow is imported: no usage telemetry, and a down server fails fast instead of retrying for minutes.
@@ -401,13 +401,14 @@ def contract_of() -> dict[str, str]:
     }
 
 
-def register(mlflow, client, name: str, model, run_id: str, task: str, promotion: dict, version=None) -> dict:
+def register(mlflow, client, name: str, model, run_id: str, task: str, params: dict, version=None) -> dict:
     """A new version of `name` (or `version`, registered by a run interrupted before its decision) with alias
     candidate; alias champion too when the promotion gate passes. The version carries a handful of tags (its
     contract, the gate's figure, the decision, the failed checks, the champion it was compared with) and a
     description stating the decision and every check with its value and bound; the version that loses champion says
     so in its decision tag and description."""
     figures, contract = flat(read_json(paths.HEADLINE, "report")), contract_of()
+    promotion = params["tracking"]["promotion"]
     metric = f"test.{kind_of(task).headline_metric}"
     if version is None:
         gate_figure = {f"headline.{metric}": str(figures[metric])} if metric in figures else {}
@@ -418,9 +419,12 @@ def register(mlflow, client, name: str, model, run_id: str, task: str, promotion
     except Exception:  # no champion yet (MLflow raises when the alias is unset)
         current = None
     best = best_champion(client, name, metric, contract)
-    checks = threshold_checks(figures, task, promotion) + [
-        champion_check(figures, task, best and {metric: best[1]}, promotion["tolerance"], best and best[0]),
-        contract_check(contract, dict(current.tags) if current else None, promotion["allow_contract_change"]),
+    current_tags = dict(current.tags) if current else None
+    allow = promotion["allow_contract_change"]
+    undefined = undefined_gaps(read_json(paths.FAIRNESS_METRICS, "fairness"))
+    checks = threshold_checks(figures, task, promotion, params["decision"]["cost_matrix"] is not None, undefined) + [
+        champion_check(figures, task, best, promotion["tolerance"], current_tags, contract, allow),
+        contract_check(contract, current_tags, allow),
     ]
     decision = decide(checks)
     if decision["promote"]:
@@ -435,7 +439,7 @@ def register(mlflow, client, name: str, model, run_id: str, task: str, promotion
     client.update_model_version(name, version.version, description=description(decision["promote"], checks, run_id))
     for key, value in (  # the decision last: it is what marks the state recorded (find_state)
         ("promotion.failed", "; ".join(failed)[:5000] if failed else "none"),
-        ("promotion.compared_with", f"version {best[0]} ({metric} {best[1]:.4g})" if best else "none"),
+        ("promotion.compared_with", f"version {best['version']} ({metric} {best['figure']:.4g})" if best else "none"),
         ("run_id", run_id),
         (RECORDED, "champion" if decision["promote"] else "candidate only"),
     ):
@@ -448,17 +452,17 @@ def register(mlflow, client, name: str, model, run_id: str, task: str, promotion
     }
 
 
-def best_champion(client, name: str, metric: str, contract: dict) -> tuple[str, float] | None:
-    """(version, figure) of the best version that has ever been champion of `name` for the same contract: the gate
-    compares a candidate with it, so the champion cannot drift down through the tolerance one small step at a
-    time."""
+def best_champion(client, name: str, metric: str, contract: dict) -> dict | None:
+    """{version, figure, tags} of the best version that has ever been champion of `name` for the same target, whatever
+    its input columns: the gate compares a candidate with it, so the champion cannot drift down through the tolerance
+    one small step at a time, nor escape the comparison by changing its inputs."""
     best = None
     for v in client.search_model_versions(f"name = '{name}'"):
         was_champion = v.tags.get(RECORDED, "").startswith(("champion", "former champion"))
-        same = all(v.tags.get(k) == value for k, value in contract.items())
+        same = v.tags.get("contract.target") in (None, contract["contract.target"])  # None: predates contract tags
         figure = v.tags.get(f"headline.{metric}")
-        if was_champion and same and figure is not None and (best is None or float(figure) > best[1]):
-            best = (v.version, float(figure))
+        if was_champion and same and figure is not None and (best is None or float(figure) > best["figure"]):
+            best = {"version": v.version, "figure": float(figure), "tags": dict(v.tags)}
     return best
 
 
@@ -470,7 +474,14 @@ def description(promote: bool, checks: list[dict], run_id: str) -> str:
         bound = "" if c["bound"] is None else f"{c['bound']:.4g}"
         result = {True: "passes", False: "FAILS", None: "skipped"}[c["passed"]]
         rows.append(f"| {c['check']} | {value} | {bound} | {result} | {c.get('note', '')} |")
-    verdict = "**champion**: every check passes" if promote else "**candidate only**: a check fails"
+    skipped = [c["check"] for c in checks if c["passed"] is None]
+    verdict = (
+        "**candidate only**: a check fails"
+        if not promote
+        else f"**champion**: every check evaluated passes, {len(skipped)} skipped (below)"
+        if skipped
+        else "**champion**: every check passes"
+    )
     return "\n".join(
         [f"{verdict} (the promotion gate, tracking.promotion; run {run_id}).", "",
          "| check | value | bound | result | note |", "|---|---|---|---|---|", *rows]
@@ -512,7 +523,7 @@ def record(mlflow, client, exp_id: str, name: str, params: dict, md5s: dict, key
             + f") marked superseded by {run_id}"
         )
     task = TrainMetrics.read()["task"]
-    r = register(mlflow, client, name, model, run_id, task, params["tracking"]["promotion"], found.get("version"))
+    r = register(mlflow, client, name, model, run_id, task, params, found.get("version"))
     print(
         f"track: logged run {run_id} and its candidate runs to {uri}; registered {name} version "
         f"{r['version']} as candidate"

@@ -237,7 +237,8 @@ def test_a_copy_of_the_target_is_flagged_and_blocks_the_gate(tmp_path, sample_cs
         params = load_params()
     assert report["flagged"] == ["claim_flag"] and report["scores"]["claim_flag"] == 1.0
     assert max(s for f, s in report["scores"].items() if f != "claim_flag") < 0.98
-    figures = flat({"trust": {"leaky_features": len(report["flagged"])}, "test": {"roc_auc": 1.0},
-                    "calibration": {"test_ece_after": 0.0}})  # fmt: skip
+    figures = flat({"trust": {"leaky_features": len(report["flagged"])}, "test": {"roc_auc": 1.0, "roc_auc_low": 1.0},
+                    "calibration": {"test_ece_after_high": 0.0},
+                    "decisions": {"gain_vs_no_skill_low": 0.5, "classes_decided": 2}})  # fmt: skip
     decision = decide(threshold_checks(figures, "binary", params["tracking"]["promotion"]))
     assert not decision["promote"] and "no feature alone predicts the target" in decision["reasons"][0]

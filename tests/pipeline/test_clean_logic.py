@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from pipeline.core.errors import PipelineError
-from pipeline.steps.cleaning import duplicate_columns, handle_outliers, make_impossible_missing
+from pipeline.steps.cleaning import column_fingerprints, duplicate_columns, handle_outliers, make_impossible_missing
 
 
 def frame() -> pd.DataFrame:
@@ -130,28 +130,28 @@ def dup_frame() -> pd.DataFrame:
 
 
 def test_duplicate_columns_keep_the_first_and_protect_roles():
-    repeats = duplicate_columns(dup_frame(), protected={"y", "site", None})
+    repeats = duplicate_columns(column_fingerprints(dup_frame()), protected={"y", "site", None})
     assert repeats == {"lnum": "lfam", "lnum2": "lfam", "y_copy": "lfam"}
 
 
 def test_duplicate_of_a_protected_column_points_to_it():
     df = pd.DataFrame({"_row_id": [0, 1], "female": [0, 1], "f2": [0, 1], "x": [0, 1]})
-    assert duplicate_columns(df, protected={"female"}) == {"f2": "female", "x": "female"}
+    assert duplicate_columns(column_fingerprints(df), protected={"female"}) == {"f2": "female", "x": "female"}
 
 
 def test_protected_column_after_its_copy_is_kept():
     df = pd.DataFrame({"_row_id": [0, 1], "a": [3.0, 4.0], "target": [3.0, 4.0]})
-    assert duplicate_columns(df, protected={"target"}) == {}
+    assert duplicate_columns(column_fingerprints(df), protected={"target"}) == {}
 
 
 def test_row_id_is_never_compared():
     df = pd.DataFrame({"_row_id": [0, 1, 2], "idx": [0, 1, 2]})
-    assert duplicate_columns(df, protected=set()) == {}
+    assert duplicate_columns(column_fingerprints(df), protected=set()) == {}
 
 
 def test_near_duplicates_are_not_duplicates():
     df = pd.DataFrame({"_row_id": [0, 1], "a": [1.0, 2.0], "b": [1.0, 2.0000001], "c": [1.0, np.nan]})
-    assert duplicate_columns(df, protected=set()) == {}
+    assert duplicate_columns(column_fingerprints(df), protected=set()) == {}
 
 
 # ---- duplicate rows: removed only where an id says they are one record -----------------------------------

@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 import shutil
 
+import numpy as np
 import pandas as pd
 import pytest
+import scipy.stats
 from conftest import MODEL_STAGES, SHARED_STAGES, cost_matrix_at_a_step, make_project, run_stages
 
 from pipeline.core import paths
@@ -20,7 +22,7 @@ PDP_FEATURES = 2
 SMALL = {
     "search.grid": {},
     "split.n_splits": 3,
-    "explain.n_repeats": 3,
+    "explain.n_repeats": 5,  # 3 repeats (a t with 2 df) leave no column beyond its noise over 30 columns
     "explain.n_rows": 15,
     "explain.n_background": 10,
     "explain.grid_resolution": 5,
@@ -77,17 +79,27 @@ def test_explain_outputs(name, method, relevance, featurised, sample_csv, tmp_pa
         assert "relevance" not in attributions
 
     importance = read(root, paths.IMPORTANCE)
-    assert importance["n_repeats"] == 3 and importance["confidence_level"] == 0.95
+    assert importance["n_repeats"] == 5 and importance["confidence_level"] == 0.95
     assert [f["feature"] for f in importance["features"]] and {f["feature"] for f in importance["features"]} == set(
         attributions["columns"]
     )
     for f in importance["features"]:
-        assert len(f["repeats"]) == 3 and f["ci_low"] <= f["mean"] <= f["ci_high"]
-        assert f["ci_high"] - f["mean"] == pytest.approx(4.302652729749462 * f["std"] / 3**0.5, rel=1e-9, abs=1e-15)
+        assert len(f["repeats"]) == 5 and f["ci_low"] <= f["mean"] <= f["ci_high"]
+        assert f["ci_high"] - f["mean"] == pytest.approx(2.7764451051977987 * f["std"] / 5**0.5, rel=1e-9, abs=1e-15)
 
     pdp = read(root, paths.PARTIAL_DEPENDENCE)
-    top = [f["feature"] for f in importance["features"][:PDP_FEATURES]]
-    assert [c["feature"] for c in pdp["one_way"]] == top
+    # the columns whose importance exceeds its noise (a one-sided t-test per column, Benjamini-Hochberg over them),
+    # largest first: a column ranked higher but within its noise gets no curve
+    from mllib.comparison import benjamini_hochberg
+
+    spreads = [np.std(f["repeats"], ddof=1) for f in importance["features"]]
+    floor = np.median(spreads)  # a column's spread at least the median one's
+    p_values = [scipy.stats.t.sf(np.mean(f["repeats"]) / (max(sd, floor) / np.sqrt(5)), 4)
+                for sd, f in zip(spreads, importance["features"])]  # fmt: skip
+    beyond = [f["feature"] for f, keep in zip(importance["features"], benjamini_hochberg(p_values)) if keep]
+    assert importance["beyond_noise"] == beyond
+    top = beyond[:PDP_FEATURES]
+    assert [c["feature"] for c in pdp["one_way"]] == top and len(top) == PDP_FEATURES
     for curve in pdp["one_way"]:
         assert len(curve["average"]) == len(curve["grid"]) <= 5 and len(curve["ice"]) == 15
     assert pdp["two_way"]["features"] == top

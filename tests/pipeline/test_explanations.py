@@ -68,3 +68,51 @@ def test_lrp_z_plus_bounds_negative_inputs_by_the_training_and_explained_range()
     assert np.median(out["conservation_error"]) < 1e-12  # z+ and z^B conserve the logit, biases and all
     basic = relevance_attributions("lrp_basic", model, Identity(), rows, owners, 1e-6, train, BINARY.explained)
     assert not np.allclose(basic["values"], out["values"])
+
+
+def test_surrogate_rules_read_in_the_files_own_units_and_category_names():
+    """The issue's case: rules read "weight <= -0.889885" in standardized units beside the raw column name. Each split
+    of the surrogate is read back through the fitted features: a scaled column's threshold in its raw units (the
+    training rows fall on the same sides of it), a one-hot column as the category, a missing indicator as missing /
+    present; the model-unit rule is kept beside."""
+    import yaml
+    from conftest import REPO
+
+    from mllib.base import MixedMatrix
+    from pipeline.core.build import feature_transformer
+    from pipeline.steps.explanations import RawUnits, surrogate_summary
+
+    rng = np.random.default_rng(0)
+    n = 400
+    weight = rng.normal(3000, 500, n)
+    weight[:20] = np.nan  # gaps: a weight_missing indicator
+    origin = rng.choice(["usa", "europe", "japan"], n).astype(object)
+    X = MixedMatrix(weight[:, None], origin[:, None])
+    cfg = yaml.safe_load((REPO / "params.yaml").read_text())["features"]
+    transformer = feature_transformer(cfg, ["weight"], ["origin"], 0).fit(X)
+    units = RawUnits(transformer, ["weight", "origin"], X)
+    z = transformer.transform(X)[:, 0]
+    slope, intercept = units.affine("weight")
+    np.testing.assert_allclose(np.nan_to_num(weight, nan=np.nanmedian(weight)) * slope + intercept, z, atol=1e-9)
+    threshold = float(np.quantile(z, 0.3))
+    raw = (threshold - intercept) / slope
+    assert units.condition("weight", "<=", threshold) == f"weight <= {raw:.6g}"
+    assert units.condition("origin=japan", ">", 0.5) == "origin = japan"
+    assert units.condition("origin=japan", "<=", 0.5) == "origin is not japan"
+    assert units.condition("weight_missing", ">", 0.5) == "weight is missing"
+    assert units.condition("pc1", "<=", 0.2) == "pc1 <= 0.2 (model units)"
+
+    class Predictor:  # decides by the raw weight, as a model of it would
+        features = transformer
+
+        @staticmethod
+        def predict(rows):
+            return (np.nan_to_num(rows.numeric[:, 0], nan=3000.0) > 3200).astype(int)
+
+    summary = surrogate_summary(Predictor, X, X, ["weight", "origin"], True, 1, 10_000, 0)
+    (left, right) = sorted(summary["rules"], key=lambda r: r["conditions"][0])
+    cut = float(left["conditions"][0].split(" <= ")[1])
+    assert left["conditions"][0].startswith("weight <= ") and 3150 < cut < 3250  # raw units: grams, not z-scores
+    assert left["conditions_in_model_features"][0].startswith("weight <= ") and abs(
+        float(left["conditions_in_model_features"][0].split(" <= ")[1])
+    ) < 2  # fmt: skip

@@ -235,6 +235,23 @@ def test_a_csv_cut_short_is_refused_not_filled_with_missing_values(tmp_path, gzi
     assert read_dataset(quoted).shape == (1, 2)
 
 
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_a_wide_file_whose_last_line_is_longer_than_the_tail_read_is_whole(tmp_path, gzipped):
+    """100 rows of 5,000 columns: a row is ~90 KB, more than the 64 KB read from the end, and the file was refused as
+    "truncated: its last line has 3339 of the header's 5001 fields". The last line is now read whole; one cut short is
+    still refused."""
+    header = ",".join(f"g{j}" for j in range(5000))
+    row = ",".join(["1.23456789012345"] * 5000)
+    text = "\n".join([header, *[row] * 3]) + "\n"
+    path = tmp_path / ("wide.csv.gz" if gzipped else "wide.csv")
+    path.write_bytes(gzip.compress(text.encode()) if gzipped else text.encode())
+    assert read_dataset(path).shape == (3, 5000)
+    cut = text[: -(len(row) // 2 + 2)]  # the newline and the last row from within its 2,501st field
+    path.write_bytes(gzip.compress(cut.encode()) if gzipped else cut.encode())
+    with pytest.raises(PipelineError, match=r"looks truncated: its last line has 2500 of the header's 5000 fields"):
+        read_dataset(path)
+
+
 def test_a_file_outside_the_repository_is_refused_unread(tmp_path, tmp_path_factory):
     """A data.path (or a symlink) that leads outside the repository is named as such, its content never read."""
     secret = tmp_path_factory.mktemp("elsewhere") / "passwd.csv"

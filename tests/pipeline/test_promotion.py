@@ -11,6 +11,7 @@ from pipeline.tracking.promotion import champion_check, decide, threshold_checks
 POLICY = {
     "min_headline": {"binary": 0.7, "multiclass": 0.7, "regression": 0.0},
     "max_ece": 0.05,
+    "min_decision_gain": 0.0,
     "max_coverage_shortfall": 0.05,
     "max_fairness_gap": 0.4,
     "tolerance": 0.005,
@@ -18,7 +19,14 @@ POLICY = {
 }
 BINARY = {
     "test.roc_auc": 0.75,
+    "test.roc_auc_low": 0.72,
+    "test.n": 1000,
     "calibration.test_ece_after": 0.02,
+    "calibration.test_ece_after_high": 0.03,
+    "decisions.gain_vs_no_skill": 0.1,
+    "decisions.gain_vs_no_skill_low": 0.05,
+    "decisions.classes_decided": 2,
+    "fairness.n_attributes": 1,
     "fairness.sex.demographic_parity_gap": 0.1,
     "fairness.sex.equal_opportunity_gap": 0.3,
     "trust.leaky_features": 0,
@@ -28,33 +36,73 @@ BINARY = {
 def test_every_threshold_passes():
     checks = threshold_checks(BINARY, "binary", POLICY) + [champion_check(BINARY, "binary", None, 0.005)]
     decision = decide(checks)
-    assert decision["promote"] and len(decision["reasons"]) == 5
-    assert "largest fairness gap <= max_fairness_gap: 0.3 (bound 0.4) passes" in decision["reasons"]
+    assert decision["promote"] and len(decision["reasons"]) == 7
+    assert "largest fairness gap <= max_fairness_gap: 0.3 (bound 0.4) passes" in decision["reasons"][-2]
 
 
 @pytest.mark.parametrize(
     "change, failing",
     [
-        ({"test.roc_auc": 0.69}, "min_headline.binary"),
-        ({"calibration.test_ece_after": 0.06}, "max_ece"),
+        ({"test.roc_auc_low": 0.69}, "min_headline.binary"),  # the point 0.75 clears 0.7, its interval does not
+        ({"calibration.test_ece_after_high": 0.06}, "max_ece"),  # the point 0.02 is within, its upper end is not
         ({"fairness.sex.equal_opportunity_gap": 0.41}, "max_fairness_gap"),
-        ({"calibration.test_ece_after": None}, "undefined"),
+        ({"calibration.test_ece_after_high": None}, "undefined"),
         ({"trust.leaky_features": 1}, "no feature alone predicts the target"),
+        ({"decisions.gain_vs_no_skill_low": -0.002}, "gain over the no-skill rule"),
+        ({"decisions.classes_decided": 1}, "classes decided on test >= 2"),
     ],
 )
 def test_a_failed_threshold_blocks_promotion_and_is_named(change, failing):
     figures = {k: v for k, v in {**BINARY, **change}.items() if v is not None}
     decision = decide(threshold_checks(figures, "binary", POLICY))
     assert not decision["promote"] and failing in decision["reasons"][0]  # the failed check first
-    assert len(decision["reasons"]) == 4 and sum("FAILS" in r for r in decision["reasons"]) == 1  # every check listed
+    assert len(decision["reasons"]) == 6 and sum("FAILS" in r for r in decision["reasons"]) == 1  # every check listed
+
+
+def test_a_rule_that_never_predicts_the_positive_class_is_no_champion_unless_costs_say_so():
+    """The issue's rare-positive file: tp 0, fp 0 at the deployed rule, AUC 0.737 and ECE 0.003 passing. The gain over
+    deciding "No" for every row is 0 (its interval straddles 0) and one class is decided: both checks fail, naming
+    decision.cost_matrix as the fix. With costs set, one class may be their answer; the gain check still asks for
+    evidence that the rule beats the constant one."""
+    rare = {**BINARY, "decisions.gain_vs_no_skill": 0.0, "decisions.gain_vs_no_skill_low": 0.0,
+            "decisions.classes_decided": 1}  # fmt: skip
+    decision = decide(threshold_checks(rare, "binary", POLICY))
+    failed = [r for r in decision["reasons"] if "FAILS" in r]
+    assert not decision["promote"] and len(failed) == 2
+    assert all("decision.cost_matrix" in r for r in failed)
+    with_costs = threshold_checks(rare, "binary", POLICY, costs_set=True)
+    one_class = next(c for c in with_costs if c["check"].startswith("classes decided"))
+    assert one_class["passed"] and "decision.cost_matrix is set" in one_class["check"]
+    assert decide(threshold_checks(rare, "binary", {**POLICY, "min_decision_gain": None}))["promote"]  # both skipped
 
 
 def test_no_worse_than_the_champion_beyond_the_tolerance():
-    champion = {"test.roc_auc": 0.76}
+    champion = {"version": "3", "figure": 0.76, "tags": {}}
     assert champion_check(BINARY, "binary", champion, 0.01)["passed"]  # 0.75 >= 0.76 - 0.01
     failed = champion_check(BINARY, "binary", champion, 0.005)
     assert failed["passed"] is False and failed["bound"] == pytest.approx(0.755)
-    assert champion_check(BINARY, "binary", {}, 0.005)["note"] == "no champion yet"
+    assert champion_check(BINARY, "binary", None, 0.005)["note"] == "no champion yet"
+
+
+def test_a_contract_change_is_still_compared_never_no_champion_yet():
+    """The issue's case: allow_contract_change true, a version with other inputs replaced the champion and its
+    description said "no champion yet". Now the best champion for the same target is compared whatever its inputs,
+    and a champion of another target is "not compared", failing closed unless the params allow it."""
+    import json
+
+    ours = {"contract.target": "binexp (binary, classes [0, 1])", "contract.inputs": json.dumps(["age:numeric"])}
+    theirs = {"contract.target": ours["contract.target"],
+              "contract.inputs": json.dumps(["age:numeric", "plan:categorical"])}  # fmt: skip
+    best = {"version": "2", "figure": 0.8, "tags": theirs}
+    check = champion_check(BINARY, "binary", best, 0.005, theirs, ours, allow_change=True)
+    assert check["passed"] is False and check["bound"] == pytest.approx(0.795)  # compared: 0.75 < 0.795
+    assert "version 2" in check["note"] and "removed ['plan:categorical']" in check["note"]
+    other = {"contract.target": "meddol (regression)", "contract.inputs": ours["contract.inputs"]}
+    strict = champion_check(BINARY, "binary", None, 0.005, other, ours, allow_change=False)
+    assert strict["passed"] is False and strict["note"].startswith("not compared: the target changed from meddol")
+    allowed = champion_check(BINARY, "binary", None, 0.005, other, ours, allow_change=True)
+    assert allowed["passed"] is None and "allowed by tracking.promotion.allow_contract_change" in allowed["note"]
+    assert all("no champion yet" not in c.get("note", "") for c in (check, strict, allowed))
 
 
 def test_null_bounds_are_skipped_and_said_so():
@@ -62,7 +110,9 @@ def test_null_bounds_are_skipped_and_said_so():
     decision = decide(threshold_checks(BINARY, "binary", policy))
     assert decision["promote"]
     checks = threshold_checks(
-        {"test.r2": 0.5, "intervals.coverage": 0.86, "intervals.target_coverage": 0.9}, "regression", policy
+        {"test.r2": 0.5, "test.r2_low": 0.4, "intervals.coverage_low": 0.86, "intervals.target_coverage": 0.9},
+        "regression",
+        policy,
     )
     # the single-feature check was not run (no figure), no sensitive attribute: both skipped, and said so
     assert [c["passed"] for c in checks] == [True, True, None, None]
@@ -76,18 +126,34 @@ def test_an_undefined_fairness_gap_is_not_evaluated_and_fails_closed():
     figures = {k: v for k, v in BINARY.items() if not k.startswith("fairness.")} | {"fairness.n_attributes": 1}
     decision = decide(threshold_checks(figures, "binary", POLICY))
     assert not decision["promote"]
-    assert decision["reasons"][0].startswith("largest fairness gap <= max_fairness_gap: FAILS, not evaluated")
+    assert decision["reasons"][0].startswith("every audited attribute and intersection has its fairness gaps: FAILS")
     lenient = decide(threshold_checks(figures, "binary", {**POLICY, "fail_not_evaluated": False}))
     assert lenient["promote"] and any("skipped (not evaluated" in r for r in lenient["reasons"])
     no_attributes = {k: v for k, v in figures.items() if k != "fairness.n_attributes"}
     assert decide(threshold_checks(no_attributes, "binary", POLICY))["promote"]  # not applicable: skipped, passes
 
 
+def test_one_attribute_not_evaluated_beside_one_within_the_bound_fails_by_name():
+    """The issue's case: two audited attributes, one whose gaps are all undefined (only small groups), one within the
+    bound; the version became champion and its description said "every check passes". The gate took the max over the
+    defined gaps only; now the undefined ones are named and block promotion."""
+    undefined = ["race.demographic_parity_gap", "race.equal_opportunity_gap", "sex x race.demographic_parity_gap"]
+    decision = decide(threshold_checks({**BINARY, "fairness.n_attributes": 2}, "binary", POLICY, False, undefined))
+    assert not decision["promote"]
+    assert (
+        "not evaluated: race.demographic_parity_gap, race.equal_opportunity_gap, sex x race" in decision["reasons"][0]
+    )
+    assert any("largest fairness gap <= max_fairness_gap: 0.3 (bound 0.4) passes" in r for r in decision["reasons"])
+
+
 def test_regression_coverage_shortfall():
     figures = {
         "test.r2": 0.5,
-        "intervals.coverage": 0.8,
+        "test.r2_low": 0.3,
+        "intervals.coverage": 0.88,
+        "intervals.coverage_low": 0.8,  # the point within 0.05 of 0.9, the interval's lower end not
         "intervals.target_coverage": 0.9,
+        "fairness.n_attributes": 1,
         "fairness.sex.interval_coverage_gap": 0.02,
     }
     decision = decide(threshold_checks(figures, "regression", POLICY))
@@ -112,7 +178,7 @@ def test_headline_fairness_gaps_count_intersections_and_the_gate_reads_them():
         "sex x race.demographic_parity_gap": 0.4563,
         "sex x race.equal_opportunity_gap": 0.2,
     }
-    figures = flat({"fairness": gaps, "test": {"roc_auc": 0.8}})
+    figures = flat({"fairness": {**gaps, "n_attributes": 1}, "test": {"roc_auc": 0.8}})
     assert (
         figures["fairness.sex x race.demographic_parity_gap"] == 0.4563
         and "fairness.sex.equal_opportunity_gap" not in figures

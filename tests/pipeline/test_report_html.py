@@ -79,6 +79,34 @@ def test_paragraphs_headings_and_figures():
         _page(report.figures("missing.png"))
 
 
+def _bootstrap(figures: dict, n: int = 18) -> dict:
+    """test.json's `bootstrap` for figures {name: (value, low, high)}."""
+    return {
+        "method": "percentile bootstrap, 200 draws with replacement of the test rows' zper clusters",
+        "confidence_level": 0.95,
+        "n_boot": 200,
+        "unit": "cluster",
+        "n": n,
+        "n_units": 9,
+        "figures": {m: {"value": v, "interval": [lo, hi], "defined_draws": 200} for m, (v, lo, hi) in figures.items()},
+    }
+
+
+def _against(gain=0.1, same=False, decided=None) -> dict:
+    decided = decided or {"0": 6, "1": 12}
+    return {
+        "metric": "balanced error (1 - the mean recall over the classes)",
+        "no_skill_rule": "decide 1 for every row, the training rows' most frequent class",
+        "loss": 0.5 - gain,
+        "no_skill_loss": 0.5,
+        "gain": gain,
+        "gain_interval": [gain - 0.1, gain + 0.1],
+        "decided": decided,
+        "classes_decided": sum(1 for v in decided.values() if v),
+        "same_as_no_skill": same,
+    }
+
+
 def _card_inputs():
     params = {
         "data": {
@@ -104,9 +132,13 @@ def _card_inputs():
             "roc_auc": 0.712345,
             "accuracy": 0.8,
             "brier": 0.15,
-            "decision": {"threshold": 0.5, "cost_matrix": None},
+            "decision": {"threshold": 0.5, "cost_matrix": None, "against_no_skill": _against()},
+            "confusion": {"tp": 10, "fp": 2, "fn": 2, "tn": 4},
             "conformal": {"coverage": 0.91, "set_coverage": 0.9, "mean_set_size": 1.3},
             "calibration": {"before": {"ece": 0.05}, "after": {"ece": None}, "ranking": {"changed": False}},
+            "bootstrap": _bootstrap(
+                {"roc_auc": (0.712345, 0.6, 0.8), "accuracy": (0.8, 0.7, 0.9), "brier": (0.15, 0.1, 0.2)}
+            ),  # fmt: skip
         },
         "train": {
             "model": "logistic_regression",
@@ -218,6 +250,7 @@ def test_model_card_content():
         "Data changes",
         "Evaluation data",
         "Performance",
+        "Decisions",
         "Calibration",
         "Prediction sets",
         "Fairness",
@@ -255,7 +288,13 @@ def test_model_card_content():
     )
     assert cells["Sensitive attributes"] == "female: audited and a model feature; black: audited and a model feature"
     assert cells["Evaluation data"].startswith("18 held-out rows, grouped by zper")
-    assert "test ROC AUC 0.7123" in cells["Performance"] and "CV roc_auc 0.7000 ± 0.0100" in cells["Performance"]
+    assert "test ROC AUC 0.7123 [0.6000, 0.8000]" in cells["Performance"] and "n = 18 test rows (9 clusters)" in \
+        cells["Performance"] and "CV roc_auc 0.7000 ± 0.0100" in cells["Performance"]  # fmt: skip
+    assert cells["Decisions"] == (
+        "tp 10, fp 2, fn 2, tn 4 (positive: 1); balanced error (1 - the mean recall over the classes) 0.4000 against "
+        "0.5000 for the no-skill rule (decide 1 for every row, the training rows' most frequent class): gain 0.1000 "
+        "[0.0000, 0.2000]"
+    )
     assert cells["Calibration"] == "platt (named in params.yaml): test ECE 0.0500 before, undefined after"
     assert cells["Performance"].endswith("CV roc_auc 0.7000 ± 0.0100 (mean of 5 splits; pooled out-of-fold 0.6900)")
     assert cells["Solver warnings"] == "none: every fit of the chosen model and the map met its tolerance"
@@ -312,14 +351,33 @@ def test_model_card_multiclass():
         "accuracy": 0.7,
         "f1_macro": 0.6,
         "log_loss": 0.9,
-        "decision": {"threshold": None, "cost_matrix": None},
+        "decision": {
+            "threshold": None,
+            "cost_matrix": None,
+            "against_no_skill": _against(0.0, same=True, decided={"a": 0, "b": 18, "c": 0}),
+        },
+        "confusion": {"labels": ["a", "b", "c"], "matrix": [[0, 5, 0], [0, 8, 0], [0, 5, 0]]},
         "conformal": {"coverage": 0.9, "set_coverage": 0.9, "mean_set_size": 1.5},
         "calibration": {"before": {"ece": 0.05}, "after": {"ece": 0.02}, "ranking": {"changed": False}},
+        "bootstrap": _bootstrap(
+            {
+                "roc_auc_ovr": (0.8, 0.7, 0.9),
+                "accuracy": (0.7, 0.6, 0.8),
+                "f1_macro": (0.6, 0.5, 0.7),
+                "log_loss": (0.9, 0.8, 1.0),
+            }
+        ),  # fmt: skip
     }
     cells = _cells(card.model_card(params, r, "thresholds pass"))
     assert "probability of each class of binexp (a, b, c)" in cells["Intended use"]
     assert "the most probable class" in cells["Intended use"]
-    assert cells["Performance"].startswith("test macro one-vs-rest ROC AUC 0.8000, accuracy 0.7000, macro F1 0.6000")
+    assert cells["Performance"].startswith(
+        "test macro one-vs-rest ROC AUC 0.8000 [0.7000, 0.9000], accuracy 0.7000 [0.6000, 0.8000], macro F1 0.6000"
+    )
+    # the rule that decides one class for every row is the no-skill rule: the card says so and names the fix
+    assert cells["Decisions"].startswith("actual a: 0 decided a, 5 decided b, 0 decided c; actual b")
+    assert "WARNING: the rule decides the same class for every test row" in cells["Decisions"]
+    assert "Set decision.cost_matrix" in cells["Decisions"]
     assert cells["Fairness"].endswith("(macro over classes)")
 
 
@@ -340,9 +398,13 @@ def test_model_card_says_what_the_run_must_not_hide():
         "stopped at max_iter=100"
     )
     assert cells["Performance"].endswith("Note: the per-split roc_auc scores disagree")
-    r["calibration"].update(method="none", method_setting="auto", warning=None)
+    r["calibration"].update(method="none", method_setting="auto", warning=None, margin=2.0, comparison=[
+        {"method": "none", "defined": True, "why": "no map: the model's own probabilities"},
+        {"method": "platt", "defined": True, "why": "log-loss gain 0.0006 is within 2 standard errors (0.0012)"},
+        {"method": "temperature", "defined": False, "reason": "separable"}])  # fmt: skip
     assert _cells(card.model_card(params, r, "x"))["Calibration"].startswith(
-        "none (calibration.method auto: the least cross-fitted log loss of the maps, none included)"
+        "none (calibration.method auto: no map earns its place (platt: log-loss gain 0.0006 is within 2 standard "
+        "errors (0.0012); temperature: undefined; calibration.margin 2)"
     )
 
 
@@ -386,3 +448,29 @@ def test_the_page_opens_with_a_contents_list_linking_every_section():
     assert "<li><a href='#data-validation-cleaning'>Data: validation, cleaning</a></li>" in doc
     assert doc.index("<nav class='contents'>") < doc.index("<h2 id='model-card'>Model card</h2>")
     assert "<h2 id='data-validation-cleaning'>" in doc
+
+
+def test_the_card_says_what_the_run_did_not_what_it_might_have():
+    """The issue's wording cases. Nothing removed: "the model saw all of them", not "the rest removed". A column with
+    one value in every row is named (it was kept as a feature without a word). The missing-values cell of a file
+    whose target had gaps says where they went (it was blank)."""
+    from pipeline.reporting.sections import missing_line
+
+    params, r = _card_inputs()
+    r["validation"].update(rows_in=90, rows_quarantined=0, changes=[])
+    cells = _cells(card.model_card(params, r, "x"))
+    assert cells["Training data"] == "data/raw/x.csv: 90 rows; the model saw all of them (72 training, 18 held out)"
+    r["cleaning"]["single_valued"] = {"league": "A", "empty": None}
+    cells = _cells(card.model_card(params, r, "x"))
+    assert cells["Training data"].endswith(
+        "; kept as features though they hold one value in every row, so carry nothing: league (always A), empty "
+        "(no value)"
+    )
+    r["validation"].update(rows_in=100, missing_target={"Salary": {"rows": 10, "action": "quarantine"}})
+    cells = _cells(card.model_card(params, r, "x"))
+    assert "the model saw 90 of them (72 training, 18 held out); the other 10 were removed as listed under Data " \
+        "changes" in cells["Training data"]  # fmt: skip
+    r["cleaning"]["missing_values"] = {}
+    assert missing_line(r) == "none; 10 rows without a target quarantined by validate (validate.missing_target)"
+    r["cleaning"]["missing_values"] = {"age": 3}
+    assert missing_line(r).startswith("age: 3; 10 rows without a target")

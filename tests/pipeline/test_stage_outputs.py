@@ -181,7 +181,17 @@ def test_risk_coverage_curve_ends_at_the_overall_error(default_run):
     p = predictions["proba_1"].to_numpy()
     np.testing.assert_array_equal(predictions["accepted"], np.maximum(p, 1 - p) >= 0.6)
     assert sel["reject_option"]["coverage"] == pytest.approx(predictions["accepted"].mean())
+    against = test["decision"].pop("against_no_skill")
     assert test["decision"] == {"rule": "threshold", "threshold": 0.5, "cost_matrix": None}
+    # the rule beside the one that decides the majority class for every row, on balanced error
+    y, decided = predictions["y"].to_numpy(), predictions["prediction"].to_numpy()
+    recall = [np.mean(decided[y == k] == k) for k in (0, 1)]
+    assert against["loss"] == pytest.approx(1 - np.mean(recall)) and against["no_skill_loss"] == 0.5
+    assert against["gain"] == pytest.approx(0.5 - against["loss"])
+    assert against["decided"] == {"0": int(np.sum(decided == 0)), "1": int(np.sum(decided == 1))}
+    low, high = against["gain_interval"]
+    assert low <= against["gain"] <= high and test["bootstrap"]["figures"]["decision_gain"]["interval"] == [low, high]
+    assert test["bootstrap"]["unit"] == "cluster" and test["bootstrap"]["n"] == test["n"]
 
 
 def test_fairness_groups_intervals_criteria_and_compatibility(default_run):

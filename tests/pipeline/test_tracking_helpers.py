@@ -221,7 +221,8 @@ class _Registry:
 
 def test_the_gate_compares_with_the_best_champion_so_far_not_the_current_one():
     """0.7661 -> 0.7660 -> 0.7655, each within 0.005 of the last, drifted down before; the best champion (0.7661)
-    is the reference now, a version that never was champion is not, nor one of another contract."""
+    is the reference now, a version that never was champion is not, nor one of another target; one with other inputs
+    is (a contract change is still compared)."""
     from pipeline.tracking.promotion import champion_check
     from pipeline.tracking.runs import best_champion
 
@@ -234,8 +235,26 @@ def test_the_gate_compares_with_the_best_champion_so_far_not_the_current_one():
         ]
     )
     best = best_champion(registry, "m", "test.roc_auc", {"contract.target": "y (binary)"})
-    assert best == ("1", 0.7661)
-    check = champion_check({"test.roc_auc": 0.7606}, "binary", {"test.roc_auc": best[1]}, 0.005, best[0])
+    assert (best["version"], best["figure"]) == ("1", 0.7661)
+    check = champion_check({"test.roc_auc": 0.7606}, "binary", best, 0.005)
     assert check["passed"] is False and check["bound"] == pytest.approx(0.7611)
     assert check["note"] == "best champion so far: version 1"
-    assert best_champion(_Registry([]), "m", "test.roc_auc", {}) is None
+    assert best_champion(_Registry([]), "m", "test.roc_auc", {"contract.target": "y (binary)"}) is None
+    registry.versions[0].tags["contract.inputs"] = '["a:numeric"]'  # other inputs: still the best to beat
+    assert best_champion(registry, "m", "test.roc_auc", {"contract.target": "y (binary)"})["version"] == "1"
+
+
+def test_the_description_never_says_every_check_passes_when_one_was_skipped():
+    """The issue's case: an attribute's gaps not evaluated (skipped with fail_not_evaluated false) and the description
+    said "every check passes"."""
+    from pipeline.tracking.runs import description
+
+    checks = [
+        {"check": "a", "value": 0.8, "bound": 0.7, "passed": True},
+        {"check": "every audited attribute and intersection has its fairness gaps", "value": None, "bound": None,
+         "passed": None, "note": "not evaluated: race.demographic_parity_gap"},
+    ]  # fmt: skip
+    text = description(True, checks, "run1")
+    assert text.startswith("**champion**: every check evaluated passes, 1 skipped (below)")
+    assert "not evaluated: race.demographic_parity_gap" in text and "every check passes" not in text
+    assert description(True, checks[:1], "run1").startswith("**champion**: every check passes")

@@ -46,4 +46,4 @@ def test_a_model_deciding_one_class_everywhere_is_one_leaf():
     X = np.random.default_rng(2).normal(size=(50, 2))
     result = global_surrogate(X[:30], np.ones(30, int), X[30:], np.ones(20, int), ["a", "b"], True)
     assert result["fidelity"] == 1.0 and result["n_leaves"] == 1
-    assert result["rules"] == [{"conditions": [], "prediction": 1, "rows": 30}]
+    assert result["rules"] == [{"conditions": [], "splits": [], "prediction": 1, "rows": 30}]
