@@ -5,7 +5,7 @@ intervals, fairness) come from its page (pipeline/reporting/task_pages.py)."""
 from __future__ import annotations
 
 from ..core.changes import change, describe
-from .page import fmt, key_values
+from .page import fmt, interval, key_values
 from .task_pages import page_of
 
 
@@ -82,6 +82,7 @@ def model_card(params: dict, r: dict, promotion: str) -> str:
         "Performance": f"{task_items.pop('Performance')}; CV {train['scoring']} {fmt(train['cv_mean'])} ± "
         f"{fmt(train['cv_std'])} (mean of {train['n_folds']} splits; pooled out-of-fold {fmt(train['cv_pooled'])})"
         + (f". Note: {train['cv_note']}" if train["cv_note"] else ""),
+        "Test figures": test_figures(test),
         **task_items,
         "Solver warnings": solver_summary(train, r["calibration"]),
         "Single-feature leakage": r["assessment"]["single_feature"]["statement"],
@@ -99,6 +100,17 @@ def model_card(params: dict, r: dict, promotion: str) -> str:
         "fairness table and left out of the parity criteria.",
     }
     return key_values(items)
+
+
+def test_figures(test: dict) -> str:
+    """Every test figure the evaluate stage gave an interval, with it, and the rows and draws behind them (the
+    decisions' figures are the Decisions line's)."""
+    boot = test["bootstrap"]
+    shown = [m for m in boot["figures"] if "decision" not in m]
+    return (
+        ", ".join(f"{m} {interval(boot['figures'][m]['value'], boot['figures'][m]['interval'])}" for m in shown)
+        + f" ({boot['confidence_level']:.0%} intervals, n = {boot['n']} test rows)"
+    )
 
 
 def training_data(data: dict, r: dict, seen: int) -> str:

@@ -50,7 +50,7 @@ def binary_fairness(f: dict) -> list[dict]:
             {
                 "criterion": k,
                 "rates": ", ".join(v["metrics"]),
-                "difference": html.interval(v["difference"], v["difference_interval"]),
+                "difference": html.gap(v["difference"], v["difference_interval"]),
                 "ratio": html.interval(v["ratio"], v["ratio_interval"]),
                 "note": v["reason"]
                 or (f"excludes {', '.join(map(str, v['excluded_groups']))}" if v["excluded_groups"] else ""),
@@ -143,7 +143,7 @@ def multiclass_fairness(f: dict) -> list[dict]:
             {
                 "criterion": k,
                 "rate": v["metric"],
-                "macro gap (mean over classes)": html.interval(v["difference"], v["difference_interval"]),
+                "macro gap (mean over classes)": html.gap(v["difference"], v["difference_interval"]),
                 **{f"gap {c}": d for c, d in v.get("per_class", {}).items()},
                 "note": v.get("reason") or "",
             }

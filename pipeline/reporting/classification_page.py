@@ -227,8 +227,8 @@ def classification_card(params: dict, r: dict, kind: ClassificationPage) -> dict
         "Prediction sets": f"conformal sets hold the true class on {fmt(conformal['coverage'])} of test rows (target "
         f"{fmt(conformal['set_coverage'])}), {fmt(conformal['mean_set_size'])} classes on average",
         "Fairness": "; ".join(
-            f"by {a}: demographic-parity gap {fmt(g['demographic_parity'])}, equal-opportunity gap "
-            f"{fmt(g['equal_opportunity'])}" + kind.macro_card
+            f"by {a}: demographic-parity gap {html.gap(g['demographic_parity'])}, equal-opportunity gap "
+            f"{html.gap(g['equal_opportunity'])}" + kind.macro_card
             for a, g in gaps.items()
         )
         or "no sensitive attributes",

@@ -106,6 +106,14 @@ def interval(value, bounds) -> str:
     return f"{fmt(value)} [{fmt(bounds[0])}, {fmt(bounds[1])}]"
 
 
+def gap(value, bounds=None) -> str:
+    """A fairness gap as the page shows it: with its interval, or "not evaluated" when it cannot be computed (the
+    promotion gate then fails closed, naming it)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "not evaluated"
+    return interval(value, bounds) if bounds is not None else fmt(value)
+
+
 def audited(fairness: dict, data: dict) -> dict:
     """The fairness audit's groupings of data.sensitive: each attribute and every intersection ("a & b")."""
     return {a: result for a, result in fairness["attributes"].items() if set(a.split(" & ")) <= set(data["sensitive"])}

@@ -68,7 +68,7 @@ def regression_fairness_section(r: dict) -> dict:
             for g, m in result["groups"].items()
         ]
         gaps = [
-            {"metric": k, "gap (max - min)": html.interval(v["difference"], v["difference_interval"])}
+            {"metric": k, "gap (max - min)": html.gap(v["difference"], v["difference_interval"])}
             for k, v in result["gaps"].items()
         ]
         title = f"{html.fmt(attribute)} (largest relative gap: {html.fmt(result['largest_gap'])})"
@@ -89,9 +89,9 @@ def regression_card(data: dict, test: dict, fairness: dict) -> dict:
         f"{html.interval(deployed['coverage'], test['bootstrap']['figures']['coverage']['interval'])} of test "
         f"rows (target {fmt(intervals['coverage_target'])}), mean width {fmt(deployed['mean_width'])}",
         "Fairness": "; ".join(
-            f"by {a}: MAE gap {fmt(g['mae']['difference'])}, mean residual gap "
-            f"{fmt(g['mean_residual']['difference'])}, interval coverage gap "
-            f"{fmt(g['interval_coverage']['difference'])}"
+            f"by {a}: MAE gap {html.gap(g['mae']['difference'])}, mean residual gap "
+            f"{html.gap(g['mean_residual']['difference'])}, interval coverage gap "
+            f"{html.gap(g['interval_coverage']['difference'])}"
             for a, g in gaps.items()
         )
         or "no sensitive attributes",

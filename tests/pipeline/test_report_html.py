@@ -250,6 +250,7 @@ def test_model_card_content():
         "Data changes",
         "Evaluation data",
         "Performance",
+        "Test figures",
         "Decisions",
         "Calibration",
         "Prediction sets",
@@ -290,6 +291,10 @@ def test_model_card_content():
     assert cells["Evaluation data"].startswith("18 held-out rows, grouped by zper")
     assert "test ROC AUC 0.7123 [0.6000, 0.8000]" in cells["Performance"] and "n = 18 test rows (9 clusters)" in \
         cells["Performance"] and "CV roc_auc 0.7000 ± 0.0100" in cells["Performance"]  # fmt: skip
+    assert cells["Test figures"] == (
+        "roc_auc 0.7123 [0.6000, 0.8000], accuracy 0.8000 [0.7000, 0.9000], brier 0.1500 [0.1000, 0.2000] (95% "
+        "intervals, n = 18 test rows)"
+    )
     assert cells["Decisions"] == (
         "tp 10, fp 2, fn 2, tn 4 (positive: 1); balanced error (1 - the mean recall over the classes) 0.4000 against "
         "0.5000 for the no-skill rule (decide 1 for every row, the training rows' most frequent class): gain 0.1000 "
@@ -300,7 +305,7 @@ def test_model_card_content():
     assert cells["Solver warnings"] == "none: every fit of the chosen model and the map met its tolerance"
     assert cells["Fairness"] == (
         "by female: demographic-parity gap 0.0310, equal-opportunity gap 0.0120; "
-        "by black: demographic-parity gap undefined, equal-opportunity gap 0.2000; "
+        "by black: demographic-parity gap not evaluated, equal-opportunity gap 0.2000; "
         "by female & black: demographic-parity gap 0.5000, equal-opportunity gap 0.5000"
     )
     assert cells["Fairness mitigation"] == (
