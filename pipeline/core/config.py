@@ -224,6 +224,7 @@ SPEC = {
         "target_risk": number(0, 1),
         "n_boot": integer(1),
         "confidence_level": number(0, 1),
+        "max_rows": integer(2, nullable=True),
     },
     "fairness": {
         "min_group_size": integer(1),

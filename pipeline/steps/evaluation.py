@@ -46,6 +46,8 @@ def with_intervals(figures_of, n: int, params: dict, clusters=None, strata=None)
     set, else within each class (strata) or by rows. A replicate where a figure is undefined leaves it out."""
     cfg = params["evaluate"]
     point = figures_of(np.arange(n))
+    n_units = n if clusters is None else np.unique(clusters).size
+    max_units = None if cfg["max_rows"] is None else max(2, int(cfg["max_rows"] * n_units / n))
 
     def statistic(rows: np.ndarray) -> dict:
         try:
@@ -61,14 +63,23 @@ def with_intervals(figures_of, n: int, params: dict, clusters=None, strata=None)
         component_seed(params["seed"], "evaluate intervals"),
         clusters=clusters,
         strata=strata,
+        max_units=max_units,
     )
     drawn = {
         "cluster": f"the test rows' {params['data']['group']} clusters (a cluster's rows drawn together)",
         "stratified row": "the test rows within each class",
         "row": "the test rows",
     }[boot["unit"]]
+    sampled = boot["subsample"]
     return {
-        "method": f"percentile bootstrap, {boot['n_boot']} draws with replacement of {drawn}",
+        "method": f"percentile bootstrap, {boot['n_boot']} draws with replacement of {drawn}"
+        + (
+            f", from a seeded sample of {sampled['units']:,} of the {boot['n_units']:,} units (evaluate.max_rows), "
+            f"the ends rescaled by sqrt({sampled['units']:,} / {boot['n_units']:,}) = {sampled['scale']:.3g} "
+            "(the m-out-of-n bootstrap)"
+            if sampled
+            else ""
+        ),
         "confidence_level": boot["confidence_level"],
         "n_boot": boot["n_boot"],
         "unit": boot["unit"],

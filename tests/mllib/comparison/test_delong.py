@@ -86,3 +86,12 @@ def test_identical_rankings_have_no_spread():
 def test_one_class_is_refused():
     with pytest.raises(ValueError, match="both classes"):
         delong_test(np.ones(5, dtype=int), np.arange(5.0), np.arange(5.0))
+
+
+def test_midranks_are_scipys_average_ranks():
+    from scipy.stats import rankdata
+
+    from mllib.comparison.delong import midranks
+
+    x = np.round(np.random.default_rng(0).normal(size=500), 1)
+    np.testing.assert_array_equal(midranks(x), rankdata(x))

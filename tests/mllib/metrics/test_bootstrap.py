@@ -51,3 +51,22 @@ def test_same_seed_same_interval():
     x = np.arange(50.0)
     a, b = (bootstrap_intervals(lambda r: {"m": x[r].mean()}, 50, n_boot=30, random_state=7) for _ in range(2))
     assert a == b
+
+
+def test_many_rows_draw_from_a_sample_and_rescale_to_all_of_them():
+    """The m-out-of-n bootstrap: replicates from 2,000 of 40,000 rows, the ends rescaled by sqrt(2,000 / 40,000),
+    agree with the normal-theory interval of the mean of all 40,000 rows; each replicate holds 2,000 rows."""
+    x = np.random.default_rng(3).exponential(size=40_000)
+    sizes = []
+
+    def mean(rows):
+        sizes.append(rows.size)
+        return {"mean": x[rows].mean()}
+
+    out = bootstrap_intervals(mean, x.size, n_boot=1000, random_state=0, max_units=2000)
+    assert out["subsample"] == {"units": 2000, "scale": pytest.approx(np.sqrt(0.05))} and out["n_units"] == 40_000
+    assert max(sizes[1:-2]) == 2000  # the replicates' rows (the whole and the sample are scored once each)
+    half = 1.96 * x.std(ddof=1) / np.sqrt(x.size)
+    low, high = out["intervals"]["mean"]
+    assert (low + high) / 2 == pytest.approx(x.mean(), abs=0.2 * half)
+    assert high - low == pytest.approx(2 * half, rel=0.15)
