@@ -247,12 +247,14 @@ def test_a_worse_model_is_candidate_but_not_champion(project):
 
 
 def test_the_champion_that_loses_the_alias_says_so(project):
-    """After the worse model: a tolerance of 1 lets the next state take champion whatever its score; version 1 then
-    says it is a former champion, in its decision tag and its description."""
+    """After the worse model: a tolerance of 1 (and no decision-gain bound: lam 1's decisions beat the one-class rule
+    on 267 test rows by a gain whose interval reaches 0) lets the next state take champion whatever its score;
+    version 1 then says it is a former champion, in its decision tag and its description."""
     params = yaml.safe_load((project / "params.yaml").read_text())
     params["model"]["name"] = "logistic_regression"
     params["search"]["grid"]["logistic_regression"] = {"lam": [1.0]}
     params["tracking"]["promotion"]["tolerance"] = 1.0
+    params["tracking"]["promotion"]["min_decision_gain"] = None
     (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     repro(project)
     c = client(project)
