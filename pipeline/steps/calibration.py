@@ -129,6 +129,8 @@ def qualifies(row: dict, margin: float) -> dict:
         return {"qualifies": True, "why": "no map: the model's own probabilities"}
     gain, se = -row["log_loss_vs_none"], row["standard_error_vs_none"] or 0.0
     ranking = row["ranking_vs_none"]
+    if not gain > 0:
+        return {"qualifies": False, "why": f"no log-loss gain: {-gain:.4g} worse than no map"}
     if not gain > margin * se:
         return {"qualifies": False, "why": f"log-loss gain {gain:.4g} is within {margin:g} standard errors ({se:.2g})"}
     if ranking["difference"] is not None and ranking["difference"] < -margin * ranking["standard_error"]:

@@ -85,6 +85,8 @@ def test_a_gain_within_the_margin_steps_aside_and_says_why():
     for r in gainers:
         assert not r["qualifies"] and "within 2 standard errors" in r["why"]
         assert r["gain_in_standard_errors"] == pytest.approx(-r["log_loss_vs_none"] / r["standard_error_vs_none"])
+    losers = [r for r in table if r["defined"] and r["method"] != "none" and r["log_loss_vs_none"] > 0]
+    assert losers and all(not r["qualifies"] and r["why"].startswith("no log-loss gain") for r in losers)
     assert choose_map("auto", table)[0] == "none"
     # margin 0 takes any gain: what auto did before
     loose = compare_maps({**CFG, "margin": 0.0}, s, y, fold, classification_target(2))[0]
