@@ -68,7 +68,8 @@ def bootstrap_intervals(
     rows (clusters take precedence: a cluster may hold rows of several strata); with more than max_units units, from a
     sample of max_units of them, rescaled (module docstring).
 
-    Returns {intervals: {name: [lower, upper]}, defined: {name: replicates where it was defined}, n_boot,
+    Returns {point: the figures on every row, intervals: {name: [lower, upper]}, defined: {name: replicates where it
+    was defined}, n_boot,
     confidence_level, unit ("cluster" | "stratified row" | "row"), n_units, subsample: None or {units, scale}}."""
     n_rows, n_boot = check_int(n_rows, "n_rows", 1), check_int(n_boot, "n_boot", 1)
     if not 0.0 < float(confidence_level) < 1.0:
@@ -87,12 +88,12 @@ def bootstrap_intervals(
             clusters=None if clusters is None else np.asarray(clusters)[rows],
             strata=None if strata is None else np.asarray(strata)[rows],
         )
-        whole, sample = statistic(np.arange(n_rows)), statistic(rows)
+        whole, sample = statistic(np.arange(n_rows)), inner["point"]
         scale = math.sqrt(max_units / n_units)
         inner["intervals"] = {
             m: [whole[m] + scale * (end - sample[m]) for end in ends] for m, ends in inner["intervals"].items()
         }
-        return inner | {"n_units": int(n_units), "subsample": {"units": int(max_units), "scale": scale}}
+        return inner | {"point": whole, "n_units": int(n_units), "subsample": {"units": int(max_units), "scale": scale}}
     if clusters is None and strata is not None:
         codes = np.unique(np.asarray(strata), return_inverse=True)[1]
         members = [np.flatnonzero(codes == s) for s in range(int(codes.max()) + 1)]
@@ -106,10 +107,12 @@ def bootstrap_intervals(
             return row_multiplicities(rng, unit_of_row, n_units)
 
     everything = np.arange(n_rows)
+    point = statistic(everything)
     replicates = [statistic(np.repeat(everything, draw().astype(np.int64))) for _ in range(n_boot)]
     names = list(replicates[0])
     samples = {m: np.array([r[m] for r in replicates], dtype=np.float64) for m in names}
     return {
+        "point": point,
         "intervals": {m: percentile_interval(s, float(confidence_level)) for m, s in samples.items()},
         "defined": {m: int(np.sum(~np.isnan(s))) for m, s in samples.items()},
         "n_boot": n_boot,

@@ -8,6 +8,8 @@ errors.py     bad input -> one message and exit 1
 progress.py   progress of long steps on stderr
 schema.py     the data contract (pandera) and validate's policies
 task.py       the target's kind (Binary, Multiclass, Regression): what differs by task
+task_base.py  the kinds' base (Target: the column, its classes, the kind a task name gives)
+task_regression.py  the regression kind
 task_inference.py  data.task from the target column's values (auto), checked against them when set
 records.py    the report files stages write and read, as typed records (validation, split, train, ...)
 frames.py     DataFrame <-> numpy at the boundary with mllib

@@ -1,8 +1,9 @@
 """The prediction task and the target's classes: `data.task` (binary | multiclass | regression; auto is inferred by
-pipeline/core/task_inference.py), one class per kind owning what differs by task. Every stage after split encodes
-the target through the Target written to data/processed/target.json, so they all agree on the classes and their
-order. Each kind also checks that a data.task set in params.yaml fits the values and builds the
-Target from them (`check_fits`, `from_values`, given task_inference.Observed).
+pipeline/core/task_inference.py), one class per kind owning what differs by task: the classification kinds here, the
+regression kind in pipeline/core/task_regression.py, their base in pipeline/core/task_base.py. Every stage after
+split encodes the target through the Target written to data/processed/target.json, so they all agree on the classes
+and their order. Each kind also checks that a data.task set in params.yaml fits the values and builds the Target
+from them (`check_fits`, `from_values`, given task_inference.Observed).
 
 Codes: binary targets are 1 for `data.positive_label` (null: the larger value) and 0 for the other class; K > 2
 classes are 0..K-1 in sorted order. Cost matrices, probability columns and reports use this order. A regression
@@ -11,10 +12,6 @@ target has no classes: it is encoded as float64, every value finite.
 
 from __future__ import annotations
 
-import math
-from dataclasses import asdict, dataclass
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
@@ -22,49 +19,11 @@ from mllib import registry
 from mllib.base import to_python
 
 from .errors import PipelineError
+from .task_base import TASKS, Target, finite, label_key
+from .task_regression import QUANTILE_BINS, Regression
 
-TASKS = ("auto", "binary", "multiclass", "regression")
-
-
-@dataclass(frozen=True)
-class Target:
-    """The target column and its task. `Target(task=...)` (and `Target.read`) give the kind's class: Binary,
-    Multiclass or Regression, which own what differs by task, so the stages ask the target and do not branch on its
-    name."""
-
-    task: str  # "binary" | "multiclass" | "regression"
-    column: str
-    classes: list  # labels in code order (binary: [negative, positive]; regression: [])
-    reason: str  # why this task (auto) or "set by data.task"
-
-    def __new__(cls, task: str, *args, **kwargs):
-        if cls is Target:
-            if task not in KINDS:
-                raise PipelineError(f"data/processed/target.json: unknown task {task!r}; rerun `dvc repro split`")
-            cls = KINDS[task]
-        return super().__new__(cls)
-
-    def __getnewargs__(self):  # copies and the Dask workers' copies call __new__ with the task
-        return (self.task,)
-
-    @property
-    def n_classes(self) -> int:
-        return len(self.classes)
-
-    def label_names(self) -> list[str]:
-        """The classes as strings, for report keys and column names."""
-        return [label_key(c) for c in self.classes]
-
-    def write(self, path: Path) -> None:
-        from .io import write_json
-
-        write_json(asdict(self), path)
-
-    @classmethod
-    def read(cls, path: Path) -> Target:
-        from .io import read_json
-
-        return Target(**read_json(path, "split"))
+__all__ = ["TASKS", "Target", "Classification", "Binary", "Multiclass", "Regression", "KINDS", "kind_of", "finite",
+           "label_key", "QUANTILE_BINS"]  # fmt: skip
 
 
 class Classification(Target):
@@ -280,7 +239,7 @@ class Classification(Target):
         }
 
 
-class Binary(Classification):
+class Binary(Classification, kind="binary"):
     """Two classes: p(positive) is the model's output; calibration is judged on it, curves drawn for it."""
 
     headline_metric, headline_label = "roc_auc", "ROC AUC"
@@ -383,7 +342,7 @@ class Binary(Classification):
         }
 
 
-class Multiclass(Classification):
+class Multiclass(Classification, kind="multiclass"):
     """K > 2 classes: calibration is judged on the top label (Guo et al. 2017) with the classwise ECE beside it,
     curves drawn for each class against the rest."""
 
@@ -522,179 +481,9 @@ class Multiclass(Classification):
         }
 
 
-class Regression(Target):
-    """A numeric target encoded as float64 (every value finite); models predict it in its units."""
-
-    classifies = False
-    estimators = registry.REGRESSORS
-    default_model = "ridge"
-    tree = "decision_tree_regressor"
-    no_skill_name = "mean"
-    headline_metric, headline_label = "r2", "R^2"
-    test_metrics = ("rmse", "mae", "r2", "mean_residual")
-    fairness_gaps = ("interval_coverage_gap",)
-    per_class = ""
-    refused_projections = ("lda",)  # LDA projects onto directions that separate classes
-
-    def encode(self, series: pd.Series) -> np.ndarray:
-        return series.to_numpy(dtype=np.float64)
-
-    def describe(self) -> str:
-        return "regression target"
-
-    def split_strategy(self, group) -> str:
-        """split.strategy auto: plain k-fold, grouped when data.group is set (the stratified strategies stratify a
-        regression target by its quantile bins, on request)."""
-        return "group" if group else "kfold"
-
-    def strata(self, y: np.ndarray) -> np.ndarray:
-        """What stratified splits balance: the target's quantile bin (0..QUANTILE_BINS-1)."""
-        edges = np.quantile(y, np.arange(1, QUANTILE_BINS) / QUANTILE_BINS)
-        return np.searchsorted(edges, y, side="right").astype(np.int64)
-
-    def class_counts(self, y: np.ndarray) -> np.ndarray:
-        return np.zeros(0, dtype=np.int64)  # no classes: nothing for the split's class checks
-
-    def counts(self, y: np.ndarray) -> dict:
-        """The target's mean, standard deviation and range over `y`."""
-        return {"mean": float(y.mean()), "std": float(y.std()), "min": float(y.min()), "max": float(y.max())}
-
-    shares = counts
-
-    def distribution(self, values: pd.Series) -> dict:
-        """The target's mean and standard deviation over `values` (missing ones left out)."""
-        numbers = pd.to_numeric(values[values.notna()], errors="coerce").dropna().to_numpy(dtype=np.float64)
-        return {"mean": float(numbers.mean()), "std": float(numbers.std())} if numbers.size else {}
-
-    def output_name(self) -> str:
-        return f"predicted {self.column} (its units)"
-
-    @staticmethod
-    def check_fits(observed, inferred: type[Target]) -> None:
-        """data.task regression needs numbers."""
-        if not observed.numeric:
-            raise observed.forced("regression", f"is not numeric ({observed.found})")
-
-    @classmethod
-    def from_values(cls, observed, positive, reason: str) -> Target:
-        """A numeric target whose every value is finite; data.positive_label has no meaning here."""
-        observed.refuse_positive_label(positive, f"a regression target ({reason})")
-        values = observed.values
-        numbers = values.to_numpy(dtype=np.float64)
-        bad = np.flatnonzero(~np.isfinite(numbers))
-        if bad.size:
-            raise PipelineError(
-                f"{observed.source}: target column {observed.column!r} holds {bad.size} non-finite values (e.g. "
-                f"{numbers[bad[0]]!r} at data row {values.index[bad[0]] + 1}); a regression target needs finite "
-                "numbers: fix or remove those rows"
-            )
-        return Target("regression", observed.column, [], reason)
-
-    def no_skill(self):
-        from mllib.baseline import MeanRegressor
-
-        return MeanRegressor()
-
-    def fold_scores(self, model, X) -> np.ndarray:
-        return model.predict(X)
-
-    explained = {
-        "score": "prediction",
-        "probability": "prediction",
-        "relevance": "network output (the prediction of the standardized target)",
-    }
-
-    def explained_outputs(self) -> list[str]:
-        return [self.column]
-
-    @staticmethod
-    def response(predictor, response: str):
-        """The deployed regressor's prediction, whatever the scorer reads."""
-        return predictor.predict
-
-    @staticmethod
-    def scorer_input(scorer, P, predictions: np.ndarray) -> np.ndarray:
-        """What the search's scorer reads of the deployed outputs: the predictions."""
-        return predictions
-
-    @staticmethod
-    def quality_figures(test: dict, calibration: dict) -> dict:
-        """The headline section of the deployed intervals: their test coverage and width, and the coverage asked."""
-        intervals = test["intervals"]
-        deployed = intervals[intervals["deployed"]]
-        return {
-            "intervals": {
-                "coverage": deployed["coverage"],
-                "coverage_low": finite(test["bootstrap"]["figures"]["coverage"]["interval"][0]),
-                "mean_width": deployed["mean_width"],
-                "target_coverage": intervals["coverage_target"],
-            }
-        }
-
-    @staticmethod
-    def group_gaps(audit: dict) -> dict:
-        """The headline's gaps of one grouping: absolute error, bias (mean residual) and interval coverage."""
-        return {m: audit["gaps"][m]["difference"] for m in ("mae", "mean_residual", "interval_coverage")}
-
-    @staticmethod
-    def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None]:
-        """The promotion gate's check of the intervals: how far the lower end of the test coverage's interval falls
-        short of the coverage asked."""
-        coverage, target = figures.get("intervals.coverage_low"), figures.get("intervals.target_coverage")
-        shortfall = None if coverage is None else target - coverage
-        name = (
-            "interval coverage shortfall (target - lower end of the test coverage's interval) <= max_coverage_shortfall"
-        )
-        return name, shortfall, cfg["max_coverage_shortfall"]
-
-    @staticmethod
-    def decision_checks(figures: dict, cfg: dict, costs_set: bool) -> list[tuple]:
-        """A regression target makes no decisions: no checks."""
-        return []
-
-    @staticmethod
-    def point_metrics(y: np.ndarray, pred: np.ndarray) -> dict[str, float]:
-        """RMSE, MAE, R^2 and the mean residual of the predictions `pred`."""
-        from mllib.metrics import mean_absolute_error, mean_squared_error, r2_score
-
-        return {
-            "rmse": float(np.sqrt(mean_squared_error(y, pred))),
-            "mae": mean_absolute_error(y, pred),
-            "r2": r2_score(y, pred),
-            "mean_residual": float(np.mean(y - pred)),
-        }
-
-    def test_figures(self, y: np.ndarray, pred: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> dict[str, float]:
-        """The test figures given an interval (evaluate.n_boot): the point metrics and the deployed intervals'
-        coverage."""
-        return self.point_metrics(y, pred) | {"coverage": float(np.mean((lower <= y) & (y <= upper)))}
-
-    def compare_predictions(self, y: np.ndarray, chosen: np.ndarray, runner_up: np.ndarray) -> dict:
-        """Two models' test predictions compared: a paired t-test on their squared errors."""
-        from mllib.comparison import paired_t_test
-
-        return {"test": "paired t-test on squared errors", **paired_t_test((y - chosen) ** 2, (y - runner_up) ** 2)}
-
-
-KINDS = {"binary": Binary, "multiclass": Multiclass, "regression": Regression}
+KINDS = Target.kinds  # {"binary": Binary, "multiclass": Multiclass, "regression": Regression}
 
 
 def kind_of(task: str) -> type[Target]:
     """The class of a task named in a report file (its headline metrics, quality figures and gate checks)."""
     return KINDS[task]
-
-
-def finite(value):
-    """A finite number as it is, anything else (None, NaN, a flag) as None: the headline's and the gate's figures."""
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
-
-
-QUANTILE_BINS = 5  # a regression target's strata: its quintiles
-
-
-def label_key(value) -> str:
-    """One spelling per label: 1, 1.0 and "1" read from CSV or Parquet are the same class."""
-    value = to_python(value)
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return str(value)

@@ -1,9 +1,7 @@
 """The evaluate stage: the test set, used once (seed 004, D4:200, 543), through the deployed predictor
 (models/predictor: features -> model -> calibrator -> decision rule), so these are the decisions fairness,
-explain and the served model make too. Metrics, curves and the reject option are pipeline/steps/evaluation.py's, each
-test figure with its percentile bootstrap interval (evaluate.n_boot draws of the test rows, whole data.group clusters
-together, else within each class) and the decisions beside the no-skill rule's (one class for every row): what the
-promotion gate reads.
+explain and the served model make too. Metrics, curves, the reject option, every figure's bootstrap interval and the
+rule beside the no-skill rule (what the promotion gate reads) are pipeline/steps/evaluation.py's.
 
 Sections cited: Ghent ML notes (seed 004): 1.5 Model Selection: hyperparameter analysis (200)"""
 
@@ -32,8 +30,7 @@ from pipeline.steps.row_outputs import test_outputs
 def evaluate(
     target: Target, params: dict, predictor, test: pd.DataFrame, outputs, y, y_train, trained: dict, clusters
 ) -> dict:
-    """The deployed predictor's test metrics (returned) and its predictions and plots (written) for the target's
-    kind."""
+    """The deployed predictor's test metrics (returned), its predictions and plots (written), for the target's kind."""
     raise TypeError(f"no evaluate step for {type(target).__name__}")
 
 
@@ -111,8 +108,8 @@ def main() -> None:
     y = target.encode(test[data["target"]])
     y_train = target.encode(read_parquet(paths.TRAIN, "split", columns=[data["target"]])[data["target"]])  # baseline
     trained = TrainMetrics.read()
-    clusters = test[data["group"]].to_numpy() if data["group"] else None  # the intervals draw a group's rows together
-    metrics = evaluate(target, params, predictor, test, outputs, y, y_train, trained, clusters)
+    groups = test[data["group"]].to_numpy() if data["group"] else None  # the intervals draw a group's rows together
+    metrics = evaluate(target, params, predictor, test, outputs, y, y_train, trained, groups)
     metrics["comparison"] = versus_runner_up(
         params["model"], params["seed"], trained, target, y_train, y, predictor.model
     )

@@ -65,8 +65,7 @@ def main() -> None:
         features=predictor.features,
     )
     features = importance_rows(result, names)
-    kept = set(beyond_noise(features, result["confidence_level"]))
-    informative = [f for f in features if f["feature"] in kept]
+    informative = beyond_noise(features, result["confidence_level"])
     print(
         f"explain: permutation importance ({scorer.name} drop): "
         + (
@@ -91,7 +90,9 @@ def main() -> None:
     label = scorer.response == "label"
     write_json(
         {
-            **importance_report(result, scorer.name, cfg["n_repeats"], decision if label else None, features),
+            **importance_report(
+                result, scorer.name, cfg["n_repeats"], decision if label else None, features, informative
+            ),
             **({"sample": sample} if sample else {}),
         },
         paths.IMPORTANCE,

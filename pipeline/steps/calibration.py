@@ -75,7 +75,7 @@ def compare_maps(
             raise ValueError("no map could be fitted: the out-of-fold scores are not usable")
         diff = row_loss - base  # paired per-row differences of log loss against no map
         se = float(diff.std(ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else None
-        ranking = ranking_against_none(target, y, P, probabilities.get("none", P), fold)
+        ranking = ranking_against_none(target, y, P, None if method == "none" else probabilities["none"], fold)
         row = {
             "method": method,
             "defined": True,
@@ -99,10 +99,13 @@ def compare_maps(
     return table, probabilities
 
 
-def ranking_against_none(target: Classification, y: np.ndarray, P: np.ndarray, none: np.ndarray, fold) -> dict:
+def ranking_against_none(target: Classification, y: np.ndarray, P: np.ndarray, none: np.ndarray | None, fold) -> dict:
     """The map's ranking metric minus no map's within each fold (where one fitted map scores every row, as the
     deployed map scores new rows), averaged over the folds, with DeLong's standard error of the paired difference
-    (folds independent). A fold with one class has no ranking and is left out."""
+    (folds independent). A fold with one class has no ranking and is left out. none: no map's (None: this is no map,
+    nothing to compare)."""
+    if none is None:
+        return {"metric": target.ranking_metric, "difference": 0.0, "standard_error": 0.0, "folds": 0}
     differences, variances = [], []
     for k in np.unique(fold):
         rows = fold == k

@@ -45,15 +45,19 @@ def with_intervals(figures_of, n: int, params: dict, clusters=None, strata=None)
     (evaluate.n_boot replicates at evaluate.confidence_level): whole clusters of data.group drawn together when it is
     set, else within each class (strata) or by rows. A replicate where a figure is undefined leaves it out."""
     cfg = params["evaluate"]
-    point = figures_of(np.arange(n))
     n_units = n if clusters is None else np.unique(clusters).size
     max_units = None if cfg["max_rows"] is None else max(2, int(cfg["max_rows"] * n_units / n))
+    names: list[str] = []  # the figures' names, from the first call: the figures on every row
 
     def statistic(rows: np.ndarray) -> dict:
         try:
-            return figures_of(rows)
+            figures = figures_of(rows)
         except ValueError:  # e.g. a cluster draw without one of the classes: every figure of it undefined
-            return dict.fromkeys(point, float("nan"))
+            if not names:
+                raise
+            return dict.fromkeys(names, float("nan"))
+        names[:] = names or list(figures)
+        return figures
 
     boot = bootstrap_intervals(
         statistic,
@@ -70,7 +74,7 @@ def with_intervals(figures_of, n: int, params: dict, clusters=None, strata=None)
         "stratified row": "the test rows within each class",
         "row": "the test rows",
     }[boot["unit"]]
-    sampled = boot["subsample"]
+    sampled, point = boot["subsample"], boot["point"]
     return {
         "method": f"percentile bootstrap, {boot['n_boot']} draws with replacement of {drawn}"
         + (

@@ -346,26 +346,28 @@ def relevance_summary(rule, model, transformer, X_rows, owners, epsilon, X_train
     }  # fmt: skip
 
 
-def beyond_noise(features: list[dict], confidence_level: float) -> list[str]:
-    """The columns whose permutation importance exceeds its noise, largest first: per column a one-sided t-test that
-    the repeats' mean drop is above 0, the columns kept by the Benjamini-Hochberg procedure at false discovery rate
-    1 - confidence_level (over thousands of columns, a per-column interval alone names a few percent of pure noise).
-    A column's spread is taken as at least the median spread over the columns: repeats that happen to agree (a score
-    of 20 test rows moves in steps) have not shown that their noise is zero. One repeat: no test, a drop above 0
-    counts."""
+def beyond_noise(features: list[dict], confidence_level: float) -> list[dict]:
+    """The rows (importance_rows) of the columns whose permutation importance exceeds its noise, largest first: per
+    column a one-sided t-test that the repeats' mean drop is above 0, the columns kept by the Benjamini-Hochberg
+    procedure at false discovery rate 1 - confidence_level (over thousands of columns, a per-column interval alone
+    names a few percent of pure noise). A column's spread is taken as at least the median spread over the columns:
+    repeats that happen to agree (a score of 20 test rows moves in steps) have not shown that their noise is zero.
+    One repeat: no test, a drop above 0 counts."""
     repeats = np.array([f["repeats"] for f in features], dtype=np.float64).reshape(len(features), -1)
     mean = repeats.mean(axis=1)
     if repeats.shape[1] < 2:
-        return [f["feature"] for f, m in zip(features, mean) if m > 0]
+        return [f for f, m in zip(features, mean) if m > 0]
     spread = np.maximum(repeats.std(axis=1, ddof=1), np.median(repeats.std(axis=1, ddof=1)))
     with np.errstate(divide="ignore", invalid="ignore"):  # no spread anywhere: the sign of the mean decides
         t = np.where(spread > 0, mean / (spread / np.sqrt(repeats.shape[1])), np.where(mean > 0, np.inf, -np.inf))
     kept = benjamini_hochberg(special.stdtr(repeats.shape[1] - 1, -t), 1.0 - confidence_level)
-    return [f["feature"] for f, keep in zip(features, kept) if keep]
+    return [f for f, keep in zip(features, kept) if keep]
 
 
-def importance_report(result: dict, scoring: str, n_repeats: int, decision, features: list[dict]) -> dict:
-    informative = beyond_noise(features, result["confidence_level"])
+def importance_report(
+    result: dict, scoring: str, n_repeats: int, decision, features: list[dict], informative: list[dict]
+) -> dict:
+    """importance.json: the importances of every column and the ones beyond their noise (beyond_noise), said."""
     statement = (
         f"{len(informative)} of {len(features)} columns lower the {scoring} beyond their noise when shuffled (a "
         f"one-sided t-test over the repeats per column, the Benjamini-Hochberg procedure at false discovery rate "
@@ -379,7 +381,8 @@ def importance_report(result: dict, scoring: str, n_repeats: int, decision, feat
         "method": "permutation", "scoring": scoring, "baseline": result["baseline_score"], "n_repeats": n_repeats,
         "confidence_level": result["confidence_level"],
         "interval": "mean ± t(n_repeats - 1) std / sqrt(n_repeats), std with ddof=1 (null for one repeat)",
-        "decision": decision, "beyond_noise": informative, "statement": statement, "features": features,
+        "decision": decision, "beyond_noise": [f["feature"] for f in informative], "statement": statement,
+        "features": features,
     }  # fmt: skip
 
 

@@ -77,7 +77,7 @@ def fairness_checks(figures: dict, kind, cfg: dict, undefined: list[str]) -> lis
     if gaps:
         largest = max(gaps, key=gaps.get)
         checks.append(_check(name, gaps[largest], cfg["max_fairness_gap"], "<=",
-                             note=f"{largest.removeprefix('fairness.')}"))  # fmt: skip
+                             note=largest.removeprefix("fairness.")))  # fmt: skip
     if undefined or not gaps:
         what = ", ".join(undefined) if undefined else "every gap"
         note = f"not evaluated: {what} (no two groups reach fairness.min_group_size, or a rate has no rows)" + (
@@ -187,7 +187,7 @@ def _check(name: str, value, bound, op: str, note: str | None = None, fix: str |
         return {"check": name, "value": value, "bound": None, "passed": None} | ({"note": note} if note else {})
     if value is None:
         return {"check": name, "value": None, "bound": bound, "passed": False,
-                "note": "; ".join(filter(None, ["the value is undefined", note, fix]))}  # fmt: skip
+                "note": "; ".join(filter(None, ["not evaluated: the value is undefined", note, fix]))}  # fmt: skip
     passed = {">=": value >= bound, ">": value > bound, "<=": value <= bound}[op]
     note = "; ".join(filter(None, [note, None if passed else fix]))
     return {"check": name, "value": value, "bound": bound, "passed": bool(passed)} | ({"note": note} if note else {})

@@ -65,7 +65,8 @@ def test_many_rows_draw_from_a_sample_and_rescale_to_all_of_them():
 
     out = bootstrap_intervals(mean, x.size, n_boot=1000, random_state=0, max_units=2000)
     assert out["subsample"] == {"units": 2000, "scale": pytest.approx(np.sqrt(0.05))} and out["n_units"] == 40_000
-    assert max(sizes[1:-2]) == 2000  # the replicates' rows (the whole and the sample are scored once each)
+    assert sizes[-1] == 40_000 and set(sizes[:-1]) == {2000}  # the sample, its replicates, then the whole once
+    assert len(sizes) == 1 + 1000 + 1
     half = 1.96 * x.std(ddof=1) / np.sqrt(x.size)
     low, high = out["intervals"]["mean"]
     assert (low + high) / 2 == pytest.approx(x.mean(), abs=0.2 * half)
