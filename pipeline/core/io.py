@@ -126,9 +126,33 @@ def write_parquet(df: pd.DataFrame, path: Path | str) -> None:
         df.to_parquet(tmp, index=False, engine="pyarrow")
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV Injection")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value):
+    """Text a spreadsheet would run as a formula, prefixed with ' so it reads as text; anything else unchanged.
+    Numbers stay numbers (a negative number is data, not a formula)."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def write_csv(df: pd.DataFrame, path: Path | str) -> None:
+    """A CSV safe to open in a spreadsheet: text cells and column names that would run as formulas are neutralised
+    (the raw values stay in the stage's JSON and Parquet outputs, which are data, not documents)."""
+    import csv
+
+    safe = df.rename(columns=spreadsheet_safe)
+    text = safe.columns[[not pd.api.types.is_numeric_dtype(t) for t in safe.dtypes]]
+    for column in text:
+        safe[column] = safe[column].map(spreadsheet_safe)
+    # the csv module leaves a lone CR unquoted when lines end in LF, which a reader takes for a line break
+    has_cr = lambda v: isinstance(v, str) and "\r" in v  # noqa: E731
+    carriage_return = any(map(has_cr, safe.columns)) or any(safe[c].map(has_cr).any() for c in text)
+    quoting = csv.QUOTE_NONNUMERIC if carriage_return else csv.QUOTE_MINIMAL
     with atomic_path(path) as tmp:
-        df.to_csv(tmp, index=False, lineterminator="\n")
+        safe.to_csv(tmp, index=False, lineterminator="\n", quoting=quoting)
 
 
 def write_png(fig, path: Path | str) -> None:
@@ -373,6 +397,8 @@ def read_data_file(path: Path, text_columns: list[str] = (), part: bool = False)
     parquet = suffixes.endswith(PARQUET_SUFFIXES)
     if not parquet and not suffixes.endswith(CSV_SUFFIXES):
         raise PipelineError(f"data file {path}: unsupported format; use .csv, .csv.gz or .parquet")
+    if not parquet:
+        _check_not_compressed(path)
     try:
         header = _column_names(path, parquet)
         duplicated = sorted({c for c in header if header.count(c) > 1})
@@ -387,10 +413,13 @@ def read_data_file(path: Path, text_columns: list[str] = (), part: bool = False)
             df = pd.read_csv(path, dtype={c: str for c in text_columns if c in header})
     except pd.errors.EmptyDataError:
         raise PipelineError(f"data file {path} is empty; point data.path at a file with a header and rows") from None
-    except UnicodeDecodeError as exc:
+    except UnicodeDecodeError:
+        offset, line, byte = _first_non_utf8(path)
+        gzipped = path.suffix.lower() == ".gz"
         raise PipelineError(
-            f"data file {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); re-encode it, e.g. "
-            f"`iconv -f latin1 -t utf-8 {path.name} > fixed.csv`, and point data.path at the result"
+            f"data file {path} is not UTF-8 text (byte 0x{byte:02x} at byte offset {offset}, line {line}); re-encode "
+            f"it, e.g. `{'gunzip -c' if gzipped else 'cat'} {path.name} | iconv -f latin1 -t utf-8 > fixed.csv` when "
+            "it is Latin-1, and point data.path at the result"
         ) from None
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise PipelineError(
@@ -409,6 +438,55 @@ def read_data_file(path: Path, text_columns: list[str] = (), part: bool = False)
         if column in df.columns and parquet:
             df[column] = df[column].map(as_text, na_action="ignore").astype(object)
     return df
+
+
+# the first bytes of files a CSV reader would take for garbled text
+_MAGIC = {
+    b"\x1f\x8b": ("gzip-compressed", "name it {name}.gz (`mv {path} {path}.gz`) and point data.path at it"),
+    b"PK\x03\x04": ("a zip archive", "unzip it (`unzip {path}`) and point data.path at the CSV inside"),
+    b"BZh": ("bzip2-compressed", "decompress it (`bunzip2 -c {path} > {stem}.csv`) and point data.path at it"),
+    b"\xfd7zXZ\x00": ("xz-compressed", "decompress it (`unxz -c {path} > {stem}.csv`) and point data.path at it"),
+    b"(\xb5/\xfd": ("zstd-compressed", "decompress it (`zstd -dc {path} > {stem}.csv`) and point data.path at it"),
+    b"PAR1": ("a Parquet file", "name it {stem}.parquet (`mv {path} {parquet}`) and point data.path at it"),
+}
+
+
+def _check_not_compressed(path: Path) -> None:
+    """A file named as CSV whose first bytes say it is compressed or Parquet: refused, naming what it is."""
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    try:
+        with opener(path, "rb") as f:
+            head = f.read(8)
+    except (OSError, EOFError, zlib.error):  # a broken .gz: the reader's message says so
+        return
+    for magic, (what, fix) in _MAGIC.items():
+        if head.startswith(magic):
+            stem = path.name.split(".")[0]
+            parquet = path.with_name(f"{stem}.parquet")
+            fix = fix.format(name=path.name, path=path, stem=stem, parquet=parquet)
+            raise PipelineError(f"data file {path} is {what}, not CSV text; {fix}")
+
+
+def _first_non_utf8(path: Path) -> tuple[int, int, int]:
+    """(byte offset, line, byte) of the first byte that is not UTF-8 in a (decompressed) text file, 0-based offset
+    and 1-based line as `cmp` and editors count them; read in chunks, so a large file costs no more memory."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    offset, lines = 0, 1
+    with opener(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            pending = decoder.getstate()[0]
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError as exc:
+                at = offset - len(pending) + exc.start
+                bad = (pending + chunk)[exc.start]
+                return at, lines + (pending + chunk)[: exc.start].count(b"\n"), bad
+            offset += len(chunk)
+            lines += chunk.count(b"\n")
+    return offset, lines, 0
 
 
 def as_text(value) -> str:

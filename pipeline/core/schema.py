@@ -16,6 +16,7 @@ import pandera.pandas as pa
 from mllib.base import to_python
 
 from .errors import PipelineError
+from .extremes import MACHINE_LIMITS, OVERFLOW, typical_magnitude
 from .frames import MISSING_GROUP
 from .io import DataSource
 from .paths import ROW_ID
@@ -81,14 +82,6 @@ def build_schema(df: pd.DataFrame, data: dict, extreme_factor: float | None = No
     return schema.update_columns(checks) if checks else schema
 
 
-# values no measurement takes: the integer types' limits (a column's missing-value code written by a program) and
-# float32's largest; beyond 1e100, an overflow
-MACHINE_LIMITS = np.array(
-    [2**31 - 1, -(2**31), 2**32 - 1, 2**63 - 1, -(2**63), 2**64 - 1, float(np.finfo(np.float32).max)], dtype=np.float64
-)
-OVERFLOW = 1e100
-
-
 def extreme_checks(values: pd.Series, factor: float | None) -> list:
     """The checks of one numeric column for values that are not measurements, each named by the rule that catches
     it (validate.extreme_factor; None: none):
@@ -111,9 +104,8 @@ def extreme_checks(values: pd.Series, factor: float | None) -> list:
             "1e100)",
         )
     ]
-    magnitude = np.abs(x[(x != 0) & (np.abs(x) < OVERFLOW) & ~np.isin(x, MACHINE_LIMITS)])
-    if magnitude.size:
-        typical = float(np.median(magnitude))
+    typical = typical_magnitude(x)
+    if typical is not None:
         bound = factor * typical
         checks.append(
             pa.Check(

@@ -1,13 +1,20 @@
 """The served model's input contract: what a request must hold, and what each row's answer says about it.
 
 A request is a table of raw rows, the columns of the user's file. Refused as a whole, with one line naming the
-column(s) and what was expected (HTTP 400 from the scoring server):
-- no rows;
+column(s) and what was expected, echoing neither the request nor the schema (HTTP 400 from the scoring server):
+- no rows; columns without names (a list of lists) or none of the feature columns; a column name given twice;
 - a feature column missing;
-- a value of the wrong type: a numeric column takes numbers (or null), a categorical column takes text or numbers
-  (labels, or null), never a list or a mapping;
+- a value of the wrong type: a numeric column takes numbers, text that reads as a number (a `text/csv` request's
+  cells) or null, never a boolean; a categorical column takes text or numbers (labels, or null), never a list or a
+  mapping;
+- a number that is not finite (inf, -inf: validate refuses them in training rows);
+- an extreme number by validate's rule (a machine limit, |value| >= 1e100, or beyond validate.extreme_factor times
+  the training rows' typical magnitude of the column) when validate.on_invalid is `fail` (the default); under
+  `quarantine` the row is not scored (its outputs are null) and flagged, as validate would have set it aside;
 - a missing sensitive value when validate.missing_sensitive is `fail`.
 Accepted and said per row in the output column `flags` (empty when the row is clean), handled as in training:
+- a number outside the range of the training rows (but not extreme): scored, flagged as beyond the training range
+  (the model extrapolates);
 - a missing feature value: imputed by the fitted features, as training rows were;
 - a category the training rows never held: encoded as the fitted encoder does (features.encoder handle_unknown
   ignore: no level's column; with `error` the request is refused instead);
@@ -25,6 +32,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from ..core.extremes import machine_extreme, typical_magnitude
 from ..core.frames import category_labels, served_predictions
 
 NUMBER, TEXT = "number", "text"
@@ -42,13 +50,22 @@ class InputContract:
     sensitive: list[str]  # the sensitive attributes the model takes as features
     missing_sensitive: str  # validate.missing_sensitive: group | quarantine | fail
     unseen: str  # the encoder's handle_unknown: ignore | error
+    limits: dict[str, list]  # per numeric column: [training min, training max, extreme bound or None]
+    on_invalid: str  # validate.on_invalid: fail | quarantine (an extreme number)
 
     @classmethod
     def of(
-        cls, train: pd.DataFrame, numeric: list, categorical: list, sensitive: list, validate: dict, encoder: dict
+        cls,
+        train: pd.DataFrame,
+        numeric: list,
+        categorical: list,
+        sensitive: list,
+        validate: dict,
+        encoder: dict,
+        limits: dict,
     ) -> InputContract:
-        """The contract of a model trained on `train`: data.sensitive, params.yaml `validate` and the encoder's
-        settings (features.encoder.params)."""
+        """The contract of a model trained on `train` (its categorical columns at least): data.sensitive, params.yaml
+        `validate`, the encoder's settings (features.encoder.params) and the numeric columns' `limits` (limits_of)."""
         levels = {c: sorted({v for v in category_labels(train[c]) if v is not None}) for c in categorical}
         return cls(
             numeric=list(numeric),
@@ -57,6 +74,8 @@ class InputContract:
             sensitive=[c for c in sensitive if c in numeric or c in categorical],
             missing_sensitive=validate["missing_sensitive"],
             unseen=encoder.get("handle_unknown", "ignore"),
+            limits={c: limits[c] for c in numeric},
+            on_invalid=validate["on_invalid"],
         )
 
     def to_json(self) -> str:
@@ -73,8 +92,19 @@ class InputContract:
     def kind(self, column: str) -> str:
         return NUMBER if column in self.numeric else TEXT
 
-    def check(self, frame: pd.DataFrame) -> list[str]:
-        """Refuse what the model cannot answer (ContractError); the columns it will ignore otherwise."""
+    def check(self, frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+        """Refuse what the model cannot answer (ContractError); otherwise the feature columns with numbers as
+        float64, and the columns the model will ignore."""
+        repeated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
+        if repeated:
+            names = _short(", ".join(repeated))
+            raise ContractError(f"column name(s) {names} given more than once; send each column once")
+        if not any(c in frame.columns for c in self.columns):  # MLflow drops unnamed columns before the model
+            raise ContractError(
+                f"the request names none of the model's {len(self.columns)} feature columns (columns without names, "
+                "such as a list of lists, cannot be matched); send named columns: dataframe_split with columns, "
+                "dataframe_records, or inputs / instances as records"
+            )
         if len(frame) == 0:
             raise ContractError(
                 f"the request holds no rows; send at least one row of the {len(self.columns)} feature columns "
@@ -82,14 +112,30 @@ class InputContract:
             )
         missing = [c for c in self.columns if c not in frame.columns]
         if missing:
-            raise ContractError(f"missing column(s) {self._listed(missing)}; send every feature column")
+            raise ContractError(f"missing column(s) {_short(self._listed(missing))}; send every feature column")
         wrong = [
-            f"{c} (expected {self.kind(c)}, got {bad!r})"
+            f"{c} (expected {self.kind(c)}, got {_short(repr(bad), 40)})"
             for c in self.columns
             if (bad := self._bad_value(frame[c], c)) is not None
         ]
         if wrong:
-            raise ContractError("wrong type in column(s) " + "; ".join(wrong))
+            raise ContractError(_short("wrong type in column(s) " + "; ".join(wrong), 250))
+        features = frame[self.columns].copy()
+        for c in self.numeric:
+            column = features[c] if pd.api.types.is_numeric_dtype(features[c]) else features[c].map(_number)
+            features[c] = pd.to_numeric(column).astype(np.float64)
+        for c in self.numeric:
+            x = features[c].to_numpy()
+            if not np.isfinite(x[~np.isnan(x)]).all():
+                raise ContractError(
+                    f"column {_short(c, 60)} holds {x[np.isinf(x)][0]:g}; send finite numbers (null for missing)"
+                )
+            extreme = self._extreme(x, c)
+            if extreme.any() and self.on_invalid == "fail":
+                raise ContractError(
+                    f"column {_short(c, 60)} holds {x[extreme][0]:.4g}, {self._extreme_rule(c)}; send a measurement "
+                    "(null for missing) or set validate.on_invalid: quarantine to leave such rows unscored"
+                )
         if self.missing_sensitive == "fail":
             absent = [c for c in self.sensitive if frame[c].isna().any()]
             if absent:
@@ -105,12 +151,38 @@ class InputContract:
                         f"column {c} holds {category_labels(frame[c])[new][0]!r}, a category the training rows never "
                         f"held (features.encoder handle_unknown: error); use one of {self.levels[c][:10]}"
                     )
-        return [c for c in frame.columns if c not in self.columns]
+        return features, [c for c in frame.columns if c not in self.columns]
+
+    def _extreme(self, x: np.ndarray, column: str) -> np.ndarray:
+        bound = self.limits[column][2]
+        with np.errstate(invalid="ignore"):
+            return machine_extreme(x) | (np.abs(x) > bound if bound is not None else False)
+
+    def _extreme_rule(self, column: str) -> str:
+        bound = self.limits[column][2]
+        return (
+            "a machine limit, an overflow"
+            + ("" if bound is None else f" or beyond |{bound:.4g}|")
+            + (" (validate's extreme rule)")
+        )
 
     def flags(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-        """Per row: what was handled (text, empty when nothing) and whether the row is scored."""
+        """Per row of the checked features: what was handled (text, empty when nothing) and whether it is scored."""
         notes = [[] for _ in range(len(frame))]
         scored = np.ones(len(frame), dtype=bool)
+        for c in self.numeric:
+            x = frame[c].to_numpy()
+            low, high, _ = self.limits[c]
+            if low is None:  # no training value: nothing to compare with
+                continue
+            extreme = self._extreme(x, c)
+            for i in np.flatnonzero(extreme):  # only under validate.on_invalid quarantine: check() refuses them
+                notes[i].append(f"{c}={x[i]:.4g} extreme, {self._extreme_rule(c)} (not scored)")
+            scored &= ~extreme
+            with np.errstate(invalid="ignore"):
+                beyond = ~extreme & ((x < low) | (x > high))
+            for i in np.flatnonzero(beyond):
+                notes[i].append(f"{c}={x[i]:.6g} beyond the training range [{low:.6g}, {high:.6g}] (extrapolated)")
         for c in self.columns:
             missing = frame[c].isna().to_numpy()
             sensitive = c in self.sensitive
@@ -137,9 +209,11 @@ class InputContract:
     def _bad_value(self, values: pd.Series, column: str):
         """The first value of the wrong type in `values`, or None."""
         if column in self.numeric:
-            if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            if pd.api.types.is_bool_dtype(values):
+                return bool(values.iloc[0])
+            if pd.api.types.is_numeric_dtype(values):
                 return None
-            ok = lambda v: v is None or isinstance(v, (int, float, bool, np.number)) or v is pd.NA  # noqa: E731
+            ok = lambda v: _number(v) is not _NOT_A_NUMBER  # noqa: E731
         else:
             ok = lambda v: not isinstance(v, (list, dict, tuple, set))  # noqa: E731
         return next((v for v in values.tolist() if not ok(v)), None)
@@ -148,13 +222,47 @@ class InputContract:
         return ", ".join(f"{c} ({self.kind(c)})" for c in (self.columns if columns is None else columns))
 
 
+_NOT_A_NUMBER = object()
+
+
+def _number(v):
+    """A numeric column's value as a number (None for missing), or _NOT_A_NUMBER. Text that reads as a number is one
+    (a text/csv request's cells arrive as text); a boolean is not, nor an integer beyond float64."""
+    if v is None or v is pd.NA:
+        return None
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number, str)):
+        return _NOT_A_NUMBER
+    if isinstance(v, str) and not v.strip():
+        return None
+    try:
+        return float(v)
+    except (ValueError, OverflowError):
+        return _NOT_A_NUMBER
+
+
+def _short(text, limit: int = 120) -> str:
+    """A name or a list as the message shows it: cut to `limit` characters, so a refusal stays one short line."""
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def limits_of(values: pd.Series, extreme_factor: float | None) -> list:
+    """A numeric column's [min, max, extreme bound] over the training rows; the bound is validate's rule
+    (validate.extreme_factor times the typical magnitude; None when the rule is off or the column is all zero)."""
+    x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
+    x = x[np.isfinite(x)]
+    typical = typical_magnitude(x)
+    bound = None if extreme_factor is None or typical is None else float(extreme_factor * typical)
+    return [float(x.min()) if x.size else None, float(x.max()) if x.size else None, bound]
+
+
 def serve(predictor, contract: InputContract, frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """The served answer to the raw rows `frame`: the predictor's outputs per row (null where a row is not scored)
     with its `flags`, and the request's columns the model ignored. A request outside the contract raises
     ContractError."""
-    ignored = contract.check(frame)
-    flags, scored = contract.flags(frame)
-    out = served_predictions(predictor, frame[contract.columns], contract.numeric, contract.categorical)
+    features, ignored = contract.check(frame)
+    flags, scored = contract.flags(features)
+    out = served_predictions(predictor, features, contract.numeric, contract.categorical)
     if not scored.all():
         out = out.astype({c: object for c in out.columns})
         out.loc[~scored, :] = None

@@ -19,6 +19,7 @@ from pipeline.core import paths
 from pipeline.core.config import flatten, load_params
 from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.io import write_json
+from pipeline.tracking import store
 from pipeline.tracking.runs import (
     experiment_id,
     find_state,
@@ -42,32 +43,46 @@ def main() -> None:
     import mlflow
     from mlflow import MlflowClient
 
-    default_store = uri == f"sqlite:///{repo_root() / 'mlflow.db'}"
+    root = repo_root()
+    default_store = uri == f"sqlite:///{root / 'mlflow.db'}"
     name = params["tracking"]["registered_model"] or params["tracking"]["experiment"]
-    try:  # any failure to reach or use the store (down, locked, read-only): one line; the other outputs stand
-        moved_from = relocate_default_store(repo_root()) if default_store else None
-        if moved_from:
-            print(f"track: the store was created in {moved_from}; its artifact locations now point into {repo_root()}")
-        mlflow.set_tracking_uri(uri)
-        client = MlflowClient()
-        exp_id = experiment_id(client, params["tracking"]["experiment"], default_store=default_store)
-        found = find_state(client, exp_id, name, key)
-    except Exception as exc:
-        raise PipelineError(
-            f"track: cannot use the MLflow tracking store {uri} ({one_line(exc)}). Start the server, release the "
-            "store (another process may hold mlflow.db) or fix MLFLOW_TRACKING_URI / params.yaml tracking.uri; the "
-            "outputs of the other stages are unaffected"
-        ) from None
-    try:
-        record(mlflow, client, exp_id, name, params, md5s, key, found, uri)
-    except PipelineError:
-        raise
-    except Exception as exc:  # the store refused something: one line; the next `dvc repro` completes the state
-        raise PipelineError(
-            f"track: MLflow could not record this pipeline state in {uri} ({one_line(exc)}). Fix that (a writable "
-            "store and artifact location, a reachable server) and run `dvc repro` again: the interrupted run is "
-            "marked superseded and the state recorded; the outputs of the other stages are unaffected"
-        ) from None
+    db, store_id = store.sqlite_file(uri), store.identity(uri, default_store)
+    with store.ledger_of(root) as ledger:  # what this workspace wrote before: the store must still hold it
+        store.check_same_store(ledger, store_id, uri)
+        store.check_file_kept(ledger, store_id, db, root)
+        try:  # any failure to reach or use the store (down, locked, read-only): one line; the other outputs stand
+            moved_from = relocate_default_store(root) if default_store else None
+            if moved_from:
+                print(f"track: the store was created in {moved_from}; its artifact locations now point into {root}")
+            mlflow.set_tracking_uri(uri)
+            client = MlflowClient()
+            store.check_holds(ledger, store_id, client, uri, db, root)
+            exp_id = experiment_id(client, params["tracking"]["experiment"], default_store=default_store)
+            found = find_state(client, exp_id, name, key)
+        except PipelineError:
+            raise
+        except Exception as exc:
+            raise PipelineError(
+                f"track: cannot use the MLflow tracking store {uri} ({one_line(exc)}). Start the server, release the "
+                "store (another process may hold mlflow.db) or fix MLFLOW_TRACKING_URI / params.yaml tracking.uri; "
+                "the outputs of the other stages are unaffected"
+            ) from None
+        writes = "recorded" not in found
+        try:
+            if writes:
+                store.backup(root, db)
+            run_id, version = record(mlflow, client, exp_id, name, params, md5s, key, found, uri)
+        except PipelineError:
+            raise
+        except Exception as exc:  # the store refused something: one line; the next `dvc repro` completes the state
+            raise PipelineError(
+                f"track: MLflow could not record this pipeline state in {uri} ({one_line(exc)}). Fix that (a writable "
+                "store and artifact location, a reachable server) and run `dvc repro` again: the interrupted run is "
+                "marked superseded and the state recorded; the outputs of the other stages are unaffected"
+            ) from None
+        store.remember(ledger, store_id, run_id, name, version)
+        if writes and (kept := store.backup(root, db)):
+            print(f"track: a copy of the store as this run left it: {kept.relative_to(root)}")
     # what was recorded, in terms every clone shares (the run's id and the version number are this store's): the
     # same file, and the same dvc.lock, on every machine; the run is found again by its pipeline.state tag
     write_json(

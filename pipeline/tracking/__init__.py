@@ -2,4 +2,5 @@
 
 runs.py       the run, its params, metrics, artifacts and child runs; resuming a state; the registered version
 promotion.py  the registry's gate: which version may become `champion`
+store.py      the store is never silently replaced: what track wrote (mlflow-ledger.json), copies of a sqlite store
 """

@@ -179,7 +179,10 @@ def signature_of(example, output):
     """Inputs: every feature column, of any type and optional as far as MLflow is concerned: the model checks them
     itself (pipeline/serving/contract.py), because MLflow's own schema enforcement answers a wrong type or a missing
     column with the whole request and schema in one message, where the contract answers one line naming the column
-    and the type expected; outputs as the model returns them."""
+    and the type expected; outputs as the model returns them. (Declared types were measured against MLflow 3.17: a
+    `double` column refuses an int64 frame in-process, "Can not safely convert int64 to float64"; a `string` column
+    refuses a float64 frame, the input example included. The cost: MLflow's scoring server cannot read a
+    text/csv request for columns of any type, docs/failure_modes.md.)"""
     from mlflow.models import ModelSignature, infer_signature
     from mlflow.types import ColSpec, Schema
     from mlflow.types.schema import AnyType
@@ -210,10 +213,11 @@ def log_model(mlflow, params: dict):
     import tempfile
 
     from mllib import io as mlio
-    from pipeline.serving.contract import InputContract, serve
+    from pipeline.serving.contract import InputContract, limits_of, serve
 
     test, _ = table_head(paths.TEST, "split", 5)
     numeric, categorical = feature_columns(test.columns, params["data"])
+    factor = params["validate"]["extreme_factor"]
     contract = InputContract.of(
         read_parquet(paths.TRAIN, "split", columns=categorical),  # the levels the encoder saw
         numeric,
@@ -221,6 +225,8 @@ def log_model(mlflow, params: dict):
         params["data"]["sensitive"],
         params["validate"],
         params["features"]["encoder"]["params"],
+        # one column at a time: the training rows' range and validate's extreme bound, at any size
+        {c: limits_of(read_parquet(paths.TRAIN, "split", columns=[c])[c], factor) for c in numeric},
     )
     example = test[numeric + categorical].head(5)
     output, _ = serve(mlio.load(paths.PREDICTOR), contract, example)
@@ -466,6 +472,15 @@ def best_champion(client, name: str, metric: str, contract: dict) -> dict | None
     return best
 
 
+def markdown_cell(text) -> str:
+    """Text from the data (column and group names, notes) as one markdown table cell: MLflow renders a description
+    as markdown with HTML, so markup is escaped, a pipe does not end the cell, and a line break does not end the row."""
+    import html
+
+    escaped = re.sub(r"([\\|])", r"\\\1", html.escape(str(text), quote=False))
+    return " ".join(escaped.splitlines())
+
+
 def description(promote: bool, checks: list[dict], run_id: str) -> str:
     """The version's description: the decision, then every check with its value, bound and result, failed first."""
     rows = []
@@ -473,7 +488,8 @@ def description(promote: bool, checks: list[dict], run_id: str) -> str:
         value = "undefined" if c["value"] is None else f"{c['value']:.4g}"
         bound = "" if c["bound"] is None else f"{c['bound']:.4g}"
         result = {True: "passes", False: "FAILS", None: "skipped"}[c["passed"]]
-        rows.append(f"| {c['check']} | {value} | {bound} | {result} | {c.get('note', '')} |")
+        check, note = markdown_cell(c["check"]), markdown_cell(c.get("note", ""))
+        rows.append(f"| {check} | {value} | {bound} | {result} | {note} |")
     skipped = [c["check"] for c in checks if c["passed"] is None]
     verdict = (
         "**candidate only**: a check fails"
@@ -503,13 +519,16 @@ def one_line(exc: Exception) -> str:
     return f"{type(exc).__name__}: {first[:300]}"
 
 
-def record(mlflow, client, exp_id: str, name: str, params: dict, md5s: dict, key: str, found: dict, uri: str) -> None:
+def record(mlflow, client, exp_id: str, name: str, params: dict, md5s: dict, key: str, found: dict, uri: str):
     """Complete the record of the state: nothing when it is recorded; else register (and decide) the model of a
-    finished run, or mark the interrupted runs superseded and log a new run, then register its model."""
+    finished run, or mark the interrupted runs superseded and log a new run, then register its model. Returns the
+    run's id and its version's number."""
     if "recorded" in found:
         print(f"track: this pipeline state ({key}) is already recorded as run {found['recorded'].info.run_id}; "
               "nothing new to log")  # fmt: skip
-        return
+        run_id = found["recorded"].info.run_id
+        versions = client.search_model_versions(f"name = '{name}' and run_id = '{run_id}'")
+        return run_id, (versions[0].version if versions else None)
     if "resume" in found:
         run_id, model = found["resume"].info.run_id, found["model"]
         print(f"track: run {run_id} of this state was logged but its registration did not complete; completing it")
@@ -529,3 +548,4 @@ def record(mlflow, client, exp_id: str, name: str, params: dict, md5s: dict, key
         f"{r['version']} as candidate"
         + (" and champion" if r["champion"] else f", not champion: {'; '.join(r['reasons'])}")
     )
+    return run_id, r["version"]

@@ -118,11 +118,13 @@ def assert_served_equals_evaluate(root: Path, not_features: list[str]) -> None:
     served = served_model(root).predict(test.drop(columns=[c for c in not_features if c in test.columns]))
     expected = pd.read_parquet(root / "data/predictions/test.parquet")
     said = [part for flag in served["flags"] if flag for part in flag.split("; ")]  # each gap, said per row
-    # gaps, and the new levels of a high-cardinality column (a car's name), said per row
+    # gaps, the new levels of a high-cardinality column (a car's name) and numbers beyond the training rows' range,
+    # said per row
     expected_flags = (
         "missing (imputed)",
         "missing (imputed, audited as its own group)",
         "unseen in training (no level's column)",
+        "(extrapolated)",
     )
     assert all(part.endswith(expected_flags) for part in said), said[:5]
     if not classes:

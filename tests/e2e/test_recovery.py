@@ -102,8 +102,52 @@ def test_failure_in_report_after_earlier_stages_reran(project):
     assert_back_without_recomputing(project, good_md5s)
 
 
-def _kill_when_running(root, module: str, timeout: float, signal_to_send=signal.SIGKILL) -> bool:
-    """Send `signal_to_send` (None: nothing, only wait) to the process running `module` in `root` once it appears."""
+def test_an_unknown_top_level_key_stops_the_next_repro(project):
+    """A typo that no stage reads (a new top-level key) is refused on the next `dvc repro`: track depends on the whole
+    params.yaml, so any edit reruns it, and it checks every key before anything else (0.4 s). After the fix, nothing
+    but track reruns, and it finds the state recorded."""
+    good_md5s = output_md5s(project)
+    original = edit_params(project, lambda p: p.update(splt={"test_size": 0.3}))
+    result = sh(project, "dvc", "repro")
+    assert result.returncode != 0 and "params.yaml: unknown key splt" in result.stderr, result.stderr[-2000:]
+    assert [line for line in result.stdout.splitlines() if line.startswith("Running stage")] == [
+        "Running stage 'track':"
+    ]
+    (project / "params.yaml").write_text(original)
+    assert_back_without_recomputing(project, good_md5s)
+
+
+STAGES = ["validate", "clean", "split", "features", "train", "assess", "calibrate", "evaluate", "fairness", "explain",
+          "report"]  # fmt: skip
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_a_stage_killed_at_two_points_is_recomputed_alone_and_reproduces(good, tmp_path, stage):
+    """The kill corpus: SIGKILL inside each stage as soon as its process starts, and halfway through its uninterrupted
+    run time (reading, fitting or writing); then `dvc repro` reruns that stage alone (or checks its outputs out of
+    the run cache) and dvc.lock's outputs are those of the uninterrupted run."""
+    root = tmp_path / "project"
+    shutil.copytree(good, root, symlinks=True)
+    good_md5s = output_md5s(root)
+    started = time.monotonic()  # the stage's own process, uninterrupted: it rewrites the same bytes
+    assert sh(root, "python", "-m", f"pipeline.stages.{stage}").returncode == 0
+    duration = time.monotonic() - started
+    for delay in (0.0, duration / 2):
+        run = subprocess.Popen(["dvc", "repro", "-f", "-s", stage], cwd=root, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, env=user_env())  # fmt: skip
+        killed = _kill_when_running(root, f"pipeline.stages.{stage}", timeout=120, delay=delay)
+        output = run.communicate(timeout=600)[0]
+        assert killed and run.returncode != 0, (delay, duration, output[-1000:])
+        result = repro(root)
+        ran = [line for line in result.stdout.splitlines() if line.startswith("Running stage")]
+        assert ran in ([f"Running stage '{stage}':"], []), (delay, ran, output[-1000:])
+        assert output_md5s(root) == good_md5s, delay
+    assert sh(root, "dvc", "status", "--json").stdout.strip() in ("{}", "")
+
+
+def _kill_when_running(root, module: str, timeout: float, signal_to_send=signal.SIGKILL, delay: float = 0.5) -> bool:
+    """Send `signal_to_send` (None: nothing, only wait) to the process running `module` in `root` once it appears,
+    `delay` seconds later."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         pattern = r"^\S*python[0-9.]* -m " + module.replace(".", r"\.")  # the interpreter, not a shell around it
@@ -112,7 +156,7 @@ def _kill_when_running(root, module: str, timeout: float, signal_to_send=signal.
             cwd = subprocess.run(["readlink", f"/proc/{pid}/cwd"], capture_output=True, text=True).stdout.strip()
             if cwd == str(root):
                 if signal_to_send is not None:
-                    time.sleep(0.5)  # let it start writing
+                    time.sleep(delay)  # let it start reading, fitting or writing
                     subprocess.run(["kill", f"-{signal_to_send.value}", pid])
                 return True
         time.sleep(0.05)

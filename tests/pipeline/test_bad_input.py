@@ -350,6 +350,30 @@ def test_file_not_in_utf8(project):
     assert_stopped_cleanly(project, "validate", "data/raw/latin.csv", "not UTF-8", "iconv -f latin1 -t utf-8")
 
 
+def test_a_latin1_byte_is_reported_where_it_is(project):
+    """The first byte that is not UTF-8 is named at its true offset and line (not the decoder's chunk offset)."""
+    data = sample_bytes(project)
+    header_end = data.index(b"\n") + 1
+    second_end = data.index(b"\n", header_end) + 1
+    write_raw(project, "latin.csv", data[:second_end] + b"\xe9" + data[second_end:])
+    assert_stopped_cleanly(
+        project, "validate", "data/raw/latin.csv", f"byte 0xe9 at byte offset {second_end}, line 3", "iconv"
+    )
+
+
+@pytest.mark.parametrize(
+    "content, what, fix",
+    [
+        (lambda b: __import__("gzip").compress(b), "gzip-compressed", "mv data/raw/sample.csv data/raw/sample.csv.gz"),
+        (lambda b: b"PAR1" + b[:100], "a Parquet file", "sample.parquet"),
+        (lambda b: b"PK\x03\x04" + b[:100], "a zip archive", "unzip"),
+    ],
+)
+def test_a_compressed_file_named_csv_is_named_for_what_it_is(project, content, what, fix):
+    write_raw(project, "sample.csv", content(sample_bytes(project)))
+    assert_stopped_cleanly(project, "validate", "data/raw/sample.csv", what, fix)
+
+
 def test_binary_garbage_named_csv(project):
     write_raw(project, "garbage.csv", bytes(range(256)) * 20)
     assert_stopped_cleanly(project, "validate", "data/raw/garbage.csv")

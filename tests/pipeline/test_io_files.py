@@ -149,6 +149,28 @@ def test_write_csv_uses_unix_newlines(tmp_path):
     assert (tmp_path / "c.csv").read_bytes() == b"a,b\n1,x\n2,y\n"
 
 
+def test_write_csv_neutralises_what_a_spreadsheet_would_run(tmp_path):
+    """OWASP's CSV injection: a text cell or a column name starting with = + - @ tab or CR is prefixed with ' (read
+    as text); numbers, negative ones included, stay numbers; other text is untouched."""
+    formula = '=HYPERLINK("http://example.com","F")'
+    frame = pd.DataFrame(
+        {"group": [formula, "+1", "-x", "@SUM(A1)", "\tA", "\rB", "plain", "a=b"], "@name": [-1.5, 2, 3, 4, 5, 6, 7, 8]}
+    )
+    write_csv(frame, tmp_path / "c.csv")
+    back = pd.read_csv(tmp_path / "c.csv", keep_default_na=False)
+    assert list(back.columns) == ["group", "'@name"]
+    assert back["group"].tolist() == ["'" + formula, "'+1", "'-x", "'@SUM(A1)", "'\tA", "'\rB", "plain", "a=b"]
+    assert back["'@name"].tolist() == [-1.5, 2, 3, 4, 5, 6, 7, 8]
+    assert frame["group"].iloc[0] == formula, "the caller's frame is not changed"
+
+
+def test_every_csv_the_pipeline_writes_goes_through_write_csv():
+    """The neutralisation holds only if no stage writes a CSV by itself."""
+    root = Path(__file__).resolve().parents[2] / "pipeline"
+    writers = [p for p in root.rglob("*.py") if "to_csv(" in p.read_text() or "csv.writer" in p.read_text()]
+    assert [p.relative_to(root).as_posix() for p in writers] == ["core/io.py"]
+
+
 # ---- reads --------------------------------------------------------------------------------------------------
 
 

@@ -16,7 +16,7 @@ from mllib.deploy import DeployedPredictor
 from mllib.linear import LogisticRegression
 from pipeline.core import build
 from pipeline.core.frames import raw_matrix, served_predictions
-from pipeline.serving.contract import ContractError, InputContract, serve
+from pipeline.serving.contract import ContractError, InputContract, limits_of, serve
 
 NUMERIC, CATEGORICAL = ["income", "female"], ["plan"]
 
@@ -46,19 +46,21 @@ def predictor():
     return DeployedPredictor(features, model, calibrator, classes=[0, 1]).fit()
 
 
-def contract(policy: str = "group", unseen: str = "ignore") -> InputContract:
+def contract(policy: str = "group", unseen: str = "ignore", on_invalid: str = "fail") -> InputContract:
     params = {
         "data": {"sensitive": ["female", "race"]},  # race is not a feature: not in the contract
-        "validate": {"missing_sensitive": policy},
+        "validate": {"missing_sensitive": policy, "on_invalid": on_invalid, "extreme_factor": 1e10},
         "features": {"encoder": {"params": {"handle_unknown": unseen}}},
     }
+    train = train_frame()
     return InputContract.of(
-        train_frame(),
+        train,
         NUMERIC,
         CATEGORICAL,
         params["data"]["sensitive"],
         params["validate"],
         params["features"]["encoder"]["params"],
+        {c: limits_of(train[c], params["validate"]["extreme_factor"]) for c in NUMERIC},
     )
 
 
@@ -93,13 +95,25 @@ def test_clean_rows_are_the_predictors_answer_with_empty_flags(predictor):
             lambda f: f.assign(plan=[["a"], "b", "c", "a", "b"]),
             "wrong type in column(s) plan (expected text, got ['a'])",
         ),
+        # the issue's cases: a boolean is not a number; inf and 1e308 are not measurements (validate refuses both);
+        # a repeated name and unnamed columns are one line, echoing neither the rows nor the schema
+        (lambda f: f.assign(income=True), "wrong type in column(s) income (expected number, got True)"),
+        (lambda f: f.assign(income=[1, True, 2, 3, 4]), "wrong type in column(s) income (expected number, got True)"),
+        (lambda f: f.assign(income=[1, np.inf, 2, 3, 4]), "column income holds inf; send finite numbers"),
+        (lambda f: f.assign(income=[1, "-Infinity", 2, 3, 4]), "column income holds -inf; send finite numbers"),
+        (lambda f: f.assign(income=[1, 1e308, 2, 3, 4]), "column income holds 1e+308, a machine limit, an overflow or"),
+        (lambda f: f.assign(income=[1, 2**63 - 1, 2, 3, 4]), "column income holds 9.223e+18, a machine limit"),
+        (lambda f: f.assign(income=[1, 10**400, 2, 3, 4]), "wrong type in column(s) income (expected number, got 1000"),
+        (lambda f: f.set_axis(["income", "income", "plan"], axis=1), "column name(s) income given more than once"),
+        (lambda f: f.set_axis([0, 1, 2], axis=1), "the request names none of the model's 3 feature columns"),
     ],
 )
 def test_a_request_outside_the_contract_is_one_line_naming_the_column(predictor, edit, expected):
     with pytest.raises(ContractError) as info:
         serve(predictor, contract(), edit(rows()))
     message = str(info.value)
-    assert message.startswith(expected) and "\n" not in message and len(message) < 300
+    assert message.startswith(expected) and "\n" not in message and len(message) < 300, message
+    assert "0.5" not in message, "the request's values are not echoed"
 
 
 def test_extra_columns_are_ignored_and_named(predictor):
@@ -137,3 +151,32 @@ def test_a_missing_sensitive_value_follows_validates_policy(predictor, policy):
     scored = out["prediction"].notna().tolist()
     assert scored == [True, True, True, policy == "group", True]
     assert "female missing" in out["flags"][3] and out["flags"][0] == ""
+
+
+def test_numbers_as_text_are_numbers_and_booleans_are_not(predictor):
+    """A text/csv request's cells arrive as text: text that reads as a number is that number, an empty cell missing."""
+    as_text = rows().astype({"income": str, "female": str}).astype(object)
+    as_text.loc[2, "income"] = " "
+    out, _ = serve(predictor, contract(), as_text)
+    expected = rows().astype({"income": float})
+    expected.loc[2, "income"] = np.nan
+    pd.testing.assert_frame_equal(out, serve(predictor, contract(), expected)[0])
+    assert out["flags"][2] == "income missing (imputed)"
+
+
+def test_a_number_beyond_the_training_range_is_scored_and_flagged(predictor):
+    train = train_frame()
+    far = rows().assign(income=[1.0, train["income"].max() + 100, train["income"].min() - 100, 10.0, 10.0])
+    out, _ = serve(predictor, contract(), far)
+    expected = served_predictions(predictor, far, NUMERIC, CATEGORICAL)
+    pd.testing.assert_frame_equal(out.drop(columns="flags"), expected)
+    assert "beyond the training range" in out["flags"][1] and "(extrapolated)" in out["flags"][2]
+    assert out["flags"][3] == "" and "beyond the training range" in out["flags"][0]
+
+
+def test_an_extreme_number_under_quarantine_is_not_scored_but_flagged(predictor):
+    """validate.on_invalid quarantine: the row is set aside as validate would have done, the others answered."""
+    extreme = rows().assign(income=[10.0, 1e308, -1e308, 10.0, 10.0])
+    out, _ = serve(predictor, contract(on_invalid="quarantine"), extreme)
+    assert out["prediction"].notna().tolist() == [True, False, False, True, True]
+    assert out["flags"][1].startswith("income=1e+308 extreme") and "(not scored)" in out["flags"][2]

@@ -258,3 +258,16 @@ def test_the_description_never_says_every_check_passes_when_one_was_skipped():
     assert text.startswith("**champion**: every check evaluated passes, 1 skipped (below)")
     assert "not evaluated: race.demographic_parity_gap" in text and "every check passes" not in text
     assert description(True, checks[:1], "run1").startswith("**champion**: every check passes")
+
+
+def test_the_description_escapes_what_the_data_puts_in_it():
+    """MLflow renders a version's description as markdown with HTML: a group or column name from the data must not
+    inject markup, and a pipe in it must not break the table into more cells."""
+    from pipeline.tracking.runs import description
+
+    note = "group <script>alert(1)</script> | a|b\nnext"
+    text = description(False, [{"check": "gap of <b>", "value": 0.3, "bound": 0.2, "passed": False, "note": note}], "r")
+    row = text.splitlines()[-1]
+    assert "<script>" not in text and "<b>" not in text and "&lt;script&gt;" in text
+    assert len(re.findall(r"(?<!\\)\|", row)) == 6, row  # five cells: six unescaped pipes
+    assert len(text.splitlines()) == 5
