@@ -256,6 +256,27 @@ def limits_of(values: pd.Series, extreme_factor: float | None) -> list:
     return [float(x.min()) if x.size else None, float(x.max()) if x.size else None, bound]
 
 
+def request_frame(model_input) -> pd.DataFrame:
+    """The rows of a request as MLflow hands them over without an input schema: a DataFrame (dataframe_split,
+    dataframe_records, text/csv), a mapping of columns (instances), records whose values are 0-d arrays (inputs as
+    records), or an array of unnamed rows; 0-d arrays become their values."""
+    try:
+        frame = model_input if isinstance(model_input, pd.DataFrame) else pd.DataFrame(model_input)
+    except (ValueError, TypeError) as exc:
+        raise ContractError(
+            f"the request cannot be read as rows of named columns ({_short(exc, 80)}); send dataframe_split with "
+            "columns, dataframe_records, or inputs / instances as records"
+        ) from None
+    texts = [pd.api.types.is_object_dtype(t) for t in frame.dtypes]
+    if not any(texts):
+        return frame
+    unwrap = lambda v: v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v  # noqa: E731
+    columns = [
+        frame.iloc[:, i].map(unwrap).infer_objects() if texts[i] else frame.iloc[:, i] for i in range(frame.shape[1])
+    ]
+    return pd.concat(columns, axis=1, ignore_index=True).set_axis(frame.columns, axis=1) if columns else frame
+
+
 def serve(predictor, contract: InputContract, frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """The served answer to the raw rows `frame`: the predictor's outputs per row (null where a row is not scored)
     with its `flags`, and the request's columns the model ignored. A request outside the contract raises

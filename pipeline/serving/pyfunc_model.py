@@ -48,10 +48,10 @@ class DeployedPredictorModel(PythonModel):
         self.contract = InputContract.from_json(Path(context.artifacts["input_contract"]).read_text())
 
     def predict(self, context, model_input: pd.DataFrame, params=None) -> pd.DataFrame:
-        from pipeline.serving.contract import ContractError, serve
+        from pipeline.serving.contract import ContractError, request_frame, serve
 
         try:
-            out, ignored = serve(self.predictor, self.contract, pd.DataFrame(model_input))
+            out, ignored = serve(self.predictor, self.contract, request_frame(model_input))
         except ContractError as exc:
             raise ServingInputError(str(exc)) from None
         if ignored:

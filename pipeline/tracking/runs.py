@@ -176,21 +176,16 @@ def artifact_files() -> list[Path]:
 
 
 def signature_of(example, output):
-    """Inputs: every feature column, of any type and optional as far as MLflow is concerned: the model checks them
-    itself (pipeline/serving/contract.py), because MLflow's own schema enforcement answers a wrong type or a missing
-    column with the whole request and schema in one message, where the contract answers one line naming the column
-    and the type expected; outputs as the model returns them. (Declared types were measured against MLflow 3.17: a
-    `double` column refuses an int64 frame in-process, "Can not safely convert int64 to float64"; a `string` column
-    refuses a float64 frame, the input example included. The cost: MLflow's scoring server cannot read a
-    text/csv request for columns of any type, docs/failure_modes.md.)"""
+    """Outputs only, as the model returns them; no input schema, on purpose: the model checks its inputs itself
+    (pipeline/serving/contract.py: one line naming the column and the kind expected; the kinds are in the model's
+    input_contract.json and its contract.inputs tag). An input schema makes MLflow check first, in its own words,
+    measured on MLflow 3.17: columns of type `any` answer a wrong value with the whole request and schema, and its
+    scoring server cannot read a text/csv request at all ("Failed to get pandas types"); a `double` column refuses
+    an int64 frame in-process ("Can not safely convert int64 to float64") and a non-number in a CSV cell with a stack
+    trace; a `string` column refuses a float64 frame. Without one, every content type reaches the contract."""
     from mlflow.models import ModelSignature, infer_signature
-    from mlflow.types import ColSpec, Schema
-    from mlflow.types.schema import AnyType
 
-    return ModelSignature(
-        inputs=Schema([ColSpec(AnyType(), c, required=False) for c in example.columns]),
-        outputs=infer_signature(example, output).outputs,
-    )
+    return ModelSignature(inputs=None, outputs=infer_signature(example, output).outputs)
 
 
 def table_dataset(path: Path, name: str, target: str, digest: str):

@@ -16,7 +16,7 @@ from mllib.deploy import DeployedPredictor
 from mllib.linear import LogisticRegression
 from pipeline.core import build
 from pipeline.core.frames import raw_matrix, served_predictions
-from pipeline.serving.contract import ContractError, InputContract, limits_of, serve
+from pipeline.serving.contract import ContractError, InputContract, limits_of, request_frame, serve
 
 NUMERIC, CATEGORICAL = ["income", "female"], ["plan"]
 
@@ -180,3 +180,16 @@ def test_an_extreme_number_under_quarantine_is_not_scored_but_flagged(predictor)
     out, _ = serve(predictor, contract(on_invalid="quarantine"), extreme)
     assert out["prediction"].notna().tolist() == [True, False, False, True, True]
     assert out["flags"][1].startswith("income=1e+308 extreme") and "(not scored)" in out["flags"][2]
+
+
+def test_every_shape_mlflow_hands_over_is_the_same_rows(predictor):
+    """Without an input schema MLflow passes a DataFrame, a mapping of column arrays (instances) or records of 0-d
+    arrays (inputs as records); each is read as the same rows, and a single record of scalars is one line."""
+    frame = rows()
+    expected = serve(predictor, contract(), frame)[0]
+    records = [{k: np.array(v) for k, v in r.items()} for r in frame.to_dict(orient="records")]
+    columns = {c: frame[c].to_numpy() for c in frame.columns}
+    for shape in (records, columns):
+        pd.testing.assert_frame_equal(serve(predictor, contract(), request_frame(shape))[0], expected)
+    with pytest.raises(ContractError, match="cannot be read as rows of named columns"):
+        request_frame({"income": 1.0, "female": 0, "plan": "a"})
