@@ -7,6 +7,7 @@ partitions.py tables as directories of Parquet parts, worked part by part on the
 errors.py     bad input -> one message and exit 1
 progress.py   progress of long steps on stderr
 schema.py     the data contract (pandera) and validate's policies
+extremes.py   values no measurement takes (machine limits, overflow, the typical magnitude): validate and serving
 task.py       the target's kind (Binary, Multiclass, Regression): what differs by task
 task_base.py  the kinds' base (Target: the column, its classes, the kind a task name gives)
 task_regression.py  the regression kind
