@@ -170,12 +170,16 @@ def test_tracking_server_unreachable_fails_track_only(project):
     good_md5s = output_md5s(project)
     original = edit_params(project, lambda p: p["tracking"].update(uri="http://127.0.0.1:9"))
     (project / "reports/mlflow_run.json").unlink()  # the state must be logged again
+    switch = sh(project, "dvc", "repro")  # another store than the last run's: refused until the switch is recorded
+    assert switch.returncode != 0 and "python -m pipeline.tracking.store use" in switch.stderr, switch.stderr
+    assert sh(project, "python", "-m", "pipeline.tracking.store", "use").returncode == 0
     result = sh(project, "dvc", "repro")
     assert result.returncode != 0
     message = [line for line in result.stderr.splitlines() if line.startswith("error: track:")]
     assert len(message) == 1 and "http://127.0.0.1:9" in message[0] and "Start the server" in message[0], result.stderr
     assert output_md5s(project) == good_md5s
     (project / "params.yaml").write_text(original)
+    assert sh(project, "python", "-m", "pipeline.tracking.store", "use").returncode == 0  # back to mlflow.db
     repro(project)  # the default store again: only track runs
     assert (project / "reports/mlflow_run.json").exists()
 
