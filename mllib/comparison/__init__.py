@@ -8,7 +8,7 @@ same rows, and the Benjamini-Hochberg procedure for many tests at once.
 Sections cited: Ghent ML notes (seed 004): 3.1 Error Functions for Model Selection (389)"""
 
 from .delong import delong_test, placements
-from .multiple import benjamini_hochberg
+from .multiple import benjamini_hochberg, bh_adjusted
 from .significance import corrected_resampled_t_test, mcnemar_test, paired_t_test
 
 __all__ = [
@@ -18,4 +18,5 @@ __all__ = [
     "delong_test",
     "placements",
     "benjamini_hochberg",
+    "bh_adjusted",
 ]

@@ -46,6 +46,7 @@ from .stratified_group import (
     fold_balance,
     stratified_group_assignment,
 )
+from .time_order import ForwardChainingSplit, time_holdout_indices, time_values
 
 __all__ = [
     "BlockFold",
@@ -65,9 +66,12 @@ __all__ = [
     "GroupShuffleSplit",
     "Bootstrap",
     "GroupBootstrap",
+    "ForwardChainingSplit",
     # assignment, hold-out and checks
     "stratified_group_assignment",
     "train_test_split_indices",
+    "time_holdout_indices",
+    "time_values",
     "split_groups",
     "fold_assignment",
     "fold_balance",

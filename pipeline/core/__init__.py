@@ -19,4 +19,5 @@ compute.py    where independent tasks run: in process, local worker processes or
 changes.py    every row, column and value the pipeline changed, as records for the model card
 summaries.py  report rows several stages share (calibration quality, reliability rows, group rates)
 provenance.py what a run's outputs come from: the params hash, the code as git tree ids
+timeline.py   data.time as numbers the splitters order; the columns that look like time
 """

@@ -185,6 +185,7 @@ def splitter(split_cfg: dict, strategy: str, seed: int):
         "shuffle": split_cfg["shuffle"],
         "test_size": split_cfg["valid_size"],
         "random_state": seed,
+        "gap": split_cfg["gap"],
     }
     return cls(**{name: settings[name] for name in inspect.signature(cls).parameters if name in settings})
 

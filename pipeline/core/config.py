@@ -125,6 +125,7 @@ SPEC = {
         "task": choice(*TASKS),
         "positive_label": scalar(nullable=True),
         "group": string(nullable=True),
+        "time": string(nullable=True),
         "sensitive": string_list(),
         "drop": string_list(),
         "categorical": string_list(),
@@ -150,6 +151,7 @@ SPEC = {
         "n_repeats": integer(1),
         "valid_size": number(0, 1),
         "shuffle": boolean(),
+        "gap": _Check("a number of time units >= 0", lambda v: _is_number(v) and v >= 0),
     },
     "features": {step: {"name": choice(*names), "params": mapping()} for step, names in registry.FEATURE_STEPS.items()},
     "model": {
@@ -261,6 +263,12 @@ SPEC = {
         "n_workers": integer(1, nullable=True),
         "scheduler": string(nullable=True),
     },
+    "monitor": {
+        "batch": string(nullable=True),
+        "fdr": number(0, 1),
+        "domain_classifier": choice("none", *registry.CLASSIFIERS),
+        "max_rows": integer(100, nullable=True),
+    },
     "tracking": {
         "uri": string(nullable=True),
         "experiment": string(),
@@ -308,6 +316,7 @@ def _validate_relations(params: dict) -> None:
     roles = {
         "data.target": [data["target"]],
         "data.group": [data["group"]] if data["group"] else [],
+        "data.time": [data["time"]] if data["time"] else [],
         "data.drop": data["drop"],
         "data.categorical": data["categorical"],
     }
@@ -326,7 +335,12 @@ def _validate_relations(params: dict) -> None:
             f"params.yaml: split.strategy is {strategy!r} but data.group is null; "
             "set data.group to the id column, or use auto or a row-level strategy (e.g. stratified)"
         )
-    if strategy not in (*registry.GROUPED_SPLITTERS, "auto") and data["group"]:
+    if strategy in registry.TIME_SPLITTERS and not data["time"]:
+        raise PipelineError(
+            f"params.yaml: split.strategy is {strategy!r} but data.time is null; set data.time to the column that "
+            "orders the rows (a date, or an ordered number such as a year), or use auto"
+        )
+    if strategy not in (*registry.GROUPED_SPLITTERS, *registry.TIME_SPLITTERS, "auto") and data["group"]:
         raise PipelineError(
             f"params.yaml: split.strategy {strategy!r} splits single rows, but data.group "
             f"{data['group']!r} says rows of one group must stay together; use auto or one of "

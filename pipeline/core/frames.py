@@ -10,9 +10,9 @@ from mllib.base import GroupLabels, MixedMatrix
 
 
 def feature_columns(columns, data: dict, row_id: str = "_row_id") -> tuple[list[str], list[str]]:
-    """(numeric, categorical) model inputs: every column but the row id, target, group and data.drop (a sensitive
-    attribute listed there stays in the data for the audit, never as a feature), in file order."""
-    excluded = {row_id, data["target"], data["group"], *data["drop"]}
+    """(numeric, categorical) model inputs: every column but the row id, target, group, time and data.drop (a
+    sensitive attribute listed there stays in the data for the audit, never as a feature), in file order."""
+    excluded = {row_id, data["target"], data["group"], data.get("time"), *data["drop"]}
     inputs = [c for c in columns if c not in excluded]
     categorical = [c for c in inputs if c in data["categorical"]]
     numeric = [c for c in inputs if c not in data["categorical"]]

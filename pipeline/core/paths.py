@@ -65,6 +65,8 @@ SHAPLEY_PLOT = Path("reports/plots/shapley.csv")
 REPORT_HTML = Path("reports/report.html")
 
 MLFLOW_RUN = Path("reports/mlflow_run.json")
+MONITOR_REPORT = Path("reports/monitor.json")
+MONITOR_PAGE = Path("reports/monitor.html")
 
 
 # The features stage's matrices: float64 .npy files (memory-mappable, one split read at a time), rows in the order of

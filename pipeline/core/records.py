@@ -73,6 +73,7 @@ class ValidationReport(Record):
     classes: list
     target_classes: dict
     changes: list
+    time: dict  # data.time's unit and span, or the columns that look like time when it is unset
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,7 @@ class SplitReport(Record):
     target: dict
     groups: dict | None
     rows_never_validated: int
+    time: dict | None  # data.time: the cut, the gap, the spans and the rows in neither part; null without it
     folds: dict  # balance of every validation set, by class (regression: by quantile bin of the target)
     copies_across_split: dict | None = None  # test rows that copy a training row (pipeline/steps/folds.py)
 
@@ -162,6 +164,7 @@ class Assessment(Record):
     model: str
     best_params: dict
     leakage: dict
+    temporal_leakage: dict  # data.time: random splits of the same rows minus the time-ordered ones
     single_feature: dict
     nested: dict
     learning_curve: dict | None

@@ -28,7 +28,7 @@ def check_columns(df: pd.DataFrame, data: dict) -> None:
         raise PipelineError(
             f"data file {data['path']} has a column named {ROW_ID!r}, which the pipeline reserves; rename it"
         )
-    named = [("data.target", data["target"]), ("data.group", data["group"])]
+    named = [("data.target", data["target"]), ("data.group", data["group"]), ("data.time", data["time"])]
     named += [(f"data.{role}", col) for role in ("sensitive", "categorical", "drop") for col in data[role]]
     for key, col in named:
         if col is not None and col not in df.columns:
@@ -54,7 +54,7 @@ def build_schema(df: pd.DataFrame, data: dict, extreme_factor: float | None = No
             ) from None
     else:
         schema = pa.DataFrameSchema(strict=False, name="inferred")
-    required = {data["target"], *([data["group"]] if data["group"] else [])}
+    required = {data["target"], *(data[key] for key in ("group", "time") if data[key])}
     inferred = {}
     for col in df.columns:
         if col in schema.columns or (col in data["drop"] and col not in data["sensitive"]):
@@ -199,7 +199,7 @@ def column_problem(case, source: str, schema_file) -> str:
     return (
         f"{source}: column {case['column']!r}: {case['check']} failed "
         f"(e.g. value {to_python(case['failure_case'])!r}{at_row}). "
-        f"Fix the data or {schema_src}; a text column belongs in data.categorical or data.drop"
+        f"Fix the data or {schema_src}; a text column belongs in data.categorical or data.drop (dates in data.time)"
     )
 
 

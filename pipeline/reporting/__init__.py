@@ -10,5 +10,6 @@ results.py              the sections every task has: trust, explainability, metr
 card.py                 the model card
 page.py                 the page's pieces (cells, tables, headings) and the document
 figures.py              matplotlib figures (PNG bytes, deterministic)
+monitor_page.py         the monitor's page (reports/monitor.html) in the report's template
 templates/              report.html.j2, the page's HTML and CSS (Jinja2; escapes every text once)
 """

@@ -39,10 +39,31 @@ def data_changes(params: dict, r: dict) -> list[dict]:
                 columns=[column],
             )
         )
+    time = r["split"].get("time")
+    if time and time["note"]:
+        records.append(change("split", time["note"], rows=left_out_by_time(r)))
     hidden = [a for a in data["sensitive"] if a in data["drop"]]
     if hidden:
         records.append(change("features", "sensitive attributes kept for the audit, never features", columns=hidden))
     return records
+
+
+def left_out_by_time(r: dict) -> int:
+    """Rows a time-ordered split left in neither part (within split.gap of the test period, or of a group that
+    reappears in it)."""
+    time = r["split"].get("time") or {}
+    return time.get("rows_in_gap", 0) + time.get("rows_purged", 0)
+
+
+def time_order(data: dict, r: dict) -> str:
+    """The evaluation data's period with data.time; empty without it."""
+    time = r["split"].get("time")
+    if not time:
+        return ""
+    return (
+        f", the latest period: {data['time']} from {time['cut']} on (training {time['train_span'][0]} to "
+        f"{time['train_span'][1]}, split.gap {time['gap']:g}); the folds chain forward in time"
+    )
 
 
 def changes_summary(records: list[dict]) -> str:
@@ -63,7 +84,7 @@ def model_card(params: dict, r: dict, promotion: str) -> str:
     """The model card; promotion: the promotion gate's line (promotion_summary)."""
     data, test, train = params["data"], r["test"], r["train"]
     seen = r["split"]["rows"]["train"] + r["split"]["rows"]["test"]
-    if seen != r["cleaning"]["rows_out"]:  # every row that left the data is a change record
+    if seen + left_out_by_time(r) != r["cleaning"]["rows_out"]:  # every row that left the data is a change record
         raise ValueError(f"the split holds {seen} rows but clean wrote {r['cleaning']['rows_out']}")
     task_items = page_of(test["task"]).card(params, r)
     items = {
@@ -76,6 +97,7 @@ def model_card(params: dict, r: dict, promotion: str) -> str:
         "Data changes": changes_summary(data_changes(params, r)),
         "Evaluation data": f"{r['split']['rows']['test']} held-out rows"
         + (f", grouped by {data['group']} (no group in both sets)" if data["group"] else "")
+        + time_order(data, r)
         + ", used once"
         + copies_note(r["split"].get("copies_across_split"))
         + (f". WARNING: {r['split']['test_fraction_note']}" if r["split"]["test_fraction_note"] else ""),
@@ -86,6 +108,8 @@ def model_card(params: dict, r: dict, promotion: str) -> str:
         **task_items,
         "Solver warnings": solver_summary(train, r["calibration"]),
         "Single-feature leakage": r["assessment"]["single_feature"]["statement"],
+        "Temporal leakage": r["assessment"]["temporal_leakage"]["statement"],
+        "Drift, test vs training rows": test["drift"]["statement"],
         "Excluded as features": (
             ", ".join(data["drop"]) + " (data.drop: leakage, identifiers, free text or attributes audited only)"
             if data["drop"]

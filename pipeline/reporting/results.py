@@ -20,9 +20,11 @@ def trust_section(r: dict, figs: dict) -> dict:
         + (f". Note: {train['cv_note']}" if train["cv_note"] else ""),
         f"the same folds, no-skill baseline ({train['baseline']['model']})": train["baseline"]["cv_mean"],
         "leakage estimate": assessment["leakage"]["statement"],
+        "temporal leakage estimate (data.time)": assessment["temporal_leakage"]["statement"],
         "single features (leakage beyond groups)": assessment["single_feature"]["statement"],
         "train - validation gap (CV)": train["train_valid_gap"],
         "validation vs test": f"test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: {gap['diagnosis']}",
+        "test rows vs training rows (drift)": test["drift"]["statement"],
     }
     if assessment.get("sample"):  # leakage, single features and the learning curve ran on a sample
         items["rows assessed"] = assessment["sample"]

@@ -23,6 +23,7 @@ from pipeline.steps.assessment import (
     nested_scores,
     refit_limit,
     single_feature_scores,
+    temporal_leakage_estimate,
     validation_sweep,
 )
 from pipeline.steps.comparison import compare
@@ -65,6 +66,7 @@ def main() -> None:
         report["sample"] = rows.sample
     search_scores = search["candidates"][search["best_index"]]["valid_scores"]
     report["leakage"] = leakage_estimate(params, rows, make_model, scorer, search_scores, target.classifies)
+    report["temporal_leakage"] = temporal_leakage_estimate(params, rows, make_model, scorer, search_scores)
     report["single_feature"] = single_feature_check(cfg, target, features_of, y, splits, seed)
     print(f"assess: single features: {report['single_feature']['statement']}")
     too_large = refit_limit(cfg, len(y))  # why nested CV and the validation curve do not run, or None
@@ -82,15 +84,29 @@ def main() -> None:
             return compare(best, scorer.greater_is_better, n_train, n_test, params["model"]["selection"])[0]
 
         report["nested"] = nested_scores(
-            features_of, y, groups, splits, models, select, scorer, cfg["inner_splits"], seed, target.classifies
+            features_of,
+            y,
+            groups,
+            splits,
+            models,
+            select,
+            scorer,
+            cfg["inner_splits"],
+            seed,
+            target.classifies,
+            rows.time,
+            params["split"]["gap"],
         )
-        print(
-            f"assess: nested CV {scorer.name} {report['nested']['outer_mean']:.4f} ± "
-            f"{report['nested']['outer_std']:.4f}"
-            f" (inner best {report['nested']['inner_best_mean']:.4f}, optimism {report['nested']['optimism']:.4f})"
-        )
+    nested = report["nested"]
+    if "statement" in nested:
+        print(f"assess: nested CV is {nested['statement']}")
     else:
-        print(f"assess: nested CV is {report['nested']['statement']}")
+        left_out = nested.get("splits_left_out")
+        print(
+            f"assess: nested CV {scorer.name} {nested['outer_mean']:.4f} ± {nested['outer_std']:.4f} (inner best "
+            f"{nested['inner_best_mean']:.4f}, optimism {nested['optimism']:.4f})"
+            + (f"; splits {left_out} left out: too few distinct times for inner folds" if left_out else "")
+        )
     report["learning_curve"], curve_rows = None, []
     if cfg["learning_curve"]:
         curve = learning_curves(features_of, y, splits, make_model, scorer, cfg["train_fractions"], seed)

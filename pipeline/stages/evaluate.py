@@ -12,71 +12,41 @@ from functools import singledispatch
 import pandas as pd
 
 from mllib import io as mlio
-from mllib.calibration import NoCalibration
 from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_parquet, write_csv, write_json, write_parquet
-from pipeline.core.records import TrainMetrics
+from pipeline.core.records import FeaturesReport, TrainMetrics
 from pipeline.core.summaries import sensitive_groupings
 from pipeline.core.task import Classification, Regression, Target
+from pipeline.steps import drift
 from pipeline.steps.comparison import versus_runner_up
-from pipeline.steps.evaluation import prediction_columns, rule_of, test_metrics
-from pipeline.steps.regression import test_report
+from pipeline.steps.measures import measure
 from pipeline.steps.row_outputs import test_outputs
 
 
 @singledispatch
-def evaluate(
-    target: Target, params: dict, predictor, test: pd.DataFrame, outputs, y, y_train, trained: dict, clusters
-) -> dict:
-    """The deployed predictor's test metrics (returned), its predictions and plots (written), for the target's kind."""
-    raise TypeError(f"no evaluate step for {type(target).__name__}")
+def write_plots(target: Target, predictor, metrics: dict, plots: dict) -> None:
+    """Print the headline and write the plot files, for the target's kind."""
+    raise TypeError(f"no evaluate outputs for {type(target).__name__}")
 
 
-@evaluate.register
-def evaluate_regression(
-    target: Regression, params: dict, predictor, test: pd.DataFrame, outputs, y, y_train, trained: dict, clusters
-) -> dict:
-    """Point metrics, the intervals' coverage and width, the residuals; the classification plots are empty files."""
-    metrics, plots, columns = test_report(target, predictor, outputs, y, trained, y_train, params, clusters)
+@write_plots.register
+def write_regression(target: Regression, predictor, metrics: dict, plots: dict) -> None:
     deployed = metrics["intervals"][predictor.interval_method]
     print(
         f"evaluate: test RMSE {metrics['rmse']:.4g}, MAE {metrics['mae']:.4g}, R^2 {metrics['r2']:.4f}; "
         f"{predictor.interval_method} intervals: coverage {deployed['coverage']:.3f} (target "
         f"{predictor.coverage_:g}), mean width {deployed['mean_width']:.4g}"
     )
-    write_parquet(pd.DataFrame({paths.ROW_ID: test[paths.ROW_ID], **columns}), paths.TEST_PREDICTIONS)
     write_json(plots["residuals"], paths.RESIDUALS)
     for path in (paths.ROC_CURVE, paths.PR_CURVE, paths.RISK_COVERAGE, paths.RELIABILITY_TEST):
         write_json([], path)  # classification plots: nothing to draw for a regression target
     write_csv(pd.DataFrame(columns=["actual", "predicted"]), paths.CONFUSION)
-    return metrics
 
 
-@evaluate.register
-def evaluate_classification(
-    target: Classification, params: dict, predictor, test: pd.DataFrame, outputs, y, y_train, trained: dict, clusters
-) -> dict:
-    """Probabilities, decisions, the reject option and conformal sets on test; metrics, curves, reliability rows."""
-    scores = outputs["scores"]
-    P, P_raw = predictor.proba_from_scores(scores), NoCalibration().fit(scores).predict_proba(scores)
-    decided = predictor.decide(P)
-    sets = predictor.conformal.predict_set(P)
-    metrics, plots = test_metrics(
-        target,
-        y,
-        P,
-        P_raw,
-        decided,
-        sets,
-        params,
-        sensitive_groupings(test, params["data"]["sensitive"]),
-        trained,
-        rule_of(predictor),
-        y_train,
-        clusters,
-    )
+@write_plots.register
+def write_classification(target: Classification, predictor, metrics: dict, plots: dict) -> None:
     headline = f"{target.headline_label} {metrics[target.headline_metric]:.4f}"
     reject, conformal = metrics["selective"]["reject_option"], metrics["conformal"]
     print(
@@ -85,18 +55,12 @@ def evaluate_classification(
         f"{conformal['coverage']:.3f} (target {conformal['set_coverage']:g}), mean size "
         f"{conformal['mean_set_size']:.2f}"
     )
-
-    write_parquet(
-        pd.DataFrame({paths.ROW_ID: test[paths.ROW_ID], **prediction_columns(y, scores, P_raw, P, decided, sets)}),
-        paths.TEST_PREDICTIONS,
-    )
     write_json(plots["roc"], paths.ROC_CURVE)
     write_json(plots["pr"], paths.PR_CURVE)
     write_csv(pd.DataFrame(plots["confusion"]), paths.CONFUSION)
     write_json(plots["risk_coverage"], paths.RISK_COVERAGE)
     write_json([], paths.RESIDUALS)  # regression only
     write_json(plots["reliability"], paths.RELIABILITY_TEST)
-    return metrics
 
 
 def main() -> None:
@@ -109,10 +73,20 @@ def main() -> None:
     y_train = target.encode(read_parquet(paths.TRAIN, "split", columns=[data["target"]])[data["target"]])  # baseline
     trained = TrainMetrics.read()
     groups = test[data["group"]].to_numpy() if data["group"] else None  # the intervals draw a group's rows together
-    metrics = evaluate(target, params, predictor, test, outputs, y, y_train, trained, groups)
+    groupings = sensitive_groupings(test, data["sensitive"])
+    metrics, plots, columns = measure(target, params, predictor, outputs, y, y_train, trained, groups, groupings)
+    write_parquet(pd.DataFrame({paths.ROW_ID: test[paths.ROW_ID], **columns}), paths.TEST_PREDICTIONS)
+    write_plots(target, predictor, metrics, plots)
     metrics["comparison"] = versus_runner_up(
         params["model"], params["seed"], trained, target, y_train, y, predictor.model
     )
+    numeric, categorical = (FeaturesReport.read()[kind] for kind in ("numeric", "categorical"))
+    group = [data["group"]] if data["group"] else []
+    train = read_parquet(paths.TRAIN, "split", columns=[*numeric, *categorical, *group])
+    metrics["drift"] = drift.compare(
+        train, test, numeric, categorical, params["monitor"], params["seed"], "test rows", data["group"]
+    )
+    print(f"evaluate: drift: {metrics['drift']['statement']}")
     write_json(metrics, paths.TEST_METRICS)
 
 

@@ -29,7 +29,7 @@ def main() -> None:
     params = load_params()
     data, cfg = params["data"], params["split"]
     if paths.CLEAN.is_dir():  # views of clean's parts: the positions each split keeps, no copy of the rows
-        keys = [paths.ROW_ID, data["target"], *([data["group"]] if data["group"] else [])]
+        keys = [paths.ROW_ID, data["target"], *(data[key] for key in ("group", "time") if data[key])]
         made = split_rows(read_parquet(paths.CLEAN, "clean", columns=keys), data, cfg, params["seed"])
         parts = Parts.output(paths.CLEAN, "clean")
         shares = {name: rows_by_part(rows, parts) for name, rows in (("train", made.train), ("test", made.test))}
@@ -55,11 +55,24 @@ def main() -> None:
     write_parquet(made.membership, paths.FOLDS)
     made.target.write(paths.TARGET)
     replace(made.report, copies_across_split=copies).write()
+    time = made.report.time
+    if time and time["note"]:
+        print(f"split: note: {time['note']}")
+    thinned = [k for k, s in enumerate(time["splits"]) if s["rows_purged"] > s["rows_fitted"]] if time else []
+    if thinned:
+        print(
+            f"split: warning: splits {thinned} fit on fewer rows than they leave out for {data['group']} values "
+            "validated later (a group never straddles a split): with a panel of the same ids over time, the "
+            "time-ordered folds validate on ids the model has not seen; set data.group: null to validate later "
+            "periods of the same ids instead"
+        )
     if copies["warning"]:
         print(f"split: warning: {copies['warning']}")
     print(
         f"split: {len(made.train)} training rows in {len(made.splits)} {made.report.strategy} splits, "
-        f"{len(made.test)} test rows; {made.target.describe()}"
+        f"{len(made.test)} test rows"
+        + (f" (from {data['time']} {made.report.time['cut']} on)" if made.report.time else "")
+        + f"; {made.target.describe()}"
     )
 
 

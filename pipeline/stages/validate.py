@@ -20,6 +20,7 @@ from pipeline.core.errors import run_stage
 from pipeline.core.io import read_data, write_parquet
 from pipeline.core.partitions import partitioned, raw_parts, scratch_directory, staged_outputs
 from pipeline.core.schema import build_schema, check_columns
+from pipeline.core.timeline import time_report
 from pipeline.steps.validation import check_parts, check_rows, validation_report
 
 
@@ -38,14 +39,20 @@ def main() -> None:
             check_columns(parts, data)
             schema = build_schema(parts, data, policy["extreme_factor"])
             checked = check_parts(client, parts, staged, schema, data, policy, source)
-            summary = validation_report(checked, data, policy, source, len(parts.columns))
+            time = time_report(parts.read(0), data, source)  # the first part: where dates and names show
+            if time.get("note"):
+                print(f"validate: note: {time['note']}")
+            summary = validation_report(checked, data, policy, source, len(parts.columns), time)
         where = f" in {len(parts.files)} parts"
     else:
         raw, source = read_data(data["path"], data["categorical"])
         check_columns(raw, data)
+        time = time_report(raw, data, source)
+        if time.get("note"):  # before the schema's checks: an undeclared date column fails them
+            print(f"validate: note: {time['note']}")
         schema = build_schema(raw, data, policy["extreme_factor"])
         checked = check_rows(raw, schema, data, policy, source)
-        summary = validation_report(checked, data, policy, source, raw.shape[1])
+        summary = validation_report(checked, data, policy, source, raw.shape[1], time)
         write_parquet(checked.kept, paths.VALIDATED)
         write_parquet(checked.quarantine, paths.QUARANTINE)
         where = ""

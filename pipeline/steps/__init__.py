@@ -16,4 +16,7 @@ evaluation.py      evaluate: the test tables of the deployed predictor
 row_outputs.py     evaluate: what the metrics need of each test row (scores; predictions and intervals)
 fairness_audit.py  fairness: per-group rates, intervals, criteria, mitigation and reweighing
 explanations.py    explain: attributions in the raw columns of the user's data
+measures.py        evaluate, monitor: the deployed predictor's figures on labelled rows, for the target's kind
+drift.py           evaluate, monitor: rows against the training rows, column by column and by a domain classifier
+monitoring.py      monitor: the shift in predictions, the promises on labelled rows, the label-free estimate
 """

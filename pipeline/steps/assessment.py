@@ -54,6 +54,7 @@ from scipy.special import stdtrit
 from mllib.base import clone, fit_with_groups
 from mllib.model_selection import (
     FoldData,
+    ForwardChainingSplit,
     GridSearch,
     evaluate_candidates,
     inner_splitter,
@@ -66,25 +67,38 @@ from ..core.frames import feature_columns, raw_matrix
 from ..core.io import read_estimators, read_parquet
 from ..core.progress import Progress
 from ..core.records import FeaturesReport
+from ..core.timeline import time_axis
 from . import folds
 from .feature_blocks import read_rows, split_features, stated_sample, transformed, within
 
 
-def row_level_scores(
-    X_raw: np.ndarray, y: np.ndarray, make_features, make_model, scorer, n_splits: int, seed: int, stratify: bool
-) -> list[float]:
-    """Validation scores of a row-level (ungrouped) k-fold: the features and the model fitted per fold."""
-    splitter = inner_splitter(n_splits, grouped=False, stratify=stratify, random_state=seed)
-    progress = Progress("assess: row-level CV (leakage estimate)")
+def refitted_scores(X_raw: np.ndarray, y: np.ndarray, make_features, make_model, scorer, splits, what: str) -> list:
+    """Validation scores of these splits of the raw rows: the features and the model fitted per split."""
+    splits = list(splits)
+    progress = Progress(f"assess: {what}")
     scores = []
-    for k, (fit, valid) in enumerate(splitter.split(np.zeros((y.size, 1)), y)):
+    for k, (fit, valid) in enumerate(splits):
         features = make_features().fit(X_raw[fit], y[fit])
         model = make_model().fit(features.transform(X_raw[fit]), y[fit])
         scores.append(
             float(scorer.score(y[valid], response_values(model, features.transform(X_raw[valid]), scorer.response)))
         )
-        progress(k + 1, n_splits)
+        progress(k + 1, len(splits))
     return scores
+
+
+def raw_inputs(params: dict, rows: AssessedRows) -> tuple:
+    """(the assessed rows' raw feature matrix, a maker of the feature transformer): read here and released by the
+    caller after, or the sample's."""
+    data = params["data"]
+    if rows.raw is None:
+        train = read_parquet(paths.TRAIN, "split")
+        numeric, categorical = feature_columns(train.columns, data)
+        X_raw = raw_matrix(train, numeric, categorical)
+        del train
+    else:
+        X_raw, numeric, categorical = rows.raw
+    return X_raw, lambda: build.feature_transformer(params["features"], numeric, categorical, params["seed"])
 
 
 @dataclass(frozen=True)
@@ -99,6 +113,7 @@ class AssessedRows:
     features_of: object
     sample: str | None = None
     raw: tuple | None = None
+    time: np.ndarray | None = None  # each assessed row's data.time (as split ordered it), or None
 
     def grouped_scores(self, search_scores, make_model, scorer):
         """The chosen configuration's grouped CV scores on these rows: the search's, or rerun on a sample's splits."""
@@ -111,14 +126,15 @@ class AssessedRows:
 def assessed_rows(cfg: dict, data: dict, target, seed: int) -> AssessedRows:
     """The training rows, or a seeded sample of whole groups of at most assess.max_rows rows (read part by part on
     the partitioned path)."""
-    keys = [data["target"]] + ([data["group"]] if data["group"] else [])
+    keys = [data["target"]] + [data[key] for key in ("group", "time") if data[key]]
     train = read_parquet(paths.TRAIN, "split", columns=keys)
     y = target.encode(train[data["target"]])
     groups = train[data["group"]].to_numpy() if data["group"] else None
+    time = time_axis(train[data["time"]], data["time"], str(paths.TRAIN))[0] if data["time"] else None
     splits = folds.splits_of(read_parquet(paths.FOLDS, "split"))
     rows = stated_sample(len(y), cfg["max_rows"], seed, key=3, groups=groups)
     if rows is None:
-        return AssessedRows(y, groups, splits, split_features)
+        return AssessedRows(y, groups, splits, split_features, time=time)
     sample = f"on {len(rows):,} of the {len(y):,} training rows (whole groups, a seeded sample): assess.max_rows"
     print(f"assess: {sample}")
     inputs = FeaturesReport.read()
@@ -132,6 +148,7 @@ def assessed_rows(cfg: dict, data: dict, target, seed: int) -> AssessedRows:
         features_of,
         sample,
         (X_raw, inputs["numeric"], inputs["categorical"]),
+        None if time is None else time[rows],
     )
 
 
@@ -140,31 +157,103 @@ def leakage_estimate(params: dict, rows: AssessedRows, make_model, scorer, searc
     (their raw columns read here and released after, or the sample's) beside the grouped CV's fold scores of the same
     rows, with the inflation's interval and a sentence; or why it was not estimated."""
     data, seed = params["data"], params["seed"]
-    if not data["group"] or not params["assess"]["leakage"]:
-        why = "data.group is null (rows are independent)" if not data["group"] else "assess.leakage is false"
+    if not data["group"] or not params["assess"]["leakage"] or rows.time is not None:
+        why = (
+            "data.group is null (rows are independent)"
+            if not data["group"]
+            else "assess.leakage is false"
+            if not params["assess"]["leakage"]
+            else "data.time orders the folds (the temporal estimate re-splits them at random, by whole groups)"
+        )
         return {"statement": f"not estimated: {why}"}
-    if rows.raw is None:
-        train = read_parquet(paths.TRAIN, "split")
-        numeric, categorical = feature_columns(train.columns, data)
-        X_raw = raw_matrix(train, numeric, categorical)
-        del train
-    else:
-        X_raw, numeric, categorical = rows.raw
+    X_raw, make_features = raw_inputs(params, rows)
     grouped_scores = rows.grouped_scores(search_scores, make_model, scorer)
-    y = rows.y
-    row_scores = row_level_scores(
+    splitter = inner_splitter(params["split"]["n_splits"], grouped=False, stratify=stratify, random_state=seed)
+    row_scores = refitted_scores(
         X_raw,
-        y,
-        lambda: build.feature_transformer(params["features"], numeric, categorical, seed),
+        rows.y,
+        make_features,
         make_model,
         scorer,
-        params["split"]["n_splits"],
-        seed,
-        stratify,
+        splitter.split(np.zeros((rows.y.size, 1)), rows.y),
+        "row-level CV (leakage estimate)",
     )
     result = inflation(row_scores, grouped_scores, scorer.greater_is_better)
     result["statement"] = leakage_sentence(result, scorer.name, data["group"])
     print(f"assess: leakage estimate: {result['statement']}")
+    return result
+
+
+def shuffled_splits(splits: list, groups: np.ndarray | None, seed: int) -> list:
+    """Each time-ordered split's rows re-split at random with the same sizes: the validation part is a random share
+    of the split's rows (of its groups, whole, when grouped) as large as its validation part. Only the order differs."""
+    out = []
+    for k, (fit, valid) in enumerate(splits):
+        rng = np.random.default_rng([seed, 7, k])
+        rows = np.union1d(fit, valid)
+        if groups is None:
+            chosen = np.zeros(rows.size, dtype=bool)
+            chosen[rng.permutation(rows.size)[: valid.size]] = True
+        else:
+            ids, codes, sizes = np.unique(groups[rows], return_inverse=True, return_counts=True)
+            order = rng.permutation(ids.size)
+            taken = np.zeros(ids.size, dtype=bool)
+            taken[order[: int(np.searchsorted(np.cumsum(sizes[order]), valid.size)) + 1]] = True
+            chosen = taken[codes]
+        out.append((rows[~chosen], rows[chosen]))
+    return out
+
+
+def temporal_leakage_estimate(params: dict, rows: AssessedRows, make_model, scorer, search_scores) -> dict:
+    """assessment.json's "temporal_leakage" (data.time): each forward-chaining split's rows re-split at random with
+    the same sizes (whole groups with data.group), the chosen configuration refitted on each, minus the time-ordered
+    score of the same split: how much a random split of these rows would flatter the model, with a paired t interval
+    over the splits; or why it was not estimated."""
+    if rows.time is None:
+        return {"statement": "not estimated: data.time is null"}
+    if not params["assess"]["leakage"]:
+        return {"statement": "not estimated: assess.leakage is false"}
+    X_raw, make_features = raw_inputs(params, rows)
+    ordered = rows.grouped_scores(search_scores, make_model, scorer)
+    shuffled = shuffled_splits(rows.splits, rows.groups, params["seed"])
+    random_scores = refitted_scores(
+        X_raw, rows.y, make_features, make_model, scorer, shuffled, "the same splits shuffled (temporal leakage)"
+    )
+    sign = 1.0 if scorer.greater_is_better else -1.0
+    d = sign * (np.asarray(random_scores) - np.asarray(ordered))
+    half = float(stdtrit(d.size - 1, 0.975) * d.std(ddof=1) / math.sqrt(d.size))
+    low, high = float(d.mean() - half), float(d.mean() + half)
+    result = {
+        "random_mean": float(np.mean(random_scores)),
+        "ordered_mean": float(np.mean(ordered)),
+        "inflation": float(d.mean()),
+        "interval": [low, high],
+        "confidence_level": 0.95,
+        "n_splits": int(d.size),
+        "random_scores": list(map(float, random_scores)),
+        "ordered_scores": list(map(float, ordered)),
+    }
+    column, claimed = params["data"]["time"], f"{result['random_mean']:.4f}"
+    if low > 0:
+        verdict = (
+            f"random splits of the same rows would have claimed {claimed}: {d.mean():.4f} more ({low:.4f} to "
+            f"{high:.4f}, {d.size} paired splits) than the time-ordered {result['ordered_mean']:.4f}. A model that "
+            f"sees later {column} values learns the period; the time-ordered figure is the honest one"
+        )
+    elif high < 0:
+        verdict = (
+            f"random splits of the same rows score {claimed}, {-d.mean():.4f} less ({low:.4f} to {high:.4f}, "
+            f"{d.size} paired splits) than the time-ordered {result['ordered_mean']:.4f}: no flattery from mixing "
+            "periods here"
+        )
+    else:
+        verdict = (
+            f"random splits of the same rows score {claimed} against the time-ordered {result['ordered_mean']:.4f} "
+            f"(difference {d.mean():.4f}, interval {low:.4f} to {high:.4f}, {d.size} paired splits): inconclusive, "
+            "the difference is within the split-to-split noise"
+        )
+    result["statement"] = f"{scorer.name}: {verdict}."
+    print(f"assess: temporal leakage estimate: {result['statement']}")
     return result
 
 
@@ -311,12 +400,24 @@ def nested_scores(
     inner_splits: int,
     seed: int,
     stratify: bool,
+    time: np.ndarray | None = None,
+    gap: float = 0.0,
 ) -> dict:
     """Outer score (the selection's choice, refitted, on the split's validation part) and inner best score per split;
     split_matrix(k): every training row in split k's features; models: {name: (an unfitted model, its candidates)};
     select({name: its search's best result}, {name: (n_train, n_test) mean inner split sizes}) -> the chosen name
-    (a single model: itself)."""
+    (a single model: itself). With time (data.time), the inner folds chain forward within each split's training part
+    too; a split whose training part holds too few times for an inner fold is left out, and said."""
     inner = inner_splitter(inner_splits, groups is not None, stratify, seed)
+    if time is not None:
+        chaining = ForwardChainingSplit(inner_splits, gap)
+        inner = [
+            list(chaining.split(time=time[fit], groups=None if groups is None else groups[fit])) for fit, _ in splits
+        ]
+        left_out = [k for k, cv in enumerate(inner) if not cv]
+        if len(splits) - len(left_out) < 2:
+            return {"statement": f"not evaluated: the training parts of splits {left_out} hold too few distinct times "
+                    "of data.time for inner forward-chaining folds (two outer splits are needed)"}  # fmt: skip
     n_candidates = sum(len(c) for _, c in models.values())
     progress = Progress(
         f"assess: nested CV ({len(splits)} outer x {inner_splits} inner folds x {n_candidates} candidates"
@@ -324,10 +425,14 @@ def nested_scores(
     )
     outer, best_inner, chosen = [], [], []
     for k, (fit, valid) in enumerate(splits):
+        cv = inner if time is None else inner[k]
+        if not cv:
+            progress(k + 1, len(splits))
+            continue
         X = split_matrix(k)  # one split's matrix at a time
         X_fit, y_fit, g_fit = X[fit], y[fit], None if groups is None else groups[fit]
         searches = {
-            name: GridSearch(model, [{p: [v] for p, v in c.items()} for c in candidates], cv=inner, scoring=scorer,
+            name: GridSearch(model, [{p: [v] for p, v in c.items()} for c in candidates], cv=cv, scoring=scorer,
                              refit=False).fit(X_fit, y_fit, g_fit)
             for name, (model, candidates) in models.items()
         }  # fmt: skip
@@ -352,6 +457,7 @@ def nested_scores(
         "inner_best_mean": float(np.mean(best_inner)),
         "optimism": float(sign * (np.mean(best_inner) - np.mean(outer))),
         "inner_splits": inner_splits,
+        **({"splits_left_out": left_out} if time is not None and left_out else {}),
     }
 
 

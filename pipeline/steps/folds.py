@@ -13,13 +13,19 @@ import pandas as pd
 
 from mllib import registry
 from mllib.base import GroupLabels
-from mllib.model_selection import check_no_group_overlap, fold_balance, train_test_split_indices
+from mllib.model_selection import (
+    check_no_group_overlap,
+    fold_balance,
+    time_holdout_indices,
+    train_test_split_indices,
+)
 from pipeline.core import build, paths
 from pipeline.core.errors import PipelineError
 from pipeline.core.frames import row_hashes
 from pipeline.core.records import SplitReport
 from pipeline.core.task import Target
 from pipeline.core.task_inference import infer_target
+from pipeline.core.timeline import shown, time_axis
 
 # A guard, not a knob: each split costs one features fit and one model fit per candidate.
 MAX_SPLITS = 200
@@ -95,6 +101,58 @@ def check_splits(splits: list, y_train: np.ndarray, target: Target, strategy: st
                 f"{target.classes[missing[0]]!r} of data.target {data['target']!r} (its rows sit in too few groups); "
                 "lower split.n_splits, use a stratified strategy, or merge the class into another"
             )
+
+
+def check_enough_times(splits: list, cfg: dict, data: dict) -> None:
+    """Forward chaining needs two splits at least (a spread of fold scores); fewer than asked is said."""
+    if len(splits) < 2:
+        raise PipelineError(
+            f"split: the training rows' times of data.time {data['time']!r} give {len(splits)} forward-chaining "
+            f"split(s) (split.n_splits = {cfg['n_splits']}, split.gap = {cfg['gap']}); at least 2 are needed: lower "
+            "split.gap or split.test_size, or use a finer time column"
+        )
+    if len(splits) < cfg["n_splits"]:
+        print(
+            f"split: note: {len(splits)} forward-chaining splits, not split.n_splits = {cfg['n_splits']}: the "
+            f"training rows hold too few distinct times of {data['time']!r} for more blocks of whole times"
+        )
+
+
+def time_summary(held: dict, time: np.ndarray, unit: str, splits: list, data: dict, cfg: dict) -> dict:
+    """split.json's "time": the cut, the gap, each part's span (as the report shows them), the rows in neither part,
+    and per split the last fitting time and the first validation time (forward chaining; in `unit`)."""
+    train_time, test_time = time[held["train"]], time[held["test"]]
+    return {
+        "column": data["time"],
+        "unit": unit,
+        "cut": shown(held["cut"], unit),
+        "gap": cfg["gap"],
+        "train_span": [shown(train_time.min(), unit), shown(train_time.max(), unit)],
+        "test_span": [shown(test_time.min(), unit), shown(test_time.max(), unit)],
+        "rows_in_gap": int(held["in_gap"].size),
+        "rows_purged": int(held["purged"].size),
+        "splits": [
+            {
+                "last_fit": float(train_time[fit].max()),
+                "first_valid": float(train_time[valid].min()),
+                "rows_fitted": int(len(fit)),
+                # earlier rows left out because their group is validated in this split
+                "rows_purged": int(np.count_nonzero(train_time < train_time[valid].min() - cfg["gap"]) - len(fit)),
+            }
+            for fit, valid in splits
+        ],
+        "note": left_out_note(held, cfg, data),
+    }
+
+
+def left_out_note(held: dict, cfg: dict, data: dict) -> str | None:
+    """What a time-ordered hold-out left in neither part, or None."""
+    parts = []
+    if held["in_gap"].size:
+        parts.append(f"{held['in_gap'].size} rows within split.gap = {cfg['gap']:g} of the test period")
+    if held["purged"].size:
+        parts.append(f"{held['purged'].size} earlier rows of {data['group']} values that reappear in the test period")
+    return " and ".join(parts) + " are in neither part (not trained on, not tested)" if parts else None
 
 
 def target_summary(target: Target, y_train: np.ndarray, y_test: np.ndarray) -> dict:
@@ -177,18 +235,27 @@ def split_rows(df: pd.DataFrame, data: dict, cfg: dict, seed: int) -> Splits:
     labels = GroupLabels.of(df[data["group"]].to_numpy()) if data["group"] else None
     groups = None if labels is None else labels.codes
     row_ids, n_rows = df[paths.ROW_ID].to_numpy(), len(df)
-    del df  # the target and group columns: y and the codes hold them now
-    strategy = target.split_strategy(data["group"]) if cfg["strategy"] == "auto" else cfg["strategy"]
+    time, unit = time_axis(df[data["time"]], data["time"], str(paths.CLEAN)) if data["time"] else (None, None)
+    del df  # the target, group and time columns: y, the codes and the times hold them now
+    if cfg["strategy"] != "auto":
+        strategy = cfg["strategy"]
+    else:
+        strategy = registry.TIME_SPLITTERS[0] if time is not None else target.split_strategy(data["group"])
 
+    held = None
     try:
-        train_idx, test_idx = train_test_split_indices(
-            y=stratum,
-            groups=groups,
-            test_size=cfg["test_size"],
-            stratify=strategy in registry.STRATIFIED_SPLITTERS,
-            shuffle=cfg["shuffle"],
-            random_state=seed,
-        )
+        if time is not None:  # the latest share of time; rows inside the gap and groups seen later leave training
+            held = time_holdout_indices(time, cfg["test_size"], cfg["gap"], groups)
+            train_idx, test_idx = held["train"], held["test"]
+        else:
+            train_idx, test_idx = train_test_split_indices(
+                y=stratum,
+                groups=groups,
+                test_size=cfg["test_size"],
+                stratify=strategy in registry.STRATIFIED_SPLITTERS,
+                shuffle=cfg["shuffle"],
+                random_state=seed,
+            )
     except ValueError as exc:
         raise PipelineError(f"split: the hold-out of data.target {data['target']!r} (split.test_size): {exc}") from None
     y_train, groups_train = y[train_idx], None if groups is None else groups[train_idx]
@@ -200,10 +267,13 @@ def split_rows(df: pd.DataFrame, data: dict, cfg: dict, seed: int) -> Splits:
             f"split: split.strategy {strategy!r} makes {n_splits} splits of the training rows, more than "
             f"{MAX_SPLITS} (one features fit and one model fit per candidate each); use a k-fold strategy"
         )
+    ordered = {"time": time[train_idx]} if strategy in registry.TIME_SPLITTERS else {}
     try:
-        splits = list(splitter.split(y=stratum[train_idx], groups=groups_train))
+        splits = list(splitter.split(y=stratum[train_idx], groups=groups_train, **ordered))
     except ValueError as exc:
         raise PipelineError(f"split: {exc}") from None
+    if ordered:
+        check_enough_times(splits, cfg, data)
     check_splits(splits, y_train, target, strategy, data)  # every class in every training part
     if groups is not None:  # the guard: no group on both sides, for the hold-out and every split
         check_no_group_overlap(train_idx, test_idx, labels)
@@ -228,6 +298,7 @@ def split_rows(df: pd.DataFrame, data: dict, cfg: dict, seed: int) -> Splits:
         target=target_summary(target, y_train, y[test_idx]),
         groups=None if groups is None else {"train": n_groups(groups_train), "test": n_groups(groups[test_idx])},
         rows_never_validated=int(len(train_idx) - np.unique(validated).size),
+        time=None if held is None else time_summary(held, time, unit, splits, data, cfg),
         # balance of every validation set, by class (regression: by quantile bin of the target); rows validated in
         # several splits count once per split
         folds=fold_balance(

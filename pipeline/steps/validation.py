@@ -131,7 +131,9 @@ def check_parts(client, parts, staged: dict, schema, data: dict, policy: dict, s
     return CheckedRows.merge(found)
 
 
-def validation_report(checked: CheckedRows, data: dict, policy: dict, source, n_columns: int) -> ValidationReport:
+def validation_report(
+    checked: CheckedRows, data: dict, policy: dict, source, n_columns: int, time: dict
+) -> ValidationReport:
     """reports/validation.json from the findings, after the checks that need every row: rows breaking the schema
     under validate.on_invalid: fail, every row quarantined, the target's task (data.task, or inferred)."""
     row_cases = checked.row_cases
@@ -170,6 +172,7 @@ def validation_report(checked: CheckedRows, data: dict, policy: dict, source, n_
         classes=target.classes,
         target_classes=target.counts(target.encode(checked.kept_target)),
         changes=changes,
+        time=time,
     )
     assert summary.rows_in == summary.rows_kept + summary.rows_quarantined
     return summary

@@ -1,6 +1,8 @@
-"""MLflow: the track stage's run and the model registry (imported by the track stage only; serving loads the model).
+"""MLflow: the track stage's run and the model registry, the monitor's runs (imported by those two stages only; serving
+loads the model).
 
 runs.py       the run, its params, metrics, artifacts and child runs; resuming a state; the registered version
 promotion.py  the registry's gate: which version may become `champion`
 store.py      the store is never silently replaced: what track wrote (mlflow-ledger.json), copies of a sqlite store
+monitor_run.py  the monitor's run, tagged with the model version it checked
 """

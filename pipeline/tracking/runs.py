@@ -19,8 +19,7 @@ import yaml
 
 from ..core import paths
 from ..core.errors import PipelineError
-from ..core.frames import feature_columns
-from ..core.io import read_json, read_parquet
+from ..core.io import read_json
 from ..core.partitions import table_head
 from ..core.provenance import git
 from ..core.records import FeaturesReport, SearchReport, TrainMetrics
@@ -208,22 +207,11 @@ def log_model(mlflow, params: dict):
     import tempfile
 
     from mllib import io as mlio
-    from pipeline.serving.contract import InputContract, limits_of, serve
+    from pipeline.serving.contract import serve, workspace_contract
 
     test, _ = table_head(paths.TEST, "split", 5)
-    numeric, categorical = feature_columns(test.columns, params["data"])
-    factor = params["validate"]["extreme_factor"]
-    contract = InputContract.of(
-        read_parquet(paths.TRAIN, "split", columns=categorical),  # the levels the encoder saw
-        numeric,
-        categorical,
-        params["data"]["sensitive"],
-        params["validate"],
-        params["features"]["encoder"]["params"],
-        # one column at a time: the training rows' range and validate's extreme bound, at any size
-        {c: limits_of(read_parquet(paths.TRAIN, "split", columns=[c])[c], factor) for c in numeric},
-    )
-    example = test[numeric + categorical].head(5)
+    contract = workspace_contract(params)
+    example = test[contract.columns].head(5)
     output, _ = serve(mlio.load(paths.PREDICTOR), contract, example)
     predictor = paths.PREDICTOR.with_name(paths.PREDICTOR.name + ".json")
     with tempfile.TemporaryDirectory() as tmp:

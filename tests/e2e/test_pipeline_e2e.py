@@ -219,3 +219,37 @@ def test_served_decisions_equal_evaluate_with_a_cost_matrix_and_reject_option(sc
     np.testing.assert_array_equal(accepted, P.max(axis=1) >= 0.6)
     assert 0 < accepted.mean() < 1  # both kinds of rows are compared below
     assert_served_equals_evaluate(root, not_features)
+
+
+def test_monitor_passes_test_rows_and_fails_a_shifted_batch(scenario):
+    """The monitor end to end: the test rows as a labelled batch pass every check and log a run tagged with the
+    registered version; the same rows with one numeric column moved by two standard deviations (unlabelled) exit 1
+    with one line naming the column, and carry the label-free estimate (classification). (Half of the multiclass
+    file's test groups, 73 rows, raised one drift flag at adjusted p 0.045: the 5% family-wise rate at work, which
+    tests/pipeline/test_drift_checks.py measures over many batches.)"""
+    name, root, not_features, _ = scenario
+    batch = pd.read_parquet(root / "data/processed/test.parquet").drop(columns=["_row_id"])
+    test = batch
+    (root / "data/new").mkdir(exist_ok=True)
+    batch.to_csv(root / "data/new/ok.csv", index=False)
+    result = sh(root, "python", "-m", "pipeline.stages.monitor", "data/new/ok.csv")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    record = read(root, "reports/monitor.json")
+    assert record["failures"] == [] and record["labels"]["rows"] == len(batch)
+    assert {c["passed"] for c in record["checks"]} == {True} and len(record["checks"]) >= 2
+    assert record["mlflow"]["version"] == str(tracked(root)["version"].version)
+    assert "Verdict" in (root / "reports/monitor.html").read_text()
+
+    column = read(root, "reports/features.json")["numeric"][0]
+    shifted = batch.drop(columns=[not_features[1]]).copy()
+    shifted[column] = shifted[column] + 2 * test[column].std()
+    shifted.to_csv(root / "data/new/shifted.csv", index=False)
+    result = sh(root, "python", "-m", "pipeline.stages.monitor", "data/new/shifted.csv")
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.returncode == 1 and len(lines) == 1 and "Traceback" not in result.stderr
+    assert lines[0].startswith("error: monitor: data/new/shifted.csv FAILS: ") and repr(column) in lines[0]
+    record = read(root, "reports/monitor.json")
+    assert record["labels"] is None and column in record["drift"]["flagged"]
+    if name != "regression":
+        low, high = record["estimate"]["interval"]
+        assert low <= record["estimate"]["estimate"] <= high

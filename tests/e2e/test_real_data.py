@@ -1,4 +1,5 @@
-"""The real-data corpus (tests/real_data.py): fifteen files (fourteen public datasets, one asked two questions) of the
+"""The real-data corpus (tests/real_data.py): seventeen files (fifteen public datasets, two asked twice: a question
+each, or a market file run as if unordered and with data.time) of the
 shapes users bring, each run through every
 stage to the MLflow run by editing only the `data` section of params.yaml. Checked for each: the task validate
 infers, the split strategy that follows from the group column, that the rows the model saw are the rows the data
@@ -49,7 +50,9 @@ def test_task_and_split_follow_the_data(project):
     dataset, root, _ = project
     assert read(root, "reports/validation.json")["task"] == dataset.task
     strategy = read(root, "reports/split.json")["strategy"]
-    if dataset.group:
+    if dataset.time:
+        assert strategy == "forward_chaining"
+    elif dataset.group:
         assert strategy in ("group", "stratified_group")
     else:
         assert strategy in ("kfold", "stratified")
@@ -60,7 +63,8 @@ def test_rows_the_model_saw_are_the_rows_kept(project):
     dataset, root, _ = project
     validation, cleaning = read(root, "reports/validation.json"), read(root, "reports/cleaning.json")
     split = read(root, "reports/split.json")
-    assert split["rows"]["train"] + split["rows"]["test"] == cleaning["rows_out"]
+    left_out = split["time"]["rows_in_gap"] + split["time"]["rows_purged"] if split["time"] else 0
+    assert split["rows"]["train"] + split["rows"]["test"] + left_out == cleaning["rows_out"]
     removed = cleaning["rows_in"] - cleaning["rows_out"]
     assert removed == sum(c["rows"] for c in cleaning["changes"])  # every removal is a record for the card
     if not dataset.group:  # no id column: identical rows may be different people, so none is removed by default
@@ -68,6 +72,29 @@ def test_rows_the_model_saw_are_the_rows_kept(project):
     assert validation["rows_in"] == len(pd.read_csv(root / f"data/raw/{dataset.name}.csv"))
     html = (root / "reports/report.html").read_text()
     assert "Data changes" in html and "rows the model saw" in html
+
+
+def test_time_order_is_named_or_kept(project):
+    """The market file as a new user runs it: validate names Year and says a random split can flatter; with data.time
+    every split fits on years before its validation year, the test set is the last year, and the card carries the
+    temporal leakage estimate with its interval."""
+    dataset, root, _ = project
+    if not dataset.name.startswith("smarket"):
+        pytest.skip("not a time-ordered file")
+    time, split = read(root, "reports/validation.json")["time"], read(root, "reports/split.json")
+    temporal = read(root, "reports/assessment.json")["temporal_leakage"]
+    html = (root / "reports/report.html").read_text()
+    if dataset.time is None:
+        assert time["looks_like"][0]["column"] == "Year" and "set data.time: Year" in time["note"]
+        assert split["time"] is None and temporal["statement"] == "not estimated: data.time is null"
+        return
+    assert time["column"] == "Year" and time["distinct"] == 5
+    assert split["time"]["cut"] == "2005" and split["time"]["train_span"] == ["2001", "2004"]
+    assert all(s["last_fit"] < s["first_valid"] - split["time"]["gap"] for s in split["time"]["splits"])
+    assert len(split["time"]["splits"]) == 3  # four training years: three forward-chaining splits, said in the run
+    low, high = temporal["interval"]
+    assert low <= temporal["inflation"] <= high and temporal["n_splits"] == 3
+    assert "Temporal leakage" in html and "the latest period: Year from 2005 on" in html
 
 
 def test_sensitive_attributes_are_audited(project):
@@ -99,7 +126,7 @@ def test_unlabelled_rows_are_quarantined_and_listed(project):
 
 def test_served_model_equals_evaluate(project):
     dataset, root, _ = project
-    not_features = ["_row_id", dataset.target, *([dataset.group] if dataset.group else []), *dataset.drop]
+    not_features = ["_row_id", dataset.target, *(c for c in (dataset.group, dataset.time) if c), *dataset.drop]
     assert_served_equals_evaluate(root, [c for c in not_features if c])
     assert tracked(root)["run_id"]
 

@@ -10,7 +10,7 @@ from scipy import stats
 from mllib.linear import LogisticRegression
 from mllib.metrics import get_scorer
 from mllib.preprocessing import StandardScaler
-from pipeline.steps.assessment import diagnosis, inflation, leakage_sentence, row_level_scores
+from pipeline.steps.assessment import diagnosis, inflation, leakage_sentence, refitted_scores, shuffled_splits
 
 
 def test_inflation_is_the_mean_difference_with_welchs_interval():
@@ -76,7 +76,7 @@ def test_diagnosis_of_a_loss_flips_the_sign():
     assert "more data would help" in result["verdict"]  # the loss still falls with more data
 
 
-def test_row_level_cv_refits_the_features_on_each_fold():
+def test_refitted_scores_refit_the_features_on_each_fold():
     """A feature step that records the rows it was fitted on: every fold's fit sees only that fold's training rows."""
     fitted_on = []
 
@@ -87,8 +87,33 @@ def test_row_level_cv_refits_the_features_on_each_fold():
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(100, 3)), rng.integers(0, 2, size=100)
-    scores = row_level_scores(X, y, Recording, LogisticRegression, get_scorer("roc_auc"), 4, seed=1, stratify=True)
+    splits = [(np.setdiff1d(np.arange(100), v), v) for v in np.array_split(np.arange(100), 4)]
+    scores = refitted_scores(X, y, Recording, LogisticRegression, get_scorer("roc_auc"), splits, "a test")
     assert len(scores) == 4 and fitted_on == [75, 75, 75, 75]
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_shuffled_splits_keep_each_splits_rows_and_sizes(grouped):
+    """The temporal leakage estimate's random counterpart of each forward-chaining split: the same rows, a validation
+    part of the same size (by whole groups: at least as large, by less than one group), drawn without regard to
+    time; seeded."""
+    rng = np.random.default_rng(3)
+    groups = rng.integers(0, 40, 400) if grouped else None
+    time = np.sort(rng.integers(0, 20, 400))
+    splits = [(np.flatnonzero(time < c), np.flatnonzero((time >= c) & (time < c + 4))) for c in (8, 12, 16)]
+    shuffled = shuffled_splits(splits, groups, seed=5)
+    assert len(shuffled) == 3
+    for (fit, valid), (rfit, rvalid) in zip(splits, shuffled):
+        np.testing.assert_array_equal(np.union1d(rfit, rvalid), np.union1d(fit, valid))
+        assert not np.intersect1d(rfit, rvalid).size
+        if grouped:
+            assert not set(groups[rfit]) & set(groups[rvalid])
+            assert len(valid) <= len(rvalid) < len(valid) + np.bincount(groups).max()
+        else:
+            assert len(rvalid) == len(valid)
+        assert time[rfit].max() > time[rvalid].min()  # the order is gone
+    again = shuffled_splits(splits, groups, seed=5)
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(shuffled, again))
 
 
 def test_a_column_equal_to_the_target_is_flagged_and_a_legitimate_one_is_not():

@@ -135,6 +135,7 @@ def _card_inputs():
             "decision": {"threshold": 0.5, "cost_matrix": None, "against_no_skill": _against()},
             "confusion": {"tp": 10, "fp": 2, "fn": 2, "tn": 4},
             "conformal": {"coverage": 0.91, "set_coverage": 0.9, "mean_set_size": 1.3},
+            "drift": {"statement": "test rows: no column's distribution differs beyond chance"},
             "calibration": {"before": {"ece": 0.05}, "after": {"ece": None}, "ranking": {"changed": False}},
             "bootstrap": _bootstrap(
                 {"roc_auc": (0.712345, 0.6, 0.8), "accuracy": (0.8, 0.7, 0.9), "brier": (0.15, 0.1, 0.2)}
@@ -153,7 +154,10 @@ def _card_inputs():
             "not_converged": {"folds": [], "refit": False, "messages": []},
         },
         "calibration": {"method": "platt", "method_setting": "platt", "warning": None, "not_converged": []},
-        "assessment": {"single_feature": {"flagged": [], "statement": "no feature alone reaches roc_auc 0.98"}},
+        "assessment": {
+            "single_feature": {"flagged": [], "statement": "no feature alone reaches roc_auc 0.98"},
+            "temporal_leakage": {"statement": "not estimated: data.time is null"},
+        },
         "fairness": {
             "attributes": {
                 "female": {
@@ -258,6 +262,8 @@ def test_model_card_content():
         "Fairness mitigation",
         "Solver warnings",
         "Single-feature leakage",
+        "Temporal leakage",
+        "Drift, test vs training rows",
         "Excluded as features",
         "Sensitive attributes",
         "Promotion gate",
@@ -363,6 +369,7 @@ def test_model_card_multiclass():
         },
         "confusion": {"labels": ["a", "b", "c"], "matrix": [[0, 5, 0], [0, 8, 0], [0, 5, 0]]},
         "conformal": {"coverage": 0.9, "set_coverage": 0.9, "mean_set_size": 1.5},
+        "drift": {"statement": "test rows: no column drifted"},
         "calibration": {"before": {"ece": 0.05}, "after": {"ece": 0.02}, "ranking": {"changed": False}},
         "bootstrap": _bootstrap(
             {

@@ -133,3 +133,73 @@ def test_leave_one_group_out_on_few_groups(cleaned, tmp_path, monkeypatch):
     splits = folds.splits_of(pd.read_parquet(root / paths.FOLDS))
     assert len(splits) == train["site"].nunique()
     assert sorted(np.unique(train["site"].to_numpy()[valid]).size for _, valid in splits) == [1] * len(splits)
+
+
+def test_time_ordered_split_and_folds_with_groups(cleaned, tmp_path, monkeypatch):
+    """data.time with data.group (person-years by study year): the test set is the latest years, every split fits on
+    years more than split.gap before its validation years, no person straddles a split or the hold-out, the rows in
+    neither part are counted, and assess estimates the temporal leakage on the same splits shuffled."""
+    gap = 0
+    # a panel of the same persons over five years leaves few rows to fit the early splits (the run warns): the
+    # learning curve and nested CV, which cut them further, are off here
+    overrides = {"split.n_splits": 3, "split.gap": gap, "assess.learning_curve": False, "assess.nested": False}
+    root = project(cleaned, tmp_path, **{"data.time": "year", **overrides})
+    run_stages(root, monkeypatch, ["split", "features", "train", "assess"])
+    train, test = pd.read_parquet(root / paths.TRAIN), pd.read_parquet(root / paths.TEST)
+    report = yaml.safe_load((root / paths.SPLIT_REPORT).read_text())
+    assert report["strategy"] == "forward_chaining"
+    assert train["year"].max() < test["year"].min() - gap  # the hold-out: later years only, with the gap
+    assert not set(train["zper"]) & set(test["zper"])
+    clean_rows = len(pd.read_parquet(root / paths.CLEAN))
+    time = report["time"]
+    assert len(train) + len(test) + time["rows_in_gap"] + time["rows_purged"] == clean_rows
+    splits = folds.splits_of(pd.read_parquet(root / paths.FOLDS))
+    year, person = train["year"].to_numpy(), train["zper"].to_numpy()
+    assert len(splits) >= 2
+    for (fit, valid), recorded in zip(splits, time["splits"]):
+        assert year[fit].max() < year[valid].min() - gap
+        assert not set(person[fit]) & set(person[valid])
+        assert (recorded["last_fit"], recorded["first_valid"], recorded["rows_fitted"]) == (
+            year[fit].max(),
+            year[valid].min(),
+            len(fit),
+        )
+    temporal = yaml.safe_load((root / paths.ASSESSMENT).read_text())["temporal_leakage"]
+    assert temporal["n_splits"] == len(splits) and len(temporal["random_scores"]) == len(splits)
+    low, high = temporal["interval"]
+    assert low <= temporal["inflation"] <= high and temporal["statement"].startswith("roc_auc: ")
+
+
+def test_time_ordered_split_with_too_few_times_names_the_keys(cleaned, tmp_path, monkeypatch):
+    """Five study years, the last in the test set and a gap of one year: no split fits on years before another's."""
+    root = project(cleaned, tmp_path, **{"data.time": "year", "split.n_splits": 3, "split.gap": 1})
+    with pytest.raises(PipelineError, match=r"0 forward-chaining split\(s\).*lower split.gap or split.test_size"):
+        run_stages(root, monkeypatch, ["split"])
+
+
+def test_split_rows_with_dates_and_a_gap_in_days():
+    """Date strings as data.time with split.gap: 7 days: the hold-out starts at a date, the week before it is in
+    neither part, and every split's last fitting date is more than 7 days before its first validation date (split.json's
+    record agrees with the rows)."""
+    rng = np.random.default_rng(0)
+    days = pd.date_range("2020-01-01", periods=400, freq="D")
+    frame = pd.DataFrame(
+        {
+            paths.ROW_ID: np.arange(400),
+            "y": rng.integers(0, 2, 400),
+            "when": rng.permutation(days.strftime("%Y-%m-%d")),  # rows out of time order
+        }
+    )
+    data = {"target": "y", "task": "auto", "positive_label": None, "group": None, "time": "when"}
+    cfg = {"test_size": 0.2, "strategy": "auto", "n_splits": 4, "n_repeats": 1, "valid_size": 0.2, "shuffle": True,
+           "gap": 7}  # fmt: skip
+    made = folds.split_rows(frame, data, cfg, seed=0)
+    when = pd.to_datetime(frame["when"]).to_numpy()
+    train_days, test_days = when[made.train], when[made.test]
+    assert made.report.strategy == "forward_chaining" and len(made.test) == 80
+    assert (test_days.min() - train_days.max()) / np.timedelta64(1, "D") == 8  # the 7 days between are in the gap
+    time = made.report.time
+    assert time["rows_in_gap"] == 7 and time["cut"] == str(pd.Timestamp(test_days.min()).date())
+    for (fit, valid), recorded in zip(made.splits, time["splits"]):
+        assert (train_days[valid].min() - train_days[fit].max()) / np.timedelta64(1, "D") > 7
+        assert recorded["first_valid"] - recorded["last_fit"] > 7

@@ -180,6 +180,7 @@ def _data(**overrides):
         "path": SOURCE,
         "target": "y",
         "group": "pid",
+        "time": None,
         "sensitive": ["female"],
         "drop": [],
         "categorical": ["cat"],

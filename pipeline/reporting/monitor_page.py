@@ -1,0 +1,98 @@
+"""The monitor's page (reports/monitor.html), in the report's template and look: the verdict, the model checked,
+the contract's flags, the drift table (each column's test, p-values, effect sizes, flag), the domain classifier, and
+the promises checked on labelled rows or the label-free estimate."""
+
+from __future__ import annotations
+
+from ..core.io import write_text
+from . import page as html
+
+
+def _drift_rows(found: dict) -> list[dict]:
+    rows = []
+    for column, r in sorted(found["columns"].items(), key=lambda kv: kv[1].get("adjusted_p_value", 2.0)):
+        rows.append(
+            {
+                "column": column,
+                "test": r["test"],
+                "statistic": r.get("statistic"),
+                "p": r.get("p_value"),
+                "adjusted p": r.get("adjusted_p_value"),
+                "Wasserstein": r.get("wasserstein"),
+                "PSI": r.get("psi"),
+                "missing (training, batch)": ", ".join(f"{share:.1%}" for share in r["missing_share"]),
+                "flagged": "yes" if r.get("flagged") else ("not evaluated" if r.get("p_value") is None else "no"),
+            }
+        )
+    return rows
+
+
+def monitor_sections(record: dict) -> list[dict]:
+    if "drift" not in record:
+        return [html.section("Monitor", html.note(record["statement"]))]
+    found, model = record["drift"], record["model"]
+    verdict = (
+        html.note("FAILS: " + "; ".join(record["failures"]))
+        if record["failures"]
+        else html.note("Every check passes (or is within its noise).")
+    )
+    checked = {
+        "batch": f"{record['batch']} ({record['rows']} rows)",
+        "model": f"{model['registered_model']}, pipeline state {model['pipeline_state'][:16]}"
+        + (f", version {record['mlflow']['version']}" if (record.get("mlflow") or {}).get("version") else ""),
+        "rows the served model flags": f"{record['contract']['flagged_rows']} "
+        + (f"({record['contract']['flags']})" if record["contract"]["flags"] else ""),
+        "columns the model ignores": ", ".join(record["contract"]["ignored_columns"]) or "none",
+    }
+    sections = [html.section("Verdict", verdict, html.key_values(checked))]
+    domain = found["domain_classifier"]
+    shifted = [
+        {"of": r["of"], "test": r["test"], "p": r["p_value"], "adjusted p": r["adjusted_p_value"],
+         "flagged": "yes" if r["flagged"] else "no"}
+        for r in found["extra"].values()
+    ]  # fmt: skip
+    sections.append(
+        html.section(
+            "Drift against the training rows",
+            html.muted(found["statement"]),
+            html.table(_drift_rows(found)),
+            html.heading("What the model says"),
+            html.table(shifted),
+            html.heading("Domain classifier"),
+            html.key_values(
+                {
+                    "AUC": domain.get("auc"),
+                    "interval": domain.get("interval"),
+                    "adjusted p": domain.get("adjusted_p_value"),
+                }
+                if "auc" in domain
+                else {"statement": domain["statement"]}
+            ),
+        )
+    )
+    if record["labels"] is None:
+        estimate = record["estimate"]
+        sections.append(html.section("Performance without labels", html.note(estimate["statement"])))
+    else:
+        sections.append(
+            html.section(
+                f"Promises on {record['labels']['rows']} labelled rows",
+                html.table(
+                    [
+                        {
+                            "check": c["check"],
+                            "value": c["value"],
+                            "bound": c["bound"],
+                            "passed": "yes" if c["passed"] else "NO",
+                            "note": c["note"],
+                        }
+                        for c in record["checks"]
+                    ]  # fmt: skip
+                ),
+            )
+        )
+    return sections
+
+
+def write_monitor_page(record: dict, path) -> None:
+    write_text(html.document("Monitor", monitor_sections(record), {}), path)

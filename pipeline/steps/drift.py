@@ -1,0 +1,148 @@
+"""Is a sample of rows drawn like the training rows? The test rows (evaluate) and a new batch (the monitor) are
+compared with the training rows column by column, each by the test that fits its type (numbers: Kolmogorov-Smirnov,
+with the Wasserstein distance and the population stability index as effect sizes; categories: the chi-squared test of
+homogeneity, missing values as a level, with the PSI), and as a whole by a domain classifier (can a classifier tell
+the rows apart? its held-out AUC with an interval). Benjamini-Hochberg holds the false discovery rate over the
+columns' tests and the classifier's at monitor.fdr, so without drift the chance of any flag is at most monitor.fdr.
+The tests are in mllib/drift; this module picks them per column and words the result."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from mllib.comparison import benjamini_hochberg, bh_adjusted
+from mllib.drift import (
+    chi_squared_test,
+    domain_classifier_test,
+    ks_test,
+    population_stability_index,
+    wasserstein_distance,
+)
+
+from ..core import build
+
+MISSING = "(missing)"
+
+
+def _sample(frame: pd.DataFrame, group: str | None, max_rows: int | None, rng) -> pd.DataFrame:
+    """One seeded row of each group (rows of one group are alike, and the tests count rows as independent draws), at
+    most max_rows of them."""
+    if group is not None and group in frame.columns:
+        order = rng.permutation(len(frame))
+        frame = frame.iloc[np.sort(order[~frame[group].iloc[order].duplicated().to_numpy()])]
+    if max_rows is None or len(frame) <= max_rows:
+        return frame
+    return frame.iloc[np.sort(rng.choice(len(frame), max_rows, replace=False))]
+
+
+def _column_test(reference: pd.Series, current: pd.Series, categorical: bool) -> dict:
+    """One column's test, its effect sizes and missing shares; "not evaluated" (with why) when a side has no value."""
+    out = {"missing_share": [float(reference.isna().mean()), float(current.isna().mean())]}
+    if categorical:
+        ref = reference.astype(object).where(reference.notna(), MISSING).astype(str)
+        cur = current.astype(object).where(current.notna(), MISSING).astype(str)
+        return {**out, "test": "chi_squared", **chi_squared_test(ref, cur),
+                "psi": population_stability_index(ref, cur, categorical=True)}  # fmt: skip
+    ref = pd.to_numeric(reference, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    cur = pd.to_numeric(current, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    if np.isnan(ref).all() or np.isnan(cur).all():
+        return {**out, "test": "ks", "p_value": None, "statement": "not evaluated: no observed value on one side"}
+    return {**out, "test": "ks", **ks_test(ref, cur), "wasserstein": wasserstein_distance(ref, cur),
+            "psi": population_stability_index(ref, cur)}  # fmt: skip
+
+
+def _domain_matrix(reference: pd.DataFrame, current: pd.DataFrame, numeric: list, categorical: list):
+    """Both samples as float matrices for the domain classifier: numbers with missing values at the reference's
+    median (and a missing indicator), labels as codes of the reference's levels (an unseen label: -1)."""
+    blocks_ref, blocks_cur = [], []
+    for c in numeric:
+        r = pd.to_numeric(reference[c], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        k = pd.to_numeric(current[c], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        fill = np.nanmedian(r) if np.isfinite(r).any() else 0.0
+        blocks_ref += [np.where(np.isnan(r), fill, r), np.isnan(r)]
+        blocks_cur += [np.where(np.isnan(k), fill, k), np.isnan(k)]
+    for c in categorical:
+        r, k = reference[c].astype(object).astype(str), current[c].astype(object).astype(str)
+        levels = {v: i for i, v in enumerate(sorted(set(r)))}
+        blocks_ref.append(r.map(levels).to_numpy(dtype=np.float64))
+        blocks_cur.append(k.map(levels).fillna(-1).to_numpy(dtype=np.float64))
+    return np.column_stack(blocks_ref).astype(np.float64), np.column_stack(blocks_cur).astype(np.float64)
+
+
+def compare(
+    reference: pd.DataFrame,
+    current: pd.DataFrame,
+    numeric: list,
+    categorical: list,
+    cfg: dict,
+    seed: int,
+    what: str,
+    group: str | None = None,
+    extra: dict | None = None,
+) -> dict:
+    """The drift record of `current` against `reference` (the training rows): per column its test, p-value,
+    Benjamini-Hochberg adjusted p-value, effect sizes and flag; the domain classifier's AUC with its interval; the
+    flagged columns and a sentence. cfg: params.yaml `monitor` (fdr, domain_classifier, max_rows); extra: {name: a
+    test's record with its p_value} to hold in the same false-discovery family (the monitor's prediction shift). With
+    `group`
+    (data.group, when both frames hold it) one row of each group is compared: a person's years are one draw, not
+    five (the default data's test rows looked drifted in 17 of 30 columns, and a classifier told them apart with AUC
+    0.86 by recognising persons, when compared row by row)."""
+    rng = np.random.default_rng([seed, 43])
+    if group is not None and group in reference.columns and group in current.columns:
+        what = f"{what} (one row of each {group})"
+    else:
+        group = None
+    reference = _sample(reference, group, cfg["max_rows"], rng)
+    current = _sample(current, group, cfg["max_rows"], rng)
+    columns = {c: _column_test(reference[c], current[c], c in categorical) for c in [*numeric, *categorical]}
+    evaluated = [c for c, r in columns.items() if r["p_value"] is not None]
+    domain = {"statement": "off (monitor.domain_classifier: none)"}
+    if cfg["domain_classifier"] != "none":
+        X_ref, X_cur = _domain_matrix(reference, current, numeric, categorical)
+        domain = domain_classifier_test(
+            X_ref, X_cur, lambda: build.model(cfg["domain_classifier"], {"params": {}}, seed), random_state=seed
+        )
+    extra = dict(extra or {})
+    tested = {**{c: columns[c] for c in evaluated}, **extra, **({"": domain} if "p_value" in domain else {})}
+    p_values = [r["p_value"] for r in tested.values()]
+    rejected, adjusted = benjamini_hochberg(p_values, cfg["fdr"]), bh_adjusted(p_values)
+    for k, r in enumerate(tested.values()):
+        r.update(flagged=bool(rejected[k]), adjusted_p_value=float(adjusted[k]))
+    flagged = [c for c in evaluated if columns[c]["flagged"]]
+    return {
+        "what": what,
+        "rows": {"reference": len(reference), "current": len(current)},
+        "one_row_per": group,
+        "fdr": cfg["fdr"],
+        "columns": columns,
+        "domain_classifier": domain,
+        "extra": extra,
+        "flagged": flagged,
+        "not_evaluated": [c for c in columns if c not in evaluated],
+        "statement": statement(flagged, columns, domain, cfg["fdr"], what),
+    }
+
+
+def statement(flagged: list, columns: dict, domain: dict, fdr: float, what: str) -> str:
+    """One sentence: which columns drifted (the strongest first, with its test and adjusted p-value) and what the
+    domain classifier saw, or that nothing did."""
+    auc = (
+        f"; a classifier tells them apart with AUC {domain['auc']:.3f} ({domain['interval'][0]:.3f} to "
+        f"{domain['interval'][1]:.3f}, {domain['n_reference'] + domain['n_current']} held-out rows)"
+        + (" (flagged)" if domain["flagged"] else "")
+        if "auc" in domain
+        else ""
+    )
+    if not flagged:
+        return f"{what}: no column's distribution differs beyond chance at a false discovery rate of {fdr:g}{auc}"
+    ordered = sorted(flagged, key=lambda c: columns[c]["adjusted_p_value"])
+    shown = ", ".join(
+        f"{c} ({columns[c]['test']}, adjusted p {columns[c]['adjusted_p_value']:.2g})" for c in ordered[:5]
+    )
+    more = f" and {len(ordered) - 5} more" if len(ordered) > 5 else ""
+    return (
+        f"{what}: {len(flagged)} of {len(columns)} columns drifted at a false discovery rate of {fdr:g}: "
+        f"{shown}{more}{auc}"
+    )

@@ -1,0 +1,40 @@
+"""The deployed predictor measured on labelled rows, for the target's kind: the test rows (evaluate) and a labelled
+batch (the monitor) get the same figures with the same intervals. Returns (metrics, plot rows, per-row columns);
+the caller writes them."""
+
+from __future__ import annotations
+
+from functools import singledispatch
+
+from mllib.calibration import NoCalibration
+
+from ..core.task import Classification, Regression, Target
+from .evaluation import prediction_columns, rule_of, test_metrics
+from .regression import test_report
+
+
+@singledispatch
+def measure(target: Target, params: dict, predictor, outputs, y, y_train, trained: dict, clusters, groupings):
+    """(metrics, plots, columns) of the deployed predictor on rows with targets y (outputs: row_outputs of them)."""
+    raise TypeError(f"no measures for {type(target).__name__}")
+
+
+@measure.register
+def measure_regression(target: Regression, params, predictor, outputs, y, y_train, trained, clusters, groupings):
+    """Point metrics, the intervals' coverage and width, the residuals."""
+    return test_report(target, predictor, outputs, y, trained, y_train, params, clusters)
+
+
+@measure.register
+def measure_classification(
+    target: Classification, params, predictor, outputs, y, y_train, trained, clusters, groupings
+):
+    """Probabilities, decisions, the reject option and conformal sets; metrics, curves, reliability rows."""
+    scores = outputs["scores"]
+    P, P_raw = predictor.proba_from_scores(scores), NoCalibration().fit(scores).predict_proba(scores)
+    decided = predictor.decide(P)
+    sets = predictor.conformal.predict_set(P)
+    metrics, plots = test_metrics(
+        target, y, P, P_raw, decided, sets, params, groupings, trained, rule_of(predictor), y_train, clusters
+    )
+    return metrics, plots, prediction_columns(y, scores, P_raw, P, decided, sets)

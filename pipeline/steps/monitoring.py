@@ -1,0 +1,178 @@
+"""What the monitor checks of a new batch beyond drift (pipeline/steps/drift.py), for the target's kind:
+
+- the shift in what the model says: the batch's decided classes against the test rows' (chi-squared), or its
+  predicted values against the test rows' (Kolmogorov-Smirnov), one more test in drift's false-discovery family;
+- with labels, the promises of the model card on the batch, each failing only beyond the batch's noise: the headline
+  (the upper end of the batch's interval below the lower end of the test's), calibration (the batch's ECE above the
+  upper end of the test's ECE interval, what the card states, and above the 95th percentile of the ECE that calibrated
+  probabilities give on as many rows: labels drawn from the probabilities themselves, Broecker & Smith's consistency
+  resampling; binned ECE grows as the rows shrink, so a fixed bound fails every small batch), conformal
+  coverage (the upper end of the batch's
+  Clopper-Pearson interval below the promised coverage less tracking.promotion.max_coverage_shortfall, sets and
+  regression intervals alike);
+- without labels, the headline estimated from the calibrated probabilities (the idea of NannyML's CBPE: if the
+  probabilities are calibrated on the batch, its labels are draws from them): the ROC AUC of the probabilities
+  against labels drawn from them, 400 seeded draws, their mean and central interval. An estimate: it holds only as
+  far as the calibration does under the drift, which the checks above cannot see without labels."""
+
+from __future__ import annotations
+
+from functools import singledispatch
+
+import numpy as np
+from scipy import stats
+
+from mllib.calibration import expected_calibration_error
+from mllib.drift import chi_squared_test, ks_test
+from mllib.metrics import roc_auc_ovr, roc_auc_score
+
+from ..core.task import Classification, Regression, Target
+
+LABEL_DRAWS = 400
+
+
+@singledispatch
+def prediction_shift(target: Target, predictor, test_predictions, served) -> dict:
+    """The test of the batch's predictions (served: the served answer) against the test rows' (evaluate's
+    test_predictions): what the model says, not what it sees."""
+    raise TypeError(f"no prediction shift for {type(target).__name__}")
+
+
+@prediction_shift.register
+def _decisions(target: Classification, predictor, test_predictions, served) -> dict:
+    said = np.asarray(predictor.labels(test_predictions["prediction"].to_numpy()), dtype=str)
+    test = chi_squared_test(said, served["prediction"].dropna().astype(str).to_numpy())
+    return {"test": "chi_squared", "of": "decided classes", **test}
+
+
+@prediction_shift.register
+def _values(target: Regression, predictor, test_predictions, served) -> dict:
+    test = ks_test(test_predictions["prediction"], served["prediction"].dropna().astype(float))
+    return {"test": "ks", "of": "predicted values", **test}
+
+
+def clopper_pearson(successes: int, n: int, level: float = 0.95) -> list[float]:
+    """The exact binomial interval of a share."""
+    alpha = 1 - level
+    low = 0.0 if successes == 0 else float(stats.beta.ppf(alpha / 2, successes, n - successes + 1))
+    high = 1.0 if successes == n else float(stats.beta.ppf(1 - alpha / 2, successes + 1, n - successes))
+    return [low, high]
+
+
+def _check(name: str, value, bound, fails: bool, note: str) -> dict:
+    return {"check": name, "value": value, "bound": bound, "passed": not fails, "note": note}
+
+
+def drawn_labels(P: np.ndarray, rng) -> np.ndarray:
+    """Labels drawn from each row's class probabilities."""
+    return (rng.random(P.shape[0])[:, None] > np.cumsum(P, axis=1)).sum(axis=1).clip(max=P.shape[1] - 1)
+
+
+@singledispatch
+def promise_checks(target: Target, batch: dict, test: dict, params: dict, P, seed: int) -> list[dict]:
+    """The model card's promises checked on a labelled batch (batch, test: the measures of each; P: the batch's
+    calibrated probabilities, classification)."""
+    raise TypeError(f"no promise checks for {type(target).__name__}")
+
+
+def _headline_check(target: Target, batch: dict, test: dict) -> dict:
+    name = target.headline_metric
+    low_promised = test["bootstrap"]["figures"][name]["interval"][0]
+    high_here = batch["bootstrap"]["figures"][name]["interval"][1]
+    return _check(
+        f"upper end of the batch's {name} interval >= the lower end of the test's",
+        high_here,
+        low_promised,
+        high_here is not None and high_here < low_promised,
+        f"batch {name} {batch[name]:.4f} on {batch['n']} rows; test {test[name]:.4f}",
+    )
+
+
+@promise_checks.register
+def _classification_promises(target: Classification, batch: dict, test: dict, params: dict, P, seed: int) -> list:
+    promotion, binning = params["tracking"]["promotion"], params["calibration"]
+    checks = [_headline_check(target, batch, test)]
+    rng = np.random.default_rng([seed, 45])
+    null = [
+        expected_calibration_error(*target.calibration_view(drawn_labels(P, rng), P), binning["n_bins"],
+                                   binning["binning"])
+        for _ in range(LABEL_DRAWS)
+    ]  # fmt: skip
+    stated = test["bootstrap"]["figures"]["ece"]["interval"][1]
+    bound = max(stated, float(np.quantile(null, 0.95)))
+    ece = batch["calibration"]["after"]["ece"]
+    checks.append(
+        _check(
+            "the batch's ECE <= max(upper end of the test's ECE interval, 95th percentile of a calibrated model's "
+            "ECE on as many rows)",
+            ece,
+            bound,
+            ece > bound,
+            f"{batch['n']} rows; test ECE up to {stated:.4f}; calibrated probabilities give {np.median(null):.4f} "
+            "at the median",
+        )
+    )
+    conformal = batch["conformal"]
+    checks.append(_coverage_check(conformal["coverage"], conformal["n"], conformal["set_coverage"], promotion))
+    return checks
+
+
+@promise_checks.register
+def _regression_promises(target: Regression, batch: dict, test: dict, params: dict, P, seed: int) -> list[dict]:
+    promotion = params["tracking"]["promotion"]
+    intervals = batch["intervals"]
+    deployed = intervals[intervals["deployed"]]
+    return [
+        _headline_check(target, batch, test),
+        _coverage_check(deployed["coverage"], batch["n"], intervals["coverage_target"], promotion),
+    ]
+
+
+def _coverage_check(coverage: float, n: int, promised: float, promotion: dict) -> dict:
+    shortfall = promotion["max_coverage_shortfall"] or 0.0
+    high = clopper_pearson(int(round(coverage * n)), n)[1]
+    return _check(
+        "upper end of the batch's coverage interval >= promised coverage - max_coverage_shortfall",
+        high,
+        promised - shortfall,
+        high < promised - shortfall,
+        f"coverage {coverage:.3f} of {n} rows (promised {promised:g})",
+    )
+
+
+@singledispatch
+def label_free_estimate(target: Target, predictor, outputs: dict, seed: int, level: float = 0.95) -> dict:
+    """The headline estimated from the calibrated probabilities of the rows (outputs: their row_outputs), no labels."""
+    return {"statement": f"not evaluated: no label-free estimate for a {target.task} target"}
+
+
+@label_free_estimate.register
+def _expected_auc(target: Classification, predictor, outputs: dict, seed: int, level: float = 0.95) -> dict:
+    return expected_headline(target, predictor.proba_from_scores(outputs["scores"]), seed, level)
+
+
+def expected_headline(target: Target, P, seed: int, level: float = 0.95) -> dict:
+    """The headline (ROC AUC; macro one-vs-rest with more classes) of probabilities P against labels drawn from P."""
+    P = np.asarray(P, dtype=np.float64)
+    rng = np.random.default_rng([seed, 44])
+    draws = []
+    for _ in range(LABEL_DRAWS):
+        y = drawn_labels(P, rng)
+        if np.unique(y).size < P.shape[1]:
+            continue  # a draw without every class has no AUC
+        draws.append(roc_auc_score(y, P[:, 1]) if P.shape[1] == 2 else roc_auc_ovr(y, P))
+    if not draws:
+        return {"statement": "not evaluated: labels drawn from the probabilities never held every class"}
+    low, high = np.quantile(draws, [(1 - level) / 2, (1 + level) / 2])
+    name = target.headline_metric
+    return {
+        "metric": name,
+        "estimate": float(np.mean(draws)),
+        "interval": [float(low), float(high)],
+        "confidence_level": level,
+        "draws": len(draws),
+        "statement": (
+            f"estimated {name} {np.mean(draws):.4f} ({low:.4f} to {high:.4f}) from the calibrated probabilities "
+            f"of {P.shape[0]} rows, without labels: it holds as far as the calibration holds on this batch"
+        ),
+    }
