@@ -246,29 +246,6 @@ def _short(text, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def workspace_contract(params: dict) -> InputContract:
-    """The contract of the workspace's model (what track logs beside it, and what the monitor checks a batch by): its
-    feature columns, the levels the encoder saw and each numeric column's range, from the training rows, one column
-    at a time at any size."""
-    from ..core import paths
-    from ..core.frames import feature_columns
-    from ..core.io import read_parquet
-    from ..core.partitions import table_head
-
-    head, _ = table_head(paths.TRAIN, "split", 1)
-    numeric, categorical = feature_columns(head.columns, params["data"])
-    factor = params["validate"]["extreme_factor"]
-    return InputContract.of(
-        read_parquet(paths.TRAIN, "split", columns=categorical),  # the levels the encoder saw
-        numeric,
-        categorical,
-        params["data"]["sensitive"],
-        params["validate"],
-        params["features"]["encoder"]["params"],
-        {c: limits_of(read_parquet(paths.TRAIN, "split", columns=[c])[c], factor) for c in numeric},
-    )
-
-
 def limits_of(values: pd.Series, extreme_factor: float | None) -> list:
     """A numeric column's [min, max, extreme bound] over the training rows; the bound is validate's rule
     (validate.extreme_factor times the typical magnitude; None when the rule is off or the column is all zero)."""

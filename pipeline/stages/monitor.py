@@ -33,7 +33,8 @@ from pipeline.core.records import FeaturesReport, TrainMetrics
 from pipeline.core.summaries import sensitive_groupings
 from pipeline.core.task import Target
 from pipeline.reporting.monitor_page import write_monitor_page
-from pipeline.serving.contract import ContractError, serve, workspace_contract
+from pipeline.serving.contract import ContractError, serve
+from pipeline.serving.workspace import workspace_contract
 from pipeline.steps import drift
 from pipeline.steps.measures import measure
 from pipeline.steps.monitoring import label_free_estimate, prediction_shift, promise_checks

@@ -91,8 +91,10 @@ def relocate_default_store(root: Path) -> str | None:
     return old.removeprefix("file://").removesuffix("/mlartifacts")
 
 
-def stage_output_md5s(lock_file: Path = Path("dvc.lock"), skip: tuple[str, ...] = ("track",)) -> dict[str, str]:
-    """{'<stage>:<path>': md5} for every output recorded in dvc.lock."""
+def stage_output_md5s(
+    lock_file: Path = Path("dvc.lock"), skip: tuple[str, ...] = ("track", "monitor")
+) -> dict[str, str]:
+    """{'<stage>:<path>': md5} for every output recorded in dvc.lock but track's and the monitor's (after the model)."""
     try:
         lock = yaml.safe_load(lock_file.read_text()) or {}
     except FileNotFoundError:
@@ -207,7 +209,8 @@ def log_model(mlflow, params: dict):
     import tempfile
 
     from mllib import io as mlio
-    from pipeline.serving.contract import serve, workspace_contract
+    from pipeline.serving.contract import serve
+    from pipeline.serving.workspace import workspace_contract
 
     test, _ = table_head(paths.TEST, "split", 5)
     contract = workspace_contract(params)
