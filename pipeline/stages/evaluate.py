@@ -82,7 +82,8 @@ def main() -> None:
     )
     numeric, categorical = (FeaturesReport.read()[kind] for kind in ("numeric", "categorical"))
     group = [data["group"]] if data["group"] else []
-    train = read_parquet(paths.TRAIN, "split", columns=[*numeric, *categorical, *group])
+    columns = [*numeric, *categorical, *group]
+    train, test = (read_parquet(path, "split", columns=columns) for path in (paths.TRAIN, paths.TEST))
     metrics["drift"] = drift.compare(
         train, test, numeric, categorical, params["monitor"], params["seed"], "test rows", data["group"]
     )

@@ -36,12 +36,16 @@ def _sample(frame: pd.DataFrame, group: str | None, max_rows: int | None, rng) -
     return frame.iloc[np.sort(rng.choice(len(frame), max_rows, replace=False))]
 
 
+def _labels(values: pd.Series) -> pd.Series:
+    """A categorical column as text, a missing value as its own level (pandas keeps NaN through astype(str))."""
+    return values.astype(object).where(values.notna(), MISSING).astype(str)
+
+
 def _column_test(reference: pd.Series, current: pd.Series, categorical: bool) -> dict:
     """One column's test, its effect sizes and missing shares; "not evaluated" (with why) when a side has no value."""
     out = {"missing_share": [float(reference.isna().mean()), float(current.isna().mean())]}
     if categorical:
-        ref = reference.astype(object).where(reference.notna(), MISSING).astype(str)
-        cur = current.astype(object).where(current.notna(), MISSING).astype(str)
+        ref, cur = _labels(reference), _labels(current)
         return {**out, "test": "chi_squared", **chi_squared_test(ref, cur),
                 "psi": population_stability_index(ref, cur, categorical=True)}  # fmt: skip
     ref = pd.to_numeric(reference, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
@@ -63,7 +67,7 @@ def _domain_matrix(reference: pd.DataFrame, current: pd.DataFrame, numeric: list
         blocks_ref += [np.where(np.isnan(r), fill, r), np.isnan(r)]
         blocks_cur += [np.where(np.isnan(k), fill, k), np.isnan(k)]
     for c in categorical:
-        r, k = reference[c].astype(object).astype(str), current[c].astype(object).astype(str)
+        r, k = _labels(reference[c]), _labels(current[c])
         levels = {v: i for i, v in enumerate(sorted(set(r)))}
         blocks_ref.append(r.map(levels).to_numpy(dtype=np.float64))
         blocks_cur.append(k.map(levels).fillna(-1).to_numpy(dtype=np.float64))

@@ -102,3 +102,14 @@ def test_clopper_pearson_equals_scipy(k, n):
 
     theirs = stats.binomtest(k, n).proportion_ci(0.95, method="exact")
     np.testing.assert_allclose(clopper_pearson(k, n), [theirs.low, theirs.high], atol=1e-12)
+
+
+def test_missing_labels_are_a_level_of_their_own():
+    """A categorical column with gaps on both sides (the penguins' sex): missing is a level, in the test and in the
+    domain classifier's codes."""
+    rng = np.random.default_rng(5)
+    reference, batch = frame(600, rng), frame(200, rng)
+    reference.loc[::7, "colour"] = None
+    batch.loc[::3, "colour"] = np.nan  # three times the share of gaps
+    result = compare(reference, batch, NUMERIC, ["colour"], CFG, 0, "batch")
+    assert "colour" in result["flagged"] and result["columns"]["colour"]["missing_share"][1] > 0.3
