@@ -128,6 +128,8 @@ def failures(record: dict) -> list[str]:
         if r.get("flagged"):
             out.append(f"the model's {r['of']} shifted ({r['test']}, adjusted p {r['adjusted_p_value']:.2g})")
     domain = found["domain_classifier"]
+    if domain.get("not_evaluated"):  # a check that applies and cannot be computed fails closed
+        out.append(f"the domain classifier is {domain['statement']} (monitor.domain_classifier: none to go without)")
     if domain.get("flagged"):
         out.append(f"a classifier tells the batch from the training rows (AUC {domain['auc']:.3f})")
     out += [f"{c['check']}: {c['value']:.4g} (bound {c['bound']:.4g}; {c['note']})" for c in record["checks"]

@@ -23,6 +23,7 @@ from mllib.drift import (
 from ..core import build
 
 MISSING = "(missing)"
+MIN_DOMAIN_ROWS = 20  # per side: a classifier fitted on half of fewer rows tells nothing (11 firms: 9 and 2 rows)
 
 
 def _sample(frame: pd.DataFrame, group: str | None, max_rows: int | None, rng) -> pd.DataFrame:
@@ -103,7 +104,14 @@ def compare(
     columns = {c: _column_test(reference[c], current[c], c in categorical) for c in [*numeric, *categorical]}
     evaluated = [c for c, r in columns.items() if r["p_value"] is not None]
     domain = {"statement": "off (monitor.domain_classifier: none)"}
-    if cfg["domain_classifier"] != "none":
+    if cfg["domain_classifier"] != "none" and min(len(reference), len(current)) < MIN_DOMAIN_ROWS:
+        domain = {
+            "statement": f"not evaluated: {len(reference)} and {len(current)} rows"
+            + (f" (one per {group})" if group else "")
+            + f", fewer than {MIN_DOMAIN_ROWS} on a side",
+            "not_evaluated": True,
+        }
+    elif cfg["domain_classifier"] != "none":
         X_ref, X_cur = _domain_matrix(reference, current, numeric, categorical)
         domain = domain_classifier_test(
             X_ref, X_cur, lambda: build.model(cfg["domain_classifier"], {"params": {}}, seed), random_state=seed
@@ -137,7 +145,7 @@ def statement(flagged: list, columns: dict, domain: dict, fdr: float, what: str)
         f"{domain['interval'][1]:.3f}, {domain['n_reference'] + domain['n_current']} held-out rows)"
         + (" (flagged)" if domain["flagged"] else "")
         if "auc" in domain
-        else ""
+        else f"; the domain classifier: {domain['statement']}"
     )
     if not flagged:
         return f"{what}: no column's distribution differs beyond chance at a false discovery rate of {fdr:g}{auc}"

@@ -113,3 +113,15 @@ def test_missing_labels_are_a_level_of_their_own():
     batch.loc[::3, "colour"] = np.nan  # three times the share of gaps
     result = compare(reference, batch, NUMERIC, ["colour"], CFG, 0, "batch")
     assert "colour" in result["flagged"] and result["columns"]["colour"]["missing_share"][1] > 0.3
+
+
+def test_a_domain_classifier_on_too_few_rows_is_not_evaluated_by_name():
+    rng = np.random.default_rng(6)
+    result = compare(frame(9, rng), frame(2, rng), NUMERIC, ["colour"], CFG, 0, "test rows")
+    assert result["domain_classifier"] == {
+        "statement": "not evaluated: 9 and 2 rows, fewer than 20 on a side",
+        "not_evaluated": True,
+    }
+    assert result["statement"].endswith("; the domain classifier: not evaluated: 9 and 2 rows, fewer than 20 on a side")
+    off = compare(frame(9, rng), frame(2, rng), NUMERIC, ["colour"], {**CFG, "domain_classifier": "none"}, 0, "t")
+    assert off["domain_classifier"] == {"statement": "off (monitor.domain_classifier: none)"}
