@@ -5,8 +5,6 @@ validation curve of one hyperparameter. The no-skill baselines are scored by tra
 
 from __future__ import annotations
 
-import numpy as np
-
 from mllib.model_selection import FoldData
 from pipeline.core import build, paths
 from pipeline.core.config import load_params
@@ -20,14 +18,12 @@ from pipeline.steps.assessment import (
     leakage_estimate,
     leaky_features,
     learning_curves,
-    nested_scores,
+    nested_report,
     refit_limit,
     single_feature_scores,
     temporal_leakage_estimate,
     validation_sweep,
 )
-from pipeline.steps.comparison import compare
-from pipeline.steps.training import candidate_params
 
 
 def single_feature_check(cfg: dict, target, features_of, y, splits, seed: int) -> dict:
@@ -70,43 +66,7 @@ def main() -> None:
     report["single_feature"] = single_feature_check(cfg, target, features_of, y, splits, seed)
     print(f"assess: single features: {report['single_feature']['statement']}")
     too_large = refit_limit(cfg, len(y))  # why nested CV and the validation curve do not run, or None
-    report["nested"] = {"statement": too_large or "off (assess.nested: false)"}
-    if cfg["nested"] and not too_large:
-        names = build.model_names(params["model"], target)  # every model of model.candidates, or the one
-        models = {
-            n: (build.model(n, params["model"], seed), candidate_params(params["search"], n, seed)) for n in names
-        }
-
-        def select(best: dict, sizes: dict) -> str:  # model.selection between the models, as train chose
-            if len(best) == 1:
-                return next(iter(best))
-            n_train, n_test = np.mean(list(sizes.values()), axis=0)
-            return compare(best, scorer.greater_is_better, n_train, n_test, params["model"]["selection"])[0]
-
-        report["nested"] = nested_scores(
-            features_of,
-            y,
-            groups,
-            splits,
-            models,
-            select,
-            scorer,
-            cfg["inner_splits"],
-            seed,
-            target.classifies,
-            rows.time,
-            params["split"]["gap"],
-        )
-    nested = report["nested"]
-    if "statement" in nested:
-        print(f"assess: nested CV is {nested['statement']}")
-    else:
-        left_out = nested.get("splits_left_out")
-        print(
-            f"assess: nested CV {scorer.name} {nested['outer_mean']:.4f} ± {nested['outer_std']:.4f} (inner best "
-            f"{nested['inner_best_mean']:.4f}, optimism {nested['optimism']:.4f})"
-            + (f"; splits {left_out} left out: too few distinct times for inner folds" if left_out else "")
-        )
+    report["nested"] = nested_report(params, target, scorer, rows, too_large)
     report["learning_curve"], curve_rows = None, []
     if cfg["learning_curve"]:
         curve = learning_curves(features_of, y, splits, make_model, scorer, cfg["train_fractions"], seed)

@@ -19,122 +19,13 @@ records that it checked nothing."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
-from mllib import io as mlio
 from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
-from pipeline.core.io import read_data_file, read_json, read_parquet, write_json
-from pipeline.core.records import FeaturesReport, TrainMetrics
-from pipeline.core.summaries import sensitive_groupings
-from pipeline.core.task import Target
+from pipeline.core.io import write_json
 from pipeline.reporting.monitor_page import write_monitor_page
-from pipeline.serving.contract import ContractError, serve
-from pipeline.serving.workspace import workspace_contract
-from pipeline.steps import drift
-from pipeline.steps.measures import measure
-from pipeline.steps.monitoring import label_free_estimate, prediction_shift, promise_checks
-from pipeline.steps.row_outputs import row_outputs
-
-
-def labelled_rows(batch: pd.DataFrame, target: Target, column: str) -> np.ndarray | None:
-    """The rows whose target is known and one of the training classes (None: the batch has no labels)."""
-    if column not in batch.columns or batch[column].isna().all():
-        return None
-    known = batch[column].notna().to_numpy().copy()
-    if target.classes:  # a class the model was not trained on cannot be scored against
-        known &= batch[column].astype(str).isin([str(c) for c in target.classes]).to_numpy()
-    return np.flatnonzero(known) if known.sum() >= 2 else None
-
-
-def check_batch(params: dict, path: str) -> dict:
-    """The monitor's record of one batch (module docstring), without the MLflow run."""
-    data, cfg, seed = params["data"], params["monitor"], params["seed"]
-    if not Path(path).is_file():
-        raise PipelineError(f"monitor: batch file {path} does not exist; pass a .csv, .csv.gz or .parquet file of rows")
-    batch, source = read_data_file(Path(path), data["categorical"]), Path(path)
-    target = Target.read(paths.TARGET)
-    predictor = mlio.load(paths.PREDICTOR)
-    contract = workspace_contract(params)
-    try:
-        served, ignored = serve(predictor, contract, batch)
-    except ContractError as exc:
-        raise PipelineError(f"monitor: {source}: the served model would refuse this batch: {exc}") from None
-    flags = served["flags"].astype(str)
-    numeric, categorical = (FeaturesReport.read()[kind] for kind in ("numeric", "categorical"))
-    group = [data["group"]] if data["group"] else []
-    train = read_parquet(paths.TRAIN, "split", columns=[*numeric, *categorical, *group])
-    shift = prediction_shift(target, predictor, read_parquet(paths.TEST_PREDICTIONS, "evaluate"), served)
-    drifted = drift.compare(
-        train, batch, numeric, categorical, cfg, seed, "batch rows", data["group"], extra={"predictions": shift}
-    )
-    record = {
-        "batch": str(source),
-        "rows": len(batch),
-        "model": read_json(paths.MLFLOW_RUN, "track"),
-        "contract": {
-            "ignored_columns": [str(c) for c in ignored],
-            "flagged_rows": int((flags != "").sum()),
-            "flags": {f: int(n) for f, n in flags[flags != ""].value_counts().items()},
-        },
-        "drift": drifted,
-    }
-    labelled = labelled_rows(batch, target, data["target"])
-    test = read_json(paths.TEST_METRICS, "evaluate")
-    if labelled is None:
-        outputs = row_outputs(target, predictor, _matrix(batch, contract))
-        record["labels"], record["checks"] = None, []
-        record["estimate"] = label_free_estimate(target, predictor, outputs, seed)
-    else:
-        rows = batch.iloc[labelled].reset_index(drop=True)
-        y = target.encode(rows[data["target"]])
-        y_train = target.encode(read_parquet(paths.TRAIN, "split", columns=[data["target"]])[data["target"]])
-        outputs = row_outputs(target, predictor, _matrix(rows, contract))
-        clusters = rows[data["group"]].to_numpy() if data["group"] and data["group"] in rows else None
-        groupings = sensitive_groupings(rows, [s for s in data["sensitive"] if s in rows])
-        measured, _, _ = measure(
-            target, params, predictor, outputs, y, y_train, TrainMetrics.read(), clusters, groupings
-        )
-        record["labels"] = {"rows": len(labelled), "metrics": _headline(measured, target)}
-        P = predictor.proba_from_scores(outputs["scores"]) if "scores" in outputs else None
-        record["checks"] = promise_checks(target, measured, test, params, P, seed)
-    record["failures"] = failures(record)
-    return record
-
-
-def _matrix(frame: pd.DataFrame, contract):
-    from pipeline.core.frames import raw_matrix
-
-    return raw_matrix(frame, contract.numeric, contract.categorical)
-
-
-def _headline(metrics: dict, target: Target) -> dict:
-    figures = metrics["bootstrap"]["figures"]
-    return {name: figures[name] for name in (target.headline_metric, "ece", "coverage") if name in figures}
-
-
-def failures(record: dict) -> list[str]:
-    """One line per failed check, the drifted columns first (the strongest first)."""
-    out = []
-    found = record["drift"]
-    for column in sorted(found["flagged"], key=lambda c: found["columns"][c]["adjusted_p_value"]):
-        r = found["columns"][column]
-        out.append(f"column {column!r} drifted ({r['test']}, adjusted p {r['adjusted_p_value']:.2g})")
-    for name, r in found.get("extra", {}).items():
-        if r.get("flagged"):
-            out.append(f"the model's {r['of']} shifted ({r['test']}, adjusted p {r['adjusted_p_value']:.2g})")
-    domain = found["domain_classifier"]
-    if domain.get("not_evaluated"):  # a check that applies and cannot be computed fails closed
-        out.append(f"the domain classifier is {domain['statement']} (monitor.domain_classifier: none to go without)")
-    if domain.get("flagged"):
-        out.append(f"a classifier tells the batch from the training rows (AUC {domain['auc']:.3f})")
-    out += [f"{c['check']}: {c['value']:.4g} (bound {c['bound']:.4g}; {c['note']})" for c in record["checks"]
-            if not c["passed"]]  # fmt: skip
-    return out
+from pipeline.steps.batch_check import check_batch
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -19,4 +19,5 @@ explanations.py    explain: attributions in the raw columns of the user's data
 measures.py        evaluate, monitor: the deployed predictor's figures on labelled rows, for the target's kind
 drift.py           evaluate, monitor: rows against the training rows, column by column and by a domain classifier
 monitoring.py      monitor: the shift in predictions, the promises on labelled rows, the label-free estimate
+batch_check.py     monitor: one batch's record (contract, drift, promises or estimate) and its failed checks
 """

@@ -389,25 +389,50 @@ def diagnosed(curve: dict, scorer) -> tuple[dict, list[dict]]:
     return report, rows
 
 
+def nested_report(params: dict, target, scorer, rows: AssessedRows, too_large: str | None) -> dict:
+    """assessment.json's "nested": nested CV around the whole selection (every model of model.candidates, chosen
+    between by model.selection as train chose), printed; or why it did not run (too_large: refit_limit's reason)."""
+    cfg, seed = params["assess"], params["seed"]
+    if not cfg["nested"] or too_large:
+        nested = {"statement": too_large or "off (assess.nested: false)"}
+        print(f"assess: nested CV is {nested['statement']}")
+        return nested
+    from .comparison import compare
+    from .training import candidate_params
+
+    names = build.model_names(params["model"], target)  # every model of model.candidates, or the one
+    models = {n: (build.model(n, params["model"], seed), candidate_params(params["search"], n, seed)) for n in names}
+
+    def select(best: dict, sizes: dict) -> str:  # model.selection between the models, as train chose
+        if len(best) == 1:
+            return next(iter(best))
+        n_train, n_test = np.mean(list(sizes.values()), axis=0)
+        return compare(best, scorer.greater_is_better, n_train, n_test, params["model"]["selection"])[0]
+
+    nested = nested_scores(rows, models, select, scorer, cfg["inner_splits"], seed, target.classifies,
+                           params["split"]["gap"])  # fmt: skip
+    if "statement" in nested:
+        print(f"assess: nested CV is {nested['statement']}")
+    else:
+        left_out = nested.get("splits_left_out")
+        print(
+            f"assess: nested CV {scorer.name} {nested['outer_mean']:.4f} ± {nested['outer_std']:.4f} (inner best "
+            f"{nested['inner_best_mean']:.4f}, optimism {nested['optimism']:.4f})"
+            + (f"; splits {left_out} left out: too few distinct times for inner folds" if left_out else "")
+        )
+    return nested
+
+
 def nested_scores(
-    split_matrix,
-    y,
-    groups,
-    splits,
-    models: dict,
-    select,
-    scorer,
-    inner_splits: int,
-    seed: int,
-    stratify: bool,
-    time: np.ndarray | None = None,
-    gap: float = 0.0,
+    rows: AssessedRows, models: dict, select, scorer, inner_splits: int, seed: int, stratify: bool, gap: float = 0.0
 ) -> dict:
-    """Outer score (the selection's choice, refitted, on the split's validation part) and inner best score per split;
-    split_matrix(k): every training row in split k's features; models: {name: (an unfitted model, its candidates)};
-    select({name: its search's best result}, {name: (n_train, n_test) mean inner split sizes}) -> the chosen name
-    (a single model: itself). With time (data.time), the inner folds chain forward within each split's training part
-    too; a split whose training part holds too few times for an inner fold is left out, and said."""
+    """Outer score (the selection's choice, refitted, on the split's validation part) and inner best score per split
+    of the assessed rows (rows.features_of(k): every training row in split k's features); models: {name: (an
+    unfitted model, its candidates)}; select({name: its search's best result}, {name: (n_train, n_test) mean inner
+    split sizes}) -> the chosen name (a single model: itself). With time (data.time), the inner folds chain forward
+    within each split's training part too; a split whose training part holds too few times for an inner fold is left
+    out, and said."""
+    split_matrix, y, groups, splits, time = rows.features_of, rows.y, rows.groups, rows.splits, rows.time
     inner = inner_splitter(inner_splits, groups is not None, stratify, seed)
     if time is not None:
         chaining = ForwardChainingSplit(inner_splits, gap)

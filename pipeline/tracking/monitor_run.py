@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..core.errors import PipelineError
 from . import store
-from .runs import RECORDED, experiment_id, one_line, repo_root, tracking_uri
+from .runs import experiment_id, find_state, one_line, repo_root, tracking_uri
 
 
 def monitor_metrics(record: dict) -> dict[str, float]:
@@ -34,16 +34,10 @@ def monitor_metrics(record: dict) -> dict[str, float]:
 
 
 def model_version(client, name: str, exp_id: str, state: str) -> str | None:
-    """The registered version of the pipeline state's recorded run (None: not registered in this store)."""
-    runs = client.search_runs(
-        [exp_id], filter_string=f"tags.`pipeline.state` = '{state}' and tags.`pipeline.role` = 'parent'"
-    )
-    for run in runs:
-        versions = client.search_model_versions(f"name = '{name}' and run_id = '{run.info.run_id}'")
-        recorded = [v for v in versions if v.tags.get(RECORDED)]
-        if recorded:
-            return str(recorded[0].version)
-    return None
+    """The registered version of the pipeline state track recorded (None: not recorded in this store)."""
+    run = find_state(client, exp_id, name, state).get("recorded")
+    versions = client.search_model_versions(f"name = '{name}' and run_id = '{run.info.run_id}'") if run else []
+    return str(versions[0].version) if versions else None
 
 
 def log_monitor_run(params: dict, record: dict) -> dict:
