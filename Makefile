@@ -31,13 +31,14 @@ lint: $(STAMP)
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "error: Python >= 3.11 is needed; $(PYTHON) is $$($(PYTHON) --version 2>&1). Run: make PYTHON=python3.11 ..."; exit 1; }
-	$(PYTHON) -m venv $(VENV)
+	@$(PYTHON) -m venv $(VENV)
 
 $(STAMP): pyproject.toml requirements.lock | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev]'
-	# the real-data corpus's ISLP files (tests/real_data.py reads its CSVs); without its dependencies, which pull in torch
-	$(BIN)/python -m pip install --quiet --no-deps -c requirements.lock ISLP
+	@echo "installing the project into $(VENV) (requirements.lock; log: $(VENV)/install.log)"
+	@{ $(BIN)/python -m pip install --upgrade pip && \
+	   $(BIN)/python -m pip install -c requirements.lock -e '.[dev]' && \
+	   $(BIN)/python -m pip install --no-deps -c requirements.lock ISLP; } > $(VENV)/install.log 2>&1 || \
+		{ tail -n 30 $(VENV)/install.log; echo "error: the install failed; the whole log is $(VENV)/install.log"; exit 1; }
 	@touch $@
 
 # requirements.lock: the exact versions the pipeline's results depend on (dvc.lock is reproduced with them)

@@ -1,5 +1,6 @@
 """Runs the README's experiments as written (queued, two at a time) in a scratch clone of this repository, then checks
-that each changed only the params its `-S` options name, and prints each one's headline test metric.
+that each changed only the params its `-S` options name, prints each one's headline test metric, the time the queue
+took, and the README's `dvc exp show` table; exits 1 when the queue's workers stop with experiments still queued.
 
     python scripts/check_readme_experiments.py [--keep DIR]
 
@@ -32,6 +33,13 @@ def readme_experiments() -> list[list[str]]:
     return [shlex.split(line.split("#")[0]) for line in block.splitlines() if "dvc exp run --queue" in line]
 
 
+def readme_exp_show() -> list[str]:
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"## Experiment\n.*?```bash\n(.*?)```", readme, re.S).group(1)
+    line = next(line for line in block.splitlines() if line.startswith("dvc exp show"))
+    return [*shlex.split(line), "--no-pager"]
+
+
 def run(cwd: Path, *args: str) -> str:
     result = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
     if result.returncode:
@@ -48,9 +56,17 @@ def main() -> None:
     commands = readme_experiments()
     for i, command in enumerate(commands):
         run(repo, *command, "--name", f"readme-{i:02d}")
+    start, idle = time.monotonic(), 0
     run(repo, "dvc", "queue", "start", "-j", "2")
     while "Running" in (status := run(repo, "dvc", "queue", "status")) or "Queued" in status:
+        # the README's promise: one `dvc queue start` runs them all; workers gone with tasks still queued is a stall
+        idle = idle + 1 if "Worker status: 0 active, 0 idle" in status else 0
+        if idle >= 6:
+            print(status)
+            sys.exit(f"stalled after {time.monotonic() - start:.0f} s: no worker left, tasks still queued")
         time.sleep(10)
+    print(f"all {len(commands)} experiments done in {time.monotonic() - start:.0f} s with one `dvc queue start -j 2`")
+    print(run(repo, *readme_exp_show()))
     shown = json.loads(run(repo, "dvc", "exp", "show", "--json", "--no-fetch"))
     found = {}
     for entry in shown:

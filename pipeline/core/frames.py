@@ -99,9 +99,10 @@ def read_proba(frame: pd.DataFrame) -> np.ndarray:
 
 
 def served_predictions(predictor, frame: pd.DataFrame, numeric: list[str], categorical: list[str]) -> pd.DataFrame:
-    """What the served model returns for raw rows: `probability_<class>` per class, the decided class `prediction`
-    and `accepted` (the reject option lets the decision be made); for a regressor the `prediction` and its
-    conformal interval `lower`, `upper`. A missing feature column is named."""
+    """What the served model returns for raw rows: `probability_<class>` per class, the decided class `prediction`,
+    `accepted` (the reject option lets the decision be made) and `prediction_set` (the class labels of the conformal
+    set, which holds the true class with probability calibration.set_coverage); for a regressor the `prediction`
+    and its conformal interval `lower`, `upper` (calibration.interval_coverage). A missing feature column is named."""
     missing = [c for c in numeric + categorical if c not in frame.columns]
     if missing:
         raise ValueError(f"input is missing feature columns {missing}")
@@ -114,7 +115,12 @@ def served_predictions(predictor, frame: pd.DataFrame, numeric: list[str], categ
     decided = predictor.decide(P)
     out = {f"probability_{c}": P[:, k] for k, c in enumerate(predictor.classes)}
     labels = pd.Series(predictor.labels(decided["decision"])).infer_objects()
-    return pd.DataFrame({**out, "prediction": labels.to_numpy(), "accepted": decided["accepted"]})
+    out |= {"prediction": labels.to_numpy(), "accepted": decided["accepted"]}
+    if predictor.conformal is not None:  # the classes whose set holds the true one at calibration.set_coverage
+        sets = predictor.conformal.predict_set(P)
+        classes = np.asarray(predictor.labels(np.arange(len(predictor.classes))), dtype=object)
+        out["prediction_set"] = [classes[row].tolist() for row in sets]
+    return pd.DataFrame(out)
 
 
 HASH_KEYS = ("defensible-ml-01", "defensible-ml-02")  # pandas' hash_pandas_object keys: 16 characters each

@@ -89,6 +89,13 @@ class InputContract:
     def columns(self) -> list[str]:
         return self.numeric + self.categorical
 
+    def typed(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The feature columns of `frame` in the types of the model's signature (numbers float64, labels text, missing
+        null): what MLflow's schema check takes in-process (it refuses an int64 column for a `double` input)."""
+        numbers = {c: pd.to_numeric(frame[c]).astype(np.float64) for c in self.numeric}
+        labels = {c: pd.Series(category_labels(frame[c]), index=frame.index, dtype=object) for c in self.categorical}
+        return pd.DataFrame(numbers | labels, index=frame.index)[self.columns]
+
     def kind(self, column: str) -> str:
         return NUMBER if column in self.numeric else TEXT
 

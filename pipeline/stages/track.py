@@ -1,13 +1,14 @@
 """The track stage: record the pipeline state in MLflow from the files the stages wrote (the compute stages
-never import mlflow). One parent run per state: the run's params with params.yaml's dotted keys (the chosen
-model's grid and settings only), the headline metrics with the names `dvc metrics show` prints, the reports,
-figures and the DVC md5 of every output as artifacts, train/test datasets as inputs with their DVC md5 as digest,
-the deployed predictor as a pyfunc logged from code (raw rows in), and tags joining it to git; one child run per
-search candidate with its per-fold scores. The model becomes a new version of the registered model with alias
-`candidate`, and `champion` when the promotion gate passes (pipeline/tracking/promotion.py; decision and reasons as
-version tags). Tracking the same state again finds the existing run: a state counts as recorded only when its run
-FINISHED and its version carries the gate's decision; a run interrupted before that (killed, a store that refused a
-write) is marked superseded and replaced, or its registration completed, by the next `dvc repro`
+never import mlflow). One parent run per state, named after the params it changed from the committed params.yaml,
+with a description and at most 40 params that define it (pipeline/tracking/naming.py), the headline metrics with
+the names `dvc metrics show` prints, params.yaml, the reports, figures and the DVC md5 of every output as artifacts,
+train/test datasets as inputs with their DVC md5 as digest, the deployed predictor as a pyfunc logged from code (raw
+rows in, a signature typed from its input contract, no build-machine path in its MLmodel), and tags joining it to
+git; one child run per search candidate with its per-fold scores. The model becomes a new version of the registered
+model with alias `candidate`, and `champion` when the promotion gate passes (pipeline/tracking/promotion.py; decision
+and reasons as version tags). Tracking the same state again finds the existing run: a state counts as recorded only
+when its run FINISHED and its version carries the gate's decision; a run interrupted before that (killed, a store
+that refused a write) is marked superseded and replaced, or its registration completed, by the next `dvc repro`
 (pipeline.tracking.runs.find_state). Names beyond MLflow's 250 characters are shortened deterministically, the full
 ones in the run's mlflow_names.json; an MLflow failure is one line."""
 

@@ -22,6 +22,8 @@ import json
 
 from ..core.task import kind_of
 
+LEAKY = "features that alone predict the target beyond assess.single_feature_bound <= 0"
+
 
 def threshold_checks(
     figures: dict[str, float], task: str, cfg: dict, costs_set: bool = False, undefined_gaps: list[str] = ()
@@ -47,10 +49,10 @@ def threshold_checks(
                kind.decision_checks(figures, cfg, costs_set)]  # fmt: skip
     leaky = figures.get("trust.leaky_features")
     checks.append(
-        _check("no feature alone predicts the target (assess.single_feature_bound)", leaky, 0, "<=")
+        _check(LEAKY, leaky, 0, "<=")
         if leaky is not None
         else {
-            "check": "no feature alone predicts the target (assess.single_feature_bound)",
+            "check": LEAKY,
             "value": None,
             "bound": None,
             "passed": None,
@@ -171,11 +173,11 @@ def decide(checks: list[dict]) -> dict:
 def describe(check: dict) -> str:
     if check["passed"] is None:
         return f"{check['check']}: skipped ({check.get('note', 'no bound set')})"
-    value = "undefined" if check["value"] is None else f"{check['value']:.4g}"
     if check["passed"] is False and check["value"] is None and check.get("note"):
         return f"{check['check']}: FAILS, {check['note']}"
-    bound = "" if check["bound"] is None else f" (bound {check['bound']:.4g})"
-    return f"{check['check']}: {value}{bound} {'passes' if check['passed'] else 'FAILS'}" + (
+    value = "" if check["value"] is None else f"{check['value']:.4g} "  # a check of equality has no figure
+    bound = "" if check["bound"] is None else f"(bound {check['bound']:.4g}) "
+    return f"{check['check']}: {value}{bound}{'passes' if check['passed'] else 'FAILS'}" + (
         f" ({check['note']})" if check.get("note") else ""
     )
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from ..core import paths
+from ..core.config import PARAMS_FILE
 from ..core.errors import PipelineError
 from ..core.io import read_json
 from ..core.partitions import table_head
@@ -25,7 +26,8 @@ from ..core.provenance import git
 from ..core.records import FeaturesReport, SearchReport, TrainMetrics
 from ..core.task import kind_of
 from ..reporting.headline import flat, undefined_gaps
-from .promotion import champion_check, contract_check, decide, threshold_checks
+from . import naming
+from .promotion import champion_check, contract_check, decide, describe, threshold_checks
 
 # Set before mlflow is imported: no usage telemetry, and a down server fails fast instead of retrying for minutes.
 os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
@@ -52,6 +54,7 @@ ARTIFACT_COLUMNS = (
     ("experiments", "artifact_location"),
     ("runs", "artifact_uri"),
     ("logged_models", "artifact_location"),
+    ("model_versions", "storage_location"),  # where `models:/<name>@<alias>` is read from
 )
 
 
@@ -146,23 +149,6 @@ def fitted_params(params: dict[str, str], renamed: dict) -> dict[str, str]:
     return {fitted(k, KEY_LIMIT, renamed): fitted(v, PARAM_VALUE_LIMIT, renamed) for k, v in params.items()}
 
 
-def run_params(params: dict, model: str, calibration: str | None) -> dict[str, str]:
-    """params.yaml flattened to dotted keys, as the run used them: the grid and fixed settings of the chosen model
-    only (not those of every other model), and the settings of the deployed calibration map only (calibration.method
-    auto chooses it; regression: none)."""
-    from ..core.config import flatten
-
-    chosen = {"search.grid.": model, "model.params.": model, "calibration.params.": calibration}
-    kept = {}
-    for key, value in flatten(params).items():
-        section = next((s for s in chosen if key.startswith(s)), None)
-        if section is None or key[len(section) :].split(".")[0] == chosen[section]:
-            kept[key] = str(value)
-    # the model that ran (auto resolved, or model.candidates' choice), with what params.yaml asked beside it
-    kept["model.name"], kept["model.name_in_params"] = model, str(params["model"]["name"])
-    return kept
-
-
 # the packages the served model's code imports (tests/e2e checks this list against the code's imports)
 SERVING_REQUIREMENTS = ("mlflow", "numpy", "scipy", "pandas", "numba")
 
@@ -176,17 +162,18 @@ def artifact_files() -> list[Path]:
     return sorted(files)
 
 
-def signature_of(example, output):
-    """Outputs only, as the model returns them; no input schema, on purpose: the model checks its inputs itself
-    (pipeline/serving/contract.py: one line naming the column and the kind expected; the kinds are in the model's
-    input_contract.json and its contract.inputs tag). An input schema makes MLflow check first, in its own words,
-    measured on MLflow 3.17: columns of type `any` answer a wrong value with the whole request and schema, and its
-    scoring server cannot read a text/csv request at all ("Failed to get pandas types"); a `double` column refuses
-    an int64 frame in-process ("Can not safely convert int64 to float64") and a non-number in a CSV cell with a stack
-    trace; a `string` column refuses a float64 frame. Without one, every content type reaches the contract."""
+def signature_of(contract, output):
+    """The model's signature, generated from its input contract (pipeline/serving/contract.py): every feature column
+    required, a number column `double` (MLflow's advice for numbers that may be missing: an integer type cannot hold
+    null) and a label column `string`; the outputs as the model returns them. MLflow checks a request against it
+    before the model does: a missing column or a value its type cannot hold is refused in MLflow's words (README,
+    "The served model"); the contract checks the rest (infinities, extreme numbers, unseen levels, sensitive gaps)."""
     from mlflow.models import ModelSignature, infer_signature
+    from mlflow.types import ColSpec, Schema
 
-    return ModelSignature(inputs=None, outputs=infer_signature(example, output).outputs)
+    kinds = [("double", c) for c in contract.numeric] + [("string", c) for c in contract.categorical]
+    inputs = Schema([ColSpec(kind, name, required=True) for kind, name in kinds])
+    return ModelSignature(inputs=inputs, outputs=infer_signature(output).inputs)
 
 
 def table_dataset(path: Path, name: str, target: str, digest: str):
@@ -214,7 +201,7 @@ def log_model(mlflow, params: dict):
 
     test, _ = table_head(paths.TEST, "split", 5)
     contract = workspace_contract(params)
-    example = test[contract.columns].head(5)
+    example = contract.typed(test.head(5))
     output, _ = serve(mlio.load(paths.PREDICTOR), contract, example)
     predictor = paths.PREDICTOR.with_name(paths.PREDICTOR.name + ".json")
     with tempfile.TemporaryDirectory() as tmp:
@@ -229,10 +216,30 @@ def log_model(mlflow, params: dict):
                 "input_contract": str(contract_file),
             },
             code_paths=["mllib", "pipeline"],
-            signature=signature_of(example, output),
+            signature=signature_of(contract, output),
             input_example=example,
             pip_requirements=[f"{p}=={version(p)}" for p in SERVING_REQUIREMENTS],
         )
+
+
+def make_portable(mlflow, client, model) -> None:
+    """Rewrite the logged model's MLmodel without the build machine's paths. MLflow writes the absolute path of the
+    model's code file, of each artifact's source (a temporary folder for the contract) and of the model's own
+    location; its loader uses only the code file's name and each artifact's path inside the model, so a copy of the
+    store on another path or machine loads the model and says nothing of where it was built."""
+    import tempfile
+
+    location = client.get_logged_model(model.model_id).artifact_location
+    with tempfile.TemporaryDirectory() as tmp:
+        local = Path(mlflow.artifacts.download_artifacts(artifact_uri=f"{location}/MLmodel", dst_path=tmp))
+        meta = yaml.safe_load(local.read_text())
+        meta.pop("artifact_path", None)  # MLflow's own spelling of "no location recorded"
+        pyfunc = meta["flavors"]["python_function"]
+        pyfunc["model_code_path"] = Path(pyfunc["model_code_path"]).name
+        for artifact in pyfunc.get("artifacts", {}).values():
+            artifact["uri"] = artifact["path"]
+        local.write_text(yaml.safe_dump(meta, default_flow_style=False))
+        client.log_model_artifact(model.model_id, str(local))
 
 
 def log_candidates(mlflow, client, params: dict, search: dict, renamed: dict) -> None:
@@ -346,6 +353,15 @@ def run_warnings(trained: dict, calibration: dict) -> dict[str, str]:
     return tags
 
 
+def hyperparameters() -> dict:
+    """The chosen model's resolved settings, as fitted (defaults, model.params and the search's choice): those with
+    one value each (numbers, text, flags, null)."""
+    from mllib import io as mlio
+
+    settings = mlio.load(paths.MODEL).get_params()
+    return {k: v for k, v in settings.items() if v is None or isinstance(v, (bool, int, float, str))}
+
+
 def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str) -> tuple[str, object]:
     trained = TrainMetrics.read()
     calibration = read_json(paths.CALIBRATION_METRICS, "calibrate")
@@ -361,12 +377,21 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
     }
     if deployed_map:
         tags["calibration.method"] = deployed_map
-    run_name = os.environ.get("DVC_EXP_NAME") or f"repro {tags['git.commit'][:8]}"
+    figures = flat(read_json(paths.HEADLINE, "report"))
+    metric = f"test.{kind_of(trained['task']).headline_metric}"
+    headline = (metric, figures[metric], figures.get(f"{metric}_low")) if metric in figures else None
+    changed = naming.changed_params(params, naming.committed_params())
+    settings = hyperparameters()
+    commit = tags["git.commit"] if tags["git.commit"] != "unknown" else ""
+    tags[NOTE] = naming.run_description(trained["model"], settings, params, headline, changed, commit)
+    tags["pipeline.params"] = naming.PARAMS_NOTE
+    experiment = os.environ.get("DVC_EXP_NAME") or ("repro " + (commit[:8] or "outside git"))
     mlflow.set_experiment(experiment_id=exp_id)  # nested child runs follow the active experiment, not their parent
     renamed: dict[str, str] = {}  # names and values shortened to MLflow's limits -> the full ones
-    with mlflow.start_run(run_name=run_name, tags=tags) as run:
-        mlflow.log_params(fitted_params(run_params(params, trained["model"], deployed_map), renamed))
-        mlflow.log_metrics({metric_key(k, renamed): v for k, v in flat(read_json(paths.HEADLINE, "report")).items()})
+    with mlflow.start_run(run_name=naming.run_name(experiment, changed), tags=tags) as run:
+        mlflow.log_params(fitted_params(naming.defining_params(params, trained["model"], settings, changed), renamed))
+        mlflow.log_metrics({metric_key(k, renamed): v for k, v in figures.items()})
+        mlflow.log_artifact(str(PARAMS_FILE))
         mlflow.log_dict(md5s, "dvc_md5s.json")
         for path in artifact_files():
             mlflow.log_artifact(str(path), artifact_path=str(path.parent))
@@ -374,6 +399,7 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
             dataset = table_dataset(path, split, params["data"]["target"], md5s.get(f"split:{path}", ""))
             mlflow.log_input(dataset, context=context)
         model = log_model(mlflow, params)
+        make_portable(mlflow, client, model)
         log_candidates(mlflow, client, params, SearchReport.read(), renamed)
         if renamed:
             mlflow.log_dict(renamed, "mlflow_names.json")
@@ -381,16 +407,37 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
 
 
 def contract_of() -> dict[str, str]:
-    """The question the model answers and what it takes, as version tags: the target (column, task, classes) and the
-    input columns with their kinds; the gate compares them with the champion's (promotion.contract_check)."""
+    """The question the model answers and what it takes: the target (column, task, classes) and the input columns
+    with their kinds; the gate compares them with the champion's (promotion.contract_check). The version shows the
+    inputs as a short tag (contract_tags), the whole list is a tag of its logged model (full_contract)."""
     target = read_json(paths.TARGET, "split")
     features = FeaturesReport.read()
     inputs = [f"{c}:numeric" for c in features["numeric"]] + [f"{c}:categorical" for c in features["categorical"]]
     classes = f", classes {target['classes']}" if target["classes"] else ""
     return {
         "contract.target": f"{target['column']} ({target['task']}{classes})"[:5000],
-        "contract.inputs": json.dumps(inputs)[:100_000],
+        "contract.inputs": json.dumps(inputs),
     }
+
+
+def contract_tags(contract: dict[str, str]) -> dict[str, str]:
+    """The contract as a version shows it: the target, and the inputs counted with a digest of the whole list (a
+    30-name list would fill the version page's tag box)."""
+    inputs = json.loads(contract["contract.inputs"])
+    kinds = [c.rsplit(":", 1)[1] for c in inputs]
+    digest = hashlib.sha256(contract["contract.inputs"].encode()).hexdigest()[:12]
+    summary = f"{len(inputs)} columns: {kinds.count('numeric')} numeric, {kinds.count('categorical')} categorical"
+    return {"contract.target": contract["contract.target"], "contract.inputs": f"{summary} (sha256 {digest})"}
+
+
+def full_contract(client, tags: dict, source: str | None) -> dict:
+    """A version's tags with its whole input list (from its logged model, `source` models:/<model id>) in place of
+    the short tag; a version registered before the short tag holds the list itself."""
+    shown = tags.get("contract.inputs")
+    if shown is None or shown.startswith("[") or not (source or "").startswith("models:/"):
+        return tags
+    model = client.get_logged_model(source.removeprefix("models:/"))
+    return tags | {"contract.inputs": model.tags.get("contract.inputs", shown)}
 
 
 def register(mlflow, client, name: str, model, run_id: str, task: str, params: dict, version=None) -> dict:
@@ -404,14 +451,19 @@ def register(mlflow, client, name: str, model, run_id: str, task: str, params: d
     metric = f"test.{kind_of(task).headline_metric}"
     if version is None:
         gate_figure = {f"headline.{metric}": str(figures[metric])} if metric in figures else {}
-        version = mlflow.register_model(model.model_uri, name, tags={RECORDED: PENDING, **gate_figure, **contract})
+        client.set_logged_model_tags(model.model_id, {"contract.inputs": contract["contract.inputs"]})
+        tags = {RECORDED: PENDING, **gate_figure, **contract_tags(contract)}
+        version = mlflow.register_model(model.model_uri, name, tags=tags)
+    about = model_description(name, contract["contract.target"])
+    if client.get_registered_model(name).description != about:
+        client.update_registered_model(name, description=about)
     client.set_registered_model_alias(name, "candidate", version.version)
     try:
         current = client.get_model_version_by_alias(name, "champion")
     except Exception:  # no champion yet (MLflow raises when the alias is unset)
         current = None
     best = best_champion(client, name, metric, contract)
-    current_tags = dict(current.tags) if current else None
+    current_tags = full_contract(client, dict(current.tags), getattr(current, "source", None)) if current else None
     allow = promotion["allow_contract_change"]
     undefined = undefined_gaps(read_json(paths.FAIRNESS_METRICS, "fairness"))
     checks = threshold_checks(figures, task, promotion, params["decision"]["cost_matrix"] is not None, undefined) + [
@@ -444,6 +496,16 @@ def register(mlflow, client, name: str, model, run_id: str, task: str, params: d
     }
 
 
+def model_description(name: str, target: str) -> str:
+    """The registered model's description: what it predicts and what its aliases mean."""
+    return (
+        f"Predicts {target} from the raw rows of the data file (input columns and kinds: the contract.inputs tag of "
+        "each version, the whole list in the model's input_contract.json). Every pipeline state is a version with "
+        "alias candidate; alias champion is the last version the promotion gate (params.yaml tracking.promotion) "
+        f"passed: serve models:/{name}@champion. Each version's description lists the gate's checks, failed first."
+    )
+
+
 def best_champion(client, name: str, metric: str, contract: dict) -> dict | None:
     """{version, figure, tags} of the best version that has ever been champion of `name` for the same target, whatever
     its input columns: the gate compares a candidate with it, so the champion cannot drift down through the tolerance
@@ -454,7 +516,8 @@ def best_champion(client, name: str, metric: str, contract: dict) -> dict | None
         same = v.tags.get("contract.target") in (None, contract["contract.target"])  # None: predates contract tags
         figure = v.tags.get(f"headline.{metric}")
         if was_champion and same and figure is not None and (best is None or float(figure) > best["figure"]):
-            best = {"version": v.version, "figure": float(figure), "tags": dict(v.tags)}
+            tags = full_contract(client, dict(v.tags), getattr(v, "source", None))
+            best = {"version": v.version, "figure": float(figure), "tags": tags}
     return best
 
 
@@ -468,35 +531,37 @@ def markdown_cell(text) -> str:
 
 
 def description(promote: bool, checks: list[dict], run_id: str) -> str:
-    """The version's description: the decision, then every check with its value, bound and result, failed first."""
-    rows = []
-    for c in [c for c in checks if c["passed"] is False] + [c for c in checks if c["passed"] is not False]:
-        value = "undefined" if c["value"] is None else f"{c['value']:.4g}"
-        bound = "" if c["bound"] is None else f"{c['bound']:.4g}"
-        result = {True: "passes", False: "FAILS", None: "skipped"}[c["passed"]]
-        check, note = markdown_cell(c["check"]), markdown_cell(c.get("note", ""))
-        rows.append(f"| {check} | {value} | {bound} | {result} | {note} |")
-    skipped = [c["check"] for c in checks if c["passed"] is None]
+    """The version's description: the decision in plain words (the versions list shows its first line unrendered),
+    then every check as a list item with its value, bound and result, failed first (a list renders in MLflow's UI
+    where a markdown table loses its borders)."""
+    failed = [c for c in checks if c["passed"] is False]
+    skipped = [c for c in checks if c["passed"] is None]
     verdict = (
-        "**candidate only**: a check fails"
-        if not promote
-        else f"**champion**: every check evaluated passes, {len(skipped)} skipped (below)"
+        f"Candidate only: {len(failed)} of {len(checks)} checks fail"
+        if failed
+        else f"Champion: every check evaluated passes, {len(skipped)} skipped"
         if skipped
-        else "**champion**: every check passes"
+        else f"Champion: all {len(checks)} checks pass"
     )
-    return "\n".join(
-        [f"{verdict} (the promotion gate, tracking.promotion; run {run_id}).", "",
-         "| check | value | bound | result | note |", "|---|---|---|---|---|", *rows]
-    )  # fmt: skip
+    items = [f"- {markdown_cell(describe(c))}" for c in failed + [c for c in checks if c["passed"] is not False]]
+    return "\n".join([f"{verdict} (the promotion gate, tracking.promotion; run {run_id}).", "", *items])
 
 
 def experiment_id(client, name: str, default_store: bool) -> str:
     experiment = client.get_experiment_by_name(name)
-    if experiment is not None:
-        return experiment.experiment_id
-    # an absolute artifact root: a relative one would follow the working directory (mlflow#7292)
-    location = (repo_root() / "mlartifacts").as_uri() if default_store else None
-    return client.create_experiment(name, artifact_location=location)
+    if experiment is None:
+        # an absolute artifact root: a relative one would follow the working directory (mlflow#7292)
+        location = (repo_root() / "mlartifacts").as_uri() if default_store else None
+        exp_id = client.create_experiment(name, artifact_location=location)
+    else:
+        exp_id = experiment.experiment_id
+    if (experiment.tags if experiment else {}).get(EXPERIMENT_KIND) != MODEL_DEVELOPMENT:
+        client.set_experiment_tag(exp_id, EXPERIMENT_KIND, MODEL_DEVELOPMENT)  # MLflow 3 opens the runs, not traces
+    return exp_id
+
+
+EXPERIMENT_KIND, MODEL_DEVELOPMENT = "mlflow.experimentKind", "custom_model_development"
+NOTE = "mlflow.note.content"  # the run's description on its page
 
 
 def one_line(exc: Exception) -> str:
@@ -529,6 +594,9 @@ def record(mlflow, client, exp_id: str, name: str, params: dict, md5s: dict, key
         )
     task = TrainMetrics.read()["task"]
     r = register(mlflow, client, name, model, run_id, task, params, found.get("version"))
+    note = client.get_run(run_id).data.tags.get(NOTE, "").split(" Registered as ")[0]
+    verdict = "champion" if r["champion"] else "candidate, not champion: " + "; ".join(r["reasons"])
+    client.set_tag(run_id, NOTE, f"{note} Registered as {name} version {r['version']}, {verdict}."[:5000])
     print(
         f"track: logged run {run_id} and its candidate runs to {uri}; registered {name} version "
         f"{r['version']} as candidate"

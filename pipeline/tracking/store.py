@@ -7,7 +7,8 @@ a consistent copy of a sqlite store (SQLite's online backup API, the last KEPT c
 way back restores. Both are git-ignored: they describe this machine's store, as the store itself does.
 
 To record into another store on purpose: `python -m pipeline.tracking.store use` (the store the next run would use:
-MLFLOW_TRACKING_URI, else params.yaml tracking.uri, else mlflow.db)."""
+MLFLOW_TRACKING_URI, else params.yaml tracking.uri, else mlflow.db). A copied or moved repository's store pointed at
+its own artifacts without a run: `python -m pipeline.tracking.store relocate`."""
 
 from __future__ import annotations
 
@@ -189,11 +190,22 @@ def use() -> None:
     print(f"the next `dvc repro` records to {_shown(store)}" + (f" (before: {_shown(before)})" if before else ""))
 
 
+def relocate() -> None:
+    """`python -m pipeline.tracking.store relocate`: a copied or moved repository's mlflow.db pointed at its own
+    mlartifacts (the track stage does it on every run), so its models load and serve with the original gone."""
+    from .runs import relocate_default_store, repo_root
+
+    root = repo_root()
+    old = relocate_default_store(root)
+    print(f"mlflow.db now points at {root / 'mlartifacts'} (was {old})" if old else "mlflow.db already points here")
+
+
 if __name__ == "__main__":
     import sys
 
     from ..core.errors import run_stage
 
-    if sys.argv[1:] != ["use"]:
-        sys.exit("usage: python -m pipeline.tracking.store use")
-    run_stage(use)
+    commands = {"use": use, "relocate": relocate}
+    if len(sys.argv) != 2 or sys.argv[1] not in commands:
+        sys.exit("usage: python -m pipeline.tracking.store use|relocate")
+    run_stage(commands[sys.argv[1]])

@@ -115,7 +115,10 @@ def assert_served_equals_evaluate(root: Path, not_features: list[str]) -> None:
     regressor: its predictions and intervals)."""
     classes = json.loads((root / "data/processed/target.json").read_text())["classes"]
     test = pd.read_parquet(root / "data/processed/test.parquet")
-    served = served_model(root).predict(test.drop(columns=[c for c in not_features if c in test.columns]))
+    model = served_model(root)
+    # in-process, MLflow checks the signature's types first: numbers as float64, labels as text
+    typed = model.unwrap_python_model().contract.typed(test)
+    served = model.predict(typed.join(test.drop(columns=[*typed.columns, *(c for c in not_features if c in test)])))
     expected = pd.read_parquet(root / "data/predictions/test.parquet")
     said = [part for flag in served["flags"] if flag for part in flag.split("; ")]  # each gap, said per row
     # gaps, the new levels of a high-cardinality column (a car's name) and numbers beyond the training rows' range,

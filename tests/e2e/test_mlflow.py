@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import re
 import shutil
 import socket
 import subprocess
@@ -22,7 +23,7 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import REPO, SAMPLE_POLICY, make_project
-from dvc_project import git_repo, repro, sh, tracked, user_env
+from dvc_project import git_repo, repro, served_model, sh, tracked, user_env
 
 from pipeline.tracking.runs import stage_output_md5s
 
@@ -59,10 +60,19 @@ def test_dvc_and_mlflow_show_the_headline_figures(project):
     headline = read(project, "reports/metrics.json")
     assert len(run.data.metrics) <= 80 and run.data.metrics["test.roc_auc"] == headline["test"]["roc_auc"]
     assert set(run.data.metrics) == {f"{s}.{k}" for s, v in headline.items() for k, x in v.items() if x is not None}
-    params = run.data.params
-    assert params["search.grid.logistic_regression.lam"] and not any(
-        k.startswith("search.grid.random_forest") for k in params
-    )
+    # the run says what it is: its params (at most 40) define it, the chosen lam among them; its name and description
+    params, trained = run.data.params, read(project, "reports/metrics/train.json")
+    assert len(params) <= 40 and params["model.params.lam"] == str(trained["best_params"]["lam"]), params
+    assert not any(k.startswith(("search.grid.", "assess.validation_curve.")) for k in params)
+    commit = run.data.tags["git.commit"]
+    assert run.info.run_name == f"repro {commit[:8]}"  # params.yaml as committed: nothing changed to name
+    note = run.data.tags["mlflow.note.content"]
+    assert note.startswith("logistic_regression (lam=") and "params.yaml as committed" in note, note
+    assert " Registered as defensible-tabular version " in note, note
+    experiment = client(project).get_experiment(run.info.experiment_id)
+    assert experiment.tags["mlflow.experimentKind"] == "custom_model_development"
+    logged = Path(client(project).download_artifacts(run.info.run_id, "params.yaml", str(project / ".dvc/tmp")))
+    assert logged.read_text() == (project / "params.yaml").read_text()
     assert not any(k.startswith("dvc.md5") for k in run.data.tags)
     md5s = json.loads(
         Path(
@@ -114,8 +124,11 @@ def test_first_state_is_candidate_and_champion(project):
     # a registry that reads at a glance: a handful of tags, the decision and every check in the description
     assert len(champion.tags) <= 10 and champion.tags["promotion.failed"] == "none", champion.tags
     assert next(iter(champion.tags)) == "promotion.decision"  # registered first (pending), so it leads the tags
-    assert champion.description.startswith("**champion**: every check passes")
-    assert champion.description.count("| passes |") >= 4 and "FAILS" not in champion.description
+    assert champion.description.startswith("Champion: all ") and "FAILS" not in champion.description
+    assert sum(line.startswith("- ") and "passes" in line for line in champion.description.splitlines()) >= 4
+    assert champion.tags["contract.inputs"].startswith("30 columns: 28 numeric, 2 categorical (sha256 ")
+    registered = c.get_registered_model(NAME)
+    assert registered.description and "promotion gate" in registered.description
     assert "Promotion gate" in (project / "reports/report.html").read_text()
 
 
@@ -151,40 +164,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_served_champion_answers_raw_rows_with_evaluates_decisions(project):
+def served_answer(cwd: Path, tracking_uri: str, body: bytes, content_type: str) -> dict:
+    """The answer of `mlflow models serve -m models:/<name>@champion` (MLflow's scoring server, started in `cwd`
+    against the store `tracking_uri`) to one request."""
     port = free_port()
-    env = {**user_env(), "MLFLOW_TRACKING_URI": tracked(project)["tracking_uri"]}
+    command = ["mlflow", "models", "serve", "-m", f"models:/{NAME}@champion", "--env-manager", "local"]
     server = subprocess.Popen(
-        [
-            "mlflow",
-            "models",
-            "serve",
-            "-m",
-            f"models:/{NAME}@champion",
-            "--env-manager",
-            "local",
-            "-h",
-            "127.0.0.1",
-            "-p",
-            str(port),
-        ],
-        cwd=project,
-        env=env,
+        [*command, "-h", "127.0.0.1", "-p", str(port)],
+        cwd=cwd,
+        env={**user_env(), "MLFLOW_TRACKING_URI": tracking_uri},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
-        rows = pd.read_csv(project / "data/raw/sample.csv")  # exactly as read from the user's file: int columns too
-        test = pd.read_parquet(project / "data/processed/test.parquet")
-        raw = rows.loc[test["_row_id"]].drop(columns=["binexp", "zper"])
-        split = raw.to_dict(orient="split", index=False)  # Python numbers: JSON keeps every float digit
-        body = json.dumps({"dataframe_split": split}).encode()
         deadline, answer = time.monotonic() + 120, None
         while answer is None and time.monotonic() < deadline and server.poll() is None:
             try:
                 request = urllib.request.Request(
-                    f"http://127.0.0.1:{port}/invocations", data=body, headers={"Content-Type": "application/json"}
+                    f"http://127.0.0.1:{port}/invocations", data=body, headers={"Content-Type": content_type}
                 )
                 answer = json.loads(urllib.request.urlopen(request, timeout=30).read())
             except OSError:
@@ -193,10 +191,23 @@ def test_served_champion_answers_raw_rows_with_evaluates_decisions(project):
     finally:
         server.terminate()
         server.wait(timeout=30)
+    return answer
+
+
+def test_served_champion_answers_raw_rows_with_evaluates_decisions(project):
+    rows = pd.read_csv(project / "data/raw/sample.csv")  # exactly as read from the user's file: int columns too
+    test = pd.read_parquet(project / "data/processed/test.parquet")
+    raw = rows.loc[test["_row_id"]].drop(columns=["binexp", "zper"])
+    split = raw.to_dict(orient="split", index=False)  # Python numbers: JSON keeps every float digit
+    body = json.dumps({"dataframe_split": split}).encode()
+    answer = served_answer(project, tracked(project)["tracking_uri"], body, "application/json")
     served = pd.DataFrame(answer["predictions"])
     expected = pd.read_parquet(project / "data/predictions/test.parquet")
     np.testing.assert_allclose(served["probability_1"], expected["proba_1"], rtol=0, atol=1e-12)
     np.testing.assert_array_equal(served["prediction"].to_numpy(), expected["prediction"].to_numpy())
+    # the conformal set of each row, as evaluate's in_set_<class> columns say
+    sets = [[k for k in (0, 1) if row[f"in_set_{k}"]] for _, row in expected.iterrows()]
+    assert served["prediction_set"].tolist() == sets
 
 
 def tree_digest(root: Path) -> dict[str, str]:
@@ -226,6 +237,41 @@ def test_a_copied_repository_never_touches_the_original(project, tmp_path):
     assert tree_digest(project / "mlartifacts") == before["artifacts"]
 
 
+def test_a_moved_copy_of_the_store_serves_the_model_by_mlflow_models_predict(project, tmp_path):
+    """The store copied to another path, the original's artifacts out of reach: `mlflow models predict` (JSON) and
+    `mlflow models serve` (text/csv) answer raw rows as the original does; the MLmodel names no path of the machine
+    that built it."""
+    copy = tmp_path / "moved"
+    shutil.copytree(project, copy, symlinks=True)
+    relocated = sh(copy, sys.executable, "-m", "pipeline.tracking.store", "relocate")
+    assert relocated.returncode == 0 and str(copy / "mlartifacts") in relocated.stdout, relocated.stderr
+    mlmodels = list((copy / "mlartifacts").rglob("MLmodel"))
+    assert mlmodels and not any(str(project) in p.read_text() or "/tmp" in p.read_text() for p in mlmodels)
+    rows = pd.read_csv(project / "data/raw/sample.csv").head(5).drop(columns=["binexp", "zper"])
+    # JSON: the CLI reads a CSV file without the signature's types (MLflow 3.17; its server reads them), so a column
+    # of whole numbers arrives as int64, which the signature's `double` refuses (README, "The served model")
+    split = rows.astype(object).where(rows.notna(), None).to_dict(orient="split", index=False)
+    (copy / "rows.json").write_text(json.dumps({"dataframe_split": split}))
+    aside = project.with_name(project.name + "-aside")
+    (project / "mlartifacts").rename(aside)
+    try:
+        uri = f"sqlite:///{copy / 'mlflow.db'}"
+        command = ["mlflow", "models", "predict", "-m", f"models:/{NAME}@champion", "-i", "rows.json", "-t", "json"]
+        command += ["-o", "answer.json", "--env-manager", "local"]
+        result = subprocess.run(command, cwd=copy, env={**user_env(), "MLFLOW_TRACKING_URI": uri}, capture_output=True,
+                                text=True)  # fmt: skip
+        by_server = served_answer(copy, uri, rows.to_csv(index=False).encode(), "text/csv")
+    finally:
+        aside.rename(project / "mlartifacts")
+    assert result.returncode == 0, result.stderr[-3000:]
+    model = served_model(project)
+    expected = model.predict(model.unwrap_python_model().contract.typed(rows))
+    for answer in (json.loads((copy / "answer.json").read_text()), by_server):
+        served = pd.DataFrame(answer["predictions"])
+        np.testing.assert_allclose(served["probability_1"], expected["probability_1"], rtol=0, atol=1e-9)
+        assert served["prediction_set"].tolist() == expected["prediction_set"].tolist()
+
+
 def test_a_worse_model_is_candidate_but_not_champion(project):
     """Last: it adds a version. A 1-nearest-neighbour classifier ranks the test rows far worse than the champion's
     logistic regression (its probabilities are 0 or 1)."""
@@ -237,7 +283,7 @@ def test_a_worse_model_is_candidate_but_not_champion(project):
     version = tracked(project)["version"]
     assert str(version.version) == "2" and version.tags["promotion.decision"] == "candidate only"
     assert "test.roc_auc >= best champion's test.roc_auc - tolerance" in version.tags["promotion.failed"].split("; ")
-    assert version.description.startswith("**candidate only**") and "| FAILS | best champion so far: version 1 |" in (
+    assert version.description.startswith("Candidate only: ") and "FAILS (best champion so far: version 1)" in (
         version.description
     )
     c = client(project)
@@ -275,5 +321,10 @@ def test_dvc_plots_pages_work_offline(project, tmp_path):
     assert all(f"/* {lib}@" in page for lib in ("vega", "vega-lite", "vega-embed"))
     n_plots = len(yaml.safe_load((project / "dvc.yaml").read_text())["plots"])
     assert page.count("vegaEmbed(") == n_plots
-    # revisions told apart by colour in the curves (classes by dash), the confusion matrix with its counts
-    assert page.count('"color": {"field": "rev"') >= 4 and '"text": {"field": "rows"' in page
+    # one colour per revision, from DVC's one scale (the same on every chart of a page: a revision's colour does not
+    # change from chart to chart); the confusion matrix has a panel per revision, coloured by its counts
+    one_scale = '"color": {"field": "rev", "scale": {"domain": ["workspace"], "range": ["#945dd6"]}}'
+    charts = re.findall(r'<div id = "([^"]+)">(.*?)</script>', page, re.S)
+    with_data = [name for name, body in charts if '"field": "rev"' in body and "confusion" not in name]
+    assert len(with_data) >= 11 and all(one_scale in body for name, body in charts if name in with_data)
+    assert '"text": {"field": "rows"' in page

@@ -114,6 +114,9 @@ def test_raw_rows_get_the_evaluate_stages_decisions_and_their_gaps_flagged(proje
     expected = pd.read_parquet(project / "data/predictions/test.parquet")
     np.testing.assert_allclose(served["probability_1"], expected["proba_1"], rtol=0, atol=1e-12)
     np.testing.assert_array_equal(served["prediction"].to_numpy(), expected["prediction"].to_numpy())
+    # the conformal set of each row: evaluate's in_set_<class> columns, as the class labels
+    sets = [[k for k in (0, 1) if row[f"in_set_{k}"]] for _, row in expected.iterrows()]
+    assert served["prediction_set"].tolist() == sets and set(map(len, sets)) >= {1}
     # the one feature with gaps in the file: its missing values imputed as in training, and said; a number outside
     # the training rows' range said too (the model extrapolates)
     train = pd.read_parquet(project / "data/processed/train.parquet")
@@ -127,15 +130,36 @@ def test_raw_rows_get_the_evaluate_stages_decisions_and_their_gaps_flagged(proje
         assert gaps == (["ghindx missing (imputed)"] if pd.isna(raw_test_rows.loc[i, "ghindx"]) else [])
 
 
-def test_a_wrong_type_is_one_line_naming_the_column_and_type(url, raw_test_rows):
+def test_the_signature_types_every_feature_column_from_the_contract(project):
+    import mlflow
+
+    mlflow.set_tracking_uri(tracked(project)["tracking_uri"])
+    model = mlflow.pyfunc.load_model(f"models:/{NAME}@champion")
+    contract, signature = model.unwrap_python_model().contract, model.metadata.signature
+    inputs = signature.inputs.to_dict()
+    assert [c["name"] for c in inputs] == contract.columns and all(c["required"] for c in inputs)
+    assert {c["name"] for c in inputs if c["type"] == "double"} == set(contract.numeric)
+    assert {c["name"] for c in inputs if c["type"] == "string"} == set(contract.categorical) == {"plan", "site"}
+    outputs = {c["name"]: c["type"] for c in signature.outputs.to_dict()}
+    assert outputs["probability_1"] == "double" and outputs["prediction_set"] == "array" and "flags" in outputs
+
+
+def schema_refusal(status: int, answer: dict) -> str:
+    """MLflow's answer when its schema check (the typed signature) refuses a request before the model sees it."""
+    assert status == 400, answer
+    return answer["message"]
+
+
+def test_a_wrong_type_is_refused_by_the_signature_naming_the_column(url, raw_test_rows):
     rows = raw_test_rows.head(3).astype({"income": object})
     rows.loc[0, "income"] = "lots"
-    assert refused(url, rows) == "wrong type in column(s) income (expected number, got 'lots')"
+    message = schema_refusal(*post(url, rows))
+    assert "Failed to convert column income to type 'float64'" in message and "\n" not in message, message
 
 
-def test_a_missing_column_is_one_line_naming_it(url, raw_test_rows):
-    message = refused(url, raw_test_rows.head(3).drop(columns=["income", "plan"]))
-    assert message == "missing column(s) income (number), plan (text); send every feature column"
+def test_a_missing_column_is_refused_by_the_signature_naming_it(url, raw_test_rows):
+    message = schema_refusal(*post(url, raw_test_rows.head(3).drop(columns=["income", "plan"])))
+    assert "Model is missing inputs ['income', 'plan']" in message, message
 
 
 def test_an_empty_request_is_one_line(url, raw_test_rows):
@@ -190,12 +214,10 @@ def test_every_content_type_gets_the_same_answer(url, raw_test_rows, form):
     assert served["flags"].tolist() == wanted["flags"].tolist()
 
 
-BAD = {  # the issue's cases: (how the rows are spoiled, the start of the one line that answers)
+BAD = {  # numbers the signature's `double` takes and the contract refuses: (the spoiled rows, the one line)
     "infinity": (lambda r: r.assign(income=[np.inf] + [1.0] * (len(r) - 1)), "column income holds inf"),
     "1e308": (lambda r: r.assign(income=[1e308] + [1.0] * (len(r) - 1)), "column income holds 1e+308, a machine"),
     "-1e308": (lambda r: r.assign(income=[-1e308] + [1.0] * (len(r) - 1)), "column income holds -1e+308, a machine"),
-    "boolean": (lambda r: r.assign(income=True), "wrong type in column(s) income (expected number, got True)"),
-    "text": (lambda r: r.assign(income="lots"), "wrong type in column(s) income (expected number, got 'lots')"),
 }
 
 
@@ -208,18 +230,35 @@ def test_a_bad_value_is_one_line_in_every_content_type(url, raw_test_rows, form,
     assert message.startswith(expected), message
 
 
-def test_repeated_names_and_unnamed_columns_are_one_line_without_an_echo(url, raw_test_rows):
+@pytest.mark.parametrize("form", FORMS)
+def test_text_in_a_number_column_is_refused_by_the_signature_in_every_content_type(url, raw_test_rows, form):
+    rows = raw_test_rows.drop(columns=["binexp", "zper"]).head(3).assign(income="lots")
+    message = schema_refusal(*send(url, *bodies(rows)[form]))
+    assert "could not convert string to float: 'lots'" in message, message  # CSV: MLflow's parser names no column
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_boolean_in_a_number_column_is_read_as_one_or_zero(url, raw_test_rows, form):
+    """MLflow casts a boolean to the `double` the signature declares before the model sees it (a 0/1 column such as
+    female takes true/false as 1/0)."""
+    rows = raw_test_rows.drop(columns=["binexp", "zper"]).head(3)
+    status, answer = send(url, *bodies(rows.assign(female=True))[form])
+    assert status == 200, answer
+    assert answer == post(url, rows.assign(female=1.0))[1]
+
+
+def test_repeated_names_and_unnamed_columns_are_refused_by_the_signature(url, raw_test_rows):
     rows = raw_test_rows.drop(columns=["binexp", "zper"]).head(2)
     split = json.loads(rows.to_json(orient="split", index=False))
     split["columns"][1] = split["columns"][0]
-    message = one_line(*send(url, json.dumps({"dataframe_split": split}).encode(), "application/json"))
-    assert message == f"column name(s) {rows.columns[0]} given more than once; send each column once", message
+    message = schema_refusal(*send(url, json.dumps({"dataframe_split": split}).encode(), "application/json"))
+    assert f"Failed to convert column {rows.columns[0]}" in message, message
     unnamed = json.dumps({"inputs": rows.to_numpy().tolist()}, default=str).encode()
-    message = one_line(*send(url, unnamed, "application/json"))
-    assert message.startswith("the request names none of the model's"), message
+    message = schema_refusal(*send(url, unnamed, "application/json"))
+    assert "Failed to enforce schema" in message, message
     # a CSV header naming a column twice: pandas renames the second (name.1) and the column it replaced is missing
     header, *lines = rows.to_csv(index=False).splitlines()
     names = header.split(",")
     twice = "\n".join([",".join([names[0], names[0], *names[2:]]), *lines]) + "\n"
-    message = one_line(*send(url, twice.encode(), "text/csv"))
-    assert message == f"missing column(s) {names[1]} (text); send every feature column", message
+    message = schema_refusal(*send(url, twice.encode(), "text/csv"))
+    assert f"Model is missing inputs ['{names[1]}']" in message, message

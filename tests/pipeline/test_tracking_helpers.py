@@ -255,19 +255,20 @@ def test_the_description_never_says_every_check_passes_when_one_was_skipped():
          "passed": None, "note": "not evaluated: race.demographic_parity_gap"},
     ]  # fmt: skip
     text = description(True, checks, "run1")
-    assert text.startswith("**champion**: every check evaluated passes, 1 skipped (below)")
+    assert text.startswith("Champion: every check evaluated passes, 1 skipped")
     assert "not evaluated: race.demographic_parity_gap" in text and "every check passes" not in text
-    assert description(True, checks[:1], "run1").startswith("**champion**: every check passes")
+    assert description(True, checks[:1], "run1").startswith("Champion: all 1 checks pass")
+    assert "\n- a: 0.8 (bound 0.7) passes" in text and "**" not in text.splitlines()[0]
 
 
 def test_the_description_escapes_what_the_data_puts_in_it():
     """MLflow renders a version's description as markdown with HTML: a group or column name from the data must not
-    inject markup, and a pipe in it must not break the table into more cells."""
+    inject markup, and a line break in it must not end its list item."""
     from pipeline.tracking.runs import description
 
     note = "group <script>alert(1)</script> | a|b\nnext"
     text = description(False, [{"check": "gap of <b>", "value": 0.3, "bound": 0.2, "passed": False, "note": note}], "r")
-    row = text.splitlines()[-1]
+    item = text.splitlines()[-1]
     assert "<script>" not in text and "<b>" not in text and "&lt;script&gt;" in text
-    assert len(re.findall(r"(?<!\\)\|", row)) == 6, row  # five cells: six unescaped pipes
-    assert len(text.splitlines()) == 5
+    assert item.startswith("- gap of &lt;b&gt;: 0.3 (bound 0.2) FAILS") and item.endswith("next)"), item
+    assert len(text.splitlines()) == 3 and text.startswith("Candidate only: 1 of 1 checks fail")

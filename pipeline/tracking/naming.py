@@ -1,0 +1,117 @@
+"""What a parent run says about itself in MLflow's runs table: a name made of the experiment's name and the params
+that differ from the committed params.yaml (`noble-fare: model.name=gradient_boosting`), a description sentence
+(MLflow's note, shown on the run's page), and at most PARAM_LIMIT params that define the run, chosen in order:
+those changed from the committed params.yaml, the chosen model's resolved hyperparameters (`model.params.<name>`:
+its fitted settings, the searched ones included), then DEFINING. The whole params.yaml is the run's artifact
+params.yaml; the run's tag `pipeline.params` says which were logged."""
+
+from __future__ import annotations
+
+import yaml
+
+from ..core.config import flatten
+from ..core.provenance import git
+
+PARAM_LIMIT = 40  # a runs table and a compare view a user reads without scrolling (the whole file is an artifact)
+NAME_LIMIT = 100  # characters of a run name the runs table shows whole
+
+# what defines a run beside what changed and the model's settings, most telling first
+DEFINING = (
+    "model.name",
+    "model.name_in_params",
+    "data.path",
+    "data.target",
+    "data.task",
+    "data.group",
+    "data.sensitive",
+    "seed",
+    "split.strategy",
+    "split.n_splits",
+    "split.n_repeats",
+    "model.candidates",
+    "search.scoring",
+    "features.scaler.name",
+    "features.encoder.name",
+    "calibration.method",
+    "calibration.set_coverage",
+    "calibration.interval_coverage",
+    "decision.threshold",
+    "decision.cost_matrix",
+    "decision.reject_threshold",
+    "fairness.mitigation.criterion",
+)
+PARAMS_NOTE = (
+    f"at most {PARAM_LIMIT}: model.name (the model that ran), the params changed from the committed params.yaml, "
+    "the chosen model's resolved hyperparameters (model.params.*), then "
+    + ", ".join(DEFINING)
+    + "; every param: the artifact params.yaml"
+)
+
+
+def param_value(value) -> str:
+    """A value as the runs table shows it: YAML's spelling (null, true), a list without brackets (a value that starts
+    with '[' is read as JSON by the compare view), a matrix row by row."""
+    if isinstance(value, (list, tuple)):
+        if value and all(isinstance(v, (list, tuple)) for v in value):
+            return " / ".join(" ".join(param_value(v) for v in row) for row in value)
+        return ", ".join(param_value(v) for v in value)
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    return str(value)
+
+
+def committed_params() -> dict:
+    """params.yaml as committed at HEAD (an experiment's baseline); {} outside a git repository."""
+    text = git("show", "HEAD:params.yaml")
+    return yaml.safe_load(text) or {} if text else {}
+
+
+def changed_params(params: dict, committed: dict) -> dict[str, str]:
+    """The dotted params whose value differs from the committed params.yaml (added ones too), in params.yaml's order."""
+    before = {k: param_value(v) for k, v in flatten(committed).items()}
+    return {k: v for k, v in ((k, param_value(v)) for k, v in flatten(params).items()) if before.get(k) != v}
+
+
+def defining_params(params: dict, model: str, hyperparameters: dict, changed: dict[str, str]) -> dict[str, str]:
+    """The run's params (PARAM_LIMIT at most): the model that ran, what changed, the model's resolved
+    hyperparameters, DEFINING."""
+    flat = {k: param_value(v) for k, v in flatten(params).items()}
+    flat["model.name"], flat["model.name_in_params"] = model, param_value(params["model"]["name"])
+    chosen = {"model.name": model} | changed  # the model that ran (auto resolved) first, whatever changed
+    chosen["model.name"] = model
+    chosen |= {f"model.params.{k}": param_value(v) for k, v in sorted(hyperparameters.items())}
+    chosen |= {k: flat[k] for k in DEFINING if k in flat and k not in chosen}
+    return dict(list(chosen.items())[:PARAM_LIMIT])
+
+
+def run_name(experiment: str, changed: dict[str, str]) -> str:
+    """`<experiment>: key=value, ...` with the changed params (leaf names where unambiguous would hide the section, so
+    keys stay dotted), cut to NAME_LIMIT with the count of those left out."""
+    if not changed:
+        return experiment
+    parts, shown = [f"{k}={v}" for k, v in changed.items()], []
+    for i, part in enumerate(parts):
+        rest = len(parts) - i - 1
+        candidate = f"{experiment}: " + ", ".join([*shown, part]) + (f" +{rest} more" if rest else "")
+        if len(candidate) > NAME_LIMIT and shown:
+            return f"{experiment}: " + ", ".join(shown) + f" +{len(parts) - len(shown)} more"
+        shown.append(part)
+    return f"{experiment}: " + ", ".join(shown)
+
+
+def run_description(model: str, hyperparameters: dict, params: dict, headline: tuple, changed: dict, commit: str):
+    """One paragraph for the run's page: the model and its settings, the data, the headline test figure with the lower
+    end of its interval, and what differs from the committed params.yaml."""
+    data = params["data"]
+    settings = ", ".join(f"{k}={param_value(v)}" for k, v in sorted(hyperparameters.items()))
+    metric, value, low = headline or (None, None, None)
+    figure = "no headline figure" if metric is None else f"{metric} {value:.4f}"
+    figure += "" if low is None else f" (lower end of its interval {low:.4f})"
+    changes = (
+        "params.yaml as committed"
+        if not changed
+        else "changed from the committed params.yaml: " + ", ".join(f"{k}={v}" for k, v in changed.items())
+    )
+    return f"{model} ({settings}) on {data['path']}, target {data['target']}: {figure}; {changes}" + (
+        f" (commit {commit[:8]})." if commit else "."
+    )
