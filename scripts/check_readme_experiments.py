@@ -10,6 +10,7 @@ same commands against the params contract in a second."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -40,8 +41,8 @@ def readme_exp_show() -> list[str]:
     return [*shlex.split(line), "--no-pager"]
 
 
-def run(cwd: Path, *args: str) -> str:
-    result = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
+def run(cwd: Path, *args: str, env: dict | None = None) -> str:
+    result = subprocess.run(args, cwd=cwd, capture_output=True, text=True, env=env)
     if result.returncode:
         sys.exit(f"{' '.join(args)} failed:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
     return result.stdout
@@ -66,7 +67,7 @@ def main() -> None:
             sys.exit(f"stalled after {time.monotonic() - start:.0f} s: no worker left, tasks still queued")
         time.sleep(10)
     print(f"all {len(commands)} experiments done in {time.monotonic() - start:.0f} s with one `dvc queue start -j 2`")
-    print(run(repo, *readme_exp_show()))
+    print(run(repo, *readme_exp_show(), env={**os.environ, "COLUMNS": "1000"}))  # the whole width, as a pager shows
     shown = json.loads(run(repo, "dvc", "exp", "show", "--json", "--no-fetch"))
     found = {}
     for entry in shown:

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Renders, headless and offline, what a user looks at after `make run` and the README's experiments: the MLflow
 # experiment's landing page, its runs table, the compare view of its three latest parent runs, the registered
-# model's page and its latest version's page, and the `dvc plots diff` page (HEAD against the workspace), as PNGs
-# in DIR (default screenshots/). Chromium from Debian's packages (`apt-get install chromium`); every request but to
+# model's page and its latest version's page, and the `dvc plots diff` page (PLOTS_REVS, default HEAD against the
+# workspace), as PNGs in DIR (default screenshots/). Chromium from Debian's packages (`apt-get install chromium`); every request but to
 # this machine goes to a closed proxy port, so a page that needs the internet shows blank. Run from the repository
 # (or a clone where scripts/check_readme_experiments.py --keep ran the README's experiments) with .venv active.
 set -euo pipefail
@@ -14,7 +14,9 @@ shot() {  # url file width height
         --virtual-time-budget=20000 --screenshot="$2" "$1" >/dev/null 2>&1
     echo "wrote $2"
 }
-dvc plots diff HEAD -o "$out/plots" >/dev/null
+# PLOTS_REVS: the revisions to compare (default HEAD against the workspace), e.g. two experiments' names
+# shellcheck disable=SC2086
+dvc plots diff ${PLOTS_REVS:-HEAD} -o "$out/plots" >/dev/null
 shot "file://$(realpath "$out/plots/index.html")" "$out/plots.png" 1400 5200
 mlflow server --backend-store-uri "sqlite:///$PWD/mlflow.db" --host 127.0.0.1 --port "$port" >/dev/null 2>&1 &
 server=$!
@@ -24,7 +26,9 @@ for _ in $(seq 60); do curl -fs "http://127.0.0.1:$port/health" >/dev/null && br
 read -r experiment runs model version < <(MLFLOW_TRACKING_URI="http://127.0.0.1:$port" python - <<'EOF'
 import json
 from mlflow import MlflowClient
-record = json.load(open("reports/mlflow_run.json"))
+import yaml
+tracking = yaml.safe_load(open("params.yaml"))["tracking"]
+record = {"experiment": tracking["experiment"], "registered_model": tracking["registered_model"] or tracking["experiment"]}
 client = MlflowClient()
 experiment = client.get_experiment_by_name(record["experiment"]).experiment_id
 runs = client.search_runs([experiment], "tags.`pipeline.role` = 'parent'", max_results=3,

@@ -135,9 +135,13 @@ def assert_served_equals_evaluate(root: Path, not_features: list[str]) -> None:
         for column in ("prediction", "lower", "upper"):
             np.testing.assert_allclose(served[column], expected[column], rtol=0, atol=1e-12)
         return
-    assert list(served.columns) == [f"probability_{c}" for c in classes] + ["prediction", "accepted", "flags"]
+    columns = [f"probability_{c}" for c in classes] + ["prediction", "accepted", "prediction_set", "flags"]
+    assert list(served.columns) == columns
     for k, c in enumerate(classes):
         np.testing.assert_allclose(served[f"probability_{c}"], expected[f"proba_{k}"], rtol=0, atol=1e-12)
     decided = np.array(classes, dtype=object)[expected["prediction"].to_numpy()]
     assert (served["prediction"].astype(str).to_numpy() == decided.astype(str)).all()
     np.testing.assert_array_equal(served["accepted"].to_numpy(), expected["accepted"].to_numpy())
+    # each row's conformal set: the classes evaluate's in_set_<k> columns hold
+    sets = [[str(c) for k, c in enumerate(classes) if row[f"in_set_{k}"]] for _, row in expected.iterrows()]
+    assert [[str(c) for c in s] for s in served["prediction_set"]] == sets
