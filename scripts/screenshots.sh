@@ -23,7 +23,7 @@ server=$!
 trap 'kill $server' EXIT
 for _ in $(seq 60); do curl -fs "http://127.0.0.1:$port/health" >/dev/null && break; sleep 1; done
 # the experiment, its three latest parent runs, the registered model and its latest version, from the store
-read -r experiment runs model version < <(MLFLOW_TRACKING_URI="http://127.0.0.1:$port" python - <<'EOF'
+read -r experiment runs model version headline < <(MLFLOW_TRACKING_URI="http://127.0.0.1:$port" python - <<'EOF'
 import json
 from mlflow import MlflowClient
 import yaml
@@ -34,13 +34,15 @@ experiment = client.get_experiment_by_name(record["experiment"]).experiment_id
 runs = client.search_runs([experiment], "tags.`pipeline.role` = 'parent'", max_results=3,
                           order_by=["attributes.start_time DESC"])
 latest = max(client.search_model_versions(f"name = '{record['registered_model']}'"), key=lambda v: int(v.version))
+headline = next(m for m in ("test.roc_auc", "test.roc_auc_ovr", "test.r2") if m in runs[0].data.metrics)
 print(experiment, json.dumps([r.info.run_id for r in runs]).replace(" ", ""), record["registered_model"],
-      latest.version)
+      latest.version, headline)
 EOF
 )
 base="http://127.0.0.1:$port/#"
 shot "$base/experiments/$experiment?workflowType=machine_learning" "$out/experiment.png" 1600 1000
-shot "$base/experiments/$experiment/runs?workflowType=machine_learning" "$out/runs.png" 1600 1000
+shot "$base/experiments/$experiment/runs?workflowType=machine_learning&orderByKey=metrics.%60$headline%60&orderByAsc=false" \
+    "$out/runs.png" 1600 1000
 shot "$base/compare-runs?runs=$runs&experiments=[\"$experiment\"]" "$out/compare.png" 1600 2000
 shot "$base/models/$model" "$out/registry.png" 1600 1000
 shot "$base/models/$model/versions/$version" "$out/version.png" 1600 1400

@@ -7,6 +7,9 @@ import json
 import os
 import subprocess
 import sys
+import urllib.error
+import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -110,6 +113,41 @@ def served_model(root: Path):
     return mlflow.pyfunc.load_model(models[0].model_uri)
 
 
+@contextmanager
+def scoring_server(model):
+    """MLflow's scoring server for the loaded pyfunc `model`, in a thread of this process: yields its URL."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+    from mlflow.pyfunc import scoring_server as server_app
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(server_app.init(model), host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.1)
+    try:
+        yield f"http://127.0.0.1:{port}/invocations"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+def send(url: str, body: bytes, content_type: str) -> tuple[int, dict]:
+    request = urllib.request.Request(url, data=body, headers={"Content-Type": content_type})
+    try:
+        with urllib.request.urlopen(request, timeout=120) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
 def assert_served_equals_evaluate(root: Path, not_features: list[str]) -> None:
     """The served model, given the raw test rows, returns the evaluate stage's probabilities and decisions (a
     regressor: its predictions and intervals)."""
@@ -119,6 +157,7 @@ def assert_served_equals_evaluate(root: Path, not_features: list[str]) -> None:
     # in-process, MLflow checks the signature's types first: numbers as float64, labels as text
     typed = model.unwrap_python_model().contract.typed(test)
     served = model.predict(typed.join(test.drop(columns=[*typed.columns, *(c for c in not_features if c in test)])))
+    features = test[typed.columns]
     expected = pd.read_parquet(root / "data/predictions/test.parquet")
     said = [part for flag in served["flags"] if flag for part in flag.split("; ")]  # each gap, said per row
     # gaps, the new levels of a high-cardinality column (a car's name) and numbers beyond the training rows' range,
@@ -130,6 +169,16 @@ def assert_served_equals_evaluate(root: Path, not_features: list[str]) -> None:
         "(extrapolated)",
     )
     assert all(part.endswith(expected_flags) for part in said), said[:5]
+    with scoring_server(model) as url:  # MLflow's scoring server, the rows as text/csv: the same answer
+        status, answer = send(url, features.to_csv(index=False).encode(), "text/csv")
+    assert status == 200, answer
+    by_server = pd.DataFrame(answer["predictions"])
+    assert list(by_server.columns) == list(served.columns)
+    for column in served.columns:
+        if pd.api.types.is_float_dtype(served[column]):
+            np.testing.assert_allclose(by_server[column], served[column], rtol=0, atol=1e-9)
+        else:
+            assert by_server[column].astype(str).tolist() == served[column].astype(str).tolist(), column
     if not classes:
         assert list(served.columns) == ["prediction", "lower", "upper", "flags"]
         for column in ("prediction", "lower", "upper"):

@@ -6,9 +6,6 @@ missing column, extra columns, an unseen category, a null in a feature column, a
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 import urllib.error
 import urllib.request
 
@@ -16,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import SAMPLE_POLICY, make_project
-from dvc_project import git_repo, repro, tracked
+from dvc_project import git_repo, repro, scoring_server, send, tracked
 
 pytestmark = pytest.mark.slow
 NAME = "defensible-tabular"
@@ -32,23 +29,10 @@ def project(tmp_path_factory, sample_csv):
 @pytest.fixture(scope="module")
 def url(project):
     import mlflow
-    import uvicorn
-    from mlflow.pyfunc import scoring_server
 
     mlflow.set_tracking_uri(tracked(project)["tracking_uri"])
-    model = mlflow.pyfunc.load_model(f"models:/{NAME}@champion")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(scoring_server.init(model), host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}/invocations"
-    server.should_exit = True
-    thread.join(timeout=30)
+    with scoring_server(mlflow.pyfunc.load_model(f"models:/{NAME}@champion")) as invocations:
+        yield invocations
 
 
 @pytest.fixture(scope="module")
@@ -62,15 +46,6 @@ def post(url: str, frame: pd.DataFrame) -> tuple[int, dict]:
     split = frame.to_dict(orient="split", index=False)
     body = json.dumps({"dataframe_split": split}, default=str).encode()
     request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=120) as answer:
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
-
-
-def send(url: str, body: bytes, content_type: str) -> tuple[int, dict]:
-    request = urllib.request.Request(url, data=body, headers={"Content-Type": content_type})
     try:
         with urllib.request.urlopen(request, timeout=120) as answer:
             return answer.status, json.loads(answer.read())
