@@ -149,3 +149,28 @@ def test_every_lecture_citation_falls_in_a_section_of_the_notes():
     lengths = {"000": 4640, "001": 931, "002": 4404, "003": 577, "004": 2129}  # the notes' line counts
     beyond = [(seed, last) for (seed, _, last) in found if last > lengths[seed]]
     assert not beyond, f"citations past the end of the notes: {beyond}"
+
+
+def test_the_numba_kernels_the_readme_lists_are_the_ones_mllib_compiles():
+    """Every mllib module that compiles a function with numba is named in the README's paragraph on numba, and every
+    module named there compiles one."""
+    readme = (ROOT / "README.md").read_text()
+    paragraph = re.search(r"plus numba for the hot loops(.*?)and nothing is pickled", readme, re.S).group(1)
+    named = set(re.findall(r"`(mllib/[\w/]+\.py)`", paragraph))
+    compiled = {
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "mllib").rglob("*.py")
+        if re.search(r"@(numba\.)?n?jit\b|\bnjit\(", path.read_text())
+    }
+    assert named == compiled, f"README: {sorted(named - compiled)} without numba, {sorted(compiled - named)} missing"
+
+
+def test_the_readme_states_each_tasks_default_model():
+    from pipeline.core.task import kind_of
+
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    sentence = re.search(r"`model\.name` takes any registered model of the task \(default `auto`: (.*?)\)", readme)
+    assert sentence, "README: the sentence on model.name's default"
+    for task, words in (("binary", "binary"), ("multiclass", "multiclass"), ("regression", "regression")):
+        default = kind_of(task).default_model
+        assert f"`{default}` for a" in sentence.group(1) and words in sentence.group(1), (task, default)
