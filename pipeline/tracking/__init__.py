@@ -3,7 +3,7 @@ loads the model).
 
 runs.py       the run, its params, metrics, artifacts and child runs; resuming a state; the registered version
 naming.py     what a run says about itself: its name, description and the params that define it
-promotion.py  the registry's gate: which version may become `champion`
+promotion.py  the registry's gate: which version may become `champion`, and the words a version says it in
 store.py      the store is never silently replaced: what track wrote (mlflow-ledger.json), copies of a sqlite store
 monitor_run.py  the monitor's run, tagged with the model version it checked
 """

@@ -27,7 +27,15 @@ from ..core.records import FeaturesReport, SearchReport, TrainMetrics
 from ..core.task import kind_of
 from ..reporting.headline import flat, undefined_gaps
 from . import naming
-from .promotion import champion_check, contract_check, decide, describe, threshold_checks
+from .promotion import (
+    champion_check,
+    contract_check,
+    contract_tags,
+    decide,
+    description,
+    model_description,
+    threshold_checks,
+)
 
 # Set before mlflow is imported: no usage telemetry, and a down server fails fast instead of retrying for minutes.
 os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
@@ -420,16 +428,6 @@ def contract_of() -> dict[str, str]:
     }
 
 
-def contract_tags(contract: dict[str, str]) -> dict[str, str]:
-    """The contract as a version shows it: the target, and the inputs counted with a digest of the whole list (a
-    30-name list would fill the version page's tag box)."""
-    inputs = json.loads(contract["contract.inputs"])
-    kinds = [c.rsplit(":", 1)[1] for c in inputs]
-    digest = hashlib.sha256(contract["contract.inputs"].encode()).hexdigest()[:12]
-    summary = f"{len(inputs)} columns: {kinds.count('numeric')} numeric, {kinds.count('categorical')} categorical"
-    return {"contract.target": contract["contract.target"], "contract.inputs": f"{summary} (sha256 {digest})"}
-
-
 def full_contract(client, tags: dict, source: str | None) -> dict:
     """A version's tags with its whole input list (from its logged model, `source` models:/<model id>) in place of
     the short tag; a version registered before the short tag holds the list itself."""
@@ -496,16 +494,6 @@ def register(mlflow, client, name: str, model, run_id: str, task: str, params: d
     }
 
 
-def model_description(name: str, target: str) -> str:
-    """The registered model's description: what it predicts and what its aliases mean."""
-    return (
-        f"Predicts {target} from the raw rows of the data file (input columns and kinds: the contract.inputs tag of "
-        "each version, the whole list in the model's input_contract.json). Every pipeline state is a version with "
-        "alias candidate; alias champion is the last version the promotion gate (params.yaml tracking.promotion) "
-        f"passed: serve models:/{name}@champion. Each version's description lists the gate's checks, failed first."
-    )
-
-
 def best_champion(client, name: str, metric: str, contract: dict) -> dict | None:
     """{version, figure, tags} of the best version that has ever been champion of `name` for the same target, whatever
     its input columns: the gate compares a candidate with it, so the champion cannot drift down through the tolerance
@@ -519,32 +507,6 @@ def best_champion(client, name: str, metric: str, contract: dict) -> dict | None
             tags = full_contract(client, dict(v.tags), getattr(v, "source", None))
             best = {"version": v.version, "figure": float(figure), "tags": tags}
     return best
-
-
-def markdown_cell(text) -> str:
-    """Text from the data (column and group names, notes) as one markdown table cell: MLflow renders a description
-    as markdown with HTML, so markup is escaped, a pipe does not end the cell, and a line break does not end the row."""
-    import html
-
-    escaped = re.sub(r"([\\|])", r"\\\1", html.escape(str(text), quote=False))
-    return " ".join(escaped.splitlines())
-
-
-def description(promote: bool, checks: list[dict], run_id: str) -> str:
-    """The version's description: the decision in plain words (the versions list shows its first line unrendered),
-    then every check as a list item with its value, bound and result, failed first (a list renders in MLflow's UI
-    where a markdown table loses its borders)."""
-    failed = [c for c in checks if c["passed"] is False]
-    skipped = [c for c in checks if c["passed"] is None]
-    verdict = (
-        f"Candidate only: {len(failed)} of {len(checks)} checks fail"
-        if failed
-        else f"Champion: every check evaluated passes, {len(skipped)} skipped"
-        if skipped
-        else f"Champion: all {len(checks)} checks pass"
-    )
-    items = [f"- {markdown_cell(describe(c))}" for c in failed + [c for c in checks if c["passed"] is not False]]
-    return "\n".join([f"{verdict} (the promotion gate, tracking.promotion; run {run_id}).", "", *items])
 
 
 def experiment_id(client, name: str, default_store: bool) -> str:
