@@ -196,6 +196,21 @@ def _binary_block_terms(block, beta, classes):
     return nll, grad, _weighted_gram(X, w * p * (1 - p), ones_first=True)
 
 
+def _null_model(class_totals: np.ndarray, binary: bool) -> np.ndarray:
+    """Newton's starting point: the intercept-only fit (log-odds of the weighted class shares; softmax: log shares,
+    centred), every coefficient 0. From all zeros the first steps mostly move the intercept; here they do not (one
+    Newton iteration fewer in most fits of the default data, the same optimum)."""
+    log_share = np.log(class_totals / class_totals.sum())
+    start = np.zeros((1, 1 if binary else class_totals.size))
+    start[0] = log_share[1] - log_share[0] if binary else log_share - log_share.mean()
+    return start
+
+
+def _class_totals(block, classes) -> np.ndarray:
+    y, w = np.asarray(block[1]), block[2]
+    return np.bincount(np.searchsorted(classes, y), weights=check_sample_weight(w, y.shape[0]), minlength=classes.size)
+
+
 def _summed_objective(B, blocks, classes, binary, lam):
     """_smooth_objective over rows held in blocks: the blocks' terms summed, then the penalty."""
     if binary:
@@ -256,6 +271,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         if solver == "auto":
             solver = "newton" if binary and X.shape[1] <= NEWTON_FEATURES else "lbfgs"
         start = np.zeros((X1.shape[1], Y.shape[1]))
+        start[:1] = _null_model(np.bincount(encoded, weights=w, minlength=self.classes_.size), binary)
         if self.penalty == "l1":
             B = self._fit_proximal_newton(lambda B, lam: _smooth_objective(B, X1, Y, w, binary, lam), start)
         elif solver == "newton":
@@ -287,6 +303,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = widths[0]
         binary = self.classes_.size == 2
         start = np.zeros((widths[0] + 1, 1 if binary else self.classes_.size))
+        start[:1] = _null_model(np.sum(blocks.map(_class_totals, self.classes_), axis=0), binary)
         if self.penalty == "l1":
             B = self._fit_proximal_newton(
                 lambda B, lam: _summed_objective(B, blocks, self.classes_, binary, lam), start
@@ -329,7 +346,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         )
 
     def _fit_newton(self, objective, start):
-        """objective(B) -> (loss, gradient, Hessian on demand) of the l2-penalised NLL; start: B's zeros."""
+        """objective(B) -> (loss, gradient, Hessian on demand) of the l2-penalised NLL; start: _null_model's B."""
         K = start.shape[1]
 
         def direction(beta, grad, H):

@@ -80,7 +80,10 @@ def main() -> None:
         print(f"assess: validation curve {too_large}")
     elif sweep:
         [(parameter, values)] = sweep.items()
-        sweep_rows = validation_sweep(make_model(), trained["best_params"], parameter, values, fold_data, scorer)
+        searched = [] if rows.sample else search["candidates"]  # scored on these folds, unless assess samples rows
+        sweep_rows = validation_sweep(
+            make_model(), trained["best_params"], parameter, values, fold_data, scorer, searched
+        )
         report["validation_curve"] = {"parameter": parameter, "values": values}
     Assessment(**report).write()
     write_json(curve_rows, paths.LEARNING_CURVE)

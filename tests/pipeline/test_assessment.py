@@ -132,3 +132,36 @@ def test_a_column_equal_to_the_target_is_flagged_and_a_legitimate_one_is_not():
     allowed = leaky_features(scores, 0.98, ["outcome"], ["age", "outcome", "noise"], "roc_auc")
     assert allowed["flagged"] == [] and allowed["legitimate"] == ["outcome=1"] and "legitimate" in allowed["statement"]
     assert leaky_features(scores, None, [], [], "")["flagged"] == []
+
+
+def test_the_validation_curve_reuses_the_searchs_scores_and_equals_a_full_refit():
+    """A value the search scored on the same folds takes its scores; the rest are fitted. The rows equal a sweep that
+    refits every value, for a model whose fits draw random numbers too (each fit seeded by its own random_state)."""
+    from mllib.ensemble import RandomForestClassifier
+    from mllib.model_selection import FoldData, evaluate_candidates
+    from pipeline.steps.assessment import validation_sweep
+
+    fits = []
+
+    class Counted(RandomForestClassifier):
+        def fit(self, X, y, sample_weight=None):
+            fits.append(len(y))
+            return super().fit(X, y, sample_weight)
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(240, 4))
+    y = (X[:, 0] + rng.normal(size=240) > 0).astype(int)
+    splits = [(np.flatnonzero(np.arange(240) % 3 != k), np.flatnonzero(np.arange(240) % 3 == k)) for k in range(3)]
+    folds, scorer = FoldData(X, y, splits), get_scorer("roc_auc")
+    model = Counted(n_estimators=5, random_state=3)
+    searched = evaluate_candidates(model, [{"min_samples_leaf": 5}, {"min_samples_leaf": 20}], folds, scorer)
+    values = [1, 5, 20, 40]
+    fits.clear()
+    full = validation_sweep(model, {}, "min_samples_leaf", values, folds, scorer)
+    assert len(fits) == 4 * 3
+    fits.clear()
+    assert validation_sweep(model, {}, "min_samples_leaf", values, folds, scorer, searched) == full
+    assert len(fits) == 2 * 3  # the two values the search did not score, on three folds
+    fits.clear()
+    other = validation_sweep(model, {"max_features": 4}, "min_samples_leaf", values, folds, scorer, searched)
+    assert len(fits) == 4 * 3 and other != full  # another configuration: nothing matches, everything is fitted

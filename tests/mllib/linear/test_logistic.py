@@ -397,3 +397,17 @@ def test_the_default_multinomial_fit_converges_on_ten_classes():
     P = model.predict_proba(X)
     gradient = (P - np.eye(10)[y]).T @ X + 2 * 0.1 * model.coef_  # d/dW of the penalised NLL, per class
     assert np.abs(gradient).max() < 1e-5
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_newton_starts_at_the_intercept_only_fit(n_classes):
+    """With a feature that carries nothing (all zeros) the optimum is the intercept-only fit: log-odds of the weighted
+    class shares (softmax: log shares, centred), so Newton's first step is already below tol."""
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, n_classes, size=300)
+    w = rng.uniform(0.5, 2.0, size=300)
+    model = LogisticRegression(lam=1.0, solver="newton").fit(np.zeros((300, 1)), y, sample_weight=w)
+    share = np.bincount(y, weights=w) / w.sum()
+    expected = [np.log(share[1] / share[0])] if n_classes == 2 else np.log(share) - np.log(share).mean()
+    assert model.n_iter_ == 1
+    np.testing.assert_allclose(model.intercept_, expected, rtol=0, atol=1e-12)
