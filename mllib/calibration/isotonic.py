@@ -21,7 +21,6 @@ import numpy as np
 from ..base import BaseEstimator, check_is_fitted, check_sample_weight
 from ..base.constraints import BOOLEAN, check_hyperparameters
 from ._checks import check_binary, check_scores
-from ._kernels import pooled_blocks
 
 
 def pool_adjacent_violators(y, sample_weight=None) -> np.ndarray:
@@ -36,6 +35,8 @@ def pool_adjacent_violators(y, sample_weight=None) -> np.ndarray:
     w = check_sample_weight(sample_weight, y.shape[0])
     if (w <= 0).any():
         raise ValueError("pool_adjacent_violators needs positive sample weights; drop zero-weight rows first")
+    from ._kernels import pooled_blocks  # numba: imported on first use, not by every importer of mllib.calibration
+
     means, starts = pooled_blocks(y, w)
     return np.repeat(means, np.diff(np.append(starts, y.shape[0])))
 

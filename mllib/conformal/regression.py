@@ -24,7 +24,6 @@ import math
 import numpy as np
 
 from ..base import BaseEstimator, check_array, check_is_fitted
-from ._kernels import cv_plus_order_statistic
 from .classification import _RANK_SLACK, conformal_quantile
 
 
@@ -118,6 +117,8 @@ class CVPlusRegressor(BaseEstimator):
         low_rank, high_rank = self._ranks()
         lower, upper = np.full(P.shape[0], -np.inf), np.full(P.shape[0], np.inf)
         if _searches_beat_partition(n, self.n_folds_):
+            from ._kernels import cv_plus_order_statistic  # numba: imported when used, not with mllib.conformal
+
             ascending, descending, starts = self._by_fold
             P = np.ascontiguousarray(P)
             if low_rank >= 1:
