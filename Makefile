@@ -11,7 +11,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export DVC_NO_ANALYTICS := 1
 export MLFLOW_DISABLE_TELEMETRY := true
 
-.PHONY: run test test-slow lint lock
+.PHONY: run test test-slow lint lock bench-peers
 
 run: $(STAMP)
 	dvc repro
@@ -27,6 +27,12 @@ test-slow: $(STAMP)
 lint: $(STAMP)
 	ruff check .
 	ruff format --check .
+
+# the pipeline's fits beside dask-ml, XGBoost, LightGBM and scikit-learn at 1M and 5M rows, one run per size
+# (benchmarks/results/peers_at_scale.md; about an hour on 2 cores). The peers are installed for this only.
+bench-peers: $(STAMP)
+	python -m pip install --quiet -c requirements.lock -e '.[peers]'
+	python benchmarks/bench_peers.py 1000000 5000000
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \

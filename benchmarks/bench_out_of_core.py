@@ -79,24 +79,32 @@ def peak_rss(pid: int, stop: threading.Event, peaks: dict) -> None:
         time.sleep(0.1)
 
 
-def run_stage(project: Path, stage: str, repro: bool = False) -> dict:
-    """One stage: its module run directly, or (repro) `dvc repro --single-item` in the project, a clone of this one."""
+def measured_run(command: list[str], cwd: Path, env: dict | None, sample) -> tuple[float, float, dict, str, int]:
+    """Run `command`: (CPU s of it and all its descendants, wall s, the peaks sample(pid, stop, peaks) recorded while it
+    ran, its stdout, its exit status)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    if repro:
-        command, env = ["dvc", "repro", "--single-item", stage], dict(os.environ)
-    else:
-        command, env = [sys.executable, "-m", f"pipeline.stages.{stage}"], {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen(command, cwd=project, env=env, stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, text=True)
     stop, peaks = threading.Event(), {}
-    sampler = threading.Thread(target=peak_rss, args=(process.pid, stop, peaks))
+    sampler = threading.Thread(target=sample, args=(process.pid, stop, peaks))
     sampler.start()
     out, _ = process.communicate()
     stop.set()
     sampler.join()
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if process.returncode:
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return cpu, wall, peaks, out, process.returncode
+
+
+def run_stage(project: Path, stage: str, repro: bool = False) -> dict:
+    """One stage: its module run directly, or (repro) `dvc repro --single-item` in the project, a clone of this one."""
+    if repro:
+        command, env = ["dvc", "repro", "--single-item", stage], dict(os.environ)
+    else:
+        command, env = [sys.executable, "-m", f"pipeline.stages.{stage}"], {**os.environ, "PYTHONPATH": str(ROOT)}
+    cpu, wall, peaks, out, code = measured_run(command, project, env, peak_rss)
+    if code:
         raise SystemExit(f"{stage} failed in {project}")
     disk = sum(
         f.stat().st_size
@@ -107,7 +115,7 @@ def run_stage(project: Path, stage: str, repro: bool = False) -> dict:
     return {
         "stage": stage,
         "wall_s": wall,
-        "cpu_s": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
+        "cpu_s": cpu,
         "stage_rss_gb": peaks.get("stage", 0) / 1e9,
         "worker_rss_gb": peaks.get("worker", 0) / 1e9,
         "outputs_gb": disk / 1e9,
