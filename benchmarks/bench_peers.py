@@ -10,9 +10,13 @@ of the largest process in the tree (sampled every 0.1 s). The same hyperparamete
   no l2 term, no subsampling, no early stopping.
 "Dask" rows run on a LocalCluster of 2 single-threaded worker processes with the rows in blocks of 500,000 read on
 the workers; "in memory" rows run single-threaded in one process. The pipeline's train stage (its whole search and
-refit, logistic regression, in memory) is timed too, with its number of fits, for the cost per fit.
+refit, logistic regression, in memory) is timed too, with its number of fits, beside scikit-learn's lbfgs doing the
+same search in one process: the same fold matrices the stage reads (data/features/fold_k.npy), the same grid of lam,
+scored by ROC AUC on each split's validation rows, the best lam refitted on all training rows.
 
 Run: .venv/bin/python benchmarks/bench_peers.py 1000000 5000000     (`make bench-peers` installs the peers first)
+     .venv/bin/python benchmarks/bench_peers.py 1000000 5000000 --only-train-stage   (the data stages, the train
+     stage and scikit-learn's same search only: results/peers_train_stage.md)
 Results: benchmarks/results/peers_at_scale.md
 """
 
@@ -151,6 +155,32 @@ def fit_one(work: Path, model: str, library: str, where: str) -> dict:
     return {"auc": roc_auc(y_test, score), "fit_s": fit_s}
 
 
+def sklearn_search(work: Path) -> dict:
+    """scikit-learn's lbfgs through the train stage's search: every (lam, split) fit on the split's matrix, the mean
+    validation AUC per lam, the best lam refitted on all training rows: {"auc": the best mean validation AUC,
+    "fits"}."""
+    import pandas as pd
+    import yaml
+    from sklearn.linear_model import LogisticRegression
+
+    from pipeline.steps.folds import splits_of
+
+    project = work / "project"
+    grid = yaml.safe_load((project / "params.yaml").read_text())["search"]["grid"]["logistic_regression"]["lam"]
+    splits = splits_of(pd.read_parquet(project / "data/processed/folds.parquet"))
+    y = np.load(work / "y_train.npy")
+    scores = {lam: [] for lam in grid}
+    for k, (fit, valid) in enumerate(splits):
+        X = np.load(project / f"data/features/fold_{k}.npy")  # one split's matrix at a time, as the stage reads them
+        for lam in grid:
+            est = LogisticRegression(C=1 / (2 * lam), max_iter=1000).fit(X[fit], y[fit])
+            scores[lam].append(roc_auc(y[valid], est.decision_function(X[valid])))
+        del X
+    best = max(grid, key=lambda lam: np.mean(scores[lam]))
+    LogisticRegression(C=1 / (2 * best), max_iter=1000).fit(np.load(work / "X_train.npy"), y)
+    return {"auc": float(np.mean(scores[best])), "fits": len(grid) * len(splits) + 1}
+
+
 # ------------------------------------------------------------------ measuring a process tree from outside
 
 
@@ -224,10 +254,10 @@ def train_stage(project: Path, n: int) -> dict:
             "auc": round(search["candidates"][search["best_index"]]["mean_valid_score"], 4)}  # fmt: skip
 
 
-def one_size(n: int, work: Path, only: set) -> list[dict]:
+def one_size(n: int, work: Path, only: set, stage_only: bool) -> list[dict]:
     project, rows = prepared(work / f"rows_{n}", n)
     for model, library, where in ORDER:
-        if only and model not in only:
+        if stage_only or (only and model not in only):
             continue
         figures, out = measured(
             [sys.executable, __file__, "--fit", str(work / f"rows_{n}"), model, library, where], ROOT
@@ -239,14 +269,27 @@ def one_size(n: int, work: Path, only: set) -> list[dict]:
     if not only or "logistic regression" in only:
         rows.append(train_stage(project, n))
         print(rows[-1], flush=True)
+        figures, out = measured([sys.executable, __file__, "--search", str(work / f"rows_{n}")], ROOT)
+        result = json.loads(out.strip().splitlines()[-1])
+        fits = result["fits"]
+        rows.append({"rows": n, "model": "logistic regression", "where": "in memory", **figures,
+                     "library": f"scikit-learn lbfgs, the train stage's search ({fits} fits)",
+                     "auc": round(result["auc"], 4), "cpu_per_fit_s": round(figures["cpu_s"] / fits, 2)})  # fmt: skip
+        print(rows[-1], flush=True)
     return rows
 
 
 def versions() -> str:
-    from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
 
     names = ["numpy", "scipy", "numba", "scikit-learn", "dask", "distributed", "dask-ml", "xgboost", "lightgbm"]
-    return ", ".join(f"{name} {version(name)}" for name in names)
+    found = []
+    for name in names:  # --only-train-stage needs none of the peers
+        try:
+            found.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            pass
+    return ", ".join(found)
 
 
 def main() -> None:
@@ -254,8 +297,9 @@ def main() -> None:
     parser.add_argument("sizes", type=int, nargs="+")
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench_peers"))
     parser.add_argument("--model", action="append", default=[], choices=["logistic regression", "gradient boosting"])
+    parser.add_argument("--only-train-stage", action="store_true", help="the train stage and its scikit-learn search")
     args = parser.parse_args()
-    rows = [row for n in args.sizes for row in one_size(n, args.work, set(args.model))]
+    rows = [row for n in args.sizes for row in one_size(n, args.work, set(args.model), args.only_train_stage)]
     columns = list(dict.fromkeys(key for row in rows for key in row))  # every row's columns, in first-seen order
     rows = [{key: row.get(key, "") for key in columns} for row in rows]
     memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
@@ -263,10 +307,10 @@ def main() -> None:
 
     write_table(
         rows,
-        "peers_at_scale.md",
+        "peers_train_stage.md" if args.only_train_stage else "peers_at_scale.md",
         before=(
             "# The pipeline's fits beside the peers, at scale\n\n"
-            f"`benchmarks/bench_peers.py {' '.join(map(str, args.sizes))}` on {time.strftime('%Y-%m-%d')}; "
+            f"`benchmarks/bench_peers.py {' '.join(sys.argv[1:])}` on {time.strftime('%Y-%m-%d')}; "
             f"{machine}; Python {platform.python_version()}; {versions()}. What each row does and how it is "
             "measured: the script's docstring. cpu_s counts the process and its Dask workers; peak_rss_gb is the "
             "largest process; fit_s is the wall time inside the process from the data's first read to the fitted "
@@ -276,7 +320,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if "--fit" in sys.argv:
+    if "--search" in sys.argv:
+        print(json.dumps(sklearn_search(Path(sys.argv[sys.argv.index("--search") + 1]))))
+    elif "--fit" in sys.argv:
         i = sys.argv.index("--fit")
         work, model, library, where = sys.argv[i + 1 : i + 5]
         print(json.dumps(fit_one(Path(work), model, library, where)))
