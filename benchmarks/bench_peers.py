@@ -305,12 +305,16 @@ def main() -> None:
     memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
     machine = f"{platform.machine()}, {os.cpu_count()} cores, {memory:.0f} GiB"
 
+    title = (
+        "The train stage beside scikit-learn doing the same search, at scale"
+        if args.only_train_stage
+        else "The pipeline's fits beside the peers, at scale"
+    )
     write_table(
         rows,
         "peers_train_stage.md" if args.only_train_stage else "peers_at_scale.md",
         before=(
-            "# The pipeline's fits beside the peers, at scale\n\n"
-            f"`benchmarks/bench_peers.py {' '.join(sys.argv[1:])}` on {time.strftime('%Y-%m-%d')}; "
+            f"# {title}\n\n`benchmarks/bench_peers.py {' '.join(sys.argv[1:])}` on {time.strftime('%Y-%m-%d')}; "
             f"{machine}; Python {platform.python_version()}; {versions()}. What each row does and how it is "
             "measured: the script's docstring. cpu_s counts the process and its Dask workers; peak_rss_gb is the "
             "largest process; fit_s is the wall time inside the process from the data's first read to the fitted "
