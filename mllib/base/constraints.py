@@ -69,10 +69,39 @@ class InstanceOf:
     name: str
 
     def accepts(self, value) -> bool:
+        if isinstance(value, (bool, np.bool_)) and not any(issubclass(t, (bool, np.bool_)) for t in self.types):
+            return False  # True is not a count, a seed or a value to fill with
         return isinstance(value, self.types)
 
     def describe(self) -> str:
         return self.name
+
+
+@dataclass(frozen=True)
+class SequenceOf:
+    """A tuple or list whose every item meets `item` (hidden layer sizes)."""
+
+    item: Interval
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, (tuple, list)) and all(self.item.accepts(v) for v in value)
+
+    def describe(self) -> str:
+        return f"a tuple of {self.item.describe()} each"
+
+
+@dataclass(frozen=True)
+class IncreasingPair:
+    """A pair (lo, hi) with lo < hi, both within `within` (a range to map onto, a quantile range)."""
+
+    within: Interval
+
+    def accepts(self, value) -> bool:
+        pair = isinstance(value, (tuple, list)) and len(value) == 2 and all(self.within.accepts(v) for v in value)
+        return pair and value[0] < value[1]
+
+    def describe(self) -> str:
+        return f"a pair (lo, hi) with lo < hi, each {self.within.describe()}"
 
 
 def positive_int(low: int = 1, high: int | None = None) -> Interval:
@@ -80,10 +109,15 @@ def positive_int(low: int = 1, high: int | None = None) -> Interval:
 
 
 POSITIVE = Interval(False, 0, None, "neither", "a positive number")
+POSITIVE_FINITE = Interval(False, 0, math.inf, "neither", "a positive finite number")
+FINITE = Interval(False, -math.inf, math.inf, "neither", "a finite number")
 NON_NEGATIVE = Interval(False, 0, None)  # a number >= 0
 UNIT = Interval(False, 0, 1)  # a number in [0, 1]
 OPTIONAL = Options((None,))
 BOOLEAN = InstanceOf((bool, np.bool_), "True or False")
+NUMBER_OR_NAN = InstanceOf((int, float, np.integer, np.floating), "a number or NaN")
+ARRAY_LIKE = InstanceOf((list, tuple, np.ndarray), "a list or array")  # its shape is checked against the data at fit
+RANDOM_STATE = InstanceOf((int, np.integer, np.random.Generator, type(None)), "an integer, a numpy Generator or None")
 
 
 def check_hyperparameters(estimator) -> None:

@@ -19,7 +19,7 @@ from scipy import linalg
 from scipy.special import log_softmax
 
 from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
-from ..base.constraints import UNIT, Options, check_hyperparameters
+from ..base.constraints import ARRAY_LIKE, OPTIONAL, UNIT, Options, check_hyperparameters
 from .decision import check_cost_matrix, min_risk_decision
 
 COVARIANCES = ("shared", "per_class")
@@ -78,7 +78,12 @@ class GaussianBayesClassifier(ClassifierMixin, BaseEstimator):
         minimum-expected-cost decision; predict_proba always gives the posteriors.
     """
 
-    _constraints = {"covariance": Options(COVARIANCES), "reg_param": UNIT}
+    _constraints = {
+        "covariance": Options(COVARIANCES),
+        "reg_param": UNIT,
+        "priors": [OPTIONAL, ARRAY_LIKE],
+        "cost_matrix": [OPTIONAL, ARRAY_LIKE],
+    }
 
     def __init__(self, covariance: str = "shared", priors=None, reg_param: float = 1e-6, cost_matrix=None):
         self.covariance = covariance

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.special import log_softmax
 
 from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
-from ..base.constraints import NON_NEGATIVE, Options, check_hyperparameters
+from ..base.constraints import ARRAY_LIKE, FINITE, NON_NEGATIVE, OPTIONAL, Options, check_hyperparameters
 from .gaussian import check_priors
 
 DISTRIBUTIONS = ("gaussian", "bernoulli", "categorical")
@@ -39,7 +39,13 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         Class priors in classes_ order; None: the (weighted) class frequencies.
     """
 
-    _constraints = {"distribution": Options(DISTRIBUTIONS), "alpha": NON_NEGATIVE, "var_smoothing": NON_NEGATIVE}
+    _constraints = {
+        "distribution": Options(DISTRIBUTIONS),
+        "alpha": NON_NEGATIVE,
+        "var_smoothing": NON_NEGATIVE,
+        "binarize": FINITE,
+        "priors": [OPTIONAL, ARRAY_LIKE],
+    }
 
     def __init__(
         self,

@@ -34,7 +34,7 @@ from ..base import (
     check_random_state,
     check_sample_weight,
 )
-from ..base.constraints import NON_NEGATIVE, Options, check_hyperparameters, positive_int
+from ..base.constraints import NON_NEGATIVE, RANDOM_STATE, Options, check_hyperparameters, positive_int
 from .kmeans import KMeans, squared_distances
 
 COVARIANCE_TYPES = ("full", "diag", "spherical")
@@ -129,6 +129,8 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
         "max_iter": positive_int(),
         "reg_covar": NON_NEGATIVE,
         "tol": NON_NEGATIVE,
+        "n_components": positive_int(),  # at most the rows: at fit
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(
@@ -154,9 +156,9 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self, n):
-        if not (isinstance(self.n_components, (int, np.integer)) and 1 <= self.n_components <= n):
-            raise ValueError(f"n_components must be an integer in [1, n_samples = {n}], got {self.n_components!r}")
         check_hyperparameters(self)
+        if self.n_components > n:
+            raise ValueError(f"n_components must be an integer in [1, n_samples = {n}], got {self.n_components!r}")
 
     def _initial_resp(self, X, w, rng):
         K = self.n_components

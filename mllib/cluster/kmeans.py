@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import BaseEstimator, ClusterMixin, check_array, check_fitted_X, check_random_state, check_sample_weight
-from ..base.constraints import NON_NEGATIVE, check_hyperparameters, positive_int
+from ..base.constraints import NON_NEGATIVE, RANDOM_STATE, InstanceOf, Options, check_hyperparameters, positive_int
 
 INITS = ("k-means++", "random")
 
@@ -123,7 +123,14 @@ class KMeans(ClusterMixin, BaseEstimator):
     after each assignment step, starting with the initial centres; non-increasing), n_iter_.
     """
 
-    _constraints = {"n_init": positive_int(), "max_iter": positive_int(), "tol": NON_NEGATIVE}
+    _constraints = {
+        "n_clusters": positive_int(),  # at most the rows: at fit
+        "init": [Options(INITS), InstanceOf((np.ndarray, list, tuple), "an array of shape (n_clusters, n_features)")],
+        "n_init": positive_int(),
+        "max_iter": positive_int(),
+        "tol": NON_NEGATIVE,
+        "random_state": RANDOM_STATE,
+    }
 
     def __init__(
         self,
@@ -143,14 +150,10 @@ class KMeans(ClusterMixin, BaseEstimator):
 
     def _check_params(self, X):
         n = X.shape[0]
-        if not (isinstance(self.n_clusters, (int, np.integer)) and 1 <= self.n_clusters <= n):
-            raise ValueError(f"n_clusters must be an integer in [1, n_samples = {n}], got {self.n_clusters!r}")
         check_hyperparameters(self)
+        if self.n_clusters > n:
+            raise ValueError(f"n_clusters must be an integer in [1, n_samples = {n}], got {self.n_clusters!r}")
         if isinstance(self.init, str):
-            if self.init not in INITS:
-                raise ValueError(
-                    f"init must be one of {INITS} or an array of shape (n_clusters, n_features), got {self.init!r}"
-                )
             return None
         centres = check_array(self.init, name="init")
         if centres.shape != (self.n_clusters, X.shape[1]):

@@ -15,6 +15,7 @@ import numpy as np
 from scipy.special import log_softmax
 
 from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
+from ..base.constraints import ARRAY_LIKE, Options, check_hyperparameters
 from ..bayes.gaussian import check_priors
 
 
@@ -28,10 +29,13 @@ class NearestCentroid(ClassifierMixin, BaseEstimator):
         order. They enter the isotropic-Gaussian posteriors and hence the decision.
     """
 
+    _constraints = {"priors": [Options(("uniform", "empirical")), ARRAY_LIKE]}
+
     def __init__(self, priors="uniform"):
         self.priors = priors
 
     def fit(self, X, y, sample_weight=None):
+        check_hyperparameters(self)
         X, y = check_X_y(X, y)
         w = check_sample_weight(sample_weight, X.shape[0])
         codes = self._encode_targets(y)
@@ -43,8 +47,6 @@ class NearestCentroid(ClassifierMixin, BaseEstimator):
         if (class_weight <= 0).any():
             raise ValueError("every class needs positive total sample_weight")
         if isinstance(self.priors, str):
-            if self.priors not in ("uniform", "empirical"):
-                raise ValueError(f"priors must be 'uniform', 'empirical' or one prior per class, got {self.priors!r}")
             self.priors_ = np.full(K, 1 / K) if self.priors == "uniform" else class_weight / class_weight.sum()
         else:
             self.priors_ = check_priors(self.priors, class_weight)

@@ -30,6 +30,7 @@ from ..base import (
     check_sample_weight,
     check_X_y,
 )
+from ..base.constraints import ARRAY_LIKE, NON_NEGATIVE, OPTIONAL, check_hyperparameters, positive_int
 from ..bayes.gaussian import check_priors, cholesky
 
 
@@ -37,8 +38,6 @@ def fisher_directions(X, codes, w, n_classes: int, reg: float):
     """Overall mean, class means, within-class scatter S_W, the eigenvalues and the directions (columns, sorted by
     decreasing J) of S_B v = lambda (S_W + reg tr(S_W)/d I) v, each signed so the first class projects below the
     mean."""
-    if not reg >= 0:
-        raise ValueError(f"reg must be >= 0, got {reg!r}")
     class_weight = np.bincount(codes, weights=w, minlength=n_classes)
     if (class_weight <= 0).any():
         raise ValueError("every class needs positive total sample_weight")
@@ -79,12 +78,15 @@ class FisherDiscriminant(ClassifierMixin, BaseEstimator):
         Class priors in classes_ order; None: the (weighted) class frequencies.
     """
 
+    _constraints = {"n_components": [OPTIONAL, positive_int()], "reg": NON_NEGATIVE, "priors": [OPTIONAL, ARRAY_LIKE]}
+
     def __init__(self, n_components: int | None = None, reg: float = 1e-6, priors=None):
         self.n_components = n_components
         self.reg = reg
         self.priors = priors
 
     def fit(self, X, y, sample_weight=None):
+        check_hyperparameters(self)
         X, y = check_X_y(X, y)
         w = check_sample_weight(sample_weight, X.shape[0])
         codes = self._encode_targets(y)
@@ -135,6 +137,8 @@ class LinearDiscriminantProjection(TransformerMixin, BaseEstimator):
         Relative ridge S_W + reg * (tr S_W / d) I; the small default keeps one-hot or collinear inputs solvable.
     """
 
+    _constraints = {"n_components": [OPTIONAL, positive_int()], "reg": NON_NEGATIVE}
+
     def __init__(self, n_components: int | None = None, reg: float = 1e-6):
         self.n_components = n_components
         self.reg = reg
@@ -142,6 +146,7 @@ class LinearDiscriminantProjection(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None, sample_weight=None):
         if y is None:
             raise ValueError("LinearDiscriminantProjection is supervised: call fit(X, y) with class labels")
+        check_hyperparameters(self)
         X, y = check_X_y(X, y)
         w = check_sample_weight(sample_weight, X.shape[0])
         classes, codes = np.unique(y, return_inverse=True)

@@ -47,7 +47,7 @@ from ..base import (
     check_sample_weight,
     check_X_y,
 )
-from ..base.constraints import Interval, Options, check_hyperparameters, positive_int
+from ..base.constraints import RANDOM_STATE, Interval, Options, check_hyperparameters, positive_int
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree.cart import tree_dict
 from ..tree.criteria import CLASSIFICATION_CRITERIA
@@ -102,6 +102,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         "algorithm": Options(ALGORITHMS),
         "n_estimators": positive_int(),
         "learning_rate": Interval(False, 0, None, "neither", "> 0"),
+        "max_depth": positive_int(),
+        "criterion": Options((None, *CLASSIFICATION_CRITERIA)),  # None: the one the algorithm minimises
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(
@@ -124,11 +127,6 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         X, y = check_X_y(X, y)
         check_hyperparameters(self)
         n_estimators = self.n_estimators
-        if self.criterion is not None and self.criterion not in CLASSIFICATION_CRITERIA:
-            raise ValueError(
-                f"criterion must be None (the algorithm's own) or one of {CLASSIFICATION_CRITERIA}, "
-                f"got {self.criterion!r}"
-            )
         code = self._encode_targets(y)
         w = check_sample_weight(sample_weight, X.shape[0])
         self.n_features_in_ = X.shape[1]

@@ -34,8 +34,9 @@ from ..base import (
     check_sample_weight,
     check_X_y,
 )
-from ..base.constraints import check_hyperparameters, positive_int
+from ..base.constraints import BOOLEAN, OPTIONAL, Interval, Options, positive_int
 from ..tree.cart import (
+    GROWTH_CONSTRAINTS,
     TrainingData,
     check_growth_params,
     grow_tree,
@@ -46,14 +47,20 @@ from ..tree.cart import (
 from ..tree.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from .resampling import bootstrap_counts, in_bag_counts, oob_classification, oob_regression, resolve_max_samples
 
+# a forest grows its trees by the trees' hyperparameters (ccp_alpha apart) and draws their samples by these
+FOREST_CONSTRAINTS = {
+    **GROWTH_CONSTRAINTS,
+    "n_estimators": positive_int(),
+    "n_jobs": positive_int(),
+    "bootstrap": BOOLEAN,
+    "max_samples": [positive_int(), Interval(False, 0, 1, "right"), OPTIONAL],  # at most the rows: at fit
+    "oob_score": BOOLEAN,
+}
+
 
 class _BaseForest(BaseEstimator):
-    _constraints = {"n_estimators": positive_int(), "n_jobs": positive_int()}
-    _criteria: tuple = ()
-
     def _fit_forest(self, X, code, y, w, n_classes: int):
-        growth = check_growth_params(self, self._criteria)
-        check_hyperparameters(self)
+        growth = check_growth_params(self)
         n_estimators, n_jobs = self.n_estimators, self.n_jobs
         if self.oob_score and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True: without bootstrap no row is out of bag")
@@ -193,7 +200,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         Seeds the bootstrap samples and the features drawn per split.
     """
 
-    _criteria = CLASSIFICATION_CRITERIA
+    _constraints = {**FOREST_CONSTRAINTS, "criterion": Options(CLASSIFICATION_CRITERIA)}
     _ensemble_output = "probability"
 
     def __init__(
@@ -278,7 +285,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         Seeds the bootstrap samples and the features drawn per split.
     """
 
-    _criteria = REGRESSION_CRITERIA
+    _constraints = {**FOREST_CONSTRAINTS, "criterion": Options(REGRESSION_CRITERIA)}
     _ensemble_output = "raw"
 
     def __init__(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import BaseEstimator, check_array
+from ..base.constraints import NON_NEGATIVE, check_hyperparameters
 from ._support import SelectorMixin, check_kept
 
 
@@ -26,13 +27,14 @@ class VarianceThreshold(SelectorMixin, BaseEstimator):
     support_ : ndarray of bool, the kept columns
     """
 
+    _constraints = {"threshold": NON_NEGATIVE}
+
     def __init__(self, threshold: float = 0.0):
         self.threshold = threshold
 
     def fit(self, X, y=None):
         X = check_array(X, allow_nan=True)
-        if not float(self.threshold) >= 0:
-            raise ValueError(f"threshold must be >= 0, got {self.threshold!r}")
+        check_hyperparameters(self)
         observed = ~np.isnan(X)
         counts = observed.sum(axis=0)
         filled = np.where(observed, X, 0.0)

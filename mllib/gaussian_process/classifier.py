@@ -20,8 +20,8 @@ from scipy import linalg
 from scipy.special import expit
 
 from ..base import BaseEstimator, ClassifierMixin, ConvergenceWarning, check_fitted_X, check_random_state, check_X_y
-from ..base.constraints import POSITIVE, check_hyperparameters, positive_int
-from ..kernels import KernelParamsMixin, kernel_diagonal
+from ..base.constraints import POSITIVE, RANDOM_STATE, check_hyperparameters, positive_int
+from ..kernels import KERNEL_CONSTRAINTS, KernelParamsMixin, kernel_diagonal
 
 
 class GaussianProcessClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimator):
@@ -53,7 +53,14 @@ class GaussianProcessClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimato
     L_ (n_problems, n, n), log_marginal_likelihood_value_ (n_problems,), kernel_params_.
     """
 
-    _constraints = {"amplitude": POSITIVE, "max_iter": positive_int(), "n_max": positive_int()}
+    _constraints = {
+        **KERNEL_CONSTRAINTS,
+        "amplitude": POSITIVE,
+        "max_iter": positive_int(),
+        "n_max": positive_int(),
+        "tol": POSITIVE,
+        "random_state": RANDOM_STATE,
+    }
 
     def __init__(
         self,

@@ -15,7 +15,8 @@ import numpy as np
 from scipy import linalg, optimize
 
 from ..base import BaseEstimator, RegressorMixin, check_fitted_X, check_is_fitted, check_X_y
-from ..kernels import KernelParamsMixin, gram, kernel_diagonal
+from ..base.constraints import BOOLEAN, POSITIVE_FINITE, check_hyperparameters
+from ..kernels import KERNEL_CONSTRAINTS, KernelParamsMixin, gram, kernel_diagonal
 
 # search box for the optimised log-hyperparameters
 _LOG_BOUNDS = (np.log(1e-6), np.log(1e6))
@@ -48,6 +49,8 @@ class GaussianProcessRegressor(KernelParamsMixin, RegressorMixin, BaseEstimator)
     kernel_params_, log_marginal_likelihood_value_.
     """
 
+    _constraints = {**KERNEL_CONSTRAINTS, "alpha": POSITIVE_FINITE, "amplitude": POSITIVE_FINITE, "optimize": BOOLEAN}
+
     def __init__(
         self,
         alpha: float = 1e-2,
@@ -68,10 +71,7 @@ class GaussianProcessRegressor(KernelParamsMixin, RegressorMixin, BaseEstimator)
 
     def fit(self, X, y):
         X, y = check_X_y(X, y, y_numeric=True)
-        for name in ("alpha", "amplitude"):
-            value = getattr(self, name)
-            if not (isinstance(value, (int, float, np.number)) and value > 0 and np.isfinite(value)):
-                raise ValueError(f"{name} must be a positive number, got {value!r}")
+        check_hyperparameters(self)
         self._resolve_kernel(X)
         self.amplitude_, self.noise_ = float(self.amplitude), float(self.alpha)
         if self.optimize:

@@ -29,7 +29,16 @@ from ..base import (
     check_sample_weight,
     check_X_y,
 )
-from ..base.constraints import NON_NEGATIVE, OPTIONAL, POSITIVE, Interval, check_hyperparameters, positive_int
+from ..base.constraints import (
+    BOOLEAN,
+    NON_NEGATIVE,
+    OPTIONAL,
+    POSITIVE,
+    RANDOM_STATE,
+    Interval,
+    check_hyperparameters,
+    positive_int,
+)
 from ..model_selection import train_test_split_indices
 from ._kernels import add_leaf_values, predict_binned, predict_trees
 from .binning import bin_features, find_bin_thresholds
@@ -58,6 +67,8 @@ class _BaseGradientBoosting(BaseEstimator):
         "n_iter_no_change": positive_int(),
         "learning_rate": POSITIVE,
         "l2_regularization": NON_NEGATIVE,
+        "early_stopping": BOOLEAN,
+        "random_state": RANDOM_STATE,
         "subsample": Interval(False, 0, 1, "right"),
         "validation_fraction": Interval(False, 0, 1, "neither"),
         "tol": NON_NEGATIVE,

@@ -1,6 +1,6 @@
 """Kernels and kernel machines: Mercer kernels and Gram matrices, kernel ridge, kernel PCA, Nystroem features."""
 
-from ._params import KernelParamsMixin
+from ._params import KERNEL_CONSTRAINTS, KernelParamsMixin
 from .functions import (
     KERNELS,
     exponential,
@@ -21,6 +21,7 @@ from .kernel_ridge import KernelRidge
 from .nystroem import Nystroem
 
 __all__ = [
+    "KERNEL_CONSTRAINTS",
     "KernelParamsMixin",
     "KernelRidge",
     "KernelPCA",

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .functions import gram, gram_dot, kernel_params
+from ..base.constraints import FINITE, OPTIONAL, POSITIVE_FINITE, Options, positive_int
+from .functions import KERNELS, gram, gram_dot, kernel_params
+
+# what a kernel estimator's kernel hyperparameters may be; kernel_params checks the rules that join them (the
+# inverse multiquadric's c = coef0 > 0)
+KERNEL_CONSTRAINTS = {
+    "kernel": Options(tuple(KERNELS)),
+    "gamma": [Options(("scale", "auto")), POSITIVE_FINITE],
+    "degree": positive_int(),
+    "coef0": [OPTIONAL, FINITE],
+}
 
 
 class KernelParamsMixin:

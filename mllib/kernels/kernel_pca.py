@@ -15,7 +15,7 @@ from scipy import linalg
 
 from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X
 from ..base.constraints import check_hyperparameters, positive_int
-from ._params import KernelParamsMixin
+from ._params import KERNEL_CONSTRAINTS, KernelParamsMixin
 
 
 class KernelPCA(KernelParamsMixin, TransformerMixin, BaseEstimator):
@@ -40,7 +40,7 @@ class KernelPCA(KernelParamsMixin, TransformerMixin, BaseEstimator):
     of K), K_fit_all_ (mean of K), kernel_params_.
     """
 
-    _constraints = {"n_components": positive_int()}
+    _constraints = {**KERNEL_CONSTRAINTS, "n_components": positive_int()}
 
     def __init__(self, n_components: int = 10, kernel: str = "rbf", gamma="scale", degree: int = 3, coef0: float = 1.0):
         self.n_components = n_components

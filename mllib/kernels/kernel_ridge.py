@@ -15,7 +15,7 @@ from scipy import linalg
 
 from ..base import BaseEstimator, RegressorMixin, check_fitted_X, check_sample_weight, check_X_y
 from ..base.constraints import POSITIVE, check_hyperparameters
-from ._params import KernelParamsMixin
+from ._params import KERNEL_CONSTRAINTS, KernelParamsMixin
 
 
 class KernelRidge(KernelParamsMixin, RegressorMixin, BaseEstimator):
@@ -38,7 +38,7 @@ class KernelRidge(KernelParamsMixin, RegressorMixin, BaseEstimator):
     Fitted: dual_coef_ (n_train,), X_fit_ (the training rows the prediction sums over), kernel_params_.
     """
 
-    _constraints = {"alpha": POSITIVE}  # the ridge strength lambda
+    _constraints = {**KERNEL_CONSTRAINTS, "alpha": POSITIVE}  # the ridge strength lambda
 
     def __init__(self, alpha: float = 1.0, kernel: str = "rbf", gamma="scale", degree: int = 3, coef0: float = 1.0):
         self.alpha = alpha

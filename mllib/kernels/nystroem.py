@@ -11,8 +11,8 @@ import numpy as np
 from scipy import linalg
 
 from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_random_state
-from ..base.constraints import check_hyperparameters, positive_int
-from ._params import KernelParamsMixin
+from ..base.constraints import RANDOM_STATE, check_hyperparameters, positive_int
+from ._params import KERNEL_CONSTRAINTS, KernelParamsMixin
 
 
 class Nystroem(KernelParamsMixin, TransformerMixin, BaseEstimator):
@@ -37,7 +37,7 @@ class Nystroem(KernelParamsMixin, TransformerMixin, BaseEstimator):
     Fitted: components_ (the landmarks, m x d), component_indices_, normalization_ (K_mm^{-1/2}), kernel_params_.
     """
 
-    _constraints = {"n_components": positive_int()}
+    _constraints = {**KERNEL_CONSTRAINTS, "n_components": positive_int(), "random_state": RANDOM_STATE}
 
     def __init__(
         self,

@@ -41,7 +41,7 @@ from ..base import (
     check_X_y,
     summed,
 )
-from ..base.constraints import NON_NEGATIVE, Options, check_hyperparameters
+from ..base.constraints import NON_NEGATIVE, POSITIVE, Options, check_hyperparameters, positive_int
 from ..base.validation import is_missing
 
 SOLVERS = ("auto", "newton", "lbfgs")
@@ -244,7 +244,13 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         Stop when the largest Newton step (or projected gradient for L-BFGS) is below tol.
     """
 
-    _constraints = {"solver": Options(SOLVERS), "lam": NON_NEGATIVE, "penalty": Options(PENALTIES)}
+    _constraints = {
+        "solver": Options(SOLVERS),
+        "lam": NON_NEGATIVE,
+        "penalty": Options(PENALTIES),
+        "max_iter": positive_int(),
+        "tol": POSITIVE,
+    }
 
     def __init__(
         self, lam: float = 1.0, penalty: str = "l2", solver: str = "auto", max_iter: int = 1000, tol: float = 1e-8

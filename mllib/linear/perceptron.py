@@ -12,7 +12,7 @@ Multiclass: one-vs-rest. Starting from w = 0, eta only rescales (w, b), so predi
 from __future__ import annotations
 
 from ..base import BaseEstimator, ClassifierMixin, check_random_state, check_sample_weight, check_X_y
-from ..base.constraints import POSITIVE, check_hyperparameters, positive_int
+from ..base.constraints import BOOLEAN, POSITIVE, RANDOM_STATE, check_hyperparameters, positive_int
 from ._kernels import perceptron_epochs
 from ._ovr import OneVsRestLinearMixin, fit_one_vs_rest
 
@@ -34,7 +34,13 @@ class Perceptron(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
         Seeds the shuffles.
     """
 
-    _constraints = {"lr": POSITIVE, "max_iter": positive_int()}  # max_iter: epochs
+    _constraints = {  # max_iter: epochs
+        "lr": POSITIVE,
+        "max_iter": positive_int(),
+        "shuffle": BOOLEAN,
+        "averaged": BOOLEAN,
+        "random_state": RANDOM_STATE,
+    }
 
     def __init__(
         self,

@@ -35,7 +35,7 @@ from ..base import (
     check_sample_weight,
     check_X_y,
 )
-from ..base.constraints import POSITIVE, Options, check_hyperparameters, positive_int
+from ..base.constraints import NON_NEGATIVE, POSITIVE, RANDOM_STATE, Options, check_hyperparameters, positive_int
 from ._kernels import svm_dual_cd
 from ._ovr import OneVsRestLinearMixin, fit_one_vs_rest
 
@@ -68,6 +68,8 @@ class LinearSVM(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
         "C": POSITIVE,
         "intercept_scaling": POSITIVE,
         "max_iter": positive_int(),  # epochs
+        "tol": NON_NEGATIVE,
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(

@@ -101,6 +101,7 @@ class _Neighbours(BaseEstimator):
         "kernel": Options(KERNELS),
         "bandwidth": [OPTIONAL, POSITIVE],  # the Parzen window width; None: k nearest neighbours
         "leaf_size": positive_int(),
+        "n_neighbors": positive_int(),  # at most the training rows: at fit
     }
 
     def __init__(
@@ -121,9 +122,7 @@ class _Neighbours(BaseEstimator):
 
     def _store(self, X, sample_weight):
         check_hyperparameters(self)
-        if self.bandwidth is None and (
-            not isinstance(self.n_neighbors, (int, np.integer)) or not 1 <= self.n_neighbors <= X.shape[0]
-        ):
+        if self.bandwidth is None and self.n_neighbors > X.shape[0]:
             raise ValueError(f"n_neighbors must be an int in [1, n_samples = {X.shape[0]}], got {self.n_neighbors!r}")
         self.n_features_in_ = X.shape[1]
         self.X_fit_ = X

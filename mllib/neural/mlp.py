@@ -40,7 +40,17 @@ from ..base import (
     check_sample_weight,
     check_X_y,
 )
-from ..base.constraints import NON_NEGATIVE, POSITIVE, Interval, Options, check_hyperparameters, positive_int
+from ..base.constraints import (
+    BOOLEAN,
+    NON_NEGATIVE,
+    POSITIVE,
+    RANDOM_STATE,
+    Interval,
+    Options,
+    SequenceOf,
+    check_hyperparameters,
+    positive_int,
+)
 from .activations import ACTIVATIONS
 from .initialisation import INITS, initialise
 from .losses import LOSSES
@@ -65,6 +75,11 @@ class _BaseMLP(BaseEstimator):
         "tol": NON_NEGATIVE,
         "momentum": Interval(False, 0, 1, "left"),
         "dropout": Interval(False, 0, 1, "left", "a rate of dropped hidden units in [0, 1)"),
+        "hidden_layer_sizes": [positive_int(), SequenceOf(positive_int())],  # () = no hidden layer
+        "nesterov": BOOLEAN,
+        "early_stopping": BOOLEAN,
+        "validation_fraction": Interval(False, 0, 1, "neither"),
+        "random_state": RANDOM_STATE,
     }
 
     def __init__(
@@ -108,23 +123,9 @@ class _BaseMLP(BaseEstimator):
         self.random_state = random_state
 
     def _validate_params(self) -> tuple:
-        sizes = self.hidden_layer_sizes
-        if isinstance(sizes, numbers.Integral):
-            sizes = (sizes,)
-        iterable = hasattr(sizes, "__iter__") and not isinstance(sizes, str)
-        if not iterable or not all(
-            isinstance(h, numbers.Integral) and not isinstance(h, bool) and h > 0 for h in sizes
-        ):
-            raise ValueError(
-                "hidden_layer_sizes must be a tuple of positive ints (() = no hidden layer), "
-                f"got {self.hidden_layer_sizes!r}"
-            )
         check_hyperparameters(self)
-        if self.early_stopping and not 0 < self.validation_fraction < 1:
-            raise ValueError(
-                f"validation_fraction must be in (0, 1) with early_stopping, got {self.validation_fraction!r}"
-            )
-        return tuple(int(h) for h in sizes)
+        sizes = self.hidden_layer_sizes
+        return (int(sizes),) if isinstance(sizes, numbers.Integral) else tuple(int(h) for h in sizes)
 
     def _fit(self, X, T, sample_weight):
         hidden = self._validate_params()

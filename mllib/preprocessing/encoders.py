@@ -24,9 +24,19 @@ from ..base import (
     check_n_features,
     is_missing,
 )
+from ..base.constraints import (
+    NUMBER_OR_NAN,
+    OPTIONAL,
+    InstanceOf,
+    Interval,
+    Options,
+    check_hyperparameters,
+    positive_int,
+)
 
 UNKNOWN_POLICIES = ("ignore", "error")
 ORDINAL_UNKNOWN_POLICIES = ("use_encoded_value", "error")
+CATEGORIES = [Options(("auto",)), InstanceOf((list, tuple), "a list of lists (one per column)")]
 
 
 def _check_no_missing(X, what: str):
@@ -40,8 +50,6 @@ def _check_no_missing(X, what: str):
 def _learn_categories(categories, X) -> list:
     """Sorted values seen at fit ("auto"), or the declared lists, which must cover every value seen."""
     if isinstance(categories, str):
-        if categories != "auto":
-            raise ValueError(f"categories must be 'auto' or a list of lists, got {categories!r}")
         return [np.unique(X[:, j]) for j in range(X.shape[1])]
     if len(categories) != X.shape[1]:
         raise ValueError(f"categories lists {len(categories)} columns but X has {X.shape[1]}")
@@ -79,10 +87,8 @@ def _categories_at(categories: list, codes: np.ndarray, unknown: np.ndarray) -> 
     return out
 
 
-def _level_counts(block, handle_unknown):
+def _level_counts(block):
     """A block's rows, columns, and per column its sorted levels with their counts."""
-    if handle_unknown not in UNKNOWN_POLICIES:
-        raise ValueError(f"handle_unknown must be one of {UNKNOWN_POLICIES}, got {handle_unknown!r}")
     X = _check_no_missing(block[0], "one-hot encoding")
     return X.shape[0], X.shape[1], [np.unique(X[:, j], return_counts=True) for j in range(X.shape[1])]
 
@@ -119,6 +125,13 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
     empty when none).
     """
 
+    _constraints = {
+        "categories": CATEGORIES,
+        "handle_unknown": Options(UNKNOWN_POLICIES),
+        "min_frequency": [OPTIONAL, positive_int(), Interval(False, 0, 1, "neither")],  # rows, or a fraction of them
+        "max_categories": [OPTIONAL, positive_int(2)],
+    }
+
     def __init__(self, categories="auto", handle_unknown: str = "ignore", min_frequency=None, max_categories=None):
         self.categories = categories
         self.handle_unknown = handle_unknown
@@ -126,19 +139,14 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
         self.max_categories = max_categories
 
     def _validate(self, X):
-        if self.handle_unknown not in UNKNOWN_POLICIES:
-            raise ValueError(f"handle_unknown must be one of {UNKNOWN_POLICIES}, got {self.handle_unknown!r}")
+        check_hyperparameters(self)
         return _check_no_missing(X, "one-hot encoding")
 
     def _min_count(self, n_rows: int) -> int:
         m = self.min_frequency
         if m is None:
             return 0
-        if isinstance(m, (int, np.integer)) and not isinstance(m, bool) and m >= 1:
-            return int(m)
-        if isinstance(m, (float, np.floating)) and 0.0 < m < 1.0:
-            return int(np.ceil(m * n_rows))
-        raise ValueError(f"min_frequency must be None, an int >= 1 (rows) or a float in (0, 1) (fraction), got {m!r}")
+        return int(m) if isinstance(m, (int, np.integer)) else int(np.ceil(m * n_rows))
 
     def _pool(self, cats: np.ndarray, column: np.ndarray, min_count: int) -> np.ndarray:
         """Boolean mask over cats: the levels pooled into `infrequent`."""
@@ -152,22 +160,14 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
             pooled[order[self.max_categories - 1 :]] = True
         return pooled
 
-    def _check_max_categories(self) -> None:
-        if self.max_categories is not None and (
-            isinstance(self.max_categories, bool)
-            or not isinstance(self.max_categories, (int, np.integer))
-            or self.max_categories < 2
-        ):
-            raise ValueError(f"max_categories must be None or an int >= 2, got {self.max_categories!r}")
-
     def fit_blocks(self, blocks):
         """fit from rows held in blocks (mllib.base.RowBlocks; a block is (X, y, sample_weight)): each block's levels
         and their counts, merged (categories "auto" only: the sorted levels of every block). The same categories and
         pooling as fit on the rows put together."""
         if not isinstance(self.categories, str) or self.categories != "auto":
             raise ValueError("fit_blocks learns the categories (categories='auto'); declared lists need fit")
-        self._check_max_categories()
-        found = blocks.map(_level_counts, self.handle_unknown)
+        check_hyperparameters(self)
+        found = blocks.map(_level_counts)
         self.n_features_in_ = found[0][1]
         min_count = self._min_count(sum(rows for rows, _, _ in found))
         learned, pooled = [], []
@@ -182,7 +182,6 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         X = self._validate(X)
-        self._check_max_categories()
         min_count = self._min_count(X.shape[0])
         self.n_features_in_ = X.shape[1]
         learned = _learn_categories(self.categories, X)
@@ -278,16 +277,19 @@ class OrdinalEncoder(ColumnwiseMixin, BaseEstimator):
         inverse_transform maps it back to None.
     """
 
+    _constraints = {
+        "categories": CATEGORIES,
+        "handle_unknown": Options(ORDINAL_UNKNOWN_POLICIES),
+        "unknown_value": NUMBER_OR_NAN,
+    }
+
     def __init__(self, categories="auto", handle_unknown: str = "use_encoded_value", unknown_value: float = -1.0):
         self.categories = categories
         self.handle_unknown = handle_unknown
         self.unknown_value = unknown_value
 
     def _validate(self, X):
-        if self.handle_unknown not in ORDINAL_UNKNOWN_POLICIES:
-            raise ValueError(f"handle_unknown must be one of {ORDINAL_UNKNOWN_POLICIES}, got {self.handle_unknown!r}")
-        if isinstance(self.unknown_value, bool) or not isinstance(self.unknown_value, (int, float, np.number)):
-            raise ValueError(f"unknown_value must be a number or NaN, got {self.unknown_value!r}")
+        check_hyperparameters(self)
         return _check_no_missing(X, "ordinal encoding")
 
     def fit(self, X, y=None):

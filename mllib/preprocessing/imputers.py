@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import BaseEstimator, TransformerMixin, check_array, check_is_fitted, check_n_features, is_missing
+from ..base.constraints import BOOLEAN, OPTIONAL, InstanceOf, Options, check_hyperparameters, positive_int
 
 STRATEGIES = ("mean", "median", "most_frequent", "constant")
 
@@ -31,8 +32,6 @@ def _statistic(observed: np.ndarray, strategy: str):
 
 def _validate_strategy(X, strategy: str) -> np.ndarray:
     """Numeric for mean / median (numbers may arrive in an object array); strings stay object for the others."""
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
     X = np.asarray(X)
     if strategy in ("mean", "median"):
         return check_array(X, allow_nan=True)
@@ -92,12 +91,19 @@ class SimpleImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
         Append one 0/1 column `<name>_missing` for each column that had missing values at fit time.
     """
 
+    _constraints = {
+        "strategy": Options(STRATEGIES),
+        "fill_value": [OPTIONAL, InstanceOf((str, int, float, np.number), "a number or a string")],
+        "add_indicator": BOOLEAN,
+    }
+
     def __init__(self, strategy: str = "mean", fill_value=None, add_indicator: bool = False):
         self.strategy = strategy
         self.fill_value = fill_value
         self.add_indicator = add_indicator
 
     def fit(self, X, y=None):
+        check_hyperparameters(self)
         X = _validate_strategy(X, self.strategy)
         missing = is_missing(X)
         self.n_features_in_ = X.shape[1]
@@ -123,6 +129,7 @@ class SimpleImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
         value from the blocks' merged counts."""
         from .encoders import merged_counts
 
+        check_hyperparameters(self)
         found = blocks.map(_block_missing, self.strategy)
         self.n_features_in_ = found[0][0].size
         missing = np.vstack([gaps for gaps, _ in found])
@@ -217,6 +224,12 @@ class GroupImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
     statistics_ (n_value_columns,), group_fill_; value columns are the input columns without the group column.
     """
 
+    _constraints = {
+        "group_column": [OPTIONAL, positive_int(0)],  # below the number of columns: at fit
+        "strategy": Options(GROUP_STRATEGIES),
+        "add_indicator": BOOLEAN,
+    }
+
     def __init__(self, group_column: int | None = None, strategy: str = "mean", add_indicator: bool = False):
         self.group_column = group_column
         self.strategy = strategy
@@ -224,13 +237,12 @@ class GroupImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
 
     def _split(self, X):
         """(keys or None, value columns validated for the strategy, missing mask of the full input)."""
-        if self.strategy not in GROUP_STRATEGIES:
-            raise ValueError(f"strategy must be one of {GROUP_STRATEGIES}, got {self.strategy!r}")
+        check_hyperparameters(self)
         X = check_array(X, dtype=None, allow_nan=True)
         g = self.group_column
         if g is None:
             return None, _validate_strategy(X, self.strategy), is_missing(X)
-        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 0 <= g < X.shape[1]:
+        if g >= X.shape[1]:
             raise ValueError(f"group_column must be None or a column index in [0, {X.shape[1]}), got {g!r}")
         keys = X[:, g].astype(object) if X.dtype.kind in "US" else X[:, g]
         absent = is_missing(keys)

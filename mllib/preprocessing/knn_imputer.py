@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X
-from ..base.constraints import Options, check_hyperparameters, positive_int
+from ..base.constraints import BOOLEAN, Options, check_hyperparameters, positive_int
 from .imputers import MissingIndicatorMixin
 
 WEIGHTS = ("uniform", "distance")
@@ -50,7 +50,7 @@ class KNNImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
     Fitted: fit_X_ (training rows, NaN where missing: the donors), mean_ (observed column means).
     """
 
-    _constraints = {"n_neighbors": positive_int(), "weights": Options(WEIGHTS)}
+    _constraints = {"n_neighbors": positive_int(), "weights": Options(WEIGHTS), "add_indicator": BOOLEAN}
 
     def __init__(self, n_neighbors: int = 5, weights: str = "uniform", add_indicator: bool = False):
         self.n_neighbors = n_neighbors

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import BaseEstimator, ColumnwiseMixin, check_array, check_fitted_X, check_sample_weight, summed
+from ..base.constraints import BOOLEAN, FINITE, IncreasingPair, Interval, check_hyperparameters
 
 
 def _nonzero_scale(spread: np.ndarray, centre: np.ndarray) -> np.ndarray:
@@ -45,11 +46,14 @@ class StandardScaler(ColumnwiseMixin, BaseEstimator):
     Fitted: mean_, var_, scale_ (1 for a constant column).
     """
 
+    _constraints = {"with_mean": BOOLEAN, "with_std": BOOLEAN}
+
     def __init__(self, with_mean: bool = True, with_std: bool = True):
         self.with_mean = with_mean
         self.with_std = with_std
 
     def fit(self, X, y=None, sample_weight=None):
+        check_hyperparameters(self)
         X = check_array(X)
         w = check_sample_weight(sample_weight, X.shape[0])
         self.n_features_in_ = X.shape[1]
@@ -63,6 +67,7 @@ class StandardScaler(ColumnwiseMixin, BaseEstimator):
         """fit from rows held in blocks (mllib.base.RowBlocks; a block is (X, y, sample_weight or None)): two passes,
         the weighted means from the blocks' sums, then the weighted squared deviations from them (fit's two-pass
         variance; equal to fit's within rounding)."""
+        check_hyperparameters(self)
         total, sums = summed(blocks.map(_weighted_column_sums))
         self.mean_ = sums / total
         self.var_ = summed(blocks.map(_weighted_squared_deviations, self.mean_)) / total
@@ -97,16 +102,14 @@ class MinMaxScaler(ColumnwiseMixin, BaseEstimator):
         The interval the training range is mapped onto.
     """
 
+    _constraints = {"feature_range": IncreasingPair(FINITE)}
+
     def __init__(self, feature_range: tuple = (0.0, 1.0)):
         self.feature_range = feature_range
 
     def fit(self, X, y=None):
-        try:
-            lo, hi = (float(v) for v in self.feature_range)
-        except (TypeError, ValueError):
-            raise ValueError(f"feature_range must be a pair (lo, hi), got {self.feature_range!r}") from None
-        if not lo < hi:
-            raise ValueError(f"feature_range must have lo < hi, got {self.feature_range!r}")
+        check_hyperparameters(self)
+        lo, hi = (float(v) for v in self.feature_range)
         X = check_array(X)
         self.n_features_in_ = X.shape[1]
         self.data_min_ = X.min(axis=0)
@@ -139,18 +142,20 @@ class RobustScaler(ColumnwiseMixin, BaseEstimator):
         Percentiles of the range; (25, 75) is the interquartile range.
     """
 
+    _constraints = {
+        "with_centering": BOOLEAN,
+        "with_scaling": BOOLEAN,
+        "quantile_range": IncreasingPair(Interval(False, 0, 100)),  # percentiles
+    }
+
     def __init__(self, with_centering: bool = True, with_scaling: bool = True, quantile_range: tuple = (25.0, 75.0)):
         self.with_centering = with_centering
         self.with_scaling = with_scaling
         self.quantile_range = quantile_range
 
     def fit(self, X, y=None):
-        try:
-            q_lo, q_hi = (float(v) for v in self.quantile_range)
-        except (TypeError, ValueError):
-            raise ValueError(f"quantile_range must be a pair of percentages, got {self.quantile_range!r}") from None
-        if not 0 <= q_lo < q_hi <= 100:
-            raise ValueError(f"quantile_range must satisfy 0 <= q_lo < q_hi <= 100, got {self.quantile_range!r}")
+        check_hyperparameters(self)
+        q_lo, q_hi = (float(v) for v in self.quantile_range)
         X = check_array(X)
         self.n_features_in_ = X.shape[1]
         self.center_ = np.median(X, axis=0)

@@ -18,6 +18,7 @@ import numpy as np
 from scipy import linalg
 
 from ..base import BaseEstimator, RegressorMixin, check_array, check_fitted_X, check_sample_weight, check_X_y
+from ..base.constraints import NON_NEGATIVE, check_hyperparameters, positive_int
 from ._centring import centre
 
 
@@ -55,6 +56,8 @@ class PLSRegression(RegressorMixin, BaseEstimator):
     intercept_, n_components_.
     """
 
+    _constraints = {"n_components": positive_int(), "max_iter": positive_int(), "tol": NON_NEGATIVE}
+
     def __init__(self, n_components: int = 2, max_iter: int = 500, tol: float = 1e-6):
         self.n_components = n_components
         self.max_iter = max_iter
@@ -64,8 +67,9 @@ class PLSRegression(RegressorMixin, BaseEstimator):
         X, y = check_X_y(X, y, y_numeric=True) if np.ndim(y) == 1 else (check_array(X), check_array(y, name="y"))
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
+        check_hyperparameters(self)
         n, d = X.shape
-        if not (isinstance(self.n_components, (int, np.integer)) and 1 <= self.n_components <= min(n, d)):
+        if self.n_components > min(n, d):
             raise ValueError(
                 f"n_components must be an integer in [1, min(n_samples, n_features)] = [1, {min(n, d)}], "
                 f"got {self.n_components!r}"

@@ -23,7 +23,7 @@ from scipy.special import expit
 
 from ..base import BaseEstimator, ClassifierMixin, ConvergenceWarning, check_fitted_X, check_sample_weight, check_X_y
 from ..base.constraints import OPTIONAL, POSITIVE, InstanceOf, Options, check_hyperparameters, positive_int
-from ..kernels import KernelParamsMixin
+from ..kernels import KERNEL_CONSTRAINTS, KernelParamsMixin
 from .smo import solve_dual
 
 
@@ -57,7 +57,8 @@ class SVC(KernelParamsMixin, ClassifierMixin, BaseEstimator):
     (n_problems, n_SV) holding alpha_i y_i, intercept_ (n_problems,), n_iter_, proba_slope_.
     """
 
-    _constraints = {  # C = np.inf: a hard margin; cache_size in MB
+    _constraints = {  # the kernel's own first; C = np.inf: a hard margin; cache_size in MB
+        **KERNEL_CONSTRAINTS,
         "C": POSITIVE,
         "tol": POSITIVE,
         "cache_size": POSITIVE,

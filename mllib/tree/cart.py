@@ -27,12 +27,20 @@ from ..base import (
     ClassifierMixin,
     RegressorMixin,
     check_fitted_X,
-    check_int,
     check_is_fitted,
     check_random_state,
     check_sample_weight,
     check_X_y,
     clone,
+)
+from ..base.constraints import (
+    NON_NEGATIVE,
+    OPTIONAL,
+    RANDOM_STATE,
+    Interval,
+    Options,
+    check_hyperparameters,
+    positive_int,
 )
 from . import _kernels as K
 from . import _split_search as S
@@ -53,42 +61,45 @@ SPLITTERS = ("best", "hist")
 _NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 
 
+# what trees and forests may be given to grow by (checked by check_hyperparameters at fit)
+MAX_FEATURES = [positive_int(), Interval(False, 0, 1, "right"), Options(("sqrt", "log2", None))]
+GROWTH_CONSTRAINTS = {
+    "splitter": Options(SPLITTERS),
+    "max_depth": [positive_int(0), OPTIONAL],
+    "min_samples_split": positive_int(2),
+    "min_samples_leaf": positive_int(),
+    "min_impurity_decrease": NON_NEGATIVE,
+    "max_features": MAX_FEATURES,
+    "max_bins": positive_int(2, 256),  # uint8 bins
+    "random_state": RANDOM_STATE,
+}
+
+
 def resolve_max_features(max_features, n_features: int) -> int:
-    """Number of candidate features per split: int, fraction in (0, 1], "sqrt", "log2" or None (all)."""
+    """Number of candidate features per split from a checked max_features (MAX_FEATURES): a count, a fraction in
+    (0, 1], "sqrt", "log2" or None (all)."""
     if max_features is None:
         return n_features
     if isinstance(max_features, str):
-        if max_features == "sqrt":
-            return max(1, int(np.sqrt(n_features)))
-        if max_features == "log2":
-            return max(1, int(np.log2(n_features)))
-    elif isinstance(max_features, (int, np.integer)) and not isinstance(max_features, bool):
-        if 1 <= max_features:
-            return int(min(max_features, n_features))
-    elif isinstance(max_features, (float, np.floating)) and 0.0 < max_features <= 1.0:
-        return max(1, int(max_features * n_features))
-    raise ValueError(
-        f"max_features must be a positive int, a float in (0, 1], 'sqrt', 'log2' or None, got {max_features!r}"
-    )
+        return max(1, int(np.sqrt(n_features) if max_features == "sqrt" else np.log2(n_features)))
+    if isinstance(max_features, (int, np.integer)):
+        return int(min(max_features, n_features))
+    return max(1, int(max_features * n_features))
 
 
-def check_growth_params(est, criteria) -> dict:
-    """Validated growth hyperparameters shared by trees and forests, as the kernel expects them."""
-    if est.criterion not in criteria:
-        raise ValueError(f"criterion must be one of {criteria}, got {est.criterion!r}")
-    if est.splitter not in SPLITTERS:
-        raise ValueError(f"splitter must be one of {SPLITTERS}, got {est.splitter!r}")
-    if not est.min_impurity_decrease >= 0:
-        raise ValueError(f"min_impurity_decrease must be >= 0, got {est.min_impurity_decrease!r}")
+def check_growth_params(est) -> dict:
+    """The hyperparameters of a tree or forest checked against its constraints, the growth ones as the kernel
+    expects them."""
+    check_hyperparameters(est)
     return dict(
         criterion=_CRITERION_CODES[est.criterion],
-        max_depth=_NO_DEPTH_LIMIT if est.max_depth is None else check_int(est.max_depth, "max_depth", 0),
-        min_samples_split=check_int(est.min_samples_split, "min_samples_split", 2),
-        min_samples_leaf=check_int(est.min_samples_leaf, "min_samples_leaf"),
+        max_depth=_NO_DEPTH_LIMIT if est.max_depth is None else int(est.max_depth),
+        min_samples_split=int(est.min_samples_split),
+        min_samples_leaf=int(est.min_samples_leaf),
         min_impurity_decrease=float(est.min_impurity_decrease),
         hist=est.splitter == "hist",
-        max_bins=check_int(est.max_bins, "max_bins", 2, 256),
-    )  # uint8 bins
+        max_bins=int(est.max_bins),
+    )
 
 
 class TrainingData:
@@ -168,12 +179,8 @@ def impurity_importances(feature, left, right, cover, impurity, n_features: int)
 
 
 class _BaseDecisionTree(BaseEstimator):
-    _criteria: tuple = ()
-
     def _grow(self, X, code, y, w, n_classes: int):
-        growth = check_growth_params(self, self._criteria)
-        if not self.ccp_alpha >= 0:
-            raise ValueError(f"ccp_alpha must be >= 0, got {self.ccp_alpha!r}")
+        growth = check_growth_params(self)
         self.n_features_in_ = X.shape[1]
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
         seed = int(check_random_state(self.random_state).integers(2**63))
@@ -270,7 +277,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         Seeds the features drawn per split.
     """
 
-    _criteria = CLASSIFICATION_CRITERIA
+    _constraints = {**GROWTH_CONSTRAINTS, "criterion": Options(CLASSIFICATION_CRITERIA), "ccp_alpha": NON_NEGATIVE}
     _ensemble_output = "probability"
 
     def __init__(
@@ -337,7 +344,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
         Seeds the features drawn per split.
     """
 
-    _criteria = REGRESSION_CRITERIA
+    _constraints = {**GROWTH_CONSTRAINTS, "criterion": Options(REGRESSION_CRITERIA), "ccp_alpha": NON_NEGATIVE}
     _ensemble_output = "raw"
 
     def __init__(

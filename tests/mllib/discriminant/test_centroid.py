@@ -57,7 +57,7 @@ def test_integer_sample_weights_equal_repeating_rows():
 
 def test_errors():
     X, y = _problem(7, n=30)
-    with pytest.raises(ValueError, match="priors must be 'uniform'"):
+    with pytest.raises(ValueError, match="priors must be one of 'uniform', 'empirical'"):
         NearestCentroid(priors="flat").fit(X, y)
     with pytest.raises(ValueError, match="priors must be 3 positive"):
         NearestCentroid(priors=[1.0]).fit(X, y)

@@ -84,5 +84,5 @@ def test_evidence_maximisation_reaches_scikit_learn_optimum():
 def test_validation():
     X, y = np.zeros((3, 1)) + [[0.0], [1.0], [2.0]], np.arange(3.0)
     for bad in ({"alpha": 0.0}, {"amplitude": -1.0}):
-        with pytest.raises(ValueError, match="must be a positive number"):
+        with pytest.raises(ValueError, match="must be a positive finite number"):
             GaussianProcessRegressor(**bad).fit(X, y)

@@ -69,7 +69,7 @@ def test_errors():
         enc.transform(np.array([[np.nan]], dtype=object))
     with pytest.raises(ValueError, match="handle_unknown must be one of"):
         OneHotEncoder(handle_unknown="zeros").fit(np.array([["a"]]))
-    with pytest.raises(ValueError, match="categories must be 'auto'"):
+    with pytest.raises(ValueError, match="categories must be one of 'auto' or a list of lists"):
         OneHotEncoder(categories="sorted").fit(np.array([["a"]]))
     with pytest.raises(ValueError, match="categories lists 1 columns but X has 2"):
         OneHotEncoder(categories=[["a"]]).fit(np.array([["a", "b"]]))
