@@ -3,7 +3,9 @@
 An estimator lists what each hyperparameter may be in `_constraints` ({name: constraint or [constraints]}, any one
 of which may hold); `check_hyperparameters(estimator)` checks them all at fit and names the first that fails:
 "SVC: C must be a number > 0, got -1". scikit-learn's `_parameter_constraints` and `validate_parameter_constraints`
-do the same (sklearn/utils/_param_validation.py); this keeps the three kinds the library needs.
+do the same (sklearn/utils/_param_validation.py); this keeps the kinds the library needs. Every registered estimator
+declares every constructor parameter (tests/mllib/base/test_constraints.py); fit checks by hand only what depends on
+the data (n_neighbors at most the rows, one prior per class, a registry name of the estimator's own kind).
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ class Options:
         return any(value is v or (v is not None and isinstance(value, str) and value == v) for v in self.values)
 
     def describe(self) -> str:
-        return "one of " + ", ".join(repr(v) for v in self.values)
+        return "None" if self.values == (None,) else "one of " + ", ".join(repr(v) for v in self.values)
 
 
 @dataclass(frozen=True)
@@ -78,16 +80,30 @@ class InstanceOf:
 
 
 @dataclass(frozen=True)
-class SequenceOf:
-    """A tuple or list whose every item meets `item` (hidden layer sizes)."""
+class HasMethod:
+    """An object with this method (a splitter: anything with `split`)."""
 
-    item: Interval
+    method: str
+    name: str
+
+    def accepts(self, value) -> bool:
+        return callable(getattr(value, self.method, None))
+
+    def describe(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class SequenceOf:
+    """A tuple or list whose every item meets `item` (hidden layer sizes, the names of stacked models)."""
+
+    item: Interval | InstanceOf
 
     def accepts(self, value) -> bool:
         return isinstance(value, (tuple, list)) and all(self.item.accepts(v) for v in value)
 
     def describe(self) -> str:
-        return f"a tuple of {self.item.describe()} each"
+        return f"a list or tuple, each item {self.item.describe()}"
 
 
 @dataclass(frozen=True)

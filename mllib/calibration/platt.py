@@ -23,7 +23,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..base import BaseEstimator, ConvergenceWarning, check_is_fitted, check_sample_weight
-from ..base.constraints import POSITIVE, check_hyperparameters, positive_int
+from ..base.constraints import BOOLEAN, POSITIVE, check_hyperparameters, positive_int
 from ._checks import check_binary, check_scores, row_chunks
 
 # Armijo sufficient-decrease constant of the backtracking line search
@@ -80,7 +80,7 @@ class PlattScaling(BaseEstimator):
     Fitted attributes: a_ (slope), b_ (intercept), n_iter_ (Newton steps taken).
     """
 
-    _constraints = {"max_iter": positive_int(), "tol": POSITIVE}
+    _constraints = {"smooth_targets": BOOLEAN, "max_iter": positive_int(), "tol": POSITIVE}
 
     def __init__(self, smooth_targets: bool = True, max_iter: int = 100, tol: float = 1e-12):
         self.smooth_targets = smooth_targets

@@ -27,11 +27,19 @@ from ..base import (
     TransformerMixin,
     check_array,
     check_fitted_X,
-    check_int,
     check_is_fitted,
     check_random_state,
 )
-from ..base.constraints import Options, check_hyperparameters
+from ..base.constraints import (
+    BOOLEAN,
+    OPTIONAL,
+    POSITIVE,
+    RANDOM_STATE,
+    Interval,
+    Options,
+    check_hyperparameters,
+    positive_int,
+)
 
 SOLVERS = ("svd", "eigh", "power")
 
@@ -108,7 +116,14 @@ class PCA(TransformerMixin, BaseEstimator):
     explained_variance_ratio_ (lambda_j / tr Sigma), singular_values_ (of X~: sqrt(N lambda_j)), n_components_.
     """
 
-    _constraints = {"solver": Options(SOLVERS)}
+    _constraints = {
+        "n_components": [OPTIONAL, positive_int(), Interval(False, 0, 1, "neither")],  # a count, or a variance share
+        "solver": Options(SOLVERS),
+        "whiten": BOOLEAN,
+        "tol": POSITIVE,
+        "max_iter": positive_int(),
+        "random_state": RANDOM_STATE,
+    }
 
     def __init__(
         self,
@@ -131,13 +146,9 @@ class PCA(TransformerMixin, BaseEstimator):
         nc = self.n_components
         if nc is None:
             return max_k, None
-        if isinstance(nc, bool) or not isinstance(nc, (int, float, np.integer, np.floating)):
-            raise ValueError(f"n_components must be None, an int or a float in (0, 1), got {nc!r}")
         if isinstance(nc, (float, np.floating)):
-            if not 0 < nc < 1:
-                raise ValueError(f"n_components as a float is a variance fraction in (0, 1), got {nc!r}")
             return max_k, float(nc)
-        if not 1 <= nc <= max_k:
+        if nc > max_k:
             raise ValueError(f"n_components={nc} must be in [1, min(n_samples, n_features)] = [1, {max_k}]")
         return int(nc), None
 
@@ -158,9 +169,6 @@ class PCA(TransformerMixin, BaseEstimator):
                 evals, evecs = linalg.eigh(Sigma)
                 variances, components = np.maximum(evals[::-1], 0.0), evecs[:, ::-1].T
             else:
-                check_int(self.max_iter, "max_iter")
-                if not self.tol > 0:
-                    raise ValueError(f"tol must be positive, got {self.tol!r}")
                 rng = check_random_state(self.random_state)
                 variances, components = power_iteration(Sigma, k, self.tol, self.max_iter, rng, total, fraction)
             variances, components = variances[: min(n, d)], components[: min(n, d)]

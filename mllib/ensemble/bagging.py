@@ -28,12 +28,20 @@ from ..base import (
     ClassifierMixin,
     RegressorMixin,
     check_fitted_X,
-    check_int,
     check_is_fitted,
     check_random_state,
     check_sample_weight,
     check_X_y,
     clone,
+)
+from ..base.constraints import (
+    BOOLEAN,
+    OPTIONAL,
+    RANDOM_STATE,
+    InstanceOf,
+    Interval,
+    check_hyperparameters,
+    positive_int,
 )
 from .resampling import bootstrap_counts, in_bag_counts, oob_classification, oob_regression, resolve_max_samples
 
@@ -43,6 +51,17 @@ _MAX_REDRAWS = 100
 class _BaseBagging(BaseEstimator):
     """What the bagging classifier and regressor share: the base estimator, the samples, the members' fits and OOB
     sums; subclasses say how a member's output is read (_member_output) and scored out of bag (_set_oob)."""
+
+    _constraints = {
+        # a registry name (of the bagger's own kind: at fit) or an unfitted estimator
+        "estimator": InstanceOf((str, BaseEstimator), "a registry name or an unfitted mllib estimator"),
+        "estimator_params": [OPTIONAL, InstanceOf((dict,), "a dict of the estimator's hyperparameters")],
+        "n_estimators": positive_int(),
+        "max_samples": [OPTIONAL, positive_int(), Interval(False, 0, 1, "right")],  # at most the rows: at fit
+        "bootstrap": BOOLEAN,
+        "oob_score": BOOLEAN,
+        "random_state": RANDOM_STATE,
+    }
 
     def __init__(self, estimator, estimator_params, n_estimators, max_samples, bootstrap, oob_score, random_state):
         self.estimator = estimator
@@ -69,16 +88,12 @@ class _BaseBagging(BaseEstimator):
                 f"estimator must be a registry name or an unfitted mllib {self._estimator_type}, got {self.estimator!r}"
             )
         if self.estimator_params is not None:
-            if not isinstance(self.estimator_params, dict):
-                raise ValueError(
-                    f"estimator_params must be a dict of {type(base).__name__}'s hyperparameters or "
-                    f"None, got {self.estimator_params!r}"
-                )
             base.set_params(**self.estimator_params)
         return base
 
     def _fit_members(self, X, target, sample_weight, n_outputs: int):
-        n_estimators = check_int(self.n_estimators, "n_estimators")
+        check_hyperparameters(self)
+        n_estimators = self.n_estimators
         n = X.shape[0]
         n_draws = resolve_max_samples(self.max_samples, n)
         if self.oob_score and not self.bootstrap and n_draws == n:

@@ -15,17 +15,36 @@ from ..base import (
     ClassifierMixin,
     RegressorMixin,
     check_fitted_X,
-    check_int,
     check_is_fitted,
     check_random_state,
     check_X_y,
     clone,
     fit_with_groups,
 )
+from ..base.constraints import (
+    BOOLEAN,
+    OPTIONAL,
+    RANDOM_STATE,
+    InstanceOf,
+    SequenceOf,
+    check_hyperparameters,
+    positive_int,
+)
 from ..model_selection import cross_fit, inner_splits
 
 
 class _BaseStacking(BaseEstimator):
+    # names are looked up in the stacker's own kind of the registry at fit
+    _constraints = {
+        "estimators": SequenceOf(InstanceOf((str,), "a registry name")),
+        "estimator_params": [OPTIONAL, InstanceOf((dict,), "a dict {name: hyperparameters}")],
+        "final_estimator": InstanceOf((str,), "a registry name"),
+        "final_params": [OPTIONAL, InstanceOf((dict,), "a dict of hyperparameters")],
+        "cv": positive_int(2),
+        "passthrough": BOOLEAN,
+        "random_state": RANDOM_STATE,
+    }
+
     def __init__(self, estimators, estimator_params, final_estimator, final_params, cv, passthrough, random_state):
         self.estimators = estimators
         self.estimator_params = estimator_params
@@ -40,7 +59,7 @@ class _BaseStacking(BaseEstimator):
 
     def _make(self, name: str, params: dict | None, seed: int, role: str) -> BaseEstimator:
         family = self._family()
-        if not isinstance(name, str) or name not in family:
+        if name not in family:
             raise ValueError(
                 f"{role} {name!r} is not a registered {self._estimator_type}; choose from {sorted(family)}"
             )
@@ -69,7 +88,8 @@ class _BaseStacking(BaseEstimator):
         return np.hstack(columns + ([X] if self.passthrough else []))
 
     def _fit(self, X, y, groups, stratify: bool):
-        k = check_int(self.cv, "cv", 2)
+        check_hyperparameters(self)
+        k = self.cv
         rng = check_random_state(self.random_state)
         bases = self._base_models(rng)
         final = self._make(self.final_estimator, self.final_params, rng.integers(2**31), "final_estimator")

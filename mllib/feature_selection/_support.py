@@ -5,6 +5,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import TransformerMixin, check_array, check_is_fitted, check_n_features
+from ..base.constraints import OPTIONAL, RANDOM_STATE, HasMethod, InstanceOf, positive_int
+
+# what the model-based selectors share: a registry model, a scorer and inner folds
+SELECTION_CONSTRAINTS = {
+    "estimator": [OPTIONAL, InstanceOf((str,), "a registry name")],
+    "estimator_params": [OPTIONAL, InstanceOf((dict,), "a dict of its hyperparameters")],
+    "scoring": [OPTIONAL, InstanceOf((str,), "a scorer name")],
+    "cv": [
+        positive_int(2),
+        InstanceOf((list, tuple), "a list of (fit, valid) index pairs"),
+        HasMethod("split", "a splitter"),
+    ],
+    "random_state": RANDOM_STATE,
+}
 
 
 class SelectorMixin(TransformerMixin):

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import BaseEstimator, check_array, check_int, check_random_state, clone
+from ..base import BaseEstimator, check_array, check_random_state, clone
+from ..base.constraints import FINITE, check_hyperparameters, positive_int
 from ..explain.permutation import permutation_importance
 from ..model_selection import response_values
 from ._search import selection_splits
-from ._support import SelectorMixin, check_kept, resolve_estimator, resolve_scorer
+from ._support import SELECTION_CONSTRAINTS, SelectorMixin, check_kept, resolve_estimator, resolve_scorer
 
 
 class PermutationSelector(SelectorMixin, BaseEstimator):
@@ -41,6 +42,8 @@ class PermutationSelector(SelectorMixin, BaseEstimator):
     support_ : ndarray of bool, the kept columns
     """
 
+    _constraints = {**SELECTION_CONSTRAINTS, "n_repeats": positive_int(), "threshold": FINITE}
+
     def __init__(
         self, estimator=None, estimator_params=None, scoring=None, n_repeats=5, cv=5, threshold=0.0, random_state=0
     ):
@@ -55,7 +58,7 @@ class PermutationSelector(SelectorMixin, BaseEstimator):
     def fit(self, X, y, groups=None):
         X = check_array(X)
         y = np.asarray(y)
-        check_int(self.n_repeats, "n_repeats", 1)
+        check_hyperparameters(self)
         estimator = resolve_estimator(self.estimator, self.estimator_params, y)
         scorer = resolve_scorer(self.scoring, estimator)
         rng = check_random_state(self.random_state)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import BaseEstimator, check_array, check_int
+from ..base.constraints import FINITE, Interval, Options, check_hyperparameters, positive_int
 from ._search import cv_score, selection_splits
-from ._support import SelectorMixin, check_kept, resolve_estimator, resolve_scorer
+from ._support import SELECTION_CONSTRAINTS, SelectorMixin, check_kept, resolve_estimator, resolve_scorer
 
 
 class SequentialSelector(SelectorMixin, BaseEstimator):
@@ -46,6 +47,13 @@ class SequentialSelector(SelectorMixin, BaseEstimator):
     score_ : the CV score of the kept columns
     """
 
+    _constraints = {
+        **SELECTION_CONSTRAINTS,
+        "direction": Options(("forward", "backward")),
+        "n_features": [Options(("auto",)), positive_int(), Interval(False, 0, 1, "neither")],  # at most p: at fit
+        "tol": FINITE,
+    }
+
     def __init__(
         self,
         estimator=None,
@@ -69,13 +77,12 @@ class SequentialSelector(SelectorMixin, BaseEstimator):
     def _target(self, p: int) -> int | None:
         if self.n_features == "auto":
             return None
-        if isinstance(self.n_features, float) and 0 < self.n_features < 1:
+        if isinstance(self.n_features, (float, np.floating)):
             return max(1, int(round(self.n_features * p)))
         return check_int(self.n_features, "n_features", 1, p)
 
     def fit(self, X, y, groups=None):
-        if self.direction not in ("forward", "backward"):
-            raise ValueError(f"direction must be 'forward' or 'backward', got {self.direction!r}")
+        check_hyperparameters(self)
         X = check_array(X)
         y = np.asarray(y)
         estimator = resolve_estimator(self.estimator, self.estimator_params, y)

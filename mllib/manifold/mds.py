@@ -17,7 +17,7 @@ import numpy as np
 from scipy import linalg
 
 from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X
-from ..base.constraints import Options, check_hyperparameters
+from ..base.constraints import Options, check_hyperparameters, positive_int
 
 DISSIMILARITIES = ("euclidean", "precomputed")
 
@@ -51,7 +51,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
     D^2), X_fit_ (euclidean only).
     """
 
-    _constraints = {"dissimilarity": Options(DISSIMILARITIES)}
+    _constraints = {"dissimilarity": Options(DISSIMILARITIES), "n_components": positive_int()}  # at most n: at fit
 
     def __init__(self, n_components: int = 2, dissimilarity: str = "euclidean"):
         self.n_components = n_components
@@ -67,7 +67,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
                 raise ValueError("a precomputed dissimilarity matrix must be square, symmetric and non-negative")
             D2 = X**2
         n = D2.shape[0]
-        if not (isinstance(self.n_components, (int, np.integer)) and 1 <= self.n_components <= n):
+        if self.n_components > n:
             raise ValueError(f"n_components must be an integer in [1, n_samples = {n}], got {self.n_components!r}")
         col_mean = D2.mean(axis=0)
         B = -0.5 * (D2 - col_mean[None, :] - col_mean[:, None] + col_mean.mean())

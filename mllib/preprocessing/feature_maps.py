@@ -17,7 +17,7 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_is_fitted, check_random_state
-from ..base.constraints import OPTIONAL, POSITIVE, Options, check_hyperparameters, positive_int
+from ..base.constraints import BOOLEAN, OPTIONAL, POSITIVE, RANDOM_STATE, Options, check_hyperparameters, positive_int
 
 
 class PolynomialFeatures(TransformerMixin, BaseEstimator):
@@ -37,7 +37,7 @@ class PolynomialFeatures(TransformerMixin, BaseEstimator):
     Fitted: powers_ (n_output, n_features) exponent of each input in each output column.
     """
 
-    _constraints = {"degree": positive_int()}
+    _constraints = {"degree": positive_int(), "interaction_only": BOOLEAN, "include_bias": BOOLEAN}
 
     def __init__(self, degree: int = 2, interaction_only: bool = False, include_bias: bool = True):
         self.degree = degree
@@ -96,7 +96,12 @@ class RBFFeatures(TransformerMixin, BaseEstimator):
     Fitted: centers_ (k, n_features).
     """
 
-    _constraints = {"n_centers": [OPTIONAL, positive_int()], "width": POSITIVE}
+    _constraints = {
+        "n_centers": [OPTIONAL, positive_int()],
+        "width": POSITIVE,
+        "include_bias": BOOLEAN,
+        "random_state": RANDOM_STATE,
+    }
 
     def __init__(self, n_centers: int | None = 100, width: float = 1.0, include_bias: bool = False, random_state=0):
         self.n_centers = n_centers

@@ -150,7 +150,7 @@ def test_errors():
         PCA(solver="arpack").fit(X)
     with pytest.raises(ValueError, match="max_iter must be an integer >= 1"):
         PCA(solver="power", max_iter=0).fit(X)
-    with pytest.raises(ValueError, match="tol must be positive"):
+    with pytest.raises(ValueError, match="tol must be a positive number"):
         PCA(solver="power", tol=0.0).fit(X)
     pca = PCA(n_components=2).fit(X)
     with pytest.raises(ValueError, match="Z has 3 columns, but PCA keeps 2"):

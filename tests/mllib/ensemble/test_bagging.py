@@ -169,7 +169,7 @@ def test_validation():
         BaggingRegressor("knn").fit(X, y.astype(float))
     with pytest.raises(ValueError, match="unfitted mllib classifier"):
         BaggingClassifier(estimator=LinearRegression()).fit(X, y)
-    with pytest.raises(ValueError, match="estimator_params must be a dict"):
+    with pytest.raises(ValueError, match="estimator_params must be None or a dict"):
         BaggingClassifier(estimator_params=[("max_depth", 3)]).fit(X, y)
     with pytest.raises(ValueError, match="no parameter 'depth'"):
         BaggingClassifier(estimator_params={"depth": 3}).fit(X, y)

@@ -213,7 +213,7 @@ def test_errors():
         KNeighborsClassifier(n_neighbors=21).fit(X, y)
     with pytest.raises(ValueError, match="algorithm must be one of"):
         KNeighborsClassifier(algorithm="ball_tree").fit(X, y)
-    with pytest.raises(ValueError, match="bandwidth must be one of None or a positive number"):
+    with pytest.raises(ValueError, match="bandwidth must be None or a positive number"):
         KNeighborsClassifier(bandwidth=0.0).fit(X, y)
     with pytest.raises(ValueError, match="algorithm='kd_tree' needs a window of finite width"):
         KNeighborsClassifier(bandwidth=1.0, kernel="gaussian", algorithm="kd_tree").fit(X, y)

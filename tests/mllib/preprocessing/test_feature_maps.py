@@ -117,7 +117,7 @@ def test_errors():
     X = np.ones((3, 2))
     with pytest.raises(ValueError, match="degree must be an integer >= 1"):
         PolynomialFeatures(degree=0).fit(X)
-    with pytest.raises(ValueError, match="n_centers must be one of None or an integer >= 1"):
+    with pytest.raises(ValueError, match="n_centers must be None or an integer >= 1"):
         RBFFeatures(n_centers=0).fit(X)
     with pytest.raises(ValueError, match="width must be a positive number"):
         RBFFeatures(width=0.0).fit(X)

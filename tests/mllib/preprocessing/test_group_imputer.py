@@ -98,7 +98,7 @@ def test_errors():
         GroupImputer(strategy="constant").fit(X)
     with pytest.raises(ValueError, match=r"group_column must be None or a column index in \[0, 2\)"):
         GroupImputer(group_column=2).fit(X)
-    with pytest.raises(ValueError, match="group_column must be one of None or an integer >= 0, got True"):
+    with pytest.raises(ValueError, match="group_column must be None or an integer >= 0, got True"):
         GroupImputer(group_column=True).fit(X)
     with pytest.raises(ValueError, match="value column 0 has no observed values"):
         GroupImputer(group_column=0).fit(np.array([[0.0, np.nan], [1.0, np.nan]]))
