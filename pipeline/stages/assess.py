@@ -65,7 +65,7 @@ def main() -> None:
     report["temporal_leakage"] = temporal_leakage_estimate(params, rows, make_model, scorer, search_scores)
     report["single_feature"] = single_feature_check(cfg, target, features_of, y, splits, seed)
     print(f"assess: single features: {report['single_feature']['statement']}")
-    too_large = refit_limit(cfg, len(y))  # why nested CV and the validation curve do not run, or None
+    too_large = refit_limit(cfg, rows.n_training)  # why nested CV and the validation curve do not run, or None
     report["nested"] = nested_report(params, target, scorer, rows, too_large)
     report["learning_curve"], curve_rows = None, []
     if cfg["learning_curve"]:

@@ -105,8 +105,10 @@ def raw_inputs(params: dict, rows: AssessedRows) -> tuple:
 class AssessedRows:
     """The training rows assess works on: all of them, or above assess.max_rows a seeded sample of whole groups
     (`sample` says so), in the fold transformers' features (features_of(k): every assessed row in split k's), with
-    the splits restricted to them; raw: (X_raw, numeric, categorical) of a sample."""
+    the splits restricted to them; raw: (X_raw, numeric, categorical) of a sample; n_training: every training row,
+    sampled or not (what assess.max_refit_rows is held against)."""
 
+    n_training: int
     y: np.ndarray
     groups: np.ndarray | None
     splits: list
@@ -134,7 +136,7 @@ def assessed_rows(cfg: dict, data: dict, target, seed: int) -> AssessedRows:
     splits = folds.splits_of(read_parquet(paths.FOLDS, "split"))
     rows = stated_sample(len(y), cfg["max_rows"], seed, key=3, groups=groups)
     if rows is None:
-        return AssessedRows(y, groups, splits, split_features, time=time)
+        return AssessedRows(len(y), y, groups, splits, split_features, time=time)
     sample = f"on {len(rows):,} of the {len(y):,} training rows (whole groups, a seeded sample): assess.max_rows"
     print(f"assess: {sample}")
     inputs = FeaturesReport.read()
@@ -142,6 +144,7 @@ def assessed_rows(cfg: dict, data: dict, target, seed: int) -> AssessedRows:
     X_raw = raw_matrix(frame, inputs["numeric"], inputs["categorical"])
     features_of = partial(transformed, read_estimators(paths.FOLD_FEATURES, "features"), X_raw)
     return AssessedRows(
+        len(y),
         y[rows],
         None if groups is None else groups[rows],
         within(splits, rows),
@@ -539,8 +542,9 @@ def leaky_features(scores: dict, bound: float | None, legitimate: list[str], col
 
 
 def refit_limit(cfg: dict, n_rows: int) -> str | None:
-    """Why nested CV and the validation curve, which refit the model tens of times, do not run on these training rows
-    (assess.max_refit_rows), or None when they do."""
+    """Why nested CV and the validation curve, which refit the model tens of times, do not run for this many training
+    rows (assess.max_refit_rows, held against all of them even when assess samples: the selection they measure was
+    made on all of them, and its optimism shrinks with the rows), or None when they do."""
     limit = cfg["max_refit_rows"]
     if limit is None or n_rows <= limit:
         return None

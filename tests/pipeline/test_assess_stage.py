@@ -78,13 +78,14 @@ def test_above_max_refit_rows_nested_cv_and_the_validation_curve_say_why_they_di
 def test_above_max_rows_the_assessment_runs_on_whole_groups_and_says_so(assessed, tmp_path, monkeypatch, capsys):
     """assess.max_rows below the training rows: a seeded sample of whole groups (never more rows than the limit), the
     same splits restricted to it, the leakage estimate's grouped and row-level CVs both on the sample, the single
-    features scored on it, and the sample stated in assessment.json and the output; the same sample on a rerun."""
+    features scored on it, and the sample stated in assessment.json and the output; nested CV skipped by the training
+    rows, not the sample's; the same sample on a rerun."""
     root = tmp_path / "p"
     shutil.copytree(assessed, root)
     params = yaml.safe_load((root / "params.yaml").read_text())
     train = pd.read_parquet(root / paths.TRAIN)
     limit = len(train) // 2
-    params["assess"].update(max_rows=limit, leakage=True, validation_curve={})
+    params["assess"].update(max_rows=limit, max_refit_rows=limit, leakage=True, validation_curve={})
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     run_stages(root, monkeypatch, ["assess"])
     report = json.loads((root / paths.ASSESSMENT).read_text())
@@ -96,6 +97,8 @@ def test_above_max_rows_the_assessment_runs_on_whole_groups_and_says_so(assessed
     search = json.loads((root / paths.SEARCH_REPORT).read_text())
     assert report["leakage"]["grouped_scores"] != search["candidates"][search["best_index"]]["valid_scores"]
     assert report["single_feature"]["scores"]
+    # the refits are held against every training row, not the sample: the selection was made on all of them
+    assert report["nested"]["statement"].startswith(f"skipped: {len(train):,} training rows exceed")
     first = (root / paths.ASSESSMENT).read_bytes()
     run_stages(root, monkeypatch, ["assess"])
     assert (root / paths.ASSESSMENT).read_bytes() == first
