@@ -247,9 +247,8 @@ LIMIT = "max_refit_rows: 100000"
 
 
 def without_refits(project: Path) -> tuple[float, float, float]:
-    """`dvc repro -f` with nested CV and the validation curve skipped (assess.max_refit_rows: 1): the same work at
-    every size, for the cost per row (they run on the default data's 16,152 training rows and on assess's sample of
-    at most assess.max_rows rows above that)."""
+    """`dvc repro -f` with nested CV and the validation curve skipped (assess.max_refit_rows: 1), as they are above
+    100,000 training rows: the same work at every size, for the cost per row."""
     params = project / "params.yaml"
     text = params.read_text()
     if LIMIT not in text:
@@ -265,8 +264,8 @@ def larger_data(sizes: list[int]) -> list[dict]:
     """Per size: a scratch project; its first `dvc repro` (numba's kernels come from the machine's cache), the script
     on the same splits, then `dvc repro -f` (the figure compared) and the stages doing the script's work. The cost
     per row is measured on the same work at every size (`dvc repro -f` once more with nested CV and the validation
-    curve skipped): the CPU beyond the default data's (20,190 rows, in a scratch project too) per row beyond its
-    rows."""
+    curve skipped, as they are above 100,000 training rows): the CPU beyond the default data's (20,190 rows, in a
+    scratch project too) per row beyond its rows."""
     python = str(ROOT / ".venv" / "bin" / "python")
     base_rows = 20_190
     with tempfile.TemporaryDirectory(prefix="bench_base_") as tmp:
@@ -308,10 +307,11 @@ def main() -> None:
                 "under new ids with small noise (benchmarks/large_data.py), as parquet; default params.yaml otherwise "
                 "(logistic regression, its 4-candidate grid, single thread); each size in a scratch DVC project, "
                 "measured in one run (benchmarks/bench_pipeline.py --rows ...). CPU = user + system of the command "
-                "and all its processes; peak RSS = the largest process. Above 100,000 training rows assess works on "
-                "a seeded sample of 100,000 (assess.max_rows), nested CV and the validation curve included; "
-                "ms_per_row compares the same work at every size: the CPU of `dvc repro -f` with those two skipped "
-                "beyond the default data's (20,190 rows) per row beyond its rows.\n\n"
+                "and all its processes; peak RSS = the largest process. Above 100,000 training rows assess's leakage "
+                "estimate, single features and learning curve work on a seeded sample of 100,000 (assess.max_rows) "
+                "and nested CV and the validation curve are skipped (assess.max_refit_rows); ms_per_row compares the "
+                "same work at every size: the CPU of `dvc repro -f` with those two skipped beyond the default data's "
+                "(20,190 rows) per row beyond its rows.\n\n"
             ),
         )
         return
