@@ -39,11 +39,17 @@ from ..base.constraints import (
     OPTIONAL,
     RANDOM_STATE,
     InstanceOf,
-    Interval,
     check_hyperparameters,
     positive_int,
 )
-from .resampling import bootstrap_counts, in_bag_counts, oob_classification, oob_regression, resolve_max_samples
+from .resampling import (
+    MAX_SAMPLES,
+    bootstrap_counts,
+    in_bag_counts,
+    oob_classification,
+    oob_regression,
+    resolve_max_samples,
+)
 
 _MAX_REDRAWS = 100
 
@@ -57,7 +63,7 @@ class _BaseBagging(BaseEstimator):
         "estimator": InstanceOf((str, BaseEstimator), "a registry name or an unfitted mllib estimator"),
         "estimator_params": [OPTIONAL, InstanceOf((dict,), "a dict of the estimator's hyperparameters")],
         "n_estimators": positive_int(),
-        "max_samples": [OPTIONAL, positive_int(), Interval(False, 0, 1, "right")],  # at most the rows: at fit
+        "max_samples": MAX_SAMPLES,
         "bootstrap": BOOLEAN,
         "oob_score": BOOLEAN,
         "random_state": RANDOM_STATE,

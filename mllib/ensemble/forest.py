@@ -34,7 +34,7 @@ from ..base import (
     check_sample_weight,
     check_X_y,
 )
-from ..base.constraints import BOOLEAN, OPTIONAL, Interval, Options, positive_int
+from ..base.constraints import BOOLEAN, Options, positive_int
 from ..tree.cart import (
     GROWTH_CONSTRAINTS,
     TrainingData,
@@ -45,7 +45,14 @@ from ..tree.cart import (
     tree_dict,
 )
 from ..tree.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
-from .resampling import bootstrap_counts, in_bag_counts, oob_classification, oob_regression, resolve_max_samples
+from .resampling import (
+    MAX_SAMPLES,
+    bootstrap_counts,
+    in_bag_counts,
+    oob_classification,
+    oob_regression,
+    resolve_max_samples,
+)
 
 # a forest grows its trees by the trees' hyperparameters (ccp_alpha apart) and draws their samples by these
 FOREST_CONSTRAINTS = {
@@ -53,7 +60,7 @@ FOREST_CONSTRAINTS = {
     "n_estimators": positive_int(),
     "n_jobs": positive_int(),
     "bootstrap": BOOLEAN,
-    "max_samples": [positive_int(), Interval(False, 0, 1, "right"), OPTIONAL],  # at most the rows: at fit
+    "max_samples": MAX_SAMPLES,
     "oob_score": BOOLEAN,
 }
 

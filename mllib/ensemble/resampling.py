@@ -14,21 +14,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base.constraints import OPTIONAL, Interval, positive_int
 from ..metrics import accuracy_score, r2_score
+
+# rows drawn per member: all (None), a count, or a fraction of the rows (bagging and forests)
+MAX_SAMPLES = [OPTIONAL, positive_int(), Interval(False, 0, 1, "right")]
 
 
 def resolve_max_samples(max_samples, n_samples: int) -> int:
+    """Rows drawn per member from a checked max_samples (MAX_SAMPLES); a count must not exceed the rows."""
     if max_samples is None:
         return n_samples
-    if (
-        isinstance(max_samples, (int, np.integer))
-        and not isinstance(max_samples, bool)
-        and 1 <= max_samples <= n_samples
-    ):
+    if isinstance(max_samples, (int, np.integer)):
+        if max_samples > n_samples:
+            raise ValueError(f"max_samples must be at most the {n_samples} rows, got {max_samples!r}")
         return int(max_samples)
-    if isinstance(max_samples, (float, np.floating)) and 0.0 < max_samples <= 1.0:
-        return max(1, int(round(max_samples * n_samples)))
-    raise ValueError(f"max_samples must be None, an int in [1, n_samples] or a float in (0, 1], got {max_samples!r}")
+    return max(1, int(round(max_samples * n_samples)))
 
 
 def bootstrap_counts(seed: int, n_samples: int, n_draws: int, bootstrap: bool) -> np.ndarray:
