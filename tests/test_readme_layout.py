@@ -166,11 +166,11 @@ def test_the_numba_kernels_the_readme_lists_are_the_ones_mllib_compiles():
 
 
 def test_the_readme_states_each_tasks_default_model():
-    from pipeline.core.task import kind_of
+    from pipeline.core.task import KINDS
 
     readme = " ".join((ROOT / "README.md").read_text().split())
     sentence = re.search(r"`model\.name` takes any registered model of the task \(default `auto`: (.*?)\)", readme)
     assert sentence, "README: the sentence on model.name's default"
     for task, words in (("binary", "binary"), ("multiclass", "multiclass"), ("regression", "regression")):
-        default = kind_of(task).default_model
+        default = KINDS[task].default_model
         assert f"`{default}` for a" in sentence.group(1) and words in sentence.group(1), (task, default)

@@ -145,15 +145,16 @@ def check_fits_from_parts(names: list[str], model_cfg: dict, target, seed: int) 
         )
 
 
-def scorer(key: str, name: str, task: str):
-    """The scorer `name` of params.yaml `key` (auto: the task's default), refused when the task does not define it."""
-    from mllib.metrics import DEFAULT_SCORING, get_scorer, scorers_for
+def scorer(key: str, name: str, target):
+    """The scorer `name` of params.yaml `key` (auto: the target's default), refused when its task does not define
+    it."""
+    from mllib.metrics import get_scorer
 
-    chosen = get_scorer(DEFAULT_SCORING[task] if name == "auto" else name)
-    if task not in chosen.tasks:
+    chosen = get_scorer(target.default_scoring if name == "auto" else name)
+    if not target.fits_scorer(chosen):
         raise PipelineError(
-            f"params.yaml: {key} {chosen.name!r} is not defined for a {task} target; use one of "
-            f"{scorers_for(task)} or auto"
+            f"params.yaml: {key} {chosen.name!r} is not defined for a {target.task} target; use one of "
+            f"{target.scorers()} or auto"
         )
     return chosen
 

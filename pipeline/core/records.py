@@ -216,7 +216,10 @@ RECORDS = {  # by their names in the report's inputs
 
 def report_inputs() -> dict:
     """Every file the report reads (paths.REPORT_INPUTS), by name; the records checked against their fields."""
+    from .task import Target
+
     return {
         name: RECORDS[name].read() if name in RECORDS else read_json(path, stage)
         for name, (path, stage) in paths.REPORT_INPUTS.items()
-    }
+        if name != "target"
+    } | {"target": Target.read(paths.TARGET)}

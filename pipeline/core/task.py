@@ -19,11 +19,11 @@ from mllib import registry
 from mllib.base import to_python
 
 from .errors import PipelineError
-from .task_base import TASKS, Target, finite, label_key
+from .task_base import TASKS, Target, finite, label_key, per_kind, unregistered
 from .task_regression import QUANTILE_BINS, Regression
 
-__all__ = ["TASKS", "Target", "Classification", "Binary", "Multiclass", "Regression", "KINDS", "kind_of", "finite",
-           "label_key", "QUANTILE_BINS"]  # fmt: skip
+__all__ = ["TASKS", "Target", "Classification", "Binary", "Multiclass", "Regression", "KINDS", "finite",
+           "label_key", "QUANTILE_BINS", "per_kind", "unregistered"]  # fmt: skip
 
 
 class Classification(Target):
@@ -482,8 +482,3 @@ class Multiclass(Classification, kind="multiclass"):
 
 
 KINDS = Target.kinds  # {"binary": Binary, "multiclass": Multiclass, "regression": Regression}
-
-
-def kind_of(task: str) -> type[Target]:
-    """The class of a task named in a report file (its headline metrics, quality figures and gate checks)."""
-    return KINDS[task]

@@ -1,21 +1,71 @@
-"""The target column and its task, the kinds' common base (pipeline/core/task.py holds the classification kinds,
-pipeline/core/task_regression.py the regression one, imported with them): `Target(task=...)` gives the kind's
-class. Also the two
-spellings every kind shares: a label's key and a figure that is a finite number or None.
+"""The target column and its task, and the contract every task kind fulfils (pipeline/core/task.py holds the
+classification kinds, pipeline/core/task_regression.py the regression one, imported with them): `Target(task=...)`
+gives the kind's class. Also the two spellings every kind shares: a label's key and a figure that is a finite number
+or None.
+
+The contract has two parts. The members below marked `required` (attributes) or `@requires` (methods), grouped by
+role, are what every kind provides: a kind defined without one of them fails at once with a message naming each
+missing member. The functions marked `@per_kind` (a functools.singledispatch that records itself) are what a stage, a
+step or the report does differently by kind: `unregistered(kind)` names those with no registration for a kind, and
+tests/pipeline/test_task_contract.py holds every kind to it.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar
+
+import numpy as np
+import pandas as pd
 
 from mllib.base import to_python
 
 from .errors import PipelineError
 
 TASKS = ("auto", "binary", "multiclass", "regression")
+F = TypeVar("F", bound=Callable)
+
+
+class _Required:
+    """The placeholder of a member every kind must set (`required`)."""
+
+    def __init__(self, role: str):
+        self.role = role
+
+
+def required(role: str) -> Any:
+    """An attribute every kind sets; `role` groups it in the message when a kind lacks it."""
+    return _Required(role)
+
+
+def requires(role: str) -> Callable[[F], F]:
+    """A method every kind defines (the decorated one is its signature and documentation only)."""
+
+    def mark(method: F) -> F:
+        method.__required_role__ = role  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
+
+def _role(member) -> str | None:
+    """The role of a member still at its placeholder, None once a kind provides it."""
+    member = getattr(member, "__func__", member)  # staticmethod and classmethod objects
+    return member.role if isinstance(member, _Required) else getattr(member, "__required_role__", None)
+
+
+def missing_members(kind: type) -> dict[str, list[str]]:
+    """{role: [member, ...]} of what `kind` does not provide, in the contract's order."""
+    missing: dict[str, list[str]] = {}
+    for name in vars(Target):
+        role = _role(getattr(kind, name))
+        if role is not None:
+            missing.setdefault(role, []).append(name)
+    return missing
 
 
 @dataclass(frozen=True)
@@ -35,6 +85,10 @@ class Target:
     def __init_subclass__(cls, kind: str | None = None, **kwargs):
         super().__init_subclass__(**kwargs)
         if kind is not None:
+            missing = missing_members(cls)
+            if missing:
+                lines = "; ".join(f"{role}: {', '.join(names)}" for role, names in missing.items())
+                raise TypeError(f"task kind {kind!r} ({cls.__name__}) does not provide {lines}")
             Target.kinds[kind] = cls
 
     def __new__(cls, task: str, *args, **kwargs):
@@ -46,6 +100,142 @@ class Target:
 
     def __getnewargs__(self):  # copies and the Dask workers' copies call __new__ with the task
         return (self.task,)
+
+    # -- the contract: what every kind provides, by role --
+    # reading the target's values
+    @requires("the target")
+    def encode(self, series: pd.Series) -> np.ndarray:
+        """The target values as codes (classes 0..K-1) or float64; an unknown or non-finite value is an error."""
+
+    @requires("the target")
+    def describe(self) -> str:
+        """One line: the task and its classes."""
+
+    @requires("the target")
+    def distribution(self, values: pd.Series) -> dict:
+        """What the target's values look like (class shares, or quantiles): what a removal of rows did to them."""
+
+    @requires("the target")
+    def class_counts(self, y: np.ndarray) -> np.ndarray:
+        """Rows per class code (per quantile bin without classes)."""
+
+    @requires("the target")
+    def counts(self, y: np.ndarray) -> dict:
+        """Rows per class of the codes, by label."""
+
+    @requires("the target")
+    def shares(self, y: np.ndarray) -> dict:
+        """Shares per class of the codes, by label."""
+
+    @staticmethod
+    @requires("the target")
+    def check_fits(observed, inferred: type[Target]) -> None:
+        """Refuse a data.task set in params.yaml that the target's values do not fit."""
+
+    @classmethod
+    @requires("the target")
+    def from_values(cls, observed, positive, reason: str) -> Target:
+        """The Target of the observed values."""
+
+    # the split
+    @requires("the split")
+    def split_strategy(self, group) -> str:
+        """split.strategy auto, given data.group."""
+
+    @requires("the split")
+    def strata(self, y: np.ndarray) -> np.ndarray:
+        """What stratified splits balance."""
+
+    # the models
+    classifies: ClassVar[bool] = required("the models")  # decisions are classes
+    estimators: ClassVar[Any] = required("the models")  # the registry family that can fit it
+    default_model: ClassVar[str] = required("the models")  # model.name auto
+    tree: ClassVar[str] = required("the models")  # the single-feature leakage check's model
+    no_skill_name: ClassVar[str] = required("the models")
+    refused_projections: ClassVar[tuple[str, ...]] = required("the models")  # features.projection it cannot use
+
+    @requires("the models")
+    def no_skill(self) -> Any:
+        """The no-skill model the chosen one is compared with."""
+
+    @requires("the models")
+    def fold_scores(self, model, X) -> np.ndarray:
+        """A fold model's out-of-fold output."""
+
+    # the metrics
+    headline_metric: ClassVar[str] = required("the metrics")  # the metric the gate and the headline lead with
+    headline_label: ClassVar[str] = required("the metrics")
+    test_metrics: ClassVar[tuple[str, ...]] = required("the metrics")  # the headline's test figures
+    per_class: ClassVar[str] = required("the metrics")  # how the report says a figure is per class
+
+    @requires("the metrics")
+    def response(self, predictor, response: str) -> Callable:
+        """Raw matrix -> what a scorer or an explainer needs from the deployed predictor."""
+
+    @requires("the metrics")
+    def scorer_input(self, scorer, P: np.ndarray, decision: np.ndarray) -> np.ndarray:
+        """What a scorer reads of the deployed outputs."""
+
+    @requires("the metrics")
+    def compare_predictions(self, y: np.ndarray, chosen: np.ndarray, runner_up: np.ndarray) -> dict:
+        """The chosen model against the runner-up on the same test rows."""
+
+    # the explanations
+    explained: ClassVar[dict[str, str]] = required("the explanations")  # what attributions add up to, by source
+
+    @requires("the explanations")
+    def explained_outputs(self) -> list[str]:
+        """The outputs the explanations explain."""
+
+    @requires("the explanations")
+    def output_name(self) -> str:
+        """What partial dependence plots."""
+
+    # fairness
+    fairness_gaps: ClassVar[tuple[str, ...]] = required("fairness")  # what the gate's fairness bound reads
+
+    @staticmethod
+    @requires("fairness")
+    def group_gaps(audit: dict) -> dict:
+        """The headline's gaps of one audited attribute."""
+
+    # the promotion gate
+    @staticmethod
+    @requires("the gate")
+    def quality_figures(test: dict, calibration: dict) -> dict:
+        """The headline sections on how far the deployed output can be trusted."""
+
+    @staticmethod
+    @requires("the gate")
+    def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None]:
+        """(name, value, bound) of the calibration or coverage check."""
+
+    @staticmethod
+    @requires("the gate")
+    def decision_checks(figures: dict, cfg: dict, costs_set: bool) -> list[tuple]:
+        """(name, value, bound, op, fix) of the checks on the deployed decisions."""
+
+    # -- shared by every kind --
+    def min_headline(self, cfg: dict) -> float | None:
+        """tracking.promotion.min_headline for this task."""
+        return cfg["min_headline"][self.task]
+
+    @property
+    def default_scoring(self) -> str:
+        """search.scoring auto: the headline metric's scorer."""
+        from mllib.metrics import DEFAULT_SCORING
+
+        return DEFAULT_SCORING[self.task]
+
+    def fits_scorer(self, scorer) -> bool:
+        """Whether a scorer from mllib.metrics applies to this task."""
+        return self.task in scorer.tasks
+
+    def scorers(self) -> list[str]:
+        """The names of the scorers that apply to this task."""
+        from mllib.metrics import scorers_for
+
+        return scorers_for(self.task)
 
     @property
     def n_classes(self) -> int:
@@ -78,3 +268,38 @@ def label_key(value) -> str:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return str(value)
+
+
+_PER_KIND: list[tuple[Callable, type]] = []  # every @per_kind function and the kinds it applies to
+
+
+def per_kind(over: type | Callable = Target):
+    """A function that differs by task kind (functools.singledispatch on its first argument, the target): every kind
+    derived from `over` (default: every kind) must register one, `unregistered` names those that do not. Used bare
+    (`@per_kind`) or with the base whose kinds it serves (`@per_kind(Classification)`)."""
+
+    def wrap(function: Callable) -> Any:
+        def fallback(target, *args, **kwargs):
+            raise TypeError(
+                f"{function.__module__}.{function.__name__} has no registration for {type(target).__name__}"
+            )
+
+        dispatched = functools.singledispatch(fallback)
+        functools.update_wrapper(dispatched, function)
+        _PER_KIND.append((dispatched, base))
+        return dispatched
+
+    if isinstance(over, type):
+        base = over
+        return wrap
+    base = Target
+    return wrap(over)
+
+
+def unregistered(kind: type) -> list[str]:
+    """The @per_kind functions of the modules imported so far that serve `kind` and have no registration for it."""
+    return [
+        f"{f.__module__}.{f.__name__}"
+        for f, base in _PER_KIND
+        if issubclass(kind, base) and f.dispatch(kind) is f.dispatch(object)
+    ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..core.changes import change, describe
 from .page import fmt, interval, key_values
-from .task_pages import page_of
+from .task_pages import page
 
 
 def data_changes(params: dict, r: dict) -> list[dict]:
@@ -86,7 +86,7 @@ def model_card(params: dict, r: dict, promotion: str) -> str:
     seen = r["split"]["rows"]["train"] + r["split"]["rows"]["test"]
     if seen + left_out_by_time(r) != r["cleaning"]["rows_out"]:  # every row that left the data is a change record
         raise ValueError(f"the split holds {seen} rows but clean wrote {r['cleaning']['rows_out']}")
-    task_items = page_of(test["task"]).card(params, r)
+    task_items = page(r["target"]).card(params, r)
     items = {
         "Model": f"{train['model']} with {fmt(train['best_params']) or 'its defaults'}, chosen by"
         f" {train['scoring']} over "
@@ -217,10 +217,10 @@ def promotion_summary(params: dict, r: dict) -> str:
     from ..tracking.promotion import decide, threshold_checks
     from .headline import flat, headline, undefined_gaps
 
-    figures = flat(headline(r["train"], r["calibration"], r["test"], r["fairness"], r["assessment"]))
+    figures = flat(headline(r["target"], r["train"], r["calibration"], r["test"], r["fairness"], r["assessment"]))
     costs_set = params["decision"]["cost_matrix"] is not None
-    checks = threshold_checks(figures, r["test"]["task"], params["tracking"]["promotion"], costs_set,
-                              undefined_gaps(r["fairness"]))  # fmt: skip
+    checks = threshold_checks(figures, r["target"], params["tracking"]["promotion"], costs_set,
+                              undefined_gaps(r["target"], r["fairness"]))  # fmt: skip
     decision = decide(checks)
     verdict = (
         "the thresholds pass" if decision["promote"] else "the thresholds FAIL: this version cannot become champion"

@@ -34,15 +34,10 @@ def calibration_section(r: dict, kind: ClassificationPage) -> dict:
     test, cal = r["test"], r["calibration"]
 
     def row(label: str, q: dict) -> dict:
-        extra = (
-            {f"Brier {k}": v for k, v in q["brier_decomposition"].items()}
-            if "brier_decomposition" in q
-            else {"classwise ECE": q["classwise_ece"]}
-        )
         return {
             "data": label,
             **{k: q[k] for k in ("ece", "mce", "brier", "log_loss")},
-            **extra,
+            **kind.calibration_detail(q),
             "non-empty bins": q["n_nonempty_bins"],
         }
 
@@ -300,6 +295,10 @@ class BinaryPage(ClassificationPage):
     groupings = staticmethod(binary_fairness)
 
     @staticmethod
+    def calibration_detail(q: dict) -> dict:
+        return {f"Brier {k}": v for k, v in q["brier_decomposition"].items()}
+
+    @staticmethod
     def decision_rule(f: dict) -> str:
         return f"decision threshold {html.fmt(f['decision_threshold'])}"
 
@@ -374,6 +373,10 @@ class MulticlassPage(ClassificationPage):
         "= k, group)."
     )
     groupings = staticmethod(multiclass_fairness)
+
+    @staticmethod
+    def calibration_detail(q: dict) -> dict:
+        return {"classwise ECE": q["classwise_ece"]}
 
     @staticmethod
     def decision_rule(f: dict) -> str:

@@ -7,14 +7,14 @@ names everywhere (e.g. `test.roc_auc`).
 
 from __future__ import annotations
 
-from ..core.task import finite, kind_of
+from ..core.task import Target, finite
 
 
 def _pick(source: dict, keys) -> dict:
     return {k: finite(source.get(k)) for k in keys}
 
 
-def headline(train: dict, calibration: dict, test: dict, fairness: dict, assessment: dict) -> dict:
+def headline(target: Target, train: dict, calibration: dict, test: dict, fairness: dict, assessment: dict) -> dict:
     """{section: {name: number}}: the search's CV score and gap, the test metrics of the task, calibration or
     interval quality, and the fairness gaps of each sensitive attribute and their intersections."""
     out = {
@@ -27,15 +27,14 @@ def headline(train: dict, calibration: dict, test: dict, fairness: dict, assessm
         },
         "test": {"cv_vs_test_gap": test["cv_vs_test"]["gap"]},
     }
-    kind = kind_of(test["task"])
-    out["test"].update(_pick(test, kind.test_metrics))
+    out["test"].update(_pick(test, target.test_metrics))
     # the test rows and the lower end of the headline's interval: what the promotion gate's min_headline reads
     out["test"]["n"] = test["n"]
-    out["test"][f"{kind.headline_metric}_low"] = finite(interval(test, kind.headline_metric)[0])
-    out["test_no_skill"] = _pick(test["baseline"], kind.test_metrics)
-    out.update(kind.quality_figures(test, calibration))
+    out["test"][f"{target.headline_metric}_low"] = finite(interval(test, target.headline_metric)[0])
+    out["test_no_skill"] = _pick(test["baseline"], target.test_metrics)
+    out.update(target.quality_figures(test, calibration))
     out["fairness"] = {
-        **fairness_gaps(fairness),
+        **fairness_gaps(target, fairness),
         "n_attributes": sum(" & " not in a for a in fairness.get("attributes", {})),
     }
     out["trust"] = {
@@ -57,21 +56,20 @@ def interval(test: dict, figure: str) -> list:
     return test["bootstrap"]["figures"][figure]["interval"]
 
 
-def undefined_gaps(fairness: dict) -> list[str]:
+def undefined_gaps(target: Target, fairness: dict) -> list[str]:
     """The gaps (as fairness_gaps names them) of the attributes and intersections audited that could not be computed:
     the promotion gate names each as not evaluated."""
-    return [name for name, gap in fairness_gaps(fairness).items() if gap is None]
+    return [name for name, gap in fairness_gaps(target, fairness).items() if gap is None]
 
 
-def fairness_gaps(fairness: dict) -> dict:
+def fairness_gaps(target: Target, fairness: dict) -> dict:
     """Per sensitive attribute and every intersection of them ("female x black": MLflow's metric names take no "&"):
     the parity gaps (classification) or the error, bias and coverage gaps (regression), max - min over the groups
     large enough. The gate's fairness bound reads them all, so a gap that only shows in an intersection counts."""
-    kind = kind_of(fairness["task"])
     return {
         f"{grouping.replace(' & ', ' x ')}.{name}_gap": finite(gap)
         for grouping, result in fairness.get("attributes", {}).items()
-        for name, gap in kind.group_gaps(result).items()
+        for name, gap in target.group_gaps(result).items()
     }
 
 

@@ -9,7 +9,7 @@ from . import figures
 from . import page as html
 from .card import data_changes, model_card, promotion_summary
 from .results import explain_section, trust_section
-from .task_pages import page_of
+from .task_pages import page
 
 TABLE_ROWS = 30  # a ranked table on the page shows its first rows, and says how many more its file holds
 
@@ -22,7 +22,7 @@ def table_head(rows: list[dict], what: str) -> list[dict]:
 
 
 def make_figures(r: dict) -> dict[str, bytes]:
-    kind, scoring, splits = page_of(r["test"]["task"]), r["train"]["scoring"], f"{r['split']['strategy']} splits"
+    kind, scoring, splits = page(r["target"]), r["train"]["scoring"], f"{r['split']['strategy']} splits"
     figs = {
         "validation_curve.png": figures.validation_curve(r["validation_curve"], scoring),
         **(
@@ -86,7 +86,7 @@ def changes_table(params: dict, r: dict) -> dict:
 
 def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
     """The page: the sections of the task's results, rendered by the template with the figures inlined."""
-    kind = page_of(r["test"]["task"])
+    kind = page(r["target"])
     candidates = [
         {
             "params": c["params"],

@@ -1,14 +1,29 @@
-"""Each task's report page: the sections, figures and model-card lines that differ by task, found by the task's
-name in the stage files (the stages' Target kinds, pipeline/core/task.py, own the computations; these their
-reading)."""
+"""Each task kind's report page: the sections, figures and model-card lines that differ by kind. `page(target)`
+dispatches on the target's kind like the stages do (a @per_kind function: tests/pipeline/test_task_contract.py holds
+every kind to a registration); the kinds, pipeline/core/task.py, own the computations, these their reading."""
 
 from __future__ import annotations
 
+from ..core.task import Binary, Multiclass, Regression, Target, per_kind
 from .classification_page import BinaryPage, MulticlassPage
 from .regression_page import RegressionPage
 
-PAGES = {"binary": BinaryPage(), "multiclass": MulticlassPage(), "regression": RegressionPage()}
+
+@per_kind
+def page(target: Target) -> BinaryPage | MulticlassPage | RegressionPage:
+    """The report page of the target's kind."""
 
 
-def page_of(task: str) -> BinaryPage | MulticlassPage | RegressionPage:
-    return PAGES[task]
+@page.register
+def _binary(target: Binary) -> BinaryPage:
+    return BinaryPage()
+
+
+@page.register
+def _multiclass(target: Multiclass) -> MulticlassPage:
+    return MulticlassPage()
+
+
+@page.register
+def _regression(target: Regression) -> RegressionPage:
+    return RegressionPage()

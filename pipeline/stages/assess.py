@@ -30,7 +30,7 @@ def single_feature_check(cfg: dict, target, features_of, y, splits, seed: int) -
     """Each feature column alone on the splits, scored by the task's default score; flagged beyond the bound."""
     if cfg["single_feature_bound"] is None:
         return leaky_features({}, None, [], [], "")
-    scorer = build.scorer("assess.single_feature_bound", "auto", target.task)  # ROC AUC / macro OvR AUC / R^2
+    scorer = build.scorer("assess.single_feature_bound", "auto", target)  # ROC AUC / macro OvR AUC / R^2
     columns = read_json(paths.FEATURE_NAMES, "features")
     features = FeaturesReport.read()
     scores = single_feature_scores(
@@ -45,7 +45,7 @@ def main() -> None:
     data, cfg, seed = params["data"], params["assess"], params["seed"]
     target = Target.read(paths.TARGET)
     trained, search = TrainMetrics.read(), SearchReport.read()
-    scorer = build.scorer("search.scoring", trained["scoring"], target.task)
+    scorer = build.scorer("search.scoring", trained["scoring"], target)
     name = trained["model"]
     sweep = cfg["validation_curve"].get(name)
     if sweep:

@@ -13,8 +13,6 @@ Sections cited: Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability
 
 from __future__ import annotations
 
-from functools import singledispatch
-
 import pandas as pd
 
 from mllib import io as mlio
@@ -25,15 +23,14 @@ from pipeline.core.errors import run_stage
 from pipeline.core.frames import proba_columns, read_scores
 from pipeline.core.io import read_parquet, write_json, write_parquet
 from pipeline.core.summaries import reliability_rows, sensitive_groupings
-from pipeline.core.task import Classification, Regression, Target
+from pipeline.core.task import Classification, Regression, Target, per_kind
 from pipeline.steps.calibration import assemble, calibration_metrics, fit_map
 from pipeline.steps.regression import assemble_regressor
 
 
-@singledispatch
+@per_kind
 def calibrate(target: Target, oof: pd.DataFrame, params: dict) -> None:
     """The deployed predictor of the target's kind, fitted on the out-of-fold rows `oof`."""
-    raise TypeError(f"no calibrate step for {type(target).__name__}")
 
 
 @calibrate.register

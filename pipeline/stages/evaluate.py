@@ -7,8 +7,6 @@ Sections cited: Ghent ML notes (seed 004): 1.5 Model Selection: hyperparameter a
 
 from __future__ import annotations
 
-from functools import singledispatch
-
 import pandas as pd
 
 from mllib import io as mlio
@@ -18,17 +16,16 @@ from pipeline.core.errors import run_stage
 from pipeline.core.io import read_parquet, write_csv, write_json, write_parquet
 from pipeline.core.records import FeaturesReport, TrainMetrics
 from pipeline.core.summaries import sensitive_groupings
-from pipeline.core.task import Classification, Regression, Target
+from pipeline.core.task import Classification, Regression, Target, per_kind
 from pipeline.steps import drift
 from pipeline.steps.comparison import versus_runner_up
 from pipeline.steps.measures import measure
 from pipeline.steps.row_outputs import test_outputs
 
 
-@singledispatch
+@per_kind
 def write_plots(target: Target, predictor, metrics: dict, plots: dict) -> None:
     """Print the headline and write the plot files, for the target's kind."""
-    raise TypeError(f"no evaluate outputs for {type(target).__name__}")
 
 
 @write_plots.register

@@ -49,7 +49,7 @@ def main() -> None:
     names = numeric + categorical
     X, X_train = raw_matrix(test, numeric, categorical), raw_matrix(train, numeric, categorical)
     y = target.encode(test[data["target"]])
-    scorer = build.scorer("explain.scoring", cfg["scoring"], target.task)
+    scorer = build.scorer("explain.scoring", cfg["scoring"], target)
     decision = predictor.decision_rule()
     explained = target.response(predictor, "proba")  # calibrated probabilities, or a regressor's prediction
     grid_resolution, percentiles = cfg["grid_resolution"], tuple(cfg["pdp_percentiles"])

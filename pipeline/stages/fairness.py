@@ -8,8 +8,6 @@ targets get per-class rates, macro gaps and reweighing (pipeline/steps/fairness_
 
 from __future__ import annotations
 
-from functools import singledispatch
-
 import numpy as np
 import pandas as pd
 
@@ -20,7 +18,7 @@ from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.frames import attribute_labels, read_proba
 from pipeline.core.io import read_parquet, write_csv
 from pipeline.core.records import FairnessReport, TrainMetrics
-from pipeline.core.task import Classification, Regression, Target
+from pipeline.core.task import Classification, Regression, Target, per_kind
 from pipeline.steps.fairness_audit import (
     PLOT_COLUMNS,
     audit,
@@ -35,10 +33,9 @@ from pipeline.steps.fairness_audit import (
 )
 
 
-@singledispatch
+@per_kind
 def audit_test(target: Target, report: dict, params: dict, predictor, test: pd.DataFrame, predictions, rows) -> None:
     """Fill `report` with the audit of the test predictions for the target's kind."""
-    raise TypeError(f"no fairness stage for {type(target).__name__}")
 
 
 @audit_test.register

@@ -34,7 +34,9 @@ def main() -> None:
             (fresh / name).write_bytes(png)
         replace_directory(fresh, paths.FIGURES_DIR)
     write_text(build_html(params, r, figs), paths.REPORT_HTML)
-    write_json(headline(r["train"], r["calibration"], r["test"], r["fairness"], r["assessment"]), paths.HEADLINE)
+    write_json(
+        headline(r["target"], r["train"], r["calibration"], r["test"], r["fairness"], r["assessment"]), paths.HEADLINE
+    )
     print(f"report: {paths.REPORT_HTML} with {len(figs)} figures")
 
 

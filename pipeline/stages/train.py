@@ -41,7 +41,7 @@ def main() -> None:
     data, model_cfg, seed = params["data"], params["model"], params["seed"]
     target = Target.read(paths.TARGET)
     names = build.model_names(model_cfg, target)
-    scorer = build.scorer("search.scoring", params["search"]["scoring"], target.task)
+    scorer = build.scorer("search.scoring", params["search"]["scoring"], target)
     partitioned = partitioned_split(params["compute"])  # each fit's sums over the parts, where the parts are
     group = data["group"] if data["group"] and not partitioned else None  # the parts' folds carry the groups
     train = read_parquet(paths.TRAIN, "split", columns=[paths.ROW_ID, data["target"], *([group] if group else [])])

@@ -16,7 +16,6 @@ from __future__ import annotations
 import inspect
 import math
 from contextlib import contextmanager
-from functools import singledispatch
 
 import numpy as np
 import pandas as pd
@@ -40,7 +39,7 @@ from ..core.compute import dask_client
 from ..core.frames import attribute_labels, feature_columns, raw_matrix
 from ..core.io import read_json, read_parquet
 from ..core.summaries import GROUP_RATES
-from ..core.task import Binary, Classification, Multiclass, Regression, Target
+from ..core.task import Binary, Classification, Multiclass, Regression, Target, per_kind
 from .feature_blocks import INPUTS, all_rows, final_features, part_outputs, partitioned_split
 
 NOT_DEFINED_FOR_REGRESSION = (
@@ -86,10 +85,9 @@ def bootstrap_options(cfg: dict, clusters, seed: int) -> dict:
     )
 
 
-@singledispatch
+@per_kind(Classification)
 def audit(target: Classification, y, decision, P, labels: dict, clusters, cfg: dict, seed: int, binning: dict) -> dict:
     """{grouping (each attribute and every intersection): audit} of the test decisions."""
-    raise TypeError(f"no fairness audit for {type(target).__name__}")
 
 
 @audit.register
@@ -154,10 +152,9 @@ def compatibility(audit: dict) -> dict:
     return {"groups": list(rates), **criteria_compatibility(list(rates.values()))}
 
 
-@singledispatch
+@per_kind(Classification)
 def criterion_gaps(target: Classification, y: np.ndarray, before: np.ndarray, after: np.ndarray, groups) -> dict:
     """Each parity criterion's gap of two sets of decisions on the same rows."""
-    raise TypeError(f"no parity criteria for {type(target).__name__}")
 
 
 @criterion_gaps.register
@@ -346,10 +343,9 @@ def reweighing(
     }
 
 
-@singledispatch
+@per_kind
 def plotted(target: Target, m: dict) -> list[tuple]:
     """(metric, value, interval) of one group's audit that fairness.csv plots."""
-    raise TypeError(f"no fairness plot for {type(target).__name__}")
 
 
 @plotted.register
@@ -398,10 +394,9 @@ def plot_rows(target: Target, attributes: dict) -> list[dict]:
     return rows
 
 
-@singledispatch
+@per_kind(Classification)
 def threshold_mitigation(target: Classification, *settings_and_rows) -> dict:
     """Per-group thresholds: defined for one probability p(positive) only."""
-    raise TypeError(f"no per-group thresholds for {type(target).__name__}")
 
 
 @threshold_mitigation.register

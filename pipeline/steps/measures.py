@@ -4,19 +4,16 @@ the caller writes them."""
 
 from __future__ import annotations
 
-from functools import singledispatch
-
 from mllib.calibration import NoCalibration
 
-from ..core.task import Classification, Regression, Target
+from ..core.task import Classification, Regression, Target, per_kind
 from .evaluation import prediction_columns, rule_of, test_metrics
 from .regression import test_report
 
 
-@singledispatch
+@per_kind
 def measure(target: Target, params: dict, predictor, outputs, y, y_train, trained: dict, clusters, groupings):
     """(metrics, plots, columns) of the deployed predictor on rows with targets y (outputs: row_outputs of them)."""
-    raise TypeError(f"no measures for {type(target).__name__}")
 
 
 @measure.register

@@ -17,8 +17,6 @@
 
 from __future__ import annotations
 
-from functools import singledispatch
-
 import numpy as np
 from scipy import stats
 
@@ -26,16 +24,15 @@ from mllib.calibration import expected_calibration_error
 from mllib.drift import chi_squared_test, ks_test
 from mllib.metrics import roc_auc_ovr, roc_auc_score
 
-from ..core.task import Classification, Regression, Target
+from ..core.task import Classification, Regression, Target, per_kind
 
 LABEL_DRAWS = 400
 
 
-@singledispatch
+@per_kind
 def prediction_shift(target: Target, predictor, test_predictions, served) -> dict:
     """The test of the batch's predictions (served: the served answer) against the test rows' (evaluate's
     test_predictions): what the model says, not what it sees."""
-    raise TypeError(f"no prediction shift for {type(target).__name__}")
 
 
 @prediction_shift.register
@@ -68,11 +65,10 @@ def drawn_labels(P: np.ndarray, rng) -> np.ndarray:
     return (rng.random(P.shape[0])[:, None] > np.cumsum(P, axis=1)).sum(axis=1).clip(max=P.shape[1] - 1)
 
 
-@singledispatch
+@per_kind
 def promise_checks(target: Target, batch: dict, test: dict, params: dict, P, seed: int) -> list[dict]:
     """The model card's promises checked on a labelled batch (batch, test: the measures of each; P: the batch's
     calibrated probabilities, classification)."""
-    raise TypeError(f"no promise checks for {type(target).__name__}")
 
 
 def _headline_check(target: Target, batch: dict, test: dict) -> dict:
@@ -140,10 +136,14 @@ def _coverage_check(coverage: float, n: int, promised: float, promotion: dict) -
     )
 
 
-@singledispatch
+@per_kind
 def label_free_estimate(target: Target, predictor, outputs: dict, seed: int, level: float = 0.95) -> dict:
     """The headline estimated from the calibrated probabilities of the rows (outputs: their row_outputs), no labels."""
-    return {"statement": f"not evaluated: no label-free estimate for a {target.task} target"}
+
+
+@label_free_estimate.register
+def _no_estimate(target: Regression, predictor, outputs: dict, seed: int, level: float = 0.95) -> dict:
+    return {"statement": "not evaluated: no label-free estimate for a regression target"}
 
 
 @label_free_estimate.register

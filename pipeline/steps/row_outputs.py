@@ -5,21 +5,18 @@ gathered outputs as in memory."""
 
 from __future__ import annotations
 
-from functools import singledispatch
-
 from ..core import paths
 from ..core.compute import dask_client
 from ..core.frames import feature_columns, raw_matrix
 from ..core.io import read_json, read_parquet
-from ..core.task import Classification, Regression, Target
+from ..core.task import Classification, Regression, Target, per_kind
 from .feature_blocks import INPUTS, part_outputs, partitioned_split
 from .regression import row_outputs as regression_outputs
 
 
-@singledispatch
+@per_kind
 def row_outputs(target: Target, predictor, X) -> dict:
     """{name: an array with a row per row of X} for the target's kind."""
-    raise TypeError(f"no test outputs for {type(target).__name__}")
 
 
 @row_outputs.register

@@ -23,33 +23,32 @@ import html
 import json
 import re
 
-from ..core.task import kind_of
+from ..core.task import Target
 
 LEAKY = "features that alone predict the target beyond assess.single_feature_bound <= 0"
 
 
 def threshold_checks(
-    figures: dict[str, float], task: str, cfg: dict, costs_set: bool = False, undefined_gaps: list[str] = ()
+    figures: dict[str, float], target: Target, cfg: dict, costs_set: bool = False, undefined_gaps: list[str] = ()
 ) -> list[dict]:
     """The checks that need no registry: {check, value, bound, passed, note} each (passed None: skipped, bound null).
     The headline and quality checks read the conservative end of the test figure's bootstrap interval, so a figure
     from few rows has to clear its bound with its uncertainty; costs_set: decision.cost_matrix is set;
     undefined_gaps: the audited attributes' and intersections' gaps that could not be computed (by name)."""
-    kind = kind_of(task)
-    metric = f"test.{kind.headline_metric}"
+    metric = f"test.{target.headline_metric}"
     on = f"test figure {_fmt(figures.get(metric))} on {_fmt(figures.get('test.n'))} rows"
     checks = [
         _check(
-            f"lower end of {metric}'s interval >= min_headline.{task}",
+            f"lower end of {metric}'s interval >= min_headline.{target.task}",
             figures.get(f"{metric}_low"),
-            cfg["min_headline"][task],
+            target.min_headline(cfg),
             ">=",
             note=on,
         ),  # fmt: skip
-        _check(*kind.quality_check(figures, cfg), "<="),  # calibration, or interval coverage
+        _check(*target.quality_check(figures, cfg), "<="),  # calibration, or interval coverage
     ]
     checks += [_check(name, value, bound, op, fix=fix) for name, value, bound, op, fix in
-               kind.decision_checks(figures, cfg, costs_set)]  # fmt: skip
+               target.decision_checks(figures, cfg, costs_set)]  # fmt: skip
     leaky = figures.get("trust.leaky_features")
     checks.append(
         _check(LEAKY, leaky, 0, "<=")
@@ -62,15 +61,15 @@ def threshold_checks(
             "note": "assess.single_feature_bound is null",
         }  # fmt: skip
     )
-    return checks + fairness_checks(figures, kind, cfg, list(undefined_gaps))
+    return checks + fairness_checks(figures, target, cfg, list(undefined_gaps))
 
 
-def fairness_checks(figures: dict, kind, cfg: dict, undefined: list[str]) -> list[dict]:
+def fairness_checks(figures: dict, target: Target, cfg: dict, undefined: list[str]) -> list[dict]:
     """The largest gap of every audited attribute and intersection within max_fairness_gap, and every one of them
     evaluated: a gap that cannot be computed (no two groups of fairness.min_group_size) is named "not evaluated" and
     fails closed unless tracking.promotion.fail_not_evaluated is false."""
     name = "largest fairness gap <= max_fairness_gap"
-    gaps = {k: v for k, v in figures.items() if k.startswith("fairness.") and k.endswith(kind.fairness_gaps)}
+    gaps = {k: v for k, v in figures.items() if k.startswith("fairness.") and k.endswith(target.fairness_gaps)}
     audited = figures.get("fairness.n_attributes")
     if not audited and not undefined:
         return [
@@ -96,7 +95,7 @@ def fairness_checks(figures: dict, kind, cfg: dict, undefined: list[str]) -> lis
 
 def champion_check(
     figures: dict[str, float],
-    task: str,
+    target: Target,
     best: dict | None,
     tolerance: float,
     champion_tags: dict | None = None,
@@ -108,7 +107,7 @@ def champion_check(
     version that has been champion for the same target, whatever its inputs (a changed input set is compared, and
     said); champion_tags: the current champion's tags, when there is one. A champion that answers another question
     (its target differs) cannot be compared: "not compared", failing closed unless allow_contract_change."""
-    metric = f"test.{kind_of(task).headline_metric}"
+    metric = f"test.{target.headline_metric}"
     name = f"{metric} >= best champion's {metric} - tolerance"
     if best is None:
         if champion_tags is None:

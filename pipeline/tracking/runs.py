@@ -24,7 +24,7 @@ from ..core.io import read_json
 from ..core.partitions import table_head
 from ..core.provenance import git
 from ..core.records import FeaturesReport, SearchReport, TrainMetrics
-from ..core.task import kind_of
+from ..core.task import Target
 from ..reporting.headline import flat, undefined_gaps
 from . import naming
 from .promotion import (
@@ -386,7 +386,7 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
     if deployed_map:
         tags["calibration.method"] = deployed_map
     figures = flat(read_json(paths.HEADLINE, "report"))
-    metric = f"test.{kind_of(trained['task']).headline_metric}"
+    metric = f"test.{Target.read(paths.TARGET).headline_metric}"
     headline = (metric, figures[metric], figures.get(f"{metric}_low")) if metric in figures else None
     changed = naming.changed_params(params, naming.committed_params())
     settings = hyperparameters()
@@ -438,7 +438,7 @@ def full_contract(client, tags: dict, source: str | None) -> dict:
     return tags | {"contract.inputs": model.tags.get("contract.inputs", shown)}
 
 
-def register(mlflow, client, name: str, model, run_id: str, task: str, params: dict, version=None) -> dict:
+def register(mlflow, client, name: str, model, run_id: str, target: Target, params: dict, version=None) -> dict:
     """A new version of `name` (or `version`, registered by a run interrupted before its decision) with alias
     candidate; alias champion too when the promotion gate passes. The version carries a handful of tags (its
     contract, the gate's figure, the decision, the failed checks, the champion it was compared with) and a
@@ -446,7 +446,7 @@ def register(mlflow, client, name: str, model, run_id: str, task: str, params: d
     so in its decision tag and description."""
     figures, contract = flat(read_json(paths.HEADLINE, "report")), contract_of()
     promotion = params["tracking"]["promotion"]
-    metric = f"test.{kind_of(task).headline_metric}"
+    metric = f"test.{target.headline_metric}"
     if version is None:
         gate_figure = {f"headline.{metric}": str(figures[metric])} if metric in figures else {}
         client.set_logged_model_tags(model.model_id, {"contract.inputs": contract["contract.inputs"]})
@@ -463,9 +463,9 @@ def register(mlflow, client, name: str, model, run_id: str, task: str, params: d
     best = best_champion(client, name, metric, contract)
     current_tags = full_contract(client, dict(current.tags), getattr(current, "source", None)) if current else None
     allow = promotion["allow_contract_change"]
-    undefined = undefined_gaps(read_json(paths.FAIRNESS_METRICS, "fairness"))
-    checks = threshold_checks(figures, task, promotion, params["decision"]["cost_matrix"] is not None, undefined) + [
-        champion_check(figures, task, best, promotion["tolerance"], current_tags, contract, allow),
+    undefined = undefined_gaps(target, read_json(paths.FAIRNESS_METRICS, "fairness"))
+    checks = threshold_checks(figures, target, promotion, params["decision"]["cost_matrix"] is not None, undefined) + [
+        champion_check(figures, target, best, promotion["tolerance"], current_tags, contract, allow),
         contract_check(contract, current_tags, allow),
     ]
     decision = decide(checks)
@@ -554,8 +554,7 @@ def record(mlflow, client, exp_id: str, name: str, params: dict, md5s: dict, key
             + ", ".join(f"{r.info.run_id} {r.info.status}" for r in found["stale"])
             + f") marked superseded by {run_id}"
         )
-    task = TrainMetrics.read()["task"]
-    r = register(mlflow, client, name, model, run_id, task, params, found.get("version"))
+    r = register(mlflow, client, name, model, run_id, Target.read(paths.TARGET), params, found.get("version"))
     note = client.get_run(run_id).data.tags.get(NOTE, "").split(" Registered as ")[0]
     verdict = "champion" if r["champion"] else "candidate, not champion: " + "; ".join(r["reasons"])
     client.set_tag(run_id, NOTE, f"{note} Registered as {name} version {r['version']}, {verdict}."[:5000])

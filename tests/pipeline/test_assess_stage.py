@@ -202,7 +202,7 @@ def test_nested_cv_with_candidates_nests_the_choice_of_the_model(tmp_path, sampl
         y, groups = target.encode(train["binexp"]), train["zper"].to_numpy()
         fit, valid = folds.splits_of(pd.read_parquet(paths.FOLDS))[0]
         X = split_features(0)
-        scorer = build.scorer("search.scoring", "auto", "binary")
+        scorer = build.scorer("search.scoring", "auto", target)
         inner = inner_splitter(params["assess"]["inner_splits"], True, True, params["seed"])
         grids = {
             "logistic_regression": [{"lam": [0.1]}, {"lam": [100.0]}],
@@ -226,6 +226,7 @@ def test_nested_cv_with_candidates_nests_the_choice_of_the_model(tmp_path, sampl
 def test_a_copy_of_the_target_is_flagged_and_blocks_the_gate(tmp_path, sample_csv):
     """The issue's case: a column equal to the target gave train and test AUC 1.0, "no measurable inflation", and
     became champion. assess flags it alone at AUC 1.0, and the gate's check fails on the headline figure."""
+    from pipeline.core.task import Target
     from pipeline.reporting.headline import flat
     from pipeline.tracking.promotion import decide, threshold_checks
 
@@ -237,11 +238,11 @@ def test_a_copy_of_the_target_is_flagged_and_blocks_the_gate(tmp_path, sample_cs
     with pytest.MonkeyPatch.context() as mp:
         run_stages(root, mp, SHARED_STAGES + ["train", "assess"])
         report = json.loads((root / paths.ASSESSMENT).read_text())["single_feature"]
-        params = load_params()
+        params, target = load_params(), Target.read(paths.TARGET)
     assert report["flagged"] == ["claim_flag"] and report["scores"]["claim_flag"] == 1.0
     assert max(s for f, s in report["scores"].items() if f != "claim_flag") < 0.98
     figures = flat({"trust": {"leaky_features": len(report["flagged"])}, "test": {"roc_auc": 1.0, "roc_auc_low": 1.0},
                     "calibration": {"test_ece_after_high": 0.0},
                     "decisions": {"gain_vs_no_skill_low": 0.5, "classes_decided": 2}})  # fmt: skip
-    decision = decide(threshold_checks(figures, "binary", params["tracking"]["promotion"]))
+    decision = decide(threshold_checks(figures, target, params["tracking"]["promotion"]))
     assert not decision["promote"] and "features that alone predict the target beyond" in decision["reasons"][0]

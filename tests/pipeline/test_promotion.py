@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from pipeline.core.task import Target
 from pipeline.reporting.headline import fairness_gaps, flat
 from pipeline.tracking.promotion import champion_check, decide, threshold_checks
+
+BINARY_TARGET = Target("binary", "y", [0, 1], "set by data.task")
+REGRESSION_TARGET = Target("regression", "y", [], "set by data.task")
 
 POLICY = {
     "min_headline": {"binary": 0.7, "multiclass": 0.7, "regression": 0.0},
@@ -34,7 +38,7 @@ BINARY = {
 
 
 def test_every_threshold_passes():
-    checks = threshold_checks(BINARY, "binary", POLICY) + [champion_check(BINARY, "binary", None, 0.005)]
+    checks = threshold_checks(BINARY, BINARY_TARGET, POLICY) + [champion_check(BINARY, BINARY_TARGET, None, 0.005)]
     decision = decide(checks)
     assert decision["promote"] and len(decision["reasons"]) == 7
     assert "largest fairness gap <= max_fairness_gap: 0.3 (bound 0.4) passes" in decision["reasons"][-2]
@@ -54,7 +58,7 @@ def test_every_threshold_passes():
 )
 def test_a_failed_threshold_blocks_promotion_and_is_named(change, failing):
     figures = {k: v for k, v in {**BINARY, **change}.items() if v is not None}
-    decision = decide(threshold_checks(figures, "binary", POLICY))
+    decision = decide(threshold_checks(figures, BINARY_TARGET, POLICY))
     assert not decision["promote"] and failing in decision["reasons"][0]  # the failed check first
     assert len(decision["reasons"]) == 6 and sum("FAILS" in r for r in decision["reasons"]) == 1  # every check listed
 
@@ -66,22 +70,24 @@ def test_a_rule_that_never_predicts_the_positive_class_is_no_champion_unless_cos
     evidence that the rule beats the constant one."""
     rare = {**BINARY, "decisions.gain_vs_no_skill": 0.0, "decisions.gain_vs_no_skill_low": 0.0,
             "decisions.classes_decided": 1}  # fmt: skip
-    decision = decide(threshold_checks(rare, "binary", POLICY))
+    decision = decide(threshold_checks(rare, BINARY_TARGET, POLICY))
     failed = [r for r in decision["reasons"] if "FAILS" in r]
     assert not decision["promote"] and len(failed) == 2
     assert all("decision.cost_matrix" in r for r in failed)
-    with_costs = threshold_checks(rare, "binary", POLICY, costs_set=True)
+    with_costs = threshold_checks(rare, BINARY_TARGET, POLICY, costs_set=True)
     one_class = next(c for c in with_costs if c["check"].startswith("classes decided"))
     assert one_class["passed"] and "decision.cost_matrix is set" in one_class["check"]
-    assert decide(threshold_checks(rare, "binary", {**POLICY, "min_decision_gain": None}))["promote"]  # both skipped
+    assert decide(threshold_checks(rare, BINARY_TARGET, {**POLICY, "min_decision_gain": None}))[
+        "promote"
+    ]  # both skipped
 
 
 def test_no_worse_than_the_champion_beyond_the_tolerance():
     champion = {"version": "3", "figure": 0.76, "tags": {}}
-    assert champion_check(BINARY, "binary", champion, 0.01)["passed"]  # 0.75 >= 0.76 - 0.01
-    failed = champion_check(BINARY, "binary", champion, 0.005)
+    assert champion_check(BINARY, BINARY_TARGET, champion, 0.01)["passed"]  # 0.75 >= 0.76 - 0.01
+    failed = champion_check(BINARY, BINARY_TARGET, champion, 0.005)
     assert failed["passed"] is False and failed["bound"] == pytest.approx(0.755)
-    assert champion_check(BINARY, "binary", None, 0.005)["note"] == "no champion yet"
+    assert champion_check(BINARY, BINARY_TARGET, None, 0.005)["note"] == "no champion yet"
 
 
 def test_a_contract_change_is_still_compared_never_no_champion_yet():
@@ -94,24 +100,24 @@ def test_a_contract_change_is_still_compared_never_no_champion_yet():
     theirs = {"contract.target": ours["contract.target"],
               "contract.inputs": json.dumps(["age:numeric", "plan:categorical"])}  # fmt: skip
     best = {"version": "2", "figure": 0.8, "tags": theirs}
-    check = champion_check(BINARY, "binary", best, 0.005, theirs, ours, allow_change=True)
+    check = champion_check(BINARY, BINARY_TARGET, best, 0.005, theirs, ours, allow_change=True)
     assert check["passed"] is False and check["bound"] == pytest.approx(0.795)  # compared: 0.75 < 0.795
     assert "version 2" in check["note"] and "removed ['plan:categorical']" in check["note"]
     other = {"contract.target": "meddol (regression)", "contract.inputs": ours["contract.inputs"]}
-    strict = champion_check(BINARY, "binary", None, 0.005, other, ours, allow_change=False)
+    strict = champion_check(BINARY, BINARY_TARGET, None, 0.005, other, ours, allow_change=False)
     assert strict["passed"] is False and strict["note"].startswith("not compared: the target changed from meddol")
-    allowed = champion_check(BINARY, "binary", None, 0.005, other, ours, allow_change=True)
+    allowed = champion_check(BINARY, BINARY_TARGET, None, 0.005, other, ours, allow_change=True)
     assert allowed["passed"] is None and "allowed by tracking.promotion.allow_contract_change" in allowed["note"]
     assert all("no champion yet" not in c.get("note", "") for c in (check, strict, allowed))
 
 
 def test_null_bounds_are_skipped_and_said_so():
     policy = {**POLICY, "max_ece": None, "max_fairness_gap": None}
-    decision = decide(threshold_checks(BINARY, "binary", policy))
+    decision = decide(threshold_checks(BINARY, BINARY_TARGET, policy))
     assert decision["promote"]
     checks = threshold_checks(
         {"test.r2": 0.5, "test.r2_low": 0.4, "intervals.coverage_low": 0.86, "intervals.target_coverage": 0.9},
-        "regression",
+        REGRESSION_TARGET,
         policy,
     )
     # the single-feature check was not run (no figure), no sensitive attribute: both skipped, and said so
@@ -124,13 +130,13 @@ def test_an_undefined_fairness_gap_is_not_evaluated_and_fails_closed():
     "not evaluated" and blocks promotion (it was silently skipped and missing from the reasons); with
     fail_not_evaluated false it is skipped, and still listed."""
     figures = {k: v for k, v in BINARY.items() if not k.startswith("fairness.")} | {"fairness.n_attributes": 1}
-    decision = decide(threshold_checks(figures, "binary", POLICY))
+    decision = decide(threshold_checks(figures, BINARY_TARGET, POLICY))
     assert not decision["promote"]
     assert decision["reasons"][0].startswith("every audited attribute and intersection has its fairness gaps: FAILS")
-    lenient = decide(threshold_checks(figures, "binary", {**POLICY, "fail_not_evaluated": False}))
+    lenient = decide(threshold_checks(figures, BINARY_TARGET, {**POLICY, "fail_not_evaluated": False}))
     assert lenient["promote"] and any("skipped (not evaluated" in r for r in lenient["reasons"])
     no_attributes = {k: v for k, v in figures.items() if k != "fairness.n_attributes"}
-    assert decide(threshold_checks(no_attributes, "binary", POLICY))["promote"]  # not applicable: skipped, passes
+    assert decide(threshold_checks(no_attributes, BINARY_TARGET, POLICY))["promote"]  # not applicable: skipped, passes
 
 
 def test_one_attribute_not_evaluated_beside_one_within_the_bound_fails_by_name():
@@ -138,7 +144,7 @@ def test_one_attribute_not_evaluated_beside_one_within_the_bound_fails_by_name()
     bound; the version became champion and its description said "every check passes". The gate took the max over the
     defined gaps only; now the undefined ones are named and block promotion."""
     undefined = ["race.demographic_parity_gap", "race.equal_opportunity_gap", "sex x race.demographic_parity_gap"]
-    decision = decide(threshold_checks({**BINARY, "fairness.n_attributes": 2}, "binary", POLICY, False, undefined))
+    decision = decide(threshold_checks({**BINARY, "fairness.n_attributes": 2}, BINARY_TARGET, POLICY, False, undefined))
     assert not decision["promote"]
     assert (
         "not evaluated: race.demographic_parity_gap, race.equal_opportunity_gap, sex x race" in decision["reasons"][0]
@@ -156,7 +162,7 @@ def test_regression_coverage_shortfall():
         "fairness.n_attributes": 1,
         "fairness.sex.interval_coverage_gap": 0.02,
     }
-    decision = decide(threshold_checks(figures, "regression", POLICY))
+    decision = decide(threshold_checks(figures, REGRESSION_TARGET, POLICY))
     assert not decision["promote"] and "coverage shortfall" in decision["reasons"][0]
 
 
@@ -171,7 +177,7 @@ def test_headline_fairness_gaps_count_intersections_and_the_gate_reads_them():
             },
         },
     }
-    gaps = fairness_gaps(fairness)
+    gaps = fairness_gaps(BINARY_TARGET, fairness)
     assert gaps == {
         "sex.demographic_parity_gap": 0.1,
         "sex.equal_opportunity_gap": None,
@@ -183,7 +189,7 @@ def test_headline_fairness_gaps_count_intersections_and_the_gate_reads_them():
         figures["fairness.sex x race.demographic_parity_gap"] == 0.4563
         and "fairness.sex.equal_opportunity_gap" not in figures
     )
-    checks = threshold_checks(figures, "binary", {**POLICY, "max_fairness_gap": 0.4})
+    checks = threshold_checks(figures, BINARY_TARGET, {**POLICY, "max_fairness_gap": 0.4})
     fairness_check = next(c for c in checks if "fairness" in c["check"])
     assert fairness_check["value"] == 0.4563 and fairness_check["passed"] is False
 

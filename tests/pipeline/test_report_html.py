@@ -12,6 +12,7 @@ import re
 import numpy as np
 import pytest
 
+from pipeline.core.task import Target
 from pipeline.reporting import card, classification_fairness
 from pipeline.reporting import page as report
 
@@ -231,6 +232,7 @@ def _card_inputs():
         "params_sha256": "f" * 64,
         "code_trees": {"mllib": "a" * 40, "pipeline": "b" * 40},
         "split": {"rows": {"train": 72, "test": 18}, "strategy": "stratified_group", "test_fraction_note": None},
+        "target": Target("binary", "binexp", [0, 1], "set by data.task"),
     }
     return params, r
 
@@ -355,6 +357,7 @@ def test_model_card_escapes_exactly_once():
 
 def test_model_card_multiclass():
     params, r = _card_inputs()
+    r["target"] = Target("multiclass", "plan", ["a", "b", "c"], "set by data.task")
     r["test"] = {
         "task": "multiclass",
         "classes": ["a", "b", "c"],

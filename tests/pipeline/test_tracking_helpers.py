@@ -223,6 +223,7 @@ def test_the_gate_compares_with_the_best_champion_so_far_not_the_current_one():
     """0.7661 -> 0.7660 -> 0.7655, each within 0.005 of the last, drifted down before; the best champion (0.7661)
     is the reference now, a version that never was champion is not, nor one of another target; one with other inputs
     is (a contract change is still compared)."""
+    from pipeline.core.task import Target
     from pipeline.tracking.promotion import champion_check
     from pipeline.tracking.runs import best_champion
 
@@ -236,7 +237,7 @@ def test_the_gate_compares_with_the_best_champion_so_far_not_the_current_one():
     )
     best = best_champion(registry, "m", "test.roc_auc", {"contract.target": "y (binary)"})
     assert (best["version"], best["figure"]) == ("1", 0.7661)
-    check = champion_check({"test.roc_auc": 0.7606}, "binary", best, 0.005)
+    check = champion_check({"test.roc_auc": 0.7606}, Target("binary", "y", [0, 1], "set"), best, 0.005)
     assert check["passed"] is False and check["bound"] == pytest.approx(0.7611)
     assert check["note"] == "best champion so far: version 1"
     assert best_champion(_Registry([]), "m", "test.roc_auc", {"contract.target": "y (binary)"}) is None
