@@ -23,10 +23,12 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	python -m pytest -m slow
 
-# ruff's lint rules and formatting (pyproject.toml [tool.ruff]); `ruff format . && ruff check --fix .` repairs most
+# ruff's lint rules and formatting (pyproject.toml [tool.ruff]; `ruff format . && ruff check --fix .` repairs most),
+# and mypy's type check of pipeline/ ([tool.mypy])
 lint: $(STAMP)
 	ruff check .
 	ruff format --check .
+	mypy
 
 # the pipeline's fits beside dask-ml, XGBoost, LightGBM and scikit-learn at 1M and 5M rows, one run per size
 # (benchmarks/results/peers_at_scale.md; about an hour on 2 cores). The peers are installed for this only.

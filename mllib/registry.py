@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from importlib import import_module
+from typing import Any
 
 
 class Family(Mapping):
@@ -242,7 +243,7 @@ def name_of(cls: type) -> str:
     raise KeyError(f"{cls.__name__} is not registered in mllib.registry; only registered estimators can be saved")
 
 
-def get(name: str) -> type:
+def get(name: str) -> type[Any]:
     try:
         return REGISTRY[name]
     except KeyError:

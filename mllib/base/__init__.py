@@ -1,6 +1,6 @@
 """Estimator protocol, input validation and composites shared by every mllib family."""
 
-from .blocks import RowBlocks, summed
+from .blocks import Blocks, RowBlocks, summed
 from .compose import ColumnTransformer, Identity, Pipeline
 from .constraints import (
     BOOLEAN,
@@ -51,6 +51,7 @@ from .validation import (
 )
 
 __all__ = [
+    "Blocks",
     "RowBlocks",
     "summed",
     "BOOLEAN",

@@ -9,7 +9,21 @@ matrix per block) travel."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol, runtime_checkable
+
 import numpy as np
+
+
+@runtime_checkable
+class Blocks(Protocol):
+    """What a fit from blocks reads: RowBlocks here, pipeline/core/partitions.py's blocks on a cluster."""
+
+    def map(self, fn: Callable, *args) -> list: ...
+
+    def each(self, fn: Callable, *args) -> Iterator: ...
+
+    def transform(self, fn: Callable, *args) -> Blocks: ...
 
 
 class RowBlocks:
@@ -29,13 +43,13 @@ class RowBlocks:
             for a, b in zip(bounds[:-1], bounds[1:])
         )
 
-    def map(self, fn, *args) -> list:
+    def map(self, fn: Callable, *args) -> list:
         return [fn(block, *args) for block in self.blocks]
 
-    def each(self, fn, *args):
+    def each(self, fn: Callable, *args) -> Iterator[Any]:
         return (fn(block, *args) for block in self.blocks)
 
-    def transform(self, fn, *args) -> RowBlocks:
+    def transform(self, fn: Callable, *args) -> RowBlocks:
         return RowBlocks(fn(block, *args) for block in self.blocks)
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import inspect
 import zlib
+from typing import Any
 
 import numpy as np
 
 from mllib import registry
-from mllib.base import ColumnTransformer, Pipeline, fit_with_groups
+from mllib.base import Blocks, ColumnTransformer, MixedMatrix, Pipeline, fit_with_groups
 from mllib.base.blocks import summed
 
 from .errors import PipelineError
@@ -31,7 +32,7 @@ def component_seed(seed: int, role: str) -> int:
     return int(np.random.SeedSequence([seed, zlib.crc32(role.encode())]).generate_state(1)[0])
 
 
-def seeded(cls: type, settings: dict, seed: int, role: str) -> dict:
+def seeded(cls: type[Any], settings: dict, seed: int, role: str) -> dict:
     """settings with random_state derived from seed when the class takes one and params.yaml does not fix it."""
     if "random_state" in cls._param_names() and "random_state" not in settings:
         return {**settings, "random_state": component_seed(seed, role)}
@@ -209,7 +210,7 @@ def observed_counts(block, n_numeric: int) -> np.ndarray:
 
 def fit_features(
     cfg: dict,
-    X_fit: np.ndarray,
+    X_fit: np.ndarray | MixedMatrix | Blocks,
     y_fit: np.ndarray,
     groups,
     numeric: list[str],
@@ -220,14 +221,14 @@ def fit_features(
     """The features fitted on X_fit (y_fit for a supervised projection or selection, groups for the selection's inner
     folds), or, with X_fit a mllib.base.RowBlocks (or a cluster's blocks) of (X, y, None), by their fit_blocks from
     the blocks (y_fit and groups unused); bad step settings name the key."""
-    from_blocks = hasattr(X_fit, "map")
-    observed = (
-        summed(X_fit.map(observed_counts, len(numeric))) if from_blocks else observed_counts((X_fit,), len(numeric))
-    )
+    if isinstance(X_fit, Blocks):
+        observed = summed(X_fit.map(observed_counts, len(numeric)))
+    else:
+        observed = observed_counts((X_fit,), len(numeric))
     check_observed(observed, numeric, where)
     try:
         transformer = feature_transformer(cfg, numeric, categorical, seed)
-        if from_blocks:
+        if isinstance(X_fit, Blocks):
             transformer.fit_blocks(X_fit)
         else:
             fit_with_groups(transformer, X_fit, y_fit, groups)

@@ -136,7 +136,8 @@ def _run_dask(client, fn, shared, tasks: list, progress) -> list:
     result is in; at most _SPLITS_ON_CLUSTER splits are on the cluster at a time, so its memory does not grow with the
     number of splits (tasks come split by split: mllib.model_selection.evaluate_candidates)."""
     last_task = {k: i for i, (k, _) in enumerate(tasks)}
-    scattered, futures, submitted = {}, [], 0
+    scattered: dict = {}
+    futures, submitted = [], 0
 
     def submit_more() -> None:
         nonlocal submitted

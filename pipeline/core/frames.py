@@ -32,7 +32,8 @@ def _spelled(distinct) -> np.ndarray:
 def category_labels(series: pd.Series) -> np.ndarray:
     """Categories as strings (integral floats without '.0'); missing stays None for the imputer."""
     codes, distinct = pd.factorize(series)  # each distinct value spelled once, not per row; missing -> -1
-    return np.append(_spelled(distinct), None)[codes]  # the last entry (None) is what code -1 picks
+    missing = np.array([None], dtype=object)  # the last entry: what code -1 picks
+    return np.append(_spelled(distinct), missing)[codes]
 
 
 MISSING_GROUP = "(missing)"

@@ -13,8 +13,10 @@ import os
 import shutil
 import tempfile
 import zlib
+from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -25,6 +27,7 @@ from .errors import PipelineError
 # Arrow's default allocator (mimalloc) keeps the pages of a table it has freed: reading a 16M-row table of four
 # columns left the process at 1.47 GB for a 0.51 GB frame, 0.65 GB with the system's allocator (peak 1.43 -> 1.13).
 pa.set_memory_pool(pa.system_memory_pool())
+_LIBC: ctypes.CDLL | None
 try:
     _LIBC = ctypes.CDLL("libc.so.6")
     _LIBC.malloc_trim
@@ -171,6 +174,20 @@ def read_json(path: Path | str, made_by: str) -> dict:
         ) from None
     except json.JSONDecodeError as exc:
         raise PipelineError(f"{path} is not valid JSON ({exc}); rerun `dvc repro -f {made_by}`") from None
+
+
+def read_predictor(path: Path) -> Any:
+    """The deployed predictor calibrate wrote (mllib.deploy: DeployedPredictor for classes, DeployedRegressor for a
+    regression target). Typed Any: its members differ by kind, and the kind's @per_kind registrations use them."""
+    from mllib import io as mlio
+    from mllib.deploy import DeployedPredictor, DeployedRegressor
+
+    predictor = mlio.load(path)
+    if not isinstance(predictor, (DeployedPredictor, DeployedRegressor)):
+        raise PipelineError(
+            f"{path} holds a {type(predictor).__name__}, not a deployed predictor: rerun `dvc repro -f calibrate`"
+        )
+    return predictor
 
 
 def existing_output(path: Path | str, made_by: str) -> Path:
@@ -352,7 +369,7 @@ def view_selection(directory: Path | str, k: int) -> np.ndarray:
     return np.load(Path(directory) / view_rows_file(k))
 
 
-def read_dataset(path: Path | str, text_columns: list[str] = ()) -> pd.DataFrame:
+def read_dataset(path: Path | str, text_columns: Sequence[str] = ()) -> pd.DataFrame:
     """The user's raw data: a file (CSV, gzipped CSV or Parquet), or a directory of parts (dataset_parts) read in
     name order as one table, with clear errors for missing, empty, truncated, wrongly encoded or unreadable files,
     for duplicate column names, for parts whose columns differ and for a path that resolves outside the repository.
@@ -361,7 +378,7 @@ def read_dataset(path: Path | str, text_columns: list[str] = ()) -> pd.DataFrame
     return read_data(path, text_columns)[0]
 
 
-def read_data(path: Path | str, text_columns: list[str] = ()) -> tuple[pd.DataFrame, DataSource]:
+def read_data(path: Path | str, text_columns: Sequence[str] = ()) -> tuple[pd.DataFrame, DataSource]:
     """read_dataset's table, and the DataSource that says where each of its rows sits (file, or part and row)."""
     path = check_inside(path)
     if not path.is_dir():
@@ -390,7 +407,7 @@ def check_same_columns(parts: list[Path], columns: list[list[str]]) -> None:
             )
 
 
-def read_data_file(path: Path, text_columns: list[str] = (), part: bool = False) -> pd.DataFrame:
+def read_data_file(path: Path, text_columns: Sequence[str] = (), part: bool = False) -> pd.DataFrame:
     """One data file (the whole data, or with `part` one part of a directory, which may hold no rows: Spark writes
     such parts)."""
     suffixes = _suffix(path)

@@ -202,7 +202,7 @@ class PartialDependence(Record):
     classes: list
 
 
-RECORDS = {  # by their names in the report's inputs
+RECORDS: dict[str, type[Record]] = {  # by their names in the report's inputs
     "validation": ValidationReport,
     "split": SplitReport,
     "features": FeaturesReport,

@@ -12,6 +12,9 @@ target has no classes: it is encoded as float64, every value finite.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
 import numpy as np
 import pandas as pd
 
@@ -19,7 +22,7 @@ from mllib import registry
 from mllib.base import to_python
 
 from .errors import PipelineError
-from .task_base import TASKS, Target, finite, label_key, per_kind, unregistered
+from .task_base import TASKS, Target, finite, label_key, per_kind, required, requires, unregistered
 from .task_regression import QUANTILE_BINS, Regression
 
 __all__ = ["TASKS", "Target", "Classification", "Binary", "Multiclass", "Regression", "KINDS", "finite",
@@ -32,11 +35,57 @@ class Classification(Target):
     classifies = True  # decisions are classes (surrogate trees, stratified inner splits)
     estimators = registry.CLASSIFIERS  # the models that can fit it
     default_model = "logistic_regression"  # model.name auto (searched over its own search.grid entry)
-    test_metrics: tuple[str, ...] = ("accuracy", "log_loss", "brier")  # headline test figures (with the kind's own)
+    test_metrics: ClassVar[tuple[str, ...]] = ("accuracy", "log_loss", "brier")  # and each kind's own
     fairness_gaps = ("demographic_parity_gap", "equal_opportunity_gap")  # what the gate's fairness bound reads
     tree = "decision_tree"  # the single-feature leakage check's model
     no_skill_name = "class prior"
-    refused_projections: tuple[str, ...] = ()
+    refused_projections = ()
+
+    # -- what each classification kind provides besides Target's contract --
+    baseline_metrics: ClassVar[tuple[str, ...]] = required("classification")  # the no-skill rule's test figures
+    ranking_metric: ClassVar[str] = required("classification")  # what a calibration map may change of the ranking
+
+    @requires("classification")
+    def metric_probabilities(self, P: np.ndarray) -> np.ndarray:
+        """What the probability metrics read of (n, K) probabilities."""
+
+    @requires("classification")
+    def calibrator(self, calibrator, native_multiclass: bool) -> Any:
+        """The calibration map for the kind (a binary map, or one per class)."""
+
+    @staticmethod
+    @requires("classification")
+    def calibration_view(y: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(labels, probabilities) the calibration error is measured on."""
+
+    @staticmethod
+    @requires("classification")
+    def calibration_detail(y: np.ndarray, P: np.ndarray, cfg: dict) -> dict:
+        """The kind's own calibration figures (Brier decomposition, classwise ECE)."""
+
+    @staticmethod
+    @requires("classification")
+    def plain_decisions(P: np.ndarray, threshold: float) -> np.ndarray:
+        """Decisions without costs: the threshold on p(positive), or the most probable class."""
+
+    @staticmethod
+    @requires("classification")
+    def curve_classes(P: np.ndarray) -> Sequence[int]:
+        """The classes whose ROC and PR curves are drawn."""
+
+    @staticmethod
+    @requires("classification")
+    def ranking_score(y: np.ndarray, P: np.ndarray) -> float:
+        """The ranking metric of probabilities P."""
+
+    @staticmethod
+    @requires("classification")
+    def ranking_interval(y: np.ndarray, P: np.ndarray, level: float) -> list[float]:
+        """The ranking metric's confidence interval."""
+
+    @requires("classification")
+    def scores(self, y: np.ndarray, P: np.ndarray, decision: np.ndarray) -> dict:
+        """Every test metric of probabilities P and decisions."""
 
     def encode(self, series: pd.Series) -> np.ndarray:
         """Class codes 0..K-1 of the target values (a value outside the classes is an error naming it)."""
@@ -217,10 +266,11 @@ class Classification(Target):
             **mcnemar_test(y, chosen, runner_up),
         }
 
-    def scorer_input(self, scorer, P: np.ndarray, decision: np.ndarray) -> np.ndarray:
+    def scorer_input(self, scorer, P: np.ndarray | None, decision: np.ndarray) -> np.ndarray:
         """What the search's scorer reads of the deployed outputs: the decisions, or the probabilities it takes."""
         if scorer.response == "label":
             return decision
+        assert P is not None  # a classifier's outputs always hold its probabilities
         return P[:, 1] if scorer.response == "score" else self.metric_probabilities(P)
 
     def baseline_scores(self, y_train: np.ndarray, y: np.ndarray) -> dict:

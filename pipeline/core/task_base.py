@@ -4,10 +4,10 @@ gives the kind's class. Also the two spellings every kind shares: a label's key 
 or None.
 
 The contract has two parts. The members below marked `required` (attributes) or `@requires` (methods), grouped by
-role, are what every kind provides: a kind defined without one of them fails at once with a message naming each
-missing member. The functions marked `@per_kind` (a functools.singledispatch that records itself) are what a stage, a
-step or the report does differently by kind: `unregistered(kind)` names those with no registration for a kind, and
-tests/pipeline/test_task_contract.py holds every kind to it.
+role, are what every kind provides (Classification adds what its kinds provide): a kind defined without one of them
+fails at once with a message naming each missing member. The functions marked `@per_kind` (a functools.singledispatch
+that records itself) are what a stage, a step or the report does differently by kind: `unregistered(kind)` names
+those with no registration for a kind, and tests/pipeline/test_task_contract.py holds every kind to it.
 """
 
 from __future__ import annotations
@@ -59,9 +59,11 @@ def _role(member) -> str | None:
 
 
 def missing_members(kind: type) -> dict[str, list[str]]:
-    """{role: [member, ...]} of what `kind` does not provide, in the contract's order."""
+    """{role: [member, ...]} of what `kind` does not provide, in the contract's order: Target's, then what a base
+    between (Classification) adds for its kinds."""
     missing: dict[str, list[str]] = {}
-    for name in vars(Target):
+    declared = dict.fromkeys(name for base in reversed(kind.__mro__) for name in vars(base))
+    for name in declared:
         role = _role(getattr(kind, name))
         if role is not None:
             missing.setdefault(role, []).append(name)
@@ -80,7 +82,7 @@ class Target:
     reason: str  # why this task (auto) or "set by data.task"
 
     # task name -> kind, filled as each kind is defined (`class Binary(Classification, kind="binary")`)
-    kinds: ClassVar[dict[str, type]] = {}
+    kinds: ClassVar[dict[str, type[Target]]] = {}
 
     def __init_subclass__(cls, kind: str | None = None, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -173,7 +175,7 @@ class Target:
         """Raw matrix -> what a scorer or an explainer needs from the deployed predictor."""
 
     @requires("the metrics")
-    def scorer_input(self, scorer, P: np.ndarray, decision: np.ndarray) -> np.ndarray:
+    def scorer_input(self, scorer, P: np.ndarray | None, decision: np.ndarray) -> np.ndarray:
         """What a scorer reads of the deployed outputs."""
 
     @requires("the metrics")
@@ -270,7 +272,9 @@ def label_key(value) -> str:
     return str(value)
 
 
-_PER_KIND: list[tuple[Callable, type]] = []  # every @per_kind function and the kinds it applies to
+_PER_KIND: list[
+    tuple[str, functools._SingleDispatchCallable, type]
+] = []  # each @per_kind function, the kinds it serves
 
 
 def per_kind(over: type | Callable = Target):
@@ -279,14 +283,14 @@ def per_kind(over: type | Callable = Target):
     (`@per_kind`) or with the base whose kinds it serves (`@per_kind(Classification)`)."""
 
     def wrap(function: Callable) -> Any:
+        name = f"{function.__module__}.{function.__name__}"
+
         def fallback(target, *args, **kwargs):
-            raise TypeError(
-                f"{function.__module__}.{function.__name__} has no registration for {type(target).__name__}"
-            )
+            raise TypeError(f"{name} has no registration for {type(target).__name__}")
 
         dispatched = functools.singledispatch(fallback)
         functools.update_wrapper(dispatched, function)
-        _PER_KIND.append((dispatched, base))
+        _PER_KIND.append((name, dispatched, base))
         return dispatched
 
     if isinstance(over, type):
@@ -298,8 +302,4 @@ def per_kind(over: type | Callable = Target):
 
 def unregistered(kind: type) -> list[str]:
     """The @per_kind functions of the modules imported so far that serve `kind` and have no registration for it."""
-    return [
-        f"{f.__module__}.{f.__name__}"
-        for f, base in _PER_KIND
-        if issubclass(kind, base) and f.dispatch(kind) is f.dispatch(object)
-    ]
+    return [name for name, f, base in _PER_KIND if issubclass(kind, base) and f.dispatch(kind) is f.dispatch(object)]

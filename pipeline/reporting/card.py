@@ -80,7 +80,7 @@ def changes_summary(records: list[dict]) -> str:
     return "; ".join(parts) if parts else "none: every row, column and value of the file reached the model as it was"
 
 
-def model_card(params: dict, r: dict, promotion: str) -> str:
+def model_card(params: dict, r: dict, promotion: str) -> dict:
     """The model card; promotion: the promotion gate's line (promotion_summary)."""
     data, test, train = params["data"], r["test"], r["train"]
     seen = r["split"]["rows"]["train"] + r["split"]["rows"]["test"]

@@ -8,6 +8,8 @@ Sections cited: none."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from . import figures
 from . import page as html
 from .classification_fairness import binary_fairness, fairness_section, mitigation_summary, multiclass_fairness
@@ -286,6 +288,40 @@ class ClassificationPage:
 
     def card(self, params: dict, r: dict) -> dict:
         return classification_card(params, r, self)
+
+    # what BinaryPage and MulticlassPage each say their own way
+    calibrated_of: str  # what the calibration figures are of
+    criteria_note: str  # how the fairness criteria read
+    group_rates: Callable[[str, dict], bytes]  # the figure of one attribute's group rates
+    groupings: Callable[..., list[dict]]  # the fairness section's tables
+
+    @staticmethod
+    def calibration_detail(q: dict) -> dict:
+        """The kind's own calibration columns (Brier decomposition, classwise ECE)."""
+
+    @staticmethod
+    def decision_rule(f: dict) -> str:
+        """The deployed decision rule in words."""
+
+    @staticmethod
+    def intended_use(target: str, classes: list) -> str:
+        """The model card's intended use."""
+
+    @staticmethod
+    def performance(test: dict) -> str:
+        """The model card's test performance line."""
+
+    @staticmethod
+    def confusion(test: dict) -> str:
+        """The confusion matrix in a line."""
+
+    @staticmethod
+    def curve_summaries(test: dict) -> tuple[dict, dict, dict]:
+        """{class: ROC AUC}, {class: AP}, {class: prevalence} of the curves drawn."""
+
+    @staticmethod
+    def test_section(test: dict) -> dict:
+        """The test evaluation section."""
 
 
 class BinaryPage(ClassificationPage):

@@ -175,7 +175,7 @@ class InputContract:
 
     def flags(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         """Per row of the checked features: what was handled (text, empty when nothing) and whether it is scored."""
-        notes = [[] for _ in range(len(frame))]
+        notes: list[list[str]] = [[] for _ in range(len(frame))]
         scored = np.ones(len(frame), dtype=bool)
         for c in self.numeric:
             x = frame[c].to_numpy()

@@ -67,7 +67,7 @@ def main() -> None:
     print(f"assess: single features: {report['single_feature']['statement']}")
     too_large = refit_limit(cfg, rows.n_training)  # why nested CV and the validation curve do not run, or None
     report["nested"] = nested_report(params, target, scorer, rows, too_large)
-    report["learning_curve"], curve_rows = None, []
+    report["learning_curve"], curve_rows = None, list[dict]()
     if cfg["learning_curve"]:
         curve = learning_curves(features_of, y, splits, make_model, scorer, cfg["train_fractions"], seed)
         report["learning_curve"], curve_rows = diagnosed(curve, scorer)

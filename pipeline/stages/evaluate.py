@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from mllib import io as mlio
 from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
-from pipeline.core.io import read_parquet, write_csv, write_json, write_parquet
+from pipeline.core.io import read_parquet, read_predictor, write_csv, write_json, write_parquet
 from pipeline.core.records import FeaturesReport, TrainMetrics
 from pipeline.core.summaries import sensitive_groupings
 from pipeline.core.task import Classification, Regression, Target, per_kind
@@ -64,7 +63,7 @@ def main() -> None:
     params = load_params()
     data = params["data"]
     target = Target.read(paths.TARGET)
-    predictor = mlio.load(paths.PREDICTOR)
+    predictor = read_predictor(paths.PREDICTOR)
     test, outputs = test_outputs(params, target, predictor)
     y = target.encode(test[data["target"]])
     y_train = target.encode(read_parquet(paths.TRAIN, "split", columns=[data["target"]])[data["target"]])  # baseline

@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from mllib import io as mlio
 from mllib.explain import permutation_importance
 from pipeline.core import build, paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.frames import feature_columns, raw_matrix
-from pipeline.core.io import write_csv, write_json
+from pipeline.core.io import read_predictor, write_csv, write_json
 from pipeline.core.progress import Progress
 from pipeline.core.records import PartialDependence
 from pipeline.core.task import Target
@@ -43,7 +42,7 @@ def main() -> None:
     data, cfg, seed = params["data"], params["explain"], params["seed"]
     target = Target.read(paths.TARGET)
     classes = target.label_names()
-    predictor = mlio.load(paths.PREDICTOR)
+    predictor = read_predictor(paths.PREDICTOR)
     test, train, test_rows, sample = explained_tables(cfg["max_rows"], seed)
     numeric, categorical = feature_columns(test.columns, data)
     names = numeric + categorical

@@ -11,12 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mllib import io as mlio
 from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.frames import attribute_labels, read_proba
-from pipeline.core.io import read_parquet, write_csv
+from pipeline.core.io import read_parquet, read_predictor, write_csv
 from pipeline.core.records import FairnessReport, TrainMetrics
 from pipeline.core.task import Classification, Regression, Target, per_kind
 from pipeline.steps.fairness_audit import (
@@ -92,7 +91,7 @@ def main() -> None:
     params = load_params()
     data, cfg = params["data"], params["fairness"]
     target = Target.read(paths.TARGET)
-    predictor = mlio.load(paths.PREDICTOR)
+    predictor = read_predictor(paths.PREDICTOR)
     predictions = read_parquet(paths.TEST_PREDICTIONS, "evaluate")
     report = report_header(target, predictor, cfg, params["seed"], data["group"])
     with audited_rows(params, target) as (test, rows):

@@ -8,6 +8,7 @@ Sections cited: Ghent ML notes (seed 004): 3.5 Analysis of Model Performance (56
 from __future__ import annotations
 
 from contextlib import ExitStack
+from typing import Any
 
 import numpy as np
 
@@ -46,7 +47,7 @@ def main() -> None:
             made = Features.in_memory(params, target, staging)
         fitted, final = made.fit_splits(splits)
         write_json(made.columns, staging / paths.FEATURE_NAMES.name)
-    report = {"numeric": made.numeric, "categorical": made.categorical, "folds": made.report}
+    report: dict[str, Any] = {"numeric": made.numeric, "categorical": made.categorical, "folds": made.report}
     report["final"] = {"n_fit_rows": made.n_rows, "features": made.columns[paths.FINAL_TRAIN_FEATURES.name]}
     report["pooled_levels"] = build.pooled_levels(final, made.categorical)
     for column, count in report["pooled_levels"].items():

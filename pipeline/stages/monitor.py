@@ -32,10 +32,10 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     path = argv[0] if argv else params["monitor"]["batch"]
     if path is None:
-        record = {"statement": "off: no batch (monitor.batch is null; or run python -m pipeline.stages.monitor FILE)"}
-        write_json(record, paths.MONITOR_REPORT)
-        write_monitor_page(record, paths.MONITOR_PAGE)
-        print(f"monitor: {record['statement']}")
+        off = {"statement": "off: no batch (monitor.batch is null; or run python -m pipeline.stages.monitor FILE)"}
+        write_json(off, paths.MONITOR_REPORT)
+        write_monitor_page(off, paths.MONITOR_PAGE)
+        print(f"monitor: {off['statement']}")
         return
     # imported here: with no batch (the default) the stage costs a Python start, not the drift tests' imports
     from pipeline.steps.batch_check import check_batch

@@ -33,19 +33,17 @@ def main() -> None:
         made = split_rows(read_parquet(paths.CLEAN, "clean", columns=keys), data, cfg, params["seed"])
         parts = Parts.output(paths.CLEAN, "clean")
         shares = {name: rows_by_part(rows, parts) for name, rows in (("train", made.train), ("test", made.test))}
-        copies = copies_across_split(
-            *(
-                (parts.read(k).loc[share] for k, share in enumerate(shares[name]) if len(share))
-                for name in ("test", "train")
-            ),
-            data["group"],
+        test_rows, train_rows = (
+            (parts.read(k).loc[share] for k, share in enumerate(shares[name]) if len(share))
+            for name in ("test", "train")
         )
+        copies = copies_across_split(test_rows, train_rows, data["group"])
         with staged_outputs({"train": paths.TRAIN, "test": paths.TEST}) as staged:
             for name, rows, output in (("train", made.train, paths.TRAIN), ("test", made.test, paths.TEST)):
-                shares = rows_by_part(rows, parts)
-                for k, (share, start) in enumerate(zip(shares, parts.offsets)):
+                kept = rows_by_part(rows, parts)
+                for k, (share, start) in enumerate(zip(kept, parts.offsets)):
                     np.save(staged[name] / view_rows_file(k), np.asarray(share - start, dtype=np.int64))
-                write_view(staged[name], output, paths.CLEAN, [len(share) for share in shares])
+                write_view(staged[name], output, paths.CLEAN, [len(share) for share in kept])
     else:
         df = read_parquet(paths.CLEAN, "clean")
         made = split_rows(df, data, cfg, params["seed"])

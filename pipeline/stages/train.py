@@ -13,7 +13,7 @@ import pandas as pd
 
 from mllib import io as mlio
 from mllib.base import fit_with_groups, record_convergence
-from mllib.model_selection import evaluate_candidates
+from mllib.model_selection import FoldData, evaluate_candidates
 from pipeline.core import build, paths
 from pipeline.core.compute import dask_client, task_runner
 from pipeline.core.config import load_params
@@ -62,7 +62,7 @@ def main() -> None:
             build.check_fits_from_parts(names, model_cfg, target, seed)
             client = cluster.enter_context(dask_client(params["compute"]))
             inputs = read_json(INPUTS, "features")
-            fold_data = BlockFolds(client, splits, inputs, target)
+            fold_data: BlockFolds | FoldData = BlockFolds(client, splits, inputs, target)
             searched = search(fold_data)
 
             def refit(model):

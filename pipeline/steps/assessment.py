@@ -45,6 +45,7 @@ Sections cited:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -112,7 +113,7 @@ class AssessedRows:
     y: np.ndarray
     groups: np.ndarray | None
     splits: list
-    features_of: object
+    features_of: Callable[[int], np.ndarray]
     sample: str | None = None
     raw: tuple | None = None
     time: np.ndarray | None = None  # each assessed row's data.time (as split ordered it), or None
@@ -301,17 +302,18 @@ def leakage_sentence(result: dict, scoring: str, group: str) -> str:
 def learning_curves(split_matrix, y, splits, make_model, scorer, fractions, seed: int) -> dict:
     """Train and validation score per training share, averaged over the grouped splits; split_matrix(k): every
     training row in split k's features."""
-    train, valid, sizes = [], [], None  # per split and training share
+    train_rows, valid_rows, sizes = [], [], None  # per split and training share
     progress = Progress("assess: learning curve")
     for k, (fit, held_out) in enumerate(splits):
         X = split_matrix(k)  # one split's matrix at a time: the previous one is released before the next is read
         n, tr, va = learning_curve(make_model(), X, y, [(fit, held_out)], fractions, scorer, random_state=seed + k)
         del X
-        train.append(tr[:, 0])
-        valid.append(va[:, 0])
+        train_rows.append(tr[:, 0])
+        valid_rows.append(va[:, 0])
         sizes = n if sizes is None else np.minimum(sizes, n)
         progress(k + 1, len(splits))
-    train, valid = np.array(train), np.array(valid)
+    train, valid = np.array(train_rows), np.array(valid_rows)
+    assert sizes is not None  # a split at least (the splits are checked)
     return {
         "fractions": list(fractions),
         "train_rows": sizes.tolist(),
@@ -555,7 +557,7 @@ def refit_limit(cfg: dict, n_rows: int) -> str | None:
 
 
 def validation_sweep(
-    model, best_params: dict, parameter: str, values: list, fold_data: list, scorer, searched: list[dict] = ()
+    model, best_params: dict, parameter: str, values: list, fold_data, scorer, searched: Sequence[dict] = ()
 ) -> list[dict]:
     """Train and validation score (mean, std over the splits) per value of one hyperparameter. searched: the train
     stage's candidates when they were scored on these same folds and rows; a value whose configuration is among them

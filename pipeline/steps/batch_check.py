@@ -9,12 +9,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mllib import io as mlio
-
 from ..core import paths
 from ..core.errors import PipelineError
 from ..core.frames import raw_matrix
-from ..core.io import read_data_file, read_json, read_parquet
+from ..core.io import read_data_file, read_json, read_parquet, read_predictor
 from ..core.records import FeaturesReport, TrainMetrics
 from ..core.summaries import sensitive_groupings
 from ..core.task import Target
@@ -43,7 +41,7 @@ def check_batch(params: dict, path: str) -> dict:
         raise PipelineError(f"monitor: batch file {path} does not exist; pass a .csv, .csv.gz or .parquet file of rows")
     batch, source = read_data_file(Path(path), data["categorical"]), Path(path)
     target = Target.read(paths.TARGET)
-    predictor = mlio.load(paths.PREDICTOR)
+    predictor = read_predictor(paths.PREDICTOR)
     contract = workspace_contract(params)
     try:
         served, ignored = serve(predictor, contract, batch)

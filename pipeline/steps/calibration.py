@@ -60,7 +60,10 @@ def compare_maps(
     cross-fitted (n, K) probabilities} for no map, the map `keep` names and the qualifying one of least log loss so
     far: what choose_map can pick, three arrays at most whatever the number of maps)."""
     eps = np.finfo(np.float64).eps  # mllib.metrics.log_loss's clip, so the row losses average to its value
-    table, probabilities, base, best = [], {}, None, None
+    table: list[dict] = []
+    probabilities: dict[str, np.ndarray] = {}
+    base: np.ndarray | None = None
+    best: tuple[str, float] | None = None
     for method in MAPS:  # "none" first: every other map's row losses are paired with its
         try:
             with record_convergence() as stopped:
@@ -94,7 +97,7 @@ def compare_maps(
             if best is not None and best[0] not in ("none", keep):
                 del probabilities[best[0]]
             best = (method, quality["log_loss"])
-        if method in ("none", keep, best[0]):
+        if method in ("none", keep) or (best is not None and method == best[0]):
             probabilities[method] = P
     return table, probabilities
 

@@ -103,7 +103,7 @@ def compare(
     current = _sample(current, group, cfg["max_rows"], rng)
     columns = {c: _column_test(reference[c], current[c], c in categorical) for c in [*numeric, *categorical]}
     evaluated = [c for c, r in columns.items() if r["p_value"] is not None]
-    domain = {"statement": "off (monitor.domain_classifier: none)"}
+    domain: dict = {"statement": "off (monitor.domain_classifier: none)"}
     if cfg["domain_classifier"] != "none" and min(len(reference), len(current)) < MIN_DOMAIN_ROWS:
         domain = {
             "statement": f"not evaluated: {len(reference)} and {len(current)} rows"

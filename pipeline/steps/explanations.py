@@ -202,7 +202,7 @@ def attribution_summary(values: np.ndarray, names: list[str], classes: list[str]
     """Per raw column, largest mean |attribution| first; values (n, d) or (n, d, K) per class (then the mean over
     rows and classes ranks the columns, and each class's mean |value| is listed)."""
     per_class = np.abs(values).mean(axis=0) if values.ndim == 3 else None
-    mean_abs = per_class.mean(axis=1) if values.ndim == 3 else np.abs(values).mean(axis=0)
+    mean_abs = np.abs(values).mean(axis=0) if per_class is None else per_class.mean(axis=1)
     rows = []
     for j in np.argsort(-mean_abs, kind="stable"):
         row = {"feature": names[j], "mean_abs": mean_abs[j], "mean": values[:, j].mean()}

@@ -448,9 +448,8 @@ def regression_fairness(
 ) -> None:
     labels = attribute_labels(test, data["sensitive"])
     clusters = test[data["group"]].to_numpy() if data["group"] else None
-    report["attributes"] = regression_audits(
-        *(predictions[c].to_numpy() for c in ("y", "prediction", "lower", "upper")), labels, clusters, cfg, seed
-    )
+    y, pred, lower, upper = (predictions[c].to_numpy() for c in ("y", "prediction", "lower", "upper"))
+    report["attributes"] = regression_audits(y, pred, lower, upper, labels, clusters, cfg, seed)
     report["mitigation"].update(applied=False, reason=NOT_DEFINED_FOR_REGRESSION)
     report["reweighing"] = {"refit": False, "reason": NOT_DEFINED_FOR_REGRESSION}
     for name, result in report["attributes"].items():

@@ -4,6 +4,8 @@ mergeable statistics, no matrix written: pipeline/steps/feature_blocks.py)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core import paths
@@ -21,7 +23,8 @@ class Features:
     def __init__(self, params: dict, numeric: list, categorical: list, n_rows: int, rows_of, write):
         self.cfg, self.seed, self.numeric, self.categorical = params["features"], params["seed"], numeric, categorical
         self.n_rows, self.rows_of, self.write = n_rows, rows_of, write
-        self.columns, self.report = {}, {}
+        self.columns: dict = {}
+        self.report: dict = {}
 
     @classmethod
     def in_memory(cls, params, target, staging) -> Features:
@@ -58,7 +61,7 @@ class Features:
 
         return cls(params, numeric, categorical, len(parts), rows_of, lambda *_, **__: None)
 
-    def fit_splits(self, splits) -> tuple[list, object]:
+    def fit_splits(self, splits) -> tuple[list, Any]:
         fitted = []
         for k, (fit_rows, _) in enumerate(splits):
             transformer, names = self._fit(fit_rows, f"the training part of split {k}")

@@ -267,7 +267,8 @@ def split_rows(df: pd.DataFrame, data: dict, cfg: dict, seed: int) -> Splits:
             f"split: split.strategy {strategy!r} makes {n_splits} splits of the training rows, more than "
             f"{MAX_SPLITS} (one features fit and one model fit per candidate each); use a k-fold strategy"
         )
-    ordered = {"time": time[train_idx]} if strategy in registry.TIME_SPLITTERS else {}
+    # a time splitter needs data.time (pipeline/core/config.py checks it)
+    ordered = {"time": time[train_idx]} if time is not None and strategy in registry.TIME_SPLITTERS else {}
     try:
         splits = list(splitter.split(y=stratum[train_idx], groups=groups_train, **ordered))
     except ValueError as exc:
@@ -275,7 +276,7 @@ def split_rows(df: pd.DataFrame, data: dict, cfg: dict, seed: int) -> Splits:
     if ordered:
         check_enough_times(splits, cfg, data)
     check_splits(splits, y_train, target, strategy, data)  # every class in every training part
-    if groups is not None:  # the guard: no group on both sides, for the hold-out and every split
+    if labels is not None:  # the guard: no group on both sides, for the hold-out and every split
         check_no_group_overlap(train_idx, test_idx, labels)
         for fit, valid in splits:
             check_no_group_overlap(fit, valid, labels[train_idx])
@@ -296,13 +297,17 @@ def split_rows(df: pd.DataFrame, data: dict, cfg: dict, seed: int) -> Splits:
         classes=target.classes,
         rows={"train": len(train_idx), "test": len(test_idx)},
         target=target_summary(target, y_train, y[test_idx]),
-        groups=None if groups is None else {"train": n_groups(groups_train), "test": n_groups(groups[test_idx])},
+        groups=None
+        if groups is None or groups_train is None
+        else {"train": n_groups(groups_train), "test": n_groups(groups[test_idx])},
         rows_never_validated=int(len(train_idx) - np.unique(validated).size),
-        time=None if held is None else time_summary(held, time, unit, splits, data, cfg),
+        time=None
+        if held is None or time is None or unit is None
+        else time_summary(held, time, unit, splits, data, cfg),
         # balance of every validation set, by class (regression: by quantile bin of the target); rows validated in
         # several splits count once per split
         folds=fold_balance(
-            stratum[train_idx][validated], None if groups is None else groups_train[validated], split_of_row
+            stratum[train_idx][validated], None if groups_train is None else groups_train[validated], split_of_row
         ),
     )
     return Splits(train_idx, test_idx, splits, target, membership(splits, row_ids[train_idx]), report)

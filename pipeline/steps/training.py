@@ -42,7 +42,7 @@ def candidate_params(search: dict, model: str, seed: int) -> list[dict]:
     return list(ParameterSampler(grid, n_iter=search["n_iter"], random_state=seed))
 
 
-def out_of_fold_scores(fold_models: list, fold_data: list[tuple], splits: list[tuple], n: int, target):
+def out_of_fold_scores(fold_models: list, fold_data, splits: list[tuple], n: int, target):
     """The chosen configuration's scores of each row ((n,) binary scores or regression predictions, (n, K)
     log-probabilities) from the search's model of each split, fitted without the split's validation rows
     (mllib.model_selection.cross_fit: averaged over the splits that validate the row, NaN where none does). The

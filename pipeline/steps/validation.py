@@ -49,7 +49,8 @@ class CheckedRows:
     @classmethod
     def merge(cls, parts: list[CheckedRows]) -> CheckedRows:
         """The parts' findings as one (their frames left out: the parts are written)."""
-        fractional, missing = {}, {"target": {}, "sensitive": {}}
+        fractional: dict = {}
+        missing: dict[str, dict] = {"target": {}, "sensitive": {}}
         for part in parts:
             for total, found in [(fractional, part.fractional), *((missing[r], part.missing[r]) for r in missing)]:
                 for column, report in found.items():

@@ -68,8 +68,10 @@ def log_monitor_run(params: dict, record: dict) -> dict:
                 "monitor.model_version": version or "not registered in this store",
                 "monitor.verdict": "fails" if record["failures"] else "passes",
             }
-            with mlflow.start_run(experiment_id=exp_id, run_name=f"monitor {Path(record['batch']).name}", tags=tags):
-                run_id = mlflow.active_run().info.run_id
+            with mlflow.start_run(
+                experiment_id=exp_id, run_name=f"monitor {Path(record['batch']).name}", tags=tags
+            ) as run:
+                run_id = run.info.run_id
                 mlflow.log_metrics(monitor_metrics(record))
                 with tempfile.TemporaryDirectory() as tmp:
                     report = Path(tmp) / "monitor.json"

@@ -89,7 +89,7 @@ def run_name(experiment: str, changed: dict[str, str]) -> str:
     keys stay dotted), cut to NAME_LIMIT with the count of those left out."""
     if not changed:
         return experiment
-    parts, shown = [f"{k}={v}" for k, v in changed.items()], []
+    parts, shown = [f"{k}={v}" for k, v in changed.items()], list[str]()
     for i, part in enumerate(parts):
         rest = len(parts) - i - 1
         candidate = f"{experiment}: " + ", ".join([*shown, part]) + (f" +{rest} more" if rest else "")
@@ -99,7 +99,9 @@ def run_name(experiment: str, changed: dict[str, str]) -> str:
     return f"{experiment}: " + ", ".join(shown)
 
 
-def run_description(model: str, hyperparameters: dict, params: dict, headline: tuple, changed: dict, commit: str):
+def run_description(
+    model: str, hyperparameters: dict, params: dict, headline: tuple | None, changed: dict, commit: str
+):
     """One paragraph for the run's page: the model and its settings, the data, the headline test figure with the lower
     end of its interval, and what differs from the committed params.yaml."""
     data = params["data"]

@@ -22,6 +22,7 @@ import hashlib
 import html
 import json
 import re
+from collections.abc import Sequence
 
 from ..core.task import Target
 
@@ -29,7 +30,7 @@ LEAKY = "features that alone predict the target beyond assess.single_feature_bou
 
 
 def threshold_checks(
-    figures: dict[str, float], target: Target, cfg: dict, costs_set: bool = False, undefined_gaps: list[str] = ()
+    figures: dict[str, float], target: Target, cfg: dict, costs_set: bool = False, undefined_gaps: Sequence[str] = ()
 ) -> list[dict]:
     """The checks that need no registry: {check, value, bound, passed, note} each (passed None: skipped, bound null).
     The headline and quality checks read the conservative end of the test figure's bootstrap interval, so a figure
@@ -79,7 +80,7 @@ def fairness_checks(figures: dict, target: Target, cfg: dict, undefined: list[st
         return [{"check": name, "value": None, "bound": None, "passed": None}]
     checks = []
     if gaps:
-        largest = max(gaps, key=gaps.get)
+        largest = max(gaps, key=lambda k: gaps[k])
         checks.append(_check(name, gaps[largest], cfg["max_fairness_gap"], "<=",
                              note=largest.removeprefix("fairness.")))  # fmt: skip
     if undefined or not gaps:
@@ -140,8 +141,8 @@ def contract_check(contract: dict[str, str], champion_tags: dict[str, str] | Non
     if not any(k.startswith("contract.") for k in champion_tags):
         return {"check": name, "value": None, "bound": None, "passed": True,
                 "note": "the champion predates contract tags"}  # fmt: skip
-    differences = [_contract_difference(k, v, champion_tags.get(k)) for k, v in contract.items()]
-    differences = [d for d in differences if d]
+    found = [_contract_difference(k, v, champion_tags.get(k)) for k, v in contract.items()]
+    differences = [d for d in found if d]
     if not differences:
         return {"check": name, "value": None, "bound": None, "passed": True, "note": "unchanged"}
     note = "; ".join(differences) + (

@@ -20,7 +20,7 @@ import yaml
 from ..core import paths
 from ..core.config import PARAMS_FILE
 from ..core.errors import PipelineError
-from ..core.io import read_json
+from ..core.io import read_json, read_predictor
 from ..core.partitions import table_head
 from ..core.provenance import git
 from ..core.records import FeaturesReport, SearchReport, TrainMetrics
@@ -203,14 +203,13 @@ def log_model(mlflow, params: dict):
     """The deployed predictor as a pyfunc model with its input contract (pipeline/serving/contract.py)."""
     import tempfile
 
-    from mllib import io as mlio
     from pipeline.serving.contract import serve
     from pipeline.serving.workspace import workspace_contract
 
     test, _ = table_head(paths.TEST, "split", 5)
     contract = workspace_contract(params)
     example = contract.typed(test.head(5))
-    output, _ = serve(mlio.load(paths.PREDICTOR), contract, example)
+    output, _ = serve(read_predictor(paths.PREDICTOR), contract, example)
     predictor = paths.PREDICTOR.with_name(paths.PREDICTOR.name + ".json")
     with tempfile.TemporaryDirectory() as tmp:
         contract_file = Path(tmp) / "input_contract.json"
@@ -432,7 +431,7 @@ def full_contract(client, tags: dict, source: str | None) -> dict:
     """A version's tags with its whole input list (from its logged model, `source` models:/<model id>) in place of
     the short tag; a version registered before the short tag holds the list itself."""
     shown = tags.get("contract.inputs")
-    if shown is None or shown.startswith("[") or not (source or "").startswith("models:/"):
+    if shown is None or shown.startswith("[") or source is None or not source.startswith("models:/"):
         return tags
     model = client.get_logged_model(source.removeprefix("models:/"))
     return tags | {"contract.inputs": model.tags.get("contract.inputs", shown)}

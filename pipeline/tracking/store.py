@@ -118,7 +118,7 @@ def _refuse(recorded: dict, db: Path | None, root: Path, what: str, shown: str |
     latest = backups(root, db)[-1:] if db is not None else []
     way_back = (
         f"restore the last copy: `cp {latest[0].relative_to(root)} {_relative(db, root)}`, then `dvc repro`"
-        if latest
+        if latest and db is not None
         else "restore it from your own copy (or the server's backup), then `dvc repro`"
     )
     raise PipelineError(

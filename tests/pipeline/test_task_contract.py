@@ -12,7 +12,7 @@ import pkgutil
 import pytest
 
 import pipeline
-from pipeline.core.task import KINDS, Regression, Target, unregistered
+from pipeline.core.task import KINDS, Binary, Classification, Regression, Target, unregistered
 from pipeline.core.task_base import missing_members
 
 
@@ -61,6 +61,15 @@ def test_an_empty_kind_is_refused_naming_every_member(no_toy_left):
     assert "toy" not in Target.kinds
 
 
+def test_a_classification_kind_also_provides_what_classification_adds(no_toy_left):
+    members = {name: inspect.getattr_static(Binary, name) for name in CONTRACT}
+    with pytest.raises(TypeError) as refused:
+        type("Toy", (Classification,), members, kind="toy")
+    added = missing_members(Classification)["classification"]
+    assert str(refused.value).endswith("does not provide classification: " + ", ".join(added))
+    assert "metric_probabilities" in added and "ranking_metric" in added
+
+
 @pytest.mark.parametrize("leave_out", CONTRACT)
 def test_a_kind_missing_one_member_is_refused_naming_it(leave_out, no_toy_left):
     with pytest.raises(TypeError, match=rf"does not provide [a-z ]+: {leave_out}$"):
@@ -82,7 +91,7 @@ def test_a_complete_kind_is_held_to_every_registration_then_runs_through_the_rep
     assert type(target) is toy
     with pytest.raises(TypeError, match="pipeline.reporting.task_pages.page has no registration for Toy"):
         page(target)
-    functions = {f"{f.__module__}.{f.__name__}": f for f, _ in _per_kind_functions()}
+    functions = {name: f for name, f, _ in _per_kind_functions()}
     for i, name in enumerate(missing):
         functions[name].register(toy, functions[name].dispatch(Regression))
         assert unregistered(toy) == missing[i + 1 :]
