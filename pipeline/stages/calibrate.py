@@ -21,10 +21,10 @@ from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.frames import proba_columns, read_scores
-from pipeline.core.io import read_parquet, write_json, write_parquet
+from pipeline.core.io import read_estimators, read_parquet, write_json, write_parquet
 from pipeline.core.summaries import reliability_rows, sensitive_groupings
 from pipeline.core.task import Classification, Regression, Target, per_kind
-from pipeline.steps.calibration import assemble, calibration_metrics, fit_map
+from pipeline.steps.calibration import assemble, calibration_metrics, choice_lines, fit_map
 from pipeline.steps.regression import assemble_regressor
 
 
@@ -38,7 +38,13 @@ def regression_intervals(target: Regression, oof: pd.DataFrame, params: dict) ->
     """A regression target: no calibration map; the deployed regressor with its conformal intervals."""
     cfg = params["calibration"]
     y, pred, fold = oof["y"].to_numpy(), oof["score"].to_numpy(), oof["fold"].to_numpy()
-    predictor, metrics = assemble_regressor(y, pred, fold, cfg)
+    fitted = {
+        "features": mlio.load(paths.FEATURE_TRANSFORMER),
+        "model": mlio.load(paths.MODEL),
+        "fold_features": read_estimators(paths.FOLD_FEATURES, "features"),
+        "fold_models": read_estimators(paths.FOLD_MODELS, "train"),
+    }
+    predictor, metrics = assemble_regressor(y, pred, fold, cfg, fitted)
     i = metrics["intervals"]
     print(
         f"calibrate: regression: {i['method']} intervals at {i['coverage']:g} from {metrics['n_rows']} out-of-fold "
@@ -59,8 +65,11 @@ def calibration_map(target: Classification, oof: pd.DataFrame, params: dict) -> 
     cfg, sensitive = params["calibration"], params["data"]["sensitive"]
     y, score, fold = oof["y"].to_numpy(), read_scores(oof), oof["fold"].to_numpy()
     calibrator, choice, before, after = fit_map(cfg, target, score, y, fold)
+    for line in choice_lines(cfg, choice):
+        print(line)
     conformal = SplitConformalClassifier(coverage=cfg["set_coverage"]).fit(after, y)
-    predictor = assemble(calibrator, conformal, target, params["decision"])
+    features, model = mlio.load(paths.FEATURE_TRANSFORMER), mlio.load(paths.MODEL)
+    predictor = assemble(features, model, calibrator, conformal, target, params["decision"])
     train = read_parquet(paths.TRAIN, "split", columns=[paths.ROW_ID, *sensitive])
     groupings = sensitive_groupings(train, sensitive, rows=oof[paths.ROW_ID])
     del train

@@ -8,6 +8,8 @@ targets get per-class rates, macro gaps and reweighing (pipeline/steps/fairness_
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -21,34 +23,34 @@ from pipeline.core.task import Classification, Regression, Target, per_kind
 from pipeline.steps.fairness_audit import (
     PLOT_COLUMNS,
     audit,
-    audited_rows,
     plot_rows,
     regression_fairness,
+    regression_lines,
     report_header,
     reweighing,
     summary_lines,
     threshold_mitigation,
     training_weights,
 )
+from pipeline.steps.feature_blocks import audited_rows
 
 
 @per_kind
-def audit_test(target: Target, report: dict, params: dict, predictor, test: pd.DataFrame, predictions, rows) -> None:
-    """Fill `report` with the audit of the test predictions for the target's kind."""
+def audit_test(target: Target, params: dict, predictor, test: pd.DataFrame, predictions, rows) -> dict:
+    """fairness.json's audit of the test predictions for the target's kind: {attributes, mitigation, reweighing}."""
 
 
 @audit_test.register
-def audit_errors(
-    target: Regression, report: dict, params: dict, predictor, test: pd.DataFrame, predictions, rows
-) -> None:
+def audit_errors(target: Regression, params: dict, predictor, test: pd.DataFrame, predictions, rows) -> dict:
     """Errors, bias and interval coverage by group; the decision criteria and mitigations are not defined."""
-    regression_fairness(report, predictions, test, params["fairness"], params["seed"], params["data"])
+    audited = regression_fairness(predictions, test, params["fairness"], params["seed"], params["data"])
+    for line in regression_lines(audited["attributes"]):
+        print(line)
+    return audited
 
 
 @audit_test.register
-def audit_decisions(
-    target: Classification, report: dict, params: dict, predictor, test: pd.DataFrame, predictions, rows
-) -> None:
+def audit_decisions(target: Classification, params: dict, predictor, test: pd.DataFrame, predictions, rows) -> dict:
     """Rates and parity criteria of the deployed decisions by group, per-group thresholds and reweighing (rows: the
     training and test rows the reweighed refit is fitted and judged on)."""
     data, cfg = params["data"], params["fairness"]
@@ -56,35 +58,25 @@ def audit_decisions(
     y, decision, P = predictions["y"].to_numpy(), predictions["prediction"].to_numpy(), read_proba(predictions)
     test_labels = attribute_labels(test, sensitive)
     clusters = test[data["group"]].to_numpy() if data["group"] else None
-    report["attributes"] = audit(
-        target, y, decision, P, test_labels, clusters, cfg, params["seed"], params["calibration"]
-    )
+    attributes = audit(target, y, decision, P, test_labels, clusters, cfg, params["seed"], params["calibration"])
     train = read_parquet(paths.TRAIN, "split", columns=[paths.ROW_ID, data["target"], *sensitive])
+    mitigation = {"criterion": criterion}
     if criterion != "none":
-        report["mitigation"].update(
-            threshold_mitigation(
-                target, cfg["mitigation"], sensitive, train, test_labels, y, P, decision, report["decision_threshold"]
-            )
+        oof = read_parquet(paths.OOF_CALIBRATED, "calibrate", columns=[paths.ROW_ID, "y", "proba_1"])
+        threshold = getattr(predictor, "decision_threshold_", None)
+        mitigation |= threshold_mitigation(
+            target, cfg["mitigation"], sensitive, train, oof, test_labels, y, P, decision, threshold
         )
     y_train = target.encode(train[data["target"]])
     weighting = training_weights(y_train, attribute_labels(train, sensitive))
     del train  # the refit below holds every training row's features; not these columns as well
     trained = TrainMetrics.read()
-    report["reweighing"] = reweighing(
-        target,
-        predictor,
-        rows,
-        y_train,
-        weighting,
-        y,
-        test_labels,
-        decision,
-        cfg["reweighing"],
-        trained["model"],
-        trained["best_params"],
-    )
-    for line in summary_lines(report, criterion):
+    reweighed = reweighing(target, predictor, rows, y_train, weighting, y, test_labels, decision,
+                           cfg["reweighing"], trained["model"], trained["best_params"])  # fmt: skip
+    audited = {"attributes": attributes, "mitigation": mitigation, "reweighing": reweighed}
+    for line in summary_lines(audited, criterion):
         print(line)
+    return audited
 
 
 def main() -> None:
@@ -93,16 +85,20 @@ def main() -> None:
     target = Target.read(paths.TARGET)
     predictor = read_predictor(paths.PREDICTOR)
     predictions = read_parquet(paths.TEST_PREDICTIONS, "evaluate")
-    report = report_header(target, predictor, cfg, params["seed"], data["group"])
+    audited: dict[str, Any] = {
+        "attributes": {},
+        "mitigation": {"criterion": cfg["mitigation"]["criterion"]},
+        "reweighing": {},
+    }
     with audited_rows(params, target) as (test, rows):
         if not np.array_equal(test[paths.ROW_ID].to_numpy(), predictions[paths.ROW_ID].to_numpy()):
             raise PipelineError(f"{paths.TEST_PREDICTIONS} does not match {paths.TEST}; rerun `dvc repro evaluate`")
         if data["sensitive"]:
-            audit_test(target, report, params, predictor, test, predictions, rows)
+            audited = audit_test(target, params, predictor, test, predictions, rows)
         else:
             print("fairness: data.sensitive is empty; nothing to audit")
-    FairnessReport(**report).write()
-    write_csv(pd.DataFrame(plot_rows(target, report["attributes"]), columns=PLOT_COLUMNS), paths.FAIRNESS_PLOT)
+    FairnessReport(**report_header(target, predictor, cfg, params["seed"], data["group"]), **audited).write()
+    write_csv(pd.DataFrame(plot_rows(target, audited["attributes"]), columns=PLOT_COLUMNS), paths.FAIRNESS_PLOT)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib import io as mlio
 from mllib import registry
 from mllib.base import clone, record_convergence
 from mllib.calibration import OneVsRestCalibration
@@ -24,7 +23,7 @@ from mllib.comparison import delong_test
 from mllib.deploy import DeployedPredictor
 from mllib.model_selection import cross_fit
 
-from ..core import build, paths
+from ..core import build
 from ..core.errors import PipelineError
 from ..core.summaries import binning_spec, calibration_report, group_calibration
 from ..core.task import Classification, Target
@@ -187,27 +186,29 @@ def fit_map(cfg: dict, target: Classification, score: np.ndarray, y: np.ndarray,
     calibrator = calibrator_of(cfg, target, method)
     with record_convergence() as stopped:
         calibrator.fit(score, y)
-    after = cross_fitted[method]
-    before = cross_fitted["none"]
-    print(
-        "calibrate: cross-fitted log loss of each map: "
-        + ", ".join(
-            f"{r['method']} {r['log_loss']:.4f}" if r["defined"] else f"{r['method']} undefined" for r in comparison
-        )
-        + f"; deployed: {method}"
-        + (
-            f" (calibration.method auto: the least of the maps whose gain exceeds calibration.margin = "
-            f"{cfg['margin']:g} standard errors without costing ranking)"
-            if cfg["method"] == "auto"
-            else " (calibration.method)"
-        )
-    )
-    if warning:
-        print(f"calibrate: warning: {warning}")
-    for message in sorted(set(stopped)):
-        print(f"calibrate: warning: the deployed map's fit stopped at its iteration cap: {message}")
     choice = {"method": method, "comparison": comparison, "warning": warning, "not_converged": sorted(set(stopped))}
-    return calibrator, choice, before, after
+    return calibrator, choice, cross_fitted["none"], cross_fitted[method]
+
+
+def choice_lines(cfg: dict, choice: dict) -> list[str]:
+    """What the stage prints of fit_map's choice: each map's cross-fitted log loss, the deployed one and why, the
+    warnings."""
+    comparison = choice["comparison"]
+    losses = ", ".join(
+        f"{r['method']} {r['log_loss']:.4f}" if r["defined"] else f"{r['method']} undefined" for r in comparison
+    )
+    why = (
+        f" (calibration.method auto: the least of the maps whose gain exceeds calibration.margin = "
+        f"{cfg['margin']:g} standard errors without costing ranking)"
+        if cfg["method"] == "auto"
+        else " (calibration.method)"
+    )
+    lines = [f"calibrate: cross-fitted log loss of each map: {losses}; deployed: {choice['method']}{why}"]
+    lines += [f"calibrate: warning: {choice['warning']}"] if choice["warning"] else []
+    return lines + [
+        f"calibrate: warning: the deployed map's fit stopped at its iteration cap: {message}"
+        for message in choice["not_converged"]
+    ]
 
 
 def fitted_parameters(calibrator) -> dict | list:
@@ -217,10 +218,12 @@ def fitted_parameters(calibrator) -> dict | list:
     return {k: v for k, v in vars(calibrator).items() if k.endswith("_") and np.isscalar(v)}
 
 
-def assemble(calibrator, conformal, target: Target, decision: dict) -> DeployedPredictor:
+def assemble(features, model, calibrator, conformal, target: Target, decision: dict) -> DeployedPredictor:
+    """The deployed chain: the fitted features and model, the calibration map, the conformal sets, the decision
+    rule of params.yaml `decision`."""
     predictor = DeployedPredictor(
-        features=mlio.load(paths.FEATURE_TRANSFORMER),
-        model=mlio.load(paths.MODEL),
+        features=features,
+        model=model,
         calibrator=calibrator,
         classes=target.classes,
         threshold=decision["threshold"],

@@ -13,9 +13,7 @@ Sections cited: Ghent ML notes (seed 004): 11.3 FAIRNESS: Criteria, Mitigation &
 
 from __future__ import annotations
 
-import inspect
 import math
-from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -34,13 +32,9 @@ from mllib.fairness import (
 )
 
 from ..core import paths
-from ..core.build import fits_from_blocks
-from ..core.compute import dask_client
-from ..core.frames import attribute_labels, feature_columns, raw_matrix
-from ..core.io import read_json, read_parquet
+from ..core.frames import attribute_labels
 from ..core.summaries import GROUP_RATES
 from ..core.task import Binary, Classification, Multiclass, Regression, Target, per_kind
-from .feature_blocks import INPUTS, all_rows, final_features, part_outputs, partitioned_split
 
 NOT_DEFINED_FOR_REGRESSION = (
     "not defined for regression targets: demographic parity, equal opportunity, equalized odds and predictive parity "
@@ -56,8 +50,7 @@ NOT_DEFINED_FOR_MULTICLASS = (
 
 
 def report_header(target: Target, predictor, cfg: dict, seed: int, group: str | None) -> dict:
-    """fairness.json before the audit: the task, the deployed decision rule, the bootstrap's settings, nothing
-    audited or mitigated yet."""
+    """fairness.json's fields beside the audit: the task, the deployed decision rule, the bootstrap's settings."""
     return {
         "task": target.task,
         "decision_rule": getattr(predictor, "rule_", None),
@@ -69,9 +62,6 @@ def report_header(target: Target, predictor, cfg: dict, seed: int, group: str | 
             "seed": seed,
             "cluster": group,
         },
-        "attributes": {},
-        "mitigation": {"criterion": cfg["mitigation"]["criterion"]},
-        "reweighing": {},
     }
 
 
@@ -228,74 +218,6 @@ def mitigate(
     }
 
 
-def fit_weighted(model, X: np.ndarray, y: np.ndarray, weights: np.ndarray) -> str | None:
-    """Fit `model` with sample weights; the reason when it cannot be, None when it was fitted."""
-    if "sample_weight" not in inspect.signature(model.fit).parameters:
-        return f"not supported: {type(model).__name__} cannot be fitted with sample weights"
-    try:
-        model.fit(X, y, sample_weight=weights)
-    except ValueError as exc:
-        return f"the weighted refit failed: {exc}"
-    return None
-
-
-@contextmanager
-def audited_rows(params: dict, target):
-    """(the test rows: their row ids, target, group and sensitive columns at least; the rows the reweighed refit is
-    fitted and judged on: RowsInMemory, or RowsOnParts on the cluster on the partitioned path)."""
-    data = params["data"]
-    if not partitioned_split(params["compute"]):
-        test = read_parquet(paths.TEST, "split")
-        X_test = raw_matrix(test, *feature_columns(test.columns, data))
-        yield test, RowsInMemory(lambda: final_features(paths.TRAIN), X_test)
-        return
-    keys = [paths.ROW_ID, data["target"], *([data["group"]] if data["group"] else []), *data["sensitive"]]
-    test = read_parquet(paths.TEST, "split", columns=list(dict.fromkeys(keys)))
-    with dask_client(params["compute"]) as client:
-        yield test, RowsOnParts(client, target)
-
-
-class RowsInMemory:
-    """The training rows in the deployed features and the raw test rows, in this process: what the reweighed refit
-    is fitted on and judged on (the partitioned path's: RowsOnParts)."""
-
-    def __init__(self, training_features, X_test):
-        self.training_features, self.X_test = training_features, X_test  # training_features(): read when refitted
-
-    def fit_weighted(self, model, y, weights) -> str | None:
-        return fit_weighted(model, self.training_features(), y, weights)
-
-    def decisions(self, predictor) -> np.ndarray:
-        return predictor.decide(predictor.predict_proba(self.X_test))["decision"]
-
-
-class RowsOnParts:
-    """The reweighed refit on the partitioned path (RowsInMemory's counterpart): fitted from the training parts in
-    the deployed features with a weight per row, its decisions made part by part on the test parts."""
-
-    def __init__(self, client, target):
-        self.client, self.target, self.inputs = client, target, read_json(INPUTS, "features")
-
-    def fit_weighted(self, model, y, weights) -> str | None:
-        if not fits_from_blocks(model):
-            return f"not supported on parts: {type(model).__name__} needs every training row in one matrix"
-        from mllib import io as mlio
-
-        transformer = mlio.load(paths.FEATURE_TRANSFORMER)
-        try:
-            model.fit_blocks(all_rows(self.client, paths.TRAIN, self.inputs, self.target, transformer, weights))
-        except ValueError as exc:
-            return f"the weighted refit failed: {exc}"
-        return None
-
-    def decisions(self, predictor) -> np.ndarray:
-        return part_outputs(self.client, paths.TEST, self.inputs, _decisions, predictor)["decision"]
-
-
-def _decisions(predictor, X) -> dict:
-    return {"decision": predictor.decide(predictor.predict_proba(X))["decision"]}
-
-
 def training_weights(y_train, train_labels: dict) -> tuple[str, dict]:
     """(the intersection g of the sensitive attributes, the Kamiran-Calders weights w(g, y) = P(g) P(y) / P(g, y)
     of the training rows by it: reweighing_weights' {weights, table})."""
@@ -317,7 +239,7 @@ def reweighing(
     best_params: dict,
 ) -> dict:
     """The training rows' weights (weighting: training_weights'); when `refit`, a clone of the deployed model
-    refitted with them on the training rows in the deployed features (rows: RowsInMemory, or the parts'), put in the
+    refitted with them on the training rows in the deployed features (rows: feature_blocks.audited_rows'), put in the
     deployed chain (same features, calibrator and decision rule) and judged on test against the deployed
     decisions."""
     joint, weights = weighting
@@ -410,15 +332,16 @@ def binary_thresholds(
     cfg: dict,
     sensitive: list[str],
     train: pd.DataFrame,
+    oof: pd.DataFrame,
     test_labels: dict,
     y,
     P,
     decision,
     threshold: float,
 ) -> dict:
-    """Per-group thresholds per attribute, fitted on the out-of-fold rows only (never test), each with the
-    probability of a calibrator fitted without its fold."""
-    oof = read_parquet(paths.OOF_CALIBRATED, "calibrate", columns=[paths.ROW_ID, "y", "proba_1"])
+    """Per-group thresholds per attribute, fitted on the out-of-fold rows `oof` only (never test: calibrate's
+    paths.OOF_CALIBRATED, row id, y and proba_1), each with the probability of a calibrator fitted without its
+    fold."""
     oof_p, oof_y = oof["proba_1"].to_numpy(), oof["y"].to_numpy()
     oof_labels = attribute_labels(train, sensitive, rows=oof[paths.ROW_ID])
     return {
@@ -443,22 +366,31 @@ def binary_thresholds(
     }
 
 
-def regression_fairness(
-    report: dict, predictions: pd.DataFrame, test: pd.DataFrame, cfg: dict, seed: int, data: dict
-) -> None:
+def regression_fairness(predictions: pd.DataFrame, test: pd.DataFrame, cfg: dict, seed: int, data: dict) -> dict:
+    """fairness.json's audit of a regression target's test predictions: errors, bias and interval coverage by group;
+    the mitigations are not defined."""
     labels = attribute_labels(test, data["sensitive"])
     clusters = test[data["group"]].to_numpy() if data["group"] else None
     y, pred, lower, upper = (predictions[c].to_numpy() for c in ("y", "prediction", "lower", "upper"))
-    report["attributes"] = regression_audits(y, pred, lower, upper, labels, clusters, cfg, seed)
-    report["mitigation"].update(applied=False, reason=NOT_DEFINED_FOR_REGRESSION)
-    report["reweighing"] = {"refit": False, "reason": NOT_DEFINED_FOR_REGRESSION}
-    for name, result in report["attributes"].items():
-        gaps = result["gaps"]
-        print(
-            f"fairness: {name}: MAE gap {gaps['mae']['difference']:.4g}, mean residual gap "
-            f"{gaps['mean_residual']['difference']:.4g}, interval coverage gap "
-            f"{gaps['interval_coverage']['difference']:.3f}; largest relative gap: {result['largest_gap']}"
-        )
+    return {
+        "attributes": regression_audits(y, pred, lower, upper, labels, clusters, cfg, seed),
+        "mitigation": {
+            "criterion": cfg["mitigation"]["criterion"],
+            "applied": False,
+            "reason": NOT_DEFINED_FOR_REGRESSION,
+        },  # fmt: skip
+        "reweighing": {"refit": False, "reason": NOT_DEFINED_FOR_REGRESSION},
+    }
+
+
+def regression_lines(attributes: dict) -> list[str]:
+    """What the stage prints of a regression audit: each grouping's gaps."""
+    return [
+        f"fairness: {name}: MAE gap {result['gaps']['mae']['difference']:.4g}, mean residual gap "
+        f"{result['gaps']['mean_residual']['difference']:.4g}, interval coverage gap "
+        f"{result['gaps']['interval_coverage']['difference']:.3f}; largest relative gap: {result['largest_gap']}"
+        for name, result in attributes.items()
+    ]
 
 
 def summary_lines(report: dict, criterion: str) -> list[str]:

@@ -3,11 +3,14 @@ the Dask workers, one block per part: the features stage fits each split's trans
 split's training rows (mergeable statistics: mllib's fit_blocks), and the train stage fits logistic regression and
 ridge from the rows' features, each part transformed by the split's transformer where it is. No process holds a
 whole matrix and no per-split matrix is written: a stage that still needs a whole matrix makes it from the rows
-and the fitted transformer (`split_features`, `final_features`), as the in-memory path reads it.
+and the fitted transformer (`split_features`, `final_features`), as the in-memory path reads it. The fairness
+stage's reweighed refit takes its rows from here too (`audited_rows`: in this process, or on the parts).
 """
 
 from __future__ import annotations
 
+import inspect
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +18,9 @@ import numpy as np
 from mllib.model_selection import BlockFold
 
 from ..core import paths
-from ..core.frames import raw_matrix
+from ..core.build import fits_from_blocks
+from ..core.compute import dask_client
+from ..core.frames import feature_columns, raw_matrix
 from ..core.io import read_estimators, read_json, read_matrix, read_parquet
 from ..core.partitions import ClusterBlocks, Parts, rows_by_part
 
@@ -180,3 +185,71 @@ def _made(table: Path, transformer) -> np.ndarray:
     inputs = read_json(INPUTS, "features")
     frame = read_parquet(table, "split", columns=[*inputs["numeric"], *inputs["categorical"]])
     return transformer.transform(raw_matrix(frame, inputs["numeric"], inputs["categorical"]))
+
+
+@contextmanager
+def audited_rows(params: dict, target):
+    """(the test rows: their row ids, target, group and sensitive columns at least; the rows the reweighed refit is
+    fitted and judged on: RowsInMemory, or RowsOnParts on the cluster on the partitioned path)."""
+    data = params["data"]
+    if not partitioned_split(params["compute"]):
+        test = read_parquet(paths.TEST, "split")
+        X_test = raw_matrix(test, *feature_columns(test.columns, data))
+        yield test, RowsInMemory(lambda: final_features(paths.TRAIN), X_test)
+        return
+    keys = [paths.ROW_ID, data["target"], *([data["group"]] if data["group"] else []), *data["sensitive"]]
+    test = read_parquet(paths.TEST, "split", columns=list(dict.fromkeys(keys)))
+    with dask_client(params["compute"]) as client:
+        yield test, RowsOnParts(client, target)
+
+
+def fit_weighted(model, X: np.ndarray, y: np.ndarray, weights: np.ndarray) -> str | None:
+    """Fit `model` with sample weights; the reason when it cannot be, None when it was fitted."""
+    if "sample_weight" not in inspect.signature(model.fit).parameters:
+        return f"not supported: {type(model).__name__} cannot be fitted with sample weights"
+    try:
+        model.fit(X, y, sample_weight=weights)
+    except ValueError as exc:
+        return f"the weighted refit failed: {exc}"
+    return None
+
+
+class RowsInMemory:
+    """The training rows in the deployed features and the raw test rows, in this process: what the reweighed refit
+    is fitted on and judged on (the partitioned path's: RowsOnParts)."""
+
+    def __init__(self, training_features, X_test):
+        self.training_features, self.X_test = training_features, X_test  # training_features(): read when refitted
+
+    def fit_weighted(self, model, y, weights) -> str | None:
+        return fit_weighted(model, self.training_features(), y, weights)
+
+    def decisions(self, predictor) -> np.ndarray:
+        return predictor.decide(predictor.predict_proba(self.X_test))["decision"]
+
+
+class RowsOnParts:
+    """The reweighed refit on the partitioned path (RowsInMemory's counterpart): fitted from the training parts in
+    the deployed features with a weight per row, its decisions made part by part on the test parts."""
+
+    def __init__(self, client, target):
+        self.client, self.target, self.inputs = client, target, read_json(INPUTS, "features")
+
+    def fit_weighted(self, model, y, weights) -> str | None:
+        if not fits_from_blocks(model):
+            return f"not supported on parts: {type(model).__name__} needs every training row in one matrix"
+        from mllib import io as mlio
+
+        transformer = mlio.load(paths.FEATURE_TRANSFORMER)
+        try:
+            model.fit_blocks(all_rows(self.client, paths.TRAIN, self.inputs, self.target, transformer, weights))
+        except ValueError as exc:
+            return f"the weighted refit failed: {exc}"
+        return None
+
+    def decisions(self, predictor) -> np.ndarray:
+        return part_outputs(self.client, paths.TEST, self.inputs, _decisions, predictor)["decision"]
+
+
+def _decisions(predictor, X) -> dict:
+    return {"decision": predictor.decide(predictor.predict_proba(X))["decision"]}

@@ -11,32 +11,32 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib import io as mlio
 from mllib.conformal import CVPlusRegressor, SplitConformalRegressor, interval_summary
 from mllib.deploy import DeployedRegressor
 
-from ..core import paths
 from ..core.errors import PipelineError
-from ..core.io import read_estimators
 from ..core.task import Regression
 from .evaluation import gap_report, with_intervals
 
 PLOT_ROWS = 20_000  # the residual plot's test rows, at most: every k-th row of a larger test set, stated in test.json
 
 
-def assemble_regressor(y: np.ndarray, pred: np.ndarray, fold: np.ndarray, cfg: dict) -> tuple[DeployedRegressor, dict]:
-    """The deployed regressor from the final features and model, the fold pipelines and the out-of-fold predictions
-    `pred` of the rows in `fold`; and its calibrate-stage report."""
+def assemble_regressor(
+    y: np.ndarray, pred: np.ndarray, fold: np.ndarray, cfg: dict, fitted: dict
+) -> tuple[DeployedRegressor, dict]:
+    """The deployed regressor from the final features and model, the fold pipelines (fitted: {features, model,
+    fold_features, fold_models}, as the features and train stages wrote them) and the out-of-fold predictions `pred`
+    of the rows in `fold`; and its calibrate-stage report."""
     coverage = cfg["interval_coverage"]
     cv_plus = CVPlusRegressor(coverage).fit(y, pred, fold)
     n_folds = cv_plus.n_folds_  # repeated splits validate no row first after the first repeat
     predictor = DeployedRegressor(
-        features=mlio.load(paths.FEATURE_TRANSFORMER),
-        model=mlio.load(paths.MODEL),
+        features=fitted["features"],
+        model=fitted["model"],
         split=SplitConformalRegressor(coverage).fit(y, pred),
         cv_plus=cv_plus,
-        fold_features=read_estimators(paths.FOLD_FEATURES, "features")[:n_folds],
-        fold_models=read_estimators(paths.FOLD_MODELS, "train")[:n_folds],
+        fold_features=fitted["fold_features"][:n_folds],
+        fold_models=fitted["fold_models"][:n_folds],
         interval_method=cfg["interval_method"],
     )
     try:

@@ -29,11 +29,11 @@ from pipeline.steps.fairness_audit import (
     accuracies,
     compatibility,
     every_criterion,
-    fit_weighted,
     macro_gaps,
     mitigate,
     plot_rows,
 )
+from pipeline.steps.feature_blocks import fit_weighted
 
 T2 = classification_target(2)
 
