@@ -40,22 +40,25 @@ def names_a_task(test: ast.AST) -> bool:
     return False
 
 
-def task_branches(source: str) -> list[tuple[int, str]]:
-    """(line, test) of every branch on the task's name in `source`."""
-    found = []
+def branch_tests(source: str) -> list[ast.AST]:
+    """The test of every branch in `source`: an `if`, a conditional expression or a `while`, a comprehension's
+    filters, a `match`'s subject, and the key of a lookup in a literal table ({"binary": a, ...}[key])."""
+    tests: list[ast.AST] = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.If, ast.IfExp, ast.While)):
-            tests = [node.test]
+            tests.append(node.test)
         elif isinstance(node, ast.comprehension):
-            tests = node.ifs
+            tests += node.ifs
         elif isinstance(node, ast.Match):
-            tests = [node.subject]
+            tests.append(node.subject)
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Dict):
-            tests = [node.slice]  # {"binary": a, "regression": b}[target.task]: a branch written as a table
-        else:
-            tests = []
-        found += [(t.lineno, ast.unparse(t)) for t in tests if names_a_task(t)]
-    return found
+            tests.append(node.slice)
+    return tests
+
+
+def task_branches(source: str) -> list[tuple[int, str]]:
+    """(line, test) of every branch on the task's name in `source`."""
+    return [(t.lineno, ast.unparse(t)) for t in branch_tests(source) if names_a_task(t)]
 
 
 def _reads_the_task_field(node: ast.AST) -> bool:

@@ -42,6 +42,35 @@ def partitioned(data: dict, compute: dict) -> bool:
     return Path(data["path"]).is_dir() and compute["backend"] == "dask"
 
 
+class InMemory:
+    """The rows in this process: every table one file, read whole (data.path a file, or a directory of parts read as
+    one table on the local backend)."""
+
+    @staticmethod
+    def fold_group(data: dict) -> str | None:
+        """The group column the train stage reads for the folds' group-aware fits."""
+        return data["group"]
+
+
+class OnParts:
+    """The rows on the Dask cluster, part by part: every table a directory of parts (or a view of another's), the
+    fits made from mergeable sums over the parts where they are."""
+
+    @staticmethod
+    def fold_group(data: dict) -> None:
+        return None  # the parts' folds carry the groups
+
+
+def data_mode(params: dict, table: Path | None = None) -> InMemory | OnParts:
+    """The run's mode. validate chooses it from params.yaml (`partitioned`) and writes its tables as parts or as
+    files; a later stage reads the choice back from the table it reads (`table`: a directory of parts, on the same
+    dask backend), so no stage but validate reads data.path. Every stage that differs by the mode registers one
+    function per mode (functools.singledispatch on this value) and does not test it."""
+    if table is None:
+        return OnParts() if partitioned(params["data"], params["compute"]) else InMemory()
+    return OnParts() if table.is_dir() and params["compute"]["backend"] == "dask" else InMemory()
+
+
 def part_name(k: int) -> str:
     return f"part-{k:05d}.parquet"
 

@@ -9,31 +9,49 @@ Sections cited: Ghent ML notes (seed 004): 5.1 DP: Cleaning (810)"""
 
 from __future__ import annotations
 
+from functools import singledispatch
+
 from pipeline.core import paths
 from pipeline.core.compute import dask_client
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_parquet, write_json, write_parquet
-from pipeline.core.partitions import Parts, staged_outputs
+from pipeline.core.partitions import InMemory, OnParts, Parts, data_mode, staged_outputs
 from pipeline.core.records import ValidationReport
 from pipeline.core.task import Target
 from pipeline.steps.cleaning import clean, cleaning_report
 from pipeline.steps.partitioned_cleaning import clean_parts
 
 
+@singledispatch
+def cleaned(mode, params: dict, target: Target) -> tuple:
+    """(cleaning.json's report, what the cleaning did) with the clean rows written, in the run's mode."""
+    raise TypeError(f"no clean step for {type(mode).__name__}")
+
+
+@cleaned.register
+def _on_parts(mode: OnParts, params: dict, target: Target) -> tuple:
+    data, cfg = params["data"], params["clean"]
+    with dask_client(params["compute"]) as client, staged_outputs({"clean": paths.CLEAN}) as staged:
+        done = clean_parts(client, Parts.output(paths.VALIDATED, "validate"), staged, data, cfg, target)
+        return cleaning_report(done, data, cfg, target), done
+
+
+@cleaned.register
+def _in_memory(mode: InMemory, params: dict, target: Target) -> tuple:
+    data, cfg = params["data"], params["clean"]
+    df, done = clean(read_parquet(paths.VALIDATED, "validate"), data, cfg, target)
+    report = cleaning_report(done, data, cfg, target)
+    write_parquet(df.reset_index(drop=True), paths.CLEAN)
+    return report, done
+
+
 def main() -> None:
     params = load_params()
-    data, cfg = params["data"], params["clean"]
+    data = params["data"]
     validation = ValidationReport.read()
     target = Target(validation["task"], data["target"], validation["classes"], validation["task_reason"])
-    if paths.VALIDATED.is_dir():
-        with dask_client(params["compute"]) as client, staged_outputs({"clean": paths.CLEAN}) as staged:
-            done = clean_parts(client, Parts.output(paths.VALIDATED, "validate"), staged, data, cfg, target)
-            report = cleaning_report(done, data, cfg, target)
-    else:
-        df, done = clean(read_parquet(paths.VALIDATED, "validate"), data, cfg, target)
-        report = cleaning_report(done, data, cfg, target)
-        write_parquet(df.reset_index(drop=True), paths.CLEAN)
+    report, done = cleaned(data_mode(params, paths.VALIDATED), params, target)
     write_json(report, paths.CLEANING_REPORT)
     duplicates = report["duplicate_rows"]
     kept = "kept: no id column (data.group) says they are one record (clean.drop_duplicate_rows: true removes them)"

@@ -13,6 +13,7 @@ from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_parquet, read_predictor, write_csv, write_json, write_parquet
+from pipeline.core.partitions import data_mode
 from pipeline.core.records import FeaturesReport, TrainMetrics
 from pipeline.core.summaries import sensitive_groupings
 from pipeline.core.task import Classification, Regression, Target, per_kind
@@ -64,7 +65,7 @@ def main() -> None:
     data = params["data"]
     target = Target.read(paths.TARGET)
     predictor = read_predictor(paths.PREDICTOR)
-    test, outputs = test_outputs(params, target, predictor)
+    test, outputs = test_outputs(data_mode(params, paths.TRAIN), params, target, predictor)
     y = target.encode(test[data["target"]])
     y_train = target.encode(read_parquet(paths.TRAIN, "split", columns=[data["target"]])[data["target"]])  # baseline
     trained = TrainMetrics.read()

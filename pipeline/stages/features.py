@@ -14,15 +14,14 @@ import numpy as np
 
 from mllib import io as mlio
 from pipeline.core import build, paths
-from pipeline.core.compute import dask_client
 from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.io import read_parquet, staged_directory, write_estimators, write_json
+from pipeline.core.partitions import data_mode
 from pipeline.core.records import FeaturesReport
 from pipeline.core.task import Target
 from pipeline.steps import folds
-from pipeline.steps.feature_blocks import partitioned_split
-from pipeline.steps.feature_fits import Features
+from pipeline.steps.feature_fits import features_for
 
 
 def main() -> None:
@@ -41,10 +40,7 @@ def main() -> None:
         raise PipelineError(f"{paths.FOLDS} does not match {paths.TRAIN}; rerun `dvc repro split`")
     splits = folds.splits_of(membership)
     with staged_directory(paths.FEATURES_DIR) as staging, ExitStack() as cluster:
-        if partitioned_split(params["compute"]):  # fitted from the parts on the cluster, no matrix written
-            made = Features.on_parts(cluster.enter_context(dask_client(params["compute"])), params, target, staging)
-        else:
-            made = Features.in_memory(params, target, staging)
+        made = features_for(data_mode(params, paths.TRAIN), cluster, params, target, staging)
         fitted, final = made.fit_splits(splits)
         write_json(made.columns, staging / paths.FEATURE_NAMES.name)
     report: dict[str, Any] = {"numeric": made.numeric, "categorical": made.categorical, "folds": made.report}

@@ -14,6 +14,7 @@ Sections cited: Ghent ML notes (seed 004): 3.3 Risks of Data Splitting and IID A
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import singledispatch
 
 import numpy as np
 
@@ -21,35 +22,51 @@ from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_parquet, view_rows_file, write_parquet, write_view
-from pipeline.core.partitions import Parts, rows_by_part, staged_outputs
+from pipeline.core.partitions import InMemory, OnParts, Parts, data_mode, rows_by_part, staged_outputs
 from pipeline.steps.folds import copies_across_split, split_rows
+
+
+@singledispatch
+def split_tables(mode, params: dict) -> tuple:
+    """(the splits made: steps/folds.Splits, the test rows that copy a training row) with the training and test
+    tables written, in the run's mode."""
+    raise TypeError(f"no split step for {type(mode).__name__}")
+
+
+@split_tables.register
+def _on_parts(mode: OnParts, params: dict) -> tuple:
+    """Views of clean's parts: the positions each split keeps, no copy of the rows."""
+    data = params["data"]
+    keys = [paths.ROW_ID, data["target"], *(data[key] for key in ("group", "time") if data[key])]
+    made = split_rows(read_parquet(paths.CLEAN, "clean", columns=keys), data, params["split"], params["seed"])
+    parts = Parts.output(paths.CLEAN, "clean")
+    shares = {name: rows_by_part(rows, parts) for name, rows in (("train", made.train), ("test", made.test))}
+    test_rows, train_rows = (
+        (parts.read(k).loc[share] for k, share in enumerate(shares[name]) if len(share)) for name in ("test", "train")
+    )
+    copies = copies_across_split(test_rows, train_rows, data["group"])
+    with staged_outputs({"train": paths.TRAIN, "test": paths.TEST}) as staged:
+        for name, output in (("train", paths.TRAIN), ("test", paths.TEST)):
+            for k, (share, start) in enumerate(zip(shares[name], parts.offsets)):
+                np.save(staged[name] / view_rows_file(k), np.asarray(share - start, dtype=np.int64))
+            write_view(staged[name], output, paths.CLEAN, [len(share) for share in shares[name]])
+    return made, copies
+
+
+@split_tables.register
+def _in_memory(mode: InMemory, params: dict) -> tuple:
+    df = read_parquet(paths.CLEAN, "clean")
+    made = split_rows(df, params["data"], params["split"], params["seed"])
+    copies = copies_across_split([df.iloc[made.test]], [df.iloc[made.train]], params["data"]["group"])
+    write_parquet(df.iloc[made.train].reset_index(drop=True), paths.TRAIN)
+    write_parquet(df.iloc[made.test].reset_index(drop=True), paths.TEST)
+    return made, copies
 
 
 def main() -> None:
     params = load_params()
-    data, cfg = params["data"], params["split"]
-    if paths.CLEAN.is_dir():  # views of clean's parts: the positions each split keeps, no copy of the rows
-        keys = [paths.ROW_ID, data["target"], *(data[key] for key in ("group", "time") if data[key])]
-        made = split_rows(read_parquet(paths.CLEAN, "clean", columns=keys), data, cfg, params["seed"])
-        parts = Parts.output(paths.CLEAN, "clean")
-        shares = {name: rows_by_part(rows, parts) for name, rows in (("train", made.train), ("test", made.test))}
-        test_rows, train_rows = (
-            (parts.read(k).loc[share] for k, share in enumerate(shares[name]) if len(share))
-            for name in ("test", "train")
-        )
-        copies = copies_across_split(test_rows, train_rows, data["group"])
-        with staged_outputs({"train": paths.TRAIN, "test": paths.TEST}) as staged:
-            for name, rows, output in (("train", made.train, paths.TRAIN), ("test", made.test, paths.TEST)):
-                kept = rows_by_part(rows, parts)
-                for k, (share, start) in enumerate(zip(kept, parts.offsets)):
-                    np.save(staged[name] / view_rows_file(k), np.asarray(share - start, dtype=np.int64))
-                write_view(staged[name], output, paths.CLEAN, [len(share) for share in kept])
-    else:
-        df = read_parquet(paths.CLEAN, "clean")
-        made = split_rows(df, data, cfg, params["seed"])
-        copies = copies_across_split([df.iloc[made.test]], [df.iloc[made.train]], data["group"])
-        write_parquet(df.iloc[made.train].reset_index(drop=True), paths.TRAIN)
-        write_parquet(df.iloc[made.test].reset_index(drop=True), paths.TEST)
+    data = params["data"]
+    made, copies = split_tables(data_mode(params, paths.CLEAN), params)
     write_parquet(made.membership, paths.FOLDS)
     made.target.write(paths.TARGET)
     replace(made.report, copies_across_split=copies).write()

@@ -12,21 +12,20 @@ from contextlib import ExitStack
 import pandas as pd
 
 from mllib import io as mlio
-from mllib.base import fit_with_groups, record_convergence
-from mllib.model_selection import FoldData, evaluate_candidates
+from mllib.base import record_convergence
+from mllib.model_selection import evaluate_candidates
 from pipeline.core import build, paths
-from pipeline.core.compute import dask_client, task_runner
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.frames import score_columns
-from pipeline.core.io import read_json, read_parquet, write_estimators, write_json, write_parquet
+from pipeline.core.io import read_parquet, write_estimators, write_json, write_parquet
+from pipeline.core.partitions import data_mode
 from pipeline.core.records import SearchReport
 from pipeline.core.task import Target
 from pipeline.steps import folds
 from pipeline.steps.comparison import choose_model
-from pipeline.steps.feature_blocks import INPUTS, BlockFolds, all_rows, final_features, partitioned_split
+from pipeline.steps.feature_blocks import training_rows
 from pipeline.steps.training import (
-    load_fold_data,
     no_inputs,
     out_of_fold_scores,
     pooled_score,
@@ -42,8 +41,8 @@ def main() -> None:
     target = Target.read(paths.TARGET)
     names = build.model_names(model_cfg, target)
     scorer = build.scorer("search.scoring", params["search"]["scoring"], target)
-    partitioned = partitioned_split(params["compute"])  # each fit's sums over the parts, where the parts are
-    group = data["group"] if data["group"] and not partitioned else None  # the parts' folds carry the groups
+    mode = data_mode(params, paths.TRAIN)
+    group = mode.fold_group(data)
     train = read_parquet(paths.TRAIN, "split", columns=[paths.ROW_ID, data["target"], *([group] if group else [])])
     splits = folds.splits_of(read_parquet(paths.FOLDS, "split"))
     y = target.encode(train[data["target"]])
@@ -58,23 +57,9 @@ def main() -> None:
         }
 
     with ExitStack() as cluster:
-        if partitioned:
-            build.check_fits_from_parts(names, model_cfg, target, seed)
-            client = cluster.enter_context(dask_client(params["compute"]))
-            inputs = read_json(INPUTS, "features")
-            fold_data: BlockFolds | FoldData = BlockFolds(client, splits, inputs, target)
-            searched = search(fold_data)
-
-            def refit(model):
-                final_rows = all_rows(client, paths.TRAIN, inputs, target, mlio.load(paths.FEATURE_TRANSFORMER))
-                return model.fit_blocks(final_rows)
-        else:
-            fold_data = load_fold_data(y, splits, groups)
-            with task_runner(params["compute"]) as run_tasks:
-                searched = search(fold_data, run_tasks)
-
-            def refit(model):
-                return fit_with_groups(model, final_features(paths.TRAIN), y, groups)
+        fold_data, runner, refit = training_rows(mode, cluster, params, names, target, y, splits, groups)
+        with runner as run_tasks:
+            searched = search(fold_data, run_tasks)
 
         name, comparison = choose_model(searched, splits, scorer, model_cfg["selection"])
         results, best_i = searched[name]

@@ -11,6 +11,7 @@ kept and quarantined either way (pipeline/steps/validation.py does the work)."""
 
 from __future__ import annotations
 
+from functools import singledispatch
 from pathlib import Path
 
 from pipeline.core import paths
@@ -18,44 +19,60 @@ from pipeline.core.compute import dask_client
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_data, write_parquet
-from pipeline.core.partitions import partitioned, raw_parts, scratch_directory, staged_outputs
+from pipeline.core.partitions import InMemory, OnParts, data_mode, raw_parts, scratch_directory, staged_outputs
+from pipeline.core.records import ValidationReport
 from pipeline.core.schema import build_schema, check_columns
 from pipeline.core.timeline import time_report
 from pipeline.steps.validation import check_parts, check_rows, validation_report
 
 
+@singledispatch
+def validated(mode, params: dict) -> tuple[ValidationReport, str]:
+    """(the validation report, where the rows were checked) of the rows checked in the run's mode."""
+    raise TypeError(f"no validate step for {type(mode).__name__}")
+
+
+@validated.register
+def _on_parts(mode: OnParts, params: dict) -> tuple[ValidationReport, str]:
+    data, policy = params["data"], params["validate"]
+    outputs = {"validated": paths.VALIDATED, "quarantine": paths.QUARANTINE}
+    with (
+        dask_client(params["compute"]) as client,
+        scratch_directory(paths.VALIDATED) as scratch,
+        staged_outputs(outputs) as staged,
+    ):
+        parts = raw_parts(client, data["path"], data["categorical"], Path(scratch))
+        source = parts.source(data["path"])
+        check_columns(parts, data)
+        schema = build_schema(parts, data, policy["extreme_factor"])
+        checked = check_parts(client, parts, staged, schema, data, policy, source)
+        time = time_report(parts.read(0), data, source)  # the first part: where dates and names show
+        if time.get("note"):
+            print(f"validate: note: {time['note']}")
+        summary = validation_report(checked, data, policy, source, len(parts.columns), time)
+    return summary, f" in {len(parts.files)} parts"
+
+
+@validated.register
+def _in_memory(mode: InMemory, params: dict) -> tuple[ValidationReport, str]:
+    data, policy = params["data"], params["validate"]
+    raw, source = read_data(data["path"], data["categorical"])
+    check_columns(raw, data)
+    time = time_report(raw, data, source)
+    if time.get("note"):  # before the schema's checks: an undeclared date column fails them
+        print(f"validate: note: {time['note']}")
+    schema = build_schema(raw, data, policy["extreme_factor"])
+    checked = check_rows(raw, schema, data, policy, source)
+    summary = validation_report(checked, data, policy, source, raw.shape[1], time)  # refuses invalid rows first
+    write_parquet(checked.kept, paths.VALIDATED)
+    write_parquet(checked.quarantine, paths.QUARANTINE)
+    return summary, ""
+
+
 def main() -> None:
     params = load_params()
-    data, policy = params["data"], params["validate"]
-    if partitioned(data, params["compute"]):
-        outputs = {"validated": paths.VALIDATED, "quarantine": paths.QUARANTINE}
-        with (
-            dask_client(params["compute"]) as client,
-            scratch_directory(paths.VALIDATED) as scratch,
-            staged_outputs(outputs) as staged,
-        ):
-            parts = raw_parts(client, data["path"], data["categorical"], Path(scratch))
-            source = parts.source(data["path"])
-            check_columns(parts, data)
-            schema = build_schema(parts, data, policy["extreme_factor"])
-            checked = check_parts(client, parts, staged, schema, data, policy, source)
-            time = time_report(parts.read(0), data, source)  # the first part: where dates and names show
-            if time.get("note"):
-                print(f"validate: note: {time['note']}")
-            summary = validation_report(checked, data, policy, source, len(parts.columns), time)
-        where = f" in {len(parts.files)} parts"
-    else:
-        raw, source = read_data(data["path"], data["categorical"])
-        check_columns(raw, data)
-        time = time_report(raw, data, source)
-        if time.get("note"):  # before the schema's checks: an undeclared date column fails them
-            print(f"validate: note: {time['note']}")
-        schema = build_schema(raw, data, policy["extreme_factor"])
-        checked = check_rows(raw, schema, data, policy, source)
-        summary = validation_report(checked, data, policy, source, raw.shape[1], time)
-        write_parquet(checked.kept, paths.VALIDATED)
-        write_parquet(checked.quarantine, paths.QUARANTINE)
-        where = ""
+    data = params["data"]
+    summary, where = validated(data_mode(params), params)
     summary.write()
     print(
         f"validate: {summary.rows_kept} rows kept, {summary.rows_quarantined} quarantined of {summary.rows_in}"

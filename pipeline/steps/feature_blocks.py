@@ -10,27 +10,25 @@ stage's reweighed refit takes its rows from here too (`audited_rows`: in this pr
 from __future__ import annotations
 
 import inspect
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
+from functools import singledispatch
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from mllib.model_selection import BlockFold
+from mllib.base import fit_with_groups
+from mllib.model_selection import BlockFold, FoldData
 
-from ..core import paths
+from ..core import build, paths
 from ..core.build import fits_from_blocks
-from ..core.compute import dask_client
+from ..core.compute import dask_client, task_runner
 from ..core.frames import feature_columns, raw_matrix
 from ..core.io import read_estimators, read_json, read_matrix, read_parquet
-from ..core.partitions import ClusterBlocks, Parts, rows_by_part
+from ..core.partitions import ClusterBlocks, InMemory, OnParts, Parts, data_mode, rows_by_part
 
 INPUTS = paths.FEATURES_DIR / "inputs.json"  # the partitioned path's record: the raw input columns, no matrices
-
-
-def partitioned_split(compute: dict) -> bool:
-    """Whether the split's tables are parts to be worked on the cluster (the split stage wrote parts, the dask
-    backend is chosen); on the local backend the parts are read as one table."""
-    return paths.TRAIN.is_dir() and compute["backend"] == "dask"
 
 
 def _input_block(k: int, rows: np.ndarray, weights=None, *, parts: Parts, numeric, categorical, target, transformer):
@@ -192,7 +190,7 @@ def audited_rows(params: dict, target):
     """(the test rows: their row ids, target, group and sensitive columns at least; the rows the reweighed refit is
     fitted and judged on: RowsInMemory, or RowsOnParts on the cluster on the partitioned path)."""
     data = params["data"]
-    if not partitioned_split(params["compute"]):
+    if isinstance(data_mode(params, paths.TRAIN), InMemory):
         test = read_parquet(paths.TEST, "split")
         X_test = raw_matrix(test, *feature_columns(test.columns, data))
         yield test, RowsInMemory(lambda: final_features(paths.TRAIN), X_test)
@@ -253,3 +251,44 @@ class RowsOnParts:
 
 def _decisions(predictor, X) -> dict:
     return {"decision": predictor.decide(predictor.predict_proba(X))["decision"]}
+
+
+TrainingRows = tuple[Any, AbstractContextManager, Callable]
+
+
+@singledispatch
+def training_rows(mode, cluster: ExitStack, params: dict, names: list, target, y, splits: list, groups) -> TrainingRows:
+    """The train stage's rows in the run's mode (a cluster is opened in `cluster`, and lives while it does): what
+    the search fits and scores (fold_data of mllib.model_selection.evaluate_candidates), the runner its tasks take
+    (compute.backend's, or none when the fits run on the cluster themselves), and the refit of the chosen model on
+    every training row."""
+    raise TypeError(f"no training rows for {type(mode).__name__}")
+
+
+@training_rows.register
+def _on_parts(mode: OnParts, cluster: ExitStack, params: dict, names: list, target, y, splits, groups) -> TrainingRows:
+    """Each fit's sums over the parts, where the parts are; the parts' folds carry the groups."""
+    build.check_fits_from_parts(names, params["model"], target, params["seed"])
+    client = cluster.enter_context(dask_client(params["compute"]))
+    inputs = read_json(INPUTS, "features")
+
+    def refit(model):
+        from mllib import io as mlio
+
+        return model.fit_blocks(all_rows(client, paths.TRAIN, inputs, target, mlio.load(paths.FEATURE_TRANSFORMER)))
+
+    return BlockFolds(client, splits, inputs, target), nullcontext(None), refit
+
+
+@training_rows.register
+def _in_memory(
+    mode: InMemory, cluster: ExitStack, params: dict, names: list, target, y, splits, groups
+) -> TrainingRows:
+    """The features stage's matrix of each split, read split by split (one in memory at a time); the training part's
+    groups (data.group) go to models that cross-validate inside it (stacking). Worker processes get the path reader,
+    not the matrices."""
+
+    def refit(model):
+        return fit_with_groups(model, final_features(paths.TRAIN), y, groups)
+
+    return FoldData(split_features, y, splits, groups), task_runner(params["compute"]), refit

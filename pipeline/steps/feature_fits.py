@@ -4,15 +4,18 @@ mergeable statistics, no matrix written: pipeline/steps/feature_blocks.py)."""
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+from functools import singledispatch
 from typing import Any
 
 import numpy as np
 
 from ..core import paths
 from ..core.build import fit_features
+from ..core.compute import dask_client
 from ..core.frames import feature_columns, raw_matrix
 from ..core.io import read_parquet, write_json, write_matrix
-from ..core.partitions import Parts
+from ..core.partitions import InMemory, OnParts, Parts
 from .feature_blocks import INPUTS, row_blocks
 
 
@@ -83,3 +86,20 @@ class Features:
     def _fit(self, rows, where: str):
         X, y, groups = self.rows_of(rows)
         return fit_features(self.cfg, X, y, groups, self.numeric, self.categorical, where, self.seed)
+
+
+@singledispatch
+def features_for(mode, cluster: ExitStack, params: dict, target, staging) -> Features:
+    """The features' fits of the run's mode: from the training table in memory, or from its parts on a cluster
+    opened in `cluster` (no matrix written)."""
+    raise TypeError(f"no features step for {type(mode).__name__}")
+
+
+@features_for.register
+def _on_parts(mode: OnParts, cluster: ExitStack, params: dict, target, staging) -> Features:
+    return Features.on_parts(cluster.enter_context(dask_client(params["compute"])), params, target, staging)
+
+
+@features_for.register
+def _in_memory(mode: InMemory, cluster: ExitStack, params: dict, target, staging) -> Features:
+    return Features.in_memory(params, target, staging)

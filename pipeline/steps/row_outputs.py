@@ -5,12 +5,15 @@ gathered outputs as in memory."""
 
 from __future__ import annotations
 
+from functools import singledispatch
+
 from ..core import paths
 from ..core.compute import dask_client
 from ..core.frames import feature_columns, raw_matrix
 from ..core.io import read_json, read_parquet
+from ..core.partitions import InMemory, OnParts
 from ..core.task import Classification, Regression, Target, per_kind
-from .feature_blocks import INPUTS, part_outputs, partitioned_split
+from .feature_blocks import INPUTS, part_outputs
 from .regression import row_outputs as regression_outputs
 
 
@@ -29,13 +32,23 @@ def regressor_outputs(target: Regression, predictor, X) -> dict:
     return regression_outputs(predictor, X)
 
 
-def test_outputs(params: dict, target: Target, predictor) -> tuple:
-    """(the test rows: their row ids, target, group and sensitive columns at least; row_outputs of every test row), made
-    part by part on the cluster on the partitioned path."""
+@singledispatch
+def test_outputs(mode, params: dict, target: Target, predictor) -> tuple:
+    """(the test rows: their row ids, target, group and sensitive columns at least; row_outputs of every test row), in
+    the run's mode."""
+    raise TypeError(f"no test outputs for {type(mode).__name__}")
+
+
+@test_outputs.register
+def _in_memory(mode: InMemory, params: dict, target: Target, predictor) -> tuple:
+    test = read_parquet(paths.TEST, "split")
+    return test, row_outputs(target, predictor, raw_matrix(test, *feature_columns(test.columns, params["data"])))
+
+
+@test_outputs.register
+def _on_parts(mode: OnParts, params: dict, target: Target, predictor) -> tuple:
+    """Made part by part on the cluster."""
     data = params["data"]
-    if not partitioned_split(params["compute"]):
-        test = read_parquet(paths.TEST, "split")
-        return test, row_outputs(target, predictor, raw_matrix(test, *feature_columns(test.columns, data)))
     group = [data["group"]] if data["group"] else []
     columns = list(dict.fromkeys([paths.ROW_ID, data["target"], *group, *data["sensitive"]]))
     test = read_parquet(paths.TEST, "split", columns=columns)

@@ -18,14 +18,6 @@ from mllib.model_selection import (
 from ..core import build
 from ..core.progress import Progress
 from ..core.records import TrainMetrics
-from .feature_blocks import split_features
-
-
-def load_fold_data(y: np.ndarray, splits: list[tuple], groups=None) -> FoldData:
-    """(X_train, y_train, X_valid, y_valid[, groups_train]) per split from the matrix the features stage fitted for
-    it, read split by split (one in memory at a time); the training part's groups (data.group) go to models that
-    cross-validate inside it (stacking). Worker processes get the path reader, not the matrices."""
-    return FoldData(split_features, y, splits, groups)
 
 
 def no_inputs(y: np.ndarray, splits: list[tuple]) -> FoldData:
