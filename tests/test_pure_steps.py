@@ -13,10 +13,8 @@ DATA_ACCESS = {"feature_blocks.py"}
 NOT_YET_PURE = {  # what they still read, write or print: the next modules to turn into values in, values out
     "assessment.py",  # reads the fold rows, progress lines
     "batch_check.py",  # the monitor stage's batch and the test rows
-    "comparison.py",  # a line on the model comparison
     "explanations.py",  # the rows explained, progress lines
     "feature_fits.py",  # writes each split's matrix as it fits
-    "folds.py",  # warnings on the split
     "partitioned_cleaning.py",  # writes each clean part where it is
     "row_outputs.py",  # reads the test rows (in memory or on the parts)
     "training.py",  # progress lines of the search

@@ -67,6 +67,8 @@ def main() -> None:
     params = load_params()
     data = params["data"]
     made, copies = split_tables(data_mode(params, paths.CLEAN), params)
+    for line in made.notes:
+        print(line)
     write_parquet(made.membership, paths.FOLDS)
     made.target.write(paths.TARGET)
     replace(made.report, copies_across_split=copies).write()

@@ -23,7 +23,7 @@ from pipeline.core.partitions import data_mode
 from pipeline.core.records import SearchReport
 from pipeline.core.task import Target
 from pipeline.steps import folds
-from pipeline.steps.comparison import choose_model
+from pipeline.steps.comparison import choose_model, summary_lines
 from pipeline.steps.feature_blocks import training_rows
 from pipeline.steps.training import (
     no_inputs,
@@ -62,6 +62,8 @@ def main() -> None:
             searched = search(fold_data, run_tasks)
 
         name, comparison = choose_model(searched, splits, scorer, model_cfg["selection"])
+        for line in summary_lines(comparison, scorer.name) if comparison else []:
+            print(line)
         results, best_i = searched[name]
         no_skill = target.no_skill()
         baseline = evaluate_candidates(no_skill, [{}], no_inputs(y, splits), scorer)[0]  # the same folds and scorer

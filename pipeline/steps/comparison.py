@@ -81,15 +81,12 @@ def summary_lines(report: dict, scoring: str) -> list[str]:
 
 def choose_model(searched: dict, splits: list[tuple], scorer, selection: str) -> tuple[str, dict | None]:
     """The model of a single-model run, or the one model.selection picks among model.candidates (with the comparison
-    report, printed as a table); searched: {name: (results, best index)}."""
+    report: summary_lines says it); searched: {name: (results, best index)}."""
     if len(searched) == 1:
         return next(iter(searched)), None
     n_train, n_test = (float(np.mean([len(part) for part in parts])) for parts in zip(*splits))
     best = {n: r[b] for n, (r, b) in searched.items()}
-    name, comparison = compare(best, scorer.greater_is_better, n_train, n_test, selection)
-    for line in summary_lines(comparison, scorer.name):
-        print(line)
-    return name, comparison
+    return compare(best, scorer.greater_is_better, n_train, n_test, selection)
 
 
 def versus_runner_up(

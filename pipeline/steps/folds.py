@@ -103,8 +103,8 @@ def check_splits(splits: list, y_train: np.ndarray, target: Target, strategy: st
             )
 
 
-def check_enough_times(splits: list, cfg: dict, data: dict) -> None:
-    """Forward chaining needs two splits at least (a spread of fold scores); fewer than asked is said."""
+def check_enough_times(splits: list, cfg: dict, data: dict) -> list[str]:
+    """Forward chaining needs two splits at least (a spread of fold scores); fewer than asked is said (the note)."""
     if len(splits) < 2:
         raise PipelineError(
             f"split: the training rows' times of data.time {data['time']!r} give {len(splits)} forward-chaining "
@@ -112,10 +112,11 @@ def check_enough_times(splits: list, cfg: dict, data: dict) -> None:
             "split.gap or split.test_size, or use a finer time column"
         )
     if len(splits) < cfg["n_splits"]:
-        print(
+        return [
             f"split: note: {len(splits)} forward-chaining splits, not split.n_splits = {cfg['n_splits']}: the "
             f"training rows hold too few distinct times of {data['time']!r} for more blocks of whole times"
-        )
+        ]
+    return []
 
 
 def time_summary(held: dict, time: np.ndarray, unit: str, splits: list, data: dict, cfg: dict) -> dict:
@@ -222,6 +223,7 @@ class Splits:
     target: Target
     membership: pd.DataFrame  # the folds file (rows in training order)
     report: SplitReport
+    notes: list[str]  # what the stage prints: fewer time splits than asked, a test fraction far from the asked one
 
 
 def split_rows(df: pd.DataFrame, data: dict, cfg: dict, seed: int) -> Splits:
@@ -273,8 +275,7 @@ def split_rows(df: pd.DataFrame, data: dict, cfg: dict, seed: int) -> Splits:
         splits = list(splitter.split(y=stratum[train_idx], groups=groups_train, **ordered))
     except ValueError as exc:
         raise PipelineError(f"split: {exc}") from None
-    if ordered:
-        check_enough_times(splits, cfg, data)
+    notes = check_enough_times(splits, cfg, data) if ordered else []
     check_splits(splits, y_train, target, strategy, data)  # every class in every training part
     if labels is not None:  # the guard: no group on both sides, for the hold-out and every split
         check_no_group_overlap(train_idx, test_idx, labels)
@@ -282,8 +283,7 @@ def split_rows(df: pd.DataFrame, data: dict, cfg: dict, seed: int) -> Splits:
             check_no_group_overlap(fit, valid, labels[train_idx])
 
     fraction_note = test_fraction_note(len(test_idx) / n_rows, cfg["test_size"], data["group"], groups)
-    if fraction_note:
-        print(f"split: warning: {fraction_note}")
+    notes += [f"split: warning: {fraction_note}"] if fraction_note else []
     validated = np.concatenate([valid for _, valid in splits])
     split_of_row = np.concatenate([np.full(len(valid), k) for k, (_, valid) in enumerate(splits)])
     report = SplitReport(
@@ -310,4 +310,4 @@ def split_rows(df: pd.DataFrame, data: dict, cfg: dict, seed: int) -> Splits:
             stratum[train_idx][validated], None if groups_train is None else groups_train[validated], split_of_row
         ),
     )
-    return Splits(train_idx, test_idx, splits, target, membership(splits, row_ids[train_idx]), report)
+    return Splits(train_idx, test_idx, splits, target, membership(splits, row_ids[train_idx]), report, notes)
