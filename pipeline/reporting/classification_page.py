@@ -298,30 +298,37 @@ class ClassificationPage:
     @staticmethod
     def calibration_detail(q: dict) -> dict:
         """The kind's own calibration columns (Brier decomposition, classwise ECE)."""
+        raise NotImplementedError  # BinaryPage and MulticlassPage say it
 
     @staticmethod
     def decision_rule(f: dict) -> str:
         """The deployed decision rule in words."""
+        raise NotImplementedError  # BinaryPage and MulticlassPage say it
 
     @staticmethod
     def intended_use(target: str, classes: list) -> str:
         """The model card's intended use."""
+        raise NotImplementedError  # BinaryPage and MulticlassPage say it
 
     @staticmethod
     def performance(test: dict) -> str:
         """The model card's test performance line."""
+        raise NotImplementedError  # BinaryPage and MulticlassPage say it
 
     @staticmethod
     def confusion(test: dict) -> str:
         """The confusion matrix in a line."""
+        raise NotImplementedError  # BinaryPage and MulticlassPage say it
 
     @staticmethod
     def curve_summaries(test: dict) -> tuple[dict, dict, dict]:
         """{class: ROC AUC}, {class: AP}, {class: prevalence} of the curves drawn."""
+        raise NotImplementedError  # BinaryPage and MulticlassPage say it
 
     @staticmethod
     def test_section(test: dict) -> dict:
         """The test evaluation section."""
+        raise NotImplementedError  # BinaryPage and MulticlassPage say it
 
 
 class BinaryPage(ClassificationPage):
