@@ -70,3 +70,23 @@ def test_at_most_two_branches_on_the_mode_outside_the_partition_modules():
         for line, test in mode_branches(path.read_text())
     ]
     assert len(found) <= BUDGET, "branches on the data's mode outside the partition modules:\n" + "\n".join(found)
+
+
+def test_both_modes_register_every_function_that_differs_by_mode():
+    import importlib
+    import pkgutil
+
+    import pipeline
+    from pipeline.core.dispatch import DISPATCHED, unregistered
+    from pipeline.core.partitions import InMemory, Mode, OnParts
+
+    for module in pkgutil.walk_packages(pipeline.__path__, "pipeline."):
+        importlib.import_module(module.name)
+    per_mode = [name for name, _, base in DISPATCHED if base is Mode]
+    assert len(per_mode) == 6, per_mode  # validate, clean, split, features, train, evaluate's test outputs
+    assert unregistered(InMemory) == [] and unregistered(OnParts) == []
+
+    class Elsewhere(Mode):
+        pass
+
+    assert sorted(unregistered(Elsewhere)) == sorted(per_mode)

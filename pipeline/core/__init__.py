@@ -3,13 +3,14 @@
 config.py     params.yaml loaded and checked (unknown, missing, mistyped and out-of-range keys)
 paths.py      where each stage reads and writes (dvc.yaml declares the same paths)
 io.py         atomic reads and writes of stage files; the user's data file or directory of parts
-partitions.py tables as directories of Parquet parts, worked part by part on the Dask cluster
+partitions.py tables as directories of Parquet parts, worked part by part on the Dask cluster; the run's mode
+dispatch.py   functions that differ by the task kind or the data's mode, each variant held to a registration
 errors.py     bad input -> one message and exit 1
 progress.py   progress of long steps on stderr
 schema.py     the data contract (pandera) and validate's policies
 extremes.py   values no measurement takes (machine limits, overflow, the typical magnitude): validate and serving
 task.py       the target's kind (Binary, Multiclass, Regression): what differs by task
-task_base.py  the kinds' base (Target: the column, its classes, the kind a task name gives)
+task_base.py  the kinds' base and contract (Target: the column, its classes, what every kind provides)
 task_regression.py  the regression kind
 task_inference.py  data.task from the target column's values (auto), checked against them when set
 records.py    the report files stages write and read, as typed records (validation, split, train, ...)

@@ -12,13 +12,16 @@ repository on a shared filesystem at the same path.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from .dispatch import dispatched_over
 from .errors import PipelineError
 from .io import (
     DataSource,
@@ -42,7 +45,17 @@ def partitioned(data: dict, compute: dict) -> bool:
     return Path(data["path"]).is_dir() and compute["backend"] == "dask"
 
 
-class InMemory:
+class Mode:
+    """Where the data stages' rows are: InMemory or OnParts (`data_mode`)."""
+
+
+def per_mode(function: Callable) -> Any:
+    """A function that differs by the data's mode (pipeline/core/dispatch.py, on its first argument, the mode): both
+    modes register one."""
+    return dispatched_over(Mode)(function)
+
+
+class InMemory(Mode):
     """The rows in this process: every table one file, read whole (data.path a file, or a directory of parts read as
     one table on the local backend)."""
 
@@ -52,7 +65,7 @@ class InMemory:
         return data["group"]
 
 
-class OnParts:
+class OnParts(Mode):
     """The rows on the Dask cluster, part by part: every table a directory of parts (or a view of another's), the
     fits made from mergeable sums over the parts where they are."""
 
@@ -65,7 +78,7 @@ def data_mode(params: dict, table: Path | None = None) -> InMemory | OnParts:
     """The run's mode. validate chooses it from params.yaml (`partitioned`) and writes its tables as parts or as
     files; a later stage reads the choice back from the table it reads (`table`: a directory of parts, on the same
     dask backend), so no stage but validate reads data.path. Every stage that differs by the mode registers one
-    function per mode (functools.singledispatch on this value) and does not test it."""
+    function per mode (`per_mode`) and does not test it."""
     if table is None:
         return OnParts() if partitioned(params["data"], params["compute"]) else InMemory()
     return OnParts() if table.is_dir() and params["compute"]["backend"] == "dask" else InMemory()

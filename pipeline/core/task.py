@@ -21,8 +21,9 @@ import pandas as pd
 from mllib import registry
 from mllib.base import to_python
 
+from .dispatch import unregistered
 from .errors import PipelineError
-from .task_base import TASKS, Target, finite, label_key, per_kind, required, requires, unregistered
+from .task_base import TASKS, Target, finite, label_key, per_kind, required, requires
 from .task_regression import QUANTILE_BINS, Regression
 
 __all__ = ["TASKS", "Target", "Classification", "Binary", "Multiclass", "Regression", "KINDS", "finite",

@@ -5,14 +5,13 @@ or None.
 
 The contract has two parts. The members below marked `required` (attributes) or `@requires` (methods), grouped by
 role, are what every kind provides (Classification adds what its kinds provide): a kind defined without one of them
-fails at once with a message naming each missing member. The functions marked `@per_kind` (a functools.singledispatch
-that records itself) are what a stage, a step or the report does differently by kind: `unregistered(kind)` names
-those with no registration for a kind, and tests/pipeline/test_task_contract.py holds every kind to it.
+fails at once with a message naming each missing member. The functions marked `@per_kind` (pipeline/core/dispatch.py)
+are what a stage, a step or the report does differently by kind: `unregistered(kind)` names those with no
+registration for a kind, and tests/pipeline/test_task_contract.py holds every kind to it.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -24,6 +23,7 @@ import pandas as pd
 
 from mllib.base import to_python
 
+from .dispatch import dispatched_over
 from .errors import PipelineError
 
 TASKS = ("auto", "binary", "multiclass", "regression")
@@ -272,34 +272,10 @@ def label_key(value) -> str:
     return str(value)
 
 
-_PER_KIND: list[
-    tuple[str, functools._SingleDispatchCallable, type]
-] = []  # each @per_kind function, the kinds it serves
-
-
 def per_kind(over: type | Callable = Target):
-    """A function that differs by task kind (functools.singledispatch on its first argument, the target): every kind
-    derived from `over` (default: every kind) must register one, `unregistered` names those that do not. Used bare
-    (`@per_kind`) or with the base whose kinds it serves (`@per_kind(Classification)`)."""
-
-    def wrap(function: Callable) -> Any:
-        name = f"{function.__module__}.{function.__name__}"
-
-        def fallback(target, *args, **kwargs):
-            raise TypeError(f"{name} has no registration for {type(target).__name__}")
-
-        dispatched = functools.singledispatch(fallback)
-        functools.update_wrapper(dispatched, function)
-        _PER_KIND.append((name, dispatched, base))
-        return dispatched
-
+    """A function that differs by task kind (pipeline/core/dispatch.py, on its first argument, the target): every
+    kind derived from `over` (default: every kind) must register one. Used bare (`@per_kind`) or with the base whose
+    kinds it serves (`@per_kind(Classification)`)."""
     if isinstance(over, type):
-        base = over
-        return wrap
-    base = Target
-    return wrap(over)
-
-
-def unregistered(kind: type) -> list[str]:
-    """The @per_kind functions of the modules imported so far that serve `kind` and have no registration for it."""
-    return [name for name, f, base in _PER_KIND if issubclass(kind, base) and f.dispatch(kind) is f.dispatch(object)]
+        return dispatched_over(over)
+    return dispatched_over(Target)(over)

@@ -294,41 +294,13 @@ class ClassificationPage:
     criteria_note: str  # how the fairness criteria read
     group_rates: Callable[[str, dict], bytes]  # the figure of one attribute's group rates
     groupings: Callable[..., list[dict]]  # the fairness section's tables
-
-    @staticmethod
-    def calibration_detail(q: dict) -> dict:
-        """The kind's own calibration columns (Brier decomposition, classwise ECE)."""
-        raise NotImplementedError  # BinaryPage and MulticlassPage say it
-
-    @staticmethod
-    def decision_rule(f: dict) -> str:
-        """The deployed decision rule in words."""
-        raise NotImplementedError  # BinaryPage and MulticlassPage say it
-
-    @staticmethod
-    def intended_use(target: str, classes: list) -> str:
-        """The model card's intended use."""
-        raise NotImplementedError  # BinaryPage and MulticlassPage say it
-
-    @staticmethod
-    def performance(test: dict) -> str:
-        """The model card's test performance line."""
-        raise NotImplementedError  # BinaryPage and MulticlassPage say it
-
-    @staticmethod
-    def confusion(test: dict) -> str:
-        """The confusion matrix in a line."""
-        raise NotImplementedError  # BinaryPage and MulticlassPage say it
-
-    @staticmethod
-    def curve_summaries(test: dict) -> tuple[dict, dict, dict]:
-        """{class: ROC AUC}, {class: AP}, {class: prevalence} of the curves drawn."""
-        raise NotImplementedError  # BinaryPage and MulticlassPage say it
-
-    @staticmethod
-    def test_section(test: dict) -> dict:
-        """The test evaluation section."""
-        raise NotImplementedError  # BinaryPage and MulticlassPage say it
+    calibration_detail: Callable[[dict], dict]  # the kind's own calibration columns (Brier decomposition, ...)
+    decision_rule: Callable[[dict], str]  # the deployed decision rule in words
+    intended_use: Callable[[str, list], str]  # the model card's intended use
+    performance: Callable[[dict], str]  # the model card's test performance line
+    confusion: Callable[[dict], str]  # the confusion matrix in a line
+    curve_summaries: Callable[[dict], tuple[dict, dict, dict]]  # {class: ROC AUC}, {class: AP}, {class: prevalence}
+    test_section: Callable[[dict], dict]  # the test evaluation section
 
 
 class BinaryPage(ClassificationPage):

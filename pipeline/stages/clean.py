@@ -9,24 +9,21 @@ Sections cited: Ghent ML notes (seed 004): 5.1 DP: Cleaning (810)"""
 
 from __future__ import annotations
 
-from functools import singledispatch
-
 from pipeline.core import paths
 from pipeline.core.compute import dask_client
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_parquet, write_json, write_parquet
-from pipeline.core.partitions import InMemory, OnParts, Parts, data_mode, staged_outputs
+from pipeline.core.partitions import InMemory, OnParts, Parts, data_mode, per_mode, staged_outputs
 from pipeline.core.records import ValidationReport
 from pipeline.core.task import Target
 from pipeline.steps.cleaning import clean, cleaning_report
 from pipeline.steps.partitioned_cleaning import clean_parts
 
 
-@singledispatch
+@per_mode
 def cleaned(mode, params: dict, target: Target) -> tuple:
     """(cleaning.json's report, what the cleaning did) with the clean rows written, in the run's mode."""
-    raise TypeError(f"no clean step for {type(mode).__name__}")
 
 
 @cleaned.register

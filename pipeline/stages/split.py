@@ -14,7 +14,6 @@ Sections cited: Ghent ML notes (seed 004): 3.3 Risks of Data Splitting and IID A
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import singledispatch
 
 import numpy as np
 
@@ -22,15 +21,14 @@ from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_parquet, view_rows_file, write_parquet, write_view
-from pipeline.core.partitions import InMemory, OnParts, Parts, data_mode, rows_by_part, staged_outputs
+from pipeline.core.partitions import InMemory, OnParts, Parts, data_mode, per_mode, rows_by_part, staged_outputs
 from pipeline.steps.folds import copies_across_split, split_rows
 
 
-@singledispatch
+@per_mode
 def split_tables(mode, params: dict) -> tuple:
     """(the splits made: steps/folds.Splits, the test rows that copy a training row) with the training and test
     tables written, in the run's mode."""
-    raise TypeError(f"no split step for {type(mode).__name__}")
 
 
 @split_tables.register

@@ -11,7 +11,6 @@ kept and quarantined either way (pipeline/steps/validation.py does the work)."""
 
 from __future__ import annotations
 
-from functools import singledispatch
 from pathlib import Path
 
 from pipeline.core import paths
@@ -19,17 +18,24 @@ from pipeline.core.compute import dask_client
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_data, write_parquet
-from pipeline.core.partitions import InMemory, OnParts, data_mode, raw_parts, scratch_directory, staged_outputs
+from pipeline.core.partitions import (
+    InMemory,
+    OnParts,
+    data_mode,
+    per_mode,
+    raw_parts,
+    scratch_directory,
+    staged_outputs,
+)
 from pipeline.core.records import ValidationReport
 from pipeline.core.schema import build_schema, check_columns
 from pipeline.core.timeline import time_report
 from pipeline.steps.validation import check_parts, check_rows, validation_report
 
 
-@singledispatch
+@per_mode
 def validated(mode, params: dict) -> tuple[ValidationReport, str]:
     """(the validation report, where the rows were checked) of the rows checked in the run's mode."""
-    raise TypeError(f"no validate step for {type(mode).__name__}")
 
 
 @validated.register

@@ -12,7 +12,6 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
-from functools import singledispatch
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from ..core.build import fits_from_blocks
 from ..core.compute import dask_client, task_runner
 from ..core.frames import feature_columns, raw_matrix
 from ..core.io import read_estimators, read_json, read_matrix, read_parquet
-from ..core.partitions import ClusterBlocks, InMemory, OnParts, Parts, data_mode, rows_by_part
+from ..core.partitions import ClusterBlocks, InMemory, OnParts, Parts, data_mode, per_mode, rows_by_part
 
 INPUTS = paths.FEATURES_DIR / "inputs.json"  # the partitioned path's record: the raw input columns, no matrices
 
@@ -256,13 +255,12 @@ def _decisions(predictor, X) -> dict:
 TrainingRows = tuple[Any, AbstractContextManager, Callable]
 
 
-@singledispatch
+@per_mode
 def training_rows(mode, cluster: ExitStack, params: dict, names: list, target, y, splits: list, groups) -> TrainingRows:
     """The train stage's rows in the run's mode (a cluster is opened in `cluster`, and lives while it does): what
     the search fits and scores (fold_data of mllib.model_selection.evaluate_candidates), the runner its tasks take
     (compute.backend's, or none when the fits run on the cluster themselves), and the refit of the chosen model on
     every training row."""
-    raise TypeError(f"no training rows for {type(mode).__name__}")
 
 
 @training_rows.register

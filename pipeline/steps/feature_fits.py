@@ -5,7 +5,6 @@ mergeable statistics, no matrix written: pipeline/steps/feature_blocks.py)."""
 from __future__ import annotations
 
 from contextlib import ExitStack
-from functools import singledispatch
 from typing import Any
 
 import numpy as np
@@ -15,7 +14,7 @@ from ..core.build import fit_features
 from ..core.compute import dask_client
 from ..core.frames import feature_columns, raw_matrix
 from ..core.io import read_parquet, write_json, write_matrix
-from ..core.partitions import InMemory, OnParts, Parts
+from ..core.partitions import InMemory, OnParts, Parts, per_mode
 from .feature_blocks import INPUTS, row_blocks
 
 
@@ -88,11 +87,10 @@ class Features:
         return fit_features(self.cfg, X, y, groups, self.numeric, self.categorical, where, self.seed)
 
 
-@singledispatch
+@per_mode
 def features_for(mode, cluster: ExitStack, params: dict, target, staging) -> Features:
     """The features' fits of the run's mode: from the training table in memory, or from its parts on a cluster
     opened in `cluster` (no matrix written)."""
-    raise TypeError(f"no features step for {type(mode).__name__}")
 
 
 @features_for.register

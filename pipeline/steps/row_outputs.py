@@ -5,13 +5,11 @@ gathered outputs as in memory."""
 
 from __future__ import annotations
 
-from functools import singledispatch
-
 from ..core import paths
 from ..core.compute import dask_client
 from ..core.frames import feature_columns, raw_matrix
 from ..core.io import read_json, read_parquet
-from ..core.partitions import InMemory, OnParts
+from ..core.partitions import InMemory, OnParts, per_mode
 from ..core.task import Classification, Regression, Target, per_kind
 from .feature_blocks import INPUTS, part_outputs
 from .regression import row_outputs as regression_outputs
@@ -32,11 +30,10 @@ def regressor_outputs(target: Regression, predictor, X) -> dict:
     return regression_outputs(predictor, X)
 
 
-@singledispatch
+@per_mode
 def test_outputs(mode, params: dict, target: Target, predictor) -> tuple:
     """(the test rows: their row ids, target, group and sensitive columns at least; row_outputs of every test row), in
     the run's mode."""
-    raise TypeError(f"no test outputs for {type(mode).__name__}")
 
 
 @test_outputs.register

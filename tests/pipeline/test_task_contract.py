@@ -99,6 +99,6 @@ def test_a_complete_kind_is_held_to_every_registration_then_runs_through_the_rep
 
 
 def _per_kind_functions():
-    from pipeline.core import task_base
+    from pipeline.core.dispatch import DISPATCHED
 
-    return task_base._PER_KIND
+    return DISPATCHED
