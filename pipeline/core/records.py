@@ -10,43 +10,123 @@ is one of its fields. Nested values (per-class counts, fold tables) stay plain m
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from . import paths
 from .errors import PipelineError
 from .io import read_json, write_json
 
+if TYPE_CHECKING:
+    from .task_base import Target
+
 
 @dataclass(frozen=True)
-class Record:
-    """A report file as a typed record: its fields are the file's keys."""
+class Part:
+    """A JSON object with fixed keys, as a frozen dataclass: its fields are the keys. A field typed as a Part (or a
+    list of Parts, a mapping to Parts, or either or None) is read and written as one, so a nested key renamed fails
+    when the file is read, naming the path of keys."""
 
-    json_file: ClassVar[Path]  # where the stage writes it (pipeline/core/paths.py)
-    written_by: ClassVar[str]  # the stage
     when_set: ClassVar[tuple[str, ...]] = ()  # fields written only when not None (a remark most runs do not make)
 
     @classmethod
     def field_names(cls) -> list[str]:
         return [f.name for f in fields(cls)]
 
-    def write(self) -> None:
-        written = [n for n in self.field_names() if n not in self.when_set or getattr(self, n) is not None]
-        write_json({name: getattr(self, name) for name in written}, self.json_file)
+    def to_json(self) -> dict:
+        return {
+            name: _to_json(getattr(self, name))
+            for name in self.field_names()
+            if name not in self.when_set or getattr(self, name) is not None
+        }
 
     @classmethod
-    def read(cls) -> dict:
-        """The file's content, checked to hold exactly the record's fields."""
-        content = read_json(cls.json_file, cls.written_by)
+    def from_json(cls, content: Any, where: str, stage: str) -> Self:
+        """`content` checked to hold exactly the fields (those in `when_set` may be absent), nested Parts read as
+        theirs; `where` names the file and the keys that lead to it, `stage` the stage that writes it."""
+        if not isinstance(content, Mapping):
+            raise PipelineError(
+                f"{where} holds {type(content).__name__}, not the object {cls.__name__}: {_rerun(stage)}"
+            )
         missing = [k for k in cls.field_names() if k not in content and k not in cls.when_set]
         unexpected = sorted(set(content) - set(cls.field_names()))
         if missing or unexpected:
             raise PipelineError(
-                f"{cls.json_file} does not match the {cls.written_by} stage's record ({cls.__name__}): missing "
-                f"{missing}, unexpected {unexpected}; it was written by other code: rerun `dvc repro {cls.written_by}`"
+                f"{where} does not match the {stage} stage's record ({cls.__name__}): missing {missing}, unexpected "
+                f"{unexpected}; {_rerun(stage)}"
             )
-        return content
+        hints = _field_types(cls)
+        return cls(**{k: _from_json(hints[k], v, f"{where}.{k}", stage) for k, v in content.items()})
+
+
+def _rerun(stage: str) -> str:
+    return f"it was written by other code: rerun `dvc repro {stage}`"
+
+
+def _field_types(cls: type[Part]) -> dict[str, Any]:
+    if cls not in _FIELD_TYPES:
+        _FIELD_TYPES[cls] = typing.get_type_hints(cls)
+    return _FIELD_TYPES[cls]
+
+
+_FIELD_TYPES: dict[type, dict[str, Any]] = {}
+
+
+def _part_in(hint: Any) -> tuple[str, type[Part]] | None:
+    """("one" | "list" | "map", the Part) when `hint` is a Part, a list of Parts or a mapping to Parts, or one of
+    these or None; None for a plain value."""
+    if isinstance(hint, type) and issubclass(hint, Part):
+        return "one", hint
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        parts = [a for a in args if a is not type(None)]
+        return _part_in(parts[0]) if len(parts) == 1 else None
+    inner = args[-1] if origin in (list, dict) and args else None
+    if isinstance(inner, type) and issubclass(inner, Part):
+        return ("list" if origin is list else "map"), inner
+    return None
+
+
+def _from_json(hint: Any, value: Any, where: str, stage: str) -> Any:
+    found = _part_in(hint)
+    if found is None or value is None:
+        return value
+    shape, part = found
+    if shape == "one":
+        return part.from_json(value, where, stage)
+    if shape == "list":
+        return [part.from_json(v, f"{where}[{i}]", stage) for i, v in enumerate(value)]
+    return {k: part.from_json(v, f"{where}.{k}", stage) for k, v in value.items()}
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, Part):
+        return value.to_json()
+    if isinstance(value, (list, tuple)):
+        return [_to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_json(v) for k, v in value.items()}
+    return value
+
+
+@dataclass(frozen=True)
+class Record(Part):
+    """A report file as a typed record: its fields are the file's keys."""
+
+    json_file: ClassVar[Path]  # where the stage writes it (pipeline/core/paths.py)
+    written_by: ClassVar[str]  # the stage
+
+    def write(self) -> None:
+        write_json(self.to_json(), self.json_file)
+
+    @classmethod
+    def read(cls) -> Self:
+        """The file's content as the record, checked to hold exactly its fields (and its Parts theirs)."""
+        return cls.from_json(read_json(cls.json_file, cls.written_by), str(cls.json_file), cls.written_by)
 
 
 @dataclass(frozen=True)
@@ -77,6 +157,42 @@ class ValidationReport(Record):
 
 
 @dataclass(frozen=True)
+class TrainTest(Part):
+    """A figure of the training rows and of the test rows (rows, groups, the target's shares)."""
+
+    train: Any
+    test: Any
+
+
+@dataclass(frozen=True)
+class SplitTime(Part):
+    """A time-ordered hold-out (data.time): the cut, the gap, each part's span, the rows in neither part, and per
+    split the last fitting time and the first validation time (pipeline/steps/folds.time_summary)."""
+
+    column: str
+    unit: str
+    cut: Any
+    gap: float
+    train_span: list
+    test_span: list
+    rows_in_gap: int
+    rows_purged: int
+    splits: list
+    note: str | None
+
+
+@dataclass(frozen=True)
+class CopiesAcrossSplit(Part):
+    """Test rows equal to a training row in every column but the row id and data.group."""
+
+    test_rows: int
+    of: int
+    share: float
+    columns: str
+    warning: str | None
+
+
+@dataclass(frozen=True)
 class SplitReport(Record):
     """The split: the strategy, the rows and groups of train and test, the folds' balance."""
 
@@ -91,13 +207,61 @@ class SplitReport(Record):
     test_fraction_note: str | None
     task: str
     classes: list
-    rows: dict  # {"train": n, "test": n}
-    target: dict
-    groups: dict | None
+    rows: TrainTest
+    target: TrainTest  # the class shares (regression: the target's mean, std and range)
+    groups: TrainTest | None
     rows_never_validated: int
-    time: dict | None  # data.time: the cut, the gap, the spans and the rows in neither part; null without it
+    time: SplitTime | None  # null without data.time
     folds: dict  # balance of every validation set, by class (regression: by quantile bin of the target)
-    copies_across_split: dict | None = None  # test rows that copy a training row (pipeline/steps/folds.py)
+    copies_across_split: CopiesAcrossSplit | None = None  # the split stage adds it (pipeline/steps/folds.py)
+
+
+@dataclass(frozen=True)
+class NotConverged(Part):
+    """The fits of the chosen configuration that stopped at an iteration cap."""
+
+    folds: list
+    refit: bool
+    messages: list
+
+
+@dataclass(frozen=True)
+class Baseline(Part):
+    """The no-skill model's cross-validated score on the same folds."""
+
+    model: str
+    cv_mean: float
+    cv_std: float
+
+
+@dataclass(frozen=True)
+class ComparedModel(Part):
+    """One model of a comparison (model.candidates): its best configuration's scores, its rank, and the corrected
+    resampled t-test against the best (absent for the best itself)."""
+
+    when_set: ClassVar[tuple[str, ...]] = ("versus_best",)
+
+    model: str
+    params: dict
+    mean: float
+    std: float
+    valid_scores: list
+    rank: int
+    versus_best: dict | None = None
+
+
+@dataclass(frozen=True)
+class Comparison(Part):
+    """Models compared on the same folds (pipeline/steps/comparison.py)."""
+
+    rule: str
+    best: str
+    chosen: str
+    runner_up: str | None
+    standard_error_of_best: float
+    n_train: float
+    n_test: float
+    models: list[ComparedModel]
 
 
 @dataclass(frozen=True)
@@ -120,9 +284,9 @@ class TrainMetrics(Record):
     best_params: dict
     n_candidates: int
     n_folds: int
-    not_converged: dict  # {"folds": [...], "refit": bool, "messages": [...]}
-    baseline: dict  # {"model", "cv_mean", "cv_std"}
-    comparison: dict | None  # with model.candidates
+    not_converged: NotConverged
+    baseline: Baseline
+    comparison: Comparison | None  # with model.candidates
 
 
 @dataclass(frozen=True)
@@ -140,6 +304,20 @@ class FeaturesReport(Record):
 
 
 @dataclass(frozen=True)
+class Candidate(Part):
+    """One configuration of the search: its fold scores (mllib.model_selection's result row)."""
+
+    params: dict
+    rank: int
+    train_scores: list
+    valid_scores: list
+    mean_train_score: float
+    mean_valid_score: float
+    std_valid_score: float
+    not_converged: list
+
+
+@dataclass(frozen=True)
 class SearchReport(Record):
     """Every candidate of the chosen model's search with its scores, and the best one."""
 
@@ -149,7 +327,118 @@ class SearchReport(Record):
     scoring: str
     greater_is_better: bool
     best_index: int
-    candidates: list
+    candidates: list[Candidate]
+
+
+@dataclass(frozen=True)
+class Leakage(Part):
+    """A row-level CV of the training rows beside the grouped CV's scores of the same rows: the inflation with its
+    Welch interval and a sentence; or only the sentence saying why it was not estimated."""
+
+    when_set: ClassVar[tuple[str, ...]] = ("row_level_mean", "grouped_mean", "inflation", "interval",
+                                           "confidence_level", "row_level_scores", "grouped_scores")  # fmt: skip
+
+    statement: str
+    row_level_mean: float | None = None
+    grouped_mean: float | None = None
+    inflation: float | None = None
+    interval: list | None = None
+    confidence_level: float | None = None
+    row_level_scores: list | None = None
+    grouped_scores: list | None = None
+
+
+@dataclass(frozen=True)
+class TemporalLeakage(Part):
+    """data.time: random splits of the same rows minus the time-ordered ones, with a paired t interval; or why not."""
+
+    when_set: ClassVar[tuple[str, ...]] = ("random_mean", "ordered_mean", "inflation", "interval", "confidence_level",
+                                           "n_splits", "random_scores", "ordered_scores")  # fmt: skip
+
+    statement: str
+    random_mean: float | None = None
+    ordered_mean: float | None = None
+    inflation: float | None = None
+    interval: list | None = None
+    confidence_level: float | None = None
+    n_splits: int | None = None
+    random_scores: list | None = None
+    ordered_scores: list | None = None
+
+
+@dataclass(frozen=True)
+class SingleFeature(Part):
+    """Each feature alone against assess.single_feature_bound; without a bound, only the sentence."""
+
+    when_set: ClassVar[tuple[str, ...]] = ("metric", "bound", "scores", "legitimate")
+
+    statement: str
+    flagged: list  # beyond the bound and not declared legitimate
+    metric: str | None = None
+    bound: float | None = None
+    scores: dict | None = None
+    legitimate: list | None = None
+
+
+@dataclass(frozen=True)
+class NestedCV(Part):
+    """Nested CV around the whole selection; or only the sentence saying why it did not run."""
+
+    when_set: ClassVar[tuple[str, ...]] = ("statement", "outer_scores", "inner_best_scores", "chosen_params",
+                                           "models", "outer_mean", "outer_std", "inner_best_mean", "optimism",
+                                           "inner_splits", "splits_left_out")  # fmt: skip
+
+    statement: str | None = None
+    outer_scores: list | None = None
+    inner_best_scores: list | None = None
+    chosen_params: list | None = None
+    models: list | None = None
+    outer_mean: float | None = None
+    outer_std: float | None = None
+    inner_best_mean: float | None = None
+    optimism: float | None = None
+    inner_splits: int | None = None
+    splits_left_out: list | None = None  # data.time: outer splits with too few distinct times for inner folds
+
+
+@dataclass(frozen=True)
+class CurveDiagnosis(Part):
+    """high_variance | no_overfitting | inconclusive, with the figures and intervals behind the verdict."""
+
+    outcome: str
+    verdict: str
+    train_valid_gap: float
+    gap_interval: list
+    last_rise: float
+    rise_interval: list
+    tolerance: float
+    confidence_level: float
+
+
+@dataclass(frozen=True)
+class LearningCurve(Part):
+    """Train and validation scores by fraction of the training rows, per split and averaged, diagnosed."""
+
+    fractions: list
+    train_rows: list
+    train_mean: list
+    valid_mean: list
+    valid_std: list
+    train_per_split: list
+    valid_per_split: list
+    diagnosis: CurveDiagnosis
+
+
+@dataclass(frozen=True)
+class SweepNote(Part):
+    """The validation curve's hyperparameter and values (the rows are reports/plots/hyperparameter_curve.json), or
+    why it did not run."""
+
+    when_set: ClassVar[tuple[str, ...]] = ("statement", "parameter", "values")
+
+    statement: str | None = None
+    parameter: str | None = None
+    values: list | None = None
 
 
 @dataclass(frozen=True)
@@ -163,13 +452,23 @@ class Assessment(Record):
     scoring: str
     model: str
     best_params: dict
-    leakage: dict
-    temporal_leakage: dict  # data.time: random splits of the same rows minus the time-ordered ones
-    single_feature: dict
-    nested: dict
-    learning_curve: dict | None
-    validation_curve: dict
+    leakage: Leakage
+    temporal_leakage: TemporalLeakage  # data.time: random splits of the same rows minus the time-ordered ones
+    single_feature: SingleFeature
+    nested: NestedCV
+    learning_curve: LearningCurve | None
+    validation_curve: SweepNote
     sample: str | None = None  # the training rows assessed when assess.max_rows cut them (whole groups)
+
+
+@dataclass(frozen=True)
+class FairnessBootstrap(Part):
+    """How the fairness intervals were drawn (fairness.n_boot, fairness.confidence_level, the seed, data.group)."""
+
+    n_boot: int
+    confidence_level: float
+    seed: int
+    cluster: str | None
 
 
 @dataclass(frozen=True)
@@ -183,8 +482,8 @@ class FairnessReport(Record):
     decision_rule: str | None
     decision_threshold: float | None
     min_group_size: int
-    bootstrap: dict
-    attributes: dict
+    bootstrap: FairnessBootstrap
+    attributes: dict  # {attribute or intersection: its audit (mllib.fairness)}
     mitigation: dict
     reweighing: dict
 
@@ -214,12 +513,45 @@ RECORDS: dict[str, type[Record]] = {  # by their names in the report's inputs
 }
 
 
-def report_inputs() -> dict:
-    """Every file the report reads (paths.REPORT_INPUTS), by name; the records checked against their fields."""
+@dataclass(frozen=True)
+class ReportInputs:
+    """Every file the report reads (paths.REPORT_INPUTS), by name: the records as theirs, the others as their JSON;
+    and the run's provenance, which the report stage adds."""
+
+    validation: ValidationReport
+    target: Target
+    cleaning: dict
+    split: SplitReport
+    features: FeaturesReport
+    search: SearchReport
+    train: TrainMetrics
+    validation_curve: list
+    assessment: Assessment
+    learning_curve: list
+    hyperparameter_curve: list
+    calibration: dict
+    reliability_oof: list
+    test: dict
+    roc: list
+    pr: list
+    reliability_test: list
+    risk_coverage: list
+    residuals: list
+    fairness: FairnessReport
+    importance: dict
+    attributions: dict
+    partial_dependence: PartialDependence
+    params_sha256: str = ""  # the params sections that shape the outputs (pipeline/core/provenance.py)
+    code_trees: dict = field(default_factory=dict)
+
+
+def report_inputs() -> ReportInputs:
+    """Every file the report reads, the records checked against their fields."""
     from .task import Target
 
-    return {
+    read: dict[str, Any] = {
         name: RECORDS[name].read() if name in RECORDS else read_json(path, stage)
         for name, (path, stage) in paths.REPORT_INPUTS.items()
         if name != "target"
-    } | {"target": Target.read(paths.TARGET)}
+    }
+    return ReportInputs(target=Target.read(paths.TARGET), **read)

@@ -5,19 +5,20 @@ intervals, fairness) come from its page (pipeline/reporting/task_pages.py)."""
 from __future__ import annotations
 
 from ..core.changes import change, describe
+from ..core.records import CopiesAcrossSplit, ReportInputs, TrainMetrics, ValidationReport
 from .page import fmt, interval, key_values
 from .task_pages import page
 
 
-def data_changes(params: dict, r: dict) -> list[dict]:
+def data_changes(params: dict, r: ReportInputs) -> list[dict]:
     """Every change the pipeline made to the user's data, in stage order: validate's and clean's records
     (pipeline/core/changes.py) and what the features stage fills in or pools (imputed values, pooled rare levels)."""
     data = params["data"]
-    records = [*r["validation"]["changes"], *r["cleaning"]["changes"]]
-    features = set(r["features"]["numeric"]) | set(r["features"]["categorical"])
-    imputed = {c: n for c, n in r["cleaning"]["missing_values"].items() if c in features}
+    records = [*r.validation.changes, *r.cleaning["changes"]]
+    features = set(r.features.numeric) | set(r.features.categorical)
+    imputed = {c: n for c, n in r.cleaning["missing_values"].items() if c in features}
     if imputed:
-        numeric = [c for c in imputed if c in r["features"]["numeric"]]
+        numeric = [c for c in imputed if c in r.features.numeric]
         how = params["features"]["numeric_imputer"]
         records.append(
             change(
@@ -30,7 +31,7 @@ def data_changes(params: dict, r: dict) -> list[dict]:
                 columns=sorted(imputed),
             )
         )
-    for column, count in r["features"]["pooled_levels"].items():
+    for column, count in r.features.pooled_levels.items():
         records.append(
             change(
                 "features",
@@ -39,30 +40,30 @@ def data_changes(params: dict, r: dict) -> list[dict]:
                 columns=[column],
             )
         )
-    time = r["split"].get("time")
-    if time and time["note"]:
-        records.append(change("split", time["note"], rows=left_out_by_time(r)))
+    time = r.split.time
+    if time and time.note:
+        records.append(change("split", time.note, rows=left_out_by_time(r)))
     hidden = [a for a in data["sensitive"] if a in data["drop"]]
     if hidden:
         records.append(change("features", "sensitive attributes kept for the audit, never features", columns=hidden))
     return records
 
 
-def left_out_by_time(r: dict) -> int:
+def left_out_by_time(r: ReportInputs) -> int:
     """Rows a time-ordered split left in neither part (within split.gap of the test period, or of a group that
     reappears in it)."""
-    time = r["split"].get("time") or {}
-    return time.get("rows_in_gap", 0) + time.get("rows_purged", 0)
+    time = r.split.time
+    return time.rows_in_gap + time.rows_purged if time else 0
 
 
-def time_order(data: dict, r: dict) -> str:
+def time_order(data: dict, r: ReportInputs) -> str:
     """The evaluation data's period with data.time; empty without it."""
-    time = r["split"].get("time")
+    time = r.split.time
     if not time:
         return ""
     return (
-        f", the latest period: {data['time']} from {time['cut']} on (training {time['train_span'][0]} to "
-        f"{time['train_span'][1]}, split.gap {time['gap']:g}); the folds chain forward in time"
+        f", the latest period: {data['time']} from {time.cut} on (training {time.train_span[0]} to "
+        f"{time.train_span[1]}, split.gap {time.gap:g}); the folds chain forward in time"
     )
 
 
@@ -80,45 +81,45 @@ def changes_summary(records: list[dict]) -> str:
     return "; ".join(parts) if parts else "none: every row, column and value of the file reached the model as it was"
 
 
-def model_card(params: dict, r: dict, promotion: str) -> dict:
+def model_card(params: dict, r: ReportInputs, promotion: str) -> dict:
     """The model card; promotion: the promotion gate's line (promotion_summary)."""
-    data, test, train = params["data"], r["test"], r["train"]
-    seen = r["split"]["rows"]["train"] + r["split"]["rows"]["test"]
-    if seen + left_out_by_time(r) != r["cleaning"]["rows_out"]:  # every row that left the data is a change record
-        raise ValueError(f"the split holds {seen} rows but clean wrote {r['cleaning']['rows_out']}")
-    task_items = page(r["target"]).card(params, r)
+    data, test, train = params["data"], r.test, r.train
+    seen = r.split.rows.train + r.split.rows.test
+    if seen + left_out_by_time(r) != r.cleaning["rows_out"]:  # every row that left the data is a change record
+        raise ValueError(f"the split holds {seen} rows but clean wrote {r.cleaning['rows_out']}")
+    task_items = page(r.target).card(params, r)
     items = {
-        "Model": f"{train['model']} with {fmt(train['best_params']) or 'its defaults'}, chosen by"
-        f" {train['scoring']} over "
-        f"{train['n_candidates']} candidates and {train['n_folds']} {r['split']['strategy']} folds",
-        "Task": f"{test['task']}: {r['validation']['task_reason']}",
+        "Model": f"{train.model} with {fmt(train.best_params) or 'its defaults'}, chosen by"
+        f" {train.scoring} over "
+        f"{train.n_candidates} candidates and {train.n_folds} {r.split.strategy} folds",
+        "Task": f"{test['task']}: {r.validation.task_reason}",
         "Intended use": f"{task_items.pop('Intended use')}. Not validated for other populations.",
         "Training data": training_data(data, r, seen),
         "Data changes": changes_summary(data_changes(params, r)),
-        "Evaluation data": f"{r['split']['rows']['test']} held-out rows"
+        "Evaluation data": f"{r.split.rows.test} held-out rows"
         + (f", grouped by {data['group']} (no group in both sets)" if data["group"] else "")
         + time_order(data, r)
         + ", used once"
-        + copies_note(r["split"].get("copies_across_split"))
-        + (f". WARNING: {r['split']['test_fraction_note']}" if r["split"]["test_fraction_note"] else ""),
-        "Performance": f"{task_items.pop('Performance')}; CV {train['scoring']} {fmt(train['cv_mean'])} ± "
-        f"{fmt(train['cv_std'])} (mean of {train['n_folds']} splits; pooled out-of-fold {fmt(train['cv_pooled'])})"
-        + (f". Note: {train['cv_note']}" if train["cv_note"] else ""),
+        + copies_note(r.split.copies_across_split)
+        + (f". WARNING: {r.split.test_fraction_note}" if r.split.test_fraction_note else ""),
+        "Performance": f"{task_items.pop('Performance')}; CV {train.scoring} {fmt(train.cv_mean)} ± "
+        f"{fmt(train.cv_std)} (mean of {train.n_folds} splits; pooled out-of-fold {fmt(train.cv_pooled)})"
+        + (f". Note: {train.cv_note}" if train.cv_note else ""),
         "Test figures": test_figures(test),
         **task_items,
-        "Solver warnings": solver_summary(train, r["calibration"]),
-        "Single-feature leakage": r["assessment"]["single_feature"]["statement"],
-        "Temporal leakage": r["assessment"]["temporal_leakage"]["statement"],
+        "Solver warnings": solver_summary(train, r.calibration),
+        "Single-feature leakage": r.assessment.single_feature.statement,
+        "Temporal leakage": r.assessment.temporal_leakage.statement,
         "Drift, test vs training rows": test["drift"]["statement"],
         "Excluded as features": (
             ", ".join(data["drop"]) + " (data.drop: leakage, identifiers, free text or attributes audited only)"
             if data["drop"]
             else "none (data.drop is empty)"
         ),
-        "Sensitive attributes": sensitive_roles(data, r["validation"]),
+        "Sensitive attributes": sensitive_roles(data, r.validation),
         "Promotion gate": promotion,
-        "Provenance": f"{data['path']} md5 {r['validation']['file_md5']} (as in dvc.lock); params sha256 "
-        f"{r['params_sha256'][:16]} (every section but tracking and compute); {code_provenance(r['code_trees'])}",
+        "Provenance": f"{data['path']} md5 {r.validation.file_md5} (as in dvc.lock); params sha256 "
+        f"{r.params_sha256[:16]} (every section but tracking and compute); {code_provenance(r.code_trees)}",
         "Caveats": "Permutation importance is misleading for correlated features; fairness gaps come from one test set "
         "(bootstrap intervals in the fairness section); groups below the minimum size are flagged in the "
         "fairness table and left out of the parity criteria.",
@@ -137,17 +138,17 @@ def test_figures(test: dict) -> str:
     )
 
 
-def training_data(data: dict, r: dict, seen: int) -> str:
+def training_data(data: dict, r: ReportInputs, seen: int) -> str:
     """The file's rows, how many the model saw (all, or the rest removed as Data changes lists), and the columns kept
     as features that hold one value (they carry nothing)."""
-    rows_in, split = r["validation"]["rows_in"], r["split"]["rows"]
+    rows_in, split = r.validation.rows_in, r.split.rows
     line = f"{data['path']}: {rows_in} rows; the model saw " + (
-        f"all of them ({split['train']} training, {split['test']} held out)"
+        f"all of them ({split.train} training, {split.test} held out)"
         if seen == rows_in
-        else f"{seen} of them ({split['train']} training, {split['test']} held out); the other {rows_in - seen} were "
+        else f"{seen} of them ({split.train} training, {split.test} held out); the other {rows_in - seen} were "
         "removed as listed under Data changes"
     )
-    single = r["cleaning"].get("single_valued") or {}
+    single = r.cleaning.get("single_valued") or {}
     if single:
         shown = ", ".join(f"{c} ({'no value' if v is None else f'always {v}'})" for c, v in list(single.items())[:10])
         more = f" and {len(single) - 10} more" if len(single) > 10 else ""
@@ -155,42 +156,39 @@ def training_data(data: dict, r: dict, seen: int) -> str:
     return line
 
 
-def copies_note(copies: dict | None) -> str:
+def copies_note(copies: CopiesAcrossSplit | None) -> str:
     """How many test rows copy a training row (pipeline/steps/folds.copies_across_split), with its warning."""
     if copies is None:
         return ""
-    if not copies["test_rows"]:
+    if not copies.test_rows:
         return "; no test row copies a training row"
-    line = (
-        f"; {copies['test_rows']} of {copies['of']} test rows ({copies['share']:.1%}) copy a training row in "
-        f"{copies['columns']}"
-    )
-    return line + (f". WARNING: {copies['warning']}" if copies["warning"] else "")
+    line = f"; {copies.test_rows} of {copies.of} test rows ({copies.share:.1%}) copy a training row in {copies.columns}"
+    return line + (f". WARNING: {copies.warning}" if copies.warning else "")
 
 
-def solver_summary(train: dict, calibration: dict) -> str:
+def solver_summary(train: TrainMetrics, calibration: dict) -> str:
     """Fits of the chosen model (its search folds and the refit) and of the calibration map that stopped at their
     iteration caps (mllib.base.ConvergenceWarning), or that none did."""
-    stopped = train["not_converged"]
+    stopped = train.not_converged
     parts = []
-    if stopped["folds"] or stopped["refit"]:
-        where = [f"{len(stopped['folds'])} of {train['n_folds']} search folds"] if stopped["folds"] else []
-        where += ["the refit on all training rows"] if stopped["refit"] else []
+    if stopped.folds or stopped.refit:
+        where = [f"{len(stopped.folds)} of {train.n_folds} search folds"] if stopped.folds else []
+        where += ["the refit on all training rows"] if stopped.refit else []
         parts.append(f"the chosen model stopped at its iteration cap in {' and '.join(where)}: "
-                     + "; ".join(stopped["messages"]))  # fmt: skip
+                     + "; ".join(stopped.messages))  # fmt: skip
     if calibration["not_converged"]:
         parts.append("the calibration map stopped at its iteration cap: " + "; ".join(calibration["not_converged"]))
     return "; ".join(parts) if parts else "none: every fit of the chosen model and the map met its tolerance"
 
 
-def sensitive_roles(data: dict, validation: dict) -> str:
+def sensitive_roles(data: dict, validation: ValidationReport) -> str:
     """Which sensitive attributes the model uses as features and which it only audits, and their missing values."""
     if not data["sensitive"]:
         return "none declared (data.sensitive is empty): no fairness audit"
     parts = []
     for a in data["sensitive"]:
         role = "audited, not a model feature (data.drop)" if a in data["drop"] else "audited and a model feature"
-        missing = validation["missing_sensitive"].get(a)
+        missing = validation.missing_sensitive.get(a)
         if missing:
             role += f"; {missing['rows']} missing values ({missing['action']})"
         parts.append(f"{a}: {role}")
@@ -211,16 +209,16 @@ def code_provenance(trees: dict) -> str:
     )
 
 
-def promotion_summary(params: dict, r: dict) -> str:
+def promotion_summary(params: dict, r: ReportInputs) -> str:
     """The gate's threshold checks (tracking.promotion); the comparison with the best champion so far happens when
     the track stage registers the version (its description gives the decision and every check)."""
     from ..tracking.promotion import decide, threshold_checks
     from .headline import flat, headline, undefined_gaps
 
-    figures = flat(headline(r["target"], r["train"], r["calibration"], r["test"], r["fairness"], r["assessment"]))
+    figures = flat(headline(r.target, r.train, r.calibration, r.test, r.fairness, r.assessment))
     costs_set = params["decision"]["cost_matrix"] is not None
-    checks = threshold_checks(figures, r["target"], params["tracking"]["promotion"], costs_set,
-                              undefined_gaps(r["target"], r["fairness"]))  # fmt: skip
+    checks = threshold_checks(figures, r.target, params["tracking"]["promotion"], costs_set,
+                              undefined_gaps(r.target, r.fairness))  # fmt: skip
     decision = decide(checks)
     verdict = (
         "the thresholds pass" if decision["promote"] else "the thresholds FAIL: this version cannot become champion"

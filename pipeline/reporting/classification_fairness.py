@@ -4,6 +4,7 @@ their macro mean), the per-group thresholds and reweighing judged on test; and t
 
 from __future__ import annotations
 
+from ..core.records import FairnessReport, ReportInputs
 from . import page as html
 from .page import fmt
 
@@ -13,30 +14,30 @@ from .page import fmt
 GROUP_COLUMNS = ("base_rate", "selection_rate", "tpr", "fpr", "precision", "accuracy", "calibration_error")
 
 
-def fairness_section(r: dict, kind) -> dict:
-    f = r["fairness"]
-    boot = f["bootstrap"]
-    resampling = f", resampling whole {boot['cluster']} clusters" if boot["cluster"] else ", rows"
+def fairness_section(r: ReportInputs, kind) -> dict:
+    f = r.fairness
+    boot = f.bootstrap
+    resampling = f", resampling whole {boot.cluster} clusters" if boot.cluster else ", rows"
     parts = [
         html.muted(
             f"Test set, the deployed decisions ({kind.decision_rule(f)}). Intervals: "
-            f"{html.fmt(boot['confidence_level'])} percentile bootstrap, {boot['n_boot']} replicates "
-            f"(seed {boot['seed']}{resampling}). "
-            f"Groups below {f['min_group_size']} rows are flagged and left out of the criteria. Differences are "
+            f"{html.fmt(boot.confidence_level)} percentile bootstrap, {boot.n_boot} replicates "
+            f"(seed {boot.seed}{resampling}). "
+            f"Groups below {f.min_group_size} rows are flagged and left out of the criteria. Differences are "
             "max - min over groups " + kind.criteria_note
         )
     ]
     parts += kind.groupings(f)
-    parts += mitigation_parts(f["mitigation"])
-    if f["reweighing"]:
+    parts += mitigation_parts(f.mitigation)
+    if f.reweighing:
         parts += reweighing_part(f, kind)
     return html.section("Fairness", *parts)
 
 
-def binary_fairness(f: dict) -> list[dict]:
+def binary_fairness(f: FairnessReport) -> list[dict]:
     """Per grouping: per group the rates with intervals, the criteria's differences and ratios, which can hold."""
     parts = []
-    for i, (attribute, result) in enumerate(f["attributes"].items()):
+    for i, (attribute, result) in enumerate(f.attributes.items()):
         rows = [
             {
                 "group": g,
@@ -121,10 +122,10 @@ def mitigation_parts(mitigation: dict) -> list[dict]:
     return parts
 
 
-def multiclass_fairness(f: dict) -> list[dict]:
+def multiclass_fairness(f: FairnessReport) -> list[dict]:
     """Per grouping: per group and class the selection rate and recall with intervals, the macro gaps."""
     parts = []
-    for i, (attribute, result) in enumerate(f["attributes"].items()):
+    for i, (attribute, result) in enumerate(f.attributes.items()):
         rows = [
             {
                 "group": g,
@@ -153,9 +154,9 @@ def multiclass_fairness(f: dict) -> list[dict]:
     return parts
 
 
-def reweighing_part(f: dict, kind) -> list[dict]:
+def reweighing_part(f: FairnessReport, kind) -> list[dict]:
     """The weights, and when the refit ran, its test gaps next to those of the per-group thresholds."""
-    rw, thresholds = f["reweighing"], f["mitigation"].get("attributes", {})
+    rw, thresholds = f.reweighing, f.mitigation.get("attributes", {})
     weights = [
         {"group": g, **{f"weight y={label}": w for label, w in labels.items()}} for g, labels in rw["weights"].items()
     ]
@@ -198,10 +199,10 @@ def reweighing_part(f: dict, kind) -> list[dict]:
     ]
 
 
-def mitigation_summary(fairness: dict, sensitive: list[str]) -> str:
+def mitigation_summary(fairness: FairnessReport, sensitive: list[str]) -> str:
     """Each attribute's test gap of the mitigated criterion before -> after, with the accuracy cost, for the
     per-group thresholds and for reweighing (demographic parity when no criterion is mitigated)."""
-    thresholds, reweighed = fairness["mitigation"], fairness.get("reweighing", {})
+    thresholds, reweighed = fairness.mitigation, fairness.reweighing
     criterion = thresholds["criterion"] if thresholds["criterion"] != "none" else "demographic_parity"
     if reweighed.get("applied") and criterion not in next(iter(reweighed["test"]["attributes"].values())):
         criterion = "demographic_parity"

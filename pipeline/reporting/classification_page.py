@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..core.records import FairnessReport, ReportInputs
 from . import figures
 from . import page as html
 from .classification_fairness import binary_fairness, fairness_section, mitigation_summary, multiclass_fairness
@@ -17,23 +18,23 @@ from .page import audited, fmt, ranking_note
 from .results import gap_note, intervals_note, with_baseline, with_interval
 
 
-def classification_figures(r: dict, kind: ClassificationPage) -> dict[str, bytes]:
-    test = r["test"]
+def classification_figures(r: ReportInputs, kind: ClassificationPage) -> dict[str, bytes]:
+    test = r.test
     auc, ap, prevalence = kind.curve_summaries(test)
     figs = {
-        "roc.png": figures.roc(r["roc"], auc),
-        "precision_recall.png": figures.precision_recall(r["pr"], ap, prevalence),
-        "reliability_oof.png": figures.reliability(r["reliability_oof"], "Reliability, out-of-fold (cross-fitted)"),
-        "reliability_test.png": figures.reliability(r["reliability_test"], "Reliability, test"),
-        "risk_coverage.png": figures.risk_coverage(r["risk_coverage"], test["selective"]),
+        "roc.png": figures.roc(r.roc, auc),
+        "precision_recall.png": figures.precision_recall(r.pr, ap, prevalence),
+        "reliability_oof.png": figures.reliability(r.reliability_oof, "Reliability, out-of-fold (cross-fitted)"),
+        "reliability_test.png": figures.reliability(r.reliability_test, "Reliability, test"),
+        "risk_coverage.png": figures.risk_coverage(r.risk_coverage, test["selective"]),
     }
-    for i, (attribute, result) in enumerate(r["fairness"]["attributes"].items()):
+    for i, (attribute, result) in enumerate(r.fairness.attributes.items()):
         figs[f"fairness_{i}.png"] = kind.group_rates(attribute, result["groups"])
     return figs
 
 
-def calibration_section(r: dict, kind: ClassificationPage) -> dict:
-    test, cal = r["test"], r["calibration"]
+def calibration_section(r: ReportInputs, kind: ClassificationPage) -> dict:
+    test, cal = r.test, r.calibration
 
     def row(label: str, q: dict) -> dict:
         return {
@@ -130,8 +131,8 @@ def calibration_choice(cal: dict, test_ranking: dict) -> list[dict]:
     return parts
 
 
-def decisions_section(r: dict) -> dict:
-    test = r["test"]
+def decisions_section(r: ReportInputs) -> dict:
+    test = r.test
     d, sel, conformal = test["decision"], test["selective"], test["conformal"]
     reject, at = sel["reject_option"], sel["at_target_risk"]
     names = test["classes"]
@@ -195,8 +196,8 @@ def decisions_section(r: dict) -> dict:
     )
 
 
-def classification_card(params: dict, r: dict, kind: ClassificationPage) -> dict:
-    data, test, fairness, calibration = params["data"], r["test"], r["fairness"], r["calibration"]
+def classification_card(params: dict, r: ReportInputs, kind: ClassificationPage) -> dict:
+    data, test, fairness, calibration = params["data"], r.test, r.fairness, r.calibration
     shown = ("demographic_parity", "equal_opportunity")
     gaps = {  # each attribute and every intersection of them (the promotion gate reads them all)
         a: {c: result["criteria"][c]["difference"] for c in shown} for a, result in audited(fairness, data).items()
@@ -275,18 +276,18 @@ class ClassificationPage:
     fold_note: tuple[dict, ...] = ()
     macro = macro_card = ""  # a fairness gap over classes: the macro mean for more than two (table, model card)
 
-    def task_figures(self, r: dict) -> dict[str, bytes]:
+    def task_figures(self, r: ReportInputs) -> dict[str, bytes]:
         return classification_figures(r, self)
 
-    def task_sections(self, r: dict) -> list[dict]:
+    def task_sections(self, r: ReportInputs) -> list[dict]:
         return [
-            self.test_section(r["test"]),
+            self.test_section(r.test),
             calibration_section(r, self),
             decisions_section(r),
             fairness_section(r, self),
         ]
 
-    def card(self, params: dict, r: dict) -> dict:
+    def card(self, params: dict, r: ReportInputs) -> dict:
         return classification_card(params, r, self)
 
     # what BinaryPage and MulticlassPage each say their own way
@@ -295,7 +296,7 @@ class ClassificationPage:
     group_rates: Callable[[str, dict], bytes]  # the figure of one attribute's group rates
     groupings: Callable[..., list[dict]]  # the fairness section's tables
     calibration_detail: Callable[[dict], dict]  # the kind's own calibration columns (Brier decomposition, ...)
-    decision_rule: Callable[[dict], str]  # the deployed decision rule in words
+    decision_rule: Callable[[FairnessReport], str]  # the deployed decision rule in words
     intended_use: Callable[[str, list], str]  # the model card's intended use
     performance: Callable[[dict], str]  # the model card's test performance line
     confusion: Callable[[dict], str]  # the confusion matrix in a line
@@ -314,8 +315,8 @@ class BinaryPage(ClassificationPage):
         return {f"Brier {k}": v for k, v in q["brier_decomposition"].items()}
 
     @staticmethod
-    def decision_rule(f: dict) -> str:
-        return f"decision threshold {html.fmt(f['decision_threshold'])}"
+    def decision_rule(f: FairnessReport) -> str:
+        return f"decision threshold {html.fmt(f.decision_threshold)}"
 
     @staticmethod
     def intended_use(target: str, classes: list) -> str:
@@ -394,7 +395,7 @@ class MulticlassPage(ClassificationPage):
         return {"classwise ECE": q["classwise_ece"]}
 
     @staticmethod
-    def decision_rule(f: dict) -> str:
+    def decision_rule(f: FairnessReport) -> str:
         return "the class of largest probability (or of least expected cost)"
 
     @staticmethod

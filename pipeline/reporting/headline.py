@@ -7,6 +7,7 @@ names everywhere (e.g. `test.roc_auc`).
 
 from __future__ import annotations
 
+from ..core.records import Assessment, FairnessReport, TrainMetrics
 from ..core.task import Target, finite
 
 
@@ -14,16 +15,18 @@ def _pick(source: dict, keys) -> dict:
     return {k: finite(source.get(k)) for k in keys}
 
 
-def headline(target: Target, train: dict, calibration: dict, test: dict, fairness: dict, assessment: dict) -> dict:
+def headline(
+    target: Target, train: TrainMetrics, calibration: dict, test: dict, fairness: FairnessReport, assessment: Assessment
+) -> dict:
     """{section: {name: number}}: the search's CV score and gap, the test metrics of the task, calibration or
     interval quality, and the fairness gaps of each sensitive attribute and their intersections."""
     out = {
         "train": {
-            "cv_mean": train["cv_mean"],
-            "cv_std": train["cv_std"],
-            "cv_pooled": train["cv_pooled"],
-            "n_candidates": train["n_candidates"],
-            "baseline_cv_mean": train["baseline"]["cv_mean"],
+            "cv_mean": train.cv_mean,
+            "cv_std": train.cv_std,
+            "cv_pooled": train.cv_pooled,
+            "n_candidates": train.n_candidates,
+            "baseline_cv_mean": train.baseline.cv_mean,
         },
         "test": {"cv_vs_test_gap": test["cv_vs_test"]["gap"]},
     }
@@ -35,18 +38,17 @@ def headline(target: Target, train: dict, calibration: dict, test: dict, fairnes
     out.update(target.quality_figures(test, calibration))
     out["fairness"] = {
         **fairness_gaps(target, fairness),
-        "n_attributes": sum(" & " not in a for a in fairness.get("attributes", {})),
+        "n_attributes": sum(" & " not in a for a in fairness.attributes),
     }
+    curve, single = assessment.learning_curve, assessment.single_feature
     out["trust"] = {
-        "leakage_inflation": finite(assessment["leakage"].get("inflation")),
-        "learning_curve_gap": finite((assessment["learning_curve"] or {}).get("diagnosis", {}).get("train_valid_gap")),
-        "nested_cv_mean": finite((assessment.get("nested") or {}).get("outer_mean")),
-        "search_optimism": finite((assessment.get("nested") or {}).get("optimism")),
+        "leakage_inflation": finite(assessment.leakage.inflation),
+        "learning_curve_gap": finite(curve.diagnosis.train_valid_gap if curve else None),
+        "nested_cv_mean": finite(assessment.nested.outer_mean),
+        "search_optimism": finite(assessment.nested.optimism),
         # feature columns that alone predict the target beyond assess.single_feature_bound and are not declared
         # legitimate (None: not checked); the promotion gate requires 0
-        "leaky_features": (
-            len(assessment["single_feature"]["flagged"]) if "bound" in assessment["single_feature"] else None
-        ),
+        "leaky_features": None if single.bound is None else len(single.flagged),
     }
     return out
 
@@ -56,19 +58,19 @@ def interval(test: dict, figure: str) -> list:
     return test["bootstrap"]["figures"][figure]["interval"]
 
 
-def undefined_gaps(target: Target, fairness: dict) -> list[str]:
+def undefined_gaps(target: Target, fairness: FairnessReport) -> list[str]:
     """The gaps (as fairness_gaps names them) of the attributes and intersections audited that could not be computed:
     the promotion gate names each as not evaluated."""
     return [name for name, gap in fairness_gaps(target, fairness).items() if gap is None]
 
 
-def fairness_gaps(target: Target, fairness: dict) -> dict:
+def fairness_gaps(target: Target, fairness: FairnessReport) -> dict:
     """Per sensitive attribute and every intersection of them ("female x black": MLflow's metric names take no "&"):
     the parity gaps (classification) or the error, bias and coverage gaps (regression), max - min over the groups
     large enough. The gate's fairness bound reads them all, so a gap that only shows in an intersection counts."""
     return {
         f"{grouping.replace(' & ', ' x ')}.{name}_gap": finite(gap)
-        for grouping, result in fairness.get("attributes", {}).items()
+        for grouping, result in fairness.attributes.items()
         for name, gap in target.group_gaps(result).items()
     }
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.records import FairnessReport
+
 TEMPLATE = Path(__file__).parent / "templates" / "report.html.j2"
 
 
@@ -114,9 +116,9 @@ def gap(value, bounds=None) -> str:
     return interval(value, bounds) if bounds is not None else fmt(value)
 
 
-def audited(fairness: dict, data: dict) -> dict:
+def audited(fairness: FairnessReport, data: dict) -> dict:
     """The fairness audit's groupings of data.sensitive: each attribute and every intersection ("a & b")."""
-    return {a: result for a, result in fairness["attributes"].items() if set(a.split(" & ")) <= set(data["sensitive"])}
+    return {a: result for a, result in fairness.attributes.items() if set(a.split(" & ")) <= set(data["sensitive"])}
 
 
 def ranking_note(ranking: dict) -> str:

@@ -3,6 +3,7 @@ group, the residual figures and the model-card lines."""
 
 from __future__ import annotations
 
+from ..core.records import FairnessReport, ReportInputs
 from . import figures
 from . import page as html
 from .page import audited, fmt
@@ -41,20 +42,20 @@ def plotted_rows(plot: dict) -> str:
     return f"The figures show every {plot['every']}-th test row: {plot['rows']} of {plot['of']}."
 
 
-def regression_fairness_section(r: dict) -> dict:
-    f = r["fairness"]
-    boot = f["bootstrap"]
+def regression_fairness_section(r: ReportInputs) -> dict:
+    f = r.fairness
+    boot = f.bootstrap
     parts = [
         html.muted(
-            f"Test set. Intervals: {html.fmt(boot['confidence_level'])} percentile bootstrap, "
-            f"{boot['n_boot']} replicates (seed {boot['seed']}"
-            f"{', resampling whole ' + html.fmt(boot['cluster']) + ' clusters' if boot['cluster'] else ', rows'}). "
-            f"Groups below {f['min_group_size']} rows are flagged and left out of the gaps (max - min over groups). "
+            f"Test set. Intervals: {html.fmt(boot.confidence_level)} percentile bootstrap, "
+            f"{boot.n_boot} replicates (seed {boot.seed}"
+            f"{', resampling whole ' + html.fmt(boot.cluster) + ' clusters' if boot.cluster else ', rows'}). "
+            f"Groups below {f.min_group_size} rows are flagged and left out of the gaps (max - min over groups). "
             "mean residual = mean of actual - predicted (> 0: the group is under-predicted)."
         ),
-        html.note(f"{html.fmt(f['mitigation'].get('reason', ''))}"),
+        html.note(f"{html.fmt(f.mitigation.get('reason', ''))}"),
     ]
-    for i, (attribute, result) in enumerate(f["attributes"].items()):
+    for i, (attribute, result) in enumerate(f.attributes.items()):
         rows = [
             {
                 "group": g,
@@ -76,7 +77,7 @@ def regression_fairness_section(r: dict) -> dict:
     return html.section("Fairness: errors by group", *parts)
 
 
-def regression_card(data: dict, test: dict, fairness: dict) -> dict:
+def regression_card(data: dict, test: dict, fairness: FairnessReport) -> dict:
     intervals = test["intervals"]
     deployed = intervals[intervals["deployed"]]
     gaps = {a: result["gaps"] for a, result in audited(fairness, data).items()}  # with the intersections
@@ -107,16 +108,16 @@ class RegressionPage:
     fold_note = (html.muted("Regression: class_counts count the rows per quantile bin of the target."),)
 
     @staticmethod
-    def task_figures(r: dict) -> dict[str, bytes]:
-        figs = {"residuals.png": figures.residuals(r["residuals"], r["test"]["intervals"])}
-        for i, (attribute, result) in enumerate(r["fairness"]["attributes"].items()):
+    def task_figures(r: ReportInputs) -> dict[str, bytes]:
+        figs = {"residuals.png": figures.residuals(r.residuals, r.test["intervals"])}
+        for i, (attribute, result) in enumerate(r.fairness.attributes.items()):
             figs[f"fairness_{i}.png"] = figures.group_errors(attribute, result["groups"])
         return figs
 
     @staticmethod
-    def task_sections(r: dict) -> list[dict]:
-        return [regression_test_section(r["test"]), regression_fairness_section(r)]
+    def task_sections(r: ReportInputs) -> list[dict]:
+        return [regression_test_section(r.test), regression_fairness_section(r)]
 
     @staticmethod
-    def card(params: dict, r: dict) -> dict:
-        return regression_card(params["data"], r["test"], r["fairness"])
+    def card(params: dict, r: ReportInputs) -> dict:
+        return regression_card(params["data"], r.test, r.fairness)

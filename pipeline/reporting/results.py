@@ -5,67 +5,62 @@ Sections cited: Ghent ML notes (seed 004): 3.2 Bias and Variance (419)"""
 
 from __future__ import annotations
 
+from ..core.records import ReportInputs
 from . import page as html
 
 
-def trust_section(r: dict, figs: dict) -> dict:
+def trust_section(r: ReportInputs, figs: dict) -> dict:
     """How much to trust the number: the baseline, the leakage estimate, nested CV, the gaps, the learning and
-    validation
-    curves and the model comparison."""
-    train, test, assessment = r["train"], r["test"], r["assessment"]
-    gap, curve = test["cv_vs_test"], assessment["learning_curve"]
+    validation curves and the model comparison."""
+    train, test, assessment = r.train, r.test, r.assessment
+    gap, curve = test["cv_vs_test"], assessment.learning_curve
     items = {
-        f"CV {train['scoring']} of the model ({r['split']['strategy']} splits)": f"{html.fmt(train['cv_mean'])} ± "
-        f"{html.fmt(train['cv_std'])} (mean over the splits); pooled out-of-fold {html.fmt(train['cv_pooled'])}"
-        + (f". Note: {train['cv_note']}" if train["cv_note"] else ""),
-        f"the same folds, no-skill baseline ({train['baseline']['model']})": train["baseline"]["cv_mean"],
-        "leakage estimate": assessment["leakage"]["statement"],
-        "temporal leakage estimate (data.time)": assessment["temporal_leakage"]["statement"],
-        "single features (leakage beyond groups)": assessment["single_feature"]["statement"],
-        "train - validation gap (CV)": train["train_valid_gap"],
+        f"CV {train.scoring} of the model ({r.split.strategy} splits)": f"{html.fmt(train.cv_mean)} ± "
+        f"{html.fmt(train.cv_std)} (mean over the splits); pooled out-of-fold {html.fmt(train.cv_pooled)}"
+        + (f". Note: {train.cv_note}" if train.cv_note else ""),
+        f"the same folds, no-skill baseline ({train.baseline.model})": train.baseline.cv_mean,
+        "leakage estimate": assessment.leakage.statement,
+        "temporal leakage estimate (data.time)": assessment.temporal_leakage.statement,
+        "single features (leakage beyond groups)": assessment.single_feature.statement,
+        "train - validation gap (CV)": train.train_valid_gap,
         "validation vs test": f"test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: {gap['diagnosis']}",
         "test rows vs training rows (drift)": test["drift"]["statement"],
     }
-    if assessment.get("sample"):  # leakage, single features and the learning curve ran on a sample
-        items["rows assessed"] = assessment["sample"]
-    nested = assessment["nested"]
-    whole = (
-        f"the whole selection among {', '.join(nested['models'])} with their grids"
-        if len(nested.get("models", [])) > 1
-        else "the whole search"
-    )
+    if assessment.sample:  # leakage, single features and the learning curve ran on a sample
+        items["rows assessed"] = assessment.sample
+    nested = assessment.nested
+    models = nested.models or []
+    whole = f"the whole selection among {', '.join(models)} with their grids" if len(models) > 1 else "the whole search"
     items[f"nested CV ({whole} inside each split)"] = (
-        f"{html.fmt(nested['outer_mean'])} ± {html.fmt(nested['outer_std'])} on the outer validation parts; the inner "
-        f"best scores averaged {html.fmt(nested['inner_best_mean'])}, so the selection's optimism is "
-        f"{html.fmt(nested['optimism'])}"
-        if "statement" not in nested
-        else nested["statement"]
+        nested.statement
+        if nested.statement is not None
+        else f"{html.fmt(nested.outer_mean)} ± {html.fmt(nested.outer_std)} on the outer validation parts; the inner "
+        f"best scores averaged {html.fmt(nested.inner_best_mean)}, so the selection's optimism is "
+        f"{html.fmt(nested.optimism)}"
     )
-    sweep = assessment["validation_curve"]
-    if "statement" in sweep:
-        items["validation curve"] = sweep["statement"]
+    if assessment.validation_curve.statement is not None:
+        items["validation curve"] = assessment.validation_curve.statement
     if curve:
-        d = curve["diagnosis"]
-        items["learning curve"] = d["verdict"]  # with its figures and 95% intervals over the splits
+        items["learning curve"] = curve.diagnosis.verdict  # with its figures and 95% intervals over the splits
     comparison = []
-    if train.get("comparison"):
-        c = train["comparison"]
+    if train.comparison:
+        c = train.comparison
         rows = [
             {
-                "model": m["model"],
-                "rank": m["rank"],
-                "params": m["params"],
-                f"mean {train['scoring']}": m["mean"],
-                "std": m["std"],
-                "difference from the best": (m.get("versus_best") or {}).get("mean_difference"),
-                "corrected t-test p": (m.get("versus_best") or {}).get("p_value"),
+                "model": m.model,
+                "rank": m.rank,
+                "params": m.params,
+                f"mean {train.scoring}": m.mean,
+                "std": m.std,
+                "difference from the best": (m.versus_best or {}).get("mean_difference"),
+                "corrected t-test p": (m.versus_best or {}).get("p_value"),
             }
-            for m in c["models"]
+            for m in c.models
         ]
         on_test = test.get("comparison") or {}
         comparison = [
             html.heading(
-                f"Models compared on the same folds (selection: {html.fmt(c['rule'])}; chosen: {html.fmt(c['chosen'])})"
+                f"Models compared on the same folds (selection: {html.fmt(c.rule)}; chosen: {html.fmt(c.chosen)})"
             ),
             html.table(rows),
             html.muted(
@@ -82,7 +77,7 @@ def trust_section(r: dict, figs: dict) -> dict:
         html.muted(
             "Leakage estimate (with data.group): the chosen configuration scored again by a row-level k-fold of the "
             "same training rows (features refitted per fold), beside the grouped CV; a positive inflation is what "
-            f"ignoring the groups would have claimed. Learning curve: each of the {r['split']['strategy']} splits' "
+            f"ignoring the groups would have claimed. Learning curve: each of the {r.split.strategy} splits' "
             "models fitted on shares of its training rows. Model bias and variance themselves cannot be measured "
             "without the true distribution (the Ghent notes' section 3.2, Bias and Variance; Hastie, Tibshirani & "
             "Friedman, The Elements of Statistical Learning, 7.3; docs/references.md); these are the notes' "
@@ -92,8 +87,8 @@ def trust_section(r: dict, figs: dict) -> dict:
     )
 
 
-def explain_section(r: dict, figs: dict) -> dict:
-    a = r["attributions"]
+def explain_section(r: ReportInputs, figs: dict) -> dict:
+    a = r.attributions
     parts = []
     if "shapley" in a:
         s = a["shapley"]
@@ -144,7 +139,7 @@ def explain_section(r: dict, figs: dict) -> dict:
     pdp = [name for name in sorted(figs) if name.startswith("pdp_")]
     if pdp:
         parts += [
-            html.heading(f"Partial dependence and ICE ({html.fmt(r['partial_dependence']['output'])})"),
+            html.heading(f"Partial dependence and ICE ({html.fmt(r.partial_dependence.output)})"),
             html.figures(*pdp),
         ]
     return html.section("Explainability: Shapley values, relevance, surrogate tree, partial dependence", *parts)

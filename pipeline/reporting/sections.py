@@ -5,6 +5,7 @@ pipeline/reporting/page.py, the HTML in pipeline/reporting/templates/report.html
 from __future__ import annotations
 
 from ..core.changes import describe
+from ..core.records import ReportInputs
 from . import figures
 from . import page as html
 from .card import data_changes, model_card, promotion_summary
@@ -21,30 +22,30 @@ def table_head(rows: list[dict], what: str) -> list[dict]:
     return [html.table(rows[:TABLE_ROWS]), html.muted(f"The first {TABLE_ROWS} of {len(rows)} {what}.")]
 
 
-def make_figures(r: dict) -> dict[str, bytes]:
-    kind, scoring, splits = page(r["target"]), r["train"]["scoring"], f"{r['split']['strategy']} splits"
+def make_figures(r: ReportInputs) -> dict[str, bytes]:
+    kind, scoring, splits = page(r.target), r.train.scoring, f"{r.split.strategy} splits"
     figs = {
-        "validation_curve.png": figures.validation_curve(r["validation_curve"], scoring),
+        "validation_curve.png": figures.validation_curve(r.validation_curve, scoring),
         **(
-            {"learning_curve.png": figures.learning_curve(r["learning_curve"], scoring, splits)}
-            if r["learning_curve"]
+            {"learning_curve.png": figures.learning_curve(r.learning_curve, scoring, splits)}
+            if r.learning_curve
             else {}
         ),
         **(
-            {"hyperparameter_curve.png": figures.hyperparameter_curve(r["hyperparameter_curve"], scoring, splits)}
-            if r["hyperparameter_curve"]
+            {"hyperparameter_curve.png": figures.hyperparameter_curve(r.hyperparameter_curve, scoring, splits)}
+            if r.hyperparameter_curve
             else {}
         ),
-        "importance.png": figures.importance(r["importance"]["features"], r["importance"]["scoring"]),
+        "importance.png": figures.importance(r.importance["features"], r.importance["scoring"]),
     }
     figs.update(kind.task_figures(r))
-    if "shapley" in r["attributions"]:
-        figs["shapley.png"] = figures.shapley_summary(r["attributions"]["shapley"], r["attributions"]["columns"])
-    pd_ = r["partial_dependence"]
-    for i, curve in enumerate(pd_["one_way"]):
-        figs[f"pdp_{i}.png"] = figures.partial_dependence(curve, pd_["classes"], pd_["output"])
-    if pd_["two_way"] and kind.two_way_pdp:
-        figs["pdp_2d.png"] = figures.partial_dependence_2d(pd_["two_way"], pd_["output"])
+    if "shapley" in r.attributions:
+        figs["shapley.png"] = figures.shapley_summary(r.attributions["shapley"], r.attributions["columns"])
+    pd_ = r.partial_dependence
+    for i, curve in enumerate(pd_.one_way):
+        figs[f"pdp_{i}.png"] = figures.partial_dependence(curve, pd_.classes, pd_.output)
+    if pd_.two_way and kind.two_way_pdp:
+        figs["pdp_2d.png"] = figures.partial_dependence_2d(pd_.two_way, pd_.output)
     return figs
 
 
@@ -53,18 +54,18 @@ def duplicates_line(cleaning: dict) -> str:
     return f"{d['rows']} ({d['action']}; clean.drop_duplicate_rows: {d['setting']})"
 
 
-def missing_line(r: dict) -> str:
+def missing_line(r: ReportInputs) -> str:
     """Missing values per column after cleaning (the features stage imputes them), and the rows validate set aside
     for a missing target, which no column shows any more."""
-    missing = r["cleaning"]["missing_values"]
+    missing = r.cleaning["missing_values"]
     line = html.fmt(missing) if missing else "none"
-    unlabelled = sum(v["rows"] for v in r["validation"].get("missing_target", {}).values())
+    unlabelled = sum(v["rows"] for v in r.validation.missing_target.values())
     if unlabelled:
         line += f"; {unlabelled} rows without a target quarantined by validate (validate.missing_target)"
     return line
 
 
-def changes_table(params: dict, r: dict) -> dict:
+def changes_table(params: dict, r: ReportInputs) -> dict:
     records = data_changes(params, r)
     if not records:
         return html.muted("None: every row, column and value of the file reached the model as it was.")
@@ -84,18 +85,18 @@ def changes_table(params: dict, r: dict) -> dict:
     )
 
 
-def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
+def build_html(params: dict, r: ReportInputs, figs: dict[str, bytes]) -> str:
     """The page: the sections of the task's results, rendered by the template with the figures inlined."""
-    kind = page(r["target"])
+    kind = page(r.target)
     candidates = [
         {
-            "params": c["params"],
-            "rank": c["rank"],
-            "mean validation": c["mean_valid_score"],
-            "std validation": c["std_valid_score"],
-            "mean train": c["mean_train_score"],
+            "params": c.params,
+            "rank": c.rank,
+            "mean validation": c.mean_valid_score,
+            "std validation": c.std_valid_score,
+            "mean train": c.mean_train_score,
         }
-        for c in r["search"]["candidates"]
+        for c in r.search.candidates
     ]
     sections = [
         html.section("Model card", model_card(params, r, promotion_summary(params, r))),
@@ -104,38 +105,32 @@ def build_html(params: dict, r: dict, figs: dict[str, bytes]) -> str:
             "Data: validation, cleaning, split",
             html.key_values(
                 {
-                    "rows in the file": r["validation"]["rows_in"],
-                    "rows quarantined by validate": r["validation"]["rows_quarantined"],
-                    "rows removed by clean": r["cleaning"]["rows_in"] - r["cleaning"]["rows_out"],
-                    "rows the model saw (train + test)": r["split"]["rows"]["train"] + r["split"]["rows"]["test"],
-                    "rows repeating an earlier row": duplicates_line(r["cleaning"]),
+                    "rows in the file": r.validation.rows_in,
+                    "rows quarantined by validate": r.validation.rows_quarantined,
+                    "rows removed by clean": r.cleaning["rows_in"] - r.cleaning["rows_out"],
+                    "rows the model saw (train + test)": r.split.rows.train + r.split.rows.test,
+                    "rows repeating an earlier row": duplicates_line(r.cleaning),
                     "missing values after cleaning": missing_line(r),
-                    "split": f"{r['split']['strategy']}, {r['split']['n_splits']} folds, test size "
-                    f"{r['split']['test_size']}",
-                    "rows train / test": f"{r['split']['rows']['train']} / {r['split']['rows']['test']}",
+                    "split": f"{r.split.strategy}, {r.split.n_splits} folds, test size {r.split.test_size}",
+                    "rows train / test": f"{r.split.rows.train} / {r.split.rows.test}",
                 }
             ),
             html.heading("Data changes: every row, column and value the pipeline changed"),
             changes_table(params, r),
             html.heading("Fold balance (training rows)"),
-            html.table(
-                r["split"]["folds"]["folds"], ["fold", "n_rows", "n_groups", "class_counts", "max_abs_deviation"]
-            ),
+            html.table(r.split.folds["folds"], ["fold", "n_rows", "n_groups", "class_counts", "max_abs_deviation"]),
             *kind.fold_note,
         ),
         html.section("Model selection", html.table(candidates), html.figures("validation_curve.png")),
         *kind.task_sections(r),
         html.section(
             "Explainability: permutation importance (raw features, test set; Student-t interval over repeats)",
-            html.muted(r["importance"]["statement"] + "."),
+            html.muted(r.importance["statement"] + "."),
             *table_head(
-                [
-                    {k: f[k] for k in ("feature", "mean", "std", "ci_low", "ci_high")}
-                    for f in r["importance"]["features"]
-                ],
+                [{k: f[k] for k in ("feature", "mean", "std", "ci_low", "ci_high")} for f in r.importance["features"]],
                 "columns (reports/importance.json lists every one)",
             ),
-            *([html.note(f"Computed {r['importance']['sample']}.")] if r["importance"].get("sample") else []),
+            *([html.note(f"Computed {r.importance['sample']}.")] if r.importance.get("sample") else []),
             html.figures("importance.png"),
         ),
         explain_section(r, figs),

@@ -10,7 +10,7 @@ from pipeline.core import build, paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_json, write_json
-from pipeline.core.records import Assessment, FeaturesReport, SearchReport, TrainMetrics
+from pipeline.core.records import Assessment, FeaturesReport, SearchReport, SingleFeature, SweepNote, TrainMetrics
 from pipeline.core.task import Target
 from pipeline.steps.assessment import (
     assessed_rows,
@@ -26,7 +26,7 @@ from pipeline.steps.assessment import (
 )
 
 
-def single_feature_check(cfg: dict, target, features_of, y, splits, seed: int) -> dict:
+def single_feature_check(cfg: dict, target, features_of, y, splits, seed: int) -> SingleFeature:
     """Each feature column alone on the splits, scored by the task's default score; flagged beyond the bound."""
     if cfg["single_feature_bound"] is None:
         return leaky_features({}, None, [], [], "")
@@ -36,7 +36,7 @@ def single_feature_check(cfg: dict, target, features_of, y, splits, seed: int) -
     scores = single_feature_scores(
         features_of, lambda k: columns[paths.fold_features(k).name], y, splits, scorer, target.tree, seed
     )
-    raw = features["numeric"] + features["categorical"]
+    raw = features.numeric + features.categorical
     return leaky_features(scores, cfg["single_feature_bound"], cfg["legitimate_features"], raw, scorer.name)
 
 
@@ -45,8 +45,8 @@ def main() -> None:
     data, cfg, seed = params["data"], params["assess"], params["seed"]
     target = Target.read(paths.TARGET)
     trained, search = TrainMetrics.read(), SearchReport.read()
-    scorer = build.scorer("search.scoring", trained["scoring"], target)
-    name = trained["model"]
+    scorer = build.scorer("search.scoring", trained.scoring, target)
+    name = trained.model
     sweep = cfg["validation_curve"].get(name)
     if sweep:
         build.check_hyperparameter_names(f"assess.validation_curve.{name}", name, sweep)
@@ -55,37 +55,31 @@ def main() -> None:
     fold_data = FoldData(features_of, y, splits, groups)
 
     def make_model(**hyperparameters):
-        return build.model(name, params["model"], seed, **{**trained["best_params"], **hyperparameters})
+        return build.model(name, params["model"], seed, **{**trained.best_params, **hyperparameters})
 
-    report = {"scoring": scorer.name, "model": name, "best_params": trained["best_params"]}
-    if rows.sample:
-        report["sample"] = rows.sample
-    search_scores = search["candidates"][search["best_index"]]["valid_scores"]
-    report["leakage"] = leakage_estimate(params, rows, make_model, scorer, search_scores, target.classifies)
-    report["temporal_leakage"] = temporal_leakage_estimate(params, rows, make_model, scorer, search_scores)
-    report["single_feature"] = single_feature_check(cfg, target, features_of, y, splits, seed)
-    print(f"assess: single features: {report['single_feature']['statement']}")
+    search_scores = search.candidates[search.best_index].valid_scores
+    leakage = leakage_estimate(params, rows, make_model, scorer, search_scores, target.classifies)
+    temporal_leakage = temporal_leakage_estimate(params, rows, make_model, scorer, search_scores)
+    single_feature = single_feature_check(cfg, target, features_of, y, splits, seed)
+    print(f"assess: single features: {single_feature.statement}")
     too_large = refit_limit(cfg, rows.n_training)  # why nested CV and the validation curve do not run, or None
-    report["nested"] = nested_report(params, target, scorer, rows, too_large)
-    report["learning_curve"], curve_rows = None, list[dict]()
+    nested = nested_report(params, target, scorer, rows, too_large)
+    learning_curve, curve_rows = None, list[dict]()
     if cfg["learning_curve"]:
         curve = learning_curves(features_of, y, splits, make_model, scorer, cfg["train_fractions"], seed)
-        report["learning_curve"], curve_rows = diagnosed(curve, scorer)
-    report["validation_curve"], sweep_rows = (
-        {"statement": f"not run: assess.validation_curve has no entry for {name}"},
-        [],
-    )
+        learning_curve, curve_rows = diagnosed(curve, scorer)
+    swept, sweep_rows = SweepNote(statement=f"not run: assess.validation_curve has no entry for {name}"), []
     if sweep and too_large:
-        report["validation_curve"] = {"statement": too_large}
+        swept = SweepNote(statement=too_large)
         print(f"assess: validation curve {too_large}")
     elif sweep:
         [(parameter, values)] = sweep.items()
-        searched = [] if rows.sample else search["candidates"]  # scored on these folds, unless assess samples rows
-        sweep_rows = validation_sweep(
-            make_model(), trained["best_params"], parameter, values, fold_data, scorer, searched
-        )
-        report["validation_curve"] = {"parameter": parameter, "values": values}
-    Assessment(**report).write()
+        searched = [] if rows.sample else [c.to_json() for c in search.candidates]  # scored on these folds
+        sweep_rows = validation_sweep(make_model(), trained.best_params, parameter, values, fold_data, scorer, searched)
+        swept = SweepNote(parameter=parameter, values=values)
+    Assessment(scoring=scorer.name, model=name, best_params=trained.best_params, leakage=leakage,
+               temporal_leakage=temporal_leakage, single_feature=single_feature, nested=nested,
+               learning_curve=learning_curve, validation_curve=swept, sample=rows.sample or None).write()  # fmt: skip
     write_json(curve_rows, paths.LEARNING_CURVE)
     write_json(sweep_rows, paths.SWEEP_CURVE)
 

@@ -77,7 +77,8 @@ def main() -> None:
     metrics["comparison"] = versus_runner_up(
         params["model"], params["seed"], trained, target, y_train, y, predictor.model
     )
-    numeric, categorical = (FeaturesReport.read()[kind] for kind in ("numeric", "categorical"))
+    inputs = FeaturesReport.read()
+    numeric, categorical = inputs.numeric, inputs.categorical
     group = [data["group"]] if data["group"] else []
     columns = [*numeric, *categorical, *group]
     train, test = (read_parquet(path, "split", columns=columns) for path in (paths.TRAIN, paths.TEST))

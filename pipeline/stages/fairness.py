@@ -72,7 +72,7 @@ def audit_decisions(target: Classification, params: dict, predictor, test: pd.Da
     del train  # the refit below holds every training row's features; not these columns as well
     trained = TrainMetrics.read()
     reweighed = reweighing(target, predictor, rows, y_train, weighting, y, test_labels, decision,
-                           cfg["reweighing"], trained["model"], trained["best_params"])  # fmt: skip
+                           cfg["reweighing"], trained.model, trained.best_params)  # fmt: skip
     audited = {"attributes": attributes, "mitigation": mitigation, "reweighing": reweighed}
     for line in summary_lines(audited, criterion):
         print(line)

@@ -5,6 +5,7 @@ DVC and MLflow compare (pipeline/reporting/headline.py)."""
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from pipeline.core import paths
@@ -23,8 +24,7 @@ OUTPUT_SECTIONS = ("seed", "data", "validate", "clean", "split", "features", "mo
 
 def main() -> None:
     params = load_params()
-    r = report_inputs()
-    r["params_sha256"], r["code_trees"] = params_sha256(params, OUTPUT_SECTIONS), code_trees()
+    r = replace(report_inputs(), params_sha256=params_sha256(params, OUTPUT_SECTIONS), code_trees=code_trees())
     figs = make_figures(r)
     paths.FIGURES_DIR.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=paths.FIGURES_DIR.parent) as staging:
@@ -34,9 +34,7 @@ def main() -> None:
             (fresh / name).write_bytes(png)
         replace_directory(fresh, paths.FIGURES_DIR)
     write_text(build_html(params, r, figs), paths.REPORT_HTML)
-    write_json(
-        headline(r["target"], r["train"], r["calibration"], r["test"], r["fairness"], r["assessment"]), paths.HEADLINE
-    )
+    write_json(headline(r.target, r.train, r.calibration, r.test, r.fairness, r.assessment), paths.HEADLINE)
     print(f"report: {paths.REPORT_HTML} with {len(figs)} figures")
 
 

@@ -71,9 +71,9 @@ def main() -> None:
     made.target.write(paths.TARGET)
     replace(made.report, copies_across_split=copies).write()
     time = made.report.time
-    if time and time["note"]:
-        print(f"split: note: {time['note']}")
-    thinned = [k for k, s in enumerate(time["splits"]) if s["rows_purged"] > s["rows_fitted"]] if time else []
+    if time and time.note:
+        print(f"split: note: {time.note}")
+    thinned = [k for k, s in enumerate(time.splits) if s["rows_purged"] > s["rows_fitted"]] if time else []
     if thinned:
         print(
             f"split: warning: splits {thinned} fit on fewer rows than they leave out for {data['group']} values "
@@ -81,12 +81,12 @@ def main() -> None:
             "time-ordered folds validate on ids the model has not seen; set data.group: null to validate later "
             "periods of the same ids instead"
         )
-    if copies["warning"]:
-        print(f"split: warning: {copies['warning']}")
+    if copies.warning:
+        print(f"split: warning: {copies.warning}")
     print(
         f"split: {len(made.train)} training rows in {len(made.splits)} {made.report.strategy} splits, "
         f"{len(made.test)} test rows"
-        + (f" (from {data['time']} {made.report.time['cut']} on)" if made.report.time else "")
+        + (f" (from {data['time']} {made.report.time.cut} on)" if made.report.time else "")
         + f"; {made.target.describe()}"
     )
 

@@ -20,7 +20,6 @@ from pipeline.core.errors import run_stage
 from pipeline.core.frames import score_columns
 from pipeline.core.io import read_parquet, write_estimators, write_json, write_parquet
 from pipeline.core.partitions import data_mode
-from pipeline.core.records import SearchReport
 from pipeline.core.task import Target
 from pipeline.steps import folds
 from pipeline.steps.comparison import choose_model, summary_lines
@@ -93,7 +92,7 @@ def main() -> None:
     write_estimators(fold_models, paths.FOLD_MODELS)
     write_parquet(oof, paths.OOF_PREDICTIONS)
     search_report, curve = search_reports(results, best_i, scorer)
-    SearchReport(**search_report).write()
+    search_report.write()
     write_json(curve, paths.VALIDATION_CURVE)
     metrics.write()
 

@@ -67,7 +67,15 @@ from ..core import build, paths
 from ..core.frames import feature_columns, raw_matrix
 from ..core.io import read_estimators, read_parquet
 from ..core.progress import Progress
-from ..core.records import FeaturesReport
+from ..core.records import (
+    CurveDiagnosis,
+    FeaturesReport,
+    Leakage,
+    LearningCurve,
+    NestedCV,
+    SingleFeature,
+    TemporalLeakage,
+)
 from ..core.timeline import time_axis
 from . import folds
 from .feature_blocks import read_rows, split_features, stated_sample, transformed, within
@@ -141,8 +149,8 @@ def assessed_rows(cfg: dict, data: dict, target, seed: int) -> AssessedRows:
     sample = f"on {len(rows):,} of the {len(y):,} training rows (whole groups, a seeded sample): assess.max_rows"
     print(f"assess: {sample}")
     inputs = FeaturesReport.read()
-    frame = read_rows(paths.TRAIN, rows, columns=[*inputs["numeric"], *inputs["categorical"]])
-    X_raw = raw_matrix(frame, inputs["numeric"], inputs["categorical"])
+    frame = read_rows(paths.TRAIN, rows, columns=[*inputs.numeric, *inputs.categorical])
+    X_raw = raw_matrix(frame, inputs.numeric, inputs.categorical)
     features_of = partial(transformed, read_estimators(paths.FOLD_FEATURES, "features"), X_raw)
     return AssessedRows(
         len(y),
@@ -151,12 +159,12 @@ def assessed_rows(cfg: dict, data: dict, target, seed: int) -> AssessedRows:
         within(splits, rows),
         features_of,
         sample,
-        (X_raw, inputs["numeric"], inputs["categorical"]),
+        (X_raw, inputs.numeric, inputs.categorical),
         None if time is None else time[rows],
     )
 
 
-def leakage_estimate(params: dict, rows: AssessedRows, make_model, scorer, search_scores, stratify: bool) -> dict:
+def leakage_estimate(params: dict, rows: AssessedRows, make_model, scorer, search_scores, stratify: bool) -> Leakage:
     """assessment.json's "leakage": the chosen configuration scored by a row-level CV of the assessed training rows
     (their raw columns read here and released after, or the sample's) beside the grouped CV's fold scores of the same
     rows, with the inflation's interval and a sentence; or why it was not estimated."""
@@ -169,7 +177,7 @@ def leakage_estimate(params: dict, rows: AssessedRows, make_model, scorer, searc
             if not params["assess"]["leakage"]
             else "data.time orders the folds (the temporal estimate re-splits them at random, by whole groups)"
         )
-        return {"statement": f"not estimated: {why}"}
+        return Leakage(statement=f"not estimated: {why}")
     X_raw, make_features = raw_inputs(params, rows)
     grouped_scores = rows.grouped_scores(search_scores, make_model, scorer)
     splitter = inner_splitter(params["split"]["n_splits"], grouped=False, stratify=stratify, random_state=seed)
@@ -183,9 +191,9 @@ def leakage_estimate(params: dict, rows: AssessedRows, make_model, scorer, searc
         "row-level CV (leakage estimate)",
     )
     result = inflation(row_scores, grouped_scores, scorer.greater_is_better)
-    result["statement"] = leakage_sentence(result, scorer.name, data["group"])
-    print(f"assess: leakage estimate: {result['statement']}")
-    return result
+    estimate = Leakage(statement=leakage_sentence(result, scorer.name, data["group"]), **result)
+    print(f"assess: leakage estimate: {estimate.statement}")
+    return estimate
 
 
 def shuffled_splits(splits: list, groups: np.ndarray | None, seed: int) -> list:
@@ -208,15 +216,15 @@ def shuffled_splits(splits: list, groups: np.ndarray | None, seed: int) -> list:
     return out
 
 
-def temporal_leakage_estimate(params: dict, rows: AssessedRows, make_model, scorer, search_scores) -> dict:
+def temporal_leakage_estimate(params: dict, rows: AssessedRows, make_model, scorer, search_scores) -> TemporalLeakage:
     """assessment.json's "temporal_leakage" (data.time): each forward-chaining split's rows re-split at random with
     the same sizes (whole groups with data.group), the chosen configuration refitted on each, minus the time-ordered
     score of the same split: how much a random split of these rows would flatter the model, with a paired t interval
     over the splits; or why it was not estimated."""
     if rows.time is None:
-        return {"statement": "not estimated: data.time is null"}
+        return TemporalLeakage(statement="not estimated: data.time is null")
     if not params["assess"]["leakage"]:
-        return {"statement": "not estimated: assess.leakage is false"}
+        return TemporalLeakage(statement="not estimated: assess.leakage is false")
     X_raw, make_features = raw_inputs(params, rows)
     ordered = rows.grouped_scores(search_scores, make_model, scorer)
     shuffled = shuffled_splits(rows.splits, rows.groups, params["seed"])
@@ -227,38 +235,39 @@ def temporal_leakage_estimate(params: dict, rows: AssessedRows, make_model, scor
     d = sign * (np.asarray(random_scores) - np.asarray(ordered))
     half = float(stdtrit(d.size - 1, 0.975) * d.std(ddof=1) / math.sqrt(d.size))
     low, high = float(d.mean() - half), float(d.mean() + half)
-    result = {
-        "random_mean": float(np.mean(random_scores)),
-        "ordered_mean": float(np.mean(ordered)),
-        "inflation": float(d.mean()),
-        "interval": [low, high],
-        "confidence_level": 0.95,
-        "n_splits": int(d.size),
-        "random_scores": list(map(float, random_scores)),
-        "ordered_scores": list(map(float, ordered)),
-    }
-    column, claimed = params["data"]["time"], f"{result['random_mean']:.4f}"
+    random_mean, ordered_mean = float(np.mean(random_scores)), float(np.mean(ordered))
+    column, claimed = params["data"]["time"], f"{random_mean:.4f}"
     if low > 0:
         verdict = (
             f"random splits of the same rows would have claimed {claimed}: {d.mean():.4f} more ({low:.4f} to "
-            f"{high:.4f}, {d.size} paired splits) than the time-ordered {result['ordered_mean']:.4f}. A model that "
+            f"{high:.4f}, {d.size} paired splits) than the time-ordered {ordered_mean:.4f}. A model that "
             f"sees later {column} values learns the period; the time-ordered figure is the honest one"
         )
     elif high < 0:
         verdict = (
             f"random splits of the same rows score {claimed}, {-d.mean():.4f} less ({low:.4f} to {high:.4f}, "
-            f"{d.size} paired splits) than the time-ordered {result['ordered_mean']:.4f}: no flattery from mixing "
+            f"{d.size} paired splits) than the time-ordered {ordered_mean:.4f}: no flattery from mixing "
             "periods here"
         )
     else:
         verdict = (
-            f"random splits of the same rows score {claimed} against the time-ordered {result['ordered_mean']:.4f} "
+            f"random splits of the same rows score {claimed} against the time-ordered {ordered_mean:.4f} "
             f"(difference {d.mean():.4f}, interval {low:.4f} to {high:.4f}, {d.size} paired splits): inconclusive, "
             "the difference is within the split-to-split noise"
         )
-    result["statement"] = f"{scorer.name}: {verdict}."
-    print(f"assess: temporal leakage estimate: {result['statement']}")
-    return result
+    estimate = TemporalLeakage(
+        statement=f"{scorer.name}: {verdict}.",
+        random_mean=random_mean,
+        ordered_mean=ordered_mean,
+        inflation=float(d.mean()),
+        interval=[low, high],
+        confidence_level=0.95,
+        n_splits=int(d.size),
+        random_scores=list(map(float, random_scores)),
+        ordered_scores=list(map(float, ordered)),
+    )
+    print(f"assess: temporal leakage estimate: {estimate.statement}")
+    return estimate
 
 
 def inflation(row_scores, grouped_scores, greater_is_better: bool, level: float = 0.95) -> dict:
@@ -334,7 +343,7 @@ def t_interval(values, level: float = 0.95) -> list[float]:
     return [float(v.mean() - half), float(v.mean() + half)]
 
 
-def diagnosis(curve: dict, greater_is_better: bool) -> dict:
+def diagnosis(curve: dict, greater_is_better: bool) -> CurveDiagnosis:
     """high_variance | no_overfitting | inconclusive, from the per-split gaps and rises (the module's rule), with
     the figures and intervals behind the verdict."""
     sign = 1.0 if greater_is_better else -1.0
@@ -367,25 +376,25 @@ def diagnosis(curve: dict, greater_is_better: bool) -> dict:
             "inconclusive: the gap and the rise are within the split-to-split noise; more splits (split.n_repeats) "
             "or more data would narrow them"
         )
-    return {
-        "outcome": outcome,
-        "verdict": f"{verdict} ({figures})",
-        "train_valid_gap": gap,
-        "gap_interval": gap_interval,
-        "last_rise": rise,
-        "rise_interval": rise_interval,
-        "tolerance": tolerance,
-        "confidence_level": 0.95,
-    }
+    return CurveDiagnosis(
+        outcome=outcome,
+        verdict=f"{verdict} ({figures})",
+        train_valid_gap=gap,
+        gap_interval=gap_interval,
+        last_rise=rise,
+        rise_interval=rise_interval,
+        tolerance=tolerance,
+        confidence_level=0.95,
+    )
 
 
-def diagnosed(curve: dict, scorer) -> tuple[dict, list[dict]]:
+def diagnosed(curve: dict, scorer) -> tuple[LearningCurve, list[dict]]:
     """The learning curve with its diagnosis (printed), and its plot rows."""
-    report = {**curve, "diagnosis": diagnosis(curve, scorer.greater_is_better)}
+    report = LearningCurve(**curve, diagnosis=diagnosis(curve, scorer.greater_is_better))
     print(
         f"assess: learning curve ({scorer.name}) validation "
         + ", ".join(f"{f:g}: {v:.4f}" for f, v in zip(curve["fractions"], curve["valid_mean"]))
-        + f"; {report['diagnosis']['verdict']}"
+        + f"; {report.diagnosis.verdict}"
     )
     rows = [
         {"fraction": f, "rows": n, "train": t, "valid": v}
@@ -394,13 +403,13 @@ def diagnosed(curve: dict, scorer) -> tuple[dict, list[dict]]:
     return report, rows
 
 
-def nested_report(params: dict, target, scorer, rows: AssessedRows, too_large: str | None) -> dict:
+def nested_report(params: dict, target, scorer, rows: AssessedRows, too_large: str | None) -> NestedCV:
     """assessment.json's "nested": nested CV around the whole selection (every model of model.candidates, chosen
     between by model.selection as train chose), printed; or why it did not run (too_large: refit_limit's reason)."""
     cfg, seed = params["assess"], params["seed"]
     if not cfg["nested"] or too_large:
-        nested = {"statement": too_large or "off (assess.nested: false)"}
-        print(f"assess: nested CV is {nested['statement']}")
+        nested = NestedCV(statement=too_large or "off (assess.nested: false)")
+        print(f"assess: nested CV is {nested.statement}")
         return nested
     from .comparison import compare
     from .training import candidate_params
@@ -416,13 +425,13 @@ def nested_report(params: dict, target, scorer, rows: AssessedRows, too_large: s
 
     nested = nested_scores(rows, models, select, scorer, cfg["inner_splits"], seed, target.classifies,
                            params["split"]["gap"])  # fmt: skip
-    if "statement" in nested:
-        print(f"assess: nested CV is {nested['statement']}")
+    if nested.statement is not None:
+        print(f"assess: nested CV is {nested.statement}")
     else:
-        left_out = nested.get("splits_left_out")
+        left_out = nested.splits_left_out
         print(
-            f"assess: nested CV {scorer.name} {nested['outer_mean']:.4f} ± {nested['outer_std']:.4f} (inner best "
-            f"{nested['inner_best_mean']:.4f}, optimism {nested['optimism']:.4f})"
+            f"assess: nested CV {scorer.name} {nested.outer_mean:.4f} ± {nested.outer_std:.4f} (inner best "
+            f"{nested.inner_best_mean:.4f}, optimism {nested.optimism:.4f})"
             + (f"; splits {left_out} left out: too few distinct times for inner folds" if left_out else "")
         )
     return nested
@@ -430,7 +439,7 @@ def nested_report(params: dict, target, scorer, rows: AssessedRows, too_large: s
 
 def nested_scores(
     rows: AssessedRows, models: dict, select, scorer, inner_splits: int, seed: int, stratify: bool, gap: float = 0.0
-) -> dict:
+) -> NestedCV:
     """Outer score (the selection's choice, refitted, on the split's validation part) and inner best score per split
     of the assessed rows (rows.features_of(k): every training row in split k's features); models: {name: (an
     unfitted model, its candidates)}; select({name: its search's best result}, {name: (n_train, n_test) mean inner
@@ -446,8 +455,9 @@ def nested_scores(
         ]
         left_out = [k for k, cv in enumerate(inner) if not cv]
         if len(splits) - len(left_out) < 2:
-            return {"statement": f"not evaluated: the training parts of splits {left_out} hold too few distinct times "
-                    "of data.time for inner forward-chaining folds (two outer splits are needed)"}  # fmt: skip
+            why = (f"not evaluated: the training parts of splits {left_out} hold too few distinct times of data.time "
+                   "for inner forward-chaining folds (two outer splits are needed)")  # fmt: skip
+            return NestedCV(statement=why)
     n_candidates = sum(len(c) for _, c in models.values())
     progress = Progress(
         f"assess: nested CV ({len(splits)} outer x {inner_splits} inner folds x {n_candidates} candidates"
@@ -477,18 +487,18 @@ def nested_scores(
         del X
         progress(k + 1, len(splits))
     sign = 1.0 if scorer.greater_is_better else -1.0
-    return {
-        "outer_scores": outer,
-        "inner_best_scores": best_inner,
-        "chosen_params": chosen,
-        "models": list(models),
-        "outer_mean": float(np.mean(outer)),
-        "outer_std": float(np.std(outer)),
-        "inner_best_mean": float(np.mean(best_inner)),
-        "optimism": float(sign * (np.mean(best_inner) - np.mean(outer))),
-        "inner_splits": inner_splits,
-        **({"splits_left_out": left_out} if time is not None and left_out else {}),
-    }
+    return NestedCV(
+        outer_scores=outer,
+        inner_best_scores=best_inner,
+        chosen_params=chosen,
+        models=list(models),
+        outer_mean=float(np.mean(outer)),
+        outer_std=float(np.std(outer)),
+        inner_best_mean=float(np.mean(best_inner)),
+        optimism=float(sign * (np.mean(best_inner) - np.mean(outer))),
+        inner_splits=inner_splits,
+        splits_left_out=left_out if time is not None and left_out else None,
+    )
 
 
 def single_feature_scores(split_matrix, names_of, y, splits, scorer, tree_name: str, seed: int) -> dict:
@@ -519,11 +529,13 @@ def raw_column(feature: str, columns: list[str]) -> str:
     return feature
 
 
-def leaky_features(scores: dict, bound: float | None, legitimate: list[str], columns: list[str], metric: str) -> dict:
+def leaky_features(
+    scores: dict, bound: float | None, legitimate: list[str], columns: list[str], metric: str
+) -> SingleFeature:
     """assessment.json's "single_feature": the scores, the feature columns at or beyond the bound, and which of them
     are declared legitimate (assess.legitimate_features, by data column); `flagged` holds the others."""
     if bound is None:
-        return {"statement": "not checked (assess.single_feature_bound: null)", "flagged": []}
+        return SingleFeature(statement="not checked (assess.single_feature_bound: null)", flagged=[])
     beyond = {f: s for f, s in scores.items() if s >= bound}
     flagged = sorted(f for f in beyond if raw_column(f, columns) not in legitimate)
     allowed = sorted(set(beyond) - set(flagged))
@@ -539,8 +551,8 @@ def leaky_features(scores: dict, bound: float | None, legitimate: list[str], col
         statement = f"no feature alone reaches {metric} {bound} (strongest alone: {best})"
         if allowed:
             statement += f"; declared legitimate: {', '.join(allowed)}"
-    return {"metric": metric, "bound": bound, "scores": scores, "flagged": flagged, "legitimate": allowed,
-            "statement": statement}  # fmt: skip
+    return SingleFeature(statement=statement, flagged=flagged, metric=metric, bound=bound, scores=scores,
+                         legitimate=allowed)  # fmt: skip
 
 
 def refit_limit(cfg: dict, n_rows: int) -> str | None:

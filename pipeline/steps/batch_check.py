@@ -48,7 +48,8 @@ def check_batch(params: dict, path: str) -> dict:
     except ContractError as exc:
         raise PipelineError(f"monitor: {source}: the served model would refuse this batch: {exc}") from None
     flags = served["flags"].astype(str)
-    numeric, categorical = (FeaturesReport.read()[kind] for kind in ("numeric", "categorical"))
+    inputs = FeaturesReport.read()
+    numeric, categorical = inputs.numeric, inputs.categorical
     group = [data["group"]] if data["group"] else []
     train = read_parquet(paths.TRAIN, "split", columns=[*numeric, *categorical, *group])
     shift = prediction_shift(target, predictor, read_parquet(paths.TEST_PREDICTIONS, "evaluate"), served)

@@ -30,6 +30,7 @@ from mllib.metrics import bootstrap_intervals, get_scorer, precision_recall_curv
 
 from ..core.build import component_seed
 from ..core.frames import proba_columns, score_columns
+from ..core.records import TrainMetrics
 from ..core.summaries import binning_spec, calibration_report, group_calibration, reliability_rows
 from ..core.task import Classification, Target
 
@@ -131,17 +132,19 @@ def against_no_skill(target: Classification, y: np.ndarray, decision: np.ndarray
     }
 
 
-def gap_report(train_metrics: dict, target: Target, y: np.ndarray, P: np.ndarray | None, decision: np.ndarray) -> dict:
+def gap_report(
+    train_metrics: TrainMetrics, target: Target, y: np.ndarray, P: np.ndarray | None, decision: np.ndarray
+) -> dict:
     """The search's scorer on test beside its cross-validated mean and standard deviation; P: (n, K) probabilities
     (None for a regression target, whose predictions are `decision`)."""
-    scorer = get_scorer(train_metrics["scoring"])
+    scorer = get_scorer(train_metrics.scoring)
     test_value = scorer.score(y, target.scorer_input(scorer, P, decision))
-    gap = train_metrics["cv_mean"] - test_value
-    within = abs(gap) <= 2 * train_metrics["cv_std"]
+    gap = train_metrics.cv_mean - test_value
+    within = abs(gap) <= 2 * train_metrics.cv_std
     return {
         "scoring": scorer.name,
-        "cv_mean": train_metrics["cv_mean"],
-        "cv_std": train_metrics["cv_std"],
+        "cv_mean": train_metrics.cv_mean,
+        "cv_std": train_metrics.cv_std,
         "test": test_value,
         "gap": gap,
         "diagnosis": "within CV variation" if within else GAP_DIAGNOSIS,
@@ -252,7 +255,7 @@ def test_metrics(
     sets: np.ndarray,
     params: dict,
     groupings: dict,
-    train_metrics: dict,
+    train_metrics: TrainMetrics,
     rule: dict,
     y_train: np.ndarray,
     clusters: np.ndarray | None = None,

@@ -33,6 +33,7 @@ from mllib.fairness import (
 
 from ..core import paths
 from ..core.frames import attribute_labels
+from ..core.records import FairnessBootstrap
 from ..core.summaries import GROUP_RATES
 from ..core.task import Binary, Classification, Multiclass, Regression, Target, per_kind
 
@@ -56,12 +57,9 @@ def report_header(target: Target, predictor, cfg: dict, seed: int, group: str | 
         "decision_rule": getattr(predictor, "rule_", None),
         "decision_threshold": getattr(predictor, "decision_threshold_", None),
         "min_group_size": cfg["min_group_size"],
-        "bootstrap": {
-            "n_boot": cfg["n_boot"],
-            "confidence_level": cfg["confidence_level"],
-            "seed": seed,
-            "cluster": group,
-        },
+        "bootstrap": FairnessBootstrap(
+            n_boot=cfg["n_boot"], confidence_level=cfg["confidence_level"], seed=seed, cluster=group
+        ),
     }
 
 

@@ -22,7 +22,7 @@ from mllib.model_selection import (
 from pipeline.core import build, paths
 from pipeline.core.errors import PipelineError
 from pipeline.core.frames import row_hashes
-from pipeline.core.records import SplitReport
+from pipeline.core.records import CopiesAcrossSplit, SplitReport, SplitTime, TrainTest
 from pipeline.core.task import Target
 from pipeline.core.task_inference import infer_target
 from pipeline.core.timeline import shown, time_axis
@@ -119,20 +119,20 @@ def check_enough_times(splits: list, cfg: dict, data: dict) -> list[str]:
     return []
 
 
-def time_summary(held: dict, time: np.ndarray, unit: str, splits: list, data: dict, cfg: dict) -> dict:
+def time_summary(held: dict, time: np.ndarray, unit: str, splits: list, data: dict, cfg: dict) -> SplitTime:
     """split.json's "time": the cut, the gap, each part's span (as the report shows them), the rows in neither part,
     and per split the last fitting time and the first validation time (forward chaining; in `unit`)."""
     train_time, test_time = time[held["train"]], time[held["test"]]
-    return {
-        "column": data["time"],
-        "unit": unit,
-        "cut": shown(held["cut"], unit),
-        "gap": cfg["gap"],
-        "train_span": [shown(train_time.min(), unit), shown(train_time.max(), unit)],
-        "test_span": [shown(test_time.min(), unit), shown(test_time.max(), unit)],
-        "rows_in_gap": int(held["in_gap"].size),
-        "rows_purged": int(held["purged"].size),
-        "splits": [
+    return SplitTime(
+        column=data["time"],
+        unit=unit,
+        cut=shown(held["cut"], unit),
+        gap=cfg["gap"],
+        train_span=[shown(train_time.min(), unit), shown(train_time.max(), unit)],
+        test_span=[shown(test_time.min(), unit), shown(test_time.max(), unit)],
+        rows_in_gap=int(held["in_gap"].size),
+        rows_purged=int(held["purged"].size),
+        splits=[
             {
                 "last_fit": float(train_time[fit].max()),
                 "first_valid": float(train_time[valid].min()),
@@ -142,8 +142,8 @@ def time_summary(held: dict, time: np.ndarray, unit: str, splits: list, data: di
             }
             for fit, valid in splits
         ],
-        "note": left_out_note(held, cfg, data),
-    }
+        note=left_out_note(held, cfg, data),
+    )
 
 
 def left_out_note(held: dict, cfg: dict, data: dict) -> str | None:
@@ -156,9 +156,9 @@ def left_out_note(held: dict, cfg: dict, data: dict) -> str | None:
     return " and ".join(parts) + " are in neither part (not trained on, not tested)" if parts else None
 
 
-def target_summary(target: Target, y_train: np.ndarray, y_test: np.ndarray) -> dict:
+def target_summary(target: Target, y_train: np.ndarray, y_test: np.ndarray) -> TrainTest:
     """The class shares of the training and test rows, or a regression target's mean, std and range."""
-    return {"train": target.shares(y_train), "test": target.shares(y_test)}
+    return TrainTest(train=target.shares(y_train), test=target.shares(y_test))
 
 
 TEST_FRACTION_TOLERANCE = 0.05  # achieved test share beyond split.test_size +- this: said in the run and the card
@@ -183,7 +183,7 @@ def test_fraction_note(achieved: float, asked: float, group: str | None, groups)
 COPY_WARNING = 0.01  # a test set with more than this share of copies of training rows is flagged
 
 
-def copies_across_split(test_frames, train_frames, group: str | None) -> dict:
+def copies_across_split(test_frames, train_frames, group: str | None) -> CopiesAcrossSplit:
     """Test rows equal to a training row in every column but the row id and data.group (the model's inputs and the
     target, as clean wrote them): the test score on those rows measures recall of the training rows, not
     generalisation to new ones. Frames: the test rows, then the training rows, in pieces (a partitioned table's
@@ -198,19 +198,19 @@ def copies_across_split(test_frames, train_frames, group: str | None) -> dict:
     for frame in train_frames:
         copied |= np.isin(test, digests(frame))
     count, share = int(copied.sum()), float(copied.mean()) if test.size else 0.0
-    return {
-        "test_rows": count,
-        "of": int(test.size),
-        "share": share,
-        "columns": "every column but the row id" + (f" and {group}" if group else "") + ", the target included",
-        "warning": (
+    return CopiesAcrossSplit(
+        test_rows=count,
+        of=int(test.size),
+        share=share,
+        columns="every column but the row id" + (f" and {group}" if group else "") + ", the target included",
+        warning=(
             f"{count} of {test.size} test rows ({share:.1%}) are exact copies of training rows, target included: the "
             "test figures partly measure how well the model recalls rows it was fitted on. Copies that are one "
             "record entered twice belong together: data.group names the id that keeps them on one side"
             if share > COPY_WARNING
             else None
         ),
-    }
+    )
 
 
 @dataclass
@@ -295,11 +295,11 @@ def split_rows(df: pd.DataFrame, data: dict, cfg: dict, seed: int) -> Splits:
         test_fraction_note=fraction_note,
         task=target.task,
         classes=target.classes,
-        rows={"train": len(train_idx), "test": len(test_idx)},
+        rows=TrainTest(train=len(train_idx), test=len(test_idx)),
         target=target_summary(target, y_train, y[test_idx]),
         groups=None
         if groups is None or groups_train is None
-        else {"train": n_groups(groups_train), "test": n_groups(groups[test_idx])},
+        else TrainTest(train=n_groups(groups_train), test=n_groups(groups[test_idx])),
         rows_never_validated=int(len(train_idx) - np.unique(validated).size),
         time=None
         if held is None or time is None or unit is None

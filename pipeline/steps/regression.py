@@ -15,6 +15,7 @@ from mllib.conformal import CVPlusRegressor, SplitConformalRegressor, interval_s
 from mllib.deploy import DeployedRegressor
 
 from ..core.errors import PipelineError
+from ..core.records import TrainMetrics
 from ..core.task import Regression
 from .evaluation import gap_report, with_intervals
 
@@ -84,7 +85,7 @@ def test_report(
     predictor: DeployedRegressor,
     outputs: dict,
     y: np.ndarray,
-    train_metrics: dict,
+    train_metrics: TrainMetrics,
     y_train,
     params: dict,
     clusters: np.ndarray | None = None,

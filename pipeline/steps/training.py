@@ -17,7 +17,7 @@ from mllib.model_selection import (
 
 from ..core import build
 from ..core.progress import Progress
-from ..core.records import TrainMetrics
+from ..core.records import Baseline, Candidate, NotConverged, SearchReport, TrainMetrics
 
 
 def no_inputs(y: np.ndarray, splits: list[tuple]) -> FoldData:
@@ -111,14 +111,11 @@ def pooled_score(result: dict, y: np.ndarray, splits: list[tuple], scorer) -> di
     return {"pooled": pooled, "mean": mean, "standard_error": se, "unstable": unstable, "note": note}
 
 
-REPORTED = ("params", "rank", "train_scores", "valid_scores", "mean_train_score", "mean_valid_score", "std_valid_score",
-            "not_converged")  # fmt: skip
-
-
-def search_reports(results: list[dict], best_index: int, scorer) -> tuple[dict, list[dict]]:
+def search_reports(results: list[dict], best_index: int, scorer) -> tuple[SearchReport, list[dict]]:
     """reports/search.json (every candidate's fold scores) and the candidates' train / validation plot rows."""
-    report = {"scoring": scorer.name, "greater_is_better": scorer.greater_is_better, "best_index": best_index,
-              "candidates": [{k: r[k] for k in REPORTED} for r in results]}  # fmt: skip
+    reported = Candidate.field_names()
+    report = SearchReport(scoring=scorer.name, greater_is_better=scorer.greater_is_better, best_index=best_index,
+                          candidates=[Candidate(**{k: r[k] for k in reported}) for r in results])  # fmt: skip
     curve = [{"candidate": i, "params": ", ".join(f"{k}={v}" for k, v in r["params"].items()),
               "train": r["mean_train_score"], "valid": r["mean_valid_score"]}
              for i, r in enumerate(results)]  # fmt: skip
@@ -153,15 +150,13 @@ def train_metrics(
         best_params=best["params"],
         n_candidates=n_candidates,
         n_folds=n_folds,
-        not_converged={  # fits of the chosen configuration that stopped at an iteration cap
-            "folds": [w["fold"] for w in best["not_converged"]],
-            "refit": bool(refit_stopped),
-            "messages": sorted({w["message"] for w in best["not_converged"]} | set(refit_stopped)),
-        },
-        baseline={
-            "model": target.no_skill_name,
-            "cv_mean": baseline["mean_valid_score"],
-            "cv_std": baseline["std_valid_score"],
-        },
+        not_converged=NotConverged(
+            folds=[w["fold"] for w in best["not_converged"]],
+            refit=bool(refit_stopped),
+            messages=sorted({w["message"] for w in best["not_converged"]} | set(refit_stopped)),
+        ),
+        baseline=Baseline(
+            model=target.no_skill_name, cv_mean=baseline["mean_valid_score"], cv_std=baseline["std_valid_score"]
+        ),
         comparison=comparison,
     )

@@ -23,7 +23,7 @@ from ..core.errors import PipelineError
 from ..core.io import read_json, read_predictor
 from ..core.partitions import table_head
 from ..core.provenance import git
-from ..core.records import FeaturesReport, SearchReport, TrainMetrics
+from ..core.records import FairnessReport, FeaturesReport, SearchReport, TrainMetrics
 from ..core.task import Target
 from ..reporting.headline import flat, undefined_gaps
 from . import naming
@@ -249,17 +249,17 @@ def make_portable(mlflow, client, model) -> None:
         client.log_model_artifact(model.model_id, str(local))
 
 
-def log_candidates(mlflow, client, params: dict, search: dict, renamed: dict) -> None:
+def log_candidates(mlflow, client, params: dict, search: SearchReport, trained: TrainMetrics, renamed: dict) -> None:
     from mlflow.entities import Metric
 
-    scoring, now = search["scoring"], int(time.time() * 1000)
-    name = TrainMetrics.read()["model"]  # model.name with auto resolved for the task
-    for i, c in enumerate(search["candidates"]):
-        label = ", ".join(f"{k}={v}" for k, v in c["params"].items())
+    scoring, now = search.scoring, int(time.time() * 1000)
+    name = trained.model  # model.name with auto resolved for the task
+    for i, c in enumerate(search.candidates):
+        label = ", ".join(f"{k}={v}" for k, v in c.params.items())
         with mlflow.start_run(
             run_name=f"candidate {i}: {label}",
             nested=True,
-            tags={"pipeline.role": "candidate", "search.rank": str(c["rank"])},
+            tags={"pipeline.role": "candidate", "search.rank": str(c.rank)},
         ) as child:
             mlflow.log_params(
                 fitted_params(
@@ -267,7 +267,7 @@ def log_candidates(mlflow, client, params: dict, search: dict, renamed: dict) ->
                         "model.name": name,
                         **{
                             f"model.params.{k}": str(v)
-                            for k, v in {**params["model"]["params"].get(name, {}), **c["params"]}.items()
+                            for k, v in {**params["model"]["params"].get(name, {}), **c.params}.items()
                         },
                     },
                     renamed,
@@ -275,34 +275,37 @@ def log_candidates(mlflow, client, params: dict, search: dict, renamed: dict) ->
             )
             per_fold = [
                 Metric(f"{part}_{scoring}", float(v), now, fold)
-                for part, key in (("valid", "valid_scores"), ("train", "train_scores"))
-                for fold, v in enumerate(c[key])
+                for part, scores in (("valid", c.valid_scores), ("train", c.train_scores))
+                for fold, v in enumerate(scores)
             ]
             summary = [  # one naming scheme with the compared models' runs: <statistic>_<part>_<scoring>
-                Metric(metric_key(f"{k.removesuffix('_score')}_{scoring}"), float(c[k]), now, 0)
-                for k in ("mean_valid_score", "std_valid_score", "mean_train_score")
-            ]
+                Metric(metric_key(f"{k}_{scoring}"), float(v), now, 0)
+                for k, v in (("mean_valid", c.mean_valid_score), ("std_valid", c.std_valid_score),
+                             ("mean_train", c.mean_train_score))
+            ]  # fmt: skip
             client.log_batch(child.info.run_id, metrics=per_fold + summary)
-    comparison = TrainMetrics.read()["comparison"]
-    for m in (comparison or {}).get("models", []):  # model.candidates: one child run per compared model
+    comparison = trained.comparison
+    if comparison is None:
+        return
+    for m in comparison.models:  # model.candidates: one child run per compared model
         with mlflow.start_run(
-            run_name=f"compared model: {m['model']}",
+            run_name=f"compared model: {m.model}",
             nested=True,
             tags={
                 "pipeline.role": "compared model",
-                "comparison.rank": str(m["rank"]),
-                "comparison.chosen": str(m["model"] == comparison["chosen"]),
+                "comparison.rank": str(m.rank),
+                "comparison.chosen": str(m.model == comparison.chosen),
             },
         ) as child:
             mlflow.log_params(
                 fitted_params(
-                    {"model.name": m["model"], **{f"model.params.{k}": str(v) for k, v in m["params"].items()}}, renamed
+                    {"model.name": m.model, **{f"model.params.{k}": str(v) for k, v in m.params.items()}}, renamed
                 )
             )
-            metrics = [Metric(f"valid_{scoring}", v, now, fold) for fold, v in enumerate(m["valid_scores"])]
-            metrics += [Metric(f"mean_valid_{scoring}", m["mean"], now, 0)]
-            if "versus_best" in m:
-                metrics.append(Metric("corrected_t_test_p_value", m["versus_best"]["p_value"], now, 0))
+            metrics = [Metric(f"valid_{scoring}", v, now, fold) for fold, v in enumerate(m.valid_scores)]
+            metrics += [Metric(f"mean_valid_{scoring}", m.mean, now, 0)]
+            if m.versus_best is not None:
+                metrics.append(Metric("corrected_t_test_p_value", m.versus_best["p_value"], now, 0))
             client.log_batch(child.info.run_id, metrics=metrics)
 
 
@@ -346,15 +349,15 @@ def supersede(client, stale: list, by: str) -> None:
         client.set_tag(run.info.run_id, "pipeline.superseded_by", by)
 
 
-def run_warnings(trained: dict, calibration: dict) -> dict[str, str]:
+def run_warnings(trained: TrainMetrics, calibration: dict) -> dict[str, str]:
     """Tags of what the run must not hide (the model card says the same): a named calibration map worse than none,
     fits of the chosen model or the map that stopped at their iteration caps."""
     tags = {}
     if calibration.get("warning"):
         tags["warning.calibration"] = calibration["warning"][:5000]
-    stopped = trained.get("not_converged", {})
-    if stopped.get("folds") or stopped.get("refit"):
-        tags["warning.not_converged"] = "; ".join(stopped["messages"])[:5000]
+    stopped = trained.not_converged
+    if stopped.folds or stopped.refit:
+        tags["warning.not_converged"] = "; ".join(stopped.messages)[:5000]
     if calibration.get("not_converged"):
         tags["warning.calibration_not_converged"] = "; ".join(calibration["not_converged"])[:5000]
     return tags
@@ -376,8 +379,8 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
     tags = {
         "pipeline.state": key,
         "pipeline.role": "parent",
-        "task": trained["task"],
-        "model": trained["model"],
+        "task": trained.task,
+        "model": trained.model,
         **git_info(),
         "dvc.exp_name": os.environ.get("DVC_EXP_NAME", ""),
         **run_warnings(trained, calibration),
@@ -390,13 +393,13 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
     changed = naming.changed_params(params, naming.committed_params())
     settings = hyperparameters()
     commit = tags["git.commit"] if tags["git.commit"] != "unknown" else ""
-    tags[NOTE] = naming.run_description(trained["model"], settings, params, headline, changed, commit)
+    tags[NOTE] = naming.run_description(trained.model, settings, params, headline, changed, commit)
     tags["pipeline.params"] = naming.PARAMS_NOTE
     experiment = os.environ.get("DVC_EXP_NAME") or ("repro " + (commit[:8] or "outside git"))
     mlflow.set_experiment(experiment_id=exp_id)  # nested child runs follow the active experiment, not their parent
     renamed: dict[str, str] = {}  # names and values shortened to MLflow's limits -> the full ones
     with mlflow.start_run(run_name=naming.run_name(experiment, changed), tags=tags) as run:
-        mlflow.log_params(fitted_params(naming.defining_params(params, trained["model"], settings, changed), renamed))
+        mlflow.log_params(fitted_params(naming.defining_params(params, trained.model, settings, changed), renamed))
         mlflow.log_metrics({metric_key(k, renamed): v for k, v in figures.items()})
         mlflow.log_artifact(str(PARAMS_FILE))
         mlflow.log_dict(md5s, "dvc_md5s.json")
@@ -407,7 +410,7 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
             mlflow.log_input(dataset, context=context)
         model = log_model(mlflow, params)
         make_portable(mlflow, client, model)
-        log_candidates(mlflow, client, params, SearchReport.read(), renamed)
+        log_candidates(mlflow, client, params, SearchReport.read(), trained, renamed)
         if renamed:
             mlflow.log_dict(renamed, "mlflow_names.json")
     return run.info.run_id, model
@@ -419,7 +422,7 @@ def contract_of() -> dict[str, str]:
     inputs as a short tag (contract_tags), the whole list is a tag of its logged model (full_contract)."""
     target = read_json(paths.TARGET, "split")
     features = FeaturesReport.read()
-    inputs = [f"{c}:numeric" for c in features["numeric"]] + [f"{c}:categorical" for c in features["categorical"]]
+    inputs = [f"{c}:numeric" for c in features.numeric] + [f"{c}:categorical" for c in features.categorical]
     classes = f", classes {target['classes']}" if target["classes"] else ""
     return {
         "contract.target": f"{target['column']} ({target['task']}{classes})"[:5000],
@@ -462,7 +465,7 @@ def register(mlflow, client, name: str, model, run_id: str, target: Target, para
     best = best_champion(client, name, metric, contract)
     current_tags = full_contract(client, dict(current.tags), getattr(current, "source", None)) if current else None
     allow = promotion["allow_contract_change"]
-    undefined = undefined_gaps(target, read_json(paths.FAIRNESS_METRICS, "fairness"))
+    undefined = undefined_gaps(target, FairnessReport.read())
     checks = threshold_checks(figures, target, promotion, params["decision"]["cost_matrix"] is not None, undefined) + [
         champion_check(figures, target, best, promotion["tolerance"], current_tags, contract, allow),
         contract_check(contract, current_tags, allow),

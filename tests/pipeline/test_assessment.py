@@ -60,10 +60,10 @@ def _curve(train_full, valid_full, valid_half):
 )
 def test_diagnosis_has_an_inconclusive_outcome(train, valid, valid_half, outcome):
     result = diagnosis(_curve(train, valid, valid_half), greater_is_better=True)
-    assert result["outcome"] == outcome
+    assert result.outcome == outcome
     gaps = np.subtract(train, valid)
-    assert result["gap_interval"] == pytest.approx(list(stats.t.interval(0.95, 4, gaps.mean(), stats.sem(gaps))))
-    assert result["verdict"].startswith(
+    assert result.gap_interval == pytest.approx(list(stats.t.interval(0.95, 4, gaps.mean(), stats.sem(gaps))))
+    assert result.verdict.startswith(
         {"high_variance": "high variance", "no_overfitting": "no overfitting", "inconclusive": "inconclusive"}[outcome]
     )
 
@@ -72,8 +72,8 @@ def test_diagnosis_of_a_loss_flips_the_sign():
     # log loss: the train loss below the validation loss is the gap
     train, valid = [0.10, 0.11, 0.10, 0.09, 0.10], [0.45, 0.46, 0.44, 0.45, 0.47]
     result = diagnosis(_curve(train, valid, [0.5, 0.5, 0.5, 0.5, 0.5]), greater_is_better=False)
-    assert result["outcome"] == "high_variance" and result["train_valid_gap"] == pytest.approx(0.354)
-    assert "more data would help" in result["verdict"]  # the loss still falls with more data
+    assert result.outcome == "high_variance" and result.train_valid_gap == pytest.approx(0.354)
+    assert "more data would help" in result.verdict  # the loss still falls with more data
 
 
 def test_refitted_scores_refit_the_features_on_each_fold():
@@ -128,10 +128,10 @@ def test_a_column_equal_to_the_target_is_flagged_and_a_legitimate_one_is_not():
     assert scores["outcome=1"] == 1.0 and 0.55 < scores["age"] < 0.8 and scores["noise_missing"] < 0.6
     assert [raw_column(n, ["age", "outcome", "noise"]) for n in names] == ["age", "outcome", "noise"]
     flagged = leaky_features(scores, 0.98, [], ["age", "outcome", "noise"], "roc_auc")
-    assert flagged["flagged"] == ["outcome=1"] and "will not promote" in flagged["statement"]
+    assert flagged.flagged == ["outcome=1"] and "will not promote" in flagged.statement
     allowed = leaky_features(scores, 0.98, ["outcome"], ["age", "outcome", "noise"], "roc_auc")
-    assert allowed["flagged"] == [] and allowed["legitimate"] == ["outcome=1"] and "legitimate" in allowed["statement"]
-    assert leaky_features(scores, None, [], [], "")["flagged"] == []
+    assert allowed.flagged == [] and allowed.legitimate == ["outcome=1"] and "legitimate" in allowed.statement
+    assert leaky_features(scores, None, [], [], "").flagged == []
 
 
 def test_the_validation_curve_reuses_the_searchs_scores_and_equals_a_full_refit():

@@ -35,14 +35,14 @@ BEST = {
 
 def test_best_rule_and_one_standard_error_rule():
     chosen, report = compare(BEST, True, 800, 200, "best")
-    assert chosen == "complex" and report["runner_up"] == "simple"
-    assert [m["rank"] for m in report["models"]] == [2, 1, 3]
-    simple = report["models"][0]["versus_best"]
+    assert chosen == "complex" and report.runner_up == "simple"
+    assert [m.rank for m in report.models] == [2, 1, 3]
+    simple = report.models[0].versus_best
     assert simple == corrected_resampled_t_test(
         BEST["complex"]["valid_scores"], BEST["simple"]["valid_scores"], 800, 200
     )
     chosen, report = compare(BEST, True, 800, 200, "one_se")  # simple is 0.003 below: within one SE (0.01 / sqrt 5)
-    assert chosen == "simple" and report["runner_up"] == "complex" and report["best"] == "complex"
+    assert chosen == "simple" and report.runner_up == "complex" and report.best == "complex"
     assert compare(BEST, False, 800, 200, "best")[0] == "weak"  # a loss: lower is better
 
 
@@ -58,9 +58,9 @@ def test_the_corrected_t_test_gets_the_fractional_mean_split_sizes():
     searched = {name: ([r], 0) for name, r in BEST.items()}
     scorer = type("Scorer", (), {"greater_is_better": True, "name": "roc_auc"})()
     _, report = choose_model(searched, splits, scorer, "best")
-    assert (report["n_train"], report["n_test"]) == (638.4, 159.6)
+    assert (report.n_train, report.n_test) == (638.4, 159.6)
     expected = corrected_resampled_t_test(BEST["complex"]["valid_scores"], BEST["simple"]["valid_scores"], 638.4, 159.6)
-    assert report["models"][0]["versus_best"] == expected
+    assert report.models[0].versus_best == expected
 
 
 def test_candidates_through_the_pipeline(tmp_path, sample_csv, monkeypatch):

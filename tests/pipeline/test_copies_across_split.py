@@ -4,6 +4,8 @@ states the count. The issue's file: 183 of 1,165 test rows (15.7%) were exact co
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -30,11 +32,11 @@ def frames():
 def test_copies_are_counted_over_every_column_but_the_id_and_the_group():
     train, test = frames()
     copies = copies_across_split([test], [train], "pid")
-    assert (copies["test_rows"], copies["of"]) == (3, 5)  # rows 4, 5, 7
-    assert copies["share"] == pytest.approx(0.6)
-    assert copies["columns"] == "every column but the row id and pid, the target included"
-    assert "are exact copies of training rows" in copies["warning"] and "data.group" in copies["warning"]
-    assert copies_across_split([test], [train], None)["test_rows"] == 0  # with the ids compared, no row copies another
+    assert (copies.test_rows, copies.of) == (3, 5)  # rows 4, 5, 7
+    assert copies.share == pytest.approx(0.6)
+    assert copies.columns == "every column but the row id and pid, the target included"
+    assert "are exact copies of training rows" in copies.warning and "data.group" in copies.warning
+    assert copies_across_split([test], [train], None).test_rows == 0  # with the ids compared, no row copies another
 
 
 def test_pieces_give_the_same_count_as_whole_tables():
@@ -50,10 +52,10 @@ def test_no_warning_at_or_below_one_percent_and_the_card_says_what_it_found():
     train, test = frames()
     test = pd.concat([test.iloc[:1]] + [test.iloc[[2]].assign(x=float(i) + 10) for i in range(99)])  # 1 copy in 100
     copies = copies_across_split([test], [train], "pid")
-    assert (copies["test_rows"], copies["of"], copies["warning"]) == (1, 100, None)
+    assert (copies.test_rows, copies.of, copies.warning) == (1, 100, None)
     assert copies_note(copies) == "; 1 of 100 test rows (1.0%) copy a training row in every column but the row id " \
         "and pid, the target included"  # fmt: skip
-    none = {**copies, "test_rows": 0, "share": 0.0}
+    none = replace(copies, test_rows=0, share=0.0)
     assert copies_note(none) == "; no test row copies a training row"
     many = copies_across_split(*(lambda t, s: ([s], [t]))(*frames()), "pid")
     assert ". WARNING: 3 of 5 test rows (60.0%)" in copies_note(many)

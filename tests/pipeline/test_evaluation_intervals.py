@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import classification_target
+from partial_records import partial
 
+from pipeline.core.records import TrainMetrics
 from pipeline.steps import evaluation
 from pipeline.steps.evaluation import with_intervals
 
@@ -56,7 +58,7 @@ def test_seventeen_rows_that_separate_perfectly_are_not_certain():
     }
     rule = {"rule": "threshold", "threshold": 0.5, "cost_matrix": None, "plain_threshold": 0.5, "reject_threshold": 0.0,
             "set_coverage": 0.9}  # fmt: skip
-    train = {"scoring": "roc_auc", "cv_mean": 1.0, "cv_std": 0.0}
+    train = partial(TrainMetrics, {"scoring": "roc_auc", "cv_mean": 1.0, "cv_std": 0.0})
     sets, y_train = np.ones((17, 2), bool), np.r_[np.zeros(40, int), np.ones(20, int)]
     metrics, _ = evaluation.test_metrics(classification_target(2), y, P, P, decided, sets, params(), {}, train, rule,
                                          y_train)  # fmt: skip

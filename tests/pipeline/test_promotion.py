@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import pytest
+from partial_records import partial
 
+from pipeline.core.records import FairnessReport
 from pipeline.core.task import Target
 from pipeline.reporting.headline import fairness_gaps, flat
 from pipeline.tracking.promotion import champion_check, decide, threshold_checks
@@ -177,7 +179,7 @@ def test_headline_fairness_gaps_count_intersections_and_the_gate_reads_them():
             },
         },
     }
-    gaps = fairness_gaps(BINARY_TARGET, fairness)
+    gaps = fairness_gaps(BINARY_TARGET, partial(FairnessReport, fairness))
     assert gaps == {
         "sex.demographic_parity_gap": 0.1,
         "sex.equal_opportunity_gap": None,

@@ -11,7 +11,9 @@ import re
 
 import numpy as np
 import pytest
+from partial_records import partial, typed
 
+from pipeline.core.records import FairnessReport
 from pipeline.core.task import Target
 from pipeline.reporting import card, classification_fairness
 from pipeline.reporting import page as report
@@ -247,7 +249,7 @@ def _cells(card: dict) -> dict[str, str]:
 
 def test_model_card_content():
     params, r = _card_inputs()
-    cells = _cells(card.model_card(params, r, "thresholds pass"))
+    cells = _cells(card.model_card(params, typed(r), "thresholds pass"))
     assert list(cells) == [
         "Model",
         "Task",
@@ -326,7 +328,7 @@ def test_model_card_content():
 
 def test_mitigation_summary_without_mitigation_or_refit():
     fairness = {"mitigation": {"criterion": "none"}, "reweighing": {"refit": False, "weights": {}}}
-    assert classification_fairness.mitigation_summary(fairness, ["female"]) == "none applied"
+    assert classification_fairness.mitigation_summary(partial(FairnessReport, fairness), ["female"]) == "none applied"
     fairness["reweighing"] = {
         "refit": True,
         "applied": True,
@@ -335,22 +337,22 @@ def test_mitigation_summary_without_mitigation_or_refit():
             "attributes": {"female": {"demographic_parity": {"gap_before": 0.3, "gap_after": 0.1}}},
         },
     }
-    assert classification_fairness.mitigation_summary(fairness, ["female"]) == (
+    assert classification_fairness.mitigation_summary(partial(FairnessReport, fairness), ["female"]) == (
         "By female, test demographic_parity gap: reweighing 0.3000 -> 0.1000 (accuracy cost 0.0100)."
     )
     empty = {"mitigation": {"criterion": "none"}, "reweighing": {}}
-    assert classification_fairness.mitigation_summary(empty, []) == "none applied"
+    assert classification_fairness.mitigation_summary(partial(FairnessReport, empty), []) == "none applied"
 
 
 def test_model_card_escapes_exactly_once():
     params, r = _card_inputs()
     params["data"]["target"] = "a<b"
     r["train"]["best_params"] = {"solver": "l'bfgs"}
-    page = _page(card.model_card(params, r, "thresholds pass"))
+    page = _page(card.model_card(params, typed(r), "thresholds pass"))
     assert "&amp;amp;" not in page and "&amp;lt;" not in page and "&amp;#39;" not in page  # nothing escaped twice
     assert "female &amp; black" in page  # an intersection's name, escaped once
     assert "a<b" not in page  # but everything escaped once
-    cells = _cells(card.model_card(params, r, "thresholds pass"))
+    cells = _cells(card.model_card(params, typed(r), "thresholds pass"))
     assert "a<b = 1" in cells["Intended use"]
     assert "with solver: l'bfgs," in cells["Model"]
 
@@ -383,7 +385,7 @@ def test_model_card_multiclass():
             }
         ),  # fmt: skip
     }
-    cells = _cells(card.model_card(params, r, "thresholds pass"))
+    cells = _cells(card.model_card(params, typed(r), "thresholds pass"))
     assert "probability of each class of binexp (a, b, c)" in cells["Intended use"]
     assert "the most probable class" in cells["Intended use"]
     assert cells["Performance"].startswith(
@@ -403,7 +405,7 @@ def test_model_card_says_what_the_run_must_not_hide():
     r["train"]["not_converged"] = {"folds": [0, 3], "refit": True, "messages": ["stopped at max_iter=100"]}
     r["train"]["cv_note"] = "the per-split roc_auc scores disagree"
     r["split"]["test_fraction_note"] = "the test set holds 71.0% of the rows, split.test_size asks for 20.0%"
-    cells = _cells(card.model_card(params, r, "thresholds pass"))
+    cells = _cells(card.model_card(params, typed(r), "thresholds pass"))
     assert cells["Evaluation data"].endswith(
         "WARNING: the test set holds 71.0% of the rows, split.test_size asks for 20.0%"
     )
@@ -417,7 +419,7 @@ def test_model_card_says_what_the_run_must_not_hide():
         {"method": "none", "defined": True, "why": "no map: the model's own probabilities"},
         {"method": "platt", "defined": True, "why": "log-loss gain 0.0006 is within 2 standard errors (0.0012)"},
         {"method": "temperature", "defined": False, "reason": "separable"}])  # fmt: skip
-    assert _cells(card.model_card(params, r, "x"))["Calibration"].startswith(
+    assert _cells(card.model_card(params, typed(r), "x"))["Calibration"].startswith(
         "none (calibration.method auto: no map earns its place (platt: log-loss gain 0.0006 is within 2 standard "
         "errors (0.0012); temperature: undefined; calibration.margin 2)"
     )
@@ -427,14 +429,14 @@ def test_model_card_rows_seen_must_match_the_cleaned_rows():
     params, r = _card_inputs()
     r["cleaning"]["rows_out"] = 80  # 10 rows lost between clean and split without a record: the card refuses
     with pytest.raises(ValueError, match="split holds 90 rows but clean wrote 80"):
-        card.model_card(params, r, "thresholds pass")
+        card.model_card(params, typed(r), "thresholds pass")
 
 
 def test_model_card_names_sensitive_attributes_audited_only():
     params, r = _card_inputs()
     params["data"]["drop"] = ["meddol", "black"]
     r["validation"]["missing_sensitive"] = {"black": {"rows": 4, "action": "group"}}
-    cells = _cells(card.model_card(params, r, "thresholds pass"))
+    cells = _cells(card.model_card(params, typed(r), "thresholds pass"))
     assert cells["Sensitive attributes"] == (
         "female: audited and a model feature; black: audited, not a model feature (data.drop); 4 missing values (group)"
     )
@@ -444,7 +446,7 @@ def test_model_card_names_sensitive_attributes_audited_only():
 def test_model_card_without_sensitive_attributes():
     params, r = _card_inputs()
     params["data"]["sensitive"] = []
-    assert _cells(card.model_card(params, r, "thresholds pass"))["Fairness"] == "no sensitive attributes"
+    assert _cells(card.model_card(params, typed(r), "thresholds pass"))["Fairness"] == "no sensitive attributes"
 
 
 def test_document_is_deterministic_and_self_contained():
@@ -473,19 +475,19 @@ def test_the_card_says_what_the_run_did_not_what_it_might_have():
 
     params, r = _card_inputs()
     r["validation"].update(rows_in=90, rows_quarantined=0, changes=[])
-    cells = _cells(card.model_card(params, r, "x"))
+    cells = _cells(card.model_card(params, typed(r), "x"))
     assert cells["Training data"] == "data/raw/x.csv: 90 rows; the model saw all of them (72 training, 18 held out)"
     r["cleaning"]["single_valued"] = {"league": "A", "empty": None}
-    cells = _cells(card.model_card(params, r, "x"))
+    cells = _cells(card.model_card(params, typed(r), "x"))
     assert cells["Training data"].endswith(
         "; kept as features though they hold one value in every row, so carry nothing: league (always A), empty "
         "(no value)"
     )
     r["validation"].update(rows_in=100, missing_target={"Salary": {"rows": 10, "action": "quarantine"}})
-    cells = _cells(card.model_card(params, r, "x"))
+    cells = _cells(card.model_card(params, typed(r), "x"))
     assert "the model saw 90 of them (72 training, 18 held out); the other 10 were removed as listed under Data " \
         "changes" in cells["Training data"]  # fmt: skip
     r["cleaning"]["missing_values"] = {}
-    assert missing_line(r) == "none; 10 rows without a target quarantined by validate (validate.missing_target)"
+    assert missing_line(typed(r)) == "none; 10 rows without a target quarantined by validate (validate.missing_target)"
     r["cleaning"]["missing_values"] = {"age": 3}
-    assert missing_line(r).startswith("age: 3; 10 rows without a target")
+    assert missing_line(typed(r)).startswith("age: 3; 10 rows without a target")

@@ -199,7 +199,7 @@ def test_split_rows_with_dates_and_a_gap_in_days():
     assert made.report.strategy == "forward_chaining" and len(made.test) == 80
     assert (test_days.min() - train_days.max()) / np.timedelta64(1, "D") == 8  # the 7 days between are in the gap
     time = made.report.time
-    assert time["rows_in_gap"] == 7 and time["cut"] == str(pd.Timestamp(test_days.min()).date())
-    for (fit, valid), recorded in zip(made.splits, time["splits"]):
+    assert time.rows_in_gap == 7 and time.cut == str(pd.Timestamp(test_days.min()).date())
+    for (fit, valid), recorded in zip(made.splits, time.splits):
         assert (train_days[valid].min() - train_days[fit].max()) / np.timedelta64(1, "D") > 7
         assert recorded["first_valid"] - recorded["last_fit"] > 7

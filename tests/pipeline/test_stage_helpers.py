@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 from conftest import classification_target
+from partial_records import partial
 from sklearn.metrics import brier_score_loss
 from sklearn.metrics import log_loss as sk_log_loss
 
@@ -22,6 +23,7 @@ from mllib.decisions import bayes_threshold
 from mllib.fairness import GroupThresholdOptimizer, criterion_gap, fairness_report
 from mllib.linear import LogisticRegression
 from mllib.metrics import brier_score
+from pipeline.core.records import TrainMetrics
 from pipeline.core.summaries import GROUP_RATES, calibration_report, group_calibration, reliability_rows
 from pipeline.steps.calibration import calibrator_of, cross_fitted
 from pipeline.steps.evaluation import GAP_DIAGNOSIS, cost_report, gap_report, selective_report
@@ -175,7 +177,13 @@ def test_cross_fitted_keeps_the_settings_of_the_calibrator():
 def test_gap_within_two_cv_standard_deviations():
     y = np.array([0, 0, 1, 1])
     p = np.array([0.1, 0.6, 0.4, 0.9])  # ROC AUC 0.75
-    r = gap_report({"scoring": "roc_auc", "cv_mean": 0.8, "cv_std": 0.03}, T2, y, two(p), (p >= 0.5).astype(int))
+    r = gap_report(
+        partial(TrainMetrics, {"scoring": "roc_auc", "cv_mean": 0.8, "cv_std": 0.03}),
+        T2,
+        y,
+        two(p),
+        (p >= 0.5).astype(int),
+    )
     assert r["scoring"] == "roc_auc" and r["test"] == pytest.approx(0.75)
     assert r["gap"] == pytest.approx(0.05)
     assert r["diagnosis"] == "within CV variation"
@@ -184,9 +192,21 @@ def test_gap_within_two_cv_standard_deviations():
 def test_gap_beyond_two_cv_standard_deviations():
     y = np.array([0, 0, 1, 1])
     p = np.array([0.1, 0.6, 0.4, 0.9])
-    r = gap_report({"scoring": "roc_auc", "cv_mean": 0.8, "cv_std": 0.02}, T2, y, two(p), (p >= 0.5).astype(int))
+    r = gap_report(
+        partial(TrainMetrics, {"scoring": "roc_auc", "cv_mean": 0.8, "cv_std": 0.02}),
+        T2,
+        y,
+        two(p),
+        (p >= 0.5).astype(int),
+    )
     assert r["diagnosis"] == GAP_DIAGNOSIS and "leakage" in r["diagnosis"]
-    r = gap_report({"scoring": "roc_auc", "cv_mean": 0.6, "cv_std": 0.02}, T2, y, two(p), (p >= 0.5).astype(int))
+    r = gap_report(
+        partial(TrainMetrics, {"scoring": "roc_auc", "cv_mean": 0.6, "cv_std": 0.02}),
+        T2,
+        y,
+        two(p),
+        (p >= 0.5).astype(int),
+    )
     assert r["gap"] == pytest.approx(-0.15) and r["diagnosis"] == GAP_DIAGNOSIS  # better on test is also a gap
 
 
@@ -194,14 +214,16 @@ def test_gap_label_scorer_uses_the_decisions():
     y = np.array([0, 0, 1, 1])
     p = np.array([0.1, 0.6, 0.4, 0.9])
     pred = np.array([0, 0, 1, 1])  # perfect decisions (e.g. another threshold) although p >= 0.5 gets 2 of 4
-    r = gap_report({"scoring": "accuracy", "cv_mean": 1.0, "cv_std": 0.0}, T2, y, two(p), pred)
+    r = gap_report(partial(TrainMetrics, {"scoring": "accuracy", "cv_mean": 1.0, "cv_std": 0.0}), T2, y, two(p), pred)
     assert r["test"] == 1.0 and r["gap"] == 0.0 and r["diagnosis"] == "within CV variation"
 
 
 def test_gap_probability_scorer_uses_the_probabilities():
     y = np.array([0, 1])
     p = np.array([0.2, 0.7])
-    r = gap_report({"scoring": "brier", "cv_mean": 0.1, "cv_std": 0.1}, T2, y, two(p), np.array([1, 0]))
+    r = gap_report(
+        partial(TrainMetrics, {"scoring": "brier", "cv_mean": 0.1, "cv_std": 0.1}), T2, y, two(p), np.array([1, 0])
+    )
     assert r["test"] == pytest.approx((0.2**2 + 0.3**2) / 2)
 
 

@@ -10,8 +10,10 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
+from partial_records import partial
 
 from pipeline.core.errors import PipelineError
+from pipeline.core.records import TrainMetrics
 from pipeline.tracking.runs import metric_key, repo_root, stage_output_md5s, state_key, tracking_uri
 
 # MLflow's rule for metric and param names (mlflow.utils.validation); checked against MLflow itself below
@@ -179,10 +181,11 @@ def test_the_run_carries_what_the_card_warns_about():
     from pipeline.tracking.runs import run_warnings
 
     quiet = {"not_converged": {"folds": [], "refit": False, "messages": []}}
+    quiet = partial(TrainMetrics, quiet)
     assert run_warnings(quiet, {"warning": None, "not_converged": []}) == {}
     trained = {"not_converged": {"folds": [2], "refit": False, "messages": ["stopped at max_iter=10"]}}
     calibration = {"warning": "calibration.method isotonic makes the probabilities worse", "not_converged": ["platt"]}
-    assert run_warnings(trained, calibration) == {
+    assert run_warnings(partial(TrainMetrics, trained), calibration) == {
         "warning.calibration": "calibration.method isotonic makes the probabilities worse",
         "warning.not_converged": "stopped at max_iter=10",
         "warning.calibration_not_converged": "platt",

@@ -1,0 +1,47 @@
+"""Records that hold only what a test gives (pipeline/core/records.py): the stand-in for a file of which the code
+under test reads a few fields. Every field the test leaves out is None, so code that reads one fails on None, as it
+would have failed on a missing key; a key that is not a field fails at once, naming it."""
+
+from __future__ import annotations
+
+import types
+import typing
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+from pipeline.core.records import Part, ReportInputs
+
+
+def partial(cls: type, given: dict) -> Any:
+    """`cls` (a Part, a Record or ReportInputs) with the fields in `given`; nested Parts given as dicts become
+    partial Parts too."""
+    unknown = sorted(set(given) - {f.name for f in fields(cls)})
+    assert not unknown, f"not fields of {cls.__name__}: {unknown}"
+    hints = typing.get_type_hints(cls, globalns=_namespace())
+    return cls(**{f.name: _as(hints[f.name], given.get(f.name)) for f in fields(cls)})
+
+
+def typed(r: dict) -> ReportInputs:
+    """The report's inputs as the report reads them, from a test's dict of partial files."""
+    return partial(ReportInputs, r)
+
+
+def _namespace() -> dict:
+    import pipeline.core.records as records
+    from pipeline.core.task_base import Target
+
+    return {**vars(records), "Target": Target}
+
+
+def _as(hint: Any, value: Any) -> Any:
+    if value is None or not isinstance(value, (dict, list)):
+        return value
+    if isinstance(hint, type) and is_dataclass(hint) and isinstance(value, dict):
+        return partial(hint, value)
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in args if a is not type(None)]
+        return _as(inner[0], value) if len(inner) == 1 else value
+    if origin is list and args and isinstance(args[0], type) and issubclass(args[0], Part):
+        return [partial(args[0], v) if isinstance(v, dict) else v for v in value]
+    return value
