@@ -9,7 +9,8 @@ import typing
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from pipeline.core.records import Part, ReportInputs
+from pipeline.core.records import Part
+from pipeline.core.report_inputs import ReportInputs
 
 
 def partial(cls: type, given: dict) -> Any:
@@ -22,15 +23,21 @@ def partial(cls: type, given: dict) -> Any:
 
 
 def typed(r: dict) -> ReportInputs:
-    """The report's inputs as the report reads them, from a test's dict of partial files."""
-    return partial(ReportInputs, r)
+    """The report's inputs as the report reads them, from a test's dict of partial files; test.json as the record of
+    the target's kind."""
+    given = dict(r)
+    if isinstance(given.get("test"), dict) and given.get("target") is not None:
+        given["test"] = partial(given["target"].test_record, given["test"])
+    return partial(ReportInputs, given)
 
 
 def _namespace() -> dict:
+    import pipeline.core.evaluation_records as evaluation_records
     import pipeline.core.records as records
+    import pipeline.core.report_inputs as report_inputs
     from pipeline.core.task_base import Target
 
-    return {**vars(records), "Target": Target}
+    return {**vars(evaluation_records), **vars(records), **vars(report_inputs), "Target": Target}
 
 
 def _as(hint: Any, value: Any) -> Any:
@@ -44,4 +51,6 @@ def _as(hint: Any, value: Any) -> Any:
         return _as(inner[0], value) if len(inner) == 1 else value
     if origin is list and args and isinstance(args[0], type) and issubclass(args[0], Part):
         return [partial(args[0], v) if isinstance(v, dict) else v for v in value]
+    if origin is dict and len(args) == 2 and isinstance(args[1], type) and issubclass(args[1], Part):
+        return {k: partial(args[1], v) if isinstance(v, dict) else v for k, v in value.items()}
     return value

@@ -1,28 +1,26 @@
 """The report files a stage writes and later stages, the report and tracking read, as typed records defined once
-(validate's, split's, features', train's, assess's, fairness' and explain's partial dependence; the others, whose
-content differs by task or holds optional parts, are still read by key).
+(validate's, split's, features', train's, assess's, fairness' and explain's partial dependence; test metrics, one
+record per task kind, are in pipeline/core/evaluation_records.py; cleaning, calibration and explain's importance
+and attributions are still read by key).
 
 A writer builds the record (a frozen dataclass), so a field renamed here fails in the writer's test (an unexpected
-or missing keyword); a reader loads it with `Record.read`, which checks that the file holds exactly the record's
-fields, so a file from older code fails with a message naming the fields and the stage to rerun, not a KeyError
-deep in the report. tests/pipeline/test_records.py checks that every key the report and tracking read of a record
-is one of its fields. Nested values (per-class counts, fold tables) stay plain mappings: their keys are data."""
+or missing keyword); a reader loads it with `Record.read`, which returns the dataclass after checking that the file
+holds exactly its fields, nested Parts included, so a file from older code fails with a message naming the fields,
+the path of keys and the stage to rerun, not an AttributeError deep in the report; mypy checks every attribute the
+readers take. Nested values keyed by data (per-class counts, fold tables, per-group results) stay mappings."""
 
 from __future__ import annotations
 
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from . import paths
 from .errors import PipelineError
 from .io import read_json, write_json
-
-if TYPE_CHECKING:
-    from .task_base import Target
 
 
 @dataclass(frozen=True)
@@ -126,7 +124,12 @@ class Record(Part):
     @classmethod
     def read(cls) -> Self:
         """The file's content as the record, checked to hold exactly its fields (and its Parts theirs)."""
-        return cls.from_json(read_json(cls.json_file, cls.written_by), str(cls.json_file), cls.written_by)
+        return cls.of(read_json(cls.json_file, cls.written_by))
+
+    @classmethod
+    def of(cls, content: Mapping) -> Self:
+        """The record of what a stage measured as a mapping, checked as a file is when read."""
+        return cls.from_json(content, str(cls.json_file), cls.written_by)
 
 
 @dataclass(frozen=True)
@@ -511,47 +514,3 @@ RECORDS: dict[str, type[Record]] = {  # by their names in the report's inputs
     "fairness": FairnessReport,
     "partial_dependence": PartialDependence,
 }
-
-
-@dataclass(frozen=True)
-class ReportInputs:
-    """Every file the report reads (paths.REPORT_INPUTS), by name: the records as theirs, the others as their JSON;
-    and the run's provenance, which the report stage adds."""
-
-    validation: ValidationReport
-    target: Target
-    cleaning: dict
-    split: SplitReport
-    features: FeaturesReport
-    search: SearchReport
-    train: TrainMetrics
-    validation_curve: list
-    assessment: Assessment
-    learning_curve: list
-    hyperparameter_curve: list
-    calibration: dict
-    reliability_oof: list
-    test: dict
-    roc: list
-    pr: list
-    reliability_test: list
-    risk_coverage: list
-    residuals: list
-    fairness: FairnessReport
-    importance: dict
-    attributions: dict
-    partial_dependence: PartialDependence
-    params_sha256: str = ""  # the params sections that shape the outputs (pipeline/core/provenance.py)
-    code_trees: dict = field(default_factory=dict)
-
-
-def report_inputs() -> ReportInputs:
-    """Every file the report reads, the records checked against their fields."""
-    from .task import Target
-
-    read: dict[str, Any] = {
-        name: RECORDS[name].read() if name in RECORDS else read_json(path, stage)
-        for name, (path, stage) in paths.REPORT_INPUTS.items()
-        if name != "target"
-    }
-    return ReportInputs(target=Target.read(paths.TARGET), **read)

@@ -23,6 +23,7 @@ from mllib.base import to_python
 
 from .dispatch import unregistered
 from .errors import PipelineError
+from .evaluation_records import BinaryEvaluation, ClassificationEvaluation, MulticlassEvaluation
 from .task_base import TASKS, Target, finite, label_key, per_kind, required, requires
 from .task_regression import QUANTILE_BINS, Regression
 
@@ -162,28 +163,27 @@ class Classification(Target):
         return predict
 
     @staticmethod
-    def quality_figures(test: dict, calibration: dict) -> dict:
+    def quality_figures(test: ClassificationEvaluation, calibration: dict) -> dict:
         """The headline sections of how far the deployed probabilities and decisions can be trusted: calibration
         error before and after the map, the reject option's and the conformal sets' coverage."""
-        reject, figures = test["selective"]["reject_option"], test["bootstrap"]["figures"]
-        against = test["decision"]["against_no_skill"]
+        reject, figures, against = test.selective.reject_option, test.bootstrap.figures, test.decision.against_no_skill
         return {
             "calibration": {
                 "oof_ece_before": calibration["oof_before"]["ece"],
                 "oof_ece_after": calibration["oof_after_crossfitted"]["ece"],
-                "test_ece_before": test["calibration"]["before"]["ece"],
-                "test_ece_after": test["calibration"]["after"]["ece"],
-                "test_ece_after_high": finite(figures["ece"]["interval"][1]),
+                "test_ece_before": test.calibration.before["ece"],
+                "test_ece_after": test.calibration.after["ece"],
+                "test_ece_after_high": finite(figures["ece"].interval[1]),
             },
             "decisions": {
-                "gain_vs_no_skill": against["gain"],
-                "gain_vs_no_skill_low": finite(against["gain_interval"][0]),
-                "classes_decided": against["classes_decided"],
-                "reject_coverage": reject["coverage"],
-                "selective_risk": finite(reject["selective_risk"]),
-                "aurc": test["selective"]["aurc"],
-                "set_coverage": test["conformal"]["coverage"],
-                "mean_set_size": test["conformal"]["mean_set_size"],
+                "gain_vs_no_skill": against.gain,
+                "gain_vs_no_skill_low": finite(against.gain_interval[0]),
+                "classes_decided": against.classes_decided,
+                "reject_coverage": reject.coverage,
+                "selective_risk": finite(reject.selective_risk),
+                "aurc": test.selective.aurc,
+                "set_coverage": test.conformal.coverage,
+                "mean_set_size": test.conformal.mean_set_size,
             },
         }
 
@@ -295,6 +295,7 @@ class Binary(Classification, kind="binary"):
 
     headline_metric, headline_label = "roc_auc", "ROC AUC"
     test_metrics = (*Classification.test_metrics, "roc_auc", "average_precision", "precision", "recall", "f1")
+    test_record = BinaryEvaluation
     baseline_metrics = ("roc_auc", "average_precision", "accuracy", "precision", "recall", "f1")
     ranking_metric = "roc_auc"  # what a calibration map may change of the model's ranking
     per_class = ""
@@ -399,6 +400,7 @@ class Multiclass(Classification, kind="multiclass"):
 
     headline_metric, headline_label = "roc_auc_ovr", "macro one-vs-rest ROC AUC"
     test_metrics = (*Classification.test_metrics, "roc_auc_ovr", "balanced_accuracy", "f1_macro")
+    test_record = MulticlassEvaluation
     baseline_metrics = ("accuracy", "roc_auc_ovr", "balanced_accuracy", "f1_macro")
     ranking_metric = "roc_auc_ovr"
     per_class = ", per class"

@@ -16,7 +16,7 @@ import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,9 @@ import pandas as pd
 from mllib.base import to_python
 
 from .dispatch import dispatched_over
+
+if TYPE_CHECKING:
+    from .evaluation_records import EvaluationReport
 from .errors import PipelineError
 
 TASKS = ("auto", "binary", "multiclass", "regression")
@@ -168,6 +171,7 @@ class Target:
     headline_metric: ClassVar[str] = required("the metrics")  # the metric the gate and the headline lead with
     headline_label: ClassVar[str] = required("the metrics")
     test_metrics: ClassVar[tuple[str, ...]] = required("the metrics")  # the headline's test figures
+    test_record: ClassVar[type[EvaluationReport]] = required("the metrics")  # test.json (core/evaluation_records.py)
     per_class: ClassVar[str] = required("the metrics")  # how the report says a figure is per class
 
     @requires("the metrics")
@@ -204,7 +208,7 @@ class Target:
     # the promotion gate
     @staticmethod
     @requires("the gate")
-    def quality_figures(test: dict, calibration: dict) -> dict:
+    def quality_figures(test: Any, calibration: dict) -> dict:  # test: the kind's test_record
         """The headline sections on how far the deployed output can be trusted."""
 
     @staticmethod

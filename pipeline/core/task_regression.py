@@ -9,6 +9,7 @@ import pandas as pd
 from mllib import registry
 
 from .errors import PipelineError
+from .evaluation_records import RegressionEvaluation
 from .task_base import Target, finite
 
 QUANTILE_BINS = 5  # a regression target's strata: its quintiles
@@ -24,6 +25,7 @@ class Regression(Target, kind="regression"):
     no_skill_name = "mean"
     headline_metric, headline_label = "r2", "R^2"
     test_metrics = ("rmse", "mae", "r2", "mean_residual")
+    test_record = RegressionEvaluation
     fairness_gaps = ("interval_coverage_gap",)
     per_class = ""
     refused_projections = ("lda",)  # LDA projects onto directions that separate classes
@@ -110,14 +112,14 @@ class Regression(Target, kind="regression"):
         return predictions
 
     @staticmethod
-    def quality_figures(test: dict, calibration: dict) -> dict:
+    def quality_figures(test: RegressionEvaluation, calibration: dict) -> dict:
         """The headline section of the deployed intervals: their test coverage and width, and the coverage asked."""
-        intervals = test["intervals"]
+        intervals = test.intervals
         deployed = intervals[intervals["deployed"]]
         return {
             "intervals": {
                 "coverage": deployed["coverage"],
-                "coverage_low": finite(test["bootstrap"]["figures"]["coverage"]["interval"][0]),
+                "coverage_low": finite(test.bootstrap.figures["coverage"].interval[0]),
                 "mean_width": deployed["mean_width"],
                 "target_coverage": intervals["coverage_target"],
             }

@@ -5,7 +5,9 @@ intervals, fairness) come from its page (pipeline/reporting/task_pages.py)."""
 from __future__ import annotations
 
 from ..core.changes import change, describe
-from ..core.records import CopiesAcrossSplit, ReportInputs, TrainMetrics, ValidationReport
+from ..core.evaluation_records import EvaluationReport
+from ..core.records import CopiesAcrossSplit, TrainMetrics, ValidationReport
+from ..core.report_inputs import ReportInputs
 from .page import fmt, interval, key_values
 from .task_pages import page
 
@@ -92,7 +94,7 @@ def model_card(params: dict, r: ReportInputs, promotion: str) -> dict:
         "Model": f"{train.model} with {fmt(train.best_params) or 'its defaults'}, chosen by"
         f" {train.scoring} over "
         f"{train.n_candidates} candidates and {train.n_folds} {r.split.strategy} folds",
-        "Task": f"{test['task']}: {r.validation.task_reason}",
+        "Task": f"{test.task}: {r.validation.task_reason}",
         "Intended use": f"{task_items.pop('Intended use')}. Not validated for other populations.",
         "Training data": training_data(data, r, seen),
         "Data changes": changes_summary(data_changes(params, r)),
@@ -110,7 +112,7 @@ def model_card(params: dict, r: ReportInputs, promotion: str) -> dict:
         "Solver warnings": solver_summary(train, r.calibration),
         "Single-feature leakage": r.assessment.single_feature.statement,
         "Temporal leakage": r.assessment.temporal_leakage.statement,
-        "Drift, test vs training rows": test["drift"]["statement"],
+        "Drift, test vs training rows": test.drift.statement,
         "Excluded as features": (
             ", ".join(data["drop"]) + " (data.drop: leakage, identifiers, free text or attributes audited only)"
             if data["drop"]
@@ -127,14 +129,14 @@ def model_card(params: dict, r: ReportInputs, promotion: str) -> dict:
     return key_values(items)
 
 
-def test_figures(test: dict) -> str:
+def test_figures(test: EvaluationReport) -> str:
     """Every test figure the evaluate stage gave an interval, with it, and the rows and draws behind them (the
     decisions' figures are the Decisions line's)."""
-    boot = test["bootstrap"]
-    shown = [m for m in boot["figures"] if "decision" not in m]
+    boot = test.bootstrap
+    shown = [m for m in boot.figures if "decision" not in m]
     return (
-        ", ".join(f"{m} {interval(boot['figures'][m]['value'], boot['figures'][m]['interval'])}" for m in shown)
-        + f" ({boot['confidence_level']:.0%} intervals, n = {boot['n']} test rows)"
+        ", ".join(f"{m} {interval(boot.figures[m].value, boot.figures[m].interval)}" for m in shown)
+        + f" ({boot.confidence_level:.0%} intervals, n = {boot.n} test rows)"
     )
 
 

@@ -4,7 +4,8 @@ their macro mean), the per-group thresholds and reweighing judged on test; and t
 
 from __future__ import annotations
 
-from ..core.records import FairnessReport, ReportInputs
+from ..core.records import FairnessReport
+from ..core.report_inputs import ReportInputs
 from . import page as html
 from .page import fmt
 

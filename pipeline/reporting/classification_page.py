@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..core.records import FairnessReport, ReportInputs
+from ..core.evaluation_records import (
+    BinaryEvaluation,
+    ClassificationEvaluation,
+    MulticlassEvaluation,
+    RankingChange,
+)
+from ..core.records import FairnessReport
+from ..core.report_inputs import ReportInputs
 from . import figures
 from . import page as html
 from .classification_fairness import binary_fairness, fairness_section, mitigation_summary, multiclass_fairness
@@ -19,14 +26,14 @@ from .results import gap_note, intervals_note, with_baseline, with_interval
 
 
 def classification_figures(r: ReportInputs, kind: ClassificationPage) -> dict[str, bytes]:
-    test = r.test
+    test = r.test_as(ClassificationEvaluation)
     auc, ap, prevalence = kind.curve_summaries(test)
     figs = {
         "roc.png": figures.roc(r.roc, auc),
         "precision_recall.png": figures.precision_recall(r.pr, ap, prevalence),
         "reliability_oof.png": figures.reliability(r.reliability_oof, "Reliability, out-of-fold (cross-fitted)"),
         "reliability_test.png": figures.reliability(r.reliability_test, "Reliability, test"),
-        "risk_coverage.png": figures.risk_coverage(r.risk_coverage, test["selective"]),
+        "risk_coverage.png": figures.risk_coverage(r.risk_coverage, test.selective),
     }
     for i, (attribute, result) in enumerate(r.fairness.attributes.items()):
         figs[f"fairness_{i}.png"] = kind.group_rates(attribute, result["groups"])
@@ -34,7 +41,7 @@ def classification_figures(r: ReportInputs, kind: ClassificationPage) -> dict[st
 
 
 def calibration_section(r: ReportInputs, kind: ClassificationPage) -> dict:
-    test, cal = r.test, r.calibration
+    test, cal = r.test_as(ClassificationEvaluation), r.calibration
 
     def row(label: str, q: dict) -> dict:
         return {
@@ -58,7 +65,7 @@ def calibration_section(r: ReportInputs, kind: ClassificationPage) -> dict:
         }
         for data, by_group in (
             ("out-of-fold (after: cross-fitted)", cal["groups"]),
-            ("test", test["calibration"]["groups"]),
+            ("test", test.calibration.groups),
         )
         for name, per_group in by_group.items()
         for g, m in per_group.items()
@@ -71,8 +78,8 @@ def calibration_section(r: ReportInputs, kind: ClassificationPage) -> dict:
             [
                 row("out-of-fold, before", cal["oof_before"]),
                 row("out-of-fold, after (cross-fitted)", cal["oof_after_crossfitted"]),
-                row("test, before", test["calibration"]["before"]),
-                row("test, after", test["calibration"]["after"]),
+                row("test, before", test.calibration.before),
+                row("test, after", test.calibration.after),
             ]
         ),
         html.muted(
@@ -88,13 +95,13 @@ def calibration_section(r: ReportInputs, kind: ClassificationPage) -> dict:
         ),
         html.figures("reliability_oof.png", "reliability_test.png"),
         html.heading("Which map: every map cross-fitted on the out-of-fold scores"),
-        *calibration_choice(cal, test["calibration"]["ranking"]),
+        *calibration_choice(cal, test.calibration.ranking),
         html.heading("Per sensitive group (bins formed within each group, so small groups are noisy)"),
         html.table(groups),
     )
 
 
-def calibration_choice(cal: dict, test_ranking: dict) -> list[dict]:
+def calibration_choice(cal: dict, test_ranking: RankingChange) -> list[dict]:
     """The comparison of the maps (no map included) by cross-fitted log loss, and why the deployed one was."""
     rows = [
         {
@@ -132,26 +139,26 @@ def calibration_choice(cal: dict, test_ranking: dict) -> list[dict]:
 
 
 def decisions_section(r: ReportInputs) -> dict:
-    test = r.test
-    d, sel, conformal = test["decision"], test["selective"], test["conformal"]
-    reject, at = sel["reject_option"], sel["at_target_risk"]
-    names = test["classes"]
-    rule = {
+    test = r.test_as(ClassificationEvaluation)
+    d, sel, conformal = test.decision, test.selective, test.conformal
+    reject, at = sel.reject_option, sel.at_target_risk
+    names = test.classes
+    rule: dict[str, object] = {
         "decision rule": {
             "threshold": "p(positive) >= t",
             "argmax": "the class of largest probability",
             "cost_matrix": "least expected cost",
-        }[d["rule"]]
+        }[d.rule]
     }
-    if d["threshold"] is not None:
-        rule["decision threshold t (positive when p >= t)"] = d["threshold"]
-    if d["cost_matrix"]:
+    if d.threshold is not None:
+        rule["decision threshold t (positive when p >= t)"] = d.threshold
+    if d.cost_matrix:
         rule.update(
             {
-                f"cost matrix (rows: decision, columns: true class; classes {', '.join(names)})": str(d["cost_matrix"]),
-                "expected cost per row, posterior (test)": d["expected_cost_posterior"],
-                "realised cost per row (test)": d["realised_cost"],
-                "realised cost per row of the rule without costs (test)": d["realised_cost_plain_rule"],
+                f"cost matrix (rows: decision, columns: true class; classes {', '.join(names)})": str(d.cost_matrix),
+                "expected cost per row, posterior (test)": d.expected_cost_posterior,
+                "realised cost per row (test)": d.realised_cost,
+                "realised cost per row of the rule without costs (test)": d.realised_cost_plain_rule,
             }
         )
     return html.section(
@@ -159,16 +166,16 @@ def decisions_section(r: ReportInputs) -> dict:
         html.key_values(rule),
         html.key_values(
             {
-                f"reject option: abstain when the largest class probability < {reject['reject_threshold']}": "",
-                "coverage (fraction decided)": reject["coverage"],
-                "rows decided": reject["n_accepted"],
-                "selective risk (error rate among decided)": reject["selective_risk"],
-                "accuracy among decided": reject["accuracy_accepted"],
-                "overall error rate (no rejection)": sel["error_rate"],
-                "AURC (area under risk-coverage)": sel["aurc"],
-                "optimal AURC (perfect ranking)": sel["optimal_aurc"],
-                "E-AURC (AURC - optimal)": sel["e_aurc"],
-                f"largest coverage with selective risk <= {sel['target_risk']}": at["coverage"]
+                f"reject option: abstain when the largest class probability < {reject.reject_threshold}": "",
+                "coverage (fraction decided)": reject.coverage,
+                "rows decided": reject.n_accepted,
+                "selective risk (error rate among decided)": reject.selective_risk,
+                "accuracy among decided": reject.accuracy_accepted,
+                "overall error rate (no rejection)": sel.error_rate,
+                "AURC (area under risk-coverage)": sel.aurc,
+                "optimal AURC (perfect ranking)": sel.optimal_aurc,
+                "E-AURC (AURC - optimal)": sel.e_aurc,
+                f"largest coverage with selective risk <= {sel.target_risk}": at["coverage"]
                 if at["achievable"]
                 else "not achievable",
                 "confidence threshold there": at["threshold"],
@@ -177,15 +184,15 @@ def decisions_section(r: ReportInputs) -> dict:
         ),
         html.figures("risk_coverage.png"),
         html.heading(
-            f"Conformal prediction sets (split-conformal, target coverage {html.fmt(conformal['set_coverage'])})"
+            f"Conformal prediction sets (split-conformal, target coverage {html.fmt(conformal.set_coverage)})"
         ),
         html.key_values(
             {
-                "coverage on test (true class in the set)": conformal["coverage"],
-                "mean set size": conformal["mean_set_size"],
-                "empty sets": conformal["empty_rate"],
-                "single-class sets": conformal["singleton_rate"],
-                "sets of every class": conformal["full_rate"],
+                "coverage on test (true class in the set)": conformal.coverage,
+                "mean set size": conformal.mean_set_size,
+                "empty sets": conformal.empty_rate,
+                "single-class sets": conformal.singleton_rate,
+                "sets of every class": conformal.full_rate,
             }
         ),
         html.muted(
@@ -197,33 +204,33 @@ def decisions_section(r: ReportInputs) -> dict:
 
 
 def classification_card(params: dict, r: ReportInputs, kind: ClassificationPage) -> dict:
-    data, test, fairness, calibration = params["data"], r.test, r.fairness, r.calibration
+    data, test, fairness, calibration = params["data"], r.test_as(ClassificationEvaluation), r.fairness, r.calibration
     shown = ("demographic_parity", "equal_opportunity")
     gaps = {  # each attribute and every intersection of them (the promotion gate reads them all)
         a: {c: result["criteria"][c]["difference"] for c in shown} for a, result in audited(fairness, data).items()
     }
-    decision = test["decision"]
+    decision = test.decision
     rule = (
-        f"decisions at p >= {fmt(decision['threshold'])}"
-        if decision["threshold"] is not None
+        f"decisions at p >= {fmt(decision.threshold)}"
+        if decision.threshold is not None
         else "decisions of least expected cost"
-        if decision["cost_matrix"]
+        if decision.cost_matrix
         else "decisions: the most probable class"
     )
-    conformal = test["conformal"]
+    conformal = test.conformal
     return {
-        "Intended use": f"{kind.intended_use(data['target'], test['classes'])}; {rule}",
+        "Intended use": f"{kind.intended_use(data['target'], test.classes)}; {rule}",
         "Performance": f"{kind.performance(test)} ({intervals_note(test)})",
         "Decisions": decisions_line(test, kind),
         "Calibration": f"{calibration['method']} ("
         + (auto_choice(calibration) if calibration["method_setting"] == "auto" else "named in params.yaml")
         + "): test ECE "
-        f"{fmt(test['calibration']['before']['ece'])} before, "
-        f"{fmt(test['calibration']['after']['ece'])} after"
-        + ranking_note(test["calibration"]["ranking"])
+        f"{fmt(test.calibration.before['ece'])} before, "
+        f"{fmt(test.calibration.after['ece'])} after"
+        + ranking_note(test.calibration.ranking)
         + (f". WARNING: {calibration['warning']}" if calibration["warning"] else ""),
-        "Prediction sets": f"conformal sets hold the true class on {fmt(conformal['coverage'])} of test rows (target "
-        f"{fmt(conformal['set_coverage'])}), {fmt(conformal['mean_set_size'])} classes on average",
+        "Prediction sets": f"conformal sets hold the true class on {fmt(conformal.coverage)} of test rows (target "
+        f"{fmt(conformal.set_coverage)}), {fmt(conformal.mean_set_size)} classes on average",
         "Fairness": "; ".join(
             f"by {a}: demographic-parity gap {html.gap(g['demographic_parity'])}, equal-opportunity gap "
             f"{html.gap(g['equal_opportunity'])}" + kind.macro_card
@@ -247,23 +254,23 @@ def auto_choice(calibration: dict) -> str:
     )
 
 
-def decisions_line(test: dict, kind: ClassificationPage) -> str:
+def decisions_line(test: ClassificationEvaluation, kind: ClassificationPage) -> str:
     """The deployed rule's test confusion matrix beside the rule that ignores the features, and what to do when
     the two are the same."""
-    against = test["decision"]["against_no_skill"]
+    against = test.decision.against_no_skill
     line = (
-        f"{kind.confusion(test)}; {against['metric']} {fmt(against['loss'])} against {fmt(against['no_skill_loss'])} "
-        f"for the no-skill rule ({against['no_skill_rule']}): gain "
-        f"{html.interval(against['gain'], against['gain_interval'])}"
+        f"{kind.confusion(test)}; {against.metric} {fmt(against.loss)} against {fmt(against.no_skill_loss)} "
+        f"for the no-skill rule ({against.no_skill_rule}): gain "
+        f"{html.interval(against.gain, against.gain_interval)}"
     )
-    if against["same_as_no_skill"]:
+    if against.same_as_no_skill:
         line += (
             ". WARNING: the rule decides the same class for every test row, as the no-skill rule does: its decisions "
             "carry no information from the features. Set decision.cost_matrix to what each error costs (the "
             "threshold follows from it)"
         )
-    elif against["classes_decided"] < len(test["classes"]):
-        unused = [c for c, n in against["decided"].items() if not n]
+    elif against.classes_decided < len(test.classes):
+        unused = [c for c, n in against.decided.items() if not n]
         line += f". Never decided on test: {', '.join(unused)}"
     return line
 
@@ -281,7 +288,7 @@ class ClassificationPage:
 
     def task_sections(self, r: ReportInputs) -> list[dict]:
         return [
-            self.test_section(r.test),
+            self.test_section(r.test_as(ClassificationEvaluation)),
             calibration_section(r, self),
             decisions_section(r),
             fairness_section(r, self),
@@ -298,10 +305,10 @@ class ClassificationPage:
     calibration_detail: Callable[[dict], dict]  # the kind's own calibration columns (Brier decomposition, ...)
     decision_rule: Callable[[FairnessReport], str]  # the deployed decision rule in words
     intended_use: Callable[[str, list], str]  # the model card's intended use
-    performance: Callable[[dict], str]  # the model card's test performance line
-    confusion: Callable[[dict], str]  # the confusion matrix in a line
-    curve_summaries: Callable[[dict], tuple[dict, dict, dict]]  # {class: ROC AUC}, {class: AP}, {class: prevalence}
-    test_section: Callable[[dict], dict]  # the test evaluation section
+    performance: Callable[..., str]  # of the kind's test record  # the model card's test performance line
+    confusion: Callable[..., str]  # the confusion matrix in a line
+    curve_summaries: Callable[..., tuple[dict, dict, dict]]  # {class: ROC AUC}, {class: AP}, {class: prevalence}
+    test_section: Callable[..., dict]  # the test evaluation section
 
 
 class BinaryPage(ClassificationPage):
@@ -323,30 +330,30 @@ class BinaryPage(ClassificationPage):
         return f"Scores the probability that {target} = {classes[1]} for rows like the training data"
 
     @staticmethod
-    def performance(test: dict) -> str:
+    def performance(test: BinaryEvaluation) -> str:
         return (
             f"test ROC AUC {with_interval(test, 'roc_auc')}, accuracy {with_interval(test, 'accuracy')}, Brier "
             f"{with_interval(test, 'brier')}"
         )
 
     @staticmethod
-    def confusion(test: dict) -> str:
-        c, positive = test["confusion"], test["classes"][1]
-        return f"tp {c['tp']}, fp {c['fp']}, fn {c['fn']}, tn {c['tn']} (positive: {positive})"
+    def confusion(test: BinaryEvaluation) -> str:
+        c, positive = test.confusion, test.classes[1]
+        return f"tp {c.tp}, fp {c.fp}, fn {c.fn}, tn {c.tn} (positive: {positive})"
 
     @staticmethod
-    def curve_summaries(test: dict) -> tuple[dict, dict, dict]:
+    def curve_summaries(test: BinaryEvaluation) -> tuple[dict, dict, dict]:
         """{class: ROC AUC}, {class: AP}, {class: prevalence} of the curve drawn: the positive class's."""
-        positive = test["classes"][1]
-        prevalence = (test["confusion"]["tp"] + test["confusion"]["fn"]) / test["n"]
-        return {positive: test["roc_auc"]}, {positive: test["average_precision"]}, {positive: prevalence}
+        positive = test.classes[1]
+        prevalence = (test.confusion.tp + test.confusion.fn) / test.n
+        return {positive: test.roc_auc}, {positive: test.average_precision}, {positive: prevalence}
 
     @staticmethod
-    def test_section(test: dict) -> dict:
-        c = test["confusion"]
+    def test_section(test: BinaryEvaluation) -> dict:
+        c = test.confusion
         return html.section(
             "Test evaluation (used once)",
-            html.key_values({"n": test["n"], "threshold": test["threshold"]}),
+            html.key_values({"n": test.n, "threshold": test.threshold}),
             *with_baseline(
                 test,
                 (
@@ -364,12 +371,12 @@ class BinaryPage(ClassificationPage):
             html.heading("Confusion matrix (rows: actual, columns: predicted)"),
             html.table(
                 [
-                    {"": "actual 1", "predicted 1": c["tp"], "predicted 0": c["fn"]},
-                    {"": "actual 0", "predicted 1": c["fp"], "predicted 0": c["tn"]},
+                    {"": "actual 1", "predicted 1": c.tp, "predicted 0": c.fn},
+                    {"": "actual 0", "predicted 1": c.fp, "predicted 0": c.tn},
                 ]
             ),
             html.heading("Full metric table (corrected formulas; undefined = zero denominator)"),
-            html.key_values(test["table"]),
+            html.key_values(test.table),
             gap_note(test),
             html.figures("roc.png", "precision_recall.png"),
         )
@@ -403,7 +410,7 @@ class MulticlassPage(ClassificationPage):
         return f"Gives the probability of each class of {target} ({', '.join(classes)}) for rows like the training data"
 
     @staticmethod
-    def performance(test: dict) -> str:
+    def performance(test: MulticlassEvaluation) -> str:
         return (
             f"test macro one-vs-rest ROC AUC {with_interval(test, 'roc_auc_ovr')}, accuracy "
             f"{with_interval(test, 'accuracy')}, macro F1 {with_interval(test, 'f1_macro')}, log loss "
@@ -411,33 +418,33 @@ class MulticlassPage(ClassificationPage):
         )
 
     @staticmethod
-    def confusion(test: dict) -> str:
-        names, matrix = test["confusion"]["labels"], test["confusion"]["matrix"]
+    def confusion(test: MulticlassEvaluation) -> str:
+        names, matrix = test.confusion.labels, test.confusion.matrix
         return "; ".join(
             f"actual {a}: " + ", ".join(f"{matrix[i][j]} decided {b}" for j, b in enumerate(names))
             for i, a in enumerate(names)
         )
 
     @staticmethod
-    def curve_summaries(test: dict) -> tuple[dict, dict, dict]:
+    def curve_summaries(test: MulticlassEvaluation) -> tuple[dict, dict, dict]:
         """{class: ROC AUC}, {class: AP}, {class: prevalence} of the curves drawn: each class against the rest."""
-        per_class = test["per_class"]
+        per_class = test.per_class
         return (
             {c: m["roc_auc_ovr"] for c, m in per_class.items()},
             {c: m["average_precision"] for c, m in per_class.items()},
-            {c: m["support"] / test["n"] for c, m in per_class.items()},
+            {c: m["support"] / test.n for c, m in per_class.items()},
         )
 
     @staticmethod
-    def test_section(test: dict) -> dict:
-        names, matrix = test["confusion"]["labels"], test["confusion"]["matrix"]
+    def test_section(test: MulticlassEvaluation) -> dict:
+        names, matrix = test.confusion.labels, test.confusion.matrix
         return html.section(
             "Test evaluation (used once)",
             html.key_values(
                 {
-                    "n": test["n"],
+                    "n": test.n,
                     "classes": names,
-                    **{f"top-{k} accuracy": v for k, v in test["top_k_accuracy"].items()},
+                    **{f"top-{k} accuracy": v for k, v in test.top_k_accuracy.items()},
                 }
             ),
             *with_baseline(
@@ -465,8 +472,8 @@ class MulticlassPage(ClassificationPage):
                 ]
             ),
             html.heading("Per class (one against the rest) and averages"),
-            html.table([{"class": c, **m} for c, m in test["per_class"].items()]),
-            html.table([{"average": a, **m} for a, m in test["averages"].items()]),
+            html.table([{"class": c, **m} for c, m in test.per_class.items()]),
+            html.table([{"average": a, **m} for a, m in test.averages.items()]),
             gap_note(test),
             html.figures("roc.png", "precision_recall.png"),
         )

@@ -10,6 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from ..core.evaluation_records import Selective  # noqa: E402
 from ..core.summaries import GROUP_RATES  # noqa: E402
 
 plt.rcParams.update({"figure.dpi": 100, "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
@@ -85,24 +86,22 @@ def reliability(rows: list[dict], title: str) -> bytes:
     return png_bytes(fig)
 
 
-def risk_coverage(points: list[dict], selective: dict) -> bytes:
+def risk_coverage(points: list[dict], selective: Selective) -> bytes:
     """Selective risk (error rate among accepted rows) against coverage as the confidence threshold falls,
     with the configured reject option and the largest coverage within the target risk marked."""
     fig, ax = plt.subplots(figsize=(4.5, 3.5))
-    ax.plot([p["coverage"] for p in points], [p["risk"] for p in points], label=f"model (AURC {selective['aurc']:.4f})")
-    ax.axhline(
-        selective["target_risk"], linestyle="--", color="grey", label=f"target risk {selective['target_risk']:g}"
-    )
-    reject = selective["reject_option"]
-    if reject["n_accepted"]:
+    ax.plot([p["coverage"] for p in points], [p["risk"] for p in points], label=f"model (AURC {selective.aurc:.4f})")
+    ax.axhline(selective.target_risk, linestyle="--", color="grey", label=f"target risk {selective.target_risk:g}")
+    reject = selective.reject_option
+    if reject.n_accepted:
         ax.plot(
-            [reject["coverage"]],
-            [reject["selective_risk"]],
+            [reject.coverage],
+            [reject.selective_risk],
             "s",
             color="tab:red",
-            label=f"reject below {reject['reject_threshold']:g}: coverage {reject['coverage']:.3f}",
+            label=f"reject below {reject.reject_threshold:g}: coverage {reject.coverage:.3f}",
         )
-    at = selective["at_target_risk"]
+    at = selective.at_target_risk
     if at["achievable"]:
         ax.plot(
             [at["coverage"]], [at["risk"]], "o", color="tab:green", label=f"coverage at target {at['coverage']:.3f}"

@@ -7,6 +7,7 @@ names everywhere (e.g. `test.roc_auc`).
 
 from __future__ import annotations
 
+from ..core.evaluation_records import EvaluationReport
 from ..core.records import Assessment, FairnessReport, TrainMetrics
 from ..core.task import Target, finite
 
@@ -16,11 +17,16 @@ def _pick(source: dict, keys) -> dict:
 
 
 def headline(
-    target: Target, train: TrainMetrics, calibration: dict, test: dict, fairness: FairnessReport, assessment: Assessment
+    target: Target,
+    train: TrainMetrics,
+    calibration: dict,
+    test: EvaluationReport,
+    fairness: FairnessReport,
+    assessment: Assessment,
 ) -> dict:
     """{section: {name: number}}: the search's CV score and gap, the test metrics of the task, calibration or
     interval quality, and the fairness gaps of each sensitive attribute and their intersections."""
-    out = {
+    out: dict[str, dict] = {
         "train": {
             "cv_mean": train.cv_mean,
             "cv_std": train.cv_std,
@@ -28,20 +34,20 @@ def headline(
             "n_candidates": train.n_candidates,
             "baseline_cv_mean": train.baseline.cv_mean,
         },
-        "test": {"cv_vs_test_gap": test["cv_vs_test"]["gap"]},
+        "test": {"cv_vs_test_gap": test.cv_vs_test.gap},
     }
-    out["test"].update(_pick(test, target.test_metrics))
+    out["test"].update({k: finite(test.figure(k)) for k in target.test_metrics})
     # the test rows and the lower end of the headline's interval: what the promotion gate's min_headline reads
-    out["test"]["n"] = test["n"]
+    out["test"]["n"] = test.n
     out["test"][f"{target.headline_metric}_low"] = finite(interval(test, target.headline_metric)[0])
-    out["test_no_skill"] = _pick(test["baseline"], target.test_metrics)
+    out["test_no_skill"] = _pick(test.baseline, target.test_metrics)
     out.update(target.quality_figures(test, calibration))
     out["fairness"] = {
         **fairness_gaps(target, fairness),
         "n_attributes": sum(" & " not in a for a in fairness.attributes),
     }
     curve, single = assessment.learning_curve, assessment.single_feature
-    out["trust"] = {
+    trust: dict[str, float | int | None] = {
         "leakage_inflation": finite(assessment.leakage.inflation),
         "learning_curve_gap": finite(curve.diagnosis.train_valid_gap if curve else None),
         "nested_cv_mean": finite(assessment.nested.outer_mean),
@@ -50,12 +56,13 @@ def headline(
         # legitimate (None: not checked); the promotion gate requires 0
         "leaky_features": None if single.bound is None else len(single.flagged),
     }
+    out["trust"] = trust
     return out
 
 
-def interval(test: dict, figure: str) -> list:
+def interval(test: EvaluationReport, figure: str) -> list:
     """[lower, upper] of a test figure's bootstrap interval (test.json `bootstrap`)."""
-    return test["bootstrap"]["figures"][figure]["interval"]
+    return test.bootstrap.figures[figure].interval
 
 
 def undefined_gaps(target: Target, fairness: FairnessReport) -> list[str]:

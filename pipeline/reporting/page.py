@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.evaluation_records import RankingChange
 from ..core.records import FairnessReport
 
 TEMPLATE = Path(__file__).parent / "templates" / "report.html.j2"
@@ -121,11 +122,11 @@ def audited(fairness: FairnessReport, data: dict) -> dict:
     return {a: result for a, result in fairness.attributes.items() if set(a.split(" & ")) <= set(data["sensitive"])}
 
 
-def ranking_note(ranking: dict) -> str:
+def ranking_note(ranking: RankingChange) -> str:
     """A sentence when the deployed map changed the model's test ranking (isotonic's ties, histogram binning's bins)."""
-    if not ranking["changed"]:
+    if not ranking.changed:
         return ""
     return (
-        f". The map changes the model's ranking: test {ranking['metric']} {fmt(ranking['model'])} of the model's own "
-        f"scores, {fmt(ranking['deployed'])} of the deployed probabilities"
+        f". The map changes the model's ranking: test {ranking.metric} {fmt(ranking.model)} of the model's own "
+        f"scores, {fmt(ranking.deployed)} of the deployed probabilities"
     )

@@ -3,15 +3,17 @@ group, the residual figures and the model-card lines."""
 
 from __future__ import annotations
 
-from ..core.records import FairnessReport, ReportInputs
+from ..core.evaluation_records import RegressionEvaluation, ResidualPlot
+from ..core.records import FairnessReport
+from ..core.report_inputs import ReportInputs
 from . import figures
 from . import page as html
 from .page import audited, fmt
 from .results import gap_note, intervals_note, with_baseline, with_interval
 
 
-def regression_test_section(test: dict) -> dict:
-    intervals = test["intervals"]
+def regression_test_section(test: RegressionEvaluation) -> dict:
+    intervals = test.intervals
     rows = [
         {"interval": name + (" (deployed)" if name == intervals["deployed"] else ""), **summary}
         for name, summary in intervals.items()
@@ -19,7 +21,7 @@ def regression_test_section(test: dict) -> dict:
     ]
     return html.section(
         "Test evaluation (used once)",
-        html.key_values({"n": test["n"]}),
+        html.key_values({"n": test.n}),
         *with_baseline(test, ("rmse", "mae", "r2", "mean_residual")),
         html.heading(f"Prediction intervals (target coverage {html.fmt(intervals['coverage_target'])})"),
         html.table(rows),
@@ -32,14 +34,14 @@ def regression_test_section(test: dict) -> dict:
         ),
         gap_note(test),
         html.figures("residuals.png"),
-        html.muted(plotted_rows(test["residual_plot"])),
+        html.muted(plotted_rows(test.residual_plot)),
     )
 
 
-def plotted_rows(plot: dict) -> str:
-    if plot["every"] == 1:
-        return f"The figures show every test row ({plot['of']})."
-    return f"The figures show every {plot['every']}-th test row: {plot['rows']} of {plot['of']}."
+def plotted_rows(plot: ResidualPlot) -> str:
+    if plot.every == 1:
+        return f"The figures show every test row ({plot.of})."
+    return f"The figures show every {plot.every}-th test row: {plot.rows} of {plot.of}."
 
 
 def regression_fairness_section(r: ReportInputs) -> dict:
@@ -77,8 +79,8 @@ def regression_fairness_section(r: ReportInputs) -> dict:
     return html.section("Fairness: errors by group", *parts)
 
 
-def regression_card(data: dict, test: dict, fairness: FairnessReport) -> dict:
-    intervals = test["intervals"]
+def regression_card(data: dict, test: RegressionEvaluation, fairness: FairnessReport) -> dict:
+    intervals = test.intervals
     deployed = intervals[intervals["deployed"]]
     gaps = {a: result["gaps"] for a, result in audited(fairness, data).items()}  # with the intersections
     return {
@@ -87,7 +89,7 @@ def regression_card(data: dict, test: dict, fairness: FairnessReport) -> dict:
         "Performance": f"test RMSE {with_interval(test, 'rmse')}, MAE {with_interval(test, 'mae')}, R^2 "
         f"{with_interval(test, 'r2')} ({intervals_note(test)})",
         "Prediction intervals": f"{intervals['deployed']}: hold the actual value on "
-        f"{html.interval(deployed['coverage'], test['bootstrap']['figures']['coverage']['interval'])} of test "
+        f"{html.interval(deployed['coverage'], test.bootstrap.figures['coverage'].interval)} of test "
         f"rows (target {fmt(intervals['coverage_target'])}), mean width {fmt(deployed['mean_width'])}",
         "Fairness": "; ".join(
             f"by {a}: MAE gap {html.gap(g['mae']['difference'])}, mean residual gap "
@@ -109,15 +111,15 @@ class RegressionPage:
 
     @staticmethod
     def task_figures(r: ReportInputs) -> dict[str, bytes]:
-        figs = {"residuals.png": figures.residuals(r.residuals, r.test["intervals"])}
+        figs = {"residuals.png": figures.residuals(r.residuals, r.test_as(RegressionEvaluation).intervals)}
         for i, (attribute, result) in enumerate(r.fairness.attributes.items()):
             figs[f"fairness_{i}.png"] = figures.group_errors(attribute, result["groups"])
         return figs
 
     @staticmethod
     def task_sections(r: ReportInputs) -> list[dict]:
-        return [regression_test_section(r.test), regression_fairness_section(r)]
+        return [regression_test_section(r.test_as(RegressionEvaluation)), regression_fairness_section(r)]
 
     @staticmethod
     def card(params: dict, r: ReportInputs) -> dict:
-        return regression_card(params["data"], r.test, r.fairness)
+        return regression_card(params["data"], r.test_as(RegressionEvaluation), r.fairness)

@@ -5,7 +5,8 @@ Sections cited: Ghent ML notes (seed 004): 3.2 Bias and Variance (419)"""
 
 from __future__ import annotations
 
-from ..core.records import ReportInputs
+from ..core.evaluation_records import EvaluationReport
+from ..core.report_inputs import ReportInputs
 from . import page as html
 
 
@@ -13,7 +14,7 @@ def trust_section(r: ReportInputs, figs: dict) -> dict:
     """How much to trust the number: the baseline, the leakage estimate, nested CV, the gaps, the learning and
     validation curves and the model comparison."""
     train, test, assessment = r.train, r.test, r.assessment
-    gap, curve = test["cv_vs_test"], assessment.learning_curve
+    gap, curve = test.cv_vs_test, assessment.learning_curve
     items = {
         f"CV {train.scoring} of the model ({r.split.strategy} splits)": f"{html.fmt(train.cv_mean)} ± "
         f"{html.fmt(train.cv_std)} (mean over the splits); pooled out-of-fold {html.fmt(train.cv_pooled)}"
@@ -23,8 +24,8 @@ def trust_section(r: ReportInputs, figs: dict) -> dict:
         "temporal leakage estimate (data.time)": assessment.temporal_leakage.statement,
         "single features (leakage beyond groups)": assessment.single_feature.statement,
         "train - validation gap (CV)": train.train_valid_gap,
-        "validation vs test": f"test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: {gap['diagnosis']}",
-        "test rows vs training rows (drift)": test["drift"]["statement"],
+        "validation vs test": f"test {html.fmt(gap.test)}, gap {html.fmt(gap.gap)}: {gap.diagnosis}",
+        "test rows vs training rows (drift)": test.drift.statement,
     }
     if assessment.sample:  # leakage, single features and the learning curve ran on a sample
         items["rows assessed"] = assessment.sample
@@ -57,7 +58,7 @@ def trust_section(r: ReportInputs, figs: dict) -> dict:
             }
             for m in c.models
         ]
-        on_test = test.get("comparison") or {}
+        on_test = test.comparison or {}
         comparison = [
             html.heading(
                 f"Models compared on the same folds (selection: {html.fmt(c.rule)}; chosen: {html.fmt(c.chosen)})"
@@ -145,16 +146,16 @@ def explain_section(r: ReportInputs, figs: dict) -> dict:
     return html.section("Explainability: Shapley values, relevance, surrogate tree, partial dependence", *parts)
 
 
-def with_baseline(test: dict, metrics) -> list[dict]:
+def with_baseline(test: EvaluationReport, metrics) -> list[dict]:
     """Each test metric of the model with its bootstrap interval (where one was drawn) beside the no-skill
     baseline's (undefined where the baseline has none), and how the intervals were drawn."""
-    baseline, boot = test["baseline"], test["bootstrap"]
-    level = f"{boot['confidence_level']:.0%} interval"
+    baseline, boot = test.baseline, test.bootstrap
+    level = f"{boot.confidence_level:.0%} interval"
     rows = [
         {
             "metric": m,
-            "model": test[m],
-            level: "[{}, {}]".format(*map(html.fmt, boot["figures"][m]["interval"])) if m in boot["figures"] else "",
+            "model": test.figure(m),
+            level: "[{}, {}]".format(*map(html.fmt, boot.figures[m].interval)) if m in boot.figures else "",
             f"no-skill baseline ({baseline['model']})": baseline.get(m),
         }
         for m in metrics
@@ -162,25 +163,25 @@ def with_baseline(test: dict, metrics) -> list[dict]:
     return [html.table(rows), html.muted(intervals_note(test))]
 
 
-def intervals_note(test: dict) -> str:
+def intervals_note(test: EvaluationReport) -> str:
     """How the test figures' intervals were drawn, on how many rows."""
-    boot = test["bootstrap"]
-    units = f" ({boot['n_units']} clusters)" if boot["unit"] == "cluster" else ""
+    boot = test.bootstrap
+    units = f" ({boot.n_units} clusters)" if boot.unit == "cluster" else ""
     return (
-        f"n = {boot['n']} test rows{units}. Intervals: {boot['confidence_level']:.0%} {boot['method']} "
+        f"n = {boot.n} test rows{units}. Intervals: {boot.confidence_level:.0%} {boot.method} "
         "(evaluate.n_boot, evaluate.confidence_level); the promotion gate reads their conservative ends."
     )
 
 
-def with_interval(test: dict, metric: str) -> str:
+def with_interval(test: EvaluationReport, metric: str) -> str:
     """'0.7542 [0.7351, 0.7730]': a test figure with its bootstrap interval."""
-    return html.interval(test[metric], test["bootstrap"]["figures"][metric]["interval"])
+    return html.interval(test.figure(metric), test.bootstrap.figures[metric].interval)
 
 
-def gap_note(test: dict) -> dict:
-    gap = test["cv_vs_test"]
+def gap_note(test: EvaluationReport) -> dict:
+    gap = test.cv_vs_test
     return html.note(
-        f"Validation vs test ({html.fmt(gap['scoring'])}): CV {html.fmt(gap['cv_mean'])} ± "
-        f"{html.fmt(gap['cv_std'])}, test {html.fmt(gap['test'])}, gap {html.fmt(gap['gap'])}: "
-        f"{html.fmt(gap['diagnosis'])}"
+        f"Validation vs test ({html.fmt(gap.scoring)}): CV {html.fmt(gap.cv_mean)} ± "
+        f"{html.fmt(gap.cv_std)}, test {html.fmt(gap.test)}, gap {html.fmt(gap.gap)}: "
+        f"{html.fmt(gap.diagnosis)}"
     )

@@ -5,7 +5,7 @@ pipeline/reporting/page.py, the HTML in pipeline/reporting/templates/report.html
 from __future__ import annotations
 
 from ..core.changes import describe
-from ..core.records import ReportInputs
+from ..core.report_inputs import ReportInputs
 from . import figures
 from . import page as html
 from .card import data_changes, model_card, promotion_summary

@@ -85,8 +85,9 @@ def main() -> None:
     metrics["drift"] = drift.compare(
         train, test, numeric, categorical, params["monitor"], params["seed"], "test rows", data["group"]
     )
-    print(f"evaluate: drift: {metrics['drift']['statement']}")
-    write_json(metrics, paths.TEST_METRICS)
+    record = target.test_record.of(metrics)
+    print(f"evaluate: drift: {record.drift.statement}")
+    record.write()
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import replace_directory, write_json, write_text
 from pipeline.core.provenance import code_trees, params_sha256
-from pipeline.core.records import report_inputs
+from pipeline.core.report_inputs import report_inputs
 from pipeline.reporting.headline import headline
 from pipeline.reporting.sections import build_html, make_figures
 

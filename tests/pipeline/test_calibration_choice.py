@@ -150,6 +150,7 @@ def test_multiclass_maps_take_the_class_scores():
 def test_the_report_knows_when_the_deployed_map_changed_the_ranking():
     """A monotone map keeps the model's test AUC; a map that reorders rows (histogram binning's independent bins)
     changes it, and evaluate records both numbers so the card can say so."""
+    from pipeline.core.evaluation_records import RankingChange
     from pipeline.reporting.page import ranking_note
     from pipeline.steps.evaluation import ranking_change
 
@@ -157,8 +158,9 @@ def test_the_report_knows_when_the_deployed_map_changed_the_ranking():
     p = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8])
     raw = np.column_stack([1 - p, p])
     monotone = ranking_change(classification_target(2), y, raw, np.column_stack([1 - p**2, p**2]))
-    assert not monotone["changed"] and ranking_note(monotone) == ""
+    assert not monotone["changed"] and ranking_note(RankingChange(**monotone)) == ""
     q = np.where(p == 0.7, 0.05, p)  # the row at 0.7 (a negative) moved to the bottom
     reordered = ranking_change(classification_target(2), y, raw, np.column_stack([1 - q, q]))
     assert reordered["changed"] and reordered["model"] == 12 / 16 and reordered["deployed"] == 15 / 16
-    assert "test roc_auc 0.7500 of the model's own scores, 0.9375 of the deployed" in ranking_note(reordered)
+    note = ranking_note(RankingChange(**reordered))
+    assert "test roc_auc 0.7500 of the model's own scores, 0.9375 of the deployed" in note

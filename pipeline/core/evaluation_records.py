@@ -1,0 +1,256 @@
+"""reports/metrics/test.json as typed records, one per task kind (the kind names its own: `Target.test_record`):
+the fields every kind writes (the test rows, the bootstrap intervals, the validation-vs-test gap, the drift of the
+test rows, the comparison with the runner-up), the classification kinds' decisions, calibration, conformal sets and
+selective risk, and each kind's metrics. The evaluate stage builds the record from what it measured (`Record.of`
+refuses a key that is not a field, or a field with no key, naming the path), the report and tracking read it by
+attribute. Per-class tables, per-group calibration and metric-keyed maps stay mappings: their keys are data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from . import paths
+from .records import Part, Record
+
+
+@dataclass(frozen=True)
+class Figure(Part):
+    """One test figure with its percentile bootstrap interval and the draws on which it was defined; the ranking
+    figure also keeps the bootstrap's own interval and the score interval it was widened with."""
+
+    when_set: ClassVar[tuple[str, ...]] = ("bootstrap_interval", "score_interval")
+
+    value: Any  # None (or NaN written as null) where the test rows leave it undefined
+    interval: list
+    defined_draws: int
+    bootstrap_interval: list | None = None
+    score_interval: list | None = None
+
+
+@dataclass(frozen=True)
+class EvaluationBootstrap(Part):
+    """How the test intervals were drawn (rows or whole data.group clusters) and every figure's interval."""
+
+    method: str
+    confidence_level: float
+    n_boot: int
+    unit: str
+    n: int
+    n_units: int
+    figures: dict[str, Figure]
+
+
+@dataclass(frozen=True)
+class CvVsTest(Part):
+    """The search's scorer on test beside its cross-validated mean and spread."""
+
+    scoring: str
+    cv_mean: float
+    cv_std: float
+    test: float
+    gap: float
+    diagnosis: str
+
+
+@dataclass(frozen=True)
+class Drift(Part):
+    """The test rows against the training rows (pipeline/steps/drift.py): per column, the domain classifier, the
+    columns flagged at the false discovery rate, and the sentence."""
+
+    what: str
+    rows: dict
+    one_row_per: str | None
+    fdr: float
+    columns: dict
+    domain_classifier: dict
+    extra: dict
+    flagged: list
+    not_evaluated: list
+    statement: str
+
+
+@dataclass(frozen=True)
+class EvaluationReport(Record):
+    """What every kind writes to test.json."""
+
+    json_file: ClassVar[Path] = paths.TEST_METRICS
+    written_by: ClassVar[str] = "evaluate"
+
+    task: str
+    n: int
+    baseline: dict  # the no-skill model's test figures, by metric
+    bootstrap: EvaluationBootstrap
+    cv_vs_test: CvVsTest
+    drift: Drift
+    comparison: dict | None  # with model.candidates: the chosen model against the runner-up on test
+
+    def figure(self, name: str) -> Any:
+        """A test metric of the kind by its name (Target.test_metrics lists them)."""
+        return getattr(self, name)
+
+
+@dataclass(frozen=True)
+class AgainstNoSkill(Part):
+    """The deployed decisions' loss beside the no-skill rule's, with the gain's interval."""
+
+    metric: str
+    no_skill_rule: str
+    loss: Any
+    no_skill_loss: Any
+    gain: Any
+    gain_interval: list
+    decided: dict  # rows decided per class
+    classes_decided: int
+    same_as_no_skill: bool
+
+
+@dataclass(frozen=True)
+class Decision(Part):
+    """The deployed rule, its costs on test (with decision.cost_matrix) and its comparison with no skill."""
+
+    when_set: ClassVar[tuple[str, ...]] = ("expected_cost_posterior", "realised_cost", "realised_cost_plain_rule")
+
+    rule: str
+    threshold: float | None
+    cost_matrix: list | None
+    against_no_skill: AgainstNoSkill
+    expected_cost_posterior: float | None = None
+    realised_cost: float | None = None
+    realised_cost_plain_rule: float | None = None
+
+
+@dataclass(frozen=True)
+class RankingChange(Part):
+    """The ranking metric of the model's own probabilities and of the deployed ones."""
+
+    metric: str
+    model: float
+    deployed: float
+    changed: bool
+
+
+@dataclass(frozen=True)
+class EvaluationCalibration(Part):
+    """Calibration on test before and after the deployed map, per sensitive group, and what the map did to ranking."""
+
+    binning: dict
+    before: dict  # pipeline/core/summaries.calibration_report: its keys differ by kind
+    after: dict
+    groups: dict
+    ranking: RankingChange
+
+
+@dataclass(frozen=True)
+class ConformalSets(Part):
+    """The conformal prediction sets on test: coverage against the target, size and the share of each size."""
+
+    set_coverage: float
+    coverage: float
+    mean_set_size: float
+    singleton_rate: float
+    empty_rate: float
+    full_rate: float
+    n: int
+
+
+@dataclass(frozen=True)
+class RejectOption(Part):
+    """The decisions kept at decision.reject_threshold and their error."""
+
+    reject_threshold: float
+    n_accepted: int
+    n_errors: int
+    coverage: float
+    selective_risk: float
+    accuracy_accepted: float
+
+
+@dataclass(frozen=True)
+class Selective(Part):
+    """Risk against coverage of the decisions ranked by confidence: AURC, the reject option, the coverage at risk."""
+
+    confidence: str
+    reject_option: RejectOption
+    aurc: float
+    optimal_aurc: float
+    e_aurc: float
+    error_rate: float
+    target_risk: float
+    at_target_risk: dict
+
+
+@dataclass(frozen=True)
+class ClassificationEvaluation(EvaluationReport):
+    """What the classification kinds add: the classes, the deployed decisions and probabilities' quality."""
+
+    classes: list
+    threshold: float | None
+    decision: Decision
+    log_loss: float
+    brier: float
+    calibration: EvaluationCalibration
+    conformal: ConformalSets
+    selective: Selective
+
+
+@dataclass(frozen=True)
+class BinaryConfusion(Part):
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+
+
+@dataclass(frozen=True)
+class BinaryEvaluation(ClassificationEvaluation):
+    roc_auc: float
+    average_precision: float
+    accuracy: float
+    precision: float
+    recall: float
+    specificity: float
+    f1: float
+    confusion: BinaryConfusion
+    table: dict  # every metric of the confusion table (mllib.metrics.binary_metrics)
+
+
+@dataclass(frozen=True)
+class ConfusionMatrix(Part):
+    labels: list
+    matrix: list
+    orientation: str
+
+
+@dataclass(frozen=True)
+class MulticlassEvaluation(ClassificationEvaluation):
+    roc_auc_ovr: float
+    accuracy: float
+    balanced_accuracy: float
+    f1_macro: float
+    precision_macro: float
+    recall_macro: float
+    averages: dict  # {macro | micro | weighted: {precision, recall, f1}}
+    per_class: dict  # {class: its precision, recall, f1, support, one-vs-rest AUC and average precision}
+    top_k_accuracy: dict  # {k: accuracy of the k most probable classes}
+    confusion: ConfusionMatrix
+
+
+@dataclass(frozen=True)
+class ResidualPlot(Part):
+    """The rows the residual plot shows: every `every`-th of `of`."""
+
+    every: int
+    of: int
+    rows: int
+
+
+@dataclass(frozen=True)
+class RegressionEvaluation(EvaluationReport):
+    r2: float
+    rmse: float
+    mae: float
+    mean_residual: float
+    intervals: dict  # {coverage_target, deployed, and each interval method's coverage and widths}
+    residual_plot: ResidualPlot

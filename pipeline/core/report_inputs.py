@@ -1,0 +1,76 @@
+"""Every file the report reads (paths.REPORT_INPUTS) as one value: the typed records as theirs
+(pipeline/core/records.py; test.json as the kind's record, pipeline/core/evaluation_records.py), the files without a
+record as their JSON, and the run's provenance, which the report stage adds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from . import paths
+from .evaluation_records import EvaluationReport
+from .io import read_json
+from .records import (
+    RECORDS,
+    Assessment,
+    FairnessReport,
+    FeaturesReport,
+    PartialDependence,
+    SearchReport,
+    SplitReport,
+    TrainMetrics,
+    ValidationReport,
+)
+from .task import Target
+
+E = TypeVar("E")
+
+
+@dataclass(frozen=True)
+class ReportInputs:
+    """Every file the report reads (paths.REPORT_INPUTS), by name: the records as theirs, the others as their JSON;
+    and the run's provenance, which the report stage adds."""
+
+    validation: ValidationReport
+    target: Target
+    cleaning: dict
+    split: SplitReport
+    features: FeaturesReport
+    search: SearchReport
+    train: TrainMetrics
+    validation_curve: list
+    assessment: Assessment
+    learning_curve: list
+    hyperparameter_curve: list
+    calibration: dict
+    reliability_oof: list
+    test: EvaluationReport  # the kind's own (Target.test_record)
+    roc: list
+    pr: list
+    reliability_test: list
+    risk_coverage: list
+    residuals: list
+    fairness: FairnessReport
+    importance: dict
+    attributions: dict
+    partial_dependence: PartialDependence
+    params_sha256: str = ""  # the params sections that shape the outputs (pipeline/core/provenance.py)
+    code_trees: dict = field(default_factory=dict)
+
+    def test_as(self, record: type[E]) -> E:
+        """test.json as the record of the page's kind (the report picks the page by the kind, which names the
+        record: Target.test_record)."""
+        if not isinstance(self.test, record):
+            raise TypeError(f"test.json was read as {type(self.test).__name__}, not {record.__name__}")
+        return self.test
+
+
+def report_inputs() -> ReportInputs:
+    """Every file the report reads, the records checked against their fields."""
+    read: dict[str, Any] = {
+        name: RECORDS[name].read() if name in RECORDS else read_json(path, stage)
+        for name, (path, stage) in paths.REPORT_INPUTS.items()
+        if name not in ("target", "test")
+    }
+    target = Target.read(paths.TARGET)
+    return ReportInputs(target=target, test=target.test_record.read(), **read)
