@@ -24,10 +24,12 @@ def partial(cls: type, given: dict) -> Any:
 
 def typed(r: dict) -> ReportInputs:
     """The report's inputs as the report reads them, from a test's dict of partial files; test.json as the record of
-    the target's kind."""
+    the target's kind (and calibration.json)."""
     given = dict(r)
-    if isinstance(given.get("test"), dict) and given.get("target") is not None:
-        given["test"] = partial(given["target"].test_record, given["test"])
+    target = given.get("target")
+    for name, record in (("test", "test_record"), ("calibration", "calibration_record")):
+        if isinstance(given.get(name), dict) and target is not None:
+            given[name] = partial(getattr(target, record), given[name])
     return partial(ReportInputs, given)
 
 

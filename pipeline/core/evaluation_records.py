@@ -1,4 +1,5 @@
-"""reports/metrics/test.json as typed records, one per task kind (the kind names its own: `Target.test_record`):
+"""reports/metrics/test.json and calibration.json as typed records, one per task kind (the kind names its own:
+`Target.test_record`, `Target.calibration_record`). test.json:
 the fields every kind writes (the test rows, the bootstrap intervals, the validation-vs-test gap, the drift of the
 test rows, the comparison with the runner-up), the classification kinds' decisions, calibration, conformal sets and
 selective risk, and each kind's metrics. The evaluate stage builds the record from what it measured (`Record.of`
@@ -254,3 +255,93 @@ class RegressionEvaluation(EvaluationReport):
     mean_residual: float
     intervals: dict  # {coverage_target, deployed, and each interval method's coverage and widths}
     residual_plot: ResidualPlot
+
+
+@dataclass(frozen=True)
+class CalibrationReport(Record):
+    """reports/metrics/calibration.json: what calibrate fitted on the out-of-fold outputs, the kind's own record
+    (Target.calibration_record)."""
+
+    json_file: ClassVar[Path] = paths.CALIBRATION_METRICS
+    written_by: ClassVar[str] = "calibrate"
+
+    task: str
+    n_rows: int
+    not_converged: list  # fits of the map that stopped at their iteration caps
+
+    @property
+    def deployed_map(self) -> str | None:
+        """The calibration map the predictor applies; None for a kind without one."""
+        return None
+
+    @property
+    def map_warning(self) -> str | None:
+        """A named map worse than none, said in the card and the run's tags."""
+        return None
+
+
+@dataclass(frozen=True)
+class ConformalFit(Part):
+    """The split-conformal threshold of the prediction sets and what it was fitted on."""
+
+    coverage: float
+    threshold: float
+    fitted_on: str
+    n: int
+
+
+@dataclass(frozen=True)
+class DeployedRule(Part):
+    """The decision rule the predictor applies (decision.cost_matrix, decision.threshold, decision.reject_threshold)."""
+
+    rule: str
+    threshold: float | None
+    cost_matrix: list | None
+    reject_threshold: float
+
+
+@dataclass(frozen=True)
+class ClassificationCalibration(CalibrationReport):
+    """The map and how it was chosen among the maps cross-fitted on the out-of-fold scores, calibration quality
+    before and after (overall and per sensitive group), the conformal sets' threshold and the decision rule."""
+
+    method: str
+    method_setting: str  # calibration.method as set (auto or a name)
+    margin: float
+    comparison: list  # each map's cross-fitted figures, or why it could not be fitted (pipeline/steps/calibration.py)
+    warning: str | None
+    one_vs_rest: bool
+    settings: dict
+    binning: dict
+    oof_before: dict  # pipeline/core/summaries.calibration_report: its keys differ by kind
+    oof_after_crossfitted: dict
+    groups: dict
+    parameters: dict | list  # the map's fitted scalars (per class, one-vs-rest)
+    conformal: ConformalFit
+    decision: DeployedRule
+
+    @property
+    def deployed_map(self) -> str | None:
+        return self.method
+
+    @property
+    def map_warning(self) -> str | None:
+        return self.warning
+
+
+@dataclass(frozen=True)
+class IntervalsFit(Part):
+    """The conformal prediction intervals fitted on the out-of-fold residuals."""
+
+    method: str
+    coverage: float
+    n_folds: int
+    split_threshold: float
+    fitted_on: str
+    residual_quantiles: dict
+
+
+@dataclass(frozen=True)
+class RegressionCalibration(CalibrationReport):
+    oof: dict  # the out-of-fold point metrics
+    intervals: IntervalsFit

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from . import paths
-from .evaluation_records import EvaluationReport
+from .evaluation_records import CalibrationReport, EvaluationReport
 from .io import read_json
 from .records import (
     RECORDS,
@@ -42,7 +42,7 @@ class ReportInputs:
     assessment: Assessment
     learning_curve: list
     hyperparameter_curve: list
-    calibration: dict
+    calibration: CalibrationReport  # the kind's own (Target.calibration_record)
     reliability_oof: list
     test: EvaluationReport  # the kind's own (Target.test_record)
     roc: list
@@ -64,13 +64,21 @@ class ReportInputs:
             raise TypeError(f"test.json was read as {type(self.test).__name__}, not {record.__name__}")
         return self.test
 
+    def calibration_as(self, record: type[E]) -> E:
+        """calibration.json as the record of the page's kind (Target.calibration_record)."""
+        if not isinstance(self.calibration, record):
+            raise TypeError(f"calibration.json was read as {type(self.calibration).__name__}, not {record.__name__}")
+        return self.calibration
+
 
 def report_inputs() -> ReportInputs:
     """Every file the report reads, the records checked against their fields."""
     read: dict[str, Any] = {
         name: RECORDS[name].read() if name in RECORDS else read_json(path, stage)
         for name, (path, stage) in paths.REPORT_INPUTS.items()
-        if name not in ("target", "test")
+        if name not in ("target", "test", "calibration")
     }
     target = Target.read(paths.TARGET)
-    return ReportInputs(target=target, test=target.test_record.read(), **read)
+    return ReportInputs(
+        target=target, test=target.test_record.read(), calibration=target.calibration_record.read(), **read
+    )

@@ -23,7 +23,12 @@ from mllib.base import to_python
 
 from .dispatch import unregistered
 from .errors import PipelineError
-from .evaluation_records import BinaryEvaluation, ClassificationEvaluation, MulticlassEvaluation
+from .evaluation_records import (
+    BinaryEvaluation,
+    ClassificationCalibration,
+    ClassificationEvaluation,
+    MulticlassEvaluation,
+)
 from .task_base import TASKS, Target, finite, label_key, per_kind, required, requires
 from .task_regression import QUANTILE_BINS, Regression
 
@@ -163,14 +168,14 @@ class Classification(Target):
         return predict
 
     @staticmethod
-    def quality_figures(test: ClassificationEvaluation, calibration: dict) -> dict:
+    def quality_figures(test: ClassificationEvaluation, calibration: ClassificationCalibration) -> dict:
         """The headline sections of how far the deployed probabilities and decisions can be trusted: calibration
         error before and after the map, the reject option's and the conformal sets' coverage."""
         reject, figures, against = test.selective.reject_option, test.bootstrap.figures, test.decision.against_no_skill
         return {
             "calibration": {
-                "oof_ece_before": calibration["oof_before"]["ece"],
-                "oof_ece_after": calibration["oof_after_crossfitted"]["ece"],
+                "oof_ece_before": calibration.oof_before["ece"],
+                "oof_ece_after": calibration.oof_after_crossfitted["ece"],
                 "test_ece_before": test.calibration.before["ece"],
                 "test_ece_after": test.calibration.after["ece"],
                 "test_ece_after_high": finite(figures["ece"].interval[1]),
@@ -296,6 +301,7 @@ class Binary(Classification, kind="binary"):
     headline_metric, headline_label = "roc_auc", "ROC AUC"
     test_metrics = (*Classification.test_metrics, "roc_auc", "average_precision", "precision", "recall", "f1")
     test_record = BinaryEvaluation
+    calibration_record = ClassificationCalibration
     baseline_metrics = ("roc_auc", "average_precision", "accuracy", "precision", "recall", "f1")
     ranking_metric = "roc_auc"  # what a calibration map may change of the model's ranking
     per_class = ""
@@ -401,6 +407,7 @@ class Multiclass(Classification, kind="multiclass"):
     headline_metric, headline_label = "roc_auc_ovr", "macro one-vs-rest ROC AUC"
     test_metrics = (*Classification.test_metrics, "roc_auc_ovr", "balanced_accuracy", "f1_macro")
     test_record = MulticlassEvaluation
+    calibration_record = ClassificationCalibration
     baseline_metrics = ("accuracy", "roc_auc_ovr", "balanced_accuracy", "f1_macro")
     ranking_metric = "roc_auc_ovr"
     per_class = ", per class"

@@ -26,7 +26,7 @@ from mllib.base import to_python
 from .dispatch import dispatched_over
 
 if TYPE_CHECKING:
-    from .evaluation_records import EvaluationReport
+    from .evaluation_records import CalibrationReport, EvaluationReport
 from .errors import PipelineError
 
 TASKS = ("auto", "binary", "multiclass", "regression")
@@ -172,6 +172,7 @@ class Target:
     headline_label: ClassVar[str] = required("the metrics")
     test_metrics: ClassVar[tuple[str, ...]] = required("the metrics")  # the headline's test figures
     test_record: ClassVar[type[EvaluationReport]] = required("the metrics")  # test.json (core/evaluation_records.py)
+    calibration_record: ClassVar[type[CalibrationReport]] = required("the metrics")  # calibration.json
     per_class: ClassVar[str] = required("the metrics")  # how the report says a figure is per class
 
     @requires("the metrics")
@@ -208,7 +209,7 @@ class Target:
     # the promotion gate
     @staticmethod
     @requires("the gate")
-    def quality_figures(test: Any, calibration: dict) -> dict:  # test: the kind's test_record
+    def quality_figures(test: Any, calibration: Any) -> dict:  # the kind's test_record and calibration_record
         """The headline sections on how far the deployed output can be trusted."""
 
     @staticmethod

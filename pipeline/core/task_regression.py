@@ -9,7 +9,7 @@ import pandas as pd
 from mllib import registry
 
 from .errors import PipelineError
-from .evaluation_records import RegressionEvaluation
+from .evaluation_records import RegressionCalibration, RegressionEvaluation
 from .task_base import Target, finite
 
 QUANTILE_BINS = 5  # a regression target's strata: its quintiles
@@ -26,6 +26,7 @@ class Regression(Target, kind="regression"):
     headline_metric, headline_label = "r2", "R^2"
     test_metrics = ("rmse", "mae", "r2", "mean_residual")
     test_record = RegressionEvaluation
+    calibration_record = RegressionCalibration
     fairness_gaps = ("interval_coverage_gap",)
     per_class = ""
     refused_projections = ("lda",)  # LDA projects onto directions that separate classes
@@ -112,7 +113,7 @@ class Regression(Target, kind="regression"):
         return predictions
 
     @staticmethod
-    def quality_figures(test: RegressionEvaluation, calibration: dict) -> dict:
+    def quality_figures(test: RegressionEvaluation, calibration: RegressionCalibration) -> dict:
         """The headline section of the deployed intervals: their test coverage and width, and the coverage asked."""
         intervals = test.intervals
         deployed = intervals[intervals["deployed"]]

@@ -5,7 +5,7 @@ intervals, fairness) come from its page (pipeline/reporting/task_pages.py)."""
 from __future__ import annotations
 
 from ..core.changes import change, describe
-from ..core.evaluation_records import EvaluationReport
+from ..core.evaluation_records import CalibrationReport, EvaluationReport
 from ..core.records import CopiesAcrossSplit, TrainMetrics, ValidationReport
 from ..core.report_inputs import ReportInputs
 from .page import fmt, interval, key_values
@@ -168,7 +168,7 @@ def copies_note(copies: CopiesAcrossSplit | None) -> str:
     return line + (f". WARNING: {copies.warning}" if copies.warning else "")
 
 
-def solver_summary(train: TrainMetrics, calibration: dict) -> str:
+def solver_summary(train: TrainMetrics, calibration: CalibrationReport) -> str:
     """Fits of the chosen model (its search folds and the refit) and of the calibration map that stopped at their
     iteration caps (mllib.base.ConvergenceWarning), or that none did."""
     stopped = train.not_converged
@@ -178,8 +178,8 @@ def solver_summary(train: TrainMetrics, calibration: dict) -> str:
         where += ["the refit on all training rows"] if stopped.refit else []
         parts.append(f"the chosen model stopped at its iteration cap in {' and '.join(where)}: "
                      + "; ".join(stopped.messages))  # fmt: skip
-    if calibration["not_converged"]:
-        parts.append("the calibration map stopped at its iteration cap: " + "; ".join(calibration["not_converged"]))
+    if calibration.not_converged:
+        parts.append("the calibration map stopped at its iteration cap: " + "; ".join(calibration.not_converged))
     return "; ".join(parts) if parts else "none: every fit of the chosen model and the map met its tolerance"
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from ..core.evaluation_records import (
     BinaryEvaluation,
+    ClassificationCalibration,
     ClassificationEvaluation,
     MulticlassEvaluation,
     RankingChange,
@@ -41,7 +42,7 @@ def classification_figures(r: ReportInputs, kind: ClassificationPage) -> dict[st
 
 
 def calibration_section(r: ReportInputs, kind: ClassificationPage) -> dict:
-    test, cal = r.test_as(ClassificationEvaluation), r.calibration
+    test, cal = r.test_as(ClassificationEvaluation), r.calibration_as(ClassificationCalibration)
 
     def row(label: str, q: dict) -> dict:
         return {
@@ -64,32 +65,32 @@ def calibration_section(r: ReportInputs, kind: ClassificationPage) -> dict:
             "MCE after": m["after"]["mce"],
         }
         for data, by_group in (
-            ("out-of-fold (after: cross-fitted)", cal["groups"]),
+            ("out-of-fold (after: cross-fitted)", cal.groups),
             ("test", test.calibration.groups),
         )
         for name, per_group in by_group.items()
         for g, m in per_group.items()
     ]
-    settings = ", ".join(f"{k}={v}" for k, v in cal["settings"].items())
+    settings = ", ".join(f"{k}={v}" for k, v in cal.settings.items())
     of = kind.calibrated_of
     return html.section(
         "Calibration",
         html.table(
             [
-                row("out-of-fold, before", cal["oof_before"]),
-                row("out-of-fold, after (cross-fitted)", cal["oof_after_crossfitted"]),
+                row("out-of-fold, before", cal.oof_before),
+                row("out-of-fold, after (cross-fitted)", cal.oof_after_crossfitted),
                 row("test, before", test.calibration.before),
                 row("test, after", test.calibration.after),
             ]
         ),
         html.muted(
-            f"Method {html.fmt(cal['method'])}{' one-vs-rest, renormalised' if cal['one_vs_rest'] else ''}"
+            f"Method {html.fmt(cal.method)}{' one-vs-rest, renormalised' if cal.one_vs_rest else ''}"
             f"{' (' + html.fmt(settings) + ')' if settings else ''}, fitted "
-            f"on {cal['n_rows']} out-of-fold rows; ECE/MCE of {html.fmt(of)} with "
-            f"{cal['binning']['n_bins']} {html.fmt(cal['binning']['strategy'])} bins "
-            f"({html.fmt(cal['binning']['edges'])}), "
+            f"on {cal.n_rows} out-of-fold rows; ECE/MCE of {html.fmt(of)} with "
+            f"{cal.binning['n_bins']} {html.fmt(cal.binning['strategy'])} bins "
+            f"({html.fmt(cal.binning['edges'])}), "
             "empty bins skipped; the Brier decomposition (Brier = reliability - resolution + uncertainty + "
-            f"within-bin, two classes) uses {cal['binning']['n_bins']} equal-width bins. Points below the diagonal "
+            f"within-bin, two classes) uses {cal.binning['n_bins']} equal-width bins. Points below the diagonal "
             "mean the model is "
             "over-confident; the bars below each diagram count the rows per bin."
         ),
@@ -101,11 +102,11 @@ def calibration_section(r: ReportInputs, kind: ClassificationPage) -> dict:
     )
 
 
-def calibration_choice(cal: dict, test_ranking: RankingChange) -> list[dict]:
+def calibration_choice(cal: ClassificationCalibration, test_ranking: RankingChange) -> list[dict]:
     """The comparison of the maps (no map included) by cross-fitted log loss, and why the deployed one was."""
     rows = [
         {
-            "map": c["method"] + (" (deployed)" if c["method"] == cal["method"] else ""),
+            "map": c["method"] + (" (deployed)" if c["method"] == cal.method else ""),
             "log loss": c.get("log_loss"),
             "log loss - none's": c.get("log_loss_vs_none"),
             "its standard error": c.get("standard_error_vs_none"),
@@ -120,21 +121,21 @@ def calibration_choice(cal: dict, test_ranking: RankingChange) -> list[dict]:
             "may be deployed (auto)": c.get("qualifies"),
             "note": c.get("reason", "") if not c["defined"] else "; ".join([c["why"], *c["not_converged"]]),
         }
-        for c in cal["comparison"]
+        for c in cal.comparison
     ]
     how = (
         f"calibration.method auto deploys a map only when its cross-fitted log-loss gain over no map exceeds "
-        f"calibration.margin = {html.fmt(float(cal['margin']))} standard errors of the paired per-row differences and "
+        f"calibration.margin = {html.fmt(float(cal.margin))} standard errors of the paired per-row differences and "
         "its ranking metric within the folds does not fall by more than as many DeLong standard errors; of those, the "
         "least log loss (ties: the one listed first), else none. The figures of the map chosen this way are slightly "
         "optimistic; the test rows above are the check."
-        if cal["method_setting"] == "auto"
-        else f"calibration.method names {cal['method']}, so it is deployed whatever this table says."
+        if cal.method_setting == "auto"
+        else f"calibration.method names {cal.method}, so it is deployed whatever this table says."
     )
     changed = html.ranking_note(test_ranking).removeprefix(".")  # "" when the map kept the model's ranking
     parts = [html.table(rows), html.muted(how + (changed + "." if changed else ""))]
-    if cal["warning"]:
-        parts.append(html.note(cal["warning"]))
+    if cal.warning:
+        parts.append(html.note(cal.warning))
     return parts
 
 
@@ -204,7 +205,8 @@ def decisions_section(r: ReportInputs) -> dict:
 
 
 def classification_card(params: dict, r: ReportInputs, kind: ClassificationPage) -> dict:
-    data, test, fairness, calibration = params["data"], r.test_as(ClassificationEvaluation), r.fairness, r.calibration
+    data, test, fairness = params["data"], r.test_as(ClassificationEvaluation), r.fairness
+    calibration = r.calibration_as(ClassificationCalibration)
     shown = ("demographic_parity", "equal_opportunity")
     gaps = {  # each attribute and every intersection of them (the promotion gate reads them all)
         a: {c: result["criteria"][c]["difference"] for c in shown} for a, result in audited(fairness, data).items()
@@ -222,13 +224,13 @@ def classification_card(params: dict, r: ReportInputs, kind: ClassificationPage)
         "Intended use": f"{kind.intended_use(data['target'], test.classes)}; {rule}",
         "Performance": f"{kind.performance(test)} ({intervals_note(test)})",
         "Decisions": decisions_line(test, kind),
-        "Calibration": f"{calibration['method']} ("
-        + (auto_choice(calibration) if calibration["method_setting"] == "auto" else "named in params.yaml")
+        "Calibration": f"{calibration.method} ("
+        + (auto_choice(calibration) if calibration.method_setting == "auto" else "named in params.yaml")
         + "): test ECE "
         f"{fmt(test.calibration.before['ece'])} before, "
         f"{fmt(test.calibration.after['ece'])} after"
         + ranking_note(test.calibration.ranking)
-        + (f". WARNING: {calibration['warning']}" if calibration["warning"] else ""),
+        + (f". WARNING: {calibration.warning}" if calibration.warning else ""),
         "Prediction sets": f"conformal sets hold the true class on {fmt(conformal.coverage)} of test rows (target "
         f"{fmt(conformal.set_coverage)}), {fmt(conformal.mean_set_size)} classes on average",
         "Fairness": "; ".join(
@@ -241,16 +243,16 @@ def classification_card(params: dict, r: ReportInputs, kind: ClassificationPage)
     }
 
 
-def auto_choice(calibration: dict) -> str:
+def auto_choice(calibration: ClassificationCalibration) -> str:
     """Why calibration.method auto deployed its map: its gain in standard errors, or why each map stepped aside."""
-    deployed = next(c for c in calibration["comparison"] if c["method"] == calibration["method"])
-    if calibration["method"] != "none":
+    deployed = next(c for c in calibration.comparison if c["method"] == calibration.method)
+    if calibration.method != "none":
         return f"calibration.method auto: {deployed['why']}, the least log loss of the maps that qualify"
-    maps = [c for c in calibration["comparison"] if c["method"] != "none"]
+    maps = [c for c in calibration.comparison if c["method"] != "none"]
     return (
         "calibration.method auto: no map earns its place ("
         + "; ".join(f"{c['method']}: {c['why'] if c['defined'] else 'undefined'}" for c in maps)
-        + f"; calibration.margin {fmt(float(calibration['margin']))})"
+        + f"; calibration.margin {fmt(float(calibration.margin))})"
     )
 
 

@@ -7,7 +7,7 @@ names everywhere (e.g. `test.roc_auc`).
 
 from __future__ import annotations
 
-from ..core.evaluation_records import EvaluationReport
+from ..core.evaluation_records import CalibrationReport, EvaluationReport
 from ..core.records import Assessment, FairnessReport, TrainMetrics
 from ..core.task import Target, finite
 
@@ -19,7 +19,7 @@ def _pick(source: dict, keys) -> dict:
 def headline(
     target: Target,
     train: TrainMetrics,
-    calibration: dict,
+    calibration: CalibrationReport,
     test: EvaluationReport,
     fairness: FairnessReport,
     assessment: Assessment,

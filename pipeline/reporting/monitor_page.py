@@ -4,13 +4,15 @@ the promises checked on labelled rows or the label-free estimate."""
 
 from __future__ import annotations
 
+from ..core.evaluation_records import Drift
 from ..core.io import write_text
+from ..core.monitor_records import BatchCheck, MonitorOff
 from . import page as html
 
 
-def _drift_rows(found: dict) -> list[dict]:
+def _drift_rows(found: Drift) -> list[dict]:
     rows = []
-    for column, r in sorted(found["columns"].items(), key=lambda kv: kv[1].get("adjusted_p_value", 2.0)):
+    for column, r in sorted(found.columns.items(), key=lambda kv: kv[1].get("adjusted_p_value", 2.0)):
         rows.append(
             {
                 "column": column,
@@ -27,34 +29,34 @@ def _drift_rows(found: dict) -> list[dict]:
     return rows
 
 
-def monitor_sections(record: dict) -> list[dict]:
-    if "drift" not in record:
-        return [html.section("Monitor", html.note(record["statement"]))]
-    found, model = record["drift"], record["model"]
+def monitor_sections(record: BatchCheck | MonitorOff) -> list[dict]:
+    if isinstance(record, MonitorOff):
+        return [html.section("Monitor", html.note(record.statement))]
+    found, model = record.drift, record.model
     verdict = (
-        html.note("FAILS: " + "; ".join(record["failures"]))
-        if record["failures"]
+        html.note("FAILS: " + "; ".join(record.failures))
+        if record.failures
         else html.note("Every check passes (or is within its noise).")
     )
     checked = {
-        "batch": f"{record['batch']} ({record['rows']} rows)",
+        "batch": f"{record.batch} ({record.rows} rows)",
         "model": f"{model['registered_model']}, pipeline state {model['pipeline_state'][:16]}"
-        + (f", version {record['mlflow']['version']}" if (record.get("mlflow") or {}).get("version") else ""),
-        "rows the served model flags": f"{record['contract']['flagged_rows']} "
-        + (f"({record['contract']['flags']})" if record["contract"]["flags"] else ""),
-        "columns the model ignores": ", ".join(record["contract"]["ignored_columns"]) or "none",
+        + (f", version {version}" if (version := (record.mlflow or {}).get("version")) else ""),
+        "rows the served model flags": f"{record.contract.flagged_rows} "
+        + (f"({record.contract.flags})" if record.contract.flags else ""),
+        "columns the model ignores": ", ".join(record.contract.ignored_columns) or "none",
     }
     sections = [html.section("Verdict", verdict, html.key_values(checked))]
-    domain = found["domain_classifier"]
+    domain = found.domain_classifier
     shifted = [
         {"of": r["of"], "test": r["test"], "p": r["p_value"], "adjusted p": r["adjusted_p_value"],
          "flagged": "yes" if r["flagged"] else "no"}
-        for r in found["extra"].values()
+        for r in found.extra.values()
     ]  # fmt: skip
     sections.append(
         html.section(
             "Drift against the training rows",
-            html.muted(found["statement"]),
+            html.muted(found.statement),
             html.table(_drift_rows(found)),
             html.heading("What the model says"),
             html.table(shifted),
@@ -70,13 +72,13 @@ def monitor_sections(record: dict) -> list[dict]:
             ),
         )
     )
-    if record["labels"] is None:
-        estimate = record["estimate"]
-        sections.append(html.section("Performance without labels", html.note(estimate["statement"])))
+    if record.labels is None:
+        statement = record.estimate.statement if record.estimate else "not evaluated"
+        sections.append(html.section("Performance without labels", html.note(statement)))
     else:
         sections.append(
             html.section(
-                f"Promises on {record['labels']['rows']} labelled rows",
+                f"Promises on {record.labels.rows} labelled rows",
                 html.table(
                     [
                         {
@@ -86,7 +88,7 @@ def monitor_sections(record: dict) -> list[dict]:
                             "passed": "yes" if c["passed"] else "NO",
                             "note": c["note"],
                         }
-                        for c in record["checks"]
+                        for c in record.checks
                     ]  # fmt: skip
                 ),
             )
@@ -94,5 +96,5 @@ def monitor_sections(record: dict) -> list[dict]:
     return sections
 
 
-def write_monitor_page(record: dict, path) -> None:
+def write_monitor_page(record: BatchCheck | MonitorOff, path) -> None:
     write_text(html.document("Monitor", monitor_sections(record), {}), path)

@@ -45,16 +45,16 @@ def regression_intervals(target: Regression, oof: pd.DataFrame, params: dict) ->
         "fold_models": read_estimators(paths.FOLD_MODELS, "train"),
     }
     predictor, metrics = assemble_regressor(y, pred, fold, cfg, fitted)
-    i = metrics["intervals"]
+    i = metrics.intervals
     print(
-        f"calibrate: regression: {i['method']} intervals at {i['coverage']:g} from {metrics['n_rows']} out-of-fold "
-        f"residuals (split conformal: prediction -/+ {i['split_threshold']:.4g}); calibration.method is not used"
+        f"calibrate: regression: {i.method} intervals at {i.coverage:g} from {metrics.n_rows} out-of-fold "
+        f"residuals (split conformal: prediction -/+ {i.split_threshold:.4g}); calibration.method is not used"
     )
     mlio.save(predictor, paths.PREDICTOR)
     write_parquet(
         pd.DataFrame({paths.ROW_ID: oof[paths.ROW_ID], "fold": fold, "y": y, "prediction": pred}), paths.OOF_CALIBRATED
     )
-    write_json(metrics, paths.CALIBRATION_METRICS)
+    metrics.write()
     write_json([], paths.RELIABILITY_OOF)
 
 
@@ -77,8 +77,8 @@ def calibration_map(target: Classification, oof: pd.DataFrame, params: dict) -> 
         cfg, choice, target, calibrator, conformal, predictor, y, before, after, groupings, params
     )
     print(
-        f"calibrate: {choice['method']}{' one-vs-rest' if metrics['one_vs_rest'] else ''}: out-of-fold ECE "
-        f"{metrics['oof_before']['ece']:.4f} -> {metrics['oof_after_crossfitted']['ece']:.4f} (cross-fitted, "
+        f"calibrate: {choice['method']}{' one-vs-rest' if metrics.one_vs_rest else ''}: out-of-fold ECE "
+        f"{metrics.oof_before['ece']:.4f} -> {metrics.oof_after_crossfitted['ece']:.4f} (cross-fitted, "
         f"{cfg['n_bins']} {cfg['binning']} bins); conformal sets at {cfg['set_coverage']:g}: 1 - p <= "
         f"{conformal.threshold_:.4f}; decisions: {predictor.rule_}"
     )
@@ -87,7 +87,7 @@ def calibration_map(target: Classification, oof: pd.DataFrame, params: dict) -> 
         pd.DataFrame({paths.ROW_ID: oof[paths.ROW_ID], "fold": fold, "y": y, **proba_columns(after)}),
         paths.OOF_CALIBRATED,
     )
-    write_json(metrics, paths.CALIBRATION_METRICS)
+    metrics.write()
     write_json(
         reliability_rows(target, y, before, cfg, "before") + reliability_rows(target, y, after, cfg, "after"),
         paths.RELIABILITY_OOF,

@@ -19,11 +19,12 @@ records that it checked nothing."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
-from pipeline.core.io import write_json
+from pipeline.core.monitor_records import MonitorOff
 from pipeline.reporting.monitor_page import write_monitor_page
 
 
@@ -32,10 +33,12 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     path = argv[0] if argv else params["monitor"]["batch"]
     if path is None:
-        off = {"statement": "off: no batch (monitor.batch is null; or run python -m pipeline.stages.monitor FILE)"}
-        write_json(off, paths.MONITOR_REPORT)
+        off = MonitorOff(
+            statement="off: no batch (monitor.batch is null; or run python -m pipeline.stages.monitor FILE)"
+        )
+        off.write()
         write_monitor_page(off, paths.MONITOR_PAGE)
-        print(f"monitor: {off['statement']}")
+        print(f"monitor: {off.statement}")
         return
     # imported here: with no batch (the default) the stage costs a Python start, not the drift tests' imports
     from pipeline.steps.batch_check import check_batch
@@ -43,16 +46,16 @@ def main(argv: list[str] | None = None) -> None:
 
     record = check_batch(params, path)
 
-    record["mlflow"] = log_monitor_run(params, record)
-    write_json(record, paths.MONITOR_REPORT)
+    record = replace(record, mlflow=log_monitor_run(params, record))
+    record.write()
     write_monitor_page(record, paths.MONITOR_PAGE)
-    print(f"monitor: {record['drift']['statement']}")
-    if record.get("estimate"):
-        print(f"monitor: {record['estimate']['statement']}")
-    if record["failures"]:
-        more = f" (and {len(record['failures']) - 1} more: reports/monitor.json)" if len(record["failures"]) > 1 else ""
-        raise PipelineError(f"monitor: {record['batch']} FAILS: {record['failures'][0]}{more}")
-    print(f"monitor: {record['batch']}: every check passes ({record['rows']} rows; reports/monitor.html)")
+    print(f"monitor: {record.drift.statement}")
+    if record.estimate:
+        print(f"monitor: {record.estimate.statement}")
+    if record.failures:
+        more = f" (and {len(record.failures) - 1} more: reports/monitor.json)" if len(record.failures) > 1 else ""
+        raise PipelineError(f"monitor: {record.batch} FAILS: {record.failures[0]}{more}")
+    print(f"monitor: {record.batch}: every check passes ({record.rows} rows; reports/monitor.html)")
 
 
 if __name__ == "__main__":

@@ -11,8 +11,10 @@ import pandas as pd
 
 from ..core import paths
 from ..core.errors import PipelineError
+from ..core.evaluation_records import Drift
 from ..core.frames import raw_matrix
 from ..core.io import read_data_file, read_json, read_parquet, read_predictor
+from ..core.monitor_records import BatchCheck, ContractFlags, Estimate, LabelledRows
 from ..core.records import FeaturesReport, TrainMetrics
 from ..core.summaries import sensitive_groupings
 from ..core.task import Target
@@ -34,7 +36,7 @@ def labelled_rows(batch: pd.DataFrame, target: Target, column: str) -> np.ndarra
     return np.flatnonzero(known) if known.sum() >= 2 else None
 
 
-def check_batch(params: dict, path: str) -> dict:
+def check_batch(params: dict, path: str) -> BatchCheck:
     """The monitor's record of one batch (module docstring), without the MLflow run."""
     data, cfg, seed = params["data"], params["monitor"], params["seed"]
     if not Path(path).is_file():
@@ -56,23 +58,18 @@ def check_batch(params: dict, path: str) -> dict:
     drifted = drift.compare(
         train, batch, numeric, categorical, cfg, seed, "batch rows", data["group"], extra={"predictions": shift}
     )
-    record = {
-        "batch": str(source),
-        "rows": len(batch),
-        "model": read_json(paths.MLFLOW_RUN, "track"),
-        "contract": {
-            "ignored_columns": [str(c) for c in ignored],
-            "flagged_rows": int((flags != "").sum()),
-            "flags": {f: int(n) for f, n in flags[flags != ""].value_counts().items()},
-        },
-        "drift": drifted,
-    }
+    model = read_json(paths.MLFLOW_RUN, "track")
+    flagged = ContractFlags(
+        ignored_columns=[str(c) for c in ignored],
+        flagged_rows=int((flags != "").sum()),
+        flags={f: int(n) for f, n in flags[flags != ""].value_counts().items()},
+    )
     labelled = labelled_rows(batch, target, data["target"])
     test = read_json(paths.TEST_METRICS, "evaluate")
+    labels, checks, estimate = None, list[dict](), None
     if labelled is None:
         outputs = row_outputs(target, predictor, _matrix(batch, contract))
-        record["labels"], record["checks"] = None, []
-        record["estimate"] = label_free_estimate(target, predictor, outputs, seed)
+        estimate = Estimate(**label_free_estimate(target, predictor, outputs, seed))
     else:
         rows = batch.iloc[labelled].reset_index(drop=True)
         y = target.encode(rows[data["target"]])
@@ -83,11 +80,12 @@ def check_batch(params: dict, path: str) -> dict:
         measured, _, _ = measure(
             target, params, predictor, outputs, y, y_train, TrainMetrics.read(), clusters, groupings
         )
-        record["labels"] = {"rows": len(labelled), "metrics": _headline(measured, target)}
+        labels = LabelledRows(rows=len(labelled), metrics=_headline(measured, target))
         P = predictor.proba_from_scores(outputs["scores"]) if "scores" in outputs else None
-        record["checks"] = promise_checks(target, measured, test, params, P, seed)
-    record["failures"] = failures(record)
-    return record
+        checks = promise_checks(target, measured, test, params, P, seed)
+    found = Drift(**drifted)
+    return BatchCheck(batch=str(source), rows=len(batch), model=model, contract=flagged, drift=found, labels=labels,
+                      checks=checks, failures=failures(found, checks), estimate=estimate)  # fmt: skip
 
 
 def _matrix(frame: pd.DataFrame, contract):
@@ -99,21 +97,20 @@ def _headline(metrics: dict, target: Target) -> dict:
     return {name: figures[name] for name in (target.headline_metric, "ece", "coverage") if name in figures}
 
 
-def failures(record: dict) -> list[str]:
+def failures(found: Drift, checks: list[dict]) -> list[str]:
     """One line per failed check, the drifted columns first (the strongest first)."""
     out = []
-    found = record["drift"]
-    for column in sorted(found["flagged"], key=lambda c: found["columns"][c]["adjusted_p_value"]):
-        r = found["columns"][column]
+    for column in sorted(found.flagged, key=lambda c: found.columns[c]["adjusted_p_value"]):
+        r = found.columns[column]
         out.append(f"column {column!r} drifted ({r['test']}, adjusted p {r['adjusted_p_value']:.2g})")
-    for name, r in found.get("extra", {}).items():
+    for name, r in found.extra.items():
         if r.get("flagged"):
             out.append(f"the model's {r['of']} shifted ({r['test']}, adjusted p {r['adjusted_p_value']:.2g})")
-    domain = found["domain_classifier"]
+    domain = found.domain_classifier
     if domain.get("not_evaluated"):  # a check that applies and cannot be computed fails closed
         out.append(f"the domain classifier is {domain['statement']} (monitor.domain_classifier: none to go without)")
     if domain.get("flagged"):
         out.append(f"a classifier tells the batch from the training rows (AUC {domain['auc']:.3f})")
-    out += [f"{c['check']}: {c['value']:.4g} (bound {c['bound']:.4g}; {c['note']})" for c in record["checks"]
+    out += [f"{c['check']}: {c['value']:.4g} (bound {c['bound']:.4g}; {c['note']})" for c in checks
             if not c["passed"]]  # fmt: skip
     return out

@@ -15,6 +15,7 @@ from mllib.conformal import CVPlusRegressor, SplitConformalRegressor, interval_s
 from mllib.deploy import DeployedRegressor
 
 from ..core.errors import PipelineError
+from ..core.evaluation_records import IntervalsFit, RegressionCalibration
 from ..core.records import TrainMetrics
 from ..core.task import Regression
 from .evaluation import gap_report, with_intervals
@@ -24,7 +25,7 @@ PLOT_ROWS = 20_000  # the residual plot's test rows, at most: every k-th row of 
 
 def assemble_regressor(
     y: np.ndarray, pred: np.ndarray, fold: np.ndarray, cfg: dict, fitted: dict
-) -> tuple[DeployedRegressor, dict]:
+) -> tuple[DeployedRegressor, RegressionCalibration]:
     """The deployed regressor from the final features and model, the fold pipelines (fitted: {features, model,
     fold_features, fold_models}, as the features and train stages wrote them) and the out-of-fold predictions `pred`
     of the rows in `fold`; and its calibrate-stage report."""
@@ -48,20 +49,20 @@ def assemble_regressor(
             "`dvc repro -f features train`"
         ) from None
     residual = np.abs(y - pred)
-    report = {
-        "task": "regression",
-        "n_rows": int(y.size),
-        "oof": Regression.point_metrics(y, pred),
-        "intervals": {
-            "method": cfg["interval_method"],
-            "coverage": coverage,
-            "n_folds": n_folds,
-            "split_threshold": predictor.split.threshold_,
-            "fitted_on": "out-of-fold residuals of the train stage's fold models",
-            "residual_quantiles": dict(zip(("50%", "90%", "99%"), np.quantile(residual, [0.5, 0.9, 0.99]).tolist())),
-        },
-        "not_converged": [],  # conformal intervals are quantiles: no solver, no cap
-    }
+    report = RegressionCalibration(
+        task="regression",
+        n_rows=int(y.size),
+        oof=Regression.point_metrics(y, pred),
+        intervals=IntervalsFit(
+            method=cfg["interval_method"],
+            coverage=coverage,
+            n_folds=n_folds,
+            split_threshold=predictor.split.threshold_,
+            fitted_on="out-of-fold residuals of the train stage's fold models",
+            residual_quantiles=dict(zip(("50%", "90%", "99%"), np.quantile(residual, [0.5, 0.9, 0.99]).tolist())),
+        ),
+        not_converged=[],  # conformal intervals are quantiles: no solver, no cap
+    )
     return predictor, report
 
 

@@ -11,25 +11,26 @@ import warnings
 from pathlib import Path
 
 from ..core.errors import PipelineError
+from ..core.monitor_records import BatchCheck
 from . import store
 from .runs import experiment_id, find_state, one_line, repo_root, tracking_uri
 
 
-def monitor_metrics(record: dict) -> dict[str, float]:
-    found = record["drift"]
-    metrics = {
-        "monitor.rows": record["rows"],
-        "monitor.flagged_rows": record["contract"]["flagged_rows"],
-        "monitor.drifted_columns": len(found["flagged"]),
-        "monitor.failures": len(record["failures"]),
+def monitor_metrics(record: BatchCheck) -> dict[str, float]:
+    found = record.drift
+    metrics: dict[str, float] = {
+        "monitor.rows": record.rows,
+        "monitor.flagged_rows": record.contract.flagged_rows,
+        "monitor.drifted_columns": len(found.flagged),
+        "monitor.failures": len(record.failures),
     }
-    if "auc" in found["domain_classifier"]:
-        metrics["monitor.domain_auc"] = found["domain_classifier"]["auc"]
-    for name, figure in ((record.get("labels") or {}).get("metrics") or {}).items():
+    if "auc" in found.domain_classifier:
+        metrics["monitor.domain_auc"] = found.domain_classifier["auc"]
+    for name, figure in (record.labels.metrics if record.labels else {}).items():
         if figure.get("value") is not None:
             metrics[f"monitor.{name}"] = figure["value"]
-    if (record.get("estimate") or {}).get("estimate") is not None:
-        metrics[f"monitor.estimated_{record['estimate']['metric']}"] = record["estimate"]["estimate"]
+    if record.estimate and record.estimate.estimate is not None:
+        metrics[f"monitor.estimated_{record.estimate.metric}"] = record.estimate.estimate
     return metrics
 
 
@@ -40,7 +41,7 @@ def model_version(client, name: str, exp_id: str, state: str) -> str | None:
     return str(versions[0].version) if versions else None
 
 
-def log_monitor_run(params: dict, record: dict) -> dict:
+def log_monitor_run(params: dict, record: BatchCheck) -> dict:
     """{"run_id", "version"} of the monitor's run (version: the model version checked, or None)."""
     warnings.filterwarnings("ignore", category=UserWarning, module=r"mlflow\.")
     import mlflow
@@ -49,7 +50,7 @@ def log_monitor_run(params: dict, record: dict) -> dict:
     root, uri = repo_root(), tracking_uri(params["tracking"]["uri"])
     default_store = uri == f"sqlite:///{root / 'mlflow.db'}"
     db, store_id = store.sqlite_file(uri), store.identity(uri, default_store)
-    model = record["model"]
+    model = record.model
     with store.ledger_of(root) as ledger:
         store.check_same_store(ledger, store_id, uri)
         store.check_file_kept(ledger, store_id, db, root)
@@ -62,20 +63,22 @@ def log_monitor_run(params: dict, record: dict) -> dict:
             store.backup(root, db)
             tags = {
                 "pipeline.role": "monitor",
-                "monitor.batch": Path(record["batch"]).name,
+                "monitor.batch": Path(record.batch).name,
                 "monitor.pipeline_state": model["pipeline_state"],
                 "monitor.registered_model": model["registered_model"],
                 "monitor.model_version": version or "not registered in this store",
-                "monitor.verdict": "fails" if record["failures"] else "passes",
+                "monitor.verdict": "fails" if record.failures else "passes",
             }
             with mlflow.start_run(
-                experiment_id=exp_id, run_name=f"monitor {Path(record['batch']).name}", tags=tags
+                experiment_id=exp_id, run_name=f"monitor {Path(record.batch).name}", tags=tags
             ) as run:
                 run_id = run.info.run_id
                 mlflow.log_metrics(monitor_metrics(record))
                 with tempfile.TemporaryDirectory() as tmp:
                     report = Path(tmp) / "monitor.json"
-                    report.write_text(json.dumps({**record, "mlflow": None}, indent=1, sort_keys=True, default=str))
+                    report.write_text(
+                        json.dumps({**record.to_json(), "mlflow": None}, indent=1, sort_keys=True, default=str)
+                    )
                     mlflow.log_artifact(str(report))
         except PipelineError:
             raise

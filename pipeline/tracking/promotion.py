@@ -23,16 +23,29 @@ import html
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from ..core.task import Target
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of the gate: value op bound; passed None: skipped (a null bound), False: failed or not evaluated."""
+
+    check: str
+    value: float | None
+    bound: float | None
+    passed: bool | None
+    note: str | None = None
+
 
 LEAKY = "features that alone predict the target beyond assess.single_feature_bound <= 0"
 
 
 def threshold_checks(
     figures: dict[str, float], target: Target, cfg: dict, costs_set: bool = False, undefined_gaps: Sequence[str] = ()
-) -> list[dict]:
-    """The checks that need no registry: {check, value, bound, passed, note} each (passed None: skipped, bound null).
+) -> list[Check]:
+    """The checks that need no registry: a Check each (passed None: skipped, bound null).
     The headline and quality checks read the conservative end of the test figure's bootstrap interval, so a figure
     from few rows has to clear its bound with its uncertainty; costs_set: decision.cost_matrix is set;
     undefined_gaps: the audited attributes' and intersections' gaps that could not be computed (by name)."""
@@ -54,18 +67,12 @@ def threshold_checks(
     checks.append(
         _check(LEAKY, leaky, 0, "<=")
         if leaky is not None
-        else {
-            "check": LEAKY,
-            "value": None,
-            "bound": None,
-            "passed": None,
-            "note": "assess.single_feature_bound is null",
-        }  # fmt: skip
+        else Check(LEAKY, None, None, None, "assess.single_feature_bound is null")  # fmt: skip
     )
     return checks + fairness_checks(figures, target, cfg, list(undefined_gaps))
 
 
-def fairness_checks(figures: dict, target: Target, cfg: dict, undefined: list[str]) -> list[dict]:
+def fairness_checks(figures: dict, target: Target, cfg: dict, undefined: list[str]) -> list[Check]:
     """The largest gap of every audited attribute and intersection within max_fairness_gap, and every one of them
     evaluated: a gap that cannot be computed (no two groups of fairness.min_group_size) is named "not evaluated" and
     fails closed unless tracking.promotion.fail_not_evaluated is false."""
@@ -73,11 +80,9 @@ def fairness_checks(figures: dict, target: Target, cfg: dict, undefined: list[st
     gaps = {k: v for k, v in figures.items() if k.startswith("fairness.") and k.endswith(target.fairness_gaps)}
     audited = figures.get("fairness.n_attributes")
     if not audited and not undefined:
-        return [
-            {"check": name, "value": None, "bound": None, "passed": None, "note": "no sensitive attribute declared"}
-        ]
+        return [Check(name, None, None, None, "no sensitive attribute declared")]
     if cfg["max_fairness_gap"] is None:
-        return [{"check": name, "value": None, "bound": None, "passed": None}]
+        return [Check(name, None, None, None)]
     checks = []
     if gaps:
         largest = max(gaps, key=lambda k: gaps[k])
@@ -90,7 +95,7 @@ def fairness_checks(figures: dict, target: Target, cfg: dict, undefined: list[st
         )
         passed = False if cfg["fail_not_evaluated"] else None
         name = "every audited attribute and intersection has its fairness gaps"
-        checks.append({"check": name, "value": None, "bound": None, "passed": passed, "note": note})
+        checks.append(Check(name, None, None, passed, note))
     return checks
 
 
@@ -102,7 +107,7 @@ def champion_check(
     champion_tags: dict | None = None,
     contract: dict | None = None,
     allow_change: bool = False,
-) -> dict:
+) -> Check:
     """The candidate's headline metric against the best champion's so far: the best, not the current one, so a run of
     versions each within the tolerance of the last cannot drift down. best: {version, figure, tags} of the best
     version that has been champion for the same target, whatever its inputs (a changed input set is compared, and
@@ -112,45 +117,42 @@ def champion_check(
     name = f"{metric} >= best champion's {metric} - tolerance"
     if best is None:
         if champion_tags is None:
-            return {"check": name, "value": figures.get(metric), "bound": None, "passed": True,
-                    "note": "no champion yet"}  # fmt: skip
+            return Check(name, figures.get(metric), None, True, "no champion yet")  # fmt: skip
         theirs, ours = champion_tags.get("contract.target"), (contract or {}).get("contract.target")
         note = f"not compared: the target changed from {theirs} to {ours}" + (
             "; allowed by tracking.promotion.allow_contract_change" if allow_change else
             "; register it under another tracking.registered_model, or set tracking.promotion.allow_contract_change"
         )  # fmt: skip
-        return {"check": name, "value": figures.get(metric), "bound": None,
-                "passed": None if allow_change else False, "note": note}  # fmt: skip
+        return Check(name, figures.get(metric), None, None if allow_change else False, note)  # fmt: skip
     check = _check(name, figures.get(metric), best["figure"] - tolerance, ">=")
     note = f"best champion so far: version {best['version']}"
     changed = _contract_difference("contract.inputs", (contract or {}).get("contract.inputs"),
                                    best["tags"].get("contract.inputs"))  # fmt: skip
     if contract and changed:
         note += f" ({changed}: compared all the same)"
-    return check | {"note": "; ".join(filter(None, [check.get("note"), note]))}
+    return replace(check, note="; ".join(filter(None, [check.note, note])))
 
 
-def contract_check(contract: dict[str, str], champion_tags: dict[str, str] | None, allow_change: bool) -> dict:
+def contract_check(contract: dict[str, str], champion_tags: dict[str, str] | None, allow_change: bool) -> Check:
     """The candidate answers the champion's question with the champion's inputs: the same target (column, task,
     classes) and the same input columns (names and kinds), read from the versions' contract.* tags. A change fails
     (clients of @champion would break, or get answers to another question) unless
     tracking.promotion.allow_contract_change is true; a new tracking.registered_model is the usual way."""
     name = "same target and inputs as the champion (contract.*)"
     if not champion_tags:
-        return {"check": name, "value": None, "bound": None, "passed": True, "note": "no champion yet"}
+        return Check(name, None, None, True, "no champion yet")
     if not any(k.startswith("contract.") for k in champion_tags):
-        return {"check": name, "value": None, "bound": None, "passed": True,
-                "note": "the champion predates contract tags"}  # fmt: skip
+        return Check(name, None, None, True, "the champion predates contract tags")  # fmt: skip
     found = [_contract_difference(k, v, champion_tags.get(k)) for k, v in contract.items()]
     differences = [d for d in found if d]
     if not differences:
-        return {"check": name, "value": None, "bound": None, "passed": True, "note": "unchanged"}
+        return Check(name, None, None, True, "unchanged")
     note = "; ".join(differences) + (
         "; allowed by tracking.promotion.allow_contract_change"
         if allow_change
         else "; register it under another tracking.registered_model, or set tracking.promotion.allow_contract_change"
     )
-    return {"check": name, "value": None, "bound": None, "passed": True if allow_change else False, "note": note}
+    return Check(name, None, None, True if allow_change else False, note)
 
 
 def _contract_difference(key: str, ours: str | None, theirs: str | None) -> str | None:
@@ -165,37 +167,37 @@ def _contract_difference(key: str, ours: str | None, theirs: str | None) -> str 
     return f"{key.removeprefix('contract.')} {ours!r} where the champion's is {theirs!r}"
 
 
-def decide(checks: list[dict]) -> dict:
+def decide(checks: list[Check]) -> dict:
     """{promote, reasons}: promote when no check failed; reasons describe every check, the failed ones first, so a
     skipped or not-evaluated check is never hidden."""
-    failed = [c for c in checks if c["passed"] is False]
-    shown = failed + [c for c in checks if c["passed"] is not False]
+    failed = [c for c in checks if c.passed is False]
+    shown = failed + [c for c in checks if c.passed is not False]
     return {"promote": not failed, "reasons": [describe(c) for c in shown]}
 
 
-def describe(check: dict) -> str:
-    if check["passed"] is None:
-        return f"{check['check']}: skipped ({check.get('note', 'no bound set')})"
-    if check["passed"] is False and check["value"] is None and check.get("note"):
-        return f"{check['check']}: FAILS, {check['note']}"
-    value = "" if check["value"] is None else f"{check['value']:.4g} "  # a check of equality has no figure
-    bound = "" if check["bound"] is None else f"(bound {check['bound']:.4g}) "
-    return f"{check['check']}: {value}{bound}{'passes' if check['passed'] else 'FAILS'}" + (
-        f" ({check['note']})" if check.get("note") else ""
+def describe(check: Check) -> str:
+    if check.passed is None:
+        return f"{check.check}: skipped ({check.note or 'no bound set'})"
+    if check.passed is False and check.value is None and check.note:
+        return f"{check.check}: FAILS, {check.note}"
+    value = "" if check.value is None else f"{check.value:.4g} "  # a check of equality has no figure
+    bound = "" if check.bound is None else f"(bound {check.bound:.4g}) "
+    return f"{check.check}: {value}{bound}{'passes' if check.passed else 'FAILS'}" + (
+        f" ({check.note})" if check.note else ""
     )
 
 
-def _check(name: str, value, bound, op: str, note: str | None = None, fix: str | None = None) -> dict:
+def _check(name: str, value, bound, op: str, note: str | None = None, fix: str | None = None) -> Check:
     """A check of value op bound (">=", ">", "<="): passed None when the bound is null (skipped), False when the value
     is undefined (fails closed); `fix` joins the note when it fails."""
     if bound is None:
-        return {"check": name, "value": value, "bound": None, "passed": None} | ({"note": note} if note else {})
+        return Check(name, value, None, None, note or None)
     if value is None:
-        return {"check": name, "value": None, "bound": bound, "passed": False,
-                "note": "; ".join(filter(None, ["not evaluated: the value is undefined", note, fix]))}  # fmt: skip
+        why = "; ".join(filter(None, ["not evaluated: the value is undefined", note, fix]))
+        return Check(name, None, bound, False, why)
     passed = {">=": value >= bound, ">": value > bound, "<=": value <= bound}[op]
     note = "; ".join(filter(None, [note, None if passed else fix]))
-    return {"check": name, "value": value, "bound": bound, "passed": bool(passed)} | ({"note": note} if note else {})
+    return Check(name, value, bound, bool(passed), note or None)
 
 
 def _fmt(value) -> str:
@@ -230,12 +232,12 @@ def markdown_cell(text) -> str:
     return " ".join(escaped.splitlines())
 
 
-def description(promote: bool, checks: list[dict], run_id: str) -> str:
+def description(promote: bool, checks: list[Check], run_id: str) -> str:
     """The version's description: the decision in plain words (the versions list shows its first line unrendered),
     then every check as a list item with its value, bound and result, failed first (a list renders in MLflow's UI
     where a markdown table loses its borders)."""
-    failed = [c for c in checks if c["passed"] is False]
-    skipped = [c for c in checks if c["passed"] is None]
+    failed = [c for c in checks if c.passed is False]
+    skipped = [c for c in checks if c.passed is None]
     verdict = (
         f"Candidate only: {len(failed)} of {len(checks)} checks fail"
         if failed
@@ -243,5 +245,5 @@ def description(promote: bool, checks: list[dict], run_id: str) -> str:
         if skipped
         else f"Champion: all {len(checks)} checks pass"
     )
-    items = [f"- {markdown_cell(describe(c))}" for c in failed + [c for c in checks if c["passed"] is not False]]
+    items = [f"- {markdown_cell(describe(c))}" for c in failed + [c for c in checks if c.passed is not False]]
     return "\n".join([f"{verdict} (the promotion gate, tracking.promotion; run {run_id}).", "", *items])

@@ -20,6 +20,7 @@ import yaml
 from ..core import paths
 from ..core.config import PARAMS_FILE
 from ..core.errors import PipelineError
+from ..core.evaluation_records import CalibrationReport
 from ..core.io import read_json, read_predictor
 from ..core.partitions import table_head
 from ..core.provenance import git
@@ -349,17 +350,17 @@ def supersede(client, stale: list, by: str) -> None:
         client.set_tag(run.info.run_id, "pipeline.superseded_by", by)
 
 
-def run_warnings(trained: TrainMetrics, calibration: dict) -> dict[str, str]:
+def run_warnings(trained: TrainMetrics, calibration: CalibrationReport) -> dict[str, str]:
     """Tags of what the run must not hide (the model card says the same): a named calibration map worse than none,
     fits of the chosen model or the map that stopped at their iteration caps."""
     tags = {}
-    if calibration.get("warning"):
-        tags["warning.calibration"] = calibration["warning"][:5000]
+    if calibration.map_warning:
+        tags["warning.calibration"] = calibration.map_warning[:5000]
     stopped = trained.not_converged
     if stopped.folds or stopped.refit:
         tags["warning.not_converged"] = "; ".join(stopped.messages)[:5000]
-    if calibration.get("not_converged"):
-        tags["warning.calibration_not_converged"] = "; ".join(calibration["not_converged"])[:5000]
+    if calibration.not_converged:
+        tags["warning.calibration_not_converged"] = "; ".join(calibration.not_converged)[:5000]
     return tags
 
 
@@ -374,8 +375,8 @@ def hyperparameters() -> dict:
 
 def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str) -> tuple[str, object]:
     trained = TrainMetrics.read()
-    calibration = read_json(paths.CALIBRATION_METRICS, "calibrate")
-    deployed_map = calibration.get("method")  # the deployed calibration map; a regression target has none
+    calibration = Target.read(paths.TARGET).calibration_record.read()
+    deployed_map = calibration.deployed_map  # a regression target has none
     tags = {
         "pipeline.state": key,
         "pipeline.role": "parent",
@@ -479,7 +480,7 @@ def register(mlflow, client, name: str, model, run_id: str, target: Target, para
             )
             lost = f"\n\nNo longer champion: version {version.version} took the alias."
             client.update_model_version(name, current.version, description=(current.description or "") + lost)
-    failed = [c["check"] for c in checks if c["passed"] is False]
+    failed = [c.check for c in checks if c.passed is False]
     client.update_model_version(name, version.version, description=description(decision["promote"], checks, run_id))
     for key, value in (  # the decision last: it is what marks the state recorded (find_state)
         ("promotion.failed", "; ".join(failed)[:5000] if failed else "none"),

@@ -77,8 +77,8 @@ def test_a_rule_that_never_predicts_the_positive_class_is_no_champion_unless_cos
     assert not decision["promote"] and len(failed) == 2
     assert all("decision.cost_matrix" in r for r in failed)
     with_costs = threshold_checks(rare, BINARY_TARGET, POLICY, costs_set=True)
-    one_class = next(c for c in with_costs if c["check"].startswith("classes decided"))
-    assert one_class["passed"] and "decision.cost_matrix is set" in one_class["check"]
+    one_class = next(c for c in with_costs if c.check.startswith("classes decided"))
+    assert one_class.passed and "decision.cost_matrix is set" in one_class.check
     assert decide(threshold_checks(rare, BINARY_TARGET, {**POLICY, "min_decision_gain": None}))[
         "promote"
     ]  # both skipped
@@ -86,10 +86,10 @@ def test_a_rule_that_never_predicts_the_positive_class_is_no_champion_unless_cos
 
 def test_no_worse_than_the_champion_beyond_the_tolerance():
     champion = {"version": "3", "figure": 0.76, "tags": {}}
-    assert champion_check(BINARY, BINARY_TARGET, champion, 0.01)["passed"]  # 0.75 >= 0.76 - 0.01
+    assert champion_check(BINARY, BINARY_TARGET, champion, 0.01).passed  # 0.75 >= 0.76 - 0.01
     failed = champion_check(BINARY, BINARY_TARGET, champion, 0.005)
-    assert failed["passed"] is False and failed["bound"] == pytest.approx(0.755)
-    assert champion_check(BINARY, BINARY_TARGET, None, 0.005)["note"] == "no champion yet"
+    assert failed.passed is False and failed.bound == pytest.approx(0.755)
+    assert champion_check(BINARY, BINARY_TARGET, None, 0.005).note == "no champion yet"
 
 
 def test_a_contract_change_is_still_compared_never_no_champion_yet():
@@ -103,14 +103,14 @@ def test_a_contract_change_is_still_compared_never_no_champion_yet():
               "contract.inputs": json.dumps(["age:numeric", "plan:categorical"])}  # fmt: skip
     best = {"version": "2", "figure": 0.8, "tags": theirs}
     check = champion_check(BINARY, BINARY_TARGET, best, 0.005, theirs, ours, allow_change=True)
-    assert check["passed"] is False and check["bound"] == pytest.approx(0.795)  # compared: 0.75 < 0.795
-    assert "version 2" in check["note"] and "removed ['plan:categorical']" in check["note"]
+    assert check.passed is False and check.bound == pytest.approx(0.795)  # compared: 0.75 < 0.795
+    assert "version 2" in check.note and "removed ['plan:categorical']" in check.note
     other = {"contract.target": "meddol (regression)", "contract.inputs": ours["contract.inputs"]}
     strict = champion_check(BINARY, BINARY_TARGET, None, 0.005, other, ours, allow_change=False)
-    assert strict["passed"] is False and strict["note"].startswith("not compared: the target changed from meddol")
+    assert strict.passed is False and strict.note.startswith("not compared: the target changed from meddol")
     allowed = champion_check(BINARY, BINARY_TARGET, None, 0.005, other, ours, allow_change=True)
-    assert allowed["passed"] is None and "allowed by tracking.promotion.allow_contract_change" in allowed["note"]
-    assert all("no champion yet" not in c.get("note", "") for c in (check, strict, allowed))
+    assert allowed.passed is None and "allowed by tracking.promotion.allow_contract_change" in allowed.note
+    assert all("no champion yet" not in (c.note or "") for c in (check, strict, allowed))
 
 
 def test_null_bounds_are_skipped_and_said_so():
@@ -123,8 +123,8 @@ def test_null_bounds_are_skipped_and_said_so():
         policy,
     )
     # the single-feature check was not run (no figure), no sensitive attribute: both skipped, and said so
-    assert [c["passed"] for c in checks] == [True, True, None, None]
-    assert checks[2]["note"] == "assess.single_feature_bound is null"
+    assert [c.passed for c in checks] == [True, True, None, None]
+    assert checks[2].note == "assess.single_feature_bound is null"
 
 
 def test_an_undefined_fairness_gap_is_not_evaluated_and_fails_closed():
@@ -192,8 +192,8 @@ def test_headline_fairness_gaps_count_intersections_and_the_gate_reads_them():
         and "fairness.sex.equal_opportunity_gap" not in figures
     )
     checks = threshold_checks(figures, BINARY_TARGET, {**POLICY, "max_fairness_gap": 0.4})
-    fairness_check = next(c for c in checks if "fairness" in c["check"])
-    assert fairness_check["value"] == 0.4563 and fairness_check["passed"] is False
+    fairness_check = next(c for c in checks if "fairness" in c.check)
+    assert fairness_check.value == 0.4563 and fairness_check.passed is False
 
 
 def test_a_changed_target_or_inputs_never_takes_champion_silently():
@@ -202,16 +202,16 @@ def test_a_changed_target_or_inputs_never_takes_champion_silently():
     from pipeline.tracking.promotion import contract_check
 
     ours = {"contract.target": "binexp (binary, classes [0, 1])", "contract.inputs": json.dumps(["age:numeric"])}
-    assert contract_check(ours, None, False)["note"] == "no champion yet"
-    assert contract_check(ours, {"headline.test.roc_auc": "0.7"}, False)["passed"]  # a champion from before the tags
-    assert contract_check(ours, dict(ours), False)["passed"]
+    assert contract_check(ours, None, False).note == "no champion yet"
+    assert contract_check(ours, {"headline.test.roc_auc": "0.7"}, False).passed  # a champion from before the tags
+    assert contract_check(ours, dict(ours), False).passed
     other = {
         "contract.target": "meddol (regression)",
         "contract.inputs": json.dumps(["age:numeric", "plan:categorical"]),
     }
     changed = contract_check(ours, other, False)
-    assert changed["passed"] is False
-    assert "target 'binexp (binary, classes [0, 1])' where the champion's is 'meddol (regression)'" in changed["note"]
-    assert "removed ['plan:categorical']" in changed["note"] and "tracking.registered_model" in changed["note"]
+    assert changed.passed is False
+    assert "target 'binexp (binary, classes [0, 1])' where the champion's is 'meddol (regression)'" in changed.note
+    assert "removed ['plan:categorical']" in changed.note and "tracking.registered_model" in changed.note
     assert decide([changed])["reasons"][0].startswith("same target and inputs as the champion (contract.*): FAILS")
-    assert contract_check(ours, other, True)["passed"] and "allowed" in contract_check(ours, other, True)["note"]
+    assert contract_check(ours, other, True).passed and "allowed" in contract_check(ours, other, True).note

@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from partial_records import partial
 
 from pipeline.core.errors import PipelineError
+from pipeline.core.evaluation_records import ClassificationCalibration, RegressionCalibration
 from pipeline.core.records import TrainMetrics
+from pipeline.tracking.promotion import Check
 from pipeline.tracking.runs import metric_key, repo_root, stage_output_md5s, state_key, tracking_uri
 
 # MLflow's rule for metric and param names (mlflow.utils.validation); checked against MLflow itself below
@@ -182,15 +184,16 @@ def test_the_run_carries_what_the_card_warns_about():
 
     quiet = {"not_converged": {"folds": [], "refit": False, "messages": []}}
     quiet = partial(TrainMetrics, quiet)
-    assert run_warnings(quiet, {"warning": None, "not_converged": []}) == {}
+    assert run_warnings(quiet, partial(ClassificationCalibration, {"warning": None, "not_converged": []})) == {}
     trained = {"not_converged": {"folds": [2], "refit": False, "messages": ["stopped at max_iter=10"]}}
     calibration = {"warning": "calibration.method isotonic makes the probabilities worse", "not_converged": ["platt"]}
-    assert run_warnings(partial(TrainMetrics, trained), calibration) == {
+    assert run_warnings(partial(TrainMetrics, trained), partial(ClassificationCalibration, calibration)) == {
         "warning.calibration": "calibration.method isotonic makes the probabilities worse",
         "warning.not_converged": "stopped at max_iter=10",
         "warning.calibration_not_converged": "platt",
     }
-    assert run_warnings(quiet, {"intervals": {}}) == {}  # a regression target's calibration report
+    regression = partial(RegressionCalibration, {"not_converged": []})
+    assert run_warnings(quiet, regression) == {}  # a regression target's calibration report
 
 
 def test_names_beyond_mlflows_limit_are_shortened_the_same_way_every_time():
@@ -241,8 +244,8 @@ def test_the_gate_compares_with_the_best_champion_so_far_not_the_current_one():
     best = best_champion(registry, "m", "test.roc_auc", {"contract.target": "y (binary)"})
     assert (best["version"], best["figure"]) == ("1", 0.7661)
     check = champion_check({"test.roc_auc": 0.7606}, Target("binary", "y", [0, 1], "set"), best, 0.005)
-    assert check["passed"] is False and check["bound"] == pytest.approx(0.7611)
-    assert check["note"] == "best champion so far: version 1"
+    assert check.passed is False and check.bound == pytest.approx(0.7611)
+    assert check.note == "best champion so far: version 1"
     assert best_champion(_Registry([]), "m", "test.roc_auc", {"contract.target": "y (binary)"}) is None
     registry.versions[0].tags["contract.inputs"] = '["a:numeric"]'  # other inputs: still the best to beat
     assert best_champion(registry, "m", "test.roc_auc", {"contract.target": "y (binary)"})["version"] == "1"
@@ -254,9 +257,9 @@ def test_the_description_never_says_every_check_passes_when_one_was_skipped():
     from pipeline.tracking.runs import description
 
     checks = [
-        {"check": "a", "value": 0.8, "bound": 0.7, "passed": True},
-        {"check": "every audited attribute and intersection has its fairness gaps", "value": None, "bound": None,
-         "passed": None, "note": "not evaluated: race.demographic_parity_gap"},
+        Check("a", 0.8, 0.7, True),
+        Check("every audited attribute and intersection has its fairness gaps", None, None, None,
+              "not evaluated: race.demographic_parity_gap"),
     ]  # fmt: skip
     text = description(True, checks, "run1")
     assert text.startswith("Champion: every check evaluated passes, 1 skipped")
@@ -271,7 +274,7 @@ def test_the_description_escapes_what_the_data_puts_in_it():
     from pipeline.tracking.runs import description
 
     note = "group <script>alert(1)</script> | a|b\nnext"
-    text = description(False, [{"check": "gap of <b>", "value": 0.3, "bound": 0.2, "passed": False, "note": note}], "r")
+    text = description(False, [Check("gap of <b>", 0.3, 0.2, False, note)], "r")
     item = text.splitlines()[-1]
     assert "<script>" not in text and "<b>" not in text and "&lt;script&gt;" in text
     assert item.startswith("- gap of &lt;b&gt;: 0.3 (bound 0.2) FAILS") and item.endswith("next)"), item

@@ -1,0 +1,76 @@
+"""reports/monitor.json as typed records: the monitor stage's check of one batch against the served model
+(pipeline/steps/batch_check.py), or the line saying the monitor is off. The page and the MLflow run read it by
+attribute; the drift part is the one the evaluate stage writes for the test rows (evaluation_records.Drift)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from . import paths
+from .evaluation_records import Drift
+from .records import Part, Record
+
+
+@dataclass(frozen=True)
+class MonitorOff(Record):
+    """No batch to check (monitor.batch is null and none was named)."""
+
+    json_file: ClassVar[Path] = paths.MONITOR_REPORT
+    written_by: ClassVar[str] = "monitor"
+
+    statement: str
+
+
+@dataclass(frozen=True)
+class ContractFlags(Part):
+    """What the served model's input contract said of the batch's rows and columns."""
+
+    ignored_columns: list
+    flagged_rows: int
+    flags: dict  # {flag: rows}
+
+
+@dataclass(frozen=True)
+class LabelledRows(Part):
+    """The batch's rows with a known target and their headline figures, with intervals."""
+
+    rows: int
+    metrics: dict  # {figure: {value, interval, defined_draws}}
+
+
+@dataclass(frozen=True)
+class Estimate(Part):
+    """The headline estimated without labels from the calibrated probabilities, or why not."""
+
+    when_set: ClassVar[tuple[str, ...]] = ("metric", "estimate", "interval", "confidence_level", "draws")
+
+    statement: str
+    metric: str | None = None
+    estimate: float | None = None
+    interval: list | None = None
+    confidence_level: float | None = None
+    draws: int | None = None
+
+
+@dataclass(frozen=True)
+class BatchCheck(Record):
+    """One batch against the served model: its contract's flags, drift against the training rows (with the shift in
+    predictions), the promises checked on labelled rows or the label-free estimate, the failed checks as lines, and
+    the MLflow run that records it."""
+
+    json_file: ClassVar[Path] = paths.MONITOR_REPORT
+    written_by: ClassVar[str] = "monitor"
+    when_set: ClassVar[tuple[str, ...]] = ("estimate",)
+
+    batch: str
+    rows: int
+    model: dict  # reports/mlflow_run.json: the pipeline state and registered model checked
+    contract: ContractFlags
+    drift: Drift
+    labels: LabelledRows | None
+    checks: list  # the promises on labelled rows (pipeline/steps/monitoring.promise_checks)
+    failures: list
+    estimate: Estimate | None = None  # without labels
+    mlflow: dict | None = None  # the monitor's MLflow run, once logged
