@@ -489,28 +489,3 @@ class FairnessReport(Record):
     attributes: dict  # {attribute or intersection: its audit (mllib.fairness)}
     mitigation: dict
     reweighing: dict
-
-
-@dataclass(frozen=True)
-class PartialDependence(Record):
-    """One-way (and two-way) partial dependence of the deployed output."""
-
-    json_file: ClassVar[Path] = paths.PARTIAL_DEPENDENCE
-    written_by: ClassVar[str] = "explain"
-
-    one_way: list
-    two_way: dict | None
-    output: str
-    classes: list
-
-
-RECORDS: dict[str, type[Record]] = {  # by their names in the report's inputs
-    "validation": ValidationReport,
-    "split": SplitReport,
-    "features": FeaturesReport,
-    "search": SearchReport,
-    "train": TrainMetrics,
-    "assessment": Assessment,
-    "fairness": FairnessReport,
-    "partial_dependence": PartialDependence,
-}

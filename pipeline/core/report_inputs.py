@@ -9,13 +9,13 @@ from typing import Any, TypeVar
 
 from . import paths
 from .evaluation_records import CalibrationReport, EvaluationReport
+from .explanation_records import Attributions, ImportanceReport, PartialDependence
 from .io import read_json
 from .records import (
-    RECORDS,
     Assessment,
     FairnessReport,
     FeaturesReport,
-    PartialDependence,
+    Record,
     SearchReport,
     SplitReport,
     TrainMetrics,
@@ -24,6 +24,19 @@ from .records import (
 from .task import Target
 
 E = TypeVar("E")
+
+RECORDS: dict[str, type[Record]] = {  # by their names in the report's inputs; test and calibration: the kind's
+    "validation": ValidationReport,
+    "split": SplitReport,
+    "features": FeaturesReport,
+    "search": SearchReport,
+    "train": TrainMetrics,
+    "assessment": Assessment,
+    "fairness": FairnessReport,
+    "importance": ImportanceReport,
+    "attributions": Attributions,
+    "partial_dependence": PartialDependence,
+}
 
 
 @dataclass(frozen=True)
@@ -51,8 +64,8 @@ class ReportInputs:
     risk_coverage: list
     residuals: list
     fairness: FairnessReport
-    importance: dict
-    attributions: dict
+    importance: ImportanceReport
+    attributions: Attributions
     partial_dependence: PartialDependence
     params_sha256: str = ""  # the params sections that shape the outputs (pipeline/core/provenance.py)
     code_trees: dict = field(default_factory=dict)

@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from ..core.evaluation_records import Selective  # noqa: E402
+from ..core.explanation_records import ImportanceRow, OneWayCurve, ShapleySummary, TwoWaySurface  # noqa: E402
 from ..core.summaries import GROUP_RATES  # noqa: E402
 
 plt.rcParams.update({"figure.dpi": 100, "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
@@ -186,16 +187,16 @@ def group_class_rates(attribute: str, groups: dict) -> bytes:
     return png_bytes(fig)
 
 
-def importance(features: list[dict], scoring: str, top: int = 15) -> bytes:
+def importance(features: list[ImportanceRow], scoring: str, top: int = 15) -> bytes:
     shown = features[:top][::-1]
     fig, ax = plt.subplots(figsize=(5, 0.5 + 0.28 * len(shown)))
     # one repeat has no interval (null bounds): draw the bars without error lines
     xerr = (
         None
-        if any(f["ci_low"] is None for f in shown)
-        else [[f["mean"] - f["ci_low"] for f in shown], [f["ci_high"] - f["mean"] for f in shown]]
+        if any(f.ci_low is None for f in shown)
+        else [[f.mean - f.ci_low for f in shown], [f.ci_high - f.mean for f in shown]]
     )
-    ax.barh([f["feature"] for f in shown], [f["mean"] for f in shown], xerr=xerr, color="tab:blue")
+    ax.barh([f.feature for f in shown], [f.mean for f in shown], xerr=xerr, color="tab:blue")
     ax.set(
         xlabel=f"drop in {scoring} when permuted" + ("" if xerr is None else " (95% t interval)"),
         title="Permutation importance (test)",
@@ -203,11 +204,11 @@ def importance(features: list[dict], scoring: str, top: int = 15) -> bytes:
     return png_bytes(fig)
 
 
-def shapley_summary(shapley: dict, names: list[str], top: int = 15) -> bytes:
+def shapley_summary(shapley: ShapleySummary, names: list[str], top: int = 15) -> bytes:
     """One row per feature (largest mean |phi| on top): every explained row's Shapley value as a dot; per class
     (K > 2) the mean |phi| of each class as stacked bars."""
-    if shapley.get("per_class"):
-        shown = shapley["features"][:top][::-1]
+    if shapley.per_class:
+        shown = shapley.features[:top][::-1]
         fig, ax = plt.subplots(figsize=(5.5, 0.5 + 0.3 * len(shown)))
         left = [0.0] * len(shown)
         for c in shown[0]["mean_abs_per_class"]:
@@ -215,49 +216,49 @@ def shapley_summary(shapley: dict, names: list[str], top: int = 15) -> bytes:
             ax.barh([f["feature"] for f in shown], widths, left=left, label=c)
             left = [a + b for a, b in zip(left, widths)]
         ax.set(
-            xlabel=f"mean |Shapley value| ({shapley['output']}), summed over classes",
-            title=f"Shapley values per class ({shapley['method']}), test sample",
+            xlabel=f"mean |Shapley value| ({shapley.output}), summed over classes",
+            title=f"Shapley values per class ({shapley.method}), test sample",
         )
         ax.legend(title="class", fontsize=7)
         return png_bytes(fig)
-    order = [names.index(f["feature"]) for f in shapley["features"][:top]][::-1]
-    values = [[row[j] for row in shapley["values"]] for j in order]
+    order = [names.index(f["feature"]) for f in shapley.features[:top]][::-1]
+    values = [[row[j] for row in shapley.values] for j in order]
     fig, ax = plt.subplots(figsize=(5.5, 0.5 + 0.3 * len(order)))
     for k, column in enumerate(values):
         jitter = [((i * 7919) % 101 / 101 - 0.5) * 0.5 for i in range(len(column))]  # deterministic spread
         ax.scatter(column, [k + j for j in jitter], s=5, alpha=0.5, color="tab:purple")
     ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_yticks(range(len(order)), [names[j] for j in order])
-    ax.set(xlabel=f"Shapley value ({shapley['output']})", title=f"Shapley values ({shapley['method']}), test sample")
+    ax.set(xlabel=f"Shapley value ({shapley.output})", title=f"Shapley values ({shapley.method}), test sample")
     return png_bytes(fig)
 
 
-def partial_dependence(curve: dict, classes: list[str], output: str, max_ice: int = 50) -> bytes:
+def partial_dependence(curve: OneWayCurve, classes: list[str], output: str, max_ice: int = 50) -> bytes:
     """PD with ICE curves (one probability or prediction, named by `output`); for K > 2 classes one PD line per
     class (ICE omitted)."""
     fig, ax = plt.subplots(figsize=(4, 3.2))
-    numeric = all(isinstance(v, (int, float)) for v in curve["grid"])
-    x = curve["grid"] if numeric else list(range(len(curve["grid"])))
-    if isinstance(curve["average"][0], list):
+    numeric = all(isinstance(v, (int, float)) for v in curve.grid)
+    x = curve.grid if numeric else list(range(len(curve.grid)))
+    if isinstance(curve.average[0], list):
         for k, name in enumerate(classes):
-            ax.plot(x, [a[k] for a in curve["average"]], linewidth=2, label=f"PD, class {name}")
+            ax.plot(x, [a[k] for a in curve.average], linewidth=2, label=f"PD, class {name}")
     else:
-        for line in curve["ice"][:max_ice]:
+        for line in curve.ice[:max_ice]:
             ax.plot(x, line, color="tab:grey", alpha=0.25, linewidth=0.7)
-        ax.plot(x, curve["average"], color="tab:red", linewidth=2, label="partial dependence")
+        ax.plot(x, curve.average, color="tab:red", linewidth=2, label="partial dependence")
     if not numeric:
-        ax.set_xticks(x, curve["grid"], rotation=45)
-    ax.set(xlabel=curve["feature"], ylabel=output, title=f"PD and ICE: {curve['feature']}")
+        ax.set_xticks(x, curve.grid, rotation=45)
+    ax.set(xlabel=curve.feature, ylabel=output, title=f"PD and ICE: {curve.feature}")
     ax.legend(loc="best", fontsize=7)
     return png_bytes(fig)
 
 
-def partial_dependence_2d(surface: dict, output: str) -> bytes:
+def partial_dependence_2d(surface: TwoWaySurface, output: str) -> bytes:
     fig, ax = plt.subplots(figsize=(4.2, 3.4))
-    image = ax.imshow(surface["average"], origin="lower", aspect="auto", cmap="viridis")
+    image = ax.imshow(surface.average, origin="lower", aspect="auto", cmap="viridis")
     ax.grid(False)
     fig.colorbar(image, ax=ax, label=output)
-    (a, b), (ga, gb) = surface["features"], surface["grid"]
+    (a, b), (ga, gb) = surface.features, surface.grid
     step_a, step_b = -(-len(ga) // 6), -(-len(gb) // 5)  # at most 6 / 5 labels: long numbers must not overlap
     ax.set_yticks(range(0, len(ga), step_a), [f"{v:.3g}" if isinstance(v, float) else v for v in ga[::step_a]])
     ax.set_xticks(

@@ -91,49 +91,49 @@ def trust_section(r: ReportInputs, figs: dict) -> dict:
 def explain_section(r: ReportInputs, figs: dict) -> dict:
     a = r.attributions
     parts = []
-    if "shapley" in a:
-        s = a["shapley"]
+    if a.shapley:
+        s = a.shapley
         parts += [
             html.muted(
-                f"{len(a['rows'])} test rows; method {html.fmt(s['method'])}, values add up to the "
-                f"{html.fmt(s['output'])} (expected value {html.fmt(s['expected_value'])}); largest additivity error "
-                f"{html.fmt(s['additivity_error_max'])} ({html.fmt(s['additivity_error_max_relative'])} relative). "
-                f"{html.fmt(s['raw_columns'])}"
+                f"{len(a.rows)} test rows; method {html.fmt(s.method)}, values add up to the "
+                f"{html.fmt(s.output)} (expected value {html.fmt(s.expected_value)}); largest additivity error "
+                f"{html.fmt(s.additivity_error_max)} ({html.fmt(s.additivity_error_max_relative)} relative). "
+                f"{html.fmt(s.raw_columns)}"
             ),
             html.table(
                 [
                     {k: f[k] for k in ("feature", "mean_abs", "mean")} | f.get("mean_abs_per_class", {})
-                    for f in s["features"][:15]
+                    for f in s.features[:15]
                 ]
             ),
             html.figures("shapley.png"),
         ]
-    if "relevance" in a:
-        rel = a["relevance"]
+    if a.relevance:
+        rel = a.relevance
         parts += [
-            html.heading(f"Relevance ({html.fmt(rel['method'])}, {html.fmt(rel['output'])})"),
-            html.muted(f"median conservation error {html.fmt(rel['conservation_error_median'])}"),
-            html.table([{k: f[k] for k in ("feature", "mean_abs", "mean")} for f in rel["features"][:15]]),
+            html.heading(f"Relevance ({html.fmt(rel.method)}, {html.fmt(rel.output)})"),
+            html.muted(f"median conservation error {html.fmt(rel.conservation_error_median)}"),
+            html.table([{k: f[k] for k in ("feature", "mean_abs", "mean")} for f in rel.features[:15]]),
         ]
-    if "surrogate" in a:
-        sur = a["surrogate"]
+    if a.surrogate:
+        sur = a.surrogate
         parts += [
-            html.heading(f"Global surrogate tree (depth {html.fmt(sur['depth'])}, {html.fmt(sur['n_leaves'])} leaves)"),
+            html.heading(f"Global surrogate tree (depth {html.fmt(sur.depth)}, {html.fmt(sur.n_leaves)} leaves)"),
             html.muted(
                 "A tree fitted to the deployed predictor's own outputs on the training rows in the model's input "
                 "features (imputed, scaled, encoded), its rules read back in the file's own units and category "
                 "names (a feature no single column makes says model units). Fidelity on test "
-                f"({html.fmt(sur['fidelity_metric'])}): {html.fmt(sur['fidelity'])}; the rules explain the model only "
+                f"({html.fmt(sur.fidelity_metric)}): {html.fmt(sur.fidelity)}; the rules explain the model only "
                 "as far as they agree with it."
             ),
             html.table(
                 [
                     {
-                        "rule": " and ".join(rule["conditions"]) or "(all rows)",
-                        "predicts": rule["prediction"],
-                        "training rows": rule["rows"],
+                        "rule": " and ".join(rule.conditions) or "(all rows)",
+                        "predicts": rule.prediction,
+                        "training rows": rule.rows,
                     }
-                    for rule in sur["rules"]
+                    for rule in sur.rules
                 ]
             ),
         ]

@@ -36,11 +36,11 @@ def make_figures(r: ReportInputs) -> dict[str, bytes]:
             if r.hyperparameter_curve
             else {}
         ),
-        "importance.png": figures.importance(r.importance["features"], r.importance["scoring"]),
+        "importance.png": figures.importance(r.importance.features, r.importance.scoring),
     }
     figs.update(kind.task_figures(r))
-    if "shapley" in r.attributions:
-        figs["shapley.png"] = figures.shapley_summary(r.attributions["shapley"], r.attributions["columns"])
+    if r.attributions.shapley:
+        figs["shapley.png"] = figures.shapley_summary(r.attributions.shapley, r.attributions.columns)
     pd_ = r.partial_dependence
     for i, curve in enumerate(pd_.one_way):
         figs[f"pdp_{i}.png"] = figures.partial_dependence(curve, pd_.classes, pd_.output)
@@ -125,12 +125,15 @@ def build_html(params: dict, r: ReportInputs, figs: dict[str, bytes]) -> str:
         *kind.task_sections(r),
         html.section(
             "Explainability: permutation importance (raw features, test set; Student-t interval over repeats)",
-            html.muted(r.importance["statement"] + "."),
+            html.muted(r.importance.statement + "."),
             *table_head(
-                [{k: f[k] for k in ("feature", "mean", "std", "ci_low", "ci_high")} for f in r.importance["features"]],
+                [
+                    {"feature": f.feature, "mean": f.mean, "std": f.std, "ci_low": f.ci_low, "ci_high": f.ci_high}
+                    for f in r.importance.features
+                ],
                 "columns (reports/importance.json lists every one)",
             ),
-            *([html.note(f"Computed {r.importance['sample']}.")] if r.importance.get("sample") else []),
+            *([html.note(f"Computed {r.importance.sample}.")] if r.importance.sample else []),
             html.figures("importance.png"),
         ),
         explain_section(r, figs),

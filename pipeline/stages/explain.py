@@ -20,10 +20,10 @@ from mllib.explain import permutation_importance
 from pipeline.core import build, paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
+from pipeline.core.explanation_records import Attributions, ImportanceReport, PartialDependence
 from pipeline.core.frames import feature_columns, raw_matrix
-from pipeline.core.io import read_predictor, write_csv, write_json
+from pipeline.core.io import read_predictor, write_csv
 from pipeline.core.progress import Progress
-from pipeline.core.records import PartialDependence
 from pipeline.core.task import Target
 from pipeline.steps.explanations import (
     after_features,
@@ -87,20 +87,14 @@ def main() -> None:
     }
 
     label = scorer.response == "label"
-    write_json(
-        {
-            **importance_report(
-                result, scorer.name, cfg["n_repeats"], decision if label else None, features, informative
-            ),
-            **({"sample": sample} if sample else {}),
-        },
-        paths.IMPORTANCE,
-    )
+    importance = importance_report(result, scorer.name, cfg["n_repeats"], decision if label else None, features,
+                                   informative)  # fmt: skip
+    ImportanceReport.of({**importance, **({"sample": sample} if sample else {})}).write()
     write_csv(
         pd.DataFrame({"feature": [f["feature"] for f in features], "importance": [f["mean"] for f in features]}),
         paths.IMPORTANCE_PLOT,
     )
-    write_json(attributions, paths.ATTRIBUTIONS)
+    Attributions.of(attributions).write()
     shapley_rows = attributions["shapley"]["features"] if "shapley" in attributions else []
     write_csv(
         pd.DataFrame(
@@ -108,7 +102,7 @@ def main() -> None:
         ),
         paths.SHAPLEY_PLOT,
     )
-    PartialDependence(**pdp).write()
+    PartialDependence.of(pdp).write()
     write_csv(pd.DataFrame(pdp_rows(pdp)), paths.PDP_PLOT)
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from mllib.metrics import get_scorer
+from pipeline.core.explanation_records import OneWayCurve
 from pipeline.core.task import Target
 from pipeline.reporting import figures
 from pipeline.steps.training import pooled_score
@@ -70,6 +71,6 @@ def test_partial_dependence_axis_is_in_the_runs_terms(titles):
     binary = Target(column="survived", task="binary", classes=["no", "yes"], reason="")
     assert regression.output_name() == "predicted invest (its units)"
     assert binary.output_name() == "p(survived = yes), deployed predictor"
-    curve = {"feature": "value", "grid": [1.0, 2.0], "average": [3.0, 4.0], "ice": [[3.0, 4.0]]}
+    curve = OneWayCurve(feature="value", grid=[1.0, 2.0], average=[3.0, 4.0], ice=[[3.0, 4.0]])
     figures.partial_dependence(curve, ["invest"], regression.output_name())
     assert titles[-1]["ylabel"] == "predicted invest (its units)"
