@@ -8,19 +8,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .records import Change
 from .task import Target
 
 
-def change(stage: str, what: str, *, rows: int = 0, values: int = 0, columns=(), before=None, after=None) -> dict:
+def change(stage: str, what: str, *, rows: int = 0, values: int = 0, columns=(), before=None, after=None) -> Change:
     """One record: `what` happened in `stage` to `rows` rows / `values` values / `columns`; before / after: the
     target's distribution around a row removal."""
-    record = {"stage": stage, "change": what, "rows": int(rows), "values": int(values), "columns": list(columns)}
-    if before is not None:
-        record["target_before"], record["target_after"] = before, after
-    return record
+    return Change(stage, what, int(rows), int(values), list(columns), before, after if before is not None else None)
 
 
-def removal(stage: str, what: str, values: pd.Series, removed: np.ndarray, target: Target) -> dict:
+def removal(stage: str, what: str, values: pd.Series, removed: np.ndarray, target: Target) -> Change:
     """A record of removing the rows where `removed` is true, with the target's distribution (Target.distribution of
     the target `values`) before and after."""
     removed = np.asarray(removed, dtype=bool)

@@ -133,6 +133,22 @@ class Record(Part):
 
 
 @dataclass(frozen=True)
+class Change(Part):
+    """One change the pipeline made to the user's data (pipeline/core/changes.py): what, in which stage, to how many
+    rows, values and which columns, with the target's distribution before and after a row removal."""
+
+    when_set: ClassVar[tuple[str, ...]] = ("target_before", "target_after")
+
+    stage: str
+    change: str
+    rows: int
+    values: int
+    columns: list
+    target_before: dict | None = None
+    target_after: dict | None = None
+
+
+@dataclass(frozen=True)
 class ValidationReport(Record):
     """What validate kept, quarantined and changed, and the task it inferred."""
 
@@ -155,8 +171,40 @@ class ValidationReport(Record):
     task_reason: str
     classes: list
     target_classes: dict
-    changes: list
+    changes: list[Change]
     time: dict  # data.time's unit and span, or the columns that look like time when it is unset
+
+
+@dataclass(frozen=True)
+class DuplicateRows(Part):
+    """Rows that repeat an earlier row, and what clean did with them (clean.drop_duplicate_rows)."""
+
+    rows: int
+    action: str
+    setting: Any
+
+
+@dataclass(frozen=True)
+class CleaningReport(Record):
+    """What clean dropped, made missing, removed or kept, each change with its count; the missing values left for the
+    features stage to impute and the columns that hold one value."""
+
+    json_file: ClassVar[Path] = paths.CLEANING_REPORT
+    written_by: ClassVar[str] = "clean"
+    when_set: ClassVar[tuple[str, ...]] = ("duplicate_rows_removed", "duplicate_columns_removed")
+
+    rows_in: int
+    rows_out: int
+    dropped_columns: list
+    made_missing: dict
+    duplicate_rows: DuplicateRows
+    outliers: dict
+    outlier_policy: str
+    changes: list[Change]
+    missing_values: dict
+    single_valued: dict
+    duplicate_rows_removed: list | None = None  # the ids of the rows removed
+    duplicate_columns_removed: dict | None = None  # {column: the column it copies}
 
 
 @dataclass(frozen=True)

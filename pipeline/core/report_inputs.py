@@ -13,6 +13,7 @@ from .explanation_records import Attributions, ImportanceReport, PartialDependen
 from .io import read_json
 from .records import (
     Assessment,
+    CleaningReport,
     FairnessReport,
     FeaturesReport,
     Record,
@@ -27,6 +28,7 @@ E = TypeVar("E")
 
 RECORDS: dict[str, type[Record]] = {  # by their names in the report's inputs; test and calibration: the kind's
     "validation": ValidationReport,
+    "cleaning": CleaningReport,
     "split": SplitReport,
     "features": FeaturesReport,
     "search": SearchReport,
@@ -46,7 +48,7 @@ class ReportInputs:
 
     validation: ValidationReport
     target: Target
-    cleaning: dict
+    cleaning: CleaningReport
     split: SplitReport
     features: FeaturesReport
     search: SearchReport

@@ -6,19 +6,19 @@ from __future__ import annotations
 
 from ..core.changes import change, describe
 from ..core.evaluation_records import CalibrationReport, EvaluationReport
-from ..core.records import CopiesAcrossSplit, TrainMetrics, ValidationReport
+from ..core.records import Change, CopiesAcrossSplit, TrainMetrics, ValidationReport
 from ..core.report_inputs import ReportInputs
 from .page import fmt, interval, key_values
 from .task_pages import page
 
 
-def data_changes(params: dict, r: ReportInputs) -> list[dict]:
+def data_changes(params: dict, r: ReportInputs) -> list[Change]:
     """Every change the pipeline made to the user's data, in stage order: validate's and clean's records
     (pipeline/core/changes.py) and what the features stage fills in or pools (imputed values, pooled rare levels)."""
     data = params["data"]
-    records = [*r.validation.changes, *r.cleaning["changes"]]
+    records = [*r.validation.changes, *r.cleaning.changes]
     features = set(r.features.numeric) | set(r.features.categorical)
-    imputed = {c: n for c, n in r.cleaning["missing_values"].items() if c in features}
+    imputed = {c: n for c, n in r.cleaning.missing_values.items() if c in features}
     if imputed:
         numeric = [c for c in imputed if c in r.features.numeric]
         how = params["features"]["numeric_imputer"]
@@ -69,17 +69,19 @@ def time_order(data: dict, r: ReportInputs) -> str:
     )
 
 
-def changes_summary(records: list[dict]) -> str:
+def changes_summary(records: list[Change]) -> str:
     """The model card's line: each change with its count, and the target's shift where rows were removed."""
     parts = []
     for c in records:
-        counts = [f"{c[k]} {k}" for k in ("rows", "values") if c[k]] + (
-            [", ".join(c["columns"])] if c["columns"] else []
+        counts = [f"{n} {k}" for k, n in (("rows", c.rows), ("values", c.values)) if n] + (
+            [", ".join(c.columns)] if c.columns else []
         )
         shift = (
-            f"; target {describe(c['target_before'])} -> {describe(c['target_after'])}" if "target_before" in c else ""
+            f"; target {describe(c.target_before)} -> {describe(c.target_after or {})}"
+            if c.target_before is not None
+            else ""
         )
-        parts.append(f"{c['stage']}: {c['change']} [{'; '.join(counts)}]{shift}")
+        parts.append(f"{c.stage}: {c.change} [{'; '.join(counts)}]{shift}")
     return "; ".join(parts) if parts else "none: every row, column and value of the file reached the model as it was"
 
 
@@ -87,8 +89,8 @@ def model_card(params: dict, r: ReportInputs, promotion: str) -> dict:
     """The model card; promotion: the promotion gate's line (promotion_summary)."""
     data, test, train = params["data"], r.test, r.train
     seen = r.split.rows.train + r.split.rows.test
-    if seen + left_out_by_time(r) != r.cleaning["rows_out"]:  # every row that left the data is a change record
-        raise ValueError(f"the split holds {seen} rows but clean wrote {r.cleaning['rows_out']}")
+    if seen + left_out_by_time(r) != r.cleaning.rows_out:  # every row that left the data is a change record
+        raise ValueError(f"the split holds {seen} rows but clean wrote {r.cleaning.rows_out}")
     task_items = page(r.target).card(params, r)
     items = {
         "Model": f"{train.model} with {fmt(train.best_params) or 'its defaults'}, chosen by"
@@ -150,7 +152,7 @@ def training_data(data: dict, r: ReportInputs, seen: int) -> str:
         else f"{seen} of them ({split.train} training, {split.test} held out); the other {rows_in - seen} were "
         "removed as listed under Data changes"
     )
-    single = r.cleaning.get("single_valued") or {}
+    single = r.cleaning.single_valued
     if single:
         shown = ", ".join(f"{c} ({'no value' if v is None else f'always {v}'})" for c, v in list(single.items())[:10])
         more = f" and {len(single) - 10} more" if len(single) > 10 else ""

@@ -5,6 +5,7 @@ pipeline/reporting/page.py, the HTML in pipeline/reporting/templates/report.html
 from __future__ import annotations
 
 from ..core.changes import describe
+from ..core.records import CleaningReport
 from ..core.report_inputs import ReportInputs
 from . import figures
 from . import page as html
@@ -49,15 +50,15 @@ def make_figures(r: ReportInputs) -> dict[str, bytes]:
     return figs
 
 
-def duplicates_line(cleaning: dict) -> str:
-    d = cleaning["duplicate_rows"]
-    return f"{d['rows']} ({d['action']}; clean.drop_duplicate_rows: {d['setting']})"
+def duplicates_line(cleaning: CleaningReport) -> str:
+    d = cleaning.duplicate_rows
+    return f"{d.rows} ({d.action}; clean.drop_duplicate_rows: {d.setting})"
 
 
 def missing_line(r: ReportInputs) -> str:
     """Missing values per column after cleaning (the features stage imputes them), and the rows validate set aside
     for a missing target, which no column shows any more."""
-    missing = r.cleaning["missing_values"]
+    missing = r.cleaning.missing_values
     line = html.fmt(missing) if missing else "none"
     unlabelled = sum(v["rows"] for v in r.validation.missing_target.values())
     if unlabelled:
@@ -72,13 +73,13 @@ def changes_table(params: dict, r: ReportInputs) -> dict:
     return html.table(
         [
             {
-                "stage": c["stage"],
-                "change": c["change"],
-                "rows": c["rows"] or "",
-                "values": c["values"] or "",
-                "columns": ", ".join(c["columns"]),
-                "target before": describe(c["target_before"]) if "target_before" in c else "",
-                "target after": describe(c["target_after"]) if "target_after" in c else "",
+                "stage": c.stage,
+                "change": c.change,
+                "rows": c.rows or "",
+                "values": c.values or "",
+                "columns": ", ".join(c.columns),
+                "target before": describe(c.target_before) if c.target_before is not None else "",
+                "target after": describe(c.target_after) if c.target_after is not None else "",
             }
             for c in records
         ]
@@ -107,7 +108,7 @@ def build_html(params: dict, r: ReportInputs, figs: dict[str, bytes]) -> str:
                 {
                     "rows in the file": r.validation.rows_in,
                     "rows quarantined by validate": r.validation.rows_quarantined,
-                    "rows removed by clean": r.cleaning["rows_in"] - r.cleaning["rows_out"],
+                    "rows removed by clean": r.cleaning.rows_in - r.cleaning.rows_out,
                     "rows the model saw (train + test)": r.split.rows.train + r.split.rows.test,
                     "rows repeating an earlier row": duplicates_line(r.cleaning),
                     "missing values after cleaning": missing_line(r),

@@ -13,7 +13,7 @@ from pipeline.core import paths
 from pipeline.core.compute import dask_client
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
-from pipeline.core.io import read_parquet, write_json, write_parquet
+from pipeline.core.io import read_parquet, write_parquet
 from pipeline.core.partitions import InMemory, OnParts, Parts, data_mode, per_mode, staged_outputs
 from pipeline.core.records import ValidationReport
 from pipeline.core.task import Target
@@ -49,13 +49,13 @@ def main() -> None:
     validation = ValidationReport.read()
     target = Target(validation.task, data["target"], validation.classes, validation.task_reason)
     report, done = cleaned(data_mode(params, paths.VALIDATED), params, target)
-    write_json(report, paths.CLEANING_REPORT)
-    duplicates = report["duplicate_rows"]
+    report.write()
+    duplicates = report.duplicate_rows
     kept = "kept: no id column (data.group) says they are one record (clean.drop_duplicate_rows: true removes them)"
     print(
-        f"clean: {report['rows_out']} of {report['rows_in']} rows, {done.columns_out} columns; duplicate columns "
-        f"removed {list(report.get('duplicate_columns_removed', {}))}; {duplicates['rows']} rows repeat an earlier "
-        f"row, {'removed' if duplicates['action'] == 'removed' else kept}"
+        f"clean: {report.rows_out} of {report.rows_in} rows, {done.columns_out} columns; duplicate columns "
+        f"removed {list(report.duplicate_columns_removed or {})}; {duplicates.rows} rows repeat an earlier "
+        f"row, {'removed' if duplicates.action == 'removed' else kept}"
     )
 
 

@@ -23,6 +23,7 @@ from ..core import paths
 from ..core.changes import change, removal
 from ..core.errors import PipelineError
 from ..core.frames import HASH_KEYS
+from ..core.records import CleaningReport, DuplicateRows
 from ..core.task import Target
 
 
@@ -230,9 +231,8 @@ def distinct(values: list) -> list:
     return out[:2]
 
 
-def cleaning_report(done: Cleaned, data: dict, cfg: dict, target: Target) -> dict:
+def cleaning_report(done: Cleaned, data: dict, cfg: dict, target: Target) -> CleaningReport:
     """reports/cleaning.json: every change with its count (pipeline/core/changes.py)."""
-    report = {"rows_in": done.rows_in, "dropped_columns": done.dropped, "made_missing": done.made_missing}
     changes = [change("clean", "columns dropped (data.drop)", columns=done.dropped)] if done.dropped else []
     changes += [
         change("clean", f"values of {col} outside clean.valid_ranges made missing", values=n, columns=[col])
@@ -240,19 +240,14 @@ def cleaning_report(done: Cleaned, data: dict, cfg: dict, target: Target) -> dic
         if n
     ]
     duplicated, action = done.is_duplicate, done.duplicate_action
-    report["duplicate_rows"] = {"rows": int(duplicated.sum()), "action": action, "setting": cfg["drop_duplicate_rows"]}
-    if action == "removed":
-        report["duplicate_rows_removed"] = done.duplicate_ids
-        if duplicated.any():
-            of = f"identical rows of one {data['group']}" if data["group"] else "clean.drop_duplicate_rows: true"
-            changes.append(removal("clean", f"duplicate rows removed ({of})", done.duplicated, duplicated, target))
+    if action == "removed" and duplicated.any():
+        of = f"identical rows of one {data['group']}" if data["group"] else "clean.drop_duplicate_rows: true"
+        changes.append(removal("clean", f"duplicate rows removed ({of})", done.duplicated, duplicated, target))
     if done.repeats is not None:
-        report["duplicate_columns_removed"] = done.repeats
         changes += [
             change("clean", f"column {c} removed: a copy of {of}", columns=[c]) for c, of in done.repeats.items()
         ]
     policy = cfg["outliers"]["policy"]
-    report["outliers"] = done.outlier_counts
     counts = {col: n for col, n in done.outlier_counts.items() if n}
     if counts and policy == "remove":
         what = "outlier rows removed (" + ", ".join(f"{c}: {n}" for c, n in counts.items()) + ")"
@@ -260,8 +255,18 @@ def cleaning_report(done: Cleaned, data: dict, cfg: dict, target: Target) -> dic
     elif counts and policy in ("clip", "flag"):
         verb = "clipped to clean.outliers.bounds" if policy == "clip" else "flagged in a <column>_outlier column"
         changes += [change("clean", f"outliers of {c} {verb}", values=n, columns=[c]) for c, n in counts.items()]
-    report.update(outlier_policy=policy, rows_out=done.rows_out, changes=changes)
-    report["missing_values"] = done.missing_values
-    # kept as they are (no column changes without a record), named so the card can say they carry nothing
-    report["single_valued"] = {c: (v[0] if v else None) for c, v in done.levels.items() if len(v) < 2}
-    return report
+    return CleaningReport(
+        rows_in=done.rows_in,
+        rows_out=done.rows_out,
+        dropped_columns=done.dropped,
+        made_missing=done.made_missing,
+        duplicate_rows=DuplicateRows(int(duplicated.sum()), action, cfg["drop_duplicate_rows"]),
+        duplicate_rows_removed=done.duplicate_ids if action == "removed" else None,
+        duplicate_columns_removed=done.repeats,
+        outliers=done.outlier_counts,
+        outlier_policy=policy,
+        changes=changes,
+        missing_values=done.missing_values,
+        # kept as they are (no column changes without a record), named so the card can say they carry nothing
+        single_valued={c: (v[0] if v else None) for c, v in done.levels.items() if len(v) < 2},
+    )
