@@ -224,11 +224,9 @@ def promotion_summary(params: dict, r: ReportInputs) -> str:
     checks = threshold_checks(figures, r.target, params["tracking"]["promotion"], costs_set,
                               undefined_gaps(r.target, r.fairness))  # fmt: skip
     decision = decide(checks)
-    verdict = (
-        "the thresholds pass" if decision["promote"] else "the thresholds FAIL: this version cannot become champion"
-    )
+    verdict = "the thresholds pass" if decision.promote else "the thresholds FAIL: this version cannot become champion"
     return (
-        f"{verdict} ({'; '.join(decision['reasons'])}); the track stage registers the model as `candidate` and "
+        f"{verdict} ({'; '.join(decision.reasons)}); the track stage registers the model as `candidate` and "
         "moves `champion` to it if it is also no worse than the best champion so far (tracking.promotion.tolerance); "
         "the version's description states the decision and every check. The comparison reads test figures: each "
         "version's test set is used once, by its own run, but choosing among many versions by test score makes the "

@@ -68,7 +68,7 @@ def main() -> None:
                 "store (another process may hold mlflow.db) or fix MLFLOW_TRACKING_URI / params.yaml tracking.uri; "
                 "the outputs of the other stages are unaffected"
             ) from None
-        writes = "recorded" not in found
+        writes = found.recorded is None
         try:
             if writes:
                 store.backup(root, db)

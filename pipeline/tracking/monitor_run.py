@@ -36,7 +36,7 @@ def monitor_metrics(record: BatchCheck) -> dict[str, float]:
 
 def model_version(client, name: str, exp_id: str, state: str) -> str | None:
     """The registered version of the pipeline state track recorded (None: not recorded in this store)."""
-    run = find_state(client, exp_id, name, state).get("recorded")
+    run = find_state(client, exp_id, name, state).recorded
     versions = client.search_model_versions(f"name = '{name}' and run_id = '{run.info.run_id}'") if run else []
     return str(versions[0].version) if versions else None
 

@@ -39,6 +39,23 @@ class Check:
     note: str | None = None
 
 
+@dataclass(frozen=True)
+class Decision:
+    """The gate's decision: promote when no check failed; reasons describe every check, the failed ones first."""
+
+    promote: bool
+    reasons: list[str]
+
+
+@dataclass(frozen=True)
+class Champion:
+    """The best version that has been champion for the same target: its number, headline figure and tags."""
+
+    version: str
+    figure: float
+    tags: dict
+
+
 LEAKY = "features that alone predict the target beyond assess.single_feature_bound <= 0"
 
 
@@ -102,7 +119,7 @@ def fairness_checks(figures: dict, target: Target, cfg: dict, undefined: list[st
 def champion_check(
     figures: dict[str, float],
     target: Target,
-    best: dict | None,
+    best: Champion | None,
     tolerance: float,
     champion_tags: dict | None = None,
     contract: dict | None = None,
@@ -124,10 +141,10 @@ def champion_check(
             "; register it under another tracking.registered_model, or set tracking.promotion.allow_contract_change"
         )  # fmt: skip
         return Check(name, figures.get(metric), None, None if allow_change else False, note)  # fmt: skip
-    check = _check(name, figures.get(metric), best["figure"] - tolerance, ">=")
-    note = f"best champion so far: version {best['version']}"
+    check = _check(name, figures.get(metric), best.figure - tolerance, ">=")
+    note = f"best champion so far: version {best.version}"
     changed = _contract_difference("contract.inputs", (contract or {}).get("contract.inputs"),
-                                   best["tags"].get("contract.inputs"))  # fmt: skip
+                                   best.tags.get("contract.inputs"))  # fmt: skip
     if contract and changed:
         note += f" ({changed}: compared all the same)"
     return replace(check, note="; ".join(filter(None, [check.note, note])))
@@ -167,12 +184,12 @@ def _contract_difference(key: str, ours: str | None, theirs: str | None) -> str 
     return f"{key.removeprefix('contract.')} {ours!r} where the champion's is {theirs!r}"
 
 
-def decide(checks: list[Check]) -> dict:
-    """{promote, reasons}: promote when no check failed; reasons describe every check, the failed ones first, so a
-    skipped or not-evaluated check is never hidden."""
+def decide(checks: list[Check]) -> Decision:
+    """Promote when no check failed; the reasons describe every check, the failed ones first, so a skipped or
+    not-evaluated check is never hidden."""
     failed = [c for c in checks if c.passed is False]
     shown = failed + [c for c in checks if c.passed is not False]
-    return {"promote": not failed, "reasons": [describe(c) for c in shown]}
+    return Decision(promote=not failed, reasons=[describe(c) for c in shown])
 
 
 def describe(check: Check) -> str:

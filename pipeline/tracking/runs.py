@@ -12,8 +12,10 @@ import json
 import os
 import re
 import time
+from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -29,6 +31,7 @@ from ..core.task import Target
 from ..reporting.headline import flat, undefined_gaps
 from . import naming
 from .promotion import (
+    Champion,
     champion_check,
     contract_check,
     contract_tags,
@@ -314,7 +317,28 @@ RECORDED = "promotion.decision"  # the version tag that completes a state's reco
 PENDING = "pending"  # its value from registration until the gate decides: first among the version's tags in the UI
 
 
-def find_state(client, exp_id: str, name: str, key: str) -> dict:
+@dataclass
+class StateFound:
+    """What the store holds of a pipeline state (find_state)."""
+
+    recorded: Any = None  # the FINISHED parent run whose version has the gate's decision
+    resume: Any = None  # a FINISHED run whose registration or decision is missing
+    model: Any = None  # its logged model
+    version: Any = None  # its version, or None
+    stale: list = field(default_factory=list)  # runs interrupted before that, to be superseded
+
+
+@dataclass(frozen=True)
+class Registered:
+    """The version registered for a state, and the gate's decision on it."""
+
+    registered_model: str
+    version: int
+    champion: bool
+    reasons: list[str]
+
+
+def find_state(client, exp_id: str, name: str, key: str) -> StateFound:
     """What the store holds of pipeline state `key`: {"recorded": run} when a FINISHED parent run has its model
     version with the gate's decision; {"resume": run, "model": its logged model, "version": its version or None}
     when a FINISHED run logged its model but the registration or the decision is missing or still pending (the next
@@ -324,20 +348,20 @@ def find_state(client, exp_id: str, name: str, key: str) -> dict:
     runs = client.search_runs(
         [exp_id], filter_string=f"tags.`pipeline.state` = '{key}' and tags.`pipeline.role` = 'parent'"
     )
-    found: dict = {"stale": []}
+    found = StateFound()
     for run in sorted(runs, key=lambda r: r.info.start_time):
-        if run.data.tags.get("pipeline.superseded_by") or "recorded" in found:
+        if run.data.tags.get("pipeline.superseded_by") or found.recorded is not None:
             continue
         run_id = run.info.run_id
         models = client.search_logged_models([exp_id], filter_string=f"source_run_id = '{run_id}'")
         if run.info.status != "FINISHED" or not models:
-            found["stale"].append(run)
+            found.stale.append(run)
             continue
         versions = client.search_model_versions(f"name = '{name}' and run_id = '{run_id}'")
         if any(v.tags.get(RECORDED, PENDING) != PENDING for v in versions):
-            found = {"recorded": run, "stale": found["stale"]}
-        elif "resume" not in found:
-            found.update(resume=run, model=models[0], version=versions[0] if versions else None)
+            found = StateFound(recorded=run, stale=found.stale)
+        elif found.resume is None:
+            found.resume, found.model, found.version = run, models[0], versions[0] if versions else None
     return found
 
 
@@ -441,7 +465,7 @@ def full_contract(client, tags: dict, source: str | None) -> dict:
     return tags | {"contract.inputs": model.tags.get("contract.inputs", shown)}
 
 
-def register(mlflow, client, name: str, model, run_id: str, target: Target, params: dict, version=None) -> dict:
+def register(mlflow, client, name: str, model, run_id: str, target: Target, params: dict, version=None) -> Registered:
     """A new version of `name` (or `version`, registered by a run interrupted before its decision) with alias
     candidate; alias champion too when the promotion gate passes. The version carries a handful of tags (its
     contract, the gate's figure, the decision, the failed checks, the champion it was compared with) and a
@@ -472,7 +496,7 @@ def register(mlflow, client, name: str, model, run_id: str, target: Target, para
         contract_check(contract, current_tags, allow),
     ]
     decision = decide(checks)
-    if decision["promote"]:
+    if decision.promote:
         client.set_registered_model_alias(name, "champion", version.version)
         if current is not None and current.version != version.version:
             client.set_model_version_tag(
@@ -481,24 +505,19 @@ def register(mlflow, client, name: str, model, run_id: str, target: Target, para
             lost = f"\n\nNo longer champion: version {version.version} took the alias."
             client.update_model_version(name, current.version, description=(current.description or "") + lost)
     failed = [c.check for c in checks if c.passed is False]
-    client.update_model_version(name, version.version, description=description(decision["promote"], checks, run_id))
+    client.update_model_version(name, version.version, description=description(decision.promote, checks, run_id))
     for key, value in (  # the decision last: it is what marks the state recorded (find_state)
         ("promotion.failed", "; ".join(failed)[:5000] if failed else "none"),
-        ("promotion.compared_with", f"version {best['version']} ({metric} {best['figure']:.4g})" if best else "none"),
+        ("promotion.compared_with", f"version {best.version} ({metric} {best.figure:.4g})" if best else "none"),
         ("run_id", run_id),
-        (RECORDED, "champion" if decision["promote"] else "candidate only"),
+        (RECORDED, "champion" if decision.promote else "candidate only"),
     ):
         client.set_model_version_tag(name, version.version, key, value)
-    return {
-        "registered_model": name,
-        "version": int(version.version),
-        "champion": decision["promote"],
-        "reasons": decision["reasons"],
-    }
+    return Registered(name, int(version.version), decision.promote, decision.reasons)
 
 
-def best_champion(client, name: str, metric: str, contract: dict) -> dict | None:
-    """{version, figure, tags} of the best version that has ever been champion of `name` for the same target, whatever
+def best_champion(client, name: str, metric: str, contract: dict) -> Champion | None:
+    """The best version that has ever been champion of `name` for the same target, whatever
     its input columns: the gate compares a candidate with it, so the champion cannot drift down through the tolerance
     one small step at a time, nor escape the comparison by changing its inputs."""
     best = None
@@ -506,9 +525,9 @@ def best_champion(client, name: str, metric: str, contract: dict) -> dict | None
         was_champion = v.tags.get(RECORDED, "").startswith(("champion", "former champion"))
         same = v.tags.get("contract.target") in (None, contract["contract.target"])  # None: predates contract tags
         figure = v.tags.get(f"headline.{metric}")
-        if was_champion and same and figure is not None and (best is None or float(figure) > best["figure"]):
+        if was_champion and same and figure is not None and (best is None or float(figure) > best.figure):
             tags = full_contract(client, dict(v.tags), getattr(v, "source", None))
-            best = {"version": v.version, "figure": float(figure), "tags": tags}
+            best = Champion(version=v.version, figure=float(figure), tags=tags)
     return best
 
 
@@ -535,35 +554,34 @@ def one_line(exc: Exception) -> str:
     return f"{type(exc).__name__}: {first[:300]}"
 
 
-def record(mlflow, client, exp_id: str, name: str, params: dict, md5s: dict, key: str, found: dict, uri: str):
+def record(mlflow, client, exp_id: str, name: str, params: dict, md5s: dict, key: str, found: StateFound, uri: str):
     """Complete the record of the state: nothing when it is recorded; else register (and decide) the model of a
     finished run, or mark the interrupted runs superseded and log a new run, then register its model. Returns the
     run's id and its version's number."""
-    if "recorded" in found:
-        print(f"track: this pipeline state ({key}) is already recorded as run {found['recorded'].info.run_id}; "
+    if found.recorded is not None:
+        print(f"track: this pipeline state ({key}) is already recorded as run {found.recorded.info.run_id}; "
               "nothing new to log")  # fmt: skip
-        run_id = found["recorded"].info.run_id
+        run_id = found.recorded.info.run_id
         versions = client.search_model_versions(f"name = '{name}' and run_id = '{run_id}'")
         return run_id, (versions[0].version if versions else None)
-    if "resume" in found:
-        run_id, model = found["resume"].info.run_id, found["model"]
+    if found.resume is not None:
+        run_id, model = found.resume.info.run_id, found.model
         print(f"track: run {run_id} of this state was logged but its registration did not complete; completing it")
     else:
         run_id, model = log_new_run(mlflow, client, exp_id, params, md5s, key)
-    if found["stale"]:
-        supersede(client, found["stale"], run_id)
+    if found.stale:
+        supersede(client, found.stale, run_id)
         print(
-            f"track: {len(found['stale'])} interrupted run(s) of this state ("
-            + ", ".join(f"{r.info.run_id} {r.info.status}" for r in found["stale"])
+            f"track: {len(found.stale)} interrupted run(s) of this state ("
+            + ", ".join(f"{r.info.run_id} {r.info.status}" for r in found.stale)
             + f") marked superseded by {run_id}"
         )
-    r = register(mlflow, client, name, model, run_id, Target.read(paths.TARGET), params, found.get("version"))
+    r = register(mlflow, client, name, model, run_id, Target.read(paths.TARGET), params, found.version)
     note = client.get_run(run_id).data.tags.get(NOTE, "").split(" Registered as ")[0]
-    verdict = "champion" if r["champion"] else "candidate, not champion: " + "; ".join(r["reasons"])
-    client.set_tag(run_id, NOTE, f"{note} Registered as {name} version {r['version']}, {verdict}."[:5000])
+    verdict = "champion" if r.champion else "candidate, not champion: " + "; ".join(r.reasons)
+    client.set_tag(run_id, NOTE, f"{note} Registered as {name} version {r.version}, {verdict}."[:5000])
     print(
         f"track: logged run {run_id} and its candidate runs to {uri}; registered {name} version "
-        f"{r['version']} as candidate"
-        + (" and champion" if r["champion"] else f", not champion: {'; '.join(r['reasons'])}")
+        f"{r.version} as candidate" + (" and champion" if r.champion else f", not champion: {'; '.join(r.reasons)}")
     )
-    return run_id, r["version"]
+    return run_id, r.version

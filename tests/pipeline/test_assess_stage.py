@@ -245,4 +245,4 @@ def test_a_copy_of_the_target_is_flagged_and_blocks_the_gate(tmp_path, sample_cs
                     "calibration": {"test_ece_after_high": 0.0},
                     "decisions": {"gain_vs_no_skill_low": 0.5, "classes_decided": 2}})  # fmt: skip
     decision = decide(threshold_checks(figures, target, params["tracking"]["promotion"]))
-    assert not decision["promote"] and "features that alone predict the target beyond" in decision["reasons"][0]
+    assert not decision.promote and "features that alone predict the target beyond" in decision.reasons[0]

@@ -9,7 +9,7 @@ from partial_records import partial
 from pipeline.core.records import FairnessReport
 from pipeline.core.task import Target
 from pipeline.reporting.headline import fairness_gaps, flat
-from pipeline.tracking.promotion import champion_check, decide, threshold_checks
+from pipeline.tracking.promotion import Champion, champion_check, decide, threshold_checks
 
 BINARY_TARGET = Target("binary", "y", [0, 1], "set by data.task")
 REGRESSION_TARGET = Target("regression", "y", [], "set by data.task")
@@ -42,8 +42,8 @@ BINARY = {
 def test_every_threshold_passes():
     checks = threshold_checks(BINARY, BINARY_TARGET, POLICY) + [champion_check(BINARY, BINARY_TARGET, None, 0.005)]
     decision = decide(checks)
-    assert decision["promote"] and len(decision["reasons"]) == 7
-    assert "largest fairness gap <= max_fairness_gap: 0.3 (bound 0.4) passes" in decision["reasons"][-2]
+    assert decision.promote and len(decision.reasons) == 7
+    assert "largest fairness gap <= max_fairness_gap: 0.3 (bound 0.4) passes" in decision.reasons[-2]
 
 
 @pytest.mark.parametrize(
@@ -61,8 +61,8 @@ def test_every_threshold_passes():
 def test_a_failed_threshold_blocks_promotion_and_is_named(change, failing):
     figures = {k: v for k, v in {**BINARY, **change}.items() if v is not None}
     decision = decide(threshold_checks(figures, BINARY_TARGET, POLICY))
-    assert not decision["promote"] and failing in decision["reasons"][0]  # the failed check first
-    assert len(decision["reasons"]) == 6 and sum("FAILS" in r for r in decision["reasons"]) == 1  # every check listed
+    assert not decision.promote and failing in decision.reasons[0]  # the failed check first
+    assert len(decision.reasons) == 6 and sum("FAILS" in r for r in decision.reasons) == 1  # every check listed
 
 
 def test_a_rule_that_never_predicts_the_positive_class_is_no_champion_unless_costs_say_so():
@@ -73,19 +73,17 @@ def test_a_rule_that_never_predicts_the_positive_class_is_no_champion_unless_cos
     rare = {**BINARY, "decisions.gain_vs_no_skill": 0.0, "decisions.gain_vs_no_skill_low": 0.0,
             "decisions.classes_decided": 1}  # fmt: skip
     decision = decide(threshold_checks(rare, BINARY_TARGET, POLICY))
-    failed = [r for r in decision["reasons"] if "FAILS" in r]
-    assert not decision["promote"] and len(failed) == 2
+    failed = [r for r in decision.reasons if "FAILS" in r]
+    assert not decision.promote and len(failed) == 2
     assert all("decision.cost_matrix" in r for r in failed)
     with_costs = threshold_checks(rare, BINARY_TARGET, POLICY, costs_set=True)
     one_class = next(c for c in with_costs if c.check.startswith("classes decided"))
     assert one_class.passed and "decision.cost_matrix is set" in one_class.check
-    assert decide(threshold_checks(rare, BINARY_TARGET, {**POLICY, "min_decision_gain": None}))[
-        "promote"
-    ]  # both skipped
+    assert decide(threshold_checks(rare, BINARY_TARGET, {**POLICY, "min_decision_gain": None})).promote  # both skipped
 
 
 def test_no_worse_than_the_champion_beyond_the_tolerance():
-    champion = {"version": "3", "figure": 0.76, "tags": {}}
+    champion = Champion(version="3", figure=0.76, tags={})
     assert champion_check(BINARY, BINARY_TARGET, champion, 0.01).passed  # 0.75 >= 0.76 - 0.01
     failed = champion_check(BINARY, BINARY_TARGET, champion, 0.005)
     assert failed.passed is False and failed.bound == pytest.approx(0.755)
@@ -101,7 +99,7 @@ def test_a_contract_change_is_still_compared_never_no_champion_yet():
     ours = {"contract.target": "binexp (binary, classes [0, 1])", "contract.inputs": json.dumps(["age:numeric"])}
     theirs = {"contract.target": ours["contract.target"],
               "contract.inputs": json.dumps(["age:numeric", "plan:categorical"])}  # fmt: skip
-    best = {"version": "2", "figure": 0.8, "tags": theirs}
+    best = Champion(version="2", figure=0.8, tags=theirs)
     check = champion_check(BINARY, BINARY_TARGET, best, 0.005, theirs, ours, allow_change=True)
     assert check.passed is False and check.bound == pytest.approx(0.795)  # compared: 0.75 < 0.795
     assert "version 2" in check.note and "removed ['plan:categorical']" in check.note
@@ -116,7 +114,7 @@ def test_a_contract_change_is_still_compared_never_no_champion_yet():
 def test_null_bounds_are_skipped_and_said_so():
     policy = {**POLICY, "max_ece": None, "max_fairness_gap": None}
     decision = decide(threshold_checks(BINARY, BINARY_TARGET, policy))
-    assert decision["promote"]
+    assert decision.promote
     checks = threshold_checks(
         {"test.r2": 0.5, "test.r2_low": 0.4, "intervals.coverage_low": 0.86, "intervals.target_coverage": 0.9},
         REGRESSION_TARGET,
@@ -133,12 +131,12 @@ def test_an_undefined_fairness_gap_is_not_evaluated_and_fails_closed():
     fail_not_evaluated false it is skipped, and still listed."""
     figures = {k: v for k, v in BINARY.items() if not k.startswith("fairness.")} | {"fairness.n_attributes": 1}
     decision = decide(threshold_checks(figures, BINARY_TARGET, POLICY))
-    assert not decision["promote"]
-    assert decision["reasons"][0].startswith("every audited attribute and intersection has its fairness gaps: FAILS")
+    assert not decision.promote
+    assert decision.reasons[0].startswith("every audited attribute and intersection has its fairness gaps: FAILS")
     lenient = decide(threshold_checks(figures, BINARY_TARGET, {**POLICY, "fail_not_evaluated": False}))
-    assert lenient["promote"] and any("skipped (not evaluated" in r for r in lenient["reasons"])
+    assert lenient.promote and any("skipped (not evaluated" in r for r in lenient.reasons)
     no_attributes = {k: v for k, v in figures.items() if k != "fairness.n_attributes"}
-    assert decide(threshold_checks(no_attributes, BINARY_TARGET, POLICY))["promote"]  # not applicable: skipped, passes
+    assert decide(threshold_checks(no_attributes, BINARY_TARGET, POLICY)).promote  # not applicable: skipped, passes
 
 
 def test_one_attribute_not_evaluated_beside_one_within_the_bound_fails_by_name():
@@ -147,11 +145,9 @@ def test_one_attribute_not_evaluated_beside_one_within_the_bound_fails_by_name()
     defined gaps only; now the undefined ones are named and block promotion."""
     undefined = ["race.demographic_parity_gap", "race.equal_opportunity_gap", "sex x race.demographic_parity_gap"]
     decision = decide(threshold_checks({**BINARY, "fairness.n_attributes": 2}, BINARY_TARGET, POLICY, False, undefined))
-    assert not decision["promote"]
-    assert (
-        "not evaluated: race.demographic_parity_gap, race.equal_opportunity_gap, sex x race" in decision["reasons"][0]
-    )
-    assert any("largest fairness gap <= max_fairness_gap: 0.3 (bound 0.4) passes" in r for r in decision["reasons"])
+    assert not decision.promote
+    assert "not evaluated: race.demographic_parity_gap, race.equal_opportunity_gap, sex x race" in decision.reasons[0]
+    assert any("largest fairness gap <= max_fairness_gap: 0.3 (bound 0.4) passes" in r for r in decision.reasons)
 
 
 def test_regression_coverage_shortfall():
@@ -165,7 +161,7 @@ def test_regression_coverage_shortfall():
         "fairness.sex.interval_coverage_gap": 0.02,
     }
     decision = decide(threshold_checks(figures, REGRESSION_TARGET, POLICY))
-    assert not decision["promote"] and "coverage shortfall" in decision["reasons"][0]
+    assert not decision.promote and "coverage shortfall" in decision.reasons[0]
 
 
 def test_headline_fairness_gaps_count_intersections_and_the_gate_reads_them():
@@ -213,5 +209,5 @@ def test_a_changed_target_or_inputs_never_takes_champion_silently():
     assert changed.passed is False
     assert "target 'binexp (binary, classes [0, 1])' where the champion's is 'meddol (regression)'" in changed.note
     assert "removed ['plan:categorical']" in changed.note and "tracking.registered_model" in changed.note
-    assert decide([changed])["reasons"][0].startswith("same target and inputs as the champion (contract.*): FAILS")
+    assert decide([changed]).reasons[0].startswith("same target and inputs as the champion (contract.*): FAILS")
     assert contract_check(ours, other, True).passed and "allowed" in contract_check(ours, other, True).note

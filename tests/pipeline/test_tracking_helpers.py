@@ -242,13 +242,13 @@ def test_the_gate_compares_with_the_best_champion_so_far_not_the_current_one():
         ]
     )
     best = best_champion(registry, "m", "test.roc_auc", {"contract.target": "y (binary)"})
-    assert (best["version"], best["figure"]) == ("1", 0.7661)
+    assert (best.version, best.figure) == ("1", 0.7661)
     check = champion_check({"test.roc_auc": 0.7606}, Target("binary", "y", [0, 1], "set"), best, 0.005)
     assert check.passed is False and check.bound == pytest.approx(0.7611)
     assert check.note == "best champion so far: version 1"
     assert best_champion(_Registry([]), "m", "test.roc_auc", {"contract.target": "y (binary)"}) is None
     registry.versions[0].tags["contract.inputs"] = '["a:numeric"]'  # other inputs: still the best to beat
-    assert best_champion(registry, "m", "test.roc_auc", {"contract.target": "y (binary)"})["version"] == "1"
+    assert best_champion(registry, "m", "test.roc_auc", {"contract.target": "y (binary)"}).version == "1"
 
 
 def test_the_description_never_says_every_check_passes_when_one_was_skipped():
