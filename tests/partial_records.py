@@ -4,12 +4,11 @@ would have failed on a missing key; a key that is not a field fails at once, nam
 
 from __future__ import annotations
 
-import types
 import typing
-from dataclasses import fields, is_dataclass
+from dataclasses import fields
 from typing import Any
 
-from pipeline.core.records import Part
+from pipeline.core.records import part_shape
 from pipeline.core.report_inputs import ReportInputs
 
 
@@ -43,16 +42,15 @@ def _namespace() -> dict:
 
 
 def _as(hint: Any, value: Any) -> Any:
-    if value is None or not isinstance(value, (dict, list)):
+    """A given dict (or list or mapping of them) as the partial Part its field's type names, as Record.read does."""
+    found = part_shape(hint)
+    if found is None or not isinstance(value, (dict, list)):
         return value
-    if isinstance(hint, type) and is_dataclass(hint) and isinstance(value, dict):
-        return partial(hint, value)
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType):
-        inner = [a for a in args if a is not type(None)]
-        return _as(inner[0], value) if len(inner) == 1 else value
-    if origin is list and args and isinstance(args[0], type) and issubclass(args[0], Part):
-        return [partial(args[0], v) if isinstance(v, dict) else v for v in value]
-    if origin is dict and len(args) == 2 and isinstance(args[1], type) and issubclass(args[1], Part):
-        return {k: partial(args[1], v) if isinstance(v, dict) else v for k, v in value.items()}
-    return value
+    shape, part = found
+
+    def one(v):
+        return partial(part, v) if isinstance(v, dict) else v
+
+    if shape == "one":
+        return one(value)
+    return [one(v) for v in value] if shape == "list" else {k: one(v) for k, v in value.items()}

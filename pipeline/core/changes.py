@@ -15,7 +15,7 @@ from .task import Target
 def change(stage: str, what: str, *, rows: int = 0, values: int = 0, columns=(), before=None, after=None) -> Change:
     """One record: `what` happened in `stage` to `rows` rows / `values` values / `columns`; before / after: the
     target's distribution around a row removal."""
-    return Change(stage, what, int(rows), int(values), list(columns), before, after if before is not None else None)
+    return Change(stage, what, int(rows), int(values), list(columns), before, after)
 
 
 def removal(stage: str, what: str, values: pd.Series, removed: np.ndarray, target: Target) -> Change:

@@ -74,7 +74,7 @@ def _field_types(cls: type[Part]) -> dict[str, Any]:
 _FIELD_TYPES: dict[type, dict[str, Any]] = {}
 
 
-def _part_in(hint: Any) -> tuple[str, type[Part]] | None:
+def part_shape(hint: Any) -> tuple[str, type[Part]] | None:
     """("one" | "list" | "map", the Part) when `hint` is a Part, a list of Parts or a mapping to Parts, or one of
     these or None; None for a plain value."""
     if isinstance(hint, type) and issubclass(hint, Part):
@@ -82,7 +82,7 @@ def _part_in(hint: Any) -> tuple[str, type[Part]] | None:
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         parts = [a for a in args if a is not type(None)]
-        return _part_in(parts[0]) if len(parts) == 1 else None
+        return part_shape(parts[0]) if len(parts) == 1 else None
     inner = args[-1] if origin in (list, dict) and args else None
     if isinstance(inner, type) and issubclass(inner, Part):
         return ("list" if origin is list else "map"), inner
@@ -90,7 +90,7 @@ def _part_in(hint: Any) -> tuple[str, type[Part]] | None:
 
 
 def _from_json(hint: Any, value: Any, where: str, stage: str) -> Any:
-    found = _part_in(hint)
+    found = part_shape(hint)
     if found is None or value is None:
         return value
     shape, part = found

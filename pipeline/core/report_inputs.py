@@ -75,15 +75,17 @@ class ReportInputs:
     def test_as(self, record: type[E]) -> E:
         """test.json as the record of the page's kind (the report picks the page by the kind, which names the
         record: Target.test_record)."""
-        if not isinstance(self.test, record):
-            raise TypeError(f"test.json was read as {type(self.test).__name__}, not {record.__name__}")
-        return self.test
+        return _as_kind(self.test, record)
 
     def calibration_as(self, record: type[E]) -> E:
         """calibration.json as the record of the page's kind (Target.calibration_record)."""
-        if not isinstance(self.calibration, record):
-            raise TypeError(f"calibration.json was read as {type(self.calibration).__name__}, not {record.__name__}")
-        return self.calibration
+        return _as_kind(self.calibration, record)
+
+
+def _as_kind(read: Record, record: type[E]) -> E:
+    if not isinstance(read, record):
+        raise TypeError(f"{read.json_file} was read as {type(read).__name__}, not {record.__name__}")
+    return read
 
 
 def report_inputs() -> ReportInputs:
