@@ -10,6 +10,8 @@ the data (n_neighbors at most the rows, one prior per class, a registry name of 
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from dataclasses import dataclass
 
@@ -129,6 +131,7 @@ POSITIVE_FINITE = Interval(False, 0, math.inf, "neither", "a positive finite num
 FINITE = Interval(False, -math.inf, math.inf, "neither", "a finite number")
 NON_NEGATIVE = Interval(False, 0, None)  # a number >= 0
 UNIT = Interval(False, 0, 1)  # a number in [0, 1]
+OPEN_UNIT = Interval(False, 0, 1, "neither")  # a level or share strictly inside (0, 1)
 OPTIONAL = Options((None,))
 BOOLEAN = InstanceOf((bool, np.bool_), "True or False")
 NUMBER_OR_NAN = InstanceOf((int, float, np.integer, np.floating), "a number or NaN")
@@ -136,12 +139,40 @@ ARRAY_LIKE = InstanceOf((list, tuple, np.ndarray), "a list or array")  # its sha
 RANDOM_STATE = InstanceOf((int, np.integer, np.random.Generator, type(None)), "an integer, a numpy Generator or None")
 
 
+def check_value(owner: str, name: str, value, constraints) -> None:
+    """value holds one of `constraints` (one or a list); otherwise a ValueError naming the owner (if any), the name,
+    what it may be and the value given."""
+    allowed = constraints if isinstance(constraints, list) else [constraints]
+    if not any(c.accepts(value) for c in allowed):
+        may_be = " or ".join(c.describe() for c in allowed)
+        raise ValueError(f"{owner + ': ' if owner else ''}{name} must be {may_be}, got {value!r}")
+
+
 def check_hyperparameters(estimator) -> None:
-    """Every hyperparameter of `estimator` its class constrains holds one of its constraints; otherwise a
-    ValueError naming the class, the hyperparameter, what it may be and the value given."""
+    """Every hyperparameter of `estimator` its class constrains holds one of its constraints."""
     for name, constraints in type(estimator)._constraints.items():
-        allowed = constraints if isinstance(constraints, list) else [constraints]
-        value = getattr(estimator, name)
-        if not any(c.accepts(value) for c in allowed):
-            may_be = " or ".join(c.describe() for c in allowed)
-            raise ValueError(f"{type(estimator).__name__}: {name} must be {may_be}, got {value!r}")
+        check_value(type(estimator).__name__, name, getattr(estimator, name), constraints)
+
+
+def checked_arguments(**constraints):
+    """A function's arguments declared like an estimator's hyperparameters: at each call, every named argument holds
+    one of its constraints (scikit-learn's `validate_params` decorator). The check runs before the body, so the body
+    reads like the lecture."""
+
+    def decorate(function):
+        signature = inspect.signature(function)
+        unknown = set(constraints) - set(signature.parameters)
+        if unknown:  # a typo in a declaration is the library's bug: fail at import
+            raise TypeError(f"{function.__qualname__} has no argument(s) {sorted(unknown)} to constrain")
+
+        @functools.wraps(function)
+        def checked(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            for name, allowed in constraints.items():
+                check_value(function.__name__, name, bound.arguments[name], allowed)
+            return function(*args, **kwargs)
+
+        return checked
+
+    return decorate

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .constraints import RANDOM_STATE, check_value, positive_int
+
 
 def is_missing(X) -> np.ndarray:
     """Boolean mask of missing entries: NaN in float arrays, None or NaN in object arrays."""
@@ -15,39 +17,56 @@ def is_missing(X) -> np.ndarray:
     return np.zeros(X.shape, dtype=bool)
 
 
-def check_array(X, *, dtype=np.float64, allow_nan: bool = False, ensure_2d: bool = True, name: str = "X") -> np.ndarray:
-    """Return X as a C-contiguous array of `dtype` (None keeps the dtype), checking shape and finiteness."""
+def check_shape(arr: np.ndarray, ndim, name: str, meaning: str = "") -> np.ndarray:
+    """arr has one of the allowed numbers of dimensions (`ndim`: an int or a tuple) and at least one row."""
+    allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+    if arr.ndim not in allowed:
+        expected = " or ".join(f"{d}-D" for d in allowed)
+        raise ValueError(f"{name} must be {expected}{f' ({meaning})' if meaning else ''}, got shape {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} is empty (no rows)")
+    return arr
+
+
+def check_rows(**arrays) -> int:
+    """The arrays (anything with a length) describe the same rows as the first; returns their number."""
+    (first, n), *others = ((name, len(a)) for name, a in arrays.items())
+    for name, m in others:
+        if m != n:
+            raise ValueError(f"{name} has {m} entries, expected {n} (one per row of {first})")
+    return n
+
+
+def check_array(X, *, dtype=np.float64, allow_nan: bool = False, ndim=2, name: str = "X") -> np.ndarray:
+    """X as a C-contiguous array of `dtype` (None keeps the dtype) with `ndim` dimensions (None: any) and rows,
+    finite (NaN allowed when `allow_nan`)."""
     try:
         X = np.asarray(X, dtype=dtype)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} cannot be converted to {np.dtype(dtype).name}: {exc}") from None
-    if ensure_2d and X.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
-    if X.shape[0] == 0:
-        raise ValueError(f"{name} has no rows")
+    check_shape(X, X.ndim if ndim is None else ndim, name, "n_samples, n_features" if ndim == 2 else "")
     if X.dtype.kind == "f":
         bad = ~np.isfinite(X)
         if allow_nan:
             bad &= ~np.isnan(X)
         if bad.any():
-            rows, cols = np.nonzero(bad if bad.ndim == 2 else bad[:, None])
+            first = [int(i[0]) for i in np.nonzero(bad)]
+            where = (
+                f"row {first[0]}, column {first[1]}"
+                if len(first) == 2
+                else f"index {first[0] if len(first) == 1 else tuple(first)}"
+            )
             what = "NaN or inf" if not allow_nan else "inf"
             raise ValueError(
-                f"{name} contains {what} ({bad.sum()} entries, first at row {rows[0]}, column {cols[0]}); "
-                "impute or drop them before this estimator"
+                f"{name} contains {what} ({bad.sum()} entries, first at {where}); impute or drop them first"
             )
     return np.ascontiguousarray(X)
 
 
 def check_X_y(X, y, *, allow_nan: bool = False, y_numeric: bool = False) -> tuple[np.ndarray, np.ndarray]:
     X = check_array(X, allow_nan=allow_nan)
-    y = np.asarray(y, dtype=np.float64 if y_numeric else None)
-    if y.ndim != 1:
-        raise ValueError(f"y must be 1-D, got shape {y.shape}")
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
-    if y_numeric and not np.isfinite(y).all():
-        raise ValueError("y contains NaN or inf")
+    y = check_array(y, ndim=1, name="y") if y_numeric else check_shape(np.asarray(y), 1, "y", "one label per row")
+    check_rows(X=X, y=y)
     return X, y
 
 
@@ -55,32 +74,26 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     """Weights as a float array of length n_samples (ones when None); non-negative with a positive sum."""
     if sample_weight is None:
         return np.ones(n_samples)
-    w = np.asarray(sample_weight, dtype=np.float64)
-    if w.shape != (n_samples,):
-        raise ValueError(f"sample_weight must have shape ({n_samples},), got {w.shape}")
+    w = check_1d(np.asarray(sample_weight, dtype=np.float64), "sample_weight", n_samples)
     if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
         raise ValueError("sample_weight must be finite, non-negative and not all zero")
     return w
 
 
+def check_width(A: np.ndarray, expected: int, name: str, fitted: str, unit: str = "columns") -> None:
+    """A has the `expected` columns (features, classes, folds) that `fitted` was fitted with."""
+    if A.shape[1] != expected:
+        raise ValueError(f"{name} has {A.shape[1]} {unit}, but {fitted} was fitted with {expected}")
+
+
 def check_n_features(estimator, X: np.ndarray) -> None:
     """At predict / transform time X must have as many columns as at fit time."""
-    if X.shape[1] != estimator.n_features_in_:
-        raise ValueError(
-            f"X has {X.shape[1]} features, but {type(estimator).__name__} was fitted with {estimator.n_features_in_}"
-        )
+    check_width(X, estimator.n_features_in_, "X", type(estimator).__name__, "features")
 
 
 def check_int(value, name: str, minimum: int = 1, maximum: int | None = None) -> int:
     """value as a Python int in [minimum, maximum] (bools refused: True is not a count)."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, np.integer))
-        or value < minimum
-        or (maximum is not None and value > maximum)
-    ):
-        rule = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
-        raise ValueError(f"{name} must be an integer {rule}, got {value!r}")
+    check_value("", name, value, positive_int(minimum, maximum))
     return int(value)
 
 
@@ -88,20 +101,15 @@ def check_random_state(random_state) -> np.random.Generator:
     """A numpy Generator from an int seed, a Generator, or None (fresh entropy: not reproducible)."""
     if isinstance(random_state, np.random.Generator):
         return random_state
-    if random_state is None or isinstance(random_state, (int, np.integer)):
-        return np.random.default_rng(random_state)
-    raise ValueError(f"random_state must be an int, a numpy Generator or None, got {random_state!r}")
+    check_value("", "random_state", random_state, RANDOM_STATE)
+    return np.random.default_rng(random_state)
 
 
 def check_1d(values, name: str, n_samples: int | None = None) -> np.ndarray:
     """values as a non-empty 1-D array (dtype kept: labels and group ids may be strings)."""
-    arr = np.asarray(values)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one value per sample), got shape {arr.shape}")
-    if arr.shape[0] == 0:
-        raise ValueError(f"{name} is empty")
+    arr = check_shape(np.asarray(values), 1, name, "one value per sample")
     if n_samples is not None and arr.shape[0] != n_samples:
-        raise ValueError(f"{name} has {arr.shape[0]} entries, expected {n_samples}")
+        check_rows(**{"the data": range(n_samples), name: arr})
     return arr
 
 
@@ -111,17 +119,15 @@ def check_binary_labels(y, name: str = "y", n_samples: int | None = None) -> np.
     y = check_1d(y, name, n_samples)
     if y.dtype.kind == "b":
         return y
-    if y.dtype.kind not in "iufO":
-        raise ValueError(f"{name} must be binary with labels {{0, 1}} (1 = positive), got dtype {y.dtype}")
-    is_one = y == 1
-    bad = ~(is_one | (y == 0))
+    is_one = y == 1 if y.dtype.kind in "iufO" else np.zeros(y.shape, dtype=bool)
+    bad = ~(is_one | (y == 0)) if y.dtype.kind in "iufO" else np.ones(y.shape, dtype=bool)
     if bad.any():
         try:
             shown = np.unique(y[bad])[:5].tolist()
         except TypeError:  # object arrays mixing types cannot be sorted
             shown = list(dict.fromkeys(y[bad].tolist()))[:5]
         raise ValueError(
-            f"{name} must be binary with labels {{0, 1}} (1 = positive), but contains {shown}; "
+            f"{name} must be binary with labels {{0, 1}} (1 = positive), but contains {shown} (dtype {y.dtype}); "
             "encode the positive class as 1 and everything else as 0"
         )
     return np.asarray(is_one, dtype=bool)
@@ -145,27 +151,67 @@ def to_python(value):
 def check_scores(scores, name: str = "scores") -> np.ndarray:
     """scores as a finite 1-D float64 array (one real score per sample)."""
     arr = np.asarray(scores)
-    if arr.ndim != 1:
-        hint = f"; for predict_proba output pass {name}[:, 1]" if arr.ndim == 2 and arr.shape[1] == 2 else ""
-        raise ValueError(f"{name} must be 1-D (one score per sample), got shape {arr.shape}{hint}")
-    return check_array(arr, ensure_2d=False, name=name)
+    hint = f"; for predict_proba output pass {name}[:, 1]" if arr.ndim == 2 and arr.shape[1] == 2 else ""
+    check_shape(arr, 1, name, f"one score per sample{hint}")
+    return check_array(arr, ndim=1, name=name)
 
 
-def check_probabilities(proba, name: str = "proba") -> np.ndarray:
-    """proba as a finite 1-D float64 array of positive-class probabilities in [0, 1]."""
-    p = check_scores(proba, name)
+def check_unit_interval(p: np.ndarray, name: str) -> np.ndarray:
     if p.min() < 0.0 or p.max() > 1.0:
         raise ValueError(f"{name} must lie in [0, 1], got values in [{p.min()}, {p.max()}]")
     return p
 
 
+def check_probabilities(proba, name: str = "proba") -> np.ndarray:
+    """proba as a finite 1-D float64 array of positive-class probabilities in [0, 1]."""
+    return check_unit_interval(check_scores(proba, name), name)
+
+
+def check_posteriors(proba, name: str = "proba", tolerance: float = 1e-6) -> np.ndarray:
+    """(n, K >= 2) class posteriors, rows in [0, 1] summing to 1 within `tolerance`; a 1-D array is p(y = 1) of a
+    binary task and comes back as its two columns."""
+    p = check_unit_interval(check_array(proba, ndim=(1, 2), name=name), name)
+    if p.ndim == 1:
+        return np.column_stack([1.0 - p, p])
+    if p.shape[1] < 2:
+        raise ValueError(f"{name} needs one column per class (K >= 2), got shape {p.shape}; pass p(y = 1) as 1-D")
+    error = np.abs(p.sum(axis=1) - 1.0)
+    if (error > tolerance).any():
+        row = int(np.argmax(error))
+        raise ValueError(f"rows of {name} must sum to 1 (posteriors); row {row} sums to {p[row].sum()}")
+    return p
+
+
+def check_class_indices(y, n_classes: int, name: str = "y", of: str = "proba") -> np.ndarray:
+    """y as int64 class indices 0..n_classes-1 (the columns of `of`), one per row; 1.0 is class 1, 0.5 no class."""
+    y = check_1d(y, name)
+    valid = (y >= 0) & (y < n_classes) & (y == np.round(y)) if y.dtype.kind in "biuf" else np.zeros(y.shape, bool)
+    if not valid.all():
+        shown = np.unique(y[~valid])[:5].tolist()
+        raise ValueError(f"{name} must hold class indices 0..{n_classes - 1} (the columns of {of}), got {shown}")
+    return y.astype(np.int64)
+
+
+def check_column_indices(indices, n_columns: int, name: str) -> list[int]:
+    """indices (one or a sequence) as a list of int column indices of a matrix with n_columns columns."""
+    items = [indices] if np.isscalar(indices) else list(indices)
+    integral = all(isinstance(c, (int, np.integer)) and not isinstance(c, (bool, np.bool_)) for c in items)
+    if not integral or not all(0 <= c < n_columns for c in items):
+        raise ValueError(f"{name} must be column indices in [0, {n_columns}) of X, got {indices!r}")
+    return [int(c) for c in items]
+
+
+def lookup(registry, key, what: str):
+    """registry[key], or a ValueError naming what was asked for and what there is."""
+    try:
+        return registry[key]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown {what} {key!r}; choose from {sorted(registry)}") from None
+
+
 def check_groups(groups, n_samples: int, name: str = "groups") -> np.ndarray:
     """groups as a 1-D array of hashable, mutually sortable values with no missing entries."""
-    g = np.asarray(groups)
-    if g.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one group value per sample), got shape {g.shape}")
-    if g.shape[0] != n_samples:
-        raise ValueError(f"{name} has {g.shape[0]} entries, expected {n_samples} (same as y_true)")
+    g = check_1d(groups, name, n_samples)
     missing = is_missing(g)
     if missing.any():
         raise ValueError(

@@ -36,7 +36,7 @@ class MeanRegressor(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None) -> MeanRegressor:
         X = check_array(X, allow_nan=True)
-        y = check_array(y, ensure_2d=False, name="y")
+        y = check_array(y, ndim=None, name="y")
         self.mean_ = float(np.average(y, weights=check_sample_weight(sample_weight, X.shape[0])))
         self.n_features_in_ = X.shape[1]
         return self

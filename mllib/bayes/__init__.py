@@ -1,7 +1,7 @@
-"""Bayes decision theory: Gaussian and naive Bayes classifiers, minimum-risk decisions (seed 000 lecture 1)."""
+"""Bayes decision theory: Gaussian and naive Bayes classifiers (seed 000 lecture 1); their minimum-risk decisions
+are mllib.decisions'."""
 
-from .decision import min_risk_decision
 from .gaussian import GaussianBayesClassifier
 from .naive import NaiveBayes
 
-__all__ = ["GaussianBayesClassifier", "NaiveBayes", "min_risk_decision"]
+__all__ = ["GaussianBayesClassifier", "NaiveBayes"]

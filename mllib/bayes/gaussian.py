@@ -20,7 +20,7 @@ from scipy.special import log_softmax
 
 from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
 from ..base.constraints import ARRAY_LIKE, OPTIONAL, UNIT, Options, check_hyperparameters
-from .decision import check_cost_matrix, min_risk_decision
+from ..decisions import check_cost_matrix, min_risk_decision
 
 COVARIANCES = ("shared", "per_class")
 
@@ -98,7 +98,7 @@ class GaussianBayesClassifier(ClassifierMixin, BaseEstimator):
         codes = self._encode_targets(y)
         K = self.classes_.size
         if self.cost_matrix is not None:
-            check_cost_matrix(self.cost_matrix, K)
+            check_cost_matrix(self.cost_matrix, K, K)
         self.n_features_in_ = X.shape[1]
         class_weight = np.bincount(codes, weights=w, minlength=K)
         if (class_weight <= 0).any():
@@ -156,7 +156,6 @@ class GaussianBayesClassifier(ClassifierMixin, BaseEstimator):
         jll = self._joint_log_likelihood(X)
         if self.cost_matrix is None:
             return self.classes_[np.argmax(jll, axis=1)]
-        actions, _ = min_risk_decision(
-            np.exp(log_softmax(jll, axis=1)), check_cost_matrix(self.cost_matrix, self.classes_.size)
-        )
-        return self.classes_[actions]
+        K = self.classes_.size
+        decided = min_risk_decision(np.exp(log_softmax(jll, axis=1)), check_cost_matrix(self.cost_matrix, K, K))
+        return self.classes_[decided["action"]]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import to_python
+from ..base import check_array, check_class_indices, check_rows, to_python
 from ._checks import check_binary, check_probabilities, group_index
 from .reliability import reliability_curve
 
@@ -73,13 +73,10 @@ def group_calibration_summary(y_true, proba, groups, n_bins: int = 10, strategy:
 
 
 def _class_matrix(y_true, proba) -> tuple[np.ndarray, np.ndarray]:
-    P = np.asarray(proba, dtype=np.float64)
-    y = np.asarray(y_true)
-    if P.ndim != 2 or y.shape != (P.shape[0],) or y.dtype.kind not in "iu" or y.min() < 0 or y.max() >= P.shape[1]:
-        raise ValueError(
-            f"need (n, K) probabilities and one class index 0..K-1 per row, got shapes {P.shape}, {y.shape}"
-        )
-    return y.astype(np.int64), P
+    P = check_array(proba, name="proba")
+    y = check_class_indices(y_true, P.shape[1], "y_true")
+    check_rows(proba=P, y_true=y)
+    return y, P
 
 
 def top_label_calibration(y_true, proba, n_bins: int = 10, strategy: str = "uniform") -> dict:

@@ -28,9 +28,7 @@ def score_bin_edges(scores: np.ndarray, n_bins: int, strategy: str) -> np.ndarra
     if strategy == "uniform":
         lo, hi = float(scores.min()), float(scores.max())
         return lo + (hi - lo) * (np.arange(n_bins + 1) / n_bins)
-    if strategy == "quantile":
-        return np.unique(np.quantile(scores, np.arange(n_bins + 1) / n_bins))
-    raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    return np.unique(np.quantile(scores, np.arange(n_bins + 1) / n_bins))  # "quantile", checked at fit
 
 
 def _bin_index(scores: np.ndarray, edges: np.ndarray) -> np.ndarray:

@@ -28,7 +28,7 @@ class NoCalibration(BaseEstimator):
     def transform(self, scores) -> np.ndarray:
         """p(y = 1) for 1-D scores, shape (n,); the (n, K) probabilities for (n, K) scores."""
         check_is_fitted(self)
-        s = check_array(scores, ensure_2d=False, name="scores")
+        s = check_array(scores, ndim=None, name="scores")
         if s.ndim == 2:
             return softmax(s, axis=1)
         return expit(s)

@@ -13,7 +13,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import BaseEstimator, check_array, check_is_fitted, check_sample_weight, clone
+from ..base import (
+    BaseEstimator,
+    check_array,
+    check_class_indices,
+    check_is_fitted,
+    check_rows,
+    check_sample_weight,
+    check_width,
+    clone,
+)
 
 
 class OneVsRestCalibration(BaseEstimator):
@@ -33,13 +42,9 @@ class OneVsRestCalibration(BaseEstimator):
 
     def fit(self, scores, y, sample_weight=None) -> OneVsRestCalibration:
         S = self._scores(scores)
-        y = np.asarray(y)
         K = S.shape[1]
-        if y.shape != (S.shape[0],) or y.dtype.kind not in "iu" or y.min() < 0 or y.max() >= K:
-            raise ValueError(
-                f"y must hold one class index 0..{K - 1} per row of the scores ({S.shape[0]} rows), "
-                f"got shape {y.shape}, dtype {y.dtype}"
-            )
+        y = check_class_indices(y, K, "y", "the scores")
+        check_rows(scores=S, y=y)
         w = check_sample_weight(sample_weight, S.shape[0])
         missing = sorted(set(range(K)) - set(np.unique(y).tolist()))
         if missing:
@@ -64,8 +69,7 @@ class OneVsRestCalibration(BaseEstimator):
         """Renormalised one-vs-rest probabilities, shape (n, K); rows sum to 1."""
         check_is_fitted(self)
         S = self._scores(scores)
-        if S.shape[1] != self.n_classes_:
-            raise ValueError(f"scores have {S.shape[1]} classes, but the calibrator was fitted with {self.n_classes_}")
+        check_width(S, self.n_classes_, "scores", "the calibrator", "classes")
         P = np.column_stack([c.transform(S[:, k]) for k, c in enumerate(self.calibrators_)])
         total = P.sum(axis=1, keepdims=True)
         empty = total[:, 0] == 0

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import check_int
+from ..base import Options, check_int, checked_arguments
 from ._checks import check_binary, check_probabilities
 
 STRATEGIES = ("uniform", "quantile")
 
 
+@checked_arguments(strategy=Options(STRATEGIES))
 def bin_edges(proba: np.ndarray, n_bins: int, strategy: str) -> np.ndarray:
     """Increasing bin edges from 0 to 1.
 
@@ -30,10 +31,8 @@ def bin_edges(proba: np.ndarray, n_bins: int, strategy: str) -> np.ndarray:
     """
     if strategy == "uniform":
         return np.arange(n_bins + 1) / n_bins
-    if strategy == "quantile":
-        interior = np.quantile(proba, np.arange(1, n_bins) / n_bins)
-        return np.unique(np.concatenate([[0.0], interior, [1.0]]))
-    raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    interior = np.quantile(proba, np.arange(1, n_bins) / n_bins)
+    return np.unique(np.concatenate([[0.0], interior, [1.0]]))
 
 
 def assign_bins(proba: np.ndarray, edges: np.ndarray) -> np.ndarray:

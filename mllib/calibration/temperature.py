@@ -17,7 +17,15 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, log_softmax
 
-from ..base import BaseEstimator, check_array, check_is_fitted, check_sample_weight
+from ..base import (
+    BaseEstimator,
+    check_array,
+    check_class_indices,
+    check_is_fitted,
+    check_rows,
+    check_sample_weight,
+    check_width,
+)
 from ..base.constraints import POSITIVE, check_hyperparameters, positive_int
 from ._checks import check_binary, row_chunks
 
@@ -26,10 +34,10 @@ _MAX_DOUBLINGS = 200
 
 def _as_logits(scores) -> np.ndarray:
     """(n, K) logits from either (n, K) logits or 1-D binary scores (logits (0, s))."""
-    z = check_array(scores, ensure_2d=False, name="scores")
+    z = check_array(scores, ndim=(1, 2), name="scores")
     if z.ndim == 1:
         return np.column_stack([np.zeros_like(z), z])
-    if z.ndim != 2 or z.shape[1] < 2:
+    if z.shape[1] < 2:
         raise ValueError(f"scores must be 1-D binary scores or (n, K >= 2) logits, got shape {z.shape}")
     return z
 
@@ -38,15 +46,9 @@ def _class_codes(y, logits: np.ndarray, binary: bool) -> np.ndarray:
     """y as int64 column indices of the true class (0/1 labels for binary scores)."""
     if binary:
         return check_binary(y, logits.shape[0]).astype(np.int64)
-    k = logits.shape[1]
-    y = np.asarray(y)
-    integral = y.dtype.kind in "iu" or (y.dtype.kind == "f" and np.isfinite(y).all() and np.all(y == np.round(y)))
-    if y.shape != (logits.shape[0],) or not integral or y.min() < 0 or y.max() >= k:
-        raise ValueError(
-            f"y must hold one column index 0..{k - 1} of the true class per row of the logits "
-            f"(shape ({logits.shape[0]},)), got shape {y.shape}, dtype {y.dtype}"
-        )
-    return y.astype(np.int64)
+    y = check_class_indices(y, logits.shape[1], "y", "the logits")
+    check_rows(logits=logits, y=y)
+    return y
 
 
 def _nll_derivatives(beta: float, zt: np.ndarray, w: np.ndarray) -> tuple[float, float]:
@@ -149,8 +151,7 @@ class TemperatureScaling(BaseEstimator):
     def _scaled_logits(self, scores) -> np.ndarray:
         check_is_fitted(self)
         z = _as_logits(scores)
-        if z.shape[1] != self.n_classes_:
-            raise ValueError(f"scores have {z.shape[1]} classes, but the calibrator was fitted with {self.n_classes_}")
+        check_width(z, self.n_classes_, "scores", "the calibrator", "classes")
         return z / self.temperature_
 
     def transform(self, scores) -> np.ndarray:

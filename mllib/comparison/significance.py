@@ -19,6 +19,9 @@ import math
 import numpy as np
 from scipy import special
 
+from ..base import check_1d, check_array, check_rows, checked_arguments
+from ..base.constraints import POSITIVE_FINITE
+
 
 def _t_and_p(mean: float, scale2: float, df: int) -> tuple[float, float]:
     """t = mean / sqrt(scale2) and its two-sided p-value with df degrees of freedom; no spread: +-inf / NaN."""
@@ -28,16 +31,18 @@ def _t_and_p(mean: float, scale2: float, df: int) -> tuple[float, float]:
     return t, float(2 * special.stdtr(df, -abs(t)))
 
 
+def _paired_differences(a, b, what: str) -> np.ndarray:
+    """a - b for two finite 1-D arrays of one length >= 2 (a t-test needs a spread)."""
+    a, b = check_array(a, ndim=1, name=f"{what}_a"), check_array(b, ndim=1, name=f"{what}_b")
+    if check_rows(**{f"{what}_a": a, f"{what}_b": b}) < 2:
+        raise ValueError(f"{what}_a and {what}_b need at least 2 entries each for a t-test")
+    return a - b
+
+
+@checked_arguments(n_train=POSITIVE_FINITE, n_test=POSITIVE_FINITE)  # mean rows per split
 def corrected_resampled_t_test(scores_a, scores_b, n_train: float, n_test: float) -> dict:
     """{mean_difference, t, df, p_value (two-sided), correction}: A minus B on the same k splits."""
-    a, b = np.asarray(scores_a, dtype=np.float64), np.asarray(scores_b, dtype=np.float64)
-    if a.shape != b.shape or a.ndim != 1 or a.size < 2:
-        raise ValueError(
-            f"scores_a and scores_b must be 1-D of one length >= 2 (one score per split), got {a.shape}, {b.shape}"
-        )
-    if not (n_train > 0 and n_test > 0):
-        raise ValueError(f"n_train and n_test must be > 0 (mean rows per split), got {n_train}, {n_test}")
-    d = a - b
+    d = _paired_differences(scores_a, scores_b, "scores")  # one score per split
     k, variance = d.size, d.var(ddof=1)
     correction = 1.0 / k + float(n_test) / float(n_train)
     t, p = _t_and_p(float(d.mean()), correction * variance, k - 1)
@@ -46,9 +51,8 @@ def corrected_resampled_t_test(scores_a, scores_b, n_train: float, n_test: float
 
 def mcnemar_test(y_true, pred_a, pred_b) -> dict:
     """{only_a_right, only_b_right, p_value (exact binomial, two-sided), chi2 (continuity-corrected), chi2_p_value}."""
-    y, a, b = (np.asarray(v) for v in (y_true, pred_a, pred_b))
-    if not (y.shape == a.shape == b.shape) or y.ndim != 1:
-        raise ValueError("y_true, pred_a and pred_b must be 1-D arrays of one length")
+    y, a, b = (check_1d(v, name) for v, name in ((y_true, "y_true"), (pred_a, "pred_a"), (pred_b, "pred_b")))
+    check_rows(y_true=y, pred_a=a, pred_b=b)
     right_a, right_b = a == y, b == y
     only_a, only_b = int(np.sum(right_a & ~right_b)), int(np.sum(~right_a & right_b))
     discordant = only_a + only_b
@@ -68,10 +72,7 @@ def mcnemar_test(y_true, pred_a, pred_b) -> dict:
 
 def paired_t_test(errors_a, errors_b) -> dict:
     """{mean_difference, t, df, p_value}: A's per-row errors minus B's on the same rows."""
-    a, b = np.asarray(errors_a, dtype=np.float64), np.asarray(errors_b, dtype=np.float64)
-    if a.shape != b.shape or a.ndim != 1 or a.size < 2:
-        raise ValueError("errors_a and errors_b must be 1-D of one length >= 2")
-    d = a - b
+    d = _paired_differences(errors_a, errors_b, "errors")
     n, mean = d.size, float(d.mean())
     t, p = _t_and_p(mean, d.var(ddof=1) / n, n - 1)
     return {"mean_difference": mean, "t": float(t), "df": n - 1, "p_value": p}

@@ -15,29 +15,30 @@ import math
 
 import numpy as np
 
-from ..base import BaseEstimator, check_array, check_is_fitted
+from ..base import (
+    OPEN_UNIT,
+    BaseEstimator,
+    check_array,
+    check_class_indices,
+    check_hyperparameters,
+    check_is_fitted,
+    check_posteriors,
+    check_rows,
+    check_width,
+    checked_arguments,
+)
 
 # (n + 1)(1 - alpha) is often an integer in exact arithmetic (n = 99, alpha = 0.1); rounding must not push the
 # rank one higher (to the next order statistic, or to +infinity)
 _RANK_SLACK = 1e-9
 
 
+@checked_arguments(coverage=OPEN_UNIT)
 def conformal_quantile(scores, coverage: float) -> float:
     """The ceil((n + 1) coverage)-th smallest of the n scores, or +inf when that rank exceeds n."""
-    s = np.sort(check_array(scores, ensure_2d=False, name="scores"))
-    if s.ndim != 1 or s.size == 0:
-        raise ValueError(f"scores must be a non-empty 1-D array, got shape {s.shape}")
-    if not 0.0 < coverage < 1.0:
-        raise ValueError(f"coverage must be in (0, 1), got {coverage!r}")
+    s = np.sort(check_array(scores, ndim=1, name="scores"))
     rank = math.ceil((s.size + 1) * coverage - _RANK_SLACK)
     return math.inf if rank > s.size else float(s[rank - 1])
-
-
-def _check_proba(proba) -> np.ndarray:
-    P = check_array(proba, name="proba")
-    if P.shape[1] < 2 or (P < 0).any() or (P > 1).any():
-        raise ValueError(f"proba must be (n, K >= 2) class probabilities in [0, 1], got shape {P.shape}")
-    return P
 
 
 class SplitConformalClassifier(BaseEstimator):
@@ -53,14 +54,16 @@ class SplitConformalClassifier(BaseEstimator):
     Fitted attributes: threshold_ (q), n_calibration_, n_classes_.
     """
 
+    _constraints = {"coverage": OPEN_UNIT}
+
     def __init__(self, coverage: float = 0.9):
         self.coverage = coverage
 
     def fit(self, proba, y) -> SplitConformalClassifier:
-        P = _check_proba(proba)
-        y = np.asarray(y)
-        if y.shape != (P.shape[0],) or y.dtype.kind not in "iu" or y.min() < 0 or y.max() >= P.shape[1]:
-            raise ValueError(f"y must hold one class index 0..{P.shape[1] - 1} per row of proba")
+        check_hyperparameters(self)
+        P = check_posteriors(proba)
+        y = check_class_indices(y, P.shape[1])
+        check_rows(proba=P, y=y)
         nonconformity = 1.0 - P[np.arange(P.shape[0]), y]
         self.threshold_ = conformal_quantile(nonconformity, self.coverage)
         self.n_calibration_ = int(P.shape[0])
@@ -70,9 +73,8 @@ class SplitConformalClassifier(BaseEstimator):
     def predict_set(self, proba) -> np.ndarray:
         """Boolean membership (n, K): class k is in row i's set when 1 - p_ik <= threshold_."""
         check_is_fitted(self)
-        P = _check_proba(proba)
-        if P.shape[1] != self.n_classes_:
-            raise ValueError(f"proba has {P.shape[1]} classes, but the sets were fitted with {self.n_classes_}")
+        P = check_posteriors(proba)
+        check_width(P, self.n_classes_, "proba", "the conformal sets", "classes")
         return 1.0 - P <= self.threshold_
 
 

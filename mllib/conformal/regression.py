@@ -23,15 +23,22 @@ import math
 
 import numpy as np
 
-from ..base import BaseEstimator, check_array, check_is_fitted
+from ..base import (
+    OPEN_UNIT,
+    BaseEstimator,
+    check_array,
+    check_class_indices,
+    check_hyperparameters,
+    check_is_fitted,
+    check_rows,
+    check_width,
+)
 from .classification import _RANK_SLACK, conformal_quantile
 
 
 def _check_pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
-    y = check_array(y_true, ensure_2d=False, name="y_true")
-    p = check_array(y_pred, ensure_2d=False, name="y_pred")
-    if y.ndim != 1 or p.shape != y.shape or y.size == 0:
-        raise ValueError(f"y_true and y_pred must be non-empty 1-D arrays of one length, got {y.shape} and {p.shape}")
+    y, p = check_array(y_true, ndim=1, name="y_true"), check_array(y_pred, ndim=1, name="y_pred")
+    check_rows(y_true=y, y_pred=p)
     return y, p
 
 
@@ -47,10 +54,13 @@ class SplitConformalRegressor(BaseEstimator):
     Fitted attributes: threshold_ (q; +inf when too few rows for the level), n_calibration_.
     """
 
+    _constraints = {"coverage": OPEN_UNIT}
+
     def __init__(self, coverage: float = 0.9):
         self.coverage = coverage
 
     def fit(self, y_true, y_pred) -> SplitConformalRegressor:
+        check_hyperparameters(self)
         y, p = _check_pair(y_true, y_pred)
         self.threshold_ = conformal_quantile(np.abs(y - p), self.coverage)
         self.n_calibration_ = int(y.size)
@@ -58,7 +68,7 @@ class SplitConformalRegressor(BaseEstimator):
 
     def predict_interval(self, y_pred) -> tuple[np.ndarray, np.ndarray]:
         check_is_fitted(self)
-        p = check_array(y_pred, ensure_2d=False, name="y_pred")
+        p = check_array(y_pred, ndim=None, name="y_pred")
         return p - self.threshold_, p + self.threshold_
 
 
@@ -76,16 +86,16 @@ class CVPlusRegressor(BaseEstimator):
     Fitted attributes: residuals_, fold_, n_folds_.
     """
 
+    _constraints = {"coverage": OPEN_UNIT}
+
     def __init__(self, coverage: float = 0.9):
         self.coverage = coverage
 
     def fit(self, y_true, oof_pred, fold) -> CVPlusRegressor:
+        check_hyperparameters(self)
         y, p = _check_pair(y_true, oof_pred)
-        if not 0.0 < self.coverage < 1.0:
-            raise ValueError(f"coverage must be in (0, 1), got {self.coverage!r}")
-        fold = np.asarray(fold)
-        if fold.shape != y.shape or fold.dtype.kind not in "iu" or fold.min() < 0:
-            raise ValueError("fold must hold one fold index 0..K-1 per row")
+        fold = check_class_indices(fold, int(np.max(fold)) + 1, "fold", "the fold models")
+        check_rows(y_true=y, fold=fold)
         self.residuals_ = np.abs(y - p)
         self.fold_ = fold.astype(np.int64)
         self.n_folds_ = int(fold.max()) + 1
@@ -109,10 +119,7 @@ class CVPlusRegressor(BaseEstimator):
     def predict_interval(self, fold_predictions) -> tuple[np.ndarray, np.ndarray]:
         check_is_fitted(self)
         P = check_array(fold_predictions, name="fold_predictions")
-        if P.shape[1] != self.n_folds_:
-            raise ValueError(
-                f"fold_predictions has {P.shape[1]} columns, one per fold model expected ({self.n_folds_})"
-            )
+        check_width(P, self.n_folds_, "fold_predictions", "CV+")  # one column per fold model
         n = self.residuals_.size
         low_rank, high_rank = self._ranks()
         lower, upper = np.full(P.shape[0], -np.inf), np.full(P.shape[0], np.inf)

@@ -8,7 +8,7 @@ Sections cited:
 - CS 276 course review (seed 001): 2 Bayesian Decision Theory (53)
 - Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability of Models (1986)"""
 
-from .cost import REJECT, bayes_threshold, expected_costs, min_risk_decision
+from .cost import REJECT, bayes_threshold, check_cost_matrix, expected_costs, min_risk_decision
 from .reject import reject_option, selective_risk
 from .risk_coverage import (
     aurc,
@@ -22,6 +22,7 @@ from .risk_coverage import (
 __all__ = [
     "REJECT",
     "expected_costs",
+    "check_cost_matrix",
     "min_risk_decision",
     "bayes_threshold",
     "reject_option",

@@ -15,18 +15,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import check_array
-from ._checks import check_posteriors
+from ..base import FINITE, OPTIONAL, check_array, check_posteriors, checked_arguments
 
 REJECT = -1  # action index of the reject option
 
 
-def _check_cost_matrix(cost_matrix, n_classes: int) -> np.ndarray:
+def check_cost_matrix(cost_matrix, n_classes: int, n_actions: int | None = None) -> np.ndarray:
+    """cost[a, j] = cost of action a when the class is j: finite, one column per class (classes_ order) and, when
+    the actions are given (the classes themselves, predict 0 / predict 1), one row per action."""
     cost = check_array(cost_matrix, name="cost_matrix")
-    if cost.shape[1] != n_classes:
+    if cost.shape[1] != n_classes or cost.shape[0] != (n_actions or cost.shape[0]):
+        rows = "one row per action" if n_actions is None else f"{n_actions} rows (actions)"
         raise ValueError(
-            f"cost_matrix must have one row per action and one column per class ({n_classes} columns, "
-            f"cost[a, j] = cost of action a when the class is j), got shape {cost.shape}"
+            f"cost_matrix must have {rows} and {n_classes} columns (classes), cost[a, j] = cost of action a when the "
+            f"class is j; got shape {cost.shape}"
         )
     return cost
 
@@ -38,9 +40,10 @@ def expected_costs(proba, cost_matrix) -> np.ndarray:
     true class is j (rows are actions, so actions need not be classes: "buy" / "not buy").
     """
     p = check_posteriors(proba)
-    return p @ _check_cost_matrix(cost_matrix, p.shape[1]).T
+    return p @ check_cost_matrix(cost_matrix, p.shape[1]).T
 
 
+@checked_arguments(reject_cost=[FINITE, OPTIONAL])
 def min_risk_decision(proba, cost_matrix, reject_cost: float | None = None) -> dict:
     """The minimum-expected-cost action per row, optionally with a reject option of constant cost.
 
@@ -53,9 +56,6 @@ def min_risk_decision(proba, cost_matrix, reject_cost: float | None = None) -> d
     action = np.argmin(costs, axis=1)
     risk = costs[np.arange(costs.shape[0]), action]
     if reject_cost is not None:
-        reject_cost = float(reject_cost)
-        if not np.isfinite(reject_cost):
-            raise ValueError(f"reject_cost must be a finite number, got {reject_cost!r}")
         rejected = risk > reject_cost
         action = np.where(rejected, REJECT, action)
         risk = np.where(rejected, reject_cost, risk)
@@ -69,9 +69,7 @@ def bayes_threshold(cost_matrix) -> float:
     when (c[1,0] - c[0,0]) (1 - p) < (c[0,1] - c[1,1]) p, i.e. p > t = fp_regret / (fp_regret + fn_regret);
     0-1 loss gives t = 0.5. At p = t exactly both actions cost the same (min_risk_decision picks action 0).
     """
-    c = _check_cost_matrix(cost_matrix, 2)
-    if c.shape[0] != 2:
-        raise ValueError(f"bayes_threshold needs a 2x2 cost matrix (actions predict 0 / predict 1), got {c.shape}")
+    c = check_cost_matrix(cost_matrix, 2, 2)  # actions predict 0 / predict 1
     regret_pos = c[0, 1] - c[1, 1]  # extra cost of predicting 0 when the class is 1 (a false negative)
     regret_neg = c[1, 0] - c[0, 0]  # extra cost of predicting 1 when the class is 0 (a false positive)
     if regret_pos <= 0 or regret_neg <= 0:

@@ -17,11 +17,11 @@ import math
 
 import numpy as np
 
-from ..base import check_1d, check_array
-from ._checks import check_posteriors
+from ..base import Interval, check_1d, check_array, check_posteriors, checked_arguments
 from .cost import REJECT
 
 
+@checked_arguments(threshold=Interval(False))
 def reject_option(proba, threshold: float, confidence=None) -> dict:
     """Argmax predictions with abstentions.
 
@@ -32,12 +32,10 @@ def reject_option(proba, threshold: float, confidence=None) -> dict:
     """
     p = check_posteriors(proba)
     threshold = float(threshold)
-    if math.isnan(threshold):
-        raise ValueError("threshold must be a number, got nan")
     if confidence is None:
         confidence = p.max(axis=1)
     else:
-        confidence = check_array(check_1d(confidence, "confidence", p.shape[0]), ensure_2d=False, name="confidence")
+        confidence = check_array(check_1d(confidence, "confidence", p.shape[0]), ndim=None, name="confidence")
     accepted = confidence >= threshold
     prediction = np.where(accepted, np.argmax(p, axis=1), REJECT).astype(np.int64)
     return {

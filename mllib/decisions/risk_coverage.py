@@ -17,14 +17,14 @@ import math
 
 import numpy as np
 
-from ..base import check_1d, check_array
+from ..base import UNIT, Interval, check_1d, check_array, checked_arguments, positive_int
 
 
 def _sorted_errors(y_true, y_pred, confidence):
     """Errors (0/1) and confidences sorted by decreasing confidence, and the tie-group boundaries."""
     y = check_1d(y_true, "y_true")
     y_hat = check_1d(y_pred, "y_pred", y.shape[0])
-    conf = check_array(check_1d(confidence, "confidence", y.shape[0]), ensure_2d=False, name="confidence")
+    conf = check_array(check_1d(confidence, "confidence", y.shape[0]), ndim=None, name="confidence")
     order = np.argsort(-conf, kind="stable")
     errors = (y[order] != y_hat[order]).astype(np.float64)
     conf = conf[order]
@@ -70,12 +70,13 @@ def aurc(y_true, y_pred, confidence) -> float:
     return float(np.mean(_risk_per_rank(y_true, y_pred, confidence)))
 
 
+@checked_arguments(n_samples=positive_int(), n_errors=positive_int(0))
 def optimal_aurc(n_samples: int, n_errors: int) -> float:
     """AURC of a perfect confidence ranking (every error ranked below every correct row), in closed form:
     (m - (n - m) (H_n - H_{n-m})) / n for n rows and m errors, H the harmonic numbers."""
     n, m = int(n_samples), int(n_errors)
-    if n < 1 or not 0 <= m <= n:
-        raise ValueError(f"need n_samples >= 1 and 0 <= n_errors <= n_samples, got {n_samples}, {n_errors}")
+    if m > n:
+        raise ValueError(f"n_errors must be at most n_samples, got {n_errors} > {n_samples}")
     tail = np.sum(1.0 / np.arange(n - m + 1, n + 1))  # H_n - H_{n-m}
     return float((m - (n - m) * tail) / n)
 
@@ -87,6 +88,7 @@ def excess_aurc(y_true, y_pred, confidence) -> float:
     return aurc(y_true, y_pred, confidence) - optimal_aurc(y.shape[0], n_errors)
 
 
+@checked_arguments(target_risk=UNIT)
 def coverage_at_risk(y_true, y_pred, confidence, target_risk: float) -> dict:
     """The largest coverage whose selective risk is <= target_risk, over the curve's thresholds.
 
@@ -94,8 +96,6 @@ def coverage_at_risk(y_true, y_pred, confidence, target_risk: float) -> dict:
     threshold inf (reject everything), risk nan, achievable False.
     """
     target = float(target_risk)
-    if not 0.0 <= target <= 1.0:
-        raise ValueError(f"target_risk must be in [0, 1], got {target_risk!r}")
     curve = risk_coverage_curve(y_true, y_pred, confidence)
     ok = np.nonzero(curve["risk"] <= target)[0]
     if ok.size == 0:
@@ -109,11 +109,10 @@ def coverage_at_risk(y_true, y_pred, confidence, target_risk: float) -> dict:
     }
 
 
+@checked_arguments(target_coverage=Interval(False, 0, 1, "right"))
 def risk_at_coverage(y_true, y_pred, confidence, target_coverage: float) -> dict:
     """Selective risk at the highest threshold whose coverage is >= target_coverage: {coverage, threshold, risk}."""
     target = float(target_coverage)
-    if not 0.0 < target <= 1.0:
-        raise ValueError(f"target_coverage must be in (0, 1], got {target_coverage!r}")
     curve = risk_coverage_curve(y_true, y_pred, confidence)
     i = int(np.argmax(curve["coverage"] >= target - 1e-12))
     return {

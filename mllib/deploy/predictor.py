@@ -18,9 +18,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import BaseEstimator, check_is_fitted, is_fitted
+from ..base import (
+    OPEN_UNIT,
+    OPTIONAL,
+    BaseEstimator,
+    HasMethod,
+    Interval,
+    check_array,
+    check_hyperparameters,
+    check_is_fitted,
+    check_width,
+)
+from ..base.constraints import ARRAY_LIKE
 from ..calibration import decision_scores
-from ..decisions import bayes_threshold, min_risk_decision
+from ..decisions import bayes_threshold, check_cost_matrix, min_risk_decision
 
 RULES = ("threshold", "cost_matrix", "argmax")
 
@@ -51,6 +62,14 @@ class DeployedPredictor(BaseEstimator):
     "cost_matrix" | "argmax"), decision_threshold_ (binary: the t of p >= t; None for K > 2).
     """
 
+    _constraints = {
+        "threshold": OPEN_UNIT,
+        "reject_threshold": Interval(False, 0, 1, "left"),
+        "cost_matrix": [ARRAY_LIKE, OPTIONAL],
+        "classes": ARRAY_LIKE,
+        "conformal": [HasMethod("predict_set", "fitted conformal sets"), OPTIONAL],
+    }
+
     def __init__(
         self,
         features,
@@ -74,32 +93,23 @@ class DeployedPredictor(BaseEstimator):
     def fit(self, X=None, y=None) -> DeployedPredictor:
         """Check that every part is fitted and agrees on the classes; resolve the decision rule (no data needed:
         the parts are fitted where the pipeline fits them, the features per fold, the calibrator out of fold)."""
-        for name in ("features", "model", "calibrator"):
-            if not is_fitted(getattr(self, name)):
-                raise ValueError(f"the deployed predictor's {name} is not fitted")
+        check_hyperparameters(self)
+        for part in (self.features, self.model, self.calibrator):
+            check_is_fitted(part)
         K = len(self.classes)
         if K < 2 or list(np.asarray(self.model.classes_).tolist()) != list(range(K)):
             raise ValueError(
                 f"the model's classes {np.asarray(self.model.classes_).tolist()} are not the codes "
                 f"0..{K - 1} of the {K} classes {list(self.classes)}"
             )
-        if not 0.0 <= float(self.reject_threshold) < 1.0:
-            raise ValueError(f"reject_threshold must be in [0, 1), got {self.reject_threshold!r}")
         if self.conformal is not None and self.conformal.n_classes_ != K:
             raise ValueError(f"the conformal sets were fitted for {self.conformal.n_classes_} classes, not {K}")
         self.n_classes_ = K
         if self.cost_matrix is not None:
-            cost = np.asarray(self.cost_matrix, dtype=np.float64)
-            if cost.shape != (K, K) or not np.isfinite(cost).all():
-                raise ValueError(
-                    f"cost_matrix must be a finite {K} x {K} matrix (one row per decision, one column "
-                    f"per true class, in the order {list(self.classes)}), got shape {cost.shape}"
-                )
+            cost = check_cost_matrix(self.cost_matrix, K, K)
             self.rule_ = "cost_matrix"
             self.decision_threshold_ = bayes_threshold(cost) if K == 2 else None
         elif K == 2:
-            if not 0.0 < float(self.threshold) < 1.0:
-                raise ValueError(f"threshold must be in (0, 1), got {self.threshold!r}")
             self.rule_, self.decision_threshold_ = "threshold", float(self.threshold)
         else:
             self.rule_, self.decision_threshold_ = "argmax", None
@@ -127,9 +137,8 @@ class DeployedPredictor(BaseEstimator):
         """{decision: class code per row, accepted: the reject option lets the decision be made, confidence:
         max_k p_k} for (n, K) calibrated probabilities."""
         check_is_fitted(self)
-        P = np.asarray(proba, dtype=np.float64)
-        if P.ndim != 2 or P.shape[1] != self.n_classes_:
-            raise ValueError(f"proba must have shape (n, {self.n_classes_}), got {P.shape}")
+        P = check_array(proba, name="proba")
+        check_width(P, self.n_classes_, "proba", "the predictor", "classes")
         if self.decision_threshold_ is not None:
             decision = (P[:, 1] >= self.decision_threshold_).astype(np.int64)
         elif self.rule_ == "cost_matrix":

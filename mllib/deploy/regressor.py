@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
-from ..base import BaseEstimator, check_is_fitted, is_fitted
+from ..base import BaseEstimator, Options, check_hyperparameters, check_is_fitted, check_value
 from ..regression.target import returns_std
 
 INTERVAL_METHODS = ("cv_plus", "split")
@@ -38,6 +38,8 @@ class DeployedRegressor(BaseEstimator):
         Which conformal interval predict_interval returns.
     """
 
+    _constraints = {"interval_method": Options(INTERVAL_METHODS)}
+
     def __init__(
         self,
         features,
@@ -58,11 +60,9 @@ class DeployedRegressor(BaseEstimator):
 
     def fit(self, X=None, y=None) -> DeployedRegressor:
         """Check the parts (fitted where the pipeline fits them) and the interval method."""
-        for name in ("features", "model", "split"):
-            if not is_fitted(getattr(self, name)):
-                raise ValueError(f"the deployed regressor's {name} is not fitted")
-        if self.interval_method not in INTERVAL_METHODS:
-            raise ValueError(f"interval_method must be one of {INTERVAL_METHODS}, got {self.interval_method!r}")
+        check_hyperparameters(self)
+        for part in (self.features, self.model, self.split):
+            check_is_fitted(part)
         if self.interval_method == "cv_plus" and (self.cv_plus is None or self.fold_models is None):
             raise ValueError("interval_method 'cv_plus' needs cv_plus, fold_features and fold_models")
         if self.cv_plus is not None:
@@ -90,12 +90,11 @@ class DeployedRegressor(BaseEstimator):
     def predict_interval(self, X, method: str | None = None, prediction=None) -> tuple[np.ndarray, np.ndarray]:
         """(lower, upper) of the deployed method (or `method`); prediction: predict(X), if already computed."""
         method = method or self.interval_method
+        check_value("predict_interval", "method", method, self._constraints["interval_method"])
         if method == "cv_plus":
             folds = np.column_stack([m.predict(f.transform(X)) for f, m in zip(self.fold_features, self.fold_models)])
             return self.cv_plus.predict_interval(folds)
-        if method == "split":
-            return self.split.predict_interval(self.predict(X) if prediction is None else prediction)
-        raise ValueError(f"method must be one of {INTERVAL_METHODS}, got {method!r}")
+        return self.split.predict_interval(self.predict(X) if prediction is None else prediction)
 
     def model_interval(self, X) -> tuple[np.ndarray, np.ndarray] | None:
         """The model's own Gaussian interval mean -/+ z_{(1 + coverage) / 2} std, or None when it has no std."""

@@ -19,39 +19,39 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betaln
 
+from ..base import checked_arguments
+from ..base.constraints import POSITIVE_FINITE
 from .maximum_likelihood import _samples, bernoulli_ml, geometric_ml
 
-
-def _check_beta_prior(a, b):
-    if not (a > 0 and b > 0):
-        raise ValueError(f"Beta prior parameters a and b must be > 0, got a={a!r}, b={b!r}")
+# the Beta(a, b) prior's parameters
+_BETA_PRIOR = {"a": POSITIVE_FINITE, "b": POSITIVE_FINITE}
 
 
+@checked_arguments(**_BETA_PRIOR)
 def bernoulli_posterior(x, a: float = 1.0, b: float = 1.0) -> tuple[float, float]:
     """Parameters (a', b') of the Beta posterior of P(x = 1) after 0/1 samples x, prior Beta(a, b)."""
-    _check_beta_prior(a, b)
     x = _samples(x)
     ones = bernoulli_ml(x) * x.size
     return float(a + ones), float(b + x.size - ones)
 
 
+@checked_arguments(**_BETA_PRIOR)
 def bernoulli_predictive(a: float, b: float) -> float:
     """P(x = 1 | D) under the Beta(a, b) posterior: its mean a / (a + b)."""
-    _check_beta_prior(a, b)
     return float(a / (a + b))
 
 
+@checked_arguments(**_BETA_PRIOR)
 def geometric_posterior(x, a: float = 1.0, b: float = 1.0) -> tuple[float, float]:
     """Parameters (a', b') = (a + N, b + sum x) of the Beta posterior of a geometric theta, prior Beta(a, b)."""
-    _check_beta_prior(a, b)
     geometric_ml(x)  # validates the samples
     x = _samples(x)
     return float(a + x.size), float(b + x.sum())
 
 
+@checked_arguments(**_BETA_PRIOR)
 def geometric_predictive(k, a: float, b: float):
     """P(x = k | D) = integral theta (1 - theta)^k Beta(theta; a, b) dtheta = B(a + 1, b + k) / B(a, b)."""
-    _check_beta_prior(a, b)
     k = np.asarray(k, dtype=np.float64)
     if (k < 0).any() or (k != np.round(k)).any():
         raise ValueError("k must be a non-negative integer")
@@ -59,10 +59,9 @@ def geometric_predictive(k, a: float, b: float):
     return float(p) if p.ndim == 0 else p
 
 
+@checked_arguments(sigma2=POSITIVE_FINITE, tau0_2=POSITIVE_FINITE)
 def gaussian_mean_posterior(x, sigma2: float, mu0: float = 0.0, tau0_2: float = 1.0) -> tuple[float, float]:
     """(mu_N, tau_N^2) of the Gaussian posterior of the mean of N(mu, sigma2) samples x, prior N(mu0, tau0_2)."""
-    if not (sigma2 > 0 and tau0_2 > 0):
-        raise ValueError(f"sigma2 and tau0_2 must be > 0, got sigma2={sigma2!r}, tau0_2={tau0_2!r}")
     x = _samples(x)
     n = x.size
     denominator = n * tau0_2 + sigma2

@@ -11,22 +11,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import check_1d
+from ..base import Interval, check_array, checked_arguments
 
 
 def _samples(x, name="x"):
-    x = np.asarray(check_1d(x, name), dtype=np.float64)
-    if not np.isfinite(x).all():
-        raise ValueError(f"{name} contains NaN or inf")
-    return x
+    return check_array(x, ndim=1, name=name)
 
 
 def gaussian_ml(x, unbiased: bool = False):
     """(mean, variance) of 1-D samples, or (mean vector, covariance matrix) of rows of a 2-D array.
     unbiased=True divides by N - 1 instead of the ML's N."""
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim not in (1, 2) or x.shape[0] < (2 if unbiased else 1) or not np.isfinite(x).all():
-        raise ValueError("x must be a finite 1-D or 2-D array with at least one row (two if unbiased)")
+    x = check_array(x, ndim=(1, 2), name="x")
+    if x.shape[0] < (2 if unbiased else 1):
+        raise ValueError("the unbiased estimate divides by N - 1: x needs at least two rows")
     mean = x.mean(axis=0)
     centred = x - mean
     scatter = centred @ centred if x.ndim == 1 else centred.T @ centred
@@ -49,11 +46,10 @@ def geometric_ml(x) -> float:
     return float(x.size / (x.size + x.sum()))
 
 
+@checked_arguments(theta=Interval(False, 0, 1, "right"))
 def geometric_log_likelihood(x, theta: float) -> float:
     """sum_k log[(1 - theta)^{x_k} theta]."""
     x = _samples(x)
-    if not 0 < theta <= 1:
-        raise ValueError(f"theta must be in (0, 1], got {theta!r}")
     if theta == 1:  # only zeros are possible
         return 0.0 if x.sum() == 0 else -np.inf
     return float(x.size * np.log(theta) + x.sum() * np.log1p(-theta))

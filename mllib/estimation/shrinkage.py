@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base import check_array, checked_arguments
+from ..base.constraints import POSITIVE_FINITE
 
+
+@checked_arguments(sigma2=POSITIVE_FINITE)  # the variance of each coordinate of mu_hat
 def james_stein(mu_hat, sigma2: float, positive_part: bool = False) -> np.ndarray:
     """mu_hat shrunk towards 0 by the James-Stein factor 1 - (n - 2) sigma2 / ||mu_hat||^2."""
-    mu_hat = np.asarray(mu_hat, dtype=np.float64)
-    if mu_hat.ndim != 1 or mu_hat.size < 3 or not np.isfinite(mu_hat).all():
-        raise ValueError("mu_hat must be a finite 1-D vector of dimension >= 3 (James-Stein needs n >= 3)")
-    if not sigma2 > 0:
-        raise ValueError(f"sigma2 (the variance of each coordinate of mu_hat) must be > 0, got {sigma2!r}")
+    mu_hat = check_array(mu_hat, ndim=1, name="mu_hat")
+    if mu_hat.size < 3:
+        raise ValueError("mu_hat must have dimension >= 3 (James-Stein needs n >= 3)")
     norm2 = float(mu_hat @ mu_hat)
     if norm2 == 0.0:
         return mu_hat.copy()

@@ -28,7 +28,17 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import stdtrit
 
-from ..base import MixedMatrix, check_int, check_random_state
+from ..base import (
+    OPEN_UNIT,
+    HasMethod,
+    MixedMatrix,
+    check_column_indices,
+    check_random_state,
+    check_rows,
+    check_shape,
+    checked_arguments,
+    positive_int,
+)
 
 
 def _normalise_columns(columns, n_features: int) -> list:
@@ -39,15 +49,10 @@ def _normalise_columns(columns, n_features: int) -> list:
         columns = [columns]
     result = []
     for entry in columns:
-        group = (entry,) if isinstance(entry, (int, np.integer)) else tuple(entry)
-        if not group or not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) for c in group):
-            raise ValueError(f"columns entries must be column indices or non-empty sequences of them, got {entry!r}")
-        if min(group) < 0 or max(group) >= n_features:
-            raise ValueError(f"columns entry {entry!r} is out of range for X with {n_features} columns")
-        group = tuple(int(c) for c in group)
+        group = tuple(check_column_indices(entry, n_features, "each entry of columns"))
         result.append(group[0] if isinstance(entry, (int, np.integer)) else group)
-    if not result:
-        raise ValueError("columns is empty: nothing to permute")
+    if not result or () in result:
+        raise ValueError(f"columns must name at least one column in each entry, got {columns!r}: nothing to permute")
     return result
 
 
@@ -64,6 +69,12 @@ def _after(features, predict):
     return lambda X: predict(features.transform(X))
 
 
+@checked_arguments(
+    predict=HasMethod("__call__", "a callable X -> predictions"),
+    scorer=HasMethod("score", "a scorer with .score(y_true, values) and .greater_is_better"),
+    n_repeats=positive_int(),
+    confidence_level=OPEN_UNIT,
+)
 def permutation_importance(
     predict,
     X,
@@ -98,22 +109,10 @@ def permutation_importance(
     for one repeat), importances_interval (n_columns, 2), confidence_level, columns, greater_is_better}.
     The same random_state gives identical output.
     """
-    if not callable(predict):
-        raise ValueError(f"predict must be a callable X -> predictions, got {type(predict).__name__}")
-    if not (callable(getattr(scorer, "score", None)) and hasattr(scorer, "greater_is_better")):
-        raise ValueError("scorer must have a .score(y_true, values) method and a .greater_is_better attribute")
-    if not isinstance(X, MixedMatrix):
-        X = np.asarray(X)
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
-    n_samples = X.shape[0]
+    X = check_shape(X if isinstance(X, MixedMatrix) else np.asarray(X), 2, "X", "n_samples, n_features")
+    n_samples = check_rows(X=X, y=y)
     if n_samples < 2:
         raise ValueError(f"X needs at least 2 rows to permute, got {n_samples}")
-    if len(y) != n_samples:
-        raise ValueError(f"X has {n_samples} rows but y has {len(y)}")
-    check_int(n_repeats, "n_repeats")
-    if not 0 < confidence_level < 1:
-        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
     entries = _normalise_columns(columns, X.shape[1])
     # one draw from the caller's generator seeds every column's stream: same seed -> same output
     root = int(check_random_state(random_state).integers(2**63))

@@ -24,7 +24,19 @@ import math
 
 import numpy as np
 
-from ..base import check_binary_labels, check_int, check_probabilities, check_random_state, safe_divide, to_python
+from ..base import (
+    OPEN_UNIT,
+    check_1d,
+    check_binary_labels,
+    check_int,
+    check_probabilities,
+    check_random_state,
+    check_rows,
+    checked_arguments,
+    positive_int,
+    safe_divide,
+    to_python,
+)
 from ..calibration.reliability import assign_bins, bin_edges
 from ..metrics.bootstrap import bootstrap_units, percentile_interval, row_multiplicities
 from ._checks import GroupLabels, check_groups, group_index
@@ -47,11 +59,8 @@ def intersectional_groups(attributes: dict) -> dict:
     """
     if not isinstance(attributes, dict) or not attributes:
         raise ValueError("attributes must be a non-empty dict {attribute name: one value per row}")
-    columns = {name: v if isinstance(v, GroupLabels) else np.asarray(v) for name, v in attributes.items()}
-    sizes = {(len(v),) if isinstance(v, GroupLabels) else v.shape for v in columns.values()}
-    if len(sizes) != 1 or len(next(iter(sizes))) != 1:
-        raise ValueError(f"every attribute needs one value per row (1-D, same length), got shapes {sorted(sizes)}")
-    (n,) = next(iter(sizes))
+    columns = {name: v if isinstance(v, GroupLabels) else check_1d(v, name) for name, v in attributes.items()}
+    n = check_rows(**columns)
     index = {name: group_index(v, n, name=name) for name, v in columns.items()}
     result = dict(columns)
     names = list(columns)
@@ -135,6 +144,11 @@ def _reason(criterion: str, difference: float, ratio: float, per_metric_defined:
     return None
 
 
+# what every audit (binary, multiclass, regression) takes besides its data
+AUDIT_ARGUMENTS = {"min_group_size": positive_int(), "n_boot": positive_int(0), "confidence_level": OPEN_UNIT}
+
+
+@checked_arguments(**AUDIT_ARGUMENTS)
 def audit_groups(
     y_true,
     y_pred,
@@ -169,10 +183,6 @@ def audit_groups(
     y = check_binary_labels(y_true, "y_true")
     y_hat = check_binary_labels(y_pred, "y_pred", n_samples=y.shape[0])
     values, gi = group_index(sensitive, y.shape[0], name="sensitive")
-    check_int(min_group_size, "min_group_size")
-    check_int(n_boot, "n_boot", 0)
-    if not 0.0 < float(confidence_level) < 1.0:
-        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
     cluster = None if groups is None else check_groups(groups, y.shape[0], name="groups")
     n_groups = values.size
     cell = gi * 4 + 2 * y + y_hat  # [group, y, y_hat] flattened
@@ -180,8 +190,7 @@ def audit_groups(
     calibration = proba is not None
     if calibration:
         p = check_probabilities(proba)
-        if p.shape[0] != y.shape[0]:
-            raise ValueError(f"proba has {p.shape[0]} entries, expected {y.shape[0]}")
+        check_rows(y_true=y, proba=p)
         n_bins = check_int(n_bins, "n_bins")
         bins = np.empty(y.shape[0], dtype=np.int64)
         for k in range(n_groups):

@@ -13,28 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import safe_divide
+from ..base import UNIT, check_rows, checked_arguments, safe_divide
 
 
 def _check_counts(values, name: str) -> np.ndarray:
     arr = np.asarray(values, dtype=np.float64)
-    if arr.ndim != 1 or arr.size < 2:
-        raise ValueError(f"{name} must be 1-D with one entry per group (at least 2 groups), got shape {arr.shape}")
-    if not np.isfinite(arr).all() or (arr < 0).any():
-        raise ValueError(f"{name} must be finite and non-negative, got {arr.tolist()}")
+    if arr.ndim != 1 or arr.size < 2 or not np.isfinite(arr).all() or (arr < 0).any():
+        raise ValueError(f"{name} must be finite non-negative counts, one per group (at least 2), got {arr.tolist()}")
     return arr
 
 
-def _check_rate(value, name: str) -> float:
-    try:
-        rate = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a rate in [0, 1], got {value!r}") from None
-    if not 0.0 <= rate <= 1.0:
-        raise ValueError(f"{name} must be a rate in [0, 1], got {value!r}")
-    return rate
-
-
+@checked_arguments(tpr=UNIT, fpr=UNIT)
 def impossibility_check(n_neg, n_pos, tpr: float, fpr: float, rtol: float = 1e-9) -> dict:
     """Can PPV parity hold when every group has the same TPR and the same FPR (equalized odds)?
 
@@ -53,11 +42,10 @@ def impossibility_check(n_neg, n_pos, tpr: float, fpr: float, rtol: float = 1e-9
     """
     n_neg = _check_counts(n_neg, "n_neg")
     n_pos = _check_counts(n_pos, "n_pos")
-    if n_neg.shape != n_pos.shape:
-        raise ValueError(f"n_neg and n_pos need one entry per group each, got {n_neg.size} and {n_pos.size}")
+    check_rows(n_neg=n_neg, n_pos=n_pos)
     if ((n_neg + n_pos) == 0).any():
         raise ValueError("every group needs at least one sample (n_neg + n_pos > 0)")
-    tpr, fpr = _check_rate(tpr, "tpr"), _check_rate(fpr, "fpr")
+    tpr, fpr = float(tpr), float(fpr)
     if tpr == 0 and fpr == 0:
         raise ValueError("tpr = fpr = 0: the classifier predicts no positives, so PPV is undefined in every group")
 

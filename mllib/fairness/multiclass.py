@@ -17,19 +17,20 @@ import math
 
 import numpy as np
 
-from ..base import check_int, check_random_state, safe_divide, to_python
+from ..base import (
+    check_class_indices,
+    check_int,
+    check_random_state,
+    check_rows,
+    checked_arguments,
+    safe_divide,
+    to_python,
+)
 from ..metrics.bootstrap import bootstrap_units, percentile_interval, row_multiplicities
 from ._checks import check_groups, group_index
-from .audit import _spread
+from .audit import AUDIT_ARGUMENTS, _spread
 
 MULTICLASS_CRITERIA = {"demographic_parity": "selection_rate", "equal_opportunity": "recall"}
-
-
-def _class_codes(y, n_classes: int, name: str) -> np.ndarray:
-    y = np.asarray(y)
-    if y.ndim != 1 or y.dtype.kind not in "iu" or (y.size and (y.min() < 0 or y.max() >= n_classes)):
-        raise ValueError(f"{name} must hold class indices 0..{n_classes - 1} (1-D integers)")
-    return y.astype(np.int64)
 
 
 def _statistics(counts: np.ndarray) -> dict:
@@ -61,6 +62,7 @@ def _gaps(stats: dict, keep: np.ndarray) -> dict:
     return out
 
 
+@checked_arguments(**AUDIT_ARGUMENTS)
 def multiclass_audit(
     y_true,
     y_pred,
@@ -83,15 +85,10 @@ def multiclass_audit(
     difference_interval, defined, reason}, accuracy: {difference, difference_interval}}, bootstrap: {...}}.
     """
     K = check_int(n_classes, "n_classes", 2)
-    y = _class_codes(y_true, K, "y_true")
-    y_hat = _class_codes(y_pred, K, "y_pred")
-    if y_hat.shape != y.shape:
-        raise ValueError(f"y_pred has {y_hat.size} entries, expected {y.size}")
+    y = check_class_indices(y_true, K, "y_true", "the classes")
+    y_hat = check_class_indices(y_pred, K, "y_pred", "the classes")
+    check_rows(y_true=y, y_pred=y_hat)
     values, gi = group_index(sensitive, y.size, name="sensitive")
-    check_int(min_group_size, "min_group_size")
-    check_int(n_boot, "n_boot", 0)
-    if not 0.0 < float(confidence_level) < 1.0:
-        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
     names = [to_python(c) for c in (range(K) if class_names is None else class_names)]
     if len(names) != K:
         raise ValueError(f"class_names has {len(names)} entries for {K} classes")

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import check_int, check_random_state, safe_divide, to_python
+from ..base import check_array, check_random_state, check_rows, checked_arguments, safe_divide, to_python
 from ..metrics.bootstrap import bootstrap_units, percentile_interval, row_multiplicities
 from ._checks import check_groups, group_index
-from .audit import _spread
+from .audit import AUDIT_ARGUMENTS, _spread
 
 REGRESSION_METRICS = ("mae", "rmse", "mean_residual", "mean_prediction", "mean_target", "interval_coverage")
 
@@ -37,6 +37,7 @@ def _statistics(sums: dict) -> dict:
     }
 
 
+@checked_arguments(**AUDIT_ARGUMENTS)
 def regression_audit(
     y_true,
     y_pred,
@@ -57,15 +58,9 @@ def regression_audit(
     largest_gap: the metric whose gap relative to the overall value is largest (among mae, rmse, mean_prediction),
     bootstrap}.
     """
-    y = np.asarray(y_true, dtype=np.float64)
-    pred = np.asarray(y_pred, dtype=np.float64)
-    if y.ndim != 1 or pred.shape != y.shape or not (np.isfinite(y).all() and np.isfinite(pred).all()):
-        raise ValueError("y_true and y_pred must be finite 1-D arrays of one length")
+    y, pred = check_array(y_true, ndim=1, name="y_true"), check_array(y_pred, ndim=1, name="y_pred")
+    check_rows(y_true=y, y_pred=pred)
     values, gi = group_index(sensitive, y.size, name="sensitive")
-    check_int(min_group_size, "min_group_size")
-    check_int(n_boot, "n_boot", 0)
-    if not 0.0 < float(confidence_level) < 1.0:
-        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
     covered = (
         np.full(y.size, np.nan)
         if lower is None

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import registry
-from ..base import BaseEstimator, check_binary_labels, check_is_fitted, check_scores, to_python
+from ..base import BaseEstimator, check_binary_labels, check_is_fitted, check_scores, checked_arguments, to_python
 from ..base.constraints import NON_NEGATIVE, Options, check_hyperparameters, positive_int
 from ._checks import GroupLabels, check_groups, group_index
 from .group_metrics import group_confusion
@@ -212,12 +212,10 @@ class GroupThresholdOptimizer(BaseEstimator):
         }
 
 
+@checked_arguments(criterion=Options(MITIGATION_CRITERIA + ("predictive_parity",)))
 def criterion_gap(y_true, y_pred, sensitive, criterion: str) -> float:
     """The parity gap of decisions for one criterion: max - min over groups of its rate (the larger of the
     TPR and FPR gaps for equalized_odds); nan when fewer than two groups have the rate defined."""
-    known = MITIGATION_CRITERIA + ("predictive_parity",)
-    if criterion not in known:
-        raise ValueError(f"criterion must be one of {known}, got {criterion!r}")
     per_group = group_confusion(y_true, y_pred, sensitive)
     columns = {"predictive_parity": ("precision",)}.get(criterion) or _rate_columns(criterion)
     gaps = []

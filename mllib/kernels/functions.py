@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..base import check_int
+from ..base import FINITE, OPTIONAL, Options, checked_arguments, positive_int
+from ..base.constraints import POSITIVE_FINITE
 
 # Gram blocks are at most this many entries (32 MB of float64), whatever the sizes of X and Y.
 _BLOCK_ENTRIES = 1 << 22
@@ -57,9 +58,7 @@ def from_inner_products(kernel, dots, sq_x, sq_y, params) -> np.ndarray:
     dots += params["coef0"]
     if kernel == "poly":
         return np.power(dots, params["degree"], out=dots)
-    if kernel == "sigmoid":
-        return np.tanh(dots, out=dots)
-    raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
+    return np.tanh(dots, out=dots)  # sigmoid: the kernel name was checked where its parameters were resolved
 
 
 def centred(kernel, X, Y=None):
@@ -119,12 +118,12 @@ _PARAMS = {
     "sigmoid": ("gamma", "coef0"),
     "inverse_multiquadric": ("c",),
 }
+_KERNEL = Options(tuple(KERNELS))
 
 
+@checked_arguments(kernel=_KERNEL)
 def gram(X, Y=None, kernel="rbf", **params) -> np.ndarray:
     """K_ij = k(x_i, y_j), computed in row blocks so temporaries stay bounded (Y = None: Y = X)."""
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
     symmetric = Y is None
     X, Y = centred(kernel, X, Y)
     sq_y = squared_norms(Y)[None, :]
@@ -156,6 +155,7 @@ def gram_dot(X, Y, coef, kernel="rbf", **params) -> np.ndarray:
     return np.concatenate(parts, axis=0)
 
 
+@checked_arguments(kernel=_KERNEL)
 def kernel_diagonal(X, kernel="rbf", **params) -> np.ndarray:
     """k(x_i, x_i) for every row, without the n x n matrix."""
     X = np.asarray(X, dtype=np.float64)
@@ -168,11 +168,15 @@ def kernel_diagonal(X, kernel="rbf", **params) -> np.ndarray:
         return np.ones(X.shape[0])
     if kernel == "sigmoid":
         return np.tanh(params["gamma"] * sq + params["coef0"])
-    if kernel == "inverse_multiquadric":
-        return np.full(X.shape[0], 1.0 / abs(params["c"]))
-    raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
+    return np.full(X.shape[0], 1.0 / abs(params["c"]))  # inverse_multiquadric
 
 
+@checked_arguments(
+    kernel=_KERNEL,
+    gamma=[Options(("scale", "auto")), POSITIVE_FINITE],
+    degree=positive_int(),
+    coef0=[FINITE, OPTIONAL],
+)
 def kernel_params(kernel, X, gamma="scale", degree=3, coef0=None) -> dict:
     """The parameters `kernel` uses, with gamma and coef0 resolved.
 
@@ -180,31 +184,20 @@ def kernel_params(kernel, X, gamma="scale", degree=3, coef0=None) -> dict:
     the RBF; gamma = 1 / l for the exponential, whose distance is not squared), "auto" the same with Var(X) = 1,
     or a positive number. coef0: None = the kernel's default, 0 for poly / sigmoid (as libsvm) and c = 1 for the
     inverse multiquadric, whose c = coef0 must be > 0."""
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
     names = _PARAMS[kernel]
     out = {}
     if "gamma" in names:
-        if isinstance(gamma, str):
-            if gamma == "scale":
-                var = float(np.var(X))
-                out["gamma"] = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
-            elif gamma == "auto":
-                out["gamma"] = 1.0 / X.shape[1]
-            else:
-                raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}")
-            if kernel == "exponential":
-                out["gamma"] = float(np.sqrt(out["gamma"]))
-        elif not (isinstance(gamma, (int, float, np.number)) and gamma > 0 and np.isfinite(gamma)):
-            raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}")
+        if gamma == "scale":
+            var = float(np.var(X))
+            out["gamma"] = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+        elif gamma == "auto":
+            out["gamma"] = 1.0 / X.shape[1]
         else:
             out["gamma"] = float(gamma)
+        if kernel == "exponential" and isinstance(gamma, str):
+            out["gamma"] = float(np.sqrt(out["gamma"]))
     if "degree" in names:
-        out["degree"] = check_int(degree, "degree")
-    if coef0 is not None and (
-        isinstance(coef0, bool) or not isinstance(coef0, (int, float, np.number)) or not np.isfinite(coef0)
-    ):
-        raise ValueError(f"coef0 must be a finite number or None (the kernel's default), got {coef0!r}")
+        out["degree"] = int(degree)
     if "coef0" in names:
         out["coef0"] = 0.0 if coef0 is None else float(coef0)
     if "c" in names:

@@ -12,36 +12,6 @@ from mllib.base import check_1d
 _NUMERIC_KINDS = "biuf"
 
 
-def check_same_length(**arrays) -> int:
-    lengths = {name: len(arr) for name, arr in arrays.items()}
-    if len(set(lengths.values())) != 1:
-        raise ValueError(f"inconsistent numbers of samples: {lengths}")
-    return next(iter(lengths.values()))
-
-
-def finite_floats(values, name: str, ndim: int | tuple[int, ...] = 1) -> np.ndarray:
-    """values as float64 of the given ndim, rejecting NaN and inf with the position of the first one."""
-    allowed = (ndim,) if isinstance(ndim, int) else ndim
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} cannot be converted to float64: {exc}") from None
-    if arr.ndim not in allowed:
-        expected = " or ".join(f"{d}-D" for d in allowed)
-        raise ValueError(f"{name} must be {expected}, got shape {arr.shape}")
-    if arr.shape[0] == 0:
-        raise ValueError(f"{name} is empty")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        first = tuple(int(i) for i in np.argwhere(bad)[0])
-        where = first[0] if len(first) == 1 else first
-        raise ValueError(
-            f"{name} contains NaN or inf ({int(bad.sum())} entries, first at index {where}); "
-            "a metric cannot rank or score a missing prediction"
-        )
-    return arr
-
-
 def _describe_values(values: np.ndarray, limit: int = 10) -> list:
     try:
         distinct = np.unique(values)

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from ..base import check_int, check_random_state
+from ..base import OPEN_UNIT, check_int, check_random_state, checked_arguments
 
 
 def bootstrap_units(n_rows: int, clusters) -> tuple[np.ndarray | None, int, str]:
@@ -53,6 +53,7 @@ def percentile_interval(samples: np.ndarray, level: float) -> list:
     return [float(lo), float(hi)]
 
 
+@checked_arguments(confidence_level=OPEN_UNIT)
 def bootstrap_intervals(
     statistic,
     n_rows: int,
@@ -72,8 +73,6 @@ def bootstrap_intervals(
     was defined}, n_boot,
     confidence_level, unit ("cluster" | "stratified row" | "row"), n_units, subsample: None or {units, scale}}."""
     n_rows, n_boot = check_int(n_rows, "n_rows", 1), check_int(n_boot, "n_boot", 1)
-    if not 0.0 < float(confidence_level) < 1.0:
-        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
     rng = check_random_state(random_state)
     unit_of_row, n_units, unit = bootstrap_units(n_rows, clusters)
     if max_units is not None and n_units > check_int(max_units, "max_units", 2):

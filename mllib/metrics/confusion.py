@@ -26,19 +26,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import check_binary_labels, check_sample_weight, safe_divide
+from mllib.base import (
+    Interval,
+    Options,
+    check_binary_labels,
+    check_rows,
+    check_sample_weight,
+    checked_arguments,
+    safe_divide,
+)
 
-from ._checks import check_label_kinds, check_same_length, class_labels
+from ._checks import check_label_kinds, class_labels
 
-_AVERAGES = ("macro", "micro", "weighted", None)
-_NORMALIZE = (None, "true", "pred", "all")
-
-
-def _check_beta(beta) -> float:
-    beta = float(beta)
-    if not np.isfinite(beta) or beta < 0:
-        raise ValueError(f"beta must be a finite number >= 0, got {beta}")
-    return beta
+_AVERAGES = Options(("macro", "micro", "weighted", None))
+_NORMALIZE = Options((None, "true", "pred", "all"))
+_BETA = Interval(False, 0, float("inf"), "left", "a finite number >= 0")
 
 
 def _unique_labels(labels, name: str = "labels") -> np.ndarray:
@@ -62,7 +64,7 @@ def _index_of(values: np.ndarray, labels: np.ndarray, name: str) -> np.ndarray:
 
 def _checked_pair(y_true, y_pred, sample_weight):
     y_true, y_pred = class_labels(y_true, "y_true"), class_labels(y_pred, "y_pred")
-    n = check_same_length(y_true=y_true, y_pred=y_pred)
+    n = check_rows(y_true=y_true, y_pred=y_pred)
     check_label_kinds(y_true=y_true, y_pred=y_pred)
     return y_true, y_pred, check_sample_weight(sample_weight, n)
 
@@ -74,6 +76,7 @@ def _counts(true_idx, pred_idx, w, n_labels: int, weighted: bool) -> np.ndarray:
     return matrix if weighted else np.rint(matrix).astype(np.int64)
 
 
+@checked_arguments(normalize=_NORMALIZE)
 def confusion_matrix(y_true, y_pred, labels=None, sample_weight=None, normalize=None) -> np.ndarray:
     """C[i, j] = (weighted) number of samples with true label labels[i] predicted as labels[j].
 
@@ -87,8 +90,6 @@ def confusion_matrix(y_true, y_pred, labels=None, sample_weight=None, normalize=
     per-class precision); "all" = divided by the grand total. An empty row/column is nan (undefined).
     """
     y_true, y_pred, w = _checked_pair(y_true, y_pred, sample_weight)
-    if normalize not in _NORMALIZE:
-        raise ValueError(f"normalize must be one of {_NORMALIZE}, got {normalize!r}")
     if labels is None:
         labels = np.unique(np.concatenate([y_true, y_pred]))
     else:
@@ -114,7 +115,7 @@ def binary_counts(y_true, y_pred, sample_weight=None) -> dict:
     """
     actual = check_binary_labels(y_true, "y_true")
     predicted = check_binary_labels(y_pred, "y_pred")
-    n = check_same_length(y_true=actual, y_pred=predicted)
+    n = check_rows(y_true=actual, y_pred=predicted)
     w = check_sample_weight(sample_weight, n)
     cells = {
         "tp": actual & predicted,
@@ -134,6 +135,7 @@ def _f_beta(tp, fp, fn, beta: float):
     return safe_divide((1.0 + b2) * tp, (1.0 + b2) * tp + b2 * fn + fp)
 
 
+@checked_arguments(beta=_BETA)
 def classification_table(tp, fp, fn, tn, beta: float = 1.0) -> dict:
     """The corrected metric table of seed 004, D4:395-409, from the four counts.
 
@@ -142,7 +144,6 @@ def classification_table(tp, fp, fn, tn, beta: float = 1.0) -> dict:
     f_beta, n. Inputs may be scalars (floats returned) or arrays of equal shape (arrays returned,
     element-wise). Entries with a zero denominator are nan (undefined).
     """
-    beta = _check_beta(beta)
     counts = {name: np.asarray(v, dtype=np.float64) for name, v in dict(tp=tp, fp=fp, fn=fn, tn=tn).items()}
     for name, value in counts.items():
         if not np.isfinite(value).all() or (value < 0).any():
@@ -200,6 +201,7 @@ def _per_class_sums(y_true, y_pred, labels, sample_weight):
     return labels, tp, matrix.sum(axis=0)[selected], matrix.sum(axis=1)[selected]
 
 
+@checked_arguments(average=_AVERAGES, beta=_BETA)
 def precision_recall_f1(y_true, y_pred, average="macro", labels=None, beta: float = 1.0, sample_weight=None) -> dict:
     """Per-class (one-vs-rest) precision, recall and F_beta, optionally averaged.
 
@@ -211,9 +213,6 @@ def precision_recall_f1(y_true, y_pred, average="macro", labels=None, beta: floa
     a class with zero support has zero weight in the weighted average.
     Returns {precision, recall, f_beta, support (float per-label weighted true counts), labels}.
     """
-    if average not in _AVERAGES:
-        raise ValueError(f"average must be one of {_AVERAGES}, got {average!r}")
-    beta = _check_beta(beta)
     labels, tp, predicted, actual = _per_class_sums(y_true, y_pred, labels, sample_weight)
     if average == "micro":
         tp, predicted, actual = tp.sum(), predicted.sum(), actual.sum()

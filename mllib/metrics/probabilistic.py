@@ -15,42 +15,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import check_1d, check_binary_labels, check_int, check_sample_weight
-
-from ._checks import check_same_length, finite_floats
+from mllib.base import (
+    check_array,
+    check_binary_labels,
+    check_class_indices,
+    check_int,
+    check_posteriors,
+    check_probabilities,
+    check_rows,
+    check_sample_weight,
+    check_unit_interval,
+)
 
 _EPS = np.finfo(np.float64).eps
-_ROW_SUM_TOLERANCE = 1e-6
 
 
 def _probabilities(proba) -> np.ndarray:
-    proba = finite_floats(proba, "proba", ndim=(1, 2))
-    if ((proba < 0) | (proba > 1)).any():
-        raise ValueError(f"proba must lie in [0, 1], got values in [{proba.min()}, {proba.max()}]")
-    if proba.ndim == 2:
-        if proba.shape[1] < 2:
-            raise ValueError(
-                f"2-D proba needs one column per class (K >= 2), got shape {proba.shape}; pass P(y=1) as 1-D"
-            )
-        row_error = np.abs(proba.sum(axis=1) - 1.0)
-        if (row_error > _ROW_SUM_TOLERANCE).any():
-            row = int(np.argmax(row_error))
-            raise ValueError(f"rows of proba must sum to 1; row {row} sums to {proba[row].sum()}")
-    return proba
-
-
-def _class_indices(y_true, n_classes: int) -> np.ndarray:
-    y = check_1d(y_true, "y_true")
-    if y.dtype.kind not in "biuf":
-        raise ValueError(f"y_true must hold class indices 0..{n_classes - 1} (columns of proba), got dtype {y.dtype}")
-    valid = (y >= 0) & (y < n_classes)
-    if y.dtype.kind == "f":
-        valid &= y == np.round(y)  # 1.0 is class 1; 0.5 is no class
-    if not valid.all():
-        raise ValueError(
-            f"y_true contains labels {np.unique(y[~valid]).tolist()} not in 0..{n_classes - 1} (the columns of proba)"
-        )
-    return y.astype(np.int64)
+    """P(y = 1) as given (1-D), or (n, K) posteriors."""
+    proba = check_array(proba, ndim=(1, 2), name="proba")
+    return check_unit_interval(proba, "proba") if proba.ndim == 1 else check_posteriors(proba)
 
 
 def _one_hot_and_proba(y_true, proba):
@@ -60,11 +43,11 @@ def _one_hot_and_proba(y_true, proba):
         outcome = check_binary_labels(y_true, "y_true").astype(np.float64)[:, None]
         proba = proba[:, None]
     else:
-        idx = _class_indices(y_true, proba.shape[1])
-        check_same_length(y_true=idx, proba=proba)
+        idx = check_class_indices(y_true, proba.shape[1], "y_true")
+        check_rows(y_true=idx, proba=proba)
         outcome = np.zeros_like(proba)
         outcome[np.arange(idx.size), idx] = 1.0
-    n = check_same_length(y_true=outcome, proba=proba)
+    n = check_rows(y_true=outcome, proba=proba)
     return outcome, proba, n
 
 
@@ -125,11 +108,9 @@ def brier_decomposition(y_true, proba, n_bins=None, sample_weight=None) -> dict:
     identity still holds exactly (integer weights equal repeated rows); rows of weight 0 are left out.
     Returns {brier, reliability, resolution, uncertainty, within_bin, n_groups}.
     """
-    proba = _probabilities(proba)
-    if proba.ndim != 1:
-        raise ValueError(f"brier_decomposition is binary: proba must be 1-D P(y=1), got shape {proba.shape}")
+    proba = check_probabilities(proba)  # binary only: P(y = 1)
     outcome = check_binary_labels(y_true, "y_true").astype(np.float64)
-    n = check_same_length(y_true=outcome, proba=proba)
+    n = check_rows(y_true=outcome, proba=proba)
     w = check_sample_weight(sample_weight, n)
     present = w > 0  # a weightless row would make a group of total weight 0
     proba, outcome, w = proba[present], outcome[present], w[present]

@@ -17,16 +17,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import check_binary_labels, check_sample_weight
-
-from ._checks import check_same_length, finite_floats
+from mllib.base import check_array, check_binary_labels, check_class_indices, check_rows, check_sample_weight
 
 
 def _cumulative_counts(y_true, y_score, sample_weight):
     """(tps, fps, thresholds): weighted TP and FP counts when predicting score >= t, t descending."""
     positive = check_binary_labels(y_true, "y_true")
-    score = finite_floats(y_score, "y_score")
-    n = check_same_length(y_true=positive, y_score=score)
+    score = check_array(y_score, ndim=1, name="y_score")
+    n = check_rows(y_true=positive, y_score=score)
     w = check_sample_weight(sample_weight, n)
     keep = w != 0
     positive, score, w = positive[keep], score[keep], w[keep]
@@ -98,14 +96,10 @@ def average_precision_score(y_true, y_score, sample_weight=None) -> float:
 
 def _class_columns(y_true, proba) -> tuple[np.ndarray, np.ndarray]:
     """(class index per row, (n, K) scores) for one-vs-rest summaries of K >= 2 classes."""
-    P = finite_floats(proba, "proba", ndim=2)
-    y = np.asarray(y_true)
-    if y.dtype.kind not in "biu" or y.shape != (P.shape[0],) or y.min() < 0 or y.max() >= P.shape[1]:
-        raise ValueError(
-            f"y_true must hold one class index 0..{P.shape[1] - 1} (a column of proba) per row, "
-            f"got shape {y.shape}, dtype {y.dtype}"
-        )
-    return y.astype(np.int64), P
+    P = check_array(proba, name="proba")
+    y = check_class_indices(y_true, P.shape[1], "y_true")
+    check_rows(proba=P, y_true=y)
+    return y, P
 
 
 def one_vs_rest_auc(y_true, proba, sample_weight=None) -> np.ndarray:

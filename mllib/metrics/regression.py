@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import check_sample_weight
-
-from ._checks import check_same_length, finite_floats
+from mllib.base import check_array, check_rows, check_sample_weight
 
 
 def _checked(y_true, y_pred, sample_weight):
-    y_true, y_pred = finite_floats(y_true, "y_true"), finite_floats(y_pred, "y_pred")
-    n = check_same_length(y_true=y_true, y_pred=y_pred)
+    y_true, y_pred = check_array(y_true, ndim=1, name="y_true"), check_array(y_pred, ndim=1, name="y_pred")
+    n = check_rows(y_true=y_true, y_pred=y_pred)
     return y_true, y_pred, check_sample_weight(sample_weight, n)
 
 

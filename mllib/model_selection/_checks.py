@@ -10,40 +10,33 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import GroupLabels, to_python
-
-
-def _length(a, name: str) -> int:
-    shape = getattr(a, "shape", None)
-    if shape is not None and len(shape) > 0:
-        return int(shape[0])
-    try:
-        return len(a)
-    except TypeError:
-        raise ValueError(f"{name} must be array-like with one entry per row, got {type(a).__name__}") from None
+from mllib.base import GroupLabels, Interval, check_1d, check_rows, check_value, to_python
 
 
 def num_samples(X=None, y=None, groups=None) -> int:
-    """Number of rows, inferred from whichever of X / y / groups is given; they must agree."""
-    given = [(name, _length(a, name)) for name, a in (("X", X), ("y", y), ("groups", groups)) if a is not None]
+    """Number of rows, inferred from whichever of X / y / groups is given (at least one); they must agree."""
+    given = {name: a for name, a in (("X", X), ("y", y), ("groups", groups)) if a is not None}
     if not given:
         raise ValueError("cannot infer the number of rows: pass at least one of X, y or groups to split()")
-    n = given[0][1]
-    for name, m in given[1:]:
-        if m != n:
-            raise ValueError(f"{given[0][0]} has {n} rows but {name} has {m}; they must describe the same rows")
+    given = {
+        name: a if hasattr(a, "shape") or isinstance(a, GroupLabels) else np.asarray(a) for name, a in given.items()
+    }
+    n = check_rows(**given)
     if n == 0:
         raise ValueError("cannot split an empty data set (0 rows)")
     return n
 
 
+def part_size(size, n: int, name: str) -> float:
+    """size, a float fraction in (0, 1) or an int row count in [1, n - 1] of n rows, as a fraction of n."""
+    counts = Interval(True, 1, n - 1, label=f"an int row count in [1, {n - 1}] for {n} rows")
+    check_value("", name, size, [Interval(False, 0, 1, "neither", "a float fraction in (0, 1)"), counts])
+    return size / n if isinstance(size, (int, np.integer)) else float(size)
+
+
 def column(a, name: str, n: int | None = None) -> np.ndarray:
     """a as a 1-D array (labels or group ids of any dtype), optionally checking its length."""
-    a = np.asarray(a)
-    if a.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one value per row), got shape {a.shape}")
-    if n is not None and a.shape[0] != n:
-        raise ValueError(f"{name} has {a.shape[0]} entries but there are {n} rows")
+    a = check_1d(a, name, n)
     if a.dtype.kind == "f" and np.isnan(a).any():
         raise ValueError(f"{name} contains NaN ({int(np.isnan(a).sum())} rows); fill or drop them before splitting")
     return a

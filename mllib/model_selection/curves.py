@@ -60,20 +60,15 @@ def learning_curve(estimator, X, y, cv, train_sizes, scorer, groups=None, random
     splits = resolve_cv(cv, X, y, groups)
     smallest = min(tr.size for tr, _ in splits)
     sizes = np.asarray(train_sizes)
-    if sizes.ndim != 1 or sizes.size == 0:
-        raise ValueError(f"train_sizes must be a non-empty 1-D list, got {train_sizes!r}")
-    if sizes.dtype.kind == "f":
-        if (sizes <= 0).any() or (sizes > 1).any():
-            raise ValueError(f"fractional train_sizes must be in (0, 1], got {sizes.tolist()}")
-        sizes = np.maximum(1, np.floor(sizes * smallest)).astype(np.int64)
-    elif sizes.dtype.kind in "iu":
-        if (sizes < 1).any() or (sizes > smallest).any():
-            raise ValueError(
-                f"absolute train_sizes must be in [1, {smallest}] (smallest training fold), got {sizes.tolist()}"
-            )
-        sizes = sizes.astype(np.int64)
-    else:
-        raise ValueError(f"train_sizes must be fractions or ints, got {train_sizes!r}")
+    fractions = sizes.dtype.kind == "f" and bool(((sizes > 0) & (sizes <= 1)).all())
+    counts = sizes.dtype.kind in "iu" and bool(((sizes >= 1) & (sizes <= smallest)).all())
+    if sizes.ndim != 1 or sizes.size == 0 or not (fractions or counts):
+        raise ValueError(
+            f"train_sizes must be a non-empty list of fractions in (0, 1] or of row counts in [1, {smallest}] (the "
+            f"smallest training fold), got {train_sizes!r}"
+        )
+    sizes = np.maximum(1, np.floor(sizes * smallest)) if fractions else sizes
+    sizes = sizes.astype(np.int64)
     if np.unique(sizes).size != sizes.size:
         raise ValueError(f"train_sizes give duplicate absolute sizes {sizes.tolist()}; pass fewer or distinct sizes")
     rng = check_random_state(random_state)

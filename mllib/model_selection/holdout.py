@@ -21,21 +21,9 @@ import numpy as np
 
 from mllib.base import GroupLabels, check_random_state, to_python
 
-from ._checks import check_no_group_overlap, column, encode, num_samples
+from ._checks import check_no_group_overlap, column, encode, num_samples, part_size
 
 __all__ = ["train_test_split_indices", "split_groups"]
-
-
-def _test_fraction(test_size, n: int) -> float:
-    if isinstance(test_size, (float, np.floating)) and not isinstance(test_size, bool):
-        if not 0.0 < test_size < 1.0:
-            raise ValueError(f"test_size as a fraction must be in (0, 1), got {test_size}")
-        return float(test_size)
-    if isinstance(test_size, (int, np.integer)) and not isinstance(test_size, bool):
-        if not 0 < test_size < n:
-            raise ValueError(f"test_size as a row count must be in [1, {n - 1}] for {n} rows, got {test_size}")
-        return test_size / n
-    raise ValueError(f"test_size must be a float fraction or an int row count, got {test_size!r}")
 
 
 def _largest_remainder(counts: np.ndarray, total: int) -> np.ndarray:
@@ -85,7 +73,7 @@ def train_test_split_indices(
         groups = column(groups, "groups", n)
     if n < 2:
         raise ValueError(f"need at least 2 rows for a train/test split, got {n}")
-    t = _test_fraction(test_size, n)
+    t = part_size(test_size, n, "test_size")
     rng = check_random_state(random_state)
     stratified = bool(stratify) and y is not None
     if groups is not None:

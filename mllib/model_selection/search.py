@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mllib.base import BaseEstimator, GroupLabels, check_is_fitted, clone, fit_with_groups, record_convergence
+from mllib.base import BaseEstimator, GroupLabels, check_is_fitted, clone, fit_with_groups, lookup, record_convergence
 from mllib.io import to_state
 
 from ._checks import check_no_group_overlap, column, num_samples
@@ -43,27 +43,22 @@ RESPONSES = ("proba", "label", "score")
 
 
 def _check_scorer(scorer):
-    for attr in ("score", "greater_is_better", "response"):
-        if not hasattr(scorer, attr):
-            raise ValueError(
-                f"scorer must have .score(y_true, values), .greater_is_better and .response; {scorer!r} lacks .{attr}"
-            )
-    if scorer.response not in RESPONSES:
-        raise ValueError(f"scorer.response must be one of {RESPONSES}, got {scorer.response!r}")
+    if (
+        not all(hasattr(scorer, a) for a in ("score", "greater_is_better"))
+        or getattr(scorer, "response", 0) not in RESPONSES
+    ):
+        raise ValueError(
+            f"scoring must be a scorer name or an object with .score(y_true, values), .greater_is_better and a "
+            f".response in {RESPONSES}, got {scorer!r}"
+        )
     return scorer
 
 
 def _resolve_scorer(scoring):
     if isinstance(scoring, str):
-        try:
-            from mllib.metrics import get_scorer
-        except ImportError:
-            raise ValueError(
-                f"scoring={scoring!r} is a name but mllib.metrics.get_scorer is unavailable; pass a scorer object"
-            ) from None
+        from mllib.metrics import get_scorer  # mllib.metrics imports this module
+
         return _check_scorer(get_scorer(scoring))
-    if scoring is None:
-        raise ValueError("scoring is required: pass a scorer object (or a name known to mllib.metrics.get_scorer)")
     return _check_scorer(scoring)
 
 
@@ -72,9 +67,7 @@ def response_values(estimator, X, response: str) -> np.ndarray:
 
     response="score" falls back to predict_proba when the estimator has no decision_function.
     """
-    method = {"proba": "predict_proba", "score": "decision_function", "label": "predict"}.get(response)
-    if method is None:
-        raise ValueError(f"response must be one of {RESPONSES}, got {response!r}")
+    method = lookup({"proba": "predict_proba", "score": "decision_function", "label": "predict"}, response, "response")
     if response == "score" and not hasattr(estimator, method) and hasattr(estimator, "predict_proba"):
         method, response = "predict_proba", "proba"  # same ranking for rank-based scorers (ROC-AUC, AP)
     if not hasattr(estimator, method):
@@ -290,10 +283,8 @@ def resolve_cv(cv, X=None, y=None, groups=None) -> list[tuple[np.ndarray, np.nda
         raise ValueError("cv produced no splits")
     g = None if groups is None else GroupLabels.of(column(groups, "groups", n))  # encoded once for every split
     for k, (tr, te) in enumerate(splits):
-        if tr.size == 0 or te.size == 0:
-            raise ValueError(f"split {k} has an empty train or validation set")
-        if tr.min() < 0 or te.min() < 0 or tr.max() >= n or te.max() >= n:
-            raise ValueError(f"split {k} has indices outside 0..{n - 1}")
+        if min(tr.size, te.size) == 0 or min(tr.min(), te.min()) < 0 or max(tr.max(), te.max()) >= n:
+            raise ValueError(f"split {k} must have train and validation rows, with indices in 0..{n - 1}")
         if g is not None:
             check_no_group_overlap(tr, te, g, splitter=type(cv).__name__)
     return splits

@@ -21,7 +21,7 @@ import numpy as np
 
 from mllib.base import BaseEstimator, GroupLabels, check_int, check_random_state, to_python
 
-from ._checks import check_no_group_overlap, column, encode, num_samples
+from ._checks import check_no_group_overlap, column, encode, num_samples, part_size
 
 __all__ = [
     "KFold",
@@ -340,15 +340,8 @@ class RepeatedGroupKFold(RepeatedKFold):
 
 def _split_sizes(n: int, test_size, train_size) -> tuple[int, int]:
     def absolute(size, name, rounding):
-        if isinstance(size, (float, np.floating)) and not isinstance(size, bool):
-            if not 0.0 < size < 1.0:
-                raise ValueError(f"{name} as a fraction must be in (0, 1), got {size}")
-            return int(rounding(size * n))
-        if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
-            if not 0 < size < n:
-                raise ValueError(f"{name} as a row count must be in [1, {n - 1}] for {n} rows, got {size}")
-            return int(size)
-        raise ValueError(f"{name} must be a float fraction or an int row count, got {size!r}")
+        fraction = part_size(size, n, name)
+        return int(size) if isinstance(size, (int, np.integer)) else int(rounding(fraction * n))
 
     n_test = absolute(test_size, "test_size", np.ceil)
     n_train = n - n_test if train_size is None else absolute(train_size, "train_size", np.floor)

@@ -11,7 +11,8 @@ from scipy.special import softmax
 from scipy.stats import multivariate_normal
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
 
-from mllib.bayes import GaussianBayesClassifier, min_risk_decision
+from mllib.bayes import GaussianBayesClassifier
+from mllib.decisions import min_risk_decision
 
 
 def _problem(seed, n=300, d=4, k=3):
@@ -115,12 +116,12 @@ def test_car_purchase_minimum_cost_decision():
             [100.0, -20.0],
         ]
     )  # buy | defect,     buy | no defect
-    actions, risk = min_risk_decision([[0.1, 0.9]], costs)
-    np.testing.assert_allclose(risk, [[0.0, -8.0]])
-    assert actions.tolist() == [1]  # buy
+    decided = min_risk_decision([[0.1, 0.9]], costs)
+    np.testing.assert_allclose(decided["expected_costs"], [[0.0, -8.0]])
+    assert decided["action"].tolist() == [1]  # buy
     # the 0/1 ("-identity") cost reduces to the maximum posterior
     P = softmax(np.random.default_rng(0).normal(size=(20, 3)), axis=1)
-    np.testing.assert_array_equal(min_risk_decision(P, -np.eye(3))[0], P.argmax(axis=1))
+    np.testing.assert_array_equal(min_risk_decision(P, -np.eye(3))["action"], P.argmax(axis=1))
 
 
 def test_cost_matrix_changes_predict_not_posteriors():
@@ -163,7 +164,7 @@ def test_errors():
         GaussianBayesClassifier(reg_param=1.5).fit(X, y)
     with pytest.raises(ValueError, match="priors must be 3 positive"):
         GaussianBayesClassifier(reg_param=0.0, priors=[0.5, 0.5]).fit(X, y)
-    with pytest.raises(ValueError, match="cost_matrix must be"):
+    with pytest.raises(ValueError, match=r"cost_matrix must have 3 rows .* got shape \(2, 2\)"):
         GaussianBayesClassifier(cost_matrix=np.ones((2, 2))).fit(X, y)
     collinear = np.column_stack([X, X[:, 0]])
     with pytest.raises(ValueError, match="reg_param > 0"):

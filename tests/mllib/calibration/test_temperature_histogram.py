@@ -52,7 +52,7 @@ def test_binary_scores_equal_two_class_logits():
 def test_temperature_refuses_uninformative_scores_and_bad_labels():
     with pytest.raises(ValueError, match="uniform guessing"):
         TemperatureScaling().fit(np.array([1.0, 2.0, -1.0, -2.0]), [0, 0, 1, 1])
-    with pytest.raises(ValueError, match="column index"):
+    with pytest.raises(ValueError, match="class indices 0..2 .*logits"):
         TemperatureScaling().fit(np.zeros((3, 3)), [0, 1, 3])
 
 

@@ -29,9 +29,9 @@ def test_corrected_t_test_edge_cases():
     assert math.isnan(same["t"]) and math.isnan(same["p_value"])
     shifted = corrected_resampled_t_test([0.8, 0.8], [0.7, 0.7], 10, 2)
     assert shifted["t"] == math.inf and shifted["p_value"] == 0.0
-    with pytest.raises(ValueError, match="one score per split"):
+    with pytest.raises(ValueError, match="need at least 2 entries each"):
         corrected_resampled_t_test([0.8], [0.7], 10, 2)
-    with pytest.raises(ValueError, match="mean rows per split"):
+    with pytest.raises(ValueError, match="n_train must be a positive finite number"):
         corrected_resampled_t_test([0.8, 0.7], [0.7, 0.7], 0, 2)
 
 

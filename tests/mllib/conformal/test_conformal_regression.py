@@ -119,12 +119,12 @@ def test_interval_summary_counts_the_bounds_as_inside():
 
 
 def test_bad_inputs_are_refused():
-    with pytest.raises(ValueError, match="1-D arrays of one length"):
+    with pytest.raises(ValueError, match="y_pred has 4 entries, expected 3"):
         SplitConformalRegressor().fit(np.zeros(3), np.zeros(4))
-    with pytest.raises(ValueError, match="fold"):
-        CVPlusRegressor().fit(np.zeros(3), np.zeros(3), np.array([0.0, 1.0, 2.0]))
+    with pytest.raises(ValueError, match="fold must hold class indices"):
+        CVPlusRegressor().fit(np.zeros(3), np.zeros(3), np.array([0.0, 0.5, 2.0]))
     fitted = CVPlusRegressor().fit(np.zeros(4), np.zeros(4), np.array([0, 1, 0, 1]))
-    with pytest.raises(ValueError, match="one per fold model"):
+    with pytest.raises(ValueError, match="fold_predictions has 3 columns, but CV\\+ was fitted with 2"):
         fitted.predict_interval(np.zeros((2, 3)))
 
 

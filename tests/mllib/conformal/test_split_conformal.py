@@ -73,7 +73,7 @@ def test_bad_inputs_are_refused():
     P = np.full((4, 3), 1 / 3)
     with pytest.raises(ValueError, match="coverage"):
         SplitConformalClassifier(coverage=1.0).fit(P, np.array([0, 1, 2, 0]))
-    with pytest.raises(ValueError, match="class index"):
+    with pytest.raises(ValueError, match="class indices 0..2"):
         SplitConformalClassifier().fit(P, np.array([0, 1, 3, 0]))
     fitted = SplitConformalClassifier().fit(P, np.array([0, 1, 2, 0]))
     with pytest.raises(ValueError, match="fitted with 3"):

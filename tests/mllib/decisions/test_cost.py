@@ -51,7 +51,7 @@ def test_binary_one_d_input_and_bayes_threshold():
 @pytest.mark.parametrize(
     "proba, cost, match",
     [
-        ([[0.5, 0.5]], [[0, 1, 2]], "one column per class"),
+        ([[0.5, 0.5]], [[0, 1, 2]], "2 columns \\(classes\\)"),
         ([[0.5, 0.6]], [[0, 1], [1, 0]], "sum to 1"),
         ([[1.5, -0.5]], [[0, 1], [1, 0]], r"\[0, 1\]"),
     ],

@@ -99,7 +99,7 @@ def test_with_model_keeps_the_chain_and_rule():
 def test_inconsistent_parts_are_refused():
     predictor, X, y = assembled(3)
     params = predictor.get_params(deep=False)
-    with pytest.raises(ValueError, match="finite 3 x 3"):
+    with pytest.raises(ValueError, match="cost_matrix must have 3 rows"):
         DeployedPredictor(**{**params, "cost_matrix": [[0, 1], [1, 0]]}).fit()
     with pytest.raises(ValueError, match="codes 0..1"):
         DeployedPredictor(**{**params, "classes": ["a", "b"]}).fit()

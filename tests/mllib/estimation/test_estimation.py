@@ -145,7 +145,7 @@ def test_james_stein_beats_the_mean_in_three_or_more_dimensions():
 def test_bad_inputs():
     with pytest.raises(ValueError, match="non-negative integers"):
         geometric_ml([0, 1.5])
-    with pytest.raises(ValueError, match="Beta prior parameters"):
+    with pytest.raises(ValueError, match="a must be a positive finite number"):
         geometric_posterior(D1, a=0.0)
-    with pytest.raises(ValueError, match="must be > 0"):
+    with pytest.raises(ValueError, match="must be a positive finite number"):
         gaussian_mean_posterior([1.0], sigma2=0.0)

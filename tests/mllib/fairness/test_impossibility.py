@@ -71,7 +71,7 @@ def test_ppv_parity_iff_equal_base_rates_or_no_false_positives(groups, tpr_pct, 
     "kwargs, match",
     [
         ({"n_neg": [100], "n_pos": [50], "tpr": 0.8, "fpr": 0.1}, "at least 2"),
-        ({"n_neg": [100, 200], "n_pos": [50, 50, 1], "tpr": 0.8, "fpr": 0.1}, "one entry per group"),
+        ({"n_neg": [100, 200], "n_pos": [50, 50, 1], "tpr": 0.8, "fpr": 0.1}, "n_pos has 3 entries, expected 2"),
         ({"n_neg": [100, -1], "n_pos": [50, 50], "tpr": 0.8, "fpr": 0.1}, "non-negative"),
         ({"n_neg": [0, 10], "n_pos": [0, 5], "tpr": 0.8, "fpr": 0.1}, "at least one sample"),
         ({"n_neg": [100, 200], "n_pos": [50, 50], "tpr": 1.2, "fpr": 0.1}, "tpr"),

@@ -288,7 +288,7 @@ def test_binary_counts_error_lists_the_values():
 
 
 def test_shape_and_label_errors():
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+    with pytest.raises(ValueError, match="entries, expected"):
         confusion_matrix([0, 1, 1], [0, 1])
     with pytest.raises(ValueError, match="1-D"):
         confusion_matrix([[0, 1]], [[0, 1]])

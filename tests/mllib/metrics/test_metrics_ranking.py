@@ -170,7 +170,7 @@ def test_bad_inputs_raise(func):
         func([0, 1, 1], [0.1, np.nan, 0.3])
     with pytest.raises(ValueError, match=r"binary.*\[2\]"):
         func([0, 1, 2], [0.1, 0.2, 0.3])
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+    with pytest.raises(ValueError, match="entries, expected"):
         func([0, 1, 1], [0.1, 0.2])
     with pytest.raises(ValueError, match="1-D"):
         func([0, 1], [[0.1, 0.9], [0.2, 0.8]])

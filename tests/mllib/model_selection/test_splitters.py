@@ -338,7 +338,7 @@ def test_bad_inputs_raise_with_a_fix():
         list(StratifiedKFold(2).split(np.zeros(13)))
     with pytest.raises(ValueError, match=r"n_splits=20 but only 13 rows"):
         list(KFold(20).split(y=y))
-    with pytest.raises(ValueError, match="X has 13 rows but y has 12"):
+    with pytest.raises(ValueError, match="y has 12 entries, expected 13"):
         list(KFold(2).split(np.zeros(13), y[:12]))
     with pytest.raises(ValueError, match="n_splits must be an integer >= 2"):
         list(KFold(1).split(y=y))

@@ -185,9 +185,9 @@ def test_assignment_errors():
         stratified_group_assignment([0, 1, 0, 1], [1, 1, 2, 2], [1, 1, 1])
     with pytest.raises(ValueError, match="fractions"):
         stratified_group_assignment([0, 1, 0, 1], [1, 2, 3, 4], [0.5, -0.5])
-    with pytest.raises(ValueError, match="y has 4 rows but groups has 3"):
+    with pytest.raises(ValueError, match="groups has 3 entries, expected 4"):
         list(StratifiedGroupKFold(2).split(y=[0, 1, 0, 1], groups=[1, 2, 3]))
-    with pytest.raises(ValueError, match="y has 4 entries but there are 3 rows"):
+    with pytest.raises(ValueError, match="y has 4 entries, expected 3"):
         stratified_group_assignment([0, 1, 0, 1], [1, 2, 3], [1, 1])
 
 
