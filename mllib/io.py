@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .base import BaseEstimator
+from .base import BaseEstimator, lookup
 from .registry import loadable, name_of
 
 FORMAT = "mllib-estimator"
@@ -86,15 +86,12 @@ class _Arrays:
             return cls({k: npz[k] for k in npz.files}, npz_path, json_path)
 
     def take(self, key: str, shape: tuple, dtype: np.dtype) -> np.ndarray:
-        if key not in self.arrays:
+        found = self.arrays.get(key)
+        if found is None or found.shape != shape or found.dtype != dtype:
+            held = "missing from the .npz file" if found is None else f"of shape {found.shape}, dtype {found.dtype}"
             raise ValueError(
-                f"array {key!r} is named in {self.json_path} but missing from the .npz file {self.npz_path}"
-            )
-        found = self.arrays[key]
-        if found.shape != shape or found.dtype != dtype:
-            raise ValueError(
-                f"{self.npz_path}: array {key!r} has shape {found.shape} and dtype {found.dtype}, but {self.json_path} "
-                f"expects shape {shape} and dtype {dtype}; the two files come from different models, save it again"
+                f"{self.npz_path}: array {key!r} is {held}, but {self.json_path} expects shape {shape} and dtype "
+                f"{dtype}; the two files come from different models, save it again"
             )
         self.used.add(key)
         return found
@@ -111,8 +108,7 @@ def _decode(node, store: _Arrays):
     if "__estimator__" in node:
         classes = loadable()
         name = node["__estimator__"]
-        if name not in classes:
-            raise ValueError(f"refusing to load class {name!r}: it is not in mllib.registry")
+        lookup(classes, name, "class (loading is refused: only mllib.registry's classes load)")
         unknown = sorted(set(node["params"]) - set(classes[name]._param_names()))
         if unknown:
             raise ValueError(

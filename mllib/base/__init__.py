@@ -1,6 +1,6 @@
 """Estimator protocol, input validation and composites shared by every mllib family."""
 
-from .blocks import Blocks, RowBlocks, summed
+from .blocks import Blocks, RowBlocks, common_width, summed
 from .compose import ColumnTransformer, Identity, Pipeline
 from .constraints import (
     BOOLEAN,
@@ -16,6 +16,7 @@ from .constraints import (
     Options,
     check_hyperparameters,
     check_value,
+    check_within_data,
     checked_arguments,
     positive_int,
 )
@@ -43,9 +44,11 @@ from .validation import (
     check_array,
     check_binary_labels,
     check_class_indices,
+    check_class_totals,
     check_column_indices,
     check_groups,
     check_int,
+    check_labels,
     check_n_features,
     check_posteriors,
     check_probabilities,
@@ -54,6 +57,7 @@ from .validation import (
     check_sample_weight,
     check_scores,
     check_shape,
+    check_two_classes,
     check_unit_interval,
     check_width,
     check_X_y,
@@ -67,6 +71,7 @@ __all__ = [
     "Blocks",
     "RowBlocks",
     "summed",
+    "common_width",
     "BOOLEAN",
     "NON_NEGATIVE",
     "OPTIONAL",
@@ -77,6 +82,7 @@ __all__ = [
     "Options",
     "check_hyperparameters",
     "check_value",
+    "check_within_data",
     "checked_arguments",
     "FINITE",
     "HasMethod",
@@ -100,6 +106,9 @@ __all__ = [
     "check_column_indices",
     "check_posteriors",
     "check_rows",
+    "check_class_totals",
+    "check_labels",
+    "check_two_classes",
     "check_shape",
     "check_unit_interval",
     "check_width",

@@ -53,6 +53,13 @@ class RowBlocks:
         return RowBlocks(fn(block, *args) for block in self.blocks)
 
 
+def common_width(widths: list[int]) -> int:
+    """The number of columns every block's X has."""
+    if len(set(widths)) != 1:
+        raise ValueError(f"the blocks' X have different numbers of columns {sorted(set(widths))}")
+    return widths[0]
+
+
 def summed(results: list):
     """Block results added in block order: each a number, an array, or a tuple of them (added element by element)."""
     total = results[0]

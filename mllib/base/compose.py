@@ -18,10 +18,11 @@ from .estimator import (
     check_is_fitted,
     clone,
     fit_with_groups,
+    split_params,
     takes_groups,
 )
 from .mixed import MixedMatrix
-from .validation import check_array, check_n_features
+from .validation import check_array, check_column_indices, check_n_features, check_shape
 
 
 def _then(outputs: list[list[int]] | None, step) -> list[list[int]] | None:
@@ -86,17 +87,11 @@ class Pipeline(BaseEstimator):
     def set_params(self, **params) -> Pipeline:
         if "steps" in params:
             self.steps = params.pop("steps")
+        steps, nested = split_params("Pipeline", params, [n for n, _ in self.steps])
+        self.steps = [(n, steps.get(n, s)) for n, s in self.steps]  # whole steps first, then their parameters
         named = dict(self.steps)
-        for key, value in params.items():  # a whole step first (key "name"), then its parameters ("name__param")
-            if key in named:
-                self.steps = [(n, value if n == key else s) for n, s in self.steps]
-                named[key] = value
-            elif key.partition("__")[0] not in named or not key.partition("__")[2]:
-                raise ValueError(f"Pipeline has no step or parameter {key!r}; steps: {list(named)}")
-        for key, value in params.items():
-            head, _, rest = key.partition("__")
-            if rest:
-                named[head].set_params(**{rest: value})
+        for head, sub in nested.items():
+            named[head].set_params(**sub)
         return self
 
     def _check_steps(self):
@@ -204,28 +199,22 @@ class ColumnTransformer(TransformerMixin, BaseEstimator):
         return params
 
     def set_params(self, **params) -> ColumnTransformer:
+        if "transformers" in params:
+            self.transformers = params.pop("transformers")
+        names = [name for name, _, _ in self.transformers]
+        whole, nested = split_params("ColumnTransformer", params, names)
+        self.transformers = [(n, whole.get(n, t), cols) for n, t, cols in self.transformers]
         named = {name: trans for name, trans, _ in self.transformers}
-        for key, value in params.items():
-            head, _, rest = key.partition("__")
-            if key == "transformers":
-                self.transformers = value
-            elif head in named and rest:
-                named[head].set_params(**{rest: value})
-            else:
-                raise ValueError(
-                    f"ColumnTransformer has no transformer or parameter {key!r}; transformers: {list(named)}"
-                )
+        for head, sub in nested.items():
+            named[head].set_params(**sub)
         return self
 
     def _check_columns(self, X):
         if not isinstance(X, MixedMatrix):  # a MixedMatrix hands each transformer its block's columns unconverted
             X = np.asarray(X)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D, got shape {X.shape}")
+        check_shape(X, 2, "X", "n_samples, n_features")
         for name, _, cols in self.transformers:
-            cols = np.asarray(cols, dtype=int)
-            if cols.size and (cols.min() < 0 or cols.max() >= X.shape[1]):
-                raise ValueError(f"transformer {name!r} selects columns {cols.tolist()} but X has {X.shape[1]} columns")
+            check_column_indices(np.asarray(cols, dtype=int).tolist(), X.shape[1], f"transformer {name!r}'s columns")
         return X
 
     def fit(self, X, y=None):
@@ -252,8 +241,7 @@ class ColumnTransformer(TransformerMixin, BaseEstimator):
     def transform(self, X):
         check_is_fitted(self)
         X = self._check_columns(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} columns, but ColumnTransformer was fitted with {self.n_features_in_}")
+        check_n_features(self, X)
         parts = [np.asarray(trans.transform(X[:, cols]), dtype=np.float64) for _, trans, cols in self.transformers_]
         return np.hstack(parts) if parts else np.empty((X.shape[0], 0))
 

@@ -4,8 +4,9 @@ An estimator lists what each hyperparameter may be in `_constraints` ({name: con
 of which may hold); `check_hyperparameters(estimator)` checks them all at fit and names the first that fails:
 "SVC: C must be a number > 0, got -1". scikit-learn's `_parameter_constraints` and `validate_parameter_constraints`
 do the same (sklearn/utils/_param_validation.py); this keeps the kinds the library needs. Every registered estimator
-declares every constructor parameter (tests/mllib/base/test_constraints.py); fit checks by hand only what depends on
-the data (n_neighbors at most the rows, one prior per class, a registry name of the estimator's own kind).
+declares every constructor parameter (tests/mllib/base/test_constraints.py); a bound the data sets (n_neighbors at
+most the rows) goes through `check_within_data`, and a public function's arguments through `checked_arguments`
+(scikit-learn's `validate_params`). Fit checks by hand only what depends on the data (one prior per class).
 """
 
 from __future__ import annotations
@@ -152,6 +153,16 @@ def check_hyperparameters(estimator) -> None:
     """Every hyperparameter of `estimator` its class constrains holds one of its constraints."""
     for name, constraints in type(estimator)._constraints.items():
         check_value(type(estimator).__name__, name, getattr(estimator, name), constraints)
+
+
+def check_within_data(estimator, name: str, limit: int, what: str) -> int:
+    """A hyperparameter the data bounds (clusters, neighbours or components: at most the rows or the features) is an
+    integer in [1, limit]; `what` names the limit ("n_samples")."""
+    value = getattr(estimator, name)
+    check_value(
+        type(estimator).__name__, name, value, Interval(True, 1, limit, label=f"an integer in [1, {what} = {limit}]")
+    )
+    return int(value)
 
 
 def checked_arguments(**constraints):

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .validation import check_array, check_n_features, is_missing
+from .validation import check_array, check_labels, check_n_features, check_two_classes
 
 
 class NotFittedError(ValueError):
@@ -71,16 +71,9 @@ class BaseEstimator:
         return params
 
     def set_params(self, **params) -> BaseEstimator:
-        valid = self._param_names()
-        nested: dict[str, dict] = {}
-        for key, value in params.items():
-            head, _, rest = key.partition("__")
-            if head not in valid:
-                raise ValueError(f"{type(self).__name__} has no parameter {head!r}; valid parameters: {valid}")
-            if rest:
-                nested.setdefault(head, {})[rest] = value
-            else:
-                setattr(self, head, value)
+        own, nested = split_params(type(self).__name__, params, self._param_names())
+        for head, value in own.items():
+            setattr(self, head, value)
         for head, sub in nested.items():
             getattr(self, head).set_params(**sub)
         return self
@@ -104,6 +97,22 @@ def is_fitted(estimator) -> bool:
     return any(k.endswith("_") and not k.startswith("_") for k in vars(estimator))
 
 
+def split_params(owner: str, params: dict, valid) -> tuple[dict, dict[str, dict]]:
+    """set_params' keys as (the owner's own {name: value}, each part's {part: {its parameter: value}}) from "name"
+    and "part__parameter"; a name the owner does not know is refused, naming the ones it knows."""
+    own: dict = {}
+    nested: dict[str, dict] = {}
+    for key, value in params.items():
+        head, _, rest = key.partition("__")
+        if head not in valid:
+            raise ValueError(f"{owner} has no parameter {head!r}; valid parameters (and parts): {list(valid)}")
+        if rest:
+            nested.setdefault(head, {})[rest] = value
+        else:
+            own[head] = value
+    return own, nested
+
+
 def check_is_fitted(estimator) -> None:
     if not is_fitted(estimator):
         raise NotFittedError(f"{type(estimator).__name__} is not fitted yet; call fit(X, y) first.")
@@ -125,16 +134,8 @@ class ClassifierMixin:
 
     def _encode_targets(self, y) -> np.ndarray:
         """Set `classes_` from y and return y as indices 0..K-1; needs at least two classes."""
-        y = np.asarray(y)
-        if y.ndim != 1:
-            raise ValueError(f"y must be 1-D, got shape {y.shape}")
-        if is_missing(y).any() or (y.dtype.kind == "f" and not np.isfinite(y).all()):
-            raise ValueError(
-                "y contains missing (NaN / None) or infinite labels; a classifier needs a label for every row"
-            )
-        self.classes_, encoded = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
-            raise ValueError(f"y has a single class {self.classes_.tolist()}; a classifier needs at least two")
+        self.classes_, encoded = np.unique(check_labels(y), return_inverse=True)
+        check_two_classes(self.classes_)
         return encoded
 
     def predict(self, X) -> np.ndarray:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import check_groups, is_missing
+from .validation import check_groups, check_rows, is_missing
 
 
 class GroupLabels:
@@ -20,14 +20,18 @@ class GroupLabels:
 
     def __init__(self, values, codes):
         values, codes = np.asarray(values), np.asarray(codes)
-        if values.ndim != 1 or codes.ndim != 1 or codes.dtype.kind not in "iu":
-            raise ValueError("GroupLabels needs 1-D values and 1-D integer codes")
-        if values.size and (codes.min(initial=0) < 0 or codes.max(initial=0) >= values.size):
-            raise ValueError(f"codes must index the {values.size} values, got codes in [{codes.min()}, {codes.max()}]")
-        if not values.size and codes.size:
-            raise ValueError("codes given for no values")
-        if is_missing(values).any() or (values.size > 1 and not (values[1:] > values[:-1]).all()):
-            raise ValueError("values must be distinct, sorted and not missing")
+        valid = (
+            values.ndim == 1
+            and codes.ndim == 1
+            and codes.dtype.kind in "iu"
+            and (codes.size == 0 or (codes.min() >= 0 and codes.max() < values.size))
+            and not is_missing(values).any()
+            and (values.size < 2 or bool((values[1:] > values[:-1]).all()))
+        )
+        if not valid:
+            raise ValueError(
+                "GroupLabels needs 1-D values, distinct, sorted and not missing, and 1-D integer codes indexing them"
+            )
         self.values, self.codes = values, codes.astype(np.intp, copy=False)
 
     @classmethod
@@ -50,8 +54,7 @@ def group_index(groups, n_samples: int, name: str = "groups") -> tuple[np.ndarra
     """(the distinct group values in sorted order, each row's index into them): np.unique(groups,
     return_inverse=True) of checked groups; of GroupLabels, from their codes (the values no row holds dropped)."""
     if isinstance(groups, GroupLabels):
-        if len(groups) != n_samples:
-            raise ValueError(f"{name} has {len(groups)} entries, expected {n_samples} (same as y_true)")
+        check_rows(**{"the data": range(n_samples), name: groups})
         present = np.bincount(groups.codes, minlength=groups.values.size) > 0
         return groups.values[present], (np.cumsum(present) - 1)[groups.codes]
     g = check_groups(groups, n_samples, name)

@@ -80,6 +80,30 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     return w
 
 
+def check_labels(y, name: str = "y") -> np.ndarray:
+    """Class labels: 1-D, one per row, none missing (NaN / None) or infinite."""
+    y = check_shape(np.asarray(y), 1, name, "one label per row")
+    if is_missing(y).any() or (y.dtype.kind == "f" and not np.isfinite(y).all()):
+        raise ValueError(
+            f"{name} contains missing (NaN / None) or infinite labels; a classifier needs a label for every row"
+        )
+    return y
+
+
+def check_two_classes(classes: np.ndarray, name: str = "y") -> np.ndarray:
+    """The distinct labels a classifier learns: at least two."""
+    if classes.size < 2:
+        raise ValueError(f"{name} has a single class {classes.tolist()}; a classifier needs at least two")
+    return classes
+
+
+def check_class_totals(totals: np.ndarray) -> np.ndarray:
+    """Each class's total sample weight: every class needs a positive one (its mean and prior divide by it)."""
+    if (totals <= 0).any():
+        raise ValueError(f"every class needs positive total sample_weight, got {totals.tolist()}")
+    return totals
+
+
 def check_width(A: np.ndarray, expected: int, name: str, fitted: str, unit: str = "columns") -> None:
     """A has the `expected` columns (features, classes, folds) that `fitted` was fitted with."""
     if A.shape[1] != expected:

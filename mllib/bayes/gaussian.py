@@ -18,7 +18,7 @@ import numpy as np
 from scipy import linalg
 from scipy.special import log_softmax
 
-from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
+from ..base import BaseEstimator, ClassifierMixin, check_class_totals, check_fitted_X, check_sample_weight, check_X_y
 from ..base.constraints import ARRAY_LIKE, OPTIONAL, UNIT, Options, check_hyperparameters
 from ..decisions import check_cost_matrix, min_risk_decision
 
@@ -100,9 +100,7 @@ class GaussianBayesClassifier(ClassifierMixin, BaseEstimator):
         if self.cost_matrix is not None:
             check_cost_matrix(self.cost_matrix, K, K)
         self.n_features_in_ = X.shape[1]
-        class_weight = np.bincount(codes, weights=w, minlength=K)
-        if (class_weight <= 0).any():
-            raise ValueError("every class needs positive total sample_weight")
+        class_weight = check_class_totals(np.bincount(codes, weights=w, minlength=K))
         self.priors_ = check_priors(self.priors, class_weight)
         R = np.zeros((X.shape[0], K))  # weighted class indicators: R^T X are the per-class sums
         R[np.arange(X.shape[0]), codes] = w

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import log_softmax
 
-from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
+from ..base import BaseEstimator, ClassifierMixin, check_class_totals, check_fitted_X, check_sample_weight, check_X_y
 from ..base.constraints import ARRAY_LIKE, FINITE, NON_NEGATIVE, OPTIONAL, Options, check_hyperparameters
 from .gaussian import check_priors
 
@@ -70,9 +70,7 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         R = np.zeros((X.shape[0], K))  # weighted class indicators: R^T X are the per-class sums
         R[np.arange(X.shape[0]), codes] = w
-        class_weight = R.sum(axis=0)
-        if (class_weight <= 0).any():
-            raise ValueError("every class needs positive total sample_weight")
+        class_weight = check_class_totals(R.sum(axis=0))
         self.class_log_prior_ = np.log(check_priors(self.priors, class_weight))
         if self.distribution == "gaussian":
             self.theta_ = R.T @ X / class_weight[:, None]

@@ -33,6 +33,7 @@ from ..base import (
     check_fitted_X,
     check_random_state,
     check_sample_weight,
+    check_within_data,
 )
 from ..base.constraints import NON_NEGATIVE, RANDOM_STATE, Options, check_hyperparameters, positive_int
 from .kmeans import KMeans, squared_distances
@@ -157,8 +158,7 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
 
     def _check_params(self, n):
         check_hyperparameters(self)
-        if self.n_components > n:
-            raise ValueError(f"n_components must be an integer in [1, n_samples = {n}], got {self.n_components!r}")
+        check_within_data(self, "n_components", n, "n_samples")
 
     def _initial_resp(self, X, w, rng):
         K = self.n_components

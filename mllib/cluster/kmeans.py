@@ -15,7 +15,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import BaseEstimator, ClusterMixin, check_array, check_fitted_X, check_random_state, check_sample_weight
+from ..base import (
+    BaseEstimator,
+    ClusterMixin,
+    check_array,
+    check_fitted_X,
+    check_random_state,
+    check_sample_weight,
+    check_within_data,
+)
 from ..base.constraints import NON_NEGATIVE, RANDOM_STATE, InstanceOf, Options, check_hyperparameters, positive_int
 
 INITS = ("k-means++", "random")
@@ -151,8 +159,7 @@ class KMeans(ClusterMixin, BaseEstimator):
     def _check_params(self, X):
         n = X.shape[0]
         check_hyperparameters(self)
-        if self.n_clusters > n:
-            raise ValueError(f"n_clusters must be an integer in [1, n_samples = {n}], got {self.n_clusters!r}")
+        check_within_data(self, "n_clusters", n, "n_samples")
         if isinstance(self.init, str):
             return None
         centres = check_array(self.init, name="init")

@@ -22,6 +22,8 @@ import math
 import numpy as np
 from scipy import special
 
+from ..base import check_1d, check_array, check_rows
+
 
 def midranks(x: np.ndarray) -> np.ndarray:
     """1-based ranks of x, tied values sharing the mean of the ranks they span (scipy.stats.rankdata's "average",
@@ -67,11 +69,11 @@ def delong_test(y_true, score_a, score_b) -> dict:
     two-sided p-value. Two classes: y_true 0/1 and 1-D scores; K classes: y_true 0..K-1 and (n, K) scores, compared by
     the macro one-vs-rest AUC over the classes present (each with both roles). No spread (identical rankings): the
     standard error is 0 and z, p follow the paired t-test's convention (NaN when the difference is 0)."""
-    y = np.asarray(y_true)
-    a, b = np.asarray(score_a, dtype=np.float64), np.asarray(score_b, dtype=np.float64)
-    if a.shape != b.shape or a.shape[0] != y.shape[0] or y.ndim != 1 or a.ndim not in (1, 2):
-        raise ValueError(f"need labels (n,) and two scores of one shape (n,) or (n, K), got {y.shape}, {a.shape}, "
-                         f"{b.shape}")  # fmt: skip
+    y = check_1d(y_true, "y_true")
+    a, b = check_array(score_a, ndim=(1, 2), name="score_a"), check_array(score_b, ndim=(1, 2), name="score_b")
+    check_rows(y_true=y, score_a=a, score_b=b)
+    if b.shape != a.shape:
+        raise ValueError(f"score_a and score_b must have one shape, (n,) or (n, K), got {a.shape} and {b.shape}")
     if a.ndim == 1:
         columns = [(y.astype(np.int64), a, b)]
     else:

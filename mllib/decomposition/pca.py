@@ -29,6 +29,8 @@ from ..base import (
     check_fitted_X,
     check_is_fitted,
     check_random_state,
+    check_width,
+    check_within_data,
 )
 from ..base.constraints import (
     BOOLEAN,
@@ -148,9 +150,7 @@ class PCA(TransformerMixin, BaseEstimator):
             return max_k, None
         if isinstance(nc, (float, np.floating)):
             return max_k, float(nc)
-        if nc > max_k:
-            raise ValueError(f"n_components={nc} must be in [1, min(n_samples, n_features)] = [1, {max_k}]")
-        return int(nc), None
+        return check_within_data(self, "n_components", max_k, "min(n_samples, n_features)"), None
 
     def fit(self, X, y=None):
         X = check_array(X)
@@ -196,8 +196,7 @@ class PCA(TransformerMixin, BaseEstimator):
         """x ~ mu + V_p z (seed 002, lines 1185-1189); exact when all components are kept."""
         check_is_fitted(self)
         Z = check_array(Z, name="Z")
-        if Z.shape[1] != self.n_components_:
-            raise ValueError(f"Z has {Z.shape[1]} columns, but PCA keeps {self.n_components_} components")
+        check_width(Z, self.n_components_, "Z", "PCA", "components")
         if self.whiten:
             Z = Z * np.sqrt(self.explained_variance_)
         return Z @ self.components_ + self.mean_

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import log_softmax
 
-from ..base import BaseEstimator, ClassifierMixin, check_fitted_X, check_sample_weight, check_X_y
+from ..base import BaseEstimator, ClassifierMixin, check_class_totals, check_fitted_X, check_sample_weight, check_X_y
 from ..base.constraints import ARRAY_LIKE, Options, check_hyperparameters
 from ..bayes.gaussian import check_priors
 
@@ -43,9 +43,7 @@ class NearestCentroid(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         R = np.zeros((X.shape[0], K))
         R[np.arange(X.shape[0]), codes] = w
-        class_weight = R.sum(axis=0)
-        if (class_weight <= 0).any():
-            raise ValueError("every class needs positive total sample_weight")
+        class_weight = check_class_totals(R.sum(axis=0))
         if isinstance(self.priors, str):
             self.priors_ = np.full(K, 1 / K) if self.priors == "uniform" else class_weight / class_weight.sum()
         else:

@@ -24,10 +24,15 @@ from scipy.special import log_softmax
 from ..base import (
     BaseEstimator,
     ClassifierMixin,
+    Interval,
     TransformerMixin,
+    check_class_totals,
     check_fitted_X,
     check_is_fitted,
+    check_labels,
     check_sample_weight,
+    check_two_classes,
+    check_value,
     check_X_y,
 )
 from ..base.constraints import ARRAY_LIKE, NON_NEGATIVE, OPTIONAL, check_hyperparameters, positive_int
@@ -38,9 +43,7 @@ def fisher_directions(X, codes, w, n_classes: int, reg: float):
     """Overall mean, class means, within-class scatter S_W, the eigenvalues and the directions (columns, sorted by
     decreasing J) of S_B v = lambda (S_W + reg tr(S_W)/d I) v, each signed so the first class projects below the
     mean."""
-    class_weight = np.bincount(codes, weights=w, minlength=n_classes)
-    if (class_weight <= 0).any():
-        raise ValueError("every class needs positive total sample_weight")
+    class_weight = check_class_totals(np.bincount(codes, weights=w, minlength=n_classes))
     R = np.zeros((X.shape[0], n_classes))
     R[np.arange(X.shape[0]), codes] = w
     means = R.T @ X / class_weight[:, None]
@@ -149,9 +152,8 @@ class LinearDiscriminantProjection(TransformerMixin, BaseEstimator):
         check_hyperparameters(self)
         X, y = check_X_y(X, y)
         w = check_sample_weight(sample_weight, X.shape[0])
-        classes, codes = np.unique(y, return_inverse=True)
-        if classes.size < 2:
-            raise ValueError("y has a single class; the discriminant projection needs at least two")
+        classes, codes = np.unique(check_labels(y), return_inverse=True)
+        check_two_classes(classes)
         self.n_features_in_ = X.shape[1]
         self.xbar_, _, _, _, self.eigenvalues_, V = fisher_directions(X, codes, w, classes.size, self.reg)
         self.scalings_ = V[:, : _check_n_components(self.n_components, V.shape[1])]
@@ -169,9 +171,6 @@ class LinearDiscriminantProjection(TransformerMixin, BaseEstimator):
 def _check_n_components(n_components, available: int) -> int:
     if n_components is None:
         return available
-    if not isinstance(n_components, (int, np.integer)) or not 1 <= n_components <= available:
-        raise ValueError(
-            f"n_components must be an int in [1, {available}] (at most K - 1 and at most the number of "
-            f"features), got {n_components!r}"
-        )
+    within = Interval(True, 1, available, label=f"an integer in [1, {available}] (at most K - 1 and the features)")
+    check_value("LinearDiscriminantProjection", "n_components", n_components, within)
     return int(n_components)

@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from ..base import check_array
+
 __all__ = ["ks_test", "wasserstein_distance", "chi_squared_test", "population_stability_index"]
 
 PSI_FLOOR = 1e-4
@@ -26,12 +28,7 @@ PSI_FLOOR = 1e-4
 
 def _finite(x, name: str) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64).ravel()
-    x = x[~np.isnan(x)]
-    if x.size == 0:
-        raise ValueError(f"{name} has no observed value")
-    if not np.isfinite(x).all():
-        raise ValueError(f"{name} holds an infinite value")
-    return np.sort(x)
+    return np.sort(check_array(x[~np.isnan(x)], ndim=1, name=f"{name}'s observed values"))
 
 
 def _cdfs(reference, current):

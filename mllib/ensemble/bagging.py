@@ -33,6 +33,7 @@ from ..base import (
     check_sample_weight,
     check_X_y,
     clone,
+    lookup,
 )
 from ..base.constraints import (
     BOOLEAN,
@@ -81,12 +82,7 @@ class _BaseBagging(BaseEstimator):
     def _base_estimator(self) -> BaseEstimator:
         family = registry.CLASSIFIERS if self._estimator_type == "classifier" else registry.REGRESSORS
         if isinstance(self.estimator, str):
-            if self.estimator not in family:
-                raise ValueError(
-                    f"estimator {self.estimator!r} is not a registered {self._estimator_type}; "
-                    f"choose one of {sorted(family)}"
-                )
-            base = family[self.estimator]()
+            base = lookup(family, self.estimator, f"{self._estimator_type} estimator")()
         elif getattr(self.estimator, "_estimator_type", None) == self._estimator_type:
             base = clone(self.estimator)
         else:

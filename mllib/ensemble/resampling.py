@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base.constraints import OPTIONAL, Interval, positive_int
+from ..base.constraints import OPTIONAL, Interval, check_value, positive_int
 from ..metrics import accuracy_score, r2_score
 
 # rows drawn per member: all (None), a count, or a fraction of the rows (bagging and forests)
@@ -26,8 +26,7 @@ def resolve_max_samples(max_samples, n_samples: int) -> int:
     if max_samples is None:
         return n_samples
     if isinstance(max_samples, (int, np.integer)):
-        if max_samples > n_samples:
-            raise ValueError(f"max_samples must be at most the {n_samples} rows, got {max_samples!r}")
+        check_value("", "max_samples", max_samples, positive_int(1, n_samples))  # at most the rows
         return int(max_samples)
     return max(1, int(round(max_samples * n_samples)))
 

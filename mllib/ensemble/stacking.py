@@ -16,10 +16,13 @@ from ..base import (
     RegressorMixin,
     check_fitted_X,
     check_is_fitted,
+    check_labels,
     check_random_state,
+    check_two_classes,
     check_X_y,
     clone,
     fit_with_groups,
+    lookup,
 )
 from ..base.constraints import (
     BOOLEAN,
@@ -58,14 +61,9 @@ class _BaseStacking(BaseEstimator):
         return registry.CLASSIFIERS if self._estimator_type == "classifier" else registry.REGRESSORS
 
     def _make(self, name: str, params: dict | None, seed: int, role: str) -> BaseEstimator:
-        family = self._family()
-        if name not in family:
-            raise ValueError(
-                f"{role} {name!r} is not a registered {self._estimator_type}; choose from {sorted(family)}"
-            )
         if name in ("stacking", "stacking_regressor"):
             raise ValueError(f"{role} cannot be stacking itself")
-        model = family[name]()
+        model = lookup(self._family(), name, f"{self._estimator_type} ({role})")()
         if params:
             model.set_params(**params)
         if "random_state" in model.get_params(deep=False) and "random_state" not in (params or {}):
@@ -164,9 +162,7 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
 
     def fit(self, X, y, groups=None):
         X, y = check_X_y(X, y)
-        self.classes_ = np.unique(y)
-        if self.classes_.size < 2:
-            raise ValueError("stacking needs at least two classes in y")
+        self.classes_ = check_two_classes(np.unique(check_labels(y)))
         return self._fit(X, y, None if groups is None else np.asarray(groups), stratify=True)
 
     def predict_proba(self, X) -> np.ndarray:

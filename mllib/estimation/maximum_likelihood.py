@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import Interval, check_array, checked_arguments
+from ..base import Interval, check_array, check_binary_labels, checked_arguments
 
 
 def _samples(x, name="x"):
@@ -32,10 +32,7 @@ def gaussian_ml(x, unbiased: bool = False):
 
 def bernoulli_ml(x) -> float:
     """P(x = 1) estimated by the fraction of ones in 0/1 samples."""
-    x = _samples(x)
-    if not np.isin(x, (0.0, 1.0)).all():
-        raise ValueError("Bernoulli samples must be 0 or 1")
-    return float(x.mean())
+    return float(check_binary_labels(x, "x (Bernoulli samples)").mean())
 
 
 def geometric_ml(x) -> float:

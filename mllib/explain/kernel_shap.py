@@ -15,7 +15,7 @@ from math import comb
 
 import numpy as np
 
-from ..base import check_random_state
+from ..base import check_random_state, checked_arguments, positive_int
 from .shapley import _coalition_values, additivity_error, coalition_masks
 
 
@@ -46,6 +46,7 @@ def _solve(masks, weights, y, delta):
     return np.concatenate([head, (delta - head.sum(axis=0))[None]], axis=0)
 
 
+@checked_arguments(n_bootstrap=positive_int(2))  # a bootstrap standard error needs two replicates
 def kernel_shap(
     predict, X, background, n_samples: int = 2048, n_bootstrap: int = 100, random_state=0, progress=None
 ) -> dict:
@@ -59,8 +60,6 @@ def kernel_shap(
     d = X.shape[1]
     if d < 2:
         raise ValueError("kernel_shap needs at least 2 features (with one, phi_1 = f(x) - E f)")
-    if n_bootstrap < 2:
-        raise ValueError(f"n_bootstrap must be >= 2 for a bootstrap standard error, got {n_bootstrap}")
     rng = check_random_state(random_state)
     values, errors, prediction = [], [], []
     expected = None

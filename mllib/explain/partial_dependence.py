@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from mllib.base import check_column_indices
+
 
 def plotting_position_quantiles(values, probabilities, alpha: float = 0.4, beta: float = 0.4) -> np.ndarray:
     """Quantiles at plotting positions (k - alpha) / (n + 1 - alpha - beta) of the sorted values, linearly
@@ -49,9 +51,7 @@ def partial_dependence(predict, X, features, grid_resolution: int = 20, percenti
     features = [features] if np.isscalar(features) else list(features)
     if not 1 <= len(features) <= 2:
         raise ValueError(f"features must be one column index or a pair, got {features}")
-    for f in features:
-        if not 0 <= f < X.shape[1]:
-            raise ValueError(f"feature index {f} is out of range for X with {X.shape[1]} columns")
+    check_column_indices(features, X.shape[1], "features")
     grids = [feature_grid(X[:, f], grid_resolution, percentiles) for f in features]
     # mesh grid positions, not values: meshing a numeric grid with a string grid would turn the numbers into strings
     index = np.array(np.meshgrid(*(np.arange(g.size) for g in grids), indexing="ij")).reshape(len(features), -1)

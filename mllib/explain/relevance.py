@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import safe_divide
+from ..base import Options, checked_arguments, safe_divide
 from ..neural.network import chosen_output
 
 RULES = ("basic", "epsilon", "z_plus")
@@ -79,6 +79,7 @@ def _box_relevance(x, W, low, high, R):
     return x * (s @ W.T) - low * (s @ W_plus.T) - high * (s @ W_minus.T)
 
 
+@checked_arguments(rule=Options(RULES))
 def lrp(model, X, output=None, rule: str = "basic", epsilon: float = 1e-6, input_bounds=None) -> dict:
     """Layer-wise relevance propagation of f(x) down to the input features with one rule for every layer.
 
@@ -88,8 +89,6 @@ def lrp(model, X, output=None, rule: str = "basic", epsilon: float = 1e-6, input
     Returns {"relevance": (n, d), "output": f(x) (n,), "conservation_error": (n,)}.
     """
     _check_model(model)
-    if rule not in RULES:
-        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
     if rule == "epsilon" and not epsilon > 0:
         raise ValueError(f"epsilon must be > 0 for rule='epsilon', got {epsilon!r}")
     activations = model.forward_activations(X)
@@ -97,11 +96,11 @@ def lrp(model, X, output=None, rule: str = "basic", epsilon: float = 1e-6, input
         if rule != "z_plus":
             raise ValueError(f"input_bounds (the z^B input rule) go with rule='z_plus', got rule={rule!r}")
         low, high = (np.broadcast_to(np.asarray(b, dtype=np.float64), activations[0].shape[1:]) for b in input_bounds)
-        if np.any(low > high):
-            raise ValueError("input_bounds: every low must be <= its high")
-        if np.any((activations[0] < low) | (activations[0] > high)):  # z^B's terms are >= 0 only inside the box
+        # z^B's terms are >= 0 only inside the box (which a low above its high has nothing inside)
+        if np.any((activations[0] < low) | (activations[0] > high)):
             raise ValueError(
-                "input_bounds must contain every row of X: widen them (e.g. include the explained rows' min and max)"
+                "input_bounds (low <= high) must contain every row of X: widen them (e.g. include the explained "
+                "rows' min and max)"
             )
     elif rule == "z_plus" and np.any(activations[0] < 0):
         raise ValueError(

@@ -28,6 +28,7 @@ from ..base import (
     check_random_state,
     check_sample_weight,
     check_X_y,
+    common_width,
 )
 from ..base.constraints import (
     BOOLEAN,
@@ -138,13 +139,10 @@ class _BaseGradientBoosting(BaseEstimator):
         check_hyperparameters(self)
         if self.early_stopping:
             raise ValueError("fit_blocks holds out no validation rows; set early_stopping=False")
-        widths = sorted(set(blocks.map(_width)))
-        if len(widths) != 1:
-            raise ValueError(f"the blocks' X have different numbers of columns {widths}")
-        self.n_features_in_ = widths[0]
-        columns = (np.concatenate(blocks.map(_column, j)) for j in range(widths[0]))
+        self.n_features_in_ = common_width(blocks.map(_width))
+        columns = (np.concatenate(blocks.map(_column, j)) for j in range(self.n_features_in_))
         self.bin_thresholds_, self.bin_offsets_ = find_bin_thresholds(columns, self.max_bins)
-        binned = np.empty((sum(blocks.map(_n_rows)), widths[0]), dtype=np.uint8)
+        binned = np.empty((sum(blocks.map(_n_rows)), self.n_features_in_), dtype=np.uint8)
         ys, ws, start = [], [], 0
         for codes, y, w in blocks.each(_binned_block, self.bin_thresholds_, self.bin_offsets_):
             binned[start : start + codes.shape[0]] = codes

@@ -37,12 +37,14 @@ from ..base import (
     ClassifierMixin,
     ConvergenceWarning,
     check_fitted_X,
+    check_labels,
     check_sample_weight,
+    check_two_classes,
     check_X_y,
+    common_width,
     summed,
 )
 from ..base.constraints import NON_NEGATIVE, POSITIVE, Options, check_hyperparameters, positive_int
-from ..base.validation import is_missing
 
 SOLVERS = ("auto", "newton", "lbfgs")
 NEWTON_FEATURES = 1000  # solver auto: beyond this many features L-BFGS, whose iterations cost O(n p), not O(p^3)
@@ -163,9 +165,7 @@ def _newton_direction(beta, grad, H):
 def _labels_and_width(block):
     X, y, _ = block
     X, y = check_X_y(X, y)
-    if is_missing(y).any() or (y.dtype.kind == "f" and not np.isfinite(y).all()):
-        raise ValueError("y contains missing (NaN / None) or infinite labels; a classifier needs a label for every row")
-    return np.unique(y), X.shape[1]
+    return np.unique(check_labels(y)), X.shape[1]
 
 
 def _softmax_block_terms(block, B, classes):
@@ -300,15 +300,10 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         if self.solver == "lbfgs":
             raise ValueError("fit_blocks uses Newton's method; set solver='newton' or 'auto'")
         found = blocks.map(_labels_and_width)
-        widths = sorted({width for _, width in found})
-        if len(widths) != 1:
-            raise ValueError(f"the blocks' X have different numbers of columns {widths}")
-        self.classes_ = np.unique(np.concatenate([labels for labels, _ in found]))
-        if self.classes_.size < 2:
-            raise ValueError(f"y has a single class {self.classes_.tolist()}; a classifier needs at least two")
-        self.n_features_in_ = widths[0]
+        self.n_features_in_ = common_width([width for _, width in found])
+        self.classes_ = check_two_classes(np.unique(np.concatenate([labels for labels, _ in found])))
         binary = self.classes_.size == 2
-        start = np.zeros((widths[0] + 1, 1 if binary else self.classes_.size))
+        start = np.zeros((self.n_features_in_ + 1, 1 if binary else self.classes_.size))
         start[:1] = _null_model(np.sum(blocks.map(_class_totals, self.classes_), axis=0), binary)
         if self.penalty == "l1":
             B = self._fit_proximal_newton(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X
+from ..base import BaseEstimator, TransformerMixin, check_array, check_fitted_X, check_within_data
 from ..base.constraints import Options, check_hyperparameters, positive_int
 
 DISSIMILARITIES = ("euclidean", "precomputed")
@@ -67,8 +67,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
                 raise ValueError("a precomputed dissimilarity matrix must be square, symmetric and non-negative")
             D2 = X**2
         n = D2.shape[0]
-        if self.n_components > n:
-            raise ValueError(f"n_components must be an integer in [1, n_samples = {n}], got {self.n_components!r}")
+        check_within_data(self, "n_components", n, "n_samples")
         col_mean = D2.mean(axis=0)
         B = -0.5 * (D2 - col_mean[None, :] - col_mean[:, None] + col_mean.mean())
         values, vectors = linalg.eigh(B, subset_by_index=[n - self.n_components, n - 1], check_finite=False)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import check_1d
+from mllib.base import check_labels
 
 _NUMERIC_KINDS = "biuf"
 
@@ -22,9 +22,7 @@ def _describe_values(values: np.ndarray, limit: int = 10) -> list:
 
 def class_labels(y, name: str) -> np.ndarray:
     """Class labels as a 1-D array: numeric without NaN, or strings; mixed-type object arrays are rejected."""
-    y = check_1d(y, name)
-    if y.dtype.kind == "f" and np.isnan(y).any():
-        raise ValueError(f"{name} contains NaN labels ({int(np.isnan(y).sum())} entries)")
+    y = check_labels(y, name)
     if y.dtype.kind == "O":
         try:
             np.unique(y)

@@ -16,6 +16,8 @@ import math
 
 from scipy import special
 
+from ..base import OPEN_UNIT, UNIT, checked_arguments, positive_int
+
 
 def hanley_mcneil_variance(auc: float, n_positive: int, n_negative: int) -> float:
     """Var(A) of the module docstring."""
@@ -23,14 +25,11 @@ def hanley_mcneil_variance(auc: float, n_positive: int, n_negative: int) -> floa
     return a * (1 - a) * (1 + (m - 1) * (1 - a) / (2 - a) + (n - 1) * a / (1 + a)) / (m * n)
 
 
+@checked_arguments(auc=UNIT, n_positive=positive_int(), n_negative=positive_int(), confidence_level=OPEN_UNIT)
 def auc_score_interval(auc: float, n_positive: int, n_negative: int, confidence_level: float = 0.95) -> list[float]:
     """[lower, upper]: every A in [0, 1] with |auc - A| <= z sqrt(Var(A)), z the two-sided normal quantile; found by
     bisection on each side of auc (|auc - A| - z sqrt(Var(A)) changes sign once there: it is <= 0 at A = auc, >= 0 at
     the ends 0 and 1, where Var vanishes)."""
-    if n_positive < 1 or n_negative < 1:
-        raise ValueError(f"the AUC needs both classes, got {n_positive} positives and {n_negative} negatives")
-    if not 0.0 <= auc <= 1.0 or math.isnan(auc):
-        raise ValueError(f"auc must be in [0, 1], got {auc!r}")
     z = float(special.ndtri(0.5 + confidence_level / 2))
 
     def outside(a: float) -> bool:

@@ -17,7 +17,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import check_array, check_binary_labels, check_class_indices, check_rows, check_sample_weight
+from mllib.base import (
+    check_array,
+    check_binary_labels,
+    check_class_indices,
+    check_rows,
+    check_sample_weight,
+    check_value,
+    positive_int,
+)
 
 
 def _cumulative_counts(y_true, y_score, sample_weight):
@@ -126,7 +134,6 @@ def roc_auc_ovr(y_true, proba, sample_weight=None) -> float:
 def top_k_accuracy(y_true, proba, k: int) -> float:
     """Fraction of rows whose true class is among the k classes of largest probability (ties: the lower index)."""
     y, P = _class_columns(y_true, proba)
-    if not 1 <= k <= P.shape[1]:
-        raise ValueError(f"k must be in [1, {P.shape[1]}], got {k}")
+    check_value("top_k_accuracy", "k", k, positive_int(1, P.shape[1]))
     top = np.argsort(-P, axis=1, kind="stable")[:, :k]
     return float(np.mean((top == y[:, None]).any(axis=1)))

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from ..base import Options, check_value, lookup
 from .confusion import accuracy_score, balanced_accuracy_score, binary_metrics, f1_macro
 from .probabilistic import brier_score, log_loss
 from .ranking import average_precision_score, roc_auc_ovr, roc_auc_score
@@ -43,8 +44,7 @@ class Scorer:
     tasks: tuple[str, ...] = CLASSIFICATION
 
     def __post_init__(self):
-        if self.response not in _RESPONSES:
-            raise ValueError(f"response must be one of {_RESPONSES}, got {self.response!r}")
+        check_value("Scorer", "response", self.response, Options(_RESPONSES))
 
     def score(self, y_true, response_values, sample_weight=None) -> float:
         """The metric value itself (not negated): compare scores using greater_is_better."""
@@ -106,8 +106,4 @@ def get_scorer(name) -> Scorer:
     """The Scorer registered under `name` (a Scorer is passed through); ValueError listing valid names."""
     if isinstance(name, Scorer):
         return name
-    known = {**SCORERS, **REGRESSION_SCORERS}
-    try:
-        return known[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown scorer {name!r}; valid names: {sorted(known)}") from None
+    return lookup({**SCORERS, **REGRESSION_SCORERS}, name, "scorer")

@@ -27,6 +27,12 @@ def num_samples(X=None, y=None, groups=None) -> int:
     return n
 
 
+def check_enough(have: int, need: int, units: str, who: str, fix: str = "lower split.n_splits") -> None:
+    """A split into parts needs at least `need` of its units (rows, groups or times): one per part at least."""
+    if have < need:
+        raise ValueError(f"{who} needs at least {need} {units} but there are only {have}; {fix}")
+
+
 def part_size(size, n: int, name: str) -> float:
     """size, a float fraction in (0, 1) or an int row count in [1, n - 1] of n rows, as a fraction of n."""
     counts = Interval(True, 1, n - 1, label=f"an int row count in [1, {n - 1}] for {n} rows")

@@ -21,7 +21,7 @@ import numpy as np
 
 from mllib.base import GroupLabels, check_random_state, to_python
 
-from ._checks import check_no_group_overlap, column, encode, num_samples, part_size
+from ._checks import check_enough, check_no_group_overlap, column, encode, num_samples, part_size
 
 __all__ = ["train_test_split_indices", "split_groups"]
 
@@ -71,15 +71,13 @@ def train_test_split_indices(
         y = column(y, "y", n)
     if groups is not None:
         groups = column(groups, "groups", n)
-    if n < 2:
-        raise ValueError(f"need at least 2 rows for a train/test split, got {n}")
+    check_enough(n, 2, "rows", "a train/test split", "use more data")
     t = part_size(test_size, n, "test_size")
     rng = check_random_state(random_state)
     stratified = bool(stratify) and y is not None
     if groups is not None:
         values, codes = encode(groups)
-        if values.size < 2:
-            raise ValueError("a grouped train/test split needs at least 2 groups, got 1")
+        check_enough(values.size, 2, "groups", "a grouped train/test split", "split by rows (no group column)")
         in_test = _systematic_group_sample(codes, values.size, encode(y)[1] if stratified else None, t, rng, shuffle)
         test = np.flatnonzero(in_test[codes])
         groups = GroupLabels(values, codes)

@@ -21,7 +21,7 @@ import numpy as np
 
 from mllib.base import BaseEstimator, GroupLabels, check_int, check_random_state, to_python
 
-from ._checks import check_no_group_overlap, column, encode, num_samples, part_size
+from ._checks import check_enough, check_no_group_overlap, column, encode, num_samples, part_size
 
 __all__ = [
     "KFold",
@@ -128,8 +128,7 @@ class KFold(KFoldFamily):
 
     def _fold_ids(self, n, y, groups, rng):
         k = check_int(self.n_splits, "n_splits", 2)
-        if k > n:
-            raise ValueError(f"n_splits={k} but only {n} rows; lower split.n_splits (LeaveOneOut is k = n)")
+        check_enough(n, k, "rows", f"n_splits={k}", "lower split.n_splits (LeaveOneOut is k = n)")
         order = rng.permutation(n) if self.shuffle else np.arange(n)
         return _kfold_ids(n, k, order)
 
@@ -205,11 +204,8 @@ def lightest_fold_assignment(sizes: np.ndarray, fractions: np.ndarray, order: np
 
 
 def check_n_groups(k: int, n_groups: int, name: str) -> None:
-    if k > n_groups:
-        raise ValueError(
-            f"{name}: n_splits={k} but only {n_groups} groups; lower split.n_splits to <= {n_groups} "
-            "or use a different strategy (e.g. LeaveOneGroupOut)"
-        )
+    fix = f"lower split.n_splits to <= {n_groups} or use a different strategy (e.g. LeaveOneGroupOut)"
+    check_enough(n_groups, k, "groups", f"{name}: n_splits={k}", fix)
 
 
 class GroupKFold(KFoldFamily):
@@ -245,8 +241,7 @@ class LeaveOneOut(BaseSplitter):
         pass
 
     def _fold_ids(self, n, y, groups, rng):
-        if n < 2:
-            raise ValueError(f"LeaveOneOut needs at least 2 rows, got {n}")
+        check_enough(n, 2, "rows", "LeaveOneOut", "use a hold-out or more data")
         return np.arange(n, dtype=np.int64)
 
     def get_n_splits(self, X=None, y=None, groups=None) -> int:
@@ -263,8 +258,7 @@ class LeaveOneGroupOut(BaseSplitter):
 
     def _fold_ids(self, n, y, groups, rng):
         values, codes = encode(groups)
-        if values.size < 2:
-            raise ValueError(f"LeaveOneGroupOut needs at least 2 groups, got {values.size}")
+        check_enough(values.size, 2, "groups", "LeaveOneGroupOut", "use a row-level splitter")
         return codes
 
     def get_n_splits(self, X=None, y=None, groups=None) -> int:

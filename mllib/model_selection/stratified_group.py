@@ -28,7 +28,7 @@ import numpy as np
 
 from mllib.base import check_int, check_random_state, to_python
 
-from ._checks import column, encode
+from ._checks import check_enough, column, encode
 from .splitters import KFoldFamily, RepeatedKFold, check_min_class_count, check_n_groups
 
 __all__ = ["stratified_group_assignment", "StratifiedGroupKFold", "fold_balance"]
@@ -182,11 +182,9 @@ def stratified_group_assignment(
     _, y_codes = encode(y)
     g_values, g_codes = encode(groups)
     G, C = g_values.size, int(y_codes.max()) + 1
-    if G < K:
-        raise ValueError(
-            f"{K} folds/parts requested but only {G} groups; lower split.n_splits (or the number of parts) "
-            "or use a different strategy"
-        )
+    check_enough(
+        G, K, "groups", f"{K} folds/parts", "lower split.n_splits (or the number of parts) or use a different strategy"
+    )
     M = np.bincount(g_codes * C + y_codes, minlength=G * C).reshape(G, C).astype(np.float64)
     rng = check_random_state(random_state)
     perm = rng.permutation(G) if shuffle else np.arange(G)

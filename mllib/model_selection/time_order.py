@@ -24,30 +24,29 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import BaseEstimator, GroupLabels, check_int
+from mllib.base import (
+    OPEN_UNIT,
+    BaseEstimator,
+    GroupLabels,
+    Interval,
+    check_array,
+    check_int,
+    check_value,
+    checked_arguments,
+)
 
-from ._checks import check_no_group_overlap, column
+from ._checks import check_enough, check_no_group_overlap, column
 
 __all__ = ["ForwardChainingSplit", "time_holdout_indices", "time_values"]
 
 
 def time_values(time, n: int | None = None) -> np.ndarray:
     """Times as a finite float64 column (raises on a missing or non-numeric time, naming the first)."""
-    t = column(time, "time", n)
-    try:
-        t = t.astype(np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"time must be numbers (dates as days), got {t.dtype}") from None
-    bad = np.flatnonzero(~np.isfinite(t))
-    if bad.size:
-        raise ValueError(f"time has {bad.size} missing or infinite value(s), the first at row {bad[0]}")
-    return t
+    return check_array(column(time, "time", n), ndim=1, name="time (numbers: dates as days)")
 
 
-def _check_gap(gap) -> float:
-    if isinstance(gap, bool) or not isinstance(gap, (int, float, np.integer, np.floating)) or not gap >= 0:
-        raise ValueError(f"gap must be a number of time units >= 0, got {gap!r}")
-    return float(gap)
+# time units between the last fitting time and the first validation time
+GAP = Interval(False, 0, None, "left", "a number of time units >= 0")
 
 
 def _purged(train: np.ndarray, valid: np.ndarray, groups: np.ndarray | None) -> np.ndarray:
@@ -57,14 +56,12 @@ def _purged(train: np.ndarray, valid: np.ndarray, groups: np.ndarray | None) -> 
     return train[~np.isin(groups[train], np.unique(groups[valid]))]
 
 
+@checked_arguments(test_size=OPEN_UNIT, gap=GAP)
 def time_holdout_indices(time, test_size: float, gap: float = 0.0, groups=None) -> dict:
     """The latest share of time as the test set: {"train", "test", "in_gap", "purged"} sorted int64 row indices
     (rows within the gap before the cut; training rows left out for a group that reappears in the test part) and
     "cut", the first test time."""
     t = time_values(time)
-    if not 0.0 < test_size < 1.0:
-        raise ValueError(f"test_size must be a fraction in (0, 1), got {test_size}")
-    gap = _check_gap(gap)
     distinct, counts = np.unique(t, return_counts=True)
     if distinct.size < 2:
         raise ValueError(f"time has a single value ({distinct[0]:g}): no later period to test on")
@@ -105,9 +102,8 @@ class ForwardChainingSplit(BaseEstimator):
         """Block id per row, 0..n_splits, constant within a time."""
         k = check_int(self.n_splits, "n_splits", 2)
         n = t.size
+        check_enough(n, k + 1, "rows", f"n_splits={k} (forward chaining: k + 1 blocks)")
         size = n // (k + 1)
-        if size == 0:
-            raise ValueError(f"n_splits={k} needs at least {k + 1} rows, got {n}; lower split.n_splits")
         order = np.argsort(t, kind="stable")
         position = np.empty(n, dtype=np.int64)
         position[order] = np.arange(n)
@@ -119,7 +115,8 @@ class ForwardChainingSplit(BaseEstimator):
         return block_of_time[np.searchsorted(distinct, t)]
 
     def _pairs(self, t: np.ndarray, groups):
-        gap = _check_gap(self.gap)
+        check_value(type(self).__name__, "gap", self.gap, GAP)
+        gap = float(self.gap)
         blocks = self._blocks(t)
         for b in range(1, int(blocks.max()) + 1):
             valid = np.flatnonzero(blocks == b)

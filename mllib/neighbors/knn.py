@@ -29,6 +29,7 @@ from ..base import (
     check_is_fitted,
     check_n_features,
     check_sample_weight,
+    check_within_data,
     check_X_y,
 )
 from ..base.constraints import OPTIONAL, POSITIVE, Options, check_hyperparameters, positive_int
@@ -122,8 +123,8 @@ class _Neighbours(BaseEstimator):
 
     def _store(self, X, sample_weight):
         check_hyperparameters(self)
-        if self.bandwidth is None and self.n_neighbors > X.shape[0]:
-            raise ValueError(f"n_neighbors must be an int in [1, n_samples = {X.shape[0]}], got {self.n_neighbors!r}")
+        if self.bandwidth is None:
+            check_within_data(self, "n_neighbors", X.shape[0], "n_samples")
         self.n_features_in_ = X.shape[1]
         self.X_fit_ = X
         self.sample_weight_ = check_sample_weight(sample_weight, X.shape[0])

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base import Interval, check_value
 from .activations import ACTIVATIONS, backprop_activation
 from .losses import LOSSES
 
@@ -51,8 +52,9 @@ def chosen_output(scores, output) -> np.ndarray:
     n, n_outputs = scores.shape
     if output is None:
         return np.zeros(n, dtype=np.intp) if n_outputs == 1 else np.argmax(scores, axis=1)
-    if isinstance(output, (bool, np.bool_)) or not isinstance(output, (int, np.integer)) or not 0 <= output < n_outputs:
-        raise ValueError(f"output must be None or an output index in 0..{n_outputs - 1}, got {output!r}")
+    check_value(
+        "", "output", output, Interval(True, 0, n_outputs - 1, label=f"None or an output index in 0..{n_outputs - 1}")
+    )
     return np.full(n, output, dtype=np.intp)
 
 

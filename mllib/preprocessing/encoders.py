@@ -22,6 +22,7 @@ from ..base import (
     check_fitted_X,
     check_is_fitted,
     check_n_features,
+    check_width,
     is_missing,
 )
 from ..base.constraints import (
@@ -45,6 +46,12 @@ def _check_no_missing(X, what: str):
         col = int(np.flatnonzero(is_missing(X).any(axis=0))[0])
         raise ValueError(f"column {col} has missing values; impute categorical columns before {what}")
     return X
+
+
+def _refuse_unknown(column: np.ndarray, unknown: np.ndarray, j: int, handle_unknown: str) -> None:
+    if unknown.any() and handle_unknown == "error":
+        values = np.unique(column[unknown])[:5].tolist()
+        raise ValueError(f"column {j} has categories {values} unseen at fit time (handle_unknown='error')")
 
 
 def _learn_categories(categories, X) -> list:
@@ -203,10 +210,7 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
         for j, (cats, rare) in enumerate(zip(self.categories_, self.infrequent_categories_)):
             at = _positions(X[:, j], cats)
             known = at >= 0
-            unknown = ~known & (_positions(X[:, j], rare) < 0)
-            if unknown.any() and self.handle_unknown == "error":
-                values = np.unique(X[unknown, j])[:5].tolist()
-                raise ValueError(f"column {j} has categories {values} unseen at fit time (handle_unknown='error')")
+            _refuse_unknown(X[:, j], ~known & (_positions(X[:, j], rare) < 0), j, self.handle_unknown)
             out[rows[known], start + at[known]] = 1.0
             if rare.size:  # every level without its own column: pooled at fit, or unseen
                 out[~known, start + cats.size] = 1.0
@@ -227,26 +231,21 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         Z = check_array(Z, name="Z")
         widths = [len(cats) + (rare.size > 0) for cats, rare in zip(self.categories_, self.infrequent_categories_)]
-        if Z.shape[1] != sum(widths):
-            raise ValueError(f"Z has {Z.shape[1]} columns but the encoding has {sum(widths)} (one per category)")
-        if not np.isin(Z, (0.0, 1.0)).all():
-            raise ValueError("Z must hold 0/1 indicators, as transform gives")
+        check_width(Z, sum(widths), "Z", "the encoding (one column per category)")
         codes = np.empty((Z.shape[0], len(widths)), dtype=np.intp)
         ones = np.empty(codes.shape, dtype=np.intp)
         for j, block in enumerate(np.split(Z, np.cumsum(widths)[:-1], axis=1)):
             own = block[:, : len(self.categories_[j])]
             codes[:, j], ones[:, j] = own.argmax(axis=1), block.sum(axis=1)
             codes[:, j] = np.where(own.sum(axis=1) == 0, -1, codes[:, j])
-        if (ones > 1).any():
-            row, col = (int(i[0]) for i in np.nonzero(ones > 1))
+        wrong = (
+            (ones > 1) | ((ones == 0) & (self.handle_unknown == "error")) | ~np.isin(Z, (0.0, 1.0)).all(axis=1)[:, None]
+        )
+        if wrong.any():
+            row, col = (int(i[0]) for i in np.nonzero(wrong))
             raise ValueError(
-                f"row {row} of Z has {ones[row, col]} ones in the block of column {col}; at most one is allowed"
-            )
-        if self.handle_unknown == "error" and (ones == 0).any():
-            row, col = (int(i[0]) for i in np.nonzero(ones == 0))
-            raise ValueError(
-                f"row {row} of Z has no one in the block of column {col}; with handle_unknown='error' every "
-                "row has a known category (all zeros only come from handle_unknown='ignore')"
+                f"row {row} of Z is not an encoding of column {col}: each column's block holds 0/1 indicators with "
+                "one 1 (all zeros only with handle_unknown='ignore'), as transform gives"
             )
         return _categories_at(self.categories_, np.maximum(codes, 0), codes < 0)
 
@@ -310,9 +309,7 @@ class OrdinalEncoder(ColumnwiseMixin, BaseEstimator):
             order = np.argsort(cats, kind="stable")  # declared categories need not be sorted
             pos = np.minimum(np.searchsorted(cats[order], X[:, j]), len(cats) - 1)
             known = cats[order][pos] == X[:, j]
-            if not known.all() and self.handle_unknown == "error":
-                values = np.unique(X[~known, j])[:5].tolist()
-                raise ValueError(f"column {j} has categories {values} unseen at fit time (handle_unknown='error')")
+            _refuse_unknown(X[:, j], ~known, j, self.handle_unknown)
             codes[:, j] = np.where(known, order[pos], self.unknown_value)
         return codes
 

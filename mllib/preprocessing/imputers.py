@@ -11,7 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import BaseEstimator, TransformerMixin, check_array, check_is_fitted, check_n_features, is_missing
+from ..base import (
+    BaseEstimator,
+    TransformerMixin,
+    check_array,
+    check_column_indices,
+    check_is_fitted,
+    check_n_features,
+    is_missing,
+)
 from ..base.constraints import BOOLEAN, OPTIONAL, InstanceOf, Options, check_hyperparameters, positive_int
 
 STRATEGIES = ("mean", "median", "most_frequent", "constant")
@@ -55,8 +63,11 @@ def _observed(block, j, strategy, counted):
     return values
 
 
-def _no_observed_values(j: int) -> ValueError:
-    return ValueError(f"column {j} has no observed values in the rows given to fit; drop it or use strategy='constant'")
+def observed(values: np.ndarray, what: str) -> np.ndarray:
+    """A column's observed values in the rows given to fit: some are needed, a statistic of none is undefined."""
+    if values.size == 0:
+        raise ValueError(f"{what} has no observed values in the rows given to fit; drop it or use strategy='constant'")
+    return values
 
 
 class MissingIndicatorMixin:
@@ -108,16 +119,11 @@ class SimpleImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
         missing = is_missing(X)
         self.n_features_in_ = X.shape[1]
         if self.strategy == "constant":
-            if self.fill_value is None:
-                raise ValueError("strategy='constant' needs a fill_value")
-            statistics = [self.fill_value] * X.shape[1]
+            statistics = self._constant_statistics()
         else:
-            statistics = []
-            for j in range(X.shape[1]):
-                observed = X[~missing[:, j], j]
-                if observed.size == 0:
-                    raise _no_observed_values(j)
-                statistics.append(_statistic(observed, self.strategy))
+            statistics = [
+                _statistic(observed(X[~missing[:, j], j], f"column {j}"), self.strategy) for j in range(X.shape[1])
+            ]
         self.statistics_ = np.array(statistics, dtype=X.dtype)
         self._fit_indicator(missing)
         return self
@@ -135,25 +141,24 @@ class SimpleImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
         missing = np.vstack([gaps for gaps, _ in found])
         dtype = np.result_type(*[kind for _, kind in found])
         if self.strategy == "constant":
-            if self.fill_value is None:
-                raise ValueError("strategy='constant' needs a fill_value")
-            statistics = [self.fill_value] * self.n_features_in_
+            statistics = self._constant_statistics()
         else:
             statistics = []
             for j in range(self.n_features_in_):
                 if self.strategy == "most_frequent":
                     levels, counts = merged_counts([c for c in blocks.map(_observed, j, self.strategy, True) if c])
-                    if levels.size == 0:
-                        raise _no_observed_values(j)
-                    statistics.append(levels[np.argmax(counts)])
+                    statistics.append(observed(levels, f"column {j}")[np.argmax(counts)])
                     continue
-                observed = np.concatenate(blocks.map(_observed, j, self.strategy, False))
-                if observed.size == 0:
-                    raise _no_observed_values(j)
-                statistics.append(_statistic(observed, self.strategy))
+                values = observed(np.concatenate(blocks.map(_observed, j, self.strategy, False)), f"column {j}")
+                statistics.append(_statistic(values, self.strategy))
         self.statistics_ = np.array(statistics, dtype=dtype)
         self._fit_indicator(missing)
         return self
+
+    def _constant_statistics(self) -> list:
+        if self.fill_value is None:
+            raise ValueError("SimpleImputer: strategy='constant' needs a fill_value")
+        return [self.fill_value] * self.n_features_in_
 
     def transform(self, X):
         check_is_fitted(self)
@@ -242,8 +247,7 @@ class GroupImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
         g = self.group_column
         if g is None:
             return None, _validate_strategy(X, self.strategy), is_missing(X)
-        if g >= X.shape[1]:
-            raise ValueError(f"group_column must be None or a column index in [0, {X.shape[1]}), got {g!r}")
+        check_column_indices(g, X.shape[1], "group_column")
         keys = X[:, g].astype(object) if X.dtype.kind in "US" else X[:, g]
         absent = is_missing(keys)
         if keys.dtype.kind == "O" and all(isinstance(v, (int, float, np.number)) for v in keys[~absent].tolist()):
@@ -268,20 +272,16 @@ class GroupImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
         g = self.group_column
         self.n_features_in_ = missing.shape[1]
         value_missing = missing if g is None else np.delete(missing, g, axis=1)
-        statistics = []
-        for j in range(values.shape[1]):
-            observed = values[~value_missing[:, j], j]
-            if observed.size == 0:
-                raise ValueError(f"value column {j} has no observed values in the rows given to fit; drop it first")
-            statistics.append(_statistic(observed, self.strategy))
+        statistics = [
+            _statistic(observed(values[~value_missing[:, j], j], f"value column {j}"), self.strategy)
+            for j in range(values.shape[1])
+        ]
         self.statistics_ = np.array(statistics, dtype=values.dtype)
         if g is None:
             self.groups_ = np.empty(0)
             self.group_fill_ = None
         else:
-            seen = keys[~missing[:, g]]
-            if seen.size == 0:
-                raise ValueError(f"group column {g} has no observed values in the rows given to fit")
+            seen = observed(keys[~missing[:, g]], f"group column {g}")
             self.groups_ = np.unique(seen)
             self.group_fill_ = _most_frequent(seen)
         table = np.tile(self.statistics_, (len(self.groups_), 1))

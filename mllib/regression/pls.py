@@ -17,7 +17,16 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..base import BaseEstimator, RegressorMixin, check_array, check_fitted_X, check_sample_weight, check_X_y
+from ..base import (
+    BaseEstimator,
+    RegressorMixin,
+    check_array,
+    check_fitted_X,
+    check_rows,
+    check_sample_weight,
+    check_within_data,
+    check_X_y,
+)
 from ..base.constraints import NON_NEGATIVE, check_hyperparameters, positive_int
 from ._centring import centre
 
@@ -65,15 +74,10 @@ class PLSRegression(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y, y_numeric=True) if np.ndim(y) == 1 else (check_array(X), check_array(y, name="y"))
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
+        check_rows(X=X, y=y)
         check_hyperparameters(self)
         n, d = X.shape
-        if self.n_components > min(n, d):
-            raise ValueError(
-                f"n_components must be an integer in [1, min(n_samples, n_features)] = [1, {min(n, d)}], "
-                f"got {self.n_components!r}"
-            )
+        check_within_data(self, "n_components", min(n, d), "min(n_samples, n_features)")
         row_weights = None if sample_weight is None else check_sample_weight(sample_weight, n)
         self.x_mean_, self.y_mean_, Xk, Yk = centre(X, y.reshape(n, -1), row_weights)
         W, P, C = [], [], []

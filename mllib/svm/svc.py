@@ -92,16 +92,12 @@ class SVC(KernelParamsMixin, ClassifierMixin, BaseEstimator):
         K = self.classes_.size
         if self.class_weight is None:
             return np.ones(K)
-        if isinstance(self.class_weight, str):
-            if self.class_weight != "balanced":
-                raise ValueError(f"class_weight must be None, 'balanced' or a dict, got {self.class_weight!r}")
+        if self.class_weight == "balanced":  # else a mapping: the constraints were checked at fit
             return encoded.size / (K * np.bincount(encoded, minlength=K))
-        if isinstance(self.class_weight, dict):
-            unknown = set(self.class_weight) - set(self.classes_.tolist())
-            if unknown:
-                raise ValueError(f"class_weight has labels {sorted(unknown)} that are not in y")
-            return np.array([float(self.class_weight.get(c, 1.0)) for c in self.classes_.tolist()])
-        raise ValueError(f"class_weight must be None, 'balanced' or a dict, got {self.class_weight!r}")
+        unknown = set(self.class_weight) - set(self.classes_.tolist())
+        if unknown:
+            raise ValueError(f"class_weight has labels {sorted(unknown)} that are not in y")
+        return np.array([float(self.class_weight.get(c, 1.0)) for c in self.classes_.tolist()])
 
     def fit(self, X, y, sample_weight=None):
         X, y = check_X_y(X, y)

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from mllib.base import lookup
+
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "misclassification", "realboost_z")
 REGRESSION_CRITERIA = ("squared_error",)
 
@@ -70,8 +72,6 @@ def impurity_decrease(parent, left, right, criterion: str = "gini") -> float:
     if criterion == "squared_error":
         n_l, n_r = len(left), len(right)
         return squared_error(parent) - (n_l * squared_error(left) + n_r * squared_error(right)) / (n_l + n_r)
-    if criterion not in IMPURITIES:
-        raise ValueError(f"criterion must be one of {CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA}, got {criterion!r}")
-    f = IMPURITIES[criterion]
+    f = lookup(IMPURITIES, criterion, "criterion")  # squared_error is handled above
     w_l, w_r = float(np.sum(left)), float(np.sum(right))
     return f(parent) - (w_l * f(left) + w_r * f(right)) / (w_l + w_r)

@@ -297,7 +297,7 @@ def test_class_not_in_the_registry_is_refused(tmp_path):
     for evil in ("os.system", "builtins.eval", "LogisticRegression", "mllib.linear.LogisticRegression"):
         doc["estimator"]["__estimator__"] = evil
         json_path.write_text(json.dumps(doc))
-        with pytest.raises(ValueError, match="not in mllib.registry"):
+        with pytest.raises(ValueError, match="only mllib.registry.s classes load"):
             mlio.load(tmp_path / "model")
 
 
@@ -307,7 +307,7 @@ def test_nested_class_not_in_the_registry_is_refused(tmp_path):
     json_path, _ = mlio.save(pipe.fit(X, (X[:, 0] > 0).astype(int)), tmp_path / "pipe")
     text = json_path.read_text().replace('"standard_scaler"', '"subprocess_popen"')
     json_path.write_text(text)
-    with pytest.raises(ValueError, match="'subprocess_popen'.*not in mllib.registry"):
+    with pytest.raises(ValueError, match="only mllib.registry.s classes load. .subprocess_popen."):
         mlio.load(tmp_path / "pipe")
 
 
@@ -381,7 +381,7 @@ def test_npz_of_the_same_class_with_other_shapes_is_refused(tmp_path):
     assert expected == {"__array__": "root.coef_", "shape": [1, 3], "dtype": "<f8"}
     with pytest.raises(
         ValueError,
-        match=r"model\.npz: array 'root\.coef_' has shape \(1, 5\) and dtype float64, but "
+        match=r"model\.npz: array 'root\.coef_' is of shape \(1, 5\), dtype float64, but "
         r"\S*model\.json expects shape \(1, 3\) and dtype float64",
     ):
         mlio.load(tmp_path / "model")
@@ -393,7 +393,7 @@ def test_npz_array_of_another_dtype_is_refused(tmp_path):
         arrays = {k: npz[k] for k in npz.files}
     arrays["root.coef_"] = arrays["root.coef_"].astype(np.float32)
     _rewrite_npz(npz_path, arrays)
-    with pytest.raises(ValueError, match=r"'root\.coef_' has shape .* dtype float32.*expects .* dtype float64"):
+    with pytest.raises(ValueError, match=r"'root\.coef_' is of shape .* dtype float32.*expects .* dtype float64"):
         mlio.load(tmp_path / "model")
 
 

@@ -129,12 +129,14 @@ def test_column_transformer_feature_names_and_shape_for_the_pipeline_transformer
 
 def test_column_transformer_checks_columns():
     X = np.zeros((3, 2))
-    with pytest.raises(ValueError, match=r"selects columns \[0, 2\] but X has 2 columns"):
+    with pytest.raises(
+        ValueError, match=r"transformer .s.'s columns must be column indices in \[0, 2\) of X, got \[0, 2\]"
+    ):
         ColumnTransformer([("s", StandardScaler(), [0, 2])]).fit(X)
-    with pytest.raises(ValueError, match="selects columns"):
+    with pytest.raises(ValueError, match="must be column indices"):
         ColumnTransformer([("s", StandardScaler(), [-1])]).fit(X)
     ct = ColumnTransformer([("s", StandardScaler(), [0])]).fit(X)
-    with pytest.raises(ValueError, match="X has 3 columns, but ColumnTransformer was fitted with 2"):
+    with pytest.raises(ValueError, match="X has 3 features, but ColumnTransformer was fitted with 2"):
         ct.transform(np.zeros((3, 3)))
     with pytest.raises(ValueError, match="must be 2-D"):
         ct.transform(np.zeros(3))

@@ -23,7 +23,7 @@ def test_group_index_of_codes_equals_np_unique_of_the_labels():
 def test_group_labels_refuse_unsorted_values_and_codes_out_of_range():
     with pytest.raises(ValueError, match="sorted"):
         GroupLabels(np.array(["b", "a"]), np.array([0, 1]))
-    with pytest.raises(ValueError, match="index the 2 values"):
+    with pytest.raises(ValueError, match="integer codes indexing them"):
         GroupLabels(np.array(["a", "b"]), np.array([0, 2]))
     with pytest.raises(ValueError, match="expected 3"):
         group_index(GroupLabels.of(["a", "b"]), 3)

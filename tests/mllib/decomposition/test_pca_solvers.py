@@ -153,7 +153,7 @@ def test_errors():
     with pytest.raises(ValueError, match="tol must be a positive number"):
         PCA(solver="power", tol=0.0).fit(X)
     pca = PCA(n_components=2).fit(X)
-    with pytest.raises(ValueError, match="Z has 3 columns, but PCA keeps 2"):
+    with pytest.raises(ValueError, match="Z has 3 components, but PCA was fitted with 2"):
         pca.inverse_transform(np.ones((1, 3)))
     with pytest.raises(ValueError, match="X has 2 features"):
         pca.transform(np.ones((1, 2)))

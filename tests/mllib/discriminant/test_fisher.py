@@ -109,7 +109,7 @@ def test_singular_scatter_needs_reg():
 
 def test_errors():
     X, y = _problem(12, n=40, k=3)
-    with pytest.raises(ValueError, match="n_components must be an int in \\[1, 2\\]"):
+    with pytest.raises(ValueError, match="n_components must be an integer in \\[1, 2\\]"):
         FisherDiscriminant(reg=0.0, n_components=3).fit(X, y)
     with pytest.raises(ValueError, match="reg must be a number >= 0"):
         LinearDiscriminantProjection(reg=-1.0).fit(X, y)

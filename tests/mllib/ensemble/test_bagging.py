@@ -163,9 +163,9 @@ def test_params_clone_and_io_with_a_name_or_an_instance(estimator, tmp_path):
 
 def test_validation():
     X, y = _data()
-    with pytest.raises(ValueError, match="'forest' is not a registered classifier; choose one of"):
+    with pytest.raises(ValueError, match="unknown classifier estimator 'forest'; choose from"):
         BaggingClassifier("forest").fit(X, y)
-    with pytest.raises(ValueError, match="not a registered regressor"):
+    with pytest.raises(ValueError, match="unknown regressor estimator .knn."):
         BaggingRegressor("knn").fit(X, y.astype(float))
     with pytest.raises(ValueError, match="unfitted mllib classifier"):
         BaggingClassifier(estimator=LinearRegression()).fit(X, y)

@@ -142,7 +142,7 @@ def test_validation():
         RandomForestClassifier(n_estimators=0).fit(X, y)
     with pytest.raises(ValueError, match="max_samples"):
         RandomForestClassifier(max_samples=2.0).fit(X, y)
-    with pytest.raises(ValueError, match=rf"max_samples must be at most the {len(X)} rows, got {len(X) + 1}"):
+    with pytest.raises(ValueError, match=rf"max_samples must be an integer in \[1, {len(X)}\], got {len(X) + 1}"):
         RandomForestClassifier(max_samples=len(X) + 1).fit(X, y)
     with pytest.raises(ValueError, match="n_jobs"):
         RandomForestClassifier(n_jobs=0).fit(X, y)

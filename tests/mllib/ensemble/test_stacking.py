@@ -66,7 +66,7 @@ def test_regressor_meta_features_are_out_of_fold_predictions():
 @pytest.mark.parametrize(
     "kwargs,message",
     [
-        ({"estimators": ["ridge"]}, "not a registered classifier"),
+        ({"estimators": ["ridge"]}, "unknown classifier \\(estimators entry\\) .ridge."),
         ({"estimators": ["stacking"]}, "cannot be stacking itself"),
         ({"estimators": ["knn"], "estimator_params": {"svm": {}}}, "not in estimators"),
     ],

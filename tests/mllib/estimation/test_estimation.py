@@ -82,7 +82,7 @@ def test_bernoulli_ml_posterior_and_predictive():
     z = integrate.quad(lik_prior, 0, 1)[0]
     for t in (0.2, 0.5, 0.8):
         assert stats.beta(a, b).pdf(t) == pytest.approx(lik_prior(t) / z, rel=1e-8)
-    with pytest.raises(ValueError, match="must be 0 or 1"):
+    with pytest.raises(ValueError, match=r"must be binary with labels \{0, 1\}"):
         bernoulli_ml([0, 2])
 
 

@@ -79,7 +79,7 @@ def test_agrees_with_scikit_learn_brute_force(features):
 
 
 def test_bad_feature_index():
-    with pytest.raises(ValueError, match="out of range"):
+    with pytest.raises(ValueError, match=r"features must be column indices in \[0, 2\)"):
         partial_dependence(lambda Z: Z[:, 0], np.zeros((3, 2)), 5)
 
 

@@ -98,7 +98,7 @@ def test_z_box_input_rule_by_hand():
     edge = lrp(est, np.array([[-1.0, 2.0]]), rule="z_plus", input_bounds=([-1.0, 0.0], [1.0, 2.0]))
     np.testing.assert_allclose(edge["relevance"][0], [1.5, 4.5], rtol=1e-14)
     # outside it (x_0 = -1 > h_0 = -1.5) unit 1's term (x_0 - h_0) w_01 = -0.5 < 0 would flip a relevance's sign
-    with pytest.raises(ValueError, match=r"input_bounds must contain every row of X: widen them"):
+    with pytest.raises(ValueError, match=r"input_bounds \(low <= high\) must contain every row of X: widen them"):
         lrp(est, np.array([[-1.0, 2.0]]), rule="z_plus", input_bounds=([-2.0, 0.0], [-1.5, 3.0]))
 
 

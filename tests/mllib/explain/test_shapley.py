@@ -117,7 +117,7 @@ def test_sampled_kernel_shap_is_seeded_efficient_and_close_with_honest_errors():
     assert a["additivity_error"].max() <= 1e-8 * scale  # efficiency is imposed exactly
     z = np.abs(a["values"] - exact["values"]) / np.maximum(a["standard_errors"], 1e-12)
     assert np.median(z) < 3  # the bootstrap standard errors describe the sampling error
-    with pytest.raises(ValueError, match="n_bootstrap must be >= 2"):
+    with pytest.raises(ValueError, match="n_bootstrap must be an integer >= 2"):
         kernel_shap(predict, X, background, n_samples=400, n_bootstrap=1)
 
 

@@ -54,5 +54,5 @@ def test_perfect_separation_is_not_certainty(m, n):
 
 
 def test_one_class_is_refused():
-    with pytest.raises(ValueError, match="both classes"):
+    with pytest.raises(ValueError, match="n_positive must be an integer >= 1"):
         auc_score_interval(0.5, 0, 10)

@@ -101,7 +101,7 @@ def test_losses_are_returned_positive_not_negated():
 def test_unknown_name_lists_valid_names():
     with pytest.raises(ValueError, match=r"unknown scorer 'auc'.*'roc_auc'"):
         get_scorer("auc")
-    with pytest.raises(ValueError, match="valid names"):
+    with pytest.raises(ValueError, match="unknown scorer None; choose from"):
         get_scorer(None)
 
 

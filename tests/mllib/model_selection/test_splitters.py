@@ -321,9 +321,11 @@ def test_row_level_splitters_given_groups_report_leaks():
 def test_bad_inputs_raise_with_a_fix():
     y = np.array([0] * 10 + [1] * 3)
     groups = np.repeat([1, 2, 3], [5, 4, 4])
-    with pytest.raises(ValueError, match=r"n_splits=5 but only 3 groups; lower split.n_splits"):
+    with pytest.raises(
+        ValueError, match=r"n_splits=5 needs at least 5 groups but there are only 3; lower split.n_splits"
+    ):
         list(GroupKFold(5).split(groups=groups))
-    with pytest.raises(ValueError, match=r"n_splits=5 but only 3 groups"):
+    with pytest.raises(ValueError, match=r"n_splits=5 needs at least 5 groups but there are only 3"):
         list(StratifiedGroupKFold(5).split(y=y, groups=groups))
     with pytest.raises(ValueError, match=r"class 1 has only 3 row"):
         list(StratifiedKFold(4).split(y=y))
@@ -336,7 +338,7 @@ def test_bad_inputs_raise_with_a_fix():
             list(splitter.split(np.zeros((13, 2)), y))
     with pytest.raises(ValueError, match="pass y"):
         list(StratifiedKFold(2).split(np.zeros(13)))
-    with pytest.raises(ValueError, match=r"n_splits=20 but only 13 rows"):
+    with pytest.raises(ValueError, match=r"n_splits=20 needs at least 20 rows but there are only 13"):
         list(KFold(20).split(y=y))
     with pytest.raises(ValueError, match="y has 12 entries, expected 13"):
         list(KFold(2).split(np.zeros(13), y[:12]))

@@ -181,7 +181,7 @@ def test_fold_balance_hand_example():
 
 
 def test_assignment_errors():
-    with pytest.raises(ValueError, match="3 folds/parts requested but only 2 groups"):
+    with pytest.raises(ValueError, match="3 folds/parts needs at least 3 groups but there are only 2"):
         stratified_group_assignment([0, 1, 0, 1], [1, 1, 2, 2], [1, 1, 1])
     with pytest.raises(ValueError, match="fractions"):
         stratified_group_assignment([0, 1, 0, 1], [1, 2, 3, 4], [0.5, -0.5])

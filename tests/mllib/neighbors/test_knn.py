@@ -209,7 +209,7 @@ def test_auto_uses_the_tree_in_low_dimension_only():
 
 def test_errors():
     X, y = _problem(13, n=20)
-    with pytest.raises(ValueError, match="n_neighbors must be an int in \\[1, n_samples = 20\\]"):
+    with pytest.raises(ValueError, match="n_neighbors must be an integer in \\[1, n_samples = 20\\]"):
         KNeighborsClassifier(n_neighbors=21).fit(X, y)
     with pytest.raises(ValueError, match="algorithm must be one of"):
         KNeighborsClassifier(algorithm="ball_tree").fit(X, y)

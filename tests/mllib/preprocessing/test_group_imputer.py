@@ -96,7 +96,7 @@ def test_errors():
     X = np.array([[0.0, 1.0], [1.0, np.nan]])
     with pytest.raises(ValueError, match="strategy must be one of"):
         GroupImputer(strategy="constant").fit(X)
-    with pytest.raises(ValueError, match=r"group_column must be None or a column index in \[0, 2\)"):
+    with pytest.raises(ValueError, match=r"group_column must be column indices in \[0, 2\)"):
         GroupImputer(group_column=2).fit(X)
     with pytest.raises(ValueError, match="group_column must be None or an integer >= 0, got True"):
         GroupImputer(group_column=True).fit(X)

@@ -130,14 +130,14 @@ def test_inverse_transform_round_trips_string_and_numeric_categories():
 def test_inverse_transform_errors():
     X = np.array([["a", "x"], ["b", "y"]], dtype=object)
     enc = OneHotEncoder(handle_unknown="ignore").fit(X)
-    with pytest.raises(ValueError, match="Z has 3 columns but the encoding has 4"):
+    with pytest.raises(ValueError, match="Z has 3 columns, but the encoding .* was fitted with 4"):
         enc.inverse_transform(np.zeros((1, 3)))
     with pytest.raises(ValueError, match="0/1 indicators"):
         enc.inverse_transform(np.array([[0.5, 0.5, 1.0, 0.0]]))
-    with pytest.raises(ValueError, match="row 1 of Z has 2 ones in the block of column 1"):
+    with pytest.raises(ValueError, match="row 1 of Z is not an encoding of column 1"):
         enc.inverse_transform(np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 1.0, 1.0]]))
     strict = OneHotEncoder(handle_unknown="error").fit(X)
-    with pytest.raises(ValueError, match="row 0 of Z has no one in the block of column 0"):
+    with pytest.raises(ValueError, match="row 0 of Z is not an encoding of column 0"):
         strict.inverse_transform(np.array([[0.0, 0.0, 1.0, 0.0]]))
 
 
