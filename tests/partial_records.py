@@ -26,7 +26,11 @@ def typed(r: dict) -> ReportInputs:
     the target's kind (and calibration.json)."""
     given = dict(r)
     target = given.get("target")
-    for name, record in (("test", "test_record"), ("calibration", "calibration_record")):
+    for name, record in (
+        ("test", "test_record"),
+        ("calibration", "calibration_record"),
+        ("fairness", "fairness_record"),
+    ):
         if isinstance(given.get(name), dict) and target is not None:
             given[name] = partial(getattr(target, record), given[name])
     return partial(ReportInputs, given)
@@ -34,11 +38,18 @@ def typed(r: dict) -> ReportInputs:
 
 def _namespace() -> dict:
     import pipeline.core.evaluation_records as evaluation_records
+    import pipeline.core.fairness_records as fairness_records
     import pipeline.core.records as records
     import pipeline.core.report_inputs as report_inputs
     from pipeline.core.task_base import Target
 
-    return {**vars(evaluation_records), **vars(records), **vars(report_inputs), "Target": Target}
+    return {
+        **vars(evaluation_records),
+        **vars(fairness_records),
+        **vars(records),
+        **vars(report_inputs),
+        "Target": Target,
+    }
 
 
 def _as(hint: Any, value: Any) -> Any:
@@ -46,11 +57,7 @@ def _as(hint: Any, value: Any) -> Any:
     found = part_shape(hint)
     if found is None or not isinstance(value, (dict, list)):
         return value
-    shape, part = found
-
-    def one(v):
-        return partial(part, v) if isinstance(v, dict) else v
-
+    shape, inner = found
     if shape == "one":
-        return one(value)
-    return [one(v) for v in value] if shape == "list" else {k: one(v) for k, v in value.items()}
+        return partial(inner, value) if isinstance(value, dict) else value
+    return [_as(inner, v) for v in value] if shape == "list" else {k: _as(inner, v) for k, v in value.items()}

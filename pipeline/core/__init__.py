@@ -17,6 +17,7 @@ records.py    the report files stages write and read, as typed records (validati
 evaluation_records.py  test.json and calibration.json as typed records per task kind (Target.test_record, ...)
 monitor_records.py  monitor.json as a typed record: a batch checked against the served model, or the monitor off
 explanation_records.py  explain's importance, attributions and partial dependence as typed records
+fairness_records.py  fairness.json as a typed record per task kind (Target.fairness_record): audits, mitigations
 report_inputs.py  every file the report reads, as one value (the records typed)
 frames.py     DataFrame <-> numpy at the boundary with mllib
 build.py      params -> mllib objects: the feature transformer, the model, the CV splitter

@@ -1,7 +1,7 @@
 """The report files a stage writes and later stages, the report and tracking read, as typed records defined once
-(validate's, split's, features', train's, assess's, fairness' and explain's partial dependence; test metrics, one
-record per task kind, are in pipeline/core/evaluation_records.py; cleaning, calibration and explain's importance
-and attributions are still read by key).
+(validate's, clean's, split's, features', train's and assess's; the ones that differ by task kind are in
+evaluation_records.py (test metrics, calibration) and fairness_records.py; explain's in explanation_records.py,
+monitor's in monitor_records.py).
 
 A writer builds the record (a frozen dataclass), so a field renamed here fails in the writer's test (an unexpected
 or missing keyword); a reader loads it with `Record.read`, which returns the dataclass after checking that the file
@@ -23,6 +23,22 @@ from .errors import PipelineError
 from .io import read_json, write_json
 
 
+class _Absent:
+    """A key the file does not hold (a variant of the record that does not measure it), as opposed to a key holding
+    null. Falsy, so `if part.reason:` reads the same for both."""
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+# The default of a field whose key some variants of a file leave out (mitigation applied or not, a binning only with
+# probabilities). Typed Any so the field keeps its value's type: read it where its variant is known.
+ABSENT: Any = _Absent()
+
+
 @dataclass(frozen=True)
 class Part:
     """A JSON object with fixed keys, as a frozen dataclass: its fields are the keys. A field typed as a Part (or a
@@ -35,22 +51,28 @@ class Part:
     def field_names(cls) -> list[str]:
         return [f.name for f in fields(cls)]
 
+    @classmethod
+    def optional_names(cls) -> set[str]:
+        """The fields a file may leave out: those in `when_set` and those whose default is ABSENT."""
+        return set(cls.when_set) | {f.name for f in fields(cls) if f.default is ABSENT}
+
     def to_json(self) -> dict:
         return {
             name: _to_json(getattr(self, name))
             for name in self.field_names()
-            if name not in self.when_set or getattr(self, name) is not None
+            if getattr(self, name) is not ABSENT and (name not in self.when_set or getattr(self, name) is not None)
         }
 
     @classmethod
     def from_json(cls, content: Any, where: str, stage: str) -> Self:
-        """`content` checked to hold exactly the fields (those in `when_set` may be absent), nested Parts read as
+        """`content` checked to hold exactly the fields (the optional ones may be absent), nested Parts read as
         theirs; `where` names the file and the keys that lead to it, `stage` the stage that writes it."""
         if not isinstance(content, Mapping):
             raise PipelineError(
                 f"{where} holds {type(content).__name__}, not the object {cls.__name__}: {_rerun(stage)}"
             )
-        missing = [k for k in cls.field_names() if k not in content and k not in cls.when_set]
+        optional = cls.optional_names()
+        missing = [k for k in cls.field_names() if k not in content and k not in optional]
         unexpected = sorted(set(content) - set(cls.field_names()))
         if missing or unexpected:
             raise PipelineError(
@@ -74,9 +96,9 @@ def _field_types(cls: type[Part]) -> dict[str, Any]:
 _FIELD_TYPES: dict[type, dict[str, Any]] = {}
 
 
-def part_shape(hint: Any) -> tuple[str, type[Part]] | None:
-    """("one" | "list" | "map", the Part) when `hint` is a Part, a list of Parts or a mapping to Parts, or one of
-    these or None; None for a plain value."""
+def part_shape(hint: Any) -> tuple[str, Any] | None:
+    """("one", the Part) when `hint` is a Part; ("list" | "map", the items' hint) when it is a list or a mapping of
+    values that hold Parts (at any depth: a mapping of mappings of Parts); either or None; None for a plain value."""
     if isinstance(hint, type) and issubclass(hint, Part):
         return "one", hint
     origin, args = typing.get_origin(hint), typing.get_args(hint)
@@ -84,7 +106,7 @@ def part_shape(hint: Any) -> tuple[str, type[Part]] | None:
         parts = [a for a in args if a is not type(None)]
         return part_shape(parts[0]) if len(parts) == 1 else None
     inner = args[-1] if origin in (list, dict) and args else None
-    if isinstance(inner, type) and issubclass(inner, Part):
+    if inner is not None and part_shape(inner) is not None:
         return ("list" if origin is list else "map"), inner
     return None
 
@@ -93,12 +115,14 @@ def _from_json(hint: Any, value: Any, where: str, stage: str) -> Any:
     found = part_shape(hint)
     if found is None or value is None:
         return value
-    shape, part = found
+    shape, inner = found
     if shape == "one":
-        return part.from_json(value, where, stage)
+        return inner.from_json(value, where, stage)
     if shape == "list":
-        return [part.from_json(v, f"{where}[{i}]", stage) for i, v in enumerate(value)]
-    return {k: part.from_json(v, f"{where}.{k}", stage) for k, v in value.items()}
+        return [_from_json(inner, v, f"{where}[{i}]", stage) for i, v in enumerate(value)]
+    if not isinstance(value, Mapping):
+        raise PipelineError(f"{where} holds {type(value).__name__}, not a mapping: {_rerun(stage)}")
+    return {k: _from_json(inner, v, f"{where}.{k}", stage) for k, v in value.items()}
 
 
 def _to_json(value: Any) -> Any:
@@ -520,20 +544,3 @@ class FairnessBootstrap(Part):
     confidence_level: float
     seed: int
     cluster: str | None
-
-
-@dataclass(frozen=True)
-class FairnessReport(Record):
-    """The audit of the deployed test decisions (or errors) by group, the mitigations."""
-
-    json_file: ClassVar[Path] = paths.FAIRNESS_METRICS
-    written_by: ClassVar[str] = "fairness"
-
-    task: str
-    decision_rule: str | None
-    decision_threshold: float | None
-    min_group_size: int
-    bootstrap: FairnessBootstrap
-    attributes: dict  # {attribute or intersection: its audit (mllib.fairness)}
-    mitigation: dict
-    reweighing: dict

@@ -10,11 +10,11 @@ from typing import Any, TypeVar
 from . import paths
 from .evaluation_records import CalibrationReport, EvaluationReport
 from .explanation_records import Attributions, ImportanceReport, PartialDependence
+from .fairness_records import FairnessReport
 from .io import read_json
 from .records import (
     Assessment,
     CleaningReport,
-    FairnessReport,
     FeaturesReport,
     Record,
     SearchReport,
@@ -34,7 +34,6 @@ RECORDS: dict[str, type[Record]] = {  # by their names in the report's inputs; t
     "search": SearchReport,
     "train": TrainMetrics,
     "assessment": Assessment,
-    "fairness": FairnessReport,
     "importance": ImportanceReport,
     "attributions": Attributions,
     "partial_dependence": PartialDependence,
@@ -65,7 +64,7 @@ class ReportInputs:
     reliability_test: list
     risk_coverage: list
     residuals: list
-    fairness: FairnessReport
+    fairness: FairnessReport  # the kind's own (Target.fairness_record)
     importance: ImportanceReport
     attributions: Attributions
     partial_dependence: PartialDependence
@@ -81,6 +80,10 @@ class ReportInputs:
         """calibration.json as the record of the page's kind (Target.calibration_record)."""
         return _as_kind(self.calibration, record)
 
+    def fairness_as(self, record: type[E]) -> E:
+        """fairness.json as the record of the page's kind (Target.fairness_record)."""
+        return _as_kind(self.fairness, record)
+
 
 def _as_kind(read: Record, record: type[E]) -> E:
     if not isinstance(read, record):
@@ -93,9 +96,13 @@ def report_inputs() -> ReportInputs:
     read: dict[str, Any] = {
         name: RECORDS[name].read() if name in RECORDS else read_json(path, stage)
         for name, (path, stage) in paths.REPORT_INPUTS.items()
-        if name not in ("target", "test", "calibration")
+        if name not in ("target", "test", "calibration", "fairness")
     }
     target = Target.read(paths.TARGET)
     return ReportInputs(
-        target=target, test=target.test_record.read(), calibration=target.calibration_record.read(), **read
+        target=target,
+        test=target.test_record.read(),
+        calibration=target.calibration_record.read(),
+        fairness=target.fairness_record.read(),
+        **read,
     )

@@ -29,6 +29,7 @@ from .evaluation_records import (
     ClassificationEvaluation,
     MulticlassEvaluation,
 )
+from .fairness_records import BinaryFairness, MulticlassFairness
 from .task_base import TASKS, Target, finite, label_key, per_kind, required, requires
 from .task_regression import QUANTILE_BINS, Regression
 
@@ -193,9 +194,10 @@ class Classification(Target):
         }
 
     @staticmethod
-    def group_gaps(audit: dict) -> dict:
-        """The headline's gaps of one fairness grouping: demographic parity and equal opportunity, max - min."""
-        return {c: audit["criteria"][c]["difference"] for c in ("demographic_parity", "equal_opportunity")}
+    def group_gaps(audit) -> dict:
+        """The headline's gaps of one fairness grouping (its BinaryAudit or MulticlassAudit): demographic parity and
+        equal opportunity, max - min."""
+        return {c: audit.criteria[c].difference for c in ("demographic_parity", "equal_opportunity")}
 
     @staticmethod
     def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None]:
@@ -302,6 +304,7 @@ class Binary(Classification, kind="binary"):
     test_metrics = (*Classification.test_metrics, "roc_auc", "average_precision", "precision", "recall", "f1")
     test_record = BinaryEvaluation
     calibration_record = ClassificationCalibration
+    fairness_record = BinaryFairness
     baseline_metrics = ("roc_auc", "average_precision", "accuracy", "precision", "recall", "f1")
     ranking_metric = "roc_auc"  # what a calibration map may change of the model's ranking
     per_class = ""
@@ -408,6 +411,7 @@ class Multiclass(Classification, kind="multiclass"):
     test_metrics = (*Classification.test_metrics, "roc_auc_ovr", "balanced_accuracy", "f1_macro")
     test_record = MulticlassEvaluation
     calibration_record = ClassificationCalibration
+    fairness_record = MulticlassFairness
     baseline_metrics = ("accuracy", "roc_auc_ovr", "balanced_accuracy", "f1_macro")
     ranking_metric = "roc_auc_ovr"
     per_class = ", per class"

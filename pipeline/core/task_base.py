@@ -27,6 +27,7 @@ from .dispatch import dispatched_over
 
 if TYPE_CHECKING:
     from .evaluation_records import CalibrationReport, EvaluationReport
+    from .fairness_records import FairnessReport
 from .errors import PipelineError
 
 TASKS = ("auto", "binary", "multiclass", "regression")
@@ -199,11 +200,12 @@ class Target:
         """What partial dependence plots."""
 
     # fairness
+    fairness_record: ClassVar[type[FairnessReport]] = required("fairness")  # fairness.json (core/fairness_records.py)
     fairness_gaps: ClassVar[tuple[str, ...]] = required("fairness")  # what the gate's fairness bound reads
 
     @staticmethod
     @requires("fairness")
-    def group_gaps(audit: dict) -> dict:
+    def group_gaps(audit: Any) -> dict:
         """The headline's gaps of one audited attribute."""
 
     # the promotion gate

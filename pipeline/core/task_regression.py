@@ -10,6 +10,7 @@ from mllib import registry
 
 from .errors import PipelineError
 from .evaluation_records import RegressionCalibration, RegressionEvaluation
+from .fairness_records import RegressionFairness
 from .task_base import Target, finite
 
 QUANTILE_BINS = 5  # a regression target's strata: its quintiles
@@ -27,6 +28,7 @@ class Regression(Target, kind="regression"):
     test_metrics = ("rmse", "mae", "r2", "mean_residual")
     test_record = RegressionEvaluation
     calibration_record = RegressionCalibration
+    fairness_record = RegressionFairness
     fairness_gaps = ("interval_coverage_gap",)
     per_class = ""
     refused_projections = ("lda",)  # LDA projects onto directions that separate classes
@@ -127,9 +129,10 @@ class Regression(Target, kind="regression"):
         }
 
     @staticmethod
-    def group_gaps(audit: dict) -> dict:
-        """The headline's gaps of one grouping: absolute error, bias (mean residual) and interval coverage."""
-        return {m: audit["gaps"][m]["difference"] for m in ("mae", "mean_residual", "interval_coverage")}
+    def group_gaps(audit) -> dict:
+        """The headline's gaps of one grouping (its RegressionAudit): absolute error, bias (mean residual) and
+        interval coverage."""
+        return {m: audit.gaps[m].difference for m in ("mae", "mean_residual", "interval_coverage")}
 
     @staticmethod
     def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None]:

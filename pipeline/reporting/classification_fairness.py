@@ -4,7 +4,8 @@ their macro mean), the per-group thresholds and reweighing judged on test; and t
 
 from __future__ import annotations
 
-from ..core.records import FairnessReport
+from ..core.fairness_records import BinaryFairness, FairnessReport, Mitigation, MulticlassFairness
+from ..core.records import ABSENT
 from ..core.report_inputs import ReportInputs
 from . import page as html
 from .page import fmt
@@ -35,85 +36,83 @@ def fairness_section(r: ReportInputs, kind) -> dict:
     return html.section("Fairness", *parts)
 
 
-def binary_fairness(f: FairnessReport) -> list[dict]:
+def binary_fairness(f: BinaryFairness) -> list[dict]:
     """Per grouping: per group the rates with intervals, the criteria's differences and ratios, which can hold."""
     parts = []
     for i, (attribute, result) in enumerate(f.attributes.items()):
         rows = [
             {
                 "group": g,
-                "n": m["n"],
-                **{k: html.interval(m[k], m["intervals"].get(k)) for k in GROUP_COLUMNS if k in m},
-                "flag": "below min size" if m["small"] else "",
+                "n": m.n,
+                **{
+                    k: html.interval(getattr(m, k), m.intervals.get(k))
+                    for k in GROUP_COLUMNS
+                    if getattr(m, k) is not ABSENT
+                },
+                "flag": "below min size" if m.small else "",
             }
-            for g, m in result["groups"].items()
+            for g, m in result.groups.items()
         ]
         criteria = [
             {
                 "criterion": k,
-                "rates": ", ".join(v["metrics"]),
-                "difference": html.gap(v["difference"], v["difference_interval"]),
-                "ratio": html.interval(v["ratio"], v["ratio_interval"]),
-                "note": v["reason"]
-                or (f"excludes {', '.join(map(str, v['excluded_groups']))}" if v["excluded_groups"] else ""),
+                "rates": ", ".join(v.metrics),
+                "difference": html.gap(v.difference, v.difference_interval),
+                "ratio": html.interval(v.ratio, v.ratio_interval),
+                "note": v.reason or (f"excludes {', '.join(map(str, v.excluded_groups))}" if v.excluded_groups else ""),
             }
-            for k, v in result["criteria"].items()
+            for k, v in result.criteria.items()
         ]
         parts += html.grouping(
             i,
             html.fmt(attribute),
             html.table(rows),
             html.table(criteria),
-            html.note(f"Which criteria can hold together: {html.fmt(result['compatibility']['statement'])}"),
+            html.note(f"Which criteria can hold together: {html.fmt(result.compatibility.statement)}"),
         )
     return parts
 
 
-def mitigation_parts(mitigation: dict) -> list[dict]:
+def mitigation_parts(mitigation: Mitigation) -> list[dict]:
     """The per-group thresholds: fitted where, each grouping's thresholds and gaps before and after, on test."""
     parts = []
-    if mitigation["criterion"] == "none":
+    if mitigation.criterion == "none":
         parts += [html.heading("Mitigation"), html.muted("fairness.mitigation.criterion is none.")]
-    elif mitigation.get("applied") is False:
-        parts += [html.heading("Mitigation: per-group thresholds"), html.note(html.fmt(mitigation["reason"]))]
-    elif mitigation.get("attributes"):
-        rows = []
-        for attribute, m in mitigation["attributes"].items():
-            if not m["applied"]:
-                rows.append({"attribute": attribute, "thresholds": f"not applied: {m['reason']}"})
+    elif mitigation.applied is False:
+        parts += [html.heading("Mitigation: per-group thresholds"), html.note(html.fmt(mitigation.reason))]
+    elif mitigation.attributes:
+        rows: list[dict] = []
+        for attribute, m in mitigation.attributes.items():
+            if not m.applied:
+                rows.append({"attribute": attribute, "thresholds": f"not applied: {m.reason}"})
                 continue
-            o, t = m["fitted_oof"], m["test"]
+            o, t = m.fitted_oof, m.test
             rows.append(
                 {
                     "attribute": attribute,
                     "thresholds": ", ".join(
-                        f"{g}: {'never positive' if v is None else f'{v:.4f}'}" for g, v in m["thresholds"].items()
+                        f"{g}: {'never positive' if v is None else f'{v:.4f}'}" for g, v in m.thresholds.items()
                     ),
-                    "gap before (out-of-fold)": o["gap_before"],
-                    "gap after (out-of-fold)": o["gap_after"],
-                    "gap before (test)": t["gap_before"],
-                    "gap after (test)": t["gap_after"],
-                    "accuracy before (test)": t["accuracy_before"],
-                    "accuracy after (test)": t["accuracy_after"],
-                    "accuracy cost (test)": t["accuracy_cost"],
+                    "gap before (out-of-fold)": o.gap_before,
+                    "gap after (out-of-fold)": o.gap_after,
+                    "gap before (test)": t.gap_before,
+                    "gap after (test)": t.gap_after,
+                    "accuracy before (test)": t.accuracy_before,
+                    "accuracy after (test)": t.accuracy_after,
+                    "accuracy cost (test)": t.accuracy_cost,
                 }
             )
         every = [
-            {
-                "attribute": attribute,
-                "criterion": c,
-                "test gap before": v["gap_before"],
-                "test gap after": v["gap_after"],
-            }
-            for attribute, m in mitigation["attributes"].items()
-            if m["applied"]
-            for c, v in m["test_every_criterion"].items()
+            {"attribute": attribute, "criterion": c, "test gap before": v.gap_before, "test gap after": v.gap_after}
+            for attribute, m in mitigation.attributes.items()
+            if m.applied
+            for c, v in m.test_every_criterion.items()
         ]
         parts += [
-            html.heading(f"Mitigation: per-group thresholds for {html.fmt(mitigation['criterion'])}"),
+            html.heading(f"Mitigation: per-group thresholds for {html.fmt(mitigation.criterion)}"),
             html.muted(
-                f"Fitted on the {html.fmt(mitigation['fitted_on'])} (tolerance "
-                f"{html.fmt(mitigation['tolerance'])}), "
+                f"Fitted on the {html.fmt(mitigation.fitted_on)} (tolerance "
+                f"{html.fmt(mitigation.tolerance)}), "
                 "judged on test; before = one threshold for everyone. The group must be known at decision time."
             ),
             html.table(rows),
@@ -123,33 +122,31 @@ def mitigation_parts(mitigation: dict) -> list[dict]:
     return parts
 
 
-def multiclass_fairness(f: FairnessReport) -> list[dict]:
+def multiclass_fairness(f: MulticlassFairness) -> list[dict]:
     """Per grouping: per group and class the selection rate and recall with intervals, the macro gaps."""
     parts = []
     for i, (attribute, result) in enumerate(f.attributes.items()):
-        rows = [
-            {
-                "group": g,
-                "n": m["n"],
-                "accuracy": html.interval(m["accuracy"], m.get("intervals", {}).get("accuracy")),
-                **{
-                    f"{c}: {k.replace('_', ' ')}": html.interval(v[k], m.get("intervals", {}).get(c, {}).get(k))
-                    for c, v in m["classes"].items()
-                    for k in ("selection_rate", "recall")
-                },
-                "flag": "below min size" if m["small"] else "",
+        rows = []
+        for g, m in result.groups.items():
+            intervals = m.intervals or {}  # none without bootstrap replicates
+            rates = {
+                f"{c}: {k.replace('_', ' ')}": html.interval(getattr(v, k), intervals.get(c, {}).get(k))
+                for c, v in m.classes.items()
+                for k in ("selection_rate", "recall")
             }
-            for g, m in result["groups"].items()
-        ]
+            accuracy = html.interval(m.accuracy, intervals.get("accuracy"))
+            rows.append(
+                {"group": g, "n": m.n, "accuracy": accuracy, **rates, "flag": "below min size" if m.small else ""}
+            )
         criteria = [
             {
                 "criterion": k,
-                "rate": v["metric"],
-                "macro gap (mean over classes)": html.gap(v["difference"], v["difference_interval"]),
-                **{f"gap {c}": d for c, d in v.get("per_class", {}).items()},
-                "note": v.get("reason") or "",
+                "rate": v.metric,
+                "macro gap (mean over classes)": html.gap(v.difference, v.difference_interval),
+                **{f"gap {c}": d for c, d in (v.per_class or {}).items()},
+                "note": v.reason or "",
             }
-            for k, v in result["criteria"].items()
+            for k, v in result.criteria.items()
         ]
         parts += html.grouping(i, html.fmt(attribute), html.table(rows), html.table(criteria))
     return parts
@@ -157,44 +154,45 @@ def multiclass_fairness(f: FairnessReport) -> list[dict]:
 
 def reweighing_part(f: FairnessReport, kind) -> list[dict]:
     """The weights, and when the refit ran, its test gaps next to those of the per-group thresholds."""
-    rw, thresholds = f.reweighing, f.mitigation.get("attributes", {})
+    rw, thresholds = f.reweighing, f.mitigation.attributes or {}
+    assert rw is not None  # fairness_section shows reweighing only when there is one
     weights = [
-        {"group": g, **{f"weight y={label}": w for label, w in labels.items()}} for g, labels in rw["weights"].items()
+        {"group": g, **{f"weight y={label}": w for label, w in labels.items()}} for g, labels in rw.weights.items()
     ]
     parts = [
         html.heading("Reweighing (pre-processing, Kamiran-Calders)"),
         html.muted(
-            f"w(g, y) = P(g) P(y) / P(g, y) on the training rows, g = {html.fmt(rw['groups'])}: "
+            f"w(g, y) = P(g) P(y) / P(g, y) on the training rows, g = {html.fmt(rw.groups)}: "
             f"under these "
             "weights the label is independent of every sensitive attribute and of their intersection."
         ),
         html.table(weights),
     ]
-    if not rw["refit"]:
+    if not rw.refit:
         return parts + [html.muted("fairness.reweighing is false: weights only, no refit.")]
-    if not rw["applied"]:
-        return parts + [html.note(f"Reweighed refit of {html.fmt(rw['model'])}: {html.fmt(rw['reason'])}")]
-    t = rw["test"]
+    if not rw.applied:
+        return parts + [html.note(f"Reweighed refit of {html.fmt(rw.model)}: {html.fmt(rw.reason)}")]
+    t = rw.test
     rows = [
         {
             "grouping": name,
             "criterion": c + (kind.macro if c != "accuracy" else ""),
-            "test gap before": v["gap_before"],
-            "after reweighing": v["gap_after"],
-            "after per-group thresholds": thresholds[name]["test_every_criterion"][c]["gap_after"]
-            if thresholds.get(name, {}).get("applied")
+            "test gap before": v.gap_before,
+            "after reweighing": v.gap_after,
+            "after per-group thresholds": thresholds[name].test_every_criterion[c].gap_after
+            if name in thresholds and thresholds[name].applied
             else "",
         }
-        for name, gaps in t["attributes"].items()
+        for name, gaps in t.attributes.items()
         for c, v in gaps.items()
     ]
     return parts + [
         html.muted(
-            f"{html.fmt(rw['model'])} with {html.fmt(rw['params'])} refitted on all training rows "
+            f"{html.fmt(rw.model)} with {html.fmt(rw.params)} refitted on all training rows "
             f"with these "
-            f"sample weights, scored through {html.fmt(rw['scored_through'])}; before = the deployed model. Test "
-            f"accuracy {html.fmt(t['accuracy_before'])} "
-            f"before, {html.fmt(t['accuracy_after'])} after reweighing (cost {html.fmt(t['accuracy_cost'])})."
+            f"sample weights, scored through {html.fmt(rw.scored_through)}; before = the deployed model. Test "
+            f"accuracy {html.fmt(t.accuracy_before)} "
+            f"before, {html.fmt(t.accuracy_after)} after reweighing (cost {html.fmt(t.accuracy_cost)})."
         ),
         html.table(rows),
     ]
@@ -204,24 +202,23 @@ def mitigation_summary(fairness: FairnessReport, sensitive: list[str]) -> str:
     """Each attribute's test gap of the mitigated criterion before -> after, with the accuracy cost, for the
     per-group thresholds and for reweighing (demographic parity when no criterion is mitigated)."""
     thresholds, reweighed = fairness.mitigation, fairness.reweighing
-    criterion = thresholds["criterion"] if thresholds["criterion"] != "none" else "demographic_parity"
-    if reweighed.get("applied") and criterion not in next(iter(reweighed["test"]["attributes"].values())):
+    criterion = thresholds.criterion if thresholds.criterion != "none" else "demographic_parity"
+    refitted = reweighed.test if reweighed and reweighed.applied else None
+    if refitted and criterion not in next(iter(refitted.attributes.values())):
         criterion = "demographic_parity"
     sentences = []
     for a in sensitive:
         items = []
-        m = thresholds.get("attributes", {}).get(a, {})
-        if m.get("applied"):
-            t = m["test"]
+        m = (thresholds.attributes or {}).get(a)
+        if m and m.applied:
+            t = m.test
             items.append(
-                f"per-group thresholds {fmt(t['gap_before'])} -> {fmt(t['gap_after'])} "
-                f"(accuracy cost {fmt(t['accuracy_cost'])})"
+                f"per-group thresholds {fmt(t.gap_before)} -> {fmt(t.gap_after)} (accuracy cost {fmt(t.accuracy_cost)})"
             )
-        if reweighed.get("applied"):
-            g = reweighed["test"]["attributes"][a][criterion]
+        if refitted:
+            g = refitted.attributes[a][criterion]
             items.append(
-                f"reweighing {fmt(g['gap_before'])} -> {fmt(g['gap_after'])} "
-                f"(accuracy cost {fmt(reweighed['test']['accuracy_cost'])})"
+                f"reweighing {fmt(g.gap_before)} -> {fmt(g.gap_after)} (accuracy cost {fmt(refitted.accuracy_cost)})"
             )
         if items:
             sentences.append(f"By {a}, test {criterion} gap: {', '.join(items)}.")

@@ -17,7 +17,7 @@ from ..core.evaluation_records import (
     MulticlassEvaluation,
     RankingChange,
 )
-from ..core.records import FairnessReport
+from ..core.fairness_records import FairnessReport
 from ..core.report_inputs import ReportInputs
 from . import figures
 from . import page as html
@@ -37,7 +37,7 @@ def classification_figures(r: ReportInputs, kind: ClassificationPage) -> dict[st
         "risk_coverage.png": figures.risk_coverage(r.risk_coverage, test.selective),
     }
     for i, (attribute, result) in enumerate(r.fairness.attributes.items()):
-        figs[f"fairness_{i}.png"] = kind.group_rates(attribute, result["groups"])
+        figs[f"fairness_{i}.png"] = kind.group_rates(attribute, result.groups)
     return figs
 
 
@@ -209,7 +209,7 @@ def classification_card(params: dict, r: ReportInputs, kind: ClassificationPage)
     calibration = r.calibration_as(ClassificationCalibration)
     shown = ("demographic_parity", "equal_opportunity")
     gaps = {  # each attribute and every intersection of them (the promotion gate reads them all)
-        a: {c: result["criteria"][c]["difference"] for c in shown} for a, result in audited(fairness, data).items()
+        a: {c: result.criteria[c].difference for c in shown} for a, result in audited(fairness, data).items()
     }
     decision = test.decision
     rule = (

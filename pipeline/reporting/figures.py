@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from ..core.evaluation_records import Selective  # noqa: E402
 from ..core.explanation_records import ImportanceRow, OneWayCurve, ShapleySummary, TwoWaySurface  # noqa: E402
+from ..core.fairness_records import BinaryGroup, MulticlassGroup, RegressionGroup  # noqa: E402
 from ..core.summaries import GROUP_RATES  # noqa: E402
 
 plt.rcParams.update({"figure.dpi": 100, "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
@@ -144,15 +145,20 @@ def _interval_bars(ax, offset: float, height: float, points: list[tuple], label:
     )
 
 
-def group_rates(attribute: str, groups: dict) -> bytes:
+def _group_ticks(groups: dict) -> list[str]:
+    """Each group's name, size and flag (below fairness.min_group_size)."""
+    return [f"{g} (n={m.n}{', small' if m.small else ''})" for g, m in groups.items()]
+
+
+def group_rates(attribute: str, groups: dict[str, BinaryGroup]) -> bytes:
     """Per-group rates as bars with their bootstrap intervals; groups below the minimum size are marked."""
     names, metrics = list(groups), GROUP_RATES
     fig, ax = plt.subplots(figsize=(5.5, 0.6 + 0.3 * len(names) * len(metrics)))
     height = 0.8 / len(metrics)
     for i, metric in enumerate(metrics):
-        points = [(groups[g][metric], *groups[g].get("intervals", {}).get(metric, [None, None])) for g in names]
+        points = [(getattr(groups[g], metric), *groups[g].intervals.get(metric, [None, None])) for g in names]
         _interval_bars(ax, i * height, height, points, metric)
-    ticks = [f"{g} (n={groups[g]['n']}{', small' if groups[g].get('small') else ''})" for g in names]
+    ticks = _group_ticks(groups)
     ax.set_yticks([j + height * (len(metrics) - 1) / 2 for j in range(len(names))], ticks)
     ax.set(
         xlim=(0, 1.05),
@@ -163,24 +169,24 @@ def group_rates(attribute: str, groups: dict) -> bytes:
     return png_bytes(fig)
 
 
-def group_class_rates(attribute: str, groups: dict) -> bytes:
+def group_class_rates(attribute: str, groups: dict[str, MulticlassGroup]) -> bytes:
     """Multiclass: per group, each class's selection rate and recall with their bootstrap intervals."""
     names = list(groups)
-    classes = list(next(iter(groups.values()))["classes"])
+    classes = list(next(iter(groups.values())).classes)
     fig, axes = plt.subplots(1, 2, figsize=(8, 0.9 + 0.35 * len(names) * len(classes)), sharey=True)
     height = 0.8 / len(classes)
     for ax, metric in zip(axes, ("selection_rate", "recall")):
         for i, c in enumerate(classes):
             points = [
                 (
-                    groups[g]["classes"][c][metric],
-                    *(groups[g].get("intervals", {}).get(c, {}).get(metric) or [None, None]),
+                    getattr(groups[g].classes[c], metric),
+                    *((groups[g].intervals or {}).get(c, {}).get(metric) or [None, None]),
                 )
                 for g in names
             ]
             _interval_bars(ax, i * height, height, points, c)
         ax.set(xlim=(0, 1.05), title=metric.replace("_", " "))
-    ticks = [f"{g} (n={groups[g]['n']}{', small' if groups[g].get('small') else ''})" for g in names]
+    ticks = _group_ticks(groups)
     axes[0].set_yticks([j + height * (len(classes) - 1) / 2 for j in range(len(names))], ticks)
     axes[1].legend(title="class", loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7)
     fig.suptitle(f"Test-set rates by {attribute}, per class (bars: estimate, lines: bootstrap interval)", fontsize=9)
@@ -291,14 +297,14 @@ def residuals(points: list[dict], intervals: dict) -> bytes:
     return png_bytes(fig)
 
 
-def group_errors(attribute: str, groups: dict) -> bytes:
+def group_errors(attribute: str, groups: dict[str, RegressionGroup]) -> bytes:
     """Regression: per-group MAE, RMSE and mean residual with their bootstrap intervals."""
     names, metrics = list(groups), ("mae", "rmse", "mean_residual")
     fig, ax = plt.subplots(figsize=(5.5, 0.6 + 0.3 * len(names) * len(metrics)))
     height = 0.8 / len(metrics)
     for i, metric in enumerate(metrics):
-        values = [groups[g][metric] for g in names]
-        bounds = [groups[g].get("intervals", {}).get(metric, [v, v]) for g, v in zip(names, values)]
+        values = [getattr(groups[g], metric) for g in names]
+        bounds = [(groups[g].intervals or {}).get(metric, [v, v]) for g, v in zip(names, values)]
         errors = [
             [max(v - (lo if lo is not None else v), 0.0) for v, (lo, _) in zip(values, bounds)],
             [max((hi if hi is not None else v) - v, 0.0) for v, (_, hi) in zip(values, bounds)],
@@ -311,7 +317,7 @@ def group_errors(attribute: str, groups: dict) -> bytes:
             error_kw={"elinewidth": 0.8, "capsize": 2},
             label=metric,
         )
-    ticks = [f"{g} (n={groups[g]['n']}{', small' if groups[g].get('small') else ''})" for g in names]
+    ticks = _group_ticks(groups)
     ax.set_yticks([j + height * (len(metrics) - 1) / 2 for j in range(len(names))], ticks)
     ax.axvline(0, color="k", lw=0.8)
     ax.set(

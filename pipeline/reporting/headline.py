@@ -8,7 +8,8 @@ names everywhere (e.g. `test.roc_auc`).
 from __future__ import annotations
 
 from ..core.evaluation_records import CalibrationReport, EvaluationReport
-from ..core.records import Assessment, FairnessReport, TrainMetrics
+from ..core.fairness_records import FairnessReport
+from ..core.records import Assessment, TrainMetrics
 from ..core.task import Target, finite
 
 

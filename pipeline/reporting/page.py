@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.evaluation_records import RankingChange
-from ..core.records import FairnessReport
+from ..core.fairness_records import FairnessReport
 
 TEMPLATE = Path(__file__).parent / "templates" / "report.html.j2"
 

@@ -4,7 +4,7 @@ group, the residual figures and the model-card lines."""
 from __future__ import annotations
 
 from ..core.evaluation_records import RegressionEvaluation, ResidualPlot
-from ..core.records import FairnessReport
+from ..core.fairness_records import RegressionFairness
 from ..core.report_inputs import ReportInputs
 from . import figures
 from . import page as html
@@ -45,7 +45,7 @@ def plotted_rows(plot: ResidualPlot) -> str:
 
 
 def regression_fairness_section(r: ReportInputs) -> dict:
-    f = r.fairness
+    f = r.fairness_as(RegressionFairness)
     boot = f.bootstrap
     parts = [
         html.muted(
@@ -55,34 +55,34 @@ def regression_fairness_section(r: ReportInputs) -> dict:
             f"Groups below {f.min_group_size} rows are flagged and left out of the gaps (max - min over groups). "
             "mean residual = mean of actual - predicted (> 0: the group is under-predicted)."
         ),
-        html.note(f"{html.fmt(f.mitigation.get('reason', ''))}"),
+        html.note(f"{html.fmt(f.mitigation.reason or '')}"),
     ]
     for i, (attribute, result) in enumerate(f.attributes.items()):
         rows = [
             {
                 "group": g,
-                "n": m["n"],
+                "n": m.n,
                 **{
-                    k: html.interval(m[k], m.get("intervals", {}).get(k))
+                    k: html.interval(getattr(m, k), (m.intervals or {}).get(k))
                     for k in ("mae", "rmse", "mean_residual", "mean_prediction", "interval_coverage")
                 },
-                "flag": "below min size" if m["small"] else "",
+                "flag": "below min size" if m.small else "",
             }
-            for g, m in result["groups"].items()
+            for g, m in result.groups.items()
         ]
         gaps = [
-            {"metric": k, "gap (max - min)": html.gap(v["difference"], v["difference_interval"])}
-            for k, v in result["gaps"].items()
+            {"metric": k, "gap (max - min)": html.gap(v.difference, v.difference_interval)}
+            for k, v in result.gaps.items()
         ]
-        title = f"{html.fmt(attribute)} (largest relative gap: {html.fmt(result['largest_gap'])})"
+        title = f"{html.fmt(attribute)} (largest relative gap: {html.fmt(result.largest_gap)})"
         parts += html.grouping(i, title, html.table(rows), html.table(gaps))
     return html.section("Fairness: errors by group", *parts)
 
 
-def regression_card(data: dict, test: RegressionEvaluation, fairness: FairnessReport) -> dict:
+def regression_card(data: dict, test: RegressionEvaluation, fairness: RegressionFairness) -> dict:
     intervals = test.intervals
     deployed = intervals[intervals["deployed"]]
-    gaps = {a: result["gaps"] for a, result in audited(fairness, data).items()}  # with the intersections
+    gaps = {a: result.gaps for a, result in audited(fairness, data).items()}  # with the intersections
     return {
         "Intended use": f"Predicts {data['target']} with a {fmt(intervals['coverage_target'])} prediction interval "
         f"({intervals['deployed']}) for rows like the training data",
@@ -92,9 +92,9 @@ def regression_card(data: dict, test: RegressionEvaluation, fairness: FairnessRe
         f"{html.interval(deployed['coverage'], test.bootstrap.figures['coverage'].interval)} of test "
         f"rows (target {fmt(intervals['coverage_target'])}), mean width {fmt(deployed['mean_width'])}",
         "Fairness": "; ".join(
-            f"by {a}: MAE gap {html.gap(g['mae']['difference'])}, mean residual gap "
-            f"{html.gap(g['mean_residual']['difference'])}, interval coverage gap "
-            f"{html.gap(g['interval_coverage']['difference'])}"
+            f"by {a}: MAE gap {html.gap(g['mae'].difference)}, mean residual gap "
+            f"{html.gap(g['mean_residual'].difference)}, interval coverage gap "
+            f"{html.gap(g['interval_coverage'].difference)}"
             for a, g in gaps.items()
         )
         or "no sensitive attributes",
@@ -113,7 +113,7 @@ class RegressionPage:
     def task_figures(r: ReportInputs) -> dict[str, bytes]:
         figs = {"residuals.png": figures.residuals(r.residuals, r.test_as(RegressionEvaluation).intervals)}
         for i, (attribute, result) in enumerate(r.fairness.attributes.items()):
-            figs[f"fairness_{i}.png"] = figures.group_errors(attribute, result["groups"])
+            figs[f"fairness_{i}.png"] = figures.group_errors(attribute, result.groups)
         return figs
 
     @staticmethod
@@ -122,4 +122,4 @@ class RegressionPage:
 
     @staticmethod
     def card(params: dict, r: ReportInputs) -> dict:
-        return regression_card(params["data"], r.test_as(RegressionEvaluation), r.fairness)
+        return regression_card(params["data"], r.test_as(RegressionEvaluation), r.fairness_as(RegressionFairness))

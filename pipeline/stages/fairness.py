@@ -18,7 +18,7 @@ from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.frames import attribute_labels, read_proba
 from pipeline.core.io import read_parquet, read_predictor, write_csv
-from pipeline.core.records import FairnessReport, TrainMetrics
+from pipeline.core.records import TrainMetrics
 from pipeline.core.task import Classification, Regression, Target, per_kind
 from pipeline.steps.fairness_audit import (
     PLOT_COLUMNS,
@@ -88,7 +88,7 @@ def main() -> None:
     audited: dict[str, Any] = {
         "attributes": {},
         "mitigation": {"criterion": cfg["mitigation"]["criterion"]},
-        "reweighing": {},
+        "reweighing": None,
     }
     with audited_rows(params, target) as (test, rows):
         if not np.array_equal(test[paths.ROW_ID].to_numpy(), predictions[paths.ROW_ID].to_numpy()):
@@ -97,7 +97,8 @@ def main() -> None:
             audited = audit_test(target, params, predictor, test, predictions, rows)
         else:
             print("fairness: data.sensitive is empty; nothing to audit")
-    FairnessReport(**report_header(target, predictor, cfg, params["seed"], data["group"]), **audited).write()
+    header = report_header(target, predictor, cfg, params["seed"], data["group"])
+    target.fairness_record.of({**header, "bootstrap": header["bootstrap"].to_json(), **audited}).write()
     write_csv(pd.DataFrame(plot_rows(target, audited["attributes"]), columns=PLOT_COLUMNS), paths.FAIRNESS_PLOT)
 
 

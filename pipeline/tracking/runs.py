@@ -26,7 +26,7 @@ from ..core.evaluation_records import CalibrationReport
 from ..core.io import read_json, read_predictor
 from ..core.partitions import table_head
 from ..core.provenance import git
-from ..core.records import FairnessReport, FeaturesReport, SearchReport, TrainMetrics
+from ..core.records import FeaturesReport, SearchReport, TrainMetrics
 from ..core.task import Target
 from ..reporting.headline import flat, undefined_gaps
 from . import naming
@@ -490,7 +490,7 @@ def register(mlflow, client, name: str, model, run_id: str, target: Target, para
     best = best_champion(client, name, metric, contract)
     current_tags = full_contract(client, dict(current.tags), getattr(current, "source", None)) if current else None
     allow = promotion["allow_contract_change"]
-    undefined = undefined_gaps(target, FairnessReport.read())
+    undefined = undefined_gaps(target, target.fairness_record.read())
     checks = threshold_checks(figures, target, promotion, params["decision"]["cost_matrix"] is not None, undefined) + [
         champion_check(figures, target, best, promotion["tolerance"], current_tags, contract, allow),
         contract_check(contract, current_tags, allow),

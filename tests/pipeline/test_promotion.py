@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from partial_records import partial
 
-from pipeline.core.records import FairnessReport
+from pipeline.core.fairness_records import BinaryFairness
 from pipeline.core.task import Target
 from pipeline.reporting.headline import fairness_gaps, flat
 from pipeline.tracking.promotion import Champion, champion_check, decide, threshold_checks
@@ -175,7 +175,7 @@ def test_headline_fairness_gaps_count_intersections_and_the_gate_reads_them():
             },
         },
     }
-    gaps = fairness_gaps(BINARY_TARGET, partial(FairnessReport, fairness))
+    gaps = fairness_gaps(BINARY_TARGET, partial(BinaryFairness, fairness))
     assert gaps == {
         "sex.demographic_parity_gap": 0.1,
         "sex.equal_opportunity_gap": None,

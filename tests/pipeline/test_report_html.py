@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from partial_records import partial, typed
 
-from pipeline.core.records import FairnessReport
+from pipeline.core.fairness_records import FairnessReport
 from pipeline.core.task import Target
 from pipeline.reporting import card, classification_fairness
 from pipeline.reporting import page as report
