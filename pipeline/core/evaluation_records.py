@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from . import paths
-from .records import Part, Record
+from .records import ABSENT, Part, Record
 
 
 @dataclass(frozen=True)
@@ -132,14 +132,48 @@ class RankingChange(Part):
     changed: bool
 
 
+@dataclass(frozen=True, kw_only=True)
+class CalibrationQuality(Part):
+    """ECE / MCE with the bins used, Brier score and log loss of a set of probabilities
+    (pipeline/core/summaries.calibration_report) and the kind's detail: the Brier decomposition (two classes), the
+    classwise ECE and what the ECE is of (more)."""
+
+    n: int
+    ece: float
+    mce: float
+    brier: float
+    log_loss: float
+    n_bins_used: int
+    n_nonempty_bins: int
+    brier_decomposition: dict = ABSENT
+    classwise_ece: float = ABSENT
+    ece_of: str = ABSENT
+
+
+@dataclass(frozen=True)
+class EceMce(Part):
+    ece: float
+    mce: float
+
+
+@dataclass(frozen=True)
+class GroupCalibration(Part):
+    """One sensitive group's calibration before and after the map (bins formed within the group)."""
+
+    n: int
+    base_rate: float  # the positive share (two classes) or the top label's accuracy after the map (more)
+    before: EceMce
+    after: EceMce
+
+
 @dataclass(frozen=True)
 class EvaluationCalibration(Part):
     """Calibration on test before and after the deployed map, per sensitive group, and what the map did to ranking."""
 
     binning: dict
-    before: dict  # pipeline/core/summaries.calibration_report: its keys differ by kind
-    after: dict
-    groups: dict
+    before: CalibrationQuality
+    after: CalibrationQuality
+    groups: dict[str, dict[str, GroupCalibration]]  # {grouping: {group: ...}}
     ranking: RankingChange
 
 
@@ -301,6 +335,36 @@ class DeployedRule(Part):
 
 
 @dataclass(frozen=True)
+class RankingAgainstNone(Part):
+    """A map's ranking metric minus no map's, within the folds, with its DeLong standard error (no folds: none)."""
+
+    metric: str
+    difference: float | None
+    standard_error: float | None
+    folds: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class MapCandidate(Part):
+    """One calibration map's cross-fitted figures and whether calibration.method auto may deploy it (`why`), or
+    (defined False) why it could not be fitted (`reason`)."""
+
+    method: str
+    defined: bool
+    reason: str = ABSENT
+    log_loss: float = ABSENT
+    ece: float = ABSENT
+    brier: float = ABSENT
+    log_loss_vs_none: float = ABSENT
+    standard_error_vs_none: float | None = ABSENT
+    gain_in_standard_errors: float | None = ABSENT
+    ranking_vs_none: RankingAgainstNone = ABSENT
+    not_converged: list = ABSENT
+    qualifies: bool = ABSENT
+    why: str = ABSENT
+
+
+@dataclass(frozen=True)
 class ClassificationCalibration(CalibrationReport):
     """The map and how it was chosen among the maps cross-fitted on the out-of-fold scores, calibration quality
     before and after (overall and per sensitive group), the conformal sets' threshold and the decision rule."""
@@ -308,14 +372,14 @@ class ClassificationCalibration(CalibrationReport):
     method: str
     method_setting: str  # calibration.method as set (auto or a name)
     margin: float
-    comparison: list  # each map's cross-fitted figures, or why it could not be fitted (pipeline/steps/calibration.py)
+    comparison: list[MapCandidate]  # every map's, no map first (pipeline/steps/calibration.py)
     warning: str | None
     one_vs_rest: bool
     settings: dict
     binning: dict
-    oof_before: dict  # pipeline/core/summaries.calibration_report: its keys differ by kind
-    oof_after_crossfitted: dict
-    groups: dict
+    oof_before: CalibrationQuality
+    oof_after_crossfitted: CalibrationQuality
+    groups: dict[str, dict[str, GroupCalibration]]
     parameters: dict | list  # the map's fitted scalars (per class, one-vs-rest)
     conformal: ConformalFit
     decision: DeployedRule

@@ -39,6 +39,11 @@ class _Absent:
 ABSENT: Any = _Absent()
 
 
+def present(value: Any) -> Any:
+    """The value, or None where the file left the key out (a table cell shows both as empty)."""
+    return None if value is ABSENT else value
+
+
 @dataclass(frozen=True)
 class Part:
     """A JSON object with fixed keys, as a frozen dataclass: its fields are the keys. A field typed as a Part (or a
@@ -66,7 +71,10 @@ class Part:
     @classmethod
     def from_json(cls, content: Any, where: str, stage: str) -> Self:
         """`content` checked to hold exactly the fields (the optional ones may be absent), nested Parts read as
-        theirs; `where` names the file and the keys that lead to it, `stage` the stage that writes it."""
+        theirs; `where` names the file and the keys that lead to it, `stage` the stage that writes it. A writer may
+        give a nested value as the Part already built."""
+        if isinstance(content, cls):
+            return content
         if not isinstance(content, Mapping):
             raise PipelineError(
                 f"{where} holds {type(content).__name__}, not the object {cls.__name__}: {_rerun(stage)}"

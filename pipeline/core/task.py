@@ -175,10 +175,10 @@ class Classification(Target):
         reject, figures, against = test.selective.reject_option, test.bootstrap.figures, test.decision.against_no_skill
         return {
             "calibration": {
-                "oof_ece_before": calibration.oof_before["ece"],
-                "oof_ece_after": calibration.oof_after_crossfitted["ece"],
-                "test_ece_before": test.calibration.before["ece"],
-                "test_ece_after": test.calibration.after["ece"],
+                "oof_ece_before": calibration.oof_before.ece,
+                "oof_ece_after": calibration.oof_after_crossfitted.ece,
+                "test_ece_before": test.calibration.before.ece,
+                "test_ece_after": test.calibration.after.ece,
                 "test_ece_after_high": finite(figures["ece"].interval[1]),
             },
             "decisions": {

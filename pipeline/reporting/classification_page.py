@@ -12,12 +12,14 @@ from collections.abc import Callable
 
 from ..core.evaluation_records import (
     BinaryEvaluation,
+    CalibrationQuality,
     ClassificationCalibration,
     ClassificationEvaluation,
     MulticlassEvaluation,
     RankingChange,
 )
 from ..core.fairness_records import FairnessReport
+from ..core.records import present
 from ..core.report_inputs import ReportInputs
 from . import figures
 from . import page as html
@@ -44,12 +46,12 @@ def classification_figures(r: ReportInputs, kind: ClassificationPage) -> dict[st
 def calibration_section(r: ReportInputs, kind: ClassificationPage) -> dict:
     test, cal = r.test_as(ClassificationEvaluation), r.calibration_as(ClassificationCalibration)
 
-    def row(label: str, q: dict) -> dict:
+    def row(label: str, q: CalibrationQuality) -> dict:
         return {
             "data": label,
-            **{k: q[k] for k in ("ece", "mce", "brier", "log_loss")},
+            **{k: getattr(q, k) for k in ("ece", "mce", "brier", "log_loss")},
             **kind.calibration_detail(q),
-            "non-empty bins": q["n_nonempty_bins"],
+            "non-empty bins": q.n_nonempty_bins,
         }
 
     groups = [
@@ -57,12 +59,12 @@ def calibration_section(r: ReportInputs, kind: ClassificationPage) -> dict:
             "data": data,
             "grouping": name,
             "group": g,
-            "n": m["n"],
-            "base rate": m["base_rate"],
-            "ECE before": m["before"]["ece"],
-            "ECE after": m["after"]["ece"],
-            "MCE before": m["before"]["mce"],
-            "MCE after": m["after"]["mce"],
+            "n": m.n,
+            "base rate": m.base_rate,
+            "ECE before": m.before.ece,
+            "ECE after": m.after.ece,
+            "MCE before": m.before.mce,
+            "MCE after": m.after.mce,
         }
         for data, by_group in (
             ("out-of-fold (after: cross-fitted)", cal.groups),
@@ -106,20 +108,18 @@ def calibration_choice(cal: ClassificationCalibration, test_ranking: RankingChan
     """The comparison of the maps (no map included) by cross-fitted log loss, and why the deployed one was."""
     rows = [
         {
-            "map": c["method"] + (" (deployed)" if c["method"] == cal.method else ""),
-            "log loss": c.get("log_loss"),
-            "log loss - none's": c.get("log_loss_vs_none"),
-            "its standard error": c.get("standard_error_vs_none"),
-            "gain in standard errors": c.get("gain_in_standard_errors"),
+            "map": c.method + (" (deployed)" if c.method == cal.method else ""),
+            "log loss": present(c.log_loss),
+            "log loss - none's": present(c.log_loss_vs_none),
+            "its standard error": present(c.standard_error_vs_none),
+            "gain in standard errors": present(c.gain_in_standard_errors),
             "ranking - none's (within folds) ± its standard error": (
-                f"{fmt(c['ranking_vs_none']['difference'])} ± {fmt(c['ranking_vs_none']['standard_error'])}"
-                if c["defined"]
-                else None
+                f"{fmt(c.ranking_vs_none.difference)} ± {fmt(c.ranking_vs_none.standard_error)}" if c.defined else None
             ),
-            "ECE": c.get("ece"),
-            "Brier": c.get("brier"),
-            "may be deployed (auto)": c.get("qualifies"),
-            "note": c.get("reason", "") if not c["defined"] else "; ".join([c["why"], *c["not_converged"]]),
+            "ECE": present(c.ece),
+            "Brier": present(c.brier),
+            "may be deployed (auto)": present(c.qualifies),
+            "note": "; ".join([c.why, *c.not_converged]) if c.defined else c.reason or "",
         }
         for c in cal.comparison
     ]
@@ -227,8 +227,8 @@ def classification_card(params: dict, r: ReportInputs, kind: ClassificationPage)
         "Calibration": f"{calibration.method} ("
         + (auto_choice(calibration) if calibration.method_setting == "auto" else "named in params.yaml")
         + "): test ECE "
-        f"{fmt(test.calibration.before['ece'])} before, "
-        f"{fmt(test.calibration.after['ece'])} after"
+        f"{fmt(test.calibration.before.ece)} before, "
+        f"{fmt(test.calibration.after.ece)} after"
         + ranking_note(test.calibration.ranking)
         + (f". WARNING: {calibration.warning}" if calibration.warning else ""),
         "Prediction sets": f"conformal sets hold the true class on {fmt(conformal.coverage)} of test rows (target "
@@ -245,13 +245,13 @@ def classification_card(params: dict, r: ReportInputs, kind: ClassificationPage)
 
 def auto_choice(calibration: ClassificationCalibration) -> str:
     """Why calibration.method auto deployed its map: its gain in standard errors, or why each map stepped aside."""
-    deployed = next(c for c in calibration.comparison if c["method"] == calibration.method)
+    deployed = next(c for c in calibration.comparison if c.method == calibration.method)
     if calibration.method != "none":
-        return f"calibration.method auto: {deployed['why']}, the least log loss of the maps that qualify"
-    maps = [c for c in calibration.comparison if c["method"] != "none"]
+        return f"calibration.method auto: {deployed.why}, the least log loss of the maps that qualify"
+    maps = [c for c in calibration.comparison if c.method != "none"]
     return (
         "calibration.method auto: no map earns its place ("
-        + "; ".join(f"{c['method']}: {c['why'] if c['defined'] else 'undefined'}" for c in maps)
+        + "; ".join(f"{c.method}: {c.why if c.defined else 'undefined'}" for c in maps)
         + f"; calibration.margin {fmt(float(calibration.margin))})"
     )
 
@@ -304,7 +304,7 @@ class ClassificationPage:
     criteria_note: str  # how the fairness criteria read
     group_rates: Callable[[str, dict], bytes]  # the figure of one attribute's group rates
     groupings: Callable[..., list[dict]]  # the fairness section's tables
-    calibration_detail: Callable[[dict], dict]  # the kind's own calibration columns (Brier decomposition, ...)
+    calibration_detail: Callable[[CalibrationQuality], dict]  # the kind's columns (Brier decomposition, ...)
     decision_rule: Callable[[FairnessReport], str]  # the deployed decision rule in words
     intended_use: Callable[[str, list], str]  # the model card's intended use
     performance: Callable[..., str]  # of the kind's test record  # the model card's test performance line
@@ -320,8 +320,8 @@ class BinaryPage(ClassificationPage):
     groupings = staticmethod(binary_fairness)
 
     @staticmethod
-    def calibration_detail(q: dict) -> dict:
-        return {f"Brier {k}": v for k, v in q["brier_decomposition"].items()}
+    def calibration_detail(q: CalibrationQuality) -> dict:
+        return {f"Brier {k}": v for k, v in q.brier_decomposition.items()}
 
     @staticmethod
     def decision_rule(f: FairnessReport) -> str:
@@ -400,8 +400,8 @@ class MulticlassPage(ClassificationPage):
     groupings = staticmethod(multiclass_fairness)
 
     @staticmethod
-    def calibration_detail(q: dict) -> dict:
-        return {"classwise ECE": q["classwise_ece"]}
+    def calibration_detail(q: CalibrationQuality) -> dict:
+        return {"classwise ECE": q.classwise_ece}
 
     @staticmethod
     def decision_rule(f: FairnessReport) -> str:

@@ -78,7 +78,7 @@ def calibration_map(target: Classification, oof: pd.DataFrame, params: dict) -> 
     )
     print(
         f"calibrate: {choice['method']}{' one-vs-rest' if metrics.one_vs_rest else ''}: out-of-fold ECE "
-        f"{metrics.oof_before['ece']:.4f} -> {metrics.oof_after_crossfitted['ece']:.4f} (cross-fitted, "
+        f"{metrics.oof_before.ece:.4f} -> {metrics.oof_after_crossfitted.ece:.4f} (cross-fitted, "
         f"{cfg['n_bins']} {cfg['binning']} bins); conformal sets at {cfg['set_coverage']:g}: 1 - p <= "
         f"{conformal.threshold_:.4f}; decisions: {predictor.rule_}"
     )

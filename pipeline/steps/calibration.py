@@ -248,32 +248,34 @@ def calibration_metrics(
     warning, not_converged), ECE / MCE / Brier / log loss of the out-of-fold probabilities before and after
     (cross-fitted), per sensitive group, the conformal threshold, the decision rule."""
     one_vs_rest = isinstance(calibrator, OneVsRestCalibration)
-    return ClassificationCalibration(
-        method=choice["method"],
-        method_setting=cfg["method"],
-        margin=cfg["margin"],
-        comparison=choice["comparison"],
-        warning=choice["warning"],
-        not_converged=choice["not_converged"],
-        task=target.task,
-        one_vs_rest=one_vs_rest,
-        settings=calibrator.calibrator.get_params() if one_vs_rest else calibrator.get_params(deep=False),
-        binning=binning_spec(cfg),
-        n_rows=int(len(y)),
-        oof_before=calibration_report(target, y, before, cfg),
-        oof_after_crossfitted=calibration_report(target, y, after, cfg),
-        groups=group_calibration(target, y, before, after, groupings, cfg),
-        parameters=fitted_parameters(calibrator),
-        conformal=ConformalFit(
-            coverage=cfg["set_coverage"],
-            threshold=conformal.threshold_,
-            fitted_on="cross-fitted out-of-fold probabilities",
-            n=conformal.n_calibration_,
-        ),
-        decision=DeployedRule(
-            rule=predictor.rule_,
-            threshold=predictor.decision_threshold_,
-            cost_matrix=params["decision"]["cost_matrix"],
-            reject_threshold=params["decision"]["reject_threshold"],
-        ),
+    return ClassificationCalibration.of(
+        {
+            "method": choice["method"],
+            "method_setting": cfg["method"],
+            "margin": cfg["margin"],
+            "comparison": choice["comparison"],
+            "warning": choice["warning"],
+            "not_converged": choice["not_converged"],
+            "task": target.task,
+            "one_vs_rest": one_vs_rest,
+            "settings": calibrator.calibrator.get_params() if one_vs_rest else calibrator.get_params(deep=False),
+            "binning": binning_spec(cfg),
+            "n_rows": int(len(y)),
+            "oof_before": calibration_report(target, y, before, cfg),
+            "oof_after_crossfitted": calibration_report(target, y, after, cfg),
+            "groups": group_calibration(target, y, before, after, groupings, cfg),
+            "parameters": fitted_parameters(calibrator),
+            "conformal": ConformalFit(
+                coverage=cfg["set_coverage"],
+                threshold=conformal.threshold_,
+                fitted_on="cross-fitted out-of-fold probabilities",
+                n=conformal.n_calibration_,
+            ),
+            "decision": DeployedRule(
+                rule=predictor.rule_,
+                threshold=predictor.decision_threshold_,
+                cost_matrix=params["decision"]["cost_matrix"],
+                reject_threshold=params["decision"]["reject_threshold"],
+            ),
+        }
     )
