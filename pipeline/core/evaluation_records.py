@@ -55,6 +55,42 @@ class CvVsTest(Part):
     diagnosis: str
 
 
+@dataclass(frozen=True, kw_only=True)
+class ShiftTest(Part):
+    """One two-sample test of the drift check (pipeline/steps/drift.py): a column's (ks: with the Wasserstein
+    distance; chi_squared: with its dof; both with the PSI and each side's missing share), the shift in the served
+    model's outputs (`of`), or a column not evaluated (`statement`); the adjusted p-value and the flag once tested."""
+
+    test: str
+    p_value: float | None
+    statistic: float = ABSENT
+    dof: int = ABSENT
+    wasserstein: float = ABSENT
+    psi: float = ABSENT
+    missing_share: list = ABSENT  # [training, batch]
+    of: str = ABSENT
+    statement: str = ABSENT
+    adjusted_p_value: float = ABSENT
+    flagged: bool = ABSENT
+
+
+@dataclass(frozen=True, kw_only=True)
+class DomainCheck(Part):
+    """The domain classifier: its held-out AUC with the interval and p-value (then adjusted and flagged), or why it
+    is off or not evaluated (`statement`)."""
+
+    auc: float = ABSENT
+    interval: list = ABSENT
+    confidence_level: float = ABSENT
+    p_value: float = ABSENT
+    n_reference: int = ABSENT
+    n_current: int = ABSENT
+    adjusted_p_value: float = ABSENT
+    flagged: bool = ABSENT
+    statement: str = ABSENT
+    not_evaluated: bool = ABSENT
+
+
 @dataclass(frozen=True)
 class Drift(Part):
     """The test rows against the training rows (pipeline/steps/drift.py): per column, the domain classifier, the
@@ -64,9 +100,9 @@ class Drift(Part):
     rows: dict
     one_row_per: str | None
     fdr: float
-    columns: dict
-    domain_classifier: dict
-    extra: dict
+    columns: dict[str, ShiftTest]
+    domain_classifier: DomainCheck
+    extra: dict[str, ShiftTest]
     flagged: list
     not_evaluated: list
     statement: str
@@ -281,13 +317,45 @@ class ResidualPlot(Part):
     rows: int
 
 
+@dataclass(frozen=True, kw_only=True)
+class IntervalSummary(Part):
+    """One interval method on the test rows: the share of rows it holds and its widths (the model's own: where it
+    comes from)."""
+
+    coverage: float
+    mean_width: float
+    median_width: float
+    n: int
+    source: str = ABSENT
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegressionIntervals(Part):
+    """The prediction intervals on test: the coverage asked, the deployed method and each method's summary (model:
+    the model's own Gaussian interval, where it has one)."""
+
+    coverage_target: float
+    deployed: str  # the method whose summary is always there
+    cv_plus: IntervalSummary = ABSENT
+    split: IntervalSummary = ABSENT
+    model: IntervalSummary = ABSENT
+
+    def methods(self) -> dict[str, IntervalSummary]:
+        """Each method's summary, by name in the file's order."""
+        return {name: getattr(self, name) for name in ("cv_plus", "model", "split") if getattr(self, name)}
+
+    @property
+    def deployed_summary(self) -> IntervalSummary:
+        return getattr(self, self.deployed)
+
+
 @dataclass(frozen=True)
 class RegressionEvaluation(EvaluationReport):
     r2: float
     rmse: float
     mae: float
     mean_residual: float
-    intervals: dict  # {coverage_target, deployed, and each interval method's coverage and widths}
+    intervals: RegressionIntervals
     residual_plot: ResidualPlot
 
 

@@ -157,10 +157,26 @@ class Gap(Part):
 
 
 @dataclass(frozen=True)
+class RegressionGaps(Part):
+    """Each figure's max - min over the groups large enough."""
+
+    mae: Gap
+    rmse: Gap
+    mean_residual: Gap
+    mean_prediction: Gap
+    mean_target: Gap
+    interval_coverage: Gap
+
+    def items(self) -> list[tuple[str, Gap]]:
+        """(figure, gap) in the file's order."""
+        return sorted((name, getattr(self, name)) for name in self.field_names())
+
+
+@dataclass(frozen=True)
 class RegressionAudit(Part):
     groups: dict[str, RegressionGroup]
     small_groups: list
-    gaps: dict[str, Gap]
+    gaps: RegressionGaps
     largest_gap: str | None
     bootstrap: AuditBootstrap
 

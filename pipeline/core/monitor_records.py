@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from . import paths
-from .evaluation_records import Drift
+from .evaluation_records import Drift, Figure
 from .records import Part, Record
 
 
@@ -37,7 +37,19 @@ class LabelledRows(Part):
     """The batch's rows with a known target and their headline figures, with intervals."""
 
     rows: int
-    metrics: dict  # {figure: {value, interval, defined_draws}}
+    metrics: dict[str, Figure]  # the headline figures on these rows
+
+
+@dataclass(frozen=True)
+class PromiseCheck(Part):
+    """One promise of the model card checked on the labelled rows (pipeline/steps/monitoring.py): the figure, its
+    bound, whether it holds and how it was judged."""
+
+    check: str
+    value: float | None
+    bound: float | None
+    passed: bool
+    note: str
 
 
 @dataclass(frozen=True)
@@ -70,7 +82,7 @@ class BatchCheck(Record):
     contract: ContractFlags
     drift: Drift
     labels: LabelledRows | None
-    checks: list  # the promises on labelled rows (pipeline/steps/monitoring.promise_checks)
+    checks: list[PromiseCheck]  # the promises on labelled rows
     failures: list
     estimate: Estimate | None = None  # without labels
     mlflow: dict | None = None  # the monitor's MLflow run, once logged

@@ -117,14 +117,13 @@ class Regression(Target, kind="regression"):
     @staticmethod
     def quality_figures(test: RegressionEvaluation, calibration: RegressionCalibration) -> dict:
         """The headline section of the deployed intervals: their test coverage and width, and the coverage asked."""
-        intervals = test.intervals
-        deployed = intervals[intervals["deployed"]]
+        deployed = test.intervals.deployed_summary
         return {
             "intervals": {
-                "coverage": deployed["coverage"],
+                "coverage": deployed.coverage,
                 "coverage_low": finite(test.bootstrap.figures["coverage"].interval[0]),
-                "mean_width": deployed["mean_width"],
-                "target_coverage": intervals["coverage_target"],
+                "mean_width": deployed.mean_width,
+                "target_coverage": test.intervals.coverage_target,
             }
         }
 
@@ -132,7 +131,7 @@ class Regression(Target, kind="regression"):
     def group_gaps(audit) -> dict:
         """The headline's gaps of one grouping (its RegressionAudit): absolute error, bias (mean residual) and
         interval coverage."""
-        return {m: audit.gaps[m].difference for m in ("mae", "mean_residual", "interval_coverage")}
+        return {m: getattr(audit.gaps, m).difference for m in ("mae", "mean_residual", "interval_coverage")}
 
     @staticmethod
     def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None]:

@@ -10,7 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ..core.evaluation_records import Selective  # noqa: E402
+from ..core.evaluation_records import RegressionIntervals, Selective  # noqa: E402
 from ..core.explanation_records import ImportanceRow, OneWayCurve, ShapleySummary, TwoWaySurface  # noqa: E402
 from ..core.fairness_records import BinaryGroup, MulticlassGroup, RegressionGroup  # noqa: E402
 from ..core.summaries import GROUP_RATES  # noqa: E402
@@ -277,7 +277,7 @@ def partial_dependence_2d(surface: TwoWaySurface, output: str) -> bytes:
     return png_bytes(fig)
 
 
-def residuals(points: list[dict], intervals: dict) -> bytes:
+def residuals(points: list[dict], intervals: RegressionIntervals) -> bytes:
     """Regression on test: predicted against actual (the diagonal is perfect), and residuals against predictions
     (a trend or a funnel means a misspecified or heteroscedastic model)."""
     actual, predicted = [p["actual"] for p in points], [p["predicted"] for p in points]
@@ -288,11 +288,10 @@ def residuals(points: list[dict], intervals: dict) -> bytes:
     left.set(xlabel="actual", ylabel="predicted", title="Predicted vs actual (test)")
     right.scatter(predicted, [p["residual"] for p in points], s=6, alpha=0.5)
     right.axhline(0, color="k", lw=0.8, ls="--")
-    deployed = intervals[intervals["deployed"]]
     right.set(
         xlabel="predicted",
         ylabel="actual - predicted",
-        title=f"Residuals; {intervals['deployed']} interval coverage {deployed['coverage']:.3f}",
+        title=f"Residuals; {intervals.deployed} interval coverage {intervals.deployed_summary.coverage:.3f}",
     )
     return png_bytes(fig)
 

@@ -7,23 +7,25 @@ from __future__ import annotations
 from ..core.evaluation_records import Drift
 from ..core.io import write_text
 from ..core.monitor_records import BatchCheck, MonitorOff
+from ..core.records import ABSENT, present
 from . import page as html
 
 
 def _drift_rows(found: Drift) -> list[dict]:
     rows = []
-    for column, r in sorted(found.columns.items(), key=lambda kv: kv[1].get("adjusted_p_value", 2.0)):
+    tested_first = sorted(found.columns.items(), key=lambda kv: present(kv[1].adjusted_p_value) or 2.0)
+    for column, r in tested_first:
         rows.append(
             {
                 "column": column,
-                "test": r["test"],
-                "statistic": r.get("statistic"),
-                "p": r.get("p_value"),
-                "adjusted p": r.get("adjusted_p_value"),
-                "Wasserstein": r.get("wasserstein"),
-                "PSI": r.get("psi"),
-                "missing (training, batch)": ", ".join(f"{share:.1%}" for share in r["missing_share"]),
-                "flagged": "yes" if r.get("flagged") else ("not evaluated" if r.get("p_value") is None else "no"),
+                "test": r.test,
+                "statistic": present(r.statistic),
+                "p": r.p_value,
+                "adjusted p": present(r.adjusted_p_value),
+                "Wasserstein": present(r.wasserstein),
+                "PSI": present(r.psi),
+                "missing (training, batch)": ", ".join(f"{share:.1%}" for share in r.missing_share),
+                "flagged": "yes" if r.flagged else ("not evaluated" if r.p_value is None else "no"),
             }
         )
     return rows
@@ -49,8 +51,8 @@ def monitor_sections(record: BatchCheck | MonitorOff) -> list[dict]:
     sections = [html.section("Verdict", verdict, html.key_values(checked))]
     domain = found.domain_classifier
     shifted = [
-        {"of": r["of"], "test": r["test"], "p": r["p_value"], "adjusted p": r["adjusted_p_value"],
-         "flagged": "yes" if r["flagged"] else "no"}
+        {"of": r.of, "test": r.test, "p": r.p_value, "adjusted p": r.adjusted_p_value,
+         "flagged": "yes" if r.flagged else "no"}
         for r in found.extra.values()
     ]  # fmt: skip
     sections.append(
@@ -62,13 +64,9 @@ def monitor_sections(record: BatchCheck | MonitorOff) -> list[dict]:
             html.table(shifted),
             html.heading("Domain classifier"),
             html.key_values(
-                {
-                    "AUC": domain.get("auc"),
-                    "interval": domain.get("interval"),
-                    "adjusted p": domain.get("adjusted_p_value"),
-                }
-                if "auc" in domain
-                else {"statement": domain["statement"]}
+                {"AUC": domain.auc, "interval": domain.interval, "adjusted p": present(domain.adjusted_p_value)}
+                if domain.auc is not ABSENT
+                else {"statement": domain.statement}
             ),
         )
     )
@@ -82,11 +80,11 @@ def monitor_sections(record: BatchCheck | MonitorOff) -> list[dict]:
                 html.table(
                     [
                         {
-                            "check": c["check"],
-                            "value": c["value"],
-                            "bound": c["bound"],
-                            "passed": "yes" if c["passed"] else "NO",
-                            "note": c["note"],
+                            "check": c.check,
+                            "value": c.value,
+                            "bound": c.bound,
+                            "passed": "yes" if c.passed else "NO",
+                            "note": c.note,
                         }
                         for c in record.checks
                     ]  # fmt: skip

@@ -15,15 +15,14 @@ from .results import gap_note, intervals_note, with_baseline, with_interval
 def regression_test_section(test: RegressionEvaluation) -> dict:
     intervals = test.intervals
     rows = [
-        {"interval": name + (" (deployed)" if name == intervals["deployed"] else ""), **summary}
-        for name, summary in intervals.items()
-        if isinstance(summary, dict)
+        {"interval": name + (" (deployed)" if name == intervals.deployed else ""), **summary.to_json()}
+        for name, summary in intervals.methods().items()
     ]
     return html.section(
         "Test evaluation (used once)",
         html.key_values({"n": test.n}),
         *with_baseline(test, ("rmse", "mae", "r2", "mean_residual")),
-        html.heading(f"Prediction intervals (target coverage {html.fmt(intervals['coverage_target'])})"),
+        html.heading(f"Prediction intervals (target coverage {html.fmt(intervals.coverage_target)})"),
         html.table(rows),
         html.muted(
             "cv_plus: CV+ from the fold models and their out-of-fold residuals (coverage guaranteed at "
@@ -81,20 +80,20 @@ def regression_fairness_section(r: ReportInputs) -> dict:
 
 def regression_card(data: dict, test: RegressionEvaluation, fairness: RegressionFairness) -> dict:
     intervals = test.intervals
-    deployed = intervals[intervals["deployed"]]
+    deployed = intervals.deployed_summary
     gaps = {a: result.gaps for a, result in audited(fairness, data).items()}  # with the intersections
     return {
-        "Intended use": f"Predicts {data['target']} with a {fmt(intervals['coverage_target'])} prediction interval "
-        f"({intervals['deployed']}) for rows like the training data",
+        "Intended use": f"Predicts {data['target']} with a {fmt(intervals.coverage_target)} prediction interval "
+        f"({intervals.deployed}) for rows like the training data",
         "Performance": f"test RMSE {with_interval(test, 'rmse')}, MAE {with_interval(test, 'mae')}, R^2 "
         f"{with_interval(test, 'r2')} ({intervals_note(test)})",
-        "Prediction intervals": f"{intervals['deployed']}: hold the actual value on "
-        f"{html.interval(deployed['coverage'], test.bootstrap.figures['coverage'].interval)} of test "
-        f"rows (target {fmt(intervals['coverage_target'])}), mean width {fmt(deployed['mean_width'])}",
+        "Prediction intervals": f"{intervals.deployed}: hold the actual value on "
+        f"{html.interval(deployed.coverage, test.bootstrap.figures['coverage'].interval)} of test "
+        f"rows (target {fmt(intervals.coverage_target)}), mean width {fmt(deployed.mean_width)}",
         "Fairness": "; ".join(
-            f"by {a}: MAE gap {html.gap(g['mae'].difference)}, mean residual gap "
-            f"{html.gap(g['mean_residual'].difference)}, interval coverage gap "
-            f"{html.gap(g['interval_coverage'].difference)}"
+            f"by {a}: MAE gap {html.gap(g.mae.difference)}, mean residual gap "
+            f"{html.gap(g.mean_residual.difference)}, interval coverage gap "
+            f"{html.gap(g.interval_coverage.difference)}"
             for a, g in gaps.items()
         )
         or "no sensitive attributes",

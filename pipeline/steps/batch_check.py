@@ -14,7 +14,7 @@ from ..core.errors import PipelineError
 from ..core.evaluation_records import Drift
 from ..core.frames import raw_matrix
 from ..core.io import read_data_file, read_json, read_parquet, read_predictor
-from ..core.monitor_records import BatchCheck, ContractFlags, Estimate, LabelledRows
+from ..core.monitor_records import BatchCheck, ContractFlags, Estimate
 from ..core.records import FeaturesReport, TrainMetrics
 from ..core.summaries import sensitive_groupings
 from ..core.task import Target
@@ -66,7 +66,8 @@ def check_batch(params: dict, path: str) -> BatchCheck:
     )
     labelled = labelled_rows(batch, target, data["target"])
     test = read_json(paths.TEST_METRICS, "evaluate")
-    labels, checks, estimate = None, list[dict](), None
+    labels: dict | None = None
+    checks, estimate = list[dict](), None
     if labelled is None:
         outputs = row_outputs(target, predictor, _matrix(batch, contract))
         estimate = Estimate(**label_free_estimate(target, predictor, outputs, seed))
@@ -80,12 +81,13 @@ def check_batch(params: dict, path: str) -> BatchCheck:
         measured, _, _ = measure(
             target, params, predictor, outputs, y, y_train, TrainMetrics.read(), clusters, groupings
         )
-        labels = LabelledRows(rows=len(labelled), metrics=_headline(measured, target))
+        labels = {"rows": len(labelled), "metrics": _headline(measured, target)}  # LabelledRows, read by BatchCheck.of
         P = predictor.proba_from_scores(outputs["scores"]) if "scores" in outputs else None
         checks = promise_checks(target, measured, test, params, P, seed)
-    found = Drift(**drifted)
-    return BatchCheck(batch=str(source), rows=len(batch), model=model, contract=flagged, drift=found, labels=labels,
-                      checks=checks, failures=failures(found, checks), estimate=estimate)  # fmt: skip
+    found = Drift.from_json(drifted, "the batch's drift check", "monitor")
+    checked = dict(batch=str(source), rows=len(batch), model=model, contract=flagged, drift=found, labels=labels)
+    judged = {"checks": checks, "failures": failures(found, checks), "estimate": estimate, "mlflow": None}
+    return BatchCheck.of({**checked, **judged})  # the MLflow run is logged once the check is written
 
 
 def _matrix(frame: pd.DataFrame, contract):
@@ -100,17 +102,17 @@ def _headline(metrics: dict, target: Target) -> dict:
 def failures(found: Drift, checks: list[dict]) -> list[str]:
     """One line per failed check, the drifted columns first (the strongest first)."""
     out = []
-    for column in sorted(found.flagged, key=lambda c: found.columns[c]["adjusted_p_value"]):
+    for column in sorted(found.flagged, key=lambda c: found.columns[c].adjusted_p_value):
         r = found.columns[column]
-        out.append(f"column {column!r} drifted ({r['test']}, adjusted p {r['adjusted_p_value']:.2g})")
+        out.append(f"column {column!r} drifted ({r.test}, adjusted p {r.adjusted_p_value:.2g})")
     for name, r in found.extra.items():
-        if r.get("flagged"):
-            out.append(f"the model's {r['of']} shifted ({r['test']}, adjusted p {r['adjusted_p_value']:.2g})")
+        if r.flagged:
+            out.append(f"the model's {r.of} shifted ({r.test}, adjusted p {r.adjusted_p_value:.2g})")
     domain = found.domain_classifier
-    if domain.get("not_evaluated"):  # a check that applies and cannot be computed fails closed
-        out.append(f"the domain classifier is {domain['statement']} (monitor.domain_classifier: none to go without)")
-    if domain.get("flagged"):
-        out.append(f"a classifier tells the batch from the training rows (AUC {domain['auc']:.3f})")
+    if domain.not_evaluated:  # a check that applies and cannot be computed fails closed
+        out.append(f"the domain classifier is {domain.statement} (monitor.domain_classifier: none to go without)")
+    if domain.flagged:
+        out.append(f"a classifier tells the batch from the training rows (AUC {domain.auc:.3f})")
     out += [f"{c['check']}: {c['value']:.4g} (bound {c['bound']:.4g}; {c['note']})" for c in checks
             if not c["passed"]]  # fmt: skip
     return out

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..core.errors import PipelineError
 from ..core.monitor_records import BatchCheck
+from ..core.records import ABSENT
 from . import store
 from .runs import experiment_id, find_state, one_line, repo_root, tracking_uri
 
@@ -24,11 +25,11 @@ def monitor_metrics(record: BatchCheck) -> dict[str, float]:
         "monitor.drifted_columns": len(found.flagged),
         "monitor.failures": len(record.failures),
     }
-    if "auc" in found.domain_classifier:
-        metrics["monitor.domain_auc"] = found.domain_classifier["auc"]
+    if found.domain_classifier.auc is not ABSENT:
+        metrics["monitor.domain_auc"] = found.domain_classifier.auc
     for name, figure in (record.labels.metrics if record.labels else {}).items():
-        if figure.get("value") is not None:
-            metrics[f"monitor.{name}"] = figure["value"]
+        if figure.value is not None:
+            metrics[f"monitor.{name}"] = figure.value
     if record.estimate and record.estimate.estimate is not None:
         metrics[f"monitor.estimated_{record.estimate.metric}"] = record.estimate.estimate
     return metrics
