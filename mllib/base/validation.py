@@ -143,8 +143,9 @@ def check_binary_labels(y, name: str = "y", n_samples: int | None = None) -> np.
     y = check_1d(y, name, n_samples)
     if y.dtype.kind == "b":
         return y
-    is_one = y == 1 if y.dtype.kind in "iufO" else np.zeros(y.shape, dtype=bool)
-    bad = ~(is_one | (y == 0)) if y.dtype.kind in "iufO" else np.ones(y.shape, dtype=bool)
+    comparable = y.dtype.kind in "iufO"  # strings never equal 0 or 1: every one of them is refused
+    is_one = y == 1 if comparable else np.zeros(y.shape, dtype=bool)
+    bad = ~(is_one | (y == 0)) if comparable else np.ones(y.shape, dtype=bool)
     if bad.any():
         try:
             shown = np.unique(y[bad])[:5].tolist()
@@ -191,16 +192,16 @@ def check_probabilities(proba, name: str = "proba") -> np.ndarray:
     return check_unit_interval(check_scores(proba, name), name)
 
 
-def check_posteriors(proba, name: str = "proba", tolerance: float = 1e-6) -> np.ndarray:
-    """(n, K >= 2) class posteriors, rows in [0, 1] summing to 1 within `tolerance`; a 1-D array is p(y = 1) of a
-    binary task and comes back as its two columns."""
+def check_posteriors(proba, name: str = "proba") -> np.ndarray:
+    """(n, K >= 2) class posteriors, rows in [0, 1] summing to 1 within 1e-6; a 1-D array is p(y = 1) of a binary
+    task and comes back as its two columns."""
     p = check_unit_interval(check_array(proba, ndim=(1, 2), name=name), name)
     if p.ndim == 1:
         return np.column_stack([1.0 - p, p])
     if p.shape[1] < 2:
         raise ValueError(f"{name} needs one column per class (K >= 2), got shape {p.shape}; pass p(y = 1) as 1-D")
     error = np.abs(p.sum(axis=1) - 1.0)
-    if (error > tolerance).any():
+    if (error > 1e-6).any():
         row = int(np.argmax(error))
         raise ValueError(f"rows of {name} must sum to 1 (posteriors); row {row} sums to {p[row].sum()}")
     return p

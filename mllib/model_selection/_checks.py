@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import GroupLabels, Interval, check_1d, check_rows, check_value, to_python
+from mllib.base import GroupLabels, Interval, check_1d, check_rows, check_shape, check_value, to_python
 
 
 def num_samples(X=None, y=None, groups=None) -> int:
@@ -18,13 +18,13 @@ def num_samples(X=None, y=None, groups=None) -> int:
     given = {name: a for name, a in (("X", X), ("y", y), ("groups", groups)) if a is not None}
     if not given:
         raise ValueError("cannot infer the number of rows: pass at least one of X, y or groups to split()")
-    given = {
-        name: a if hasattr(a, "shape") or isinstance(a, GroupLabels) else np.asarray(a) for name, a in given.items()
+    rows = {  # a row per entry: an empty or a scalar input is refused by name
+        name: a
+        if isinstance(a, GroupLabels)
+        else check_shape(a if hasattr(a, "shape") else np.asarray(a), (1, 2), name)
+        for name, a in given.items()
     }
-    n = check_rows(**given)
-    if n == 0:
-        raise ValueError("cannot split an empty data set (0 rows)")
-    return n
+    return check_rows(**rows)
 
 
 def check_enough(have: int, need: int, units: str, who: str, fix: str = "lower split.n_splits") -> None:
