@@ -368,11 +368,24 @@ def _validate_relations(params: dict) -> None:
             )
 
 
+# libyaml's parser where PyYAML was built with it: the same documents, read ten times faster (every stage reads
+# params.yaml, track reads dvc.lock: 15 and 90 ms with the pure-Python parser)
+_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def read_yaml(text: str):
+    """YAML text as `yaml.safe_load` reads it."""
+    try:
+        return yaml.load(text, Loader=_FAST_LOADER)
+    except yaml.YAMLError:
+        return yaml.safe_load(text)  # invalid: PyYAML's own parser says where, with the line and a caret
+
+
 def load_params(path: Path | str = PARAMS_FILE) -> dict:
     """Read and validate params.yaml; return it as nested dicts."""
     path = Path(path)
     try:
-        params = yaml.safe_load(path.read_text())
+        params = read_yaml(path.read_text())
     except FileNotFoundError:
         raise PipelineError(f"{path} not found; run the stage from the repository root") from None
     except yaml.YAMLError as exc:

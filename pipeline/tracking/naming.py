@@ -7,9 +7,7 @@ params.yaml; the run's tag `pipeline.params` says which were logged."""
 
 from __future__ import annotations
 
-import yaml
-
-from ..core.config import flatten
+from ..core.config import flatten, read_yaml
 from ..core.provenance import git
 
 PARAM_LIMIT = 40  # a runs table and a compare view a user reads without scrolling (the whole file is an artifact)
@@ -63,7 +61,7 @@ def param_value(value) -> str:
 def committed_params() -> dict:
     """params.yaml as committed at HEAD (an experiment's baseline); {} outside a git repository."""
     text = git("show", "HEAD:params.yaml")
-    return yaml.safe_load(text) or {} if text else {}
+    return read_yaml(text) or {} if text else {}
 
 
 def changed_params(params: dict, committed: dict) -> dict[str, str]:

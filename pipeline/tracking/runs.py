@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from ..core import paths
-from ..core.config import PARAMS_FILE
+from ..core.config import PARAMS_FILE, read_yaml
 from ..core.errors import PipelineError
 from ..core.evaluation_records import CalibrationReport
 from ..core.io import read_json, read_predictor
@@ -111,7 +111,7 @@ def stage_output_md5s(
 ) -> dict[str, str]:
     """{'<stage>:<path>': md5} for every output recorded in dvc.lock but track's and the monitor's (after the model)."""
     try:
-        lock = yaml.safe_load(lock_file.read_text()) or {}
+        lock = read_yaml(lock_file.read_text()) or {}
     except FileNotFoundError:
         raise PipelineError("dvc.lock not found; run the pipeline with `dvc repro` so outputs have DVC md5s") from None
     return {
@@ -243,7 +243,7 @@ def make_portable(mlflow, client, model) -> None:
     location = client.get_logged_model(model.model_id).artifact_location
     with tempfile.TemporaryDirectory() as tmp:
         local = Path(mlflow.artifacts.download_artifacts(artifact_uri=f"{location}/MLmodel", dst_path=tmp))
-        meta = yaml.safe_load(local.read_text())
+        meta = read_yaml(local.read_text())
         meta.pop("artifact_path", None)  # MLflow's own spelling of "no location recorded"
         pyfunc = meta["flavors"]["python_function"]
         pyfunc["model_code_path"] = Path(pyfunc["model_code_path"]).name

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from conftest import set_dotted
 
-from pipeline.core.config import flatten, load_params
+from pipeline.core.config import flatten, load_params, read_yaml
 from pipeline.core.errors import PipelineError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -110,8 +110,17 @@ def test_missing_file_and_invalid_yaml(tmp_path):
         load_params(tmp_path / "nope.yaml")
     bad = tmp_path / "params.yaml"
     bad.write_text("seed: [1, 2\n")
-    with pytest.raises(PipelineError, match="not valid YAML"):
+    with pytest.raises(PipelineError, match="not valid YAML") as caught:
         load_params(bad)
+    assert "^" in str(caught.value), "the message shows the line with a caret (PyYAML's parser, not libyaml's)"
+
+
+@pytest.mark.parametrize("name", ["params.yaml", "dvc.yaml", "dvc.lock"])
+def test_fast_yaml_reads_what_safe_load_reads(name):
+    text = (REPO / name).read_text()
+    assert read_yaml(text) == yaml.safe_load(text)
+    # the exponent forms YAML 1.1 reads as text stay text, as with safe_load
+    assert read_yaml("a: 1e-3\nb: 1.0e-3\nc: yes\nd: 012\n") == {"a": "1e-3", "b": 1.0e-3, "c": True, "d": 10}
 
 
 # ---- wrong types ------------------------------------------------------------------------------------------
