@@ -451,6 +451,10 @@ class ClassificationCalibration(CalibrationReport):
     parameters: dict | list  # the map's fitted scalars (per class, one-vs-rest)
     conformal: ConformalFit
     decision: DeployedRule
+    # time-ordered folds (data.time): the first validated period's rows, which fit the maps of the later periods and
+    # the deployed map but are scored by none (each period's map sees the earlier periods only); n_rows: the later
+    # periods' rows, on which every figure here is measured. Absent without data.time: every row is scored.
+    rows_only_fitted: int = ABSENT
 
     @property
     def deployed_map(self) -> str | None:

@@ -19,13 +19,24 @@ from ..core.evaluation_records import (
     RankingChange,
 )
 from ..core.fairness_records import FairnessReport
-from ..core.records import present
+from ..core.records import ABSENT, present
 from ..core.report_inputs import ReportInputs
 from . import figures
 from . import page as html
 from .classification_fairness import binary_fairness, fairness_section, mitigation_summary, multiclass_fairness
 from .page import audited, fmt, ranking_note
 from .results import gap_note, intervals_note, with_baseline, with_interval
+
+
+def fitted_rows(cal: ClassificationCalibration) -> str:
+    """The rows the map was fitted on, and with time-ordered folds which of them the figures are measured on."""
+    if cal.rows_only_fitted is ABSENT:
+        return f"{cal.n_rows} out-of-fold rows"
+    return (
+        f"{cal.n_rows + cal.rows_only_fitted} out-of-fold rows; with time-ordered folds each period's map is fitted on "
+        f"the earlier periods only, so the figures are of the {cal.n_rows} rows after the first validated period "
+        f"(its {cal.rows_only_fitted} rows only fit maps)"
+    )
 
 
 def classification_figures(r: ReportInputs, kind: ClassificationPage) -> dict[str, bytes]:
@@ -88,7 +99,7 @@ def calibration_section(r: ReportInputs, kind: ClassificationPage) -> dict:
         html.muted(
             f"Method {html.fmt(cal.method)}{' one-vs-rest, renormalised' if cal.one_vs_rest else ''}"
             f"{' (' + html.fmt(settings) + ')' if settings else ''}, fitted "
-            f"on {cal.n_rows} out-of-fold rows; ECE/MCE of {html.fmt(of)} with "
+            f"on {fitted_rows(cal)}; ECE/MCE of {html.fmt(of)} with "
             f"{cal.binning['n_bins']} {html.fmt(cal.binning['strategy'])} bins "
             f"({html.fmt(cal.binning['edges'])}), "
             "empty bins skipped; the Brier decomposition (Brier = reliability - resolution + uncertainty + "

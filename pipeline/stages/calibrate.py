@@ -2,8 +2,9 @@
 D4:1935-1982), fitted on out-of-fold predictions only, never on test; for K > 2 classes temperature scaling (and
 none) take the class scores directly, platt / isotonic / histogram_binning are fitted one-vs-rest and
 renormalised. The "after" figures are cross-fitted: fold k is scored by a calibrator fitted on the other folds'
-out-of-fold rows, so they are honest estimates; the same cross-fitted probabilities are written per row for the
-fairness stage's threshold fit and fit the split-conformal prediction sets (calibration.set_coverage).
+out-of-fold rows (folds that chain forward in time: the earlier folds' only), so they are honest estimates; the
+same cross-fitted probabilities are written per row for the fairness stage's threshold fit and fit the
+split-conformal prediction sets (calibration.set_coverage).
 Then the deployed predictor is assembled: the fitted features, model and calibrator with the decision rule of
 params.yaml `decision`, one artifact (models/predictor) that evaluate, fairness, explain and the served model use.
 Quality is reported overall and within each sensitive group: ECE / MCE with the binning spec, Brier, log loss,
@@ -16,15 +17,17 @@ from __future__ import annotations
 import pandas as pd
 
 from mllib import io as mlio
+from mllib import registry
 from mllib.conformal import SplitConformalClassifier
 from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.frames import proba_columns, read_scores
 from pipeline.core.io import read_estimators, read_parquet, write_json, write_parquet
+from pipeline.core.records import SplitReport
 from pipeline.core.summaries import reliability_rows, sensitive_groupings
 from pipeline.core.task import Classification, Regression, Target, per_kind
-from pipeline.steps.calibration import assemble, calibration_metrics, choice_lines, fit_map
+from pipeline.steps.calibration import assemble, calibration_metrics, choice_lines, fit_map, scored_rows
 from pipeline.steps.regression import assemble_regressor
 
 
@@ -64,17 +67,26 @@ def calibration_map(target: Classification, oof: pd.DataFrame, params: dict) -> 
     decision rule."""
     cfg, sensitive = params["calibration"], params["data"]["sensitive"]
     y, score, fold = oof["y"].to_numpy(), read_scores(oof), oof["fold"].to_numpy()
-    calibrator, choice, before, after = fit_map(cfg, target, score, y, fold)
+    forward = SplitReport.read().strategy in registry.TIME_SPLITTERS  # the folds chain forward in time
+    calibrator, choice, before, after = fit_map(cfg, target, score, y, fold, forward)
     for line in choice_lines(cfg, choice):
         print(line)
+    scored = scored_rows(fold, forward)
+    if not scored.all():
+        print(
+            f"calibrate: time-ordered folds: each period's map is fitted on the earlier periods only; the first "
+            f"validated period's {int((~scored).sum())} rows only fit maps, the later {int(scored.sum())} are scored"
+        )
+    oof, y, fold = oof[scored].reset_index(drop=True), y[scored], fold[scored]
     conformal = SplitConformalClassifier(coverage=cfg["set_coverage"]).fit(after, y)
     features, model = mlio.load(paths.FEATURE_TRANSFORMER), mlio.load(paths.MODEL)
     predictor = assemble(features, model, calibrator, conformal, target, params["decision"])
     train = read_parquet(paths.TRAIN, "split", columns=[paths.ROW_ID, *sensitive])
     groupings = sensitive_groupings(train, sensitive, rows=oof[paths.ROW_ID])
     del train
+    only_fitted = int((~scored).sum()) if forward else None
     metrics = calibration_metrics(
-        cfg, choice, target, calibrator, conformal, predictor, y, before, after, groupings, params
+        cfg, choice, target, calibrator, conformal, predictor, y, before, after, groupings, params, only_fitted
     )
     print(
         f"calibrate: {choice['method']}{' one-vs-rest' if metrics.one_vs_rest else ''}: out-of-fold ECE "

@@ -10,7 +10,12 @@ error. calibration.method auto deploys a map only when it earns its place: its l
 calibration.margin standard errors of the paired per-row differences, and its ranking does not fall by more than
 calibration.margin standard errors; of the maps that qualify, the least log loss (ties: the simpler, listed first),
 else none. A gain within the noise of choosing among five maps on the same rows, or one bought with ranking, is not
-taken. A method named in params.yaml is deployed as asked, and flagged when it is worse than no map."""
+taken. A method named in params.yaml is deployed as asked, and flagged when it is worse than no map.
+
+With time-ordered folds (data.time), each fold's map is fitted on the earlier folds' out-of-fold rows only: a map
+fitted with later periods would judge each period with knowledge of its future, which the deployed map never has.
+The first validated period's rows then only fit maps; the comparison, the "after" figures, the conformal sets and
+the fairness stage's thresholds use the later periods' rows."""
 
 from __future__ import annotations
 
@@ -43,42 +48,65 @@ def calibrator_of(cfg: dict, target: Classification, method: str | None = None):
     return target.calibrator(calibrator, native_multiclass=method in NATIVE_MULTICLASS)
 
 
-def cross_fitted(calibrator, score: np.ndarray, y: np.ndarray, fold: np.ndarray) -> np.ndarray:
-    """Each fold's (n, K) probabilities from a copy of `calibrator` fitted on the other folds' rows only."""
-    splits = ((np.flatnonzero(fold != k), np.flatnonzero(fold == k)) for k in np.unique(fold))  # one at a time
+def cross_fitted(calibrator, score: np.ndarray, y: np.ndarray, fold: np.ndarray, forward: bool = False) -> np.ndarray:
+    """Each fold's (n, K) probabilities from a copy of `calibrator` fitted on the other folds' rows only. forward:
+    the folds chain forward in time (data.time; fold k validates a later period than fold k - 1), so each fold's map
+    is fitted on the earlier folds' rows only, as the deployed map only ever sees the past; the first fold's rows
+    only fit maps (NaN here), as the first period is only fitted on in the splits."""
+    folds = np.unique(fold)
+    if forward:
+        splits = ((np.flatnonzero(fold < k), np.flatnonzero(fold == k)) for k in folds[1:])  # one at a time
+    else:
+        splits = ((np.flatnonzero(fold != k), np.flatnonzero(fold == k)) for k in folds)
     return cross_fit(
         lambda k, fit, valid: clone(calibrator).fit(score[fit], y[fit]).predict_proba(score[valid]), splits, len(y)
     )
 
 
+def scored_rows(fold: np.ndarray, forward: bool) -> np.ndarray:
+    """The rows cross_fitted scores: every one, or with forward chaining all but the first fold's."""
+    return fold != fold.min() if forward else np.ones(fold.size, dtype=bool)
+
+
 def compare_maps(
-    cfg: dict, score: np.ndarray, y: np.ndarray, fold: np.ndarray, target: Classification, keep: str = "auto"
+    cfg: dict,
+    score: np.ndarray,
+    y: np.ndarray,
+    fold: np.ndarray,
+    target: Classification,
+    keep: str = "auto",
+    forward: bool = False,
 ) -> tuple[list, dict]:
-    """Every map of MAPS cross-fitted on the out-of-fold scores: (table rows {method, defined, log_loss, ece, brier,
-    log_loss_vs_none with its standard error over the paired rows and the gain in standard errors, ranking_vs_none,
-    qualifies and why (calibration.margin), not_converged} or {method, defined: false, reason}, {method: its
-    cross-fitted (n, K) probabilities} for no map, the map `keep` names and the qualifying one of least log loss so
+    """Every map of MAPS cross-fitted on the out-of-fold scores (forward: on the earlier folds' only) and judged on
+    the rows it scores (scored_rows): (table rows {method, defined, log_loss, ece, brier, log_loss_vs_none with its
+    standard error over the paired rows and the gain in standard errors, ranking_vs_none, qualifies and why
+    (calibration.margin), not_converged} or {method, defined: false, reason}, {method: its cross-fitted (m, K)
+    probabilities of the scored rows} for no map, the map `keep` names and the qualifying one of least log loss so
     far: what choose_map can pick, three arrays at most whatever the number of maps)."""
     eps = np.finfo(np.float64).eps  # mllib.metrics.log_loss's clip, so the row losses average to its value
     table: list[dict] = []
     probabilities: dict[str, np.ndarray] = {}
     base: np.ndarray | None = None
     best: tuple[str, float] | None = None
+    scored = scored_rows(fold, forward)
+    judged, judged_fold = y[scored], fold[scored]
     for method in MAPS:  # "none" first: every other map's row losses are paired with its
         try:
             with record_convergence() as stopped:
-                P = cross_fitted(calibrator_of(cfg, target, method), score, y, fold)
+                P = cross_fitted(calibrator_of(cfg, target, method), score, y, fold, forward)[scored]
         except (TypeError, ValueError) as exc:
             table.append({"method": method, "defined": False, "reason": str(exc)})
             continue
-        quality = calibration_report(target, y, P, cfg)
-        row_loss = -np.log(np.clip(P[np.arange(len(y)), y], eps, 1.0 - eps))
+        quality = calibration_report(target, judged, P, cfg)
+        row_loss = -np.log(np.clip(P[np.arange(len(judged)), judged], eps, 1.0 - eps))
         base = row_loss if method == "none" else base
         if base is None:
             raise ValueError("no map could be fitted: the out-of-fold scores are not usable")
         diff = row_loss - base  # paired per-row differences of log loss against no map
         se = float(diff.std(ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else None
-        ranking = ranking_against_none(target, y, P, None if method == "none" else probabilities["none"], fold)
+        ranking = ranking_against_none(
+            target, judged, P, None if method == "none" else probabilities["none"], judged_fold
+        )
         row = {
             "method": method,
             "defined": True,
@@ -171,12 +199,14 @@ def choose_map(method: str, table: list[dict]) -> tuple[str, str | None]:
     return method, None
 
 
-def fit_map(cfg: dict, target: Classification, score: np.ndarray, y: np.ndarray, fold: np.ndarray) -> tuple:
+def fit_map(
+    cfg: dict, target: Classification, score: np.ndarray, y: np.ndarray, fold: np.ndarray, forward: bool = False
+) -> tuple:
     """The map to deploy (calibration.method, or auto: the least cross-fitted log loss of MAPS) fitted on every
     out-of-fold row: (calibrator, choice {method, comparison, warning, not_converged}, the cross-fitted
-    probabilities of no map and of the chosen one)."""
+    probabilities of no map and of the chosen one, of the scored rows: scored_rows(fold, forward))."""
     method = cfg["method"]
-    comparison, cross_fitted = compare_maps(cfg, score, y, fold, target, keep=method)
+    comparison, cross_fitted = compare_maps(cfg, score, y, fold, target, keep=method, forward=forward)
     try:
         method, warning = choose_map(method, comparison)
     except ValueError as exc:
@@ -242,14 +272,17 @@ def assemble(features, model, calibrator, conformal, target: Target, decision: d
 
 
 def calibration_metrics(
-    cfg, choice: dict, target, calibrator, conformal, predictor, y, before, after, groupings, params
+    cfg, choice: dict, target, calibrator, conformal, predictor, y, before, after, groupings, params, only_fitted=None
 ) -> ClassificationCalibration:
     """reports/metrics/calibration.json: the map and its settings, how it was chosen (choice: method, comparison,
     warning, not_converged), ECE / MCE / Brier / log loss of the out-of-fold probabilities before and after
-    (cross-fitted), per sensitive group, the conformal threshold, the decision rule."""
+    (cross-fitted), per sensitive group, the conformal threshold, the decision rule. only_fitted: with time-ordered
+    folds, the count of the first period's rows, which no map scored (y, before and after: the later rows)."""
     one_vs_rest = isinstance(calibrator, OneVsRestCalibration)
+    time_ordered = {} if only_fitted is None else {"rows_only_fitted": int(only_fitted)}
     return ClassificationCalibration.of(
-        {
+        time_ordered
+        | {
             "method": choice["method"],
             "method_setting": cfg["method"],
             "margin": cfg["margin"],
@@ -268,7 +301,8 @@ def calibration_metrics(
             "conformal": ConformalFit(
                 coverage=cfg["set_coverage"],
                 threshold=conformal.threshold_,
-                fitted_on="cross-fitted out-of-fold probabilities",
+                fitted_on="cross-fitted out-of-fold probabilities"
+                + ("" if only_fitted is None else " of the periods after the first (maps fitted on earlier ones)"),
                 n=conformal.n_calibration_,
             ),
             "decision": DeployedRule(

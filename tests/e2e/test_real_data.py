@@ -84,10 +84,19 @@ def test_time_order_is_named_or_kept(project):
     time, split = read(root, "reports/validation.json")["time"], read(root, "reports/split.json")
     temporal = read(root, "reports/assessment.json")["temporal_leakage"]
     html = (root / "reports/report.html").read_text()
+    calibration = read(root, "reports/metrics/calibration.json")
     if dataset.time is None:
         assert time["looks_like"][0]["column"] == "Year" and "set data.time: Year" in time["note"]
         assert split["time"] is None and temporal["statement"] == "not estimated: data.time is null"
+        assert "rows_only_fitted" not in calibration
         return
+    # each year's calibration map is fitted on the earlier years only: the first validated year's rows only fit maps
+    fold = pd.read_parquet(root / "data/predictions/oof.parquet")["fold"]
+    first = fold[fold >= 0].min()
+    scored = pd.read_parquet(root / "data/predictions/oof_calibrated.parquet")
+    assert calibration["rows_only_fitted"] == int((fold == first).sum()) > 0
+    assert calibration["n_rows"] == int((fold > first).sum()) == len(scored) and (scored["fold"] > first).all()
+    assert "map is fitted on the earlier periods only" in html  # the page escapes the apostrophe
     assert time["column"] == "Year" and time["distinct"] == 5
     assert split["time"]["cut"] == "2005" and split["time"]["train_span"] == ["2001", "2004"]
     assert all(s["last_fit"] < s["first_valid"] - split["time"]["gap"] for s in split["time"]["splits"])

@@ -42,6 +42,26 @@ def test_every_map_is_cross_fitted_and_scored_by_log_loss():
     assert platt["log_loss_vs_none"] == pytest.approx(platt["log_loss"] - none["log_loss"], abs=1e-12)
 
 
+def test_time_ordered_folds_fit_each_map_on_the_earlier_folds_only():
+    """Folds that chain forward in time (data.time): fold k's map sees folds < k only, as the deployed map sees only
+    the past; the first fold's rows fit maps and are judged by none. Oracle: Platt scaling fitted by hand."""
+    s, y, fold = scores(scale=3.0)
+    P = cross_fitted(PlattScaling(), s, y, fold, forward=True)
+    assert np.isnan(P[fold == 0]).all() and not np.isnan(P[fold > 0]).any()
+    for k in range(1, 5):
+        by_hand = PlattScaling().fit(s[fold < k], y[fold < k]).predict_proba(s[fold == k])
+        np.testing.assert_allclose(P[fold == k], by_hand, rtol=0, atol=0)
+    # a fold's map differs from the one the unordered cross-fit gives it (which saw later folds)
+    assert not np.allclose(P[fold == 1], cross_fitted(PlattScaling(), s, y, fold)[fold == 1])
+    table, probabilities = compare_maps(CFG, s, y, fold, classification_target(2), keep="platt", forward=True)
+    scored = fold > 0
+    np.testing.assert_array_equal(probabilities["platt"], P[scored])
+    platt = next(r for r in table if r["method"] == "platt")
+    assert platt["log_loss"] == pytest.approx(log_loss(y[scored], P[scored][:, 1]), rel=1e-12)
+    assert platt["ranking_vs_none"]["folds"] == 4  # the first fold is not judged
+    assert choose_map("auto", table)[0] in ("platt", "temperature")  # over-confident scores: a map still earns it
+
+
 def test_auto_keeps_calibrated_scores_as_they_are():
     s, y, fold = scores(scale=1.0)
     table, _ = compare_maps(CFG, s, y, fold, classification_target(2))
