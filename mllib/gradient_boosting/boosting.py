@@ -54,8 +54,9 @@ class _BaseGradientBoosting(BaseEstimator):
     max_leaf_nodes / max_depth: tree size (None = unlimited); min_samples_leaf: rows per leaf;
     l2_regularization: lambda in the Newton step -G / (H + lambda); max_bins: bins per feature (2..255);
     subsample: fraction of training rows drawn without replacement for each iteration's trees;
-    early_stopping: hold out validation_fraction of the rows (stratified for classifiers) and stop when the
-    validation loss has not improved by more than tol on the loss of n_iter_no_change iterations before;
+    early_stopping: hold out validation_fraction of the rows (stratified for classifiers; whole groups when fit is given
+    groups, so a group's rows never judge a model fitted on its other rows) and stop when the validation loss has not
+    improved by more than tol on the loss of n_iter_no_change iterations before;
     random_state: seeds the subsamples and the validation split.
     """
 
@@ -105,40 +106,20 @@ class _BaseGradientBoosting(BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
-    def _fit(self, X, target, loss, stratify_by, w):
+    def _fit(self, X, target, loss, stratify_by, w, groups=None):
         check_hyperparameters(self)
         self.n_features_in_ = X.shape[1]
-        rng = check_random_state(self.random_state)
-        if self.early_stopping:
-            train, valid = train_test_split_indices(
-                X.shape[0],
-                y=stratify_by,
-                test_size=self.validation_fraction,
-                stratify=stratify_by is not None,
-                random_state=rng,
-            )
-            X, X_val, target, target_val, w, w_val = (
-                X[train],
-                X[valid],
-                target[train],
-                target[valid],
-                w[train],
-                w[valid],
-            )
         self.bin_thresholds_, self.bin_offsets_ = find_bin_thresholds(X.T, self.max_bins)
         binned = bin_features(X, self.bin_thresholds_, self.bin_offsets_)
-        validation = (X_val, target_val, w_val) if self.early_stopping else None
-        return self._boost(binned, target, w, loss, rng, validation)
+        return self._boost(binned, target, w, loss, check_random_state(self.random_state), stratify_by, groups)
 
     def _fit_blocks(self, blocks, prepare_target):
         """fit from rows held in blocks (mllib.base.RowBlocks, or a cluster's: a block is (X, y, sample_weight or
         None)): each feature's bin thresholds from its column gathered alone (fit's rule on the same values), the
         blocks binned where they are and their uint8 codes copied here block by block into one array (n x p bytes, an
         eighth of X, never held twice), then fit's boosting loop on them: the same trees as fit on the rows put
-        together."""
+        together (the early-stopping hold-out by rows: blocks carry no groups)."""
         check_hyperparameters(self)
-        if self.early_stopping:
-            raise ValueError("fit_blocks holds out no validation rows; set early_stopping=False")
         self.n_features_in_ = common_width(blocks.map(_width))
         columns = (np.concatenate(blocks.map(_column, j)) for j in range(self.n_features_in_))
         self.bin_thresholds_, self.bin_offsets_ = find_bin_thresholds(columns, self.max_bins)
@@ -150,23 +131,33 @@ class _BaseGradientBoosting(BaseEstimator):
             ys.append(y)
             ws.append(w)
         w = np.concatenate(ws)
-        target, loss, _ = prepare_target(np.concatenate(ys))
+        target, loss, stratify_by = prepare_target(np.concatenate(ys))
         del ys, ws  # the boosting loop holds n x p bytes and a few n-vectors, not these copies as well
-        return self._boost(binned, target, w, loss, check_random_state(self.random_state))
+        return self._boost(binned, target, w, loss, check_random_state(self.random_state), stratify_by)
 
-    def _boost(self, binned, target, w, loss, rng, validation=None):
-        """The boosting loop on the training rows' bin codes; validation: (X_val, target_val, w_val) for early
-        stopping."""
+    def _boost(self, binned, target, w, loss, rng, stratify_by=None, groups=None):
+        """The boosting loop on the rows' bin codes (the bins are found on every row: they read no label). With
+        early_stopping, validation_fraction of the rows (stratified by stratify_by, whole groups when given) is held
+        out of the trees and scores each iteration's loss."""
         n_bins = np.diff(self.bin_offsets_) + 1
+        if self.early_stopping:
+            train, valid = train_test_split_indices(
+                binned.shape[0],
+                y=stratify_by,
+                groups=groups,
+                test_size=self.validation_fraction,
+                stratify=stratify_by is not None,
+                random_state=rng,
+            )
+            binned_val, target_val, w_val = binned[valid], target[valid], w[valid]
+            binned, target, w = binned[train], target[train], w[train]
         n, K = binned.shape[0], loss.n_outputs
-        if validation is not None:
-            X_val, target_val, w_val = validation
         self.baseline_ = loss.init_raw(target, w)
         raw = np.empty((n, K), order="F")  # column k contiguous: class k's trees update it in place
         raw[:] = self.baseline_
         train_scores = [-loss.mean_loss(target, raw, w)]
         if self.early_stopping:
-            raw_val = np.empty((X_val.shape[0], K))
+            raw_val = np.empty((binned_val.shape[0], K), order="F")
             raw_val[:] = self.baseline_
             valid_scores = [-loss.mean_loss(target_val, raw_val, w_val)]
         grower = TreeGrower(
@@ -193,23 +184,14 @@ class _BaseGradientBoosting(BaseEstimator):
                     add_leaf_values(rows, leaf_start, leaf_stop, tree.value[leaves], raw[:, k])
                 else:
                     predict_binned(binned, tree.feature, tree.split_bin, tree.left, tree.right, tree.value, raw[:, k])
+                if self.early_stopping:
+                    predict_binned(
+                        binned_val, tree.feature, tree.split_bin, tree.left, tree.right, tree.value, raw_val[:, k]
+                    )
                 trees.append(tree)
             del g, h, rows  # not alive while the next iteration's are made: three n-vectors off the peak
             train_scores.append(-loss.mean_loss(target, raw, w))
             if self.early_stopping:
-                new = self._flatten(trees[-K:])
-                predict_trees(
-                    X_val,
-                    new["node_feature_"],
-                    new["node_threshold_"],
-                    new["node_left_"],
-                    new["node_right_"],
-                    new["node_value_"],
-                    new["tree_offsets_"],
-                    0,
-                    K,
-                    raw_val,
-                )
                 valid_scores.append(-loss.mean_loss(target_val, raw_val, w_val))
                 if self._should_stop(valid_scores):
                     break
@@ -331,10 +313,11 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         Seeds the subsamples and the validation split.
     """
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, groups=None):
+        """groups: each row's group (optional): the early-stopping hold-out takes whole groups."""
         X, y = check_X_y(X, y)
         w = check_sample_weight(sample_weight, X.shape[0])
-        return self._fit(X, *self._target_and_loss(y), w=w)
+        return self._fit(X, *self._target_and_loss(y), w=w, groups=groups)
 
     def fit_blocks(self, blocks):
         return self._fit_blocks(blocks, self._target_and_loss)
@@ -408,10 +391,11 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
 
     _ensemble_output = "raw"
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, groups=None):
+        """groups: each row's group (optional): the early-stopping hold-out takes whole groups."""
         X, y = check_X_y(X, y, y_numeric=True)
         w = check_sample_weight(sample_weight, X.shape[0])
-        return self._fit(X, *self._target_and_loss(y), w=w)
+        return self._fit(X, *self._target_and_loss(y), w=w, groups=groups)
 
     def fit_blocks(self, blocks):
         return self._fit_blocks(blocks, self._target_and_loss)

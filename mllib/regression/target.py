@@ -14,7 +14,15 @@ import inspect
 
 import numpy as np
 
-from ..base import BaseEstimator, RegressorMixin, check_is_fitted, check_sample_weight, check_X_y, clone
+from ..base import (
+    BaseEstimator,
+    RegressorMixin,
+    check_is_fitted,
+    check_sample_weight,
+    check_X_y,
+    clone,
+    takes_groups,
+)
 from ..base.blocks import summed
 
 
@@ -42,7 +50,8 @@ class StandardizedTarget(RegressorMixin, BaseEstimator):
             self.regressor.set_params(**inner)
         return self
 
-    def fit(self, X, y, sample_weight=None) -> StandardizedTarget:
+    def fit(self, X, y, sample_weight=None, groups=None) -> StandardizedTarget:
+        """groups reach the wrapped regressor when its fit takes them (fit_with_groups)."""
         X, y = check_X_y(X, y, y_numeric=True)
         w = check_sample_weight(sample_weight, X.shape[0])
         self.mean_ = float(np.average(y, weights=w))
@@ -50,10 +59,9 @@ class StandardizedTarget(RegressorMixin, BaseEstimator):
         self.scale_ = spread if spread > 0 else 1.0
         self.regressor_ = clone(self.regressor)
         z = (y - self.mean_) / self.scale_
-        if sample_weight is None:
-            self.regressor_.fit(X, z)
-        else:
-            self.regressor_.fit(X, z, sample_weight=w)
+        weighted = {} if sample_weight is None else {"sample_weight": w}
+        grouped = {"groups": groups} if groups is not None and takes_groups(self.regressor_) else {}
+        self.regressor_.fit(X, z, **weighted, **grouped)
         self.n_features_in_ = X.shape[1]
         return self
 

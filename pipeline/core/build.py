@@ -107,8 +107,8 @@ def pooled_levels(transformer, categorical_columns: list[str]) -> dict:
 
 
 def model_name(model_cfg: dict, target) -> str:
-    """model.name, with auto resolved to the task's default; a model of the wrong kind for the task is refused."""
-    name = target.default_model if model_cfg["name"] == "auto" else model_cfg["name"]
+    """model.name (not auto); a model of the wrong kind for the task is refused."""
+    name = model_cfg["name"]
     wanted = target.estimators
     if name not in wanted:
         raise PipelineError(
@@ -120,11 +120,14 @@ def model_name(model_cfg: dict, target) -> str:
 
 
 def model_names(model_cfg: dict, target) -> list[str]:
-    """The models to train: model.candidates (compared on the same folds) or model.name alone, each checked to be
-    of the task's kind (a Target's estimators)."""
-    if not model_cfg["candidates"]:
-        return [model_name(model_cfg, target)]
-    return [model_name({**model_cfg, "name": n}, target) for n in model_cfg["candidates"]]
+    """The models to train, compared on the same folds when there are several: model.candidates (in the order
+    listed), or model.name auto's set (the task's default_models, simplest first), or model.name alone; each checked
+    to be of the task's kind (a Target's estimators)."""
+    if model_cfg["candidates"]:
+        return [model_name({**model_cfg, "name": n}, target) for n in model_cfg["candidates"]]
+    if model_cfg["name"] == "auto":
+        return list(target.default_models)
+    return [model_name(model_cfg, target)]
 
 
 def fits_from_blocks(estimator) -> bool:
@@ -133,9 +136,12 @@ def fits_from_blocks(estimator) -> bool:
     return hasattr(getattr(estimator, "regressor", estimator), "fit_blocks")
 
 
-def check_fits_from_parts(names: list[str], model_cfg: dict, target, seed: int) -> None:
-    """Every model of the run fits from a partitioned training set, or one message naming the models that do."""
+def models_from_parts(names: list[str], model_cfg: dict, target, seed: int) -> tuple[list[str], list[str]]:
+    """(the models of the run that fit from a partitioned training set, those of model.name auto's set left out);
+    a model named in model.name / model.candidates that cannot is refused with one message naming those that can."""
     refused = [n for n in names if not fits_from_blocks(model(n, model_cfg, seed))]
+    if refused and model_cfg["name"] == "auto" and not model_cfg["candidates"]:
+        return [n for n in names if n not in refused], refused
     if refused:
         able = sorted(n for n in target.estimators if hasattr(registry.get(n), "fit_blocks"))
         raise PipelineError(
@@ -144,6 +150,7 @@ def check_fits_from_parts(names: list[str], model_cfg: dict, target, seed: int) 
             f"{', '.join(able)}: choose one in model.name / model.candidates, or set compute.backend: local to read "
             "the parts as one table"
         )
+    return names, []
 
 
 def scorer(key: str, name: str, target):

@@ -1,10 +1,10 @@
 """reports/metrics/test.json and calibration.json as typed records, one per task kind (the kind names its own:
-`Target.test_record`, `Target.calibration_record`). test.json:
-the fields every kind writes (the test rows, the bootstrap intervals, the validation-vs-test gap, the drift of the
-test rows, the comparison with the runner-up), the classification kinds' decisions, calibration, conformal sets and
-selective risk, and each kind's metrics. The evaluate stage builds the record from what it measured (`Record.of`
-refuses a key that is not a field, or a field with no key, naming the path), the report and tracking read it by
-attribute. Per-class tables, per-group calibration and metric-keyed maps stay mappings: their keys are data."""
+`Target.test_record`, `Target.calibration_record`). test.json: the fields every kind writes (the test rows, the
+bootstrap intervals, the validation-vs-test gap, the drift of the test rows, the chosen model's gain over the others
+compared), the classification kinds' decisions, calibration, conformal sets and selective risk, and each kind's metrics.
+The evaluate stage builds the record from what it measured (`Record.of` refuses a key that is not a field, or a field
+with no key, naming the path), the report and tracking read it by attribute. Per-class tables, per-group calibration and
+metric-keyed maps stay mappings: their keys are data."""
 
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ class EvaluationReport(Record):
     bootstrap: EvaluationBootstrap
     cv_vs_test: CvVsTest
     drift: Drift
-    comparison: dict | None  # with model.candidates: the chosen model against the runner-up on test
+    comparison: dict | None  # with compared models: the chosen one's test gain over each other, with its interval
 
     def figure(self, name: str) -> Any:
         """A test metric of the kind by its name (Target.test_metrics lists them)."""

@@ -64,6 +64,11 @@ class InMemory(Mode):
         """The group column the train stage reads for the folds' group-aware fits."""
         return data["group"]
 
+    @staticmethod
+    def fitted_models(names: list[str], model_cfg: dict, target, seed: int) -> tuple[list[str], list[str]]:
+        """(the models the train stage fits, those of model.name auto's set left out): every one."""
+        return names, []
+
 
 class OnParts(Mode):
     """The rows on the Dask cluster, part by part: every table a directory of parts (or a view of another's), the
@@ -72,6 +77,14 @@ class OnParts(Mode):
     @staticmethod
     def fold_group(data: dict) -> None:
         return None  # the parts' folds carry the groups
+
+    @staticmethod
+    def fitted_models(names: list[str], model_cfg: dict, target, seed: int) -> tuple[list[str], list[str]]:
+        """(the models that fit from parts, those of model.name auto's set that cannot); a named one that cannot is
+        refused."""
+        from .build import models_from_parts
+
+        return models_from_parts(names, model_cfg, target, seed)
 
 
 def data_mode(params: dict, table: Path | None = None) -> InMemory | OnParts:

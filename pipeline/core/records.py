@@ -319,8 +319,8 @@ class Baseline(Part):
 
 @dataclass(frozen=True)
 class ComparedModel(Part):
-    """One model of a comparison (model.candidates): its best configuration's scores, its rank, and the corrected
-    resampled t-test against the best (absent for the best itself)."""
+    """One model of a comparison: its best configuration's scores, its rank, and the corrected resampled t-test of the
+    best model minus it (absent for the best itself)."""
 
     when_set: ClassVar[tuple[str, ...]] = ("versus_best",)
 
@@ -334,17 +334,35 @@ class ComparedModel(Part):
 
 
 @dataclass(frozen=True)
+class ModelGain(Part):
+    """What the chosen model gains over another on the same folds: its mean CV score minus the other's, signed so
+    that positive is better (a loss's difference is negated), with the corrected resampled t standard error, the 95%
+    interval and the two-sided p-value."""
+
+    model: str
+    gain: float
+    standard_error: float
+    interval: list
+    p_value: float
+
+
+@dataclass(frozen=True)
 class Comparison(Part):
-    """Models compared on the same folds (pipeline/steps/comparison.py)."""
+    """Models compared on the same folds (pipeline/steps/comparison.py), listed simplest first: the best, the one the
+    rule chose, what it gains over the simplest and what the next simpler model would cost (None when the chosen is
+    the simplest), and the models of model.name auto's set that the data's mode cannot fit."""
 
     rule: str
     best: str
     chosen: str
     runner_up: str | None
-    standard_error_of_best: float
+    simplest: str
     n_train: float
     n_test: float
     models: list[ComparedModel]
+    gain_over_simplest: ModelGain | None
+    next_simpler: ModelGain | None
+    left_out: list
 
 
 @dataclass(frozen=True)
@@ -369,7 +387,7 @@ class TrainMetrics(Record):
     n_folds: int
     not_converged: NotConverged
     baseline: Baseline
-    comparison: Comparison | None  # with model.candidates
+    comparison: Comparison | None  # with model.candidates or model.name auto
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,9 @@ class Classification(Target):
 
     classifies = True  # decisions are classes (surrogate trees, stratified inner splits)
     estimators = registry.CLASSIFIERS  # the models that can fit it
-    default_model = "logistic_regression"  # model.name auto (searched over its own search.grid entry)
+    # model.name auto: compared on the same folds, each over its own search.grid entry, simplest first (the linear
+    # model, then gradient boosting); model.selection picks one
+    default_models = ("logistic_regression", "gradient_boosting")
     test_metrics: ClassVar[tuple[str, ...]] = ("accuracy", "log_loss", "brier")  # and each kind's own
     fairness_gaps = ("demographic_parity_gap", "equal_opportunity_gap")  # what the gate's fairness bound reads
     tree = "decision_tree"  # the single-feature leakage check's model
@@ -264,15 +266,6 @@ class Classification(Target):
         loss = self.decision_loss(y, decision, cost_matrix)
         base = self.decision_loss(y, np.full(y.size, no_skill), cost_matrix)
         return figures | {"decision_loss": loss, "no_skill_decision_loss": base, "decision_gain": base - loss}
-
-    def compare_predictions(self, y: np.ndarray, chosen: np.ndarray, runner_up: np.ndarray) -> dict:
-        """Two models' test predictions of the same rows compared: McNemar's test on their errors."""
-        from mllib.comparison import mcnemar_test
-
-        return {
-            "test": "McNemar (exact binomial; chi-square with continuity correction beside it)",
-            **mcnemar_test(y, chosen, runner_up),
-        }
 
     def scorer_input(self, scorer, P: np.ndarray | None, decision: np.ndarray) -> np.ndarray:
         """What the search's scorer reads of the deployed outputs: the decisions, or the probabilities it takes."""

@@ -155,7 +155,7 @@ class Target:
     # the models
     classifies: ClassVar[bool] = required("the models")  # decisions are classes
     estimators: ClassVar[Any] = required("the models")  # the registry family that can fit it
-    default_model: ClassVar[str] = required("the models")  # model.name auto
+    default_models: ClassVar[tuple[str, ...]] = required("the models")  # model.name auto: compared, simplest first
     tree: ClassVar[str] = required("the models")  # the single-feature leakage check's model
     no_skill_name: ClassVar[str] = required("the models")
     refused_projections: ClassVar[tuple[str, ...]] = required("the models")  # features.projection it cannot use
@@ -183,10 +183,6 @@ class Target:
     @requires("the metrics")
     def scorer_input(self, scorer, P: np.ndarray | None, decision: np.ndarray) -> np.ndarray:
         """What a scorer reads of the deployed outputs."""
-
-    @requires("the metrics")
-    def compare_predictions(self, y: np.ndarray, chosen: np.ndarray, runner_up: np.ndarray) -> dict:
-        """The chosen model against the runner-up on the same test rows."""
 
     # the explanations
     explained: ClassVar[dict[str, str]] = required("the explanations")  # what attributions add up to, by source

@@ -21,7 +21,7 @@ class Regression(Target, kind="regression"):
 
     classifies = False
     estimators = registry.REGRESSORS
-    default_model = "ridge"
+    default_models = ("ridge", "gradient_boosting_regressor")
     tree = "decision_tree_regressor"
     no_skill_name = "mean"
     headline_metric, headline_label = "r2", "R^2"
@@ -165,9 +165,3 @@ class Regression(Target, kind="regression"):
         """The test figures given an interval (evaluate.n_boot): the point metrics and the deployed intervals'
         coverage."""
         return self.point_metrics(y, pred) | {"coverage": float(np.mean((lower <= y) & (y <= upper)))}
-
-    def compare_predictions(self, y: np.ndarray, chosen: np.ndarray, runner_up: np.ndarray) -> dict:
-        """Two models' test predictions compared: a paired t-test on their squared errors."""
-        from mllib.comparison import paired_t_test
-
-        return {"test": "paired t-test on squared errors", **paired_t_test((y - chosen) ** 2, (y - runner_up) ** 2)}

@@ -37,6 +37,8 @@ def headline(
         },
         "test": {"cv_vs_test_gap": test.cv_vs_test.gap},
     }
+    out["train"].update(gain_over_simplest(train, test)["train"])
+    out["test"].update(gain_over_simplest(train, test)["test"])
     out["test"].update({k: finite(test.figure(k)) for k in target.test_metrics})
     # the test rows and the lower end of the headline's interval: what the promotion gate's min_headline reads
     out["test"]["n"] = test.n
@@ -59,6 +61,22 @@ def headline(
     }
     out["trust"] = trust
     return out
+
+
+def gain_over_simplest(train: TrainMetrics, test: EvaluationReport) -> dict:
+    """{train: {gain_over_simplest, _low}, test: {...}}: what the chosen model gains over the simplest compared one
+    (the linear model of model.name auto), on the folds and on test, with the lower end of its interval; 0 when the
+    simplest was chosen; None without a comparison."""
+    c = train.comparison
+    names = ("gain_over_simplest", "gain_over_simplest_low")
+    if c is None:
+        return {part: dict.fromkeys(names) for part in ("train", "test")}
+    on_folds = c.gain_over_simplest
+    on_test = (test.comparison or {}).get("gains", {}).get(c.simplest)
+    return {
+        "train": dict(zip(names, (on_folds.gain, on_folds.interval[0]) if on_folds else (0.0, 0.0))),
+        "test": dict(zip(names, (on_test["gain"], on_test["interval"][0]) if on_test else (0.0, 0.0))),
+    }
 
 
 def interval(test: EvaluationReport, figure: str) -> list:

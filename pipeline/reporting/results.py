@@ -54,11 +54,16 @@ def trust_section(r: ReportInputs, figs: dict) -> dict:
                 f"mean {train.scoring}": m.mean,
                 "std": m.std,
                 "difference from the best": (m.versus_best or {}).get("mean_difference"),
+                "its standard error": (m.versus_best or {}).get("standard_error"),
                 "corrected t-test p": (m.versus_best or {}).get("p_value"),
             }
             for m in c.models
         ]
         on_test = test.comparison or {}
+        gains = "; ".join(
+            f"{name} {html.fmt(g['gain'])} [{html.fmt(g['interval'][0])}, {html.fmt(g['interval'][1])}]"
+            for name, g in on_test.get("gains", {}).items()
+        )
         comparison = [
             html.heading(
                 f"Models compared on the same folds (selection: {html.fmt(c.rule)}; chosen: {html.fmt(c.chosen)})"
@@ -66,9 +71,10 @@ def trust_section(r: ReportInputs, figs: dict) -> dict:
             html.table(rows),
             html.muted(
                 f"Corrected resampled t-test (Nadeau and Bengio): the plain paired t-test on fold "
-                f"scores overstates the evidence because the folds' training parts overlap. On test, "
-                f"{html.fmt(on_test.get('test'))} of {html.fmt(on_test.get('chosen'))} against "
-                f"{html.fmt(on_test.get('runner_up'))}: p = {html.fmt(on_test.get('p_value'))}."
+                f"scores overstates the evidence because the folds' training parts overlap; selection one_se takes the "
+                f"first model listed (simplest first) within one standard error of their difference. On test, "
+                f"{html.fmt(on_test.get('chosen'))}'s {html.fmt(on_test.get('scoring'))} minus each other model's "
+                f"(refitted on every training row; {html.fmt(on_test.get('method'))}): {gains}."
             ),
         ]
     return html.section(

@@ -63,7 +63,8 @@ def main() -> None:
     single_feature = single_feature_check(cfg, target, features_of, y, splits, seed)
     print(f"assess: single features: {single_feature.statement}")
     too_large = refit_limit(cfg, rows.n_training)  # why nested CV and the validation curve do not run, or None
-    nested = nested_report(params, target, scorer, rows, too_large)
+    compared = [m.model for m in trained.comparison.models] if trained.comparison else [name]
+    nested = nested_report(params, target, scorer, rows, too_large, compared)
     learning_curve, curve_rows = None, list[dict]()
     if cfg["learning_curve"]:
         curve = learning_curves(features_of, y, splits, make_model, scorer, cfg["train_fractions"], seed)

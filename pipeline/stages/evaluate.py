@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pipeline.core import paths
+from pipeline.core import build, paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_parquet, read_predictor, write_csv, write_json, write_parquet
@@ -18,7 +18,8 @@ from pipeline.core.records import FeaturesReport, TrainMetrics
 from pipeline.core.summaries import sensitive_groupings
 from pipeline.core.task import Classification, Regression, Target, per_kind
 from pipeline.steps import drift
-from pipeline.steps.comparison import versus_runner_up
+from pipeline.steps.comparison import test_gains
+from pipeline.steps.evaluation import with_intervals
 from pipeline.steps.measures import measure
 from pipeline.steps.row_outputs import test_outputs
 
@@ -60,6 +61,27 @@ def write_classification(target: Classification, predictor, metrics: dict, plots
     write_json(plots["reliability"], paths.RELIABILITY_TEST)
 
 
+def comparison_on_test(params: dict, target, trained, y_train, y, groups, model) -> dict | None:
+    """The chosen model's test score minus each other compared model's, with paired bootstrap intervals drawn as the
+    test figures' are (whole data.group clusters, else within strata)."""
+    data = params["data"]
+    groups_train = (
+        read_parquet(paths.TRAIN, "split", columns=[data["group"]])[data["group"]].to_numpy() if data["group"] else None
+    )
+    scorer = build.scorer("search.scoring", trained.scoring, target)
+    return test_gains(
+        params["model"],
+        params["seed"],
+        trained,
+        scorer,
+        y_train,
+        groups_train,
+        y,
+        model,
+        lambda figures_of, n: with_intervals(figures_of, n, params, clusters=groups, strata=target.strata(y)),
+    )
+
+
 def main() -> None:
     params = load_params()
     data = params["data"]
@@ -74,9 +96,7 @@ def main() -> None:
     metrics, plots, columns = measure(target, params, predictor, outputs, y, y_train, trained, groups, groupings)
     write_parquet(pd.DataFrame({paths.ROW_ID: test[paths.ROW_ID], **columns}), paths.TEST_PREDICTIONS)
     write_plots(target, predictor, metrics, plots)
-    metrics["comparison"] = versus_runner_up(
-        params["model"], params["seed"], trained, target, y_train, y, predictor.model
-    )
+    metrics["comparison"] = comparison_on_test(params, target, trained, y_train, y, groups, predictor.model)
     inputs = FeaturesReport.read()
     numeric, categorical = inputs.numeric, inputs.categorical
     group = [data["group"]] if data["group"] else []

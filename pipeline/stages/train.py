@@ -38,9 +38,9 @@ def main() -> None:
     params = load_params()
     data, model_cfg, seed = params["data"], params["model"], params["seed"]
     target = Target.read(paths.TARGET)
-    names = build.model_names(model_cfg, target)
     scorer = build.scorer("search.scoring", params["search"]["scoring"], target)
     mode = data_mode(params, paths.TRAIN)
+    names, left_out = mode.fitted_models(build.model_names(model_cfg, target), model_cfg, target, seed)
     group = mode.fold_group(data)
     train = read_parquet(paths.TRAIN, "split", columns=[paths.ROW_ID, data["target"], *([group] if group else [])])
     splits = folds.splits_of(read_parquet(paths.FOLDS, "split"))
@@ -60,7 +60,7 @@ def main() -> None:
         with runner as run_tasks:
             searched = search(fold_data, run_tasks)
 
-        name, comparison = choose_model(searched, splits, scorer, model_cfg["selection"])
+        name, comparison = choose_model(searched, splits, scorer, model_cfg["selection"], left_out)
         for line in summary_lines(comparison, scorer.name) if comparison else []:
             print(line)
         results, best_i = searched[name]

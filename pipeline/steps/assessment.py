@@ -403,9 +403,12 @@ def diagnosed(curve: dict, scorer) -> tuple[LearningCurve, list[dict]]:
     return report, rows
 
 
-def nested_report(params: dict, target, scorer, rows: AssessedRows, too_large: str | None) -> NestedCV:
-    """assessment.json's "nested": nested CV around the whole selection (every model of model.candidates, chosen
-    between by model.selection as train chose), printed; or why it did not run (too_large: refit_limit's reason)."""
+def nested_report(
+    params: dict, target, scorer, rows: AssessedRows, too_large: str | None, names: list[str]
+) -> NestedCV:
+    """assessment.json's "nested": nested CV around the whole selection (every model train compared, `names`,
+    simplest first, chosen between by model.selection as train chose), printed; or why it did not run (too_large:
+    refit_limit's reason)."""
     cfg, seed = params["assess"], params["seed"]
     if not cfg["nested"] or too_large:
         nested = NestedCV(statement=too_large or "off (assess.nested: false)")
@@ -414,7 +417,6 @@ def nested_report(params: dict, target, scorer, rows: AssessedRows, too_large: s
     from .comparison import compare
     from .training import candidate_params
 
-    names = build.model_names(params["model"], target)  # every model of model.candidates, or the one
     models = {n: (build.model(n, params["model"], seed), candidate_params(params["search"], n, seed)) for n in names}
 
     def select(best: dict, sizes: dict) -> str:  # model.selection between the models, as train chose

@@ -20,7 +20,7 @@ import numpy as np
 from mllib.base import fit_with_groups
 from mllib.model_selection import BlockFold, FoldData
 
-from ..core import build, paths
+from ..core import paths
 from ..core.build import fits_from_blocks
 from ..core.compute import dask_client, task_runner
 from ..core.frames import feature_columns, raw_matrix
@@ -266,7 +266,6 @@ def training_rows(mode, cluster: ExitStack, params: dict, names: list, target, y
 @training_rows.register
 def _on_parts(mode: OnParts, cluster: ExitStack, params: dict, names: list, target, y, splits, groups) -> TrainingRows:
     """Each fit's sums over the parts, where the parts are; the parts' folds carry the groups."""
-    build.check_fits_from_parts(names, params["model"], target, params["seed"])
     client = cluster.enter_context(dask_client(params["compute"]))
     inputs = read_json(INPUTS, "features")
 

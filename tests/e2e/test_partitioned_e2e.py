@@ -66,7 +66,7 @@ def assert_close(a, b, where: str) -> None:
 
 
 MODELS = {
-    "logistic_regression": {},  # its default grid
+    "logistic_regression": {"model.name": "logistic_regression"},  # its default grid
     "gradient_boosting": {  # a grid of one, small: the trees grown from the parts' bin codes
         "model.name": "gradient_boosting",
         "search.grid.gradient_boosting": {"learning_rate": [0.1]},

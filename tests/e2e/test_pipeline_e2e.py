@@ -110,8 +110,11 @@ def test_repro_produces_every_report(scenario):
         assert validation["task"] == test["task"] == "binary" and 0.6 < test["roc_auc"] <= 1
     strategy = {"binary_no_group": "stratified", "regression": "group"}.get(name, "stratified_group")
     assert split["strategy"] == strategy and split["strategy_setting"] == "auto"
-    default = "ridge" if name == "regression" else "logistic_regression"
-    assert read(root, "reports/metrics/train.json")["model"] == default  # model.name auto
+    trained = read(root, "reports/metrics/train.json")  # model.name auto: the task's default set compared
+    from pipeline.core.task import KINDS
+
+    default = list(KINDS[validation["task"]].default_models)
+    assert [m["model"] for m in trained["comparison"]["models"]] == default and trained["model"] in default
     if name != "regression":
         assert test["conformal"]["coverage"] > 0.8
     assert (root / "reports/report.html").read_text().startswith("<!DOCTYPE html>")

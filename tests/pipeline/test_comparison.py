@@ -1,10 +1,14 @@
-"""model.candidates: models compared on the same folds (the selection rules, the corrected t-test on the fold
-scores of each model's best configuration), the runner-up compared on test, and a name that is not a model."""
+"""Models compared on the same folds (model.name auto's default set, or model.candidates): the selection rules (one_se
+reads the standard error of the paired, corrected fold-score difference), the gain over the simplest and the cost of
+the next simpler model with their intervals, the gains on test, the card's sentence, and a name that is not a
+model."""
 
 from __future__ import annotations
 
 import json
+import math
 
+import numpy as np
 import pytest
 from conftest import MODEL_STAGES, SHARED_STAGES, make_project, run_stages
 
@@ -26,8 +30,8 @@ def result(scores, params=None):
     }
 
 
-BEST = {
-    "simple": result([0.747, 0.757, 0.737, 0.767, 0.747]),
+BEST = {  # simplest first
+    "simple": result([0.740, 0.757, 0.737, 0.772, 0.745]),
     "complex": result([0.75, 0.76, 0.74, 0.77, 0.75]),
     "weak": result([0.60, 0.62, 0.61, 0.59, 0.60]),
 }
@@ -35,15 +39,69 @@ BEST = {
 
 def test_best_rule_and_one_standard_error_rule():
     chosen, report = compare(BEST, True, 800, 200, "best")
-    assert chosen == "complex" and report.runner_up == "simple"
+    assert chosen == "complex" and report.runner_up == "simple" and report.simplest == "simple"
     assert [m.rank for m in report.models] == [2, 1, 3]
     simple = report.models[0].versus_best
     assert simple == corrected_resampled_t_test(
         BEST["complex"]["valid_scores"], BEST["simple"]["valid_scores"], 800, 200
     )
-    chosen, report = compare(BEST, True, 800, 200, "one_se")  # simple is 0.003 below: within one SE (0.01 / sqrt 5)
-    assert chosen == "simple" and report.runner_up == "complex" and report.best == "complex"
+    # one_se: simple is 0.0038 below complex, and the standard error of their paired difference by hand is 0.0029:
+    # d = (0.010, 0.003, 0.003, -0.002, 0.005), s = 0.004324, sqrt((1/5 + 200/800) s^2) = 0.002901 -> beyond one
+    # standard error, so complex; the classic rule (the best's fold std / sqrt(5) = 0.0046) would have kept simple
+    d = np.array(BEST["complex"]["valid_scores"]) - np.array(BEST["simple"]["valid_scores"])
+    se = math.sqrt((1 / 5 + 200 / 800) * d.var(ddof=1))
+    assert simple["standard_error"] == pytest.approx(se) and d.mean() > se
+    chosen, report = compare(BEST, True, 800, 200, "one_se")
+    assert chosen == "complex" and report.best == "complex"
+    # what complex gains over the simplest, and (here the same model) what the next simpler would cost
+    gain = report.gain_over_simplest
+    assert gain.model == "simple" and gain.gain == pytest.approx(d.mean()) and gain.standard_error == pytest.approx(se)
+    assert gain.interval == pytest.approx(simple["interval"])
+    assert report.next_simpler == gain
+    # noisier differences of the same mean: within one standard error, the simpler model stays
+    noisy = {
+        **BEST,
+        "simple": result(list(np.array(BEST["complex"]["valid_scores"]) - [0.02, -0.01, 0.01, -0.008, 0.006])),
+    }
+    chosen, report = compare(noisy, True, 800, 200, "one_se")
+    assert chosen == "simple" and report.best == "complex" and report.runner_up == "complex"
+    assert report.gain_over_simplest is None and report.next_simpler is None
     assert compare(BEST, False, 800, 200, "best")[0] == "weak"  # a loss: lower is better
+
+
+def test_a_loss_gain_is_signed_so_that_positive_is_better():
+    """rmse: the chosen model's mean is LOWER; its gain over the simplest is positive, the interval's ends flipped."""
+    losses = {"simple": result([1.20, 1.25, 1.22, 1.30, 1.21]), "complex": result([1.00, 1.02, 1.01, 1.05, 0.99])}
+    chosen, report = compare(losses, False, 800, 200, "one_se")
+    assert chosen == "complex"
+    gain = report.gain_over_simplest
+    assert gain.gain == pytest.approx(0.222) and gain.interval[0] < gain.gain < gain.interval[1]
+    assert gain.interval[0] > 0
+
+
+def test_the_card_says_what_the_choice_gained_and_what_the_next_simpler_model_would_cost():
+    from types import SimpleNamespace
+
+    from pipeline.reporting.card import model_choice
+
+    three = {
+        "linear": BEST["simple"],
+        "additive": result([0.747, 0.757, 0.739, 0.769, 0.748]),
+        "trees": BEST["complex"],
+    }
+    chosen, report = compare(three, True, 800, 200, "one_se")
+    assert chosen == "trees" and report.next_simpler.model == "additive"
+    train = SimpleNamespace(comparison=report, scoring="roc_auc", model=chosen)
+    gains = {
+        "linear": {"gain": 0.01, "interval": [-0.002, 0.021]},
+        "additive": {"gain": 0.004, "interval": [-0.01, 0.02]},
+    }
+    line = model_choice(train, SimpleNamespace(comparison={"gains": gains}))
+    assert line.startswith("trees of linear, additive, trees (simplest first) on the same folds: the best, by more")
+    assert f"gain over the simplest, linear: roc_auc {report.gain_over_simplest.gain:.4f} [" in line
+    assert "0.0100 [-0.0020, 0.0210] on test" in line
+    assert "choosing the next simpler model would cost the additive: roc_auc" in line
+    assert "0.0040 [-0.0100, 0.0200] on test" in line
 
 
 def test_the_corrected_t_test_gets_the_fractional_mean_split_sizes():
@@ -80,7 +138,10 @@ def test_candidates_through_the_pipeline(tmp_path, sample_csv, monkeypatch):
     assert train["model"] == c["chosen"] == max(c["models"], key=lambda m: m["mean"])["model"]
     assert all(len(m["valid_scores"]) == 3 for m in c["models"])
     test = json.loads((root / paths.TEST_METRICS).read_text())["comparison"]
-    assert test["chosen"] == c["chosen"] and test["runner_up"] != c["chosen"] and 0 <= test["p_value"] <= 1
+    other = next(m["model"] for m in c["models"] if m["model"] != c["chosen"])
+    assert test["chosen"] == c["chosen"] and list(test["gains"]) == [other]
+    low, high = test["gains"][other]["interval"]
+    assert low <= test["gains"][other]["gain"] <= high
 
 
 def test_an_unknown_model_among_the_candidates(tmp_path, sample_csv, monkeypatch):

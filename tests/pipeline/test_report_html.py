@@ -252,6 +252,7 @@ def test_model_card_content():
     cells = _cells(card.model_card(params, typed(r), "thresholds pass"))
     assert list(cells) == [
         "Model",
+        "Model choice",
         "Task",
         "Intended use",
         "Training data",
@@ -286,6 +287,7 @@ def test_model_card_content():
     assert cells["Model"] == (
         "logistic_regression with lam: 10, chosen by roc_auc over 4 candidates and 5 stratified_group folds"
     )
+    assert cells["Model choice"].startswith("logistic_regression, as model.name names it (no comparison")
     assert "binexp = 1" in cells["Intended use"]
     assert cells["Training data"].startswith(
         "data/raw/x.csv: 100 rows; the model saw 90 of them (72 training, 18 held out)"

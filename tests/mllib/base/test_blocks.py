@@ -191,11 +191,20 @@ def test_search_on_block_folds_equals_the_search_on_matrices(cancer, kind):
         assert a["rank"] == b["rank"] and len(b["model_states"]) == 3
 
 
-@pytest.mark.parametrize("settings", [{}, {"subsample": 0.7, "max_leaf_nodes": 7, "l2_regularization": 1.0}])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},
+        {"subsample": 0.7, "max_leaf_nodes": 7, "l2_regularization": 1.0},
+        {"early_stopping": True, "validation_fraction": 0.2, "n_iter_no_change": 2},
+    ],
+)
 def test_gradient_boosting_blocks_grow_fit_s_trees(settings):
     """Gradient boosting from blocks (each column's bin thresholds from the column gathered alone, the blocks binned
     where they are): the same thresholds, trees and predictions as fit on the rows put together, to the bit, for a
-    binary, a multinomial and a regression target (wine: three classes; diabetes), with weights."""
+    binary, a multinomial and a regression target (wine: three classes; diabetes), with weights; with early stopping,
+    the same rows held out (the bins are found on every row, the hold-out drawn from the same generator) and the same
+    iteration stopped at."""
     from mllib.gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 
     X_wine, y_wine = load_wine(return_X_y=True)
@@ -214,11 +223,4 @@ def test_gradient_boosting_blocks_grow_fit_s_trees(settings):
         np.testing.assert_array_equal(blocks.node_threshold_, whole.node_threshold_)
         np.testing.assert_array_equal(blocks.node_value_, whole.node_value_)
         np.testing.assert_array_equal(blocks.predict(X), whole.predict(X))
-
-
-def test_gradient_boosting_blocks_refuse_early_stopping():
-    from mllib.gradient_boosting import GradientBoostingClassifier
-
-    X, y = load_wine(return_X_y=True)
-    with pytest.raises(ValueError, match="early_stopping=False"):
-        GradientBoostingClassifier(early_stopping=True).fit_blocks(uneven(X, y))
+        np.testing.assert_array_equal(blocks.validation_score_, whole.validation_score_)

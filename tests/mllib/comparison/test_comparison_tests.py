@@ -21,6 +21,13 @@ def test_corrected_resampled_t_test_by_hand():
     assert out["p_value"] == pytest.approx(2 * stats.t.sf(t, 4)) and out["df"] == 4
     plain = stats.ttest_rel(a, b)  # the uncorrected test overstates the evidence
     assert out["p_value"] > plain.pvalue and out["t"] < plain.statistic
+    # the standard error behind t, and the difference's corrected t interval (scipy's t quantile)
+    se = math.sqrt((1 / 5 + 200 / 800) * variance)
+    assert out["standard_error"] == pytest.approx(se) and out["t"] == pytest.approx(0.02 / se)
+    half = stats.t.ppf(0.975, 4) * se
+    assert out["interval"] == pytest.approx([0.02 - half, 0.02 + half])
+    ninety = corrected_resampled_t_test(a, b, n_train=800, n_test=200, confidence_level=0.9)["interval"]
+    assert ninety == pytest.approx([0.02 - stats.t.ppf(0.95, 4) * se, 0.02 + stats.t.ppf(0.95, 4) * se])
 
 
 def test_corrected_t_test_edge_cases():

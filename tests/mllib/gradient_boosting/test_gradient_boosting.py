@@ -304,3 +304,26 @@ def test_not_fitted_and_wrong_width():
     m = GradientBoostingClassifier(max_iter=2).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         m.predict_proba(X[:, :2])
+
+
+def test_early_stopping_holds_out_whole_groups():
+    """Groups of identical rows with a label drawn per group (pure noise): a row-level hold-out validates on copies of
+    training rows, so memorising them keeps lowering its loss and boosting runs to the cap; with the groups given,
+    the hold-out is whole groups, the validation loss turns up, and boosting stops early."""
+    rng = np.random.default_rng(3)
+    n_groups, size = 150, 4
+    X = np.repeat(rng.normal(size=(n_groups, 3)), size, axis=0)
+    y = np.repeat(rng.integers(0, 2, n_groups), size)
+    groups = np.repeat(np.arange(n_groups), size)
+    params = dict(
+        max_iter=150, min_samples_leaf=1, early_stopping=True, validation_fraction=0.2, n_iter_no_change=5, tol=0.0
+    )
+    by_row = GradientBoostingClassifier(**params).fit(X, y)
+    by_group = GradientBoostingClassifier(**params).fit(X, y, groups=groups)
+    assert by_row.n_iter_ == 150
+    assert by_group.n_iter_ < 30
+    # the regressor too, through the standardized-target wrapper the pipeline uses
+    from mllib.regression import StandardizedTarget
+
+    wrapped = StandardizedTarget(GradientBoostingRegressor(**params)).fit(X, y.astype(float), groups=groups)
+    assert wrapped.regressor_.n_iter_ < 30
