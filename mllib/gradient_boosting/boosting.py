@@ -17,11 +17,14 @@ Sections cited:
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..base import (
     BaseEstimator,
     ClassifierMixin,
+    ConvergenceWarning,
     RegressorMixin,
     check_fitted_X,
     check_is_fitted,
@@ -140,7 +143,8 @@ class _BaseGradientBoosting(BaseEstimator):
         early_stopping, validation_fraction of the rows (stratified by stratify_by, whole groups when given) is held
         out of the trees and scores each iteration's loss."""
         n_bins = np.diff(self.bin_offsets_) + 1
-        if self.early_stopping:
+        stopping = self.early_stopping
+        if stopping:
             train, valid = train_test_split_indices(
                 binned.shape[0],
                 y=stratify_by,
@@ -149,6 +153,7 @@ class _BaseGradientBoosting(BaseEstimator):
                 stratify=stratify_by is not None,
                 random_state=rng,
             )
+            stopping = valid.size > 0  # a few groups may leave no hold-out: then every iteration is boosted (said)
             binned_val, target_val, w_val = binned[valid], target[valid], w[valid]
             binned, target, w = binned[train], target[train], w[train]
         n, K = binned.shape[0], loss.n_outputs
@@ -156,7 +161,7 @@ class _BaseGradientBoosting(BaseEstimator):
         raw = np.empty((n, K), order="F")  # column k contiguous: class k's trees update it in place
         raw[:] = self.baseline_
         train_scores = [-loss.mean_loss(target, raw, w)]
-        if self.early_stopping:
+        if stopping:
             raw_val = np.empty((binned_val.shape[0], K), order="F")
             raw_val[:] = self.baseline_
             valid_scores = [-loss.mean_loss(target_val, raw_val, w_val)]
@@ -184,14 +189,14 @@ class _BaseGradientBoosting(BaseEstimator):
                     add_leaf_values(rows, leaf_start, leaf_stop, tree.value[leaves], raw[:, k])
                 else:
                     predict_binned(binned, tree.feature, tree.split_bin, tree.left, tree.right, tree.value, raw[:, k])
-                if self.early_stopping:
+                if stopping:
                     predict_binned(
                         binned_val, tree.feature, tree.split_bin, tree.left, tree.right, tree.value, raw_val[:, k]
                     )
                 trees.append(tree)
             del g, h, rows  # not alive while the next iteration's are made: three n-vectors off the peak
             train_scores.append(-loss.mean_loss(target, raw, w))
-            if self.early_stopping:
+            if stopping:
                 valid_scores.append(-loss.mean_loss(target_val, raw_val, w_val))
                 if self._should_stop(valid_scores):
                     break
@@ -200,8 +205,27 @@ class _BaseGradientBoosting(BaseEstimator):
         self.n_iter_ = len(trees) // K
         self.n_trees_per_iteration_ = K
         self.train_score_ = np.array(train_scores)
-        self.validation_score_ = np.array(valid_scores) if self.early_stopping else np.empty(0)
+        self.validation_score_ = np.array(valid_scores) if stopping else np.empty(0)
+        ran_out = self.n_iter_ == self.max_iter and not (stopping and self._should_stop(valid_scores))
+        if self.early_stopping and ran_out:
+            self._not_stopped(stopping, valid.size + train.size, groups)
         return self
+
+    def _not_stopped(self, held_out: bool, n: int, groups) -> None:
+        """Early stopping asked for, but boosting ran to max_iter: the validation loss was still improving, or no
+        validation part could be held out (too few rows or groups)."""
+        why = (
+            "the validation loss was still improving"
+            if held_out
+            else f"the {n} rows" + ("" if groups is None else f" in {np.unique(groups).size} groups") + " leave no "
+            f"validation part at validation_fraction={self.validation_fraction}"
+        )
+        warnings.warn(
+            f"{type(self).__name__}: early stopping did not stop before max_iter={self.max_iter} ({why}); increase "
+            "max_iter or learning_rate",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
 
     def _should_stop(self, scores):
         """Scores are -loss (higher is better): stop when none of the last n_iter_no_change scores beats the

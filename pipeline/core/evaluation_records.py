@@ -109,6 +109,26 @@ class Drift(Part):
 
 
 @dataclass(frozen=True)
+class GainOnTest(Part):
+    """The chosen model's test score minus another's (positive: the chosen one is better), with its paired bootstrap
+    interval."""
+
+    gain: float
+    interval: list
+
+
+@dataclass(frozen=True)
+class ComparisonOnTest(Part):
+    """The chosen model against each other compared model on the test rows (pipeline/steps/comparison.test_gains):
+    the scorer, how the interval's draws were made, and the gain over each by name."""
+
+    chosen: str
+    scoring: str
+    method: str
+    gains: dict[str, GainOnTest]
+
+
+@dataclass(frozen=True)
 class EvaluationReport(Record):
     """What every kind writes to test.json."""
 
@@ -121,7 +141,7 @@ class EvaluationReport(Record):
     bootstrap: EvaluationBootstrap
     cv_vs_test: CvVsTest
     drift: Drift
-    comparison: dict | None  # with compared models: the chosen one's test gain over each other, with its interval
+    comparison: ComparisonOnTest | None  # with compared models: the chosen one's test gain over each other
 
     def figure(self, name: str) -> Any:
         """A test metric of the kind by its name (Target.test_metrics lists them)."""

@@ -318,6 +318,21 @@ class Baseline(Part):
 
 
 @dataclass(frozen=True)
+class PairedFoldTest(Part):
+    """The corrected resampled t-test of two models' fold scores (mllib.comparison.corrected_resampled_t_test): the
+    difference of the means, its corrected standard error and 95% interval, t, its degrees of freedom, the two-sided
+    p-value and the variance correction 1 / k + n_test / n_train."""
+
+    mean_difference: float
+    standard_error: float
+    interval: list
+    t: float
+    df: int
+    p_value: float
+    correction: float
+
+
+@dataclass(frozen=True)
 class ComparedModel(Part):
     """One model of a comparison: its best configuration's scores, its rank, and the corrected resampled t-test of the
     best model minus it (absent for the best itself)."""
@@ -330,7 +345,7 @@ class ComparedModel(Part):
     std: float
     valid_scores: list
     rank: int
-    versus_best: dict | None = None
+    versus_best: PairedFoldTest | None = None
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from ..core.changes import change, describe
 from ..core.evaluation_records import CalibrationReport, EvaluationReport
 from ..core.records import Change, CopiesAcrossSplit, TrainMetrics, ValidationReport
 from ..core.report_inputs import ReportInputs
+from .headline import model_choice
 from .page import fmt, interval, key_values
 from .task_pages import page
 
@@ -130,42 +131,6 @@ def model_card(params: dict, r: ReportInputs, promotion: str) -> dict:
         "fairness table and left out of the parity criteria.",
     }
     return key_values(items)
-
-
-def model_choice(train: TrainMetrics, test: EvaluationReport) -> str:
-    """Why this model: the models compared and the rule, what the choice gained over the simplest on the folds and on
-    test, what the next simpler model would cost, each with its interval; or that model.name fixed it."""
-    c = train.comparison
-    if c is None:
-        return f"{train.model}, as model.name names it (no comparison: model.name auto compares the default set)"
-    rule = {
-        ("best", True): "the best mean",
-        ("one_se", True): "the best, by more than one standard error over every simpler model",
-        ("one_se", False): f"the simplest within one standard error of the best ({c.best})",
-    }[c.rule, c.chosen == c.best]
-    line = f"{c.chosen} of {', '.join(m.model for m in c.models)} (simplest first) on the same folds: {rule}"
-    on_test = (test.comparison or {}).get("gains", {})
-
-    def gain(g, what: str) -> str:
-        shown = f"{what} {g.model}: {train.scoring} {interval(g.gain, g.interval)} on the folds"
-        if g.model in on_test:
-            shown += f", {interval(on_test[g.model]['gain'], on_test[g.model]['interval'])} on test"
-        return shown
-
-    if c.gain_over_simplest is not None:
-        line += f"; gain over {gain(c.gain_over_simplest, 'the simplest,')}"
-    if c.next_simpler is not None and c.next_simpler.model != c.simplest:
-        line += f"; choosing the next simpler model would cost {gain(c.next_simpler, 'the')}"
-    if c.chosen != c.best:
-        t = next(m.versus_best for m in c.models if m.model == c.chosen) or {}
-        line += (
-            f"; {c.best} minus {c.chosen} on the folds: {fmt(t.get('mean_difference'))} (standard error "
-            f"{fmt(t.get('standard_error'))}), within the noise"
-        )
-    if c.left_out:
-        left_out = ", ".join(c.left_out)
-        line += f"; left out (they need every training row in one matrix; the data are in parts): {left_out}"
-    return line
 
 
 def test_figures(test: EvaluationReport) -> str:

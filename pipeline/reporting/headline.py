@@ -7,10 +7,12 @@ names everywhere (e.g. `test.roc_auc`).
 
 from __future__ import annotations
 
-from ..core.evaluation_records import CalibrationReport, EvaluationReport
+from ..core.evaluation_records import CalibrationReport, EvaluationReport, GainOnTest
 from ..core.fairness_records import FairnessReport
 from ..core.records import Assessment, TrainMetrics
 from ..core.task import Target, finite
+from .page import fmt
+from .page import interval as with_interval
 
 
 def _pick(source: dict, keys) -> dict:
@@ -72,11 +74,53 @@ def gain_over_simplest(train: TrainMetrics, test: EvaluationReport) -> dict:
     if c is None:
         return {part: dict.fromkeys(names) for part in ("train", "test")}
     on_folds = c.gain_over_simplest
-    on_test = (test.comparison or {}).get("gains", {}).get(c.simplest)
+    on_test = test_gains(test).get(c.simplest)
     return {
         "train": dict(zip(names, (on_folds.gain, on_folds.interval[0]) if on_folds else (0.0, 0.0))),
-        "test": dict(zip(names, (on_test["gain"], on_test["interval"][0]) if on_test else (0.0, 0.0))),
+        "test": dict(zip(names, (on_test.gain, on_test.interval[0]) if on_test else (0.0, 0.0))),
     }
+
+
+def test_gains(test: EvaluationReport) -> dict[str, GainOnTest]:
+    """{model: the chosen model's test gain over it}, {} without a comparison."""
+    return test.comparison.gains if test.comparison else {}
+
+
+def model_choice(train: TrainMetrics, test: EvaluationReport) -> str:
+    """Why this model: the models compared and the rule, what the choice gained over the simplest on the folds and on
+    test, what the next simpler model would cost, each with its interval; or that model.name fixed it."""
+    c = train.comparison
+    if c is None:
+        return f"{train.model}, as model.name names it (no comparison: model.name auto compares the default set)"
+    rule = {
+        ("best", True): "the best mean",
+        ("one_se", True): "the best, by more than one standard error over every simpler model",
+        ("one_se", False): f"the simplest within one standard error of the best ({c.best})",
+    }[c.rule, c.chosen == c.best]
+    line = f"{c.chosen} of {', '.join(m.model for m in c.models)} (simplest first) on the same folds: {rule}"
+    on_test = test_gains(test)
+
+    def gain(g, what: str) -> str:
+        shown = f"{what} {g.model}: {train.scoring} {with_interval(g.gain, g.interval)} on the folds"
+        if g.model in on_test:
+            shown += f", {with_interval(on_test[g.model].gain, on_test[g.model].interval)} on test"
+        return shown
+
+    if c.gain_over_simplest is not None:
+        line += f"; gain over {gain(c.gain_over_simplest, 'the simplest,')}"
+    if c.next_simpler is not None and c.next_simpler.model != c.simplest:
+        line += f"; choosing the next simpler model would cost {gain(c.next_simpler, 'the')}"
+    if c.chosen != c.best:
+        t = next(m.versus_best for m in c.models if m.model == c.chosen)
+        assert t is not None  # every model but the best has its test against it
+        line += (
+            f"; {c.best} minus {c.chosen} on the folds: {fmt(t.mean_difference)} (standard error "
+            f"{fmt(t.standard_error)}), within the noise"
+        )
+    if c.left_out:
+        left_out = ", ".join(c.left_out)
+        line += f"; left out (they need every training row in one matrix; the data are in parts): {left_out}"
+    return line
 
 
 def interval(test: EvaluationReport, figure: str) -> list:

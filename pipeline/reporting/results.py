@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..core.evaluation_records import EvaluationReport
 from ..core.report_inputs import ReportInputs
 from . import page as html
+from .headline import test_gains
 
 
 def trust_section(r: ReportInputs, figs: dict) -> dict:
@@ -53,28 +54,29 @@ def trust_section(r: ReportInputs, figs: dict) -> dict:
                 "params": m.params,
                 f"mean {train.scoring}": m.mean,
                 "std": m.std,
-                "difference from the best": (m.versus_best or {}).get("mean_difference"),
-                "its standard error": (m.versus_best or {}).get("standard_error"),
-                "corrected t-test p": (m.versus_best or {}).get("p_value"),
+                "difference from the best": m.versus_best.mean_difference if m.versus_best else None,
+                "its standard error": m.versus_best.standard_error if m.versus_best else None,
+                "corrected t-test p": m.versus_best.p_value if m.versus_best else None,
             }
             for m in c.models
         ]
-        on_test = test.comparison or {}
-        gains = "; ".join(
-            f"{name} {html.fmt(g['gain'])} [{html.fmt(g['interval'][0])}, {html.fmt(g['interval'][1])}]"
-            for name, g in on_test.get("gains", {}).items()
-        )
+        on_test = test.comparison
+        gains = "; ".join(f"{name} {html.interval(g.gain, g.interval)}" for name, g in test_gains(test).items())
         comparison = [
             html.heading(
                 f"Models compared on the same folds (selection: {html.fmt(c.rule)}; chosen: {html.fmt(c.chosen)})"
             ),
             html.table(rows),
             html.muted(
-                f"Corrected resampled t-test (Nadeau and Bengio): the plain paired t-test on fold "
-                f"scores overstates the evidence because the folds' training parts overlap; selection one_se takes the "
-                f"first model listed (simplest first) within one standard error of their difference. On test, "
-                f"{html.fmt(on_test.get('chosen'))}'s {html.fmt(on_test.get('scoring'))} minus each other model's "
-                f"(refitted on every training row; {html.fmt(on_test.get('method'))}): {gains}."
+                "Corrected resampled t-test (Nadeau and Bengio): the plain paired t-test on fold "
+                "scores overstates the evidence because the folds' training parts overlap; selection one_se takes the "
+                "first model listed (simplest first) within one standard error of their difference."
+                + (
+                    f" On test, {on_test.chosen}'s {on_test.scoring} minus each other model's (refitted on every "
+                    f"training row; {on_test.method}): {gains}."
+                    if on_test
+                    else ""
+                )
             ),
         ]
     return html.section(

@@ -12,6 +12,7 @@ import pandas as pd
 from pipeline.core import build, paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
+from pipeline.core.evaluation_records import ComparisonOnTest
 from pipeline.core.io import read_parquet, read_predictor, write_csv, write_json, write_parquet
 from pipeline.core.partitions import data_mode
 from pipeline.core.records import FeaturesReport, TrainMetrics
@@ -61,7 +62,7 @@ def write_classification(target: Classification, predictor, metrics: dict, plots
     write_json(plots["reliability"], paths.RELIABILITY_TEST)
 
 
-def comparison_on_test(params: dict, target, trained, y_train, y, groups, model) -> dict | None:
+def comparison_on_test(params: dict, target, trained, y_train, y, groups, model) -> ComparisonOnTest | None:
     """The chosen model's test score minus each other compared model's, with paired bootstrap intervals drawn as the
     test figures' are (whole data.group clusters, else within strata)."""
     data = params["data"]

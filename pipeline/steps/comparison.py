@@ -20,7 +20,8 @@ from mllib.comparison import corrected_resampled_t_test
 from mllib.model_selection import response_values
 
 from ..core import build, paths
-from ..core.records import ComparedModel, Comparison, ModelGain, TrainMetrics
+from ..core.evaluation_records import ComparisonOnTest, GainOnTest
+from ..core.records import ComparedModel, Comparison, ModelGain, PairedFoldTest, TrainMetrics
 from .feature_blocks import final_features
 
 
@@ -38,7 +39,9 @@ def compare(
     names = list(best)
     top = max(names, key=lambda n: sign * best[n]["mean_valid_score"])  # ties: the first listed
     versus_best = {
-        n: corrected_resampled_t_test(best[top]["valid_scores"], best[n]["valid_scores"], n_train, n_test)
+        n: PairedFoldTest(
+            **corrected_resampled_t_test(best[top]["valid_scores"], best[n]["valid_scores"], n_train, n_test)
+        )
         for n in names
         if n != top
     }
@@ -46,7 +49,7 @@ def compare(
     def within_noise(n: str) -> bool:
         # not (beyond): a standard error that cannot be computed keeps the simpler model
         t = versus_best[n]
-        return not sign * t["mean_difference"] > t["standard_error"]
+        return not sign * t.mean_difference > t.standard_error
 
     chosen = top if rule == "best" else next(n for n in names if n == top or within_noise(n))
     order = sorted(names, key=lambda n: -sign * best[n]["mean_valid_score"])
@@ -107,8 +110,8 @@ def summary_lines(report: Comparison, scoring: str) -> list[str]:
         if m.versus_best is not None:
             t = m.versus_best
             lines.append(
-                f"train:   {report.best} vs {m.model}: difference {t['mean_difference']:+.4f} (standard error "
-                f"{t['standard_error']:.4f}), corrected t {t['t']:.2f}, p {t['p_value']:.3g}"
+                f"train:   {report.best} vs {m.model}: difference {t.mean_difference:+.4f} (standard error "
+                f"{t.standard_error:.4f}), corrected t {t.t:.2f}, p {t.p_value:.3g}"
             )
     chosen = f"train: chosen {report.chosen}"
     if report.gain_over_simplest is not None:
@@ -135,7 +138,7 @@ def choose_model(
 
 def test_gains(
     model_cfg: dict, seed: int, trained: TrainMetrics, scorer, y_train, groups_train, y: np.ndarray, model, intervals
-) -> dict | None:
+) -> ComparisonOnTest | None:
     """On the test rows: the chosen model's score minus each other compared model's (each refitted on every training
     row with its best configuration, as train refits the chosen one), signed so that positive is better, with
     paired bootstrap intervals (one draw of the test rows scores both models: intervals(figures_of, n), the evaluate
@@ -157,9 +160,5 @@ def test_gains(
         return {n: sign * (score - scorer.score(y[rows], r[rows])) for n, r in responses.items()}
 
     boot = intervals(figures_of, y.size)
-    return {
-        "chosen": comparison.chosen,
-        "scoring": scorer.name,
-        "method": boot["method"],
-        "gains": {n: {"gain": f["value"], "interval": f["interval"]} for n, f in boot["figures"].items()},
-    }
+    gains = {n: GainOnTest(f["value"], f["interval"]) for n, f in boot["figures"].items()}
+    return ComparisonOnTest(comparison.chosen, scorer.name, boot["method"], gains)

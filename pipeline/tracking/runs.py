@@ -28,7 +28,7 @@ from ..core.partitions import table_head
 from ..core.provenance import git
 from ..core.records import FeaturesReport, SearchReport, TrainMetrics
 from ..core.task import Target
-from ..reporting.headline import flat, undefined_gaps
+from ..reporting.headline import flat, model_choice, undefined_gaps
 from . import naming
 from .promotion import (
     Champion,
@@ -309,7 +309,7 @@ def log_candidates(mlflow, client, params: dict, search: SearchReport, trained: 
             metrics = [Metric(f"valid_{scoring}", v, now, fold) for fold, v in enumerate(m.valid_scores)]
             metrics += [Metric(f"mean_valid_{scoring}", m.mean, now, 0)]
             if m.versus_best is not None:
-                metrics.append(Metric("corrected_t_test_p_value", m.versus_best["p_value"], now, 0))
+                metrics.append(Metric("corrected_t_test_p_value", m.versus_best.p_value, now, 0))
             client.log_batch(child.info.run_id, metrics=metrics)
 
 
@@ -419,6 +419,10 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
     settings = hyperparameters()
     commit = tags["git.commit"] if tags["git.commit"] != "unknown" else ""
     tags[NOTE] = naming.run_description(trained.model, settings, params, headline, changed, commit)
+    if trained.comparison is not None:  # why this model, with what it gained over the simplest (the card's line)
+        test = Target.read(paths.TARGET).test_record.read()
+        tags["model.choice"] = model_choice(trained, test)
+        tags[NOTE] += f" Model choice: {tags['model.choice']}."
     tags["pipeline.params"] = naming.PARAMS_NOTE
     experiment = os.environ.get("DVC_EXP_NAME") or ("repro " + (commit[:8] or "outside git"))
     mlflow.set_experiment(experiment_id=exp_id)  # nested child runs follow the active experiment, not their parent

@@ -16,6 +16,8 @@ from mllib.comparison import corrected_resampled_t_test
 from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError
+from pipeline.core.evaluation_records import ComparisonOnTest, GainOnTest
+from pipeline.core.records import PairedFoldTest
 from pipeline.steps.comparison import compare
 
 
@@ -42,21 +44,21 @@ def test_best_rule_and_one_standard_error_rule():
     assert chosen == "complex" and report.runner_up == "simple" and report.simplest == "simple"
     assert [m.rank for m in report.models] == [2, 1, 3]
     simple = report.models[0].versus_best
-    assert simple == corrected_resampled_t_test(
-        BEST["complex"]["valid_scores"], BEST["simple"]["valid_scores"], 800, 200
+    assert simple == PairedFoldTest(
+        **corrected_resampled_t_test(BEST["complex"]["valid_scores"], BEST["simple"]["valid_scores"], 800, 200)
     )
     # one_se: simple is 0.0038 below complex, and the standard error of their paired difference by hand is 0.0029:
     # d = (0.010, 0.003, 0.003, -0.002, 0.005), s = 0.004324, sqrt((1/5 + 200/800) s^2) = 0.002901 -> beyond one
     # standard error, so complex; the classic rule (the best's fold std / sqrt(5) = 0.0046) would have kept simple
     d = np.array(BEST["complex"]["valid_scores"]) - np.array(BEST["simple"]["valid_scores"])
     se = math.sqrt((1 / 5 + 200 / 800) * d.var(ddof=1))
-    assert simple["standard_error"] == pytest.approx(se) and d.mean() > se
+    assert simple.standard_error == pytest.approx(se) and d.mean() > se
     chosen, report = compare(BEST, True, 800, 200, "one_se")
     assert chosen == "complex" and report.best == "complex"
     # what complex gains over the simplest, and (here the same model) what the next simpler would cost
     gain = report.gain_over_simplest
     assert gain.model == "simple" and gain.gain == pytest.approx(d.mean()) and gain.standard_error == pytest.approx(se)
-    assert gain.interval == pytest.approx(simple["interval"])
+    assert gain.interval == pytest.approx(simple.interval)
     assert report.next_simpler == gain
     # noisier differences of the same mean: within one standard error, the simpler model stays
     noisy = {
@@ -82,7 +84,7 @@ def test_a_loss_gain_is_signed_so_that_positive_is_better():
 def test_the_card_says_what_the_choice_gained_and_what_the_next_simpler_model_would_cost():
     from types import SimpleNamespace
 
-    from pipeline.reporting.card import model_choice
+    from pipeline.reporting.headline import model_choice
 
     three = {
         "linear": BEST["simple"],
@@ -96,7 +98,10 @@ def test_the_card_says_what_the_choice_gained_and_what_the_next_simpler_model_wo
         "linear": {"gain": 0.01, "interval": [-0.002, 0.021]},
         "additive": {"gain": 0.004, "interval": [-0.01, 0.02]},
     }
-    line = model_choice(train, SimpleNamespace(comparison={"gains": gains}))
+    on_test = ComparisonOnTest(
+        "trees", "roc_auc", "percentile bootstrap", {n: GainOnTest(**g) for n, g in gains.items()}
+    )
+    line = model_choice(train, SimpleNamespace(comparison=on_test))
     assert line.startswith("trees of linear, additive, trees (simplest first) on the same folds: the best, by more")
     assert f"gain over the simplest, linear: roc_auc {report.gain_over_simplest.gain:.4f} [" in line
     assert "0.0100 [-0.0020, 0.0210] on test" in line
@@ -117,7 +122,9 @@ def test_the_corrected_t_test_gets_the_fractional_mean_split_sizes():
     scorer = type("Scorer", (), {"greater_is_better": True, "name": "roc_auc"})()
     _, report = choose_model(searched, splits, scorer, "best")
     assert (report.n_train, report.n_test) == (638.4, 159.6)
-    expected = corrected_resampled_t_test(BEST["complex"]["valid_scores"], BEST["simple"]["valid_scores"], 638.4, 159.6)
+    expected = PairedFoldTest(
+        **corrected_resampled_t_test(BEST["complex"]["valid_scores"], BEST["simple"]["valid_scores"], 638.4, 159.6)
+    )
     assert report.models[0].versus_best == expected
 
 

@@ -42,7 +42,7 @@ def test_the_contract_lists_every_role():
     assert list(roles) == [
         "the target", "the split", "the models", "the metrics", "the explanations", "fairness", "the gate"
     ]  # fmt: skip
-    assert len(CONTRACT) == 36 and "headline_metric" in roles["the metrics"] and "strata" in roles["the split"]
+    assert len(CONTRACT) == 35 and "headline_metric" in roles["the metrics"] and "strata" in roles["the split"]
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))

@@ -327,3 +327,22 @@ def test_early_stopping_holds_out_whole_groups():
 
     wrapped = StandardizedTarget(GradientBoostingRegressor(**params)).fit(X, y.astype(float), groups=groups)
     assert wrapped.regressor_.n_iter_ < 30
+
+
+def test_early_stopping_that_cannot_hold_out_or_does_not_stop_says_so():
+    """Five rows in five groups leave no hold-out at validation_fraction 0.1 (each group is drawn with probability
+    0.1): every iteration is boosted and a ConvergenceWarning says why; a fit still improving at max_iter says so
+    too."""
+    from mllib.base import ConvergenceWarning
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(5, 2)), np.array([0, 1, 0, 1, 1])
+    with pytest.warns(ConvergenceWarning, match=r"the 5 rows in 5 groups leave no validation part"):
+        m = GradientBoostingClassifier(max_iter=7, early_stopping=True, min_samples_leaf=1).fit(
+            X, y, groups=np.arange(5)
+        )
+    assert m.n_iter_ == 7 and m.validation_score_.size == 0
+    X = rng.normal(size=(400, 2))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.warns(ConvergenceWarning, match=r"stop before max_iter=3 \(the validation loss was still improving"):
+        GradientBoostingClassifier(max_iter=3, early_stopping=True, learning_rate=0.01).fit(X, y)
