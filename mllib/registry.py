@@ -125,11 +125,12 @@ CLUSTERERS = Family(
 )
 
 # calibration maps (score -> probability); for more than two classes the pipeline wraps the binary ones
-# (platt, isotonic, histogram_binning) one-vs-rest, while temperature and none take (n, K) scores directly
+# (platt, beta, isotonic, histogram_binning) one-vs-rest, while temperature and none take (n, K) scores directly
 CALIBRATORS = Family(
     "calibrator",
     {
         "platt": "mllib.calibration.platt:PlattScaling",
+        "beta": "mllib.calibration.beta:BetaCalibration",
         "isotonic": "mllib.calibration.isotonic:IsotonicCalibration",
         "temperature": "mllib.calibration.temperature:TemperatureScaling",
         "histogram_binning": "mllib.calibration.histogram:HistogramBinning",

@@ -3,12 +3,15 @@
 Notes: seed 004, D4:1935-1996 (section 11.1); seed 003, D3:164-177; catalogue section 3.
 Every calibrator fits on held-out (out-of-fold) scores: fit(scores, y, sample_weight=None),
 transform(scores) -> p(y = 1), predict_proba(scores) -> (n, 2). For K > 2 classes, TemperatureScaling and
-NoCalibration take (n, K) scores directly and OneVsRestCalibration wraps any binary calibrator.
+NoCalibration take (n, K) scores directly and OneVsRestCalibration wraps any binary calibrator. PlattScaling,
+BetaCalibration and TemperatureScaling are strictly increasing in the score (they never reorder or tie two rows);
+IsotonicCalibration's steps and HistogramBinning's bins tie the rows of a step or bin.
 
 Sections cited:
 - Introduction to Machine Learning (Heidelberg) (seed 003): Probabilistic classifier (164)
 - Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability of Models (1935)"""
 
+from .beta import BetaCalibration
 from .calibration_error import (
     calibration_summary,
     classwise_ece,
@@ -28,6 +31,7 @@ from .temperature import TemperatureScaling
 
 __all__ = [
     "PlattScaling",
+    "BetaCalibration",
     "IsotonicCalibration",
     "TemperatureScaling",
     "HistogramBinning",

@@ -3,8 +3,10 @@
 Rule: for each class k fit a binary map g_k on (s_k(x), [y = k]) of held-out scores; the calibrated probability
 is p_k(x) = g_k(s_k(x)) / sum_j g_j(s_j(x)) (Zadrozny and Elkan 2002, the multiclass extension of Platt scaling
 and isotonic regression; catalogue section 3.2 [STD]). Each g_k is monotone, so ranking class k against the rest
-is kept before the renormalisation; the renormalised rows sum to 1. A row where every g_k is 0 (possible with
-isotonic or histogram maps far outside the calibration scores) gets the calibration data's class frequencies.
+is kept before the renormalisation (which can reorder rows: p_k depends on the other classes' maps too, so even
+strictly increasing g_k may change the one-vs-rest AUC); the renormalised rows sum to 1. A row where every g_k is 0
+(possible with isotonic or histogram maps far outside the calibration scores) gets the calibration data's class
+frequencies.
 Notes: seed 004, D4:1935-1982 (calibrate after training, on held-out predictions).
 
 Sections cited: Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability of Models (1935)"""
@@ -32,7 +34,7 @@ class OneVsRestCalibration(BaseEstimator):
     Parameters
     ----------
     calibrator : calibrator
-        An unfitted binary calibrator (platt, isotonic, histogram_binning, ...).
+        An unfitted binary calibrator (platt, beta, isotonic, histogram_binning, ...).
 
     Fitted attributes: calibrators_ (one per class), class_prior_ (the class frequencies of the fit), n_classes_.
     """

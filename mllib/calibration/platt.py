@@ -17,18 +17,13 @@ Sections cited:
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from scipy.special import expit
 
-from ..base import BaseEstimator, ConvergenceWarning, check_is_fitted, check_sample_weight
+from ..base import BaseEstimator, check_is_fitted, check_sample_weight
 from ..base.constraints import BOOLEAN, POSITIVE, check_hyperparameters, positive_int
-from ._checks import check_binary, check_scores, row_chunks
-
-# Armijo sufficient-decrease constant of the backtracking line search
-_ARMIJO = 1e-4
-_MAX_HALVINGS = 60
+from ._checks import check_binary, check_not_separated, check_scores
+from ._logistic import fit_logistic
 
 
 def platt_targets(y: np.ndarray, n_pos: float, n_neg: float, smooth: bool) -> np.ndarray:
@@ -40,27 +35,6 @@ def platt_targets(y: np.ndarray, n_pos: float, n_neg: float, smooth: bool) -> np
     if not smooth:
         return y
     return np.where(y == 1, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-
-
-def _mean_log_loss(theta: np.ndarray, x: np.ndarray, t: np.ndarray, w: np.ndarray) -> float:
-    loss = 0.0
-    for rows in row_chunks(x.shape[0]):
-        z = theta[0] * x[rows] + theta[1]
-        # -[t log p + (1-t) log(1-p)] = log(1 + e^z) - t z, written with logaddexp so large |z| cannot overflow
-        loss += float(w[rows] @ (np.logaddexp(0.0, z) - t[rows] * z))
-    return loss
-
-
-def _newton_terms(theta: np.ndarray, x: np.ndarray, t: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The mean log loss's gradient and Hessian in theta = (a, b) at the standardised scores x."""
-    sums = np.zeros(5)  # sum r x, sum r, sum c x^2, sum c x, sum c; r the residuals, c the curvatures
-    for rows in row_chunks(x.shape[0]):
-        z = theta[0] * x[rows] + theta[1]
-        residual = w[rows] * (expit(z) - t[rows])
-        curvature = w[rows] * expit(z) * expit(-z)  # p (1 - p) without cancellation when p is near 1
-        sums += [residual @ x[rows], residual.sum(), curvature @ (x[rows] * x[rows]), curvature @ x[rows],
-                 curvature.sum()]  # fmt: skip
-    return sums[:2], np.array([[sums[2], sums[3]], [sums[3], sums[4]]])
 
 
 class PlattScaling(BaseEstimator):
@@ -108,7 +82,7 @@ class PlattScaling(BaseEstimator):
             self.n_iter_ = 0
             return self
         if not self.smooth_targets:
-            _refuse_separable(s[used], y[used])
+            check_not_separated(s[used], y[used])
         # Standardise the scores: Newton is affine-invariant, but the 2x2 Hessian is far better conditioned,
         # so scores of any scale (margins of 1e6 or probabilities in [0, 1]) are handled alike.
         center = float(np.mean(s[used]))
@@ -118,42 +92,13 @@ class PlattScaling(BaseEstimator):
 
         # Platt's starting point: a = 0 and b = the (smoothed) prior log-odds
         theta = np.array([0.0, np.log((n_pos + 1.0) / (n_neg + 1.0))])
-        loss = _mean_log_loss(theta, x, t, w_mean)
-        converged = False
-        for n_iter in range(1, self.max_iter + 1):
-            grad, hessian = _newton_terms(theta, x, t, w_mean)
-            try:
-                direction = -np.linalg.solve(hessian, grad)
-            except np.linalg.LinAlgError:
-                raise ValueError(
-                    "Platt scaling Hessian is singular (all probabilities saturated at 0 or 1); "
-                    "check the scores or use smooth_targets=True"
-                ) from None
-            decrement = float(-grad @ direction)  # lambda^2 = g^T H^-1 g >= 0
-            step, accepted = 1.0, False
-            # near the optimum the Armijo test is decided by rounding; allow a few ulps of the loss
-            slack = 16 * np.finfo(np.float64).eps * abs(loss)
-            for _ in range(_MAX_HALVINGS):
-                candidate = theta + step * direction
-                new_loss = _mean_log_loss(candidate, x, t, w_mean)
-                if new_loss <= loss - _ARMIJO * step * decrement + slack:
-                    accepted = True
-                    break
-                step *= 0.5
-            if not accepted:  # no decrease representable in float64 along the Newton direction
-                converged = decrement / 2 <= self.tol
-                break
-            theta, loss = candidate, new_loss
-            if decrement / 2 <= self.tol:
-                converged = True
-                break
-        if not converged:
-            warnings.warn(
-                f"PlattScaling stopped after {n_iter} Newton steps with decrement {decrement / 2:.3g} "
-                f"> tol={self.tol}; increase max_iter or check the scores for (near-)separation",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
+        try:
+            theta, _, n_iter = fit_logistic(theta, (x,), t, w_mean, self.tol, self.max_iter, "PlattScaling")
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                "Platt scaling Hessian is singular (all probabilities saturated at 0 or 1); "
+                "check the scores or use smooth_targets=True"
+            ) from None
         # back from the standardised score x = (s - center) / scale to the raw score s
         self.a_ = float(theta[0] / scale)
         self.b_ = float(theta[1] - theta[0] * center / scale)
@@ -173,13 +118,3 @@ class PlattScaling(BaseEstimator):
         """Columns [1 - p, p], shape (n, 2); 1 - p is computed as sigmoid(-z) to keep its precision near p = 1."""
         z = self.decision_function(scores)
         return np.column_stack([expit(-z), expit(z)])
-
-
-def _refuse_separable(s: np.ndarray, y: np.ndarray) -> None:
-    """With raw 0/1 targets the maximum-likelihood slope is infinite when the classes are (quasi-)separated."""
-    pos, neg = s[y == 1], s[y == 0]
-    if neg.max() <= pos.min() or pos.max() <= neg.min():
-        raise ValueError(
-            "the scores separate the classes, so with smooth_targets=False the maximum-likelihood slope is infinite; "
-            "use smooth_targets=True (Platt's targets keep (a, b) finite)"
-        )

@@ -442,6 +442,7 @@ class MapCandidate(Part):
     reason: str = ABSENT
     log_loss: float = ABSENT
     ece: float = ABSENT
+    ece_vs_none: float = ABSENT  # the map's cross-fitted ECE minus no map's on the same rows: auto needs it <= 0
     brier: float = ABSENT
     log_loss_vs_none: float = ABSENT
     standard_error_vs_none: float | None = ABSENT
@@ -462,6 +463,7 @@ class ClassificationCalibration(CalibrationReport):
     margin: float
     comparison: list[MapCandidate]  # every map's, no map first (pipeline/steps/calibration.py)
     warning: str | None
+    why_deployed: str  # named in params.yaml, or auto's rule with why each map of lower log loss stepped aside
     one_vs_rest: bool
     settings: dict
     binning: dict

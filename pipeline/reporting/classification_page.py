@@ -128,6 +128,7 @@ def calibration_choice(cal: ClassificationCalibration, test_ranking: RankingChan
                 f"{fmt(c.ranking_vs_none.difference)} ± {fmt(c.ranking_vs_none.standard_error)}" if c.defined else None
             ),
             "ECE": present(c.ece),
+            "ECE - none's": present(c.ece_vs_none),
             "Brier": present(c.brier),
             "may be deployed (auto)": present(c.qualifies),
             "note": "; ".join([c.why, *c.not_converged]) if c.defined else c.reason or "",
@@ -136,10 +137,13 @@ def calibration_choice(cal: ClassificationCalibration, test_ranking: RankingChan
     ]
     how = (
         f"calibration.method auto deploys a map only when its cross-fitted log-loss gain over no map exceeds "
-        f"calibration.margin = {html.fmt(float(cal.margin))} standard errors of the paired per-row differences and "
-        "its ranking metric within the folds does not fall by more than as many DeLong standard errors; of those, the "
-        "least log loss (ties: the one listed first), else none. The figures of the map chosen this way are slightly "
-        "optimistic; the test rows above are the check."
+        f"calibration.margin = {html.fmt(float(cal.margin))} standard errors of the paired per-row differences, "
+        "its ranking metric within the folds does not fall by more than as many DeLong standard errors, and its "
+        "cross-fitted ECE is not above no map's; of those, the least log loss (ties: the one listed first), else none. "
+        "Platt, temperature and beta calibration are strictly increasing in the score, so they neither reorder nor "
+        "tie rows; isotonic regression's steps and histogram binning's bins tie the rows of a step or bin. "
+        f"Deployed: {cal.why_deployed}. The figures of the map chosen this way are slightly optimistic; the test "
+        "rows above are the check."
         if cal.method_setting == "auto"
         else f"calibration.method names {cal.method}, so it is deployed whatever this table says."
     )
@@ -235,9 +239,9 @@ def classification_card(params: dict, r: ReportInputs, kind: ClassificationPage)
         "Intended use": f"{kind.intended_use(data['target'], test.classes)}; {rule}",
         "Performance": f"{kind.performance(test)} ({intervals_note(test)})",
         "Decisions": decisions_line(test, kind),
-        "Calibration": f"{calibration.method} ("
-        + (auto_choice(calibration) if calibration.method_setting == "auto" else "named in params.yaml")
-        + "): test ECE "
+        "Calibration": f"{calibration.method} ({calibration.why_deployed}): cross-fitted ECE "
+        f"{fmt(calibration.oof_before.ece)} with no map, {fmt(calibration.oof_after_crossfitted.ece)} deployed, on the "
+        f"{calibration.n_rows} out-of-fold rows the maps are judged on; test ECE "
         f"{fmt(test.calibration.before.ece)} before, "
         f"{fmt(test.calibration.after.ece)} after"
         + ranking_note(test.calibration.ranking)
@@ -252,19 +256,6 @@ def classification_card(params: dict, r: ReportInputs, kind: ClassificationPage)
         or "no sensitive attributes",
         "Fairness mitigation": mitigation_summary(fairness, data["sensitive"]),
     }
-
-
-def auto_choice(calibration: ClassificationCalibration) -> str:
-    """Why calibration.method auto deployed its map: its gain in standard errors, or why each map stepped aside."""
-    deployed = next(c for c in calibration.comparison if c.method == calibration.method)
-    if calibration.method != "none":
-        return f"calibration.method auto: {deployed.why}, the least log loss of the maps that qualify"
-    maps = [c for c in calibration.comparison if c.method != "none"]
-    return (
-        "calibration.method auto: no map earns its place ("
-        + "; ".join(f"{c.method}: {c.why if c.defined else 'undefined'}" for c in maps)
-        + f"; calibration.margin {fmt(float(calibration.margin))})"
-    )
 
 
 def decisions_line(test: ClassificationEvaluation, kind: ClassificationPage) -> str:

@@ -7,10 +7,16 @@ scored by log loss (a proper scoring rule: it rewards probabilities that mean wh
 beside it, and by what it does to the ranking: the ranking metric (ROC AUC, macro one-vs-rest for K classes) within
 each fold, where one fitted map scores every row as the deployed map will, against no map's, with DeLong's standard
 error. calibration.method auto deploys a map only when it earns its place: its log-loss gain over no map exceeds
-calibration.margin standard errors of the paired per-row differences, and its ranking does not fall by more than
-calibration.margin standard errors; of the maps that qualify, the least log loss (ties: the simpler, listed first),
-else none. A gain within the noise of choosing among five maps on the same rows, or one bought with ranking, is not
-taken. A method named in params.yaml is deployed as asked, and flagged when it is worse than no map.
+calibration.margin standard errors of the paired per-row differences, its ranking does not fall by more than
+calibration.margin standard errors, and its cross-fitted ECE is no higher than no map's on the same rows (a map whose
+gain in log loss comes from a few confident rows while it moves the many elsewhere away from their frequencies is not
+what a user asking for calibrated probabilities wants); of the maps that qualify, the least log loss (ties: the
+simpler, listed first), else none. A gain within the noise of choosing among the maps on the same rows, or one
+bought with ranking or with calibration error, is not taken. The maps include strictly increasing ones (Platt,
+temperature, beta), which can neither reorder nor tie two rows: when the steps or bins of isotonic regression or
+histogram binning cost the ranking their gain pays for, such a map can still take the gain (beta calibration bends
+the two ends of the scores apart as a sigmoid cannot). A method named in params.yaml is deployed as asked, and flagged
+when it is worse than no map.
 
 With time-ordered folds (data.time), each fold's map is fitted on the earlier folds' out-of-fold rows only: a map
 fitted with later periods would judge each period with knowledge of its future, which the deployed map never has.
@@ -35,7 +41,8 @@ from ..core.summaries import binning_spec, calibration_report, group_calibration
 from ..core.task import Classification, Target
 
 NATIVE_MULTICLASS = ("temperature", "none")  # take (n, K) scores; the others are wrapped one-vs-rest
-MAPS = ("none", "platt", "temperature", "isotonic", "histogram_binning")  # compared in this order (ties: the first)
+# compared in this order (ties: the first); platt, temperature and beta are strictly increasing in the score
+MAPS = ("none", "platt", "temperature", "beta", "isotonic", "histogram_binning")
 
 
 def calibrator_of(cfg: dict, target: Classification, method: str | None = None):
@@ -78,15 +85,16 @@ def compare_maps(
     forward: bool = False,
 ) -> tuple[list, dict]:
     """Every map of MAPS cross-fitted on the out-of-fold scores (forward: on the earlier folds' only) and judged on
-    the rows it scores (scored_rows): (table rows {method, defined, log_loss, ece, brier, log_loss_vs_none with its
-    standard error over the paired rows and the gain in standard errors, ranking_vs_none, qualifies and why
-    (calibration.margin), not_converged} or {method, defined: false, reason}, {method: its cross-fitted (m, K)
-    probabilities of the scored rows} for no map, the map `keep` names and the qualifying one of least log loss so
-    far: what choose_map can pick, three arrays at most whatever the number of maps)."""
+    the rows it scores (scored_rows): (table rows {method, defined, log_loss, ece, ece_vs_none, brier,
+    log_loss_vs_none with its standard error over the paired rows and the gain in standard errors, ranking_vs_none,
+    qualifies and why (calibration.margin, the ECE), not_converged} or {method, defined: false, reason}, {method: its
+    cross-fitted (m, K) probabilities of the scored rows} for no map, the map `keep` names and the qualifying one of
+    least log loss so far: what choose_map can pick, three arrays at most whatever the number of maps)."""
     eps = np.finfo(np.float64).eps  # mllib.metrics.log_loss's clip, so the row losses average to its value
     table: list[dict] = []
     probabilities: dict[str, np.ndarray] = {}
     base: np.ndarray | None = None
+    base_ece = 0.0
     best: tuple[str, float] | None = None
     scored = scored_rows(fold, forward)
     judged, judged_fold = y[scored], fold[scored]
@@ -99,7 +107,8 @@ def compare_maps(
             continue
         quality = calibration_report(target, judged, P, cfg)
         row_loss = -np.log(np.clip(P[np.arange(len(judged)), judged], eps, 1.0 - eps))
-        base = row_loss if method == "none" else base
+        if method == "none":
+            base, base_ece = row_loss, quality["ece"]
         if base is None:
             raise ValueError("no map could be fitted: the out-of-fold scores are not usable")
         diff = row_loss - base  # paired per-row differences of log loss against no map
@@ -112,6 +121,7 @@ def compare_maps(
             "defined": True,
             "log_loss": quality["log_loss"],
             "ece": quality["ece"],
+            "ece_vs_none": quality["ece"] - base_ece,
             "brier": quality["brier"],
             "log_loss_vs_none": float(diff.mean()),
             "standard_error_vs_none": se,
@@ -157,12 +167,13 @@ def ranking_against_none(target: Classification, y: np.ndarray, P: np.ndarray, n
 
 def qualifies(row: dict, margin: float) -> dict:
     """{qualifies, why}: whether calibration.method auto may deploy the map of this comparison row: its log-loss gain
-    over no map beyond `margin` standard errors, and its ranking not lower than no map's by more than `margin`
-    standard errors (no map always qualifies)."""
+    over no map beyond `margin` standard errors, its ranking not lower than no map's by more than `margin` standard
+    errors, and its cross-fitted ECE not above no map's (no map always qualifies)."""
     if row["method"] == "none":
         return {"qualifies": True, "why": "no map: the model's own probabilities"}
     gain, se = -row["log_loss_vs_none"], row["standard_error_vs_none"] or 0.0
     ranking = row["ranking_vs_none"]
+    ece = f"cross-fitted ECE {row['ece'] - row['ece_vs_none']:.4f} -> {row['ece']:.4f}"
     if not gain > 0:
         return {"qualifies": False, "why": f"no log-loss gain: {-gain:.4g} worse than no map"}
     if not gain > margin * se:
@@ -173,8 +184,10 @@ def qualifies(row: dict, margin: float) -> dict:
             "why": f"it lowers {ranking['metric']} by {-ranking['difference']:.4g}, beyond {margin:g} standard "
             f"errors ({ranking['standard_error']:.2g})",
         }
-    return {"qualifies": True, "why": f"log-loss gain {gain:.4g} = {gain / se:.1f} standard errors" if se else
-            f"log-loss gain {gain:.4g}"}  # fmt: skip
+    if row["ece_vs_none"] > 0:
+        return {"qualifies": False, "why": f"it raises the {ece} (log-loss gain {gain:.4g})"}
+    return {"qualifies": True, "why": (f"log-loss gain {gain:.4g} = {gain / se:.1f} standard errors" if se else
+            f"log-loss gain {gain:.4g}") + f", {ece}"}  # fmt: skip
 
 
 def choose_map(method: str, table: list[dict]) -> tuple[str, str | None]:
@@ -199,12 +212,34 @@ def choose_map(method: str, table: list[dict]) -> tuple[str, str | None]:
     return method, None
 
 
+def why_deployed(method_setting: str, table: list[dict], chosen: str, margin: float) -> str:
+    """Why `chosen` is deployed: named in params.yaml; or (auto) the least log loss of the maps that qualify, with why
+    each map of lower log loss was passed over; or, for no map, why each map stepped aside."""
+    if method_setting != "auto":
+        return "named in params.yaml"
+    defined = [r for r in table if r["defined"]]
+    deployed = next(r for r in defined if r["method"] == chosen)
+    if chosen == "none":
+        return (
+            "calibration.method auto: no map earns its place ("
+            + "; ".join(
+                f"{r['method']}: {r['why'] if r['defined'] else 'undefined'}" for r in table if r["method"] != "none"
+            )
+            + f"; calibration.margin {margin:g})"
+        )
+    passed_over = [r for r in defined if r["log_loss"] < deployed["log_loss"]]
+    return f"calibration.method auto: {deployed['why']}, the least log loss of the maps that qualify" + "".join(
+        f"; {r['method']}'s lower log loss {r['log_loss']:.4f} is not taken: {r['why']}" for r in passed_over
+    )
+
+
 def fit_map(
     cfg: dict, target: Classification, score: np.ndarray, y: np.ndarray, fold: np.ndarray, forward: bool = False
 ) -> tuple:
-    """The map to deploy (calibration.method, or auto: the least cross-fitted log loss of MAPS) fitted on every
-    out-of-fold row: (calibrator, choice {method, comparison, warning, not_converged}, the cross-fitted
-    probabilities of no map and of the chosen one, of the scored rows: scored_rows(fold, forward))."""
+    """The map to deploy (calibration.method, or auto: the least cross-fitted log loss of the maps of MAPS that
+    qualify) fitted on every out-of-fold row: (calibrator, choice {method, comparison, warning, why_deployed,
+    not_converged}, the cross-fitted probabilities of no map and of the chosen one, of the scored rows:
+    scored_rows(fold, forward))."""
     method = cfg["method"]
     comparison, cross_fitted = compare_maps(cfg, score, y, fold, target, keep=method, forward=forward)
     try:
@@ -217,7 +252,13 @@ def fit_map(
     calibrator = calibrator_of(cfg, target, method)
     with record_convergence() as stopped:
         calibrator.fit(score, y)
-    choice = {"method": method, "comparison": comparison, "warning": warning, "not_converged": sorted(set(stopped))}
+    choice = {
+        "method": method,
+        "comparison": comparison,
+        "warning": warning,
+        "why_deployed": why_deployed(cfg["method"], comparison, method, cfg["margin"]),
+        "not_converged": sorted(set(stopped)),
+    }
     return calibrator, choice, cross_fitted["none"], cross_fitted[method]
 
 
@@ -228,13 +269,8 @@ def choice_lines(cfg: dict, choice: dict) -> list[str]:
     losses = ", ".join(
         f"{r['method']} {r['log_loss']:.4f}" if r["defined"] else f"{r['method']} undefined" for r in comparison
     )
-    why = (
-        f" (calibration.method auto: the least of the maps whose gain exceeds calibration.margin = "
-        f"{cfg['margin']:g} standard errors without costing ranking)"
-        if cfg["method"] == "auto"
-        else " (calibration.method)"
-    )
-    lines = [f"calibrate: cross-fitted log loss of each map: {losses}; deployed: {choice['method']}{why}"]
+    lines = [f"calibrate: cross-fitted log loss of each map: {losses}; deployed: {choice['method']}"]
+    lines += [f"calibrate: why: {choice['why_deployed']}"]
     lines += [f"calibrate: warning: {choice['warning']}"] if choice["warning"] else []
     return lines + [
         f"calibrate: warning: the deployed map's fit stopped at its iteration cap: {message}"
@@ -275,9 +311,10 @@ def calibration_metrics(
     cfg, choice: dict, target, calibrator, conformal, predictor, y, before, after, groupings, params, only_fitted=None
 ) -> ClassificationCalibration:
     """reports/metrics/calibration.json: the map and its settings, how it was chosen (choice: method, comparison,
-    warning, not_converged), ECE / MCE / Brier / log loss of the out-of-fold probabilities before and after
-    (cross-fitted), per sensitive group, the conformal threshold, the decision rule. only_fitted: with time-ordered
-    folds, the count of the first period's rows, which no map scored (y, before and after: the later rows)."""
+    warning, why_deployed, not_converged), ECE / MCE / Brier / log loss of the out-of-fold probabilities before and
+    after (cross-fitted), per sensitive group, the conformal threshold, the decision rule. only_fitted: with
+    time-ordered folds, the count of the first period's rows, which no map scored (y, before and after: the later
+    rows)."""
     one_vs_rest = isinstance(calibrator, OneVsRestCalibration)
     time_ordered = {} if only_fitted is None else {"rows_only_fitted": int(only_fitted)}
     return ClassificationCalibration.of(
@@ -288,6 +325,7 @@ def calibration_metrics(
             "margin": cfg["margin"],
             "comparison": choice["comparison"],
             "warning": choice["warning"],
+            "why_deployed": choice["why_deployed"],
             "not_converged": choice["not_converged"],
             "task": target.task,
             "one_vs_rest": one_vs_rest,

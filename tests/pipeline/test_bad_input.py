@@ -284,8 +284,8 @@ def test_missing_upstream_output_names_the_stage_to_run(project):
 
 
 def test_unknown_calibration_method(project):
-    edit_params(project, "calibration.method", "beta")
-    assert_stopped_cleanly(project, "validate", "params.yaml", "calibration.method", "'beta'", "isotonic")
+    edit_params(project, "calibration.method", "venn_abers")  # a calibration method mllib does not implement
+    assert_stopped_cleanly(project, "validate", "params.yaml", "calibration.method", "'venn_abers'", "isotonic")
 
 
 @pytest.mark.parametrize("matrix", [[[0, 1], [1]], [[0, 1], [1, 2]], [[0, -1], [1, 0]]])
@@ -300,9 +300,14 @@ def test_unknown_mitigation_criterion(project):
 
 
 def test_calibration_settings_for_an_unknown_method(project):
-    edit_params(project, "calibration.params", {"beta": {"a": 1}})
+    edit_params(project, "calibration.params", {"venn_abers": {"a": 1}})
     assert_stopped_cleanly(
-        project, "validate", "params.yaml", "calibration.params.beta", "not a calibration method", "histogram_binning"
+        project,
+        "validate",
+        "params.yaml",
+        "calibration.params.venn_abers",
+        "not a calibration method",
+        "histogram_binning",
     )
 
 

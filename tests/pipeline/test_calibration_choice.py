@@ -1,19 +1,22 @@
 """calibration.method auto: every map, no map included, cross-fitted on the out-of-fold scores and judged by log loss
 and by its ranking within the folds; auto deploys the least log loss of the maps whose gain exceeds calibration.margin
-standard errors without lowering the ranking beyond as many, else none; a named map is deployed as asked but flagged
-when it is worse than no map. Oracles: the cross-fitted log loss of each map recomputed from mllib's calibrators, and
-hand-made scores where the answer is known (already calibrated scores: no map earns its place; scores off by a
-factor: temperature / Platt do), over 50 seeds each."""
+standard errors without lowering the ranking beyond as many or raising the cross-fitted ECE, else none; a named map is
+deployed as asked but flagged when it is worse than no map. Oracles: the cross-fitted log loss of each map recomputed
+from mllib's calibrators, and hand-made scores where the answer is known (already calibrated scores: no map earns its
+place; scores off by a factor: temperature / Platt do; scores whose probability is capped at the top: histogram
+binning's gain costs ranking and beta calibration takes it; confident rows the sigmoids fix at the many rows'
+expense: they raise the ECE), over 8 to 50 seeds each."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from conftest import classification_target
+from scipy.special import expit, log_expit
 
 from mllib.calibration import PlattScaling, TemperatureScaling
 from mllib.metrics import log_loss
-from pipeline.steps.calibration import MAPS, choose_map, compare_maps, cross_fitted
+from pipeline.steps.calibration import MAPS, choose_map, compare_maps, cross_fitted, why_deployed
 
 CFG = {"params": {}, "n_bins": 10, "binning": "uniform", "margin": 2.0}
 
@@ -132,6 +135,80 @@ def test_a_map_that_costs_ranking_beyond_its_noise_is_not_deployed():
     assert not binned["qualifies"] and "lowers roc_auc" in binned["why"]
     platt = next(r for r in table if r["method"] == "platt")
     assert platt["ranking_vs_none"]["difference"] == 0.0 and platt["qualifies"]  # monotone within each fold
+
+
+def capped_at_the_top(seed: int, n: int = 4000):
+    """The spam file's shape: scores s ~ N(0, 2.5) whose true probability is sigmoid(2.5 ln q + 2) of q = sigmoid(s),
+    the beta map with b = 0 (over-confident at the top, where it levels off at sigmoid(2) = 0.88; under-confident at
+    the bottom), seen through the best sigmoid of the score: 0.9234 s - 0.1790, Platt's fit to 10^6 rows of the same
+    law, so that no sigmoid of the score (Platt, temperature) gains more than noise. Folds 0..4."""
+    rng = np.random.default_rng(seed)
+    s = rng.normal(0, 2.5, n)
+    y = (rng.random(n) < expit(2.5 * log_expit(s) + 2.0)).astype(np.int64)
+    return 0.9234 * s - 0.1790, y, np.arange(n) % 5
+
+
+def test_a_gain_whose_ties_cost_ranking_goes_to_a_map_that_cannot_tie():
+    """The issue's case (spam7: histogram binning 0.4544 -> 0.3896 refused for its ranking, none deployed): histogram
+    binning's gain passes the margin but its bins tie rows and lower the AUC within the folds beyond it, no sigmoid
+    gains, and auto used to deploy none. Beta calibration is strictly increasing (its AUC within each fold is no
+    map's, exactly) and bends the top: auto deploys it, in each of 8 seeds, and says why."""
+    chosen = []
+    for seed in range(8):
+        s, y, fold = capped_at_the_top(seed)
+        table, _ = compare_maps(CFG, s, y, fold, classification_target(2))
+        rows = {r["method"]: r for r in table}
+        binned, beta = rows["histogram_binning"], rows["beta"]
+        assert binned["gain_in_standard_errors"] > 2 and not binned["qualifies"] and "lowers roc_auc" in binned["why"]
+        assert not rows["platt"]["qualifies"] and not rows["temperature"]["qualifies"]
+        assert beta["ranking_vs_none"]["difference"] == 0.0 and beta["ranking_vs_none"]["standard_error"] == 0.0
+        assert beta["qualifies"] and beta["ece"] < rows["none"]["ece"]
+        chosen.append(choose_map("auto", table)[0])
+        if seed == 0:
+            why = why_deployed("auto", table, chosen[-1], 2.0)
+            assert why.startswith("calibration.method auto: log-loss gain") and "cross-fitted ECE" in why
+    assert chosen == ["beta"] * 8
+
+
+def under_confident_ends(seed: int, n: int = 4000):
+    """Many rows near p = 1/2, calibrated (s ~ N(0, 0.5)), and 15% at |s| in [1.5, 2.5] whose truth is 0.999 or 0.001
+    (under-confident): a steeper sigmoid gains log loss on the few confident rows and over-states the many, raising
+    the ECE. Folds 0..4."""
+    rng = np.random.default_rng(seed)
+    extreme = rng.random(n) < 0.15
+    side = rng.choice([-1, 1], n)
+    s = np.where(extreme, side * rng.uniform(1.5, 2.5, n), rng.normal(0, 0.5, n))
+    truth = np.where(extreme, np.where(s > 0, 0.999, 0.001), expit(s))
+    return s, (rng.random(n) < truth).astype(np.int64), np.arange(n) % 5
+
+
+def test_auto_never_deploys_a_map_that_raises_the_cross_fitted_ece():
+    """Seed 3: temperature scaling has the least log loss of the maps whose gain passes the margin without costing
+    ranking (5.6 standard errors), and auto used to deploy it, though it raises the cross-fitted ECE 0.0361 -> 0.0374;
+    now it steps aside, saying so, and the next least log loss that lowers the ECE is deployed. Over 20 seeds the
+    deployed map's ECE is never above no map's, and every map refused for its ECE gains log loss beyond the margin."""
+    s, y, fold = under_confident_ends(3)
+    table, _ = compare_maps(CFG, s, y, fold, classification_target(2))
+    rows = {r["method"]: r for r in table}
+    temperature = rows["temperature"]
+    assert temperature["gain_in_standard_errors"] > 2 and temperature["ranking_vs_none"]["difference"] == 0.0
+    but_for_ece = [
+        r for r in table if r.get("qualifies") or r.get("why", "").startswith("it raises the cross-fitted ECE")
+    ]
+    assert temperature["log_loss"] == min(r["log_loss"] for r in but_for_ece)  # the old rule's choice
+    assert temperature["ece_vs_none"] > 0 and not temperature["qualifies"]
+    assert temperature["why"].startswith("it raises the cross-fitted ECE 0.0361 -> 0.0374")
+    method = choose_map("auto", table)[0]
+    assert method != "temperature" and rows[method]["ece_vs_none"] <= 0
+    assert "temperature's lower log loss" in why_deployed("auto", table, method, 2.0)
+    for seed in range(20):
+        s, y, fold = under_confident_ends(seed)
+        table, _ = compare_maps(CFG, s, y, fold, classification_target(2))
+        rows = {r["method"]: r for r in table}
+        assert rows[choose_map("auto", table)[0]]["ece"] <= rows["none"]["ece"]
+        for r in table:
+            if r["defined"] and "raises the cross-fitted ECE" in r["why"]:
+                assert r["ece_vs_none"] > 0 and r["gain_in_standard_errors"] > 2
 
 
 def test_a_named_map_worse_than_none_is_deployed_and_flagged():

@@ -182,7 +182,7 @@ def test_wrong_type(tmp_path, key, value):
         ("search.scoring", "auc"),
         ("model.name", "no_such_model"),
         # the decision, calibration and fairness knobs
-        ("calibration.method", "beta"),
+        ("calibration.method", "venn_abers"),  # a calibration method mllib does not implement
         ("decision.cost_matrix", [[0, 1], [1]]),
         ("decision.cost_matrix", [[0, 1], [1, 2]]),  # deciding 1 when y = 1 costs more than deciding 0
         ("decision.cost_matrix", [[0, "5"], [1, 0]]),
@@ -218,7 +218,7 @@ def test_out_of_range_or_not_a_choice(tmp_path, key, value):
         ("clean.valid_ranges", {"age": [0, None]}),
         ("tracking.uri", "http://x:5000"),
         # the decision, calibration and fairness knobs
-        *(("calibration.method", m) for m in ("platt", "isotonic", "temperature", "histogram_binning", "none")),
+        *(("calibration.method", m) for m in ("platt", "beta", "isotonic", "temperature", "histogram_binning", "none")),
         ("decision.cost_matrix", [[0, 5], [1, 0]]),
         ("decision.cost_matrix", [[0.0, 2.5], [1, -0.5]]),
         ("decision.cost_matrix", [[0, 1, 4], [1, 0, 4], [2, 2, 0]]),
@@ -239,6 +239,7 @@ def test_out_of_range_or_not_a_choice(tmp_path, key, value):
             {
                 "histogram_binning": {"n_bins": 15, "strategy": "quantile", "prior_strength": 0.5},
                 "platt": {"smooth_targets": False},
+                "beta": {"smooth_targets": False, "max_iter": 50},
                 "none": {},
             },
         ),

@@ -17,6 +17,7 @@ from pipeline.core.fairness_records import FairnessReport
 from pipeline.core.task import Target
 from pipeline.reporting import card, classification_fairness
 from pipeline.reporting import page as report
+from pipeline.steps.calibration import why_deployed
 
 
 @pytest.mark.parametrize(
@@ -156,7 +157,16 @@ def _card_inputs():
             "cv_note": None,
             "not_converged": {"folds": [], "refit": False, "messages": []},
         },
-        "calibration": {"method": "platt", "method_setting": "platt", "warning": None, "not_converged": []},
+        "calibration": {
+            "method": "platt",
+            "method_setting": "platt",
+            "warning": None,
+            "why_deployed": "named in params.yaml",
+            "n_rows": 72,
+            "oof_before": {"ece": 0.06},
+            "oof_after_crossfitted": {"ece": 0.03},
+            "not_converged": [],
+        },
         "assessment": {
             "single_feature": {"flagged": [], "statement": "no feature alone reaches roc_auc 0.98"},
             "temporal_leakage": {"statement": "not estimated: data.time is null"},
@@ -312,7 +322,10 @@ def test_model_card_content():
         "0.5000 for the no-skill rule (decide 1 for every row, the training rows' most frequent class): gain 0.1000 "
         "[0.0000, 0.2000]"
     )
-    assert cells["Calibration"] == "platt (named in params.yaml): test ECE 0.0500 before, undefined after"
+    assert cells["Calibration"] == (
+        "platt (named in params.yaml): cross-fitted ECE 0.0600 with no map, 0.0300 deployed, on the 72 out-of-fold "
+        "rows the maps are judged on; test ECE 0.0500 before, undefined after"
+    )
     assert cells["Performance"].endswith("CV roc_auc 0.7000 ± 0.0100 (mean of 5 splits; pooled out-of-fold 0.6900)")
     assert cells["Solver warnings"] == "none: every fit of the chosen model and the map met its tolerance"
     assert cells["Fairness"] == (
@@ -417,10 +430,14 @@ def test_model_card_says_what_the_run_must_not_hide():
         "stopped at max_iter=100"
     )
     assert cells["Performance"].endswith("Note: the per-split roc_auc scores disagree")
-    r["calibration"].update(method="none", method_setting="auto", warning=None, margin=2.0, comparison=[
-        {"method": "none", "defined": True, "why": "no map: the model's own probabilities"},
-        {"method": "platt", "defined": True, "why": "log-loss gain 0.0006 is within 2 standard errors (0.0012)"},
-        {"method": "temperature", "defined": False, "reason": "separable"}])  # fmt: skip
+    comparison = [
+        {"method": "none", "defined": True, "why": "no map: the model's own probabilities", "log_loss": 0.5},
+        {"method": "platt", "defined": True, "why": "log-loss gain 0.0006 is within 2 standard errors (0.0012)",
+         "log_loss": 0.4994},
+        {"method": "temperature", "defined": False, "reason": "separable"}]  # fmt: skip
+    why = why_deployed("auto", comparison, "none", 2.0)  # what calibrate writes to calibration.json
+    r["calibration"].update(method="none", method_setting="auto", warning=None, margin=2.0, comparison=comparison,
+                            why_deployed=why)  # fmt: skip
     assert _cells(card.model_card(params, typed(r), "x"))["Calibration"].startswith(
         "none (calibration.method auto: no map earns its place (platt: log-loss gain 0.0006 is within 2 standard "
         "errors (0.0012); temperature: undefined; calibration.margin 2)"
