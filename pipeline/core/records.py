@@ -374,7 +374,8 @@ class TrainMetrics(Record):
 
 @dataclass(frozen=True)
 class FeaturesReport(Record):
-    """The features: the raw columns, each split's fitted features, the final transformer's, pooled levels."""
+    """The features: the raw columns, each split's fitted features, the final transformer's, pooled levels, the missing
+    values filled, and the changes to the data they make (the model card's lines)."""
 
     json_file: ClassVar[Path] = paths.FEATURES_REPORT
     written_by: ClassVar[str] = "features"
@@ -384,6 +385,8 @@ class FeaturesReport(Record):
     folds: dict  # {split: {n_fit_rows, features[, selected]}}
     final: dict  # {n_fit_rows, features}
     pooled_levels: dict  # {column: {levels, pooled}}
+    missing: dict  # {column: {values, filled, indicator[, column]}}: the final fit's, counted in the training rows
+    changes: list[Change]
 
 
 @dataclass(frozen=True)

@@ -13,35 +13,10 @@ from .task_pages import page
 
 
 def data_changes(params: dict, r: ReportInputs) -> list[Change]:
-    """Every change the pipeline made to the user's data, in stage order: validate's and clean's records
-    (pipeline/core/changes.py) and what the features stage fills in or pools (imputed values, pooled rare levels)."""
+    """Every change the pipeline made to the user's data, in stage order: validate's, clean's and the features stage's
+    records (pipeline/core/changes.py: imputed values, pooled rare levels, as features.json states them)."""
     data = params["data"]
-    records = [*r.validation.changes, *r.cleaning.changes]
-    features = set(r.features.numeric) | set(r.features.categorical)
-    imputed = {c: n for c, n in r.cleaning.missing_values.items() if c in features}
-    if imputed:
-        numeric = [c for c in imputed if c in r.features.numeric]
-        how = params["features"]["numeric_imputer"]
-        records.append(
-            change(
-                "features",
-                f"missing feature values imputed ({how['name']} {how['params'].get('strategy', '')} for numeric "
-                f"columns; {params['features']['categorical_imputer']['name']} for categorical ones), fitted on the "
-                "training rows of each split"
-                + (", with a <column>_missing indicator" if how["params"].get("add_indicator") and numeric else ""),
-                values=sum(imputed.values()),
-                columns=sorted(imputed),
-            )
-        )
-    for column, count in r.features.pooled_levels.items():
-        records.append(
-            change(
-                "features",
-                f"{count['pooled']} of {count['levels']} levels of {column} pooled into {column}=infrequent "
-                "(features.encoder.params min_frequency / max_categories)",
-                columns=[column],
-            )
-        )
+    records = [*r.validation.changes, *r.cleaning.changes, *r.features.changes]
     time = r.split.time
     if time and time.note:
         records.append(change("split", time.note, rows=left_out_by_time(r)))

@@ -15,7 +15,9 @@ column(s) and what was expected, echoing neither the request nor the schema (HTT
 Accepted and said per row in the output column `flags` (empty when the row is clean), handled as in training:
 - a number outside the range of the training rows (but not extreme): scored, flagged as beyond the training range
   (the model extrapolates);
-- a missing feature value: imputed by the fitted features, as training rows were;
+- a missing feature value: imputed by the fitted features, as training rows were; a missing label under
+  features.categorical_imputer constant (default "(missing)") is that level: its own column (or the pooled rare
+  levels' column) when the training rows held missing labels in the column, otherwise a level they never held (next);
 - a category the training rows never held: encoded as the fitted encoder does (features.encoder handle_unknown
   ignore: no level's column; with `error` the request is refused instead);
 - a missing sensitive value under validate.missing_sensitive `group`: scored (the audit's "(missing)" group); under
@@ -52,6 +54,7 @@ class InputContract:
     unseen: str  # the encoder's handle_unknown: ignore | error
     limits: dict[str, list]  # per numeric column: [training min, training max, extreme bound or None]
     on_invalid: str  # validate.on_invalid: fail | quarantine (an extreme number)
+    missing_level: str | None = None  # the label a missing label becomes (categorical_imputer constant), or None
 
     @classmethod
     def of(
@@ -63,10 +66,19 @@ class InputContract:
         validate: dict,
         encoder: dict,
         limits: dict,
+        imputer: dict | None = None,
     ) -> InputContract:
         """The contract of a model trained on `train` (its categorical columns at least): data.sensitive, params.yaml
-        `validate`, the encoder's settings (features.encoder.params) and the numeric columns' `limits` (limits_of)."""
-        levels = {c: sorted({v for v in category_labels(train[c]) if v is not None}) for c in categorical}
+        `validate`, the encoder's settings (features.encoder.params), the numeric columns' `limits` (limits_of) and
+        the categorical imputer (features.categorical_imputer: under constant, a missing label is the level
+        fill_value, one of a column's levels when its training rows held a missing label)."""
+        settings = (imputer or {}).get("params", {})
+        constant = (imputer or {}).get("name") == "simple_imputer" and settings.get("strategy") == "constant"
+        fill = str(settings["fill_value"]) if constant else None
+        levels = {}
+        for c in categorical:
+            labels = set(category_labels(train[c]).tolist())
+            levels[c] = sorted({v if v is not None else fill for v in labels} - {None})
         return cls(
             numeric=list(numeric),
             categorical=list(categorical),
@@ -76,6 +88,7 @@ class InputContract:
             unseen=encoder.get("handle_unknown", "ignore"),
             limits={c: limits[c] for c in numeric},
             on_invalid=validate["on_invalid"],
+            missing_level=fill,
         )
 
     def to_json(self) -> str:
@@ -158,6 +171,12 @@ class InputContract:
                         f"column {c} holds {category_labels(frame[c])[new][0]!r}, a category the training rows never "
                         f"held (features.encoder handle_unknown: error); use one of {self.levels[c][:10]}"
                     )
+                if self._unseen_missing(frame[c], c).any():
+                    raise ContractError(
+                        f"column {c} holds a missing label, which the training rows never held (it would be the "
+                        f"level {self.missing_level!r}; features.encoder handle_unknown: error); send one of "
+                        f"{self.levels[c][:10]}"
+                    )
         return features, [c for c in frame.columns if c not in self.columns]
 
     def _extreme(self, x: np.ndarray, column: str) -> np.ndarray:
@@ -198,7 +217,7 @@ class InputContract:
             note = (
                 f"{c} missing (sensitive: not scored, validate.missing_sensitive quarantine)"
                 if sensitive and self.missing_sensitive == "quarantine"
-                else f"{c} missing (imputed" + (", audited as its own group)" if sensitive else ")")
+                else f"{c} missing ({self._filled(c)}" + (", audited as its own group)" if sensitive else ")")
             )
             for i in np.flatnonzero(missing):
                 notes[i].append(note)
@@ -207,6 +226,20 @@ class InputContract:
             for i in np.flatnonzero(self._unseen(frame[c], c)):
                 notes[i].append(f"{c}={labels[i]!r} unseen in training (no level's column)")
         return np.array(["; ".join(n) for n in notes], dtype=object), scored
+
+    def _filled(self, column: str) -> str:
+        """What the features make of a missing value of `column`."""
+        if column not in self.categorical or self.missing_level is None:
+            return "imputed"
+        if self.missing_level in self.levels[column]:
+            return f"the level {self.missing_level}"
+        return f"the level {self.missing_level}, unseen in training: no level's column"
+
+    def _unseen_missing(self, values: pd.Series, column: str) -> np.ndarray:
+        """Missing labels that become a level the training rows never held (categorical_imputer constant)."""
+        if self.missing_level is None or self.missing_level in self.levels[column]:
+            return np.zeros(len(values), dtype=bool)
+        return values.isna().to_numpy()
 
     def _unseen(self, values: pd.Series, column: str) -> np.ndarray:
         labels = category_labels(values)

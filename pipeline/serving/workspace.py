@@ -26,4 +26,5 @@ def workspace_contract(params: dict) -> InputContract:
         params["validate"],
         params["features"]["encoder"]["params"],
         {c: limits_of(read_parquet(paths.TRAIN, "split", columns=[c])[c], factor) for c in numeric},
+        params["features"]["categorical_imputer"],
     )

@@ -14,6 +14,7 @@ import numpy as np
 
 from mllib import io as mlio
 from pipeline.core import build, paths
+from pipeline.core.changes import feature_changes
 from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.io import read_parquet, staged_directory, write_estimators, write_json
@@ -46,11 +47,10 @@ def main() -> None:
     report: dict[str, Any] = {"numeric": made.numeric, "categorical": made.categorical, "folds": made.report}
     report["final"] = {"n_fit_rows": made.n_rows, "features": made.columns[paths.FINAL_TRAIN_FEATURES.name]}
     report["pooled_levels"] = build.pooled_levels(final, made.categorical)
-    for column, count in report["pooled_levels"].items():
-        print(
-            f"features: {column!r} has {count['levels']} levels; {count['pooled']} rare ones share the column "
-            f"{column}=infrequent (features.encoder.params min_frequency / max_categories)"
-        )
+    report["missing"] = build.missing_values(final, made.numeric, made.categorical, made.missing)
+    report["changes"] = feature_changes(report["missing"], report["pooled_levels"], made.n_rows, cfg)
+    for record in report["changes"]:
+        print(f"features: {record.change}")
 
     mlio.save(final, paths.FEATURE_TRANSFORMER)
     write_estimators(fitted, paths.FOLD_FEATURES)

@@ -27,6 +27,7 @@ class Features:
         self.n_rows, self.rows_of, self.write = n_rows, rows_of, write
         self.columns: dict = {}
         self.report: dict = {}
+        self.missing: dict = {}  # {column: missing values among every training row}, the final fit's
 
     @classmethod
     def in_memory(cls, params, target, staging) -> Features:
@@ -66,7 +67,7 @@ class Features:
     def fit_splits(self, splits) -> tuple[list, Any]:
         fitted = []
         for k, (fit_rows, _) in enumerate(splits):
-            transformer, names = self._fit(fit_rows, f"the training part of split {k}")
+            transformer, names, _ = self._fit(fit_rows, f"the training part of split {k}")
             fitted.append(transformer)
             self.write(transformer, paths.fold_features(k).name)
             self.columns[paths.fold_features(k).name] = names
@@ -76,7 +77,7 @@ class Features:
                 **({"selected": names} if self.cfg["selection"]["name"] != "none" else {}),
             }
             print(f"features: split {k}: fitted on {len(fit_rows)} rows -> {len(names)} features")
-        final, names = self._fit(np.arange(self.n_rows), "the training set")
+        final, names, self.missing = self._fit(np.arange(self.n_rows), "the training set")
         self.write(final, paths.FINAL_TRAIN_FEATURES.name, final=True)
         for path in (paths.FINAL_TRAIN_FEATURES, paths.FINAL_TEST_FEATURES):
             self.columns[path.name] = names
