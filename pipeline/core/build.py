@@ -13,6 +13,7 @@ from mllib.base import Blocks, ColumnTransformer, MixedMatrix, Pipeline, fit_wit
 from mllib.base.blocks import summed
 
 from .errors import PipelineError
+from .timeline import shown
 
 
 def check_hyperparameter_names(key: str, name: str, given) -> None:
@@ -61,13 +62,18 @@ def _imputer(cfg: dict, step: str, columns: list[str], seed: int):
     return _step(cfg, step, seed, group_column=columns.index(group))
 
 
-def feature_transformer(cfg: dict, numeric_columns: list[str], categorical_columns: list[str], seed: int):
+def feature_transformer(
+    cfg: dict, numeric_columns: list[str], categorical_columns: list[str], seed: int, time: tuple | None = None
+):
     """Numeric: impute (+ missing indicators), expand, scale. Categorical: impute, encode. Columns: numeric
     first. Then an optional projection of all columns (PCA, LDA, whitening) and an optional feature selection
-    (mllib.feature_selection; its inner CV grouped by the groups given to fit), fitted on the same rows."""
-    n_numeric, n_categorical = len(numeric_columns), len(categorical_columns)
+    (mllib.feature_selection; its inner CV grouped by the groups given to fit), fitted on the same rows.
+    time: (column, kind) of data.time as a feature (frames.time_input), one of the numeric columns: its own block,
+    mllib's TimeFeature (elapsed or index) then the scaler, after the other numeric columns' block."""
+    timed = [numeric_columns.index(time[0])] if time else []
+    plain = [j for j in range(len(numeric_columns)) if j not in timed]
     numeric = [
-        ("impute", _imputer(cfg["numeric_imputer"], "numeric_imputer", numeric_columns, seed)),
+        ("impute", _imputer(cfg["numeric_imputer"], "numeric_imputer", [numeric_columns[j] for j in plain], seed)),
         ("expand", _step(cfg["expansion"], "expansion", seed)),
         ("scale", _step(cfg["scaler"], "scaler", seed)),
     ]
@@ -75,12 +81,13 @@ def feature_transformer(cfg: dict, numeric_columns: list[str], categorical_colum
         ("impute", _imputer(cfg["categorical_imputer"], "categorical_imputer", categorical_columns, seed)),
         ("encode", _step(cfg["encoder"], "encoder", seed)),
     ]
-    columns = ColumnTransformer(
-        [
-            ("numeric", Pipeline([s for s in numeric if s[1] is not None]), list(range(n_numeric))),
-            ("categorical", Pipeline(categorical), list(range(n_numeric, n_numeric + n_categorical))),
-        ]
-    )
+    n_numeric, n_categorical = len(numeric_columns), len(categorical_columns)
+    blocks = [("numeric", Pipeline([s for s in numeric if s[1] is not None]), plain)]
+    if time:
+        clock = [("time", registry.get("time_feature")(kind=time[1])), ("scale", _step(cfg["scaler"], "scaler", seed))]
+        blocks.append(("time", Pipeline([s for s in clock if s[1] is not None]), timed))
+    blocks.append(("categorical", Pipeline(categorical), list(range(n_numeric, n_numeric + n_categorical))))
+    columns = ColumnTransformer(blocks)
     steps = [
         ("columns", columns),
         ("project", _step(cfg["projection"], "projection", seed)),
@@ -110,6 +117,21 @@ def pooled_levels(transformer, categorical_columns: list[str]) -> dict:
         for c, kept, pooled in zip(categorical_columns, encoder.categories_, rare)
         if len(pooled)
     }
+
+
+def time_as_feature(transformer, time: tuple, unit: str) -> dict:
+    """features.json's `time` (records.TimeAsFeature) from a fitted feature_transformer whose block "time" holds
+    data.time as a feature (time: (column, kind); unit: time_numbers' unit of the column)."""
+    clock = _fitted_steps(transformer, "time")["time"]
+    column, kind = time
+    first = shown(clock.origin_, unit)
+    since = f"days since the first training time {first}" if unit == "days" else f"{column} - {first}"
+    feature = since if kind == "elapsed" else (
+        f"the period's index among the training times (0 at {first}, the last {clock.times_.size - 1}); a later time "
+        f"continues the count by the median step, {clock.step_:g} {'days' if unit == 'days' else ''}".rstrip()
+    )
+    return {"column": column, "kind": kind, "unit": unit, "first": first, "last": shown(clock.last_, unit),
+            "step": clock.step_, "feature": feature}  # fmt: skip
 
 
 def _fill(imputer, j: int, column: str, columns: list[str]) -> str:
@@ -282,6 +304,7 @@ def fit_features(
     categorical: list[str],
     where: str,
     seed: int,
+    time: tuple | None = None,
 ):
     """The features fitted on X_fit (y_fit for a supervised projection or selection, groups for the selection's inner
     folds), or, with X_fit a mllib.base.RowBlocks (or a cluster's blocks) of (X, y, None), by their fit_blocks from
@@ -294,7 +317,7 @@ def fit_features(
     rows, missing = int(counted[0]), counted[1:]
     check_observed(rows, missing, numeric, where)
     try:
-        transformer = feature_transformer(cfg, numeric, categorical, seed)
+        transformer = feature_transformer(cfg, numeric, categorical, seed, time)
         if isinstance(X_fit, Blocks):
             transformer.fit_blocks(X_fit)
         else:

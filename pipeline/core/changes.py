@@ -56,8 +56,8 @@ def validation_changes(values: pd.Series, reasons: dict, fractional: dict, missi
 def feature_changes(missing: dict, pooled: dict, n_rows: int, cfg: dict) -> list:
     """The features stage's records, as features.json holds them: the missing values each block's imputer fills
     (per column: how many of the n_rows training rows, with what, the indicator, the one-hot column they land in;
-    missing: FeaturesReport.missing) and the rare levels the one-hot encoder pools (pooled: FeaturesReport.pooled_levels).
-    cfg: params.yaml `features`."""
+    missing: FeaturesReport.missing) and the rare levels the one-hot encoder pools (pooled:
+    FeaturesReport.pooled_levels). cfg: params.yaml `features`."""
     records = []
     for block, imputer in (("numeric", cfg["numeric_imputer"]), ("categorical", cfg["categorical_imputer"])):
         gaps = {c: m for c, m in missing.items() if ("column" in m) == (block == "categorical")}

@@ -49,6 +49,9 @@ def main() -> None:
     report["pooled_levels"] = build.pooled_levels(final, made.categorical)
     report["missing"] = build.missing_values(final, made.numeric, made.categorical, made.missing)
     report["changes"] = feature_changes(report["missing"], report["pooled_levels"], made.n_rows, cfg)
+    if made.time:
+        report["time"] = build.time_as_feature(final, made.time, made.time_unit)
+        print(f"features: {made.time[0]} is a feature: {report['time']['feature']}")
     for record in report["changes"]:
         print(f"features: {record.change}")
 

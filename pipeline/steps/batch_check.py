@@ -56,7 +56,8 @@ def check_batch(params: dict, path: str) -> BatchCheck:
     train = read_parquet(paths.TRAIN, "split", columns=[*numeric, *categorical, *group])
     shift = prediction_shift(target, predictor, read_parquet(paths.TEST_PREDICTIONS, "evaluate"), served)
     drifted = drift.compare(
-        train, batch, numeric, categorical, cfg, seed, "batch rows", data["group"], extra={"predictions": shift}
+        train, batch, numeric, categorical, cfg, seed, "batch rows", data["group"], extra={"predictions": shift},
+        time=inputs.time.column if inputs.time else None,
     )
     model = read_json(paths.MLFLOW_RUN, "track")
     flagged = ContractFlags(

@@ -12,9 +12,9 @@ import numpy as np
 from ..core import paths
 from ..core.build import fit_features
 from ..core.compute import dask_client
-from ..core.frames import feature_columns, raw_matrix
+from ..core.frames import feature_columns, raw_matrix, time_input, time_numbers
 from ..core.io import read_parquet, write_json, write_matrix
-from ..core.partitions import InMemory, OnParts, Parts, per_mode
+from ..core.partitions import InMemory, OnParts, Parts, per_mode, table_head
 from .feature_blocks import INPUTS, row_blocks
 
 
@@ -24,6 +24,8 @@ class Features:
 
     def __init__(self, params: dict, numeric: list, categorical: list, n_rows: int, rows_of, write):
         self.cfg, self.seed, self.numeric, self.categorical = params["features"], params["seed"], numeric, categorical
+        self.time = time_input(params["data"])  # (column, kind) of data.time as a feature, or None
+        self.time_unit = time_numbers(table_head(paths.TRAIN, "split", 1)[0][self.time[0]])[1] if self.time else None
         self.n_rows, self.rows_of, self.write = n_rows, rows_of, write
         self.columns: dict = {}
         self.report: dict = {}
@@ -85,7 +87,7 @@ class Features:
 
     def _fit(self, rows, where: str):
         X, y, groups = self.rows_of(rows)
-        return fit_features(self.cfg, X, y, groups, self.numeric, self.categorical, where, self.seed)
+        return fit_features(self.cfg, X, y, groups, self.numeric, self.categorical, where, self.seed, self.time)
 
 
 @per_mode

@@ -61,7 +61,8 @@ def test_a_missing_label_is_a_level_of_its_own_by_default():
 def test_the_card_lines_say_what_features_json_says():
     _, _, _, missing = fitted(pools())
     lines = [c.change for c in feature_changes(missing, {}, 100, FEATURES)]
-    assert lines[0].endswith(f"of the 100 training rows: area 15 with {missing['area']['filled']}, indicator area_missing")
+    area = missing["area"]["filled"]
+    assert lines[0].endswith(f"of the 100 training rows: area 15 with {area}, indicator area_missing")
     assert lines[1] == (
         "missing values of categorical columns filled by simple_imputer (strategy 'constant' fill_value '(missing)'), "
         "fitted on the training rows of each split; of the 100 training rows: Pool.QC 90 with the constant "
