@@ -18,13 +18,14 @@ from ..base.constraints import Options, check_hyperparameters
 KINDS = ("elapsed", "index")
 
 
-def _block_times(block) -> np.ndarray:
-    """The distinct times of a block (X, y, sample_weight) of one time column."""
-    return np.unique(check_array(block[0])[:, 0])
+def _block_times(block) -> list[np.ndarray]:
+    """Each column's distinct times in a block (X, y, sample_weight)."""
+    X = check_array(block[0])
+    return [np.unique(X[:, j]) for j in range(X.shape[1])]
 
 
 class TimeFeature(ColumnwiseMixin, BaseEstimator):
-    """One time column (numbers: days for dates, or an ordered number such as a year) -> a feature.
+    """Time columns (numbers: days for dates, or an ordered number such as a year) -> features, column by column.
 
     Parameters
     ----------
@@ -34,9 +35,9 @@ class TimeFeature(ColumnwiseMixin, BaseEstimator):
         training times is interpolated, and a time outside them continues the count by the median step between
         consecutive training times (a month after the last of monthly training times: one more).
 
-    Fitted: origin_ and last_ (the first and the last training time), step_ (the median step between consecutive
-    distinct training times; 1 with a single time), times_ (the distinct training times; "index" only, empty for
-    "elapsed").
+    Fitted, per column: origin_ and last_ (the first and the last training time), step_ (the median step between
+    consecutive distinct training times; 1 with a single time), times_ (the distinct training times, "index" only;
+    an empty list for "elapsed").
     """
 
     _constraints = {"kind": Options(KINDS)}
@@ -46,34 +47,35 @@ class TimeFeature(ColumnwiseMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         check_hyperparameters(self)
-        return self._learn(np.unique(self._one_column(check_array(X))))
+        X = check_array(X)
+        return self._learn([np.unique(X[:, j]) for j in range(X.shape[1])])
 
     def fit_blocks(self, blocks):
         """fit from rows held in blocks (mllib.base.RowBlocks): the distinct times of every block, merged; the same
         fit as on the rows put together."""
         check_hyperparameters(self)
-        return self._learn(np.unique(np.concatenate(blocks.map(_block_times))))
+        found = blocks.map(_block_times)
+        return self._learn([np.unique(np.concatenate(column)) for column in zip(*found)])
 
-    def _learn(self, times: np.ndarray):
-        self.n_features_in_ = 1
-        self.origin_, self.last_ = float(times[0]), float(times[-1])
-        self.step_ = float(np.median(np.diff(times))) if times.size > 1 else 1.0
-        self.times_ = times if self.kind == "index" else np.empty(0)
+    def _learn(self, times: list[np.ndarray]):
+        self.n_features_in_ = len(times)
+        self.origin_ = np.array([t[0] for t in times])
+        self.last_ = np.array([t[-1] for t in times])
+        self.step_ = np.array([np.median(np.diff(t)) if t.size > 1 else 1.0 for t in times])
+        self.times_ = list(times) if self.kind == "index" else []
         return self
 
-    @staticmethod
-    def _one_column(X: np.ndarray) -> np.ndarray:
-        if X.shape[1] != 1:
-            raise ValueError(f"TimeFeature takes one time column, got {X.shape[1]}")
-        return X[:, 0]
-
     def transform(self, X):
-        t = self._one_column(check_fitted_X(self, X))
+        X = check_fitted_X(self, X)
         if self.kind == "elapsed":
-            return (t - self.origin_)[:, None]
-        positions = np.arange(self.times_.size, dtype=np.float64)
-        index = np.interp(t, self.times_, positions)
-        before, after = t < self.times_[0], t > self.times_[-1]
-        index[before] = (t[before] - self.times_[0]) / self.step_
-        index[after] = positions[-1] + (t[after] - self.times_[-1]) / self.step_
-        return index[:, None]
+            return X - self.origin_
+        return np.column_stack([self._index(X[:, j], j) for j in range(X.shape[1])])
+
+    def _index(self, t: np.ndarray, j: int) -> np.ndarray:
+        times, step = self.times_[j], self.step_[j]
+        positions = np.arange(times.size, dtype=np.float64)
+        index = np.interp(t, times, positions)
+        before, after = t < times[0], t > times[-1]
+        index[before] = (t[before] - times[0]) / step
+        index[after] = positions[-1] + (t[after] - times[-1]) / step
+        return index

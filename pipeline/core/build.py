@@ -121,17 +121,20 @@ def pooled_levels(transformer, categorical_columns: list[str]) -> dict:
 
 def time_as_feature(transformer, time: tuple, unit: str) -> dict:
     """features.json's `time` (records.TimeAsFeature) from a fitted feature_transformer whose block "time" holds
-    data.time as a feature (time: (column, kind); unit: time_numbers' unit of the column)."""
+    data.time as a feature (time: (column, kind); unit: frames.numbers_or_days' unit of the column)."""
     clock = _fitted_steps(transformer, "time")["time"]
     column, kind = time
-    first = shown(clock.origin_, unit)
-    since = f"days since the first training time {first}" if unit == "days" else f"{column} - {first}"
-    feature = since if kind == "elapsed" else (
-        f"the period's index among the training times (0 at {first}, the last {clock.times_.size - 1}); a later time "
-        f"continues the count by the median step, {clock.step_:g} {'days' if unit == 'days' else ''}".rstrip()
-    )
-    return {"column": column, "kind": kind, "unit": unit, "first": first, "last": shown(clock.last_, unit),
-            "step": clock.step_, "feature": feature}  # fmt: skip
+    first = shown(clock.origin_[0], unit)
+    unit_word = " days" if unit == "days" else ""
+    if kind == "elapsed":
+        feature = f"days since the first training time {first}" if unit == "days" else f"{column} - {first}"
+    else:
+        feature = (
+            f"the period's index among the training times (0 at {first}, the last {clock.times_[0].size - 1}); a "
+            f"later time continues the count by the median step, {clock.step_[0]:g}{unit_word}"
+        )
+    return {"column": column, "kind": kind, "unit": unit, "first": first, "last": shown(clock.last_[0], unit),
+            "step": float(clock.step_[0]), "feature": feature}  # fmt: skip
 
 
 def _fill(imputer, j: int, column: str, columns: list[str]) -> str:

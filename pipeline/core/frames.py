@@ -92,17 +92,29 @@ def positions_of(df: pd.DataFrame, rows, row_id: str = "_row_id") -> np.ndarray:
     return at
 
 
+def numbers_or_days(values: pd.Series) -> tuple[np.ndarray, str]:
+    """A numeric input as float64 with its unit: numbers as they are ("as in the file"; also numbers held as objects
+    or text), dates and date text as days since 1970-01-01 ("days"); NaN where a value is missing or unreadable. How
+    raw_matrix, the served contract and the time feature's unit read data.time as a feature."""
+    if not pd.api.types.is_datetime64_any_dtype(values):
+        try:
+            return values.to_numpy(dtype=np.float64, na_value=np.nan), "as in the file"
+        except (TypeError, ValueError):
+            pass
+    return time_numbers(values)
+
+
 def raw_matrix(df: pd.DataFrame, numeric: list[str], categorical: list[str]) -> MixedMatrix:
     """The model inputs of the rows: numeric columns as float64 (NaN = missing) first, then categorical columns as
     strings (None = missing), as one mllib MixedMatrix (no number boxed in a Python object). A numeric input that
-    holds dates (data.time as a feature) is its days since 1970-01-01 (time_numbers)."""
+    holds dates (data.time as a feature) is its days since 1970-01-01 (numbers_or_days)."""
     X_numeric = np.empty((len(df), len(numeric)))
-    dated = [j for j, c in enumerate(numeric) if not pd.api.types.is_numeric_dtype(df[c])]
-    if len(dated) < len(numeric):
-        plain = [j for j in range(len(numeric)) if j not in dated]
+    other = [j for j, c in enumerate(numeric) if not pd.api.types.is_numeric_dtype(df[c])]
+    if len(other) < len(numeric):
+        plain = [j for j in range(len(numeric)) if j not in other]
         X_numeric[:, plain] = df[[numeric[j] for j in plain]].to_numpy(dtype=np.float64, na_value=np.nan)
-    for j in dated:
-        X_numeric[:, j] = time_numbers(df[numeric[j]])[0]
+    for j in other:  # numbers held as objects, or dates
+        X_numeric[:, j] = numbers_or_days(df[numeric[j]])[0]
     labels = np.empty((len(df), len(categorical)), dtype=object)
     for j, col in enumerate(categorical):
         labels[:, j] = category_labels(df[col])

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.extremes import machine_extreme, typical_magnitude
-from ..core.frames import category_labels, served_predictions, time_numbers
+from ..core.frames import category_labels, numbers_or_days, served_predictions
 from ..core.timeline import shown
 
 NUMBER, TEXT = "number", "text"
@@ -83,10 +83,10 @@ class InputContract:
         settings = (imputer or {}).get("params", {})
         constant = (imputer or {}).get("name") == "simple_imputer" and settings.get("strategy") == "constant"
         fill = str(settings["fill_value"]) if constant else None
-        levels = {}
+        levels: dict[str, list[str]] = {}
         for c in categorical:
-            labels = set(category_labels(train[c]).tolist())
-            levels[c] = sorted({v if v is not None else fill for v in labels} - {None})
+            labels = {fill if v is None else v for v in category_labels(train[c]).tolist()}
+            levels[c] = sorted(str(v) for v in labels if v is not None)
         return cls(
             numeric=list(numeric),
             categorical=list(categorical),
@@ -159,16 +159,17 @@ class InputContract:
         features = frame[self.columns].copy()
         for c in self.numeric:
             if self._dated(c):
-                features[c] = time_numbers(features[c])[0]
+                features[c] = numbers_or_days(features[c])[0]
                 continue
             column = features[c] if pd.api.types.is_numeric_dtype(features[c]) else features[c].map(_number)
             features[c] = pd.to_numeric(column).astype(np.float64)
         if self.time is not None:
             unread = np.flatnonzero(np.isnan(features[self.time].to_numpy()))
             if unread.size:
+                value = frame[self.time].iloc[unread[0]]
                 raise ContractError(
                     f"column {_short(self.time, 60)} (data.time, a model feature) holds "
-                    f"{_short(repr(frame[self.time].iloc[unread[0]]), 40)}, not a time; send "
+                    f"{'a missing value' if pd.isna(value) else _short(repr(value), 40)}, not a time; send "
                     + ("a date (ISO text)" if self._dated(self.time) else "a number")
                     + " in every row"
                 )
@@ -262,8 +263,10 @@ class InputContract:
     def _beyond_times(self, t: float, first: float, last: float) -> str:
         """A time outside the training times, as the report shows times."""
         unit = self.time_unit or "as in the file"
-        where = f"after the last training time {shown(last, unit)}" if t > last else (
-            f"before the first training time {shown(first, unit)}"
+        where = (
+            f"after the last training time {shown(last, unit)}"
+            if t > last
+            else (f"before the first training time {shown(first, unit)}")
         )
         return f"{self.time}={shown(t, unit)} {where} (extrapolated)"
 
@@ -323,7 +326,7 @@ def _number(v):
 def _iso_dates(values: pd.Series) -> pd.Series:
     """Times as ISO date text (a time of day when there is one), missing as None: a dated time column as the
     signature's `string` holds it."""
-    days, _ = time_numbers(values)
+    days, _ = numbers_or_days(values)
     return pd.Series([None if d != d else shown(d, "days") for d in days.tolist()], index=values.index, dtype=object)
 
 

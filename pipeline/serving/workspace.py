@@ -5,7 +5,7 @@ reads input_contract.json), so its code does not load the pipeline's file reader
 from __future__ import annotations
 
 from ..core import paths
-from ..core.frames import feature_columns, time_input, time_numbers
+from ..core.frames import feature_columns, numbers_or_days, time_input
 from ..core.io import read_parquet
 from ..core.partitions import table_head
 from .contract import InputContract, limits_of
@@ -19,12 +19,12 @@ def workspace_contract(params: dict) -> InputContract:
     numeric, categorical = feature_columns(head.columns, params["data"])
     factor = params["validate"]["extreme_factor"]
     time = time_input(params["data"])
-    unit = time_numbers(head[time[0]])[1] if time else None
+    unit = numbers_or_days(head[time[0]])[1] if time else ""
     limits = {}
     for c in numeric:
         values = read_parquet(paths.TRAIN, "split", columns=[c])[c]
         if time and c == time[0]:  # the first and last training times; no extreme rule for a time
-            t = time_numbers(values)[0]
+            t = numbers_or_days(values)[0]
             limits[c] = [float(t.min()), float(t.max()), None]
         else:
             limits[c] = limits_of(values, factor)

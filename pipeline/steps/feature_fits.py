@@ -12,7 +12,7 @@ import numpy as np
 from ..core import paths
 from ..core.build import fit_features
 from ..core.compute import dask_client
-from ..core.frames import feature_columns, raw_matrix, time_input, time_numbers
+from ..core.frames import feature_columns, numbers_or_days, raw_matrix, time_input
 from ..core.io import read_parquet, write_json, write_matrix
 from ..core.partitions import InMemory, OnParts, Parts, per_mode, table_head
 from .feature_blocks import INPUTS, row_blocks
@@ -25,7 +25,7 @@ class Features:
     def __init__(self, params: dict, numeric: list, categorical: list, n_rows: int, rows_of, write):
         self.cfg, self.seed, self.numeric, self.categorical = params["features"], params["seed"], numeric, categorical
         self.time = time_input(params["data"])  # (column, kind) of data.time as a feature, or None
-        self.time_unit = time_numbers(table_head(paths.TRAIN, "split", 1)[0][self.time[0]])[1] if self.time else None
+        self.time_unit = numbers_or_days(table_head(paths.TRAIN, "split", 1)[0][self.time[0]])[1] if self.time else None
         self.n_rows, self.rows_of, self.write = n_rows, rows_of, write
         self.columns: dict = {}
         self.report: dict = {}

@@ -241,8 +241,12 @@ def _card_inputs():
             "changes": feature_changes(
                 {
                     "age": {"values": 2, "filled": "the median 41", "indicator": "age_missing"},
-                    "plan": {"values": 5, "filled": "the constant '(missing)'", "indicator": None,
-                             "column": "plan=(missing)"},
+                    "plan": {
+                        "values": 5,
+                        "filled": "the constant '(missing)'",
+                        "indicator": None,
+                        "column": "plan=(missing)",
+                    },
                 },
                 {},
                 72,
