@@ -1,7 +1,8 @@
-"""The features stage: imputation, missing indicators, scaling and one-hot encoding, fitted on the training
-part of each fold only and once on the whole training set for the final model (seed 004, D4:567, 808:
-"everything computed from data MUST be refitted for each fold"). Leakage-proof by construction: fold k's
-transformer never sees the rows of validation fold k, and no transformer ever sees the test rows.
+"""The features stage: imputation, missing indicators, scaling, one-hot encoding (a missing label a level of its
+own by default) and, with data.time_feature, the time, fitted on the training part of each fold only and once on
+the whole training set for the final model (seed 004, D4:567, 808: "everything computed from data MUST be refitted
+for each fold"). Leakage-proof by construction: fold k's transformer never sees the rows of validation fold k, and
+no transformer ever sees the test rows. What it fills and pools is features.json's `missing` and `changes`.
 
 Sections cited: Ghent ML notes (seed 004): 3.5 Analysis of Model Performance (567)"""
 
