@@ -45,7 +45,8 @@ def timed_stages(directory: Path, frame: pd.DataFrame) -> dict[str, float]:
     frame.to_csv(directory / "wide.csv", index=False)
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     params["data"] = {"path": "wide.csv", "target": "label", "task": "auto", "positive_label": "yes", "group": None,
-                      "time": None, "sensitive": [], "drop": [], "categorical": [], "schema": None}  # fmt: skip
+                      "time": None, "time_feature": "none", "sensitive": [], "drop": [], "categorical": [],
+                      "schema": None}  # fmt: skip
     (directory / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     here = Path.cwd()
     os.chdir(directory)

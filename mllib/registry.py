@@ -101,6 +101,7 @@ TRANSFORMERS = Family(
         "standard_scaler": "mllib.preprocessing.scalers:StandardScaler",
         "min_max_scaler": "mllib.preprocessing.scalers:MinMaxScaler",
         "robust_scaler": "mllib.preprocessing.scalers:RobustScaler",
+        "time_feature": "mllib.preprocessing.time_features:TimeFeature",
         "cholesky_whitening": "mllib.preprocessing.whitening:CholeskyWhitening",
         "pca": "mllib.decomposition.pca:PCA",
         "polynomial_features": "mllib.preprocessing.feature_maps:PolynomialFeatures",

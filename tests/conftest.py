@@ -96,6 +96,7 @@ MULTICLASS_DATA = {
     "positive_label": None,
     "group": "pid",
     "time": None,
+    "time_feature": "none",
     "sensitive": ["sex"],
     "drop": [],
     "categorical": ["region"],
@@ -104,6 +105,33 @@ MULTICLASS_DATA = {
 
 
 REGRESSION_DATA = {**MULTICLASS_DATA, "path": "data/raw/spend.csv", "target": "spend"}
+
+
+def trend_frame(months: int = 60, per_month: int = 12, seed: int = 3) -> pd.DataFrame:
+    """A price that drifts upward month by month (2% of the start a month, as rents and house prices do over years)
+    beside what describes each sale (size, a region), in time order with the month as ISO date text: the test
+    months lie above every training month's prices, which the other columns cannot tell."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    month = np.repeat(np.arange(months), per_month)
+    size = rng.normal(100, 20, month.size).round(1)
+    region = rng.choice(["north", "south", "centre"], month.size)
+    effect = pd.Series(region).map({"north": 10.0, "south": -5.0, "centre": 0.0}).to_numpy()
+    price = 200 + 4.0 * month + 0.8 * size + effect + rng.normal(0, 8, month.size)
+    dates = pd.date_range("2015-01-01", periods=months, freq="MS").strftime("%Y-%m-%d").to_numpy()[month]
+    return pd.DataFrame({"month": dates, "size": size, "region": region, "price": price.round(2)})
+
+
+TREND_DATA = {
+    **MULTICLASS_DATA,
+    "path": "data/raw/prices.csv",
+    "target": "price",
+    "group": None,
+    "time": "month",
+    "sensitive": [],
+    "categorical": ["region"],
+}
 
 
 @pytest.fixture(scope="session")

@@ -44,6 +44,7 @@ class Dataset:
             "positive_label": self.positive_label,
             "group": self.group,
             "time": self.time,
+            "time_feature": "none",
             "sensitive": list(self.sensitive),
             "drop": list(self.drop),
             "categorical": list(self.categorical),

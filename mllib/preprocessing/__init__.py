@@ -1,5 +1,5 @@
-"""Transformers fitted on training rows only: imputation, encoding, scaling, whitening and feature maps (each class
-loads its module on first use: mllib/_lazy.py)."""
+"""Transformers fitted on training rows only: imputation, encoding, scaling, whitening, feature maps and the time as
+a feature (each class loads its module on first use: mllib/_lazy.py)."""
 
 from .._lazy import lazy_namespace
 
@@ -11,6 +11,7 @@ __getattr__, __dir__, __all__ = lazy_namespace(
         "imputers": ["GroupImputer", "SimpleImputer"],
         "knn_imputer": ["KNNImputer"],
         "scalers": ["MinMaxScaler", "RobustScaler", "StandardScaler"],
+        "time_features": ["TimeFeature"],
         "whitening": ["CholeskyWhitening"],
     },
 )

@@ -9,10 +9,11 @@ from typing import Any
 import numpy as np
 
 from mllib import registry
-from mllib.base import Blocks, ColumnTransformer, MixedMatrix, Pipeline, fit_with_groups
+from mllib.base import Blocks, ColumnTransformer, MixedMatrix, Pipeline, fit_with_groups, is_missing
 from mllib.base.blocks import summed
 
 from .errors import PipelineError
+from .timeline import shown
 
 
 def check_hyperparameter_names(key: str, name: str, given) -> None:
@@ -61,13 +62,18 @@ def _imputer(cfg: dict, step: str, columns: list[str], seed: int):
     return _step(cfg, step, seed, group_column=columns.index(group))
 
 
-def feature_transformer(cfg: dict, numeric_columns: list[str], categorical_columns: list[str], seed: int):
+def feature_transformer(
+    cfg: dict, numeric_columns: list[str], categorical_columns: list[str], seed: int, time: tuple | None = None
+):
     """Numeric: impute (+ missing indicators), expand, scale. Categorical: impute, encode. Columns: numeric
     first. Then an optional projection of all columns (PCA, LDA, whitening) and an optional feature selection
-    (mllib.feature_selection; its inner CV grouped by the groups given to fit), fitted on the same rows."""
-    n_numeric, n_categorical = len(numeric_columns), len(categorical_columns)
+    (mllib.feature_selection; its inner CV grouped by the groups given to fit), fitted on the same rows.
+    time: (column, kind) of data.time as a feature (frames.time_input), one of the numeric columns: its own block,
+    mllib's TimeFeature (elapsed or index) then the scaler, after the other numeric columns' block."""
+    timed = [numeric_columns.index(time[0])] if time else []
+    plain = [j for j in range(len(numeric_columns)) if j not in timed]
     numeric = [
-        ("impute", _imputer(cfg["numeric_imputer"], "numeric_imputer", numeric_columns, seed)),
+        ("impute", _imputer(cfg["numeric_imputer"], "numeric_imputer", [numeric_columns[j] for j in plain], seed)),
         ("expand", _step(cfg["expansion"], "expansion", seed)),
         ("scale", _step(cfg["scaler"], "scaler", seed)),
     ]
@@ -75,12 +81,13 @@ def feature_transformer(cfg: dict, numeric_columns: list[str], categorical_colum
         ("impute", _imputer(cfg["categorical_imputer"], "categorical_imputer", categorical_columns, seed)),
         ("encode", _step(cfg["encoder"], "encoder", seed)),
     ]
-    columns = ColumnTransformer(
-        [
-            ("numeric", Pipeline([s for s in numeric if s[1] is not None]), list(range(n_numeric))),
-            ("categorical", Pipeline(categorical), list(range(n_numeric, n_numeric + n_categorical))),
-        ]
-    )
+    n_numeric, n_categorical = len(numeric_columns), len(categorical_columns)
+    blocks = [("numeric", Pipeline([s for s in numeric if s[1] is not None]), plain)]
+    if time:
+        clock = [("time", registry.get("time_feature")(kind=time[1])), ("scale", _step(cfg["scaler"], "scaler", seed))]
+        blocks.append(("time", Pipeline([s for s in clock if s[1] is not None]), timed))
+    blocks.append(("categorical", Pipeline(categorical), list(range(n_numeric, n_numeric + n_categorical))))
+    columns = ColumnTransformer(blocks)
     steps = [
         ("columns", columns),
         ("project", _step(cfg["projection"], "projection", seed)),
@@ -90,20 +97,99 @@ def feature_transformer(cfg: dict, numeric_columns: list[str], categorical_colum
     return columns if len(steps) == 1 else Pipeline(steps)
 
 
+def _fitted_steps(transformer, block: str) -> dict:
+    """{step name: fitted step} of one block ("numeric", "categorical") of a fitted feature_transformer; {} when the
+    block was never fitted (a file without such columns)."""
+    columns = transformer.steps[0][1] if isinstance(transformer, Pipeline) else transformer
+    fitted = {name: t for name, t, _ in columns.transformers_}
+    return dict(fitted[block].steps) if block in fitted else {}
+
+
 def pooled_levels(transformer, categorical_columns: list[str]) -> dict:
     """{categorical column: {levels, pooled}} of a fitted feature_transformer whose one-hot encoder pooled rare levels
     into `<column>=infrequent` (features.encoder.params min_frequency / max_categories); {} when none did."""
-    columns = transformer.steps[0][1] if isinstance(transformer, Pipeline) else transformer
-    fitted = {name: t for name, t, _ in columns.transformers_}
-    if "categorical" not in fitted:  # a file without categorical columns: the block was never fitted
+    encoder = _fitted_steps(transformer, "categorical").get("encode")
+    if encoder is None:
         return {}
-    encoder = dict(fitted["categorical"].steps)["encode"]
     rare = getattr(encoder, "infrequent_categories_", [])
     return {
         c: {"levels": len(kept) + len(pooled), "pooled": len(pooled)}
         for c, kept, pooled in zip(categorical_columns, encoder.categories_, rare)
         if len(pooled)
     }
+
+
+def time_as_feature(transformer, time: tuple, unit: str) -> dict:
+    """features.json's `time` (records.TimeAsFeature) from a fitted feature_transformer whose block "time" holds
+    data.time as a feature (time: (column, kind); unit: frames.numbers_or_days' unit of the column)."""
+    clock = _fitted_steps(transformer, "time")["time"]
+    column, kind = time
+    first = shown(clock.origin_[0], unit)
+    unit_word = " days" if unit == "days" else ""
+    if kind == "elapsed":
+        feature = f"days since the first training time {first}" if unit == "days" else f"{column} - {first}"
+    else:
+        feature = (
+            f"the period's index among the training times (0 at {first}, the last {clock.times_[0].size - 1}); a "
+            f"later time continues the count by the median step, {clock.step_[0]:g}{unit_word}"
+        )
+    return {"column": column, "kind": kind, "unit": unit, "first": first, "last": shown(clock.last_[0], unit),
+            "step": float(clock.step_[0]), "feature": feature}  # fmt: skip
+
+
+def _fill(imputer, j: int, column: str, columns: list[str]) -> str:
+    """How the fitted imputer fills column j of its block (`columns`), in words."""
+    strategy = getattr(imputer, "strategy", None)
+    if isinstance(imputer, registry.get("knn_imputer")):
+        return f"the mean of its {imputer.n_neighbors} nearest training rows (knn_imputer)"
+    if isinstance(imputer, registry.get("group_imputer")) and imputer.group_column is not None:
+        group = columns[imputer.group_column]
+        if column == group:
+            return f"the most frequent value {_shown(imputer.group_fill_)} (group_imputer's group column)"
+        return f"the {strategy} within its {group} (group_imputer; the overall {strategy} for an unseen group)"
+    value = _shown(imputer.statistics_[j])
+    return f"the constant {value}" if strategy == "constant" else f"the {strategy} {value}"
+
+
+def _shown(value) -> str:
+    """A fill value as the card shows it: a number to 6 significant digits, a label quoted."""
+    value = value.item() if isinstance(value, np.generic) else value
+    return f"{value:.6g}" if isinstance(value, float) else repr(value)
+
+
+def missing_values(transformer, numeric: list[str], categorical: list[str], counts: dict[str, int]) -> dict:
+    """{column: {values, filled, indicator, column}} for each input column with missing values among the rows a
+    feature_transformer was fitted on (counts: {column: missing values in those rows}): how many, what fills them,
+    the `<column>_missing` indicator a numeric column got (or None), and the one-hot column a categorical column's
+    filled values land in: `<column>=(missing)` for their own level, the pooled `<column>=infrequent`, or the level
+    they were merged into (None for the ordinal encoder, which gives a code)."""
+    found = {}
+    for block, columns in (("numeric", numeric), ("categorical", categorical)):
+        steps = _fitted_steps(transformer, block)
+        imputer, encoder = steps.get("impute"), steps.get("encode")
+        indicated = set(getattr(imputer, "indicator_columns_", np.empty(0)).tolist())
+        for j, column in enumerate(columns):
+            if not counts.get(column):
+                continue
+            entry = {"values": int(counts[column]), "filled": _fill(imputer, j, column, columns)}
+            entry["indicator"] = f"{column}_missing" if j in indicated else None
+            if block == "categorical":
+                entry["column"] = _landing_column(imputer, encoder, j, column)
+            found[column] = entry
+    return found
+
+
+def _landing_column(imputer, encoder, j: int, column: str) -> str | None:
+    """The one-hot column that holds a categorical column's filled values (a constant or a most frequent level: the
+    same for every row; a group's level: not one column, None), or None for an ordinal encoder."""
+    if not hasattr(encoder, "infrequent_categories_") or not hasattr(imputer, "statistics_"):
+        return None
+    if getattr(imputer, "group_column", None) is not None:
+        return None
+    level = imputer.statistics_[j]
+    if level in encoder.categories_[j].tolist():
+        return f"{column}={level}"
+    return f"{column}=infrequent" if encoder.infrequent_categories_[j].size else None
 
 
 def model_name(model_cfg: dict, target) -> str:
@@ -199,20 +285,24 @@ def splitter(split_cfg: dict, strategy: str, seed: int):
     return cls(**{name: settings[name] for name in inspect.signature(cls).parameters if name in settings})
 
 
-def check_observed(observed: np.ndarray, numeric: list[str], where: str) -> None:
-    """A numeric column with no observed value (observed: each numeric column's count) cannot be imputed from these
-    rows."""
-    empty = [c for c, count in zip(numeric, observed) if not count]
+def check_observed(rows: int, missing: np.ndarray, numeric: list[str], where: str) -> None:
+    """A numeric column with no observed value (missing: each input column's missing values among `rows`, numeric
+    first) cannot be imputed from these rows."""
+    empty = [c for c, count in zip(numeric, missing) if count == rows]
     if empty:
         raise PipelineError(
             f"features: numeric column {empty[0]!r} has no observed values in {where}; add it to data.drop"
         )
 
 
-def observed_counts(block, n_numeric: int) -> np.ndarray:
-    """Each numeric column's observed values in a block (X, y, w) of raw inputs (numeric columns first)."""
+def missing_counts(block, n_numeric: int) -> np.ndarray:
+    """[rows, each input column's missing values] of a block (X, y, w) of raw inputs (numeric columns first)."""
     X = block[0]
-    return np.array([np.count_nonzero(~np.isnan(X[:, j].astype(float))) for j in range(n_numeric)])
+    if isinstance(X, MixedMatrix):
+        numbers, labels = X.numeric, X.labels
+    else:
+        numbers, labels = np.asarray(X[:, :n_numeric], dtype=float), np.asarray(X[:, n_numeric:], dtype=object)
+    return np.concatenate([[len(numbers)], np.isnan(numbers).sum(axis=0), is_missing(labels).sum(axis=0)])
 
 
 def fit_features(
@@ -224,17 +314,20 @@ def fit_features(
     categorical: list[str],
     where: str,
     seed: int,
+    time: tuple | None = None,
 ):
     """The features fitted on X_fit (y_fit for a supervised projection or selection, groups for the selection's inner
     folds), or, with X_fit a mllib.base.RowBlocks (or a cluster's blocks) of (X, y, None), by their fit_blocks from
-    the blocks (y_fit and groups unused); bad step settings name the key."""
+    the blocks (y_fit and groups unused); bad step settings name the key. Returns the transformer, its feature names
+    and {column: missing values among the rows fitted on} for the columns with some."""
     if isinstance(X_fit, Blocks):
-        observed = summed(X_fit.map(observed_counts, len(numeric)))
+        counted = summed(X_fit.map(missing_counts, len(numeric)))
     else:
-        observed = observed_counts((X_fit,), len(numeric))
-    check_observed(observed, numeric, where)
+        counted = missing_counts((X_fit,), len(numeric))
+    rows, missing = int(counted[0]), counted[1:]
+    check_observed(rows, missing, numeric, where)
     try:
-        transformer = feature_transformer(cfg, numeric, categorical, seed)
+        transformer = feature_transformer(cfg, numeric, categorical, seed, time)
         if isinstance(X_fit, Blocks):
             transformer.fit_blocks(X_fit)
         else:
@@ -244,4 +337,5 @@ def fit_features(
         raise PipelineError(
             f"features: fitting the features ({steps}) on {where} failed: {exc}; check features.* in params.yaml"
         ) from None
-    return transformer, transformer.get_feature_names_out(numeric + categorical)
+    gaps = {c: int(n) for c, n in zip(numeric + categorical, missing) if n}
+    return transformer, transformer.get_feature_names_out(numeric + categorical), gaps

@@ -51,3 +51,40 @@ def validation_changes(values: pd.Series, reasons: dict, fractional: dict, missi
             what = f"missing values of {col} audited as the group '(missing)'; no row removed"
             records.append(change("validate", what, values=r["rows"], columns=[col]))
     return records
+
+
+def feature_changes(missing: dict, pooled: dict, n_rows: int, cfg: dict) -> list:
+    """The features stage's records, as features.json holds them: the missing values each block's imputer fills
+    (per column: how many of the n_rows training rows, with what, the indicator, the one-hot column they land in;
+    missing: FeaturesReport.missing) and the rare levels the one-hot encoder pools (pooled:
+    FeaturesReport.pooled_levels). cfg: params.yaml `features`."""
+    records = []
+    for block, imputer in (("numeric", cfg["numeric_imputer"]), ("categorical", cfg["categorical_imputer"])):
+        gaps = {c: m for c, m in missing.items() if ("column" in m) == (block == "categorical")}
+        if not gaps:
+            continue
+        settings = " ".join(f"{k} {v!r}" if isinstance(v, str) else f"{k} {v}" for k, v in imputer["params"].items())
+        what = (
+            f"missing values of {block} columns filled by {imputer['name']} ({settings}), fitted on the training rows "
+            f"of each split; of the {n_rows} training rows: "
+            + "; ".join(f"{c} {m['values']} with {m['filled']}{_lands(m)}" for c, m in gaps.items())
+        )
+        records.append(change("features", what, values=sum(m["values"] for m in gaps.values()), columns=list(gaps)))
+    for column, count in pooled.items():
+        records.append(
+            change(
+                "features",
+                f"{count['pooled']} of {count['levels']} levels of {column} pooled into {column}=infrequent "
+                "(features.encoder.params min_frequency / max_categories)",
+                columns=[column],
+            )
+        )
+    return records
+
+
+def _lands(filled: dict) -> str:
+    """Where a column's filled values end up: its missing indicator, the one-hot column that holds them."""
+    if "column" not in filled:
+        return f", indicator {filled['indicator']}" if filled["indicator"] else ", no indicator"
+    indicator = f", indicator {filled['indicator']}" if filled["indicator"] else ""
+    return indicator + (f" -> column {filled['column']}" if filled["column"] else "")

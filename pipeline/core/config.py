@@ -126,6 +126,7 @@ SPEC = {
         "positive_label": scalar(nullable=True),
         "group": string(nullable=True),
         "time": string(nullable=True),
+        "time_feature": choice("none", "elapsed", "index"),
         "sensitive": string_list(),
         "drop": string_list(),
         "categorical": string_list(),
@@ -327,6 +328,11 @@ def _validate_relations(params: dict) -> None:
                 raise PipelineError(
                     f"params.yaml: column {shared[0]!r} is listed in both {role_a} and {role_b}; give it one role"
                 )
+    if data["time_feature"] != "none" and not data["time"]:
+        raise PipelineError(
+            f"params.yaml: data.time_feature is {data['time_feature']!r} but data.time is null; set data.time to the "
+            "column that orders the rows, or data.time_feature: none"
+        )
     if data["target"] in data["sensitive"]:
         raise PipelineError(f"params.yaml: data.sensitive lists the target {data['target']!r}")
     strategy = params["split"]["strategy"]

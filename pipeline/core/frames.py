@@ -3,6 +3,8 @@ Also imported by the MLflow pyfunc model, so it depends on numpy, pandas and mll
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -11,12 +13,40 @@ from mllib.base import GroupLabels, MixedMatrix
 
 def feature_columns(columns, data: dict, row_id: str = "_row_id") -> tuple[list[str], list[str]]:
     """(numeric, categorical) model inputs: every column but the row id, target, group, time and data.drop (a
-    sensitive attribute listed there stays in the data for the audit, never as a feature), in file order."""
+    sensitive attribute listed there stays in the data for the audit, never as a feature), in file order; with
+    data.time_feature the time column is the last numeric input (time_input says which and how)."""
+    time = time_input(data)
     excluded = {row_id, data["target"], data["group"], data.get("time"), *data["drop"]}
     inputs = [c for c in columns if c not in excluded]
     categorical = [c for c in inputs if c in data["categorical"]]
-    numeric = [c for c in inputs if c not in data["categorical"]]
+    numeric = [c for c in inputs if c not in data["categorical"]] + ([time[0]] if time else [])
     return numeric, categorical
+
+
+def time_input(data: dict) -> tuple[str, str] | None:
+    """(data.time, data.time_feature) when the time is a model feature, else None."""
+    kind = data.get("time_feature", "none")
+    return (data["time"], kind) if data.get("time") and kind != "none" else None
+
+
+def date_times(values: pd.Series) -> pd.Series:
+    """Text as datetimes (NaT where a value is not a date); numbers are never read as dates here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pandas warns when it falls back to parsing value by value
+        return pd.to_datetime(values.astype("string"), errors="coerce", format="mixed", utc=True)
+
+
+def time_numbers(values: pd.Series) -> tuple[np.ndarray, str]:
+    """(each value's time as float64, its unit): dates and date strings as days since 1970-01-01, numbers as they
+    are; NaN where a value is missing or not a time."""
+    if pd.api.types.is_datetime64_any_dtype(values):
+        stamps, unit = pd.to_datetime(values, utc=True), "days"
+    elif pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        return values.to_numpy(dtype=np.float64, na_value=np.nan), "as in the file"
+    else:
+        stamps, unit = date_times(values), "days"
+    days = (stamps.dt.tz_localize(None) - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)
+    return days.to_numpy(dtype=np.float64, na_value=np.nan), unit
 
 
 def _spelled(distinct) -> np.ndarray:
@@ -62,12 +92,29 @@ def positions_of(df: pd.DataFrame, rows, row_id: str = "_row_id") -> np.ndarray:
     return at
 
 
+def numbers_or_days(values: pd.Series) -> tuple[np.ndarray, str]:
+    """A numeric input as float64 with its unit: numbers as they are ("as in the file"; also numbers held as objects
+    or text), dates and date text as days since 1970-01-01 ("days"); NaN where a value is missing or unreadable. How
+    raw_matrix, the served contract and the time feature's unit read data.time as a feature."""
+    if not pd.api.types.is_datetime64_any_dtype(values):
+        try:
+            return values.to_numpy(dtype=np.float64, na_value=np.nan), "as in the file"
+        except (TypeError, ValueError):
+            pass
+    return time_numbers(values)
+
+
 def raw_matrix(df: pd.DataFrame, numeric: list[str], categorical: list[str]) -> MixedMatrix:
     """The model inputs of the rows: numeric columns as float64 (NaN = missing) first, then categorical columns as
-    strings (None = missing), as one mllib MixedMatrix (no number boxed in a Python object)."""
+    strings (None = missing), as one mllib MixedMatrix (no number boxed in a Python object). A numeric input that
+    holds dates (data.time as a feature) is its days since 1970-01-01 (numbers_or_days)."""
     X_numeric = np.empty((len(df), len(numeric)))
-    if numeric:
-        X_numeric[:] = df[numeric].to_numpy(dtype=np.float64, na_value=np.nan)
+    other = [j for j, c in enumerate(numeric) if not pd.api.types.is_numeric_dtype(df[c])]
+    if len(other) < len(numeric):
+        plain = [j for j in range(len(numeric)) if j not in other]
+        X_numeric[:, plain] = df[[numeric[j] for j in plain]].to_numpy(dtype=np.float64, na_value=np.nan)
+    for j in other:  # numbers held as objects, or dates
+        X_numeric[:, j] = numbers_or_days(df[numeric[j]])[0]
     labels = np.empty((len(df), len(categorical)), dtype=object)
     for j, col in enumerate(categorical):
         labels[:, j] = category_labels(df[col])

@@ -406,8 +406,23 @@ class TrainMetrics(Record):
 
 
 @dataclass(frozen=True)
+class TimeAsFeature(Part):
+    """data.time as a model feature (data.time_feature): what the feature is, and the training times it was fitted
+    on (the final transformer's; shown as the report shows times), beyond which the model extrapolates."""
+
+    column: str
+    kind: str  # elapsed | index
+    unit: str  # days (dates) | as in the file
+    first: Any  # the first and last training time
+    last: Any
+    step: float  # the median step between consecutive distinct training times, in `unit`
+    feature: str  # what the feature's value means, in words
+
+
+@dataclass(frozen=True)
 class FeaturesReport(Record):
-    """The features: the raw columns, each split's fitted features, the final transformer's, pooled levels."""
+    """The features: the raw columns, each split's fitted features, the final transformer's, pooled levels, the missing
+    values filled, and the changes to the data they make (the model card's lines)."""
 
     json_file: ClassVar[Path] = paths.FEATURES_REPORT
     written_by: ClassVar[str] = "features"
@@ -417,6 +432,9 @@ class FeaturesReport(Record):
     folds: dict  # {split: {n_fit_rows, features[, selected]}}
     final: dict  # {n_fit_rows, features}
     pooled_levels: dict  # {column: {levels, pooled}}
+    missing: dict  # {column: {values, filled, indicator[, column]}}: the final fit's, counted in the training rows
+    changes: list[Change]
+    time: TimeAsFeature = ABSENT  # data.time_feature set: the time as a feature
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,12 @@ time when data.time is unset, so validate can say that a random split of time-or
 from __future__ import annotations
 
 import re
-import warnings
 
 import numpy as np
 import pandas as pd
 
 from .errors import PipelineError
+from .frames import date_times, time_numbers
 
 DAY = np.timedelta64(1, "D")
 TIME_NAME = re.compile(r"(^|[^a-z])(year|yr|date|month|week|day|quarter|time|timestamp|datetime|period)s?($|[^a-z])")
@@ -17,27 +17,11 @@ DATE_SHARE = 0.9  # a text column whose sampled values parse as dates at least t
 SAMPLE = 1000
 
 
-def _dates(values: pd.Series) -> pd.Series:
-    """Text as datetimes (NaT where a value is not a date); numbers are never read as dates here."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # pandas warns when it falls back to parsing value by value
-        return pd.to_datetime(values.astype("string"), errors="coerce", format="mixed", utc=True)
-
-
 def time_axis(values: pd.Series, column: str, source: str) -> tuple[np.ndarray, str]:
     """(each row's time as float64, its unit): dates and date strings as days since 1970-01-01, numbers as they
-    are. A missing or unreadable time stops the run naming the column, the first such row and the fix."""
-    if pd.api.types.is_datetime64_any_dtype(values):
-        stamps, unit = pd.to_datetime(values, utc=True), "days"
-    elif pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
-        stamps, unit = None, "as in the file"
-        t = values.to_numpy(dtype=np.float64, na_value=np.nan)
-    else:
-        stamps, unit = _dates(values), "days"
-    if stamps is not None:
-        t = ((stamps.dt.tz_localize(None) - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)).to_numpy(
-            dtype=np.float64, na_value=np.nan
-        )
+    are (frames.time_numbers). A missing or unreadable time stops the run naming the column, the first such row and
+    the fix."""
+    t, unit = time_numbers(values)
     bad = np.flatnonzero(~np.isfinite(t))
     if bad.size:
         row, value = bad[0], values.iloc[bad[0]]
@@ -86,7 +70,7 @@ def _holds_date_strings(values: pd.Series) -> bool:
     sample = values.dropna().head(SAMPLE)
     if sample.empty or pd.to_numeric(sample, errors="coerce").notna().mean() > 0.5:
         return False
-    return bool(_dates(sample).notna().mean() >= DATE_SHARE)
+    return bool(date_times(sample).notna().mean() >= DATE_SHARE)
 
 
 def _sorted(values: pd.Series) -> bool:

@@ -14,35 +14,10 @@ from .task_pages import page
 
 
 def data_changes(params: dict, r: ReportInputs) -> list[Change]:
-    """Every change the pipeline made to the user's data, in stage order: validate's and clean's records
-    (pipeline/core/changes.py) and what the features stage fills in or pools (imputed values, pooled rare levels)."""
+    """Every change the pipeline made to the user's data, in stage order: validate's, clean's and the features stage's
+    records (pipeline/core/changes.py: imputed values, pooled rare levels, as features.json states them)."""
     data = params["data"]
-    records = [*r.validation.changes, *r.cleaning.changes]
-    features = set(r.features.numeric) | set(r.features.categorical)
-    imputed = {c: n for c, n in r.cleaning.missing_values.items() if c in features}
-    if imputed:
-        numeric = [c for c in imputed if c in r.features.numeric]
-        how = params["features"]["numeric_imputer"]
-        records.append(
-            change(
-                "features",
-                f"missing feature values imputed ({how['name']} {how['params'].get('strategy', '')} for numeric "
-                f"columns; {params['features']['categorical_imputer']['name']} for categorical ones), fitted on the "
-                "training rows of each split"
-                + (", with a <column>_missing indicator" if how["params"].get("add_indicator") and numeric else ""),
-                values=sum(imputed.values()),
-                columns=sorted(imputed),
-            )
-        )
-    for column, count in r.features.pooled_levels.items():
-        records.append(
-            change(
-                "features",
-                f"{count['pooled']} of {count['levels']} levels of {column} pooled into {column}=infrequent "
-                "(features.encoder.params min_frequency / max_categories)",
-                columns=[column],
-            )
-        )
+    records = [*r.validation.changes, *r.cleaning.changes, *r.features.changes]
     time = r.split.time
     if time and time.note:
         records.append(change("split", time.note, rows=left_out_by_time(r)))
@@ -68,6 +43,48 @@ def time_order(data: dict, r: ReportInputs) -> str:
         f", the latest period: {data['time']} from {time.cut} on (training {time.train_span[0]} to "
         f"{time.train_span[1]}, split.gap {time.gap:g}); the folds chain forward in time"
     )
+
+
+# what a model predicts at times beyond every training time, by its kind (registry names): a split on the time feature
+# keeps the last period's side, a linear function extends the slope it learned, the nearest rows are the latest ones
+LEVEL_MODELS = {"decision_tree", "random_forest", "bagging", "adaboost", "gradient_boosting", "decision_tree_regressor",
+                "random_forest_regressor", "bagging_regressor", "gradient_boosting_regressor"}  # fmt: skip
+TREND_MODELS = {"logistic_regression", "linear_svm", "perceptron", "fisher_lda", "linear_regression", "ridge", "lasso",
+                "bayesian_linear_regression", "pls"}  # fmt: skip
+NEAREST_MODELS = {"knn", "knn_regressor", "nearest_centroid"}
+
+
+def extrapolation(model: str) -> str:
+    """What the model `model` (a registry name) does at a time beyond every training time, in words."""
+    if model in LEVEL_MODELS:
+        return (
+            f"{model} is a tree model: beyond the last training time it predicts what it predicts at the last "
+            "training period (a level, no trend)"
+        )
+    if model in TREND_MODELS:
+        return f"{model} is linear in the feature: it extends the trend it learned beyond the last training time"
+    if model in NEAREST_MODELS:
+        return f"{model} looks at the nearest training rows, the latest ones: it stays near the last period's level"
+    return (
+        f"{model} extrapolates as its form does (a kernel's prediction returns towards the training mean far from the "
+        "training times, a network extends piecewise linearly): see the partial dependence on the time"
+    )
+
+
+def time_feature(r: ReportInputs) -> dict[str, str]:
+    """The card's line on data.time as a feature (data.time_feature), or none when it is not one: what the feature
+    is and what the deployed model does at the test period's times, all beyond the training times."""
+    time = r.features.time
+    if not time:
+        return {}
+    test = r.split.time
+    period = f"the test period ({test.test_span[0]} to {test.test_span[1]})" if test else "every test time"
+    return {
+        "Time as a feature": f"{time.column} (data.time_feature {time.kind}): {time.feature}, fitted on each split's "
+        f"training times. {period[0].upper()}{period[1:]} lies beyond every training time (the last "
+        f"{time.last}), so the model extrapolates there, as it will for every row it scores when deployed: "
+        f"{extrapolation(r.train.model)}"
+    }
 
 
 def changes_summary(records: list[Change]) -> str:
@@ -108,6 +125,7 @@ def model_card(params: dict, r: ReportInputs, promotion: str) -> dict:
         + ", used once"
         + copies_note(r.split.copies_across_split)
         + (f". WARNING: {r.split.test_fraction_note}" if r.split.test_fraction_note else ""),
+        **time_feature(r),
         "Performance": f"{task_items.pop('Performance')}; CV {train.scoring} {fmt(train.cv_mean)} ± "
         f"{fmt(train.cv_std)} (mean of {train.n_folds} splits; pooled out-of-fold {fmt(train.cv_pooled)})"
         + (f". Note: {train.cv_note}" if train.cv_note else ""),

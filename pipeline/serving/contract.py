@@ -11,11 +11,16 @@ column(s) and what was expected, echoing neither the request nor the schema (HTT
 - an extreme number by validate's rule (a machine limit, |value| >= 1e100, or beyond validate.extreme_factor times
   the training rows' typical magnitude of the column) when validate.on_invalid is `fail` (the default); under
   `quarantine` the row is not scored (its outputs are null) and flagged, as validate would have set it aside;
-- a missing sensitive value when validate.missing_sensitive is `fail`.
+- a missing sensitive value when validate.missing_sensitive is `fail`;
+- with data.time a feature (data.time_feature), a row without a readable time: a date (ISO text, `string` in the
+  signature) when the training times were dates, else a number.
 Accepted and said per row in the output column `flags` (empty when the row is clean), handled as in training:
 - a number outside the range of the training rows (but not extreme): scored, flagged as beyond the training range
-  (the model extrapolates);
-- a missing feature value: imputed by the fitted features, as training rows were;
+  (the model extrapolates); a time after the last training time likewise, named as such (every row a deployed
+  model scores lies after it: the model card says what the model does there);
+- a missing feature value: imputed by the fitted features, as training rows were; a missing label under
+  features.categorical_imputer constant (default "(missing)") is that level: its own column (or the pooled rare
+  levels' column) when the training rows held missing labels in the column, otherwise a level they never held (next);
 - a category the training rows never held: encoded as the fitted encoder does (features.encoder handle_unknown
   ignore: no level's column; with `error` the request is refused instead);
 - a missing sensitive value under validate.missing_sensitive `group`: scored (the audit's "(missing)" group); under
@@ -33,7 +38,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.extremes import machine_extreme, typical_magnitude
-from ..core.frames import category_labels, served_predictions
+from ..core.frames import category_labels, numbers_or_days, served_predictions
+from ..core.timeline import shown
 
 NUMBER, TEXT = "number", "text"
 
@@ -52,6 +58,9 @@ class InputContract:
     unseen: str  # the encoder's handle_unknown: ignore | error
     limits: dict[str, list]  # per numeric column: [training min, training max, extreme bound or None]
     on_invalid: str  # validate.on_invalid: fail | quarantine (an extreme number)
+    missing_level: str | None = None  # the label a missing label becomes (categorical_imputer constant), or None
+    time: str | None = None  # data.time when it is a feature (one of `numeric`), or None
+    time_unit: str | None = None  # days (dates: the column takes date text) | as in the file (numbers)
 
     @classmethod
     def of(
@@ -63,10 +72,21 @@ class InputContract:
         validate: dict,
         encoder: dict,
         limits: dict,
+        imputer: dict | None = None,
+        time: tuple[str, str] | None = None,
     ) -> InputContract:
         """The contract of a model trained on `train` (its categorical columns at least): data.sensitive, params.yaml
-        `validate`, the encoder's settings (features.encoder.params) and the numeric columns' `limits` (limits_of)."""
-        levels = {c: sorted({v for v in category_labels(train[c]) if v is not None}) for c in categorical}
+        `validate`, the encoder's settings (features.encoder.params), the numeric columns' `limits` (limits_of) and
+        the categorical imputer (features.categorical_imputer: under constant, a missing label is the level
+        fill_value, one of a column's levels when its training rows held a missing label) and time: (data.time, its
+        unit) when the time is a feature (its limits are the first and last training times)."""
+        settings = (imputer or {}).get("params", {})
+        constant = (imputer or {}).get("name") == "simple_imputer" and settings.get("strategy") == "constant"
+        fill = str(settings["fill_value"]) if constant else None
+        levels: dict[str, list[str]] = {}
+        for c in categorical:
+            labels = {fill if v is None else v for v in category_labels(train[c]).tolist()}
+            levels[c] = sorted(str(v) for v in labels if v is not None)
         return cls(
             numeric=list(numeric),
             categorical=list(categorical),
@@ -76,6 +96,9 @@ class InputContract:
             unseen=encoder.get("handle_unknown", "ignore"),
             limits={c: limits[c] for c in numeric},
             on_invalid=validate["on_invalid"],
+            missing_level=fill,
+            time=time[0] if time else None,
+            time_unit=time[1] if time else None,
         )
 
     def to_json(self) -> str:
@@ -92,12 +115,18 @@ class InputContract:
     def typed(self, frame: pd.DataFrame) -> pd.DataFrame:
         """The feature columns of `frame` in the types of the model's signature (numbers float64, labels text, missing
         null): what MLflow's schema check takes in-process (it refuses an int64 column for a `double` input)."""
-        numbers = {c: pd.to_numeric(frame[c]).astype(np.float64) for c in self.numeric}
+        numbers = {c: pd.to_numeric(frame[c]).astype(np.float64) for c in self.numeric if not self._dated(c)}
+        if self.time is not None and self._dated(self.time):  # dates as ISO text, the signature's `string`
+            numbers[self.time] = _iso_dates(frame[self.time])
         labels = {c: pd.Series(category_labels(frame[c]), index=frame.index, dtype=object) for c in self.categorical}
         return pd.DataFrame(numbers | labels, index=frame.index)[self.columns]
 
     def kind(self, column: str) -> str:
-        return NUMBER if column in self.numeric else TEXT
+        return NUMBER if column in self.numeric and not self._dated(column) else TEXT
+
+    def _dated(self, column: str) -> bool:
+        """Whether `column` is data.time as a feature holding dates (it takes date text, read as days)."""
+        return column == self.time and self.time_unit == "days"
 
     def check(self, frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
         """Refuse what the model cannot answer (ContractError); otherwise the feature columns with numbers as
@@ -129,8 +158,21 @@ class InputContract:
             raise ContractError(_short("wrong type in column(s) " + "; ".join(wrong), 250))
         features = frame[self.columns].copy()
         for c in self.numeric:
+            if self._dated(c):
+                features[c] = numbers_or_days(features[c])[0]
+                continue
             column = features[c] if pd.api.types.is_numeric_dtype(features[c]) else features[c].map(_number)
             features[c] = pd.to_numeric(column).astype(np.float64)
+        if self.time is not None:
+            unread = np.flatnonzero(np.isnan(features[self.time].to_numpy()))
+            if unread.size:
+                value = frame[self.time].iloc[unread[0]]
+                raise ContractError(
+                    f"column {_short(self.time, 60)} (data.time, a model feature) holds "
+                    f"{'a missing value' if pd.isna(value) else _short(repr(value), 40)}, not a time; send "
+                    + ("a date (ISO text)" if self._dated(self.time) else "a number")
+                    + " in every row"
+                )
         for c in self.numeric:
             x = features[c].to_numpy()
             if not np.isfinite(x[~np.isnan(x)]).all():
@@ -157,6 +199,12 @@ class InputContract:
                     raise ContractError(
                         f"column {c} holds {category_labels(frame[c])[new][0]!r}, a category the training rows never "
                         f"held (features.encoder handle_unknown: error); use one of {self.levels[c][:10]}"
+                    )
+                if self._unseen_missing(frame[c], c).any():
+                    raise ContractError(
+                        f"column {c} holds a missing label, which the training rows never held (it would be the "
+                        f"level {self.missing_level!r}; features.encoder handle_unknown: error); send one of "
+                        f"{self.levels[c][:10]}"
                     )
         return features, [c for c in frame.columns if c not in self.columns]
 
@@ -189,7 +237,11 @@ class InputContract:
             with np.errstate(invalid="ignore"):
                 beyond = ~extreme & ((x < low) | (x > high))
             for i in np.flatnonzero(beyond):
-                notes[i].append(f"{c}={x[i]:.6g} beyond the training range [{low:.6g}, {high:.6g}] (extrapolated)")
+                notes[i].append(
+                    self._beyond_times(x[i], low, high)
+                    if c == self.time
+                    else f"{c}={x[i]:.6g} beyond the training range [{low:.6g}, {high:.6g}] (extrapolated)"
+                )
         for c in self.columns:
             missing = frame[c].isna().to_numpy()
             sensitive = c in self.sensitive
@@ -198,7 +250,7 @@ class InputContract:
             note = (
                 f"{c} missing (sensitive: not scored, validate.missing_sensitive quarantine)"
                 if sensitive and self.missing_sensitive == "quarantine"
-                else f"{c} missing (imputed" + (", audited as its own group)" if sensitive else ")")
+                else f"{c} missing ({self._filled(c)}" + (", audited as its own group)" if sensitive else ")")
             )
             for i in np.flatnonzero(missing):
                 notes[i].append(note)
@@ -208,6 +260,30 @@ class InputContract:
                 notes[i].append(f"{c}={labels[i]!r} unseen in training (no level's column)")
         return np.array(["; ".join(n) for n in notes], dtype=object), scored
 
+    def _beyond_times(self, t: float, first: float, last: float) -> str:
+        """A time outside the training times, as the report shows times."""
+        unit = self.time_unit or "as in the file"
+        where = (
+            f"after the last training time {shown(last, unit)}"
+            if t > last
+            else (f"before the first training time {shown(first, unit)}")
+        )
+        return f"{self.time}={shown(t, unit)} {where} (extrapolated)"
+
+    def _filled(self, column: str) -> str:
+        """What the features make of a missing value of `column`."""
+        if column not in self.categorical or self.missing_level is None:
+            return "imputed"
+        if self.missing_level in self.levels[column]:
+            return f"the level {self.missing_level}"
+        return f"the level {self.missing_level}, unseen in training: no level's column"
+
+    def _unseen_missing(self, values: pd.Series, column: str) -> np.ndarray:
+        """Missing labels that become a level the training rows never held (categorical_imputer constant)."""
+        if self.missing_level is None or self.missing_level in self.levels[column]:
+            return np.zeros(len(values), dtype=bool)
+        return values.isna().to_numpy()
+
     def _unseen(self, values: pd.Series, column: str) -> np.ndarray:
         labels = category_labels(values)
         known = set(self.levels[column])
@@ -215,7 +291,7 @@ class InputContract:
 
     def _bad_value(self, values: pd.Series, column: str):
         """The first value of the wrong type in `values`, or None."""
-        if column in self.numeric:
+        if column in self.numeric and not self._dated(column):
             if pd.api.types.is_bool_dtype(values):
                 return bool(values.iloc[0])
             if pd.api.types.is_numeric_dtype(values):
@@ -245,6 +321,13 @@ def _number(v):
         return float(v)
     except (ValueError, OverflowError):
         return _NOT_A_NUMBER
+
+
+def _iso_dates(values: pd.Series) -> pd.Series:
+    """Times as ISO date text (a time of day when there is one), missing as None: a dated time column as the
+    signature's `string` holds it."""
+    days, _ = numbers_or_days(values)
+    return pd.Series([None if d != d else shown(d, "days") for d in days.tolist()], index=values.index, dtype=object)
 
 
 def _short(text, limit: int = 120) -> str:

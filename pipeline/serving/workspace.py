@@ -5,7 +5,7 @@ reads input_contract.json), so its code does not load the pipeline's file reader
 from __future__ import annotations
 
 from ..core import paths
-from ..core.frames import feature_columns
+from ..core.frames import feature_columns, numbers_or_days, time_input
 from ..core.io import read_parquet
 from ..core.partitions import table_head
 from .contract import InputContract, limits_of
@@ -18,6 +18,16 @@ def workspace_contract(params: dict) -> InputContract:
     head, _ = table_head(paths.TRAIN, "split", 1)
     numeric, categorical = feature_columns(head.columns, params["data"])
     factor = params["validate"]["extreme_factor"]
+    time = time_input(params["data"])
+    unit = numbers_or_days(head[time[0]])[1] if time else ""
+    limits = {}
+    for c in numeric:
+        values = read_parquet(paths.TRAIN, "split", columns=[c])[c]
+        if time and c == time[0]:  # the first and last training times; no extreme rule for a time
+            t = numbers_or_days(values)[0]
+            limits[c] = [float(t.min()), float(t.max()), None]
+        else:
+            limits[c] = limits_of(values, factor)
     return InputContract.of(
         read_parquet(paths.TRAIN, "split", columns=categorical),  # the levels the encoder saw
         numeric,
@@ -25,5 +35,7 @@ def workspace_contract(params: dict) -> InputContract:
         params["data"]["sensitive"],
         params["validate"],
         params["features"]["encoder"]["params"],
-        {c: limits_of(read_parquet(paths.TRAIN, "split", columns=[c])[c], factor) for c in numeric},
+        limits,
+        params["features"]["categorical_imputer"],
+        (time[0], unit) if time else None,
     )

@@ -103,8 +103,9 @@ def main() -> None:
     group = [data["group"]] if data["group"] else []
     columns = [*numeric, *categorical, *group]
     train, test = (read_parquet(path, "split", columns=columns) for path in (paths.TRAIN, paths.TEST))
+    time = inputs.time.column if inputs.time else None
     metrics["drift"] = drift.compare(
-        train, test, numeric, categorical, params["monitor"], params["seed"], "test rows", data["group"]
+        train, test, numeric, categorical, params["monitor"], params["seed"], "test rows", data["group"], time=time
     )
     record = target.test_record.of(metrics)
     print(f"evaluate: drift: {record.drift.statement}")

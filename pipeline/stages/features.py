@@ -1,7 +1,8 @@
-"""The features stage: imputation, missing indicators, scaling and one-hot encoding, fitted on the training
-part of each fold only and once on the whole training set for the final model (seed 004, D4:567, 808:
-"everything computed from data MUST be refitted for each fold"). Leakage-proof by construction: fold k's
-transformer never sees the rows of validation fold k, and no transformer ever sees the test rows.
+"""The features stage: imputation, missing indicators, scaling, one-hot encoding (a missing label a level of its
+own by default) and, with data.time_feature, the time, fitted on the training part of each fold only and once on
+the whole training set for the final model (seed 004, D4:567, 808: "everything computed from data MUST be refitted
+for each fold"). Leakage-proof by construction: fold k's transformer never sees the rows of validation fold k, and
+no transformer ever sees the test rows. What it fills and pools is features.json's `missing` and `changes`.
 
 Sections cited: Ghent ML notes (seed 004): 3.5 Analysis of Model Performance (567)"""
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from mllib import io as mlio
 from pipeline.core import build, paths
+from pipeline.core.changes import feature_changes
 from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.io import read_parquet, staged_directory, write_estimators, write_json
@@ -46,11 +48,13 @@ def main() -> None:
     report: dict[str, Any] = {"numeric": made.numeric, "categorical": made.categorical, "folds": made.report}
     report["final"] = {"n_fit_rows": made.n_rows, "features": made.columns[paths.FINAL_TRAIN_FEATURES.name]}
     report["pooled_levels"] = build.pooled_levels(final, made.categorical)
-    for column, count in report["pooled_levels"].items():
-        print(
-            f"features: {column!r} has {count['levels']} levels; {count['pooled']} rare ones share the column "
-            f"{column}=infrequent (features.encoder.params min_frequency / max_categories)"
-        )
+    report["missing"] = build.missing_values(final, made.numeric, made.categorical, made.missing)
+    report["changes"] = feature_changes(report["missing"], report["pooled_levels"], made.n_rows, cfg)
+    if made.time:
+        report["time"] = build.time_as_feature(final, made.time, made.time_unit)
+        print(f"features: {made.time[0]} is a feature: {report['time']['feature']}")
+    for record in report["changes"]:
+        print(f"features: {record.change}")
 
     mlio.save(final, paths.FEATURE_TRANSFORMER)
     write_estimators(fitted, paths.FOLD_FEATURES)

@@ -64,7 +64,7 @@ from mllib.model_selection import (
 )
 
 from ..core import build, paths
-from ..core.frames import feature_columns, raw_matrix
+from ..core.frames import feature_columns, raw_matrix, time_input
 from ..core.io import read_estimators, read_parquet
 from ..core.progress import Progress
 from ..core.records import (
@@ -107,7 +107,8 @@ def raw_inputs(params: dict, rows: AssessedRows) -> tuple:
         del train
     else:
         X_raw, numeric, categorical = rows.raw
-    return X_raw, lambda: build.feature_transformer(params["features"], numeric, categorical, params["seed"])
+    time = time_input(data)
+    return X_raw, lambda: build.feature_transformer(params["features"], numeric, categorical, params["seed"], time)
 
 
 @dataclass(frozen=True)

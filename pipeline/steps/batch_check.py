@@ -55,9 +55,9 @@ def check_batch(params: dict, path: str) -> BatchCheck:
     group = [data["group"]] if data["group"] else []
     train = read_parquet(paths.TRAIN, "split", columns=[*numeric, *categorical, *group])
     shift = prediction_shift(target, predictor, read_parquet(paths.TEST_PREDICTIONS, "evaluate"), served)
-    drifted = drift.compare(
-        train, batch, numeric, categorical, cfg, seed, "batch rows", data["group"], extra={"predictions": shift}
-    )
+    time = inputs.time.column if inputs.time else None  # not a drift test column (pipeline/steps/drift.py)
+    extra = {"predictions": shift}
+    drifted = drift.compare(train, batch, numeric, categorical, cfg, seed, "batch rows", data["group"], extra, time)
     model = read_json(paths.MLFLOW_RUN, "track")
     flagged = ContractFlags(
         ignored_columns=[str(c) for c in ignored],

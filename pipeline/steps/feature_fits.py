@@ -12,9 +12,9 @@ import numpy as np
 from ..core import paths
 from ..core.build import fit_features
 from ..core.compute import dask_client
-from ..core.frames import feature_columns, raw_matrix
+from ..core.frames import feature_columns, numbers_or_days, raw_matrix, time_input
 from ..core.io import read_parquet, write_json, write_matrix
-from ..core.partitions import InMemory, OnParts, Parts, per_mode
+from ..core.partitions import InMemory, OnParts, Parts, per_mode, table_head
 from .feature_blocks import INPUTS, row_blocks
 
 
@@ -24,9 +24,12 @@ class Features:
 
     def __init__(self, params: dict, numeric: list, categorical: list, n_rows: int, rows_of, write):
         self.cfg, self.seed, self.numeric, self.categorical = params["features"], params["seed"], numeric, categorical
+        self.time = time_input(params["data"])  # (column, kind) of data.time as a feature, or None
+        self.time_unit = numbers_or_days(table_head(paths.TRAIN, "split", 1)[0][self.time[0]])[1] if self.time else None
         self.n_rows, self.rows_of, self.write = n_rows, rows_of, write
         self.columns: dict = {}
         self.report: dict = {}
+        self.missing: dict = {}  # {column: missing values among every training row}, the final fit's
 
     @classmethod
     def in_memory(cls, params, target, staging) -> Features:
@@ -66,7 +69,7 @@ class Features:
     def fit_splits(self, splits) -> tuple[list, Any]:
         fitted = []
         for k, (fit_rows, _) in enumerate(splits):
-            transformer, names = self._fit(fit_rows, f"the training part of split {k}")
+            transformer, names, _ = self._fit(fit_rows, f"the training part of split {k}")
             fitted.append(transformer)
             self.write(transformer, paths.fold_features(k).name)
             self.columns[paths.fold_features(k).name] = names
@@ -76,7 +79,7 @@ class Features:
                 **({"selected": names} if self.cfg["selection"]["name"] != "none" else {}),
             }
             print(f"features: split {k}: fitted on {len(fit_rows)} rows -> {len(names)} features")
-        final, names = self._fit(np.arange(self.n_rows), "the training set")
+        final, names, self.missing = self._fit(np.arange(self.n_rows), "the training set")
         self.write(final, paths.FINAL_TRAIN_FEATURES.name, final=True)
         for path in (paths.FINAL_TRAIN_FEATURES, paths.FINAL_TEST_FEATURES):
             self.columns[path.name] = names
@@ -84,7 +87,7 @@ class Features:
 
     def _fit(self, rows, where: str):
         X, y, groups = self.rows_of(rows)
-        return fit_features(self.cfg, X, y, groups, self.numeric, self.categorical, where, self.seed)
+        return fit_features(self.cfg, X, y, groups, self.numeric, self.categorical, where, self.seed, self.time)
 
 
 @per_mode

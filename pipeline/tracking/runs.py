@@ -177,13 +177,14 @@ def artifact_files() -> list[Path]:
 def signature_of(contract, output):
     """The model's signature, generated from its input contract (pipeline/serving/contract.py): every feature column
     required, a number column `double` (MLflow's advice for numbers that may be missing: an integer type cannot hold
-    null) and a label column `string`; the outputs as the model returns them. MLflow checks a request against it
-    before the model does: a missing column or a value its type cannot hold is refused in MLflow's words (README,
-    "The served model"); the contract checks the rest (infinities, extreme numbers, unseen levels, sensitive gaps)."""
+    null) and a label column `string` (so is data.time as a feature holding dates: ISO date text); the outputs as the
+    model returns them. MLflow checks a request against it before the model does: a missing column or a value its
+    type cannot hold is refused in MLflow's words (README, "The served model"); the contract checks the rest
+    (infinities, extreme numbers, unseen levels, sensitive gaps)."""
     from mlflow.models import ModelSignature, infer_signature
     from mlflow.types import ColSpec, Schema
 
-    kinds = [("double", c) for c in contract.numeric] + [("string", c) for c in contract.categorical]
+    kinds = [("double" if contract.kind(c) == "number" else "string", c) for c in contract.columns]
     inputs = Schema([ColSpec(kind, name, required=True) for kind, name in kinds])
     return ModelSignature(inputs=inputs, outputs=infer_signature(output).inputs)
 

@@ -165,6 +165,9 @@ def assert_served_equals_evaluate(root: Path, not_features: list[str]) -> None:
     expected_flags = (
         "missing (imputed)",
         "missing (imputed, audited as its own group)",
+        "missing (the level (missing))",  # a missing label: its own level (features.categorical_imputer)
+        "missing (the level (missing), audited as its own group)",
+        "missing (the level (missing), unseen in training: no level's column)",
         "unseen in training (no level's column)",
         "(extrapolated)",
     )

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from partial_records import partial, typed
 
+from pipeline.core.changes import feature_changes
 from pipeline.core.fairness_records import FairnessReport
 from pipeline.core.task import Target
 from pipeline.reporting import card, classification_fairness
@@ -126,7 +127,10 @@ def _card_inputs():
         "calibration": {"method": "platt"},
         "features": {
             "numeric_imputer": {"name": "simple_imputer", "params": {"strategy": "median", "add_indicator": True}},
-            "categorical_imputer": {"name": "simple_imputer", "params": {"strategy": "most_frequent"}},
+            "categorical_imputer": {
+                "name": "simple_imputer",
+                "params": {"strategy": "constant", "fill_value": "(missing)"},
+            },
         },
     }
     r = {
@@ -240,7 +244,25 @@ def _card_inputs():
                 },
             ],
         },
-        "features": {"numeric": ["age", "female", "black"], "categorical": ["plan"], "pooled_levels": {}},
+        "features": {
+            "numeric": ["age", "female", "black"],
+            "categorical": ["plan"],
+            "pooled_levels": {},
+            "changes": feature_changes(
+                {
+                    "age": {"values": 2, "filled": "the median 41", "indicator": "age_missing"},
+                    "plan": {
+                        "values": 5,
+                        "filled": "the constant '(missing)'",
+                        "indicator": None,
+                        "column": "plan=(missing)",
+                    },
+                },
+                {},
+                72,
+                params["features"],
+            ),
+        },
         "params_sha256": "f" * 64,
         "code_trees": {"mllib": "a" * 40, "pipeline": "b" * 40},
         "split": {"rows": {"train": 72, "test": 18}, "strategy": "stratified_group", "test_fraction_note": None},
@@ -305,9 +327,12 @@ def test_model_card_content():
     assert cells["Data changes"] == (
         "validate: rows quarantined (black: 10) [10 rows]; target 0: 0.300, 1: 0.700 -> 0: 0.250, 1: 0.750; "
         "clean: columns dropped (data.drop) [meddol, inpdol]; "
-        "features: missing feature values imputed (simple_imputer median for numeric columns; simple_imputer for "
-        "categorical ones), fitted on the training rows of each split, with a <column>_missing indicator "
-        "[3 values; age]"
+        "features: missing values of numeric columns filled by simple_imputer (strategy 'median' add_indicator True), "
+        "fitted on the training rows of each split; of the 72 training rows: age 2 with the median 41, indicator "
+        "age_missing [2 values; age]; "
+        "features: missing values of categorical columns filled by simple_imputer (strategy 'constant' fill_value "
+        "'(missing)'), fitted on the training rows of each split; of the 72 training rows: plan 5 with the constant "
+        "'(missing)' -> column plan=(missing) [5 values; plan]"
     )
     assert cells["Sensitive attributes"] == "female: audited and a model feature; black: audited and a model feature"
     assert cells["Evaluation data"].startswith("18 held-out rows, grouped by zper")
