@@ -1,13 +1,13 @@
-"""The real-data corpus (tests/real_data.py): seventeen files (fifteen public datasets, two asked twice: a question
-each, or a market file run as if unordered and with data.time) of the
-shapes users bring, each run through every
-stage to the MLflow run by editing only the `data` section of params.yaml. Checked for each: the task validate
+"""The real-data corpus (tests/real_data.py): twenty-three files (twenty-one public datasets, two asked twice: a
+question each, or a market file run as if unordered and with data.time) of the shapes users bring, each run through
+every stage to the MLflow run by editing only the `data` section of params.yaml. Checked for each: the task validate
 infers, the split strategy that follows from the group column, that the rows the model saw are the rows the data
 kept (no step removed rows the model card does not list; identical rows of a file without an id are kept), the
 served model's output equals the evaluate stage's on the raw test rows, no version becomes champion on decisions
 that name one class or on a headline whose interval reaches below the bound, and a second `dvc repro` has nothing
 to do.
-The headline metrics beside scikit-learn are benchmarks/bench_real_data.py's (benchmarks/results/real_data.md)."""
+The headline metrics beside a linear model, HistGradientBoosting and LightGBM on the same rows are
+benchmarks/bench_real_data.py's (benchmarks/results/real_data.md)."""
 
 from __future__ import annotations
 
