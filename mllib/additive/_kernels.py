@@ -1,0 +1,344 @@
+"""Compiled hot loops of the explainable boosting machine (numba; the measurements are in
+benchmarks/results/additive.md): one whole cyclic round over the terms per call, the shallow trees fitted on a
+term's histogram, the per-row gathers of the term tables, and FAST's pair strengths.
+
+A term reads one feature (a main effect) or two (a pair) of a uint8 code matrix; its cells are the feature's bins,
+or the pair's bins flattened row-major (cell = code_a * n_bins_b + code_b). Every term's table is a block of rows
+of one (total cells, K) array: term t owns rows cell_start[t] .. cell_start[t + 1] - 1.
+
+Per row the round keeps a state S from which the loss's gradient is a division away, so a boosting step updates
+it by one multiply instead of an exp: squared error S = F (g = w (F - y), h = w); the log-losses S = e^F per
+score, p_k = S_k / (1 + S) for the binary odds and S_k / sum_j S_j for the softmax, g_k = w (p_k - y_k),
+h_k = w p_k (1 - p_k) (the gradients of mllib.gradient_boosting.losses; tests compare the two).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _cell(codes, i, a, b, n_bins_b):
+    """Row i's cell of the term on features (a, b); b = -1 for a main effect."""
+    if b < 0:
+        return np.int64(codes[i, a])
+    return np.int64(codes[i, a]) * n_bins_b + codes[i, b]
+
+
+SQUARED_ERROR, BINOMIAL, SOFTMAX = 0, 1, 2
+
+# The per-row halves of a round, one pair per loss, each small enough for LLVM to inline into the row loop: one
+# function with the three losses in it (or a loop over K = 1 score) made every row-pass 4 to 10 times slower.
+
+
+@njit(cache=True)
+def squared_error_gradient(S, Y, w, i, c, G, H):
+    G[c, 0] += w[i] * (S[i, 0] - Y[i, 0])
+    H[c, 0] += w[i]
+
+
+@njit(cache=True)
+def add_step(S, i, move, c):
+    S[i, 0] += move[c, 0]
+
+
+@njit(cache=True)
+def binomial_gradient(S, Y, w, i, c, G, H):
+    p = S[i, 0] / (1.0 + S[i, 0])  # the odds against the other class's e^0
+    G[c, 0] += w[i] * (p - Y[i, 0])
+    H[c, 0] += w[i] * p * (1.0 - p)
+
+
+@njit(cache=True)
+def multiply_step(S, i, move, c):
+    S[i, 0] *= move[c, 0]
+
+
+@njit(cache=True)
+def softmax_gradient(S, Y, w, i, c, G, H):
+    K = S.shape[1]
+    total = 0.0
+    for k in range(K):
+        total += S[i, k]
+    for k in range(K):
+        p = S[i, k] / total
+        G[c, k] += w[i] * (p - Y[i, k])
+        H[c, k] += w[i] * p * (1.0 - p)
+
+
+@njit(cache=True)
+def multiply_steps(S, i, move, c):
+    for k in range(S.shape[1]):
+        S[i, k] *= move[c, k]
+
+
+@njit(cache=True)
+def _best_cut(G, H, C, lo, hi, min_leaf, l2, min_hessian):
+    """Best cut of the bins lo..hi-1 into lo..cut and cut+1..hi-1 by the second-order gain
+    sum_k G_L^2/(H_L+l2) + G_R^2/(H_R+l2) - G^2/(H+l2) (twice the loss reduction), each side with >= min_leaf rows
+    and >= min_hessian hessian per score. Ties: the lowest cut. Returns (gain, cut); cut -1 when none gains."""
+    K = G.shape[1]
+    g_all, h_all = np.zeros(K), np.zeros(K)
+    n_all = 0.0
+    for b in range(lo, hi):
+        n_all += C[b]
+        for k in range(K):
+            g_all[k] += G[b, k]
+            h_all[k] += H[b, k]
+    parent = 0.0
+    for k in range(K):
+        parent += g_all[k] * g_all[k] / (h_all[k] + l2)
+    g_left, h_left = np.zeros(K), np.zeros(K)
+    n_left = 0.0
+    best_gain, best_cut = 0.0, -1
+    for b in range(lo, hi - 1):
+        n_left += C[b]
+        for k in range(K):
+            g_left[k] += G[b, k]
+            h_left[k] += H[b, k]
+        if n_left < min_leaf:
+            continue
+        if n_all - n_left < min_leaf:
+            break
+        gain = -parent
+        admissible = True
+        for k in range(K):
+            h_right = h_all[k] - h_left[k]
+            if h_left[k] < min_hessian or h_right < min_hessian:
+                admissible = False
+                break
+            g_right = g_all[k] - g_left[k]
+            gain += g_left[k] * g_left[k] / (h_left[k] + l2) + g_right * g_right / (h_right + l2)
+        if admissible and gain > best_gain:
+            best_gain, best_cut = gain, b
+    return best_gain, best_cut
+
+
+@njit(cache=True)
+def _newton_step(G, H, cells, lr, l2, step):
+    """step[c] = -lr sum_{cells} G / (sum_{cells} H + l2) for every c in `cells` (one leaf)."""
+    K = G.shape[1]
+    for k in range(K):
+        g, h = 0.0, 0.0
+        for c in cells:
+            g += G[c, k]
+            h += H[c, k]
+        value = -lr * g / (h + l2) if h + l2 > 0.0 else 0.0
+        for c in cells:
+            step[c, k] = value
+
+
+@njit(cache=True)
+def fit_histogram_tree(G, H, C, n_bins, max_leaves, min_leaf, l2, min_hessian, lr, step):
+    """A tree of at most max_leaves leaves over one feature's bins 0..n_bins-1, grown best-first (the leaf whose
+    best cut gains most is cut next); step[b] = the shrunk Newton step of bin b's leaf. Returns the leaves."""
+    lo, hi = np.zeros(max_leaves, np.int64), np.zeros(max_leaves, np.int64)
+    gain, cut = np.zeros(max_leaves), np.full(max_leaves, -1, np.int64)
+    hi[0] = n_bins
+    gain[0], cut[0] = _best_cut(G, H, C, 0, n_bins, min_leaf, l2, min_hessian)
+    n_leaves = 1
+    while n_leaves < max_leaves:
+        best = -1
+        for s in range(n_leaves):
+            if cut[s] >= 0 and (best < 0 or gain[s] > gain[best]):
+                best = s
+        if best < 0:
+            break
+        lo[n_leaves], hi[n_leaves], hi[best] = cut[best] + 1, hi[best], cut[best] + 1
+        for s in (best, n_leaves):
+            gain[s], cut[s] = _best_cut(G, H, C, lo[s], hi[s], min_leaf, l2, min_hessian)
+        n_leaves += 1
+    for s in range(n_leaves):
+        _newton_step(G, H, np.arange(lo[s], hi[s]), lr, l2, step)
+    return n_leaves
+
+
+@njit(cache=True)
+def best_quadrant_cut(G, H, C, n_a, n_b, min_leaf, l2, min_hessian):
+    """FAST (Lou et al. 2013): the best pair of cuts (bin_a <= cut_a, bin_b <= cut_b) splitting a pair's n_a x n_b
+    cells into four quadrants, by the second-order gain sum over quadrants q of G_q^2/(H_q+l2) - G^2/(H+l2); each
+    quadrant with >= min_leaf rows and >= min_hessian hessian per score. Quadrant sums come from 2-D prefix sums, so
+    a pair costs O(n_a n_b K) after its histogram. Returns (gain, cut_a, cut_b); cut_a = -1 when none gains."""
+    K = G.shape[1]
+    # prefix[a, b] = sum over cells (a' <= a, b' <= b); slot n_stats = the row count
+    n_stats = 2 * K
+    prefix = np.zeros((n_a, n_b, n_stats + 1))
+    for a in range(n_a):
+        for b in range(n_b):
+            c = a * n_b + b
+            for k in range(K):
+                prefix[a, b, k] = G[c, k]
+                prefix[a, b, K + k] = H[c, k]
+            prefix[a, b, n_stats] = C[c]
+            for s in range(n_stats + 1):
+                if a > 0:
+                    prefix[a, b, s] += prefix[a - 1, b, s]
+                if b > 0:
+                    prefix[a, b, s] += prefix[a, b - 1, s]
+                if a > 0 and b > 0:
+                    prefix[a, b, s] -= prefix[a - 1, b - 1, s]
+    total = prefix[n_a - 1, n_b - 1]
+    parent = 0.0
+    for k in range(K):
+        parent += total[k] * total[k] / (total[K + k] + l2)
+    quadrants = np.zeros((4, n_stats + 1))
+    best_gain, best_a, best_b = 0.0, -1, -1
+    for ca in range(n_a - 1):
+        for cb in range(n_b - 1):
+            for s in range(n_stats + 1):
+                low_low = prefix[ca, cb, s]
+                low_a = prefix[ca, n_b - 1, s]
+                low_b = prefix[n_a - 1, cb, s]
+                quadrants[0, s] = low_low
+                quadrants[1, s] = low_a - low_low
+                quadrants[2, s] = low_b - low_low
+                quadrants[3, s] = total[s] - low_a - low_b + low_low
+            gain = -parent
+            admissible = True
+            for q in range(4):
+                if quadrants[q, n_stats] < min_leaf:
+                    admissible = False
+                    break
+                for k in range(K):
+                    h = quadrants[q, K + k]
+                    if h < min_hessian:
+                        admissible = False
+                        break
+                    gain += quadrants[q, k] * quadrants[q, k] / (h + l2)
+                if not admissible:
+                    break
+            if admissible and gain > best_gain:
+                best_gain, best_a, best_b = gain, ca, cb
+    return best_gain, best_a, best_b
+
+
+@njit(cache=True)
+def fit_quadrant_tree(G, H, C, n_a, n_b, min_leaf, l2, min_hessian, lr, step):
+    """A pair's boosting step: FAST's best quadrant cut, each quadrant's cells taking its shrunk Newton step (one
+    leaf for all cells when no cut gains). Returns the leaves (4 or 1)."""
+    _, cut_a, cut_b = best_quadrant_cut(G, H, C, n_a, n_b, min_leaf, l2, min_hessian)
+    if cut_a < 0:
+        _newton_step(G, H, np.arange(n_a * n_b), lr, l2, step)
+        return 1
+    quadrant = np.empty(n_a * n_b, np.int64)  # 0..3: (a above cut_a) * 2 + (b above cut_b)
+    for a in range(n_a):
+        for b in range(n_b):
+            quadrant[a * n_b + b] = 2 * (a > cut_a) + (b > cut_b)
+    for q in range(4):
+        _newton_step(G, H, np.flatnonzero(quadrant == q), lr, l2, step)
+    return 4
+
+
+@njit(cache=True)
+def cyclic_round(loss, terms, rows, tree, buffers):
+    """One round of cyclic boosting over the terms, in order: term t's histogram of (g, h) at the current state,
+    its tree, its table += the step, and every row's state moved by its cell's step before term t + 1's histogram
+    is built (pass t applies term t - 1's step and builds term t's histogram: T + 1 passes over the rows).
+    loss: SQUARED_ERROR, BINOMIAL or SOFTMAX; terms: (codes, n_bins, term_a, term_b, cell_start, counts: the rows
+    per cell); rows: (Y, w, S: the state); tree: (learning_rate, l2, max_leaves, min_samples_leaf, min_hessian);
+    buffers: (tables, then G, H, step, move: scratch of >= the largest term's cells rows)."""
+    codes, n_bins, term_a, term_b, cell_start, counts = terms
+    Y, w, S = rows
+    lr, l2, max_leaves, min_leaf, min_hessian = tree
+    tables, G, H, step, move = buffers
+    K = Y.shape[1]
+    n_terms = term_a.shape[0]
+    for t in range(n_terms + 1):
+        # the two terms of this pass, read once: the row loop then holds them in registers
+        a_before, b_before = (term_a[t - 1], term_b[t - 1]) if t > 0 else (0, -1)
+        a_now, b_now = (term_a[t], term_b[t]) if t < n_terms else (0, -1)
+        width_before, width_now = n_bins[max(b_before, 0)], n_bins[max(b_now, 0)]
+        if t < n_terms:
+            n_cells = cell_start[t + 1] - cell_start[t]
+            G[:n_cells] = 0.0
+            H[:n_cells] = 0.0
+        for i in range(codes.shape[0]):
+            if t > 0:
+                c = _cell(codes, i, a_before, b_before, width_before)
+                if loss == SQUARED_ERROR:
+                    add_step(S, i, move, c)
+                elif loss == BINOMIAL:
+                    multiply_step(S, i, move, c)
+                else:
+                    multiply_steps(S, i, move, c)
+            if t < n_terms:
+                c = _cell(codes, i, a_now, b_now, width_now)
+                if loss == SQUARED_ERROR:
+                    squared_error_gradient(S, Y, w, i, c, G, H)
+                elif loss == BINOMIAL:
+                    binomial_gradient(S, Y, w, i, c, G, H)
+                else:
+                    softmax_gradient(S, Y, w, i, c, G, H)
+        if t == n_terms:
+            break
+        start = cell_start[t]
+        n_cells = cell_start[t + 1] - start
+        C = counts[start : start + n_cells]
+        if term_b[t] < 0:
+            fit_histogram_tree(G, H, C, n_cells, max_leaves, min_leaf, l2, min_hessian, lr, step)
+        else:
+            fit_quadrant_tree(G, H, C, n_bins[term_a[t]], n_bins[term_b[t]], min_leaf, l2, min_hessian, lr, step)
+        for c in range(n_cells):
+            for k in range(K):
+                tables[start + c, k] += step[c, k]
+                move[c, k] = step[c, k] if loss == SQUARED_ERROR else np.exp(step[c, k])
+
+
+@njit(cache=True)
+def add_terms(codes, n_bins, term_a, term_b, cell_start, tables, out):
+    """out[i] += sum over terms t of tables[cell_start[t] + row i's cell of t] (F from the term tables)."""
+    K = out.shape[1]
+    for i in range(codes.shape[0]):
+        for t in range(term_a.shape[0]):
+            c = cell_start[t] + _cell(codes, i, term_a[t], term_b[t], n_bins[max(term_b[t], 0)])
+            for k in range(K):
+                out[i, k] += tables[c, k]
+
+
+@njit(cache=True)
+def cell_counts(codes, n_bins, term_a, term_b, cell_start, w, out):
+    """out[cell_start[t] + c] += w_i for every row i in cell c of term t (w = ones: the row counts)."""
+    for i in range(codes.shape[0]):
+        for t in range(term_a.shape[0]):
+            out[cell_start[t] + _cell(codes, i, term_a[t], term_b[t], n_bins[max(term_b[t], 0)])] += w[i]
+
+
+@njit(cache=True)
+def pair_strengths(codes, n_bins, g, h, min_leaf, l2, min_hessian):
+    """FAST's strength of every pair (a < b): the gain of its best quadrant cut fitted to the gradients g, h (n, K)
+    of the rows, histograms on the codes (n, d) C-ordered. For each a, one pass over the rows fills the histograms
+    of all pairs (a, b > a) at once, laid out [bin_a, b, bin_b] so that one row's updates stay close in memory.
+    Returns (d, d), strengths above the diagonal, 0 elsewhere."""
+    n, d = codes.shape
+    K = g.shape[1]
+    width = 0
+    for j in range(d):
+        width = max(width, n_bins[j])
+    strength = np.zeros((d, d))
+    G_all, H_all = np.zeros((width, d, width, K)), np.zeros((width, d, width, K))
+    C_all = np.zeros((width, d, width))
+    G, H, C = np.zeros((width * width, K)), np.zeros((width * width, K)), np.zeros(width * width)
+    for a in range(d - 1):
+        G_all[:] = 0.0
+        H_all[:] = 0.0
+        C_all[:] = 0.0
+        for i in range(n):
+            ca = codes[i, a]
+            for b in range(a + 1, d):
+                cb = codes[i, b]
+                C_all[ca, b, cb] += 1.0
+                for k in range(K):
+                    G_all[ca, b, cb, k] += g[i, k]
+                    H_all[ca, b, cb, k] += h[i, k]
+        n_a = n_bins[a]
+        for b in range(a + 1, d):
+            n_b = n_bins[b]
+            for x in range(n_a):
+                for z in range(n_b):
+                    C[x * n_b + z] = C_all[x, b, z]
+                    for k in range(K):
+                        G[x * n_b + z, k] = G_all[x, b, z, k]
+                        H[x * n_b + z, k] = H_all[x, b, z, k]
+            strength[a, b] = best_quadrant_cut(G, H, C, n_a, n_b, min_leaf, l2, min_hessian)[0]
+    return strength
