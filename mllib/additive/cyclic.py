@@ -88,36 +88,33 @@ class BagRows:
     valid: np.ndarray
 
 
-def boost_terms(terms, codes, Y, target, w, base, rows, loss, settings) -> tuple[np.ndarray, int, bool]:
+def boost_terms(terms, codes, Y, target, w, base, bag, loss, settings) -> tuple[np.ndarray, int, bool]:
     """One bag's tables (n_cells, K) of `terms` boosted from the raw scores `base` (n, K) of the rows of `codes`:
     (the tables, the rounds they took, whether max_rounds ended the boosting before early stopping did).
     Y: the target as (n, K) scores' targets (one-hot classes, 0/1, or y); target: the loss's own form of it."""
-    train, valid = rows.train, rows.valid
-    codes_train = np.asfortranarray(codes[train])  # a pass reads one or two columns for every row
+    train, valid = bag.train, bag.valid
+    # a pass reads one or two columns for every row: column-major codes
+    codes_train, codes_valid = np.asfortranarray(codes[train]), np.asfortranarray(codes[valid])
     K = Y.shape[1]
-    state = _state(loss, base[train])
     counts = terms.cell_weights(codes_train, np.ones(train.size))  # for min_samples_leaf
     tables = np.zeros((terms.n_cells, K))
     widest = int(np.max(np.diff(terms.cell_start)))
     code = LOSS_CODES[type(loss)]
     terms_ = (codes_train, terms.n_bins, terms.a, terms.b, terms.cell_start, counts)
-    rows_ = (Y[train], w[train], state)
+    rows = (Y[train], w[train], _state(loss, base[train]))
+    held_out = (codes_valid, base[valid])  # F of the validation rows, moved by every step
     tree = (settings.learning_rate, settings.l2, settings.max_leaves, float(settings.min_samples_leaf), MIN_HESSIAN)
     buffers = (tables, *(np.zeros((widest, K)) for _ in range(4)))
 
     def one_round():
-        cyclic_round(code, terms_, rows_, tree, buffers)
+        cyclic_round(code, terms_, rows, held_out, tree, buffers)
 
     if valid.size == 0:
         for _ in range(settings.max_rounds):
             one_round()
         return tables, settings.max_rounds, False
-    codes_valid, target_valid, w_valid = codes[valid], target[valid], w[valid]
-
-    def validation_loss():
-        return loss.mean_loss(target_valid, terms.add_to(codes_valid, tables, base[valid].copy()), w_valid)
-
-    return _until_stopped(one_round, validation_loss, tables, settings)
+    target_valid, w_valid = target[valid], w[valid]
+    return _until_stopped(one_round, lambda: loss.mean_loss(target_valid, held_out[1], w_valid), tables, settings)
 
 
 def _until_stopped(one_round, validation_loss, tables, settings) -> tuple[np.ndarray, int, bool]:

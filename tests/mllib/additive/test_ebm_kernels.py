@@ -17,8 +17,9 @@ def one_round(loss, codes, n_bins, features, Y, w, S, lr=1.0, l2=0.0, max_leaves
     counts = terms.cell_weights(codes, np.ones(codes.shape[0]))
     K = Y.shape[1]
     buffers = (np.zeros((terms.n_cells, K)), *(np.zeros((terms.n_cells, K)) for _ in range(4)))
+    held_out = (codes[:0], np.zeros((0, K)))
     cyclic_round(
-        loss, (codes, terms.n_bins, terms.a, terms.b, terms.cell_start, counts), (Y, w, S),
+        loss, (codes, terms.n_bins, terms.a, terms.b, terms.cell_start, counts), (Y, w, S), held_out,
         (lr, l2, max_leaves, float(min_leaf), MIN_HESSIAN), buffers,
     )  # fmt: skip
     tables, G, H = buffers[:3]
