@@ -68,17 +68,17 @@ class _BaseExplainableBoosting(BaseEstimator):
 
     def __init__(
         self,
-        learning_rate: float = 0.05,
+        learning_rate: float = 0.15,
         max_rounds: int = 1000,
-        early_stopping_rounds: int = 20,
+        early_stopping_rounds: int = 5,
         tol: float = 1e-5,
         max_leaves: int = 3,
-        min_samples_leaf: int = 4,
+        min_samples_leaf: int = 10,
         l2_regularization: float = 0.0,
         max_bins: int = 255,
         max_interaction_bins: int = 32,
         interactions: int = 10,
-        outer_bags: int = 8,
+        outer_bags: int = 4,
         validation_fraction: float = 0.15,
         random_state: int | None = 0,
     ):
@@ -298,32 +298,22 @@ class _BaseExplainableBoosting(BaseEstimator):
         )  # fmt: skip
 
 
-class ExplainableBoostingClassifier(ClassifierMixin, _BaseExplainableBoosting):
-    """Explainable boosting machine for classes: log-loss on the log-odds (binary) or the softmax of K class scores
-    (K > 2), each term a table of per-class values for K > 2.
-
-    Fitted: intercept_ (float; (K,) for K > 2), term_features_ (list of tuples of column indices: the d main effects
-    then the pairs), term_scores_ / term_stds_ (every term's values and bagging band per bin, concatenated: term t's
-    are rows term_offsets_[t]:term_offsets_[t + 1], flattened row-major for a pair; (n_cells,) or (n_cells, K)),
-    term_weights_ (the training rows' weight per bin), term_importances_ (mean |value| over the training rows per
-    term), bin_edges_ / bin_offsets_ (the main bins' thresholds in the units of X), interaction_bin_edges_ /
-    interaction_bin_offsets_ (the pairs' coarser bins), interaction_strengths_ (FAST's gain of each chosen pair),
-    n_rounds_ ((outer_bags, 2): the rounds each bag kept, main effects and pairs).
-
+# the two estimators' Parameters section (numpydoc), shared: they take the same hyperparameters
+_PARAMETERS = """
     Parameters
     ----------
-    learning_rate : float, default 0.05
+    learning_rate : float, default 0.15
         Shrinkage of every Newton step.
     max_rounds : int, default 1000
         Cap on the cyclic rounds (each a step for every term) per bag and stage; reaching it before early stopping
         warns (ConvergenceWarning).
-    early_stopping_rounds : int, default 20
+    early_stopping_rounds : int, default 5
         Rounds without an improvement of the validation loss before a bag's stage stops (the best round is kept).
     tol : float, default 1e-05
         Smallest relative fall of the validation loss that counts as an improvement.
     max_leaves : int, default 3
         Leaves of each main effect's step tree.
-    min_samples_leaf : int, default 4
+    min_samples_leaf : int, default 10
         Training rows per leaf (per quadrant of a pair's step).
     l2_regularization : float, default 0.0
         lambda in the Newton step -G / (H + lambda).
@@ -333,14 +323,31 @@ class ExplainableBoostingClassifier(ClassifierMixin, _BaseExplainableBoosting):
         Bins per feature of the pairs (2..64).
     interactions : int, default 10
         Pairs ranked by FAST and boosted after the main effects (0: none).
-    outer_bags : int, default 8
+    outer_bags : int, default 4
         Bags, each with its own training / validation split; the model is their mean.
     validation_fraction : float, default 0.15
-        Share of a bag's rows held out to stop it (stratified by class); 0: no early stopping, every bag boosts all
-        rows for max_rounds rounds (the bags are then identical).
+        Share of a bag's rows held out to stop it (stratified by class for a classifier); 0: no early stopping, every
+        bag boosts all rows for max_rounds rounds (the bags are then identical).
     random_state : int, Generator or None, default 0
         Seeds the bags' splits.
-    """
+"""
+
+
+class ExplainableBoostingClassifier(ClassifierMixin, _BaseExplainableBoosting):
+    __doc__ = (
+        """Explainable boosting machine for classes: log-loss on the log-odds (binary) or the softmax of K class scores
+    (K > 2), each term a table of per-class values for K > 2.
+
+    Fitted: intercept_ (float; (K,) for K > 2), term_features_ (list of tuples of column indices: the d main effects
+    then the pairs), term_scores_ / term_stds_ (every term's values and bagging band per bin, concatenated: term t's
+    are rows term_offsets_[t]:term_offsets_[t + 1], flattened row-major for a pair; (n_cells,) or (n_cells, K)),
+    term_weights_ (the training rows' weight per bin), term_importances_ (mean |value| over the training rows per
+    term), bin_edges_ / bin_offsets_ (the main bins' thresholds in the units of X), interaction_bin_edges_ /
+    interaction_bin_offsets_ (the pairs' coarser bins), interaction_strengths_ (FAST's gain of each chosen pair),
+    n_rounds_ ((outer_bags, 2): the rounds each bag kept, main effects and pairs).
+"""
+        + _PARAMETERS
+    )
 
     _ensemble_output = property(lambda self: "log_odds" if self.classes_.size == 2 else "logits")
 
@@ -368,40 +375,12 @@ class ExplainableBoostingClassifier(ClassifierMixin, _BaseExplainableBoosting):
 
 
 class ExplainableBoostingRegressor(RegressorMixin, _BaseExplainableBoosting):
-    """Explainable boosting machine for a real target: squared error, each term a table of additions to the
+    __doc__ = (
+        """Explainable boosting machine for a real target: squared error, each term a table of additions to the
     prediction. Fitted attributes as ExplainableBoostingClassifier's (intercept_ a float, term_scores_ (n_cells,)).
-
-    Parameters
-    ----------
-    learning_rate : float, default 0.05
-        Shrinkage of every Newton step.
-    max_rounds : int, default 1000
-        Cap on the cyclic rounds (each a step for every term) per bag and stage; reaching it before early stopping
-        warns (ConvergenceWarning).
-    early_stopping_rounds : int, default 20
-        Rounds without an improvement of the validation loss before a bag's stage stops (the best round is kept).
-    tol : float, default 1e-05
-        Smallest relative fall of the validation loss that counts as an improvement.
-    max_leaves : int, default 3
-        Leaves of each main effect's step tree.
-    min_samples_leaf : int, default 4
-        Training rows per leaf (per quadrant of a pair's step).
-    l2_regularization : float, default 0.0
-        lambda in the Newton step -G / (H + lambda).
-    max_bins : int, default 255
-        Bins per feature of the main effects (2..255).
-    max_interaction_bins : int, default 32
-        Bins per feature of the pairs (2..64).
-    interactions : int, default 10
-        Pairs ranked by FAST and boosted after the main effects (0: none).
-    outer_bags : int, default 8
-        Bags, each with its own training / validation split; the model is their mean.
-    validation_fraction : float, default 0.15
-        Share of a bag's rows held out to stop it; 0: no early stopping, every bag boosts all rows for max_rounds
-        rounds (the bags are then identical).
-    random_state : int, Generator or None, default 0
-        Seeds the bags' splits.
-    """
+"""
+        + _PARAMETERS
+    )
 
     _ensemble_output = "raw"
 
