@@ -6,8 +6,8 @@ Matched: learning rate, outer bags, leaves per main step, rows per leaf, l2 (0),
 max rounds; interpret's extras off (greedy rounds, smoothing rounds with random cuts, inner bags) and every column
 continuous, n_jobs=1. Not matchable, so the models agree closely but not exactly: interpret bins with its own
 quantile rule; it checks early stopping after every term step (window: early_stopping_rounds x terms steps), mllib
-after every round; its pair steps are depth-2 trees (mllib: FAST's four quadrants); it ranks pairs per bag (mllib
-once, on the bags' mean main effects) and purifies the pairs into the main effects."""
+after every round; it ranks pairs per bag (mllib once, on the bags' mean main effects) and purifies the pairs into
+the main effects; both grow a pair's steps as depth-2 trees."""
 
 
 def interpret_model(regression: bool, n_features: int, settings: dict):

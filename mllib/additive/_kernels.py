@@ -77,22 +77,33 @@ def softmax_pass(codes, done, coming, Y, w, S, G, H, move):
 
 
 @njit(cache=True)
-def _best_cut(G, H, C, lo, hi, min_leaf, l2, min_hessian):
+def _side_score(G, H, k_count, l2):
+    """sum_k G_k^2 / (H_k + l2) of one leaf's sums (G, H of length K): twice the loss reduction of its step."""
+    score = 0.0
+    for k in range(k_count):
+        score += G[k] * G[k] / (H[k] + l2)
+    return score
+
+
+@njit(cache=True)
+def _best_cut(G, H, C, lo, hi, min_leaf, l2, min_hessian, work):
     """Best cut of the bins lo..hi-1 into lo..cut and cut+1..hi-1 by the second-order gain
     sum_k G_L^2/(H_L+l2) + G_R^2/(H_R+l2) - G^2/(H+l2) (twice the loss reduction), each side with >= min_leaf rows
-    and >= min_hessian hessian per score. Ties: the lowest cut. Returns (gain, cut); cut -1 when none gains."""
+    and >= min_hessian hessian per score. Ties: the lowest cut. Returns (gain, cut); cut -1 when none gains.
+    work: scratch of >= 4 rows of K (a cut is searched once per term and round: no allocation)."""
     K = G.shape[1]
-    g_all, h_all = np.zeros(K), np.zeros(K)
+    g_all, h_all, g_left, h_left = work[0], work[1], work[2], work[3]
+    g_all[:] = 0.0
+    h_all[:] = 0.0
+    g_left[:] = 0.0
+    h_left[:] = 0.0
     n_all = 0.0
     for b in range(lo, hi):
         n_all += C[b]
         for k in range(K):
             g_all[k] += G[b, k]
             h_all[k] += H[b, k]
-    parent = 0.0
-    for k in range(K):
-        parent += g_all[k] * g_all[k] / (h_all[k] + l2)
-    g_left, h_left = np.zeros(K), np.zeros(K)
+    parent = _side_score(g_all, h_all, K, l2)
     n_left = 0.0
     best_gain, best_cut = 0.0, -1
     for b in range(lo, hi - 1):
@@ -119,27 +130,31 @@ def _best_cut(G, H, C, lo, hi, min_leaf, l2, min_hessian):
 
 
 @njit(cache=True)
-def _newton_step(G, H, cells, lr, l2, step):
-    """step[c] = -lr sum_{cells} G / (sum_{cells} H + l2) for every c in `cells` (one leaf)."""
+def _newton_steps(G, H, leaf, n_cells, n_leaves, lr, l2, step, work):
+    """step[c] = -lr G_l / (H_l + l2) for every cell c of leaf l = leaf[c], with G_l, H_l the sums over the leaf's
+    cells (work: scratch of >= 2 n_leaves rows of K)."""
     K = G.shape[1]
-    for k in range(K):
-        g, h = 0.0, 0.0
-        for c in cells:
-            g += G[c, k]
-            h += H[c, k]
-        value = -lr * g / (h + l2) if h + l2 > 0.0 else 0.0
-        for c in cells:
-            step[c, k] = value
+    sums = work[: 2 * n_leaves]
+    sums[:] = 0.0
+    for c in range(n_cells):
+        for k in range(K):
+            sums[2 * leaf[c], k] += G[c, k]
+            sums[2 * leaf[c] + 1, k] += H[c, k]
+    for c in range(n_cells):
+        for k in range(K):
+            g, h = sums[2 * leaf[c], k], sums[2 * leaf[c] + 1, k]
+            step[c, k] = -lr * g / (h + l2) if h + l2 > 0.0 else 0.0
 
 
 @njit(cache=True)
-def fit_histogram_tree(G, H, C, n_bins, max_leaves, min_leaf, l2, min_hessian, lr, step):
+def fit_histogram_tree(G, H, C, n_bins, max_leaves, min_leaf, l2, min_hessian, lr, step, leaf, work):
     """A tree of at most max_leaves leaves over one feature's bins 0..n_bins-1, grown best-first (the leaf whose
-    best cut gains most is cut next); step[b] = the shrunk Newton step of bin b's leaf. Returns the leaves."""
+    best cut gains most is cut next); step[b] = the shrunk Newton step of bin b's leaf. leaf, work: scratch (the
+    leaf of each bin; >= max(4, 2 max_leaves) rows of K). Returns the leaves."""
     lo, hi = np.zeros(max_leaves, np.int64), np.zeros(max_leaves, np.int64)
     gain, cut = np.zeros(max_leaves), np.full(max_leaves, -1, np.int64)
     hi[0] = n_bins
-    gain[0], cut[0] = _best_cut(G, H, C, 0, n_bins, min_leaf, l2, min_hessian)
+    gain[0], cut[0] = _best_cut(G, H, C, 0, n_bins, min_leaf, l2, min_hessian, work)
     n_leaves = 1
     while n_leaves < max_leaves:
         best = -1
@@ -150,10 +165,11 @@ def fit_histogram_tree(G, H, C, n_bins, max_leaves, min_leaf, l2, min_hessian, l
             break
         lo[n_leaves], hi[n_leaves], hi[best] = cut[best] + 1, hi[best], cut[best] + 1
         for s in (best, n_leaves):
-            gain[s], cut[s] = _best_cut(G, H, C, lo[s], hi[s], min_leaf, l2, min_hessian)
+            gain[s], cut[s] = _best_cut(G, H, C, lo[s], hi[s], min_leaf, l2, min_hessian, work)
         n_leaves += 1
     for s in range(n_leaves):
-        _newton_step(G, H, np.arange(lo[s], hi[s]), lr, l2, step)
+        leaf[lo[s] : hi[s]] = s
+    _newton_steps(G, H, leaf, n_bins, n_leaves, lr, l2, step, work)
     return n_leaves
 
 
@@ -217,20 +233,78 @@ def best_quadrant_cut(G, H, C, n_a, n_b, min_leaf, l2, min_hessian):
 
 
 @njit(cache=True)
-def fit_quadrant_tree(G, H, C, n_a, n_b, min_leaf, l2, min_hessian, lr, step):
-    """A pair's boosting step: FAST's best quadrant cut, each quadrant's cells taking its shrunk Newton step (one
-    leaf for all cells when no cut gains). Returns the leaves (4 or 1)."""
-    _, cut_a, cut_b = best_quadrant_cut(G, H, C, n_a, n_b, min_leaf, l2, min_hessian)
-    if cut_a < 0:
-        _newton_step(G, H, np.arange(n_a * n_b), lr, l2, step)
-        return 1
-    quadrant = np.empty(n_a * n_b, np.int64)  # 0..3: (a above cut_a) * 2 + (b above cut_b)
+def _best_sweep(G, H, C, n_a, n_b, root_on_a, min_leaf, l2, min_hessian, work):
+    """The best depth-2 tree whose root cuts one feature of the pair (root_on_a: a, else b) and whose two children
+    each cut the other feature at their own best place (or not at all): (gain, root cut, low child's cut, high
+    child's cut), cuts -1 for none. For each root cut the children's per-bin sums along the other feature are
+    running sums, so the sweep costs O(n_a n_b K). work: scratch of >= 8 rows of K."""
+    K = G.shape[1]
+    n_root, n_other = (n_a, n_b) if root_on_a else (n_b, n_a)
+    low_G, low_H, low_C = np.zeros((n_other, K)), np.zeros((n_other, K)), np.zeros(n_other)
+    high_G, high_H, high_C = np.zeros((n_other, K)), np.zeros((n_other, K)), np.zeros(n_other)
+    low_g, low_h, high_g, high_h = work[4], work[5], work[6], work[7]  # the sides' totals
+    low_g[:] = 0.0
+    low_h[:] = 0.0
+    high_g[:] = 0.0
+    high_h[:] = 0.0
+    n_low, n_high = 0.0, 0.0
+    for r in range(n_root):  # start with every row on the high side
+        for j in range(n_other):
+            c = r * n_b + j if root_on_a else j * n_b + r
+            high_C[j] += C[c]
+            n_high += C[c]
+            for k in range(K):
+                high_G[j, k] += G[c, k]
+                high_H[j, k] += H[c, k]
+                high_g[k] += G[c, k]
+                high_h[k] += H[c, k]
+    parent = _side_score(high_g, high_h, K, l2)
+    best = (0.0, -1, -1, -1)
+    for r in range(n_root - 1):
+        for j in range(n_other):  # the root's bin r moves to the low side
+            c = r * n_b + j if root_on_a else j * n_b + r
+            low_C[j] += C[c]
+            high_C[j] -= C[c]
+            n_low += C[c]
+            n_high -= C[c]
+            for k in range(K):
+                low_G[j, k] += G[c, k]
+                high_G[j, k] -= G[c, k]
+                low_H[j, k] += H[c, k]
+                high_H[j, k] -= H[c, k]
+                low_g[k] += G[c, k]
+                high_g[k] -= G[c, k]
+                low_h[k] += H[c, k]
+                high_h[k] -= H[c, k]
+        if n_low < min_leaf or n_high < min_leaf or low_h.min() < min_hessian or high_h.min() < min_hessian:
+            continue
+        gain = _side_score(low_g, low_h, K, l2) + _side_score(high_g, high_h, K, l2) - parent
+        gain_low, cut_low = _best_cut(low_G, low_H, low_C, 0, n_other, min_leaf, l2, min_hessian, work)
+        gain_high, cut_high = _best_cut(high_G, high_H, high_C, 0, n_other, min_leaf, l2, min_hessian, work)
+        gain += gain_low + gain_high
+        if gain > best[0]:
+            best = (gain, r, cut_low, cut_high)
+    return best
+
+
+@njit(cache=True)
+def fit_pair_tree(G, H, C, n_a, n_b, min_leaf, l2, min_hessian, lr, step, leaf, work):
+    """A pair's boosting step: the better depth-2 tree of the two sweeps (root on a or on b; up to four leaves),
+    each leaf's cells taking its shrunk Newton step (one leaf for all cells when no cut gains). leaf, work: scratch
+    (the leaf of each cell; >= 8 rows of K). Returns the leaves."""
+    on_a = _best_sweep(G, H, C, n_a, n_b, True, min_leaf, l2, min_hessian, work)
+    on_b = _best_sweep(G, H, C, n_a, n_b, False, min_leaf, l2, min_hessian, work)
+    root_on_a = on_a[0] >= on_b[0]
+    gain, root, cut_low, cut_high = on_a if root_on_a else on_b
     for a in range(n_a):
         for b in range(n_b):
-            quadrant[a * n_b + b] = 2 * (a > cut_a) + (b > cut_b)
-    for q in range(4):
-        _newton_step(G, H, np.flatnonzero(quadrant == q), lr, l2, step)
-    return 4
+            x_root, x_other = (a, b) if root_on_a else (b, a)
+            high = x_root > root
+            child_cut = cut_high if high else cut_low
+            # 0..3: (above the root cut) * 2 + (above its child's cut); all 0 without a root cut
+            leaf[a * n_b + b] = 0 if root < 0 else 2 * high + (child_cut >= 0 and x_other > child_cut)
+    _newton_steps(G, H, leaf, n_a * n_b, 4, lr, l2, step, work)
+    return 1 if root < 0 else 2 + (cut_low >= 0) + (cut_high >= 0)
 
 
 @njit(cache=True)
@@ -249,6 +323,7 @@ def cyclic_round(loss, terms, rows, held_out, tree, buffers):
     tables, G, H, step, move = buffers
     K = Y.shape[1]
     n_terms = term_a.shape[0]
+    leaf, work = np.empty(G.shape[0], np.int64), np.zeros((max(8, 2 * max_leaves), K))  # the trees' scratch
     none = (-1, -1, 1)
     for t in range(n_terms + 1):
         done = (term_a[t - 1], term_b[t - 1], n_bins[max(term_b[t - 1], 0)]) if t > 0 else none
@@ -269,9 +344,10 @@ def cyclic_round(loss, terms, rows, held_out, tree, buffers):
         n_cells = cell_start[t + 1] - start
         C = counts[start : start + n_cells]
         if term_b[t] < 0:
-            fit_histogram_tree(G, H, C, n_cells, max_leaves, min_leaf, l2, min_hessian, lr, step)
+            fit_histogram_tree(G, H, C, n_cells, max_leaves, min_leaf, l2, min_hessian, lr, step, leaf, work)
         else:
-            fit_quadrant_tree(G, H, C, n_bins[term_a[t]], n_bins[term_b[t]], min_leaf, l2, min_hessian, lr, step)
+            n_a, n_b = n_bins[term_a[t]], n_bins[term_b[t]]
+            fit_pair_tree(G, H, C, n_a, n_b, min_leaf, l2, min_hessian, lr, step, leaf, work)
         for c in range(n_cells):
             for k in range(K):
                 tables[start + c, k] += step[c, k]

@@ -1,13 +1,13 @@
-"""Cyclic gradient boosting of additive terms, one bag at a time (Lou, Caruana & Gehrke 2012, section 3: "for each
-feature in turn" a shallow tree is fitted to the current gradient and added to that feature's shape function).
+"""Cyclic gradient boosting of additive terms, one bag at a time (Lou, Caruana & Gehrke 2012: for each feature in
+turn a shallow tree is fitted to the current gradient and added to that feature's shape function).
 
 Objective: the loss's weighted mean over rows, L(F) with F(x) = intercept + sum_t f_t(x_t) and each f_t a table over
 its term's bins (pairs: cells). A round visits the terms in order; term t's step is a tree of at most max_leaves
-leaves fitted on the term's histogram of gradients g and hessians h at the current F, each leaf taking the Newton
-step -learning_rate G / (H + l2) (the NEGATIVE gradient direction, seed 002's erratum 2), and F moves before the
-next term's histogram is built (coordinate-wise boosting, not one gradient for all terms). The rounds stop when the
-loss on the bag's validation rows has not fallen by more than tol (relative) for early_stopping_rounds rounds; the
-tables of the best round are kept.
+leaves (a pair's: a depth-2 tree, interactions.py) fitted on the term's histogram of gradients g and hessians h at
+the current F, each leaf taking the Newton step -learning_rate G / (H + l2) (the NEGATIVE gradient direction, seed
+002's erratum 2), and F moves before the next term's histogram is built (coordinate-wise boosting, not one gradient
+for all terms). The rounds stop when the loss on the bag's validation rows has not fallen by more than tol
+(relative) for early_stopping_rounds rounds; the tables of the best round are kept.
 
 References: Lou, Caruana & Gehrke, Intelligible models for classification and regression (KDD 2012); Lou et al.,
 Accurate intelligible models with pairwise interactions (KDD 2013); gradient boosting: seed 000, lines 3008-3028;
@@ -79,6 +79,18 @@ class Boosting:
     l2: float
 
 
+@dataclass(frozen=True)
+class Stage:
+    """One set of terms boosted in every bag: tables (bags, cells, K), the rounds each bag kept, how many bags reached
+    max_rounds before early stopping, and the weight of all the rows (not only a bag's) in each cell."""
+
+    terms: Terms
+    tables: np.ndarray
+    rounds: list
+    capped: int
+    weights: np.ndarray
+
+
 @dataclass
 class BagRows:
     """A bag's rows: the training part the trees are fitted on and the validation part that stops them (empty: no
@@ -86,6 +98,14 @@ class BagRows:
 
     train: np.ndarray
     valid: np.ndarray
+
+
+def boost_bags(terms, codes, Y, target, w, bases, bags, loss, settings) -> Stage:
+    """`terms` boosted in each bag from its raw scores (bases: one (n, K) array per bag, made when its bag is
+    reached)."""
+    fits = [boost_terms(terms, codes, Y, target, w, base, bag, loss, settings) for base, bag in zip(bases, bags)]
+    tables, rounds, capped = zip(*fits)
+    return Stage(terms, np.stack(tables), list(rounds), sum(capped), terms.cell_weights(codes, w))
 
 
 def boost_terms(terms, codes, Y, target, w, base, bag, loss, settings) -> tuple[np.ndarray, int, bool]:
@@ -100,14 +120,14 @@ def boost_terms(terms, codes, Y, target, w, base, bag, loss, settings) -> tuple[
     tables = np.zeros((terms.n_cells, K))
     widest = int(np.max(np.diff(terms.cell_start)))
     code = LOSS_CODES[type(loss)]
-    terms_ = (codes_train, terms.n_bins, terms.a, terms.b, terms.cell_start, counts)
+    layout = (codes_train, terms.n_bins, terms.a, terms.b, terms.cell_start, counts)
     rows = (Y[train], w[train], _state(loss, base[train]))
     held_out = (codes_valid, base[valid])  # F of the validation rows, moved by every step
     tree = (settings.learning_rate, settings.l2, settings.max_leaves, float(settings.min_samples_leaf), MIN_HESSIAN)
     buffers = (tables, *(np.zeros((widest, K)) for _ in range(4)))
 
     def one_round():
-        cyclic_round(code, terms_, rows, held_out, tree, buffers)
+        cyclic_round(code, layout, rows, held_out, tree, buffers)
 
     if valid.size == 0:
         for _ in range(settings.max_rounds):
@@ -118,6 +138,8 @@ def boost_terms(terms, codes, Y, target, w, base, bag, loss, settings) -> tuple[
 
 
 def _until_stopped(one_round, validation_loss, tables, settings) -> tuple[np.ndarray, int, bool]:
+    """Rounds until the validation loss has not fallen by more than tol (relative) below its best for
+    early_stopping_rounds rounds, or max_rounds: (the best round's tables, that round, whether max_rounds ended it)."""
     best, best_round, best_tables = validation_loss(), 0, tables.copy()
     for r in range(1, settings.max_rounds + 1):
         one_round()

@@ -44,7 +44,7 @@ from ..base.constraints import NON_NEGATIVE, POSITIVE, RANDOM_STATE, Interval, c
 from ..gradient_boosting.losses import BinomialLogLoss, HalfSquaredError, MultinomialLogLoss
 from ..model_selection import train_test_split_indices
 from .bins import Bins, coarse_bins, main_bins
-from .cyclic import BagRows, Boosting, Terms, boost_terms
+from .cyclic import BagRows, Boosting, Terms, boost_bags
 from .interactions import rank_pairs
 from .term_trees import fill_unreached, main_tree, pair_tree
 
@@ -108,58 +108,44 @@ class _BaseExplainableBoosting(BaseEstimator):
             float(self.learning_rate), int(self.max_rounds), int(self.early_stopping_rounds), float(self.tol),
             int(self.max_leaves), int(self.min_samples_leaf), float(self.l2_regularization),
         )  # fmt: skip
+        bags = [self._bag_rows(n, stratify_by, rng) for _ in range(self.outer_bags)]
+        intercepts = np.array([loss.init_raw(target[bag.train], w[bag.train]) for bag in bags])
+
+        def stage(terms, codes, bases):
+            return boost_bags(terms, codes, Y, target, w, bases, bags, loss, settings)
+
+        # 1. the main effects, every bag from its own intercept
         bins = main_bins(X, self.max_bins)
         codes = bins.codes(X)
         mains = Terms.of([(j,) for j in range(d)], bins.n_bins)
-        bags = [self._bag_rows(n, stratify_by, rng) for _ in range(self.outer_bags)]
-        intercepts = np.array([loss.init_raw(target[bag.train], w[bag.train]) for bag in bags])
-        main_fits = [
-            boost_terms(mains, codes, Y, target, w, np.tile(b0, (n, 1)), bag, loss, settings)
-            for b0, bag in zip(intercepts, bags)
-        ]
-        tables = [np.stack([table for table, _, _ in main_fits])]
-        weights = [mains.cell_weights(codes, w)]
-        rounds, capped = [[r for _, r, _ in main_fits]], [sum(c for _, _, c in main_fits)]
+        stages = [stage(mains, codes, (np.tile(intercept, (n, 1)) for intercept in intercepts))]
 
+        def main_effects(intercept, tables):  # the raw scores (n, K) of an intercept and main effects' tables
+            return mains.add_to(codes, tables, np.tile(intercept, (n, 1)))
+
+        # 2. FAST ranks the pairs on the bags' mean main effects; the strongest are boosted on top of each bag's
         coarse, pairs, strengths = Bins.of_features([]), [], np.empty(0)
         n_pairs = min(int(self.interactions), d * (d - 1) // 2)
         if n_pairs:
             coarse, coarse_codes = coarse_bins(bins, codes, self.max_interaction_bins)
-            raw = mains.add_to(codes, tables[0].mean(axis=0), np.tile(intercepts.mean(axis=0), (n, 1)))
+            raw = main_effects(intercepts.mean(axis=0), stages[0].tables.mean(axis=0))
             pairs, strengths = rank_pairs(
                 coarse_codes, coarse.n_bins, loss, target, raw, w, n_pairs, settings.min_samples_leaf, settings.l2
             )
         if pairs:
-            pair_terms = Terms.of(pairs, coarse.n_bins)
-            pair_fits = [
-                boost_terms(
-                    pair_terms,
-                    coarse_codes,
-                    Y,
-                    target,
-                    w,
-                    mains.add_to(codes, main, np.tile(b0, (n, 1))),
-                    bag,
-                    loss,
-                    settings,
-                )  # fmt: skip
-                for b0, main, bag in zip(intercepts, tables[0], bags)
-            ]
-            tables.append(np.stack([table for table, _, _ in pair_fits]))
-            weights.append(pair_terms.cell_weights(coarse_codes, w))
-            rounds.append([r for _, r, _ in pair_fits])
-            capped.append(sum(c for _, _, c in pair_fits))
-        self._warn_if_capped(capped)
+            bases = (main_effects(b0, tables) for b0, tables in zip(intercepts, stages[0].tables))
+            stages.append(stage(Terms.of(pairs, coarse.n_bins), coarse_codes, bases))
+        self._warn_if_capped([s.capped for s in stages])
 
         self.bin_edges_, self.bin_offsets_ = bins.thresholds, bins.offsets
         self.interaction_bin_edges_, self.interaction_bin_offsets_ = coarse.thresholds, coarse.offsets
         self.term_features_ = [(j,) for j in range(d)] + pairs
         self.interaction_strengths_ = strengths
-        self.n_rounds_ = np.array(rounds + [[0] * len(bags)] * (2 - len(rounds)), dtype=np.int64).T
-        self.term_weights_ = np.concatenate(weights)
-        cells = np.concatenate([np.diff(mains.cell_start)] + ([np.diff(pair_terms.cell_start)] if pairs else []))
+        self.n_rounds_ = np.array([s.rounds for s in stages] + [[0] * len(bags)] * (2 - len(stages))).T
+        self.term_weights_ = np.concatenate([s.weights for s in stages])
+        cells = np.concatenate([np.diff(s.terms.cell_start) for s in stages])
         self.term_offsets_ = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
-        self._set_terms(np.concatenate(tables, axis=1), intercepts)
+        self._set_terms(np.concatenate([s.tables for s in stages], axis=1), intercepts)
         return self
 
     def _bag_rows(self, n, stratify_by, rng) -> BagRows:
@@ -314,7 +300,7 @@ _PARAMETERS = """
     max_leaves : int, default 3
         Leaves of each main effect's step tree.
     min_samples_leaf : int, default 10
-        Training rows per leaf (per quadrant of a pair's step).
+        Training rows per leaf of every step's tree (and per quadrant of FAST's pair ranking).
     l2_regularization : float, default 0.0
         lambda in the Newton step -G / (H + lambda).
     max_bins : int, default 255

@@ -1,11 +1,13 @@
 """FAST: ranking the candidate pairs of features by how much a pairwise term would fit what the main effects left
-(Lou, Caruana, Gehrke & Hooker 2013, "Accurate intelligible models with pairwise interactions", section 4).
+(Lou, Caruana, Gehrke & Hooker 2013, "Accurate intelligible models with pairwise interactions").
 
 For a pair (a, b) on coarse bins, the best single cut on each feature splits its cells into four quadrants; each
-quadrant's Newton step fitted to the gradients g, h of the loss at the main-effects model reduces the second-order
-loss by sum_q G_q^2/(H_q + l2) - G^2/(H + l2) (halved): the pair's strength. With histograms and prefix sums a pair
-costs O(its cells) after one pass over the rows, so every pair is scored, not a shortlist. The strongest pairs are
-then boosted like the main effects (cyclic.py), their steps the same four-quadrant trees."""
+quadrant's Newton step fitted to the gradients g, h of the loss at the main-effects model lowers the second-order
+approximation of the loss by half of sum_q G_q^2/(H_q + l2) - G^2/(H + l2): the pair's strength is that gain. With
+histograms and prefix sums a pair costs O(its cells) after one pass over the rows, so every pair is scored, not a
+shortlist. The strongest pairs are then boosted like the main effects (cyclic.py), each step a depth-2 tree over the
+pair's cells (a cut of one feature, then on each side its own cut of the other: four leaves that need not line up,
+as InterpretML grows them; the more flexible tree takes fewer rounds to fit a smooth surface than four quadrants)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,12 @@
 """The explainable boosting machine's compiled round against hand computations: one cyclic round of one feature
 (histogram, best cut, Newton step), the gradients of mllib.gradient_boosting.losses, a weight of 2 as a duplicated
-row, FAST's four quadrants, and the greedy growth of a three-leaf tree."""
+row, FAST's four quadrants and a pair's depth-2 step against brute force, and the greedy growth of a three-leaf
+tree."""
 
 import numpy as np
 import pytest
 
-from mllib.additive._kernels import BINOMIAL, SOFTMAX, SQUARED_ERROR, best_quadrant_cut, cyclic_round
+from mllib.additive._kernels import BINOMIAL, SOFTMAX, SQUARED_ERROR, best_quadrant_cut, cyclic_round, fit_pair_tree
 from mllib.additive.cyclic import MIN_HESSIAN, Terms
 from mllib.gradient_boosting.losses import BinomialLogLoss, HalfSquaredError, MultinomialLogLoss
 
@@ -132,3 +133,39 @@ def test_fast_cuts_the_pair_into_four_quadrants_as_brute_force_does():
     assert len(gains) < (n_a - 1) * (n_b - 1)  # min_samples_leaf ruled some cuts out
     # no admissible cut: each quadrant of a 4 x 5 grid cannot hold all rows
     assert best_quadrant_cut(G.reshape(-1, 1), H.reshape(-1, 1), C.ravel(), n_a, n_b, C.sum(), 0.0, 1e-3)[1] == -1
+
+
+def test_a_pairs_step_is_the_best_depth_two_tree_as_brute_force_finds_it():
+    # every tree: a root cut on one feature, then on each side a cut of the other feature or none
+    rng = np.random.default_rng(3)
+    n_a, n_b = 4, 5
+    G, H = rng.normal(size=(n_a, n_b)), rng.uniform(0.5, 2, size=(n_a, n_b))
+    C = rng.integers(1, 4, size=(n_a, n_b)).astype(float)
+    min_leaf = 4.0
+
+    def score(part):
+        return G[part].sum() ** 2 / H[part].sum()
+
+    best = 0.0
+    for root_on_a, n_root, n_other in ((True, n_a, n_b), (False, n_b, n_a)):
+        for r in range(n_root - 1):
+            for low_cut in range(-1, n_other - 1):
+                for high_cut in range(-1, n_other - 1):
+                    leaves = []
+                    for side, cut in ((slice(None, r + 1), low_cut), (slice(r + 1, None), high_cut)):
+                        halves = [slice(None)] if cut < 0 else [slice(None, cut + 1), slice(cut + 1, None)]
+                        leaves += [(side, h) if root_on_a else (h, side) for h in halves]
+                    if all(C[leaf].sum() >= min_leaf for leaf in leaves):
+                        best = max(best, sum(score(leaf) for leaf in leaves) - score((slice(None), slice(None))))
+    step = np.zeros((n_a * n_b, 1))
+    scratch = (np.empty(n_a * n_b, np.int64), np.zeros((8, 1)))
+    fit_pair_tree(
+        G.reshape(-1, 1), H.reshape(-1, 1), C.ravel(), n_a, n_b, min_leaf, 0.0, MIN_HESSIAN, 1.0, step, *scratch
+    )
+    # the leaves are the cells sharing a step; their gain is the brute force's best
+    leaves = [step[:, 0].reshape(n_a, n_b) == v for v in np.unique(step)]
+    assert len(leaves) in (3, 4) and all(C[leaf].sum() >= min_leaf for leaf in leaves)
+    found = sum(score(leaf) for leaf in leaves) - score((slice(None), slice(None)))
+    assert found == pytest.approx(best, rel=1e-12)
+    for leaf in leaves:  # each leaf's step is its Newton step
+        np.testing.assert_allclose(step[:, 0].reshape(n_a, n_b)[leaf], -G[leaf].sum() / H[leaf].sum(), rtol=1e-12)
