@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from common import cold_compile_seconds, compare, load_folds, write_table
+from common import best_of, cold_compile_seconds, compare, load_folds, write_table
 
 
 def histogram_seconds(X: np.ndarray) -> tuple[float, float]:
@@ -40,17 +40,9 @@ def histogram_seconds(X: np.ndarray) -> tuple[float, float]:
             np.bincount(codes, minlength=hist.shape[0]),
         ]
 
-    def best_of(fn, repeats=20):
-        times = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - start)
-        return min(times)
-
     build_histogram(binned, rows, g, h, bin_start, hist)
     np.testing.assert_allclose(hist[:, 0], with_numpy()[0], atol=1e-9)
-    return best_of(with_numpy), best_of(lambda: build_histogram(binned, rows, g, h, bin_start, hist))
+    return best_of(with_numpy, 20), best_of(lambda: build_histogram(binned, rows, g, h, bin_start, hist), 20)
 
 
 def warm_up() -> None:

@@ -202,6 +202,16 @@ def cold_compile_seconds(module: str, function: str) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
+def best_of(fn, repeats: int = 10) -> float:
+    """The fastest of `repeats` wall-clock runs of fn() (a kernel's time, least disturbed by the shared cores)."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
 def write_table(rows: list[dict], path: str | Path, before: str = "", after: str | None = None) -> None:
     """Markdown table of the rows (benchmarks/results/<name>.md) for the closing notes and README, with `before`
     above it and `after` below it; after=None keeps everything that followed the file's previous first table (notes

@@ -61,6 +61,7 @@ CLASSIFIERS = Family(
         "bagging": "mllib.ensemble.bagging:BaggingClassifier",
         "adaboost": "mllib.ensemble.adaboost:AdaBoostClassifier",
         "gradient_boosting": "mllib.gradient_boosting.boosting:GradientBoostingClassifier",
+        "explainable_boosting": "mllib.additive.explainable_boosting:ExplainableBoostingClassifier",
         "stacking": "mllib.ensemble.stacking:StackingClassifier",
         # kernel machines and networks
         "svm": "mllib.svm.svc:SVC",
@@ -83,6 +84,7 @@ REGRESSORS = Family(
         "random_forest_regressor": "mllib.ensemble.forest:RandomForestRegressor",
         "bagging_regressor": "mllib.ensemble.bagging:BaggingRegressor",
         "gradient_boosting_regressor": "mllib.gradient_boosting.boosting:GradientBoostingRegressor",
+        "explainable_boosting_regressor": "mllib.additive.explainable_boosting:ExplainableBoostingRegressor",
         "stacking_regressor": "mllib.ensemble.stacking:StackingRegressor",
         "kernel_ridge": "mllib.kernels.kernel_ridge:KernelRidge",
         "gp_regressor": "mllib.gaussian_process.regressor:GaussianProcessRegressor",

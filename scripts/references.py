@@ -35,6 +35,11 @@ BOOKS = {
 
 # family (a package under mllib/ or pipeline/) -> (topic, where a public textbook or paper treats it)
 FAMILIES = {
+    "mllib/additive": (
+        "explainable boosting machines: additive models with pairwise interactions (GA2M)",
+        "ESL 9.1 (generalized additive models), 10.9-10.12; Lou et al., Accurate intelligible models with pairwise "
+        "interactions (2013)",
+    ),
     "mllib/base": ("the estimator protocol, input checks, convergence warnings", "ESL 7.2 (training and test error)"),
     "mllib/baseline": ("no-skill baselines (class prior, mean)", "ESL 7.2; a model must beat the null model"),
     "mllib/bayes": ("Bayes decisions, Gaussian and naive Bayes classifiers", "PRML 1.5, 4.2; ESL 4.3, 6.6.3"),
