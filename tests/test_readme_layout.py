@@ -172,5 +172,6 @@ def test_the_readme_states_each_tasks_default_model():
     sentence = re.search(r"`model\.name` takes any registered model of the task \(default `auto`: (.*?)\)", readme)
     assert sentence, "README: the sentence on model.name's default"
     for task, words in (("binary", "binary"), ("multiclass", "multiclass"), ("regression", "regression")):
-        defaults = " and ".join(f"`{name}`" for name in KINDS[task].default_models)
+        *simpler, last = (f"`{name}`" for name in KINDS[task].default_models)
+        defaults = f"{', '.join(simpler)} and {last}"
         assert f"{defaults} compared for a" in sentence.group(1) and words in sentence.group(1), (task, defaults)

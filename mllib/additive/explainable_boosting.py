@@ -98,7 +98,7 @@ class _BaseExplainableBoosting(BaseEstimator):
 
     # ---- fit -------------------------------------------------------------------------------------------------
 
-    def _fit(self, X, y, w):
+    def _fit(self, X, y, w, groups=None):
         check_hyperparameters(self)
         target, Y, loss, stratify_by = self._target_and_loss(y)
         n, d = X.shape
@@ -108,7 +108,7 @@ class _BaseExplainableBoosting(BaseEstimator):
             float(self.learning_rate), int(self.max_rounds), int(self.early_stopping_rounds), float(self.tol),
             int(self.max_leaves), int(self.min_samples_leaf), float(self.l2_regularization),
         )  # fmt: skip
-        bags = [self._bag_rows(n, stratify_by, rng) for _ in range(self.outer_bags)]
+        bags = [self._bag_rows(n, stratify_by, rng, groups) for _ in range(self.outer_bags)]
         intercepts = np.array([loss.init_raw(target[bag.train], w[bag.train]) for bag in bags])
 
         def stage(terms, codes, bases):
@@ -148,11 +148,19 @@ class _BaseExplainableBoosting(BaseEstimator):
         self._set_terms(np.concatenate([s.tables for s in stages], axis=1), intercepts)
         return self
 
-    def _bag_rows(self, n, stratify_by, rng) -> BagRows:
+    def _bag_rows(self, n, stratify_by, rng, groups=None) -> BagRows:
+        """A bag's fitting and early-stopping rows: validation_fraction of them held out, stratified for classes,
+        whole groups when fit is given groups (a group's rows never judge a model fitted on its other rows; too few
+        groups may hold none out, and the bag then boosts to max_rounds, which the fit's warning says)."""
         if self.validation_fraction == 0:
             return BagRows(np.arange(n), np.empty(0, dtype=np.int64))
         train, valid = train_test_split_indices(
-            n, y=stratify_by, test_size=self.validation_fraction, stratify=stratify_by is not None, random_state=rng
+            n,
+            y=stratify_by,
+            groups=groups,
+            test_size=self.validation_fraction,
+            stratify=stratify_by is not None,
+            random_state=rng,
         )
         return BagRows(train, valid)
 
@@ -337,9 +345,10 @@ class ExplainableBoostingClassifier(ClassifierMixin, _BaseExplainableBoosting):
 
     _ensemble_output = property(lambda self: "log_odds" if self.classes_.size == 2 else "logits")
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, groups=None):
+        """groups: each row's group (optional): the bags' early-stopping hold-outs take whole groups."""
         X, y = check_X_y(X, y)
-        return self._fit(X, y, check_sample_weight(sample_weight, X.shape[0]))
+        return self._fit(X, y, check_sample_weight(sample_weight, X.shape[0]), groups)
 
     def _target_and_loss(self, y):
         """(the loss's target, (n, K) targets of the scores, the loss, the codes to stratify by)."""
@@ -370,9 +379,10 @@ class ExplainableBoostingRegressor(RegressorMixin, _BaseExplainableBoosting):
 
     _ensemble_output = "raw"
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, groups=None):
+        """groups: each row's group (optional): the bags' early-stopping hold-outs take whole groups."""
         X, y = check_X_y(X, y, y_numeric=True)
-        return self._fit(X, y, check_sample_weight(sample_weight, X.shape[0]))
+        return self._fit(X, y, check_sample_weight(sample_weight, X.shape[0]), groups)
 
     @staticmethod
     def _target_and_loss(y):

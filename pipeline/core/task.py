@@ -43,8 +43,8 @@ class Classification(Target):
     classifies = True  # decisions are classes (surrogate trees, stratified inner splits)
     estimators = registry.CLASSIFIERS  # the models that can fit it
     # model.name auto: compared on the same folds, each over its own search.grid entry, simplest first (the linear
-    # model, then gradient boosting); model.selection picks one
-    default_models = ("logistic_regression", "gradient_boosting")
+    # model, the additive model, gradient boosting); model.selection picks one
+    default_models = ("logistic_regression", "explainable_boosting", "gradient_boosting")
     test_metrics: ClassVar[tuple[str, ...]] = ("accuracy", "log_loss", "brier")  # and each kind's own
     fairness_gaps = ("demographic_parity_gap", "equal_opportunity_gap")  # what the gate's fairness bound reads
     tree = "decision_tree"  # the single-feature leakage check's model

@@ -21,7 +21,7 @@ class Regression(Target, kind="regression"):
 
     classifies = False
     estimators = registry.REGRESSORS
-    default_models = ("ridge", "gradient_boosting_regressor")
+    default_models = ("ridge", "explainable_boosting_regressor", "gradient_boosting_regressor")
     tree = "decision_tree_regressor"
     no_skill_name = "mean"
     headline_metric, headline_label = "r2", "R^2"

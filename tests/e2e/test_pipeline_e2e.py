@@ -170,8 +170,9 @@ def test_mlflow_parent_run_children_and_model(scenario):
     children = client.search_runs(
         [record["experiment_id"]], filter_string=f"tags.`mlflow.parentRunId` = '{record['run_id']}'"
     )
-    search = read(root, "reports/search.json")
-    assert len(children) == len(search["candidates"])
+    search, compared = read(root, "reports/search.json"), read(root, "reports/metrics/train.json")["comparison"]
+    # the chosen model's candidates, and one run per model compared (model.name auto)
+    assert len(children) == len(search["candidates"]) + len(compared["models"])
     assert all(len(client.get_metric_history(c.info.run_id, f"valid_{headline}")) == 5 for c in children)
     assert len(client.search_logged_models(experiment_ids=[record["experiment_id"]])) == 1
     assert_served_equals_evaluate(root, not_features)

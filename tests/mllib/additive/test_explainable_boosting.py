@@ -193,3 +193,25 @@ def test_early_stopping_stops_on_noise_and_max_rounds_warns():
     with record_convergence() as stopped:
         ExplainableBoostingRegressor(max_rounds=3, interactions=0, outer_bags=2).fit(X, X[:, 0] + noise)
     assert len(stopped) == 1 and "max_rounds=3" in stopped[0] and "2 of 2 bags (main effects)" in stopped[0]
+
+
+def test_early_stopping_holds_out_whole_groups():
+    """Groups of identical rows with a label drawn per group (pure noise): a row-level hold-out validates on copies of
+    training rows, so it keeps improving and the bags boost longer; with the groups given, each bag's hold-out is whole
+    groups and early stopping ends them sooner. Too few groups to hold one out: the bags run to max_rounds and warn."""
+    from mllib.additive import ExplainableBoostingClassifier
+    from mllib.base import ConvergenceWarning
+
+    rng = np.random.default_rng(3)
+    n_groups, size = 150, 4
+    X = np.repeat(rng.normal(size=(n_groups, 3)), size, axis=0)
+    y = np.repeat(rng.integers(0, 2, n_groups), size)
+    groups = np.repeat(np.arange(n_groups), size)
+    settings = dict(interactions=0, min_samples_leaf=2, max_rounds=300, learning_rate=0.3)
+    by_row = ExplainableBoostingClassifier(**settings).fit(X, y)
+    by_group = ExplainableBoostingClassifier(**settings).fit(X, y, groups=groups)
+    assert by_group.n_rounds_[:, 0].mean() < by_row.n_rounds_[:, 0].mean()
+    with pytest.warns(ConvergenceWarning, match="stopped at max_rounds=5"):
+        ExplainableBoostingClassifier(interactions=0, max_rounds=5, min_samples_leaf=1).fit(
+            rng.normal(size=(5, 3)), np.array([0, 1, 0, 1, 1]), groups=np.arange(5)
+        )
