@@ -220,16 +220,15 @@ class _BaseExplainableBoosting(BaseEstimator):
         n_bins = self._bins(len(features) == 2).n_bins
         return tuple(int(n_bins[j]) for j in features)
 
-    def _scores(self) -> np.ndarray:
-        return self.term_scores_.reshape(self.term_scores_.shape[0], -1)
-
-    def _contributions(self, X) -> np.ndarray:
-        """(n, n_terms, K): each row's value of each term."""
+    def _contributions(self, X, table=None) -> np.ndarray:
+        """(n, n_terms, K): each row's value of each term, read from `table` (default term_scores_; term_stds_ for
+        the bagging bands)."""
         X = check_fitted_X(self, X)
         codes = {False: self._bins(False).codes(X)}
         if len(self.term_features_) > self.n_features_in_:
             codes[True] = self._bins(True).codes(X)
-        scores = self._scores()
+        table = self.term_scores_ if table is None else table
+        scores = table.reshape(table.shape[0], -1)
         out = np.empty((X.shape[0], len(self.term_features_), scores.shape[1]))
         for t, features in enumerate(self.term_features_):
             own = codes[len(features) == 2]
@@ -248,6 +247,12 @@ class _BaseExplainableBoosting(BaseEstimator):
         """Each row's value of each term, (n, n_terms) ((n, n_terms, K) for K > 2 classes): intercept_ plus their sum
         over terms is exactly decision_function (classifier) or predict (regressor)."""
         out = self._contributions(X)
+        return out[:, :, 0] if out.shape[2] == 1 else out
+
+    def term_bands(self, X) -> np.ndarray:
+        """Each row's bagging band of each term: the standard deviation over the outer bags of the term's value in the
+        row's bin (shaped as term_contributions)."""
+        out = self._contributions(X, self.term_stds_)
         return out[:, :, 0] if out.shape[2] == 1 else out
 
     def shape_functions(self) -> list[dict]:

@@ -93,10 +93,45 @@ class Surrogate(Part):
 
 
 @dataclass(frozen=True)
+class ShapeFunction(Part):
+    """One raw column's shape in an additive model: its values shown (raw units, or level names) and the model's
+    addition for each (a list per class for K > 2), the bagging band, the addition for a missing value (None when
+    the training rows hold none) and the mean |addition| over the training rows."""
+
+    feature: str
+    kind: str
+    x: list
+    value: list
+    band: list
+    missing: float | list | None
+    importance: float
+
+
+@dataclass(frozen=True)
+class PairTerm(Part):
+    """A pairwise term of an additive model: its raw columns, the encoded columns it joins, its importance."""
+
+    features: list
+    encoded: list
+    importance: float
+
+
+@dataclass(frozen=True)
+class ShapeFunctions(Part):
+    """An additive model read term by term (pipeline/steps/shape_functions.py)."""
+
+    output: str
+    intercept: list
+    terms: list[ShapeFunction]
+    pairs: list[PairTerm]
+    statement: str
+
+
+@dataclass(frozen=True)
 class Attributions(Record):
     json_file: ClassVar[Path] = paths.ATTRIBUTIONS
     written_by: ClassVar[str] = "explain"
-    when_set: ClassVar[tuple[str, ...]] = ("shapley", "relevance", "surrogate", "sample")
+    when_set: ClassVar[tuple[str, ...]] = ("shapley", "relevance", "surrogate", "sample", "shape_functions")
 
     columns: list
     classes: list
@@ -106,6 +141,7 @@ class Attributions(Record):
     relevance: RelevanceSummary | None = None
     surrogate: Surrogate | None = None
     sample: str | None = None
+    shape_functions: ShapeFunctions | None = None  # an additive model's terms
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,16 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 
 from ..core.evaluation_records import RegressionIntervals, Selective  # noqa: E402
-from ..core.explanation_records import ImportanceRow, OneWayCurve, ShapleySummary, TwoWaySurface  # noqa: E402
+from ..core.explanation_records import (  # noqa: E402
+    ImportanceRow,
+    OneWayCurve,
+    ShapeFunction,
+    ShapleySummary,
+    TwoWaySurface,
+)
 from ..core.fairness_records import BinaryGroup, MulticlassGroup, RegressionGroup  # noqa: E402
 from ..core.summaries import GROUP_RATES  # noqa: E402
 
@@ -236,6 +243,37 @@ def shapley_summary(shapley: ShapleySummary, names: list[str], top: int = 15) ->
     ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_yticks(range(len(order)), [names[j] for j in order])
     ax.set(xlabel=f"Shapley value ({shapley.output})", title=f"Shapley values ({shapley.method}), test sample")
+    return png_bytes(fig)
+
+
+def shape_function(shape: ShapeFunction, output: str, classes: list[str]) -> bytes:
+    """An additive model's shape for one column: the addition per value (a step line for a number of more than ten
+    values, points with bars for fewer and for the levels of a category; one line per class for K > 2) with its
+    bagging band, and the addition for a missing value as a marker beside them."""
+    fig, ax = plt.subplots(figsize=(4, 3.2))
+    per_class = bool(shape.value) and isinstance(shape.value[0], list)
+    lines = [[v[k] for v in shape.value] for k in range(len(classes))] if per_class else [shape.value]
+    bands = [[b[k] for b in shape.band] for k in range(len(classes))] if per_class else [shape.band]
+    labels = [f"class {c}" for c in classes] if per_class else [None]
+    numeric = shape.kind == "numeric"
+    x = np.asarray(shape.x, dtype=float) if numeric else np.arange(len(shape.x))
+    for values, spread, label in zip(lines, bands, labels):
+        value, band = np.asarray(values, dtype=float), np.asarray(spread, dtype=float)
+        if numeric and len(x) > 10:  # a few distinct values (a 0/1 column) are points, as levels are
+            line = ax.step(x, value, where="post", linewidth=1.8, label=label)[0]
+            ax.fill_between(x, value - band, value + band, step="post", alpha=0.25, color=line.get_color())
+        else:
+            ax.errorbar(x, value, yerr=band, fmt="o", capsize=3, label=label)
+    if shape.missing is not None:
+        missing = np.atleast_1d(np.asarray(shape.missing, dtype=float))
+        at = x.max() + (x.max() - x.min()) * 0.08 + (0 if numeric else 1)
+        ax.plot([at] * len(missing), missing, "kx", label="missing")
+    if not numeric:
+        ax.set_xticks(x, shape.x, rotation=45, ha="right", fontsize=7)
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set(xlabel=shape.feature, ylabel=f"addition ({output})", title=f"Shape function: {shape.feature}")
+    if per_class or shape.missing is not None:
+        ax.legend(loc="best", fontsize=7)
     return png_bytes(fig)
 
 

@@ -99,6 +99,27 @@ def trust_section(r: ReportInputs, figs: dict) -> dict:
 def explain_section(r: ReportInputs, figs: dict) -> dict:
     a = r.attributions
     parts = []
+    if a.shape_functions:
+        shapes = a.shape_functions
+        drawn = [name for name in sorted(figs) if name.startswith("shape_")]
+        parts += [
+            html.heading("The additive model's shape functions"),
+            html.muted(
+                f"The deployed model is {shapes.statement}. Intercept {html.fmt(shapes.intercept)}. A column's "
+                "addition is exact for every row: the prediction is the intercept plus the column additions plus the "
+                f"pairwise terms. The {len(drawn)} strongest columns are drawn (all {len(shapes.terms)} are in "
+                "reports/attributions.json)."
+            ),
+            html.table(
+                [{"column": t.feature, "mean |addition|": t.importance, "kind": t.kind} for t in shapes.terms[:15]]
+            ),
+            *(
+                [html.table([{"pair": " x ".join(p.features), "mean |value|": p.importance} for p in shapes.pairs])]
+                if shapes.pairs
+                else []
+            ),
+            html.figures(*drawn),
+        ]
     if a.shapley:
         s = a.shapley
         parts += [
@@ -151,7 +172,9 @@ def explain_section(r: ReportInputs, figs: dict) -> dict:
             html.heading(f"Partial dependence and ICE ({html.fmt(r.partial_dependence.output)})"),
             html.figures(*pdp),
         ]
-    return html.section("Explainability: Shapley values, relevance, surrogate tree, partial dependence", *parts)
+    return html.section(
+        "Explainability: shape functions, Shapley values, relevance, surrogate tree, partial dependence", *parts
+    )
 
 
 def with_baseline(test: EvaluationReport, metrics) -> list[dict]:

@@ -14,6 +14,7 @@ from .results import explain_section, trust_section
 from .task_pages import page
 
 TABLE_ROWS = 30  # a ranked table on the page shows its first rows, and says how many more its file holds
+SHAPES = 6  # an additive model's strongest columns drawn (every one is in attributions.json)
 
 
 def table_head(rows: list[dict], what: str) -> list[dict]:
@@ -42,6 +43,10 @@ def make_figures(r: ReportInputs) -> dict[str, bytes]:
     figs.update(kind.task_figures(r))
     if r.attributions.shapley:
         figs["shapley.png"] = figures.shapley_summary(r.attributions.shapley, r.attributions.columns)
+    shapes = r.attributions.shape_functions
+    if shapes is not None:
+        for i, shape in enumerate(shapes.terms[:SHAPES]):
+            figs[f"shape_{i}.png"] = figures.shape_function(shape, shapes.output, r.attributions.classes)
     pd_ = r.partial_dependence
     for i, curve in enumerate(pd_.one_way):
         figs[f"pdp_{i}.png"] = figures.partial_dependence(curve, pd_.classes, pd_.output)

@@ -37,6 +37,7 @@ from ..core import paths
 from ..core.errors import PipelineError
 from ..core.progress import Progress
 from .feature_blocks import read_rows, stated_sample, table_rows
+from .shape_functions import additive_shapes
 
 
 def raw_column_of(encoded: list[str], raw: list[str]) -> np.ndarray | None:
@@ -415,6 +416,11 @@ def row_attributions(predictor, X, X_train, names, classes, target, cfg: dict, s
         raise PipelineError(f"explain.relevance {cfg['relevance']!r}: {exc}") from None
     if relevance is not None:
         attributions["relevance"] = relevance
+    shapes = additive_shapes(model, transformer, X_train, names, owners)
+    if shapes is not None:
+        attributions["shape_functions"] = shapes
+        print(f"explain: {shapes['statement']}; strongest: "
+              f"{', '.join(t['feature'] for t in shapes['terms'][:5])}")  # fmt: skip
     if cfg["surrogate_depth"]:
         sur = surrogate_summary(
             predictor, X_train, X, names, target.classifies, cfg["surrogate_depth"], cfg["surrogate_rows"], seed

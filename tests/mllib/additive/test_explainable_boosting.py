@@ -215,3 +215,19 @@ def test_early_stopping_holds_out_whole_groups():
         ExplainableBoostingClassifier(interactions=0, max_rounds=5, min_samples_leaf=1).fit(
             rng.normal(size=(5, 3)), np.array([0, 1, 0, 1, 1]), groups=np.arange(5)
         )
+
+
+def test_term_bands_read_each_rows_bin_of_the_bagging_band():
+    """term_bands(X)[:, t] is the bagging band (term_stds_) of the bin each row falls in, the bin read from
+    shape_functions' edges (bin k holds edges[k - 1] < x <= edges[k]), for every main effect."""
+    from mllib.additive import ExplainableBoostingRegressor
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(600, 3))
+    y = np.sin(X[:, 0]) + X[:, 1] ** 2 + 0.3 * rng.normal(size=600)
+    model = ExplainableBoostingRegressor(interactions=0, outer_bags=3).fit(X, y)
+    bands = model.term_bands(X)
+    assert bands.shape == model.term_contributions(X).shape and (bands >= 0).all() and bands.max() > 0
+    for t, shape in enumerate(model.shape_functions()):
+        (j,), (edges,) = shape["features"], shape["edges"]
+        np.testing.assert_array_equal(bands[:, t], shape["std"][np.searchsorted(edges, X[:, j], side="left")])
