@@ -110,6 +110,14 @@ def model_choice(train: TrainMetrics, test: EvaluationReport) -> str:
         line += f"; gain over {gain(c.gain_over_simplest, 'the simplest,')}"
     if c.next_simpler is not None and c.next_simpler.model != c.simplest:
         line += f"; choosing the next simpler model would cost {gain(c.next_simpler, 'the')}"
+    flexible = [m for m in c.models[[m.model for m in c.models].index(c.chosen) + 1 :] if m.versus_best]
+    if c.chosen == c.best and flexible:  # the more flexible models it was preferred to
+        line += "; more flexible: " + ", ".join(
+            f"{m.model} ({c.chosen} minus it on the folds {fmt(m.versus_best.mean_difference)}, standard error "
+            f"{fmt(m.versus_best.standard_error)})"
+            for m in flexible
+            if m.versus_best
+        )
     if c.chosen != c.best:
         t = next(m.versus_best for m in c.models if m.model == c.chosen)
         assert t is not None  # every model but the best has its test against it
