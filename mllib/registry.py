@@ -152,8 +152,10 @@ COMPOSITES = Family(
         "split_conformal_classifier": "mllib.conformal.classification:SplitConformalClassifier",
         "deployed_regressor": "mllib.deploy.regressor:DeployedRegressor",
         "standardized_target": "mllib.regression.target:StandardizedTarget",
+        "log_target": "mllib.regression.target:LogTarget",
         "split_conformal_regressor": "mllib.conformal.regression:SplitConformalRegressor",
         "cv_plus_regressor": "mllib.conformal.regression:CVPlusRegressor",
+        "residual_scale": "mllib.conformal.normalized:ResidualScale",
     },
 )
 

@@ -52,7 +52,10 @@ FAMILIES = {
         "comparing two models: McNemar, the corrected resampled t-test",
         "Dietterich (1998); Nadeau & Bengio (2003)",
     ),
-    "mllib/conformal": ("split conformal sets and intervals, CV+", "CP sections 1-2; Barber et al., jackknife+ (2021)"),
+    "mllib/conformal": (
+        "split conformal sets and intervals, CV+, normalized scores",
+        "CP sections 1-2; Barber et al., jackknife+ (2021); Papadopoulos et al., normalized nonconformity (2008)",
+    ),
     "mllib/decisions": ("minimum expected cost, the reject option, risk-coverage", "PRML 1.5.2-1.5.3"),
     "mllib/decomposition": ("principal component analysis", "ESL 14.5.1; PRML 12.1"),
     "mllib/deploy": (
@@ -86,7 +89,10 @@ FAMILIES = {
         "imputation, scaling, encoding, basis expansions, whitening",
         "ESL 5.2, 6.7, 9.6; Kessy, Lewin & Strimmer, Optimal whitening (2018)",
     ),
-    "mllib/regression": ("least squares, ridge, lasso, Bayesian linear regression, PLS", "ESL 3.2, 3.4-3.5; PRML 3.3"),
+    "mllib/regression": (
+        "least squares, ridge, lasso, Bayesian linear regression, PLS, a log target",
+        "ESL 3.2, 3.4-3.5; PRML 3.3; Duan, smearing estimate (1983)",
+    ),
     "mllib/svm": ("kernel support vector machines (SMO)", "ESL 12.3; Platt, SMO (1998)"),
     "mllib/tree": ("classification and regression trees", "ESL 9.2"),
     "pipeline/stages": ("the stages: validation, cleaning, splits, assessment, calibration, fairness", "ESL 7; FML 3"),

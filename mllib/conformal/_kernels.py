@@ -1,8 +1,9 @@
 """CV+'s order statistic without forming the n_test x n_train matrix (numba).
 
-The rank-th smallest of {mu_k + r : r a residual of fold k, k = 1..K} for one new row: a selection in K sorted
-arrays. Within fold k the values fl(mu_k + r) do not decrease along the fold's residuals sorted ascending (rounding
-is monotone), so each fold is a sorted array without being formed. Each round takes as pivot the weighted median of
+The rank-th smallest of {mu_k + s_k r : r a residual of fold k, k = 1..K} for one new row (s_k > 0 the fold's scale
+at the row: 1 for plain residuals, sigma_{-k}(x) for normalized ones): a selection in K sorted arrays. Within fold k
+the values fl(mu_k + fl(s_k r)) do not decrease along the fold's residuals sorted ascending (rounding is monotone), so
+each fold is a sorted array without being formed. Each round takes as pivot the weighted median of
 the folds' middle values (weights: the folds' remaining lengths), counts by binary search how many remaining values
 lie below and at the pivot, and keeps the side that holds the rank: at least a quarter of the remaining values go
 each round, O(K^2 + K log n) per round and O(log n) rounds per row instead of O(n) for np.partition. Every value
@@ -16,11 +17,11 @@ from numba import njit
 
 
 @njit(cache=True)
-def _first_above(mu_m, residuals, lo, hi, t, strict):
-    """First index in [lo, hi) whose value mu_m + residuals[index] is > t (strict) or >= t; hi when none."""
+def _first_above(mu_m, scale_m, residuals, lo, hi, t, strict):
+    """First index in [lo, hi) whose value mu_m + scale_m * residuals[index] is > t (strict) or >= t; hi when none."""
     while lo < hi:
         mid = (lo + hi) // 2
-        value = mu_m + residuals[mid]
+        value = mu_m + scale_m * residuals[mid]
         if value < t or (strict and value == t):
             lo = mid + 1
         else:
@@ -29,17 +30,17 @@ def _first_above(mu_m, residuals, lo, hi, t, strict):
 
 
 @njit(cache=True)
-def cv_plus_order_statistic(fold_predictions, residuals, starts, rank):
+def cv_plus_order_statistic(fold_predictions, fold_scales, residuals, starts, rank):
     """Per row i of fold_predictions (n, K): the rank-th smallest (1-based, 1 <= rank <= len(residuals)) of
-    fold_predictions[i, k] + r over the residuals r of each fold k. residuals: sorted ascending within each fold,
-    fold k at starts[k]:starts[k + 1]."""
+    fold_predictions[i, k] + fold_scales[i, k] * r over the residuals r of each fold k (fold_scales > 0, (n, K)).
+    residuals: sorted ascending within each fold, fold k at starts[k]:starts[k + 1]."""
     n, K = fold_predictions.shape
     out = np.empty(n)
     lo, hi = np.empty(K, np.int64), np.empty(K, np.int64)
     below, at_most = np.empty(K, np.int64), np.empty(K, np.int64)
     middles, weights = np.empty(K), np.empty(K, np.int64)
     for i in range(n):
-        mu = fold_predictions[i]
+        mu, scale = fold_predictions[i], fold_scales[i]
         lo[:] = starts[:-1]
         hi[:] = starts[1:]
         need = rank  # the rank among the values still in [lo, hi)
@@ -47,7 +48,7 @@ def cv_plus_order_statistic(fold_predictions, residuals, starts, rank):
             active, total = 0, 0
             for m in range(K):
                 if hi[m] > lo[m]:
-                    middles[active] = mu[m] + residuals[(lo[m] + hi[m]) // 2]
+                    middles[active] = mu[m] + scale[m] * residuals[(lo[m] + hi[m]) // 2]
                     weights[active] = hi[m] - lo[m]
                     total += weights[active]
                     active += 1
@@ -64,8 +65,8 @@ def cv_plus_order_statistic(fold_predictions, residuals, starts, rank):
                     break
             n_below, n_at_most = 0, 0
             for m in range(K):
-                below[m] = _first_above(mu[m], residuals, lo[m], hi[m], pivot, False)
-                at_most[m] = _first_above(mu[m], residuals, below[m], hi[m], pivot, True)
+                below[m] = _first_above(mu[m], scale[m], residuals, lo[m], hi[m], pivot, False)
+                at_most[m] = _first_above(mu[m], scale[m], residuals, below[m], hi[m], pivot, True)
                 n_below += below[m] - lo[m]
                 n_at_most += at_most[m] - lo[m]
             if need <= n_below:

@@ -1,10 +1,11 @@
-"""Regressors of the lecture notes: least squares, ridge, lasso, Bayesian linear regression, PLS."""
+"""Regressors of the lecture notes: least squares, ridge, lasso, Bayesian linear regression, PLS; and the wrappers that
+fit a regressor on a transformed target (standardized, or log(y + c))."""
 
 from .bayesian import BayesianLinearRegression
 from .lasso import Lasso
 from .least_squares import LinearRegression, Ridge
 from .pls import PLSRegression
-from .target import StandardizedTarget, returns_std
+from .target import LogTarget, StandardizedTarget, fitted_scale_prediction, log_shift, returns_std
 
 __all__ = [
     "LinearRegression",
@@ -13,5 +14,8 @@ __all__ = [
     "BayesianLinearRegression",
     "PLSRegression",
     "StandardizedTarget",
+    "LogTarget",
+    "fitted_scale_prediction",
+    "log_shift",
     "returns_std",
 ]

@@ -253,17 +253,19 @@ def scorer(key: str, name: str, target):
     return chosen
 
 
-def model(name: str, model_cfg: dict, seed: int, **searched):
+def model(name: str, model_cfg: dict, seed: int, target_transform: dict | None = None, **searched):
     """The registry model `name` (model_name's) with its fixed model.params, the searched values (per-model sections
     of params.yaml) and random_state from `seed`; a regressor is fitted on the standardized target
     (mllib.regression.StandardizedTarget: scale-free hyperparameters, and models without an intercept fit a target
-    far from 0)."""
+    far from 0), of log(y + c) with target_transform {shift, back_transform} (mllib.regression.LogTarget; the train
+    stage's choice, pipeline/steps/target_transform.log_settings)."""
     cls = registry.get(name)
     estimator = cls(**seeded(cls, {**model_cfg["params"].get(name, {}), **searched}, seed, "model"))
     if registry.kind_of(name) == "regressor":
-        from mllib.regression import StandardizedTarget
+        from mllib.regression import LogTarget, StandardizedTarget
 
-        return StandardizedTarget(estimator)
+        standardized = StandardizedTarget(estimator)
+        return standardized if target_transform is None else LogTarget(standardized, **target_transform)
     return estimator
 
 

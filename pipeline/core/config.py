@@ -167,6 +167,7 @@ SPEC = {
             ),
         ),
         "selection": choice("best", "one_se"),
+        "target_transform": choice("auto", "none", "log"),
         "params": per_model("value", lambda x: True),
     },
     "search": {
@@ -184,6 +185,7 @@ SPEC = {
         "set_coverage": number(0, 1),
         "interval_coverage": number(0, 1),
         "interval_method": choice("cv_plus", "split"),
+        "interval_score": choice("auto", "absolute", "normalized"),
     },
     "decision": {
         "threshold": number(0, 1),

@@ -349,13 +349,29 @@ class IntervalSummary(Part):
     source: str = ABSENT
 
 
+@dataclass(frozen=True)
+class BinSummary(Part):
+    """The deployed intervals within one fifth of the test predictions (lowest first): its rows, prediction range,
+    coverage and widths (coverage_fifth_<k> in the bootstrap figures has its interval)."""
+
+    bin: int
+    prediction: list  # [lowest, highest] prediction of the fifth
+    coverage: float
+    mean_width: float
+    median_width: float
+    n: int
+
+
 @dataclass(frozen=True, kw_only=True)
 class RegressionIntervals(Part):
     """The prediction intervals on test: the coverage asked, the deployed method and each method's summary (model:
-    the model's own Gaussian interval, where it has one)."""
+    the model's own Gaussian interval, where it has one), the scale and score they were computed with, and the
+    deployed method's coverage in each fifth of the test predictions (conditional coverage along the prediction)."""
 
     coverage_target: float
     deployed: str  # the method whose summary is always there
+    computed_on: str  # the scale and the score: "log(price), normalized residuals"
+    by_fifth: list[BinSummary]
     cv_plus: IntervalSummary = ABSENT
     split: IntervalSummary = ABSENT
     model: IntervalSummary = ABSENT
@@ -370,6 +386,20 @@ class RegressionIntervals(Part):
 
 
 @dataclass(frozen=True)
+class DeployedTarget(Part):
+    """How the deployed regressor's predictions reach y's units (pipeline/steps/target_transform.py): the scale it is
+    fitted on, what its predictions are (mean, median, or the model's own), the floor and how many test predictions
+    it raised, and the scale the explainers' attributions add up on."""
+
+    fitted_on: str
+    predictions: str
+    floor: float | None
+    clipped: int  # test predictions raised to the floor
+    lowest_unclipped: float  # the lowest test prediction before the floor
+    attributions_add_up_on: str
+
+
+@dataclass(frozen=True)
 class RegressionEvaluation(EvaluationReport):
     r2: float
     rmse: float
@@ -377,6 +407,7 @@ class RegressionEvaluation(EvaluationReport):
     mean_residual: float
     intervals: RegressionIntervals
     residual_plot: ResidualPlot
+    target_transform: DeployedTarget
 
 
 @dataclass(frozen=True)
@@ -488,8 +519,34 @@ class ClassificationCalibration(CalibrationReport):
 
 
 @dataclass(frozen=True)
+class FifthCoverage(Part):
+    """One fifth of the out-of-fold predictions: its rows and the share each score's cross-fitted interval holds."""
+
+    fifth: int
+    n: int
+    absolute: float
+    normalized: float
+
+
+@dataclass(frozen=True)
+class IntervalScoreChoice(Part):
+    """calibration.interval_score (pipeline/steps/regression.py): absolute or normalized residuals, judged by the
+    cross-fitted coverage of each fifth of the out-of-fold predictions; normalized only where its worst fifth holds
+    more rows than absolute's by more than the standard error of a fifth's coverage."""
+
+    setting: str
+    chosen: str  # absolute | normalized
+    fifths: list[FifthCoverage]
+    worst_absolute: float
+    worst_normalized: float
+    standard_error: float
+    statement: str
+
+
+@dataclass(frozen=True)
 class IntervalsFit(Part):
-    """The conformal prediction intervals fitted on the out-of-fold residuals."""
+    """The conformal prediction intervals fitted on the out-of-fold residuals, on the scale the model is fitted on
+    (`scale`: y's name, or log(y + c)), of absolute or normalized residuals (`score`)."""
 
     method: str
     coverage: float
@@ -497,6 +554,9 @@ class IntervalsFit(Part):
     split_threshold: float
     fitted_on: str
     residual_quantiles: dict
+    scale: str
+    score: str
+    score_choice: IntervalScoreChoice
 
 
 @dataclass(frozen=True)

@@ -157,7 +157,7 @@ def served_predictions(predictor, frame: pd.DataFrame, numeric: list[str], categ
     X = raw_matrix(frame, numeric, categorical)
     if hasattr(predictor, "predict_interval"):
         prediction = predictor.predict(X)
-        lower, upper = predictor.predict_interval(X, prediction=prediction)
+        lower, upper = predictor.predict_interval(X)
         return pd.DataFrame({"prediction": prediction, "lower": lower, "upper": upper})
     P = predictor.predict_proba(X)
     decided = predictor.decide(P)

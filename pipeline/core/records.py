@@ -381,6 +381,48 @@ class Comparison(Part):
 
 
 @dataclass(frozen=True)
+class ScoredTarget(Part):
+    """The chosen model searched on one target (y, or log(y + c)): its best configuration and that configuration's
+    fold scores on y's scale as the deployed regressor predicts (back-transformed, at least the floor)."""
+
+    target: str
+    params: dict
+    mean: float
+    std: float
+    valid_scores: list
+
+
+@dataclass(frozen=True)
+class TargetComparison(Part):
+    """The log target against y on the same folds (pipeline/steps/target_transform.py): log minus y, signed so that
+    positive is better, with the corrected resampled t standard error, the 95% interval and the p-value."""
+
+    scoring: str
+    plain: ScoredTarget
+    log: ScoredTarget
+    gain: float
+    standard_error: float
+    interval: list
+    p_value: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class TargetTransform(Part):
+    """A regression target's scale (model.target_transform): as set, the target the model is fitted on, how its
+    predictions come back to y's units (mean: Duan's smearing; median), the floor of every prediction (0 for a target
+    never negative on the training rows; None), the sentence, and the comparison on the folds where it ran."""
+
+    setting: str
+    chosen: str  # none | log
+    fitted_on: str  # y's name, log(y) or log(y + c)
+    shift: float | None  # c, with the log target
+    back_transform: str | None  # mean | median, with the log target
+    floor: float | None
+    statement: str
+    comparison: TargetComparison = ABSENT
+
+
+@dataclass(frozen=True)
 class TrainMetrics(Record):
     """The chosen model, its cross-validated score and the no-skill baseline's on the
     same folds, the search's size, the fits that stopped at their iteration cap, the model comparison."""
@@ -403,6 +445,7 @@ class TrainMetrics(Record):
     not_converged: NotConverged
     baseline: Baseline
     comparison: Comparison | None  # with model.candidates or model.name auto
+    target_transform: TargetTransform = ABSENT  # a regression target's scale
 
 
 @dataclass(frozen=True)

@@ -155,7 +155,7 @@ def test_figures(test: EvaluationReport) -> str:
     """Every test figure the evaluate stage gave an interval, with it, and the rows and draws behind them (the
     decisions' figures are the Decisions line's)."""
     boot = test.bootstrap
-    shown = [m for m in boot.figures if "decision" not in m]
+    shown = [m for m in boot.figures if "decision" not in m and "_fifth_" not in m]  # fifths: the intervals' line
     return (
         ", ".join(f"{m} {interval(boot.figures[m].value, boot.figures[m].interval)}" for m in shown)
         + f" ({boot.confidence_level:.0%} intervals, n = {boot.n} test rows)"

@@ -3,8 +3,9 @@ group, the residual figures and the model-card lines."""
 
 from __future__ import annotations
 
-from ..core.evaluation_records import RegressionEvaluation, ResidualPlot
+from ..core.evaluation_records import BinSummary, RegressionEvaluation, ResidualPlot
 from ..core.fairness_records import RegressionFairness
+from ..core.records import TrainMetrics
 from ..core.report_inputs import ReportInputs
 from . import figures
 from . import page as html
@@ -22,8 +23,13 @@ def regression_test_section(test: RegressionEvaluation) -> dict:
         "Test evaluation (used once)",
         html.key_values({"n": test.n}),
         *with_baseline(test, ("rmse", "mae", "r2", "mean_residual")),
-        html.heading(f"Prediction intervals (target coverage {html.fmt(intervals.coverage_target)})"),
+        html.heading(
+            f"Prediction intervals (target coverage {html.fmt(intervals.coverage_target)}; computed on "
+            f"{intervals.computed_on})"
+        ),
         html.table(rows),
+        html.muted(f"The deployed {intervals.deployed} intervals in each fifth of the test predictions, lowest first:"),
+        html.table(fifth_rows(test)),
         html.muted(
             "cv_plus: CV+ from the fold models and their out-of-fold residuals (coverage guaranteed at "
             "least 1 - 2 alpha, close to 1 - alpha in practice); split: the final model's prediction -/+ the "
@@ -35,6 +41,41 @@ def regression_test_section(test: RegressionEvaluation) -> dict:
         html.figures("residuals.png"),
         html.muted(plotted_rows(test.residual_plot)),
     )
+
+
+def fifth_rows(test: RegressionEvaluation) -> list[dict]:
+    """The deployed intervals' coverage (with its bootstrap interval) and width in each fifth of the predictions."""
+    return [
+        {"fifth": b.bin, "n": b.n, "predictions": f"{fmt(b.prediction[0])} to {fmt(b.prediction[1])}",
+         "coverage": fifth_coverage(test, b), "mean width": b.mean_width}
+        for b in test.intervals.by_fifth
+    ]  # fmt: skip
+
+
+def fifth_coverage(test: RegressionEvaluation, fifth: BinSummary) -> str:
+    return html.interval(fifth.coverage, test.bootstrap.figures[f"coverage_fifth_{fifth.bin}"].interval)
+
+
+def fifths_line(test: RegressionEvaluation) -> str:
+    """The card's per-fifth coverage: rows, predicted range, coverage with its interval, mean width."""
+    return "; ".join(
+        f"{b.bin}: {b.n} rows predicted {fmt(b.prediction[0])} to {fmt(b.prediction[1])}, coverage "
+        f"{fifth_coverage(test, b)}, mean width {fmt(b.mean_width)}"
+        for b in test.intervals.by_fifth
+    )
+
+
+def scale_line(train: TrainMetrics, test: RegressionEvaluation) -> str:
+    """The card's line on the target's scale: what was tried and chosen, what the predictions are, the floor and the
+    test predictions it raised, and where the attributions add up."""
+    chosen, deployed = train.target_transform, test.target_transform
+    line = f"{chosen.statement} (model.target_transform: {chosen.setting}); deployed: {deployed.predictions}"
+    if deployed.floor is not None:
+        line += (
+            f"; {deployed.clipped} of {test.n} test predictions raised to {deployed.floor:g} (the lowest before: "
+            f"{fmt(deployed.lowest_unclipped)})"
+        )
+    return line + f"; explain's attributions add up on {deployed.attributions_add_up_on}"
 
 
 def plotted_rows(plot: ResidualPlot) -> str:
@@ -78,7 +119,7 @@ def regression_fairness_section(r: ReportInputs) -> dict:
     return html.section("Fairness: errors by group", *parts)
 
 
-def regression_card(data: dict, test: RegressionEvaluation, fairness: RegressionFairness) -> dict:
+def regression_card(data: dict, train: TrainMetrics, test: RegressionEvaluation, fairness: RegressionFairness) -> dict:
     intervals = test.intervals
     deployed = intervals.deployed_summary
     gaps = {a: result.gaps for a, result in audited(fairness, data).items()}  # with the intersections
@@ -87,9 +128,11 @@ def regression_card(data: dict, test: RegressionEvaluation, fairness: Regression
         f"({intervals.deployed}) for rows like the training data",
         "Performance": f"test RMSE {with_interval(test, 'rmse')}, MAE {with_interval(test, 'mae')}, R^2 "
         f"{with_interval(test, 'r2')} ({intervals_note(test)})",
-        "Prediction intervals": f"{intervals.deployed}: hold the actual value on "
+        "Target scale": scale_line(train, test),
+        "Prediction intervals": f"{intervals.deployed} on {intervals.computed_on}: hold the actual value on "
         f"{html.interval(deployed.coverage, test.bootstrap.figures['coverage'].interval)} of test "
-        f"rows (target {fmt(intervals.coverage_target)}), mean width {fmt(deployed.mean_width)}",
+        f"rows (target {fmt(intervals.coverage_target)}), mean width {fmt(deployed.mean_width)}; by fifth of the "
+        f"test predictions, lowest first: {fifths_line(test)}",
         "Fairness": "; ".join(
             f"by {a}: MAE gap {html.gap(g.mae.difference)}, mean residual gap "
             f"{html.gap(g.mean_residual.difference)}, interval coverage gap "
@@ -121,4 +164,6 @@ class RegressionPage:
 
     @staticmethod
     def card(params: dict, r: ReportInputs) -> dict:
-        return regression_card(params["data"], r.test_as(RegressionEvaluation), r.fairness_as(RegressionFairness))
+        return regression_card(
+            params["data"], r.train, r.test_as(RegressionEvaluation), r.fairness_as(RegressionFairness)
+        )

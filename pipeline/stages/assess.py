@@ -24,6 +24,7 @@ from pipeline.steps.assessment import (
     temporal_leakage_estimate,
     validation_sweep,
 )
+from pipeline.steps.target_transform import log_settings
 
 
 def single_feature_check(cfg: dict, target, features_of, y, splits, seed: int) -> SingleFeature:
@@ -54,8 +55,10 @@ def main() -> None:
     y, groups, splits, features_of = rows.y, rows.groups, rows.splits, rows.features_of
     fold_data = FoldData(features_of, y, splits, groups)
 
+    scale = log_settings(trained.target_transform)  # a regression target's log target, as train fitted it
+
     def make_model(**hyperparameters):
-        return build.model(name, params["model"], seed, **{**trained.best_params, **hyperparameters})
+        return build.model(name, params["model"], seed, scale, **{**trained.best_params, **hyperparameters})
 
     search_scores = search.candidates[search.best_index].valid_scores
     leakage = leakage_estimate(params, rows, make_model, scorer, search_scores, target.classifies)
@@ -64,7 +67,7 @@ def main() -> None:
     print(f"assess: single features: {single_feature.statement}")
     too_large = refit_limit(cfg, rows.n_training)  # why nested CV and the validation curve do not run, or None
     compared = [m.model for m in trained.comparison.models] if trained.comparison else [name]
-    nested = nested_report(params, target, scorer, rows, too_large, compared)
+    nested = nested_report(params, target, scorer, rows, too_large, compared, scale)
     learning_curve, curve_rows = None, list[dict]()
     if cfg["learning_curve"]:
         curve = learning_curves(features_of, y, splits, make_model, scorer, cfg["train_fractions"], seed)

@@ -25,11 +25,11 @@ from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.frames import proba_columns, read_scores
 from pipeline.core.io import read_estimators, read_parquet, write_json, write_parquet
-from pipeline.core.records import SplitReport
+from pipeline.core.records import SplitReport, TrainMetrics
 from pipeline.core.summaries import reliability_rows, sensitive_groupings
 from pipeline.core.task import Classification, Regression, Target, per_kind
 from pipeline.steps.calibration import assemble, calibration_metrics, choice_lines, fit_map, scored_rows
-from pipeline.steps.regression import assemble_regressor
+from pipeline.steps.regression import assemble_regressor, point_predictions
 
 
 @per_kind
@@ -39,7 +39,8 @@ def calibrate(target: Target, oof: pd.DataFrame, params: dict) -> None:
 
 @calibrate.register
 def regression_intervals(target: Regression, oof: pd.DataFrame, params: dict) -> None:
-    """A regression target: no calibration map; the deployed regressor with its conformal intervals."""
+    """A regression target: no calibration map; the deployed regressor with its conformal intervals, on the scale
+    the train stage fitted the model on (the out-of-fold `score`s are on it) and with its floor."""
     cfg = params["calibration"]
     y, pred, fold = oof["y"].to_numpy(), oof["score"].to_numpy(), oof["fold"].to_numpy()
     fitted = {
@@ -48,15 +49,18 @@ def regression_intervals(target: Regression, oof: pd.DataFrame, params: dict) ->
         "fold_features": read_estimators(paths.FOLD_FEATURES, "features"),
         "fold_models": read_estimators(paths.FOLD_MODELS, "train"),
     }
-    predictor, metrics = assemble_regressor(y, pred, fold, cfg, fitted)
+    predictor, metrics = assemble_regressor(y, pred, fold, cfg, fitted, TrainMetrics.read().target_transform)
     i = metrics.intervals
     print(
         f"calibrate: regression: {i.method} intervals at {i.coverage:g} from {metrics.n_rows} out-of-fold "
-        f"residuals (split conformal: prediction -/+ {i.split_threshold:.4g}); calibration.method is not used"
+        f"residuals on the {i.scale} scale, {i.score_choice.statement} (split conformal: threshold "
+        f"{i.split_threshold:.4g}); calibration.method is not used"
     )
     mlio.save(predictor, paths.PREDICTOR)
+    prediction = point_predictions(predictor, pred)  # in y's units, as deployed
     write_parquet(
-        pd.DataFrame({paths.ROW_ID: oof[paths.ROW_ID], "fold": fold, "y": y, "prediction": pred}), paths.OOF_CALIBRATED
+        pd.DataFrame({paths.ROW_ID: oof[paths.ROW_ID], "fold": fold, "y": y, "prediction": prediction}),
+        paths.OOF_CALIBRATED,
     )
     metrics.write()
     write_json([], paths.RELIABILITY_OOF)

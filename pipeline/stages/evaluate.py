@@ -32,11 +32,14 @@ def write_plots(target: Target, predictor, metrics: dict, plots: dict) -> None:
 
 @write_plots.register
 def write_regression(target: Regression, predictor, metrics: dict, plots: dict) -> None:
-    deployed = metrics["intervals"][predictor.interval_method]
+    intervals, scale = metrics["intervals"], metrics["target_transform"]
+    deployed = intervals[predictor.interval_method]
     print(
         f"evaluate: test RMSE {metrics['rmse']:.4g}, MAE {metrics['mae']:.4g}, R^2 {metrics['r2']:.4f}; "
-        f"{predictor.interval_method} intervals: coverage {deployed['coverage']:.3f} (target "
-        f"{predictor.coverage_:g}), mean width {deployed['mean_width']:.4g}"
+        f"{predictor.interval_method} intervals ({intervals['computed_on']}): coverage {deployed['coverage']:.3f} "
+        f"(target {predictor.coverage_:g}), mean width {deployed['mean_width']:.4g}; by fifth of the predictions: "
+        + ", ".join(f"{b['coverage']:.3f} ({b['n']} rows)" for b in intervals["by_fifth"])
+        + (f"; {scale['clipped']} predictions raised to {scale['floor']:g}" if scale["floor"] is not None else "")
     )
     write_json(plots["residuals"], paths.RESIDUALS)
     for path in (paths.ROC_CURVE, paths.PR_CURVE, paths.RISK_COVERAGE, paths.RELIABILITY_TEST):

@@ -8,6 +8,7 @@ Sections cited: Ghent ML notes (seed 004): 3.4 Robust Validation Strategies (529
 from __future__ import annotations
 
 from contextlib import ExitStack
+from functools import partial
 
 import pandas as pd
 
@@ -24,6 +25,7 @@ from pipeline.core.task import Target
 from pipeline.steps import folds
 from pipeline.steps.comparison import choose_model, summary_lines
 from pipeline.steps.feature_blocks import training_rows
+from pipeline.steps.target_transform import choose_scale, log_settings
 from pipeline.steps.training import (
     no_inputs,
     out_of_fold_scores,
@@ -59,11 +61,15 @@ def main() -> None:
         fold_data, runner, refit = training_rows(mode, cluster, params, names, target, y, splits, groups)
         with runner as run_tasks:
             searched = search(fold_data, run_tasks)
-
-        name, comparison = choose_model(searched, splits, scorer, model_cfg["selection"], left_out)
-        for line in summary_lines(comparison, scorer.name) if comparison else []:
-            print(line)
-        results, best_i = searched[name]
+            name, comparison = choose_model(searched, splits, scorer, model_cfg["selection"], left_out)
+            for line in summary_lines(comparison, scorer.name) if comparison else []:
+                print(line)
+            search_log = partial(search_model, name, model_cfg, params["search"], fold_data, scorer, seed, run_tasks)
+            transform, (results, best_i) = choose_scale(
+                model_cfg["target_transform"], target, y, splits, scorer, searched[name], search_log
+            )
+        if transform:
+            print(f"train: fitted on {transform.statement}")
         no_skill = target.no_skill()
         baseline = evaluate_candidates(no_skill, [{}], no_inputs(y, splits), scorer)[0]  # the same folds and scorer
         best = results[best_i]
@@ -80,13 +86,13 @@ def main() -> None:
         fold, n_splits = folds.first_validating_split(splits, len(y)), len(splits)
         del fold_data, splits, best["oof_values"]  # the last split's rows and what is in `score`, before the refit
         with record_convergence() as refit_stopped:
-            final = refit(build.model(name, model_cfg, seed, **best["params"]))
+            final = refit(build.model(name, model_cfg, seed, log_settings(transform), **best["params"]))
     for message in refit_stopped:
         print(f"train: warning: the refit on all training rows stopped at its iteration cap: {message}")
     oof = pd.DataFrame({paths.ROW_ID: train[paths.ROW_ID], "fold": fold, "y": y, **score_columns(score)})
 
     metrics = train_metrics(
-        name, target, scorer, len(results), best, pooled, n_splits, refit_stopped, baseline, comparison
+        name, target, scorer, len(results), best, pooled, n_splits, refit_stopped, baseline, comparison, transform
     )
     mlio.save(final, paths.MODEL)
     write_estimators(fold_models, paths.FOLD_MODELS)

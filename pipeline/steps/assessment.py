@@ -405,11 +405,11 @@ def diagnosed(curve: dict, scorer) -> tuple[LearningCurve, list[dict]]:
 
 
 def nested_report(
-    params: dict, target, scorer, rows: AssessedRows, too_large: str | None, names: list[str]
+    params: dict, target, scorer, rows: AssessedRows, too_large: str | None, names: list[str], scale=None
 ) -> NestedCV:
     """assessment.json's "nested": nested CV around the whole selection (every model train compared, `names`,
-    simplest first, chosen between by model.selection as train chose), printed; or why it did not run (too_large:
-    refit_limit's reason)."""
+    simplest first, chosen between by model.selection as train chose; on the target's scale train chose, scale:
+    build.model's target_transform), printed; or why it did not run (too_large: refit_limit's reason)."""
     cfg, seed = params["assess"], params["seed"]
     if not cfg["nested"] or too_large:
         nested = NestedCV(statement=too_large or "off (assess.nested: false)")
@@ -418,7 +418,9 @@ def nested_report(
     from .comparison import compare
     from .training import candidate_params
 
-    models = {n: (build.model(n, params["model"], seed), candidate_params(params["search"], n, seed)) for n in names}
+    models = {
+        n: (build.model(n, params["model"], seed, scale), candidate_params(params["search"], n, seed)) for n in names
+    }
 
     def select(best: dict, sizes: dict) -> str:  # model.selection between the models, as train chose
         if len(best) == 1:

@@ -32,12 +32,14 @@ from mllib.explain import (
     partial_dependence,
     tree_shap,
 )
+from mllib.regression import LogTarget
 
 from ..core import paths
 from ..core.errors import PipelineError
 from ..core.progress import Progress
 from .feature_blocks import read_rows, stated_sample, table_rows
 from .shape_functions import additive_shapes
+from .target_transform import log_name
 
 
 def raw_column_of(encoded: list[str], raw: list[str]) -> np.ndarray | None:
@@ -156,7 +158,8 @@ def relevance_attributions(
     """Gradient x input / LRP of the network's output score, per raw column (only for mllib MLPs).
     epsilon: LRP-epsilon's stabiliser; X_train: raw training rows, whose encoded range (widened to X_rows')
     bounds z^B."""
-    model = getattr(model, "regressor_", model)  # a network fitted on the standardized target: relevance in its units
+    while hasattr(model, "regressor_"):  # a network fitted on the standardized (log) target: relevance in its units
+        model = model.regressor_
     if rule == "none" or not hasattr(model, "forward_activations") or owners is None:
         return None
     Z = transformer.transform(X_rows)
@@ -323,8 +326,11 @@ def shapley_summary(method, model, transformer, X_rows, background, predict, ker
     )
     classes = target.label_names()
     scale = max(np.abs(shap["prediction"]).max(), np.abs(shap["expected_value"]).max(), 1e-300)
+    output = shap["output"]
+    if method in ("tree", "linear") and isinstance(model, LogTarget):  # the wrapped model's output: the log scale
+        output = f"{log_name(target.column, model.shift_)}, the model's log-scale prediction"
     return {
-        "method": method, "output": shap["output"], "raw_columns": RAW_COLUMN_NOTE[method],
+        "method": method, "output": output, "raw_columns": RAW_COLUMN_NOTE[method],
         "per_class": np.ndim(shap["values"]) == 3, "expected_value": shap["expected_value"],
         "additivity_error_max": float(shap["additivity_error"].max()),
         "additivity_error_max_relative": float(shap["additivity_error"].max() / scale),

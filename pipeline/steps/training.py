@@ -17,7 +17,7 @@ from mllib.model_selection import (
 
 from ..core import build
 from ..core.progress import Progress
-from ..core.records import Baseline, Candidate, NotConverged, SearchReport, TrainMetrics
+from ..core.records import ABSENT, Baseline, Candidate, NotConverged, SearchReport, TrainMetrics
 
 
 def no_inputs(y: np.ndarray, splits: list[tuple]) -> FoldData:
@@ -55,22 +55,23 @@ def _block_scores(block, model, target) -> np.ndarray:
 
 
 def search_model(
-    name: str, model_cfg: dict, search: dict, fold_data: list, scorer, seed: int, run_tasks=None
+    name: str, model_cfg: dict, search: dict, fold_data: list, scorer, seed: int, run_tasks=None, target_transform=None
 ) -> tuple[list, int]:
     """One model's search over its search.grid entry (params.yaml `search`; its settings in `model`) on the fixed
     folds: (results, index of the best); run_tasks:
-    where the (candidate, fold) fits run (pipeline.core.compute). Every result keeps its fold models (mllib.io states),
-    so the chosen one's out-of-fold scores need no refit."""
+    where the (candidate, fold) fits run (pipeline.core.compute); target_transform: build.model's (a log target).
+    Every result keeps its fold models (mllib.io states), so the chosen one's out-of-fold scores need no refit."""
     for key, settings in (("model.params", model_cfg["params"]), ("search.grid", search["grid"])):
         build.check_hyperparameter_names(f"{key}.{name}", name, settings.get(name, {}))
     candidates = candidate_params(search, name, seed)
-    print(f"train: {name}, {len(candidates)} candidates x {len(fold_data)} folds, scoring {scorer.name}")
+    on = "" if target_transform is None else " on the log target"
+    print(f"train: {name}{on}, {len(candidates)} candidates x {len(fold_data)} folds, scoring {scorer.name}")
     results = evaluate_candidates(
-        build.model(name, model_cfg, seed),
+        build.model(name, model_cfg, seed, target_transform),
         candidates,
         fold_data,
         scorer,
-        progress=Progress(f"train: {name} search (candidate x fold fits)"),
+        progress=Progress(f"train: {name}{on} search (candidate x fold fits)"),
         run_tasks=run_tasks,
         keep_models=True,
     )
@@ -133,10 +134,11 @@ def train_metrics(
     refit_stopped,
     baseline: dict,
     comparison,
+    target_transform=None,
 ) -> TrainMetrics:
     """reports/metrics/train.json: the chosen model's cross-validated scores (mean, spread, pooled), its train /
-    validation gap, the fits that stopped at an iteration cap, the no-skill baseline on the same folds, and the
-    comparison of models (model.candidates)."""
+    validation gap, the fits that stopped at an iteration cap, the no-skill baseline on the same folds, the
+    comparison of models (model.candidates) and a regression target's scale (target_transform; None: none)."""
     return TrainMetrics(
         model=name,
         task=target.task,
@@ -159,4 +161,5 @@ def train_metrics(
             model=target.no_skill_name, cv_mean=baseline["mean_valid_score"], cv_std=baseline["std_valid_score"]
         ),
         comparison=comparison,
+        target_transform=target_transform or ABSENT,
     )

@@ -64,8 +64,10 @@ def test_registry_is_the_union_of_disjoint_families():
         "split_conformal_classifier",
         "deployed_regressor",
         "standardized_target",
+        "log_target",
         "split_conformal_regressor",
         "cv_plus_regressor",
+        "residual_scale",
     }
     for family in (*FAMILIES.values(), COMPOSITES):
         assert all(registry.kind_of(name) == family.kind for name in family)

@@ -116,7 +116,12 @@ def test_null_bounds_are_skipped_and_said_so():
     decision = decide(threshold_checks(BINARY, BINARY_TARGET, policy))
     assert decision.promote
     checks = threshold_checks(
-        {"test.r2": 0.5, "test.r2_low": 0.4, "intervals.coverage_low": 0.86, "intervals.target_coverage": 0.9},
+        {
+            "test.r2": 0.5,
+            "test.r2_low": 0.4,
+            "intervals.worst_fifth_coverage_low": 0.86,
+            "intervals.target_coverage": 0.9,
+        },
         REGRESSION_TARGET,
         policy,
     )
@@ -155,13 +160,37 @@ def test_regression_coverage_shortfall():
         "test.r2": 0.5,
         "test.r2_low": 0.3,
         "intervals.coverage": 0.88,
-        "intervals.coverage_low": 0.8,  # the point within 0.05 of 0.9, the interval's lower end not
+        "intervals.coverage_low": 0.86,
+        "intervals.worst_fifth_coverage": 0.88,
+        "intervals.worst_fifth_coverage_low": 0.8,  # the point within 0.05 of 0.9, the interval's lower end not
         "intervals.target_coverage": 0.9,
         "fairness.n_attributes": 1,
         "fairness.sex.interval_coverage_gap": 0.02,
     }
     decision = decide(threshold_checks(figures, REGRESSION_TARGET, POLICY))
-    assert not decision.promote and "coverage shortfall" in decision.reasons[0]
+    assert not decision.promote and "coverage shortfall in the worst fifth" in decision.reasons[0]
+
+
+def test_regression_coverage_is_held_in_the_worst_fifth_of_predictions():
+    """The issue's case: constant-width intervals on a skewed price hold 0.90 of the test rows (the lower end of the
+    interval 0.894, within the bound) but 0.66 in the top fifth of predicted prices; the version was promoted. The gate
+    reads the worst fifth's lower end now, and passes intervals that hold in every fifth."""
+    figures = {
+        "test.r2": 0.92,
+        "test.r2_low": 0.91,
+        "intervals.coverage": 0.902,
+        "intervals.coverage_low": 0.894,
+        "intervals.worst_fifth_coverage": 0.66,
+        "intervals.worst_fifth_coverage_low": 0.64,
+        "intervals.target_coverage": 0.9,
+    }
+    decision = decide(threshold_checks(figures, REGRESSION_TARGET, POLICY))
+    assert not decision.promote
+    assert decision.reasons[0].startswith("interval coverage shortfall in the worst fifth of predictions") and (
+        "0.26 (bound 0.05) FAILS" in decision.reasons[0]
+    )
+    held = {**figures, "intervals.worst_fifth_coverage": 0.895, "intervals.worst_fifth_coverage_low": 0.88}
+    assert decide(threshold_checks(held, REGRESSION_TARGET, POLICY)).promote
 
 
 def test_headline_fairness_gaps_count_intersections_and_the_gate_reads_them():

@@ -54,7 +54,8 @@ CONDITIONAL = {
         "model.selection",  # nested CV with model.candidates
     },
     "fairness": {"fairness.mitigation.tolerance"},  # read unless fairness.mitigation.criterion is none
-    "calibrate": {"calibration.interval_coverage", "calibration.interval_method"},  # regression targets
+    # regression targets
+    "calibrate": {"calibration.interval_coverage", "calibration.interval_method", "calibration.interval_score"},
     "evaluate": {"seed", "model.params"},  # the runner-up's refit, with model.candidates
     # the gate's checks of the task (binary here) are read; the others and the champion's tolerance
     # belong to the same policy, declared as one section
