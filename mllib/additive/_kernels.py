@@ -77,11 +77,19 @@ def softmax_pass(codes, done, coming, Y, w, S, G, H, move):
 
 
 @njit(cache=True)
+def _newton_score(g, h):
+    """g^2 / h, the second-order loss reduction of a side (twice it), 0 for a side without curvature: the hessian sums
+    to exactly 0 where the rows' probabilities are 0 or 1 in float64 (a fold of one class), and such a side has no
+    step to take."""
+    return g * g / h if h > 0.0 else 0.0
+
+
+@njit(cache=True)
 def _side_score(G, H, k_count, l2):
     """sum_k G_k^2 / (H_k + l2) of one leaf's sums (G, H of length K): twice the loss reduction of its step."""
     score = 0.0
     for k in range(k_count):
-        score += G[k] * G[k] / (H[k] + l2)
+        score += _newton_score(G[k], H[k] + l2)
     return score
 
 
@@ -123,7 +131,7 @@ def _best_cut(G, H, C, lo, hi, min_leaf, l2, min_hessian, work):
                 admissible = False
                 break
             g_right = g_all[k] - g_left[k]
-            gain += g_left[k] * g_left[k] / (h_left[k] + l2) + g_right * g_right / (h_right + l2)
+            gain += _newton_score(g_left[k], h_left[k] + l2) + _newton_score(g_right, h_right + l2)
         if admissible and gain > best_gain:
             best_gain, best_cut = gain, b
     return best_gain, best_cut
@@ -200,7 +208,7 @@ def best_quadrant_cut(G, H, C, n_a, n_b, min_leaf, l2, min_hessian):
     total = prefix[n_a - 1, n_b - 1]
     parent = 0.0
     for k in range(K):
-        parent += total[k] * total[k] / (total[K + k] + l2)
+        parent += _newton_score(total[k], total[K + k] + l2)
     quadrants = np.zeros((4, n_stats + 1))
     best_gain, best_a, best_b = 0.0, -1, -1
     for ca in range(n_a - 1):
@@ -224,7 +232,7 @@ def best_quadrant_cut(G, H, C, n_a, n_b, min_leaf, l2, min_hessian):
                     if h < min_hessian:
                         admissible = False
                         break
-                    gain += quadrants[q, k] * quadrants[q, k] / (h + l2)
+                    gain += _newton_score(quadrants[q, k], h + l2)
                 if not admissible:
                     break
             if admissible and gain > best_gain:

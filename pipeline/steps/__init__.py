@@ -8,7 +8,7 @@ folds.py           split: the hold-out and the splits from the keys alone, their
 feature_fits.py    features: each split's transformer fitted, in memory or from the parts
 feature_blocks.py  features, train on parts: split rows as blocks on the cluster, features made when a stage reads
 training.py        train (and assess): one model's search over its grid on the fixed splits
-comparison.py      train, assess, evaluate: several models compared on the same folds (model.candidates)
+comparison.py      train, assess, evaluate: several models compared on the same folds (model.name auto, model.candidates)
 target_transform.py  train (and assess, calibrate): a regression target's scale (y or log(y + c)) and floor
 assessment.py      assess: leakage estimate, nested CV, single features, learning and validation curves
 calibration.py     calibrate: the calibration maps compared cross-fitted, the deployed classifier
@@ -17,6 +17,7 @@ evaluation.py      evaluate: the test tables of the deployed predictor
 row_outputs.py     evaluate: what the metrics need of each test row (scores; predictions and intervals)
 fairness_audit.py  fairness: per-group rates, intervals, criteria, mitigation and reweighing
 explanations.py    explain: attributions in the raw columns of the user's data
+shape_functions.py  explain: an additive model's shape functions in the raw columns' units and level names
 measures.py        evaluate, monitor: the deployed predictor's figures on labelled rows, for the target's kind
 drift.py           evaluate, monitor: rows against the training rows, column by column and by a domain classifier
 monitoring.py      monitor: the shift in predictions, the promises on labelled rows, the label-free estimate

@@ -231,3 +231,19 @@ def test_term_bands_read_each_rows_bin_of_the_bagging_band():
     for t, shape in enumerate(model.shape_functions()):
         (j,), (edges,) = shape["features"], shape["edges"]
         np.testing.assert_array_equal(bands[:, t], shape["std"][np.searchsorted(edges, X[:, j], side="left")])
+
+
+def test_a_bag_whose_rows_hold_one_class_fits_without_dividing_by_zero():
+    """Whole groups held out of a few rows can leave a bag's fitting part with one class: its probabilities are 0 or
+    1 in float64 and the hessian sums to exactly 0, where the compiled kernels divided by zero (a 5-row fold of a
+    time-ordered panel in the pipeline); such a side has no step, and the fit goes on."""
+    import warnings
+
+    from mllib.additive import ExplainableBoostingClassifier
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(3, 4)), np.array([0, 1, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the bags may run to max_rounds (said by a ConvergenceWarning)
+        model = ExplainableBoostingClassifier(random_state=0).fit(X, y, groups=np.arange(3))
+    assert np.isfinite(model.predict_proba(X)).all()
