@@ -8,7 +8,7 @@ folds.py           split: the hold-out and the splits from the keys alone, their
 feature_fits.py    features: each split's transformer fitted, in memory or from the parts
 feature_blocks.py  features, train on parts: split rows as blocks on the cluster, features made when a stage reads
 training.py        train (and assess): one model's search over its grid on the fixed splits
-comparison.py      train, assess, evaluate: several models compared on the same folds (model.name auto, model.candidates)
+comparison.py      train, assess, evaluate: several models compared on the same folds (model.name auto)
 target_transform.py  train (and assess, calibrate): a regression target's scale (y or log(y + c)) and floor
 assessment.py      assess: leakage estimate, nested CV, single features, learning and validation curves
 calibration.py     calibrate: the calibration maps compared cross-fitted, the deployed classifier
