@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import time
@@ -309,8 +310,9 @@ def log_candidates(mlflow, client, params: dict, search: SearchReport, trained: 
             )
             metrics = [Metric(f"valid_{scoring}", v, now, fold) for fold, v in enumerate(m.valid_scores)]
             metrics += [Metric(f"mean_valid_{scoring}", m.mean, now, 0), Metric(f"std_valid_{scoring}", m.std, now, 0)]
-            if m.versus_best is not None:
-                metrics.append(Metric("corrected_t_test_p_value", m.versus_best.p_value, now, 0))
+            p_value = m.versus_best.p_value if m.versus_best is not None else None
+            if p_value is not None and math.isfinite(p_value):  # undefined where the fold scores are all equal
+                metrics.append(Metric("corrected_t_test_p_value", p_value, now, 0))
             client.log_batch(child.info.run_id, metrics=metrics)
 
 
