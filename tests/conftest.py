@@ -21,6 +21,21 @@ settings.register_profile("explore", derandomize=False, max_examples=2000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items):
+    """make test-slow runs on every core (pytest-xdist, --dist loadgroup): the tests of an end-to-end module share the
+    scratch project its module fixture builds once (once per parameter for the corpus and the scenarios), so they go
+    to one worker together, and the projects are spread over the workers."""
+    for item in items:
+        if item.get_closest_marker("slow") is None:
+            continue
+        spec = getattr(item, "callspec", None)
+        built_per = next((spec.indices[name] for name in ("project", "scenario") if spec and name in spec.indices), "")
+        item.add_marker(pytest.mark.xdist_group(f"{item.module.__name__}{built_per}"))
+
+
 SAMPLE_EVERY = 15  # every 15th person (~390 persons, ~1,350 person-years, all six sites): stages run in seconds
 
 

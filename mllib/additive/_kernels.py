@@ -188,16 +188,25 @@ def best_quadrant_cut(G, H, C, n_a, n_b, min_leaf, l2, min_hessian):
     quadrant with >= min_leaf rows and >= min_hessian hessian per score. Quadrant sums come from 2-D prefix sums, so
     a pair costs O(n_a n_b K) after its histogram. Returns (gain, cut_a, cut_b); cut_a = -1 when none gains."""
     K = G.shape[1]
-    # prefix[a, b] = sum over cells (a' <= a, b' <= b); slot n_stats = the row count
-    n_stats = 2 * K
-    prefix = np.zeros((n_a, n_b, n_stats + 1))
+    prefix = np.zeros((n_a, n_b, 2 * K + 1))
     for a in range(n_a):
         for b in range(n_b):
             c = a * n_b + b
             for k in range(K):
                 prefix[a, b, k] = G[c, k]
                 prefix[a, b, K + k] = H[c, k]
-            prefix[a, b, n_stats] = C[c]
+            prefix[a, b, 2 * K] = C[c]
+    return _quadrant_cut_of_cells(prefix, n_a, n_b, K, min_leaf, l2, min_hessian, np.zeros((4, 2 * K + 1)))
+
+
+@njit(cache=True)
+def _quadrant_cut_of_cells(prefix, n_a, n_b, K, min_leaf, l2, min_hessian, quadrants):
+    """best_quadrant_cut on prefix[:n_a, :n_b] = the cells' sums (G of K scores, H of K scores, row count), turned
+    into 2-D prefix sums in place. Cuts leaving fewer than 2 min_leaf rows on a side of either feature are never
+    admissible, so the sweep skips them (on a few rows most are)."""
+    n_stats = 2 * K
+    for a in range(n_a):
+        for b in range(n_b):
             for s in range(n_stats + 1):
                 if a > 0:
                     prefix[a, b, s] += prefix[a - 1, b, s]
@@ -206,14 +215,28 @@ def best_quadrant_cut(G, H, C, n_a, n_b, min_leaf, l2, min_hessian):
                 if a > 0 and b > 0:
                     prefix[a, b, s] -= prefix[a - 1, b - 1, s]
     total = prefix[n_a - 1, n_b - 1]
+    n = total[n_stats]
     parent = 0.0
     for k in range(K):
         parent += _newton_score(total[k], total[K + k] + l2)
-    quadrants = np.zeros((4, n_stats + 1))
     best_gain, best_a, best_b = 0.0, -1, -1
     for ca in range(n_a - 1):
+        rows_low_a = prefix[ca, n_b - 1, n_stats]
+        if rows_low_a < 2 * min_leaf or n - rows_low_a < 2 * min_leaf:
+            continue
         for cb in range(n_b - 1):
-            for s in range(n_stats + 1):
+            rows_low_b = prefix[n_a - 1, cb, n_stats]
+            if rows_low_b < 2 * min_leaf or n - rows_low_b < 2 * min_leaf:
+                continue
+            low_low = prefix[ca, cb, n_stats]
+            if (
+                low_low < min_leaf
+                or rows_low_a - low_low < min_leaf
+                or rows_low_b - low_low < min_leaf
+                or n - rows_low_a - rows_low_b + low_low < min_leaf
+            ):
+                continue
+            for s in range(n_stats):
                 low_low = prefix[ca, cb, s]
                 low_a = prefix[ca, n_b - 1, s]
                 low_b = prefix[n_a - 1, cb, s]
@@ -224,9 +247,6 @@ def best_quadrant_cut(G, H, C, n_a, n_b, min_leaf, l2, min_hessian):
             gain = -parent
             admissible = True
             for q in range(4):
-                if quadrants[q, n_stats] < min_leaf:
-                    admissible = False
-                    break
                 for k in range(K):
                     h = quadrants[q, K + k]
                     if h < min_hessian:
@@ -389,37 +409,33 @@ def cell_counts(codes, n_bins, term_a, term_b, cell_start, w, out):
 def pair_strengths(codes, n_bins, g, h, min_leaf, l2, min_hessian):
     """FAST's strength of every pair (a < b): the gain of its best quadrant cut fitted to the gradients g, h (n, K)
     of the rows, histograms on the codes (n, d) C-ordered. For each a, one pass over the rows fills the histograms
-    of all pairs (a, b > a) at once, laid out [bin_a, b, bin_b] so that one row's updates stay close in memory.
-    Returns (d, d), strengths above the diagonal, 0 elsewhere."""
+    of all pairs (a, b > a) at once, laid out [bin_a, b, bin_b] so that one row's updates stay close in memory; a
+    second pass clears the cells it filled (on a wide file of few rows, clearing the whole layout per feature cost
+    more than everything else). Returns (d, d), strengths above the diagonal, 0 elsewhere."""
     n, d = codes.shape
     K = g.shape[1]
     width = 0
     for j in range(d):
         width = max(width, n_bins[j])
     strength = np.zeros((d, d))
-    G_all, H_all = np.zeros((width, d, width, K)), np.zeros((width, d, width, K))
-    C_all = np.zeros((width, d, width))
-    G, H, C = np.zeros((width * width, K)), np.zeros((width * width, K)), np.zeros(width * width)
+    cells = np.zeros((width, d, width, 2 * K + 1))  # per cell: G of K scores, H of K scores, the row count
+    prefix, quadrants = np.zeros((width, width, 2 * K + 1)), np.zeros((4, 2 * K + 1))
     for a in range(d - 1):
-        G_all[:] = 0.0
-        H_all[:] = 0.0
-        C_all[:] = 0.0
         for i in range(n):
             ca = codes[i, a]
             for b in range(a + 1, d):
-                cb = codes[i, b]
-                C_all[ca, b, cb] += 1.0
+                cell = cells[ca, b, codes[i, b]]
                 for k in range(K):
-                    G_all[ca, b, cb, k] += g[i, k]
-                    H_all[ca, b, cb, k] += h[i, k]
+                    cell[k] += g[i, k]
+                    cell[K + k] += h[i, k]
+                cell[2 * K] += 1.0
         n_a = n_bins[a]
         for b in range(a + 1, d):
             n_b = n_bins[b]
-            for x in range(n_a):
-                for z in range(n_b):
-                    C[x * n_b + z] = C_all[x, b, z]
-                    for k in range(K):
-                        G[x * n_b + z, k] = G_all[x, b, z, k]
-                        H[x * n_b + z, k] = H_all[x, b, z, k]
-            strength[a, b] = best_quadrant_cut(G, H, C, n_a, n_b, min_leaf, l2, min_hessian)[0]
+            prefix[:n_a, :n_b] = cells[:n_a, b, :n_b]
+            strength[a, b] = _quadrant_cut_of_cells(prefix, n_a, n_b, K, min_leaf, l2, min_hessian, quadrants)[0]
+        for i in range(n):
+            ca = codes[i, a]
+            for b in range(a + 1, d):
+                cells[ca, b, codes[i, b]] = 0.0
     return strength

@@ -73,6 +73,22 @@ def test_fast_ranks_the_interacting_pair_first_and_the_pair_helps():
     assert r2(mains) < 0.5 < 0.85 < r2(with_pair)
 
 
+def test_on_many_columns_fast_ranks_the_pairs_of_the_largest_main_effects():
+    """Beyond max_interaction_features columns FAST ranks only the pairs among the columns of largest main effects:
+    the interacting pair (two of the columns with main effects) is found among 40 noise columns by a screen of 4;
+    with the screen wider than the file the ranking is FAST's over every pair, the same pair first."""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, size=(2000, 42))
+    y = X[:, 10] + X[:, 30] + 3 * X[:, 10] * X[:, 30] + 0.8 * X[:, 0] + 0.2 * rng.normal(size=2000)
+    screened = ExplainableBoostingRegressor(interactions=3, max_interaction_features=4, outer_bags=2).fit(X, y)
+    every_pair = ExplainableBoostingRegressor(interactions=3, outer_bags=2).fit(X, y)
+    assert screened.term_features_[42] == every_pair.term_features_[42] == (10, 30)
+    importance = screened.term_importances_[:42]
+    kept = set(np.argsort(importance)[::-1][:4].tolist())
+    assert {10, 30, 0} <= kept and all(a in kept and b in kept for a, b in screened.term_features_[42:])
+    assert not all(a in kept and b in kept for a, b in every_pair.term_features_[42:])
+
+
 @pytest.fixture(scope="module", params=["binary", "three_classes", "regression"])
 def fitted(request):
     rng = np.random.default_rng(3)

@@ -57,7 +57,7 @@ def test_no_worse_than_sklearn_on_200_random_problems(record_property):
         "seeds_equal": int((np.abs(ours - theirs) <= 1e-12).sum()),
     }
     for key, value in summary.items():
-        record_property(key, value)
+        record_property(key, float(value))  # plain floats: pytest-xdist sends the properties between processes
     print(
         "\nStratifiedGroupKFold largest class-proportion deviation over 200 seeds:",
         {k: v if isinstance(v, int) else round(float(v), 4) for k, v in summary.items()},
