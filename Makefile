@@ -18,12 +18,12 @@ run: $(STAMP)
 
 # the test suite without the whole-pipeline runs (minutes); .ci/run runs those too (make test-slow). Both on every
 # core (pytest-xdist; each stage is single-threaded): a module's tests stay on one worker (they share its fixtures),
-# and an end-to-end module's project (each corpus file's) with them (tests/conftest.py)
+# the corpus's and the scenarios' tests one worker per project (tests/conftest.py)
 test: $(STAMP)
 	python -m pytest -m "not slow" -n auto --dist loadscope
 
 test-slow: $(STAMP)
-	python -m pytest -m slow -n auto --dist loadgroup
+	python -m pytest -m slow -n auto --dist loadscope
 
 # ruff's lint rules and formatting (pyproject.toml [tool.ruff]; `ruff format . && ruff check --fix .` repairs most),
 # and mypy's type check of pipeline/ ([tool.mypy])

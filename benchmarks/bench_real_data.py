@@ -152,6 +152,22 @@ def peers_job(project: Path) -> dict:
 PEERS = {"linear": "linear", "hgb": "HGB", "lightgbm": "LightGBM"}
 
 
+def cv_gain(train: dict) -> str:
+    """The chosen model's mean CV score minus the linear model's on the same folds, with the standard error of the
+    paired difference (train.json comparison); where the linear model is kept, the best model's gain over it, which
+    the one-SE rule found within one standard error."""
+    comparison = train.get("comparison")
+    if not comparison:
+        return "(no comparison)"
+    gain = comparison.get("gain_over_simplest")
+    if gain:
+        return f"{gain['gain']:+.4f} ({gain['standard_error']:.4f})"
+    if comparison["best"] == comparison["chosen"]:
+        return "linear is the best"
+    test = next(m["versus_best"] for m in comparison["models"] if m["model"] == comparison["chosen"])
+    return f"kept: {comparison['best']} {test['mean_difference']:+.4f} ({test['standard_error']:.4f})"
+
+
 def run(dataset) -> dict:
     python = str(ROOT / ".venv" / "bin" / "python")
     with tempfile.TemporaryDirectory() as scratch:
@@ -184,6 +200,7 @@ def run(dataset) -> dict:
             "split (auto)": f"{split['strategy']} ({split['rows']['train']} / {split['rows']['test']})",
             "metric": metric,
             "pipeline model (chosen)": train["model"] + (f" ({params})" if params else ""),
+            "CV gain over linear (SE)": cv_gain(train),
             "map deployed (auto)": calibration["method"] if task != "regression" else "(intervals)",
             "pipeline deployed test": f"{deployed:.4f}",
             "linear test": f"{peers['linear']:.4f}",

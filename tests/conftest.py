@@ -23,17 +23,28 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items):
-    """make test-slow runs on every core (pytest-xdist, --dist loadgroup): the tests of an end-to-end module share the
-    scratch project its module fixture builds once (once per parameter for the corpus and the scenarios), so they go
-    to one worker together, and the projects are spread over the workers."""
-    for item in items:
-        if item.get_closest_marker("slow") is None:
-            continue
-        spec = getattr(item, "callspec", None)
-        built_per = next((spec.indices[name] for name in ("project", "scenario") if spec and name in spec.indices), "")
-        item.add_marker(pytest.mark.xdist_group(f"{item.module.__name__}{built_per}"))
+# end-to-end modules whose module fixture builds one scratch project per parameter (a corpus file, a scenario): the
+# first part of a test's parameter id names its project
+PROJECT_PER_PARAMETER = ("tests/e2e/test_real_data.py", "tests/e2e/test_pipeline_e2e.py")
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """make test / test-slow on every core (pytest-xdist, --dist loadscope): a module's tests go to one worker, since
+    they share its module fixtures (an end-to-end module's scratch project); the modules of PROJECT_PER_PARAMETER
+    are split by project, so their projects spread over the workers (xdist's own loadgroup does not group under
+    pytest 9: it renames a node id attribute pytest 9 no longer reads)."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ProjectScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module, _, name = nodeid.partition("::")
+            if module in PROJECT_PER_PARAMETER and "[" in name:
+                return f"{module}[{name.split('[', 1)[1].rstrip(']').split('-')[0]}]"
+            return super()._split_scope(nodeid)
+
+    return ProjectScheduling(config, log)
 
 
 SAMPLE_EVERY = 15  # every 15th person (~390 persons, ~1,350 person-years, all six sites): stages run in seconds

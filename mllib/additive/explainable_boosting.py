@@ -42,7 +42,7 @@ from ..base import (
 )
 from ..base.constraints import NON_NEGATIVE, POSITIVE, RANDOM_STATE, Interval, check_hyperparameters, positive_int
 from ..gradient_boosting.losses import BinomialLogLoss, HalfSquaredError, MultinomialLogLoss
-from ..model_selection import train_test_split_indices
+from ..model_selection import early_stopping_split
 from .bins import Bins, coarse_bins, main_bins
 from .cyclic import BagRows, Boosting, Terms, boost_bags
 from .interactions import rank_pairs
@@ -169,13 +169,8 @@ class _BaseExplainableBoosting(BaseEstimator):
         groups may hold none out, and the bag then boosts to max_rounds, which the fit's warning says)."""
         if self.validation_fraction == 0:
             return BagRows(np.arange(n), np.empty(0, dtype=np.int64))
-        train, valid = train_test_split_indices(
-            n,
-            y=stratify_by,
-            groups=groups,
-            test_size=self.validation_fraction,
-            stratify=stratify_by is not None,
-            random_state=rng,
+        train, valid = early_stopping_split(
+            n, y=stratify_by, groups=groups, validation_fraction=self.validation_fraction, random_state=rng
         )
         return BagRows(train, valid)
 

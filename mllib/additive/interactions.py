@@ -5,9 +5,11 @@ For a pair (a, b) on coarse bins, the best single cut on each feature splits its
 quadrant's Newton step fitted to the gradients g, h of the loss at the main-effects model lowers the second-order
 approximation of the loss by half of sum_q G_q^2/(H_q + l2) - G^2/(H + l2): the pair's strength is that gain. With
 histograms and prefix sums a pair costs O(its cells) after one pass over the rows, so every pair is scored, not a
-shortlist. The strongest pairs are then boosted like the main effects (cyclic.py), each step a depth-2 tree over the
-pair's cells (a cut of one feature, then on each side its own cut of the other: four leaves that need not line up,
-as InterpretML grows them; the more flexible tree takes fewer rounds to fit a smooth surface than four quadrants)."""
+shortlist, up to the model's max_interaction_features columns (beyond, the pairs among the columns of largest main
+effects: 2.7 million pairs of a 2,308-column file took minutes per fit). The strongest pairs are then boosted like
+the main effects (cyclic.py), each step a depth-2 tree over the pair's cells (a cut of one feature, then on each side
+its own cut of the other: four leaves that need not line up, as InterpretML grows them; the more flexible tree takes
+fewer rounds to fit a smooth surface than four quadrants)."""
 
 from __future__ import annotations
 

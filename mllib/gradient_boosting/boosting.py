@@ -43,7 +43,7 @@ from ..base.constraints import (
     check_hyperparameters,
     positive_int,
 )
-from ..model_selection import train_test_split_indices
+from ..model_selection import early_stopping_split
 from ._kernels import add_leaf_values, predict_binned, predict_trees
 from .binning import bin_features, find_bin_thresholds
 from .grower import TreeGrower
@@ -145,12 +145,11 @@ class _BaseGradientBoosting(BaseEstimator):
         n_bins = np.diff(self.bin_offsets_) + 1
         stopping = self.early_stopping
         if stopping:
-            train, valid = train_test_split_indices(
+            train, valid = early_stopping_split(
                 binned.shape[0],
                 y=stratify_by,
                 groups=groups,
-                test_size=self.validation_fraction,
-                stratify=stratify_by is not None,
+                validation_fraction=self.validation_fraction,
                 random_state=rng,
             )
             stopping = valid.size > 0  # a few groups may leave no hold-out: then every iteration is boosted (said)

@@ -12,7 +12,7 @@ from .bias_variance import bias_variance_estimate
 from .candidates import ParameterGrid, ParameterSampler
 from .cross_fit import cross_fit, inner_splits, inner_splitter
 from .curves import learning_curve, validation_curve
-from .holdout import split_groups, train_test_split_indices
+from .holdout import early_stopping_split, split_groups, train_test_split_indices
 from .nested import nested_cv
 from .search import (
     BlockFold,
@@ -70,6 +70,7 @@ __all__ = [
     # assignment, hold-out and checks
     "stratified_group_assignment",
     "train_test_split_indices",
+    "early_stopping_split",
     "time_holdout_indices",
     "time_values",
     "split_groups",

@@ -113,6 +113,28 @@ def train_test_split_indices(
     return train, test
 
 
+def early_stopping_split(n_samples, *, y=None, groups=None, validation_fraction, random_state=None):
+    """A model's early-stopping hold-out, sorted int64 (train_idx, valid_idx): train_test_split_indices stratified by
+    y when given, whole groups when given; the rows of a class with a single row stay in the training part (one row
+    cannot be on both sides, and a learning curve's quarter of a small file's fold leaves rare classes a row each)."""
+    if y is None or groups is not None:
+        return train_test_split_indices(
+            n_samples, y=y, groups=groups, test_size=validation_fraction, stratify=y is not None,
+            random_state=random_state,
+        )  # fmt: skip
+    _, codes = encode(column(y, "y", n_samples))
+    single = np.bincount(codes)[codes] == 1
+    if not single.any():
+        return train_test_split_indices(
+            n_samples, y=y, test_size=validation_fraction, stratify=True, random_state=random_state
+        )
+    rest = np.flatnonzero(~single)
+    train, valid = train_test_split_indices(
+        rest.size, y=codes[rest], test_size=validation_fraction, stratify=True, random_state=random_state
+    )
+    return np.sort(np.concatenate([rest[train], np.flatnonzero(single)])).astype(np.int64), rest[valid]
+
+
 def split_groups(groups, n_groups_per_part, random_state=None) -> list[np.ndarray]:
     """Randomly assign whole groups to parts by group COUNT, e.g. (3, 2, 3) hospitals for train/val/test.
 

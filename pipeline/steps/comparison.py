@@ -25,6 +25,18 @@ from ..core.records import ComparedModel, Comparison, ModelGain, PairedFoldTest,
 from .feature_blocks import final_features
 
 
+def paired_test(scores_a, scores_b, n_train: float, n_test: float) -> dict:
+    """corrected_resampled_t_test of A minus B; on one split (the nested CV's inner selection inside an early
+    forward-chaining split has one earlier period to validate on) no standard error exists: its figures are NaN and
+    the one-SE rule keeps the simpler model."""
+    if min(len(scores_a), len(scores_b)) >= 2:
+        return corrected_resampled_t_test(scores_a, scores_b, n_train, n_test)
+    nan = float("nan")
+    difference = float(np.mean(scores_a) - np.mean(scores_b))
+    return {"mean_difference": difference, "standard_error": nan, "interval": [nan, nan], "t": nan, "df": 0,
+            "p_value": nan, "correction": nan}  # fmt: skip
+
+
 def compare(
     best: dict[str, dict],
     greater_is_better: bool,
@@ -39,9 +51,7 @@ def compare(
     names = list(best)
     top = max(names, key=lambda n: sign * best[n]["mean_valid_score"])  # ties: the first listed
     versus_best = {
-        n: PairedFoldTest(
-            **corrected_resampled_t_test(best[top]["valid_scores"], best[n]["valid_scores"], n_train, n_test)
-        )
+        n: PairedFoldTest(**paired_test(best[top]["valid_scores"], best[n]["valid_scores"], n_train, n_test))
         for n in names
         if n != top
     }
@@ -57,7 +67,7 @@ def compare(
     def gain_over(other: str) -> ModelGain | None:
         if other == chosen:
             return None
-        t = corrected_resampled_t_test(best[chosen]["valid_scores"], best[other]["valid_scores"], n_train, n_test)
+        t = paired_test(best[chosen]["valid_scores"], best[other]["valid_scores"], n_train, n_test)
         low, high = sorted(sign * end for end in t["interval"])
         return ModelGain(other, sign * t["mean_difference"], t["standard_error"], [low, high], t["p_value"])
 

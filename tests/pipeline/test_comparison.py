@@ -81,6 +81,18 @@ def test_a_loss_gain_is_signed_so_that_positive_is_better():
     assert gain.interval[0] > 0
 
 
+def test_one_split_has_no_standard_error_and_keeps_the_simplest_model():
+    """The nested CV's inner selection inside the first forward-chaining split of a file of five years has one earlier
+    year to validate on: one score per model, no standard error (the t-test needs two). The comparison says so (NaN)
+    and the one-SE rule keeps the simplest model however large the single difference; `best` takes the larger."""
+    one_split = {"simple": result([0.51]), "complex": result([0.58])}
+    chosen, report = compare(one_split, True, 200, 250, "one_se")
+    assert chosen == "simple" and report.best == "complex"
+    test = report.models[0].versus_best
+    assert test.mean_difference == pytest.approx(0.07) and math.isnan(test.standard_error) and test.df == 0
+    assert compare(one_split, True, 200, 250, "best")[0] == "complex"
+
+
 def test_the_card_says_what_the_choice_gained_and_what_the_next_simpler_model_would_cost():
     from types import SimpleNamespace
 

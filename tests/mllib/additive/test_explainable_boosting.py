@@ -263,3 +263,11 @@ def test_a_bag_whose_rows_hold_one_class_fits_without_dividing_by_zero():
         warnings.simplefilter("ignore")  # the bags may run to max_rounds (said by a ConvergenceWarning)
         model = ExplainableBoostingClassifier(random_state=0).fit(X, y, groups=np.arange(3))
     assert np.isfinite(model.predict_proba(X)).all()
+
+
+def test_bags_keep_a_class_of_one_row_in_their_fitting_rows():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(34, 3))
+    y = np.array([0] * 15 + [1] * 12 + [2] + [3] * 6)
+    model = ExplainableBoostingClassifier(interactions=0, outer_bags=2, max_rounds=50).fit(X, y)
+    assert model.predict_proba(X).shape == (34, 4)

@@ -346,3 +346,13 @@ def test_early_stopping_that_cannot_hold_out_or_does_not_stop_says_so():
     y = (X[:, 0] > 0).astype(int)
     with pytest.warns(ConvergenceWarning, match=r"stop before max_iter=3 \(the validation loss was still improving"):
         GradientBoostingClassifier(max_iter=3, early_stopping=True, learning_rate=0.01).fit(X, y)
+
+
+def test_early_stopping_with_a_class_of_one_row():
+    """The learning curve's smallest share of a small file's fold gave a class one row, and the stratified
+    early-stopping hold-out refused it (the assess stage failed on glass): that row now stays in the trees' rows."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(34, 3))
+    y = np.array([0] * 15 + [1] * 12 + [2] + [3] * 6)
+    model = GradientBoostingClassifier(early_stopping=True, max_iter=30).fit(X, y)
+    assert model.predict_proba(X).shape == (34, 4)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mllib.model_selection import fold_balance, split_groups, train_test_split_indices
+from mllib.model_selection import early_stopping_split, fold_balance, split_groups, train_test_split_indices
 
 HOSPITAL_SIZES = [80, 70, 60, 55, 50, 45, 40, 40]  # 440 rows from 8 hospitals
 
@@ -123,3 +123,24 @@ def test_grouped_holdout_is_a_probability_sample_of_groups():
     assert abs(inclusion[mixed].mean() - t) < 0.01
     assert abs(inclusion[~mixed].mean() - t) < 0.01
     assert np.abs(inclusion - t).max() < 0.12
+
+
+def test_early_stopping_split_keeps_a_class_of_one_row_in_training():
+    """A model's early-stopping hold-out on a learning curve's quarter of a small file's fold (glass: 34 rows, a class
+    with one row): the single row stays in the training part, the other classes are stratified as
+    train_test_split_indices stratifies them; without such a class the split is train_test_split_indices's."""
+    y = np.array([0] * 20 + [1] * 10 + [2] + [3] * 3)
+    train, valid = early_stopping_split(y.size, y=y, validation_fraction=0.2, random_state=0)
+    assert 30 in train and 30 not in valid and np.intersect1d(train, valid).size == 0
+    assert train.size + valid.size == y.size and np.all(np.diff(train) > 0)
+    rest = np.delete(np.arange(y.size), 30)
+    expected = train_test_split_indices(rest.size, y=y[rest], test_size=0.2, random_state=0)[1]
+    np.testing.assert_array_equal(valid, rest[expected])
+    with pytest.raises(ValueError, match="only 1 row"):
+        train_test_split_indices(y.size, y=y, test_size=0.2, random_state=0)
+    common = np.array([0] * 20 + [1] * 10)
+    for a, b in zip(
+        early_stopping_split(30, y=common, validation_fraction=0.2, random_state=3),
+        train_test_split_indices(30, y=common, test_size=0.2, random_state=3),
+    ):
+        np.testing.assert_array_equal(a, b)

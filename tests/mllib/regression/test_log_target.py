@@ -91,5 +91,22 @@ def test_hyperparameters_are_set_through_the_wrapper_blocks_and_persistence(tmp_
     blocks = LogTarget(StandardizedTarget(Ridge(lam=3.0))).fit_blocks(RowBlocks.of(X, y, n_blocks=3))
     np.testing.assert_allclose(blocks.predict(X), model.predict(X), rtol=1e-9)
     assert blocks.smearing_ == pytest.approx(model.smearing_, rel=1e-12) and blocks.shift_ == model.shift_ == 0.0
+    np.testing.assert_array_equal(blocks.log_range_, model.log_range_)
     mlio.save(model, tmp_path / "m")
     np.testing.assert_array_equal(mlio.load(tmp_path / "m").predict(X), model.predict(X))
+
+
+def test_a_linear_log_model_never_extrapolates_beyond_the_training_targets():
+    """exp of a linear f grows without bound: a row far outside the training X (a width typed 58.9 for 5.89) would be
+    priced at exp(f) = 10^k. f is held in the training range of log(y + c) before exp, so the mean prediction is at
+    most the largest training y times S and the median at most the largest y; inside the range nothing changes."""
+    X, y = multiplicative()
+    model = LogTarget(StandardizedTarget(Ridge(lam=1.0))).fit(X, y)
+    np.testing.assert_array_equal(model.log_range_, [np.log(y.min()), np.log(y.max())])
+    far = np.array([[60.0, 0.0, 0.0], [-60.0, 0.0, 0.0]])
+    assert model.predict_log(far)[0] > 50 > -50 > model.predict_log(far)[1]  # f itself is left alone (SHAP adds up)
+    np.testing.assert_allclose(model.predict(far), [y.max() * model.smearing_, y.min() * model.smearing_], rtol=1e-12)
+    np.testing.assert_allclose(model.quantile_from_log(model.predict_log(far)), [y.max(), y.min()], rtol=1e-12)
+    inside = (model.predict_log(X) > model.log_range_[0]) & (model.predict_log(X) < model.log_range_[1])
+    expected = np.exp(model.predict_log(X)[inside]) * model.smearing_
+    np.testing.assert_allclose(model.predict(X)[inside], expected, rtol=1e-14)
