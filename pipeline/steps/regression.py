@@ -184,6 +184,12 @@ def deployed_target(predictor: DeployedRegressor, column: str, unclipped: np.nda
             if model.back_transform == "mean"
             else f"medians: exp(f(x)){minus}, f the {fitted_on} prediction"
         )
+        low, high = model.log_range_
+        at_low, at_high = (int(np.sum(unclipped == model.from_log(np.array([end]))[0])) for end in (low, high))
+        predictions += (
+            f"; f held in the training rows' range of {fitted_on}, [{low:.6g}, {high:.6g}], before exp ({at_high} test "
+            f"predictions at its top, {at_low} at its bottom: a linear f extrapolated by exp has no bound)"
+        )
         attributions = (
             f"{fitted_on}: TreeSHAP and the linear closed form add up to the model's log-scale prediction f(x) (the "
             f"prediction is exp of it{' times the smearing estimate' if model.back_transform == 'mean' else ''}); "

@@ -134,6 +134,10 @@ def test_a_skewed_target_gets_no_negative_prediction_and_intervals_that_hold_in_
     deployed = test["target_transform"]
     assert deployed["fitted_on"] == "log(price)" and deployed["predictions"].startswith("means: exp(f(x)) x ")
     assert deployed["clipped"] == 0 and deployed["lowest_unclipped"] > 0  # exp is positive: nothing to clip
+    # f is held in the training range of log(price) before exp; the test predictions at its ends are counted
+    low, high = np.log(pd.read_parquet(root / "data/processed/train.parquet")["price"].agg(["min", "max"]))
+    held = f"f held in the training rows' range of log(price), [{low:.6g}, {high:.6g}], before exp ("
+    assert held in deployed["predictions"]
     fifths = test["intervals"]["by_fifth"]
     assert [f["bin"] for f in fifths] == [1, 2, 3, 4, 5] and sum(f["n"] for f in fifths) == test["n"]
     assert test["intervals"]["computed_on"].startswith("log(price), ")
