@@ -45,12 +45,13 @@ import warnings  # noqa: E402
 from datetime import date  # noqa: E402
 
 import numpy as np  # noqa: E402
-from bench_pipeline import commit_all, copy_code, timed  # noqa: E402
+from bench_pipeline import timed  # noqa: E402
+from bench_real_data import project_for  # noqa: E402
 from common import ROOT, r2, roc_auc, write_table  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests"))
 from interpret_peer import interpret_model  # noqa: E402
-from real_data import BY_NAME, CORPUS, export  # noqa: E402
+from real_data import BY_NAME, CORPUS  # noqa: E402
 
 METRIC = {"binary": "AUC", "multiclass": "macro OvR AUC", "regression": "R^2"}
 GB_BOUND, INTERPRET_BOUND = 0.01, 0.005  # the issue's bounds
@@ -58,18 +59,6 @@ MODELS = {  # task kind: (the additive model, gradient boosting) by registry nam
     False: ("explainable_boosting", "gradient_boosting"),
     True: ("explainable_boosting_regressor", "gradient_boosting_regressor"),
 }
-
-
-def project_for(dataset, root: Path) -> Path:
-    """A scratch DVC project holding the file and the repository's params.yaml with only `data` changed."""
-    import yaml
-
-    export(root / "data/raw", [dataset.name])
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
-    params["data"] = dataset.data_section(f"data/raw/{dataset.name}.csv")
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    copy_code(root)
-    return commit_all(root)
 
 
 def trained_project(dataset, keep: Path | None, scratch: Path) -> Path:

@@ -37,6 +37,7 @@ def typed(r: dict) -> ReportInputs:
 
 
 def _namespace() -> dict:
+    import pipeline.core.assessment_records as assessment_records
     import pipeline.core.evaluation_records as evaluation_records
     import pipeline.core.fairness_records as fairness_records
     import pipeline.core.records as records
@@ -44,6 +45,7 @@ def _namespace() -> dict:
     from pipeline.core.task_base import Target
 
     return {
+        **vars(assessment_records),
         **vars(evaluation_records),
         **vars(fairness_records),
         **vars(records),

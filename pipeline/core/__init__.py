@@ -14,6 +14,7 @@ task_base.py  the kinds' base and contract (Target: the column, its classes, wha
 task_regression.py  the regression kind
 task_inference.py  data.task from the target column's values (auto), checked against them when set
 records.py    the report files stages write and read, as typed records (validation, split, train, ...)
+assessment_records.py  assessment.json as a typed record: leakage, single features, nested CV, the curves
 evaluation_records.py  test.json and calibration.json as typed records per task kind (Target.test_record, ...)
 monitor_records.py  monitor.json as a typed record: a batch checked against the served model, or the monitor off
 explanation_records.py  explain's importance, attributions and partial dependence as typed records

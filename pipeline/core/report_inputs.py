@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from . import paths
+from .assessment_records import Assessment
 from .evaluation_records import CalibrationReport, EvaluationReport
 from .explanation_records import Attributions, ImportanceReport, PartialDependence
 from .fairness_records import FairnessReport
 from .io import read_json
 from .records import (
-    Assessment,
     CleaningReport,
     FeaturesReport,
     Record,

@@ -7,9 +7,10 @@ names everywhere (e.g. `test.roc_auc`).
 
 from __future__ import annotations
 
+from ..core.assessment_records import Assessment
 from ..core.evaluation_records import CalibrationReport, EvaluationReport, GainOnTest
 from ..core.fairness_records import FairnessReport
-from ..core.records import Assessment, TrainMetrics
+from ..core.records import TrainMetrics
 from ..core.task import Target, finite
 from .page import fmt
 from .page import interval as with_interval

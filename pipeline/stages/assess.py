@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from mllib.model_selection import FoldData
 from pipeline.core import build, paths
+from pipeline.core.assessment_records import Assessment, SingleFeature, SweepNote
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_json, write_json
-from pipeline.core.records import Assessment, FeaturesReport, SearchReport, SingleFeature, SweepNote, TrainMetrics
+from pipeline.core.records import FeaturesReport, SearchReport, TrainMetrics
 from pipeline.core.task import Target
 from pipeline.steps.assessment import (
     assessed_rows,

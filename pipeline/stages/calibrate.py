@@ -1,11 +1,9 @@
 """The calibrate stage: map the model's scores to probabilities that mean what they say (seed 004,
 D4:1935-1982), fitted on out-of-fold predictions only, never on test; for K > 2 classes temperature scaling (and
-none) take the class scores directly, platt / beta / isotonic / histogram_binning are fitted one-vs-rest and
-renormalised. Which map is pipeline/steps/calibration.py's choice, printed with its reason. The "after" figures
-are cross-fitted: fold k is scored by a calibrator fitted on the other folds' out-of-fold rows (folds that chain
-forward in time: the earlier folds' only), so they are honest estimates; the same cross-fitted probabilities are
-written per row for the fairness stage's threshold fit and fit the split-conformal prediction sets
-(calibration.set_coverage).
+none) take the class scores directly, platt / beta / isotonic / histogram_binning one-vs-rest and renormalised
+(the choice: pipeline/steps/calibration.py). The "after" figures are cross-fitted: fold k is scored by a map fitted
+on the other folds' out-of-fold rows (chaining forward in time: the earlier folds'), so they are honest; the same
+probabilities are written per row for the fairness stage and fit the conformal sets (calibration.set_coverage).
 Then the deployed predictor is assembled: the fitted features, model and calibrator with the decision rule of
 params.yaml `decision`, one artifact (models/predictor) that evaluate, fairness, explain and the served model use.
 Quality is reported overall and within each sensitive group: ECE / MCE with the binning spec, Brier, log loss,

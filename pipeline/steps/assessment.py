@@ -64,18 +64,11 @@ from mllib.model_selection import (
 )
 
 from ..core import build, paths
+from ..core.assessment_records import CurveDiagnosis, Leakage, LearningCurve, NestedCV, SingleFeature, TemporalLeakage
 from ..core.frames import feature_columns, raw_matrix, time_input
 from ..core.io import read_estimators, read_parquet
 from ..core.progress import Progress
-from ..core.records import (
-    CurveDiagnosis,
-    FeaturesReport,
-    Leakage,
-    LearningCurve,
-    NestedCV,
-    SingleFeature,
-    TemporalLeakage,
-)
+from ..core.records import FeaturesReport
 from ..core.timeline import time_axis
 from . import folds
 from .feature_blocks import read_rows, split_features, stated_sample, transformed, within
