@@ -224,6 +224,10 @@ def make_project(root: Path, sample_csv: Path, **overrides) -> Path:
     shutil.copy(REPO / "data/raw/randhie.schema.yaml", root / "data/raw/randhie.schema.yaml")
     params = yaml.safe_load((REPO / "params.yaml").read_text())
     params["data"]["path"] = "data/raw/sample.csv"
+    # one process per stage: the tests run side by side (pytest -n auto), most stages in the test's own process, and
+    # the default (null: a worker per core) would fork from it; tests/pipeline/test_compute.py checks that the
+    # results do not depend on the workers, and the e2e runs (dvc repro of the repository's params) use the default
+    params["compute"]["n_workers"] = 1
     for key, value in overrides.items():
         set_dotted(params, key, value)
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))

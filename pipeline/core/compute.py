@@ -40,6 +40,42 @@ def task_runner(cfg: dict):
         yield lambda fn, shared, tasks, progress=None: _run_local(n, fn, shared, tasks, progress)
 
 
+def split_map(cfg: dict):
+    """map(fn, items, progress=None) -> [fn(item) for item in items], in task order: in worker processes of this
+    machine when compute.backend is local, compute.n_workers (null: the cores) is above 1 and the platform forks (fn
+    may then be a closure over this process's data: forked workers inherit it, nothing but the items and results is
+    pickled), else one by one here. For a stage's independent per-split work (assess: nested CV, learning curve,
+    leakage refits); each item's result does not depend on where it runs."""
+    n = workers(cfg)
+    if cfg["backend"] != "local" or n == 1 or _start_method() != "fork":
+        return serial_map
+
+    def run(fn, items, progress=None) -> list:
+        items = list(items)
+        if min(n, len(items)) < 2:
+            return serial_map(fn, items, progress)
+        return _run_local(n, _apply, [fn], [(0, item) for item in items], _without_detail(progress))
+
+    return run
+
+
+def serial_map(fn, items, progress=None) -> list:
+    items, out = list(items), []
+    for done, item in enumerate(items, start=1):
+        out.append(fn(item))
+        if progress is not None:
+            progress(done, len(items))
+    return out
+
+
+def _apply(fn, item):
+    return fn(item)
+
+
+def _without_detail(progress):
+    return None if progress is None else lambda done, total, _detail: progress(done, total)
+
+
 def _start_method() -> str:
     return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
 

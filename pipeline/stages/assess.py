@@ -8,6 +8,7 @@ from __future__ import annotations
 from mllib.model_selection import FoldData
 from pipeline.core import build, paths
 from pipeline.core.assessment_records import Assessment, SingleFeature, SweepNote
+from pipeline.core.compute import split_map
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_json, write_json
@@ -28,7 +29,7 @@ from pipeline.steps.assessment import (
 from pipeline.steps.target_transform import log_settings
 
 
-def single_feature_check(cfg: dict, target, features_of, y, splits, seed: int) -> SingleFeature:
+def single_feature_check(cfg: dict, target, features_of, y, splits, seed: int, run) -> SingleFeature:
     """Each feature column alone on the splits, scored by the task's default score; flagged beyond the bound."""
     if cfg["single_feature_bound"] is None:
         return leaky_features({}, None, [], [], "")
@@ -36,7 +37,7 @@ def single_feature_check(cfg: dict, target, features_of, y, splits, seed: int) -
     columns = read_json(paths.FEATURE_NAMES, "features")
     features = FeaturesReport.read()
     scores = single_feature_scores(
-        features_of, lambda k: columns[paths.fold_features(k).name], y, splits, scorer, target.tree, seed
+        features_of, lambda k: columns[paths.fold_features(k).name], y, splits, scorer, target.tree, seed, run
     )
     raw = features.numeric + features.categorical
     return leaky_features(scores, cfg["single_feature_bound"], cfg["legitimate_features"], raw, scorer.name)
@@ -64,14 +65,15 @@ def main() -> None:
     search_scores = search.candidates[search.best_index].valid_scores
     leakage = leakage_estimate(params, rows, make_model, scorer, search_scores, target.classifies)
     temporal_leakage = temporal_leakage_estimate(params, rows, make_model, scorer, search_scores)
-    single_feature = single_feature_check(cfg, target, features_of, y, splits, seed)
+    run = split_map(params["compute"])  # the splits' independent refits: in worker processes (compute.n_workers)
+    single_feature = single_feature_check(cfg, target, features_of, y, splits, seed, run)
     print(f"assess: single features: {single_feature.statement}")
     too_large = refit_limit(cfg, rows.n_training)  # why nested CV and the validation curve do not run, or None
     compared = [m.model for m in trained.comparison.models] if trained.comparison else [name]
     nested = nested_report(params, target, scorer, rows, too_large, compared, scale)
     learning_curve, curve_rows = None, list[dict]()
     if cfg["learning_curve"]:
-        curve = learning_curves(features_of, y, splits, make_model, scorer, cfg["train_fractions"], seed)
+        curve = learning_curves(features_of, y, splits, make_model, scorer, cfg["train_fractions"], seed, run)
         learning_curve, curve_rows = diagnosed(curve, scorer)
     swept, sweep_rows = SweepNote(statement=f"not run: assess.validation_curve has no entry for {name}"), []
     if sweep and too_large:

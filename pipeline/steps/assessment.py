@@ -65,6 +65,7 @@ from mllib.model_selection import (
 
 from ..core import build, paths
 from ..core.assessment_records import CurveDiagnosis, Leakage, LearningCurve, NestedCV, SingleFeature, TemporalLeakage
+from ..core.compute import serial_map, split_map
 from ..core.frames import feature_columns, raw_matrix, time_input
 from ..core.io import read_estimators, read_parquet
 from ..core.progress import Progress
@@ -74,19 +75,20 @@ from . import folds
 from .feature_blocks import read_rows, split_features, stated_sample, transformed, within
 
 
-def refitted_scores(X_raw: np.ndarray, y: np.ndarray, make_features, make_model, scorer, splits, what: str) -> list:
-    """Validation scores of these splits of the raw rows: the features and the model fitted per split."""
+def refitted_scores(
+    X_raw: np.ndarray, y: np.ndarray, make_features, make_model, scorer, splits, what: str, run=serial_map
+) -> list:
+    """Validation scores of these splits of the raw rows: the features and the model fitted per split (run: how the
+    splits run, pipeline.core.compute.split_map)."""
     splits = list(splits)
-    progress = Progress(f"assess: {what}")
-    scores = []
-    for k, (fit, valid) in enumerate(splits):
+
+    def one_split(k: int) -> float:
+        fit, valid = splits[k]
         features = make_features().fit(X_raw[fit], y[fit])
         model = make_model().fit(features.transform(X_raw[fit]), y[fit])
-        scores.append(
-            float(scorer.score(y[valid], response_values(model, features.transform(X_raw[valid]), scorer.response)))
-        )
-        progress(k + 1, len(splits))
-    return scores
+        return float(scorer.score(y[valid], response_values(model, features.transform(X_raw[valid]), scorer.response)))
+
+    return run(one_split, range(len(splits)), Progress(f"assess: {what}"))
 
 
 def raw_inputs(params: dict, rows: AssessedRows) -> tuple:
@@ -183,6 +185,7 @@ def leakage_estimate(params: dict, rows: AssessedRows, make_model, scorer, searc
         scorer,
         splitter.split(np.zeros((rows.y.size, 1)), rows.y),
         "row-level CV (leakage estimate)",
+        split_map(params["compute"]),
     )
     result = inflation(row_scores, grouped_scores, scorer.greater_is_better)
     estimate = Leakage(statement=leakage_sentence(result, scorer.name, data["group"]), **result)
@@ -223,7 +226,14 @@ def temporal_leakage_estimate(params: dict, rows: AssessedRows, make_model, scor
     ordered = rows.grouped_scores(search_scores, make_model, scorer)
     shuffled = shuffled_splits(rows.splits, rows.groups, params["seed"])
     random_scores = refitted_scores(
-        X_raw, rows.y, make_features, make_model, scorer, shuffled, "the same splits shuffled (temporal leakage)"
+        X_raw,
+        rows.y,
+        make_features,
+        make_model,
+        scorer,
+        shuffled,
+        "the same splits shuffled (temporal leakage)",
+        split_map(params["compute"]),
     )
     sign = 1.0 if scorer.greater_is_better else -1.0
     d = sign * (np.asarray(random_scores) - np.asarray(ordered))
@@ -302,21 +312,18 @@ def leakage_sentence(result: dict, scoring: str, group: str) -> str:
     return f"{scoring}: {verdict}."
 
 
-def learning_curves(split_matrix, y, splits, make_model, scorer, fractions, seed: int) -> dict:
+def learning_curves(split_matrix, y, splits, make_model, scorer, fractions, seed: int, run=serial_map) -> dict:
     """Train and validation score per training share, averaged over the grouped splits; split_matrix(k): every
-    training row in split k's features."""
-    train_rows, valid_rows, sizes = [], [], None  # per split and training share
-    progress = Progress("assess: learning curve")
-    for k, (fit, held_out) in enumerate(splits):
-        X = split_matrix(k)  # one split's matrix at a time: the previous one is released before the next is read
-        n, tr, va = learning_curve(make_model(), X, y, [(fit, held_out)], fractions, scorer, random_state=seed + k)
-        del X
-        train_rows.append(tr[:, 0])
-        valid_rows.append(va[:, 0])
-        sizes = n if sizes is None else np.minimum(sizes, n)
-        progress(k + 1, len(splits))
+    training row in split k's features; run: how the splits run (pipeline.core.compute.split_map)."""
+
+    def one_split(k: int) -> tuple:
+        X = split_matrix(k)  # one split's matrix at a time per process
+        return learning_curve(make_model(), X, y, [splits[k]], fractions, scorer, random_state=seed + k)
+
+    curves = run(one_split, range(len(splits)), Progress("assess: learning curve"))
+    train_rows, valid_rows = [tr[:, 0] for _, tr, _ in curves], [va[:, 0] for _, _, va in curves]
+    sizes = np.min([n for n, _, _ in curves], axis=0)
     train, valid = np.array(train_rows), np.array(valid_rows)
-    assert sizes is not None  # a split at least (the splits are checked)
     return {
         "fractions": list(fractions),
         "train_rows": sizes.tolist(),
@@ -422,7 +429,7 @@ def nested_report(
         return compare(best, scorer.greater_is_better, n_train, n_test, params["model"]["selection"])[0]
 
     nested = nested_scores(rows, models, select, scorer, cfg["inner_splits"], seed, target.classifies,
-                           params["split"]["gap"])  # fmt: skip
+                           params["split"]["gap"], split_map(params["compute"]))  # fmt: skip
     if nested.statement is not None:
         print(f"assess: nested CV is {nested.statement}")
     else:
@@ -436,14 +443,22 @@ def nested_report(
 
 
 def nested_scores(
-    rows: AssessedRows, models: dict, select, scorer, inner_splits: int, seed: int, stratify: bool, gap: float = 0.0
+    rows: AssessedRows,
+    models: dict,
+    select,
+    scorer,
+    inner_splits: int,
+    seed: int,
+    stratify: bool,
+    gap: float = 0.0,
+    run=serial_map,
 ) -> NestedCV:
     """Outer score (the selection's choice, refitted, on the split's validation part) and inner best score per split
     of the assessed rows (rows.features_of(k): every training row in split k's features); models: {name: (an
     unfitted model, its candidates)}; select({name: its search's best result}, {name: (n_train, n_test) mean inner
     split sizes}) -> the chosen name (a single model: itself). With time (data.time), the inner folds chain forward
     within each split's training part too; a split whose training part holds too few times for an inner fold is left
-    out, and said."""
+    out, and said. run: how the outer splits run (pipeline.core.compute.split_map)."""
     split_matrix, y, groups, splits, time = rows.features_of, rows.y, rows.groups, rows.splits, rows.time
     inner = inner_splitter(inner_splits, groups is not None, stratify, seed)
     if time is not None:
@@ -461,12 +476,12 @@ def nested_scores(
         f"assess: nested CV ({len(splits)} outer x {inner_splits} inner folds x {n_candidates} candidates"
         + (f" of {len(models)} models)" if len(models) > 1 else ")")
     )
-    outer, best_inner, chosen = [], [], []
-    for k, (fit, valid) in enumerate(splits):
+
+    def one_split(k: int) -> tuple | None:  # (outer score, inner best score, the choice), or None: no inner folds
+        fit, valid = splits[k]
         cv = inner if time is None else inner[k]
         if not cv:
-            progress(k + 1, len(splits))
-            continue
+            return None
         X = split_matrix(k)  # one split's matrix at a time
         X_fit, y_fit, g_fit = X[fit], y[fit], None if groups is None else groups[fit]
         searches = {
@@ -479,11 +494,15 @@ def nested_scores(
         name = select({n: s.results_[s.best_index_] for n, s in searches.items()}, sizes)
         search = searches[name]
         model = fit_with_groups(clone(search.estimator).set_params(**search.best_params_), X_fit, y_fit, g_fit)
-        outer.append(float(scorer.score(y[valid], response_values(model, X[valid], scorer.response))))
-        best_inner.append(float(search.best_score_))
-        chosen.append({"model": name, **search.best_params_} if len(models) > 1 else search.best_params_)
-        del X
-        progress(k + 1, len(splits))
+        outer = float(scorer.score(y[valid], response_values(model, X[valid], scorer.response)))
+        return (
+            outer,
+            float(search.best_score_),
+            {"model": name, **search.best_params_} if len(models) > 1 else (search.best_params_),
+        )
+
+    done = [r for r in run(one_split, range(len(splits)), progress) if r is not None]
+    outer, best_inner, chosen = (list(column) for column in zip(*done))
     sign = 1.0 if scorer.greater_is_better else -1.0
     return NestedCV(
         outer_scores=outer,
@@ -499,22 +518,26 @@ def nested_scores(
     )
 
 
-def single_feature_scores(split_matrix, names_of, y, splits, scorer, tree_name: str, seed: int) -> dict:
+def single_feature_scores(split_matrix, names_of, y, splits, scorer, tree_name: str, seed: int, run=serial_map) -> dict:
     """{feature column: mean validation score of a depth-3 tree on that column alone} over the splits (a column
     missing from a split's matrix, e.g. dropped by a selection, is averaged over the splits that have it)."""
     from mllib import registry
 
     tree = registry.get(tree_name)
-    progress = Progress("assess: single-feature scores (leakage beyond groups)")
-    scores: dict[str, list[float]] = {}
-    for k, (fit, valid) in enumerate(splits):
+
+    def one_split(k: int) -> dict:
+        fit, valid = splits[k]
         X = split_matrix(k)
+        found = {}
         for j, name in enumerate(names_of(k)):
             model = tree(max_depth=3, random_state=seed).fit(X[fit, j : j + 1], y[fit])
-            value = scorer.score(y[valid], response_values(model, X[valid, j : j + 1], scorer.response))
-            scores.setdefault(name, []).append(float(value))
-        del X
-        progress(k + 1, len(splits))
+            found[name] = float(scorer.score(y[valid], response_values(model, X[valid, j : j + 1], scorer.response)))
+        return found
+
+    scores: dict[str, list[float]] = {}
+    for found in run(one_split, range(len(splits)), Progress("assess: single-feature scores (leakage beyond groups)")):
+        for name, value in found.items():
+            scores.setdefault(name, []).append(value)
     return {name: float(np.mean(v)) for name, v in scores.items()}
 
 

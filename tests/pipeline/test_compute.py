@@ -42,3 +42,24 @@ def test_an_unreachable_scheduler_names_the_key():
     with pytest.raises(PipelineError, match=r"compute.scheduler 'tcp://127.0.0.1:9' cannot be reached"):
         with task_runner({"backend": "dask", "n_workers": 1, "scheduler": "tcp://127.0.0.1:9"}):
             pass
+
+
+def test_split_map_gives_the_serial_results_in_order_from_forked_workers():
+    """assess's per-split work (a closure over this process's arrays) on 2 forked workers: the same list, in order."""
+    from pipeline.core.compute import serial_map, split_map
+
+    X = np.random.default_rng(0).normal(size=(200, 3))
+
+    def one_split(k: int) -> tuple:  # a closure: never pickled, inherited by the forked workers
+        return k, float(X[k::5].sum()), X[k::5, 0].copy()
+
+    serial = serial_map(one_split, range(5))
+    done = []
+    parallel = split_map({"backend": "local", "n_workers": 2, "scheduler": None})(
+        one_split, range(5), lambda n, total: done.append((n, total))
+    )
+    expected = [(k, float(X[k::5].sum())) for k in range(5)]
+    assert [(k, s) for k, s, _ in parallel] == [(k, s) for k, s, _ in serial] == expected
+    assert all(np.array_equal(a[2], b[2]) for a, b in zip(parallel, serial))
+    assert done[-1] == (5, 5)
+    assert split_map({"backend": "local", "n_workers": 1, "scheduler": None}) is serial_map
