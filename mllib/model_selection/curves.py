@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib.base import check_random_state, clone
+from mllib.base import check_random_state, clone, fit_with_groups
 
 from .search import FoldData, _check_scorer, evaluate_candidates, resolve_cv, response_values
 
@@ -46,14 +46,16 @@ def _subset_order(y_train: np.ndarray, rng) -> np.ndarray:
     return perm[np.argsort(rank_in_class, kind="stable")]
 
 
-def learning_curve(estimator, X, y, cv, train_sizes, scorer, groups=None, random_state=None):
+def learning_curve(estimator, X, y, cv, train_sizes, scorer, groups=None, random_state=None, fit_groups=None):
     """(train_sizes_abs, train_scores, valid_scores); scores have shape (len(train_sizes), n_splits).
 
     train_sizes: fractions in (0, 1] of the smallest training fold, or absolute row counts (ints);
     the absolute sizes used are returned and are the same for every fold. The training subset of
     size s is the first s rows of a seeded order of the training fold (nested subsets; for class
     labels every prefix is approximately stratified); it is scored on its own rows (train score)
-    and on the whole validation fold.
+    and on the whole validation fold. groups: for cv's splitter; fit_groups: the rows' groups given to
+    each fit (fit_with_groups: an estimator that holds out whole groups to stop early), as a search
+    fits it.
     """
     _check_scorer(scorer)
     X, y = np.asarray(X), np.asarray(y)
@@ -79,7 +81,7 @@ def learning_curve(estimator, X, y, cv, train_sizes, scorer, groups=None, random
         for i, s in enumerate(sizes):
             sub = np.sort(order[:s])
             try:
-                est = clone(estimator).fit(X[sub], y[sub])
+                est = fit_with_groups(clone(estimator), X[sub], y[sub], None if fit_groups is None else fit_groups[sub])
             except Exception as exc:
                 exc.add_note(f"while fitting learning-curve size {int(s)} on fold {k}")
                 raise

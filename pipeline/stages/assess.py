@@ -62,7 +62,12 @@ def main() -> None:
     def make_model(**hyperparameters):
         return build.model(name, params["model"], seed, scale, **{**trained.best_params, **hyperparameters})
 
-    search_scores = search.candidates[search.best_index].valid_scores
+    best = search.candidates[search.best_index]
+    search_scores = best.valid_scores
+    # the search's fits of the chosen configuration are nested CV's and the learning curve's whole-split fits when
+    # assess reads the same rows in the same matrices (not a sample; the matrices written, not the partitioned path)
+    repeats_search = rows.sample is None and all(paths.fold_features(k).exists() for k in range(len(splits)))
+    whole = (best.train_scores, best.valid_scores) if repeats_search else None
     leakage = leakage_estimate(params, rows, make_model, scorer, search_scores, target.classifies)
     temporal_leakage = temporal_leakage_estimate(params, rows, make_model, scorer, search_scores)
     run = split_map(params["compute"])  # the splits' independent refits: in worker processes (compute.n_workers)
@@ -70,10 +75,12 @@ def main() -> None:
     print(f"assess: single features: {single_feature.statement}")
     too_large = refit_limit(cfg, rows.n_training)  # why nested CV and the validation curve do not run, or None
     compared = [m.model for m in trained.comparison.models] if trained.comparison else [name]
-    nested = nested_report(params, target, scorer, rows, too_large, compared, scale)
+    reusable = (name, trained.best_params) if repeats_search else None  # train's fold models: nested CV's outer fits
+    nested = nested_report(params, target, scorer, rows, too_large, compared, scale, reusable)
     learning_curve, curve_rows = None, list[dict]()
     if cfg["learning_curve"]:
-        curve = learning_curves(features_of, y, splits, make_model, scorer, cfg["train_fractions"], seed, run)
+        curve = learning_curves(features_of, y, splits, make_model, scorer, cfg["train_fractions"], seed, run, groups,
+                                whole)  # fmt: skip
         learning_curve, curve_rows = diagnosed(curve, scorer)
     swept, sweep_rows = SweepNote(statement=f"not run: assess.validation_curve has no entry for {name}"), []
     if sweep and too_large:

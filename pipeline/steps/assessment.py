@@ -312,16 +312,31 @@ def leakage_sentence(result: dict, scoring: str, group: str) -> str:
     return f"{scoring}: {verdict}."
 
 
-def learning_curves(split_matrix, y, splits, make_model, scorer, fractions, seed: int, run=serial_map) -> dict:
+def learning_curves(
+    split_matrix, y, splits, make_model, scorer, fractions, seed: int, run=serial_map, groups=None, whole=None
+) -> dict:
     """Train and validation score per training share, averaged over the grouped splits; split_matrix(k): every
-    training row in split k's features; run: how the splits run (pipeline.core.compute.split_map)."""
+    training row in split k's features; groups: the rows' groups, given to each fit as the search gives them (whole
+    groups held out to stop early); run: how the splits run (pipeline.core.compute.split_map). whole: the search's
+    (train scores, validation scores) per split of this configuration fitted on each split's whole training part,
+    the very fits of the share 1.0, which are then read instead of repeated."""
+    reused = whole is not None and fractions[-1] == 1.0
+    fitted = fractions[:-1] if reused else fractions
 
     def one_split(k: int) -> tuple:
         X = split_matrix(k)  # one split's matrix at a time per process
-        return learning_curve(make_model(), X, y, [splits[k]], fractions, scorer, random_state=seed + k)
+        n, tr, va = learning_curve(make_model(), X, y, [splits[k]], fitted, scorer, random_state=seed + k,
+                                   fit_groups=groups)  # fmt: skip
+        return n, tr[:, 0], va[:, 0]
 
-    curves = run(one_split, range(len(splits)), Progress("assess: learning curve"))
-    train_rows, valid_rows = [tr[:, 0] for _, tr, _ in curves], [va[:, 0] for _, _, va in curves]
+    nothing = (np.empty(0, np.int64), np.empty(0), np.empty(0))
+    curves = (
+        run(one_split, range(len(splits)), Progress("assess: learning curve")) if fitted else [nothing] * len(splits)
+    )
+    if reused:  # the share 1.0: every training row of the split, as the search fitted it
+        curves = [(np.append(n, len(splits[k][0])), np.append(tr, whole[0][k]), np.append(va, whole[1][k]))
+                  for k, (n, tr, va) in enumerate(curves)]  # fmt: skip
+    train_rows, valid_rows = [tr for _, tr, _ in curves], [va for _, _, va in curves]
     sizes = np.min([n for n, _, _ in curves], axis=0)
     train, valid = np.array(train_rows), np.array(valid_rows)
     return {
@@ -405,11 +420,21 @@ def diagnosed(curve: dict, scorer) -> tuple[LearningCurve, list[dict]]:
 
 
 def nested_report(
-    params: dict, target, scorer, rows: AssessedRows, too_large: str | None, names: list[str], scale=None
+    params: dict,
+    target,
+    scorer,
+    rows: AssessedRows,
+    too_large: str | None,
+    names: list[str],
+    scale=None,
+    trained: tuple[str, dict] | None = None,
 ) -> NestedCV:
     """assessment.json's "nested": nested CV around the whole selection (every model train compared, `names`,
     simplest first, chosen between by model.selection as train chose; on the target's scale train chose, scale:
-    build.model's target_transform), printed; or why it did not run (too_large: refit_limit's reason)."""
+    build.model's target_transform), printed; or why it did not run (too_large: refit_limit's reason). trained:
+    train's choice (model, hyperparameters) when its fold models were fitted on these rows' split matrices: where a
+    split's selection makes the same choice, train's fold model of that split (models/fold_models) is the outer
+    model, the very fit the refit would repeat."""
     cfg, seed = params["assess"], params["seed"]
     if not cfg["nested"] or too_large:
         nested = NestedCV(statement=too_large or "off (assess.nested: false)")
@@ -428,8 +453,16 @@ def nested_report(
         n_train, n_test = np.mean(list(sizes.values()), axis=0)
         return compare(best, scorer.greater_is_better, n_train, n_test, params["model"]["selection"])[0]
 
+    def train_fold_model(k: int, name: str, chosen: dict):
+        """Train's fold model of split k if it is this configuration, else None."""
+        if trained != (name, chosen):
+            return None
+        from mllib import io as mlio
+
+        return mlio.load(paths.FOLD_MODELS / f"fold_{k}")
+
     nested = nested_scores(rows, models, select, scorer, cfg["inner_splits"], seed, target.classifies,
-                           params["split"]["gap"], split_map(params["compute"]))  # fmt: skip
+                           params["split"]["gap"], split_map(params["compute"]), train_fold_model)  # fmt: skip
     if nested.statement is not None:
         print(f"assess: nested CV is {nested.statement}")
     else:
@@ -452,13 +485,15 @@ def nested_scores(
     stratify: bool,
     gap: float = 0.0,
     run=serial_map,
+    fitted=None,
 ) -> NestedCV:
     """Outer score (the selection's choice, refitted, on the split's validation part) and inner best score per split
     of the assessed rows (rows.features_of(k): every training row in split k's features); models: {name: (an
     unfitted model, its candidates)}; select({name: its search's best result}, {name: (n_train, n_test) mean inner
     split sizes}) -> the chosen name (a single model: itself). With time (data.time), the inner folds chain forward
     within each split's training part too; a split whose training part holds too few times for an inner fold is left
-    out, and said. run: how the outer splits run (pipeline.core.compute.split_map)."""
+    out, and said. run: how the outer splits run (pipeline.core.compute.split_map); fitted(k, name, params): a model
+    of that configuration already fitted on split k's training rows as the refit would fit it, or None (refit)."""
     split_matrix, y, groups, splits, time = rows.features_of, rows.y, rows.groups, rows.splits, rows.time
     inner = inner_splitter(inner_splits, groups is not None, stratify, seed)
     if time is not None:
@@ -493,7 +528,9 @@ def nested_scores(
                  for n, s in searches.items()}  # fmt: skip
         name = select({n: s.results_[s.best_index_] for n, s in searches.items()}, sizes)
         search = searches[name]
-        model = fit_with_groups(clone(search.estimator).set_params(**search.best_params_), X_fit, y_fit, g_fit)
+        model = None if fitted is None else fitted(k, name, search.best_params_)
+        if model is None:
+            model = fit_with_groups(clone(search.estimator).set_params(**search.best_params_), X_fit, y_fit, g_fit)
         outer = float(scorer.score(y[valid], response_values(model, X[valid], scorer.response)))
         return (
             outer,

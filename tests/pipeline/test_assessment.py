@@ -165,3 +165,33 @@ def test_the_validation_curve_reuses_the_searchs_scores_and_equals_a_full_refit(
     fits.clear()
     other = validation_sweep(model, {"max_features": 4}, "min_samples_leaf", values, folds, scorer, searched)
     assert len(fits) == 4 * 3 and other != full  # another configuration: nothing matches, everything is fitted
+
+
+def test_the_learning_curves_whole_split_point_is_the_searchs_fit():
+    """The share 1.0 read from the search's scores (whole) equals refitting it: the curve fits with the rows' groups
+    as the search does (whole groups held out to stop early), so the two are the same fit; without the groups the
+    early-stopping hold-out differs and so does the score (the curve's last point drifted from the CV score)."""
+    from mllib.gradient_boosting import GradientBoostingClassifier
+    from mllib.model_selection import FoldData, evaluate_candidates
+    from pipeline.steps.assessment import learning_curves
+
+    rng = np.random.default_rng(4)
+    n = 600
+    groups = np.repeat(np.arange(150), 4)
+    X = rng.normal(size=(n, 3)) + rng.normal(size=(150, 3))[groups]
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=n) > 0).astype(int)
+    fold_of = groups % 3
+    splits = [(np.flatnonzero(fold_of != j), np.flatnonzero(fold_of == j)) for j in range(3)]
+    scorer = get_scorer("roc_auc")
+
+    def make_model():
+        return GradientBoostingClassifier(early_stopping=True, max_iter=60, random_state=2)
+
+    searched = evaluate_candidates(make_model(), [{}], FoldData(X, y, splits, groups), scorer)[0]
+    whole = (searched["train_scores"].tolist(), searched["valid_scores"].tolist())
+    args = (lambda k: X, y, splits, make_model, scorer, [0.5, 1.0], 0)
+    refitted = learning_curves(*args, groups=groups)
+    read = learning_curves(*args, groups=groups, whole=whole)
+    assert read == refitted
+    assert [row[1] for row in refitted["valid_per_split"]] == whole[1]  # the refit's last point: the search's scores
+    assert learning_curves(*args)["valid_per_split"] != refitted["valid_per_split"]
