@@ -335,7 +335,7 @@ def fit_pair_tree(G, H, C, n_a, n_b, min_leaf, l2, min_hessian, lr, step, leaf, 
     return 1 if root < 0 else 2 + (cut_low >= 0) + (cut_high >= 0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def cyclic_round(loss, terms, rows, held_out, tree, buffers):
     """One round of cyclic boosting over the terms, in order: term t's histogram of (g, h) at the current state,
     its tree, its table += the step, and every row's state moved by its cell's step before term t + 1's histogram
@@ -397,7 +397,7 @@ def add_terms(codes, n_bins, term_a, term_b, cell_start, tables, out):
                 out[i, k] += tables[c, k]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def cell_counts(codes, n_bins, term_a, term_b, cell_start, w, out):
     """out[cell_start[t] + c] += w_i for every row i in cell c of term t (w = ones: the row counts)."""
     for i in range(codes.shape[0]):

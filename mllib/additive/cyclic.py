@@ -19,6 +19,7 @@ Sections cited:
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -100,23 +101,42 @@ class BagRows:
     valid: np.ndarray
 
 
-def boost_bags(terms, codes, Y, target, w, bases, bags, loss, settings) -> Stage:
+def boost_bags(terms, codes, Y, target, w, bases, bags, loss, settings, threads: int = 1) -> Stage:
     """`terms` boosted in each bag from its raw scores (bases: one (n, K) array per bag, made when its bag is
-    reached)."""
-    fits = [boost_terms(terms, codes, Y, target, w, base, bag, loss, settings) for base, bag in zip(bases, bags)]
+    reached; with threads > 1, bags run side by side in that many threads and their bases are made up front)."""
+    rows_per_cell = terms.cell_weights(codes, np.ones(codes.shape[0]))  # a bag's: these minus its validation rows'
+
+    def one_bag(base_and_bag):
+        return boost_terms(terms, codes, Y, target, w, *base_and_bag, loss, settings, rows_per_cell)
+
+    if threads > 1:
+        # the bags are independent and boost inside the kernels without the GIL: each bag's arithmetic is the same
+        # as one by one, and the results are taken in bag order, so the tables do not depend on the threads
+        with ThreadPoolExecutor(min(threads, len(bags))) as pool:
+            fits = list(pool.map(one_bag, zip(bases, bags)))
+    else:
+        fits = [one_bag(pair) for pair in zip(bases, bags)]
     tables, rounds, capped = zip(*fits)
     return Stage(terms, np.stack(tables), list(rounds), sum(capped), terms.cell_weights(codes, w))
 
 
-def boost_terms(terms, codes, Y, target, w, base, bag, loss, settings) -> tuple[np.ndarray, int, bool]:
+def boost_terms(
+    terms, codes, Y, target, w, base, bag, loss, settings, rows_per_cell=None
+) -> tuple[np.ndarray, int, bool]:
     """One bag's tables (n_cells, K) of `terms` boosted from the raw scores `base` (n, K) of the rows of `codes`:
     (the tables, the rounds they took, whether max_rounds ended the boosting before early stopping did).
-    Y: the target as (n, K) scores' targets (one-hot classes, 0/1, or y); target: the loss's own form of it."""
+    Y: the target as (n, K) scores' targets (one-hot classes, 0/1, or y); target: the loss's own form of it;
+    rows_per_cell: every row's count per cell (terms.cell_weights of ones), when known."""
     train, valid = bag.train, bag.valid
     # a pass reads one or two columns for every row: column-major codes
     codes_train, codes_valid = np.asfortranarray(codes[train]), np.asfortranarray(codes[valid])
     K = Y.shape[1]
-    counts = terms.cell_weights(codes_train, np.ones(train.size))  # for min_samples_leaf
+    # the training rows per cell (min_samples_leaf): all rows' counts less the validation rows' (the bag's two parts
+    # split the rows; whole counts, so the difference is exact), one pass over the fewer rows
+    if rows_per_cell is None:
+        counts = terms.cell_weights(codes_train, np.ones(train.size))
+    else:
+        counts = rows_per_cell - terms.cell_weights(codes_valid, np.ones(valid.size))
     tables = np.zeros((terms.n_cells, K))
     widest = int(np.max(np.diff(terms.cell_start)))
     code = LOSS_CODES[type(loss)]

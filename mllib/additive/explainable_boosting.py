@@ -25,6 +25,7 @@ Sections cited:
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -40,7 +41,15 @@ from ..base import (
     check_sample_weight,
     check_X_y,
 )
-from ..base.constraints import NON_NEGATIVE, POSITIVE, RANDOM_STATE, Interval, check_hyperparameters, positive_int
+from ..base.constraints import (
+    NON_NEGATIVE,
+    OPTIONAL,
+    POSITIVE,
+    RANDOM_STATE,
+    Interval,
+    check_hyperparameters,
+    positive_int,
+)
 from ..gradient_boosting.losses import BinomialLogLoss, HalfSquaredError, MultinomialLogLoss
 from ..model_selection import early_stopping_split
 from .bins import Bins, coarse_bins, main_bins
@@ -65,6 +74,7 @@ class _BaseExplainableBoosting(BaseEstimator):
         "outer_bags": positive_int(),
         "validation_fraction": Interval(False, 0, 1, "left"),
         "random_state": RANDOM_STATE,
+        "n_jobs": [OPTIONAL, positive_int()],
     }
 
     def __init__(
@@ -83,6 +93,7 @@ class _BaseExplainableBoosting(BaseEstimator):
         outer_bags: int = 4,
         validation_fraction: float = 0.15,
         random_state: int | None = 0,
+        n_jobs: int | None = 1,
     ):
         self.learning_rate = learning_rate
         self.max_rounds = max_rounds
@@ -98,6 +109,7 @@ class _BaseExplainableBoosting(BaseEstimator):
         self.outer_bags = outer_bags
         self.validation_fraction = validation_fraction
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     # ---- fit -------------------------------------------------------------------------------------------------
 
@@ -114,8 +126,10 @@ class _BaseExplainableBoosting(BaseEstimator):
         bags = [self._bag_rows(n, stratify_by, rng, groups) for _ in range(self.outer_bags)]
         intercepts = np.array([loss.init_raw(target[bag.train], w[bag.train]) for bag in bags])
 
+        threads = len(os.sched_getaffinity(0)) if self.n_jobs is None else int(self.n_jobs)
+
         def stage(terms, codes, bases):
-            return boost_bags(terms, codes, Y, target, w, bases, bags, loss, settings)
+            return boost_bags(terms, codes, Y, target, w, bases, bags, loss, settings, threads)
 
         # 1. the main effects, every bag from its own intercept
         bins = main_bins(X, self.max_bins)
@@ -344,6 +358,9 @@ _PARAMETERS = """
         bag boosts all rows for max_rounds rounds (the bags are then identical).
     random_state : int, Generator or None, default 0
         Seeds the bags' splits.
+    n_jobs : int or None, default 1
+        Threads boosting the bags side by side (at most outer_bags are used; None: the cores this process may run
+        on). The fitted model is the same for any n_jobs.
 """
 
 

@@ -10,7 +10,7 @@ from tree_protocol import ensemble_output
 
 from mllib import io
 from mllib.additive import ExplainableBoostingClassifier, ExplainableBoostingRegressor
-from mllib.base import record_convergence
+from mllib.base import clone, record_convergence
 from mllib.explain import tree_shap
 
 
@@ -158,6 +158,16 @@ def test_shape_functions_are_plain_arrays_in_the_units_of_x(fitted):
         assert shape["std"].shape == shape["values"].shape and (shape["std"] >= 0).all()
     np.testing.assert_array_equal(shapes[1]["edges"][0], [0.5])  # a 0/1 column: two bins, cut midway
     np.testing.assert_allclose(shapes[1]["weight"].sum(), fitted[3].sum())
+
+
+def test_the_bags_in_threads_give_the_same_model(fitted):
+    """n_jobs boosts the bags side by side (the kernels release the GIL); each bag's arithmetic is unchanged and the
+    bags are gathered in order, so every fitted array is the same as one by one."""
+    model, X, y, w = fitted
+    threaded = clone(model).set_params(n_jobs=3).fit(X, y, sample_weight=w)
+    for name in ("term_scores_", "term_stds_", "intercept_", "n_rounds_", "interaction_strengths_"):
+        assert np.array_equal(getattr(threaded, name), getattr(model, name)), name
+    assert threaded.term_features_ == model.term_features_
 
 
 def test_save_load_round_trip(fitted, tmp_path):
