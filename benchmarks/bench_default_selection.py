@@ -7,15 +7,16 @@ then read the same matrices: data/features/fold_k.npy (every training row in the
 training part, memory-mapped and sliced split by split), the same 5 grouped splits (data/processed/folds.parquet),
 the target encoded as the pipeline does, and data/features/train.npy for the refit.
 
-Ours: the train stage itself (pipeline.stages.train.main, in its process, in the scratch project, on that project's
-copy of the code), with timers wrapped around its calls and nothing else changed: each model's search_model
+Ours: the train stage itself (pipeline.stages.train.main, in its process, in the scratch project, on that project's copy
+of the code), with timers wrapped around its calls and nothing else changed: each model's search_model
 (mllib.model_selection.evaluate_candidates over FoldData with the groups, the model built by pipeline.core.build.model
-from params.yaml: logistic_regression over lam in {0.1, 1, 10, 100}; explainable_boosting, the registry's defaults,
-one candidate; gradient_boosting with early stopping, max_iter 500, over max_leaf_nodes in {7, 31}; each fit's
-early-stopping hold-outs take whole data.group groups), then the choice (model.selection one_se), the no-skill
-baseline, the chosen configuration's out-of-fold scores, the refit of the chosen model on every training row
-(mllib.base.fit_with_groups) and the stage's outputs (models, reports). Each (candidate, split) task also scores
-the split's training rows (the train / validation gap the stage reports) and keeps the fitted model's state.
+from params.yaml: logistic_regression over lam in {0.1, 1, 10, 100}; explainable_boosting, the registry's defaults, one
+candidate (its bags one by one, and the fits in train's process: compute.n_workers 1, as theirs); gradient_boosting with
+early stopping, max_iter 500, over max_leaf_nodes in {7, 31}; each fit's early-stopping hold-outs take whole data.group
+groups), then the choice (model.selection one_se), the no-skill baseline, the chosen configuration's out-of-fold scores,
+the refit of the chosen model on every training row (mllib.base.fit_with_groups) and the stage's outputs (models,
+reports). Each (candidate, split) task also scores the split's training rows (the train / validation gap the stage
+reports) and keeps the fitted model's state.
 Theirs, one script, on the same matrices and splits: scikit-learn's LogisticRegression (lbfgs, l2, C = 1 / (2 lam):
 the same objective, max_iter 1000), InterpretML's ExplainableBoostingClassifier (interpret-core, n_jobs=1, set up
 by tests/interpret_peer.py from mllib's registry defaults), scikit-learn's HistGradientBoostingClassifier
@@ -210,9 +211,10 @@ def their_settings(project: Path) -> dict:
     params = yaml.safe_load((project / "params.yaml").read_text())
     model, grid = params["model"], params["search"]["grid"]
     assert model["name"] == "auto" and not model["candidates"] and params["search"]["method"] == "grid", model
-    assert "explainable_boosting" not in model["params"] and "explainable_boosting" not in grid
+    ebm_params = model["params"].get("explainable_boosting", {})  # threads only: the same model for any n_jobs
+    assert set(ebm_params) <= {"n_jobs"} and "explainable_boosting" not in grid, ebm_params
     assert set(grid["logistic_regression"]) == {"lam"} and set(grid["gradient_boosting"]) == {"max_leaf_nodes"}
-    ebm = registry.get("explainable_boosting")().get_params()
+    ebm = registry.get("explainable_boosting")(**ebm_params).get_params()
     ebm.pop("random_state")
     gb = {**registry.get("gradient_boosting")().get_params(), **model["params"]["gradient_boosting"]}
     assert gb["early_stopping"] and gb["subsample"] == 1.0 and gb["max_depth"] is None, gb
@@ -265,11 +267,24 @@ def prepared(work: Path, n: int) -> tuple[Path, list[dict]]:
             subprocess.run(["rm", "-rf", str(project)], check=True)
         work.mkdir(parents=True, exist_ok=True)
         scratch_project(project, n)
+        one_thread(project / "params.yaml")
         for stage in ("validate", "clean", "split", "features"):
             figures, _ = measured([sys.executable, "-m", f"pipeline.stages.{stage}"], project)
             stages.append({"stage": stage, **figures})
             print(n, stages[-1], flush=True)
     return project, stages
+
+
+def one_thread(path: Path) -> None:
+    """The project's params with train's fits one by one in its process (compute.n_workers 1) and the additive model's
+    bags one by one (n_jobs 1): both sides single-threaded, as theirs is (the defaults use every core; the fits and
+    their results are the same)."""
+    import yaml
+
+    params = yaml.safe_load(path.read_text())
+    params["compute"]["n_workers"] = 1
+    params["model"]["params"]["explainable_boosting"] = {"n_jobs": 1}
+    path.write_text(yaml.safe_dump(params, sort_keys=False))
 
 
 def one_size(n: int, work: Path) -> tuple[list[dict], dict]:
