@@ -20,12 +20,12 @@ from pipeline.steps.assessment import (
     leakage_estimate,
     leaky_features,
     learning_curves,
-    nested_report,
     refit_limit,
     single_feature_scores,
     temporal_leakage_estimate,
     validation_sweep,
 )
+from pipeline.steps.nested_cv import nested_report
 from pipeline.steps.target_transform import log_settings
 
 
