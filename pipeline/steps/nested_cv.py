@@ -1,7 +1,8 @@
 """Nested CV around the whole model selection (assess's "nested"): in each outer split every compared model's grid is
 searched on inner folds and model.selection chooses between them as train chose, the choice refitted on the split's
 training part and scored on its validation part; the outer scores' mean is the selection's unbiased estimate and its
-gap to the inner best scores the optimism of choosing (Cawley & Talbot, On over-fitting in model selection, JMLR 2010)."""
+gap to the inner best scores the optimism of choosing (Cawley & Talbot, On over-fitting in model selection, JMLR
+2010)."""
 
 from __future__ import annotations
 
