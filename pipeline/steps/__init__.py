@@ -10,7 +10,8 @@ feature_blocks.py  features, train on parts: split rows as blocks on the cluster
 training.py        train (and assess): one model's search over its grid on the fixed splits
 comparison.py      train, assess, evaluate: several models compared on the same folds (model.name auto)
 target_transform.py  train (and assess, calibrate): a regression target's scale (y or log(y + c)) and floor
-assessment.py      assess: leakage estimate, nested CV, single features, learning and validation curves
+assessment.py      assess: leakage estimate, single features, learning and validation curves
+nested_cv.py       assess: nested CV around the whole model selection (its unbiased estimate, the optimism)
 calibration.py     calibrate: the calibration maps compared cross-fitted, the deployed classifier
 regression.py      calibrate, evaluate: the deployed regressor, its conformal intervals, its test metrics
 evaluation.py      evaluate: the test tables of the deployed predictor
