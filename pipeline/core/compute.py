@@ -59,6 +59,28 @@ def split_map(cfg: dict):
     return run
 
 
+@contextmanager
+def own_threads(model, cfg: dict):
+    """For a fit in the stage's own process while no worker runs (train's refit, fairness's reweighed refit): a model
+    with threads of its own (n_jobs, its own or a wrapped model's: the additive model's bags side by side, the same
+    model for any count) gets compute.n_workers of them, set back after the fit so that the saved model does not
+    depend on the machine's cores."""
+    keys = [k for k in model.get_params() if k == "n_jobs" or (k.endswith("__n_jobs") and k.count("__") == 1)]
+    if cfg["backend"] != "local" or not keys:
+        yield model
+        return
+    before = {k: model.get_params()[k] for k in keys}
+    model.set_params(**{k: workers(cfg) for k in keys})
+    try:
+        yield model
+    finally:
+        model.set_params(**before)
+        for key, value in before.items():  # a wrapper's fitted copy of its inner model too (StandardizedTarget's)
+            fitted = getattr(model, key.split("__")[0] + "_", None) if key != "n_jobs" else None
+            if fitted is not None:
+                fitted.set_params(n_jobs=value)
+
+
 def serial_map(fn, items, progress=None) -> list:
     items, out = list(items), []
     for done, item in enumerate(items, start=1):

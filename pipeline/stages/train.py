@@ -16,6 +16,7 @@ from mllib import io as mlio
 from mllib.base import record_convergence
 from mllib.model_selection import evaluate_candidates
 from pipeline.core import build, paths
+from pipeline.core.compute import own_threads
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.frames import score_columns
@@ -86,7 +87,9 @@ def main() -> None:
         fold, n_splits = folds.first_validating_split(splits, len(y)), len(splits)
         del fold_data, splits, best["oof_values"]  # the last split's rows and what is in `score`, before the refit
         with record_convergence() as refit_stopped:
-            final = refit(build.model(name, model_cfg, seed, log_settings(transform), **best["params"]))
+            final = build.model(name, model_cfg, seed, log_settings(transform), **best["params"])
+            with own_threads(final, params["compute"]):  # no worker runs now: the refit may use every core
+                refit(final)
     for message in refit_stopped:
         print(f"train: warning: the refit on all training rows stopped at its iteration cap: {message}")
     oof = pd.DataFrame({paths.ROW_ID: train[paths.ROW_ID], "fold": fold, "y": y, **score_columns(score)})

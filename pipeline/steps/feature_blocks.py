@@ -22,7 +22,7 @@ from mllib.model_selection import BlockFold, FoldData
 
 from ..core import paths
 from ..core.build import fits_from_blocks
-from ..core.compute import dask_client, task_runner
+from ..core.compute import dask_client, own_threads, task_runner
 from ..core.frames import feature_columns, raw_matrix
 from ..core.io import read_estimators, read_json, read_matrix, read_parquet
 from ..core.partitions import ClusterBlocks, InMemory, OnParts, Parts, data_mode, per_mode, rows_by_part
@@ -192,7 +192,7 @@ def audited_rows(params: dict, target):
     if isinstance(data_mode(params, paths.TRAIN), InMemory):
         test = read_parquet(paths.TEST, "split")
         X_test = raw_matrix(test, *feature_columns(test.columns, data))
-        yield test, RowsInMemory(lambda: final_features(paths.TRAIN), X_test)
+        yield test, RowsInMemory(lambda: final_features(paths.TRAIN), X_test, params["compute"])
         return
     keys = [paths.ROW_ID, data["target"], *([data["group"]] if data["group"] else []), *data["sensitive"]]
     test = read_parquet(paths.TEST, "split", columns=list(dict.fromkeys(keys)))
@@ -215,11 +215,13 @@ class RowsInMemory:
     """The training rows in the deployed features and the raw test rows, in this process: what the reweighed refit
     is fitted on and judged on (the partitioned path's: RowsOnParts)."""
 
-    def __init__(self, training_features, X_test):
+    def __init__(self, training_features, X_test, compute: dict):
         self.training_features, self.X_test = training_features, X_test  # training_features(): read when refitted
+        self.compute = compute
 
     def fit_weighted(self, model, y, weights) -> str | None:
-        return fit_weighted(model, self.training_features(), y, weights)
+        with own_threads(model, self.compute):  # the stage's only fit: it may use every core
+            return fit_weighted(model, self.training_features(), y, weights)
 
     def decisions(self, predictor) -> np.ndarray:
         return predictor.decide(predictor.predict_proba(self.X_test))["decision"]

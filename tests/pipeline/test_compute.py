@@ -9,7 +9,7 @@ import pytest
 from mllib.gradient_boosting import GradientBoostingClassifier
 from mllib.metrics import get_scorer
 from mllib.model_selection import evaluate_candidates
-from pipeline.core.compute import task_runner
+from pipeline.core.compute import own_threads, task_runner
 from pipeline.core.errors import PipelineError
 
 
@@ -63,3 +63,25 @@ def test_split_map_gives_the_serial_results_in_order_from_forked_workers():
     assert all(np.array_equal(a[2], b[2]) for a, b in zip(parallel, serial))
     assert done[-1] == (5, 5)
     assert split_map({"backend": "local", "n_workers": 1, "scheduler": None}) is serial_map
+
+
+def test_own_threads_fits_on_every_worker_and_leaves_the_saved_model_as_it_was():
+    """A lone fit in the stage's process gets compute.n_workers threads (the additive model's n_jobs, inside the
+    regression wrapper too), set back on the model and on the wrapper's fitted copy: model.json must not depend on
+    the machine's cores. Not on Dask, and a model without threads is untouched."""
+    from mllib.additive import ExplainableBoostingRegressor
+    from mllib.regression import StandardizedTarget
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 3)), rng.normal(size=200)
+    model = StandardizedTarget(ExplainableBoostingRegressor(outer_bags=2, max_rounds=5, interactions=0))
+    with own_threads(model, {"backend": "local", "n_workers": 2}):
+        assert model.get_params()["regressor__n_jobs"] == 2
+        model.fit(X, y)
+        assert model.regressor_.n_jobs == 2
+    assert model.regressor.n_jobs == 1 and model.regressor_.n_jobs == 1
+    with own_threads(model, {"backend": "dask", "n_workers": 2}):
+        assert model.get_params()["regressor__n_jobs"] == 1
+    plain = GradientBoostingClassifier(max_iter=5)
+    with own_threads(plain, {"backend": "local", "n_workers": 2}):
+        assert plain.get_params() == GradientBoostingClassifier(max_iter=5).get_params()
