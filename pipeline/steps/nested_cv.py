@@ -17,8 +17,6 @@ from ..core.compute import serial_map, split_map
 from ..core.progress import Progress
 from .assessment import AssessedRows
 
-BULKY = ("oof_values", "model_states")  # of a search result: per-row and per-fit, not needed to choose
-
 
 def nested_report(
     params: dict,
@@ -93,9 +91,8 @@ def nested_scores(
     unfitted model, its candidates)}; select({name: its search's best result}, {name: (n_train, n_test) mean inner
     split sizes}) -> the chosen name (a single model: itself). With time (data.time), the inner folds chain forward
     within each split's training part too; a split whose training part holds too few times for an inner fold is left
-    out, and said. run: how the (split, model) searches and the splits' refits run (pipeline.core.compute.split_map);
-    fitted(k, name, params): a model of that configuration already fitted on split k's training rows as the refit
-    would fit it, or None (refit)."""
+    out, and said. run: how the outer splits run (pipeline.core.compute.split_map); fitted(k, name, params): a model
+    of that configuration already fitted on split k's training rows as the refit would fit it, or None (refit)."""
     split_matrix, y, groups, splits, time = rows.features_of, rows.y, rows.groups, rows.splits, rows.time
     inner = inner_splitter(inner_splits, groups is not None, stratify, seed)
     if time is not None:
@@ -114,44 +111,33 @@ def nested_scores(
         + (f" of {len(models)} models)" if len(models) > 1 else ")")
     )
 
-    # two rounds of independent tasks, so that every worker stays busy to the end (5 splits on 2 workers would leave
-    # one idle for a whole split): each (split, model) search on the split's inner folds, then the splits' refits
-    searched = [k for k in range(len(splits)) if (inner if time is None else inner[k])]
-    tasks = [(k, name) for k in searched for name in models]
-
-    def one_search(task: tuple) -> tuple:  # (the best candidate's fold scores, the mean inner sizes, its params)
-        k, name = task
-        fit = splits[k][0]
-        X = split_matrix(k)
-        model, candidates = models[name]
-        grid = [{p: [v] for p, v in c.items()} for c in candidates]
-        search = GridSearch(model, grid, cv=inner if time is None else inner[k], scoring=scorer, refit=False)
-        search.fit(X[fit], y[fit], None if groups is None else groups[fit])
-        best = {key: v for key, v in search.results_[search.best_index_].items() if key not in BULKY}
-        sizes = tuple(float(np.mean([len(part) for part in parts])) for parts in zip(*search.splits_))
-        return best, sizes, search.best_params_, float(search.best_score_)
-
-    found = dict(zip(tasks, run(one_search, tasks, progress)))
-    choices = {}
-    for k in searched:
-        name = select({n: found[k, n][0] for n in models}, {n: found[k, n][1] for n in models})
-        choices[k] = (name, found[k, name][2], found[k, name][3])
-
-    def one_refit(k: int) -> float:  # the split's choice refitted on its training part, scored on its validation part
+    def one_split(k: int) -> tuple | None:  # (outer score, inner best score, the choice), or None: no inner folds
         fit, valid = splits[k]
-        name, best_params, _ = choices[k]
-        X = split_matrix(k)
-        model = None if fitted is None else fitted(k, name, best_params)
+        cv = inner if time is None else inner[k]
+        if not cv:
+            return None
+        X = split_matrix(k)  # one split's matrix at a time
+        X_fit, y_fit, g_fit = X[fit], y[fit], None if groups is None else groups[fit]
+        searches = {
+            name: GridSearch(model, [{p: [v] for p, v in c.items()} for c in candidates], cv=cv, scoring=scorer,
+                             refit=False).fit(X_fit, y_fit, g_fit)
+            for name, (model, candidates) in models.items()
+        }  # fmt: skip
+        sizes = {n: tuple(float(np.mean([len(part) for part in parts])) for parts in zip(*s.splits_))
+                 for n, s in searches.items()}  # fmt: skip
+        name = select({n: s.results_[s.best_index_] for n, s in searches.items()}, sizes)
+        search = searches[name]
+        model = None if fitted is None else fitted(k, name, search.best_params_)
         if model is None:
-            estimator = clone(models[name][0]).set_params(**best_params)
-            model = fit_with_groups(estimator, X[fit], y[fit], None if groups is None else groups[fit])
-        return float(scorer.score(y[valid], response_values(model, X[valid], scorer.response)))
+            model = fit_with_groups(clone(search.estimator).set_params(**search.best_params_), X_fit, y_fit, g_fit)
+        outer = float(scorer.score(y[valid], response_values(model, X[valid], scorer.response)))
+        return (
+            outer,
+            float(search.best_score_),
+            {"model": name, **search.best_params_} if len(models) > 1 else (search.best_params_),
+        )
 
-    refits = dict(zip(searched, run(one_refit, searched)))
-    done = [
-        (refits[k], choices[k][2], {"model": choices[k][0], **choices[k][1]} if len(models) > 1 else choices[k][1])
-        for k in searched
-    ]
+    done = [r for r in run(one_split, range(len(splits)), progress) if r is not None]
     outer, best_inner, chosen = (list(column) for column in zip(*done))
     sign = 1.0 if scorer.greater_is_better else -1.0
     return NestedCV(
