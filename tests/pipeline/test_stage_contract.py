@@ -53,7 +53,10 @@ CONDITIONAL = {
         "search.n_iter",  # random search
         "model.selection",  # nested CV with model.candidates
     },
-    "fairness": {"fairness.mitigation.tolerance"},  # read unless fairness.mitigation.criterion is none
+    "fairness": {
+        "fairness.mitigation.tolerance",  # read unless fairness.mitigation.criterion is none
+        "compute.n_workers",  # the reweighed refit's threads, for a model with threads of its own
+    },
     # regression targets
     "calibrate": {"calibration.interval_coverage", "calibration.interval_method", "calibration.interval_score"},
     "evaluate": {"seed", "model.params"},  # the runner-up's refit, with model.candidates
