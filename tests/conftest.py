@@ -192,12 +192,13 @@ def make_regression_project(root: Path, csv: Path, **overrides) -> Path:
 
 
 # the promotion policy of the sample (267 test rows in ~90 persons: AUC 0.68 with the lower end of its interval 0.57,
-# test ECE's upper end 0.13, race gap 0.51), so that its first state is a champion the registry tests can replace; the
-# default policy of params.yaml is for the default data
+# test ECE's upper end 0.13, race's parity gap 0.51 with the upper end of its interval 0.82),
+# so that its first state is a champion the registry tests can replace; the default policy of params.yaml is for the
+# default data
 SAMPLE_POLICY = {
     "tracking.promotion.min_headline.binary": 0.5,
     "tracking.promotion.max_ece": 0.2,
-    "tracking.promotion.max_fairness_gap": 0.6,
+    "tracking.promotion.max_fairness_gap": 0.9,
 }
 
 

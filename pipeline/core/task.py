@@ -198,8 +198,8 @@ class Classification(Target):
     @staticmethod
     def group_gaps(audit) -> dict:
         """The headline's gaps of one fairness grouping (its BinaryAudit or MulticlassAudit): demographic parity and
-        equal opportunity, max - min."""
-        return {c: audit.criteria[c].difference for c in ("demographic_parity", "equal_opportunity")}
+        equal opportunity, max - min, each with its interval (difference, difference_interval)."""
+        return {c: audit.criteria[c] for c in ("demographic_parity", "equal_opportunity")}
 
     @staticmethod
     def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None]:

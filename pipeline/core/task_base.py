@@ -202,7 +202,7 @@ class Target:
     @staticmethod
     @requires("fairness")
     def group_gaps(audit: Any) -> dict:
-        """The headline's gaps of one audited attribute."""
+        """The headline's gaps of one audited attribute: {name: its record, with difference and difference_interval}."""
 
     # the promotion gate
     @staticmethod

@@ -144,8 +144,8 @@ class Regression(Target, kind="regression"):
     @staticmethod
     def group_gaps(audit) -> dict:
         """The headline's gaps of one grouping (its RegressionAudit): absolute error, bias (mean residual) and
-        interval coverage."""
-        return {m: getattr(audit.gaps, m).difference for m in ("mae", "mean_residual", "interval_coverage")}
+        interval coverage, each with its interval (difference, difference_interval)."""
+        return {m: getattr(audit.gaps, m) for m in ("mae", "mean_residual", "interval_coverage")}
 
     @staticmethod
     def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None]:

@@ -146,12 +146,15 @@ def undefined_gaps(target: Target, fairness: FairnessReport) -> list[str]:
 def fairness_gaps(target: Target, fairness: FairnessReport) -> dict:
     """Per sensitive attribute and every intersection of them ("female x black": MLflow's metric names take no "&"):
     the parity gaps (classification) or the error, bias and coverage gaps (regression), max - min over the groups
-    large enough. The gate's fairness bound reads them all, so a gap that only shows in an intersection counts."""
-    return {
-        f"{grouping.replace(' & ', ' x ')}.{name}_gap": finite(gap)
-        for grouping, result in fairness.attributes.items()
-        for name, gap in target.group_gaps(result).items()
-    }
+    large enough, and the upper end of each one's bootstrap interval ("<name>_gap_high"). The gate's fairness bound
+    reads every upper end, so a gap that only shows in an intersection, or only within its noise, counts."""
+    gaps = {}
+    for grouping, result in fairness.attributes.items():
+        for name, gap in target.group_gaps(result).items():
+            key = f"{grouping.replace(' & ', ' x ')}.{name}_gap"
+            gaps[key] = finite(gap.difference)
+            gaps[f"{key}_high"] = finite(gap.difference_interval[1]) if gap.difference_interval else None
+    return gaps
 
 
 def flat(headline_figures: dict) -> dict[str, float]:

@@ -34,7 +34,9 @@ BINARY = {
     "decisions.classes_decided": 2,
     "fairness.n_attributes": 1,
     "fairness.sex.demographic_parity_gap": 0.1,
+    "fairness.sex.demographic_parity_gap_high": 0.15,
     "fairness.sex.equal_opportunity_gap": 0.3,
+    "fairness.sex.equal_opportunity_gap_high": 0.35,
     "trust.leaky_features": 0,
 }
 
@@ -43,7 +45,7 @@ def test_every_threshold_passes():
     checks = threshold_checks(BINARY, BINARY_TARGET, POLICY) + [champion_check(BINARY, BINARY_TARGET, None, 0.005)]
     decision = decide(checks)
     assert decision.promote and len(decision.reasons) == 7
-    assert "largest fairness gap <= max_fairness_gap: 0.3 (bound 0.4) passes" in decision.reasons[-2]
+    assert "largest fairness gap's interval <= max_fairness_gap: 0.35 (bound 0.4) passes" in decision.reasons[-2]
 
 
 @pytest.mark.parametrize(
@@ -51,7 +53,7 @@ def test_every_threshold_passes():
     [
         ({"test.roc_auc_low": 0.69}, "min_headline.binary"),  # the point 0.75 clears 0.7, its interval does not
         ({"calibration.test_ece_after_high": 0.06}, "max_ece"),  # the point 0.02 is within, its upper end is not
-        ({"fairness.sex.equal_opportunity_gap": 0.41}, "max_fairness_gap"),
+        ({"fairness.sex.equal_opportunity_gap_high": 0.41}, "max_fairness_gap"),  # the point 0.3 is within
         ({"calibration.test_ece_after_high": None}, "max_ece: FAILS, not evaluated: the value is undefined"),
         ({"trust.leaky_features": 1}, "features that alone predict the target beyond"),
         ({"decisions.gain_vs_no_skill_low": -0.002}, "gain over the no-skill rule"),
@@ -152,7 +154,9 @@ def test_one_attribute_not_evaluated_beside_one_within_the_bound_fails_by_name()
     decision = decide(threshold_checks({**BINARY, "fairness.n_attributes": 2}, BINARY_TARGET, POLICY, False, undefined))
     assert not decision.promote
     assert "not evaluated: race.demographic_parity_gap, race.equal_opportunity_gap, sex x race" in decision.reasons[0]
-    assert any("largest fairness gap <= max_fairness_gap: 0.3 (bound 0.4) passes" in r for r in decision.reasons)
+    assert any(
+        "largest fairness gap's interval <= max_fairness_gap: 0.35 (bound 0.4) passes" in r for r in decision.reasons
+    )
 
 
 def test_regression_coverage_shortfall():
@@ -166,6 +170,7 @@ def test_regression_coverage_shortfall():
         "intervals.target_coverage": 0.9,
         "fairness.n_attributes": 1,
         "fairness.sex.interval_coverage_gap": 0.02,
+        "fairness.sex.interval_coverage_gap_high": 0.03,
     }
     decision = decide(threshold_checks(figures, REGRESSION_TARGET, POLICY))
     assert not decision.promote and "coverage shortfall in the worst fifth" in decision.reasons[0]
@@ -198,18 +203,24 @@ def test_headline_fairness_gaps_count_intersections_and_the_gate_reads_them():
     fairness = {
         "task": "binary",
         "attributes": {
-            "sex": {"criteria": {"demographic_parity": {"difference": 0.1}, "equal_opportunity": {"difference": None}}},
+            "sex": {"criteria": {"demographic_parity": {"difference": 0.1, "difference_interval": [0.05, 0.16]},
+                                 "equal_opportunity": {"difference": None, "difference_interval": None}}},
             "sex & race": {
-                "criteria": {"demographic_parity": {"difference": 0.4563}, "equal_opportunity": {"difference": 0.2}}
+                "criteria": {"demographic_parity": {"difference": 0.4563, "difference_interval": [0.4, 0.52]},
+                             "equal_opportunity": {"difference": 0.2, "difference_interval": [0.1, 0.3]}}
             },
         },
-    }
+    }  # fmt: skip
     gaps = fairness_gaps(BINARY_TARGET, partial(BinaryFairness, fairness))
     assert gaps == {
         "sex.demographic_parity_gap": 0.1,
+        "sex.demographic_parity_gap_high": 0.16,
         "sex.equal_opportunity_gap": None,
+        "sex.equal_opportunity_gap_high": None,
         "sex x race.demographic_parity_gap": 0.4563,
+        "sex x race.demographic_parity_gap_high": 0.52,
         "sex x race.equal_opportunity_gap": 0.2,
+        "sex x race.equal_opportunity_gap_high": 0.3,
     }
     figures = flat({"fairness": {**gaps, "n_attributes": 1}, "test": {"roc_auc": 0.8}})
     assert (
@@ -218,7 +229,30 @@ def test_headline_fairness_gaps_count_intersections_and_the_gate_reads_them():
     )
     checks = threshold_checks(figures, BINARY_TARGET, {**POLICY, "max_fairness_gap": 0.4})
     fairness_check = next(c for c in checks if "fairness" in c.check)
-    assert fairness_check.value == 0.4563 and fairness_check.passed is False
+    assert fairness_check.value == 0.52 and fairness_check.passed is False
+
+
+def test_a_fairness_gap_whose_interval_crosses_the_bound_blocks_promotion():
+    """The issue's case: `model.name=gradient_boosting` became champion with an intersectional demographic-parity gap of
+    0.373, interval [0.288, 0.484], against max_fairness_gap 0.4: the gate read the point alone. It reads the upper
+    end now, names the gap, its point and the end it read; a gap without its interval's upper end is not evaluated."""
+    figures = {
+        **BINARY,
+        "fairness.female x black.demographic_parity_gap": 0.373,
+        "fairness.female x black.demographic_parity_gap_high": 0.484,
+    }
+    decision = decide(threshold_checks(figures, BINARY_TARGET, POLICY))
+    assert not decision.promote
+    assert decision.reasons[0] == (
+        "upper end of the largest fairness gap's interval <= max_fairness_gap: 0.484 (bound 0.4) FAILS "
+        "(female x black.demographic_parity_gap 0.373, its interval's upper end 0.484)"
+    ), decision.reasons[0]
+    within = {**figures, "fairness.female x black.demographic_parity_gap_high": 0.39}
+    assert decide(threshold_checks(within, BINARY_TARGET, POLICY)).promote
+    no_interval = {k: v for k, v in within.items() if k != "fairness.female x black.demographic_parity_gap_high"}
+    blocked = decide(threshold_checks(no_interval, BINARY_TARGET, POLICY))
+    assert not blocked.promote
+    assert "not evaluated: female x black.demographic_parity_gap_high" in blocked.reasons[0], blocked.reasons[0]
 
 
 def test_a_changed_target_or_inputs_never_takes_champion_silently():
