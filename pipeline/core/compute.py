@@ -65,12 +65,13 @@ def own_threads(model, cfg: dict):
     with threads of its own (n_jobs, its own or a wrapped model's: the additive model's bags side by side, the same
     model for any count) gets compute.n_workers of them, set back after the fit so that the saved model does not
     depend on the machine's cores."""
-    keys = [k for k in model.get_params() if k == "n_jobs" or (k.endswith("__n_jobs") and k.count("__") == 1)]
-    if cfg["backend"] != "local" or not keys:
+    before = {
+        k: v for k, v in model.get_params().items() if k == "n_jobs" or (k.endswith("__n_jobs") and k.count("__") == 1)
+    }
+    if cfg["backend"] != "local" or not before:
         yield model
         return
-    before = {k: model.get_params()[k] for k in keys}
-    model.set_params(**{k: workers(cfg) for k in keys})
+    model.set_params(**{k: workers(cfg) for k in before})
     try:
         yield model
     finally:

@@ -252,7 +252,11 @@ def test_a_fairness_gap_whose_interval_crosses_the_bound_blocks_promotion():
     no_interval = {k: v for k, v in within.items() if k != "fairness.female x black.demographic_parity_gap_high"}
     blocked = decide(threshold_checks(no_interval, BINARY_TARGET, POLICY))
     assert not blocked.promote
-    assert "not evaluated: female x black.demographic_parity_gap_high" in blocked.reasons[0], blocked.reasons[0]
+    assert "not evaluated: female x black.demographic_parity_gap_high (" in blocked.reasons[0], blocked.reasons[0]
+    named = decide(
+        threshold_checks(no_interval, BINARY_TARGET, POLICY, False, ["female x black.demographic_parity_gap_high"])
+    )
+    assert named.reasons[0].count("female x black.demographic_parity_gap_high") == 1, named.reasons[0]  # named once
 
 
 def test_a_changed_target_or_inputs_never_takes_champion_silently():
