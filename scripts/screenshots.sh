@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Renders, headless and offline, what a user looks at after `make run` and the README's experiments: the MLflow
-# experiment's landing page, its runs table, the compare view of its three latest parent runs, the registered
-# model's page and its latest version's page, and the `dvc plots diff` page (PLOTS_REVS, default HEAD against the
+# Renders, headless and offline, what a user looks at after `make run` and the README's experiments: the report's
+# first screen (1400 x 900), the MLflow experiment's landing page, its runs table, the compare view of its three
+# latest parent runs, the registered model's page and its latest version's page, and the `dvc plots diff` page (PLOTS_REVS, default HEAD against the
 # workspace), as PNGs in DIR (default screenshots/). Chromium from Debian's packages (`apt-get install chromium`); every request but to
 # this machine goes to a closed proxy port, so a page that needs the internet shows blank. Run from the repository
 # (or a clone where scripts/check_readme_experiments.py --keep ran the README's experiments) with .venv active.
@@ -17,6 +17,8 @@ shot() {  # url file width height
 # PLOTS_REVS: the revisions to compare (default HEAD against the workspace), e.g. two experiments' names
 # shellcheck disable=SC2086
 dvc plots diff ${PLOTS_REVS:-HEAD} -o "$out/plots" >/dev/null
+# the report's first screen: the verdict panel, on a 1400 x 900 window
+shot "file://$(realpath reports/report.html)" "$out/report.png" 1400 900
 shot "file://$(realpath "$out/plots/index.html")" "$out/plots.png" 1400 5200
 mlflow server --backend-store-uri "sqlite:///$PWD/mlflow.db" --host 127.0.0.1 --port "$port" >/dev/null 2>&1 &
 server=$!

@@ -202,11 +202,12 @@ class Classification(Target):
         return {c: audit.criteria[c] for c in ("demographic_parity", "equal_opportunity")}
 
     @staticmethod
-    def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None]:
-        """The promotion gate's check of the deployed probabilities: (name, value, bound), value <= bound passes;
+    def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None, str]:
+        """The promotion gate's check of the deployed probabilities: (name, value, bound, fix), value <= bound passes;
         the value is the upper end of the test ECE's interval."""
         name = "upper end of calibration.test_ece_after's interval <= max_ece"
-        return name, figures.get("calibration.test_ece_after_high"), cfg["max_ece"]
+        fix = "calibration.method auto (it tries every map on cross-fitted scores); more rows narrow the interval"
+        return name, figures.get("calibration.test_ece_after_high"), cfg["max_ece"], fix
 
     @staticmethod
     def decision_checks(figures: dict, cfg: dict, costs_set: bool) -> list[tuple]:

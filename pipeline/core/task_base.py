@@ -212,8 +212,8 @@ class Target:
 
     @staticmethod
     @requires("the gate")
-    def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None]:
-        """(name, value, bound) of the calibration or coverage check."""
+    def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None, str]:
+        """(name, value, bound, fix when it fails) of the calibration or coverage check."""
 
     @staticmethod
     @requires("the gate")

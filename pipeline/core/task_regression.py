@@ -148,7 +148,7 @@ class Regression(Target, kind="regression"):
         return {m: getattr(audit.gaps, m) for m in ("mae", "mean_residual", "interval_coverage")}
 
     @staticmethod
-    def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None]:
+    def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None, str]:
         """The promotion gate's check of the intervals: how far the lower end of the coverage's interval in the worst
         fifth of the test predictions falls short of the coverage asked. The promise is made to every row, so it is
         held where the intervals hold least: an overall 0.90 can be 0.99 on small predictions and 0.66 on the largest
@@ -160,7 +160,10 @@ class Regression(Target, kind="regression"):
             "interval coverage shortfall in the worst fifth of predictions (target - lower end of its coverage's "
             "interval) <= max_coverage_shortfall"
         )
-        return name, shortfall, cfg["max_coverage_shortfall"]
+        fix = (
+            "calibration.interval_score normalized (intervals scale with the prediction), or model.target_transform log"
+        )
+        return name, shortfall, cfg["max_coverage_shortfall"], fix
 
     @staticmethod
     def decision_checks(figures: dict, cfg: dict, costs_set: bool) -> list[tuple]:

@@ -1,6 +1,7 @@
 """The report page (reports/report.html) and the headline figures, built only from the files the stages wrote.
 
 headline.py             the headline figures (reports/metrics.json, the MLflow metrics, the promotion gate's inputs)
+verdict.py              the verdict first: the report's first panel and the summary that ends `dvc repro`
 sections.py             the page in order: the sections every task has, then the task's own, and their figures
 task_pages.py           each task's page: what differs by task, looked up by the task's name
 classification_page.py  binary and multiclass targets: test, calibration, decisions; their model-card lines

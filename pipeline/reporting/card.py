@@ -233,16 +233,23 @@ def code_provenance(trees: dict) -> str:
     )
 
 
-def promotion_summary(params: dict, r: ReportInputs) -> str:
-    """The gate's threshold checks (tracking.promotion); the comparison with the best champion so far happens when
-    the track stage registers the version (its description gives the decision and every check)."""
-    from ..tracking.promotion import decide, threshold_checks
+def gate_checks(params: dict, r: ReportInputs) -> tuple[list, dict]:
+    """The gate's threshold checks (tracking.promotion) on this run's headline figures, and the figures."""
+    from ..tracking.promotion import threshold_checks
     from .headline import flat, headline, undefined_gaps
 
     figures = flat(headline(r.target, r.train, r.calibration, r.test, r.fairness, r.assessment))
     costs_set = params["decision"]["cost_matrix"] is not None
     checks = threshold_checks(figures, r.target, params["tracking"]["promotion"], costs_set,
                               undefined_gaps(r.target, r.fairness))  # fmt: skip
+    return checks, figures
+
+
+def promotion_summary(checks: list) -> str:
+    """The gate's threshold checks; the comparison with the best champion so far happens when the track stage
+    registers the version (its description gives the decision and every check)."""
+    from ..tracking.promotion import decide
+
     decision = decide(checks)
     verdict = "the thresholds pass" if decision.promote else "the thresholds FAIL: this version cannot become champion"
     return (

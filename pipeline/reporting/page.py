@@ -90,8 +90,9 @@ def section(title: str, *parts: dict) -> dict:
     return {"title": title, "anchor": "-".join(re.findall(r"[a-z0-9]+", title.lower())), "parts": list(parts)}
 
 
-def document(title: str, sections: list[dict], figs: dict[str, bytes]) -> str:
-    """The page: the template rendered with the sections, the figures inlined as base64 PNG."""
+def document(title: str, sections: list[dict], figs: dict[str, bytes], verdict: dict | None = None) -> str:
+    """The page: the verdict panel first (pipeline/reporting/verdict.py), then the template rendered with the
+    sections, the figures inlined as base64 PNG."""
     import jinja2
 
     named = {name for s in sections for part in s["parts"] if part["kind"] == "figures" for name in part["names"]}
@@ -99,7 +100,9 @@ def document(title: str, sections: list[dict], figs: dict[str, bytes]) -> str:
         raise ValueError(f"the report names figures that were not drawn: {sorted(named - set(figs))}")
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     images = {name: base64.b64encode(png).decode() for name, png in figs.items()}
-    return environment.from_string(TEMPLATE.read_text()).render(title=title, sections=sections, images=images)
+    return environment.from_string(TEMPLATE.read_text()).render(
+        title=title, sections=sections, images=images, verdict=verdict
+    )
 
 
 def interval(value, bounds) -> str:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from ..core.changes import describe
 from ..core.records import CleaningReport
 from ..core.report_inputs import ReportInputs
-from . import figures
+from . import figures, verdict
 from . import page as html
-from .card import data_changes, model_card, promotion_summary
+from .card import data_changes, gate_checks, model_card, promotion_summary
 from .results import explain_section, trust_section
 from .task_pages import page
 
@@ -104,8 +104,10 @@ def build_html(params: dict, r: ReportInputs, figs: dict[str, bytes]) -> str:
         }
         for c in r.search.candidates
     ]
+    checks, headline_figures = gate_checks(params, r)
+    first = verdict.build(checks, headline_figures, r.target, r.test, verdict.model_line(r.train))
     sections = [
-        html.section("Model card", model_card(params, r, promotion_summary(params, r))),
+        html.section("Model card", model_card(params, r, promotion_summary(checks))),
         trust_section(r, figs),
         html.section(
             "Data: validation, cleaning, split",
@@ -144,4 +146,4 @@ def build_html(params: dict, r: ReportInputs, figs: dict[str, bytes]) -> str:
         ),
         explain_section(r, figs),
     ]
-    return html.document("Pipeline report", sections, figs)
+    return html.document("Pipeline report", sections, figs, verdict.panel(first))

@@ -19,7 +19,11 @@ import warnings
 from pipeline.core import paths
 from pipeline.core.config import flatten, load_params
 from pipeline.core.errors import PipelineError, run_stage
-from pipeline.core.io import write_json
+from pipeline.core.io import read_json, write_json
+from pipeline.core.records import TrainMetrics
+from pipeline.core.task import Target
+from pipeline.reporting import verdict
+from pipeline.reporting.headline import flat
 from pipeline.tracking import store
 from pipeline.tracking.runs import (
     experiment_id,
@@ -72,7 +76,7 @@ def main() -> None:
         try:
             if writes:
                 store.backup(root, db)
-            run_id, version = record(mlflow, client, exp_id, name, params, md5s, key, found, uri)
+            run_id, version, status, checks = record(mlflow, client, exp_id, name, params, md5s, key, found, uri)
         except PipelineError:
             raise
         except Exception as exc:  # the store refused something: one line; the next `dvc repro` completes the state
@@ -95,6 +99,24 @@ def main() -> None:
         },
         paths.MLFLOW_RUN,
     )
+    print_summary(params, name, version, status, checks, uri)
+
+
+def print_summary(params: dict, name: str, version, status: str, checks: list, uri: str) -> None:
+    """The end of `dvc repro`'s output: the verdict, each failing check with its fix, the headline, the risks, and
+    where to look (pipeline/reporting/verdict.py: at most 12 lines of at most 160 characters)."""
+    target = Target.read(paths.TARGET)
+    figures = flat(read_json(paths.HEADLINE, "report"))
+    model = verdict.model_line(TrainMetrics.read())
+    v = verdict.build(checks, figures, target, target.test_record.read(), model, status)
+    alias = "champion" if status == "champion" else "candidate"
+    where = [
+        f"{name} version {version}; report: {paths.REPORT_HTML} (the verdict first); runs: mlflow ui "
+        f"--backend-store-uri {uri}",
+        f"serve: MLFLOW_TRACKING_URI={uri} mlflow models serve -m models:/{name}@{alias} --env-manager local",
+    ]
+    for line in verdict.summary_lines(v, where):
+        print(line)
 
 
 if __name__ == "__main__":

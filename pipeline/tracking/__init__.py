@@ -7,3 +7,10 @@ promotion.py  the registry's gate: which version may become `champion`, and the 
 store.py      the store is never silently replaced: what track wrote (mlflow-ledger.json), copies of a sqlite store
 monitor_run.py  the monitor's run, tagged with the model version it checked
 """
+
+import os
+
+# MLflow's INFO lines (creating a store's tables, validating the input example) would follow the run's summary at the
+# end of `dvc repro`; its warnings stay. Read when mlflow is first imported, which is after this package; a user's
+# MLFLOW_LOGGING_LEVEL wins.
+os.environ.setdefault("MLFLOW_LOGGING_LEVEL", "WARNING")

@@ -31,13 +31,15 @@ from ..core.task import Target
 
 @dataclass(frozen=True)
 class Check:
-    """One check of the gate: value op bound; passed None: skipped (a null bound), False: failed or not evaluated."""
+    """One check of the gate: value op bound; passed None: skipped (a null bound), False: failed or not evaluated;
+    fix: what to do when it fails (the report's verdict panel and the run's summary show it beside the figures)."""
 
     check: str
     value: float | None
     bound: float | None
     passed: bool | None
     note: str | None = None
+    fix: str | None = None
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,15 @@ class Champion:
 
 
 LEAKY = "features that alone predict the target beyond assess.single_feature_bound <= 0"
+FIXES = {  # what to do when a check fails, by check (the decisions' and the quality check's come from the Target)
+    "headline": "more rows or more informative columns; or a lower tracking.promotion.min_headline if the use allows",
+    "leakage": "drop the column (data.drop), or declare it in assess.legitimate_features if it is known at prediction "
+    "time",
+    "fairness": "the report's Fairness section: a mitigation that narrows the gap on test, or a model without the "
+    "proxy columns; the bound is tracking.promotion.max_fairness_gap",
+    "not evaluated": "more rows of the small groups, or a lower fairness.min_group_size",
+    "champion": "compare the two runs in MLflow; apply a better experiment, or tracking.promotion.tolerance",
+}
 
 
 def threshold_checks(
@@ -69,6 +80,7 @@ def threshold_checks(
     undefined_gaps: the audited attributes' and intersections' gaps that could not be computed (by name)."""
     metric = f"test.{target.headline_metric}"
     on = f"test figure {_fmt(figures.get(metric))} on {_fmt(figures.get('test.n'))} rows"
+    quality, value, bound, fix = target.quality_check(figures, cfg)  # calibration, or interval coverage
     checks = [
         _check(
             f"lower end of {metric}'s interval >= min_headline.{target.task}",
@@ -76,14 +88,15 @@ def threshold_checks(
             target.min_headline(cfg),
             ">=",
             note=on,
+            fix=FIXES["headline"],
         ),  # fmt: skip
-        _check(*target.quality_check(figures, cfg), "<="),  # calibration, or interval coverage
+        _check(quality, value, bound, "<=", fix=fix),
     ]
     checks += [_check(name, value, bound, op, fix=fix) for name, value, bound, op, fix in
                target.decision_checks(figures, cfg, costs_set)]  # fmt: skip
     leaky = figures.get("trust.leaky_features")
     checks.append(
-        _check(LEAKY, leaky, 0, "<=")
+        _check(LEAKY, leaky, 0, "<=", fix=FIXES["leakage"])
         if leaky is not None
         else Check(LEAKY, None, None, None, "assess.single_feature_bound is null")  # fmt: skip
     )
@@ -111,7 +124,7 @@ def fairness_checks(figures: dict, target: Target, cfg: dict, undefined: list[st
         note = (
             f"{largest.removeprefix('fairness.')} {_fmt(gaps[largest])}, its interval's upper end {_fmt(ends[largest])}"
         )
-        checks.append(_check(name, ends[largest], cfg["max_fairness_gap"], "<=", note=note))
+        checks.append(_check(name, ends[largest], cfg["max_fairness_gap"], "<=", note=note, fix=FIXES["fairness"]))
     if undefined or not ends:
         what = ", ".join(undefined) if undefined else "every gap"
         note = (
@@ -121,7 +134,7 @@ def fairness_checks(figures: dict, target: Target, cfg: dict, undefined: list[st
         )
         passed = False if cfg["fail_not_evaluated"] else None
         name = "every audited attribute and intersection has its fairness gaps"
-        checks.append(Check(name, None, None, passed, note))
+        checks.append(Check(name, None, None, passed, note, FIXES["not evaluated"] if passed is False else None))
     return checks
 
 
@@ -150,7 +163,7 @@ def champion_check(
             "; register it under another tracking.registered_model, or set tracking.promotion.allow_contract_change"
         )  # fmt: skip
         return Check(name, figures.get(metric), None, None if allow_change else False, note)  # fmt: skip
-    check = _check(name, figures.get(metric), best.figure - tolerance, ">=")
+    check = _check(name, figures.get(metric), best.figure - tolerance, ">=", fix=FIXES["champion"])
     note = f"best champion so far: version {best.version}"
     changed = _contract_difference("contract.inputs", (contract or {}).get("contract.inputs"),
                                    best.tags.get("contract.inputs"))  # fmt: skip
@@ -204,26 +217,25 @@ def decide(checks: list[Check]) -> Decision:
 def describe(check: Check) -> str:
     if check.passed is None:
         return f"{check.check}: skipped ({check.note or 'no bound set'})"
+    fix = f"; fix: {check.fix}" if check.passed is False and check.fix else ""
     if check.passed is False and check.value is None and check.note:
-        return f"{check.check}: FAILS, {check.note}"
+        return f"{check.check}: FAILS, {check.note}{fix}"
     value = "" if check.value is None else f"{check.value:.4g} "  # a check of equality has no figure
     bound = "" if check.bound is None else f"(bound {check.bound:.4g}) "
-    return f"{check.check}: {value}{bound}{'passes' if check.passed else 'FAILS'}" + (
-        f" ({check.note})" if check.note else ""
-    )
+    note = "; ".join(filter(None, [check.note, fix.removeprefix("; ")]))
+    return f"{check.check}: {value}{bound}{'passes' if check.passed else 'FAILS'}" + (f" ({note})" if note else "")
 
 
 def _check(name: str, value, bound, op: str, note: str | None = None, fix: str | None = None) -> Check:
     """A check of value op bound (">=", ">", "<="): passed None when the bound is null (skipped), False when the value
-    is undefined (fails closed); `fix` joins the note when it fails."""
+    is undefined (fails closed); `fix` is kept for when it fails."""
     if bound is None:
         return Check(name, value, None, None, note or None)
     if value is None:
-        why = "; ".join(filter(None, ["not evaluated: the value is undefined", note, fix]))
-        return Check(name, None, bound, False, why)
-    passed = {">=": value >= bound, ">": value > bound, "<=": value <= bound}[op]
-    note = "; ".join(filter(None, [note, None if passed else fix]))
-    return Check(name, value, bound, bool(passed), note or None)
+        why = "; ".join(filter(None, ["not evaluated: the value is undefined", note]))
+        return Check(name, None, bound, False, why, fix)
+    passed = bool({">=": value >= bound, ">": value > bound, "<=": value <= bound}[op])
+    return Check(name, value, bound, passed, note or None, None if passed else fix)
 
 
 def _fmt(value) -> str:

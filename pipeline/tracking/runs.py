@@ -7,7 +7,9 @@ does not import MLflow."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import math
 import os
@@ -29,6 +31,7 @@ from ..core.partitions import table_head
 from ..core.provenance import git
 from ..core.records import FeaturesReport, SearchReport, TrainMetrics
 from ..core.task import Target
+from ..reporting import verdict
 from ..reporting.headline import flat, model_choice, undefined_gaps
 from . import naming
 from .promotion import (
@@ -56,6 +59,16 @@ def repo_root() -> Path:
     """The repository root, also under `dvc exp run --temp/--queue` (which runs in .dvc/tmp/exps/...)."""
     root = str(Path(os.environ.get("DVC_ROOT", Path.cwd())).resolve())
     return Path(root.split(_EXPERIMENT_TMP)[0])
+
+
+def experiment_outside_workspace() -> str | None:
+    """The DVC experiment's name when the stage runs outside the workspace (`dvc exp run --queue` or `--temp`, in
+    .dvc/tmp/exps/...): its version is registered and decided but moves no alias a user serves. None in the
+    workspace (`dvc repro`, or `dvc exp run` in place)."""
+    here = str(Path(os.environ.get("DVC_ROOT", Path.cwd())).resolve()) + os.sep
+    if _EXPERIMENT_TMP not in here:
+        return None
+    return os.environ.get("DVC_EXP_NAME") or Path(here).name
 
 
 def tracking_uri(configured: str | None) -> str:
@@ -317,6 +330,11 @@ def log_candidates(mlflow, client, params: dict, search: SearchReport, trained: 
 
 
 RECORDED = "promotion.decision"  # the version tag that completes a state's record
+OUTSIDE = "experiment {}: no alias moved"  # in the decision of a version an experiment registered outside the workspace
+NO_ALIAS = (
+    "it moved no alias; to make it the workspace's state, `dvc exp apply` it and `dvc repro`, which points `candidate` "
+    "at this version and moves `champion` to it if it passes the gate there"
+)
 PENDING = "pending"  # its value from registration until the gate decides: first among the version's tags in the UI
 
 
@@ -339,6 +357,8 @@ class Registered:
     version: int
     champion: bool
     reasons: list[str]
+    checks: list  # the gate's checks (promotion.Check), as decided
+    decided: str  # the decision as the version's tag says it
 
 
 def find_state(client, exp_id: str, name: str, key: str) -> StateFound:
@@ -485,11 +505,14 @@ def register(mlflow, client, name: str, model, run_id: str, target: Target, para
         gate_figure = {f"headline.{metric}": str(figures[metric])} if metric in figures else {}
         client.set_logged_model_tags(model.model_id, {"contract.inputs": contract["contract.inputs"]})
         tags = {RECORDED: PENDING, **gate_figure, **contract_tags(contract)}
-        version = mlflow.register_model(model.model_uri, name, tags=tags)
+        with contextlib.redirect_stderr(io.StringIO()):  # its "Successfully registered" lines: the summary says it
+            version = mlflow.register_model(model.model_uri, name, tags=tags)
     about = model_description(name, contract["contract.target"])
     if client.get_registered_model(name).description != about:
         client.update_registered_model(name, description=about)
-    client.set_registered_model_alias(name, "candidate", version.version)
+    outside = experiment_outside_workspace()
+    if outside is None:  # `candidate` is the workspace's state
+        client.set_registered_model_alias(name, "candidate", version.version)
     try:
         current = client.get_model_version_by_alias(name, "champion")
     except Exception:  # no champion yet (MLflow raises when the alias is unset)
@@ -497,13 +520,12 @@ def register(mlflow, client, name: str, model, run_id: str, target: Target, para
     best = best_champion(client, name, metric, contract)
     current_tags = full_contract(client, dict(current.tags), getattr(current, "source", None)) if current else None
     allow = promotion["allow_contract_change"]
-    undefined = undefined_gaps(target, target.fairness_record.read())
-    checks = threshold_checks(figures, target, promotion, params["decision"]["cost_matrix"] is not None, undefined) + [
+    checks = thresholds(params, target, figures) + [
         champion_check(figures, target, best, promotion["tolerance"], current_tags, contract, allow),
         contract_check(contract, current_tags, allow),
     ]
     decision = decide(checks)
-    if decision.promote:
+    if decision.promote and outside is None:  # `champion`: only ever a workspace state that passed the gate
         client.set_registered_model_alias(name, "champion", version.version)
         if current is not None and current.version != version.version:
             client.set_model_version_tag(
@@ -512,15 +534,29 @@ def register(mlflow, client, name: str, model, run_id: str, target: Target, para
             lost = f"\n\nNo longer champion: version {version.version} took the alias."
             client.update_model_version(name, current.version, description=(current.description or "") + lost)
     failed = [c.check for c in checks if c.passed is False]
-    client.update_model_version(name, version.version, description=description(decision.promote, checks, run_id))
+    about_version = description(decision.promote, checks, run_id)
+    decided = "champion" if decision.promote else "candidate only"
+    if outside is not None:
+        decided = f"{'passed the gate' if decision.promote else 'candidate only'} ({OUTSIDE.format(outside)})"
+        about_version = f"DVC experiment {outside}, run outside the workspace: {NO_ALIAS}.\n\n{about_version}"
+        client.set_model_version_tag(name, version.version, "dvc.experiment", outside)
+    client.update_model_version(name, version.version, description=about_version)
     for key, value in (  # the decision last: it is what marks the state recorded (find_state)
         ("promotion.failed", "; ".join(failed)[:5000] if failed else "none"),
         ("promotion.compared_with", f"version {best.version} ({metric} {best.figure:.4g})" if best else "none"),
         ("run_id", run_id),
-        (RECORDED, "champion" if decision.promote else "candidate only"),
+        (RECORDED, decided),
     ):
         client.set_model_version_tag(name, version.version, key, value)
-    return Registered(name, int(version.version), decision.promote, decision.reasons)
+    return Registered(name, int(version.version), decision.promote and outside is None, decision.reasons, checks,
+                      decided)  # fmt: skip
+
+
+def thresholds(params: dict, target: Target, figures: dict) -> list:
+    """The gate's checks that need no registry, on the run's headline figures (promotion.threshold_checks)."""
+    undefined = undefined_gaps(target, target.fairness_record.read())
+    costs_set = params["decision"]["cost_matrix"] is not None
+    return threshold_checks(figures, target, params["tracking"]["promotion"], costs_set, undefined)
 
 
 def best_champion(client, name: str, metric: str, contract: dict) -> Champion | None:
@@ -564,13 +600,24 @@ def one_line(exc: Exception) -> str:
 def record(mlflow, client, exp_id: str, name: str, params: dict, md5s: dict, key: str, found: StateFound, uri: str):
     """Complete the record of the state: nothing when it is recorded; else register (and decide) the model of a
     finished run, or mark the interrupted runs superseded and log a new run, then register its model. Returns the
-    run's id and its version's number."""
+    run's id, its version's number, the version's status (champion, candidate) and the gate's checks (the
+    threshold checks alone for a state recorded before)."""
     if found.recorded is not None:
         print(f"track: this pipeline state ({key}) is already recorded as run {found.recorded.info.run_id}; "
               "nothing new to log")  # fmt: skip
         run_id = found.recorded.info.run_id
         versions = client.search_model_versions(f"name = '{name}' and run_id = '{run_id}'")
-        return run_id, (versions[0].version if versions else None)
+        if versions and experiment_outside_workspace() is None:  # the workspace is at this state again
+            version = versions[0]
+            if OUTSIDE.format(version.tags.get("dvc.experiment")) in version.tags.get(RECORDED, ""):
+                r = register(mlflow, client, name, None, run_id, Target.read(paths.TARGET), params, version)
+                print(f"track: version {r.version}, registered by experiment {version.tags['dvc.experiment']}, is the "
+                      f"workspace's state now: `candidate`{' and `champion`' if r.champion else ''}")  # fmt: skip
+                return run_id, r.version, say_verdict(client, run_id, name, r), r.checks
+            client.set_registered_model_alias(name, "candidate", version.version)
+        status = f"{versions[0].tags.get(RECORDED, 'recorded')} (as recorded before)" if versions else "not registered"
+        checks = thresholds(params, Target.read(paths.TARGET), flat(read_json(paths.HEADLINE, "report")))
+        return run_id, (versions[0].version if versions else None), status, checks
     if found.resume is not None:
         run_id, model = found.resume.info.run_id, found.model
         print(f"track: run {run_id} of this state was logged but its registration did not complete; completing it")
@@ -584,11 +631,16 @@ def record(mlflow, client, exp_id: str, name: str, params: dict, md5s: dict, key
             + f") marked superseded by {run_id}"
         )
     r = register(mlflow, client, name, model, run_id, Target.read(paths.TARGET), params, found.version)
-    note = client.get_run(run_id).data.tags.get(NOTE, "").split(" Registered as ")[0]
-    verdict = "champion" if r.champion else "candidate, not champion: " + "; ".join(r.reasons)
-    client.set_tag(run_id, NOTE, f"{note} Registered as {name} version {r.version}, {verdict}."[:5000])
-    print(
-        f"track: logged run {run_id} and its candidate runs to {uri}; registered {name} version "
-        f"{r.version} as candidate" + (" and champion" if r.champion else f", not champion: {'; '.join(r.reasons)}")
-    )
-    return run_id, r.version
+    print(f"track: logged run {run_id} and its candidate runs to {uri}; registered {name} version {r.version}")
+    return run_id, r.version, say_verdict(client, run_id, name, r), r.checks
+
+
+def say_verdict(client, run_id: str, name: str, r: Registered) -> str:
+    """The run's description opens with the verdict, also its tag `verdict`; returns the status said."""
+    status = "champion" if r.champion else "candidate, not champion" if r.decided == "candidate only" else r.decided
+    first = f"Verdict: {status}: {verdict.why(r.checks)}"
+    note = client.get_run(run_id).data.tags.get(NOTE, "").split("\n\n")[-1].split(" Registered as ")[0]
+    reasons = "every check passes" if r.champion or r.decided.startswith("passed") else "; ".join(r.reasons)
+    client.set_tag(run_id, NOTE, f"{first}\n\n{note} Registered as {name} version {r.version}: {reasons}."[:5000])
+    client.set_tag(run_id, "verdict", first[:5000])
+    return status

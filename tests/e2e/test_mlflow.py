@@ -68,7 +68,8 @@ def test_dvc_and_mlflow_show_the_headline_figures(project):
     commit = run.data.tags["git.commit"]
     assert run.info.run_name == f"repro {commit[:8]}"  # params.yaml as committed: nothing changed to name
     note = run.data.tags["mlflow.note.content"]
-    assert note.startswith(f"{trained['model']} (") and "params.yaml as committed" in note, note
+    assert note.startswith("Verdict: ") and run.data.tags["verdict"] == note.split("\n")[0], note
+    assert note.split("\n\n")[1].startswith(f"{trained['model']} (") and "params.yaml as committed" in note, note
     assert " Registered as defensible-tabular version " in note, note
     experiment = client(project).get_experiment(run.info.experiment_id)
     assert experiment.tags["mlflow.experimentKind"] == "custom_model_development"

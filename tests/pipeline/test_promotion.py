@@ -9,7 +9,7 @@ from partial_records import partial
 from pipeline.core.fairness_records import BinaryFairness
 from pipeline.core.task import Target
 from pipeline.reporting.headline import fairness_gaps, flat
-from pipeline.tracking.promotion import Champion, champion_check, decide, threshold_checks
+from pipeline.tracking.promotion import FIXES, Champion, champion_check, decide, threshold_checks
 
 BINARY_TARGET = Target("binary", "y", [0, 1], "set by data.task")
 REGRESSION_TARGET = Target("regression", "y", [], "set by data.task")
@@ -245,7 +245,7 @@ def test_a_fairness_gap_whose_interval_crosses_the_bound_blocks_promotion():
     assert not decision.promote
     assert decision.reasons[0] == (
         "upper end of the largest fairness gap's interval <= max_fairness_gap: 0.484 (bound 0.4) FAILS "
-        "(female x black.demographic_parity_gap 0.373, its interval's upper end 0.484)"
+        f"(female x black.demographic_parity_gap 0.373, its interval's upper end 0.484; fix: {FIXES['fairness']})"
     ), decision.reasons[0]
     within = {**figures, "fairness.female x black.demographic_parity_gap_high": 0.39}
     assert decide(threshold_checks(within, BINARY_TARGET, POLICY)).promote

@@ -8,13 +8,14 @@ probabilities, reweighing refitted and judged on test, both against the deployed
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import cost_matrix_at_a_step, make_project, run_stages
+from conftest import cost_matrix_at_a_step, edit_params, make_project, run_stages
 
 from mllib import io as mlio
 from mllib.calibration import HistogramBinning, IsotonicCalibration, PlattScaling, decision_scores
@@ -355,3 +356,26 @@ def test_report_shows_decisions_fairness_and_mitigation(default_run, cost_run, m
     assert "after reweighing" in page and "after per-group thresholds" in page
     assert "fairness.reweighing is false" in (cost_run / paths.REPORT_HTML).read_text()
     assert "realised cost per row" in (cost_run / paths.REPORT_HTML).read_text()
+
+
+def test_the_verdict_panel_is_the_first_block_and_names_the_failing_check(default_run, tmp_path, monkeypatch):
+    """The issue: the verdict was row 20 of the model card, ~1,450 px down. The block after the title is the
+    verdict, the failing check named with its value, bound and fix, before the contents list; a bound that the
+    run's largest fairness gap passes at its upper end names no failing check."""
+    root = tmp_path / "project"
+    shutil.copytree(default_run, root)
+    for bound, fails in ((0.05, True), (1.0, False)):
+        edit_params(root, "tracking.promotion.max_fairness_gap", bound)
+        run_stages(root, monkeypatch, ["explain", "report"] if bound == 0.05 else ["report"])
+        body = (root / paths.REPORT_HTML).read_text().split("</h1>", 1)[1].lstrip()
+        panel = body.split("</section>", 1)[0]
+        assert body.startswith("<section class='verdict"), body[:200]
+        assert "<nav class='contents'>" not in panel and "Headline: test roc_auc" in panel
+        failing = re.findall(r"<td class='fails'>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td>", panel)
+        if fails:
+            check, reading, fix = next(f for f in failing if f[0] == "fairness")
+            assert "max_fairness_gap 0.0500" in reading and "upper end" in reading, reading
+            assert fix.startswith("the report&#39;s Fairness section"), fix
+            assert "Verdict: candidate, cannot become champion" in panel
+        else:
+            assert all(f[0] != "fairness" for f in failing), failing
