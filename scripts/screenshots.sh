@@ -28,9 +28,7 @@ for _ in $(seq 60); do curl -fs "http://127.0.0.1:$port/health" >/dev/null && br
 read -r experiment runs model version headline < <(MLFLOW_TRACKING_URI="http://127.0.0.1:$port" python - <<'EOF'
 import json
 from mlflow import MlflowClient
-import yaml
-tracking = yaml.safe_load(open("params.yaml"))["tracking"]
-record = {"experiment": tracking["experiment"], "registered_model": tracking["registered_model"] or tracking["experiment"]}
+record = json.load(open("reports/mlflow_run.json"))  # the names track used (from the data, or tracking's)
 client = MlflowClient()
 experiment = client.get_experiment_by_name(record["experiment"]).experiment_id
 runs = client.search_runs([experiment], "tags.`pipeline.role` = 'parent'", max_results=3,

@@ -240,6 +240,7 @@ SPEC = {
             "tolerance": _Check("a number in [0, 1)", lambda v: _is_number(v) and 0 <= v < 1),
         },
         "reweighing": boolean(),
+        "favourable_label": scalar(nullable=True),
     },
     "explain": {
         "n_repeats": integer(1),
@@ -274,7 +275,7 @@ SPEC = {
     },
     "tracking": {
         "uri": string(nullable=True),
-        "experiment": string(),
+        "experiment": string(nullable=True),
         "registered_model": string(nullable=True),
         "promotion": {
             "min_headline": {
@@ -323,9 +324,12 @@ def _validate_relations(params: dict) -> None:
         "data.drop": data["drop"],
         "data.categorical": data["categorical"],
     }
+    audited_only = set(data["drop"]) & set(data["sensitive"])  # its kind is moot: never a feature, audited as groups
     for role_a, cols_a in roles.items():
         for role_b, cols_b in roles.items():
             shared = sorted(set(cols_a) & set(cols_b)) if role_a < role_b else []
+            if {role_a, role_b} == {"data.drop", "data.categorical"}:
+                shared = [c for c in shared if c not in audited_only]
             if shared:
                 raise PipelineError(
                     f"params.yaml: column {shared[0]!r} is listed in both {role_a} and {role_b}; give it one role"

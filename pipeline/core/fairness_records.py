@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from . import paths
 from .records import ABSENT, FairnessBootstrap, Part, Record
@@ -184,6 +184,15 @@ class RegressionAudit(Part):
 # ---- the mitigations, judged on test ----
 
 
+WIDENS = "widens the gap on test: not a fix"
+
+
+def widening(gap_before: float, gap_after: float) -> str:
+    """What a mitigation did on test when it widened the gap it was fitted to close ('' when it did not): it is
+    reported as such, never offered as the fix."""
+    return f" ({WIDENS})" if gap_after > gap_before else ""
+
+
 @dataclass(frozen=True)
 class GapChange(Part):
     """A criterion's gap before (one threshold, or the deployed model) and after the mitigation."""
@@ -273,6 +282,7 @@ class FairnessReport(Record):
     attributes: dict  # {grouping: its audit}, the kind's Part
     mitigation: Mitigation
     reweighing: Reweighing | None
+    favourable_label: Any = None  # binary: the label whose rates the audit compares (fairness.favourable_label)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ their macro mean), the per-group thresholds and reweighing judged on test; and t
 
 from __future__ import annotations
 
-from ..core.fairness_records import BinaryFairness, FairnessReport, Mitigation, MulticlassFairness
+from ..core.fairness_records import BinaryFairness, FairnessReport, Mitigation, MulticlassFairness, widening
 from ..core.records import ABSENT
 from ..core.report_inputs import ReportInputs
 from . import page as html
@@ -29,6 +29,14 @@ def fairness_section(r: ReportInputs, kind) -> dict:
             "max - min over groups " + kind.criteria_note
         )
     ]
+    if f.favourable_label is not None:
+        parts.append(
+            html.note(
+                f"The favourable outcome is {html.fmt(f.favourable_label)} (fairness.favourable_label): every rate, "
+                "criterion and mitigation here compares it (a selection rate is how often a group gets it, equal "
+                "opportunity how often those who deserve it get it), whatever the target's positive label."
+            )
+        )
     parts += kind.groupings(f)
     parts += mitigation_parts(f.mitigation)
     if f.reweighing:
@@ -97,6 +105,7 @@ def mitigation_parts(mitigation: Mitigation) -> list[dict]:
                     "gap after (out-of-fold)": o.gap_after,
                     "gap before (test)": t.gap_before,
                     "gap after (test)": t.gap_after,
+                    "on test": widening(t.gap_before, t.gap_after).strip(" ()") or "narrows or keeps the gap",
                     "accuracy before (test)": t.accuracy_before,
                     "accuracy after (test)": t.accuracy_after,
                     "accuracy cost (test)": t.accuracy_cost,
@@ -213,12 +222,14 @@ def mitigation_summary(fairness: FairnessReport, sensitive: list[str]) -> str:
         if m and m.applied:
             t = m.test
             items.append(
-                f"per-group thresholds {fmt(t.gap_before)} -> {fmt(t.gap_after)} (accuracy cost {fmt(t.accuracy_cost)})"
+                f"per-group thresholds {fmt(t.gap_before)} -> {fmt(t.gap_after)}{widening(t.gap_before, t.gap_after)} "
+                f"(accuracy cost {fmt(t.accuracy_cost)})"
             )
         if refitted:
             g = refitted.attributes[a][criterion]
             items.append(
-                f"reweighing {fmt(g.gap_before)} -> {fmt(g.gap_after)} (accuracy cost {fmt(refitted.accuracy_cost)})"
+                f"reweighing {fmt(g.gap_before)} -> {fmt(g.gap_after)}{widening(g.gap_before, g.gap_after)} (accuracy "
+                f"cost {fmt(refitted.accuracy_cost)})"
             )
         if items:
             sentences.append(f"By {a}, test {criterion} gap: {', '.join(items)}.")

@@ -23,6 +23,7 @@ from pipeline.core.task import Classification, Regression, Target, per_kind
 from pipeline.steps.fairness_audit import (
     PLOT_COLUMNS,
     audit,
+    favourable_is_negative,
     plot_rows,
     regression_fairness,
     regression_lines,
@@ -56,6 +57,9 @@ def audit_decisions(target: Classification, params: dict, predictor, test: pd.Da
     data, cfg = params["data"], params["fairness"]
     sensitive, criterion = data["sensitive"], cfg["mitigation"]["criterion"]
     y, decision, P = predictions["y"].to_numpy(), predictions["prediction"].to_numpy(), read_proba(predictions)
+    flip = favourable_is_negative(target, cfg["favourable_label"])
+    if flip:  # every rate, criterion and mitigation below reads the favourable outcome, the negative class
+        y, decision, P = 1 - y, 1 - decision, P[:, ::-1]
     test_labels = attribute_labels(test, sensitive)
     clusters = test[data["group"]].to_numpy() if data["group"] else None
     attributes = audit(target, y, decision, P, test_labels, clusters, cfg, params["seed"], params["calibration"])
@@ -64,6 +68,9 @@ def audit_decisions(target: Classification, params: dict, predictor, test: pd.Da
     if criterion != "none":
         oof = read_parquet(paths.OOF_CALIBRATED, "calibrate", columns=[paths.ROW_ID, "y", "proba_1"])
         threshold = getattr(predictor, "decision_threshold_", None)
+        if flip:
+            oof = oof.assign(y=1 - oof["y"], proba_1=1 - oof["proba_1"])
+            threshold = None if threshold is None else 1 - threshold
         mitigation |= threshold_mitigation(
             target, cfg["mitigation"], sensitive, train, oof, test_labels, y, P, decision, threshold
         )
@@ -72,7 +79,7 @@ def audit_decisions(target: Classification, params: dict, predictor, test: pd.Da
     del train  # the refit below holds every training row's features; not these columns as well
     trained = TrainMetrics.read()
     reweighed = reweighing(target, predictor, rows, y_train, weighting, y, test_labels, decision,
-                           cfg["reweighing"], trained.model, trained.best_params)  # fmt: skip
+                           cfg["reweighing"], trained.model, trained.best_params, flip)  # fmt: skip
     audited = {"attributes": attributes, "mitigation": mitigation, "reweighing": reweighed}
     for line in summary_lines(audited, criterion):
         print(line)
@@ -83,6 +90,7 @@ def main() -> None:
     params = load_params()
     data, cfg = params["data"], params["fairness"]
     target = Target.read(paths.TARGET)
+    favourable_is_negative(target, cfg["favourable_label"])  # a label that cannot apply stops here, for every task
     predictor = read_predictor(paths.PREDICTOR)
     predictions = read_parquet(paths.TEST_PREDICTIONS, "evaluate")
     audited: dict[str, Any] = {

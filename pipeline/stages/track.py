@@ -25,6 +25,7 @@ from pipeline.core.task import Target
 from pipeline.reporting import verdict
 from pipeline.reporting.headline import flat
 from pipeline.tracking import store
+from pipeline.tracking.naming import names
 from pipeline.tracking.runs import (
     experiment_id,
     find_state,
@@ -50,7 +51,7 @@ def main() -> None:
 
     root = repo_root()
     default_store = uri == f"sqlite:///{root / 'mlflow.db'}"
-    name = params["tracking"]["registered_model"] or params["tracking"]["experiment"]
+    experiment, name = names(params)
     db, store_id = store.sqlite_file(uri), store.identity(uri, default_store)
     with store.ledger_of(root) as ledger:  # what this workspace wrote before: the store must still hold it
         store.check_same_store(ledger, store_id, uri)
@@ -62,7 +63,7 @@ def main() -> None:
             mlflow.set_tracking_uri(uri)
             client = MlflowClient()
             store.check_holds(ledger, store_id, client, uri, db, root)
-            exp_id = experiment_id(client, params["tracking"]["experiment"], default_store=default_store)
+            exp_id = experiment_id(client, experiment, default_store=default_store)
             found = find_state(client, exp_id, name, key)
         except PipelineError:
             raise
@@ -93,27 +94,32 @@ def main() -> None:
     write_json(
         {
             "pipeline_state": key,
-            "experiment": params["tracking"]["experiment"],
+            "experiment": experiment,
             "registered_model": name,
             "store": "default" if default_store else uri,
         },
         paths.MLFLOW_RUN,
     )
-    print_summary(params, name, version, status, checks, uri)
+    print_summary(name, version, status, checks, uri)
 
 
-def print_summary(params: dict, name: str, version, status: str, checks: list, uri: str) -> None:
+def print_summary(name: str, version, status: str, checks: list, uri: str) -> None:
     """The end of `dvc repro`'s output: the verdict, each failing check with its fix, the headline, the risks, and
     where to look (pipeline/reporting/verdict.py: at most 12 lines of at most 160 characters)."""
     target = Target.read(paths.TARGET)
     figures = flat(read_json(paths.HEADLINE, "report"))
     model = verdict.model_line(TrainMetrics.read())
     v = verdict.build(checks, figures, target, target.test_record.read(), model, status)
-    alias = "champion" if status == "champion" else "candidate"
+    # an experiment's version holds no alias: serve it by its number
+    model_uri = (
+        f"{name}/{version}"
+        if "no alias moved" in status
+        else f"{name}@{'champion' if status == 'champion' else 'candidate'}"
+    )
     where = [
         f"{name} version {version}; report: {paths.REPORT_HTML} (the verdict first); runs: mlflow ui "
         f"--backend-store-uri {uri}",
-        f"serve: MLFLOW_TRACKING_URI={uri} mlflow models serve -m models:/{name}@{alias} --env-manager local",
+        f"serve: MLFLOW_TRACKING_URI={uri} mlflow models serve -m models:/{model_uri} --env-manager local",
     ]
     for line in verdict.summary_lines(v, where):
         print(line)

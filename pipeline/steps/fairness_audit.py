@@ -32,10 +32,12 @@ from mllib.fairness import (
 )
 
 from ..core import paths
+from ..core.errors import PipelineError
+from ..core.fairness_records import widening
 from ..core.frames import attribute_labels
 from ..core.records import FairnessBootstrap
 from ..core.summaries import GROUP_RATES
-from ..core.task import Binary, Classification, Multiclass, Regression, Target, per_kind
+from ..core.task import Binary, Classification, Multiclass, Regression, Target, label_key, per_kind
 
 NOT_DEFINED_FOR_REGRESSION = (
     "not defined for regression targets: demographic parity, equal opportunity, equalized odds and predictive parity "
@@ -50,6 +52,26 @@ NOT_DEFINED_FOR_MULTICLASS = (
 )
 
 
+def favourable_is_negative(target: Target, favourable) -> bool:
+    """Whether the favourable outcome (fairness.favourable_label) is a binary target's negative class: then every
+    rate, criterion and mitigation reads the flipped labels, decisions and probabilities (a loan file whose positive
+    label is "deny": equal opportunity compares approval among applicants who deserve it, not denial among the
+    denied). null: the positive label is the favourable one."""
+    if favourable is None:
+        return False
+    if target.task != "binary":
+        raise PipelineError(
+            f"params.yaml: fairness.favourable_label is {favourable!r} but the target is {target.task}; it names one "
+            "of a binary target's two labels. Set it to null"
+        )
+    names = target.label_names()
+    if label_key(favourable) not in names:
+        raise PipelineError(
+            f"params.yaml: fairness.favourable_label {favourable!r} is not one of the target's labels {target.classes}"
+        )
+    return names.index(label_key(favourable)) == 0
+
+
 def report_header(target: Target, predictor, cfg: dict, seed: int, group: str | None) -> dict:
     """fairness.json's fields beside the audit: the task, the deployed decision rule, the bootstrap's settings."""
     return {
@@ -57,6 +79,7 @@ def report_header(target: Target, predictor, cfg: dict, seed: int, group: str | 
         "decision_rule": getattr(predictor, "rule_", None),
         "decision_threshold": getattr(predictor, "decision_threshold_", None),
         "min_group_size": cfg["min_group_size"],
+        "favourable_label": cfg["favourable_label"] if target.task == "binary" else None,
         "bootstrap": FairnessBootstrap(
             n_boot=cfg["n_boot"], confidence_level=cfg["confidence_level"], seed=seed, cluster=group
         ),
@@ -235,6 +258,7 @@ def reweighing(
     refit: bool,
     model_name: str,
     best_params: dict,
+    flip: bool = False,
 ) -> dict:
     """The training rows' weights (weighting: training_weights'); when `refit`, a clone of the deployed model
     refitted with them on the training rows in the deployed features (rows: feature_blocks.audited_rows'), put in the
@@ -250,6 +274,7 @@ def reweighing(
     if reason:
         return {**report, "applied": False, "reason": reason}
     after = rows.decisions(predictor.with_model(model))
+    after = 1 - after if flip else after  # the favourable outcome is the negative class (favourable_is_negative)
     gaps = {
         name: criterion_gaps(target, y_test, deployed, after, g)
         for name, g in intersectional_groups(test_labels).items()
@@ -404,7 +429,8 @@ def summary_lines(report: dict, criterion: str) -> list[str]:
     for name, m in report["mitigation"].get("attributes", {}).items():
         lines.append(
             f"fairness: {criterion} thresholds by {name}: test gap {m['test']['gap_before']:.3f} -> "
-            f"{m['test']['gap_after']:.3f}, accuracy cost {m['test']['accuracy_cost']:.4f}"
+            f"{m['test']['gap_after']:.3f}{widening(m['test']['gap_before'], m['test']['gap_after'])}, accuracy cost "
+            f"{m['test']['accuracy_cost']:.4f}"
             if m["applied"]
             else f"fairness: no {criterion} thresholds by {name}: {m['reason']}"
         )
@@ -413,6 +439,7 @@ def summary_lines(report: dict, criterion: str) -> list[str]:
         shown = criterion if criterion in next(iter(rw["test"]["attributes"].values())) else "demographic_parity"
         gaps = ", ".join(
             f"{name} {g[shown]['gap_before']:.3f} -> {g[shown]['gap_after']:.3f}"
+            f"{widening(g[shown]['gap_before'], g[shown]['gap_after'])}"
             for name, g in rw["test"]["attributes"].items()
         )
         lines.append(

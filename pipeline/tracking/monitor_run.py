@@ -14,6 +14,7 @@ from ..core.errors import PipelineError
 from ..core.monitor_records import BatchCheck
 from ..core.records import ABSENT
 from . import store
+from .naming import monitor_experiment
 from .runs import experiment_id, find_state, one_line, repo_root, tracking_uri
 
 
@@ -59,8 +60,10 @@ def log_monitor_run(params: dict, record: BatchCheck) -> dict:
             mlflow.set_tracking_uri(uri)
             client = MlflowClient()
             store.check_holds(ledger, store_id, client, uri, db, root)
-            exp_id = experiment_id(client, params["tracking"]["experiment"], default_store=default_store)
-            version = model_version(client, model["registered_model"], exp_id, model["pipeline_state"])
+            # the version is found in the pipeline's experiment (track's record); the run goes to the monitor's own
+            pipeline_exp = experiment_id(client, model["experiment"], default_store=default_store)
+            version = model_version(client, model["registered_model"], pipeline_exp, model["pipeline_state"])
+            exp_id = experiment_id(client, monitor_experiment(model["experiment"]), default_store=default_store)
             store.backup(root, db)
             tags = {
                 "pipeline.role": "monitor",

@@ -7,6 +7,9 @@ params.yaml; the run's tag `pipeline.params` says which were logged."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from ..core.config import flatten, read_yaml
 from ..core.provenance import git
 
@@ -80,6 +83,22 @@ def defining_params(params: dict, model: str, hyperparameters: dict, changed: di
     chosen |= {f"model.params.{k}": param_value(v) for k, v in sorted(hyperparameters.items())}
     chosen |= {k: flat[k] for k in DEFINING if k in flat and k not in chosen}
     return dict(list(chosen.items())[:PARAM_LIMIT])
+
+
+def names(params: dict) -> tuple[str, str]:
+    """(experiment, registered model) of the pipeline's runs: tracking.experiment and tracking.registered_model when
+    set, else named from the data, "<file name without its suffixes>-<target>" (data/raw/randhie.csv.gz, binexp:
+    randhie-binexp): one registered model per question, so a new file or target never becomes a version of another's
+    model. The registered model defaults to the experiment's name."""
+    tracking, data = params["tracking"], params["data"]
+    stem = Path(str(data["path"]).rstrip("/")).name.split(".")[0]
+    experiment = tracking["experiment"] or re.sub(r"[^\w.-]+", "-", f"{stem}-{data['target']}").strip("-")
+    return experiment, tracking["registered_model"] or experiment
+
+
+def monitor_experiment(experiment: str) -> str:
+    """The monitor's runs have their own experiment beside the pipeline's, each run tagged with the version checked."""
+    return f"{experiment} monitor"
 
 
 def run_name(experiment: str, changed: dict[str, str]) -> str:

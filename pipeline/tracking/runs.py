@@ -64,8 +64,9 @@ def repo_root() -> Path:
 def experiment_outside_workspace() -> str | None:
     """The DVC experiment's name when the stage runs outside the workspace (`dvc exp run --queue` or `--temp`, in
     .dvc/tmp/exps/...): its version is registered and decided but moves no alias a user serves. None in the
-    workspace (`dvc repro`, or `dvc exp run` in place)."""
-    here = str(Path(os.environ.get("DVC_ROOT", Path.cwd())).resolve()) + os.sep
+    workspace (`dvc repro`, or `dvc exp run` in place). The working directory says it: DVC points DVC_ROOT at the
+    workspace's root for every experiment."""
+    here = str(Path.cwd().resolve()) + os.sep
     if _EXPERIMENT_TMP not in here:
         return None
     return os.environ.get("DVC_EXP_NAME") or Path(here).name

@@ -19,8 +19,8 @@ def aliases(root):
     from mlflow import MlflowClient
 
     client = MlflowClient(tracking_uri=f"sqlite:///{root.resolve() / 'mlflow.db'}")
-    model = client.get_registered_model("defensible-tabular")
-    versions = {v.version: v for v in client.search_model_versions("name = 'defensible-tabular'")}
+    model = client.get_registered_model("sample-binexp")
+    versions = {v.version: v for v in client.search_model_versions("name = 'sample-binexp'")}
     return dict(model.aliases), versions
 
 

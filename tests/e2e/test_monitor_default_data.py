@@ -40,6 +40,11 @@ def test_test_rows_pass_and_a_shifted_batch_fails_naming_the_column(project):
     assert record["drift"]["one_row_per"] == "zper" and record["mlflow"]["version"] == str(
         tracked(root)["version"].version
     )
+    # the monitor's runs have their own experiment, each tagged with the version it checked
+    pipeline = tracked(root)
+    run = pipeline["client"].get_run(record["mlflow"]["run_id"])
+    assert pipeline["client"].get_experiment(run.info.experiment_id).name == f"{pipeline['experiment']} monitor"
+    assert run.data.tags["monitor.model_version"] == record["mlflow"]["version"]
 
     shifted = test.drop(columns=["binexp"])
     shifted["income"] = shifted["income"] * 1.5 + 2000

@@ -16,7 +16,7 @@ from conftest import SAMPLE_POLICY, make_project
 from dvc_project import git_repo, repro, scoring_server, send, tracked
 
 pytestmark = pytest.mark.slow
-NAME = "defensible-tabular"
+NAME = "sample-binexp"
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ def versions(root) -> list[str]:
     """The registered versions, read from the file itself (a client's pooled connection would go on reading a
     deleted file's inode)."""
     with sqlite3.connect(root / "mlflow.db") as db:
-        rows = db.execute("SELECT version FROM model_versions WHERE name = 'defensible-tabular'").fetchall()
+        rows = db.execute("SELECT version FROM model_versions WHERE name = 'sample-binexp'").fetchall()
     return sorted((str(v) for (v,) in rows), key=int)
 
 
@@ -82,7 +82,7 @@ def test_another_store_is_refused_until_the_switch_is_recorded(project, tmp_path
     )
     assert switched.returncode == 0 and other in switched.stdout, switched.stderr
     result = subprocess.run(["dvc", "repro"], cwd=project, capture_output=True, text=True, env=env)
-    assert result.returncode == 0 and "registered defensible-tabular version 1" in result.stdout, result.stderr
+    assert result.returncode == 0 and "registered sample-binexp version 1" in result.stdout, result.stderr
     # and back to the repository's store: refused again until that switch is recorded too
     edit_params(project, "tracking.promotion.tolerance", 0.015)
     assert "mlflow.db" in refused(project)

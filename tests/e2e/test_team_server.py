@@ -43,7 +43,7 @@ def test_track_stage_logs_to_the_team_server(server, tmp_path, sample_csv):
     from mlflow import MlflowClient
 
     client = MlflowClient(tracking_uri=uri)
-    experiment = client.get_experiment_by_name("defensible-tabular")
+    experiment = client.get_experiment_by_name("sample-binexp")
     runs = client.search_runs([experiment.experiment_id], filter_string="tags.`pipeline.role` = 'parent'")
     assert len(runs) == 1
     run = runs[0]
@@ -51,7 +51,7 @@ def test_track_stage_logs_to_the_team_server(server, tmp_path, sample_csv):
     assert run.data.metrics["test.roc_auc"] > 0.6 and run.data.params["model.name"] == chosen
     assert run.data.params["model.name_in_params"] == "auto"  # the model that ran, beside what params.yaml asked
     assert {i.dataset.name for i in run.inputs.dataset_inputs} == {"train", "test"}
-    version = client.get_model_version_by_alias("defensible-tabular", "candidate")
+    version = client.get_model_version_by_alias("sample-binexp", "candidate")
     assert version.run_id == run.info.run_id
     stored = list((where / "artifacts").rglob("MLmodel"))
     assert stored, "the model's artifacts are not in the server's artifact folder"

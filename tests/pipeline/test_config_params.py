@@ -150,7 +150,7 @@ def test_fast_yaml_reads_what_safe_load_reads(name):
         ("search.grid", {"logistic_regression": [0.1]}),
         ("model.params", None),
         ("model.params", {"logistic_regression": 3}),
-        ("tracking.experiment", None),
+        ("tracking.experiment", 3),
     ],
 )
 def test_wrong_type(tmp_path, key, value):
@@ -453,3 +453,16 @@ def test_exponent_strings_in_settings_are_read_as_numbers(tmp_path):
     path.write_text(text.replace("tolerance: 0.005", "tolerance: 5e-3"))
     with pytest.raises(PipelineError, match="tracking.promotion.tolerance"):
         load_params(path)
+
+
+def test_roles_conflict_but_an_attribute_audited_only_may_stay_categorical(tmp_path):
+    """The README's audit-only recipe (list a sensitive attribute in data.drop too) failed for a text attribute,
+    which data.categorical also lists: "column 'afam' is listed in both data.categorical and data.drop". A sensitive
+    column in data.drop is never a feature, so its kind is moot; any other column keeps one role."""
+    data = REAL["data"]
+    attribute = data["sensitive"][0]
+    audited = _variant(data__drop=[*data["drop"], attribute], data__categorical=[*data["categorical"], attribute])
+    assert attribute in _load(tmp_path, audited)["data"]["drop"]
+    other = next(c for c in data["categorical"] if c not in data["sensitive"])
+    message = _error(tmp_path, _variant(data__drop=[*data["drop"], other]))
+    assert f"column {other!r} is listed in both data.categorical and data.drop" in message

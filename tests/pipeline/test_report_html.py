@@ -384,6 +384,31 @@ def test_mitigation_summary_without_mitigation_or_refit():
     assert classification_fairness.mitigation_summary(partial(FairnessReport, empty), []) == "none applied"
 
 
+def test_a_mitigation_that_widens_the_gap_on_test_is_said_to_and_never_offered_as_the_fix():
+    """The issue: per-group thresholds widened the test gap 0.011 -> 0.086 without a word (the default data: by
+    female, 0.003 -> 0.009). The card's line and the stage's line say so."""
+    from pipeline.steps.fairness_audit import summary_lines
+
+    widened = {"gap_before": 0.011, "gap_after": 0.086, "accuracy_cost": 0.002}
+    narrowed = {"gap_before": 0.174, "gap_after": 0.012, "accuracy_cost": 0.02}
+    fairness = {
+        "attributes": {},
+        "mitigation": {"criterion": "equal_opportunity",
+                       "attributes": {"afam": {"applied": True, "test": widened},
+                                      "female": {"applied": True, "test": narrowed}}},
+        "reweighing": {"refit": False, "weights": {}},
+    }  # fmt: skip
+    card_line = classification_fairness.mitigation_summary(partial(FairnessReport, fairness), ["afam", "female"])
+    assert "per-group thresholds 0.0110 -> 0.0860 (widens the gap on test: not a fix)" in card_line, card_line
+    assert "0.1740 -> 0.0120 (accuracy cost" in card_line, card_line
+    lines = summary_lines(fairness, "equal_opportunity")
+    assert lines[0] == (
+        "fairness: equal_opportunity thresholds by afam: test gap 0.011 -> 0.086 (widens the gap on test: not a fix), "
+        "accuracy cost 0.0020"
+    ), lines
+    assert "not a fix" not in lines[1]
+
+
 def test_model_card_escapes_exactly_once():
     params, r = _card_inputs()
     params["data"]["target"] = "a<b"

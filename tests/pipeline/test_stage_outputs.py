@@ -22,6 +22,7 @@ from mllib.calibration import HistogramBinning, IsotonicCalibration, PlattScalin
 from mllib.fairness import criterion_gap
 from mllib.linear import LogisticRegression
 from pipeline.core import paths
+from pipeline.core.errors import PipelineError
 
 UPSTREAM = ["validate", "clean", "split", "features", "train", "assess"]
 DECISION_STAGES = ["calibrate", "evaluate", "fairness", "report"]
@@ -216,6 +217,38 @@ def test_fairness_groups_intervals_criteria_and_compatibility(default_run):
     plot = pd.read_csv(default_run / paths.FAIRNESS_PLOT)
     assert set(plot.columns) == {"attribute", "group", "metric", "value", "ci_low", "ci_high", "small"}
     assert len(plot) == 4 * sum(len(r["groups"]) for r in f["attributes"].values())
+
+
+def test_the_favourable_label_flips_the_compared_rates(default_run, tmp_path, monkeypatch):
+    """The issue: a mortgage file whose positive label is "deny" compared how often truly denied applicants are
+    flagged "deny" (equal opportunity), not approval among applicants who deserve it. With
+    fairness.favourable_label naming the negative class, every rate and criterion reads it: selection rate is
+    P(decision = 0), equal opportunity compares P(decision = 0 | y = 0); demographic parity and equalized odds keep
+    their sizes (a complement's differences are the same); the mitigation works on the favourable outcome."""
+    root = tmp_path / "project"
+    shutil.copytree(default_run, root)
+    edit_params(root, "fairness.favourable_label", 0)
+    run_stages(root, monkeypatch, ["fairness"])
+    positive, favourable = read(default_run, paths.FAIRNESS_METRICS), read(root, paths.FAIRNESS_METRICS)
+    assert positive["favourable_label"] is None and favourable["favourable_label"] == 0
+    predictions = pd.read_parquet(root / paths.TEST_PREDICTIONS)
+    y, decision = predictions["y"].to_numpy(), predictions["prediction"].to_numpy()
+    test = pd.read_parquet(root / paths.TEST)
+    black = test["black"].to_numpy()
+    assert np.array_equal(test[paths.ROW_ID], predictions[paths.ROW_ID])
+    a, b = positive["attributes"]["black"], favourable["attributes"]["black"]
+    for g in a["groups"]:
+        assert b["groups"][g]["selection_rate"] == pytest.approx(1 - a["groups"][g]["selection_rate"], abs=1e-12)
+        assert b["groups"][g]["tpr"] == pytest.approx(1 - a["groups"][g]["fpr"], abs=1e-12)  # the favourable TPR
+    flipped = criterion_gap(1 - y, 1 - decision, black, "equal_opportunity")
+    assert b["criteria"]["equal_opportunity"]["difference"] == pytest.approx(flipped, abs=1e-12)
+    assert flipped != pytest.approx(criterion_gap(y, decision, black, "equal_opportunity"), abs=1e-3)
+    assert b["criteria"]["demographic_parity"]["difference"] == pytest.approx(
+        a["criteria"]["demographic_parity"]["difference"], abs=1e-12
+    )
+    edit_params(root, "fairness.favourable_label", "approve")  # a label the target does not hold
+    with pytest.raises(PipelineError, match=r"fairness.favourable_label 'approve' is not one of the target's labels"):
+        run_stages(root, monkeypatch, ["fairness"])
 
 
 @pytest.mark.parametrize(

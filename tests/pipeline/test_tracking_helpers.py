@@ -15,8 +15,16 @@ from partial_records import partial
 from pipeline.core.errors import PipelineError
 from pipeline.core.evaluation_records import ClassificationCalibration, RegressionCalibration
 from pipeline.core.records import TrainMetrics
+from pipeline.tracking.naming import monitor_experiment, names
 from pipeline.tracking.promotion import Check
-from pipeline.tracking.runs import metric_key, repo_root, stage_output_md5s, state_key, tracking_uri
+from pipeline.tracking.runs import (
+    experiment_outside_workspace,
+    metric_key,
+    repo_root,
+    stage_output_md5s,
+    state_key,
+    tracking_uri,
+)
 
 # MLflow's rule for metric and param names (mlflow.utils.validation); checked against MLflow itself below
 MLFLOW_NAME = re.compile(r"^[/\w.\- :]*$")
@@ -279,3 +287,37 @@ def test_the_description_escapes_what_the_data_puts_in_it():
     assert "<script>" not in text and "<b>" not in text and "&lt;script&gt;" in text
     assert item.startswith("- gap of &lt;b&gt;: 0.3 (bound 0.2) FAILS") and item.endswith("next)"), item
     assert len(text.splitlines()) == 3 and text.startswith("Candidate only: 1 of 1 checks fail")
+
+
+@pytest.mark.parametrize(
+    "path, target, tracking, expected",
+    [
+        ("data/raw/randhie.csv.gz", "binexp", {}, ("randhie-binexp", "randhie-binexp")),
+        ("data/raw/my churn.parquet", "churned?", {}, ("my-churn-churned", "my-churn-churned")),
+        ("data/parts/", "y", {}, ("parts-y", "parts-y")),  # a directory of parts
+        ("data/raw/a.csv", "y", {"experiment": "team"}, ("team", "team")),
+        ("data/raw/a.csv", "y", {"experiment": "team", "registered_model": "m"}, ("team", "m")),
+    ],
+)
+def test_one_registered_model_per_question_named_from_the_data(path, target, tracking, expected):
+    """The issue: a penguin file became version 5 of the health model. Unless tracking names them, the experiment and
+    the registered model are named from the file and the target, so another file or target gets its own."""
+    params = {"data": {"path": path, "target": target}, "tracking": {"experiment": None, "registered_model": None}}
+    params["tracking"].update(tracking)
+    assert names(params) == expected
+    assert monitor_experiment(expected[0]) == f"{expected[0]} monitor"
+
+
+def test_a_run_in_dvc_s_experiment_folder_is_outside_the_workspace(tmp_path, monkeypatch):
+    """DVC runs a queued or temporary experiment in .dvc/tmp/exps/standalone/tmp... with DVC_ROOT set to the
+    workspace's root (dvc/repo/experiments/queue/base.py): the working directory tells them apart."""
+    monkeypatch.delenv("DVC_EXP_NAME", raising=False)
+    monkeypatch.setenv("DVC_ROOT", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    assert experiment_outside_workspace() is None
+    temp = tmp_path / ".dvc" / "tmp" / "exps" / "standalone" / "tmpab12"
+    temp.mkdir(parents=True)
+    monkeypatch.chdir(temp)
+    assert experiment_outside_workspace() == "tmpab12" and repo_root() == tmp_path
+    monkeypatch.setenv("DVC_EXP_NAME", "thresh07")
+    assert experiment_outside_workspace() == "thresh07"
