@@ -637,9 +637,16 @@ def record(mlflow, client, exp_id: str, name: str, params: dict, md5s: dict, key
 
 
 def say_verdict(client, run_id: str, name: str, r: Registered) -> str:
-    """The run's description opens with the verdict, also its tag `verdict`; returns the status said."""
+    """The run's description opens with the verdict, also its tag `verdict`, and its name ends with the headline and
+    the decision (the runs table shows names whole, not a metric column until one is picked); returns the status."""
     status = "champion" if r.champion else "candidate, not champion" if r.decided == "candidate only" else r.decided
     first = f"Verdict: {status}: {verdict.why(r.checks)}"
+    metric = f"test.{Target.read(paths.TARGET).headline_metric}"
+    figure = flat(read_json(paths.HEADLINE, "report")).get(metric)
+    short = "champion" if r.champion else "candidate" if r.decided == "candidate only" else "experiment, no alias"
+    named = client.get_run(run_id).info.run_name.split(" | ")[0]
+    headline = "" if figure is None else f" | {metric.removeprefix('test.')} {figure:.4f}"
+    client.update_run(run_id, name=f"{named}{headline} | {short}")
     note = client.get_run(run_id).data.tags.get(NOTE, "").split("\n\n")[-1].split(" Registered as ")[0]
     reasons = "every check passes" if r.champion or r.decided.startswith("passed") else "; ".join(r.reasons)
     client.set_tag(run_id, NOTE, f"{first}\n\n{note} Registered as {name} version {r.version}: {reasons}."[:5000])

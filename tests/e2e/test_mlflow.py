@@ -66,7 +66,8 @@ def test_dvc_and_mlflow_show_the_headline_figures(project):
     assert all(params[f"model.params.{k}"] == str(v) for k, v in trained["best_params"].items()), params
     assert not any(k.startswith(("search.grid.", "assess.validation_curve.")) for k in params)
     commit = run.data.tags["git.commit"]
-    assert run.info.run_name == f"repro {commit[:8]}"  # params.yaml as committed: nothing changed to name
+    # params.yaml as committed: nothing changed to name; then the headline and the decision (the runs table's column)
+    assert run.info.run_name == f"repro {commit[:8]} | roc_auc {headline['test']['roc_auc']:.4f} | champion"
     note = run.data.tags["mlflow.note.content"]
     assert note.startswith("Verdict: ") and run.data.tags["verdict"] == note.split("\n")[0], note
     assert note.split("\n\n")[1].startswith(f"{trained['model']} (") and "params.yaml as committed" in note, note
