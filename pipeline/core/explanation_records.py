@@ -59,6 +59,7 @@ class ShapleySummary(Part):
     features: list  # {feature, mean_abs, mean[, mean_abs_per_class]}
     values: list
     standard_errors: Any
+    background_mean: list | None = None  # the linear form's encoded reference point (the served model's reasons)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ without replicates) defaults to ABSENT: read it where its variant is known (afte
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -190,7 +191,8 @@ WIDENS = "widens the gap on test: not a fix"
 def widening(gap_before: float, gap_after: float) -> str:
     """What a mitigation did on test when it widened the gap it was fitted to close ('' when it did not): it is
     reported as such, never offered as the fix."""
-    return f" ({WIDENS})" if gap_after > gap_before else ""
+    undefined = gap_before is None or gap_after is None or math.isnan(gap_before) or math.isnan(gap_after)
+    return "" if undefined or gap_after <= gap_before else f" ({WIDENS})"
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.extremes import machine_extreme, typical_magnitude
-from ..core.frames import category_labels, numbers_or_days, served_predictions
+from ..core.frames import category_labels, numbers_or_days, raw_matrix, served_predictions
 from ..core.timeline import shown
 
 NUMBER, TEXT = "number", "text"
@@ -367,13 +367,21 @@ def request_frame(model_input) -> pd.DataFrame:
     return pd.concat(columns, axis=1, ignore_index=True).set_axis(frame.columns, axis=1) if columns else frame
 
 
-def serve(predictor, contract: InputContract, frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+def serve(
+    predictor, contract: InputContract, frame: pd.DataFrame, reasons: dict | None = None
+) -> tuple[pd.DataFrame, list[str]]:
     """The served answer to the raw rows `frame`: the predictor's outputs per row (null where a row is not scored)
-    with its `flags`, and the request's columns the model ignored. A request outside the contract raises
-    ContractError."""
+    with its `flags`, each row's `reasons` when `reasons` holds the settings (pipeline/serving/reasons.py), and the
+    request's columns the model ignored. A request outside the contract raises ContractError."""
+    from .reasons import row_reasons
+
     features, ignored = contract.check(frame)
     flags, scored = contract.flags(features)
     out = served_predictions(predictor, features, contract.numeric, contract.categorical)
+    if reasons is not None:
+        out["reasons"] = row_reasons(
+            predictor, reasons, raw_matrix(features, contract.numeric, contract.categorical), features
+        )
     if not scored.all():
         out = out.astype({c: object for c in out.columns})
         out.loc[~scored, :] = None

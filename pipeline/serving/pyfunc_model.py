@@ -2,12 +2,14 @@
 -> calibrator -> decision rule) behind raw feature columns, under the input contract of pipeline/serving/contract.py.
 Output per row: the calibrated probability of each class (`probability_<class>`), the decided class (`prediction`)
 and whether the reject option lets the decision be made (`accepted`), or a regressor's `prediction` with its
-interval `lower`, `upper`; and `flags`, what the contract handled in the row. These are the evaluate stage's
-decisions, by construction. Artifacts: the predictor's .json + .npz and input_contract.json. Load with
+interval `lower`, `upper`; `reasons`, the row's largest Shapley values with its values (pipeline/serving/reasons.py);
+and `flags`, what the contract handled in the row. These are the evaluate stage's decisions and the explain stage's
+attributions, by construction. Artifacts: the predictor's .json + .npz, input_contract.json and reasons.json. Load with
 mlflow.pyfunc.load_model(model_uri)."""
 
 from __future__ import annotations
 
+import json
 import logging
 
 import mlflow
@@ -46,12 +48,14 @@ class DeployedPredictorModel(PythonModel):
 
         self.predictor = mlio.load(Path(context.artifacts["predictor"]))
         self.contract = InputContract.from_json(Path(context.artifacts["input_contract"]).read_text())
+        reasons = context.artifacts.get("reasons")  # a model logged before reasons has none
+        self.reasons = json.loads(Path(reasons).read_text()) if reasons else None
 
     def predict(self, context, model_input: pd.DataFrame, params=None) -> pd.DataFrame:
         from pipeline.serving.contract import ContractError, request_frame, serve
 
         try:
-            out, ignored = serve(self.predictor, self.contract, request_frame(model_input))
+            out, ignored = serve(self.predictor, self.contract, request_frame(model_input), self.reasons)
         except ContractError as exc:
             raise ServingInputError(str(exc)) from None
         if ignored:

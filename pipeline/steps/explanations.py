@@ -81,6 +81,15 @@ RAW_COLUMN_NOTE = {
 }
 
 
+def background_mean(transformer, X_background) -> np.ndarray:
+    """The linear closed form's reference point: the encoded background rows' mean (an (m, d) raw matrix), or the
+    mean itself when given as one encoded vector (the served model's reasons: pipeline/serving/reasons.py)."""
+    X_background = np.asarray(X_background)
+    if X_background.ndim == 1:
+        return X_background.astype(np.float64)
+    return transformer.transform(X_background).mean(axis=0)
+
+
 def shapley_attributions(
     method: str, model, transformer, X_rows, X_background, predict_proba, kernel: dict, seed: int, owners, explained
 ) -> dict:
@@ -104,9 +113,10 @@ def shapley_attributions(
         )
         output = {"probability": "probability", "log_odds": "log-odds"}.get(out["output"], out["output"])
     elif method == "linear":
-        Z, Z_background = transformer.transform(X_rows), transformer.transform(X_background)
+        Z = transformer.transform(X_rows)
+        mean = background_mean(transformer, X_background)
         W, b = np.atleast_2d(model.coef_), np.atleast_1d(model.intercept_)
-        parts = [linear_shapley(w, Z, Z_background.mean(axis=0), c) for w, c in zip(W, b)]
+        parts = [linear_shapley(w, Z, mean, c) for w, c in zip(W, b)]
         values = np.stack([p["values"] for p in parts], axis=2)
         expected = np.array([p["expected_value"] for p in parts])
         prediction = np.stack([p["prediction"] for p in parts], axis=1)
@@ -336,6 +346,8 @@ def shapley_summary(method, model, transformer, X_rows, background, predict, ker
         "additivity_error_max_relative": float(shap["additivity_error"].max() / scale),
         "features": attribution_summary(shap["values"], names, classes), "values": shap["values"],
         "standard_errors": shap.get("standard_errors"),
+        # the linear form's reference point, encoded: the served model's reasons use it (pipeline/serving/reasons.py)
+        "background_mean": background_mean(transformer, background).tolist() if method == "linear" else None,
     }  # fmt: skip
 
 

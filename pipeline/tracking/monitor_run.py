@@ -61,9 +61,9 @@ def log_monitor_run(params: dict, record: BatchCheck) -> dict:
             client = MlflowClient()
             store.check_holds(ledger, store_id, client, uri, db, root)
             # the version is found in the pipeline's experiment (track's record); the run goes to the monitor's own
-            pipeline_exp = experiment_id(client, model["experiment"], default_store=default_store)
+            pipeline_exp = experiment_id(client, experiment := model["experiment"], default_store=default_store)
             version = model_version(client, model["registered_model"], pipeline_exp, model["pipeline_state"])
-            exp_id = experiment_id(client, monitor_experiment(model["experiment"]), default_store=default_store)
+            exp_id = experiment_id(client, monitor_experiment(experiment), default_store=default_store)
             store.backup(root, db)
             tags = {
                 "pipeline.role": "monitor",

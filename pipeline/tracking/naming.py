@@ -90,10 +90,11 @@ def names(params: dict) -> tuple[str, str]:
     set, else named from the data, "<file name without its suffixes>-<target>" (data/raw/randhie.csv.gz, binexp:
     randhie-binexp): one registered model per question, so a new file or target never becomes a version of another's
     model. The registered model defaults to the experiment's name."""
-    tracking, data = params["tracking"], params["data"]
+    data = params["data"]
     stem = Path(str(data["path"]).rstrip("/")).name.split(".")[0]
-    experiment = tracking["experiment"] or re.sub(r"[^\w.-]+", "-", f"{stem}-{data['target']}").strip("-")
-    return experiment, tracking["registered_model"] or experiment
+    named = params["tracking"]["experiment"]
+    experiment = named or re.sub(r"[^\w.-]+", "-", f"{stem}-{data['target']}").strip("-")
+    return experiment, params["tracking"]["registered_model"] or experiment
 
 
 def monitor_experiment(experiment: str) -> str:

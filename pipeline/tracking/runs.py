@@ -223,17 +223,21 @@ def log_model(mlflow, params: dict):
     """The deployed predictor as a pyfunc model with its input contract (pipeline/serving/contract.py)."""
     import tempfile
 
+    from pipeline.core.explanation_records import Attributions
     from pipeline.serving.contract import serve
+    from pipeline.serving.reasons import reasons_settings
     from pipeline.serving.workspace import workspace_contract
 
     test, _ = table_head(paths.TEST, "split", 5)
     contract = workspace_contract(params)
     example = contract.typed(test.head(5))
-    output, _ = serve(read_predictor(paths.PREDICTOR), contract, example)
+    reasons = reasons_settings(Attributions.read())
+    output, _ = serve(read_predictor(paths.PREDICTOR), contract, example, reasons)
     predictor = paths.PREDICTOR.with_name(paths.PREDICTOR.name + ".json")
     with tempfile.TemporaryDirectory() as tmp:
-        contract_file = Path(tmp) / "input_contract.json"
+        contract_file, reasons_file = Path(tmp) / "input_contract.json", Path(tmp) / "reasons.json"
         contract_file.write_text(contract.to_json())
+        reasons_file.write_text(json.dumps(reasons, sort_keys=True))
         return mlflow.pyfunc.log_model(
             name="model",
             python_model=str(repo_root() / "pipeline" / "serving" / "pyfunc_model.py"),
@@ -241,6 +245,7 @@ def log_model(mlflow, params: dict):
                 "predictor": str(predictor),
                 "predictor_arrays": str(predictor.with_suffix(".npz")),
                 "input_contract": str(contract_file),
+                "reasons": str(reasons_file),
             },
             code_paths=["mllib", "pipeline"],
             signature=signature_of(contract, output),
@@ -331,6 +336,7 @@ def log_candidates(mlflow, client, params: dict, search: SearchReport, trained: 
 
 
 RECORDED = "promotion.decision"  # the version tag that completes a state's record
+EXPERIMENT_TAG = "dvc.experiment"  # the version tag naming the experiment that registered it outside the workspace
 OUTSIDE = "experiment {}: no alias moved"  # in the decision of a version an experiment registered outside the workspace
 NO_ALIAS = (
     "it moved no alias; to make it the workspace's state, `dvc exp apply` it and `dvc repro`, which points `candidate` "
@@ -540,7 +546,7 @@ def register(mlflow, client, name: str, model, run_id: str, target: Target, para
     if outside is not None:
         decided = f"{'passed the gate' if decision.promote else 'candidate only'} ({OUTSIDE.format(outside)})"
         about_version = f"DVC experiment {outside}, run outside the workspace: {NO_ALIAS}.\n\n{about_version}"
-        client.set_model_version_tag(name, version.version, "dvc.experiment", outside)
+        client.set_model_version_tag(name, version.version, EXPERIMENT_TAG, outside)
     client.update_model_version(name, version.version, description=about_version)
     for key, value in (  # the decision last: it is what marks the state recorded (find_state)
         ("promotion.failed", "; ".join(failed)[:5000] if failed else "none"),
@@ -609,11 +615,11 @@ def record(mlflow, client, exp_id: str, name: str, params: dict, md5s: dict, key
         run_id = found.recorded.info.run_id
         versions = client.search_model_versions(f"name = '{name}' and run_id = '{run_id}'")
         if versions and experiment_outside_workspace() is None:  # the workspace is at this state again
-            version = versions[0]
-            if OUTSIDE.format(version.tags.get("dvc.experiment")) in version.tags.get(RECORDED, ""):
+            version, experiment = versions[0], versions[0].tags.get(EXPERIMENT_TAG)
+            if OUTSIDE.format(experiment) in version.tags.get(RECORDED, ""):
                 r = register(mlflow, client, name, None, run_id, Target.read(paths.TARGET), params, version)
-                print(f"track: version {r.version}, registered by experiment {version.tags['dvc.experiment']}, is the "
-                      f"workspace's state now: `candidate`{' and `champion`' if r.champion else ''}")  # fmt: skip
+                print(f"track: version {r.version}, registered by experiment {experiment}, is the workspace's state "
+                      f"now: `candidate`{' and `champion`' if r.champion else ''}")  # fmt: skip
                 return run_id, r.version, say_verdict(client, run_id, name, r), r.checks
             client.set_registered_model_alias(name, "candidate", version.version)
         status = f"{versions[0].tags.get(RECORDED, 'recorded')} (as recorded before)" if versions else "not registered"

@@ -105,6 +105,30 @@ def test_raw_rows_get_the_evaluate_stages_decisions_and_their_gaps_flagged(proje
         assert gaps == (["ghindx missing (imputed)"] if pd.isna(raw_test_rows.loc[i, "ghindx"]) else [])
 
 
+def test_each_answer_carries_its_rows_reasons_equal_to_the_explain_stages(project, url, raw_test_rows):
+    """The issue: the answer carried probabilities, decision, set and flags but no reasons, while a lender must state
+    the principal reasons for an adverse decision. Each row's reasons are its largest Shapley values with its own
+    values, equal to attributions.json's for the rows the explain stage explained (1e-9: the champion is linear)."""
+    attributions = json.loads((project / "reports/attributions.json").read_text())
+    rows = raw_test_rows.iloc[attributions["rows"]].drop(columns=["binexp", "zper"])
+    status, answer = post(url, rows)
+    assert status == 200, answer
+    values, columns = np.asarray(attributions["shapley"]["values"]), attributions["columns"]
+    assert attributions["shapley"]["method"] == "linear"
+    for i, reasons in enumerate(pd.DataFrame(answer["predictions"])["reasons"]):
+        sizes = [abs(r["contribution"]) for r in reasons]
+        assert len(reasons) == 3 and sizes == sorted(sizes, reverse=True)
+        np.testing.assert_allclose(sizes, np.sort(np.abs(values[i]))[::-1][:3], rtol=0, atol=1e-9)
+        for r in reasons:
+            assert r["contribution"] == pytest.approx(values[i][columns.index(r["feature"])], abs=1e-9)
+            raw = rows.iloc[i][r["feature"]]
+            assert (
+                (r["value"] is None and pd.isna(raw))
+                or float(r["value"]) == pytest.approx(float(raw))
+                or (str(r["value"]) == str(raw))
+            ), (r, raw)
+
+
 def test_the_signature_types_every_feature_column_from_the_contract(project):
     import mlflow
 

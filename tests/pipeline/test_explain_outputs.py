@@ -77,6 +77,7 @@ def test_explain_outputs(name, method, relevance, featurised, sample_csv, tmp_pa
         assert rel["conservation_error_median"] < 1e-10
     else:
         assert "relevance" not in attributions
+    served_reasons_equal_the_attributions(root, attributions, exact=method in ("tree", "linear"))
 
     importance = read(root, paths.IMPORTANCE)
     assert importance["n_repeats"] == 5 and importance["confidence_level"] == 0.95
@@ -152,3 +153,32 @@ def test_above_max_rows_explanations_use_a_stated_sample(featurised, sample_csv,
     sampled = stated_sample(n_test, limit, seed=42, key=1)
     assert len(attributions["rows"]) == 15 and set(attributions["rows"]) <= set(sampled.tolist())
     assert max(attributions["rows"]) >= limit  # positions in the test table, not in the sample
+
+
+def served_reasons_equal_the_attributions(root, attributions: dict, exact: bool) -> None:
+    """The served answer's reasons for the explained test rows (pipeline/serving/reasons.py, through the served
+    contract as the pyfunc model calls it) are their largest Shapley values, equal to attributions.json's (1e-9),
+    with the rows' own values; a model explained by sampling serves none, and says why."""
+    from pipeline.core.config import load_params
+    from pipeline.core.explanation_records import Attributions
+    from pipeline.core.io import read_predictor
+    from pipeline.serving.contract import serve
+    from pipeline.serving.reasons import TOP, reasons_settings
+    from pipeline.serving.workspace import workspace_contract
+
+    contract = workspace_contract(load_params(root / "params.yaml"))
+    settings = reasons_settings(Attributions.read())
+    rows = contract.typed(pd.read_parquet(root / paths.TEST).iloc[attributions["rows"]])  # as a request holds them
+    out, _ = serve(read_predictor(root / paths.PREDICTOR), contract, rows, settings)
+    if not exact:
+        assert settings["method"] is None and "sampled" in settings["why"] and out["reasons"].isna().all()
+        return
+    values, columns = np.asarray(attributions["shapley"]["values"]), attributions["columns"]
+    for i, reasons in enumerate(out["reasons"]):
+        assert len(reasons) == TOP
+        largest = np.sort(np.abs(values[i]))[::-1][:TOP]
+        np.testing.assert_allclose([abs(r["contribution"]) for r in reasons], largest, rtol=0, atol=1e-9)
+        for r in reasons:
+            assert r["contribution"] == pytest.approx(values[i][columns.index(r["feature"])], abs=1e-9)
+            raw = rows.iloc[i][r["feature"]]  # the row's own value, None when missing
+            assert r["value"] == (None if pd.isna(raw) else raw), (r, raw)
