@@ -6,14 +6,16 @@ missing column, extra columns, an unseen category, a null in a feature column, a
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 import urllib.error
 import urllib.request
 
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SAMPLE_POLICY, make_project
-from dvc_project import git_repo, repro, scoring_server, send, tracked
+from conftest import REPO, SAMPLE_POLICY, make_project
+from dvc_project import git_repo, repro, scoring_server, send, tracked, user_env
 
 pytestmark = pytest.mark.slow
 NAME = "sample-binexp"
@@ -261,3 +263,19 @@ def test_repeated_names_and_unnamed_columns_are_refused_by_the_signature(url, ra
     twice = "\n".join([",".join([names[0], names[0], *names[2:]]), *lines]) + "\n"
     message = schema_refusal(*send(url, twice.encode(), "text/csv"))
     assert f"Model is missing inputs ['{names[1]}']" in message, message
+
+
+def test_the_readme_serving_example_runs_as_written(project):
+    """The issue: the README's curl example had `[...]` placeholders although the model ships its input example. The
+    README's block, run as written in the project (its model's name for the default data's), serves the shipped
+    example through `mlflow models serve` and answers each row with its decision and reasons."""
+    readme = (REPO / "README.md").read_text()
+    block = next(b for b in re.findall(r"```bash\n(.*?)```", readme, re.S) if "mlflow models serve" in b)
+    assert "[...]" not in block and "serving_input_example.json" in block
+    script = block.replace("randhie-binexp", NAME)
+    done = subprocess.run(["bash", "-c", f"set -e\n{script}"], cwd=project, env=user_env(), capture_output=True,
+                          text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    rows = answer["predictions"]
+    assert len(rows) == 5 and all(r["reasons"] and "prediction" in r for r in rows), rows[0]
