@@ -21,7 +21,7 @@ def aliases(root):
     client = MlflowClient(tracking_uri=f"sqlite:///{root.resolve() / 'mlflow.db'}")
     model = client.get_registered_model("sample-binexp")
     versions = {v.version: v for v in client.search_model_versions("name = 'sample-binexp'")}
-    return dict(model.aliases), versions
+    return {alias: str(version) for alias, version in model.aliases.items()}, versions
 
 
 def test_an_experiment_outside_the_workspace_moves_no_alias_until_applied(tmp_path, sample_csv):
