@@ -32,6 +32,14 @@ def reasons_settings(attributions) -> dict:
     }
 
 
+def reasons_spec():
+    """The `reasons` column in the model's signature: per row a list of {feature, value, contribution}, or null."""
+    from mlflow.types.schema import AnyType, Array, ColSpec, Object, Property
+
+    item = Object([Property("feature", "string"), Property("value", AnyType()), Property("contribution", "double")])
+    return ColSpec(Array(item), "reasons", required=False)
+
+
 def row_reasons(predictor, settings: dict, X, features: pd.DataFrame) -> list:
     """Per row of the raw matrix X (features: the same rows as the request's columns), its TOP reasons, largest
     |contribution| first: {feature, value, contribution}; None for every row when the model has no exact values."""

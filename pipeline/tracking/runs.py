@@ -199,9 +199,16 @@ def signature_of(contract, output):
     from mlflow.models import ModelSignature, infer_signature
     from mlflow.types import ColSpec, Schema
 
+    from pipeline.serving.reasons import reasons_spec
+
     kinds = [("double" if contract.kind(c) == "number" else "string", c) for c in contract.columns]
     inputs = Schema([ColSpec(kind, name, required=True) for kind, name in kinds])
-    return ModelSignature(inputs=inputs, outputs=infer_signature(output).inputs)
+    if "reasons" not in output:
+        return ModelSignature(inputs=inputs, outputs=infer_signature(output).inputs)
+    # MLflow cannot infer a list of records whose values are numbers or labels: the whole output would be AnyType
+    columns = infer_signature(output.drop(columns="reasons")).inputs.inputs
+    at = list(output.columns).index("reasons")
+    return ModelSignature(inputs=inputs, outputs=Schema([*columns[:at], reasons_spec(), *columns[at:]]))
 
 
 def table_dataset(path: Path, name: str, target: str, digest: str):

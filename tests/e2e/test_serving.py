@@ -143,6 +143,7 @@ def test_the_signature_types_every_feature_column_from_the_contract(project):
     assert {c["name"] for c in inputs if c["type"] == "string"} == set(contract.categorical) == {"plan", "site"}
     outputs = {c["name"]: c["type"] for c in signature.outputs.to_dict()}
     assert outputs["probability_1"] == "double" and outputs["prediction_set"] == "array" and "flags" in outputs
+    assert outputs["reasons"] == "array"  # of {feature, value, contribution} (MLflow infers none for it)
 
 
 def schema_refusal(status: int, answer: dict) -> str:
