@@ -20,7 +20,7 @@ def aliases(root):
 
     client = MlflowClient(tracking_uri=f"sqlite:///{root.resolve() / 'mlflow.db'}")
     model = client.get_registered_model("sample-binexp")
-    versions = {v.version: v for v in client.search_model_versions("name = 'sample-binexp'")}
+    versions = {str(v.version): v for v in client.search_model_versions("name = 'sample-binexp'")}
     return {alias: str(version) for alias, version in model.aliases.items()}, versions
 
 
@@ -29,6 +29,8 @@ def test_an_experiment_outside_the_workspace_moves_no_alias_until_applied(tmp_pa
     first = repro(root).stdout
     assert "== verdict: champion: every check passes" in first, first[-2000:]
     assert aliases(root)[0] == {"candidate": "1", "champion": "1"}
+    for commit in (["git", "add", "-A"], ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base"]):
+        assert sh(root, *commit).returncode == 0  # the baseline the README's restore recipe returns to
 
     run = sh(root, "dvc", "exp", "run", "--temp", "-n", "thresh07", "-S", "decision.reject_threshold=0.7")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
