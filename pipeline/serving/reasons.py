@@ -2,7 +2,7 @@
 contributions (a lender must state the principal reasons for an adverse decision: US ECOA, Regulation B).
 
 They are the deployed model's Shapley values per raw column, computed as the explain stage computes them
-(pipeline/steps/explanations.shapley_attributions), so a row's reasons equal attributions.json's values for it:
+(pipeline/steps/shapley_values.py), so a row's reasons equal attributions.json's values for it:
 TreeSHAP for tree ensembles and the additive model (each of its terms a small tree), the closed form for a linear
 model from the explain stage's reference point (its background rows' encoded mean). They add up, with the expected
 value, to the model's score for the decided class: the log-odds of the positive class (binary), the decided class's
@@ -43,7 +43,7 @@ def reasons_spec():
 def row_reasons(predictor, settings: dict, X, features: pd.DataFrame) -> list:
     """Per row of the raw matrix X (features: the same rows as the request's columns), its TOP reasons, largest
     |contribution| first: {feature, value, contribution}; None for every row when the model has no exact values."""
-    from pipeline.steps.explanations import raw_column_of, shapley_attributions
+    from pipeline.steps.shapley_values import raw_column_of, shapley_attributions
 
     if settings.get("method") is None:
         return [None] * len(features)

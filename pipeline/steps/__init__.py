@@ -18,6 +18,7 @@ evaluation.py      evaluate: the test tables of the deployed predictor
 row_outputs.py     evaluate: what the metrics need of each test row (scores; predictions and intervals)
 fairness_audit.py  fairness: per-group rates, intervals, criteria, mitigation and reweighing
 explanations.py    explain: attributions in the raw columns of the user's data
+shapley_values.py  Shapley values per raw column: the explain stage's and the served reasons'
 shape_functions.py  explain: an additive model's shape functions in the raw columns' units and level names
 measures.py        evaluate, monitor: the deployed predictor's figures on labelled rows, for the target's kind
 drift.py           evaluate, monitor: rows against the training rows, column by column and by a domain classifier

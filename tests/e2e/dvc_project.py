@@ -183,11 +183,11 @@ def assert_served_equals_evaluate(root: Path, not_features: list[str]) -> None:
         else:
             assert by_server[column].astype(str).tolist() == served[column].astype(str).tolist(), column
     if not classes:
-        assert list(served.columns) == ["prediction", "lower", "upper", "flags"]
+        assert list(served.columns) == ["prediction", "lower", "upper", "reasons", "flags"]
         for column in ("prediction", "lower", "upper"):
             np.testing.assert_allclose(served[column], expected[column], rtol=0, atol=1e-12)
         return
-    columns = [f"probability_{c}" for c in classes] + ["prediction", "accepted", "prediction_set", "flags"]
+    columns = [f"probability_{c}" for c in classes] + ["prediction", "accepted", "prediction_set", "reasons", "flags"]
     assert list(served.columns) == columns
     for k, c in enumerate(classes):
         np.testing.assert_allclose(served[f"probability_{c}"], expected[f"proba_{k}"], rtol=0, atol=1e-12)
