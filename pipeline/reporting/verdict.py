@@ -162,3 +162,23 @@ def panel(v: Verdict) -> dict:
             for r in v.risks
         ],
     }
+
+
+def summary(name: str, version, status: str, checks: list[Check], uri: str) -> list[str]:
+    """The track stage's last lines: the verdict of the registry's decision on the workspace's files, with where to
+    look and how to serve the version (an experiment's version holds no alias: it is served by its number)."""
+    from ..core import paths
+    from ..core.io import read_json
+    from .headline import flat
+
+    target = Target.read(paths.TARGET)
+    figures = flat(read_json(paths.HEADLINE, "report"))
+    v = build(checks, figures, target, target.test_record.read(), model_line(TrainMetrics.read()), status)
+    alias = "champion" if status == "champion" else "candidate"
+    model_uri = f"{name}/{version}" if "no alias moved" in status else f"{name}@{alias}"
+    where = [
+        f"{name} version {version}; report: {paths.REPORT_HTML} (the verdict first); runs: mlflow ui "
+        f"--backend-store-uri {uri}",
+        f"serve: MLFLOW_TRACKING_URI={uri} mlflow models serve -m models:/{model_uri} --env-manager local",
+    ]
+    return summary_lines(v, where)

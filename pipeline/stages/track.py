@@ -19,11 +19,8 @@ import warnings
 from pipeline.core import paths
 from pipeline.core.config import flatten, load_params
 from pipeline.core.errors import PipelineError, run_stage
-from pipeline.core.io import read_json, write_json
-from pipeline.core.records import TrainMetrics
-from pipeline.core.task import Target
+from pipeline.core.io import write_json
 from pipeline.reporting import verdict
-from pipeline.reporting.headline import flat
 from pipeline.tracking import store
 from pipeline.tracking.naming import names
 from pipeline.tracking.runs import (
@@ -100,28 +97,7 @@ def main() -> None:
         },
         paths.MLFLOW_RUN,
     )
-    print_summary(name, version, status, checks, uri)
-
-
-def print_summary(name: str, version, status: str, checks: list, uri: str) -> None:
-    """The end of `dvc repro`'s output: the verdict, each failing check with its fix, the headline, the risks, and
-    where to look (pipeline/reporting/verdict.py: at most 12 lines of at most 160 characters)."""
-    target = Target.read(paths.TARGET)
-    figures = flat(read_json(paths.HEADLINE, "report"))
-    model = verdict.model_line(TrainMetrics.read())
-    v = verdict.build(checks, figures, target, target.test_record.read(), model, status)
-    # an experiment's version holds no alias: serve it by its number
-    model_uri = (
-        f"{name}/{version}"
-        if "no alias moved" in status
-        else f"{name}@{'champion' if status == 'champion' else 'candidate'}"
-    )
-    where = [
-        f"{name} version {version}; report: {paths.REPORT_HTML} (the verdict first); runs: mlflow ui "
-        f"--backend-store-uri {uri}",
-        f"serve: MLFLOW_TRACKING_URI={uri} mlflow models serve -m models:/{model_uri} --env-manager local",
-    ]
-    for line in verdict.summary_lines(v, where):
+    for line in verdict.summary(name, version, status, checks, uri):  # the end of `dvc repro`'s output
         print(line)
 
 

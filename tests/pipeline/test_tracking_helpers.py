@@ -17,8 +17,8 @@ from pipeline.core.evaluation_records import ClassificationCalibration, Regressi
 from pipeline.core.records import TrainMetrics
 from pipeline.tracking.naming import monitor_experiment, names
 from pipeline.tracking.promotion import Check
+from pipeline.tracking.registry import experiment_outside_workspace
 from pipeline.tracking.runs import (
-    experiment_outside_workspace,
     metric_key,
     repo_root,
     stage_output_md5s,
@@ -239,7 +239,7 @@ def test_the_gate_compares_with_the_best_champion_so_far_not_the_current_one():
     is (a contract change is still compared)."""
     from pipeline.core.task import Target
     from pipeline.tracking.promotion import champion_check
-    from pipeline.tracking.runs import best_champion
+    from pipeline.tracking.registry import best_champion
 
     registry = _Registry(
         [
@@ -262,7 +262,7 @@ def test_the_gate_compares_with_the_best_champion_so_far_not_the_current_one():
 def test_the_description_never_says_every_check_passes_when_one_was_skipped():
     """The issue's case: an attribute's gaps not evaluated (skipped with fail_not_evaluated false) and the description
     said "every check passes"."""
-    from pipeline.tracking.runs import description
+    from pipeline.tracking.promotion import description
 
     checks = [
         Check("a", 0.8, 0.7, True),
@@ -279,7 +279,7 @@ def test_the_description_never_says_every_check_passes_when_one_was_skipped():
 def test_the_description_escapes_what_the_data_puts_in_it():
     """MLflow renders a version's description as markdown with HTML: a group or column name from the data must not
     inject markup, and a line break in it must not end its list item."""
-    from pipeline.tracking.runs import description
+    from pipeline.tracking.promotion import description
 
     note = "group <script>alert(1)</script> | a|b\nnext"
     text = description(False, [Check("gap of <b>", 0.3, 0.2, False, note)], "r")
