@@ -138,7 +138,7 @@ def project(
         for part in parts.iterdir():  # hard links: the data inside the project without a copy
             os.link(part, root / "data/raw/parts" / part.name)
         if not repro:
-            shutil.copy(ROOT / "data/raw/randhie.schema.yaml", root / "data/raw/randhie.schema.yaml")
+            shutil.copytree(ROOT / "data/schemas", root / "data/schemas")
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     params["data"]["path"] = "data/raw/parts"
     params["compute"].update(backend=backend, n_workers=workers)

@@ -26,7 +26,16 @@ from pathlib import Path
 
 from common import ROOT, write_table
 
-PROJECT_FILES = ["mllib", "pipeline", "dvc.yaml", ".dvc/config", ".dvc/plots", ".dvcignore", ".gitignore"]
+PROJECT_FILES = [
+    "mllib",
+    "pipeline",
+    "dvc.yaml",
+    ".dvc/config",
+    ".dvc/plots",
+    ".dvcignore",
+    ".gitignore",
+    "data/schemas",
+]
 SCRIPT_STAGES = ("validate", "clean", "split", "features", "train", "calibrate", "evaluate", "fairness", "explain")
 
 
@@ -236,7 +245,6 @@ def scratch_project(root: Path, rows: int) -> Path:
 
     copy_code(root)
     (root / "data/raw").mkdir(parents=True)
-    shutil.copy(ROOT / "data/raw/randhie.schema.yaml", root / "data/raw/randhie.schema.yaml")
     generate(rows).to_parquet(root / "data/raw/large.parquet", index=False)
     params = (ROOT / "params.yaml").read_text().replace("path: data/raw/randhie.csv.gz", "path: data/raw/large.parquet")
     (root / "params.yaml").write_text(params)

@@ -26,7 +26,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 # end-to-end modules whose module fixture builds one scratch project per parameter (a corpus file, a scenario): the
 # first part of a test's parameter id names its project
-PROJECT_PER_PARAMETER = ("tests/e2e/test_real_data.py", "tests/e2e/test_pipeline_e2e.py")
+PROJECT_PER_PARAMETER = (
+    "tests/e2e/test_real_data.py",
+    "tests/e2e/test_pipeline_e2e.py",
+    "tests/e2e/test_serving_reasons.py",
+)
 
 
 def pytest_xdist_make_scheduler(config, log):
@@ -223,7 +227,7 @@ def make_project(root: Path, sample_csv: Path, **overrides) -> Path:
     """params.yaml, the schema and a sample CSV under `root`; overrides are dotted params keys."""
     (root / "data/raw").mkdir(parents=True, exist_ok=True)
     shutil.copy(sample_csv, root / "data/raw/sample.csv")
-    shutil.copy(REPO / "data/raw/randhie.schema.yaml", root / "data/raw/randhie.schema.yaml")
+    shutil.copytree(REPO / "data/schemas", root / "data/schemas", dirs_exist_ok=True)
     params = yaml.safe_load((REPO / "params.yaml").read_text())
     params["data"]["path"] = "data/raw/sample.csv"
     # one process per stage: the tests run side by side (pytest -n auto), most stages in the test's own process, and
@@ -274,7 +278,7 @@ def copy_repo(root: Path, items) -> Path:
         source, target = REPO / item, root / item
         target.parent.mkdir(parents=True, exist_ok=True)
         if source.is_dir():
-            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
         else:
             shutil.copy(source, target)
     return root

@@ -43,7 +43,7 @@ def sample_with_traps() -> pd.DataFrame:
 
 def make_parts_project(root: Path, frame: pd.DataFrame, data: dict, fmt: str = "parquet") -> Path:
     write_parts(frame, root / "data/raw/parts", fmt)
-    shutil.copy(REPO / "data/raw/randhie.schema.yaml", root / "data/raw/randhie.schema.yaml")
+    shutil.copytree(REPO / "data/schemas", root / "data/schemas", dirs_exist_ok=True)
     params = yaml.safe_load((REPO / "params.yaml").read_text())
     params["data"] = {**data, "path": "data/raw/parts"}
     set_dotted(params, "compute.n_workers", 2)

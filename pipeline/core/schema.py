@@ -37,6 +37,22 @@ def check_columns(df: pd.DataFrame, data: dict) -> None:
             raise PipelineError(f"params.yaml: {key} names column {col!r}, which is not in {data['path']}.{hint}")
 
 
+SCHEMAS = Path("data/schemas")  # the validate stage's dependency (dvc.yaml): a schema elsewhere would go unwatched
+
+
+def check_schema_location(data: dict) -> None:
+    """data.schema is a file under data/schemas/, so DVC reruns validate when the schema changes and not when another
+    file lands in data/raw/ (bringing your own data, then restoring the committed params, leaves `dvc status`
+    clean)."""
+    schema = data["schema"]
+    if schema and not Path(schema).resolve().is_relative_to(SCHEMAS.resolve()):
+        raise PipelineError(
+            f"params.yaml: data.schema {schema} is outside {SCHEMAS}/, the directory the validate stage depends on "
+            f"(dvc.yaml), so a change to it would not rerun validate; move it to {SCHEMAS}/ and point data.schema "
+            "there"
+        )
+
+
 def build_schema(df: pd.DataFrame, data: dict, extreme_factor: float | None = None) -> pa.DataFrameSchema:
     """The user's schema (or an empty one) completed with the structural checks; every numeric column checked for
     finite values and, with extreme_factor (validate.extreme_factor), for values beyond the column's bulk."""

@@ -91,6 +91,14 @@ def changes_table(params: dict, r: ReportInputs) -> dict:
     )
 
 
+def gate_marked(task_sections: list[dict], gate: dict | None) -> list[dict]:
+    """The task's sections with the gate's fairness reading first in its fairness section (the failing gaps and the
+    bound, where the groups' rates are)."""
+    if gate is None:
+        return task_sections
+    return [{**s, "parts": [gate, *s["parts"]]} if s["anchor"].startswith("fairness") else s for s in task_sections]
+
+
 def build_html(params: dict, r: ReportInputs, figs: dict[str, bytes]) -> str:
     """The page: the sections of the task's results, rendered by the template with the figures inlined."""
     kind = page(r.target)
@@ -106,6 +114,7 @@ def build_html(params: dict, r: ReportInputs, figs: dict[str, bytes]) -> str:
     ]
     checks, headline_figures = gate_checks(params, r)
     first = verdict.build(checks, headline_figures, r.target, r.test, verdict.model_line(r.train))
+    bound = params["tracking"]["promotion"]["max_fairness_gap"]
     sections = [
         html.section("Model card", model_card(params, r, promotion_summary(checks))),
         trust_section(r, figs),
@@ -130,7 +139,7 @@ def build_html(params: dict, r: ReportInputs, figs: dict[str, bytes]) -> str:
             *kind.fold_note,
         ),
         html.section("Model selection", html.table(candidates), html.figures("validation_curve.png")),
-        *kind.task_sections(r),
+        *gate_marked(kind.task_sections(r), verdict.fairness_gate(checks, headline_figures, bound)),
         html.section(
             "Explainability: permutation importance (raw features, test set; Student-t interval over repeats)",
             html.muted(r.importance.statement + "."),

@@ -15,7 +15,7 @@ from ..core.evaluation_records import EvaluationReport
 from ..core.records import TrainMetrics
 from ..core.task import Target
 from ..tracking.promotion import Check
-from .page import fmt
+from .page import fmt, note
 
 WIDTH, MAX_LINES = 160, 12
 LABELS = (  # a check's short name, by words of its full one (promotion.py names each check by what it reads)
@@ -162,6 +162,27 @@ def panel(v: Verdict) -> dict:
             for r in v.risks
         ],
     }
+
+
+def fairness_gate(checks: list[Check], figures: dict, bound: float | None) -> dict | None:
+    """The fairness section's first note: what the gate read (each gap at its interval's upper end against
+    tracking.promotion.max_fairness_gap), every gap whose upper end passes the bound, and the fix; None without a
+    fairness check."""
+    read = [c for c in checks if label(c) in ("fairness", "fairness evaluated") and c.passed is not None]
+    if not read:
+        return None
+    ends = {k.removeprefix("fairness.").removesuffix("_high"): v for k, v in figures.items() if k.endswith("_gap_high")}
+    over = {k: v for k, v in ends.items() if k and bound is not None and v is not None and v > bound}
+    over = dict(sorted(over.items(), key=lambda kv: -kv[1]))
+    failed = [c for c in read if c.passed is False]
+    text = f"Promotion gate: {'FAILS' if failed else 'passes'}. " + "; ".join(reading(c) for c in read) + "."
+    if over:
+        text += f" Gaps whose interval reaches past the bound {fmt(bound)}: " + ", ".join(
+            f"{name} {fmt(figures.get(f'fairness.{name}'))} (upper end {fmt(high)})" for name, high in over.items()
+        )
+        text += "."
+    fixes = dict.fromkeys(c.fix for c in failed if c.fix)
+    return note(text + "".join(f" Fix: {fix}." for fix in fixes))
 
 
 def summary(name: str, version, status: str, checks: list[Check], uri: str) -> list[str]:

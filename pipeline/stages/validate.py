@@ -28,7 +28,7 @@ from pipeline.core.partitions import (
     staged_outputs,
 )
 from pipeline.core.records import ValidationReport
-from pipeline.core.schema import build_schema, check_columns
+from pipeline.core.schema import build_schema, check_columns, check_schema_location
 from pipeline.core.timeline import time_report
 from pipeline.steps.validation import check_parts, check_rows, validation_report
 
@@ -78,6 +78,7 @@ def _in_memory(mode: InMemory, params: dict) -> tuple[ValidationReport, str]:
 def main() -> None:
     params = load_params()
     data = params["data"]
+    check_schema_location(data)
     summary, where = validated(data_mode(params), params)
     summary.write()
     print(

@@ -32,6 +32,7 @@ from mllib.regression import LogTarget
 
 from ..core import paths
 from ..core.errors import PipelineError
+from ..core.progress import Progress
 from .feature_blocks import read_rows, stated_sample, table_rows
 from .shape_functions import additive_shapes
 from .shapley_values import background_mean, raw_column_of, shapley_attributions, to_raw
@@ -237,6 +238,8 @@ class RawUnits:
 def shapley_summary(method, model, transformer, X_rows, background, predict, kernel, seed, owners, names, target):
     """attributions.json's "shapley" entry: the values per raw column with their additivity error (absolute and
     relative to the largest output) and the per-feature summary."""
+    if method == "kernel":
+        kernel = {**kernel, "progress": Progress("explain: KernelSHAP rows")}
     shap = shapley_attributions(
         method, model, transformer, X_rows, background, predict, kernel, seed, owners, target.explained
     )

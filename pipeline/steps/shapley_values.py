@@ -11,8 +11,6 @@ import numpy as np
 
 from mllib.explain import exact_shapley, kernel_shap, linear_shapley, tree_shap
 
-from ..core.progress import Progress
-
 
 def raw_column_of(encoded: list[str], raw: list[str]) -> np.ndarray | None:
     """Index of the raw column each encoded column derives from (None if any is untraceable)."""
@@ -46,7 +44,8 @@ def shapley_attributions(
 ) -> dict:
     """Shapley values per raw column for the explained rows: (n, d) for a binary target (of the positive class), (n, d,
     K) for K > 2 classes (one slice per class); 'output' says which quantity they add up to, expected_value and
-    prediction are per class too. kernel: KernelSHAP's {"n_samples", "n_bootstrap"}."""
+    prediction are per class too. kernel: KernelSHAP's {"n_samples", "n_bootstrap", "progress"} (the caller's
+    progress lines: this module prints nothing)."""
     n_raw = X_rows.shape[1]
     if method in ("tree", "linear") and owners is None:
         raise ValueError(
@@ -74,11 +73,7 @@ def shapley_attributions(
         output = explained["score"]
     elif method in ("kernel", "exact"):
         explain = kernel_shap if method == "kernel" else exact_shapley
-        kwargs = (
-            {**kernel, "random_state": seed, "progress": Progress("explain: KernelSHAP rows")}
-            if method == "kernel"
-            else {}
-        )
+        kwargs = {**kernel, "random_state": seed} if method == "kernel" else {}
         out = explain(predict_proba, X_rows, X_background, **kwargs)
         result = {
             "values": out["values"],

@@ -17,7 +17,7 @@ import pandas as pd
 import yaml
 from conftest import copy_repo
 
-COPY = ["mllib", "pipeline", "dvc.yaml", ".dvc/config", ".dvc/plots", ".dvcignore", ".gitignore"]
+COPY = ["mllib", "pipeline", "dvc.yaml", ".dvc/config", ".dvc/plots", ".dvcignore", ".gitignore", "data/schemas"]
 
 
 def user_env() -> dict[str, str]:

@@ -19,8 +19,7 @@ pytestmark = pytest.mark.slow
 def project(tmp_path_factory):
     root = tmp_path_factory.mktemp("default_data")
     (root / "data/raw").mkdir(parents=True)
-    for name in ("randhie.csv.gz", "randhie.schema.yaml"):
-        shutil.copy(REPO / "data/raw" / name, root / "data/raw" / name)
+    shutil.copy(REPO / "data/raw/randhie.csv.gz", root / "data/raw/randhie.csv.gz")
     shutil.copy(REPO / "params.yaml", root / "params.yaml")
     git_repo(root)
     result = sh(root, "dvc", "repro")

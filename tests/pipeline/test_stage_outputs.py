@@ -412,3 +412,8 @@ def test_the_verdict_panel_is_the_first_block_and_names_the_failing_check(defaul
             assert "Verdict: candidate, cannot become champion" in panel
         else:
             assert all(f[0] != "fairness" for f in failing), failing
+        # the fairness section opens on the gate's reading: the failing gap and its bound, where the rates are
+        fairness = body.split("<h2 id='fairness'>Fairness</h2>", 1)[1].lstrip()
+        state = "FAILS" if fails else "passes"
+        assert fairness.startswith(f"<p class='note'>Promotion gate: {state}. upper end of the largest"), fairness[:300]
+        assert ("past the bound 0.0500: " in fairness.split("</p>", 1)[0]) is fails

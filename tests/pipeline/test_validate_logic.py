@@ -20,6 +20,7 @@ from pipeline.core.schema import (
     binary_columns,
     build_schema,
     check_columns,
+    check_schema_location,
     column_problem,
     failure_cases,
     is_column_level,
@@ -227,6 +228,17 @@ def test_schema_file_missing_or_unreadable(tmp_path):
         build_schema(frame(), _data(schema=str(bad)))
 
 
+def test_a_schema_outside_data_schemas_is_refused_naming_the_key_and_the_fix(tmp_path, monkeypatch):
+    """validate depends on data/schemas/ (dvc.yaml), not data/raw/: a schema elsewhere would change unwatched."""
+    monkeypatch.chdir(tmp_path)
+    check_schema_location(_data(schema="data/schemas/s.yaml"))
+    check_schema_location(_data(schema=None))
+    with pytest.raises(PipelineError, match=r"data.schema data/raw/s.yaml is outside data/schemas/.*move it to"):
+        check_schema_location(_data(schema="data/raw/s.yaml"))
+    with pytest.raises(PipelineError, match="outside data/schemas/"):
+        check_schema_location(_data(schema="data/schemas/../raw/s.yaml"))
+
+
 @pytest.mark.parametrize(
     "overrides, key, col",
     [
@@ -260,9 +272,10 @@ def project(tmp_path, monkeypatch):
     """A scratch project: params.yaml for `frame()` with SCHEMA; returns a function writing data + params."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "data/raw").mkdir(parents=True)
-    (tmp_path / "data/raw/schema.yaml").write_text(SCHEMA.to_yaml())
+    (tmp_path / "data/schemas").mkdir(parents=True)
+    (tmp_path / "data/schemas/schema.yaml").write_text(SCHEMA.to_yaml())
     base = yaml.safe_load((REPO / "params.yaml").read_text())
-    base["data"].update(_data(schema="data/raw/schema.yaml", drop=[]))
+    base["data"].update(_data(schema="data/schemas/schema.yaml", drop=[]))
 
     def setup(df: pd.DataFrame, **validate_policy):
         params = copy.deepcopy(base)
@@ -340,7 +353,7 @@ def test_main_column_failure_stops_even_under_quarantine(project):
 
 
 def test_main_dtype_failure_without_row_is_a_clear_error(project, tmp_path):
-    (tmp_path / "data/raw/schema.yaml").write_text(
+    (tmp_path / "data/schemas/schema.yaml").write_text(
         pa.DataFrameSchema({"x": pa.Column("int64")}).to_yaml()  # x holds floats, no coercion
     )
     project(frame().assign(x=[1.5] * 8), on_invalid="fail", fractional_binary="round")

@@ -57,3 +57,24 @@ def test_stage_output_lines_are_wrapped_at_160_without_losing_a_word():
     lines = out.getvalue().split("\n")
     assert lines[0] == "short line" and max(map(len, lines)) <= WIDTH
     assert " ".join(x.strip() for x in lines[1:-1]) == words + " tail" and lines[-1] == "partial"
+
+
+def test_the_fairness_section_names_every_gap_past_the_bound_at_its_upper_end():
+    name = "upper end of the largest fairness gap's interval <= max_fairness_gap"
+    largest = "female x black.demographic_parity_gap 0.4155, its interval's upper end 0.5134"
+    failing = Check(name, 0.5134, 0.4, False, largest, FIXES["fairness"])
+    figures = {
+        "fairness.black.demographic_parity_gap": 0.3436, "fairness.black.demographic_parity_gap_high": 0.4038,
+        "fairness.female x black.demographic_parity_gap": 0.4155,
+        "fairness.female x black.demographic_parity_gap_high": 0.5134,
+        "fairness.female.equal_opportunity_gap": 0.0034, "fairness.female.equal_opportunity_gap_high": 0.0227,
+    }  # fmt: skip
+    note = verdict.fairness_gate([failing], figures, 0.4)["text"]
+    assert note.startswith("Promotion gate: FAILS. upper end of the largest fairness gap's interval 0.5134")
+    past = note.split("past the bound 0.4000: ")[1]
+    # a gap whose point estimate is under the bound but whose interval reaches past it is named too; largest first
+    assert past.startswith("female x black.demographic_parity_gap 0.4155 (upper end 0.5134), black.demographic")
+    assert "female.equal_opportunity" not in note and "Fix: the report's Fairness section" in note
+    passing = Check(failing.check, 0.3, 0.4, True, "")
+    assert verdict.fairness_gate([passing], {}, 0.4)["text"].startswith("Promotion gate: passes.")
+    assert verdict.fairness_gate([Check(failing.check, None, None, None, "no sensitive attribute")], {}, 0.4) is None
