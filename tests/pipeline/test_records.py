@@ -62,7 +62,9 @@ def test_a_record_round_trips_through_its_file_with_its_parts(sample_csv, tmp_pa
 @pytest.mark.parametrize("record, field", [(SplitReport, "rows_never_validated"), (ValidationReport, "rows_kept")])
 def test_renaming_a_field_fails_the_writers_test(record, field, tmp_path):
     """The writer's test above, run on a copy of the code whose record calls `field` something else."""
-    copy = copy_repo(tmp_path / "repo", ("pipeline", "mllib", "tests", "params.yaml", "data/raw", "data/schemas", "pyproject.toml"))
+    copy = copy_repo(
+        tmp_path / "repo", ("pipeline", "mllib", "tests", "params.yaml", "data/raw", "data/schemas", "pyproject.toml")
+    )
     records = copy / "pipeline" / "core" / "records.py"
     source = records.read_text()
     declaration = f"    {field}: "
