@@ -63,15 +63,12 @@ def _unwound_sum(pz, po, pw, length, i):
 
 
 @njit(cache=True)
-def _tree_shap_row(x, feat, thr, left, right, value, cover, max_depth, phi):
+def _tree_shap_row(x, feat, thr, left, right, value, cover, phi, paths, stack):
     """Algorithm 2's recursion as a depth-first walk with an explicit stack; level k of the path buffers
-    holds the path at a node of depth k - 1 (level 0: the empty path), shared by both of its children."""
-    size = max_depth + 2
-    pd, pz = np.zeros((size + 1, size), np.int64), np.zeros((size + 1, size))
-    po, pw = np.zeros((size + 1, size)), np.zeros((size + 1, size))
-    lengths = np.zeros(size + 1, np.int64)
-    stack_node, stack_level = np.zeros(2 * size, np.int64), np.zeros(2 * size, np.int64)
-    stack_zero, stack_one, stack_feature = np.zeros(2 * size), np.zeros(2 * size), np.zeros(2 * size, np.int64)
+    holds the path at a node of depth k - 1 (level 0: the empty path), shared by both of its children. The buffers
+    (_buffers) are the caller's, reused row after row: every entry is written before it is read."""
+    pd, pz, po, pw, lengths = paths
+    stack_node, stack_level, stack_zero, stack_one, stack_feature = stack
     stack_node[0], stack_level[0], stack_zero[0], stack_one[0], stack_feature[0] = 0, 1, 1.0, 1.0, -1
     top = 1
     while top > 0:
@@ -85,7 +82,8 @@ def _tree_shap_row(x, feat, thr, left, right, value, cover, max_depth, phi):
         if left[node] < 0:
             for i in range(1, length):
                 w = _unwound_sum(pz[level], po[level], pw[level], length, i) * (po[level, i] - pz[level, i])
-                phi[pd[level, i], :] += w * value[node, :]
+                for k in range(value.shape[1]):  # no temporary array per path element: the leaf loop is the hot one
+                    phi[pd[level, i], k] += w * value[node, k]
             continue
         f = feat[node]
         hot, cold = (left[node], right[node]) if x[f] <= thr[node] else (right[node], left[node])
@@ -104,11 +102,44 @@ def _tree_shap_row(x, feat, thr, left, right, value, cover, max_depth, phi):
 
 
 @njit(cache=True)
+def _buffers(max_depth):
+    """The path buffers (features, zero and one fractions, weights per level; each level's length) and the walk's
+    stack (node, level, the incoming fractions and the split feature), for a tree of depth max_depth."""
+    size = max_depth + 2
+    paths = (
+        np.zeros((size + 1, size), np.int64),
+        np.zeros((size + 1, size)),
+        np.zeros((size + 1, size)),
+        np.zeros((size + 1, size)),
+        np.zeros(size + 1, np.int64),
+    )
+    stack = (
+        np.zeros(2 * size, np.int64),
+        np.zeros(2 * size, np.int64),
+        np.zeros(2 * size),
+        np.zeros(2 * size),
+        np.zeros(2 * size, np.int64),
+    )
+    return paths, stack
+
+
+@njit(cache=True)
 def _tree_shap_rows(X, feat, thr, left, right, value, cover, max_depth):
     out = np.zeros((X.shape[0], X.shape[1], value.shape[1]))
+    paths, stack = _buffers(max_depth)
     for r in range(X.shape[0]):
-        _tree_shap_row(X[r], feat, thr, left, right, value, cover, max_depth, out[r])
+        _tree_shap_row(X[r], feat, thr, left, right, value, cover, out[r], paths, stack)
     return out
+
+
+def _same_walks(X, feature, threshold, left) -> tuple[np.ndarray, np.ndarray]:
+    """The rows' distinct walks through one tree: the recursion reads a row only through `x[f] <= t` at each split,
+    so rows that go the same way at every split have the same values. Returns one row per walk and, per row, its
+    walk's index (the values of 10,788 test rows of a 403-tree ensemble come from about 1,100 walks per tree)."""
+    internal = np.flatnonzero(left >= 0)
+    goes_left = np.packbits(X[:, feature[internal]] <= threshold[internal], axis=1)
+    _, first, inverse = np.unique(goes_left, axis=0, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
 
 
 def _depth(left, right) -> int:
@@ -150,15 +181,15 @@ def tree_shap(model, X) -> dict:
         leaves = left < 0
         expected += scale * (cover[leaves] @ value[leaves]) / cover[0]
         prediction += scale * value[_leaf_of(tree, X)]
-        values += scale * _tree_shap_rows(
-            X,
-            np.asarray(tree["feature"], np.int64),
-            np.asarray(tree["threshold"], np.float64),
-            left,
-            right,
-            np.ascontiguousarray(value),
-            cover,
-            _depth(left, right),
+        feature, threshold = np.asarray(tree["feature"], np.int64), np.asarray(tree["threshold"], np.float64)
+        if leaves.all():  # a single leaf: no split, every value 0
+            continue
+        first, inverse = _same_walks(X, feature, threshold, left)
+        values += (
+            scale
+            * _tree_shap_rows(
+                X[first], feature, threshold, left, right, np.ascontiguousarray(value), cover, _depth(left, right)
+            )[inverse]
         )
     error = np.abs(values.sum(axis=1) + expected - prediction)
     return {
