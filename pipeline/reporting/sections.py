@@ -114,7 +114,6 @@ def build_html(params: dict, r: ReportInputs, figs: dict[str, bytes]) -> str:
     ]
     checks, headline_figures = gate_checks(params, r)
     first = verdict.build(checks, headline_figures, r.target, r.test, verdict.model_line(r.train))
-    bound = params["tracking"]["promotion"]["max_fairness_gap"]
     sections = [
         html.section("Model card", model_card(params, r, promotion_summary(checks))),
         trust_section(r, figs),
@@ -139,7 +138,7 @@ def build_html(params: dict, r: ReportInputs, figs: dict[str, bytes]) -> str:
             *kind.fold_note,
         ),
         html.section("Model selection", html.table(candidates), html.figures("validation_curve.png")),
-        *gate_marked(kind.task_sections(r), verdict.fairness_gate(checks, headline_figures, bound)),
+        *gate_marked(kind.task_sections(r), verdict.fairness_gate(checks, headline_figures)),
         html.section(
             "Explainability: permutation importance (raw features, test set; Student-t interval over repeats)",
             html.muted(r.importance.statement + "."),

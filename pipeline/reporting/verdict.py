@@ -164,15 +164,16 @@ def panel(v: Verdict) -> dict:
     }
 
 
-def fairness_gate(checks: list[Check], figures: dict, bound: float | None) -> dict | None:
+def fairness_gate(checks: list[Check], figures: dict) -> dict | None:
     """The fairness section's first note: what the gate read (each gap at its interval's upper end against
-    tracking.promotion.max_fairness_gap), every gap whose upper end passes the bound, and the fix; None without a
+    tracking.promotion.max_fairness_gap), every gap whose upper end passes that bound, and the fix; None without a
     fairness check."""
     read = [c for c in checks if label(c) in ("fairness", "fairness evaluated") and c.passed is not None]
     if not read:
         return None
+    bound = next((c.bound for c in read if c.bound is not None), None)
     ends = {k.removeprefix("fairness.").removesuffix("_high"): v for k, v in figures.items() if k.endswith("_gap_high")}
-    over = {k: v for k, v in ends.items() if k and bound is not None and v is not None and v > bound}
+    over = {k: v for k, v in ends.items() if bound is not None and v is not None and v > bound}
     over = dict(sorted(over.items(), key=lambda kv: -kv[1]))
     failed = [c for c in read if c.passed is False]
     text = f"Promotion gate: {'FAILS' if failed else 'passes'}. " + "; ".join(reading(c) for c in read) + "."

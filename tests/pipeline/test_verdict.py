@@ -69,12 +69,12 @@ def test_the_fairness_section_names_every_gap_past_the_bound_at_its_upper_end():
         "fairness.female x black.demographic_parity_gap_high": 0.5134,
         "fairness.female.equal_opportunity_gap": 0.0034, "fairness.female.equal_opportunity_gap_high": 0.0227,
     }  # fmt: skip
-    note = verdict.fairness_gate([failing], figures, 0.4)["text"]
+    note = verdict.fairness_gate([failing], figures)["text"]
     assert note.startswith("Promotion gate: FAILS. upper end of the largest fairness gap's interval 0.5134")
     past = note.split("past the bound 0.4000: ")[1]
     # a gap whose point estimate is under the bound but whose interval reaches past it is named too; largest first
     assert past.startswith("female x black.demographic_parity_gap 0.4155 (upper end 0.5134), black.demographic")
     assert "female.equal_opportunity" not in note and "Fix: the report's Fairness section" in note
     passing = Check(failing.check, 0.3, 0.4, True, "")
-    assert verdict.fairness_gate([passing], {}, 0.4)["text"].startswith("Promotion gate: passes.")
-    assert verdict.fairness_gate([Check(failing.check, None, None, None, "no sensitive attribute")], {}, 0.4) is None
+    assert verdict.fairness_gate([passing], {})["text"].startswith("Promotion gate: passes.")
+    assert verdict.fairness_gate([Check(failing.check, None, None, None, "no sensitive attribute")], {}) is None
