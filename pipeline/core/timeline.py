@@ -12,7 +12,9 @@ from .errors import PipelineError
 from .frames import date_times, time_numbers
 
 DAY = np.timedelta64(1, "D")
-TIME_NAME = re.compile(r"(^|[^a-z])(year|yr|date|month|week|day|quarter|time|timestamp|datetime|period)s?($|[^a-z])")
+# a name of a point in time (year, date, month, ...); a plural unit names an amount of time, a duration such as
+# months_at_address or years_employed, and "times" a count: neither orders the rows
+TIME_NAME = re.compile(r"(^|[^a-z])(year|yr|month|week|day|quarter|time|period|(date|timestamp|datetime)s?)($|[^a-z])")
 DATE_SHARE = 0.9  # a text column whose sampled values parse as dates at least this often holds dates
 SAMPLE = 1000
 
