@@ -13,8 +13,11 @@ from .frames import date_times, time_numbers
 
 DAY = np.timedelta64(1, "D")
 # a name of a point in time (year, date, month, ...); a plural unit names an amount of time, a duration such as
-# months_at_address or years_employed, and "times" a count: neither orders the rows
-TIME_NAME = re.compile(r"(^|[^a-z])(year|yr|month|week|day|quarter|time|period|(date|timestamp|datetime)s?)($|[^a-z])")
+# months_at_address or years_employed, "times" a count, and a unit after "per" a rate (hours_per_week): none of
+# them orders the rows
+TIME_NAME = re.compile(
+    r"(?<![a-z])(?<!per[^a-z])(year|yr|month|week|day|quarter|time|period|(date|timestamp|datetime)s?)(?![a-z])"
+)
 DATE_SHARE = 0.9  # a text column whose sampled values parse as dates at least this often holds dates
 SAMPLE = 1000
 

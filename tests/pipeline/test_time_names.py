@@ -1,5 +1,5 @@
 """A column named for an amount of time is not taken for the time the rows are ordered by (issue 62, item 11):
-validate named months_at_address a time column."""
+validate named months_at_address (and UCI Adult's hours_per_week) a time column."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ def test_durations_and_counts_are_not_times_but_points_in_time_are():
             "years_employed": rng.integers(0, 40, n),
             "days_in_hospital": rng.integers(0, 30, n),
             "times_visited": rng.integers(0, 9, n),
+            "hours_per_week": rng.integers(1, 99, n),  # UCI Adult's: a rate
             "survey_year": rng.integers(2000, 2005, n),
             "month": rng.integers(1, 13, n),
             "visit_dates": rng.integers(0, 9, n),
