@@ -21,6 +21,8 @@ from .frames import MISSING_GROUP
 from .io import DataSource
 from .paths import ROW_ID
 
+NUL = "\x00"
+
 
 def check_columns(df: pd.DataFrame, data: dict) -> None:
     """Every column named in params.yaml `data` exists in the file (one error naming the key and the column)."""
@@ -35,6 +37,28 @@ def check_columns(df: pd.DataFrame, data: dict) -> None:
             close = difflib.get_close_matches(col, list(map(str, df.columns)), n=3)
             hint = f" Did you mean {close}?" if close else f" Columns are: {list(df.columns)}"
             raise PipelineError(f"params.yaml: {key} names column {col!r}, which is not in {data['path']}.{hint}")
+
+
+def check_no_nul_bytes(df: pd.DataFrame, source) -> None:
+    """No text value holds a NUL byte: no text does, a damaged file or a binary field does, and each such spelling
+    would become a level of its own ('a' and 'a\\x00' two categories). One error naming the column, the count and the
+    first row."""
+    for column in df.columns:
+        values = df[column]
+        if not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
+            continue
+        try:
+            spoilt = values.str.contains(NUL, regex=False, na=False).to_numpy(dtype=bool)
+        except AttributeError:  # an object column without text (numbers, booleans from a Parquet file)
+            spoilt = values.map(lambda v: isinstance(v, str) and NUL in v).to_numpy(dtype=bool)
+        if spoilt.any():
+            row = df.index[spoilt][0]
+            raise PipelineError(
+                f"{source}: column {column!r} holds a NUL byte (\\x00) in {int(spoilt.sum())} values (the first "
+                f"{values[row]!r} at {file_row(source, row)}); text holds none (a damaged file or a binary field), "
+                "and each spelling would become a level of its own: remove the bytes (e.g. `tr -d '\\000' < file.csv "
+                "> fixed.csv`) and point data.path at the result"
+            )
 
 
 SCHEMAS = Path("data/schemas")  # the validate stage's dependency (dvc.yaml): a schema elsewhere would go unwatched

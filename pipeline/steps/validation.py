@@ -24,6 +24,7 @@ from ..core.schema import (
     apply_fractional_policy,
     apply_missing_policy,
     binary_columns,
+    check_no_nul_bytes,
     column_problem,
     describe,
     failure_cases,
@@ -72,6 +73,7 @@ def check_rows(raw: pd.DataFrame, schema, data: dict, policy: dict, source) -> C
     """The policies, then the schema's checks (a column-level failure stops the stage, naming the column); rows
     breaking a check are quarantined with their reasons, or (validate.on_invalid: fail) left to the caller to refuse
     once it has every row's failures."""
+    check_no_nul_bytes(raw, source)
     rows_in = len(raw)  # raw is changed in place by the fractional policy (round)
     df, reasons, fractional = apply_fractional_policy(raw, binary_columns(schema), policy["fractional_binary"], source)
     missing = {}
