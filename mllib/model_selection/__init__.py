@@ -46,7 +46,7 @@ from .stratified_group import (
     fold_balance,
     stratified_group_assignment,
 )
-from .time_order import ForwardChainingSplit, time_holdout_indices, time_values
+from .time_order import ForwardChainingSplit, more_than_gap_before, time_holdout_indices, time_values
 
 __all__ = [
     "BlockFold",
@@ -67,6 +67,7 @@ __all__ = [
     "Bootstrap",
     "GroupBootstrap",
     "ForwardChainingSplit",
+    "more_than_gap_before",
     # assignment, hold-out and checks
     "stratified_group_assignment",
     "train_test_split_indices",

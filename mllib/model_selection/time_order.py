@@ -37,7 +37,7 @@ from mllib.base import (
 
 from ._checks import check_enough, check_no_group_overlap, column
 
-__all__ = ["ForwardChainingSplit", "time_holdout_indices", "time_values"]
+__all__ = ["ForwardChainingSplit", "more_than_gap_before", "time_holdout_indices", "time_values"]
 
 
 def time_values(time, n: int | None = None) -> np.ndarray:
@@ -47,6 +47,31 @@ def time_values(time, n: int | None = None) -> np.ndarray:
 
 # time units between the last fitting time and the first validation time
 GAP = Interval(False, 0, None, "left", "a number of time units >= 0")
+
+
+def more_than_gap_before(t: np.ndarray, start: float, gap: float) -> np.ndarray:
+    """Which times lie strictly more than `gap` before `start` (the rows a split may fit on).
+
+    Parameters
+    ----------
+    t : ndarray of float64
+        The rows' times.
+    start : float
+        The first validation (or test) time.
+    gap : float
+        Time units that must separate a fitting time from `start`.
+
+    Returns
+    -------
+    ndarray of bool
+        ``start - t > gap``, where a difference within a few units in the last place of the times counts as equal to
+        `gap`: times are read from decimal text, and 10.9 - 3.9 is 7.000000000000001 in binary floating point, so the
+        time 3.9 is exactly 7 before 10.9 and stays out with gap 7. Without a gap, plain ``t < start``.
+    """
+    if gap == 0:
+        return t < start
+    rounding = 16 * np.finfo(np.float64).eps * max(abs(start), float(np.abs(t).max(initial=0.0)), gap)
+    return start - t > gap + rounding
 
 
 def _purged(train: np.ndarray, valid: np.ndarray, groups: np.ndarray | None) -> np.ndarray:
@@ -70,7 +95,7 @@ def time_holdout_indices(time, test_size: float, gap: float = 0.0, groups=None) 
     cut = distinct[j]
     test = np.flatnonzero(t >= cut)
     before = np.flatnonzero(t < cut)
-    earlier = before[t[before] < cut - gap] if gap > 0 else before
+    earlier = before[more_than_gap_before(t[before], cut, gap)]
     train = _purged(earlier, test, None if groups is None else column(groups, "groups", t.size))
     return {
         "train": train,
@@ -123,7 +148,7 @@ class ForwardChainingSplit(BaseEstimator):
             if valid.size == 0:
                 continue
             start = t[valid].min()
-            train = _purged(np.flatnonzero(t < start - gap), valid, groups)
+            train = _purged(np.flatnonzero(more_than_gap_before(t, start, gap)), valid, groups)
             if train.size:
                 yield train, valid
 

@@ -418,6 +418,7 @@ def read_data_file(path: Path, text_columns: Sequence[str] = (), part: bool = Fa
         _check_not_compressed(path)
     try:
         header = _column_names(path, parquet)
+        _check_no_nul_in_header(path, header)
         duplicated = sorted({c for c in header if header.count(c) > 1})
         if duplicated:
             raise PipelineError(
@@ -433,10 +434,11 @@ def read_data_file(path: Path, text_columns: Sequence[str] = (), part: bool = Fa
     except UnicodeDecodeError:
         offset, line, byte = _first_non_utf8(path)
         gzipped = path.suffix.lower() == ".gz"
+        encoding, when = _encoding_guess(path)
         raise PipelineError(
             f"data file {path} is not UTF-8 text (byte 0x{byte:02x} at byte offset {offset}, line {line}); re-encode "
-            f"it, e.g. `{'gunzip -c' if gzipped else 'cat'} {path.name} | iconv -f latin1 -t utf-8 > fixed.csv` when "
-            "it is Latin-1, and point data.path at the result"
+            f"it, e.g. `{'gunzip -c' if gzipped else 'cat'} {path.name} | iconv -f {encoding} -t utf-8 > fixed.csv` "
+            f"{when}, and point data.path at the result"
         ) from None
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise PipelineError(
@@ -482,6 +484,39 @@ def _check_not_compressed(path: Path) -> None:
             parquet = path.with_name(f"{stem}.parquet")
             fix = fix.format(name=path.name, path=path, stem=stem, parquet=parquet)
             raise PipelineError(f"data file {path} is {what}, not CSV text; {fix}")
+
+
+def _check_no_nul_in_header(path: Path, header: list) -> None:
+    """A column name holding NUL bytes: UTF-16 text without a byte order mark, read as UTF-8 (every other byte of its
+    header is NUL); refused before its rows are taken for truncated lines."""
+    spoilt = [name for name in map(str, header) if "\x00" in name]
+    if spoilt:
+        raise PipelineError(
+            f"data file {path}: column name {spoilt[0]!r} holds NUL bytes (\\x00), as UTF-16 text without a byte order "
+            f"mark does; re-encode it (`iconv -f utf-16le -t utf-8 {path.name} > fixed.csv`) and point data.path at "
+            "the result"
+        )
+
+
+# byte order marks: a file that starts with one says its encoding (Excel's "Unicode text" is UTF-16 with one)
+_BOMS = {
+    b"\xff\xfe\x00\x00": "utf-32",
+    b"\x00\x00\xfe\xff": "utf-32",
+    b"\xff\xfe": "utf-16",
+    b"\xfe\xff": "utf-16",
+}
+
+
+def _encoding_guess(path: Path) -> tuple[str, str]:
+    """(iconv's name of the file's encoding, the clause saying why): the one its byte order mark names, else Latin-1
+    (the usual single-byte encoding of a file that is not UTF-8)."""
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    with opener(path, "rb") as f:
+        head = f.read(4)
+    for bom, encoding in _BOMS.items():
+        if head.startswith(bom):
+            return encoding, f"(it starts with the byte order mark of {encoding.upper()})"
+    return "latin1", "when it is Latin-1"
 
 
 def _first_non_utf8(path: Path) -> tuple[int, int, int]:

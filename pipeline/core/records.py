@@ -205,6 +205,9 @@ class ValidationReport(Record):
     target_classes: dict
     changes: list[Change]
     time: dict  # data.time's unit and span, or the columns that look like time when it is unset
+    top_codes: list | None = None  # values of nines kept as a column's top code, with what quarantine would remove
+
+    when_set: ClassVar[tuple[str, ...]] = ("top_codes",)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ from .frames import MISSING_GROUP
 from .io import DataSource
 from .paths import ROW_ID
 
+NUL = "\x00"
+
 
 def check_columns(df: pd.DataFrame, data: dict) -> None:
     """Every column named in params.yaml `data` exists in the file (one error naming the key and the column)."""
@@ -35,6 +37,28 @@ def check_columns(df: pd.DataFrame, data: dict) -> None:
             close = difflib.get_close_matches(col, list(map(str, df.columns)), n=3)
             hint = f" Did you mean {close}?" if close else f" Columns are: {list(df.columns)}"
             raise PipelineError(f"params.yaml: {key} names column {col!r}, which is not in {data['path']}.{hint}")
+
+
+def check_no_nul_bytes(df: pd.DataFrame, source) -> None:
+    """No text value holds a NUL byte: no text does, a damaged file or a binary field does, and each such spelling
+    would become a level of its own ('a' and 'a\\x00' two categories). One error naming the column, the count and the
+    first row."""
+    for column in df.columns:
+        values = df[column]
+        if not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
+            continue
+        try:
+            spoilt = values.str.contains(NUL, regex=False, na=False).to_numpy(dtype=bool)
+        except AttributeError:  # an object column without text (numbers, booleans from a Parquet file)
+            spoilt = values.map(lambda v: isinstance(v, str) and NUL in v).to_numpy(dtype=bool)
+        if spoilt.any():
+            row = df.index[spoilt][0]
+            raise PipelineError(
+                f"{source}: column {column!r} holds a NUL byte (\\x00) in {int(spoilt.sum())} values (the first "
+                f"{values[row]!r} at {file_row(source, row)}); text holds none (a damaged file or a binary field), "
+                "and each spelling would become a level of its own: remove the bytes (e.g. `tr -d '\\000' < file.csv "
+                "> fixed.csv`) and point data.path at the result"
+            )
 
 
 SCHEMAS = Path("data/schemas")  # the validate stage's dependency (dvc.yaml): a schema elsewhere would go unwatched
@@ -91,8 +115,7 @@ def build_schema(df: pd.DataFrame, data: dict, extreme_factor: float | None = No
                 *(extreme_checks(df[name], extreme_factor) if name in df.columns else []),
             ]
         }  # fmt: skip
-        for name, column in schema.columns.items()
-        if name not in data["categorical"] and column.dtype is not None and _numeric(column.dtype)
+        for name, column in ((name, schema.columns[name]) for name in extreme_checked(schema, data))
     }
     # one update of every column: updating them one by one copies the whole schema each time (quadratic in columns)
     return schema.update_columns(checks) if checks else schema
@@ -107,7 +130,8 @@ def extreme_checks(values: pd.Series, factor: float | None) -> list:
       column with rare non-zeros has nothing to flag, and heavy tails stay far inside it (a Pareto(1.1) column's
       largest of 10^7 values is ~10^6.5 times its median);
     - a sentinel spelled with nines (999, -9999, ..., 999999999): a value whose digits are all 9 that lies outside
-      the range of the column's other values by more than their span (income -999999999 beside values 0..10^6).
+      the range of the column's other values by more than their span (income -999999999 beside values 0..10^6),
+      unless it is the column's top code (top_code: kept, and validate says so).
     Each such value stops validate naming the rows, or is quarantined (validate.on_invalid)."""
     if factor is None:
         return []
@@ -130,7 +154,7 @@ def extreme_checks(values: pd.Series, factor: float | None) -> list:
                 f"{bound:.4g})",
             )
         )
-    sentinels = nines_apart(x)
+    sentinels = np.array([v for v in nines_apart(x) if not top_code(x, v)])
     if sentinels.size:
         checks.append(
             pa.Check(
@@ -158,6 +182,55 @@ def nines_apart(x: np.ndarray) -> np.ndarray:
     low, high = rest.min(), rest.max()
     span = high - low
     return nines[(nines > high + span) | (nines < low - span)]
+
+
+def top_code(x: np.ndarray, value: float) -> bool:
+    """Whether `value`, a value of nines apart from the column's others (nines_apart), is the column's top code (its
+    largest values recorded as one value, "this much or more") rather than a code for a missing value: it is above
+    every other value, held by at least two rows, and has as many digits as the largest other value, so it fills the
+    column's field width (UCI Adult's capital_gain: 99999 for 244 rows whose other gains reach 41310). A missing-value
+    code adds digits no recorded value has (999 beside ages up to 90) or lies below the values (-999): a sentinel.
+    Quarantining a top code would remove the column's highest rows, and bias the target with them."""
+    rest = x[x != value]
+    if value <= 0 or not rest.size or np.count_nonzero(x == value) < 2:
+        return False
+    largest = float(rest.max())
+    return 1 <= largest < value and _digits(largest) == _digits(value)
+
+
+def _digits(value: float) -> int:
+    return int(np.floor(np.log10(value))) + 1
+
+
+def extreme_checked(schema: pa.DataFrameSchema, data: dict) -> list[str]:
+    """The columns build_schema gives the extreme checks: the schema's numeric columns, not declared categorical."""
+    return [
+        name
+        for name, column in schema.columns.items()
+        if name not in data["categorical"] and column.dtype is not None and _numeric(column.dtype)
+    ]
+
+
+def top_codes(df: pd.DataFrame, schema: pa.DataFrameSchema, data: dict, factor: float | None) -> dict[str, dict]:
+    """The extreme-checked columns whose value of nines apart from the rest is kept as a top code (top_code), with
+    validate.extreme_factor set: {column: {"value", "largest_other", "lowest", "rows" (positions)}}."""
+    if factor is None:
+        return {}
+    found = {}
+    for name in extreme_checked(schema, data):
+        if name not in df.columns:
+            continue
+        values = pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=np.float64)
+        x = values[np.isfinite(values)]
+        for value in (v for v in nines_apart(x) if top_code(x, v)):
+            rest = x[x != value]
+            found[name] = {
+                "value": float(value),
+                "largest_other": float(rest.max()),
+                "lowest": float(rest.min()),
+                "rows": np.flatnonzero(values == value),
+            }
+    return found
 
 
 def _numeric(dtype) -> bool:

@@ -12,7 +12,12 @@ from .errors import PipelineError
 from .frames import date_times, time_numbers
 
 DAY = np.timedelta64(1, "D")
-TIME_NAME = re.compile(r"(^|[^a-z])(year|yr|date|month|week|day|quarter|time|timestamp|datetime|period)s?($|[^a-z])")
+# a name of a point in time (year, date, month, ...); a plural unit names an amount of time, a duration such as
+# months_at_address or years_employed, "times" a count, and a unit after "per" a rate (hours_per_week): none of
+# them orders the rows
+TIME_NAME = re.compile(
+    r"(?<![a-z])(?<!per[^a-z])(year|yr|month|week|day|quarter|time|period|(date|timestamp|datetime)s?)(?![a-z])"
+)
 DATE_SHARE = 0.9  # a text column whose sampled values parse as dates at least this often holds dates
 SAMPLE = 1000
 

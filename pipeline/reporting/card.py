@@ -163,8 +163,8 @@ def test_figures(test: EvaluationReport) -> str:
 
 
 def training_data(data: dict, r: ReportInputs, seen: int) -> str:
-    """The file's rows, how many the model saw (all, or the rest removed as Data changes lists), and the columns kept
-    as features that hold one value (they carry nothing)."""
+    """The file's rows, how many the model saw (all, or the rest removed as Data changes lists), the values kept as
+    a column's top code, and the columns kept as features that hold one value (they carry nothing)."""
     rows_in, split = r.validation.rows_in, r.split.rows
     line = f"{data['path']}: {rows_in} rows; the model saw " + (
         f"all of them ({split.train} training, {split.test} held out)"
@@ -172,6 +172,11 @@ def training_data(data: dict, r: ReportInputs, seen: int) -> str:
         else f"{seen} of them ({split.train} training, {split.test} held out); the other {rows_in - seen} were "
         "removed as listed under Data changes"
     )
+    for top in r.validation.top_codes or []:  # a value validate kept that a reader might take for missing
+        line += (
+            f"; {top['column']} {top['value']:.0f} in {top['rows']} rows kept as the column's top code (its highest "
+            f"values, above {top['largest_other']:g}, recorded as one), not as a missing value"
+        )
     single = r.cleaning.single_valued
     if single:
         shown = ", ".join(f"{c} ({'no value' if v is None else f'always {v}'})" for c, v in list(single.items())[:10])

@@ -99,6 +99,13 @@ def gate_marked(task_sections: list[dict], gate: dict | None) -> list[dict]:
     return [{**s, "parts": [gate, *s["parts"]]} if s["anchor"].startswith("fairness") else s for s in task_sections]
 
 
+def fold_table(data: dict, folds: list[dict]) -> dict:
+    """The training rows' fold balance; a count of groups only when data.group names them (rows without one are
+    not groups, and the column would read "undefined" in every fold)."""
+    group_count = ["n_groups"] if data["group"] else []
+    return html.table(folds, ["fold", "n_rows", *group_count, "class_counts", "max_abs_deviation"])
+
+
 def build_html(params: dict, r: ReportInputs, figs: dict[str, bytes]) -> str:
     """The page: the sections of the task's results, rendered by the template with the figures inlined."""
     kind = page(r.target)
@@ -134,7 +141,7 @@ def build_html(params: dict, r: ReportInputs, figs: dict[str, bytes]) -> str:
             html.heading("Data changes: every row, column and value the pipeline changed"),
             changes_table(params, r),
             html.heading("Fold balance (training rows)"),
-            html.table(r.split.folds["folds"], ["fold", "n_rows", "n_groups", "class_counts", "max_abs_deviation"]),
+            fold_table(params["data"], r.split.folds["folds"]),
             *kind.fold_note,
         ),
         html.section("Model selection", html.table(candidates), html.figures("validation_curve.png")),

@@ -28,7 +28,7 @@ from pipeline.core.partitions import (
     staged_outputs,
 )
 from pipeline.core.records import ValidationReport
-from pipeline.core.schema import build_schema, check_columns, check_schema_location
+from pipeline.core.schema import build_schema, check_columns, check_schema_location, top_codes
 from pipeline.core.timeline import time_report
 from pipeline.steps.validation import check_parts, check_rows, validation_report
 
@@ -51,11 +51,12 @@ def _on_parts(mode: OnParts, params: dict) -> tuple[ValidationReport, str]:
         source = parts.source(data["path"])
         check_columns(parts, data)
         schema = build_schema(parts, data, policy["extreme_factor"])
+        top_coded = top_codes(parts, schema, data, policy["extreme_factor"])
         checked = check_parts(client, parts, staged, schema, data, policy, source)
         time = time_report(parts.read(0), data, source)  # the first part: where dates and names show
         if time.get("note"):
             print(f"validate: note: {time['note']}")
-        summary = validation_report(checked, data, policy, source, len(parts.columns), time)
+        summary = validation_report(checked, data, policy, source, len(parts.columns), time, top_coded)
     return summary, f" in {len(parts.files)} parts"
 
 
@@ -68,8 +69,9 @@ def _in_memory(mode: InMemory, params: dict) -> tuple[ValidationReport, str]:
     if time.get("note"):  # before the schema's checks: an undeclared date column fails them
         print(f"validate: note: {time['note']}")
     schema = build_schema(raw, data, policy["extreme_factor"])
+    top_coded = top_codes(raw, schema, data, policy["extreme_factor"])
     checked = check_rows(raw, schema, data, policy, source)
-    summary = validation_report(checked, data, policy, source, raw.shape[1], time)  # refuses invalid rows first
+    summary = validation_report(checked, data, policy, source, raw.shape[1], time, top_coded)  # refuses bad rows first
     write_parquet(checked.kept, paths.VALIDATED)
     write_parquet(checked.quarantine, paths.QUARANTINE)
     return summary, ""
@@ -81,6 +83,8 @@ def main() -> None:
     check_schema_location(data)
     summary, where = validated(data_mode(params), params)
     summary.write()
+    for top in summary.top_codes or []:
+        print(f"validate: note: {top['note']}")
     print(
         f"validate: {summary.rows_kept} rows kept, {summary.rows_quarantined} quarantined of {summary.rows_in}"
         f"{where}; {summary.task} target {data['target']!r} ({summary.task_reason})"

@@ -16,6 +16,7 @@ from mllib.base import GroupLabels
 from mllib.model_selection import (
     check_no_group_overlap,
     fold_balance,
+    more_than_gap_before,
     time_holdout_indices,
     train_test_split_indices,
 )
@@ -138,7 +139,9 @@ def time_summary(held: dict, time: np.ndarray, unit: str, splits: list, data: di
                 "first_valid": float(train_time[valid].min()),
                 "rows_fitted": int(len(fit)),
                 # earlier rows left out because their group is validated in this split
-                "rows_purged": int(np.count_nonzero(train_time < train_time[valid].min() - cfg["gap"]) - len(fit)),
+                "rows_purged": int(
+                    np.count_nonzero(more_than_gap_before(train_time, train_time[valid].min(), cfg["gap"])) - len(fit)
+                ),
             }
             for fit, valid in splits
         ],

@@ -14,6 +14,7 @@ import pandas as pd
 from mllib.base import to_python
 
 from ..core import paths
+from ..core.changes import describe as describe_distribution
 from ..core.changes import validation_changes
 from ..core.errors import PipelineError
 from ..core.io import dataset_md5, write_parquet
@@ -23,6 +24,7 @@ from ..core.schema import (
     apply_fractional_policy,
     apply_missing_policy,
     binary_columns,
+    check_no_nul_bytes,
     column_problem,
     describe,
     failure_cases,
@@ -71,6 +73,7 @@ def check_rows(raw: pd.DataFrame, schema, data: dict, policy: dict, source) -> C
     """The policies, then the schema's checks (a column-level failure stops the stage, naming the column); rows
     breaking a check are quarantined with their reasons, or (validate.on_invalid: fail) left to the caller to refuse
     once it has every row's failures."""
+    check_no_nul_bytes(raw, source)
     rows_in = len(raw)  # raw is changed in place by the fractional policy (round)
     df, reasons, fractional = apply_fractional_policy(raw, binary_columns(schema), policy["fractional_binary"], source)
     missing = {}
@@ -132,17 +135,67 @@ def check_parts(client, parts, staged: dict, schema, data: dict, policy: dict, s
     return CheckedRows.merge(found)
 
 
+def quarantine_effect(target_values: pd.Series, rows, data: dict, source) -> str:
+    """What quarantining `rows` (positions) would do to the question: the target's distribution in them against
+    the rest (class shares, or a number's mean and sd)."""
+    values = target_values.dropna()
+    try:
+        target = infer_target(values, data, source)
+    except PipelineError:  # a target that cannot be read: the stage says so later, in its own words
+        return f"{len(rows)} rows"
+    removed = np.isin(np.arange(len(target_values)), rows)
+    every = target.distribution(values)  # each class named, with 0 where the rows hold none of it
+    inside, rest = (target.distribution(part) for part in (target_values[removed], target_values[~removed]))
+    if "mean" not in every:
+        inside, rest = ({k: part.get(k, 0.0) for k in every} for part in (inside, rest))
+    return (
+        f"{len(rows)} rows, target {data['target']!r} {describe_distribution(inside)} in them against "
+        f"{describe_distribution(rest)} in the rest"
+    )
+
+
+def top_code_records(top_coded: dict, target_values: pd.Series, data: dict, source) -> list[dict]:
+    """validation.json's "top_codes": each value kept as a column's top code, its rows, and what quarantining them
+    would do, with the sentence validate prints."""
+    records = []
+    for column, found in top_coded.items():
+        value, largest, rows = found["value"], found["largest_other"], found["rows"]
+        effect = quarantine_effect(target_values, rows, data, source)
+        note = (
+            f"column {column!r}: {len(rows)} rows hold {value:.0f}, above every other value (the largest {largest:g}) "
+            f"with as many digits: kept as the column's top code (its highest values recorded as one), not taken for "
+            f"a missing-value code (quarantine would remove {effect}). If "
+            f"{value:.0f} means missing, set clean.valid_ranges: {{{column}: [{found['lowest']:g}, {largest:g}]}} "
+            "(made missing; the rows stay)"
+        )
+        records.append({"column": column, "value": value, "rows": len(rows), "largest_other": largest, "note": note})
+    return records
+
+
 def validation_report(
-    checked: CheckedRows, data: dict, policy: dict, source, n_columns: int, time: dict
+    checked: CheckedRows,
+    data: dict,
+    policy: dict,
+    source,
+    n_columns: int,
+    time: dict,
+    top_coded: dict | None = None,
 ) -> ValidationReport:
     """reports/validation.json from the findings, after the checks that need every row: rows breaking the schema
-    under validate.on_invalid: fail, every row quarantined, the target's task (data.task, or inferred)."""
+    under validate.on_invalid: fail (saying what quarantine would remove), every row quarantined, the target's task
+    (data.task, or inferred); top_coded: schema.top_codes' finding."""
     row_cases = checked.row_cases
     if len(row_cases) and policy["on_invalid"] == "fail":
+        rows = row_cases["index"].astype(np.int64).unique()
+        keep = (
+            "; a value the extreme check flags that is a real measurement is kept with validate.extreme_factor: null"
+            if row_cases["check"].astype(str).str.startswith("extreme").any()
+            else ""
+        )
         raise PipelineError(
-            f"{source}: {row_cases['index'].nunique()} rows break the schema: {describe(row_cases, source)}. "
+            f"{source}: {len(rows)} rows break the schema: {describe(row_cases, source)}. "
             "Fix the data or the schema, or set validate.on_invalid: quarantine to move such rows to the "
-            "quarantine file"
+            f"quarantine file (it would remove {quarantine_effect(checked.target, rows, data, source)}){keep}"
         )
     if checked.kept_target is None or checked.kept_target.empty:
         raise PipelineError(f"{source}: every row was quarantined; see the reasons above or relax the schema")
@@ -174,6 +227,7 @@ def validation_report(
         target_classes=target.counts(target.encode(checked.kept_target)),
         changes=changes,
         time=time,
+        top_codes=top_code_records(top_coded, checked.target, data, source) if top_coded else None,
     )
     assert summary.rows_in == summary.rows_kept + summary.rows_quarantined
     return summary

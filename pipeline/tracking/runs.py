@@ -155,12 +155,31 @@ def fitted(text: str, limit: int, renamed: dict | None = None) -> str:
 def metric_key(key: str, renamed: dict | None = None) -> str:
     """MLflow metric names allow letters, digits, _ - . space and / and 250 characters; group labels like
     'female=1' need mapping, long column names shortening."""
-    return fitted(_INVALID_KEY.sub("_", key), KEY_LIMIT, renamed)
+    return fitted(path_safe(_INVALID_KEY.sub("_", key)), KEY_LIMIT, renamed)
+
+
+_REPEATED_SLASH = re.compile(r"/(?=/)")
+_DOT_SEGMENT = re.compile(r"(?<![^/])\.{1,2}(?![^/])")
+
+
+def path_safe(name: str) -> str:
+    """`name` with each character that makes it read as another file path replaced by "_" (same length, so the
+    same column always gives the same name): MLflow refuses a metric, param or tag name that posixpath.normpath
+    changes (a sensitive column `race//x`, a level `..`), a leading "/" and a leading "..". Every other name as it
+    is."""
+    name = _REPEATED_SLASH.sub("_", name)
+    name = _DOT_SEGMENT.sub(lambda dots: "_" * len(dots.group()), name)
+    if name.startswith(("/", "..")):
+        name = "_" + name[1:]
+    if name.endswith("/") or not name:
+        name = name[:-1] + "_"
+    return name
 
 
 def fitted_params(params: dict[str, str], renamed: dict) -> dict[str, str]:
-    """Param names and values within MLflow's limits (a long value keeps its start and a hash too)."""
-    return {fitted(k, KEY_LIMIT, renamed): fitted(v, PARAM_VALUE_LIMIT, renamed) for k, v in params.items()}
+    """Param names and values within MLflow's limits (a long value keeps its start and a hash too); a name as
+    metric_key maps it (a column named in a params dict, such as clean.valid_ranges)."""
+    return {metric_key(k, renamed): fitted(v, PARAM_VALUE_LIMIT, renamed) for k, v in params.items()}
 
 
 # the packages the served model's code imports (tests/e2e checks this list against the code's imports)
