@@ -8,12 +8,19 @@ Modules: univariate.py (one column's tests), domain.py (the classifier test).
 Not in the notes (catalogue: [STD])."""
 
 from .domain import domain_classifier_test
-from .univariate import chi_squared_test, ks_test, population_stability_index, wasserstein_distance
+from .univariate import (
+    chi_squared_test,
+    ks_test,
+    missing_share_test,
+    population_stability_index,
+    wasserstein_distance,
+)
 
 __all__ = [
     "ks_test",
     "wasserstein_distance",
     "chi_squared_test",
+    "missing_share_test",
     "population_stability_index",
     "domain_classifier_test",
 ]

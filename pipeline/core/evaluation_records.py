@@ -70,6 +70,10 @@ class ShiftTest(Part):
     missing_share: list = ABSENT  # [training, batch]
     of: str = ABSENT
     statement: str = ABSENT
+    method: str = ABSENT  # chi_squared: asymptotic or monte_carlo (expected counts below 5)
+    resamples: int = ABSENT
+    values_p_value: float | None = ABSENT  # with missing values on a side: the values' test and the missing share's,
+    missing_p_value: float = ABSENT  # p_value the smaller doubled
     adjusted_p_value: float = ABSENT
     flagged: bool = ABSENT
 
@@ -106,6 +110,7 @@ class Drift(Part):
     flagged: list
     not_evaluated: list
     statement: str
+    any_drift_p_value: float = ABSENT  # the global test gating both families (pipeline/steps/drift.py)
 
 
 @dataclass(frozen=True)

@@ -34,10 +34,15 @@ class ContractFlags(Part):
 
 @dataclass(frozen=True)
 class LabelledRows(Part):
-    """The batch's rows with a known target and their headline figures, with intervals."""
+    """The batch's rows with a known target (one of the model's classes) and their headline figures, with
+    intervals; the labels the model was not trained on, with their rows; why the promises were not checked."""
+
+    when_set: ClassVar[tuple[str, ...]] = ("unseen", "statement")
 
     rows: int
     metrics: dict[str, Figure]  # the headline figures on these rows
+    unseen: dict | None = None  # {label: rows}
+    statement: str | None = None  # "not evaluated: ..." with too few labelled rows
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,9 @@ class PromiseCheck(Part):
 class Estimate(Part):
     """The headline estimated without labels from the calibrated probabilities, or why not."""
 
-    when_set: ClassVar[tuple[str, ...]] = ("metric", "estimate", "interval", "confidence_level", "draws")
+    when_set: ClassVar[tuple[str, ...]] = (
+        "metric", "estimate", "interval", "confidence_level", "draws", "interval_covers"
+    )  # fmt: skip
 
     statement: str
     metric: str | None = None
@@ -64,6 +71,7 @@ class Estimate(Part):
     interval: list | None = None
     confidence_level: float | None = None
     draws: int | None = None
+    interval_covers: str | None = None  # what the interval's spread counts (the label noise only)
 
 
 @dataclass(frozen=True)
@@ -86,3 +94,15 @@ class BatchCheck(Record):
     failures: list
     estimate: Estimate | None = None  # without labels
     mlflow: dict | None = None  # the monitor's MLflow run, once logged
+
+
+def most_drifted_first(records: dict) -> list:
+    """The keys of records (column name: its test's record) by adjusted p-value then p-value, the untested last
+    (p = 0 is the strongest evidence, not a missing value)."""
+
+    def key(name):
+        r = records[name]
+        adjusted, p = r.get("adjusted_p_value"), r.get("p_value")
+        return (p is None, adjusted if adjusted is not None else 2.0, p if p is not None else 2.0)
+
+    return sorted(records, key=key)

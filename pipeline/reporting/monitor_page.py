@@ -6,15 +6,17 @@ from __future__ import annotations
 
 from ..core.evaluation_records import Drift
 from ..core.io import write_text
-from ..core.monitor_records import BatchCheck, MonitorOff
+from ..core.monitor_records import BatchCheck, MonitorOff, most_drifted_first
 from ..core.records import ABSENT, present
 from . import page as html
 
 
 def _drift_rows(found: Drift) -> list[dict]:
+    """One row per column, the most drifted first (the smallest adjusted p-value; p = 0 is the strongest), the
+    untested last."""
     rows = []
-    tested_first = sorted(found.columns.items(), key=lambda kv: present(kv[1].adjusted_p_value) or 2.0)
-    for column, r in tested_first:
+    for column in most_drifted_first({c: r.to_json() for c, r in found.columns.items()}):
+        r = found.columns[column]
         rows.append(
             {
                 "column": column,
@@ -24,7 +26,8 @@ def _drift_rows(found: Drift) -> list[dict]:
                 "adjusted p": present(r.adjusted_p_value),
                 "Wasserstein": present(r.wasserstein),
                 "PSI": present(r.psi),
-                "missing (training, batch)": ", ".join(f"{share:.1%}" for share in r.missing_share),
+                "missing (training, batch)": ", ".join(f"{share:.1%}" for share in present(r.missing_share) or []),
+                "missing share p": present(r.missing_p_value),
                 "flagged": "yes" if r.flagged else ("not evaluated" if r.p_value is None else "no"),
             }
         )
@@ -70,7 +73,12 @@ def monitor_sections(record: BatchCheck | MonitorOff) -> list[dict]:
             ),
         )
     )
-    if record.labels is None:
+    if record.labels is not None and (record.labels.unseen or record.labels.statement):
+        said: dict = {"labelled rows (of the model's classes)": record.labels.rows}
+        said |= {"labels the model was not trained on": record.labels.unseen} if record.labels.unseen else {}
+        said |= {"promises": record.labels.statement} if record.labels.statement else {}
+        sections.append(html.section("Labels", html.key_values(said)))
+    if record.labels is None or record.labels.statement:
         statement = record.estimate.statement if record.estimate else "not evaluated"
         sections.append(html.section("Performance without labels", html.note(statement)))
     else:

@@ -6,14 +6,18 @@ The batch (a .csv, .csv.gz or .parquet file of raw rows, with or without the tar
 workspace's model, the one track registered (its version is named in the record):
 1. the served model's input contract (pipeline/serving/contract.py): a batch the model would refuse stops here,
    with the contract's one line; the rows it would flag (beyond the training range, unseen categories) are counted;
-2. drift against the training rows (pipeline/steps/drift.py): each feature column's test, the domain classifier,
-   and the shift in what the model says (pipeline/steps/monitoring.py), under one Benjamini-Hochberg family at
-   monitor.fdr;
-3. with labels, the model card's promises on the batch (headline, calibration, coverage), each failing only beyond
-   the batch's noise; without labels, the headline estimated from the calibrated probabilities.
+2. drift against the training rows (pipeline/steps/drift.py): each feature column's values and missing share, in
+   one Benjamini-Hochberg family at monitor.fdr; the domain classifier and the shift in what the model says
+   (pipeline/steps/monitoring.py), their consequences, in another; both gated by one global test, so without drift
+   the chance of any flag stays at most monitor.fdr;
+3. with labels (compared as values: 1.0 is the class 1; labels the model was not trained on are named and fail the
+   batch), the model card's promises on the batch (headline, calibration, coverage), each failing only beyond the
+   batch's noise; without labels, the headline estimated from the calibrated probabilities (its interval counts the
+   label noise only).
 It writes reports/monitor.json and reports/monitor.html, logs an MLflow run tagged with the model version it checked
 (the store guard as track's), and exits 1 with one line naming the first failed check (a drifted column, a broken
-promise) for CI and schedulers; 0 when every check passes or is inconclusive. With monitor.batch null the stage
+promise) for CI and schedulers; 0 when every check passes or is inconclusive (a test with too few rows to say
+anything, e.g. the domain classifier below 20 rows a side, says so in the record). With monitor.batch null the stage
 records that it checked nothing."""
 
 from __future__ import annotations
@@ -50,6 +54,8 @@ def main(argv: list[str] | None = None) -> None:
     record.write()
     write_monitor_page(record, paths.MONITOR_PAGE)
     print(f"monitor: {record.drift.statement}")
+    if record.labels is not None and record.labels.statement:
+        print(f"monitor: the promises on labelled rows: {record.labels.statement}")
     if record.estimate:
         print(f"monitor: {record.estimate.statement}")
     if record.failures:

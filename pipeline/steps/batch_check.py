@@ -4,6 +4,7 @@ estimate; and the failed checks as one line each."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -14,10 +15,11 @@ from ..core.errors import PipelineError
 from ..core.evaluation_records import Drift
 from ..core.frames import raw_matrix
 from ..core.io import read_data_file, read_json, read_parquet, read_predictor
-from ..core.monitor_records import BatchCheck, ContractFlags, Estimate
-from ..core.records import FeaturesReport, TrainMetrics
+from ..core.monitor_records import BatchCheck, ContractFlags, Estimate, most_drifted_first
+from ..core.records import FeaturesReport, TrainMetrics, present
 from ..core.summaries import sensitive_groupings
 from ..core.task import Target
+from ..core.task_base import label_key
 from ..serving.contract import ContractError, serve
 from ..serving.workspace import workspace_contract
 from . import drift
@@ -25,25 +27,84 @@ from .measures import measure
 from .monitoring import label_free_estimate, prediction_shift, promise_checks
 from .row_outputs import row_outputs
 
+MIN_LABELLED_ROWS = 2  # the promises' figures (an AUC, a coverage) need at least this many labelled rows
 
-def labelled_rows(batch: pd.DataFrame, target: Target, column: str) -> np.ndarray | None:
-    """The rows whose target is known and one of the training classes (None: the batch has no labels)."""
+
+@dataclass(frozen=True)
+class BatchLabels:
+    """The batch's target column read as labels: the rows whose label is one of the model's classes (compared as
+    values: 1, 1.0 and "1" are one class), and the labels it was not trained on, spelled once each with their
+    rows."""
+
+    rows: np.ndarray
+    unseen: dict[str, int]
+
+
+def batch_labels(batch: pd.DataFrame, target: Target, column: str) -> BatchLabels | None:
+    """The batch's labels (None: it has no target column, or every value is missing)."""
     if column not in batch.columns or batch[column].isna().all():
         return None
-    known = batch[column].notna().to_numpy().copy()
-    if target.classes:  # a class the model was not trained on cannot be scored against
-        known &= batch[column].astype(str).isin([str(c) for c in target.classes]).to_numpy()
-    return np.flatnonzero(known) if known.sum() >= 2 else None
+    values = batch[column]
+    known = values.notna().to_numpy()
+    if target.classes:
+        keys = values.map(label_key, na_action="ignore")
+        foreign = known & ~keys.isin([label_key(c) for c in target.classes]).to_numpy()
+    else:  # a number: a value that is not one cannot be scored against
+        foreign = known & pd.to_numeric(values, errors="coerce").isna().to_numpy()
+        keys = values.astype(str)
+    unseen = keys[foreign].value_counts()
+    return BatchLabels(np.flatnonzero(known & ~foreign), {str(k): int(n) for k, n in unseen.items()})
+
+
+def _read_batch(path: str, data: dict) -> pd.DataFrame:
+    """The batch file's rows; a file that cannot be read is one line naming it (the batch is named by the monitor's
+    argument or monitor.batch, not by data.path)."""
+    if not Path(path).is_file():
+        raise PipelineError(f"monitor: batch file {path} does not exist; pass a .csv, .csv.gz or .parquet file of rows")
+    try:
+        return read_data_file(Path(path), data["categorical"])
+    except PipelineError as exc:
+        where = "pass the monitor (its argument, or monitor.batch)"
+        raise PipelineError(f"monitor: batch {str(exc).replace('point data.path at', where)}") from None
+
+
+def _read_predictor():
+    """The deployed predictor; a file that cannot be read is one line naming it and the command that rebuilds it."""
+    try:
+        return read_predictor(paths.PREDICTOR)
+    except PipelineError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise PipelineError(
+            f"monitor: models/predictor.json cannot be read ({type(exc).__name__}: {_short(exc)}); calibrate writes "
+            "it: rebuild it with `dvc repro -f calibrate`, then `dvc repro` (track registers the rebuilt model)"
+        ) from None
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _prediction_shift(target: Target, predictor, batch: pd.DataFrame, served: pd.DataFrame, group, seed) -> dict:
+    """The shift in what the model says, one row per data.group id on each side (as the columns' tests: a person's
+    years, or a file's rows repeated, are one draw)."""
+    rng = np.random.default_rng([seed, 46])
+    said = read_parquet(paths.TEST_PREDICTIONS, "evaluate")
+    if group:
+        ids = read_parquet(paths.TEST, "split", columns=[paths.ROW_ID, group])
+        said = said.merge(ids, on=paths.ROW_ID, how="left", validate="one_to_one")
+    test_rows = drift.one_row_per_group(said, group, rng)
+    batch_rows = drift.one_row_per_group(batch, group, rng)
+    return prediction_shift(target, predictor, said.iloc[test_rows], served.iloc[batch_rows], seed)
 
 
 def check_batch(params: dict, path: str) -> BatchCheck:
     """The monitor's record of one batch (module docstring), without the MLflow run."""
     data, cfg, seed = params["data"], params["monitor"], params["seed"]
-    if not Path(path).is_file():
-        raise PipelineError(f"monitor: batch file {path} does not exist; pass a .csv, .csv.gz or .parquet file of rows")
-    batch, source = read_data_file(Path(path), data["categorical"]), Path(path)
+    batch, source = _read_batch(path, data), Path(path)
     target = Target.read(paths.TARGET)
-    predictor = read_predictor(paths.PREDICTOR)
+    predictor = _read_predictor()
     contract = workspace_contract(params)
     try:
         served, ignored = serve(predictor, contract, batch)
@@ -54,7 +115,7 @@ def check_batch(params: dict, path: str) -> BatchCheck:
     numeric, categorical = inputs.numeric, inputs.categorical
     group = [data["group"]] if data["group"] else []
     train = read_parquet(paths.TRAIN, "split", columns=[*numeric, *categorical, *group])
-    shift = prediction_shift(target, predictor, read_parquet(paths.TEST_PREDICTIONS, "evaluate"), served)
+    shift = _prediction_shift(target, predictor, batch, served, data["group"], seed)
     time = inputs.time.column if inputs.time else None  # not a drift test column (pipeline/steps/drift.py)
     extra = {"predictions": shift}
     drifted = drift.compare(train, batch, numeric, categorical, cfg, seed, "batch rows", data["group"], extra, time)
@@ -64,14 +125,19 @@ def check_batch(params: dict, path: str) -> BatchCheck:
         flagged_rows=int((flags != "").sum()),
         flags={f: int(n) for f, n in flags[flags != ""].value_counts().items()},
     )
-    labelled = labelled_rows(batch, target, data["target"])
+    read = batch_labels(batch, target, data["target"])
     test = read_json(paths.TEST_METRICS, "evaluate")
     labels: dict | None = None
     checks, estimate = list[dict](), None
-    if labelled is None:
+    if read is not None:
+        labels = {"rows": len(read.rows), "metrics": {}, "unseen": read.unseen or None}
+    if read is None or len(read.rows) < MIN_LABELLED_ROWS:
         outputs = row_outputs(target, predictor, _matrix(batch, contract))
         estimate = Estimate(**label_free_estimate(target, predictor, outputs, seed))
-    else:
+    if read is not None and len(read.rows) < MIN_LABELLED_ROWS:
+        labels = {**(labels or {}), "statement": _too_few_labels(len(read.rows))}
+    elif read is not None:
+        labelled = read.rows
         rows = batch.iloc[labelled].reset_index(drop=True)
         y = target.encode(rows[data["target"]])
         y_train = target.encode(read_parquet(paths.TRAIN, "split", columns=[data["target"]])[data["target"]])
@@ -81,12 +147,14 @@ def check_batch(params: dict, path: str) -> BatchCheck:
         measured, _, _ = measure(
             target, params, predictor, outputs, y, y_train, TrainMetrics.read(), clusters, groupings
         )
-        labels = {"rows": len(labelled), "metrics": _headline(measured, target)}  # LabelledRows, read by BatchCheck.of
+        labels = {**(labels or {}), "metrics": _headline(measured, target)}  # LabelledRows, read by BatchCheck.of
         P = predictor.proba_from_scores(outputs["scores"]) if "scores" in outputs else None
         checks = promise_checks(target, measured, test, params, P, seed)
     found = Drift.from_json(drifted, "the batch's drift check", "monitor")
     checked = dict(batch=str(source), rows=len(batch), model=model, contract=flagged, drift=found, labels=labels)
-    judged = {"checks": checks, "failures": failures(found, checks), "estimate": estimate, "mlflow": None}
+    unseen = read.unseen if read is not None else {}
+    judged = {"checks": checks, "failures": failures(found, checks, unseen, target, data["target"]),
+              "estimate": estimate, "mlflow": None}  # fmt: skip
     return BatchCheck.of({**checked, **judged})  # the MLflow run is logged once the check is written
 
 
@@ -99,20 +167,37 @@ def _headline(metrics: dict, target: Target) -> dict:
     return {name: figures[name] for name in (target.headline_metric, "ece", "coverage") if name in figures}
 
 
-def failures(found: Drift, checks: list[dict]) -> list[str]:
-    """One line per failed check, the drifted columns first (the strongest first)."""
+def _too_few_labels(n: int) -> str:
+    return (
+        f"not evaluated: {n} labelled row{'s' if n != 1 else ''}, fewer than {MIN_LABELLED_ROWS}: the promises need "
+        "more (the headline is estimated without labels)"
+    )
+
+
+def _unseen_line(unseen: dict[str, int], target: Target, column: str) -> str:
+    shown = ", ".join(f"{label!r} ({n} rows)" for label, n in list(unseen.items())[:3])
+    more = f" and {len(unseen) - 3} more" if len(unseen) > 3 else ""
+    expected = f"its classes {target.classes}" if target.classes else "numbers"
+    return f"target {column!r} holds labels the model was not trained on: {shown}{more}, not {expected}"
+
+
+def failures(found: Drift, checks: list[dict], unseen: dict[str, int], target: Target, column: str) -> list[str]:
+    """One line per failed check, the drifted columns first (the strongest first); labels the model was not trained
+    on fail too (they cannot be checked, and a labelled batch is never quietly judged as unlabelled). A check with too
+    few rows to say anything (the domain classifier below 20 rows a side) is inconclusive: its record says so."""
     out = []
-    for column in sorted(found.flagged, key=lambda c: found.columns[c].adjusted_p_value):
-        r = found.columns[column]
-        out.append(f"column {column!r} drifted ({r.test}, adjusted p {r.adjusted_p_value:.2g})")
-    for name, r in found.extra.items():
+    for column_name in most_drifted_first({c: found.columns[c].to_json() for c in found.flagged}):
+        r = found.columns[column_name]
+        reason = drift.drift_reason(r.test, r.missing_share, present(r.values_p_value), present(r.missing_p_value))
+        out.append(f"column {column_name!r} drifted ({reason}, adjusted p {r.adjusted_p_value:.2g})")
+    for r in found.extra.values():
         if r.flagged:
             out.append(f"the model's {r.of} shifted ({r.test}, adjusted p {r.adjusted_p_value:.2g})")
     domain = found.domain_classifier
-    if domain.not_evaluated:  # a check that applies and cannot be computed fails closed
-        out.append(f"the domain classifier is {domain.statement} (monitor.domain_classifier: none to go without)")
     if domain.flagged:
         out.append(f"a classifier tells the batch from the training rows (AUC {domain.auc:.3f})")
+    if unseen:
+        out.append(_unseen_line(unseen, target, column))
     out += [f"{c['check']}: {c['value']:.4g} (bound {c['bound']:.4g}; {c['note']})" for c in checks
             if not c["passed"]]  # fmt: skip
     return out

@@ -66,16 +66,18 @@ def test_grouped_rows_are_compared_one_row_per_group():
     assert alarms_by_group <= 2 and alarms_by_row > alarms_by_group
 
 
-def test_every_flag_carries_its_test_and_adjusted_p_value_and_missing_columns_are_named():
+def test_every_flag_carries_its_test_and_adjusted_p_value_and_a_missing_column_is_flagged():
     rng = np.random.default_rng(3)
     reference, batch = frame(800, rng), frame(300, rng, shift=1.0)
     batch["x5"] = np.nan
     result = compare(reference, batch, NUMERIC, ["colour"], CFG, 0, "batch")
-    assert result["not_evaluated"] == ["x5"] and result["columns"]["x5"]["missing_share"] == [0.0, 1.0]
+    # a column gone missing is drift (issue 62): its values are not evaluated, its missing share is tested and flagged
+    assert result["not_evaluated"] == [] and result["columns"]["x5"]["missing_share"] == [0.0, 1.0]
+    assert result["columns"]["x5"]["flagged"] and result["columns"]["x5"]["values_p_value"] is None
     x2 = result["columns"]["x2"]
     assert x2["flagged"] and x2["test"] == "ks" and x2["adjusted_p_value"] >= x2["p_value"]
     assert result["columns"]["colour"]["test"] == "chi_squared" and "psi" in result["columns"]["colour"]
-    assert result["statement"].startswith("batch: 1 of 7 columns drifted")
+    assert result["statement"].startswith("batch: 2 of 7 columns drifted")
     assert "x2 (ks, adjusted p" in result["statement"]
 
 
