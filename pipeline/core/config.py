@@ -353,7 +353,7 @@ def _validate_relations(params: dict) -> None:
                 shared = [c for c in shared if c not in audited_only]
             if shared:
                 raise PipelineError(
-                    f"params.yaml: column {shared[0]!r} is listed in both {role_a} and {role_b}; give it one role"
+                    f"params.yaml: column {shown(shared[0])} is listed in both {role_a} and {role_b}; give it one role"
                 )
     if data["time_feature"] != "none" and not data["time"]:
         raise PipelineError(
@@ -361,7 +361,7 @@ def _validate_relations(params: dict) -> None:
             "column that orders the rows, or data.time_feature: none"
         )
     if data["target"] in data["sensitive"]:
-        raise PipelineError(f"params.yaml: data.sensitive lists the target {data['target']!r}")
+        raise PipelineError(f"params.yaml: data.sensitive lists the target {shown(data['target'])}")
     strategy = params["split"]["strategy"]
     if strategy in registry.GROUPED_SPLITTERS and not data["group"]:
         raise PipelineError(
@@ -376,7 +376,7 @@ def _validate_relations(params: dict) -> None:
     if strategy not in (*registry.GROUPED_SPLITTERS, *registry.TIME_SPLITTERS, "auto") and data["group"]:
         raise PipelineError(
             f"params.yaml: split.strategy {strategy!r} splits single rows, but data.group "
-            f"{data['group']!r} says rows of one group must stay together; use auto or one of "
+            f"{shown(data['group'])} says rows of one group must stay together; use auto or one of "
             f"{list(registry.GROUPED_SPLITTERS)}, "
             "or set data.group: null to declare the rows independent"
         )
@@ -390,7 +390,7 @@ def _validate_relations(params: dict) -> None:
         both = sorted(set(fixed) & set(params["search"]["grid"].get(model, {})))
         if both:
             raise PipelineError(
-                f"params.yaml: {model} hyperparameter {both[0]!r} is set in model.params and searched "
+                f"params.yaml: {model} hyperparameter {shown(both[0])} is set in model.params and searched "
                 "in search.grid; keep one"
             )
     for name in params["calibration"]["params"]:
