@@ -107,9 +107,8 @@ def read_model(path: Path | str, made_by: str) -> Any:
     from mllib import io as mlio
 
     path = Path(path)
-    for part in (path.with_suffix(".json"), path.with_suffix(".npz")):
-        existing_output(part, made_by)
-    with damage_named(path.with_suffix(".npz"), made_by):
+    parts = [existing_output(path.with_suffix(suffix), made_by) for suffix in (".json", ".npz")]
+    with damage_named(path.with_suffix(".json + .npz"), made_by, parts):
         return mlio.load(path)
 
 
@@ -119,10 +118,11 @@ _DAMAGE = (EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, Unico
 
 
 @contextmanager
-def damage_named(path: Path | str, made_by: str) -> Iterator[None]:
+def damage_named(path: Path | str, made_by: str, files: Sequence[Path] = ()) -> Iterator[None]:
     """Reading a stage's output: a truncated or damaged file (a copy interrupted, a disk error, an edit) becomes one
     line naming it, what the reader saw, and the `dvc` commands that restore it from DVC's cache or rebuild it (a
-    column the file lacks reads the same: an output of another version of the stage)."""
+    column the file lacks reads the same: an output of another version of the stage). files: the files `path` names
+    (an mllib model's .json and .npz), when not `path` itself."""
     try:
         yield
     except PipelineError:
@@ -130,15 +130,17 @@ def damage_named(path: Path | str, made_by: str) -> Iterator[None]:
     except (*_DAMAGE, OSError) as exc:
         if isinstance(exc, OSError) and exc.errno is not None:
             raise
-        raise damaged(path, made_by, exc) from None
+        raise damaged(path, made_by, exc, files) from None
 
 
-def damaged(path: Path | str, made_by: str, exc: BaseException) -> PipelineError:
+def damaged(path: Path | str, made_by: str, exc: BaseException, files: Sequence[Path] = ()) -> PipelineError:
     seen = " ".join(str(exc).split()) or type(exc).__name__
     seen = seen if len(seen) <= 120 else seen[:117] + "..."
+    restored = " ".join(str(f) for f in files) if files else str(path)
     return PipelineError(
         f"{path} cannot be read ({seen}): it is truncated, damaged or not the {made_by} stage's; restore it with "
-        f"`dvc checkout --force {path}` (DVC's copy), or rebuild it with `dvc repro --force {made_by}`"
+        f"`dvc checkout --force {restored}` (DVC's copy), or rebuild it with "
+        f"`dvc repro --force {made_by}`"
     )
 
 
