@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+import reprlib
 from pathlib import Path
 
 import yaml
@@ -17,6 +18,20 @@ from .task import TASKS
 PARAMS_FILE = Path("params.yaml")
 
 
+# a value as messages show it: a few items of each list or mapping, a few levels deep, cut to one short line, so the
+# work and the line are bounded whatever the value holds (a YAML alias can stand for a structure of any size)
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxlist, _SHOWN.maxdict, _SHOWN.maxstring, _SHOWN.maxother, _SHOWN.maxlong = 3, 6, 6, 80, 80, 40
+
+
+def shown(value, limit: int = 120) -> str:
+    return cut(_SHOWN.repr(value), limit)
+
+
+def cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class _Check:
     """A validator for one value: `check(key, value)` raises PipelineError naming the key."""
 
@@ -27,7 +42,7 @@ class _Check:
         if value is None and self.nullable:
             return
         if not self.test(value):
-            raise PipelineError(f"params.yaml: {key} must be {self.description}, got {value!r}")
+            raise PipelineError(f"params.yaml: {key} must be {self.description}, got {shown(value)}")
 
 
 def _is_int(v):
@@ -41,6 +56,12 @@ def _is_number(v):
 def integer(minimum=None, nullable=False):
     text = "an integer" + (f" >= {minimum}" if minimum is not None else "")
     return _Check(text, lambda v: _is_int(v) and (minimum is None or v >= minimum), nullable)
+
+
+def count(minimum: int, maximum: int, what: str):
+    """A count of repeated work (bootstrap draws, repeats, samples) with a stated upper bound: beyond it a stage would
+    run for hours without a word, and the figures it refines would not change at the precision reported."""
+    return _Check(f"an integer in [{minimum}, {maximum:,}] ({what})", lambda v: _is_int(v) and minimum <= v <= maximum)
 
 
 def number(low, high, nullable=False):
@@ -149,7 +170,7 @@ SPEC = {
         "test_size": number(0, 1),
         "strategy": choice("auto", *registry.SPLITTERS),
         "n_splits": integer(2),
-        "n_repeats": integer(1),
+        "n_repeats": count(1, 100, "reshuffled repeats of the folds"),
         "valid_size": number(0, 1),
         "shuffle": boolean(),
         "gap": _Check("a number of time units >= 0", lambda v: _is_number(v) and v >= 0),
@@ -178,7 +199,7 @@ SPEC = {
     },
     "calibration": {
         "method": choice("auto", *registry.CALIBRATORS),
-        "n_bins": integer(2),
+        "n_bins": count(2, 1000, "bins of the reliability diagram"),
         "binning": choice("uniform", "quantile"),
         "margin": _Check("a number >= 0 (standard errors)", lambda v: _is_number(v) and v >= 0),
         "params": per_model("value", lambda x: True, names="method name"),
@@ -227,13 +248,13 @@ SPEC = {
     },
     "evaluate": {
         "target_risk": number(0, 1),
-        "n_boot": integer(1),
+        "n_boot": count(1, 10_000, "bootstrap draws of the test rows"),
         "confidence_level": number(0, 1),
         "max_rows": integer(2, nullable=True),
     },
     "fairness": {
         "min_group_size": integer(1),
-        "n_boot": integer(0),
+        "n_boot": count(0, 10_000, "bootstrap replicates; 0 for none"),
         "confidence_level": number(0, 1),
         "mitigation": {
             "criterion": choice(*registry.MITIGATION_CRITERIA, "none"),
@@ -243,20 +264,20 @@ SPEC = {
         "favourable_label": scalar(nullable=True),
     },
     "explain": {
-        "n_repeats": integer(1),
+        "n_repeats": count(1, 100, "permutations per column"),
         "scoring": choice("auto", *registry.SCORERS, *registry.REGRESSION_SCORERS),
         "shapley": choice("auto", "tree", "linear", "kernel", "exact", "none"),
-        "n_rows": integer(1),
-        "n_background": integer(1),
-        "kernel_samples": integer(2),
-        "kernel_bootstrap": integer(2),
+        "n_rows": count(1, 10_000, "test rows explained"),
+        "n_background": count(1, 1_000, "background rows"),
+        "kernel_samples": count(2, 100_000, "coalitions per row"),
+        "kernel_bootstrap": count(2, 10_000, "bootstrap replicates of the coalitions"),
         "relevance": choice("gradient_x_input", "lrp_basic", "lrp_epsilon", "lrp_z_plus", "none"),
         "lrp_epsilon": number(0, math.inf),
-        "pdp_features": integer(0),
+        "pdp_features": count(0, 100, "features with partial dependence plots"),
         "surrogate_depth": integer(0),
         "surrogate_rows": integer(1),
         "max_rows": integer(1, nullable=True),
-        "grid_resolution": integer(2),
+        "grid_resolution": count(2, 1_000, "grid points per feature"),
         "pdp_percentiles": _Check(
             "a pair [low, high] with 0 <= low < high <= 1",
             lambda v: isinstance(v, list) and len(v) == 2 and all(_is_number(x) for x in v) and 0 <= v[0] < v[1] <= 1,
@@ -300,7 +321,7 @@ SPEC = {
 def _validate(spec: dict, values, prefix: str = "") -> None:
     where = prefix.rstrip(".") or "the top level"
     if not isinstance(values, dict):
-        raise PipelineError(f"params.yaml: {where} must be a mapping of keys, got {values!r}")
+        raise PipelineError(f"params.yaml: {where} must be a mapping of keys, got {shown(values)}")
     unknown = sorted(set(values) - set(spec))
     if unknown:
         raise PipelineError(
@@ -332,7 +353,7 @@ def _validate_relations(params: dict) -> None:
                 shared = [c for c in shared if c not in audited_only]
             if shared:
                 raise PipelineError(
-                    f"params.yaml: column {shared[0]!r} is listed in both {role_a} and {role_b}; give it one role"
+                    f"params.yaml: column {shown(shared[0])} is listed in both {role_a} and {role_b}; give it one role"
                 )
     if data["time_feature"] != "none" and not data["time"]:
         raise PipelineError(
@@ -340,7 +361,7 @@ def _validate_relations(params: dict) -> None:
             "column that orders the rows, or data.time_feature: none"
         )
     if data["target"] in data["sensitive"]:
-        raise PipelineError(f"params.yaml: data.sensitive lists the target {data['target']!r}")
+        raise PipelineError(f"params.yaml: data.sensitive lists the target {shown(data['target'])}")
     strategy = params["split"]["strategy"]
     if strategy in registry.GROUPED_SPLITTERS and not data["group"]:
         raise PipelineError(
@@ -355,7 +376,7 @@ def _validate_relations(params: dict) -> None:
     if strategy not in (*registry.GROUPED_SPLITTERS, *registry.TIME_SPLITTERS, "auto") and data["group"]:
         raise PipelineError(
             f"params.yaml: split.strategy {strategy!r} splits single rows, but data.group "
-            f"{data['group']!r} says rows of one group must stay together; use auto or one of "
+            f"{shown(data['group'])} says rows of one group must stay together; use auto or one of "
             f"{list(registry.GROUPED_SPLITTERS)}, "
             "or set data.group: null to declare the rows independent"
         )
@@ -369,7 +390,7 @@ def _validate_relations(params: dict) -> None:
         both = sorted(set(fixed) & set(params["search"]["grid"].get(model, {})))
         if both:
             raise PipelineError(
-                f"params.yaml: {model} hyperparameter {both[0]!r} is set in model.params and searched "
+                f"params.yaml: {model} hyperparameter {shown(both[0])} is set in model.params and searched "
                 "in search.grid; keep one"
             )
     for name in params["calibration"]["params"]:
@@ -380,17 +401,76 @@ def _validate_relations(params: dict) -> None:
             )
 
 
+class DuplicateKeyError(yaml.YAMLError):
+    """A mapping that names a key twice: PyYAML keeps the last value without a word, DVC refuses the file."""
+
+
+class _UniqueKeys:
+    """A YAML constructor that refuses a key given twice in one mapping, as DVC's parser does (a stage run directly
+    would otherwise use the last value while `dvc repro` refuses the file). Keys a merge (`<<: *base`) brings in may
+    be overridden: that is what a merge is for."""
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            lines: dict = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=deep)  # type: ignore[attr-defined]
+                if not isinstance(key, (str, int, float, bool)):
+                    continue  # an unhashable key: the constructor names it
+                line = key_node.start_mark.line + 1
+                if key in lines:
+                    raise DuplicateKeyError(
+                        f"key {shown(key, 60)} is given twice in one mapping (lines {lines[key]} and {line}); keep "
+                        "one (DVC refuses a file with a duplicate key)"
+                    )
+                lines[key] = line
+        return super().construct_mapping(node, deep=deep)  # type: ignore[misc]
+
+
 # libyaml's parser where PyYAML was built with it: the same documents, read ten times faster (every stage reads
 # params.yaml, track reads dvc.lock: 15 and 90 ms with the pure-Python parser)
-_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+class _FastLoader(_UniqueKeys, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    pass
+
+
+class _Loader(_UniqueKeys, yaml.SafeLoader):
+    pass
 
 
 def read_yaml(text: str):
-    """YAML text as `yaml.safe_load` reads it."""
+    """YAML text as `yaml.safe_load` reads it, a key given twice in one mapping refused (DuplicateKeyError)."""
     try:
-        return yaml.load(text, Loader=_FAST_LOADER)
+        return yaml.load(text, Loader=_FastLoader)
+    except DuplicateKeyError:
+        raise
     except yaml.YAMLError:
-        return yaml.safe_load(text)  # invalid: PyYAML's own parser says where, with the line and a caret
+        return yaml.load(text, Loader=_Loader)  # invalid: PyYAML's own parser says where, with the line and a caret
+
+
+# params.yaml holds a few hundred values; an alias (*name) repeats its anchor's value without copying it, so a few
+# lines of nested aliases stand for billions of values (the "billion laughs"), which any walk over them never ends
+MAX_VALUES = 100_000
+
+
+def _check_expanded_size(params, path: Path) -> None:
+    """Refuse a document whose values, aliases expanded, exceed MAX_VALUES: counted with a budget, so the count
+    stops as soon as it is passed."""
+    pending, seen = [params], 0
+    while pending:
+        value = pending.pop()
+        seen += 1
+        if seen > MAX_VALUES:
+            raise PipelineError(
+                f"{path} holds more than {MAX_VALUES:,} values once its YAML aliases (*name) are expanded; write the "
+                "settings out, with fewer aliases (params.yaml needs a few hundred values)"
+            )
+        if isinstance(value, dict):
+            pending.extend(value.keys())
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
 
 
 def load_params(path: Path | str = PARAMS_FILE) -> dict:
@@ -402,10 +482,53 @@ def load_params(path: Path | str = PARAMS_FILE) -> dict:
         raise PipelineError(f"{path} not found; run the stage from the repository root") from None
     except yaml.YAMLError as exc:
         raise PipelineError(f"{path} is not valid YAML: {exc}") from None
+    _check_expanded_size(params, path)
     _numbers_in_settings(params)
     _validate(SPEC, params)
     _validate_relations(params)
+    _validate_settings(params)
     return params
+
+
+def _validate_settings(params: dict) -> None:
+    """Hyperparameter values (search.grid's candidates, model.params' fixed values): a number that is not finite is
+    refused, and a negative one unless the model's declared constraint takes it (its class is imported only then, so
+    the usual file costs no import), in one line naming the key, before train fits anything."""
+    for key in ("search.grid", "model.params"):
+        section, _, field = key.partition(".")
+        for model, settings in params[section][field].items():
+            for name, value in settings.items():
+                candidates = value if key == "search.grid" else [value]
+                for candidate in candidates:
+                    _check_setting(f"{key}.{model}.{name}", model, name, candidate)
+
+
+def _numbers_in(value):
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        for item in value:
+            yield from _numbers_in(item)
+    elif _is_number(value):
+        yield value
+
+
+def _check_setting(key: str, model: str, name: str, value) -> None:
+    numbers = list(_numbers_in(value))
+    bad = next((x for x in numbers if not math.isfinite(x)), None)
+    if bad is not None:
+        raise PipelineError(f"params.yaml: {key} holds {bad}; a hyperparameter takes finite numbers only")
+    if not any(x < 0 for x in numbers):
+        return
+    from mllib.base.constraints import check_value
+
+    constraints = getattr(registry.get(model), "_constraints", {}).get(name)
+    if constraints is None:
+        return  # a name the model does not declare: train names it
+    try:
+        check_value(model, name, value, constraints)
+    except ValueError as exc:
+        raise PipelineError(f"params.yaml: {key} holds {shown(value, 60)}: {cut(str(exc), 200)}") from None
 
 
 # YAML 1.1 (PyYAML) reads 1e-3 and 1E5, exponent forms without a dot, as text; in a hyperparameter they mean numbers

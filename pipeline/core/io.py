@@ -7,13 +7,16 @@ from __future__ import annotations
 import ctypes
 import gzip
 import hashlib
+import io
 import json
 import math
 import os
 import shutil
 import tempfile
+import zipfile
 import zlib
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -91,13 +94,54 @@ def write_estimators(estimators: list, directory: Path | str) -> None:
 
 def read_estimators(directory: Path | str, made_by: str) -> list:
     """The estimators write_estimators saved, in fold order."""
-    from mllib import io as mlio
-
     directory = Path(directory)
     if not directory.is_dir():
         raise PipelineError(f"{directory} is missing; it is written by the {made_by} stage: run `dvc repro {made_by}`")
     n = len(list(directory.glob("fold_*.json")))
-    return [mlio.load(directory / f"fold_{k}") for k in range(n)]
+    return [read_model(directory / f"fold_{k}", made_by) for k in range(n)]
+
+
+def read_model(path: Path | str, made_by: str) -> Any:
+    """An mllib estimator a stage saved (mllib.io: `path`.json + `path`.npz); a missing, truncated or damaged file is
+    one line naming it and the command that restores or rebuilds it."""
+    from mllib import io as mlio
+
+    path = Path(path)
+    parts = [existing_output(path.with_suffix(suffix), made_by) for suffix in (".json", ".npz")]
+    with damage_named(path.with_suffix(".json + .npz"), made_by, parts):
+        return mlio.load(path)
+
+
+# what numpy, zipfile, json and pyarrow raise for a file cut short or overwritten; an OSError with an errno is the
+# system's (no permission, disk gone), which run_stage names as such
+_DAMAGE = (EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, UnicodeDecodeError)
+
+
+@contextmanager
+def damage_named(path: Path | str, made_by: str, files: Sequence[Path] = ()) -> Iterator[None]:
+    """Reading a stage's output: a truncated or damaged file (a copy interrupted, a disk error, an edit) becomes one
+    line naming it, what the reader saw, and the `dvc` commands that restore it from DVC's cache or rebuild it (a
+    column the file lacks reads the same: an output of another version of the stage). files: the files `path` names
+    (an mllib model's .json and .npz), when not `path` itself."""
+    try:
+        yield
+    except PipelineError:
+        raise
+    except (*_DAMAGE, OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno is not None:
+            raise
+        raise damaged(path, made_by, exc, files) from None
+
+
+def damaged(path: Path | str, made_by: str, exc: BaseException, files: Sequence[Path] = ()) -> PipelineError:
+    seen = " ".join(str(exc).split()) or type(exc).__name__
+    seen = seen if len(seen) <= 120 else seen[:117] + "..."
+    restored = " ".join(str(f) for f in files) if files else str(path)
+    return PipelineError(
+        f"{path} cannot be read ({seen}): it is truncated, damaged or not the {made_by} stage's; restore it with "
+        f"`dvc checkout --force {restored}` (DVC's copy), or rebuild it with "
+        f"`dvc repro --force {made_by}`"
+    )
 
 
 def _jsonable(value):
@@ -172,17 +216,16 @@ def read_json(path: Path | str, made_by: str) -> dict:
         raise PipelineError(
             f"{path} is missing; it is written by the {made_by} stage: run `dvc repro {made_by}`"
         ) from None
-    except json.JSONDecodeError as exc:
-        raise PipelineError(f"{path} is not valid JSON ({exc}); rerun `dvc repro -f {made_by}`") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise damaged(path, made_by, exc) from None
 
 
 def read_predictor(path: Path) -> Any:
     """The deployed predictor calibrate wrote (mllib.deploy: DeployedPredictor for classes, DeployedRegressor for a
     regression target). Typed Any: its members differ by kind, and the kind's @per_kind registrations use them."""
-    from mllib import io as mlio
     from mllib.deploy import DeployedPredictor, DeployedRegressor
 
-    predictor = mlio.load(path)
+    predictor = read_model(path, "calibrate")
     if not isinstance(predictor, (DeployedPredictor, DeployedRegressor)):
         raise PipelineError(
             f"{path} holds a {type(predictor).__name__}, not a deployed predictor: rerun `dvc repro -f calibrate`"
@@ -201,27 +244,30 @@ def existing_output(path: Path | str, made_by: str) -> Path:
 def read_parquet(path: Path | str, made_by: str, columns: list[str] | None = None) -> pd.DataFrame:
     """A stage's parquet output (columns: only these, in this order; None: all)."""
     path = existing_output(path, made_by)
+    with damage_named(path, made_by):
+        table = _parquet_table(path, columns)
+        # column by column, each Arrow column freed once converted: about one copy of the table at the peak, not two
+        # (pandas.read_parquet holds both: 1.35 GB against 0.97 for 16M rows of four columns)
+        frame = table.to_pandas(self_destruct=True, split_blocks=True)
+    release_freed_memory()
+    return frame
+
+
+def _parquet_table(path: Path, columns: list[str] | None) -> pa.Table:
     import pyarrow.parquet as pq
 
     if not path.is_dir():
-        table = pq.read_table(path, columns=columns)
-    else:  # a partitioned output (pipeline/core/partitions.py), read whole: parts in order
-        view = read_view(path)
-        if view is None:
-            parts = [pq.read_table(part, columns=columns) for part in output_parts(path)]
-        else:  # the kept rows of each source part
-            parts = [
-                pq.read_table(part, columns=columns).take(view_selection(path, k))
-                for k, part in enumerate(view["files"])
-            ]
-        # a column without a value in one part (an empty quarantine) takes the others' type, as in one file
-        table = pa.concat_tables(parts, promote_options="permissive")
-        del parts
-    # column by column, each Arrow column freed once converted: about one copy of the table at the peak, not two
-    # (pandas.read_parquet holds both: 1.35 GB against 0.97 for 16M rows of four columns)
-    frame = table.to_pandas(self_destruct=True, split_blocks=True)
-    release_freed_memory()
-    return frame
+        return pq.read_table(path, columns=columns)
+    # a partitioned output (pipeline/core/partitions.py), read whole: parts in order
+    view = read_view(path)
+    if view is None:
+        parts = [pq.read_table(part, columns=columns) for part in output_parts(path)]
+    else:  # the kept rows of each source part
+        parts = [
+            pq.read_table(part, columns=columns).take(view_selection(path, k)) for k, part in enumerate(view["files"])
+        ]
+    # a column without a value in one part (an empty quarantine) takes the others' type, as in one file
+    return pa.concat_tables(parts, promote_options="permissive")
 
 
 def release_freed_memory() -> None:
@@ -419,7 +465,7 @@ def read_data_file(path: Path, text_columns: Sequence[str] = (), part: bool = Fa
     try:
         header = _column_names(path, parquet)
         _check_no_nul_in_header(path, header)
-        duplicated = sorted({c for c in header if header.count(c) > 1})
+        duplicated = sorted(name for name, n in Counter(header).items() if n > 1)
         if duplicated:
             raise PipelineError(
                 f"data file {path} has duplicate column names {duplicated}; rename or remove the "
@@ -584,13 +630,37 @@ def _check_last_line(path: Path, n_columns: int) -> None:
         )
 
 
+# The widest file the pipeline is built for: the real-data corpus's widest has 2,308 columns; at 100,000 validate alone
+# ran past 580 s and 1 GB. A header longer than a megabyte is not a header (a file of one 300 MB line read as its
+# header reached a MemoryError at 7 GB).
+MAX_COLUMNS = 10_000
+MAX_HEADER_BYTES = 1 << 20
+
+
 def _column_names(path: Path, parquet: bool) -> list[str]:
-    """The file's column names as written (pandas renames a repeated name to `name.1` when it reads the data)."""
+    """The file's column names as written (pandas renames a repeated name to `name.1` when it reads the data), read
+    from at most its first MAX_HEADER_BYTES; more than MAX_COLUMNS names are refused."""
     if parquet:
         import pyarrow.parquet as pq
 
-        return list(pq.read_schema(path).names)
-    return [str(c) for c in pd.read_csv(path, header=None, nrows=1).iloc[0].tolist()]
+        names = list(pq.read_schema(path).names)
+    else:
+        opener = gzip.open if path.suffix.lower() == ".gz" else open
+        with opener(path, "rb") as f:
+            head = f.read(MAX_HEADER_BYTES + 1)
+        if len(head) > MAX_HEADER_BYTES and b"\n" not in head:
+            raise PipelineError(
+                f"data file {path}: its first line (the header) is longer than the {MAX_HEADER_BYTES:,} bytes a "
+                "header may hold (no line break in them); check that the file is a CSV file with one row per line "
+                "and a header line of column names"
+            )
+        names = [str(c) for c in pd.read_csv(io.BytesIO(head), header=None, nrows=1).iloc[0].tolist()]
+    if len(names) > MAX_COLUMNS:
+        raise PipelineError(
+            f"data file {path} has {len(names):,} columns, more than the {MAX_COLUMNS:,} the pipeline takes; keep the "
+            "columns you need (a file of those columns) and point data.path at it"
+        )
+    return names
 
 
 @contextmanager
@@ -614,10 +684,6 @@ def write_matrix(X: np.ndarray, path: Path | str) -> None:
 
 def read_matrix(path: Path | str, made_by: str, mmap: bool = False) -> np.ndarray:
     """A matrix written by write_matrix; mmap: memory-mapped read-only (rows are read from disk when indexed)."""
-    path = Path(path)
-    if not path.exists():
-        raise PipelineError(f"{path} is missing; it is written by the {made_by} stage: run `dvc repro {made_by}`")
-    try:
+    path = existing_output(path, made_by)
+    with damage_named(path, made_by):
         return np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
-    except ValueError as exc:
-        raise PipelineError(f"{path} cannot be read ({exc}); rerun `dvc repro -f {made_by}`") from None

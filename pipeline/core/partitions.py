@@ -28,6 +28,7 @@ from .io import (
     as_text,
     check_inside,
     check_same_columns,
+    damage_named,
     dataset_parts,
     existing_output,
     output_parts,
@@ -276,10 +277,11 @@ def table_head(path: Path | str, made_by: str, n_rows: int, columns: list[str] |
             if sum(len(f) for f in frames) >= n_rows:
                 break
         return pd.concat(frames).head(n_rows), len(parts)
-    file = pq.ParquetFile(path)
-    first = next(file.iter_batches(batch_size=n_rows, columns=columns), None)
-    table = pa.Table.from_batches([first]) if first is not None else file.schema_arrow.empty_table()
-    return table.to_pandas(), file.metadata.num_rows
+    with damage_named(path, made_by):
+        file = pq.ParquetFile(path)
+        first = next(file.iter_batches(batch_size=n_rows, columns=columns), None)
+        table = pa.Table.from_batches([first]) if first is not None else file.schema_arrow.empty_table()
+        return table.to_pandas(), file.metadata.num_rows
 
 
 def rows_by_part(rows, parts: Parts) -> list:

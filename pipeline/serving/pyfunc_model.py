@@ -14,29 +14,11 @@ import logging
 
 import mlflow
 import pandas as pd
-from mlflow.exceptions import MlflowException
-from mlflow.protos.databricks_pb2 import BAD_REQUEST
 from mlflow.pyfunc import PythonModel
 
+from pipeline.serving.requests import ServingInputError, install
+
 logger = logging.getLogger("pipeline.serving")
-
-
-class ServingInputError(MlflowException):
-    """A request outside the input contract: HTTP 400 whose message is the contract's one line. MLflow's scoring
-    server prefixes the message of an error raised by the model with a dump of the whole request (which may run
-    to megabytes, and shows the caller's data back in logs); this error keeps its own line."""
-
-    def __init__(self, line: str):
-        self._line = line
-        super().__init__(line, error_code=BAD_REQUEST)
-
-    @property
-    def message(self) -> str:
-        return self._line
-
-    @message.setter
-    def message(self, value: str) -> None:  # the scoring server's rewrite is not kept
-        pass
 
 
 class DeployedPredictorModel(PythonModel):
@@ -46,6 +28,7 @@ class DeployedPredictorModel(PythonModel):
         from mllib import io as mlio
         from pipeline.serving.contract import InputContract
 
+        install()  # the request limits, checked before MLflow's scoring server parses a request (requests.py)
         self.predictor = mlio.load(Path(context.artifacts["predictor"]))
         self.contract = InputContract.from_json(Path(context.artifacts["input_contract"]).read_text())
         reasons = context.artifacts.get("reasons")  # a model logged before reasons has none

@@ -22,7 +22,7 @@ from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.frames import proba_columns, read_scores
-from pipeline.core.io import read_estimators, read_parquet, write_json, write_parquet
+from pipeline.core.io import read_estimators, read_model, read_parquet, write_json, write_parquet
 from pipeline.core.records import SplitReport, TrainMetrics
 from pipeline.core.summaries import reliability_rows, sensitive_groupings
 from pipeline.core.task import Classification, Regression, Target, per_kind
@@ -42,8 +42,8 @@ def regression_intervals(target: Regression, oof: pd.DataFrame, params: dict) ->
     cfg = params["calibration"]
     y, pred, fold = oof["y"].to_numpy(), oof["score"].to_numpy(), oof["fold"].to_numpy()
     fitted = {
-        "features": mlio.load(paths.FEATURE_TRANSFORMER),
-        "model": mlio.load(paths.MODEL),
+        "features": read_model(paths.FEATURE_TRANSFORMER, "features"),
+        "model": read_model(paths.MODEL, "train"),
         "fold_features": read_estimators(paths.FOLD_FEATURES, "features"),
         "fold_models": read_estimators(paths.FOLD_MODELS, "train"),
     }
@@ -82,7 +82,7 @@ def calibration_map(target: Classification, oof: pd.DataFrame, params: dict) -> 
         )
     oof, y, fold = oof[scored].reset_index(drop=True), y[scored], fold[scored]
     conformal = SplitConformalClassifier(coverage=cfg["set_coverage"]).fit(after, y)
-    features, model = mlio.load(paths.FEATURE_TRANSFORMER), mlio.load(paths.MODEL)
+    features, model = read_model(paths.FEATURE_TRANSFORMER, "features"), read_model(paths.MODEL, "train")
     predictor = assemble(features, model, calibrator, conformal, target, params["decision"])
     train = read_parquet(paths.TRAIN, "split", columns=[paths.ROW_ID, *sensitive])
     groupings = sensitive_groupings(train, sensitive, rows=oof[paths.ROW_ID])

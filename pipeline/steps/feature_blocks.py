@@ -24,7 +24,7 @@ from ..core import paths
 from ..core.build import fits_from_blocks
 from ..core.compute import dask_client, own_threads, task_runner
 from ..core.frames import feature_columns, raw_matrix
-from ..core.io import read_estimators, read_json, read_matrix, read_parquet
+from ..core.io import read_estimators, read_json, read_matrix, read_model, read_parquet
 from ..core.partitions import ClusterBlocks, InMemory, OnParts, Parts, data_mode, per_mode, rows_by_part
 
 INPUTS = paths.FEATURES_DIR / "inputs.json"  # the partitioned path's record: the raw input columns, no matrices
@@ -173,9 +173,7 @@ def final_features(table: Path) -> np.ndarray:
     written = paths.FINAL_TRAIN_FEATURES if table == paths.TRAIN else paths.FINAL_TEST_FEATURES
     if written.exists() or not INPUTS.exists():
         return read_matrix(written, "features")
-    from mllib import io as mlio
-
-    return _made(table, mlio.load(paths.FEATURE_TRANSFORMER))
+    return _made(table, read_model(paths.FEATURE_TRANSFORMER, "features"))
 
 
 def _made(table: Path, transformer) -> np.ndarray:

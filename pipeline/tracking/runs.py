@@ -196,19 +196,20 @@ def artifact_files() -> list[Path]:
 
 
 def signature_of(contract, output):
-    """The model's signature, generated from its input contract (pipeline/serving/contract.py): every feature column
-    required, a number column `double` (MLflow's advice for numbers that may be missing: an integer type cannot hold
-    null) and a label column `string` (so is data.time as a feature holding dates: ISO date text); the outputs as the
-    model returns them. MLflow checks a request against it before the model does: a missing column or a value its
-    type cannot hold is refused in MLflow's words (README, "The served model"); the contract checks the rest
-    (infinities, extreme numbers, unseen levels, sensitive gaps)."""
+    """The model's signature, generated from its input contract (pipeline/serving/contract.py): a number column
+    `double` (MLflow's advice for numbers that may be missing: an integer type cannot hold null) and a label column
+    `string` (so is data.time as a feature holding dates: ISO date text); the outputs as the model returns them.
+    MLflow checks a request against it before the model does: a value its type cannot hold is refused in MLflow's
+    words (README, "The served model"). Every column is typed but not `required` in MLflow's sense: MLflow would
+    answer a missing column first, echoing the request's rows and the whole schema (1,740 characters); the contract
+    refuses it in one line, and checks the rest (infinities, extreme numbers, unseen levels, sensitive gaps)."""
     from mlflow.models import ModelSignature, infer_signature
     from mlflow.types import ColSpec, Schema
 
     from pipeline.serving.reasons import reasons_spec
 
     kinds = [("double" if contract.kind(c) == "number" else "string", c) for c in contract.columns]
-    inputs = Schema([ColSpec(kind, name, required=True) for kind, name in kinds])
+    inputs = Schema([ColSpec(kind, name, required=False) for kind, name in kinds])
     if "reasons" not in output:
         return ModelSignature(inputs=inputs, outputs=infer_signature(output).inputs)
     # MLflow cannot infer a list of records whose values are numbers or labels: the whole output would be AnyType
