@@ -46,8 +46,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     # imported here: with no batch (the default) the stage costs a Python start, not the drift tests' imports
     from pipeline.steps.batch_check import check_batch
-    from pipeline.tracking.monitor_run import log_monitor_run
+    from pipeline.tracking.monitor_run import check_predictor, log_monitor_run
 
+    check_predictor(params)  # the predictor is the registered version's, or the batch would be blamed for an edit
     record = check_batch(params, path)
 
     record = replace(record, mlflow=log_monitor_run(params, record))

@@ -10,7 +10,10 @@ and reasons as version tags). Tracking the same state again finds the existing r
 when its run FINISHED and its version carries the gate's decision; a run interrupted before that (killed, a store
 that refused a write) is marked superseded and replaced, or its registration completed, by the next `dvc repro`
 (pipeline.tracking.runs.find_state). Names beyond MLflow's 250 characters are shortened deterministically, the full
-ones in the run's mlflow_names.json; an MLflow failure is one line."""
+ones in the run's mlflow_names.json; an experiment or model name MLflow would refuse is refused naming its params key;
+an MLflow failure is one line. Before anything is written the store is checked as the monitor checks it
+(pipeline/tracking/store.py: the same store, a readable file still holding what the workspace recorded, every
+registered version's files present) and copied with its artifacts to mlflow-backups/ before and after the write."""
 
 from __future__ import annotations
 
@@ -28,7 +31,6 @@ from pipeline.tracking.runs import (
     find_state,
     one_line,
     record,
-    relocate_default_store,
     repo_root,
     stage_output_md5s,
     state_key,
@@ -44,32 +46,18 @@ def main() -> None:
     key = state_key(flatten(params), md5s)
     uri = tracking_uri(params["tracking"]["uri"])
     import mlflow
-    from mlflow import MlflowClient
 
     root = repo_root()
-    default_store = uri == f"sqlite:///{root / 'mlflow.db'}"
     experiment, name = names(params)
-    db, store_id = store.sqlite_file(uri), store.identity(uri, default_store)
-    with store.ledger_of(root) as ledger:  # what this workspace wrote before: the store must still hold it
-        store.check_same_store(ledger, store_id, uri)
-        store.check_file_kept(ledger, store_id, db, root)
-        try:  # any failure to reach or use the store (down, locked, read-only): one line; the other outputs stand
-            moved_from = relocate_default_store(root) if default_store else None
-            if moved_from:
-                print(f"track: the store was created in {moved_from}; its artifact locations now point into {root}")
-            mlflow.set_tracking_uri(uri)
-            client = MlflowClient()
-            store.check_holds(ledger, store_id, client, uri, db, root)
+    # the store checked (what this workspace wrote before is still there, files included) and pointed at this
+    # repository's own artifacts: pipeline/tracking/store.py
+    with store.opened(root, uri, "track") as (ledger, opened):
+        client, db, default_store = opened.client, opened.db, opened.default
+        try:
             exp_id = experiment_id(client, experiment, default_store=default_store)
             found = find_state(client, exp_id, name, key)
-        except PipelineError:
-            raise
         except Exception as exc:
-            raise PipelineError(
-                f"track: cannot use the MLflow tracking store {uri} ({one_line(exc)}). Start the server, release the "
-                "store (another process may hold mlflow.db) or fix MLFLOW_TRACKING_URI / params.yaml tracking.uri; "
-                "the outputs of the other stages are unaffected"
-            ) from None
+            raise store.unusable("track", uri, exc) from None
         writes = found.recorded is None
         try:
             if writes:
@@ -83,7 +71,7 @@ def main() -> None:
                 "store and artifact location, a reachable server) and run `dvc repro` again: the interrupted run is "
                 "marked superseded and the state recorded; the outputs of the other stages are unaffected"
             ) from None
-        store.remember(ledger, store_id, run_id, name, version)
+        store.remember(ledger, opened.identity, run_id, name, version)
         if writes and (kept := store.backup(root, db)):
             print(f"track: a copy of the store as this run left it: {kept.relative_to(root)}")
     # what was recorded, in terms every clone shares (the run's id and the version number are this store's): the

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from ..core.config import flatten, read_yaml
+from ..core.errors import PipelineError
 from ..core.provenance import git
 
 PARAM_LIMIT = 40  # a runs table and a compare view a user reads without scrolling (the whole file is an artifact)
@@ -85,21 +86,50 @@ def defining_params(params: dict, model: str, hyperparameters: dict, changed: di
     return dict(list(chosen.items())[:PARAM_LIMIT])
 
 
+EXPERIMENT_LIMIT = 500  # MLflow's longest experiment name (mlflow.utils.validation.MAX_EXPERIMENT_NAME_LENGTH)
+MODEL_NAME_LIMIT = 256  # the registry's name column (registered_models.name VARCHAR(256); a server's database holds it)
+MONITOR_SUFFIX = " monitor"  # the monitor's experiment beside the pipeline's (monitor_experiment)
+
+
 def names(params: dict) -> tuple[str, str]:
     """(experiment, registered model) of the pipeline's runs: tracking.experiment and tracking.registered_model when
     set, else named from the data, "<file name without its suffixes>-<target>" (data/raw/randhie.csv.gz, binexp:
     randhie-binexp): one registered model per question, so a new file or target never becomes a version of another's
-    model. The registered model defaults to the experiment's name."""
+    model. The registered model defaults to the experiment's name. A name MLflow would refuse is refused here, naming
+    the params key (MLflow's own error names neither the key nor its limit, and reads as the store's fault)."""
     data = params["data"]
     stem = Path(str(data["path"]).rstrip("/")).name.split(".")[0]
     named = params["tracking"]["experiment"]
     experiment = named or re.sub(r"[^\w.-]+", "-", f"{stem}-{data['target']}").strip("-")
-    return experiment, params["tracking"]["registered_model"] or experiment
+    model = params["tracking"]["registered_model"] or experiment
+    experiment_key = (
+        "tracking.experiment" if named else "tracking.experiment (null: named from data.path and data.target)"
+    )
+    model_key = "tracking.registered_model" if params["tracking"]["registered_model"] else experiment_key
+    check_name(experiment, experiment_key, "an experiment name", EXPERIMENT_LIMIT, len(MONITOR_SUFFIX))
+    check_name(model, model_key, "a registered model's name", MODEL_NAME_LIMIT)
+    if any(c in model for c in "/:"):
+        raise PipelineError(
+            f"params.yaml {model_key}: {model[:60]!r} holds '/' or ':', which MLflow refuses in a registered model's "
+            "name; set tracking.registered_model to a name without them"
+        )
+    return experiment, model
+
+
+def check_name(name: str, key: str, what: str, limit: int, reserved: int = 0) -> None:
+    """Refuse a name beyond MLflow's `limit` (less `reserved` characters the project appends to it)."""
+    if len(name) <= limit - reserved:
+        return
+    room = f" ({limit - reserved} here: the monitor's experiment adds {MONITOR_SUFFIX!r})" if reserved else ""
+    raise PipelineError(
+        f"params.yaml {key} is {len(name)} characters long ({name[:30]!r}...); MLflow takes at most {limit} in "
+        f"{what}{room}: set {key.split(' ')[0]} to a shorter name"
+    )
 
 
 def monitor_experiment(experiment: str) -> str:
     """The monitor's runs have their own experiment beside the pipeline's, each run tagged with the version checked."""
-    return f"{experiment} monitor"
+    return f"{experiment}{MONITOR_SUFFIX}"
 
 
 def run_name(experiment: str, changed: dict[str, str]) -> str:

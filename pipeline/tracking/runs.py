@@ -64,50 +64,6 @@ def tracking_uri(configured: str | None) -> str:
     return os.environ.get("MLFLOW_TRACKING_URI") or configured or f"sqlite:///{repo_root() / 'mlflow.db'}"
 
 
-ARTIFACT_COLUMNS = (
-    ("experiments", "artifact_location"),
-    ("runs", "artifact_uri"),
-    ("logged_models", "artifact_location"),
-    ("model_versions", "storage_location"),  # where `models:/<name>@<alias>` is read from
-)
-
-
-def relocate_default_store(root: Path) -> str | None:
-    """Make a copied or moved repository's default store (<root>/mlflow.db) point at its own <root>/mlartifacts.
-
-    MLflow records artifact locations as absolute URIs (a relative one would follow the working directory,
-    mlflow#7292), so a copy of the repository would go on writing into the original's mlartifacts. When the
-    store's locations name another root, they are rewritten to this one (the copy's artifacts came with it).
-    Returns the old root, or None when nothing had to move."""
-    import sqlite3
-
-    db = root / "mlflow.db"
-    if not db.exists():
-        return None
-    here = (root / "mlartifacts").as_uri()
-    with sqlite3.connect(db) as connection:
-        try:
-            locations = [r[0] for r in connection.execute("SELECT artifact_location FROM experiments")]
-        except sqlite3.OperationalError:  # not an MLflow store yet
-            return None
-        old = next(
-            (
-                loc.split("/mlartifacts")[0] + "/mlartifacts"
-                for loc in locations
-                if loc and loc.startswith("file://") and "/mlartifacts" in loc and not loc.startswith(here)
-            ),
-            None,
-        )
-        if old is None:
-            return None
-        for table, column in ARTIFACT_COLUMNS:
-            connection.execute(
-                f'UPDATE "{table}" SET "{column}" = ? || substr("{column}", ?) WHERE "{column}" LIKE ?',
-                (here, len(old) + 1, old + "%"),
-            )
-    return old.removeprefix("file://").removesuffix("/mlartifacts")
-
-
 def stage_output_md5s(
     lock_file: Path = Path("dvc.lock"), skip: tuple[str, ...] = ("track", "monitor")
 ) -> dict[str, str]:

@@ -8,7 +8,6 @@ the state. Also: a column name longer than MLflow's 250-character limit on names
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -89,10 +88,16 @@ def parent_runs_safe(root: Path) -> list:
 
 
 def test_an_unwritable_artifact_store_fails_in_one_line_then_repro_records_the_state(project):
+    """The experiment's artifact location a file, not a directory (what a read-only or full artifact store looks like
+    to MLflow). Not mlartifacts/ itself: the registered versions' files would be gone, which track refuses before it
+    writes (tests/e2e/test_artifact_store.py)."""
+    from mlflow import MlflowClient
+
     new_experiment(project, "resume-after-store-fault")
-    artifacts = project / "mlartifacts"
-    shutil.move(artifacts, project / "mlartifacts.kept")
-    artifacts.write_text("not a directory")  # what a read-only or full artifact store looks like to MLflow
+    blocked = project / "blocked-artifacts"
+    blocked.write_text("not a directory")
+    client = MlflowClient(f"sqlite:///{project / 'mlflow.db'}")
+    client.create_experiment("resume-after-store-fault", artifact_location=blocked.as_uri())
     try:
         result = sh(project, "dvc", "repro")
         assert result.returncode != 0
@@ -102,8 +107,7 @@ def test_an_unwritable_artifact_store_fails_in_one_line_then_repro_records_the_s
         (failed,) = parent_runs(project, "resume-after-store-fault")
         assert failed[1] == "FAILED"
     finally:
-        artifacts.unlink()
-        shutil.move(project / "mlartifacts.kept", artifacts)
+        blocked.unlink()
     repro(project)
     assert_recorded_with_one_superseded(project, "resume-after-store-fault", "FAILED")
 
