@@ -120,7 +120,7 @@ def fit_and_score(model, kind, X_train, y_train, X_test, y_test) -> tuple[float,
 def round_seconds(X: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """One cyclic round of the main effects (binary log-loss) on X: numpy (a bincount per term for G and H, the
     state moved by a gather) vs the numba kernel -- the measurement behind compiling the round."""
-    from mllib.additive._kernels import BINOMIAL, cyclic_round
+    from mllib.additive._kernels import BINOMIAL, COPIES, cyclic_round
     from mllib.additive.bins import main_bins
     from mllib.additive.cyclic import MIN_HESSIAN, Terms
 
@@ -129,7 +129,12 @@ def round_seconds(X: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     terms = Terms.of([(j,) for j in range(X.shape[1])], bins.n_bins)
     w, odds = np.ones(y.size), np.full((y.size, 1), y.mean() / (1 - y.mean()))
     counts = terms.cell_weights(codes, w)
-    buffers = (np.zeros((terms.n_cells, 1)), *(np.zeros((int(bins.n_bins.max()), 1)) for _ in range(4)))
+    widest = (int(bins.n_bins.max()), 1)
+    buffers = (
+        np.zeros((terms.n_cells, 1)),
+        *(np.zeros((COPIES, *widest)) for _ in range(2)),
+        *(np.zeros(widest) for _ in range(2)),
+    )
 
     def compiled():
         cyclic_round(

@@ -34,27 +34,124 @@ SQUARED_ERROR, BINOMIAL, SOFTMAX = 0, 1, 2
 # switch on the loss inside the row loop made a pass 20% slower, one function for the three losses 4-10 times.
 
 
+# A pass adds each row to one cell of the coming term's histograms. Consecutive rows often share a cell (a binary
+# feature, a skewed one, a person's repeated years), and each addition then waits for the one before it to be
+# stored: so the histograms come in COPIES, row i adding to copy i mod COPIES, summed in a fixed order after the
+# pass (fold_copies). On the million-row default data a round of main effects took (benchmarks/results/additive.md)
+# about half the time. The classes' targets may come as int8 and unit weights as an empty w, never read.
+COPIES = 4  # a power of two: row i adds to copy i & COPY_MASK
+COPY_MASK = COPIES - 1
+
+
+@njit(cache=True, inline="always")
+def _weight(w, i):
+    return 1.0 if w.shape[0] == 0 else w[i]
+
+
+# Between two terms of the same kind (the passes of a round but its first and last), a one-score loss reads plain
+# columns: the codes' columns and the state, target and histograms as 1-D arrays, with no per-row test of the
+# terms' kinds or 2-D index arithmetic. The arithmetic is the general passes', in the same order (the same sums to
+# the bit); a million-row round of main effects took 35-40% less time (benchmarks/results/additive.md).
+
+
+@njit(cache=True, inline="always")
+def _squared_error_row(i, c_done, c, Y, w, S, G, H, move):
+    s = S[i] + move[c_done]
+    S[i] = s
+    w_i = _weight(w, i)
+    G[i & COPY_MASK, c] += w_i * (s - Y[i])
+    H[i & COPY_MASK, c] += w_i
+
+
+@njit(cache=True, inline="always")
+def _binomial_row(i, c_done, c, Y, w, S, G, H, move):
+    s = S[i] * move[c_done]
+    S[i] = s
+    w_i = _weight(w, i)
+    p = s / (1.0 + s)
+    G[i & COPY_MASK, c] += w_i * (p - Y[i])
+    H[i & COPY_MASK, c] += w_i * p * (1.0 - p)
+
+
+@njit(cache=True)
+def _squared_error_mains(done, coming, Y, w, S, G, H, move):
+    for i in range(done.shape[0]):
+        _squared_error_row(i, done[i], coming[i], Y, w, S, G, H, move)
+
+
+@njit(cache=True)
+def _binomial_mains(done, coming, Y, w, S, G, H, move):
+    for i in range(done.shape[0]):
+        _binomial_row(i, done[i], coming[i], Y, w, S, G, H, move)
+
+
+@njit(cache=True, inline="always")
+def _pair_cell(a, b, width, i):
+    return np.int64(a[i]) * width + b[i]
+
+
+@njit(cache=True)
+def _squared_error_pairs(done, coming, Y, w, S, G, H, move):
+    (da, db, dw), (ca, cb, cw) = done, coming
+    for i in range(da.shape[0]):
+        _squared_error_row(i, _pair_cell(da, db, dw, i), _pair_cell(ca, cb, cw, i), Y, w, S, G, H, move)
+
+
+@njit(cache=True)
+def _binomial_pairs(done, coming, Y, w, S, G, H, move):
+    (da, db, dw), (ca, cb, cw) = done, coming
+    for i in range(da.shape[0]):
+        _binomial_row(i, _pair_cell(da, db, dw, i), _pair_cell(ca, cb, cw, i), Y, w, S, G, H, move)
+
+
+@njit(cache=True)
+def _columns_pass(binomial, codes, done, coming, Y, w, S, G, H, move) -> bool:
+    """The pass on plain columns when both terms are of one kind (returns True), else nothing (False)."""
+    if done[0] < 0 or coming[0] < 0 or (done[1] < 0) != (coming[1] < 0):
+        return False
+    columns = (Y[:, 0], w, S[:, 0], G[:, :, 0], H[:, :, 0], move[:, 0])
+    if done[1] < 0:
+        mains = (codes[:, done[0]], codes[:, coming[0]])
+        if binomial:
+            _binomial_mains(*mains, *columns)
+        else:
+            _squared_error_mains(*mains, *columns)
+        return True
+    pairs = ((codes[:, done[0]], codes[:, done[1]], done[2]), (codes[:, coming[0]], codes[:, coming[1]], coming[2]))
+    if binomial:
+        _binomial_pairs(*pairs, *columns)
+    else:
+        _squared_error_pairs(*pairs, *columns)
+    return True
+
+
 @njit(cache=True)
 def squared_error_pass(codes, done, coming, Y, w, S, G, H, move):
+    if _columns_pass(False, codes, done, coming, Y, w, S, G, H, move):
+        return
     for i in range(codes.shape[0]):
         if done[0] >= 0:
             S[i, 0] += move[_cell(codes, i, done), 0]
         if coming[0] >= 0:
             c = _cell(codes, i, coming)
-            G[c, 0] += w[i] * (S[i, 0] - Y[i, 0])
-            H[c, 0] += w[i]
+            w_i = _weight(w, i)
+            G[i & COPY_MASK, c, 0] += w_i * (S[i, 0] - Y[i, 0])
+            H[i & COPY_MASK, c, 0] += w_i
 
 
 @njit(cache=True)
 def binomial_pass(codes, done, coming, Y, w, S, G, H, move):
+    if _columns_pass(True, codes, done, coming, Y, w, S, G, H, move):
+        return
     for i in range(codes.shape[0]):
         if done[0] >= 0:
             S[i, 0] *= move[_cell(codes, i, done), 0]
         if coming[0] >= 0:
             c = _cell(codes, i, coming)
+            w_i = _weight(w, i)
             p = S[i, 0] / (1.0 + S[i, 0])  # the odds against the other class's e^0
-            G[c, 0] += w[i] * (p - Y[i, 0])
-            H[c, 0] += w[i] * p * (1.0 - p)
+            G[i & COPY_MASK, c, 0] += w_i * (p - Y[i, 0])
+            H[i & COPY_MASK, c, 0] += w_i * p * (1.0 - p)
 
 
 @njit(cache=True)
@@ -67,13 +164,14 @@ def softmax_pass(codes, done, coming, Y, w, S, G, H, move):
                 S[i, k] *= move[c, k]
         if coming[0] >= 0:
             c = _cell(codes, i, coming)
+            w_i = _weight(w, i)
             total = 0.0
             for k in range(K):
                 total += S[i, k]
             for k in range(K):
                 p = S[i, k] / total
-                G[c, k] += w[i] * (p - Y[i, k])
-                H[c, k] += w[i] * p * (1.0 - p)
+                G[i & COPY_MASK, c, k] += w_i * (p - Y[i, k])
+                H[i & COPY_MASK, c, k] += w_i * p * (1.0 - p)
 
 
 @njit(cache=True)
@@ -335,6 +433,16 @@ def fit_pair_tree(G, H, C, n_a, n_b, min_leaf, l2, min_hessian, lr, step, leaf, 
     return 1 if root < 0 else 2 + (cut_low >= 0) + (cut_high >= 0)
 
 
+@njit(cache=True)
+def fold_copies(copies, n_cells):
+    """The histogram of the first n_cells cells: the copies summed into copy 0, in copy order (returns copy 0's)."""
+    for j in range(1, COPIES):
+        for c in range(n_cells):
+            for k in range(copies.shape[2]):
+                copies[0, c, k] += copies[j, c, k]
+    return copies[0]
+
+
 @njit(cache=True, nogil=True)
 def cyclic_round(loss, terms, rows, held_out, tree, buffers):
     """One round of cyclic boosting over the terms, in order: term t's histogram of (g, h) at the current state,
@@ -342,34 +450,35 @@ def cyclic_round(loss, terms, rows, held_out, tree, buffers):
     is built (pass t applies term t - 1's step and builds term t's histogram: T + 1 passes over the rows).
     loss: SQUARED_ERROR, BINOMIAL or SOFTMAX; terms: (codes, n_bins, term_a, term_b, cell_start, counts: the rows
     per cell); rows: (Y, w, S: the state); held_out: (codes, F) of the validation rows, F moved by every step;
-    tree: (learning_rate, l2, max_leaves, min_samples_leaf, min_hessian); buffers: (tables, then G, H, step, move:
-    scratch of >= the largest term's cells rows)."""
+    tree: (learning_rate, l2, max_leaves, min_samples_leaf, min_hessian); buffers: (tables, then G and H: (COPIES,
+    cells, K), step and move: (cells, K), scratch of >= the largest term's cells)."""
     codes, n_bins, term_a, term_b, cell_start, counts = terms
     Y, w, S = rows
     codes_held_out, F_held_out = held_out
     lr, l2, max_leaves, min_leaf, min_hessian = tree
-    tables, G, H, step, move = buffers
+    tables, G_copies, H_copies, step, move = buffers
     K = Y.shape[1]
     n_terms = term_a.shape[0]
-    leaf, work = np.empty(G.shape[0], np.int64), np.zeros((max(8, 2 * max_leaves), K))  # the trees' scratch
+    leaf, work = np.empty(step.shape[0], np.int64), np.zeros((max(8, 2 * max_leaves), K))  # the trees' scratch
     none = (-1, -1, 1)
     for t in range(n_terms + 1):
         done = (term_a[t - 1], term_b[t - 1], n_bins[max(term_b[t - 1], 0)]) if t > 0 else none
         coming = (term_a[t], term_b[t], n_bins[max(term_b[t], 0)]) if t < n_terms else none
         if t < n_terms:
             n_cells = cell_start[t + 1] - cell_start[t]
-            G[:n_cells] = 0.0
-            H[:n_cells] = 0.0
+            G_copies[:, :n_cells] = 0.0
+            H_copies[:, :n_cells] = 0.0
         if loss == SQUARED_ERROR:
-            squared_error_pass(codes, done, coming, Y, w, S, G, H, move)
+            squared_error_pass(codes, done, coming, Y, w, S, G_copies, H_copies, move)
         elif loss == BINOMIAL:
-            binomial_pass(codes, done, coming, Y, w, S, G, H, move)
+            binomial_pass(codes, done, coming, Y, w, S, G_copies, H_copies, move)
         else:
-            softmax_pass(codes, done, coming, Y, w, S, G, H, move)
+            softmax_pass(codes, done, coming, Y, w, S, G_copies, H_copies, move)
         if t == n_terms:
             break
         start = cell_start[t]
         n_cells = cell_start[t + 1] - start
+        G, H = fold_copies(G_copies, n_cells), fold_copies(H_copies, n_cells)
         C = counts[start : start + n_cells]
         if term_b[t] < 0:
             fit_histogram_tree(G, H, C, n_cells, max_leaves, min_leaf, l2, min_hessian, lr, step, leaf, work)

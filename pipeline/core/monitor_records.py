@@ -75,6 +75,20 @@ class Estimate(Part):
 
 
 @dataclass(frozen=True)
+class TrackedState(Record):
+    """What track recorded (reports/mlflow_run.json), in terms every clone shares: the pipeline state's key, the
+    experiment and registered model it was recorded under, and the store ("default": the workspace's own)."""
+
+    json_file: ClassVar[Path] = paths.MLFLOW_RUN
+    written_by: ClassVar[str] = "track"
+
+    pipeline_state: str
+    experiment: str
+    registered_model: str
+    store: str
+
+
+@dataclass(frozen=True)
 class BatchCheck(Record):
     """One batch against the served model: its contract's flags, drift against the training rows (with the shift in
     predictions), the promises checked on labelled rows or the label-free estimate, the failed checks as lines, and
@@ -86,7 +100,7 @@ class BatchCheck(Record):
 
     batch: str
     rows: int
-    model: dict  # reports/mlflow_run.json: the pipeline state and registered model checked
+    model: TrackedState  # the pipeline state and registered model checked
     contract: ContractFlags
     drift: Drift
     labels: LabelledRows | None

@@ -165,6 +165,18 @@ class Record(Part):
 
 
 @dataclass(frozen=True)
+class TopCode(Part):
+    """A value of nines validate kept as a column's top code (schema.top_code): in how many rows, the column's largest
+    other value, and the note validate printed (what quarantining the rows would remove, how to make it missing)."""
+
+    column: str
+    value: float
+    rows: int
+    largest_other: float
+    note: str
+
+
+@dataclass(frozen=True)
 class Change(Part):
     """One change the pipeline made to the user's data (pipeline/core/changes.py): what, in which stage, to how many
     rows, values and which columns, with the target's distribution before and after a row removal."""
@@ -205,7 +217,7 @@ class ValidationReport(Record):
     target_classes: dict
     changes: list[Change]
     time: dict  # data.time's unit and span, or the columns that look like time when it is unset
-    top_codes: list | None = None  # values of nines kept as a column's top code, with what quarantine would remove
+    top_codes: list[TopCode] | None = None  # values of nines kept as a column's top code
 
     when_set: ClassVar[tuple[str, ...]] = ("top_codes",)
 

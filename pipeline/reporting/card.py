@@ -174,8 +174,8 @@ def training_data(data: dict, r: ReportInputs, seen: int) -> str:
     )
     for top in r.validation.top_codes or []:  # a value validate kept that a reader might take for missing
         line += (
-            f"; {top['column']} {top['value']:.0f} in {top['rows']} rows kept as the column's top code (its highest "
-            f"values, above {top['largest_other']:g}, recorded as one), not as a missing value"
+            f"; {top.column} {top.value:.0f} in {top.rows} rows kept as the column's top code (its highest "
+            f"values, above {top.largest_other:g}, recorded as one), not as a missing value"
         )
     single = r.cleaning.single_valued
     if single:

@@ -45,7 +45,7 @@ def monitor_sections(record: BatchCheck | MonitorOff) -> list[dict]:
     )
     checked = {
         "batch": f"{record.batch} ({record.rows} rows)",
-        "model": f"{model['registered_model']}, pipeline state {model['pipeline_state'][:16]}"
+        "model": f"{model.registered_model}, pipeline state {model.pipeline_state[:16]}"
         + (f", version {version}" if (version := (record.mlflow or {}).get("version")) else ""),
         "rows the served model flags": f"{record.contract.flagged_rows} "
         + (f"({record.contract.flags})" if record.contract.flags else ""),

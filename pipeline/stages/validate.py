@@ -84,7 +84,7 @@ def main() -> None:
     summary, where = validated(data_mode(params), params)
     summary.write()
     for top in summary.top_codes or []:
-        print(f"validate: note: {top['note']}")
+        print(f"validate: note: {top.note}")
     print(
         f"validate: {summary.rows_kept} rows kept, {summary.rows_quarantined} quarantined of {summary.rows_in}"
         f"{where}; {summary.task} target {data['target']!r} ({summary.task_reason})"

@@ -15,7 +15,7 @@ from ..core.errors import PipelineError
 from ..core.evaluation_records import Drift
 from ..core.frames import raw_matrix
 from ..core.io import read_data_file, read_json, read_parquet, read_predictor
-from ..core.monitor_records import BatchCheck, ContractFlags, Estimate, most_drifted_first
+from ..core.monitor_records import BatchCheck, ContractFlags, Estimate, TrackedState, most_drifted_first
 from ..core.records import FeaturesReport, TrainMetrics, present
 from ..core.summaries import sensitive_groupings
 from ..core.task import Target
@@ -68,24 +68,6 @@ def _read_batch(path: str, data: dict) -> pd.DataFrame:
         raise PipelineError(f"monitor: batch {str(exc).replace('point data.path at', where)}") from None
 
 
-def _read_predictor():
-    """The deployed predictor; a file that cannot be read is one line naming it and the command that rebuilds it."""
-    try:
-        return read_predictor(paths.PREDICTOR)
-    except PipelineError:
-        raise
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise PipelineError(
-            f"monitor: models/predictor.json cannot be read ({type(exc).__name__}: {_short(exc)}); calibrate writes "
-            "it: rebuild it with `dvc repro -f calibrate`, then `dvc repro` (track registers the rebuilt model)"
-        ) from None
-
-
-def _short(exc: Exception) -> str:
-    text = str(exc).splitlines()[0] if str(exc) else ""
-    return text if len(text) <= 120 else text[:117] + "..."
-
-
 def _prediction_shift(target: Target, predictor, batch: pd.DataFrame, served: pd.DataFrame, group, seed) -> dict:
     """The shift in what the model says, one row per data.group id on each side (as the columns' tests: a person's
     years, or a file's rows repeated, are one draw)."""
@@ -104,7 +86,7 @@ def check_batch(params: dict, path: str) -> BatchCheck:
     data, cfg, seed = params["data"], params["monitor"], params["seed"]
     batch, source = _read_batch(path, data), Path(path)
     target = Target.read(paths.TARGET)
-    predictor = _read_predictor()
+    predictor = read_predictor(paths.PREDICTOR)
     contract = workspace_contract(params)
     try:
         served, ignored = serve(predictor, contract, batch)
@@ -119,7 +101,7 @@ def check_batch(params: dict, path: str) -> BatchCheck:
     time = inputs.time.column if inputs.time else None  # not a drift test column (pipeline/steps/drift.py)
     extra = {"predictions": shift}
     drifted = drift.compare(train, batch, numeric, categorical, cfg, seed, "batch rows", data["group"], extra, time)
-    model = read_json(paths.MLFLOW_RUN, "track")
+    model = TrackedState.read()
     flagged = ContractFlags(
         ignored_columns=[str(c) for c in ignored],
         flagged_rows=int((flags != "").sum()),

@@ -19,7 +19,7 @@ from ..core.changes import validation_changes
 from ..core.errors import PipelineError
 from ..core.io import dataset_md5, write_parquet
 from ..core.partitions import map_parts
-from ..core.records import ValidationReport
+from ..core.records import TopCode, ValidationReport
 from ..core.schema import (
     apply_fractional_policy,
     apply_missing_policy,
@@ -154,7 +154,7 @@ def quarantine_effect(target_values: pd.Series, rows, data: dict, source) -> str
     )
 
 
-def top_code_records(top_coded: dict, target_values: pd.Series, data: dict, source) -> list[dict]:
+def top_code_records(top_coded: dict, target_values: pd.Series, data: dict, source) -> list[TopCode]:
     """validation.json's "top_codes": each value kept as a column's top code, its rows, and what quarantining them
     would do, with the sentence validate prints."""
     records = []
@@ -168,7 +168,7 @@ def top_code_records(top_coded: dict, target_values: pd.Series, data: dict, sour
             f"{value:.0f} means missing, set clean.valid_ranges: {{{column}: [{found['lowest']:g}, {largest:g}]}} "
             "(made missing; the rows stay)"
         )
-        records.append({"column": column, "value": value, "rows": len(rows), "largest_other": largest, "note": note})
+        records.append(TopCode(column, value, len(rows), largest, note))
     return records
 
 

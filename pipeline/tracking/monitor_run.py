@@ -13,8 +13,7 @@ from pathlib import Path
 
 from ..core import paths
 from ..core.errors import PipelineError
-from ..core.io import read_json
-from ..core.monitor_records import BatchCheck
+from ..core.monitor_records import BatchCheck, TrackedState
 from ..core.records import ABSENT
 from . import store
 from .naming import monitor_experiment
@@ -51,14 +50,14 @@ def log_monitor_run(params: dict, record: BatchCheck) -> dict:
         try:
             # the version is found in the pipeline's experiment (track's record); the run goes to the monitor's own
             version = registered_version(opened, model)
-            experiment = monitor_experiment(model["experiment"])
+            experiment = monitor_experiment(model.experiment)
             exp_id = experiment_id(client, experiment, default_store=opened.default)
             store.backup(root, db)
             tags = {
                 "pipeline.role": "monitor",
                 "monitor.batch": Path(record.batch).name,
-                "monitor.pipeline_state": model["pipeline_state"],
-                "monitor.registered_model": model["registered_model"],
+                "monitor.pipeline_state": model.pipeline_state,
+                "monitor.registered_model": model.registered_model,
                 "monitor.model_version": str(version.version) if version else "not registered in this store",
                 "monitor.verdict": "fails" if record.failures else "passes",
             }
@@ -80,19 +79,19 @@ def log_monitor_run(params: dict, record: BatchCheck) -> dict:
                 f"monitor: cannot record the check in the MLflow store {uri} ({one_line(exc)}); reports/monitor.json "
                 "is not written either: start the server or fix MLFLOW_TRACKING_URI / params.yaml tracking.uri"
             ) from None
-        store.remember(ledger, opened.identity, run_id, model["registered_model"], None)
+        store.remember(ledger, opened.identity, run_id, model.registered_model, None)
         store.backup(root, db)
     return {"run_id": run_id, "version": str(version.version) if version else None}
 
 
-def registered_version(opened: store.Opened, model: dict):
+def registered_version(opened: store.Opened, model: TrackedState):
     """The registered version of the pipeline state track recorded (reports/mlflow_run.json), or None: not recorded
     in this store."""
-    experiment = opened.client.get_experiment_by_name(model["experiment"])
+    experiment = opened.client.get_experiment_by_name(model.experiment)
     if experiment is None:
         return None
-    name = model["registered_model"]
-    run = find_state(opened.client, experiment.experiment_id, name, model["pipeline_state"]).recorded
+    name = model.registered_model
+    run = find_state(opened.client, experiment.experiment_id, name, model.pipeline_state).recorded
     versions = opened.client.search_model_versions(f"name = '{name}' and run_id = '{run.info.run_id}'") if run else []
     return versions[0] if versions else None
 
@@ -106,7 +105,7 @@ def check_predictor(params: dict) -> None:
     classes shifted"). The version's digests are what track recorded: the DVC md5 of each file, the run's
     dvc_md5s.json. A version that cannot be found, or a digest that cannot be read, fails closed."""
     warnings.filterwarnings("ignore", category=UserWarning, module=r"mlflow\.")
-    model = read_json(paths.MLFLOW_RUN, "track")
+    model = TrackedState.read()
     root, uri = repo_root(), tracking_uri(params["tracking"]["uri"])
     with store.opened(root, uri, "monitor") as (_, opened):
         try:
@@ -114,7 +113,7 @@ def check_predictor(params: dict) -> None:
             if version is None:
                 raise PipelineError(
                     f"monitor: {PREDICTOR_FILES[0]} cannot be checked against a registered version: {uri} holds no "
-                    f"version of pipeline state {model['pipeline_state']} ({paths.MLFLOW_RUN}); run `dvc repro` to "
+                    f"version of pipeline state {model.pipeline_state} ({paths.MLFLOW_RUN}); run `dvc repro` to "
                     "record it"
                 )
             recorded = recorded_md5s(opened.client, version.run_id)
@@ -126,12 +125,12 @@ def check_predictor(params: dict) -> None:
         found = recorded.get(str(path))
         if found is None:
             raise PipelineError(
-                f"monitor: {path} cannot be checked: track recorded no digest of it for {model['registered_model']} "
+                f"monitor: {path} cannot be checked: track recorded no digest of it for {model.registered_model} "
                 f"version {version.version} (dvc_md5s.json of run {version.run_id}); run `dvc repro` to record it"
             )
         if (md5 := file_md5(path)) != found:
             raise PipelineError(
-                f"monitor: {path} is not the predictor of {model['registered_model']} version {version.version} "
+                f"monitor: {path} is not the predictor of {model.registered_model} version {version.version} "
                 f"(md5 {md5[:8]}, registered {found[:8]}); restore it with `dvc checkout --force "
                 f"{PREDICTOR_FILES[0]} {PREDICTOR_FILES[1]}`, or `dvc repro` to rebuild it and record what it builds"
             )

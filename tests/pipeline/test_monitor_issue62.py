@@ -161,11 +161,12 @@ def _monitor_files(tmp_path, monkeypatch):
 def test_an_invalid_predictor_json_is_one_line_naming_the_file_and_the_rebuild(tmp_path, monkeypatch):
     params = _monitor_files(tmp_path, monkeypatch)
     (tmp_path / "models/predictor.json").write_text('{"class": "DeployedPredictor", "par')
+    (tmp_path / "models/predictor.npz").write_bytes(b"")
     (tmp_path / "batch.csv").write_text("x0,y\n1.0,1\n")
     with pytest.raises(PipelineError) as raised:
         batch_check.check_batch(params, "batch.csv")
     message = str(raised.value)
-    assert "models/predictor.json" in message and "dvc repro -f calibrate" in message and "\n" not in message
+    assert "models/predictor.json" in message and "dvc repro --force calibrate" in message and "\n" not in message
 
 
 def test_an_empty_batch_points_at_the_batch_not_data_path(tmp_path, monkeypatch):

@@ -6,7 +6,15 @@ tree."""
 import numpy as np
 import pytest
 
-from mllib.additive._kernels import BINOMIAL, SOFTMAX, SQUARED_ERROR, best_quadrant_cut, cyclic_round, fit_pair_tree
+from mllib.additive._kernels import (
+    BINOMIAL,
+    COPIES,
+    SOFTMAX,
+    SQUARED_ERROR,
+    best_quadrant_cut,
+    cyclic_round,
+    fit_pair_tree,
+)
 from mllib.additive.cyclic import MIN_HESSIAN, Terms
 from mllib.gradient_boosting.losses import BinomialLogLoss, HalfSquaredError, MultinomialLogLoss
 
@@ -17,14 +25,21 @@ def one_round(loss, codes, n_bins, features, Y, w, S, lr=1.0, l2=0.0, max_leaves
     codes = np.asfortranarray(codes, dtype=np.uint8)
     counts = terms.cell_weights(codes, np.ones(codes.shape[0]))
     K = Y.shape[1]
-    buffers = (np.zeros((terms.n_cells, K)), *(np.zeros((terms.n_cells, K)) for _ in range(4)))
+    cells = (terms.n_cells, K)
+    buffers = (
+        np.zeros(cells),
+        np.zeros((COPIES, *cells)),
+        np.zeros((COPIES, *cells)),
+        np.zeros(cells),
+        np.zeros(cells),
+    )
     held_out = (codes[:0], np.zeros((0, K)))
     cyclic_round(
         loss, (codes, terms.n_bins, terms.a, terms.b, terms.cell_start, counts), (Y, w, S), held_out,
         (lr, l2, max_leaves, float(min_leaf), MIN_HESSIAN), buffers,
     )  # fmt: skip
     tables, G, H = buffers[:3]
-    return tables, G, H, S
+    return tables, G[0], H[0], S  # copy 0 holds the last term's whole histogram
 
 
 def test_one_round_of_one_feature_by_hand_squared_error():
