@@ -113,7 +113,8 @@ def model_card(params: dict, r: ReportInputs, promotion: str) -> dict:
     items = {
         "Model": f"{train.model} with {fmt(train.best_params) or 'its defaults'}, chosen by"
         f" {train.scoring} over "
-        f"{train.n_candidates} candidates and {train.n_folds} {r.split.strategy} folds",
+        f"{train.n_candidates} candidate{'s' if train.n_candidates != 1 else ''} and {train.n_folds} "
+        f"{r.split.strategy} folds",
         "Model choice": model_choice(train, test),
         "Task": f"{test.task}: {r.validation.task_reason}",
         "Intended use": f"{task_items.pop('Intended use')}. Not validated for other populations.",

@@ -79,18 +79,21 @@ def reading(check: Check) -> str:
     return f"{what} {fmt(check.value)}{bound}" + (f": {check.note}" if check.note else "")
 
 
-def why(checks: list[Check]) -> str:
-    """The decision's reason in a few words: which checks fail, or that every one evaluated passes."""
+def why(checks: list[Check], kind: str = "checks") -> str:
+    """The decision's reason in a few words: which checks fail, or that every one evaluated passes. kind: "threshold
+    checks" where the comparison with the best champion is not among them (the report), so the report's count and
+    the terminal's (track: every check) do not read as two counts of one thing."""
     failed, skipped = [c for c in checks if c.passed is False], sum(c.passed is None for c in checks)
     if failed:
-        return f"{len(failed)} of {len(checks)} checks fail: " + ", ".join(label(c) for c in failed)
-    return f"every check passes ({len(checks) - skipped} evaluated, {skipped} skipped)"
+        return f"{len(failed)} of {len(checks)} {kind} fail: " + ", ".join(label(c) for c in failed)
+    return f"every {kind.removesuffix('s')} passes ({len(checks) - skipped} evaluated, {skipped} skipped)"
 
 
 def build(checks: list[Check], figures: dict, target: Target, test: EvaluationReport, model: str, status=None):
     """The verdict of the gate's checks. status: the registry's decision (the track stage), or None: what the
     thresholds decide (the report stage, whose checks do not include the comparison with the best champion)."""
     failed = [c for c in checks if c.passed is False]
+    kind = "checks" if status is not None else "threshold checks"
     if status is None:
         status = "candidate, cannot become champion" if failed else "champion if no worse than the best champion"
     metric = target.headline_metric
@@ -109,7 +112,7 @@ def build(checks: list[Check], figures: dict, target: Target, test: EvaluationRe
         shift += f"; a classifier tells them apart with AUC {fmt(auc.auc)}{band}"
         short += f", domain AUC {fmt(auc.auc)}{band}"
     risks.append(Risk("drift", shift, None if not (flagged or getattr(auc, "flagged", False)) else False, short))
-    return Verdict(status, why(checks), failed, headline, model, risks)
+    return Verdict(status, why(checks, kind), failed, headline, model, risks)
 
 
 def model_line(train: TrainMetrics) -> str:

@@ -47,6 +47,17 @@ def test_a_check_reads_as_its_figure_its_bound_and_its_note():
     assert verdict.figure(Check("x <= 0", None, 0, False, "not evaluated: no groups")) == "not evaluated"
 
 
+def test_the_reports_count_names_threshold_checks_the_terminals_every_check():
+    # the report counts the gate's threshold checks (6 on the default data), track every check (8): one count of
+    # "checks" in each read as two counts of one thing
+    checks = [Check("upper end of the largest fairness gap's interval <= max_fairness_gap", 0.5, 0.4, False),
+              Check("x <= 1", 0.5, 1.0, True), Check("y <= 1", None, None, None)]  # fmt: skip
+    assert verdict.why(checks, "threshold checks") == "1 of 3 threshold checks fail: fairness"
+    assert verdict.why(checks) == "1 of 3 checks fail: fairness"
+    assert verdict.why(checks[1:], "threshold checks") == "every threshold check passes (1 evaluated, 1 skipped)"
+    assert verdict.why(checks[1:]) == "every check passes (1 evaluated, 1 skipped)"
+
+
 def test_stage_output_lines_are_wrapped_at_160_without_losing_a_word():
     out = io.StringIO()
     stream = WrappedLines(out)
