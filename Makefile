@@ -7,6 +7,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # uv installs the locked versions about 8x faster than pip on a fresh machine (585 s against 75 s, the same packages)
 UV := $(BIN)/python -m uv pip install --python $(BIN)/python
+# uv does not read pip's configuration (an index or certificate set there): where uv cannot install, pip does, slower
+PIP_INSTEAD = echo "  uv failed (its lines are in $(VENV)/install.log); installing with pip instead" && $(BIN)/python -m pip install
 INSTALL_FAILED = { tail -n 30 $(VENV)/install.log; echo "error: the install failed; the whole log is $(VENV)/install.log"; exit 1; }
 
 # the pipeline's stages run `python` and `dvc` from the virtual environment
@@ -50,9 +52,9 @@ $(STAMP): pyproject.toml requirements.lock | $(BIN)/python
 	@echo "install 1/3: uv, the installer (pip; log: $(VENV)/install.log)"
 	@$(BIN)/python -m pip install -c requirements.lock uv > $(VENV)/install.log 2>&1 || $(INSTALL_FAILED)
 	@echo "install 2/3: the project and the versions of requirements.lock (uv)"
-	@$(UV) -c requirements.lock -e '.[dev]' >> $(VENV)/install.log 2>&1 || $(INSTALL_FAILED)
+	@$(UV) -c requirements.lock -e '.[dev]' >> $(VENV)/install.log 2>&1 || $(PIP_INSTEAD) -c requirements.lock -e '.[dev]' >> $(VENV)/install.log 2>&1 || $(INSTALL_FAILED)
 	@echo "install 3/3: ISLP, the real-data corpus's datasets (uv)"
-	@$(UV) --no-deps -c requirements.lock ISLP >> $(VENV)/install.log 2>&1 || $(INSTALL_FAILED)
+	@$(UV) --no-deps -c requirements.lock ISLP >> $(VENV)/install.log 2>&1 || $(PIP_INSTEAD) --no-deps -c requirements.lock ISLP >> $(VENV)/install.log 2>&1 || $(INSTALL_FAILED)
 	@touch $@
 
 # requirements.lock: the exact versions the pipeline's results depend on (dvc.lock is reproduced with them)
