@@ -2,7 +2,8 @@
 
 config.py     params.yaml loaded and checked (unknown, missing, mistyped and out-of-range keys)
 paths.py      where each stage reads and writes (dvc.yaml declares the same paths)
-io.py         atomic reads and writes of stage files; the user's data file or directory of parts
+io.py         atomic reads and writes of stage files; a damaged one named with its restore command
+data_files.py the user's data file or directory of parts, each way it can be wrong one line
 partitions.py tables as directories of Parquet parts, worked part by part on the Dask cluster; the run's mode
 dispatch.py   functions that differ by the task kind or the data's mode, each variant held to a registration
 errors.py     bad input -> one message and exit 1

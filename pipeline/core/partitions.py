@@ -21,18 +21,14 @@ from typing import Any
 
 import pandas as pd
 
+from .data_files import DataSource, as_text, check_same_columns, dataset_parts, read_data_file
 from .dispatch import dispatched_over
 from .errors import PipelineError
 from .io import (
-    DataSource,
-    as_text,
     check_inside,
-    check_same_columns,
     damage_named,
-    dataset_parts,
     existing_output,
     output_parts,
-    read_data_file,
     read_view,
     staged_directory,
     view_selection,

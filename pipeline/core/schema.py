@@ -15,10 +15,10 @@ import pandera.pandas as pa
 
 from mllib.base import to_python
 
+from .data_files import DataSource
 from .errors import PipelineError
 from .extremes import MACHINE_LIMITS, OVERFLOW, typical_magnitude
 from .frames import MISSING_GROUP
-from .io import DataSource
 from .paths import ROW_ID
 
 NUL = "\x00"

@@ -16,8 +16,9 @@ from pathlib import Path
 from pipeline.core import paths
 from pipeline.core.compute import dask_client
 from pipeline.core.config import load_params
+from pipeline.core.data_files import read_data
 from pipeline.core.errors import run_stage
-from pipeline.core.io import read_data, write_parquet
+from pipeline.core.io import write_parquet
 from pipeline.core.partitions import (
     InMemory,
     OnParts,

@@ -11,10 +11,11 @@ import numpy as np
 import pandas as pd
 
 from ..core import paths
+from ..core.data_files import read_data_file
 from ..core.errors import PipelineError
 from ..core.evaluation_records import Drift
 from ..core.frames import raw_matrix
-from ..core.io import read_data_file, read_json, read_parquet, read_predictor
+from ..core.io import read_json, read_parquet, read_predictor
 from ..core.monitor_records import BatchCheck, ContractFlags, Estimate, TrackedState, most_drifted_first
 from ..core.records import FeaturesReport, TrainMetrics, present
 from ..core.summaries import sensitive_groupings

@@ -16,8 +16,9 @@ from mllib.base import to_python
 from ..core import paths
 from ..core.changes import describe as describe_distribution
 from ..core.changes import validation_changes
+from ..core.data_files import dataset_md5
 from ..core.errors import PipelineError
-from ..core.io import dataset_md5, write_parquet
+from ..core.io import write_parquet
 from ..core.partitions import map_parts
 from ..core.records import TopCode, ValidationReport
 from ..core.schema import (

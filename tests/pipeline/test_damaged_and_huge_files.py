@@ -19,18 +19,9 @@ from conftest import make_project
 
 from mllib import io as mlio
 from mllib.linear import LogisticRegression
+from pipeline.core.data_files import MAX_COLUMNS, MAX_HEADER_BYTES, read_dataset
 from pipeline.core.errors import PipelineError
-from pipeline.core.io import (
-    MAX_COLUMNS,
-    MAX_HEADER_BYTES,
-    read_dataset,
-    read_estimators,
-    read_json,
-    read_matrix,
-    read_parquet,
-    read_predictor,
-    write_matrix,
-)
+from pipeline.core.io import read_estimators, read_json, read_matrix, read_parquet, read_predictor, write_matrix
 
 
 @pytest.fixture

@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pipeline.core.data_files import read_dataset
 from pipeline.core.errors import PipelineError
 from pipeline.core.io import (
     atomic_path,
-    read_dataset,
     read_json,
     read_parquet,
     replace_directory,

@@ -17,8 +17,9 @@ from conftest import REPO, run_stages, sample_frame
 from partitioned_data import make_parts_project, sample_with_traps, write_parts
 from real_data import BY_NAME
 
+from pipeline.core.data_files import DataSource, dataset_md5, read_dataset
 from pipeline.core.errors import PipelineError
-from pipeline.core.io import DataSource, dataset_md5, read_dataset, read_parquet
+from pipeline.core.io import read_parquet
 from pipeline.core.partitions import Parts, rows_by_part, table_head
 
 DATA_STAGES = ["validate", "clean", "split"]

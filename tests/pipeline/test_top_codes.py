@@ -7,7 +7,6 @@ range (still a stop, now saying what quarantine would remove and how to keep the
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from test_validate_logic import project_writer
 
 from pipeline.core.errors import PipelineError
 from pipeline.core.schema import nines_apart, top_code
@@ -71,14 +71,7 @@ def project(tmp_path, monkeypatch):
         }  # fmt: skip
     )
 
-    def setup(df: pd.DataFrame, **validate_policy) -> Path:
-        params = copy.deepcopy(base)
-        params["validate"].update(validate_policy)
-        (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
-        df.to_csv(tmp_path / SOURCE, index=False)
-        return tmp_path
-
-    return setup
+    return project_writer(tmp_path, base, SOURCE)
 
 
 @pytest.mark.parametrize("on_invalid", ["fail", "quarantine"])

@@ -277,12 +277,19 @@ def project(tmp_path, monkeypatch):
     base = yaml.safe_load((REPO / "params.yaml").read_text())
     base["data"].update(_data(schema="data/schemas/schema.yaml", drop=[]))
 
-    def setup(df: pd.DataFrame, **validate_policy):
+    return project_writer(tmp_path, base)
+
+
+def project_writer(root: Path, base: dict, source: str = SOURCE):
+    """A function writing a frame as the project's data file and params.yaml: `base` with its validate section
+    updated by the function's keywords; it returns the project's root."""
+
+    def setup(df: pd.DataFrame, **validate_policy) -> Path:
         params = copy.deepcopy(base)
         params["validate"].update(validate_policy)
-        (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
-        df.to_csv(tmp_path / SOURCE, index=False)
-        return tmp_path
+        (root / "params.yaml").write_text(yaml.safe_dump(params))
+        df.to_csv(root / source, index=False)
+        return root
 
     return setup
 
