@@ -37,28 +37,23 @@ SQUARED_ERROR, BINOMIAL, SOFTMAX = 0, 1, 2
 # A pass adds each row to one cell of the coming term's histograms. Consecutive rows often share a cell (a binary
 # feature, a skewed one, a person's repeated years), and each addition then waits for the one before it to be
 # stored: so the histograms come in COPIES, row i adding to copy i mod COPIES, summed in a fixed order after the
-# pass (fold_copies). On the million-row default data a round of main effects took (benchmarks/results/additive.md)
-# about half the time. The classes' targets may come as int8 and unit weights as an empty w, never read.
+# pass (fold_copies). With the plain columns below, a round of main effects on the million-row default data went
+# from 0.166 to 0.127 s (benchmarks/results/additive.md).
 COPIES = 4  # a power of two: row i adds to copy i & COPY_MASK
 COPY_MASK = COPIES - 1
-
-
-@njit(cache=True, inline="always")
-def _weight(w, i):
-    return 1.0 if w.shape[0] == 0 else w[i]
 
 
 # Between two terms of the same kind (the passes of a round but its first and last), a one-score loss reads plain
 # columns: the codes' columns and the state, target and histograms as 1-D arrays, with no per-row test of the
 # terms' kinds or 2-D index arithmetic. The arithmetic is the general passes', in the same order (the same sums to
-# the bit); a million-row round of main effects took 35-40% less time (benchmarks/results/additive.md).
+# the bit); the pass alone on a million random codes took 35-40% less time (a microbenchmark).
 
 
 @njit(cache=True, inline="always")
 def _squared_error_row(i, c_done, c, Y, w, S, G, H, move):
     s = S[i] + move[c_done]
     S[i] = s
-    w_i = _weight(w, i)
+    w_i = w[i]
     G[i & COPY_MASK, c] += w_i * (s - Y[i])
     H[i & COPY_MASK, c] += w_i
 
@@ -67,7 +62,7 @@ def _squared_error_row(i, c_done, c, Y, w, S, G, H, move):
 def _binomial_row(i, c_done, c, Y, w, S, G, H, move):
     s = S[i] * move[c_done]
     S[i] = s
-    w_i = _weight(w, i)
+    w_i = w[i]
     p = s / (1.0 + s)
     G[i & COPY_MASK, c] += w_i * (p - Y[i])
     H[i & COPY_MASK, c] += w_i * p * (1.0 - p)
@@ -134,7 +129,7 @@ def squared_error_pass(codes, done, coming, Y, w, S, G, H, move):
             S[i, 0] += move[_cell(codes, i, done), 0]
         if coming[0] >= 0:
             c = _cell(codes, i, coming)
-            w_i = _weight(w, i)
+            w_i = w[i]
             G[i & COPY_MASK, c, 0] += w_i * (S[i, 0] - Y[i, 0])
             H[i & COPY_MASK, c, 0] += w_i
 
@@ -148,7 +143,7 @@ def binomial_pass(codes, done, coming, Y, w, S, G, H, move):
             S[i, 0] *= move[_cell(codes, i, done), 0]
         if coming[0] >= 0:
             c = _cell(codes, i, coming)
-            w_i = _weight(w, i)
+            w_i = w[i]
             p = S[i, 0] / (1.0 + S[i, 0])  # the odds against the other class's e^0
             G[i & COPY_MASK, c, 0] += w_i * (p - Y[i, 0])
             H[i & COPY_MASK, c, 0] += w_i * p * (1.0 - p)
@@ -164,7 +159,7 @@ def softmax_pass(codes, done, coming, Y, w, S, G, H, move):
                 S[i, k] *= move[c, k]
         if coming[0] >= 0:
             c = _cell(codes, i, coming)
-            w_i = _weight(w, i)
+            w_i = w[i]
             total = 0.0
             for k in range(K):
                 total += S[i, k]

@@ -141,7 +141,7 @@ def boost_terms(
     widest = int(np.max(np.diff(terms.cell_start)))
     code = LOSS_CODES[type(loss)]
     layout = (codes_train, terms.n_bins, terms.a, terms.b, terms.cell_start, counts)
-    rows = (_compact_targets(Y[train], code), _compact_weights(w[train]), _state(loss, base[train]))
+    rows = (Y[train], w[train], _state(loss, base[train]))
     held_out = (codes_valid, base[valid])  # F of the validation rows, moved by every step
     tree = (settings.learning_rate, settings.l2, settings.max_leaves, float(settings.min_samples_leaf), MIN_HESSIAN)
     buffers = (tables, *(np.zeros((COPIES, widest, K)) for _ in range(2)), np.zeros((widest, K)), np.zeros((widest, K)))
@@ -170,16 +170,6 @@ def _until_stopped(one_round, validation_loss, tables, settings) -> tuple[np.nda
         elif r - best_round >= settings.early_stopping_rounds:
             return best_tables, best_round, False
     return best_tables, best_round, True
-
-
-def _compact_targets(Y: np.ndarray, code: int) -> np.ndarray:
-    """The classes' 0/1 targets as int8 (an eighth of the bytes a pass reads; the same values); a real target as is."""
-    return Y if code == SQUARED_ERROR else Y.astype(np.int8)
-
-
-def _compact_weights(w: np.ndarray) -> np.ndarray:
-    """w, or an empty array when every weight is 1 (the kernels then read none: the usual unweighted fit)."""
-    return np.empty(0) if np.all(w == 1.0) else w
 
 
 def _state(loss, raw: np.ndarray) -> np.ndarray:
