@@ -129,6 +129,7 @@ def round_seconds(X: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     terms = Terms.of([(j,) for j in range(X.shape[1])], bins.n_bins)
     w, odds = np.ones(y.size), np.full((y.size, 1), y.mean() / (1 - y.mean()))
     counts = terms.cell_weights(codes, w)
+    cells = terms.cells(codes)
     widest = (int(bins.n_bins.max()), 1)
     buffers = (
         np.zeros((terms.n_cells, 1)),
@@ -138,8 +139,8 @@ def round_seconds(X: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
     def compiled():
         cyclic_round(
-            BINOMIAL, (codes, terms.n_bins, terms.a, terms.b, terms.cell_start, counts), (y[:, None] * 1.0, w, odds),
-            (codes[:0], np.zeros((0, 1))), (0.1, 0.0, 3, 20.0, MIN_HESSIAN), buffers,
+            BINOMIAL, (cells, terms.shape, terms.cell_start, counts), (y[:, None] * 1.0, w, odds),
+            (cells[:, :0], np.zeros((0, 1))), (0.1, 0.0, 3, 20.0, MIN_HESSIAN), buffers,
         )  # fmt: skip
 
     state = odds[:, 0].copy()

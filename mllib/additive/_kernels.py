@@ -29,144 +29,90 @@ def _cell(codes, i, term):
 
 SQUARED_ERROR, BINOMIAL, SOFTMAX = 0, 1, 2
 
-# One pass over the rows per loss: each row's state moved by its cell's step of the term `done` (its a = -1: none),
-# then the row's gradient and hessian added to its cell of the term `coming` (a = -1: none). One loop per loss: a
-# switch on the loss inside the row loop made a pass 20% slower, one function for the three losses 4-10 times.
+# One pass over the rows per loss: each row's state moved by its cell's step of the term just fitted, then the row's
+# gradient and hessian added to its cell of the coming term. A term's cells per row are computed once per bag
+# (cyclic.Terms.cells: a main effect's bin codes, a pair's code_a * n_bins_b + code_b), so a pass reads two plain
+# columns of cells whatever the terms' kinds: a pair's pass on 850,000 rows took 4.1 ms with the cell computed per
+# row and pass (benchmarks/results/additive.md). One loop per loss: a switch on the loss inside the row loop made a
+# pass 20% slower, one function for the three losses 4-10 times.
 
 
 # A pass adds each row to one cell of the coming term's histograms. Consecutive rows often share a cell (a binary
 # feature, a skewed one, a person's repeated years), and each addition then waits for the one before it to be
 # stored: so the histograms come in COPIES, row i adding to copy i mod COPIES, summed in a fixed order after the
-# pass (fold_copies). With the plain columns below, a round of main effects on the million-row default data went
-# from 0.166 to 0.127 s (benchmarks/results/additive.md).
+# pass (fold_copies). With plain columns, a round of main effects on the million-row default data went from 0.166
+# to 0.127 s (benchmarks/results/additive.md).
 COPIES = 4  # a power of two: row i adds to copy i & COPY_MASK
 COPY_MASK = COPIES - 1
 
 
-# Between two terms of the same kind (the passes of a round but its first and last), a one-score loss reads plain
-# columns: the codes' columns and the state, target and histograms as 1-D arrays, with no per-row test of the
-# terms' kinds or 2-D index arithmetic. The arithmetic is the general passes', in the same order (the same sums to
-# the bit); the pass alone on a million random codes took 35-40% less time (a microbenchmark).
-
-
-@njit(cache=True, inline="always")
-def _squared_error_row(i, c_done, c, Y, w, S, G, H, move):
-    s = S[i] + move[c_done]
-    S[i] = s
-    w_i = w[i]
-    G[i & COPY_MASK, c] += w_i * (s - Y[i])
-    H[i & COPY_MASK, c] += w_i
-
-
-@njit(cache=True, inline="always")
-def _binomial_row(i, c_done, c, Y, w, S, G, H, move):
-    s = S[i] * move[c_done]
-    S[i] = s
-    w_i = w[i]
-    p = s / (1.0 + s)
-    G[i & COPY_MASK, c] += w_i * (p - Y[i])
-    H[i & COPY_MASK, c] += w_i * p * (1.0 - p)
-
-
 @njit(cache=True)
-def _squared_error_mains(done, coming, Y, w, S, G, H, move):
+def _squared_error_pass(done, coming, Y, w, S, G, H, move):
+    """S = F: F moves by the done term's step; g = w (F - y), h = w (Y, S: (n,); G, H: (COPIES, cells))."""
     for i in range(done.shape[0]):
-        _squared_error_row(i, done[i], coming[i], Y, w, S, G, H, move)
+        s = S[i] + move[done[i]]
+        S[i] = s
+        c, w_i = coming[i], w[i]
+        G[i & COPY_MASK, c] += w_i * (s - Y[i])
+        H[i & COPY_MASK, c] += w_i
 
 
 @njit(cache=True)
-def _binomial_mains(done, coming, Y, w, S, G, H, move):
+def _binomial_pass(done, coming, Y, w, S, G, H, move):
+    """S = e^F, the odds against the other class's e^0: p = S / (1 + S), g = w (p - y), h = w p (1 - p)."""
     for i in range(done.shape[0]):
-        _binomial_row(i, done[i], coming[i], Y, w, S, G, H, move)
-
-
-@njit(cache=True, inline="always")
-def _pair_cell(a, b, width, i):
-    return np.int64(a[i]) * width + b[i]
-
-
-@njit(cache=True)
-def _squared_error_pairs(done, coming, Y, w, S, G, H, move):
-    (da, db, dw), (ca, cb, cw) = done, coming
-    for i in range(da.shape[0]):
-        _squared_error_row(i, _pair_cell(da, db, dw, i), _pair_cell(ca, cb, cw, i), Y, w, S, G, H, move)
+        s = S[i] * move[done[i]]
+        S[i] = s
+        c, w_i = coming[i], w[i]
+        p = s / (1.0 + s)
+        G[i & COPY_MASK, c] += w_i * (p - Y[i])
+        H[i & COPY_MASK, c] += w_i * p * (1.0 - p)
 
 
 @njit(cache=True)
-def _binomial_pairs(done, coming, Y, w, S, G, H, move):
-    (da, db, dw), (ca, cb, cw) = done, coming
-    for i in range(da.shape[0]):
-        _binomial_row(i, _pair_cell(da, db, dw, i), _pair_cell(ca, cb, cw, i), Y, w, S, G, H, move)
-
-
-@njit(cache=True)
-def _columns_pass(binomial, codes, done, coming, Y, w, S, G, H, move) -> bool:
-    """The pass on plain columns when both terms are of one kind (returns True), else nothing (False)."""
-    if done[0] < 0 or coming[0] < 0 or (done[1] < 0) != (coming[1] < 0):
-        return False
-    columns = (Y[:, 0], w, S[:, 0], G[:, :, 0], H[:, :, 0], move[:, 0])
-    if done[1] < 0:
-        mains = (codes[:, done[0]], codes[:, coming[0]])
-        if binomial:
-            _binomial_mains(*mains, *columns)
-        else:
-            _squared_error_mains(*mains, *columns)
-        return True
-    pairs = ((codes[:, done[0]], codes[:, done[1]], done[2]), (codes[:, coming[0]], codes[:, coming[1]], coming[2]))
-    if binomial:
-        _binomial_pairs(*pairs, *columns)
-    else:
-        _squared_error_pairs(*pairs, *columns)
-    return True
-
-
-@njit(cache=True)
-def squared_error_pass(codes, done, coming, Y, w, S, G, H, move):
-    if _columns_pass(False, codes, done, coming, Y, w, S, G, H, move):
-        return
-    for i in range(codes.shape[0]):
-        if done[0] >= 0:
-            S[i, 0] += move[_cell(codes, i, done), 0]
-        if coming[0] >= 0:
-            c = _cell(codes, i, coming)
-            w_i = w[i]
-            G[i & COPY_MASK, c, 0] += w_i * (S[i, 0] - Y[i, 0])
-            H[i & COPY_MASK, c, 0] += w_i
-
-
-@njit(cache=True)
-def binomial_pass(codes, done, coming, Y, w, S, G, H, move):
-    if _columns_pass(True, codes, done, coming, Y, w, S, G, H, move):
-        return
-    for i in range(codes.shape[0]):
-        if done[0] >= 0:
-            S[i, 0] *= move[_cell(codes, i, done), 0]
-        if coming[0] >= 0:
-            c = _cell(codes, i, coming)
-            w_i = w[i]
-            p = S[i, 0] / (1.0 + S[i, 0])  # the odds against the other class's e^0
-            G[i & COPY_MASK, c, 0] += w_i * (p - Y[i, 0])
-            H[i & COPY_MASK, c, 0] += w_i * p * (1.0 - p)
-
-
-@njit(cache=True)
-def softmax_pass(codes, done, coming, Y, w, S, G, H, move):
+def _softmax_pass(done, coming, Y, w, S, G, H, move):
+    """S_k = e^F_k: p_k = S_k / sum_j S_j, g_k = w (p_k - y_k), h_k = w p_k (1 - p_k) (S, Y: (n, K))."""
     K = S.shape[1]
-    for i in range(codes.shape[0]):
-        if done[0] >= 0:
-            c = _cell(codes, i, done)
-            for k in range(K):
+    for i in range(done.shape[0]):
+        c = done[i]
+        for k in range(K):
+            S[i, k] *= move[c, k]
+        c, w_i = coming[i], w[i]
+        total = 0.0
+        for k in range(K):
+            total += S[i, k]
+        for k in range(K):
+            p = S[i, k] / total
+            G[i & COPY_MASK, c, k] += w_i * (p - Y[i, k])
+            H[i & COPY_MASK, c, k] += w_i * p * (1.0 - p)
+
+
+@njit(cache=True)
+def _pass(loss, done, coming, Y, w, S, G, H, move):
+    """A pass of `loss` (the first of a round: move holds no step, see cyclic_round)."""
+    if loss == SQUARED_ERROR or loss == BINOMIAL:
+        # one score: the arrays as contiguous columns (reshaped, not sliced: a sliced column's strided indexing made
+        # the pass 1.6 times slower)
+        n, cells = S.shape[0], G.shape[1]
+        columns = (Y.reshape(n), w, S.reshape(n), G.reshape(COPIES, cells), H.reshape(COPIES, cells))
+        if loss == SQUARED_ERROR:
+            _squared_error_pass(done, coming, *columns, move.reshape(cells))
+        else:
+            _binomial_pass(done, coming, *columns, move.reshape(cells))
+    else:
+        _softmax_pass(done, coming, Y, w, S, G, H, move)
+
+
+@njit(cache=True)
+def _last_pass(loss, done, S, move):
+    """The round's last pass: the state moved by the last term's step, no histogram to build."""
+    for i in range(done.shape[0]):
+        c = done[i]
+        for k in range(S.shape[1]):
+            if loss == SQUARED_ERROR:
+                S[i, k] += move[c, k]
+            else:
                 S[i, k] *= move[c, k]
-        if coming[0] >= 0:
-            c = _cell(codes, i, coming)
-            w_i = w[i]
-            total = 0.0
-            for k in range(K):
-                total += S[i, k]
-            for k in range(K):
-                p = S[i, k] / total
-                G[i & COPY_MASK, c, k] += w_i * (p - Y[i, k])
-                H[i & COPY_MASK, c, k] += w_i * p * (1.0 - p)
 
 
 @njit(cache=True)
@@ -438,56 +384,58 @@ def fold_copies(copies, n_cells):
     return copies[0]
 
 
+@njit(cache=True)
+def _move_held_out(cells, step, F):
+    """F[i] += step[row i's cell] (one score: contiguous columns, as in _pass)."""
+    if F.shape[1] == 1:
+        m, F_column, step_column = F.shape[0], F.reshape(F.shape[0]), step.reshape(step.shape[0])
+        for i in range(m):
+            F_column[i] += step_column[cells[i]]
+        return
+    for i in range(F.shape[0]):
+        for k in range(F.shape[1]):
+            F[i, k] += step[cells[i], k]
+
+
 @njit(cache=True, nogil=True)
 def cyclic_round(loss, terms, rows, held_out, tree, buffers):
     """One round of cyclic boosting over the terms, in order: term t's histogram of (g, h) at the current state,
     its tree, its table += the step, and every row's state moved by its cell's step before term t + 1's histogram
     is built (pass t applies term t - 1's step and builds term t's histogram: T + 1 passes over the rows).
-    loss: SQUARED_ERROR, BINOMIAL or SOFTMAX; terms: (codes, n_bins, term_a, term_b, cell_start, counts: the rows
-    per cell); rows: (Y, w, S: the state); held_out: (codes, F) of the validation rows, F moved by every step;
-    tree: (learning_rate, l2, max_leaves, min_samples_leaf, min_hessian); buffers: (tables, then G and H: (COPIES,
-    cells, K), step and move: (cells, K), scratch of >= the largest term's cells)."""
-    codes, n_bins, term_a, term_b, cell_start, counts = terms
+    loss: SQUARED_ERROR, BINOMIAL or SOFTMAX; terms: (cells: (T, n) each row's cell of each term, shape: (T, 2)
+    each term's bins (n_a, n_b; n_b = 0 for a main effect), cell_start, counts: the rows per cell); rows: (Y, w, S:
+    the state); held_out: (cells, F) of the validation rows, F moved by every step; tree: (learning_rate, l2,
+    max_leaves, min_samples_leaf, min_hessian); buffers: (tables, then G and H: (COPIES, cells, K), step and move:
+    (cells, K), scratch of >= the largest term's cells)."""
+    cells, shape, cell_start, counts = terms
     Y, w, S = rows
-    codes_held_out, F_held_out = held_out
+    cells_held_out, F_held_out = held_out
     lr, l2, max_leaves, min_leaf, min_hessian = tree
     tables, G_copies, H_copies, step, move = buffers
     K = Y.shape[1]
-    n_terms = term_a.shape[0]
+    n_terms = cells.shape[0]
     leaf, work = np.empty(step.shape[0], np.int64), np.zeros((max(8, 2 * max_leaves), K))  # the trees' scratch
-    none = (-1, -1, 1)
-    for t in range(n_terms + 1):
-        done = (term_a[t - 1], term_b[t - 1], n_bins[max(term_b[t - 1], 0)]) if t > 0 else none
-        coming = (term_a[t], term_b[t], n_bins[max(term_b[t], 0)]) if t < n_terms else none
-        if t < n_terms:
-            n_cells = cell_start[t + 1] - cell_start[t]
-            G_copies[:, :n_cells] = 0.0
-            H_copies[:, :n_cells] = 0.0
-        if loss == SQUARED_ERROR:
-            squared_error_pass(codes, done, coming, Y, w, S, G_copies, H_copies, move)
-        elif loss == BINOMIAL:
-            binomial_pass(codes, done, coming, Y, w, S, G_copies, H_copies, move)
-        else:
-            softmax_pass(codes, done, coming, Y, w, S, G_copies, H_copies, move)
-        if t == n_terms:
-            break
+    move[:] = 0.0 if loss == SQUARED_ERROR else 1.0  # the first pass moves no state (x + 0 and x * 1 are exact)
+    for t in range(n_terms):
         start = cell_start[t]
         n_cells = cell_start[t + 1] - start
+        G_copies[:, :n_cells] = 0.0
+        H_copies[:, :n_cells] = 0.0
+        _pass(loss, cells[max(t - 1, 0)], cells[t], Y, w, S, G_copies, H_copies, move)
         G, H = fold_copies(G_copies, n_cells), fold_copies(H_copies, n_cells)
         C = counts[start : start + n_cells]
-        if term_b[t] < 0:
+        n_a, n_b = shape[t]
+        if n_b == 0:
             fit_histogram_tree(G, H, C, n_cells, max_leaves, min_leaf, l2, min_hessian, lr, step, leaf, work)
         else:
-            n_a, n_b = n_bins[term_a[t]], n_bins[term_b[t]]
             fit_pair_tree(G, H, C, n_a, n_b, min_leaf, l2, min_hessian, lr, step, leaf, work)
         for c in range(n_cells):
             for k in range(K):
                 tables[start + c, k] += step[c, k]
                 move[c, k] = step[c, k] if loss == SQUARED_ERROR else np.exp(step[c, k])
-        for i in range(codes_held_out.shape[0]):
-            c = _cell(codes_held_out, i, coming)
-            for k in range(K):
-                F_held_out[i, k] += step[c, k]
+        _move_held_out(cells_held_out[t], step, F_held_out)
+    if n_terms > 0:
+        _last_pass(loss, cells[n_terms - 1], S, move)
 
 
 @njit(cache=True)

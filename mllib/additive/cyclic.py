@@ -55,6 +55,21 @@ class Terms:
     def n_cells(self) -> int:
         return int(self.cell_start[-1])
 
+    @property
+    def shape(self) -> np.ndarray:
+        """(T, 2): each term's bins (n_a, n_b), n_b = 0 for a main effect."""
+        return np.column_stack([self.n_bins[self.a], np.where(self.b < 0, 0, self.n_bins[np.maximum(self.b, 0)])])
+
+    def cells(self, codes: np.ndarray) -> np.ndarray:
+        """(T, n): each row's cell of each term, a term's cells one contiguous row (what a pass reads); uint8 when
+        every term has at most 256 cells (main effects: the codes themselves), else uint16 (pairs: at most 64 x 64
+        cells, max_interaction_bins)."""
+        widest = int(np.max(np.diff(self.cell_start), initial=0))
+        out = np.empty((self.a.size, codes.shape[0]), np.uint8 if widest <= 256 else np.uint16)
+        for t, (a, b) in enumerate(zip(self.a, self.b)):
+            out[t] = codes[:, a] if b < 0 else codes[:, a] * self.n_bins[b] + codes[:, b]
+        return out
+
     def add_to(self, codes: np.ndarray, tables: np.ndarray, out: np.ndarray) -> np.ndarray:
         """out += each row's sum over terms of its cell's table entry (F minus the intercept); returns out."""
         add_terms(codes, self.n_bins, self.a, self.b, self.cell_start, tables, out)
@@ -128,21 +143,19 @@ def boost_terms(
     Y: the target as (n, K) scores' targets (one-hot classes, 0/1, or y); target: the loss's own form of it;
     rows_per_cell: every row's count per cell (terms.cell_weights of ones), when known."""
     train, valid = bag.train, bag.valid
-    # a pass reads one or two columns for every row: column-major codes
-    codes_train, codes_valid = np.asfortranarray(codes[train]), np.asfortranarray(codes[valid])
     K = Y.shape[1]
     # the training rows per cell (min_samples_leaf): all rows' counts less the validation rows' (the bag's two parts
     # split the rows; whole counts, so the difference is exact), one pass over the fewer rows
     if rows_per_cell is None:
-        counts = terms.cell_weights(codes_train, np.ones(train.size))
+        counts = terms.cell_weights(codes[train], np.ones(train.size))
     else:
-        counts = rows_per_cell - terms.cell_weights(codes_valid, np.ones(valid.size))
+        counts = rows_per_cell - terms.cell_weights(codes[valid], np.ones(valid.size))
     tables = np.zeros((terms.n_cells, K))
     widest = int(np.max(np.diff(terms.cell_start)))
     code = LOSS_CODES[type(loss)]
-    layout = (codes_train, terms.n_bins, terms.a, terms.b, terms.cell_start, counts)
+    layout = (terms.cells(codes[train]), terms.shape, terms.cell_start, counts)
     rows = (Y[train], w[train], _state(loss, base[train]))
-    held_out = (codes_valid, base[valid])  # F of the validation rows, moved by every step
+    held_out = (terms.cells(codes[valid]), base[valid])  # F of the validation rows, moved by every step
     tree = (settings.learning_rate, settings.l2, settings.max_leaves, float(settings.min_samples_leaf), MIN_HESSIAN)
     buffers = (tables, *(np.zeros((COPIES, widest, K)) for _ in range(2)), np.zeros((widest, K)), np.zeros((widest, K)))
 

@@ -33,9 +33,9 @@ def one_round(loss, codes, n_bins, features, Y, w, S, lr=1.0, l2=0.0, max_leaves
         np.zeros(cells),
         np.zeros(cells),
     )
-    held_out = (codes[:0], np.zeros((0, K)))
+    held_out = (terms.cells(codes[:0]), np.zeros((0, K)))
     cyclic_round(
-        loss, (codes, terms.n_bins, terms.a, terms.b, terms.cell_start, counts), (Y, w, S), held_out,
+        loss, (terms.cells(codes), terms.shape, terms.cell_start, counts), (Y, w, S), held_out,
         (lr, l2, max_leaves, float(min_leaf), MIN_HESSIAN), buffers,
     )  # fmt: skip
     tables, G, H = buffers[:3]
