@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import PydanticCustomError
@@ -211,36 +211,42 @@ class Split(Section):
 class FeatureStep(Section):
     """One step of the feature transformer: a registry name and its settings."""
 
-    name: str = must("a registry name of the step's transformers, or none where the step may be skipped")
+    name: str = must("a registry name of the step's transformers")
     params: Settings = must("a mapping (use {} for none)")
 
 
 def _step(step: str) -> Any:
-    names: list[JsonValue] = list(registry.FEATURE_STEPS[step])
-    return Field(
-        description=f"the {step} step: name one of {names}, params its settings",
-        json_schema_extra={"properties": {"name": {"enum": names}}},
-    )
+    """FeatureStep whose name is one of `step`'s registry names (none: the step is skipped)."""
+    names = registry.FEATURE_STEPS[step]
+    choice: Any = Literal[names]
+    doc = f"The {step} step of the feature transformer: a registry name and its settings."
+    return create_model(step.title().replace("_", ""), __base__=FeatureStep, __doc__=doc, name=(choice, one_of(*names)))
+
+
+if TYPE_CHECKING:
+    NumericImputer: TypeAlias = FeatureStep
+    Expansion: TypeAlias = FeatureStep
+    Scaler: TypeAlias = FeatureStep
+    CategoricalImputer: TypeAlias = FeatureStep
+    Encoder: TypeAlias = FeatureStep
+    Projection: TypeAlias = FeatureStep
+    Selection: TypeAlias = FeatureStep
+else:
+    NumericImputer, Expansion, Scaler = _step("numeric_imputer"), _step("expansion"), _step("scaler")
+    CategoricalImputer, Encoder = _step("categorical_imputer"), _step("encoder")
+    Projection, Selection = _step("projection"), _step("selection")
 
 
 class Features(Section):
     """The feature transformer, fitted on the training part of each split only."""
 
-    numeric_imputer: FeatureStep = _step("numeric_imputer")
-    expansion: FeatureStep = _step("expansion")
-    scaler: FeatureStep = _step("scaler")
-    categorical_imputer: FeatureStep = _step("categorical_imputer")
-    encoder: FeatureStep = _step("encoder")
-    projection: FeatureStep = _step("projection")
-    selection: FeatureStep = _step("selection")
-
-    @model_validator(mode="after")
-    def _names(self) -> Features:
-        for step, names in registry.FEATURE_STEPS.items():
-            name = getattr(self, step).name
-            if name not in names:
-                raise refuse(f"features.{step}.name must be one of {list(names)}, got {shown(name)}")
-        return self
+    numeric_imputer: NumericImputer
+    expansion: Expansion
+    scaler: Scaler
+    categorical_imputer: CategoricalImputer
+    encoder: Encoder
+    projection: Projection
+    selection: Selection
 
 
 class Model(Section):
@@ -614,8 +620,10 @@ class _Schema(GenerateJsonSchema):
 
 def schema_text() -> str:
     """params.schema.json's text: the JSON Schema (draft 2020-12) of params.yaml, generated from Params."""
-    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", **Params.model_json_schema(by_alias=True,
-              schema_generator=_Schema)}  # fmt: skip
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        **Params.model_json_schema(by_alias=True, schema_generator=_Schema),
+    }
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
 
