@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import set_dotted
 from pydantic import BaseModel
 
 from pipeline.core.config import load_params
@@ -101,3 +102,17 @@ def test_counts_state_an_upper_bound():
     assert len(found) > 20
     unbounded = [key for key, node in found if "maximum" not in node or "minimum" not in node]
     assert unbounded == [".$defs.Data.positive_label", ".$defs.Fairness.favourable_label"]
+
+
+@pytest.mark.parametrize("key", sorted(dict(_fields(Params))))
+def test_every_knob_refuses_a_wrong_value_in_one_line_naming_it(tmp_path, key):
+    """pydantic's errors become the project's line: `params.yaml: <dotted.key> must be <what>, got <value>`."""
+    params = copy.deepcopy(REAL)
+    set_dotted(params, key, [["not", "a", "value"]])
+    path = tmp_path / "params.yaml"
+    path.write_text(yaml.safe_dump(params, sort_keys=False))
+    with pytest.raises(PipelineError) as info:
+        load_params(path)
+    message = str(info.value)
+    assert "\n" not in message and message.startswith(f"params.yaml: {key} must be "), message
+    assert message.endswith(", got [['not', 'a', 'value']]"), message
