@@ -16,7 +16,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export DVC_NO_ANALYTICS := 1
 export MLFLOW_DISABLE_TELEMETRY := true
 
-.PHONY: run test test-slow lint lock bench-peers
+.PHONY: run test test-slow lint schema lock bench-peers
 
 run: $(STAMP)
 	dvc repro
@@ -36,6 +36,11 @@ lint: $(STAMP)
 	ruff check .
 	ruff format --check .
 	mypy
+
+# params.schema.json from the model of params.yaml (pipeline/core/params.py), which editors read through params.yaml's
+# first line; tests/pipeline/test_params_schema.py fails while the committed file differs from the model
+schema: $(STAMP)
+	python -m pipeline.core.params schema
 
 # the pipeline's fits beside dask-ml, XGBoost, LightGBM and scikit-learn at 1M and 5M rows, one run per size
 # (benchmarks/results/peers_at_scale.md; about an hour on 2 cores). The peers are installed for this only.

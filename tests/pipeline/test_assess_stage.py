@@ -133,22 +133,21 @@ def test_a_validation_curve_parameter_the_model_lacks_is_named(assessed, tmp_pat
         run_stages(root, monkeypatch, ["assess"])
 
 
+MALFORMED_CURVE = r"assess.validation_curve must be a mapping \{model name: \{one hyperparameter"
+
+
 @pytest.mark.parametrize(
-    "value",
+    "value, message",
     [
-        {"logistic_regression": {"lam": [1.0]}},
-        {"logistic_regression": {"lam": [1.0, 2.0], "tol": [1, 2]}},
-        {"deep_forest": {"depth": [1, 2]}},
+        ({"logistic_regression": {"lam": [1.0]}}, MALFORMED_CURVE),
+        ({"logistic_regression": {"lam": [1.0, 2.0], "tol": [1, 2]}}, MALFORMED_CURVE),
+        ({"deep_forest": {"depth": [1, 2]}}, r"assess.validation_curve.deep_forest: not a model name; valid: \["),
     ],
 )
-def test_a_malformed_validation_curve_is_refused_when_params_load(tmp_path, sample_csv, monkeypatch, value):
+def test_a_malformed_validation_curve_is_refused_when_params_load(tmp_path, sample_csv, monkeypatch, value, message):
     root = make_project(tmp_path, sample_csv, **{"assess.validation_curve": value})
     monkeypatch.chdir(root)
-    with pytest.raises(
-        PipelineError,
-        match=r"assess.validation_curve must be a mapping \{model name: \{one "
-        r"hyperparameter",
-    ):
+    with pytest.raises(PipelineError, match=message):
         load_params()
 
 

@@ -80,6 +80,12 @@ def test_a_long_value_is_shown_short(tmp_path):
         ("explain.kernel_samples", 100_000),
         ("explain.n_rows", 10_000),
         ("split.n_repeats", 100),
+        # bounded since issue 63 (every count states its bound)
+        ("split.n_splits", 1_000),
+        ("search.n_iter", 10_000),
+        ("assess.inner_splits", 100),
+        ("explain.surrogate_depth", 20),
+        ("compute.n_workers", 1_024),
     ],
 )
 def test_a_count_of_repeated_work_has_a_stated_upper_bound(tmp_path, key, bound):
