@@ -16,7 +16,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export DVC_NO_ANALYTICS := 1
 export MLFLOW_DISABLE_TELEMETRY := true
 
-.PHONY: run test test-slow lint schema lock bench-peers
+.PHONY: run test test-slow lint schema docs lock bench-peers
 
 run: $(STAMP)
 	dvc repro
@@ -41,6 +41,11 @@ lint: $(STAMP)
 # first line; tests/pipeline/test_params_schema.py fails while the committed file differs from the model
 schema: $(STAMP)
 	python -m pipeline.core.params schema
+
+# the documentation site (mkdocs.yml) into site/, offline; --strict fails on any warning: a broken link or anchor, a
+# page outside the nav, a missing params.schema.json (the params page is rendered from it: docs/hooks/params_page.py)
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 mkdocs build --strict --quiet
 
 # the pipeline's fits beside dask-ml, XGBoost, LightGBM and scikit-learn at 1M and 5M rows, one run per size
 # (benchmarks/results/peers_at_scale.md; about an hour on 2 cores). The peers are installed for this only.

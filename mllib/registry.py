@@ -6,7 +6,7 @@ defines that class. It imports nothing from mllib itself, so any family (bagging
 an import cycle, and a pipeline stage that only validates names pays for no algorithm it does not run.
 
 One family per kind. A plain family name (decision_tree, random_forest, knn, ...) is the classifier; regressors
-carry a `_regressor` suffix where a classifier shares the family (ALGORITHMS.md).
+carry a `_regressor` suffix where a classifier shares the family (docs/reference/mllib/index.md lists them).
 """
 
 from __future__ import annotations

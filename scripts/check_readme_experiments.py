@@ -1,10 +1,11 @@
-"""Runs the README's experiments as written (queued, two at a time) in a scratch clone of this repository, then checks
-that each changed only the params its `-S` options name, prints each one's headline test metric, the time the queue
-took, and the README's `dvc exp show` table; exits 1 when the queue's workers stop with experiments still queued.
+"""Runs the tutorial's experiments (docs/tutorial/experiment.md) as written (queued, two at a time) in a scratch clone
+of this repository, then checks that each changed only the params its `-S` options name, prints each one's headline test
+metric, the time the queue took, and the tutorial's `dvc exp show` table; exits 1 when the queue's workers stop with
+experiments still queued.
 
     python scripts/check_readme_experiments.py [--keep DIR]
 
-It takes a few minutes per experiment on a 2-core machine; the README test (tests/test_readme_layout.py) checks the
+It takes a few minutes per experiment on a 2-core machine; tests/test_readme_layout.py checks the
 same commands against the params contract in a second."""
 
 from __future__ import annotations
@@ -28,15 +29,18 @@ from pipeline.core.config import flatten  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
+PAGE = ROOT / "docs" / "tutorial" / "experiment.md"
+
+
 def readme_experiments() -> list[list[str]]:
-    readme = (ROOT / "README.md").read_text()
-    block = re.search(r"## Experiment\n.*?```bash\n(.*?)```", readme, re.S).group(1).replace("\\\n", " ")
+    block = (
+        re.search(r"## Queue experiments\n.*?```bash\n(.*?)```", PAGE.read_text(), re.S).group(1).replace("\\\n", " ")
+    )
     return [shlex.split(line.split("#")[0]) for line in block.splitlines() if "dvc exp run --queue" in line]
 
 
 def readme_exp_show() -> list[str]:
-    readme = (ROOT / "README.md").read_text()
-    block = re.search(r"## Experiment\n.*?```bash\n(.*?)```", readme, re.S).group(1)
+    block = re.search(r"## Compare them\n.*?```bash\n(.*?)```", PAGE.read_text(), re.S).group(1).replace("\\\n", " ")
     line = next(line for line in block.splitlines() if line.startswith("dvc exp show"))
     return [*shlex.split(line), "--no-pager"]
 
@@ -60,7 +64,7 @@ def main() -> None:
     start, idle = time.monotonic(), 0
     run(repo, "dvc", "queue", "start", "-j", "2")
     while "Running" in (status := run(repo, "dvc", "queue", "status")) or "Queued" in status:
-        # the README's promise: one `dvc queue start` runs them all; workers gone with tasks still queued is a stall
+        # the tutorial's promise: one `dvc queue start` runs them all; workers gone with tasks still queued is a stall
         idle = idle + 1 if "Worker status: 0 active, 0 idle" in status else 0
         if idle >= 6:
             print(status)

@@ -1,4 +1,6 @@
-"""The README's layout is complete and true: every path it names exists, and every pipeline module is named."""
+"""The docs' statements about the code are complete and true (they moved from the README to docs/): every path the
+layout names exists, every pipeline module is named, the tutorial's experiments are valid params changes, the stage
+graph is dvc.yaml's, and mllib's page names its numba kernels and each task's default models."""
 
 from __future__ import annotations
 
@@ -9,12 +11,13 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
 DVC_STAGES = set(yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"])
 
 
 def layout_paths() -> set[str]:
-    readme = (ROOT / "README.md").read_text()
-    block = re.search(r"## Layout\n\n```\n(.*?)```", readme, re.S).group(1)
+    page = (DOCS / "explanation" / "conventions.md").read_text()
+    block = re.search(r"## Where things live\n\n```\n(.*?)```", page, re.S).group(1)
     names = set()
     for line in block.splitlines():
         if not line.strip() or line.startswith(" " * 10):  # a wrapped description
@@ -29,12 +32,12 @@ def test_every_path_the_layout_names_exists():
     named = layout_paths()
     assert len(named) > 15
     missing = sorted(n for n in named if "<" not in n and not (ROOT / n).exists())
-    assert not missing, f"README layout names files that do not exist: {missing}"
+    assert not missing, f"docs/explanation/conventions.md: the layout names files that do not exist: {missing}"
 
 
 def test_every_pipeline_package_is_in_the_layout_and_lists_its_modules():
-    """The README names each package of pipeline/; each package's __init__ docstring names each of its modules, so
-    the folders, not a long README block, show where a concept lives."""
+    """The layout names each package of pipeline/; each package's __init__ docstring names each of its modules, so
+    the folders, not a long docs block, show where a concept lives."""
     named = layout_paths()
     packages = [p.parent for p in (ROOT / "pipeline").glob("*/__init__.py")]
     assert not sorted(str(p.relative_to(ROOT)) + "/" for p in packages if str(p.relative_to(ROOT)) + "/" not in named)
@@ -55,8 +58,8 @@ def test_pipeline_shows_its_roles_at_the_top_and_no_two_modules_share_a_name():
     assert not sorted({s for s in stems if stems.count(s) > 1}), "modules or packages sharing a name"
 
 
-def test_every_experiment_in_the_readme_is_a_valid_change_of_the_committed_params(tmp_path):
-    """Each `dvc exp run --queue -S key=value ...` line of the README's Experiment section, applied alone to the
+def test_every_experiment_in_the_tutorial_is_a_valid_change_of_the_committed_params(tmp_path):
+    """Each `dvc exp run --queue -S key=value ...` line of the tutorial's experiment page, applied alone to the
     committed params.yaml by DVC's own `-S` code (Hydra overrides: a new key in an empty mapping needs `+`), passes
     the params check and changes only the keys it names: a renamed key, a value out of range or an override DVC
     refuses fails here, not in a user's queue."""
@@ -66,8 +69,8 @@ def test_every_experiment_in_the_readme_is_a_valid_change_of_the_committed_param
 
     from pipeline.core.config import flatten, load_params
 
-    readme = (ROOT / "README.md").read_text()
-    block = re.search(r"## Experiment\n.*?```bash\n(.*?)```", readme, re.S).group(1).replace("\\\n", " ")
+    page = (DOCS / "tutorial" / "experiment.md").read_text()
+    block = re.search(r"## Queue experiments\n.*?```bash\n(.*?)```", page, re.S).group(1).replace("\\\n", " ")
     commands = [shlex.split(line.split("#")[0]) for line in block.splitlines() if "dvc exp run --queue" in line]
     assert len(commands) >= 10
     baseline = flatten(yaml.safe_load((ROOT / "params.yaml").read_text()))
@@ -87,9 +90,9 @@ def test_every_experiment_in_the_readme_is_a_valid_change_of_the_committed_param
         assert sorted(related) == sorted(changed), (command, changed)
 
 
-def test_the_readmes_stage_graph_is_dvc_yamls():
-    """The README's mermaid graph is dvc.yaml's: an arrow where a stage depends on another's output, without the
-    arrows other paths imply (a transitive reduction)."""
+def test_the_stage_pages_graph_is_dvc_yamls():
+    """The stages reference page's mermaid graph is dvc.yaml's: an arrow where a stage depends on another's output,
+    without the arrows other paths imply (a transitive reduction)."""
     stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
     producer = {
         next(iter(out)) if isinstance(out, dict) else out: name
@@ -115,7 +118,9 @@ def test_the_readmes_stage_graph_is_dvc_yamls():
         return end in seen
 
     reduced = {e for e in edges if not reachable(*e, e)}
-    block = re.search(r"```mermaid\nflowchart LR\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1)
+    block = re.search(
+        r"```mermaid\nflowchart LR\n(.*?)```", (DOCS / "reference" / "stages.md").read_text(), re.S
+    ).group(1)
     assert set(re.findall(r"(\w+) --> (\w+)", block)) == reduced
 
 
@@ -151,26 +156,28 @@ def test_every_lecture_citation_falls_in_a_section_of_the_notes():
     assert not beyond, f"citations past the end of the notes: {beyond}"
 
 
-def test_the_numba_kernels_the_readme_lists_are_the_ones_mllib_compiles():
-    """Every mllib module that compiles a function with numba is named in the README's paragraph on numba, and every
-    module named there compiles one."""
-    readme = (ROOT / "README.md").read_text()
-    paragraph = re.search(r"plus numba for the hot loops(.*?)and nothing is pickled", readme, re.S).group(1)
+def test_the_numba_kernels_the_mllib_page_lists_are_the_ones_mllib_compiles():
+    """Every mllib module that compiles a function with numba is named in the mllib page's paragraph on numba, and
+    every module named there compiles one."""
+    page = (DOCS / "reference" / "mllib" / "index.md").read_text()
+    paragraph = re.search(r"plus numba for the hot loops(.*?)and nothing is pickled", page, re.S).group(1)
     named = set(re.findall(r"`(mllib/[\w/]+\.py)`", paragraph))
     compiled = {
         str(path.relative_to(ROOT))
         for path in (ROOT / "mllib").rglob("*.py")
         if re.search(r"@(numba\.)?n?jit\b|\bnjit\(", path.read_text())
     }
-    assert named == compiled, f"README: {sorted(named - compiled)} without numba, {sorted(compiled - named)} missing"
+    assert named == compiled, (
+        f"docs/reference/mllib/index.md: {sorted(named - compiled)} without numba, {sorted(compiled - named)} missing"
+    )
 
 
-def test_the_readme_states_each_tasks_default_model():
+def test_the_mllib_page_states_each_tasks_default_model():
     from pipeline.core.task import KINDS
 
-    readme = " ".join((ROOT / "README.md").read_text().split())
-    sentence = re.search(r"`model\.name` takes any registered model of the task \(default `auto`: (.*?)\)", readme)
-    assert sentence, "README: the sentence on model.name's default"
+    page = " ".join((DOCS / "reference" / "mllib" / "index.md").read_text().split())
+    sentence = re.search(r"`model\.name` takes any registered model of the task \(default `auto`: (.*?)\)", page)
+    assert sentence, "docs/reference/mllib/index.md: the sentence on model.name's default"
     for task, words in (("binary", "binary"), ("multiclass", "multiclass"), ("regression", "regression")):
         *simpler, last = (f"`{name}`" for name in KINDS[task].default_models)
         defaults = f"{', '.join(simpler)} and {last}"

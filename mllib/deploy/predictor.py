@@ -52,7 +52,7 @@ class DeployedPredictor(BaseEstimator):
     threshold : float, default 0.5
         Binary only: p(positive) >= threshold decides positive (ignored when cost_matrix is set).
     cost_matrix : array-like of shape (K, K) or None, default None
-        cost_matrix[a][j] = cost of deciding class a when the true class is j.
+        `cost_matrix[a][j]` = cost of deciding class a when the true class is j.
     reject_threshold : float, default 0.0
         Abstain when max_k p_k < reject_threshold (0: never).
     conformal : SplitConformalClassifier or None, default None

@@ -134,8 +134,8 @@ def evaluate_one(estimator, scorer, fold, params: dict, keep_model: bool = False
 
 
 class FoldData:
-    """The fold_data of evaluate_candidates made when asked for: fold_data[k] is (X[fit], y[fit], X[valid], y[valid]
-    [, groups[fit]]) of the k-th split (fit, valid), sliced when indexed; only the last fold is kept, so a search that
+    """The fold_data of evaluate_candidates made when asked for: fold_data[k] is `(X[fit], y[fit], X[valid], y[valid]
+    [, groups[fit]])` of the k-th split (fit, valid), sliced when indexed; only the last fold is kept, so a search that
     goes fold by fold holds one fold's copies at a time, whatever the number of splits.
 
     Parameters

@@ -80,7 +80,7 @@ def smallest_k(D, k):
 def brute_kneighbors(X: np.ndarray, Q: np.ndarray, k: int):
     """k nearest rows of X for every row of Q, ordered by (distance, index): distances and indices (n_q, k).
     Ranks by ||b||^2 - 2 a^T b (||a||^2 is constant along a row), computed by a single GEMM of the augmented
-    matrices [a, 1] [-2 b, ||b||^2]^T in blocks of queries, and adds ||a||^2 back to the k selected only."""
+    matrices `[a, 1] [-2 b, ||b||^2]^T` in blocks of queries, and adds ||a||^2 back to the k selected only."""
     Xa = np.hstack([-2.0 * X, np.einsum("ij,ij->i", X, X)[:, None]])
     dist = np.empty((Q.shape[0], k))
     ind = np.empty((Q.shape[0], k), dtype=np.int64)

@@ -156,7 +156,7 @@ def signature_of(contract, output):
     `double` (MLflow's advice for numbers that may be missing: an integer type cannot hold null) and a label column
     `string` (so is data.time as a feature holding dates: ISO date text); the outputs as the model returns them.
     MLflow checks a request against it before the model does: a value its type cannot hold is refused in MLflow's
-    words (README, "The served model"). Every column is typed but not `required` in MLflow's sense: MLflow would
+    words (docs/reference/served-api.md). Every column is typed but not `required` in MLflow's sense: MLflow would
     answer a missing column first, echoing the request's rows and the whole schema (1,740 characters); the contract
     refuses it in one line, and checks the rest (infinities, extreme numbers, unseen levels, sensitive gaps)."""
     from mlflow.models import ModelSignature, infer_signature

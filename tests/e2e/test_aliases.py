@@ -1,10 +1,10 @@
-"""Aliases follow the workspace (issue: after three queued README experiments `@candidate` and `@champion` were an
+"""Aliases follow the workspace (issue: after three queued tutorial experiments `@candidate` and `@champion` were an
 experiment never applied to the workspace; a file of another target became a version of the health model). The
-README's recipes as a user runs them: queued experiments (run in .dvc/tmp/exps/) are registered and decided, tagged
-with their experiment's name and verdict, and move no alias; one applied and reproduced in the workspace becomes
-`candidate` and, passing the gate there, `champion`; the restore recipe makes the committed state's version
-`candidate` again; a file of another target gets its own registered model, and restoring leaves `dvc status` clean
-and the first model's aliases as they were."""
+tutorial's recipes (docs/tutorial/experiment.md) as a user runs them: queued experiments (run in .dvc/tmp/exps/) are
+registered and decided, tagged with their experiment's name and verdict, and move no alias; one applied and reproduced
+in the workspace becomes `candidate` and, passing the gate there, `champion`; the restore recipe makes the committed
+state's version `candidate` again; a file of another target gets its own registered model, and restoring leaves `dvc
+status` clean and the first model's aliases as they were."""
 
 from __future__ import annotations
 
@@ -28,8 +28,9 @@ def aliases(root, name="sample-binexp"):
 
 
 def restore(root) -> str:
-    """The README's restore recipe, run as written (`git restore ... && dvc checkout && dvc repro`): its output."""
-    line = next(x for x in (REPO / "README.md").read_text().splitlines() if x.startswith("git restore params.yaml"))
+    """The tutorial's restore recipe, run as written (`git restore ... && dvc checkout && dvc repro`): its output."""
+    page = (REPO / "docs" / "tutorial" / "experiment.md").read_text()
+    line = next(x for x in page.splitlines() if x.startswith("git restore params.yaml"))
     recipe = line.split("#")[0].strip()
     assert recipe.endswith("&& dvc checkout && dvc repro"), recipe
     done = sh(root, "bash", "-c", f"set -e; {recipe}")
@@ -51,10 +52,10 @@ def test_queued_experiments_and_another_file_move_no_alias_of_the_workspace(tmp_
     assert "== verdict: champion: every check passes" in first, first[-2000:]
     assert aliases(root)[0] == {"candidate": "1", "champion": "1"}
     for commit in (["git", "add", "-A"], ["git", "commit", "-qm", "base"]):
-        assert sh(root, *commit).returncode == 0  # the baseline the README's restore recipe returns to
+        assert sh(root, *commit).returncode == 0  # the baseline the tutorial's restore recipe returns to
 
     queued = {"thresh07": ["decision.reject_threshold=0.7"], "uncalibrated": ["calibration.method=none"]}
-    for name, settings in queued.items():  # the README's queued experiments
+    for name, settings in queued.items():  # the tutorial's queued experiments
         sets = [arg for setting in settings for arg in ("-S", setting)]
         assert sh(root, "dvc", "exp", "run", "--queue", "-n", name, *sets).returncode == 0
     run = sh(root, "dvc", "exp", "run", "--run-all", "-j", "1")  # `dvc queue start`, waiting for the queue
@@ -83,7 +84,7 @@ def test_queued_experiments_and_another_file_move_no_alias_of_the_workspace(tmp_
     assert clean_status(root) == {}
     before = aliases(root)[0]
 
-    # the README's "Bring your own data": a file of another target, then the restore recipe
+    # the how-to "Use your own data" (docs/how-to/own-data.md): a file of another target, then the restore recipe
     (root / MULTICLASS_DATA["path"]).write_bytes(multiclass_csv.read_bytes())
     params = yaml.safe_load((root / "params.yaml").read_text())
     params["data"] = dict(MULTICLASS_DATA)

@@ -253,7 +253,7 @@ def test_a_moved_copy_of_the_store_serves_the_model_by_mlflow_models_predict(pro
     assert mlmodels and not any(str(project) in p.read_text() or "/tmp" in p.read_text() for p in mlmodels)
     rows = pd.read_csv(project / "data/raw/sample.csv").head(5).drop(columns=["binexp", "zper"])
     # JSON: the CLI reads a CSV file without the signature's types (MLflow 3.17; its server reads them), so a column
-    # of whole numbers arrives as int64, which the signature's `double` refuses (README, "The served model")
+    # of whole numbers arrives as int64, which the signature's `double` refuses (docs/reference/served-api.md)
     split = rows.astype(object).where(rows.notna(), None).to_dict(orient="split", index=False)
     (copy / "rows.json").write_text(json.dumps({"dataframe_split": split}))
     aside = project.with_name(project.name + "-aside")

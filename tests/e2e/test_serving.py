@@ -303,12 +303,13 @@ def test_repeated_names_and_unnamed_columns_are_refused(url, raw_test_rows):
     assert message.startswith(f"missing column(s) {names[1]} ("), message
 
 
-def test_the_readme_serving_example_runs_as_written(project):
+def test_the_tutorials_serving_example_runs_as_written(project):
     """The issue: the README's curl example had `[...]` placeholders although the model ships its input example. The
-    README's block, run as written in the project (its model's name for the default data's), serves the shipped
-    example through `mlflow models serve` and answers each row with its decision and reasons."""
-    readme = (REPO / "README.md").read_text()
-    block = next(b for b in re.findall(r"```bash\n(.*?)```", readme, re.S) if "mlflow models serve" in b)
+    serving tutorial's block (docs/tutorial/serving.md), run as written in the project (its model's name for the
+    default data's), serves the shipped example through `mlflow models serve` and answers each row with its decision
+    and reasons."""
+    page = (REPO / "docs" / "tutorial" / "serving.md").read_text()
+    block = next(b for b in re.findall(r"```bash\n(.*?)```", page, re.S) if "mlflow models serve" in b)
     assert "[...]" not in block and "serving_input_example.json" in block
     script = block.replace("randhie-binexp", NAME)
     done = subprocess.run(["bash", "-c", f"set -e\n{script}"], cwd=project, env=user_env(), capture_output=True,
