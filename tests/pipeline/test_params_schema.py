@@ -8,6 +8,7 @@ import copy
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 from conftest import set_dotted
@@ -32,7 +33,6 @@ def test_params_yaml_points_editors_at_the_schema():
 
 
 def test_params_yaml_validates_against_the_schema():
-    jsonschema = pytest.importorskip("jsonschema")
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
     jsonschema.Draft202012Validator(SCHEMA).validate(REAL)
 
@@ -53,7 +53,6 @@ def test_a_typo_key_is_refused_by_the_schema_and_at_load(tmp_path, where):
     message = str(info.value)
     assert message.startswith(f"params.yaml: unknown key {key}; valid keys in {section}: [") and "\n" not in message
     assert "check the spelling" in message
-    jsonschema = pytest.importorskip("jsonschema")
     errors = list(jsonschema.Draft202012Validator(SCHEMA).iter_errors(params))
     assert any(key.split(".")[-1] in error.message for error in errors), [e.message for e in errors]
 
