@@ -85,8 +85,8 @@ FIGURES_DIR = Path("reports/figures")
 # the stage files the report page is built from (and the MLflow run's artifacts): {name: (path, writer)}
 REPORT_INPUTS = {
     "validation": (VALIDATION_REPORT, "validate"),
-    "target": (TARGET, "split"),
     "cleaning": (CLEANING_REPORT, "clean"),
+    "target": (TARGET, "split"),  # its kind picks the page
     "split": (SPLIT_REPORT, "split"),
     "features": (FEATURES_REPORT, "features"),
     "search": (SEARCH_REPORT, "train"),

@@ -16,10 +16,7 @@ from pipeline.core.provenance import code_trees, params_sha256
 from pipeline.core.report_inputs import report_inputs
 from pipeline.reporting.headline import headline
 from pipeline.reporting.sections import build_html, make_figures
-
-# the params sections that shape the outputs (provenance hash); tracking and compute do not
-OUTPUT_SECTIONS = ("seed", "data", "validate", "clean", "split", "features", "model", "search", "assess", "calibration",
-                   "decision", "evaluate", "fairness", "explain")  # fmt: skip
+from pipeline.stages.table import OUTPUT_SECTIONS  # the params sections that shape the outputs, the stage's params
 
 
 def main() -> None:
