@@ -40,12 +40,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-STAGES = ["validate", "clean", "split", "features", "train", "assess", "calibrate", "evaluate", "fairness", "explain",
-          "report"]  # fmt: skip
-OUTPUTS = {  # each stage's declared outputs
-    name: [str(out if isinstance(out, str) else next(iter(out))) for out in stage.get("outs", [])]
-    for name, stage in yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"].items()
-}
+from pipeline.stages.table import STAGES as TABLE  # noqa: E402
+from pipeline.stages.table import compute_stages  # noqa: E402
+
+STAGES = compute_stages()  # all but track and monitor (MLflow)
+OUTPUTS = {stage.name: [out.path for out in stage.outs] for stage in TABLE}  # each stage's declared outputs (outs)
 DATA_STAGES = ["validate", "clean", "split"]  # their outputs equal to the bit on both paths
 # the fitted features and models, relative to the value's size (at least 1): sums over parts and over the whole table
 # differ in the last bits

@@ -1,4 +1,4 @@
-"""One module per DVC stage (`python -m pipeline.stages.<name>`, in dvc.yaml's order: validate, clean, split,
-features, train, assess, calibrate, evaluate, fairness, explain, report, track, and monitor, off by default), each
-reading its params and inputs, calling, and writing; the computations they call are in pipeline/steps.
+"""One module per DVC stage (`python -m pipeline.stages.<name>`), each reading its params and inputs, calling, and
+writing; the computations they call are in pipeline/steps. table.py declares the stages, in the order they run (what
+each reads, runs and writes), and generates dvc.yaml and the stages' reference page from that table.
 """

@@ -1,6 +1,7 @@
 """The stage contract (docs/architecture.md section 2), checked by running every compute stage in-process on a small
-sample: each stage reads exactly the params keys dvc.yaml declares for it, writes exactly its declared
-outputs and nothing else, and gives byte-identical outputs when run again on the same inputs."""
+sample: each stage reads exactly the params keys the stage table (pipeline/stages/table.py, dvc.yaml's source) declares
+for it, writes exactly its declared outputs and nothing else, and gives byte-identical outputs when run again on the
+same inputs."""
 
 from __future__ import annotations
 
@@ -15,21 +16,10 @@ from conftest import REPO, make_project
 
 from mllib.registry import FEATURE_STEPS
 from pipeline.core import config
+from pipeline.stages import table
 
-STAGES = [
-    "validate",
-    "clean",
-    "split",
-    "features",
-    "train",
-    "assess",
-    "calibrate",
-    "evaluate",
-    "fairness",
-    "explain",
-    "report",
-]
-DVC = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
+STAGES = table.compute_stages()  # all but track and monitor (MLflow)
+DVC = table.by_name()
 
 
 # read when data.path is a directory of parts on the dask backend (pipeline/core/partitions.py)
@@ -117,17 +107,14 @@ def leaves(node, prefix: str = "") -> set[str]:
 
 
 def declared(stage: str) -> set[str]:
-    """The params leaves a stage declares in dvc.yaml (a section stands for all its leaves)."""
+    """The params leaves a stage declares (a section stands for all its leaves)."""
     params = yaml.safe_load((REPO / "params.yaml").read_text())
-    entries = [p if isinstance(p, str) else next(iter(p)) for p in DVC[stage].get("params", [])]
+    entries = DVC[stage].param_keys()
     return {leaf for leaf in leaves(params) if any(leaf == e or leaf.startswith(e + ".") for e in entries)}
 
 
 def declared_outputs(stage: str) -> set[str]:
-    entries = []
-    for kind in ("outs", "metrics", "plots"):
-        entries += [e if isinstance(e, str) else next(iter(e)) for e in DVC[stage].get(kind, [])]
-    return set(entries)
+    return set(DVC[stage].output_paths())
 
 
 def snapshot(root: Path) -> dict[str, str]:
@@ -169,8 +156,8 @@ def test_stage_reads_exactly_its_declared_params(two_runs, stage):
     _, reads, _ = two_runs[0]
     keys, expected = reads[stage], declared(stage)
     undeclared, unread = sorted(keys - expected), sorted(expected - keys - CONDITIONAL.get(stage, set()))
-    assert not undeclared, f"{stage} reads params not declared in dvc.yaml: {undeclared}"
-    assert not unread, f"dvc.yaml declares params that {stage} never reads: {unread}"
+    assert not undeclared, f"{stage} reads params the stage table does not declare: {undeclared}"
+    assert not unread, f"the stage table declares params that {stage} never reads: {unread}"
 
 
 @pytest.mark.parametrize("stage", STAGES)
@@ -180,7 +167,7 @@ def test_stage_writes_exactly_its_declared_outputs(two_runs, stage):
     written = writes[stage]
     stray = sorted(f for f in written if not any(f == o or f.startswith(o + "/") for o in outs))
     missing = sorted(o for o in outs if not any(f == o or f.startswith(o + "/") for f in written))
-    assert not stray, f"{stage} writes files dvc.yaml does not declare: {stray}"
+    assert not stray, f"{stage} writes files the stage table does not declare: {stray}"
     assert not missing, f"{stage} does not write declared outputs: {missing}"
 
 
@@ -195,10 +182,10 @@ def test_outputs_are_byte_identical_across_runs(two_runs):
 
 def test_every_stage_module_is_a_dependency_of_its_stage():
     for stage, spec in DVC.items():
-        assert spec["cmd"] == f"python -m pipeline.stages.{stage}"
-        assert f"pipeline/stages/{stage}.py" in spec["deps"], f"{stage} does not depend on its own module"
+        assert (REPO / spec.module_file).is_file() and spec.cmd == f"python -m pipeline.stages.{stage}"
+        assert spec.module_file in spec.dep_paths(), f"{stage} does not depend on its own module"
         # the numerical environment the stage computes in (pinned CPU code paths: byte-identical outputs)
-        assert stage == "track" or covered("pipeline/__init__.py", spec["deps"]), stage
+        assert stage == "track" or covered("pipeline/__init__.py", spec.dep_paths()), stage
 
 
 def covered(path: str, deps: list[str]) -> bool:
@@ -218,7 +205,7 @@ def test_docstring_only_modules_are_not_deps():
     """Listing one would rerun stages for an edit of prose; the packages' tables of contents are these."""
     inits = [str(p.relative_to(REPO)) for p in (REPO / "pipeline").glob("*/__init__.py")]
     assert {"pipeline/stages/__init__.py", "pipeline/steps/__init__.py"} <= {p for p in inits if docstring_only(p)}
-    listed = [d for spec in DVC.values() for d in spec.get("deps", []) if d in inits and docstring_only(d)]
+    listed = [d for spec in DVC.values() for d in spec.dep_paths() if d in inits and docstring_only(d)]
     assert not listed, listed
 
 
@@ -231,5 +218,5 @@ def test_every_pipeline_module_a_stage_imports_is_a_dependency():
 
     for stage, spec in DVC.items():
         files = {f for f in loaded_files(f"pipeline.stages.{stage}") if not docstring_only(f)}
-        missing = sorted(f for f in files if not covered(f, spec["deps"]))
-        assert not missing, f"{stage} imports {missing} but dvc.yaml does not list them as deps"
+        missing = sorted(f for f in files if not covered(f, spec.dep_paths()))
+        assert not missing, f"{stage} imports {missing} but the stage table does not list them as deps"
