@@ -751,10 +751,12 @@ def _md_items(entries: Sequence[Entry]) -> list[str]:
     return items or ["- none"]
 
 
-def stages_markdown(stages: Sequence[Stage] = STAGES, root: Path = REPO) -> str:
-    """The stages' reference page: per stage what it does, its command, inputs, code, params and outputs."""
+def stages_markdown(stages: Sequence[Stage] = STAGES, root: Path = REPO, level: int = 1) -> str:
+    """The stages' reference page: per stage what it does, its command, inputs, code, params and outputs.
+
+    level is the page title's heading level (each stage's is one more): 2 puts the page inside another one."""
     lines = [
-        "# Stages",
+        f"{'#' * level} Stages",
         "",
         f"The pipeline's stages in the order `dvc repro` runs them, generated from `pipeline/stages/table.py` (the "
         f"table `dvc.yaml` is generated from: `{REGENERATE}`). A stage reads the params listed (a section stands for "
@@ -765,7 +767,7 @@ def stages_markdown(stages: Sequence[Stage] = STAGES, root: Path = REPO) -> str:
         *(f"| [{s.name}](#{s.name}) | {summary(s.name, root)} |" for s in stages),
     ]
     for s in stages:
-        lines += ["", f"## {s.name}", "", description(s.name, root), ""]
+        lines += ["", f"{'#' * (level + 1)} {s.name}", "", description(s.name, root), ""]
         if s.why:
             lines += [s.why[:1].upper() + s.why[1:] + ".", ""]
         lines += [f"Command: `{s.cmd}`", ""]

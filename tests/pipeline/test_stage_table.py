@@ -119,6 +119,8 @@ def test_the_page_names_every_stage_with_its_docstring():
     done = subprocess.run([sys.executable, "-m", "pipeline.stages.table", "--markdown"], cwd=REPO,
                           capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 0 and done.stdout == page
+    inside = table.stages_markdown(level=2)
+    assert inside.startswith("## Stages\n") and "\n### validate\n" in inside and "\n## validate\n" not in inside
 
 
 def test_every_stage_module_is_in_the_table():
