@@ -751,12 +751,12 @@ def _md_items(entries: Sequence[Entry]) -> list[str]:
     return items or ["- none"]
 
 
-def stages_markdown(stages: Sequence[Stage] = STAGES, root: Path = REPO, level: int = 1) -> str:
+def stages_markdown(stages: Sequence[Stage] = STAGES, root: Path = REPO, level: int = 1, title: str = "Stages") -> str:
     """The stages' reference page: per stage what it does, its command, inputs, code, params and outputs.
 
     level is the page title's heading level (each stage's is one more): 2 puts the page inside another one."""
     lines = [
-        f"{'#' * level} Stages",
+        f"{'#' * level} {title}",
         "",
         f"The pipeline's stages in the order `dvc repro` runs them, generated from `pipeline/stages/table.py` (the "
         f"table `dvc.yaml` is generated from: `{REGENERATE}`). A stage reads the params listed (a section stands for "

@@ -4,6 +4,7 @@ are generated from it, and a stage added to it reaches both."""
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import inspect
 import subprocess
 import sys
@@ -188,3 +189,21 @@ def test_entries_render_as_yaml_reads_them():
     spec = yaml.safe_load(table.dvc_yaml([odd], []))["stages"]["odd"]
     assert spec["params"] == ["a: b", "no", "x #y"] and spec["outs"] == ["out dir"]
     assert dataclasses.replace(odd, name="odd").cmd == "python -m pipeline.stages.odd"
+
+
+def test_the_docs_stages_page_takes_a_stage_added_to_the_table(monkeypatch):
+    """docs/hooks/stages_page.py renders the table that is current when the site is built: a stage added to it is on
+    the page (and the page's marker is replaced, so the declarations cannot silently go missing)."""
+    spec = importlib.util.spec_from_file_location("stages_page", REPO / "docs/hooks/stages_page.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    monkeypatch.setattr(table, "STAGES", (*STAGES, toy_stage()), raising=True)
+    monkeypatch.setattr(table, "summary", lambda name, root=REPO: f"{name} summary", raising=True)
+    monkeypatch.setattr(table, "description", lambda name, root=REPO: f"{name} description", raising=True)
+    page_file = type("File", (), {"src_uri": hook.PAGE})
+    source = (REPO / "docs" / hook.PAGE).read_text()
+    page = hook.on_page_markdown(source, page=type("Page", (), {"file": page_file}))
+    assert hook.MARKER in source and hook.MARKER not in page
+    assert "## What each stage does" in page and "| [toy](#toy) | toy summary |" in page
+    assert "\n### toy\n" in page and "Command: `python -m pipeline.stages.toy`" in page
+    assert all(f"\n### {s.name}\n" in page for s in STAGES)
