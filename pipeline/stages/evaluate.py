@@ -24,6 +24,8 @@ from pipeline.steps.evaluation import with_intervals
 from pipeline.steps.measures import measure
 from pipeline.steps.row_outputs import test_outputs
 
+HEADLINE_LABELS = {"binary": "ROC AUC", "multiclass": "macro one-vs-rest ROC AUC", "regression": "R^2"}  # by task
+
 
 @per_kind
 def write_plots(target: Target, predictor, metrics: dict, plots: dict) -> None:
@@ -49,7 +51,7 @@ def write_regression(target: Regression, predictor, metrics: dict, plots: dict) 
 
 @write_plots.register
 def write_classification(target: Classification, predictor, metrics: dict, plots: dict) -> None:
-    headline = f"{target.headline_label} {metrics[target.headline_metric]:.4f}"
+    headline = f"{HEADLINE_LABELS[target.task]} {metrics[target.headline_metric]:.4f}"
     reject, conformal = metrics["selective"]["reject_option"], metrics["conformal"]
     print(
         f"evaluate: test {headline}, accuracy {metrics['accuracy']:.4f} ({predictor.rule_} decisions); reject option: "

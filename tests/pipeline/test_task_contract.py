@@ -1,7 +1,6 @@
-"""The contract of a task kind (pipeline/core/task_base.py): a kind defined without a member of the contract fails at
-once, naming each missing member by role; a kind without a registration of a @per_kind function is named by
-`unregistered`. A fourth kind added here is refused until it provides everything, then runs through the report's
-dispatch like the three real ones."""
+"""What a task kind is (pipeline/core/task_base.py): an abstract base class whose abstract members every kind
+implements; abc refuses to instantiate a kind missing one, naming it. A kind without a registration of a @per_kind
+function is named by `unregistered`."""
 
 from __future__ import annotations
 
@@ -13,7 +12,9 @@ import pytest
 
 import pipeline
 from pipeline.core.task import KINDS, Binary, Classification, Regression, Target, unregistered
-from pipeline.core.task_base import missing_members
+
+MEMBERS = sorted(Target.__abstractmethods__)  # what every kind implements
+CLASSIFICATION = sorted(Classification.__abstractmethods__ - Target.__abstractmethods__)  # what classification adds
 
 
 def import_every_module() -> None:
@@ -23,12 +24,10 @@ def import_every_module() -> None:
         importlib.import_module(module.name)
 
 
-CONTRACT = [name for names in missing_members(Target).values() for name in names]
-
-
-def toy_members(leave_out: str | None = None) -> dict:
-    """Every member of the contract, taken from the regression kind, except `leave_out`."""
-    return {name: inspect.getattr_static(Regression, name) for name in CONTRACT if name != leave_out}
+def toy_members(base: type, leave_out: str | None = None) -> dict:
+    """Every abstract member of `base`, taken from a kind that implements it, except `leave_out`."""
+    source = Binary if issubclass(base, Classification) else Regression
+    return {name: inspect.getattr_static(source, name) for name in base.__abstractmethods__ if name != leave_out}
 
 
 @pytest.fixture
@@ -37,68 +36,38 @@ def no_toy_left():
     Target.kinds.pop("toy", None)
 
 
-def test_the_contract_lists_every_role():
-    roles = missing_members(Target)
-    assert list(roles) == [
-        "the target", "the split", "the models", "the metrics", "the explanations", "fairness", "the gate"
-    ]  # fmt: skip
-    assert len(CONTRACT) == 35 and "headline_metric" in roles["the metrics"] and "strata" in roles["the split"]
+def test_a_kind_encodes_and_describes_the_target_and_holds_its_defaults():
+    assert MEMBERS == sorted([
+        "calibration_record", "check_fits", "class_counts", "classifies", "counts", "default_models", "describe",
+        "distribution", "encode", "estimators", "fairness_record", "from_values", "headline_metric", "response",
+        "shares", "split_strategy", "strata", "test_metrics", "test_record",
+    ])  # fmt: skip
+    assert CLASSIFICATION == ["calibration_view", "metric_probabilities", "ranking_metric"]
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_every_kind_provides_the_contract_and_every_registration(kind):
+def test_every_kind_implements_every_abstract_member_and_registration(kind):
     import_every_module()
-    assert missing_members(KINDS[kind]) == {}
+    assert KINDS[kind].__abstractmethods__ == frozenset()
+    assert isinstance(Target(kind, "y", [0, 1, 2][: 0 if kind == "regression" else 2], ""), KINDS[kind])
     assert unregistered(KINDS[kind]) == []
 
 
-def test_an_empty_kind_is_refused_naming_every_member(no_toy_left):
-    with pytest.raises(TypeError) as refused:
-        type("Toy", (Target,), {}, kind="toy")
-    message = str(refused.value)
-    assert message.startswith("task kind 'toy' (Toy) does not provide the target: encode, describe,")
-    assert all(name in message for name in CONTRACT)
-    assert "toy" not in Target.kinds
+@pytest.mark.parametrize("leave_out", MEMBERS)
+def test_a_kind_missing_one_member_cannot_be_instantiated(leave_out, no_toy_left):
+    type("Toy", (Target,), toy_members(Target, leave_out), kind="toy")
+    with pytest.raises(TypeError, match=f"Can't instantiate abstract class Toy with abstract method {leave_out}$"):
+        Target("toy", "y", [], "set by data.task")
 
 
-def test_a_classification_kind_also_provides_what_classification_adds(no_toy_left):
-    members = {name: inspect.getattr_static(Binary, name) for name in CONTRACT}
-    with pytest.raises(TypeError) as refused:
-        type("Toy", (Classification,), members, kind="toy")
-    added = missing_members(Classification)["classification"]
-    assert str(refused.value).endswith("does not provide classification: " + ", ".join(added))
-    assert "metric_probabilities" in added and "ranking_metric" in added
+@pytest.mark.parametrize("leave_out", CLASSIFICATION)
+def test_a_classification_kind_missing_what_classification_adds_cannot_be_instantiated(leave_out, no_toy_left):
+    type("Toy", (Classification,), toy_members(Classification, leave_out), kind="toy")
+    with pytest.raises(TypeError, match=f"abstract method {leave_out}$"):
+        Target("toy", "y", [0, 1], "set by data.task")
 
 
-@pytest.mark.parametrize("leave_out", CONTRACT)
-def test_a_kind_missing_one_member_is_refused_naming_it(leave_out, no_toy_left):
-    with pytest.raises(TypeError, match=rf"does not provide [a-z ]+: {leave_out}$"):
-        type("Toy", (Target,), toy_members(leave_out), kind="toy")
-
-
-def test_a_complete_kind_is_held_to_every_registration_then_runs_through_the_report(no_toy_left):
-    from pipeline.reporting.regression_page import RegressionPage
-    from pipeline.reporting.task_pages import page
-
-    import_every_module()
-    toy = type("Toy", (Target,), toy_members(), kind="toy")
-    missing = unregistered(toy)
-    # every function that differs by kind and serves any kind (not the classification-only ones) is named
-    assert "pipeline.reporting.task_pages.page" in missing
-    assert "pipeline.steps.measures.measure" in missing and "pipeline.stages.calibrate.calibrate" in missing
-    assert "pipeline.steps.fairness_audit.audit" not in missing  # @per_kind(Classification)
+def test_a_complete_kind_is_instantiated(no_toy_left):
+    toy = type("Toy", (Target,), toy_members(Target), kind="toy")
     target = Target("toy", "y", [], "set by data.task")
-    assert type(target) is toy
-    with pytest.raises(TypeError, match="pipeline.reporting.task_pages.page has no registration for Toy"):
-        page(target)
-    functions = {name: f for name, f, _ in _per_kind_functions()}
-    for i, name in enumerate(missing):
-        functions[name].register(toy, functions[name].dispatch(Regression))
-        assert unregistered(toy) == missing[i + 1 :]
-    assert isinstance(page(target), RegressionPage)
-
-
-def _per_kind_functions():
-    from pipeline.core.dispatch import DISPATCHED
-
-    return DISPATCHED
+    assert type(target) is toy and target.describe() == "regression target"
