@@ -23,7 +23,6 @@ import pandas as pd
 from mllib import registry
 from mllib.base import to_python
 
-from .dispatch import unregistered
 from .errors import PipelineError
 from .evaluation_records import (
     BinaryEvaluation,
@@ -31,11 +30,11 @@ from .evaluation_records import (
     MulticlassEvaluation,
 )
 from .fairness_records import BinaryFairness, MulticlassFairness
-from .task_base import TASKS, Target, finite, label_key, per_kind
+from .task_base import TASKS, Target, finite, label_key
 from .task_regression import QUANTILE_BINS, Regression
 
 __all__ = ["TASKS", "Target", "Classification", "Binary", "Multiclass", "Regression", "KINDS", "finite",
-           "label_key", "QUANTILE_BINS", "per_kind", "unregistered"]  # fmt: skip
+           "label_key", "QUANTILE_BINS"]  # fmt: skip
 
 
 class Classification(Target):

@@ -26,7 +26,6 @@ from mllib.base import to_python
 if TYPE_CHECKING:
     from .evaluation_records import CalibrationReport, EvaluationReport
     from .fairness_records import FairnessReport
-from .dispatch import dispatched_over
 from .errors import PipelineError
 
 TASKS = ("auto", "binary", "multiclass", "regression")
@@ -197,10 +196,3 @@ def label_key(value) -> str:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return str(value)
-
-
-def per_kind(over: type | Callable = Target):
-    """A function that differs by task kind (pipeline/core/dispatch.py, on its first argument, the target)."""
-    if isinstance(over, type):
-        return dispatched_over(over)
-    return dispatched_over(Target)(over)
