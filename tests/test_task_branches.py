@@ -1,14 +1,16 @@
-"""What differs by task lives in the task kinds (pipeline/core/task.py: Binary, Multiclass; task_regression.py:
-Regression): the stages, the steps, the report and tracking ask the target (a member of the kinds' contract, or a
-@per_kind function registered per kind) instead of testing or looking up its name. This counts what is left of that
-elsewhere under pipeline/:
+"""What differs by task is either the task kind's (pipeline/core/task.py: Binary, Multiclass; task_regression.py:
+Regression: what encodes and describes the target, and its defaults) or looked up by the task's name in a table beside
+the code that uses it (`EXPLAINED[target.task]`, an upper-case module constant; tests/pipeline/test_task_contract.py
+holds every table to every task): the one dispatch mechanism, not counted here. This counts what is left elsewhere
+under pipeline/:
 - branches: an `if`, a conditional expression, a comprehension filter, a `match` or a lookup in a literal table whose
   test (or key) names a task ("binary", "multiclass", "regression", "classification"), reads a `.task` /
   `.regression` attribute or a `["task"]` key, or a variable named after a task;
 - lookups: a subscript, `.get(...)` or `getattr(...)` whose key is the task's name (`KINDS[task]`,
-  `cfg["min_headline"][target.task]`, `PAGES.get(r["test"]["task"])`; reading the `"task"` field itself is not one),
-  and a call handed the task's name (`kind_of(test["task"])`, `scorers_for(target.task)`) other than the Target's
-  constructor and a record's `task=` field, which turn a name into a kind and a kind into a name;
+  `cfg["min_headline"][target.task]`, `PAGES.get(r["test"]["task"])`; reading the `"task"` field itself is not one,
+  nor a subscript of a table), and a call handed the task's name (`kind_of(test["task"])`, `scorers_for(target.task)`)
+  other than the Target's constructor and a record's `task=` field, which turn a name into a kind and a kind into a
+  name;
 - key tests: `"key" in result` where the key is one that some kinds write and others do not (a binary target's
   Brier decomposition, a regression target's intervals): the kind read from the shape of its files."""
 
@@ -27,8 +29,28 @@ TASK_MODULES = {
 BUDGET = 3  # issue 44: at most three branches, lookups and key tests together outside the task modules
 
 
+def is_table(node: ast.AST) -> bool:
+    """A module's table by task (an upper-case constant, `PAGES`): the dispatch mechanism, not a lookup counted.
+    KINDS, the task's name turned into its kind, is counted (the Target's constructor does that)."""
+    return isinstance(node, ast.Name) and node.id.isupper() and node.id != "KINDS"
+
+
+def walk(node: ast.AST):
+    """ast.walk, without what a lookup in a table by task reads (`EXPLAINED[target.task]`) and without a record's
+    `"task"` field given as a dict (`Record.of({"task": target.task, ...})`, as `task=` is)."""
+    yield node
+    if isinstance(node, ast.Subscript) and is_table(node.value):
+        return
+    for child in ast.iter_child_nodes(node):
+        if isinstance(node, ast.Dict) and child in node.values:
+            key = node.keys[node.values.index(child)]
+            if isinstance(key, ast.Constant) and key.value == "task":
+                continue
+        yield from walk(child)
+
+
 def names_a_task(test: ast.AST) -> bool:
-    for node in ast.walk(test):
+    for node in walk(test):
         if isinstance(node, ast.Constant) and node.value in TASK_NAMES:
             return True
         if isinstance(node, ast.Attribute) and node.attr in TASK_ATTRIBUTES:
@@ -70,7 +92,7 @@ def _reads_the_task_name(node: ast.AST) -> bool:
         (isinstance(n, ast.Attribute) and n.attr == "task")
         or (isinstance(n, ast.Subscript) and _reads_the_task_field(n.slice))
         or (isinstance(n, ast.Name) and n.id == "task")
-        for n in ast.walk(node)
+        for n in walk(node)
     )
 
 
@@ -84,7 +106,7 @@ def task_lookups(source: str) -> list[tuple[int, str]]:
                 found.append((node.lineno, ast.unparse(node)))
                 continue
         if isinstance(node, ast.Subscript):
-            keys = [node.slice]
+            keys = [] if is_table(node.value) else [node.slice]
         elif isinstance(node, ast.Call) and (
             (isinstance(node.func, ast.Attribute) and node.func.attr == "get")
             or (isinstance(node.func, ast.Name) and node.func.id == "getattr")
@@ -130,6 +152,7 @@ match task:
 if model.fitted: pass
 z = {"binary": a, "regression": b}[target.task]
 w = {"a": 1}[key]
+gaps = [k for k in figures if k.endswith(GAPS[target.task])]
 """
     assert sorted(line for line, _ in task_branches(source)) == [2, 3, 4, 6, 7, 10]
 
@@ -150,7 +173,10 @@ kind = kind_of(test["task"])
 names = scorers_for(target.task)
 target = Target(validation["task"], column, classes, reason)
 record = TrainMetrics(task=target.task, model=name)
+report = Calibration.of({"task": target.task, "n": n})
 print(f"{target.task} target")
+wording = EXPLAINED[target.task]
+print(f"{PER_CLASS[target.task]}", len(CHECKS[target.task](figures)))
 """
     assert sorted(line for line, _ in task_lookups(source)) == [2, 3, 4, 5, 12, 13]
     assert sorted(line for line, _ in task_key_tests(source, kind_keys())) == [9, 10]

@@ -2,7 +2,7 @@
 mypy checks every field they take and a renamed field fails where the file is read. This counts what is still read
 by a string key in pipeline/reporting/ and pipeline/tracking/: every `x["key"]` and `x.get("key")` whose root is not
 params.yaml (`params`, and its sections bound as `data` and `cfg`). Issue 44 asks for fewer than 150; the budget is
-the count today and only goes down."""
+the count today and only goes down (but for reads moved here from modules the counter does not see)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from conftest import REPO
 
 READERS = sorted([*(REPO / "pipeline" / "reporting").glob("*.py"), *(REPO / "pipeline" / "tracking").glob("*.py")])
 PARAMS_ROOTS = {"params", "data", "cfg"}  # params.yaml and its sections: settings, not stage results
-BUDGET = 147  # issue 44: fewer than 150
+# issue 44: fewer than 150. 141 + the 7 reads of the gate's checks and the headline's quality figures, which moved here
+# from the task kinds (issue 63: beside the code that uses them), where the counter did not see them
+BUDGET = 148
 
 
 def root_name(node: ast.AST) -> str | None:

@@ -1,7 +1,7 @@
-"""Functions that differ by one of a run's variants chosen once: the task kind (pipeline/core/task_base.py,
-`per_kind`) or the data's mode (pipeline/core/partitions.py, `per_mode`). Each is a functools.singledispatch on its
-first argument that records itself, so `unregistered(variant)` names the functions a variant has no registration
-for (tests/pipeline/test_task_contract.py, tests/test_mode_branches.py), and whose fallback names the function."""
+"""Functions that differ by the data's mode, chosen once per run (pipeline/core/partitions.py, `per_mode`): in memory
+or in parts. Each is a functools.singledispatch on its first argument that records itself, so `unregistered(mode)`
+names the functions a mode has no registration for (tests/test_mode_branches.py), and whose fallback names the
+function. (What differs by task kind is looked up by the task's name instead: pipeline/core/task_base.py.)"""
 
 from __future__ import annotations
 

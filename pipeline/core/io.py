@@ -219,7 +219,7 @@ def read_json(path: Path | str, made_by: str) -> dict:
 
 def read_predictor(path: Path) -> Any:
     """The deployed predictor calibrate wrote (mllib.deploy: DeployedPredictor for classes, DeployedRegressor for a
-    regression target). Typed Any: its members differ by kind, and the kind's @per_kind registrations use them."""
+    regression target). Typed Any: its members differ by kind, and the code looked up by the task's name uses them."""
     from mllib.deploy import DeployedPredictor, DeployedRegressor
 
     predictor = read_model(path, "calibrate")

@@ -37,10 +37,33 @@ def sensitive_groupings(frame: pd.DataFrame, sensitive: list[str], rows=None) ->
     return intersectional_groups(attribute_labels(frame, sensitive, rows)) if sensitive else {}
 
 
+def brier_decomposition_detail(y: np.ndarray, P: np.ndarray, cfg: dict) -> dict:
+    """Murphy's Brier decomposition (equal-width bins, so reliability - resolution + uncertainty + within_bin add
+    up to the Brier score exactly)."""
+    from mllib.metrics import brier_decomposition
+
+    terms = brier_decomposition(y, P[:, 1], n_bins=cfg["n_bins"])
+    return {"brier_decomposition": {k: terms[k] for k in ("reliability", "resolution", "uncertainty", "within_bin")}}
+
+
+def classwise_detail(y: np.ndarray, P: np.ndarray, cfg: dict) -> dict:
+    """The classwise ECE: the mean over classes of the ECE of p_k against y = k."""
+    from mllib.calibration import classwise_ece
+
+    return {
+        "ece_of": "top label",
+        "classwise_ece": classwise_ece(y, P, n_bins=cfg["n_bins"], strategy=cfg["binning"])["mean"],
+    }
+
+
+# by classification task: its own calibration figures beside the ECE (the Brier decomposition, the classwise ECE)
+CALIBRATION_DETAILS = {"binary": brier_decomposition_detail, "multiclass": classwise_detail}
+
+
 def calibration_report(target: Classification, y: np.ndarray, P: np.ndarray, cfg: dict) -> dict:
     """ECE / MCE with the binning spec of params.yaml `calibration` and the bins actually used (of p(positive), or
     of the top label for K > 2), Brier score, log loss and the task's own detail (the Brier decomposition for two
-    classes, the classwise ECE for more: Target.calibration_detail)."""
+    classes, the classwise ECE for more: CALIBRATION_DETAILS)."""
     outcome, p = target.calibration_view(y, P)
     summary = calibration_summary(outcome, p, n_bins=cfg["n_bins"], strategy=cfg["binning"])
     return {
@@ -49,7 +72,7 @@ def calibration_report(target: Classification, y: np.ndarray, P: np.ndarray, cfg
         "brier": brier_score(y, target.metric_probabilities(P)),
         "log_loss": log_loss(y, target.metric_probabilities(P)),
         **{k: summary[k] for k in ("n_bins_used", "n_nonempty_bins", "n")},
-        **target.calibration_detail(y, P, cfg),
+        **CALIBRATION_DETAILS[target.task](y, P, cfg),
     }
 
 

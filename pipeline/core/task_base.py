@@ -1,29 +1,27 @@
-"""The target column and its task, and the contract every task kind fulfils (pipeline/core/task.py holds the
-classification kinds, pipeline/core/task_regression.py the regression one, imported with them): `Target(task=...)`
-gives the kind's class. Also the two spellings every kind shares: a label's key and a figure that is a finite number
-or None.
+"""The target column and its task, and what every task kind is (pipeline/core/task.py holds the classification kinds,
+pipeline/core/task_regression.py the regression one, imported with them): `Target(task=...)` gives the kind's class.
+Also the two spellings every kind shares: a label's key and a figure that is a finite number or None.
 
-The contract has two parts. The members below marked `required` (attributes) or `@requires` (methods), grouped by
-role, are what every kind provides (Classification adds what its kinds provide): a kind defined without one of them
-fails at once with a message naming each missing member. The functions marked `@per_kind` (pipeline/core/dispatch.py)
-are what a stage, a step or the report does differently by kind: `unregistered(kind)` names those with no
-registration for a kind, and tests/pipeline/test_task_contract.py holds every kind to it.
+A kind encodes and describes the target and holds its defaults: the abstract members below, which abc holds every
+kind to (a kind without one cannot be instantiated). What a stage, a step or the report does differently by task
+lives beside that code, in a table keyed by the task's name (`WORDING[target.task]`): one dispatch mechanism, chosen
+over methods on the kind because a table keeps each task's wording and computation next to its only reader, and
+tests/pipeline/test_task_contract.py checks that every table covers every task.
 """
 
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from mllib.base import to_python
-
-from .dispatch import dispatched_over
 
 if TYPE_CHECKING:
     from .evaluation_records import CalibrationReport, EvaluationReport
@@ -31,54 +29,12 @@ if TYPE_CHECKING:
 from .errors import PipelineError
 
 TASKS = ("auto", "binary", "multiclass", "regression")
-F = TypeVar("F", bound=Callable)
-
-
-class _Required:
-    """The placeholder of a member every kind must set (`required`)."""
-
-    def __init__(self, role: str):
-        self.role = role
-
-
-def required(role: str) -> Any:
-    """An attribute every kind sets; `role` groups it in the message when a kind lacks it."""
-    return _Required(role)
-
-
-def requires(role: str) -> Callable[[F], F]:
-    """A method every kind defines (the decorated one is its signature and documentation only)."""
-
-    def mark(method: F) -> F:
-        method.__required_role__ = role  # type: ignore[attr-defined]
-        return method
-
-    return mark
-
-
-def _role(member) -> str | None:
-    """The role of a member still at its placeholder, None once a kind provides it."""
-    member = getattr(member, "__func__", member)  # staticmethod and classmethod objects
-    return member.role if isinstance(member, _Required) else getattr(member, "__required_role__", None)
-
-
-def missing_members(kind: type) -> dict[str, list[str]]:
-    """{role: [member, ...]} of what `kind` does not provide, in the contract's order: Target's, then what a base
-    between (Classification) adds for its kinds."""
-    missing: dict[str, list[str]] = {}
-    declared = dict.fromkeys(name for base in reversed(kind.__mro__) for name in vars(base))
-    for name in declared:
-        role = _role(getattr(kind, name))
-        if role is not None:
-            missing.setdefault(role, []).append(name)
-    return missing
 
 
 @dataclass(frozen=True)
-class Target:
+class Target(ABC):
     """The target column and its task. `Target(task=...)` (and `Target.read`) give the kind's class: Binary,
-    Multiclass or Regression, which own what differs by task, so the stages ask the target and do not branch on its
-    name."""
+    Multiclass or Regression, which encode and describe the target and hold the task's defaults."""
 
     task: str  # "binary" | "multiclass" | "regression"
     column: str
@@ -91,10 +47,6 @@ class Target:
     def __init_subclass__(cls, kind: str | None = None, **kwargs):
         super().__init_subclass__(**kwargs)
         if kind is not None:
-            missing = missing_members(cls)
-            if missing:
-                lines = "; ".join(f"{role}: {', '.join(names)}" for role, names in missing.items())
-                raise TypeError(f"task kind {kind!r} ({cls.__name__}) does not provide {lines}")
             Target.kinds[kind] = cls
 
     def __new__(cls, task: str, *args, **kwargs):
@@ -107,124 +59,95 @@ class Target:
     def __getnewargs__(self):  # copies and the Dask workers' copies call __new__ with the task
         return (self.task,)
 
-    # -- the contract: what every kind provides, by role --
-    # reading the target's values
-    @requires("the target")
+    # -- encoding and describing the target --
+    @abstractmethod
     def encode(self, series: pd.Series) -> np.ndarray:
         """The target values as codes (classes 0..K-1) or float64; an unknown or non-finite value is an error."""
 
-    @requires("the target")
+    @abstractmethod
     def describe(self) -> str:
         """One line: the task and its classes."""
 
-    @requires("the target")
+    @abstractmethod
     def distribution(self, values: pd.Series) -> dict:
         """What the target's values look like (class shares, or quantiles): what a removal of rows did to them."""
 
-    @requires("the target")
+    @abstractmethod
     def class_counts(self, y: np.ndarray) -> np.ndarray:
         """Rows per class code (per quantile bin without classes)."""
 
-    @requires("the target")
+    @abstractmethod
     def counts(self, y: np.ndarray) -> dict:
         """Rows per class of the codes, by label."""
 
-    @requires("the target")
+    @abstractmethod
     def shares(self, y: np.ndarray) -> dict:
         """Shares per class of the codes, by label."""
 
+    @abstractmethod
+    def strata(self, y: np.ndarray) -> np.ndarray:
+        """What stratified splits balance."""
+
     @staticmethod
-    @requires("the target")
+    @abstractmethod
     def check_fits(observed, inferred: type[Target]) -> None:
         """Refuse a data.task set in params.yaml that the target's values do not fit."""
 
     @classmethod
-    @requires("the target")
+    @abstractmethod
     def from_values(cls, observed, positive, reason: str) -> Target:
         """The Target of the observed values."""
 
-    # the split
-    @requires("the split")
-    def split_strategy(self, group) -> str:
-        """split.strategy auto, given data.group."""
-
-    @requires("the split")
-    def strata(self, y: np.ndarray) -> np.ndarray:
-        """What stratified splits balance."""
-
-    # the models
-    classifies: ClassVar[bool] = required("the models")  # decisions are classes
-    estimators: ClassVar[Any] = required("the models")  # the registry family that can fit it
-    default_models: ClassVar[tuple[str, ...]] = required("the models")  # model.name auto: compared, simplest first
-    tree: ClassVar[str] = required("the models")  # the single-feature leakage check's model
-    no_skill_name: ClassVar[str] = required("the models")
-    refused_projections: ClassVar[tuple[str, ...]] = required("the models")  # features.projection it cannot use
-
-    @requires("the models")
-    def no_skill(self) -> Any:
-        """The no-skill model the chosen one is compared with."""
-
-    @requires("the models")
-    def fold_scores(self, model, X) -> np.ndarray:
-        """A fold model's out-of-fold output."""
-
-    # the metrics
-    headline_metric: ClassVar[str] = required("the metrics")  # the metric the gate and the headline lead with
-    headline_label: ClassVar[str] = required("the metrics")
-    test_metrics: ClassVar[tuple[str, ...]] = required("the metrics")  # the headline's test figures
-    test_record: ClassVar[type[EvaluationReport]] = required("the metrics")  # test.json (core/evaluation_records.py)
-    calibration_record: ClassVar[type[CalibrationReport]] = required("the metrics")  # calibration.json
-    per_class: ClassVar[str] = required("the metrics")  # how the report says a figure is per class
-
-    @requires("the metrics")
+    @abstractmethod
     def response(self, predictor, response: str) -> Callable:
         """Raw matrix -> what a scorer or an explainer needs from the deployed predictor."""
 
-    @requires("the metrics")
-    def scorer_input(self, scorer, P: np.ndarray | None, decision: np.ndarray) -> np.ndarray:
-        """What a scorer reads of the deployed outputs."""
+    # -- the task's defaults --
+    @abstractmethod
+    def split_strategy(self, group) -> str:
+        """split.strategy auto, given data.group."""
 
-    # the explanations
-    explained: ClassVar[dict[str, str]] = required("the explanations")  # what attributions add up to, by source
+    @property
+    @abstractmethod
+    def classifies(self) -> bool:
+        """Whether decisions are classes."""
 
-    @requires("the explanations")
-    def explained_outputs(self) -> list[str]:
-        """The outputs the explanations explain."""
+    @property
+    @abstractmethod
+    def estimators(self) -> Any:
+        """The registry family that can fit it."""
 
-    @requires("the explanations")
-    def output_name(self) -> str:
-        """What partial dependence plots."""
+    @property
+    @abstractmethod
+    def default_models(self) -> tuple[str, ...]:
+        """model.name auto: the models compared, simplest first."""
 
-    # fairness
-    fairness_record: ClassVar[type[FairnessReport]] = required("fairness")  # fairness.json (core/fairness_records.py)
-    fairness_gaps: ClassVar[tuple[str, ...]] = required("fairness")  # what the gate's fairness bound reads
+    @property
+    @abstractmethod
+    def headline_metric(self) -> str:
+        """The metric the gate and the headline lead with."""
 
-    @staticmethod
-    @requires("fairness")
-    def group_gaps(audit: Any) -> dict:
-        """The headline's gaps of one audited attribute: {name: its record, with difference and difference_interval}."""
+    @property
+    @abstractmethod
+    def test_metrics(self) -> tuple[str, ...]:
+        """The headline's test figures."""
 
-    # the promotion gate
-    @staticmethod
-    @requires("the gate")
-    def quality_figures(test: Any, calibration: Any) -> dict:  # the kind's test_record and calibration_record
-        """The headline sections on how far the deployed output can be trusted."""
+    @property
+    @abstractmethod
+    def test_record(self) -> type[EvaluationReport]:
+        """test.json's record (pipeline/core/evaluation_records.py)."""
 
-    @staticmethod
-    @requires("the gate")
-    def quality_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None, str]:
-        """(name, value, bound, fix when it fails) of the calibration or coverage check."""
+    @property
+    @abstractmethod
+    def calibration_record(self) -> type[CalibrationReport]:
+        """calibration.json's record."""
 
-    @staticmethod
-    @requires("the gate")
-    def decision_checks(figures: dict, cfg: dict, costs_set: bool) -> list[tuple]:
-        """(name, value, bound, op, fix) of the checks on the deployed decisions."""
+    @property
+    @abstractmethod
+    def fairness_record(self) -> type[FairnessReport]:
+        """fairness.json's record (pipeline/core/fairness_records.py)."""
 
     # -- shared by every kind --
-    def min_headline(self, cfg: dict) -> float | None:
-        """tracking.promotion.min_headline for this task."""
-        return cfg["min_headline"][self.task]
-
     @property
     def default_scoring(self) -> str:
         """search.scoring auto: the headline metric's scorer."""
@@ -259,7 +182,7 @@ class Target:
     def read(cls, path: Path) -> Target:
         from .io import read_json
 
-        return Target(**read_json(path, "split"))
+        return Target(**read_json(path, "split"))  # type: ignore[abstract]  # __new__ picks the kind
 
 
 def finite(value):
@@ -273,12 +196,3 @@ def label_key(value) -> str:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return str(value)
-
-
-def per_kind(over: type | Callable = Target):
-    """A function that differs by task kind (pipeline/core/dispatch.py, on its first argument, the target): every
-    kind derived from `over` (default: every kind) must register one. Used bare (`@per_kind`) or with the base whose
-    kinds it serves (`@per_kind(Classification)`)."""
-    if isinstance(over, type):
-        return dispatched_over(over)
-    return dispatched_over(Target)(over)

@@ -10,7 +10,7 @@ from ..core.records import Change, CopiesAcrossSplit, TrainMetrics, ValidationRe
 from ..core.report_inputs import ReportInputs
 from .headline import model_choice
 from .page import fmt, interval, key_values
-from .task_pages import page
+from .task_pages import PAGES
 
 
 def data_changes(params: dict, r: ReportInputs) -> list[Change]:
@@ -109,7 +109,7 @@ def model_card(params: dict, r: ReportInputs, promotion: str) -> dict:
     seen = r.split.rows.train + r.split.rows.test
     if seen + left_out_by_time(r) != r.cleaning.rows_out:  # every row that left the data is a change record
         raise ValueError(f"the split holds {seen} rows but clean wrote {r.cleaning.rows_out}")
-    task_items = page(r.target).card(params, r)
+    task_items = PAGES[r.target.task]().card(params, r)
     items = {
         "Model": f"{train.model} with {fmt(train.best_params) or 'its defaults'}, chosen by"
         f" {train.scoring} over "

@@ -7,11 +7,23 @@ names everywhere (e.g. `test.roc_auc`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ..core.assessment_records import Assessment
-from ..core.evaluation_records import CalibrationReport, EvaluationReport, GainOnTest
+from ..core.evaluation_records import (
+    CalibrationReport,
+    ClassificationCalibration,
+    ClassificationEvaluation,
+    EvaluationReport,
+    GainOnTest,
+    RegressionCalibration,
+    RegressionEvaluation,
+)
 from ..core.fairness_records import FairnessReport
 from ..core.records import TrainMetrics
 from ..core.task import Target, finite
+from ..core.task_regression import FIFTHS
 from .page import fmt
 from .page import interval as with_interval
 
@@ -47,7 +59,7 @@ def headline(
     out["test"]["n"] = test.n
     out["test"][f"{target.headline_metric}_low"] = finite(interval(test, target.headline_metric)[0])
     out["test_no_skill"] = _pick(test.baseline, target.test_metrics)
-    out.update(target.quality_figures(test, calibration))
+    out.update(QUALITY_FIGURES[target.task](test, calibration))
     out["fairness"] = {
         **fairness_gaps(target, fairness),
         "n_attributes": sum(" & " not in a for a in fairness.attributes),
@@ -150,7 +162,7 @@ def fairness_gaps(target: Target, fairness: FairnessReport) -> dict:
     reads every upper end, so a gap that only shows in an intersection, or only within its noise, counts."""
     gaps = {}
     for grouping, result in fairness.attributes.items():
-        for name, gap in target.group_gaps(result).items():
+        for name, gap in GROUP_GAPS[target.task](result).items():
             key = f"{grouping.replace(' & ', ' x ')}.{name}_gap"
             gaps[key] = finite(gap.difference)
             gaps[f"{key}_high"] = finite(gap.difference_interval[1]) if gap.difference_interval else None
@@ -165,3 +177,67 @@ def flat(headline_figures: dict) -> dict[str, float]:
         for name, value in values.items()
         if value is not None
     }
+
+
+def probability_quality(test: ClassificationEvaluation, calibration: ClassificationCalibration) -> dict:
+    """The headline sections of how far the deployed probabilities and decisions can be trusted: calibration
+    error before and after the map, the reject option's and the conformal sets' coverage."""
+    reject, figures, against = test.selective.reject_option, test.bootstrap.figures, test.decision.against_no_skill
+    return {
+        "calibration": {
+            "oof_ece_before": calibration.oof_before.ece,
+            "oof_ece_after": calibration.oof_after_crossfitted.ece,
+            "test_ece_before": test.calibration.before.ece,
+            "test_ece_after": test.calibration.after.ece,
+            "test_ece_after_high": finite(figures["ece"].interval[1]),
+        },
+        "decisions": {
+            "gain_vs_no_skill": against.gain,
+            "gain_vs_no_skill_low": finite(against.gain_interval[0]),
+            "classes_decided": against.classes_decided,
+            "reject_coverage": reject.coverage,
+            "selective_risk": finite(reject.selective_risk),
+            "aurc": test.selective.aurc,
+            "set_coverage": test.conformal.coverage,
+            "mean_set_size": test.conformal.mean_set_size,
+        },
+    }
+
+
+def interval_quality(test: RegressionEvaluation, calibration: RegressionCalibration) -> dict:
+    """The headline section of the deployed intervals: their test coverage and width, the coverage asked, and the
+    worst fifth of the test predictions: its coverage and the lower end of its interval (what the gate reads)."""
+    deployed, figures = test.intervals.deployed_summary, test.bootstrap.figures
+    fifths = [figures[f"coverage_fifth_{k + 1}"] for k in range(FIFTHS) if f"coverage_fifth_{k + 1}" in figures]
+    lows = [finite(f.interval[0]) for f in fifths]
+    return {
+        "intervals": {
+            "coverage": deployed.coverage,
+            "coverage_low": finite(figures["coverage"].interval[0]),
+            "mean_width": deployed.mean_width,
+            "target_coverage": test.intervals.coverage_target,
+            "worst_fifth_coverage": min((finite(f.value) for f in fifths if finite(f.value) is not None), default=None),
+            "worst_fifth_coverage_low": None if None in lows or not lows else min(lows),
+        }
+    }
+
+
+def parity_gaps(audit) -> dict:
+    """The headline's gaps of one fairness grouping (its BinaryAudit or MulticlassAudit): demographic parity and
+    equal opportunity, max - min, each with its interval (difference, difference_interval)."""
+    return {c: audit.criteria[c] for c in ("demographic_parity", "equal_opportunity")}
+
+
+def error_gaps(audit) -> dict:
+    """The headline's gaps of one grouping (its RegressionAudit): absolute error, bias (mean residual) and
+    interval coverage, each with its interval (difference, difference_interval)."""
+    return {m: getattr(audit.gaps, m) for m in ("mae", "mean_residual", "interval_coverage")}
+
+
+# by task: the headline sections of how far the deployed output can be trusted, and the gaps of one audited grouping
+QUALITY_FIGURES: dict[str, Callable[[Any, Any], dict]] = {
+    "binary": probability_quality,
+    "multiclass": probability_quality,
+    "regression": interval_quality,
+}
+GROUP_GAPS = {"binary": parity_gaps, "multiclass": parity_gaps, "regression": error_gaps}

@@ -11,7 +11,7 @@ from . import figures, verdict
 from . import page as html
 from .card import data_changes, gate_checks, model_card, promotion_summary
 from .results import explain_section, trust_section
-from .task_pages import page
+from .task_pages import PAGES
 
 TABLE_ROWS = 30  # a ranked table on the page shows its first rows, and says how many more its file holds
 SHAPES = 6  # an additive model's strongest columns drawn (every one is in attributions.json)
@@ -25,7 +25,7 @@ def table_head(rows: list[dict], what: str) -> list[dict]:
 
 
 def make_figures(r: ReportInputs) -> dict[str, bytes]:
-    kind, scoring, splits = page(r.target), r.train.scoring, f"{r.split.strategy} splits"
+    kind, scoring, splits = PAGES[r.target.task](), r.train.scoring, f"{r.split.strategy} splits"
     figs = {
         "validation_curve.png": figures.validation_curve(r.validation_curve, scoring),
         **(
@@ -108,7 +108,7 @@ def fold_table(data: dict, folds: list[dict]) -> dict:
 
 def build_html(params: dict, r: ReportInputs, figs: dict[str, bytes]) -> str:
     """The page: the sections of the task's results, rendered by the template with the figures inlined."""
-    kind = page(r.target)
+    kind = PAGES[r.target.task]()
     candidates = [
         {
             "params": c.params,

@@ -28,6 +28,8 @@ from pipeline.steps.assessment import (
 from pipeline.steps.nested_cv import nested_report
 from pipeline.steps.target_transform import log_settings
 
+TREES = {"binary": "decision_tree", "multiclass": "decision_tree", "regression": "decision_tree_regressor"}  # by task
+
 
 def single_feature_check(cfg: dict, target, features_of, y, splits, seed: int, run) -> SingleFeature:
     """Each feature column alone on the splits, scored by the task's default score; flagged beyond the bound."""
@@ -37,7 +39,7 @@ def single_feature_check(cfg: dict, target, features_of, y, splits, seed: int, r
     columns = read_json(paths.FEATURE_NAMES, "features")
     features = FeaturesReport.read()
     scores = single_feature_scores(
-        features_of, lambda k: columns[paths.fold_features(k).name], y, splits, scorer, target.tree, seed, run
+        features_of, lambda k: columns[paths.fold_features(k).name], y, splits, scorer, TREES[target.task], seed, run
     )
     raw = features.numeric + features.categorical
     return leaky_features(scores, cfg["single_feature_bound"], cfg["legitimate_features"], raw, scorer.name)

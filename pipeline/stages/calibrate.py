@@ -13,6 +13,8 @@ Sections cited: Ghent ML notes (seed 004): 11.1 Overconfidence and Unreliability
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 
 from mllib import io as mlio
@@ -25,17 +27,16 @@ from pipeline.core.frames import proba_columns, read_scores
 from pipeline.core.io import read_estimators, read_model, read_parquet, write_json, write_parquet
 from pipeline.core.records import SplitReport, TrainMetrics
 from pipeline.core.summaries import reliability_rows, sensitive_groupings
-from pipeline.core.task import Classification, Regression, Target, per_kind
+from pipeline.core.task import Classification, Regression, Target
 from pipeline.steps.calibration import assemble, calibration_metrics, choice_lines, fit_map, scored_rows
 from pipeline.steps.regression import assemble_regressor, point_predictions
 
 
-@per_kind
 def calibrate(target: Target, oof: pd.DataFrame, params: dict) -> None:
     """The deployed predictor of the target's kind, fitted on the out-of-fold rows `oof`."""
+    CALIBRATE[target.task](target, oof, params)
 
 
-@calibrate.register
 def regression_intervals(target: Regression, oof: pd.DataFrame, params: dict) -> None:
     """A regression target: no calibration map; the deployed regressor with its conformal intervals, on the scale
     the train stage fitted the model on (the out-of-fold `score`s are on it) and with its floor."""
@@ -64,7 +65,6 @@ def regression_intervals(target: Regression, oof: pd.DataFrame, params: dict) ->
     write_json([], paths.RELIABILITY_OOF)
 
 
-@calibrate.register
 def calibration_map(target: Classification, oof: pd.DataFrame, params: dict) -> None:
     """A classification target: the calibration map chosen on cross-fitted scores, the conformal sets and the
     decision rule."""
@@ -107,6 +107,14 @@ def calibration_map(target: Classification, oof: pd.DataFrame, params: dict) -> 
         reliability_rows(target, y, before, cfg, "before") + reliability_rows(target, y, after, cfg, "after"),
         paths.RELIABILITY_OOF,
     )
+
+
+# by task
+CALIBRATE: dict[str, Callable[..., None]] = {
+    "binary": calibration_map,
+    "multiclass": calibration_map,
+    "regression": regression_intervals,
+}
 
 
 def main() -> None:

@@ -47,7 +47,7 @@ def main() -> None:
     params = load_params()
     data = params["data"]
     validation = ValidationReport.read()
-    target = Target(validation.task, data["target"], validation.classes, validation.task_reason)
+    target = Target(validation.task, data["target"], validation.classes, validation.task_reason)  # type: ignore[abstract]
     report, done = cleaned(data_mode(params, paths.VALIDATED), params, target)
     report.write()
     duplicates = report.duplicate_rows

@@ -7,6 +7,8 @@ Sections cited: Ghent ML notes (seed 004): 1.5 Model Selection: hyperparameter a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 
 from pipeline.core import build, paths
@@ -17,20 +19,21 @@ from pipeline.core.io import read_parquet, read_predictor, write_csv, write_json
 from pipeline.core.partitions import data_mode
 from pipeline.core.records import FeaturesReport, TrainMetrics
 from pipeline.core.summaries import sensitive_groupings
-from pipeline.core.task import Classification, Regression, Target, per_kind
+from pipeline.core.task import Classification, Regression, Target
 from pipeline.steps import drift
 from pipeline.steps.comparison import test_gains
 from pipeline.steps.evaluation import with_intervals
 from pipeline.steps.measures import measure
 from pipeline.steps.row_outputs import test_outputs
 
+HEADLINE_LABELS = {"binary": "ROC AUC", "multiclass": "macro one-vs-rest ROC AUC", "regression": "R^2"}  # by task
 
-@per_kind
+
 def write_plots(target: Target, predictor, metrics: dict, plots: dict) -> None:
     """Print the headline and write the plot files, for the target's kind."""
+    WRITE_PLOTS[target.task](target, predictor, metrics, plots)
 
 
-@write_plots.register
 def write_regression(target: Regression, predictor, metrics: dict, plots: dict) -> None:
     intervals, scale = metrics["intervals"], metrics["target_transform"]
     deployed = intervals[predictor.interval_method]
@@ -47,9 +50,8 @@ def write_regression(target: Regression, predictor, metrics: dict, plots: dict) 
     write_csv(pd.DataFrame(columns=["actual", "predicted"]), paths.CONFUSION)
 
 
-@write_plots.register
 def write_classification(target: Classification, predictor, metrics: dict, plots: dict) -> None:
-    headline = f"{target.headline_label} {metrics[target.headline_metric]:.4f}"
+    headline = f"{HEADLINE_LABELS[target.task]} {metrics[target.headline_metric]:.4f}"
     reject, conformal = metrics["selective"]["reject_option"], metrics["conformal"]
     print(
         f"evaluate: test {headline}, accuracy {metrics['accuracy']:.4f} ({predictor.rule_} decisions); reject option: "
@@ -63,6 +65,14 @@ def write_classification(target: Classification, predictor, metrics: dict, plots
     write_json(plots["risk_coverage"], paths.RISK_COVERAGE)
     write_json([], paths.RESIDUALS)  # regression only
     write_json(plots["reliability"], paths.RELIABILITY_TEST)
+
+
+# by task
+WRITE_PLOTS: dict[str, Callable[..., None]] = {
+    "binary": write_classification,
+    "multiclass": write_classification,
+    "regression": write_regression,
+}
 
 
 def comparison_on_test(params: dict, target, trained, y_train, y, groups, model) -> ComparisonOnTest | None:

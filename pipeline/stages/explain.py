@@ -36,6 +36,19 @@ from pipeline.steps.explanations import (
     row_attributions,
 )
 
+# by task: what the deployed predictor gives for a row (the partial-dependence axes), and the outputs partial
+# dependence draws (the positive class's probability, every class's, or the prediction)
+OUTPUT_NAMES = {
+    "binary": lambda target: f"p({target.column} = {target.classes[1]}), deployed predictor",
+    "multiclass": lambda target: f"p({target.column} = class), deployed predictor (per class, last axis)",
+    "regression": lambda target: f"predicted {target.column} (its units)",
+}
+EXPLAINED_OUTPUTS = {
+    "binary": lambda target: target.label_names()[1:],
+    "multiclass": lambda target: target.label_names(),
+    "regression": lambda target: [target.column],
+}
+
 
 def main() -> None:
     params = load_params()
@@ -82,8 +95,8 @@ def main() -> None:
     top = [names.index(f["feature"]) for f in informative[: cfg["pdp_features"]]]  # none drawn for noise
     pdp = {
         **pdp_curves(explained, X[rows], names, top, grid_resolution, percentiles),
-        "output": target.output_name(),
-        "classes": target.explained_outputs(),
+        "output": OUTPUT_NAMES[target.task](target),
+        "classes": EXPLAINED_OUTPUTS[target.task](target),
     }
 
     label = scorer.response == "label"

@@ -8,6 +8,7 @@ targets get per-class rates, macro gaps and reweighing (pipeline/steps/fairness_
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.frames import attribute_labels, read_proba
 from pipeline.core.io import read_parquet, read_predictor, write_csv
 from pipeline.core.records import TrainMetrics
-from pipeline.core.task import Classification, Regression, Target, per_kind
+from pipeline.core.task import Classification, Regression, Target
 from pipeline.steps.fairness_audit import (
     PLOT_COLUMNS,
     audit,
@@ -36,12 +37,11 @@ from pipeline.steps.fairness_audit import (
 from pipeline.steps.feature_blocks import audited_rows
 
 
-@per_kind
 def audit_test(target: Target, params: dict, predictor, test: pd.DataFrame, predictions, rows) -> dict:
     """fairness.json's audit of the test predictions for the target's kind: {attributes, mitigation, reweighing}."""
+    return AUDIT_TEST[target.task](target, params, predictor, test, predictions, rows)
 
 
-@audit_test.register
 def audit_errors(target: Regression, params: dict, predictor, test: pd.DataFrame, predictions, rows) -> dict:
     """Errors, bias and interval coverage by group; the decision criteria and mitigations are not defined."""
     audited = regression_fairness(predictions, test, params["fairness"], params["seed"], params["data"])
@@ -50,7 +50,6 @@ def audit_errors(target: Regression, params: dict, predictor, test: pd.DataFrame
     return audited
 
 
-@audit_test.register
 def audit_decisions(target: Classification, params: dict, predictor, test: pd.DataFrame, predictions, rows) -> dict:
     """Rates and parity criteria of the deployed decisions by group, per-group thresholds and reweighing (rows: the
     training and test rows the reweighed refit is fitted and judged on)."""
@@ -84,6 +83,14 @@ def audit_decisions(target: Classification, params: dict, predictor, test: pd.Da
     for line in summary_lines(audited, criterion):
         print(line)
     return audited
+
+
+# by task
+AUDIT_TEST: dict[str, Callable[..., Any]] = {
+    "binary": audit_decisions,
+    "multiclass": audit_decisions,
+    "regression": audit_errors,
+}
 
 
 def main() -> None:

@@ -25,12 +25,15 @@ from pipeline.core.task import Target
 from pipeline.steps import folds
 from pipeline.steps.feature_fits import features_for
 
+# by task: the features.projection it cannot use (LDA projects onto directions that separate classes)
+REFUSED_PROJECTIONS: dict[str, tuple[str, ...]] = {"binary": (), "multiclass": (), "regression": ("lda",)}
+
 
 def main() -> None:
     params = load_params()
     cfg = params["features"]
     target = Target.read(paths.TARGET)
-    if cfg["projection"]["name"] in target.refused_projections:  # lda: directions that separate classes
+    if cfg["projection"]["name"] in REFUSED_PROJECTIONS[target.task]:
         raise PipelineError(
             f"params.yaml: features.projection {cfg['projection']['name']} projects onto directions that separate "
             f"classes, but {target.column!r} is a {target.describe()}; use pca or pls (or none)"

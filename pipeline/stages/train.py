@@ -14,6 +14,7 @@ import pandas as pd
 
 from mllib import io as mlio
 from mllib.base import record_convergence
+from mllib.baseline import MeanRegressor, PriorClassifier
 from mllib.model_selection import evaluate_candidates
 from pipeline.core import build, paths
 from pipeline.core.compute import own_threads
@@ -35,6 +36,9 @@ from pipeline.steps.training import (
     search_reports,
     train_metrics,
 )
+
+# by task: the no-skill model the chosen one is compared with (the training rows' class prior, or their mean)
+NO_SKILL = {"binary": PriorClassifier, "multiclass": PriorClassifier, "regression": MeanRegressor}
 
 
 def main() -> None:
@@ -71,7 +75,7 @@ def main() -> None:
             )
         if transform:
             print(f"train: fitted on {transform.statement}")
-        no_skill = target.no_skill()
+        no_skill = NO_SKILL[target.task]()
         baseline = evaluate_candidates(no_skill, [{}], no_inputs(y, splits), scorer)[0]  # the same folds and scorer
         best = results[best_i]
         pooled = pooled_score(best, y, splits, scorer)

@@ -41,6 +41,8 @@ from ..core.summaries import binning_spec, calibration_report, group_calibration
 from ..core.task import Classification, Target
 
 NATIVE_MULTICLASS = ("temperature", "none")  # take (n, K) scores; the others are wrapped one-vs-rest
+# by classification task: how a map that is not NATIVE_MULTICLASS is applied (as it is, or one per class)
+ONE_VS_REST = {"binary": lambda calibrator: calibrator, "multiclass": OneVsRestCalibration}
 # compared in this order (ties: the first); platt, temperature and beta are strictly increasing in the score
 MAPS = ("none", "platt", "temperature", "beta", "isotonic", "histogram_binning")
 
@@ -52,7 +54,8 @@ def calibrator_of(cfg: dict, target: Classification, method: str | None = None):
     settings = cfg["params"].get(method, {})
     build.check_hyperparameter_names(f"calibration.params.{method}", method, settings)
     calibrator = registry.CALIBRATORS[method](**settings)
-    return target.calibrator(calibrator, native_multiclass=method in NATIVE_MULTICLASS)
+    # a binary map calibrates each class against the rest; a map for K classes is used as it is
+    return ONE_VS_REST[target.task](calibrator) if method not in NATIVE_MULTICLASS else calibrator
 
 
 def cross_fitted(calibrator, score: np.ndarray, y: np.ndarray, fold: np.ndarray, forward: bool = False) -> np.ndarray:

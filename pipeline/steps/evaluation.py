@@ -26,7 +26,16 @@ from mllib.decisions import (
     risk_coverage_curve,
     selective_risk,
 )
-from mllib.metrics import bootstrap_intervals, get_scorer, precision_recall_curve, roc_curve
+from mllib.metrics import (
+    auc_score_interval,
+    bootstrap_intervals,
+    get_scorer,
+    one_vs_rest_auc,
+    precision_recall_curve,
+    roc_auc_ovr,
+    roc_auc_score,
+    roc_curve,
+)
 
 from ..core.build import component_seed
 from ..core.frames import proba_columns, score_columns
@@ -132,13 +141,179 @@ def against_no_skill(target: Classification, y: np.ndarray, decision: np.ndarray
     }
 
 
+def binary_scores(target: Classification, y: np.ndarray, P: np.ndarray, decision: np.ndarray) -> dict:
+    """The test scores of p(positive) and the decisions, with the full metric table and the confusion counts."""
+    from mllib.metrics import average_precision_score, binary_metrics, roc_auc_score
+
+    table = binary_metrics(y, decision)
+    return {
+        "roc_auc": roc_auc_score(y, P[:, 1]),
+        "average_precision": average_precision_score(y, P[:, 1]),
+        **{k: table[k] for k in ("accuracy", "precision", "recall", "specificity", "f1")},
+        "confusion": {k: table[k] for k in ("tp", "fp", "fn", "tn")},
+        "table": table,
+    }
+
+
+def multiclass_scores(target: Classification, y: np.ndarray, P: np.ndarray, decision: np.ndarray) -> dict:
+    """Accuracy, balanced accuracy, macro averages, per class one against the rest (precision, recall, F1, ROC
+    AUC, average precision), top-k accuracy and the confusion matrix."""
+    from mllib.metrics import (
+        average_precision_score,
+        multiclass_report,
+        one_vs_rest_auc,
+        roc_auc_ovr,
+        top_k_accuracy,
+    )
+
+    names, K = target.label_names(), P.shape[1]
+    report = multiclass_report(y, decision, labels=np.arange(K))
+    auc = one_vs_rest_auc(y, P)
+    ap = [
+        average_precision_score((y == k).astype(np.int64), P[:, k]) if (y == k).any() else float("nan")
+        for k in range(K)
+    ]
+    per_class = {
+        name: {
+            "precision": report["per_class"]["precision"][k],
+            "recall": report["per_class"]["recall"][k],
+            "f1": report["per_class"]["f_beta"][k],
+            "support": int(report["per_class"]["support"][k]),
+            "roc_auc_ovr": auc[k],
+            "average_precision": ap[k],
+        }
+        for k, name in enumerate(names)
+    }
+    return {
+        "roc_auc_ovr": roc_auc_ovr(y, P),
+        "accuracy": report["accuracy"],
+        "balanced_accuracy": report["balanced_accuracy"],
+        "f1_macro": report["averages"]["macro"]["f1"],
+        "precision_macro": report["averages"]["macro"]["precision"],
+        "recall_macro": report["averages"]["macro"]["recall"],
+        "averages": report["averages"],
+        "per_class": per_class,
+        "top_k_accuracy": {str(k): top_k_accuracy(y, P, k) for k in range(1, K)},
+        "confusion": {
+            "labels": names,
+            "matrix": report["confusion"].tolist(),
+            "orientation": "rows = true class, columns = decided class",
+        },
+    }
+
+
+# by classification task: every test metric of probabilities P and decisions, and the ones the no-skill rule's test
+# figures show
+SCORES = {"binary": binary_scores, "multiclass": multiclass_scores}
+BASELINE_METRICS = {
+    "binary": ("roc_auc", "average_precision", "accuracy", "precision", "recall", "f1"),
+    "multiclass": ("accuracy", "roc_auc_ovr", "balanced_accuracy", "f1_macro"),
+}
+
+
+def no_skill_decision(target: Classification, y_train: np.ndarray, cost_matrix) -> int:
+    """The rule that ignores the features: one class for every row, the training rows' most frequent class, or
+    with decision.cost_matrix the class of least expected cost under their class shares."""
+    prior = target.class_counts(y_train) / y_train.size
+    if cost_matrix is None:
+        return int(np.argmax(prior))
+    return int(np.argmin(np.asarray(cost_matrix, dtype=np.float64) @ prior))
+
+
+def decision_loss(y: np.ndarray, decision: np.ndarray, cost_matrix) -> float:
+    """What the deployed rule is judged on against the no-skill rule: the realised cost per row under
+    decision.cost_matrix, else the balanced error (1 - the mean recall over the classes present), which every
+    one-class rule holds at 1 - 1/K whatever the class shares."""
+    from mllib.metrics import balanced_accuracy_score
+
+    if cost_matrix is not None:
+        return float(np.asarray(cost_matrix, dtype=np.float64)[decision, y].mean())
+    return 1.0 - balanced_accuracy_score(y, decision)
+
+
+def test_figures(target: Classification, y, P, decision, no_skill: int, cost_matrix, cfg: dict) -> dict[str, float]:
+    """The test figures given an interval (evaluate.n_boot): the headline metrics, the ECE of the deployed
+    probabilities, and the decision rule's loss beside the no-skill rule's with their difference (the gain)."""
+    from mllib.calibration import expected_calibration_error
+    from mllib.metrics import brier_score, log_loss
+
+    scores = SCORES[target.task](target, y, P, decision)
+    figures = {m: scores[m] for m in target.test_metrics if m in scores}
+    figures["log_loss"] = log_loss(y, target.metric_probabilities(P))
+    figures["brier"] = brier_score(y, target.metric_probabilities(P))
+    figures["ece"] = expected_calibration_error(*target.calibration_view(y, P), cfg["n_bins"], cfg["binning"])
+    loss = decision_loss(y, decision, cost_matrix)
+    base = decision_loss(y, np.full(y.size, no_skill), cost_matrix)
+    return figures | {"decision_loss": loss, "no_skill_decision_loss": base, "decision_gain": base - loss}
+
+
+def baseline_scores(target: Classification, y_train: np.ndarray, y: np.ndarray) -> dict:
+    """The no-skill baseline's test scores: the training rows' class frequencies for every row (the majority
+    class decided), with the metrics of the model beside it."""
+    from mllib.baseline import PriorClassifier
+    from mllib.metrics import brier_score, log_loss
+
+    P = PriorClassifier().fit(np.zeros((y_train.size, 1)), y_train).predict_proba(np.zeros((y.size, 1)))
+    scores = SCORES[target.task](target, y, P, np.argmax(P, axis=1))
+    return {
+        "model": "class prior of the training rows",
+        **{k: scores[k] for k in BASELINE_METRICS[target.task]},
+        "log_loss": log_loss(y, target.metric_probabilities(P)),
+        "brier": brier_score(y, target.metric_probabilities(P)),
+    }
+
+
+def _classification_scorer_input(target: Classification, scorer, P: np.ndarray | None, decision: np.ndarray):
+    """What the search's scorer reads of the deployed outputs: the decisions, or the probabilities it takes."""
+    if scorer.response == "label":
+        return decision
+    assert P is not None  # a classifier's outputs always hold its probabilities
+    return P[:, 1] if scorer.response == "score" else target.metric_probabilities(P)
+
+
+def _binary_ranking_interval(y: np.ndarray, P: np.ndarray, level: float) -> list[float]:
+    """The ROC AUC's Hanley-McNeil score interval (mllib.metrics.auc_score_interval): wide when few rows separate
+    perfectly, where a bootstrap has no spread."""
+    return auc_score_interval(roc_auc_score(y, P[:, 1]), int(np.sum(y == 1)), int(np.sum(y == 0)), level)
+
+
+def _multiclass_ranking_interval(y: np.ndarray, P: np.ndarray, level: float) -> list[float]:
+    """The mean over the classes present of each one-vs-rest AUC's Hanley-McNeil score interval ends (as if the
+    classes' errors moved together: conservative)."""
+    auc = one_vs_rest_auc(y, P)
+    ends = [
+        auc_score_interval(auc[k], int(np.sum(y == k)), int(np.sum(y != k)), level)
+        for k in range(P.shape[1])
+        if not np.isnan(auc[k])
+    ]
+    return np.mean(ends, axis=0).tolist()
+
+
+# by task: what the search's scorer reads of the deployed outputs (a regression target's: its predictions)
+SCORER_INPUTS = {
+    "binary": _classification_scorer_input,
+    "multiclass": _classification_scorer_input,
+    "regression": lambda target, scorer, P, predictions: predictions,
+}
+# by classification task: the rule without costs (p(positive) >= decision.threshold, or the largest probability),
+# the classes whose ROC and PR curves are drawn (the positive one, or each against the rest), the ranking metric
+# (what a calibration map may change of the ranking) and its confidence interval
+PLAIN_DECISIONS = {
+    "binary": lambda P, threshold: (P[:, 1] >= threshold).astype(np.int64),
+    "multiclass": lambda P, threshold: np.argmax(P, axis=1),
+}
+CURVE_CLASSES = {"binary": lambda P: [1], "multiclass": lambda P: range(P.shape[1])}
+RANKING_SCORES = {"binary": lambda y, P: roc_auc_score(y, P[:, 1]), "multiclass": roc_auc_ovr}
+RANKING_INTERVALS = {"binary": _binary_ranking_interval, "multiclass": _multiclass_ranking_interval}
+
+
 def gap_report(
     train_metrics: TrainMetrics, target: Target, y: np.ndarray, P: np.ndarray | None, decision: np.ndarray
 ) -> dict:
     """The search's scorer on test beside its cross-validated mean and standard deviation; P: (n, K) probabilities
     (None for a regression target, whose predictions are `decision`)."""
     scorer = get_scorer(train_metrics.scoring)
-    test_value = scorer.score(y, target.scorer_input(scorer, P, decision))
+    test_value = scorer.score(y, SCORER_INPUTS[target.task](target, scorer, P, decision))
     gap = train_metrics.cv_mean - test_value
     within = abs(gap) <= 2 * train_metrics.cv_std
     return {
@@ -162,7 +337,7 @@ def cost_report(
     return {
         "expected_cost_posterior": float(expected_costs(P, cost)[rows, decision].mean()),
         "realised_cost": float(cost[decision, y].mean()),
-        "realised_cost_plain_rule": float(cost[target.plain_decisions(P, threshold), y].mean()),
+        "realised_cost_plain_rule": float(cost[PLAIN_DECISIONS[target.task](P, threshold), y].mean()),
     }
 
 
@@ -194,7 +369,7 @@ def curves(target: Classification, y: np.ndarray, P: np.ndarray) -> tuple[list[d
     """ROC and PR rows with a `class` field: the positive class (binary) or each class against the rest."""
     names = target.label_names()
     roc, pr = [], []
-    for k in target.curve_classes(P):
+    for k in CURVE_CLASSES[target.task](P):
         if not (y == k).any() or (y == k).all():
             continue
         positive = (y == k).astype(np.int64)
@@ -222,7 +397,7 @@ def ranking_change(target: Classification, y: np.ndarray, P_raw: np.ndarray, P: 
     """The test ranking score of the model's own probabilities and of the deployed (mapped) ones: a monotone map
     (Platt, temperature) leaves it unchanged; isotonic's ties and histogram binning's independently estimated bins
     can move it either way, so the report says when the deployed map changed the ranking the model made."""
-    before, after = float(target.ranking_score(y, P_raw)), float(target.ranking_score(y, P))
+    before, after = float(RANKING_SCORES[target.task](y, P_raw)), float(RANKING_SCORES[target.task](y, P))
     return {
         "metric": target.ranking_metric,
         "model": before,
@@ -263,16 +438,16 @@ def test_metrics(
     """(test.json, plot data) for the deployed predictor's outputs on the test rows; rule: rule_of(predictor);
     clusters: the data.group value of each test row (the intervals draw whole clusters), or None."""
     decision, bins, names = decided["decision"], params["calibration"], target.label_names()
-    no_skill = target.no_skill_decision(y_train, rule["cost_matrix"])
+    no_skill = no_skill_decision(target, y_train, rule["cost_matrix"])
     intervals = with_intervals(
-        lambda rows: target.test_figures(y[rows], P[rows], decision[rows], no_skill, rule["cost_matrix"], bins),
+        lambda rows: test_figures(target, y[rows], P[rows], decision[rows], no_skill, rule["cost_matrix"], bins),
         y.size,
         params,
         clusters=clusters,
         strata=y,
     )
     widen_ranking_interval(
-        intervals, target.headline_metric, target.ranking_interval(y, P, intervals["confidence_level"])
+        intervals, target.headline_metric, RANKING_INTERVALS[target.task](y, P, intervals["confidence_level"])
     )
     selective, risk_curve = selective_report(y, decided, rule["reject_threshold"], params["evaluate"]["target_risk"])
     before, after = calibration_report(target, y, P_raw, bins), calibration_report(target, y, P, bins)
@@ -287,7 +462,7 @@ def test_metrics(
         "decision": {k: rule[k] for k in ("rule", "threshold", "cost_matrix")}
         | costs
         | {"against_no_skill": against_no_skill(target, y, decision, no_skill, rule["cost_matrix"], intervals)},
-        **target.scores(y, P, decision),
+        **SCORES[target.task](target, y, P, decision),
         "log_loss": after["log_loss"],
         "brier": after["brier"],
         "calibration": {
@@ -300,7 +475,7 @@ def test_metrics(
         "conformal": {"set_coverage": rule["set_coverage"], **set_summary(sets, y)},
         "cv_vs_test": gap_report(train_metrics, target, y, P, decision),
         "selective": selective,
-        "baseline": target.baseline_scores(y_train, y),
+        "baseline": baseline_scores(target, y_train, y),
         "bootstrap": intervals,
     }
     roc, pr = curves(target, y, P)

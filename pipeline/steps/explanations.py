@@ -51,6 +51,26 @@ def choose_method(requested: str, model, owners) -> str:
     return "kernel"
 
 
+# by task: what attributions add up to (a linear or tree model's score, the chain's probability, a network's output)
+EXPLAINED = {
+    "binary": {
+        "score": "decision score (log-odds)",
+        "probability": "probability of the deployed predictor",
+        "relevance": "network output score (logit)",
+    },
+    "multiclass": {
+        "score": "decision score of each class (logit)",
+        "probability": "probability of the deployed predictor",
+        "relevance": "network output score (logit) of each row's most probable class",
+    },
+    "regression": {
+        "score": "prediction",
+        "probability": "prediction",
+        "relevance": "network output (the prediction of the standardized target)",
+    },
+}
+PER_CLASS = {"binary": "", "multiclass": ", per class", "regression": ""}  # how the summary says a figure is per class
+
 RAW_COLUMN_NOTE = {
     "tree": "sums of the encoded columns' TreeSHAP values: additive, but not the Shapley values of the raw-column "
     "game (a raw column's one-hot levels would join coalitions together)",
@@ -241,7 +261,7 @@ def shapley_summary(method, model, transformer, X_rows, background, predict, ker
     if method == "kernel":
         kernel = {**kernel, "progress": Progress("explain: KernelSHAP rows")}
     shap = shapley_attributions(
-        method, model, transformer, X_rows, background, predict, kernel, seed, owners, target.explained
+        method, model, transformer, X_rows, background, predict, kernel, seed, owners, EXPLAINED[target.task]
     )
     classes = target.label_names()
     scale = max(np.abs(shap["prediction"]).max(), np.abs(shap["expected_value"]).max(), 1e-300)
@@ -262,7 +282,9 @@ def shapley_summary(method, model, transformer, X_rows, background, predict, ker
 
 def relevance_summary(rule, model, transformer, X_rows, owners, epsilon, X_train, names, target) -> dict | None:
     """attributions.json's "relevance" entry (None when explain.relevance is none or the model is not a network)."""
-    relevance = relevance_attributions(rule, model, transformer, X_rows, owners, epsilon, X_train, target.explained)
+    relevance = relevance_attributions(
+        rule, model, transformer, X_rows, owners, epsilon, X_train, EXPLAINED[target.task]
+    )
     classes = target.label_names()
     if relevance is None:
         return None
@@ -332,7 +354,7 @@ def row_attributions(predictor, X, X_train, names, classes, target, cfg: dict, s
         except ValueError as exc:
             raise PipelineError(f"explain: {exc}") from None
         attributions["shapley"] = shap
-        per_class = target.per_class
+        per_class = PER_CLASS[target.task]
         print(f"explain: Shapley ({method}, {shap['output']}{per_class}): top "
               f"{', '.join(f['feature'] for f in shap['features'][:5])}; additivity error "
               f"{shap['additivity_error_max_relative']:.1e} (relative)")  # fmt: skip

@@ -14,6 +14,8 @@ Sections cited: Ghent ML notes (seed 004): 11.3 FAIRNESS: Criteria, Mitigation &
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,7 +39,7 @@ from ..core.fairness_records import widening
 from ..core.frames import attribute_labels
 from ..core.records import FairnessBootstrap
 from ..core.summaries import GROUP_RATES
-from ..core.task import Binary, Classification, Multiclass, Regression, Target, label_key, per_kind
+from ..core.task import Binary, Classification, Multiclass, Regression, Target, label_key
 
 NOT_DEFINED_FOR_REGRESSION = (
     "not defined for regression targets: demographic parity, equal opportunity, equalized odds and predictive parity "
@@ -96,12 +98,11 @@ def bootstrap_options(cfg: dict, clusters, seed: int) -> dict:
     )
 
 
-@per_kind(Classification)
 def audit(target: Classification, y, decision, P, labels: dict, clusters, cfg: dict, seed: int, binning: dict) -> dict:
     """{grouping (each attribute and every intersection): audit} of the test decisions."""
+    return AUDIT[target.task](target, y, decision, P, labels, clusters, cfg, seed, binning)
 
 
-@audit.register
 def binary_audit(target: Binary, y, decision, P, labels: dict, clusters, cfg: dict, seed: int, binning: dict) -> dict:
     """Per-group rates and calibration of p(positive), the parity criteria, which of them can hold together."""
     attributes = fairness_report(
@@ -118,7 +119,6 @@ def binary_audit(target: Binary, y, decision, P, labels: dict, clusters, cfg: di
     return attributes
 
 
-@audit.register
 def per_class_audit(
     target: Multiclass, y, decision, P, labels: dict, clusters, cfg: dict, seed: int, binning: dict
 ) -> dict:
@@ -130,6 +130,10 @@ def per_class_audit(
         )
         for name, g in intersectional_groups(labels).items()
     }
+
+
+# by task
+AUDIT: dict[str, Callable[..., Any]] = {"binary": binary_audit, "multiclass": per_class_audit}
 
 
 def regression_audits(y, pred, lower, upper, labels: dict, clusters, cfg: dict, seed: int) -> dict:
@@ -163,17 +167,15 @@ def compatibility(audit: dict) -> dict:
     return {"groups": list(rates), **criteria_compatibility(list(rates.values()))}
 
 
-@per_kind(Classification)
 def criterion_gaps(target: Classification, y: np.ndarray, before: np.ndarray, after: np.ndarray, groups) -> dict:
     """Each parity criterion's gap of two sets of decisions on the same rows."""
+    return CRITERION_GAPS[target.task](target, y, before, after, groups)
 
 
-@criterion_gaps.register
 def binary_gaps(target: Binary, y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: np.ndarray) -> dict:
     return every_criterion(y, before, after, groups)
 
 
-@criterion_gaps.register
 def macro_gaps(target: Multiclass, y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: np.ndarray) -> dict:
     """The multiclass criteria's macro gaps of two sets of decisions on the same rows (no intervals)."""
     a, b = (
@@ -181,6 +183,10 @@ def macro_gaps(target: Multiclass, y: np.ndarray, before: np.ndarray, after: np.
         for d in (before, after)
     )
     return {c: {"gap_before": a[c]["difference"], "gap_after": b[c]["difference"]} for c in a}
+
+
+# by task
+CRITERION_GAPS: dict[str, Callable[..., Any]] = {"binary": binary_gaps, "multiclass": macro_gaps}
 
 
 def every_criterion(y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: np.ndarray) -> dict:
@@ -288,17 +294,15 @@ def reweighing(
     }
 
 
-@per_kind
 def plotted(target: Target, m: dict) -> list[tuple]:
     """(metric, value, interval) of one group's audit that fairness.csv plots."""
+    return PLOTTED[target.task](target, m)
 
 
-@plotted.register
 def plotted_rates(target: Binary, m: dict) -> list[tuple]:
     return [(k, m[k], m["intervals"].get(k)) for k in GROUP_RATES]
 
 
-@plotted.register
 def plotted_class_rates(target: Multiclass, m: dict) -> list[tuple]:
     """Per class, the rate named `<class>: selection_rate`."""
     return [
@@ -308,9 +312,16 @@ def plotted_class_rates(target: Multiclass, m: dict) -> list[tuple]:
     ]
 
 
-@plotted.register
 def plotted_errors(target: Regression, m: dict) -> list[tuple]:
     return [(k, m[k], m.get("intervals", {}).get(k)) for k in REGRESSION_PLOTTED]
+
+
+# by task
+PLOTTED: dict[str, Callable[..., Any]] = {
+    "binary": plotted_rates,
+    "multiclass": plotted_class_rates,
+    "regression": plotted_errors,
+}
 
 
 PLOT_COLUMNS = ["attribute", "group", "metric", "value", "ci_low", "ci_high", "small"]
@@ -339,17 +350,15 @@ def plot_rows(target: Target, attributes: dict) -> list[dict]:
     return rows
 
 
-@per_kind(Classification)
 def threshold_mitigation(target: Classification, *settings_and_rows) -> dict:
     """Per-group thresholds: defined for one probability p(positive) only."""
+    return THRESHOLD_MITIGATION[target.task](target, *settings_and_rows)
 
 
-@threshold_mitigation.register
 def no_thresholds(target: Multiclass, *settings_and_rows) -> dict:
     return {"applied": False, "reason": NOT_DEFINED_FOR_MULTICLASS}
 
 
-@threshold_mitigation.register
 def binary_thresholds(
     target: Binary,
     cfg: dict,
@@ -387,6 +396,10 @@ def binary_thresholds(
             for a in sensitive
         },
     }
+
+
+# by task
+THRESHOLD_MITIGATION: dict[str, Callable[..., Any]] = {"binary": binary_thresholds, "multiclass": no_thresholds}
 
 
 def regression_fairness(predictions: pd.DataFrame, test: pd.DataFrame, cfg: dict, seed: int, data: dict) -> dict:

@@ -4,25 +4,27 @@ the caller writes them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from mllib.calibration import NoCalibration
 
-from ..core.task import Classification, Regression, Target, per_kind
+from ..core.records import TrainMetrics
+from ..core.task import Classification, Regression, Target
 from .evaluation import prediction_columns, rule_of, test_metrics
 from .regression import test_report
 
 
-@per_kind
-def measure(target: Target, params: dict, predictor, outputs, y, y_train, trained: dict, clusters, groupings):
+def measure(target: Target, params: dict, predictor, outputs, y, y_train, trained: TrainMetrics, clusters, groupings):
     """(metrics, plots, columns) of the deployed predictor on rows with targets y (outputs: row_outputs of them)."""
+    return MEASURE[target.task](target, params, predictor, outputs, y, y_train, trained, clusters, groupings)
 
 
-@measure.register
 def measure_regression(target: Regression, params, predictor, outputs, y, y_train, trained, clusters, groupings):
     """Point metrics, the intervals' coverage and width, the residuals."""
     return test_report(target, predictor, outputs, y, trained, y_train, params, clusters)
 
 
-@measure.register
 def measure_classification(
     target: Classification, params, predictor, outputs, y, y_train, trained, clusters, groupings
 ):
@@ -35,3 +37,11 @@ def measure_classification(
         target, y, P, P_raw, decided, sets, params, groupings, trained, rule_of(predictor), y_train, clusters
     )
     return metrics, plots, prediction_columns(y, scores, P_raw, P, decided, sets)
+
+
+# by task
+MEASURE: dict[str, Callable[..., Any]] = {
+    "binary": measure_classification,
+    "multiclass": measure_classification,
+    "regression": measure_regression,
+}

@@ -21,6 +21,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from scipy import stats
 
@@ -28,7 +31,7 @@ from mllib.calibration import expected_calibration_error
 from mllib.drift import chi_squared_test, ks_test
 from mllib.metrics import roc_auc_ovr, roc_auc_score
 
-from ..core.task import Classification, Regression, Target, per_kind
+from ..core.task import Classification, Regression, Target
 
 LABEL_DRAWS = 400
 INTERVAL_COVERS = (
@@ -37,23 +40,29 @@ INTERVAL_COVERS = (
 )
 
 
-@per_kind
 def prediction_shift(target: Target, predictor, test_predictions, served, seed: int) -> dict:
     """The test of the batch's predictions (served: the served answer) against the test rows' (evaluate's
     test_predictions): what the model says, not what it sees."""
+    return PREDICTION_SHIFT[target.task](target, predictor, test_predictions, served, seed)
 
 
-@prediction_shift.register
 def _decisions(target: Classification, predictor, test_predictions, served, seed: int) -> dict:
     said = np.asarray(predictor.labels(test_predictions["prediction"].to_numpy()), dtype=str)
     test = chi_squared_test(said, served["prediction"].dropna().astype(str).to_numpy(), random_state=[seed, 48])
     return {"test": "chi_squared", "of": "decided classes", **test}
 
 
-@prediction_shift.register
 def _values(target: Regression, predictor, test_predictions, served, seed: int) -> dict:
     test = ks_test(test_predictions["prediction"], served["prediction"].dropna().astype(float))
     return {"test": "ks", "of": "predicted values", **test}
+
+
+# by task
+PREDICTION_SHIFT: dict[str, Callable[..., Any]] = {
+    "binary": _decisions,
+    "multiclass": _decisions,
+    "regression": _values,
+}
 
 
 def clopper_pearson(successes: int, n: int, level: float = 0.95) -> list[float]:
@@ -73,10 +82,10 @@ def drawn_labels(P: np.ndarray, rng) -> np.ndarray:
     return (rng.random(P.shape[0])[:, None] > np.cumsum(P, axis=1)).sum(axis=1).clip(max=P.shape[1] - 1)
 
 
-@per_kind
 def promise_checks(target: Target, batch: dict, test: dict, params: dict, P, seed: int) -> list[dict]:
     """The model card's promises checked on a labelled batch (batch, test: the measures of each; P: the batch's
     calibrated probabilities, classification)."""
+    return PROMISE_CHECKS[target.task](target, batch, test, params, P, seed)
 
 
 def _headline_check(target: Target, batch: dict, test: dict) -> dict:
@@ -92,7 +101,6 @@ def _headline_check(target: Target, batch: dict, test: dict) -> dict:
     )
 
 
-@promise_checks.register
 def _classification_promises(target: Classification, batch: dict, test: dict, params: dict, P, seed: int) -> list:
     promotion, binning = params["tracking"]["promotion"], params["calibration"]
     checks = [_headline_check(target, batch, test)]
@@ -121,7 +129,6 @@ def _classification_promises(target: Classification, batch: dict, test: dict, pa
     return checks
 
 
-@promise_checks.register
 def _regression_promises(target: Regression, batch: dict, test: dict, params: dict, P, seed: int) -> list[dict]:
     promotion = params["tracking"]["promotion"]
     intervals = batch["intervals"]
@@ -130,6 +137,14 @@ def _regression_promises(target: Regression, batch: dict, test: dict, params: di
         _headline_check(target, batch, test),
         _coverage_check(deployed["coverage"], batch["n"], intervals["coverage_target"], promotion),
     ]
+
+
+# by task
+PROMISE_CHECKS: dict[str, Callable[..., Any]] = {
+    "binary": _classification_promises,
+    "multiclass": _classification_promises,
+    "regression": _regression_promises,
+}
 
 
 def _coverage_check(coverage: float, n: int, promised: float, promotion: dict) -> dict:
@@ -144,19 +159,25 @@ def _coverage_check(coverage: float, n: int, promised: float, promotion: dict) -
     )
 
 
-@per_kind
 def label_free_estimate(target: Target, predictor, outputs: dict, seed: int, level: float = 0.95) -> dict:
     """The headline estimated from the calibrated probabilities of the rows (outputs: their row_outputs), no labels."""
+    return LABEL_FREE_ESTIMATE[target.task](target, predictor, outputs, seed, level)
 
 
-@label_free_estimate.register
 def _no_estimate(target: Regression, predictor, outputs: dict, seed: int, level: float = 0.95) -> dict:
     return {"statement": "not evaluated: no label-free estimate for a regression target"}
 
 
-@label_free_estimate.register
 def _expected_auc(target: Classification, predictor, outputs: dict, seed: int, level: float = 0.95) -> dict:
     return expected_headline(target, predictor.proba_from_scores(outputs["scores"]), seed, level)
+
+
+# by task
+LABEL_FREE_ESTIMATE: dict[str, Callable[..., Any]] = {
+    "binary": _expected_auc,
+    "multiclass": _expected_auc,
+    "regression": _no_estimate,
+}
 
 
 def expected_headline(target: Target, P, seed: int, level: float = 0.95) -> dict:

@@ -84,7 +84,7 @@ def assemble_regressor(
     report = RegressionCalibration(
         task="regression",
         n_rows=int(y.size),
-        oof=Regression.point_metrics(y, point_predictions(predictor, pred)),
+        oof=point_metrics(y, point_predictions(predictor, pred)),
         intervals=IntervalsFit(
             method=cfg["interval_method"],
             coverage=coverage,
@@ -248,12 +248,12 @@ def test_report(
     metrics = {
         "task": "regression",
         "n": int(y.size),
-        **target.point_metrics(y, pred),
+        **point_metrics(y, pred),
         "intervals": intervals,
         "cv_vs_test": gap_report(train_metrics, target, y, None, pred),
-        "baseline": {"model": "mean of the training rows", **target.point_metrics(y, np.full(y.size, y_train.mean()))},
+        "baseline": {"model": "mean of the training rows", **point_metrics(y, np.full(y.size, y_train.mean()))},
         "bootstrap": with_intervals(
-            lambda rows: target.test_figures(y[rows], pred[rows], lower[rows], upper[rows], fifth[rows]),
+            lambda rows: test_figures(y[rows], pred[rows], lower[rows], upper[rows], fifth[rows]),
             y.size,
             params,
             clusters,
@@ -266,3 +266,29 @@ def test_report(
     plots = {"residuals": [{"actual": a, "predicted": p, "residual": a - p} for a, p in shown]}
     columns = {"y": y, "prediction": pred, "lower": lower, "upper": upper}
     return metrics, plots, columns
+
+
+def point_metrics(y: np.ndarray, pred: np.ndarray) -> dict[str, float]:
+    """RMSE, MAE, R^2 and the mean residual of the predictions `pred`."""
+    from mllib.metrics import mean_absolute_error, mean_squared_error, r2_score
+
+    return {
+        "rmse": float(np.sqrt(mean_squared_error(y, pred))),
+        "mae": mean_absolute_error(y, pred),
+        "r2": r2_score(y, pred),
+        "mean_residual": float(np.mean(y - pred)),
+    }
+
+
+def test_figures(
+    y: np.ndarray, pred: np.ndarray, lower: np.ndarray, upper: np.ndarray, fifth: np.ndarray
+) -> dict[str, float]:
+    """The test figures given an interval (evaluate.n_boot): the point metrics and the deployed intervals'
+    coverage, overall and in each fifth of the test predictions (fifth: each row's, 0..4; NaN where a draw has
+    none of its rows)."""
+    covered = (lower <= y) & (y <= upper)
+    by_fifth = {
+        f"coverage_fifth_{k + 1}": float(covered[fifth == k].mean()) if np.any(fifth == k) else math.nan
+        for k in range(FIFTHS)
+    }
+    return point_metrics(y, pred) | {"coverage": float(np.mean(covered))} | by_fifth

@@ -5,29 +5,38 @@ gathered outputs as in memory."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ..core import paths
 from ..core.compute import dask_client
 from ..core.frames import feature_columns, raw_matrix
 from ..core.io import read_json, read_parquet
 from ..core.partitions import InMemory, OnParts, per_mode
-from ..core.task import Classification, Regression, Target, per_kind
+from ..core.task import Classification, Regression, Target
 from .feature_blocks import INPUTS, part_outputs
 from .regression import row_outputs as regression_outputs
 
 
-@per_kind
 def row_outputs(target: Target, predictor, X) -> dict:
     """{name: an array with a row per row of X} for the target's kind."""
+    return ROW_OUTPUTS[target.task](target, predictor, X)
 
 
-@row_outputs.register
 def classification_outputs(target: Classification, predictor, X) -> dict:
     return {"scores": predictor.scores(X)}
 
 
-@row_outputs.register
 def regressor_outputs(target: Regression, predictor, X) -> dict:
     return regression_outputs(predictor, X)
+
+
+# by task
+ROW_OUTPUTS: dict[str, Callable[..., Any]] = {
+    "binary": classification_outputs,
+    "multiclass": classification_outputs,
+    "regression": regressor_outputs,
+}
 
 
 @per_mode

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mllib.calibration import decision_scores
 from mllib.model_selection import (
     BlockFold,
     FoldData,
@@ -14,6 +15,7 @@ from mllib.model_selection import (
     cross_fit,
     evaluate_candidates,
 )
+from mllib.regression import fitted_scale_prediction
 
 from ..core import build
 from ..core.progress import Progress
@@ -34,24 +36,30 @@ def candidate_params(search: dict, model: str, seed: int) -> list[dict]:
     return list(ParameterSampler(grid, n_iter=search["n_iter"], random_state=seed))
 
 
+# by task: a fold model's out-of-fold output: its decision scores (what calibration maps to probabilities), or its
+# prediction on the scale the model is fitted on (log(y + c) for a log target: the scale the conformal intervals are
+# computed on)
+FOLD_SCORES = {"binary": decision_scores, "multiclass": decision_scores, "regression": fitted_scale_prediction}
+NO_SKILL_NAMES = {"binary": "class prior", "multiclass": "class prior", "regression": "mean"}  # the baseline's name
+
+
 def out_of_fold_scores(fold_models: list, fold_data, splits: list[tuple], n: int, target):
     """The chosen configuration's scores of each row ((n,) binary scores or regression predictions, (n, K)
     log-probabilities) from the search's model of each split, fitted without the split's validation rows
     (mllib.model_selection.cross_fit: averaged over the splits that validate the row, NaN where none does). The
-    search keeps scores only for its scorer's response, which need not be a score, hence the target's
-    fold_scores here."""
+    search keeps scores only for its scorer's response, which need not be a score, hence FOLD_SCORES here."""
 
     def predict(k, fit, valid):
         fold = fold_data[k]  # split by split: one in memory at a time
         if isinstance(fold, BlockFold):  # the validation rows' scores made where their parts are
             return np.concatenate(fold.valid.map(_block_scores, fold_models[k], target))
-        return target.fold_scores(fold_models[k], fold[2])
+        return FOLD_SCORES[target.task](fold_models[k], fold[2])
 
     return cross_fit(predict, splits, n)
 
 
 def _block_scores(block, model, target) -> np.ndarray:
-    return target.fold_scores(model, block[0])
+    return FOLD_SCORES[target.task](model, block[0])
 
 
 def search_model(
@@ -158,7 +166,7 @@ def train_metrics(
             messages=sorted({w["message"] for w in best["not_converged"]} | set(refit_stopped)),
         ),
         baseline=Baseline(
-            model=target.no_skill_name, cv_mean=baseline["mean_valid_score"], cv_std=baseline["std_valid_score"]
+            model=NO_SKILL_NAMES[target.task], cv_mean=baseline["mean_valid_score"], cv_std=baseline["std_valid_score"]
         ),
         comparison=comparison,
         target_transform=target_transform or ABSENT,

@@ -60,7 +60,7 @@ class Champion:
 
 
 LEAKY = "features that alone predict the target beyond assess.single_feature_bound <= 0"
-FIXES = {  # what to do when a check fails, by check (the decisions' and the quality check's come from the Target)
+FIXES = {  # what to do when a check fails, by check (the decisions' and the quality check's are below, by task)
     "headline": "more rows or more informative columns; or a lower tracking.promotion.min_headline if the use allows",
     "leakage": "drop the column (data.drop), or declare it in assess.legitimate_features if it is known at prediction "
     "time",
@@ -71,6 +71,72 @@ FIXES = {  # what to do when a check fails, by check (the decisions' and the qua
 }
 
 
+def calibration_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None, str]:
+    """The gate's check of the deployed probabilities: (name, value, bound, fix), value <= bound passes; the value is
+    the upper end of the test ECE's interval."""
+    name = "upper end of calibration.test_ece_after's interval <= max_ece"
+    fix = "calibration.method auto (it tries every map on cross-fitted scores); more rows narrow the interval"
+    return name, figures.get("calibration.test_ece_after_high"), cfg["max_ece"], fix
+
+
+def coverage_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None, str]:
+    """The gate's check of the intervals: how far the lower end of the coverage's interval in the worst fifth of the
+    test predictions falls short of the coverage asked. The promise is made to every row, so it is held where the
+    intervals hold least: an overall 0.90 can be 0.99 on small predictions and 0.66 on the largest fifth (a constant
+    width on a skewed target). Its lower end also bounds the overall coverage's from below, up to the draws' noise:
+    the overall check is implied."""
+    coverage, target = figures.get("intervals.worst_fifth_coverage_low"), figures.get("intervals.target_coverage")
+    shortfall = None if coverage is None else target - coverage
+    name = (
+        "interval coverage shortfall in the worst fifth of predictions (target - lower end of its coverage's "
+        "interval) <= max_coverage_shortfall"
+    )
+    fix = "calibration.interval_score normalized (intervals scale with the prediction), or model.target_transform log"
+    return name, shortfall, cfg["max_coverage_shortfall"], fix
+
+
+def classification_decision_checks(figures: dict, cfg: dict, costs_set: bool) -> list[tuple]:
+    """The gate's checks of the deployed decisions, (name, value, bound, op, fix when it fails) each: the rule beats
+    the rule that decides one class for every row beyond the noise (the lower end of the gain's interval above
+    min_decision_gain), and it decides more than one class on test unless decision.cost_matrix is set (costs may make
+    one class the best decision for every row)."""
+    bound = cfg["min_decision_gain"]
+    fix = "set decision.cost_matrix to what each error costs (the threshold follows from it)"
+    return [
+        (
+            "lower end of the decisions' gain over the no-skill rule's (interval) > min_decision_gain",
+            figures.get("decisions.gain_vs_no_skill_low"),
+            bound,
+            ">",
+            fix,
+        ),
+        (
+            "classes decided on test >= 2" + (" (1 allowed: decision.cost_matrix is set)" if costs_set else ""),
+            figures.get("decisions.classes_decided"),
+            None if bound is None else 1 if costs_set else 2,
+            ">=",
+            fix,
+        ),
+    ]
+
+
+def no_decision_checks(figures: dict, cfg: dict, costs_set: bool) -> list[tuple]:
+    """A regression target makes no decisions: no checks."""
+    return []
+
+
+# by task: the check of how far the deployed output can be trusted (calibration, or interval coverage), the checks
+# of its decisions, and the headline's gaps (pipeline/reporting/headline.py) the fairness bound reads
+QUALITY_CHECKS = {"binary": calibration_check, "multiclass": calibration_check, "regression": coverage_check}
+DECISION_CHECKS = {
+    "binary": classification_decision_checks,
+    "multiclass": classification_decision_checks,
+    "regression": no_decision_checks,
+}
+PARITY_GAPS = ("demographic_parity_gap", "equal_opportunity_gap")
+FAIRNESS_GAPS = {"binary": PARITY_GAPS, "multiclass": PARITY_GAPS, "regression": ("interval_coverage_gap",)}
+
+
 def threshold_checks(
     figures: dict[str, float], target: Target, cfg: dict, costs_set: bool = False, undefined_gaps: Sequence[str] = ()
 ) -> list[Check]:
@@ -78,14 +144,14 @@ def threshold_checks(
     The headline and quality checks read the conservative end of the test figure's bootstrap interval, so a figure
     from few rows has to clear its bound with its uncertainty; costs_set: decision.cost_matrix is set;
     undefined_gaps: the audited attributes' and intersections' gaps that could not be computed (by name)."""
-    metric = f"test.{target.headline_metric}"
+    metric, min_headline = f"test.{target.headline_metric}", cfg["min_headline"][target.task]
     on = f"test figure {_fmt(figures.get(metric))} on {_fmt(figures.get('test.n'))} rows"
-    quality, value, bound, fix = target.quality_check(figures, cfg)  # calibration, or interval coverage
+    quality, value, bound, fix = QUALITY_CHECKS[target.task](figures, cfg)  # calibration, or interval coverage
     checks = [
         _check(
             f"lower end of {metric}'s interval >= min_headline.{target.task}",
             figures.get(f"{metric}_low"),
-            target.min_headline(cfg),
+            min_headline,
             ">=",
             note=on,
             fix=FIXES["headline"],
@@ -93,7 +159,7 @@ def threshold_checks(
         _check(quality, value, bound, "<=", fix=fix),
     ]
     checks += [_check(name, value, bound, op, fix=fix) for name, value, bound, op, fix in
-               target.decision_checks(figures, cfg, costs_set)]  # fmt: skip
+               DECISION_CHECKS[target.task](figures, cfg, costs_set)]  # fmt: skip
     leaky = figures.get("trust.leaky_features")
     checks.append(
         _check(LEAKY, leaky, 0, "<=", fix=FIXES["leakage"])
@@ -109,7 +175,7 @@ def fairness_checks(figures: dict, target: Target, cfg: dict, undefined: list[st
     gap or an upper end that cannot be computed (no two groups of fairness.min_group_size, no interval) is named "not
     evaluated" and fails closed unless tracking.promotion.fail_not_evaluated is false."""
     name = "upper end of the largest fairness gap's interval <= max_fairness_gap"
-    gaps = {k: v for k, v in figures.items() if k.startswith("fairness.") and k.endswith(target.fairness_gaps)}
+    gaps = {k: v for k, v in figures.items() if k.startswith("fairness.") and k.endswith(FAIRNESS_GAPS[target.task])}
     ends = {k: figures[f"{k}_high"] for k in gaps if f"{k}_high" in figures}
     # an upper end the headline did not name as undefined (figures of an older run): missing all the same
     undefined = list(dict.fromkeys(undefined + [f"{k.removeprefix('fairness.')}_high" for k in gaps if k not in ends]))

@@ -29,7 +29,7 @@ def scored(n, seed=0, separation=1.0):
 
 
 def figures(target, y, P, d):
-    return lambda rows: target.test_figures(y[rows], P[rows], d[rows], 1, None, CFG)
+    return lambda rows: evaluation.test_figures(target, y[rows], P[rows], d[rows], 1, None, CFG)
 
 
 def test_intervals_say_how_they_were_drawn():

@@ -6,7 +6,7 @@ from conftest import classification_target
 
 from mllib.linear import LogisticRegression
 from mllib.neural import MLPClassifier
-from pipeline.steps.explanations import choose_method, raw_column_of, to_raw
+from pipeline.steps.explanations import EXPLAINED, choose_method, raw_column_of, to_raw
 
 BINARY = classification_target(2)
 
@@ -64,9 +64,9 @@ def test_lrp_z_plus_bounds_negative_inputs_by_the_training_and_explained_range()
     y = (train[:, 0] - train[:, 1] > 0).astype(int)
     model = MLPClassifier(hidden_layer_sizes=(16,), max_iter=50).fit(train, y)
     owners = np.array([0, 1, 2])
-    out = relevance_attributions("lrp_z_plus", model, Identity(), rows, owners, 1e-6, train, BINARY.explained)
+    out = relevance_attributions("lrp_z_plus", model, Identity(), rows, owners, 1e-6, train, EXPLAINED[BINARY.task])
     assert np.median(out["conservation_error"]) < 1e-12  # z+ and z^B conserve the logit, biases and all
-    basic = relevance_attributions("lrp_basic", model, Identity(), rows, owners, 1e-6, train, BINARY.explained)
+    basic = relevance_attributions("lrp_basic", model, Identity(), rows, owners, 1e-6, train, EXPLAINED[BINARY.task])
     assert not np.allclose(basic["values"], out["values"])
 
 

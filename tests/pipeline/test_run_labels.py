@@ -11,6 +11,7 @@ from mllib.metrics import get_scorer
 from pipeline.core.explanation_records import OneWayCurve
 from pipeline.core.task import Target
 from pipeline.reporting import figures
+from pipeline.stages.explain import OUTPUT_NAMES
 from pipeline.steps.training import pooled_score
 
 
@@ -69,8 +70,8 @@ def test_curve_titles_name_the_runs_splits(titles):
 def test_partial_dependence_axis_is_in_the_runs_terms(titles):
     regression = Target(column="invest", task="regression", classes=[], reason="")
     binary = Target(column="survived", task="binary", classes=["no", "yes"], reason="")
-    assert regression.output_name() == "predicted invest (its units)"
-    assert binary.output_name() == "p(survived = yes), deployed predictor"
+    assert OUTPUT_NAMES["regression"](regression) == "predicted invest (its units)"
+    assert OUTPUT_NAMES["binary"](binary) == "p(survived = yes), deployed predictor"
     curve = OneWayCurve(feature="value", grid=[1.0, 2.0], average=[3.0, 4.0], ice=[[3.0, 4.0]])
-    figures.partial_dependence(curve, ["invest"], regression.output_name())
+    figures.partial_dependence(curve, ["invest"], OUTPUT_NAMES["regression"](regression))
     assert titles[-1]["ylabel"] == "predicted invest (its units)"
