@@ -32,7 +32,9 @@ server's log. The contract is written at logging time (`InputContract.of`) besid
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -40,6 +42,11 @@ import pandas as pd
 from ..core.extremes import machine_extreme, typical_magnitude
 from ..core.frames import category_labels, numbers_or_days, raw_matrix, served_predictions
 from ..core.timeline import shown
+
+if TYPE_CHECKING:
+    from mllib.deploy.predictor import DeployedPredictor
+
+    from ..core.json_types import JSON
 
 NUMBER, TEXT = "number", "text"
 
@@ -56,7 +63,7 @@ class InputContract:
     sensitive: list[str]  # the sensitive attributes the model takes as features
     missing_sensitive: str  # validate.missing_sensitive: group | quarantine | fail
     unseen: str  # the encoder's handle_unknown: ignore | error
-    limits: dict[str, list]  # per numeric column: [training min, training max, extreme bound or None]
+    limits: dict[str, list[float | None]]  # per numeric column: [training min, training max, extreme bound or None]
     on_invalid: str  # validate.on_invalid: fail | quarantine (an extreme number)
     missing_level: str | None = None  # the label a missing label becomes (categorical_imputer constant), or None
     time: str | None = None  # data.time when it is a feature (one of `numeric`), or None
@@ -66,13 +73,13 @@ class InputContract:
     def of(
         cls,
         train: pd.DataFrame,
-        numeric: list,
-        categorical: list,
-        sensitive: list,
-        validate: dict,
-        encoder: dict,
-        limits: dict,
-        imputer: dict | None = None,
+        numeric: list[str],
+        categorical: list[str],
+        sensitive: list[str],
+        validate: JSON,
+        encoder: JSON,
+        limits: dict[str, list[float | None]],
+        imputer: JSON | None = None,
         time: tuple[str, str] | None = None,
     ) -> InputContract:
         """The contract of a model trained on `train` (its categorical columns at least): data.sensitive, params.yaml
@@ -230,6 +237,7 @@ class InputContract:
             low, high, _ = self.limits[c]
             if low is None:  # no training value: nothing to compare with
                 continue
+            assert high is not None  # set with low (limits_of)
             extreme = self._extreme(x, c)
             for i in np.flatnonzero(extreme):  # only under validate.on_invalid quarantine: check() refuses them
                 notes[i].append(f"{c}={x[i]:.4g} extreme, {self._extreme_rule(c)} (not scored)")
@@ -282,33 +290,34 @@ class InputContract:
         """Missing labels that become a level the training rows never held (categorical_imputer constant)."""
         if self.missing_level is None or self.missing_level in self.levels[column]:
             return np.zeros(len(values), dtype=bool)
-        return values.isna().to_numpy()
+        missing: np.ndarray = values.isna().to_numpy()
+        return missing
 
     def _unseen(self, values: pd.Series, column: str) -> np.ndarray:
         labels = category_labels(values)
         known = set(self.levels[column])
         return np.array([v is not None and v not in known for v in labels], dtype=bool)
 
-    def _bad_value(self, values: pd.Series, column: str):
+    def _bad_value(self, values: pd.Series, column: str) -> object:
         """The first value of the wrong type in `values`, or None."""
         if column in self.numeric and not self._dated(column):
             if pd.api.types.is_bool_dtype(values):
                 return bool(values.iloc[0])
             if pd.api.types.is_numeric_dtype(values):
                 return None
-            ok = lambda v: _number(v) is not _NOT_A_NUMBER  # noqa: E731
+            ok: Callable[[object], bool] = lambda v: _number(v) is not _NOT_A_NUMBER  # noqa: E731
         else:
             ok = lambda v: not isinstance(v, (list, dict, tuple, set))  # noqa: E731
         return next((v for v in values.tolist() if not ok(v)), None)
 
-    def _listed(self, columns=None) -> str:
+    def _listed(self, columns: list[str] | None = None) -> str:
         return ", ".join(f"{c} ({self.kind(c)})" for c in (self.columns if columns is None else columns))
 
 
 _NOT_A_NUMBER = object()
 
 
-def _number(v):
+def _number(v: object) -> object:
     """A numeric column's value as a number (None for missing), or _NOT_A_NUMBER. Text that reads as a number is one
     (a text/csv request's cells arrive as text); a boolean is not, nor an integer beyond float64."""
     if v is None or v is pd.NA:
@@ -330,13 +339,13 @@ def _iso_dates(values: pd.Series) -> pd.Series:
     return pd.Series([None if d != d else shown(d, "days") for d in days.tolist()], index=values.index, dtype=object)
 
 
-def _short(text, limit: int = 120) -> str:
+def _short(value: object, limit: int = 120) -> str:
     """A name or a list as the message shows it: cut to `limit` characters, so a refusal stays one short line."""
-    text = str(text)
+    text = str(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def limits_of(values: pd.Series, extreme_factor: float | None) -> list:
+def limits_of(values: pd.Series, extreme_factor: float | None) -> list[float | None]:
     """A numeric column's [min, max, extreme bound] over the training rows; the bound is validate's rule
     (validate.extreme_factor times the typical magnitude; None when the rule is off or the column is all zero)."""
     x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
@@ -346,7 +355,7 @@ def limits_of(values: pd.Series, extreme_factor: float | None) -> list:
     return [float(x.min()) if x.size else None, float(x.max()) if x.size else None, bound]
 
 
-def request_frame(model_input) -> pd.DataFrame:
+def request_frame(model_input: object) -> pd.DataFrame:
     """The rows of a request as MLflow hands them over without an input schema: a DataFrame (dataframe_split,
     dataframe_records, text/csv), a mapping of columns (instances), records whose values are 0-d arrays (inputs as
     records), or an array of unnamed rows; 0-d arrays become their values."""
@@ -368,7 +377,7 @@ def request_frame(model_input) -> pd.DataFrame:
 
 
 def serve(
-    predictor, contract: InputContract, frame: pd.DataFrame, reasons: dict | None = None
+    predictor: DeployedPredictor, contract: InputContract, frame: pd.DataFrame, reasons: JSON | None = None
 ) -> tuple[pd.DataFrame, list[str]]:
     """The served answer to the raw rows `frame`: the predictor's outputs per row (null where a row is not scored)
     with its `flags`, each row's `reasons` when `reasons` holds the settings (pipeline/serving/reasons.py), and the

@@ -11,30 +11,36 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import TYPE_CHECKING, Any, cast
 
 import mlflow
 import pandas as pd
-from mlflow.pyfunc import PythonModel
+from mlflow.pyfunc.model import PythonModel, PythonModelContext
 
 from pipeline.serving.requests import ServingInputError, install
+
+if TYPE_CHECKING:
+    from mllib.deploy.predictor import DeployedPredictor
 
 logger = logging.getLogger("pipeline.serving")
 
 
 class DeployedPredictorModel(PythonModel):
-    def load_context(self, context):
+    def load_context(self, context: PythonModelContext) -> None:
         from pathlib import Path
 
         from mllib import io as mlio
         from pipeline.serving.contract import InputContract
 
         install()  # the request limits, checked before MLflow's scoring server parses a request (requests.py)
-        self.predictor = mlio.load(Path(context.artifacts["predictor"]))
+        self.predictor = cast("DeployedPredictor", mlio.load(Path(context.artifacts["predictor"])))
         self.contract = InputContract.from_json(Path(context.artifacts["input_contract"]).read_text())
         reasons = context.artifacts.get("reasons")  # a model logged before reasons has none
         self.reasons = json.loads(Path(reasons).read_text()) if reasons else None
 
-    def predict(self, context, model_input: pd.DataFrame, params=None) -> pd.DataFrame:
+    def predict(
+        self, context: PythonModelContext, model_input: pd.DataFrame, params: dict[str, Any] | None = None
+    ) -> pd.DataFrame:
         from pipeline.serving.contract import ContractError, request_frame, serve
 
         try:

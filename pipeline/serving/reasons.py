@@ -11,13 +11,24 @@ Shapley values are sampled (KernelSHAP) serves no reasons, and reasons.json says
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from mlflow.types.schema import ColSpec
+
+    from mllib.base import MixedMatrix
+    from mllib.deploy.predictor import DeployedPredictor
+
+    from ..core.explanation_records import Attributions
+    from ..core.json_types import JSON
 
 TOP = 3  # reasons per row
 
 
-def reasons_settings(attributions) -> dict:
+def reasons_settings(attributions: Attributions) -> JSON:
     """reasons.json, an artifact of the served model, from the explain stage's attributions (its Attributions)."""
     shap = attributions.shapley
     if shap is None or shap.method not in ("tree", "linear"):
@@ -32,7 +43,7 @@ def reasons_settings(attributions) -> dict:
     }
 
 
-def reasons_spec():
+def reasons_spec() -> ColSpec:
     """The `reasons` column in the model's signature: per row a list of {feature, value, contribution}, or null."""
     from mlflow.types.schema import AnyType, Array, ColSpec, Object, Property
 
@@ -40,7 +51,9 @@ def reasons_spec():
     return ColSpec(Array(item), "reasons", required=False)
 
 
-def row_reasons(predictor, settings: dict, X, features: pd.DataFrame) -> list:
+def row_reasons(
+    predictor: DeployedPredictor, settings: JSON, X: MixedMatrix, features: pd.DataFrame
+) -> list[list[JSON] | None]:
     """Per row of the raw matrix X (features: the same rows as the request's columns), its TOP reasons, largest
     |contribution| first: {feature, value, contribution}; None for every row when the model has no exact values."""
     from pipeline.steps.shapley_values import raw_column_of, shapley_attributions
@@ -68,7 +81,7 @@ def row_reasons(predictor, settings: dict, X, features: pd.DataFrame) -> list:
     ]
 
 
-def _plain(value):
+def _plain(value: object) -> object:
     """A request's value as JSON holds it: a number, a label, or None when missing."""
     if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
         return None

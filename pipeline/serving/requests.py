@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 
 from mlflow.exceptions import MlflowException
 from mlflow.protos.databricks_pb2 import BAD_REQUEST
@@ -46,7 +47,7 @@ class ServingInputError(MlflowException):
         pass
 
 
-def checked_body(body: bytes | str, content_type: str | None):
+def checked_body(body: bytes | str, content_type: str | None) -> dict[str, object] | bytes | str:
     """The body MLflow's `invocations` takes: JSON decoded (it takes the mapping as it would the text), CSV as sent.
     Raises ContractError for a body over the limits or a row with fewer (or more) values than the columns."""
     size = len(body)
@@ -66,7 +67,7 @@ def checked_body(body: bytes | str, content_type: str | None):
     return body
 
 
-def _decoded(body: bytes | str):
+def _decoded(body: bytes | str) -> object:
     try:
         decoded = json.loads(body)
     except RecursionError:
@@ -86,7 +87,7 @@ def _decoded(body: bytes | str):
     return decoded
 
 
-def _depth(value) -> int:
+def _depth(value: object) -> int:
     """How deep lists and mappings nest in a decoded JSON value, counted up to MAX_DEPTH + 1 (then it stops)."""
     deepest, pending = 0, [(value, 1)]
     while pending:
@@ -101,7 +102,7 @@ def _depth(value) -> int:
     return deepest
 
 
-def _check_rows(request: dict) -> None:
+def _check_rows(request: dict[str, object]) -> None:
     """Every row holds a value for every column: dataframe_split's rows as many values as its columns, a record
     (dataframe_records; inputs and instances as records) every key another record holds."""
     split = request.get("dataframe_split")
@@ -145,11 +146,11 @@ def _row_count(i: int, values: int, columns: int, missing: str) -> str:
     )
 
 
-def guard(invocations):
+def guard(invocations: Callable[..., object]) -> Callable[..., object]:
     """MLflow's `invocations(data, content_type, model, input_schema)` with the body checked first; a refusal is
     raised as `refuse(line)` (an MlflowException the server answers with HTTP 400)."""
 
-    def guarded(data, content_type, model, input_schema):
+    def guarded(data: bytes | str, content_type: str | None, model: object, input_schema: object) -> object:
         try:
             body = checked_body(data, content_type)
         except ContractError as exc:

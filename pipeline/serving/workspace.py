@@ -7,11 +7,12 @@ from __future__ import annotations
 from ..core import paths
 from ..core.frames import feature_columns, numbers_or_days, time_input
 from ..core.io import read_parquet
+from ..core.json_types import JSON
 from ..core.partitions import table_head
 from .contract import InputContract, limits_of
 
 
-def workspace_contract(params: dict) -> InputContract:
+def workspace_contract(params: JSON) -> InputContract:
     """The contract of the workspace's model (what track logs beside it, and what the monitor checks a batch by): its
     feature columns, the levels the encoder saw and each numeric column's range, from the training rows, one column
     at a time at any size."""
