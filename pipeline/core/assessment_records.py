@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from . import paths
+from .json_types import JSON
 from .records import Part, Record
 
 
@@ -23,10 +24,10 @@ class Leakage(Part):
     row_level_mean: float | None = None
     grouped_mean: float | None = None
     inflation: float | None = None
-    interval: list | None = None
+    interval: list[float] | None = None
     confidence_level: float | None = None
-    row_level_scores: list | None = None
-    grouped_scores: list | None = None
+    row_level_scores: list[float] | None = None
+    grouped_scores: list[float] | None = None
 
 
 @dataclass(frozen=True)
@@ -40,11 +41,11 @@ class TemporalLeakage(Part):
     random_mean: float | None = None
     ordered_mean: float | None = None
     inflation: float | None = None
-    interval: list | None = None
+    interval: list[float] | None = None
     confidence_level: float | None = None
     n_splits: int | None = None
-    random_scores: list | None = None
-    ordered_scores: list | None = None
+    random_scores: list[float] | None = None
+    ordered_scores: list[float] | None = None
 
 
 @dataclass(frozen=True)
@@ -54,11 +55,11 @@ class SingleFeature(Part):
     when_set: ClassVar[tuple[str, ...]] = ("metric", "bound", "scores", "legitimate")
 
     statement: str
-    flagged: list  # beyond the bound and not declared legitimate
+    flagged: list[str]  # beyond the bound and not declared legitimate
     metric: str | None = None
     bound: float | None = None
-    scores: dict | None = None
-    legitimate: list | None = None
+    scores: dict[str, float] | None = None
+    legitimate: list[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -70,16 +71,16 @@ class NestedCV(Part):
                                            "inner_splits", "splits_left_out")  # fmt: skip
 
     statement: str | None = None
-    outer_scores: list | None = None
-    inner_best_scores: list | None = None
-    chosen_params: list | None = None
-    models: list | None = None
+    outer_scores: list[float] | None = None
+    inner_best_scores: list[float] | None = None
+    chosen_params: list[JSON] | None = None
+    models: list[str] | None = None
     outer_mean: float | None = None
     outer_std: float | None = None
     inner_best_mean: float | None = None
     optimism: float | None = None
     inner_splits: int | None = None
-    splits_left_out: list | None = None  # data.time: outer splits with too few distinct times for inner folds
+    splits_left_out: list[int] | None = None  # data.time: outer splits with too few distinct times for inner folds
 
 
 @dataclass(frozen=True)
@@ -89,9 +90,9 @@ class CurveDiagnosis(Part):
     outcome: str
     verdict: str
     train_valid_gap: float
-    gap_interval: list
+    gap_interval: list[float]
     last_rise: float
-    rise_interval: list
+    rise_interval: list[float]
     tolerance: float
     confidence_level: float
 
@@ -100,13 +101,13 @@ class CurveDiagnosis(Part):
 class LearningCurve(Part):
     """Train and validation scores by fraction of the training rows, per split and averaged, diagnosed."""
 
-    fractions: list
-    train_rows: list
-    train_mean: list
-    valid_mean: list
-    valid_std: list
-    train_per_split: list
-    valid_per_split: list
+    fractions: list[float]
+    train_rows: list[int]
+    train_mean: list[float]
+    valid_mean: list[float]
+    valid_std: list[float]
+    train_per_split: list[list[float]]
+    valid_per_split: list[list[float]]
     diagnosis: CurveDiagnosis
 
 
@@ -119,7 +120,7 @@ class SweepNote(Part):
 
     statement: str | None = None
     parameter: str | None = None
-    values: list | None = None
+    values: list[Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ class Assessment(Record):
 
     scoring: str
     model: str
-    best_params: dict
+    best_params: JSON
     leakage: Leakage
     temporal_leakage: TemporalLeakage  # data.time: random splits of the same rows minus the time-ordered ones
     single_feature: SingleFeature

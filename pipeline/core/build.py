@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import inspect
 import zlib
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -13,10 +14,20 @@ from mllib.base import Blocks, ColumnTransformer, MixedMatrix, Pipeline, fit_wit
 from mllib.base.blocks import summed
 
 from .errors import PipelineError
+from .json_types import JSON
 from .timeline import shown
 
+if TYPE_CHECKING:
+    from mllib.base import BaseEstimator
+    from mllib.metrics.scorers import Scorer
+    from mllib.model_selection.splitters import BaseSplitter
 
-def check_hyperparameter_names(key: str, name: str, given) -> None:
+    from .task_base import Target
+
+    Transformer = Pipeline | ColumnTransformer  # a feature_transformer
+
+
+def check_hyperparameter_names(key: str, name: str, given: Iterable[str]) -> None:
     """Every setting in `given` is a hyperparameter the registry class `name` takes (imports that class only: the
     stage that builds a model checks its settings, so validating params.yaml imports no algorithm)."""
     valid = registry.get(name)._param_names()
@@ -33,22 +44,23 @@ def component_seed(seed: int, role: str) -> int:
     return int(np.random.SeedSequence([seed, zlib.crc32(role.encode())]).generate_state(1)[0])
 
 
-def seeded(cls: type[Any], settings: dict, seed: int, role: str) -> dict:
+def seeded(cls: type[Any], settings: JSON, seed: int, role: str) -> JSON:
     """settings with random_state derived from seed when the class takes one and params.yaml does not fix it."""
     if "random_state" in cls._param_names() and "random_state" not in settings:
         return {**settings, "random_state": component_seed(seed, role)}
     return settings
 
 
-def _step(cfg: dict, step: str, seed: int, **resolved):
+def _step(cfg: JSON, step: str, seed: int, **resolved: object) -> BaseEstimator | None:
     if cfg["name"] == "none":
         return None
     check_hyperparameter_names(f"features.{step}.params", cfg["name"], cfg["params"])
     cls = registry.get(cfg["name"])
-    return cls(**seeded(cls, {**cfg["params"], **resolved}, seed, f"features.{step}"))
+    built: BaseEstimator = cls(**seeded(cls, {**cfg["params"], **resolved}, seed, f"features.{step}"))
+    return built
 
 
-def _imputer(cfg: dict, step: str, columns: list[str], seed: int):
+def _imputer(cfg: JSON, step: str, columns: list[str], seed: int) -> BaseEstimator | None:
     """group_imputer's group_column is given by name in params.yaml, one of the step's own columns (numeric for the
     numeric imputer, categorical for the categorical one); the imputer takes its index in that block."""
     group = cfg["params"].get("group_column")
@@ -63,8 +75,12 @@ def _imputer(cfg: dict, step: str, columns: list[str], seed: int):
 
 
 def feature_transformer(
-    cfg: dict, numeric_columns: list[str], categorical_columns: list[str], seed: int, time: tuple | None = None
-):
+    cfg: JSON,
+    numeric_columns: list[str],
+    categorical_columns: list[str],
+    seed: int,
+    time: tuple[str, str] | None = None,
+) -> Transformer:
     """Numeric: impute (+ missing indicators), expand, scale. Categorical: impute, encode. Columns: numeric
     first. Then an optional projection of all columns (PCA, LDA, whitening) and an optional feature selection
     (mllib.feature_selection; its inner CV grouped by the groups given to fit), fitted on the same rows.
@@ -97,15 +113,16 @@ def feature_transformer(
     return columns if len(steps) == 1 else Pipeline(steps)
 
 
-def _fitted_steps(transformer, block: str) -> dict:
+def _fitted_steps(transformer: Transformer, block: str) -> dict[str, Any]:
     """{step name: fitted step} of one block ("numeric", "categorical") of a fitted feature_transformer; {} when the
-    block was never fitted (a file without such columns)."""
+    block was never fitted (a file without such columns). Any: a fitted step's attributes (`statistics_`,
+    `categories_`, ...) are set by its fit, not declared."""
     columns = transformer.steps[0][1] if isinstance(transformer, Pipeline) else transformer
     fitted = {name: t for name, t, _ in columns.transformers_}
     return dict(fitted[block].steps) if block in fitted else {}
 
 
-def pooled_levels(transformer, categorical_columns: list[str]) -> dict:
+def pooled_levels(transformer: Transformer, categorical_columns: list[str]) -> dict[str, dict[str, int]]:
     """{categorical column: {levels, pooled}} of a fitted feature_transformer whose one-hot encoder pooled rare levels
     into `<column>=infrequent` (features.encoder.params min_frequency / max_categories); {} when none did."""
     encoder = _fitted_steps(transformer, "categorical").get("encode")
@@ -119,7 +136,7 @@ def pooled_levels(transformer, categorical_columns: list[str]) -> dict:
     }
 
 
-def time_as_feature(transformer, time: tuple, unit: str) -> dict:
+def time_as_feature(transformer: Transformer, time: tuple[str, str], unit: str) -> JSON:
     """features.json's `time` (records.TimeAsFeature) from a fitted feature_transformer whose block "time" holds
     data.time as a feature (time: (column, kind); unit: frames.numbers_or_days' unit of the column)."""
     clock = _fitted_steps(transformer, "time")["time"]
@@ -137,8 +154,8 @@ def time_as_feature(transformer, time: tuple, unit: str) -> dict:
             "step": float(clock.step_[0]), "feature": feature}  # fmt: skip
 
 
-def _fill(imputer, j: int, column: str, columns: list[str]) -> str:
-    """How the fitted imputer fills column j of its block (`columns`), in words."""
+def _fill(imputer: Any, j: int, column: str, columns: list[str]) -> str:
+    """How the fitted imputer fills column j of its block (`columns`), in words (an _fitted_steps step)."""
     strategy = getattr(imputer, "strategy", None)
     if isinstance(imputer, registry.get("knn_imputer")):
         return f"the mean of its {imputer.n_neighbors} nearest training rows (knn_imputer)"
@@ -151,19 +168,21 @@ def _fill(imputer, j: int, column: str, columns: list[str]) -> str:
     return f"the constant {value}" if strategy == "constant" else f"the {strategy} {value}"
 
 
-def _shown(value) -> str:
+def _shown(value: object) -> str:
     """A fill value as the card shows it: a number to 6 significant digits, a label quoted."""
     value = value.item() if isinstance(value, np.generic) else value
     return f"{value:.6g}" if isinstance(value, float) else repr(value)
 
 
-def missing_values(transformer, numeric: list[str], categorical: list[str], counts: dict[str, int]) -> dict:
+def missing_values(
+    transformer: Transformer, numeric: list[str], categorical: list[str], counts: dict[str, int]
+) -> dict[str, JSON]:
     """{column: {values, filled, indicator, column}} for each input column with missing values among the rows a
     feature_transformer was fitted on (counts: {column: missing values in those rows}): how many, what fills them,
     the `<column>_missing` indicator a numeric column got (or None), and the one-hot column a categorical column's
     filled values land in: `<column>=(missing)` for their own level, the pooled `<column>=infrequent`, or the level
     they were merged into (None for the ordinal encoder, which gives a code)."""
-    found = {}
+    found: dict[str, JSON] = {}
     for block, columns in (("numeric", numeric), ("categorical", categorical)):
         steps = _fitted_steps(transformer, block)
         imputer, encoder = steps.get("impute"), steps.get("encode")
@@ -171,7 +190,7 @@ def missing_values(transformer, numeric: list[str], categorical: list[str], coun
         for j, column in enumerate(columns):
             if not counts.get(column):
                 continue
-            entry = {"values": int(counts[column]), "filled": _fill(imputer, j, column, columns)}
+            entry: JSON = {"values": int(counts[column]), "filled": _fill(imputer, j, column, columns)}
             entry["indicator"] = f"{column}_missing" if j in indicated else None
             if block == "categorical":
                 entry["column"] = _landing_column(imputer, encoder, j, column)
@@ -179,7 +198,7 @@ def missing_values(transformer, numeric: list[str], categorical: list[str], coun
     return found
 
 
-def _landing_column(imputer, encoder, j: int, column: str) -> str | None:
+def _landing_column(imputer: Any, encoder: Any, j: int, column: str) -> str | None:
     """The one-hot column that holds a categorical column's filled values (a constant or a most frequent level: the
     same for every row; a group's level: not one column, None), or None for an ordinal encoder."""
     if not hasattr(encoder, "infrequent_categories_") or not hasattr(imputer, "statistics_"):
@@ -192,9 +211,9 @@ def _landing_column(imputer, encoder, j: int, column: str) -> str | None:
     return f"{column}=infrequent" if encoder.infrequent_categories_[j].size else None
 
 
-def model_name(model_cfg: dict, target) -> str:
+def model_name(model_cfg: JSON, target: Target) -> str:
     """model.name (not auto); a model of the wrong kind for the task is refused."""
-    name = model_cfg["name"]
+    name: str = model_cfg["name"]
     wanted = target.estimators
     if name not in wanted:
         raise PipelineError(
@@ -205,7 +224,7 @@ def model_name(model_cfg: dict, target) -> str:
     return name
 
 
-def model_names(model_cfg: dict, target) -> list[str]:
+def model_names(model_cfg: JSON, target: Target) -> list[str]:
     """The models to train, compared on the same folds when there are several: model.candidates (in the order
     listed), or model.name auto's set (the task's default_models, simplest first), or model.name alone; each checked
     to be of the task's kind (a Target's estimators)."""
@@ -216,13 +235,13 @@ def model_names(model_cfg: dict, target) -> list[str]:
     return [model_name(model_cfg, target)]
 
 
-def fits_from_blocks(estimator) -> bool:
+def fits_from_blocks(estimator: BaseEstimator) -> bool:
     """Whether the model fits from rows held in blocks (fit_blocks: sums over the rows), itself or the regressor a
     StandardizedTarget wraps."""
     return hasattr(getattr(estimator, "regressor", estimator), "fit_blocks")
 
 
-def models_from_parts(names: list[str], model_cfg: dict, target, seed: int) -> tuple[list[str], list[str]]:
+def models_from_parts(names: list[str], model_cfg: JSON, target: Target, seed: int) -> tuple[list[str], list[str]]:
     """(the models of the run that fit from a partitioned training set, those of model.name auto's set left out);
     a model named in model.name / model.candidates that cannot is refused with one message naming those that can."""
     refused = [n for n in names if not fits_from_blocks(model(n, model_cfg, seed))]
@@ -239,7 +258,7 @@ def models_from_parts(names: list[str], model_cfg: dict, target, seed: int) -> t
     return names, []
 
 
-def scorer(key: str, name: str, target):
+def scorer(key: str, name: str, target: Target) -> Scorer:
     """The scorer `name` of params.yaml `key` (auto: the target's default), refused when its task does not define
     it."""
     from mllib.metrics import get_scorer
@@ -253,14 +272,16 @@ def scorer(key: str, name: str, target):
     return chosen
 
 
-def model(name: str, model_cfg: dict, seed: int, target_transform: dict | None = None, **searched):
+def model(
+    name: str, model_cfg: JSON, seed: int, target_transform: JSON | None = None, **searched: object
+) -> BaseEstimator:
     """The registry model `name` (model_name's) with its fixed model.params, the searched values (per-model sections
     of params.yaml) and random_state from `seed`; a regressor is fitted on the standardized target
     (mllib.regression.StandardizedTarget: scale-free hyperparameters, and models without an intercept fit a target
     far from 0), of log(y + c) with target_transform {shift, back_transform} (mllib.regression.LogTarget; the train
     stage's choice, pipeline/steps/target_transform.log_settings)."""
     cls = registry.get(name)
-    estimator = cls(**seeded(cls, {**model_cfg["params"].get(name, {}), **searched}, seed, "model"))
+    estimator: BaseEstimator = cls(**seeded(cls, {**model_cfg["params"].get(name, {}), **searched}, seed, "model"))
     if registry.kind_of(name) == "regressor":
         from mllib.regression import LogTarget, StandardizedTarget
 
@@ -269,12 +290,13 @@ def model(name: str, model_cfg: dict, seed: int, target_transform: dict | None =
     return estimator
 
 
-def splitter(split_cfg: dict, strategy: str, seed: int):
+def splitter(split_cfg: JSON, strategy: str, seed: int) -> BaseSplitter:
     """The splitter of a resolved strategy (Target.split_strategy for auto) with the split.* settings it takes: a
     k-fold strategy's repeated form when split.n_repeats > 1."""
     k, repeats = split_cfg["n_splits"], split_cfg["n_repeats"]
     if strategy in registry.REPEATED_SPLITTERS and repeats > 1:
-        return registry.REPEATED_SPLITTERS[strategy](n_splits=k, n_repeats=repeats, random_state=seed)
+        repeated: BaseSplitter = registry.REPEATED_SPLITTERS[strategy](n_splits=k, n_repeats=repeats, random_state=seed)
+        return repeated
     cls = registry.SPLITTERS[strategy]
     settings = {
         "n_splits": k,
@@ -284,7 +306,10 @@ def splitter(split_cfg: dict, strategy: str, seed: int):
         "random_state": seed,
         "gap": split_cfg["gap"],
     }
-    return cls(**{name: settings[name] for name in inspect.signature(cls).parameters if name in settings})
+    chosen: BaseSplitter = cls(
+        **{name: settings[name] for name in inspect.signature(cls).parameters if name in settings}
+    )
+    return chosen
 
 
 def check_observed(rows: int, missing: np.ndarray, numeric: list[str], where: str) -> None:
@@ -297,7 +322,9 @@ def check_observed(rows: int, missing: np.ndarray, numeric: list[str], where: st
         )
 
 
-def missing_counts(block, n_numeric: int) -> np.ndarray:
+def missing_counts(
+    block: tuple[np.ndarray | MixedMatrix, *tuple[np.ndarray | None, ...]], n_numeric: int
+) -> np.ndarray:
     """[rows, each input column's missing values] of a block (X, y, w) of raw inputs (numeric columns first)."""
     X = block[0]
     if isinstance(X, MixedMatrix):
@@ -308,16 +335,16 @@ def missing_counts(block, n_numeric: int) -> np.ndarray:
 
 
 def fit_features(
-    cfg: dict,
+    cfg: JSON,
     X_fit: np.ndarray | MixedMatrix | Blocks,
     y_fit: np.ndarray,
-    groups,
+    groups: np.ndarray | None,
     numeric: list[str],
     categorical: list[str],
     where: str,
     seed: int,
-    time: tuple | None = None,
-):
+    time: tuple[str, str] | None = None,
+) -> tuple[Transformer, list[str], dict[str, int]]:
     """The features fitted on X_fit (y_fit for a supervised projection or selection, groups for the selection's inner
     folds), or, with X_fit a mllib.base.RowBlocks (or a cluster's blocks) of (X, y, None), by their fit_blocks from
     the blocks (y_fit and groups unused); bad step settings name the key. Returns the transformer, its feature names
@@ -331,7 +358,8 @@ def fit_features(
     try:
         transformer = feature_transformer(cfg, numeric, categorical, seed, time)
         if isinstance(X_fit, Blocks):
-            transformer.fit_blocks(X_fit)
+            # mllib's compose classes are unannotated; mypy's untyped_calls_exclude misses a union's methods
+            transformer.fit_blocks(X_fit)  # type: ignore[no-untyped-call]
         else:
             fit_with_groups(transformer, X_fit, y_fit, groups)
     except (ValueError, TypeError) as exc:
@@ -340,4 +368,5 @@ def fit_features(
             f"features: fitting the features ({steps}) on {where} failed: {exc}; check features.* in params.yaml"
         ) from None
     gaps = {c: int(n) for c, n in zip(numeric + categorical, missing) if n}
-    return transformer, transformer.get_feature_names_out(numeric + categorical), gaps
+    names: list[str] = transformer.get_feature_names_out(numeric + categorical)  # type: ignore[no-untyped-call]
+    return transformer, names, gaps

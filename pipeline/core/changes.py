@@ -5,14 +5,26 @@ validate and clean write their records into their reports (`changes`); the repor
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 
+from .json_types import JSON
 from .records import Change
 from .task import Target
 
 
-def change(stage: str, what: str, *, rows: int = 0, values: int = 0, columns=(), before=None, after=None) -> Change:
+def change(
+    stage: str,
+    what: str,
+    *,
+    rows: int = 0,
+    values: int = 0,
+    columns: Iterable[str] = (),
+    before: dict[str, float] | None = None,
+    after: dict[str, float] | None = None,
+) -> Change:
     """One record: `what` happened in `stage` to `rows` rows / `values` values / `columns`; before / after: the
     target's distribution around a row removal."""
     return Change(stage, what, int(rows), int(values), list(columns), before, after)
@@ -26,7 +38,7 @@ def removal(stage: str, what: str, values: pd.Series, removed: np.ndarray, targe
     return change(stage, what, rows=int(removed.sum()), before=before, after=after)
 
 
-def describe(distribution: dict) -> str:
+def describe(distribution: JSON) -> str:
     if not distribution:
         return "undefined"
     if "mean" in distribution:
@@ -34,10 +46,16 @@ def describe(distribution: dict) -> str:
     return ", ".join(f"{label}: {share:.3f}" for label, share in distribution.items())
 
 
-def validation_changes(values: pd.Series, reasons: dict, fractional: dict, missing_sensitive: dict, target: Target):
+def validation_changes(
+    values: pd.Series,
+    reasons: dict[int, list[str]],
+    fractional: dict[str, JSON],
+    missing_sensitive: dict[str, JSON],
+    target: Target,
+) -> list[Change]:
     """validate's records: the quarantine (by column, with the target's distribution before and after), rounded 0/1
     values, missing sensitive values audited as their own group; reasons: {row: ["column: why", ...]}."""
-    records = []
+    records: list[Change] = []
     if reasons:
         columns = sorted({why.split(":")[0] for whys in reasons.values() for why in whys})
         by_column = {c: sum(any(w.startswith(c + ":") for w in whys) for whys in reasons.values()) for c in columns}
@@ -53,7 +71,7 @@ def validation_changes(values: pd.Series, reasons: dict, fractional: dict, missi
     return records
 
 
-def feature_changes(missing: dict, pooled: dict, n_rows: int, cfg: dict) -> list:
+def feature_changes(missing: JSON, pooled: JSON, n_rows: int, cfg: JSON) -> list[Change]:
     """The features stage's records, as features.json holds them: the missing values each block's imputer fills
     (per column: how many of the n_rows training rows, with what, the indicator, the one-hot column they land in;
     missing: FeaturesReport.missing) and the rare levels the one-hot encoder pools (pooled:
@@ -82,7 +100,7 @@ def feature_changes(missing: dict, pooled: dict, n_rows: int, cfg: dict) -> list
     return records
 
 
-def _lands(filled: dict) -> str:
+def _lands(filled: JSON) -> str:
     """Where a column's filled values end up: its missing indicator, the one-hot column that holds them."""
     if "column" not in filled:
         return f", indicator {filled['indicator']}" if filled["indicator"] else ", no indicator"

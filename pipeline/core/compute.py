@@ -14,21 +14,56 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from .errors import PipelineError
+from .json_types import JSON
 
-_SHARED: list = []
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+    from mllib.base import BaseEstimator
+
+T = TypeVar("T")  # an item, or a task's argument
+S = TypeVar("S")  # a split's shared data
+R = TypeVar("R")  # a task's result
+M = TypeVar("M", bound="BaseEstimator")
+
+Progress = Callable[[int, int], object]  # progress(done, total)
+DetailedProgress = Callable[[int, int, Any], object]  # progress(done, total, the task's argument)
 
 
-def workers(cfg: dict) -> int:
+class TaskRunner(Protocol):
+    """run(fn, shared, tasks, progress) -> [fn(shared[k], arg) for (k, arg) in tasks], in task order."""
+
+    def __call__(
+        self,
+        fn: Callable[[S, T], R],
+        shared: Sequence[S],
+        tasks: list[tuple[int, T]],
+        progress: DetailedProgress | None = None,
+    ) -> list[R]: ...
+
+
+class SplitMap(Protocol):
+    """map(fn, items, progress=None) -> [fn(item) for item in items], in task order."""
+
+    def __call__(self, fn: Callable[[T], R], items: Iterable[T], progress: Progress | None = None) -> list[R]: ...
+
+
+_SHARED: Sequence[Any] = []  # a local worker's shared data (its initializer sets it)
+
+
+def workers(cfg: JSON) -> int:
     """compute.n_workers, or the machine's cores when null."""
     return cfg["n_workers"] or os.cpu_count() or 1
 
 
 @contextmanager
-def task_runner(cfg: dict):
+def task_runner(cfg: JSON) -> Iterator[TaskRunner | None]:
     """The runner of params.yaml `compute` (backend local | dask), opened for a stage and closed after it."""
     n = workers(cfg)
     if cfg["backend"] == "dask":
@@ -40,7 +75,7 @@ def task_runner(cfg: dict):
         yield lambda fn, shared, tasks, progress=None: _run_local(n, fn, shared, tasks, progress)
 
 
-def split_map(cfg: dict):
+def split_map(cfg: JSON) -> SplitMap:
     """map(fn, items, progress=None) -> [fn(item) for item in items], in task order: in worker processes of this
     machine when compute.backend is local, compute.n_workers (null: the cores) is above 1 and the platform forks (fn
     may then be a closure over this process's data: forked workers inherit it, nothing but the items and results is
@@ -50,7 +85,7 @@ def split_map(cfg: dict):
     if cfg["backend"] != "local" or n == 1 or _start_method() != "fork":
         return serial_map
 
-    def run(fn, items, progress=None) -> list:
+    def run(fn: Callable[[T], R], items: Iterable[T], progress: Progress | None = None) -> list[R]:
         items = list(items)
         if min(n, len(items)) < 2:
             return serial_map(fn, items, progress)
@@ -60,7 +95,7 @@ def split_map(cfg: dict):
 
 
 @contextmanager
-def own_threads(model, cfg: dict):
+def own_threads(model: M, cfg: JSON) -> Iterator[M]:
     """For a fit in the stage's own process while no worker runs (train's refit, fairness's reweighed refit): a model
     with threads of its own (n_jobs, its own or a wrapped model's: the additive model's bags side by side, the same
     model for any count) gets compute.n_workers of them, set back after the fit so that the saved model does not
@@ -82,7 +117,7 @@ def own_threads(model, cfg: dict):
                 fitted.set_params(n_jobs=value)
 
 
-def serial_map(fn, items, progress=None) -> list:
+def serial_map(fn: Callable[[T], R], items: Iterable[T], progress: Progress | None = None) -> list[R]:
     items, out = list(items), []
     for done, item in enumerate(items, start=1):
         out.append(fn(item))
@@ -91,11 +126,11 @@ def serial_map(fn, items, progress=None) -> list:
     return out
 
 
-def _apply(fn, item):
+def _apply(fn: Callable[[T], R], item: T) -> R:
     return fn(item)
 
 
-def _without_detail(progress):
+def _without_detail(progress: Progress | None) -> DetailedProgress | None:
     return None if progress is None else lambda done, total, _detail: progress(done, total)
 
 
@@ -103,17 +138,19 @@ def _start_method() -> str:
     return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
 
 
-def _init_worker(shared: list) -> None:
+def _init_worker(shared: Sequence[Any]) -> None:
     global _SHARED
     _SHARED = shared
 
 
-def _call(task: tuple):
+def _call(task: tuple[Callable[[Any, Any], R], int, Any]) -> R:
     fn, k, arg = task
     return fn(_SHARED[k], arg)
 
 
-def _run_local(n: int, fn, shared: list, tasks: list, progress) -> list:
+def _run_local(
+    n: int, fn: Callable[[S, T], R], shared: Sequence[S], tasks: list[tuple[int, T]], progress: DetailedProgress | None
+) -> list[R]:
     # fork where the platform has it: a worker starts in ~0.1 s with this process's modules, compiled numba code and
     # the fold matrices already in memory (spawn re-imports everything, ~1 s per worker). Safe here: the stage holds
     # no threads of its own (one BLAS thread, numba without parallel loops), so no lock is forked mid-flight.
@@ -121,7 +158,7 @@ def _run_local(n: int, fn, shared: list, tasks: list, progress) -> list:
     with ProcessPoolExecutor(
         max_workers=min(n, len(tasks)), mp_context=context, initializer=_init_worker, initargs=(shared,)
     ) as pool:
-        out = []
+        out: list[R] = []
         for done, result in enumerate(pool.map(_call, [(fn, k, arg) for k, arg in tasks]), start=1):
             out.append(result)
             if progress is not None:
@@ -146,7 +183,7 @@ _LOCAL_CLUSTER_CONFIG = {
 
 
 @contextmanager
-def dask_client(cfg: dict):
+def dask_client(cfg: JSON) -> Iterator[Client]:
     """A Dask client on compute.scheduler, or on a LocalCluster of compute.n_workers processes (one thread each),
     closed when the block ends; one clear message when dask is missing or the scheduler cannot be reached."""
     try:
@@ -190,13 +227,20 @@ def dask_client(cfg: dict):
 _SPLITS_ON_CLUSTER = 2  # one split's tasks running while the next split's arrays arrive
 
 
-def _run_dask(client, fn, shared, tasks: list, progress) -> list:
+def _run_dask(
+    client: Client,
+    fn: Callable[[S, T], R],
+    shared: Sequence[S],
+    tasks: list[tuple[int, T]],
+    progress: DetailedProgress | None,
+) -> list[R]:
     """Each split's arrays are scattered to the workers when its first task is submitted and released when its last
     result is in; at most _SPLITS_ON_CLUSTER splits are on the cluster at a time, so its memory does not grow with the
     number of splits (tasks come split by split: mllib.model_selection.evaluate_candidates)."""
     last_task = {k: i for i, (k, _) in enumerate(tasks)}
-    scattered: dict = {}
-    futures, submitted = [], 0
+    scattered: dict[int, Any] = {}  # split -> the future of its arrays on the cluster
+    futures: list[Future[R] | None] = []  # a task's future until its result is in
+    submitted = 0
 
     def submit_more() -> None:
         nonlocal submitted
@@ -208,10 +252,10 @@ def _run_dask(client, fn, shared, tasks: list, progress) -> list:
             futures.append(client.submit(fn, scattered[k], arg, pure=False, priority=-submitted))
             submitted += 1
 
-    out = []
+    out: list[R] = []
     submit_more()
     for done in range(1, len(tasks) + 1):
-        out.append(futures[done - 1].result())
+        out.append(cast("Future[R]", futures[done - 1]).result())  # submitted by now: tasks are submitted in order
         futures[done - 1] = None
         k = tasks[done - 1][0]
         if last_task[k] == done - 1:

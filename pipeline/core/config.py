@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any, cast
 
 import yaml
 from pydantic import ValidationError
@@ -13,12 +14,13 @@ from pydantic import ValidationError
 from mllib import registry
 
 from .errors import PipelineError
+from .json_types import JSON
 from .params import Params, problem, shown
 
 PARAMS_FILE = Path("params.yaml")
 
 
-class DuplicateKeyError(yaml.YAMLError):
+class DuplicateKeyError(yaml.YAMLError):  # type: ignore[misc]  # PyYAML ships no annotations
     """A mapping that names a key twice: PyYAML keeps the last value without a word, DVC refuses the file."""
 
 
@@ -27,9 +29,9 @@ class _UniqueKeys:
     would otherwise use the last value while `dvc repro` refuses the file). Keys a merge (`<<: *base`) brings in may
     be overridden: that is what a merge is for."""
 
-    def construct_mapping(self, node, deep=False):
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         if isinstance(node, yaml.MappingNode):
-            lines: dict = {}
+            lines: dict[str | int | float | bool, int] = {}
             for key_node, _ in node.value:
                 if key_node.tag == "tag:yaml.org,2002:merge":
                     continue
@@ -52,12 +54,13 @@ class _FastLoader(_UniqueKeys, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  
     pass
 
 
-class _Loader(_UniqueKeys, yaml.SafeLoader):
+class _Loader(_UniqueKeys, yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no annotations
     pass
 
 
-def read_yaml(text: str):
-    """YAML text as `yaml.safe_load` reads it, a key given twice in one mapping refused (DuplicateKeyError)."""
+def read_yaml(text: str) -> Any:
+    """YAML text as `yaml.safe_load` reads it, a key given twice in one mapping refused (DuplicateKeyError); any
+    document (a mapping, a list, a scalar)."""
     try:
         return yaml.load(text, Loader=_FastLoader)
     except DuplicateKeyError:
@@ -71,7 +74,7 @@ def read_yaml(text: str):
 MAX_VALUES = 100_000
 
 
-def _check_expanded_size(params, path: Path) -> None:
+def _check_expanded_size(params: object, path: Path) -> None:
     """Refuse a document whose values, aliases expanded, exceed MAX_VALUES: counted with a budget, so the count
     stops as soon as it is passed."""
     pending, seen = [params], 0
@@ -90,7 +93,7 @@ def _check_expanded_size(params, path: Path) -> None:
             pending.extend(value)
 
 
-def load_params(path: Path | str = PARAMS_FILE) -> dict:
+def load_params(path: Path | str = PARAMS_FILE) -> JSON:
     """Read and validate params.yaml; return it as nested dicts."""
     path = Path(path)
     try:
@@ -105,7 +108,7 @@ def load_params(path: Path | str = PARAMS_FILE) -> dict:
         Params.model_validate(params)
     except ValidationError as exc:
         raise PipelineError(problem(exc, params)) from None
-    return params
+    return cast(JSON, params)  # a mapping: Params validated it
 
 
 # YAML 1.1 (PyYAML) reads 1e-3 and 1E5, exponent forms without a dot, as text; in a hyperparameter they mean numbers
@@ -113,7 +116,7 @@ _EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
 SETTINGS = (("search", "grid"), ("model", "params"), ("assess", "validation_curve"), ("calibration", "params"))
 
 
-def _as_number(value):
+def _as_number(value: object) -> object:
     if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
         return float(value)
     if isinstance(value, list):
@@ -123,7 +126,7 @@ def _as_number(value):
     return value
 
 
-def _numbers_in_settings(params) -> None:
+def _numbers_in_settings(params: object) -> None:
     """Hyperparameter settings (grids, fixed values, calibration and feature-step settings) with YAML 1.1's
     exponent strings read as the numbers they spell ("1e-3" -> 0.001); keys with a declared type refuse them by name."""
     if not isinstance(params, dict):
@@ -137,7 +140,7 @@ def _numbers_in_settings(params) -> None:
             cfg["params"] = _as_number(cfg["params"])
 
 
-def flatten(params: dict, prefix: str = "") -> dict[str, object]:
+def flatten(params: JSON, prefix: str = "") -> dict[str, object]:
     """Dotted keys as in params.yaml (`split.n_splits`), for MLflow params and reports."""
     flat = {}
     for key, value in params.items():

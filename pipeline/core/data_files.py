@@ -9,7 +9,7 @@ import hashlib
 import io
 import zlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +38,7 @@ class DataSource(str):
     offsets: tuple[int, ...] = ()  # the first row of each part
 
     @classmethod
-    def of(cls, path, parts=(), rows=()) -> DataSource:
+    def of(cls, path: str | Path, parts: Iterable[Path] = (), rows: Iterable[int] = ()) -> DataSource:
         source = cls(str(path))
         source.parts, source.offsets = tuple(parts), tuple(int(x) for x in np.cumsum([0, *rows])[:-1])
         return source
@@ -210,7 +210,7 @@ def _check_not_compressed(path: Path) -> None:
             raise PipelineError(f"data file {path} is {what}, not CSV text; {fix}")
 
 
-def _check_no_nul_in_header(path: Path, header: list) -> None:
+def _check_no_nul_in_header(path: Path, header: list[str]) -> None:
     """A column name holding NUL bytes: UTF-16 text without a byte order mark, read as UTF-8 (every other byte of its
     header is NUL); refused before its rows are taken for truncated lines."""
     spoilt = [name for name in map(str, header) if "\x00" in name]
@@ -265,7 +265,7 @@ def _first_non_utf8(path: Path) -> tuple[int, int, int]:
     return offset, lines, 0
 
 
-def as_text(value) -> str:
+def as_text(value: object) -> str:
     """A category as text; a whole number stored as float (a Parquet integer column with gaps) without ".0"."""
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 

@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 DISPATCHED: list[tuple[str, Any, type]] = []  # (module.name, the dispatching function, the base of its variants)
 
 
-def dispatched_over(base: type) -> Callable[[Callable], Any]:
+def dispatched_over(base: type) -> Callable[[Callable[..., Any]], Any]:
     """The decorator of a function every variant derived from `base` registers (its body is documentation)."""
 
-    def wrap(function: Callable) -> Any:
+    def wrap(function: Callable[..., Any]) -> Any:
         name = f"{function.__module__}.{function.__name__}"
 
-        def fallback(variant, *args, **kwargs):
+        def fallback(variant: object, *args: object, **kwargs: object) -> NoReturn:
             raise TypeError(f"{name} has no registration for {type(variant).__name__}")
 
         dispatching = functools.singledispatch(fallback)

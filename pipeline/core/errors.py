@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from collections.abc import Callable
+from typing import Any, TextIO
 
 WIDTH = 160  # a stage's stdout lines (its statements; the full ones are in its JSON reports)
 
@@ -13,7 +15,7 @@ class WrappedLines:
     """A text stream that writes each line of more than WIDTH characters as several, continued with an indent (the
     words unbroken); whole lines only, the rest kept until the next newline or close()."""
 
-    def __init__(self, stream):
+    def __init__(self, stream: TextIO) -> None:
         self.stream, self.pending = stream, ""
 
     def write(self, text: str) -> int:
@@ -33,7 +35,7 @@ class WrappedLines:
             self.pending = ""
         self.stream.flush()
 
-    def __getattr__(self, name):  # isatty, encoding, fileno...: the stream's
+    def __getattr__(self, name: str) -> Any:  # isatty, encoding, fileno...: the stream's
         return getattr(self.stream, name)
 
 
@@ -41,7 +43,7 @@ class PipelineError(Exception):
     """A problem the user can fix: the message names the file, column or key, the value, and what to do."""
 
 
-def run_stage(main) -> None:
+def run_stage(main: Callable[[], object]) -> None:
     """Entry point of every stage: run `main`; a PipelineError, or an OSError from reading or writing a file (disk
     full, no permission), becomes one line `error: ...` on stderr and exit status 1. Writes are atomic, so a failed
     write leaves the previous file whole. Its stdout lines are wrapped at WIDTH characters."""

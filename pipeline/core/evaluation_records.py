@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from . import paths
+from .json_types import JSON
 from .records import ABSENT, Part, Record
 
 
@@ -24,10 +25,10 @@ class Figure(Part):
     when_set: ClassVar[tuple[str, ...]] = ("bootstrap_interval", "score_interval")
 
     value: Any  # None (or NaN written as null) where the test rows leave it undefined
-    interval: list
+    interval: list[float]
     defined_draws: int
-    bootstrap_interval: list | None = None
-    score_interval: list | None = None
+    bootstrap_interval: list[float] | None = None
+    score_interval: list[float] | None = None
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ class ShiftTest(Part):
     dof: int = ABSENT
     wasserstein: float = ABSENT
     psi: float = ABSENT
-    missing_share: list = ABSENT  # [training, batch]
+    missing_share: list[float] = ABSENT  # [training, batch]
     of: str = ABSENT
     statement: str = ABSENT
     method: str = ABSENT  # chi_squared: asymptotic or monte_carlo (expected counts below 5)
@@ -84,7 +85,7 @@ class DomainCheck(Part):
     is off or not evaluated (`statement`)."""
 
     auc: float = ABSENT
-    interval: list = ABSENT
+    interval: list[float] = ABSENT
     confidence_level: float = ABSENT
     p_value: float = ABSENT
     n_reference: int = ABSENT
@@ -101,14 +102,14 @@ class Drift(Part):
     columns flagged at the false discovery rate, and the sentence."""
 
     what: str
-    rows: dict
+    rows: JSON
     one_row_per: str | None
     fdr: float
     columns: dict[str, ShiftTest]
     domain_classifier: DomainCheck
     extra: dict[str, ShiftTest]
-    flagged: list
-    not_evaluated: list
+    flagged: list[str]
+    not_evaluated: list[str]
     statement: str
     any_drift_p_value: float = ABSENT  # the global test gating both families (pipeline/steps/drift.py)
 
@@ -119,7 +120,7 @@ class GainOnTest(Part):
     interval."""
 
     gain: float
-    interval: list
+    interval: list[float]
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ class EvaluationReport(Record):
 
     task: str
     n: int
-    baseline: dict  # the no-skill model's test figures, by metric
+    baseline: JSON  # the no-skill model's test figures, by metric
     bootstrap: EvaluationBootstrap
     cv_vs_test: CvVsTest
     drift: Drift
@@ -162,8 +163,8 @@ class AgainstNoSkill(Part):
     loss: Any
     no_skill_loss: Any
     gain: Any
-    gain_interval: list
-    decided: dict  # rows decided per class
+    gain_interval: list[float]
+    decided: dict[str, int]  # rows decided per class
     classes_decided: int
     same_as_no_skill: bool
 
@@ -176,7 +177,7 @@ class Decision(Part):
 
     rule: str
     threshold: float | None
-    cost_matrix: list | None
+    cost_matrix: list[list[float]] | None
     against_no_skill: AgainstNoSkill
     expected_cost_posterior: float | None = None
     realised_cost: float | None = None
@@ -206,7 +207,7 @@ class CalibrationQuality(Part):
     log_loss: float
     n_bins_used: int
     n_nonempty_bins: int
-    brier_decomposition: dict = ABSENT
+    brier_decomposition: dict[str, float] = ABSENT
     classwise_ece: float = ABSENT
     ece_of: str = ABSENT
 
@@ -231,7 +232,7 @@ class GroupCalibration(Part):
 class EvaluationCalibration(Part):
     """Calibration on test before and after the deployed map, per sensitive group, and what the map did to ranking."""
 
-    binning: dict
+    binning: JSON
     before: CalibrationQuality
     after: CalibrationQuality
     groups: dict[str, dict[str, GroupCalibration]]  # {grouping: {group: ...}}
@@ -274,14 +275,14 @@ class Selective(Part):
     e_aurc: float
     error_rate: float
     target_risk: float
-    at_target_risk: dict
+    at_target_risk: JSON
 
 
 @dataclass(frozen=True)
 class ClassificationEvaluation(EvaluationReport):
     """What the classification kinds add: the classes, the deployed decisions and probabilities' quality."""
 
-    classes: list
+    classes: list[Any]
     threshold: float | None
     decision: Decision
     log_loss: float
@@ -309,13 +310,13 @@ class BinaryEvaluation(ClassificationEvaluation):
     specificity: float
     f1: float
     confusion: BinaryConfusion
-    table: dict  # every metric of the confusion table (mllib.metrics.binary_metrics)
+    table: JSON  # every metric of the confusion table (mllib.metrics.binary_metrics)
 
 
 @dataclass(frozen=True)
 class ConfusionMatrix(Part):
-    labels: list
-    matrix: list
+    labels: list[Any]
+    matrix: list[list[int]]
     orientation: str
 
 
@@ -327,9 +328,9 @@ class MulticlassEvaluation(ClassificationEvaluation):
     f1_macro: float
     precision_macro: float
     recall_macro: float
-    averages: dict  # {macro | micro | weighted: {precision, recall, f1}}
-    per_class: dict  # {class: its precision, recall, f1, support, one-vs-rest AUC and average precision}
-    top_k_accuracy: dict  # {k: accuracy of the k most probable classes}
+    averages: JSON  # {macro | micro | weighted: {precision, recall, f1}}
+    per_class: JSON  # {class: its precision, recall, f1, support, one-vs-rest AUC and average precision}
+    top_k_accuracy: JSON  # {k: accuracy of the k most probable classes}
     confusion: ConfusionMatrix
 
 
@@ -360,7 +361,7 @@ class BinSummary(Part):
     coverage and widths (coverage_fifth_<k> in the bootstrap figures has its interval)."""
 
     bin: int
-    prediction: list  # [lowest, highest] prediction of the fifth
+    prediction: list[float]  # [lowest, highest] prediction of the fifth
     coverage: float
     mean_width: float
     median_width: float
@@ -387,7 +388,8 @@ class RegressionIntervals(Part):
 
     @property
     def deployed_summary(self) -> IntervalSummary:
-        return getattr(self, self.deployed)
+        summary: IntervalSummary = getattr(self, self.deployed)
+        return summary
 
 
 @dataclass(frozen=True)
@@ -425,7 +427,7 @@ class CalibrationReport(Record):
 
     task: str
     n_rows: int
-    not_converged: list  # fits of the map that stopped at their iteration caps
+    not_converged: list[str]  # fits of the map that stopped at their iteration caps
 
     @property
     def deployed_map(self) -> str | None:
@@ -454,7 +456,7 @@ class DeployedRule(Part):
 
     rule: str
     threshold: float | None
-    cost_matrix: list | None
+    cost_matrix: list[list[float]] | None
     reject_threshold: float
 
 
@@ -484,7 +486,7 @@ class MapCandidate(Part):
     standard_error_vs_none: float | None = ABSENT
     gain_in_standard_errors: float | None = ABSENT
     ranking_vs_none: RankingAgainstNone = ABSENT
-    not_converged: list = ABSENT
+    not_converged: list[str] = ABSENT
     qualifies: bool = ABSENT
     why: str = ABSENT
 
@@ -501,12 +503,12 @@ class ClassificationCalibration(CalibrationReport):
     warning: str | None
     why_deployed: str  # named in params.yaml, or auto's rule with why each map of lower log loss stepped aside
     one_vs_rest: bool
-    settings: dict
-    binning: dict
+    settings: JSON
+    binning: JSON
     oof_before: CalibrationQuality
     oof_after_crossfitted: CalibrationQuality
     groups: dict[str, dict[str, GroupCalibration]]
-    parameters: dict | list  # the map's fitted scalars (per class, one-vs-rest)
+    parameters: JSON | list[Any]  # the map's fitted scalars (per class, one-vs-rest)
     conformal: ConformalFit
     decision: DeployedRule
     # time-ordered folds (data.time): the first validated period's rows, which fit the maps of the later periods and
@@ -558,7 +560,7 @@ class IntervalsFit(Part):
     n_folds: int
     split_threshold: float
     fitted_on: str
-    residual_quantiles: dict
+    residual_quantiles: dict[str, float]
     scale: str
     score: str
     score_choice: IntervalScoreChoice
@@ -566,5 +568,5 @@ class IntervalsFit(Part):
 
 @dataclass(frozen=True)
 class RegressionCalibration(CalibrationReport):
-    oof: dict  # the out-of-fold point metrics
+    oof: JSON  # the out-of-fold point metrics
     intervals: IntervalsFit

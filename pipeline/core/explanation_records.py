@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from . import paths
+from .json_types import JSON
 from .records import Part, Record
 
 
@@ -23,7 +24,7 @@ class ImportanceRow(Part):
     std: Any  # None for one repeat
     ci_low: Any
     ci_high: Any
-    repeats: list
+    repeats: list[float]
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class ImportanceReport(Record):
     confidence_level: float
     interval: str
     decision: Any  # the decisions a label metric is scored on (decision.cost_matrix), or None
-    beyond_noise: list  # the columns whose importance exceeds its noise, largest first
+    beyond_noise: list[str]  # the columns whose importance exceeds its noise, largest first
     statement: str
     features: list[ImportanceRow]
     sample: str | None = None  # the test rows explained when explain.max_rows cut them
@@ -56,10 +57,10 @@ class ShapleySummary(Part):
     expected_value: Any
     additivity_error_max: float
     additivity_error_max_relative: float
-    features: list  # {feature, mean_abs, mean[, mean_abs_per_class]}
-    values: list
+    features: list[JSON]  # {feature, mean_abs, mean[, mean_abs_per_class]}
+    values: list[Any]
     standard_errors: Any
-    background_mean: list | None = None  # the linear form's encoded reference point (the served model's reasons)
+    background_mean: list[float] | None = None  # the linear form's encoded reference point (the served model's reasons)
 
 
 @dataclass(frozen=True)
@@ -69,13 +70,13 @@ class RelevanceSummary(Part):
     method: str
     output: str
     conservation_error_median: float | None
-    features: list
+    features: list[JSON]
 
 
 @dataclass(frozen=True)
 class SurrogateRule(Part):
-    conditions: list  # in the file's own units and category names
-    conditions_in_model_features: list
+    conditions: list[str]  # in the file's own units and category names
+    conditions_in_model_features: list[str]
     prediction: Any
     rows: int
 
@@ -101,10 +102,10 @@ class ShapeFunction(Part):
 
     feature: str
     kind: str
-    x: list
-    value: list
-    band: list
-    missing: float | list | None
+    x: list[Any]
+    value: list[Any]
+    band: list[Any]
+    missing: float | list[float] | None
     importance: float
 
 
@@ -112,8 +113,8 @@ class ShapeFunction(Part):
 class PairTerm(Part):
     """A pairwise term of an additive model: its raw columns, the encoded columns it joins, its importance."""
 
-    features: list
-    encoded: list
+    features: list[str]
+    encoded: list[str]
     importance: float
 
 
@@ -122,7 +123,7 @@ class ShapeFunctions(Part):
     """An additive model read term by term (pipeline/steps/shape_functions.py)."""
 
     output: str
-    intercept: list
+    intercept: list[float]
     terms: list[ShapeFunction]
     pairs: list[PairTerm]
     statement: str
@@ -134,9 +135,9 @@ class Attributions(Record):
     written_by: ClassVar[str] = "explain"
     when_set: ClassVar[tuple[str, ...]] = ("shapley", "relevance", "surrogate", "sample", "shape_functions")
 
-    columns: list
-    classes: list
-    rows: list  # the explained rows, as positions in the test table
+    columns: list[str]
+    classes: list[Any]
+    rows: list[int]  # the explained rows, as positions in the test table
     n_background: int
     shapley: ShapleySummary | None = None  # explain.shapley: none leaves it out
     relevance: RelevanceSummary | None = None
@@ -150,16 +151,16 @@ class OneWayCurve(Part):
     """Partial dependence of the explained output on one column: the grid, the average and each row's ICE line."""
 
     feature: str
-    grid: list
-    average: list
-    ice: list
+    grid: list[Any]
+    average: list[Any]
+    ice: list[Any]
 
 
 @dataclass(frozen=True)
 class TwoWaySurface(Part):
-    features: list
-    grid: list
-    average: list
+    features: list[str]
+    grid: list[Any]
+    average: list[Any]
 
 
 @dataclass(frozen=True)
@@ -172,4 +173,4 @@ class PartialDependence(Record):
     one_way: list[OneWayCurve]
     two_way: TwoWaySurface | None
     output: str
-    classes: list
+    classes: list[Any]

@@ -4,6 +4,7 @@ model applies the same rules (pipeline/serving/contract.py), so this module need
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 # values no measurement takes: the integer types' limits (a column's missing-value code written by a program) and
 # float32's largest; beyond 1e100, an overflow
@@ -19,6 +20,7 @@ def typical_magnitude(x: np.ndarray) -> float | None:
     return float(np.median(magnitude)) if magnitude.size else None
 
 
-def machine_extreme(x: np.ndarray) -> np.ndarray:
+def machine_extreme(x: np.ndarray) -> npt.NDArray[np.bool_]:
     """Values no measurement takes: a machine limit or an overflow (the first rule of extreme_checks)."""
-    return np.isin(x, MACHINE_LIMITS) | (np.abs(x) >= OVERFLOW)
+    extreme: npt.NDArray[np.bool_] = np.isin(x, MACHINE_LIMITS) | (np.abs(x) >= OVERFLOW)
+    return extreme

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from . import paths
+from .json_types import JSON
 from .records import ABSENT, FairnessBootstrap, Part, Record
 
 
@@ -44,8 +45,8 @@ class BinaryGroup(Part):
     accuracy: float
     calibration_error: float = ABSENT  # with probabilities only
     small: bool
-    undefined: list
-    intervals: dict
+    undefined: list[str]
+    intervals: JSON
 
 
 @dataclass(frozen=True)
@@ -53,16 +54,16 @@ class BinaryCriterion(Part):
     """A parity criterion over the groups large enough: max - min and min / max of its rates, with intervals; why it
     is undefined (`reason`) and which groups it leaves out."""
 
-    metrics: list
+    metrics: list[str]
     difference: float
     ratio: float
     defined: bool
     ratio_defined: bool
     reason: str | None
-    per_metric: dict  # {rate: {max_group, min_group, n_defined}}
-    excluded_groups: list
-    difference_interval: list | None
-    ratio_interval: list | None
+    per_metric: JSON  # {rate: {max_group, min_group, n_defined}}
+    excluded_groups: list[str]
+    difference_interval: list[float] | None
+    ratio_interval: list[float] | None
 
 
 @dataclass(frozen=True)
@@ -75,20 +76,20 @@ class PossibleSet(Part):
 class Compatibility(Part):
     """Which criteria can hold together given the groups' base rates (fewer than two groups: the statement only)."""
 
-    groups: list
+    groups: list[str]
     statement: str
     equal_base_rates: bool = ABSENT
-    base_rates: list = ABSENT
+    base_rates: list[float] = ABSENT
     sets: dict[str, PossibleSet] = ABSENT
 
 
 @dataclass(frozen=True, kw_only=True)
 class BinaryAudit(Part):
     groups: dict[str, BinaryGroup]
-    small_groups: list
+    small_groups: list[str]
     criteria: dict[str, BinaryCriterion]
     bootstrap: AuditBootstrap
-    binning: dict = ABSENT  # {n_bins, strategy} of the per-group calibration error, with probabilities
+    binning: JSON = ABSENT  # {n_bins, strategy} of the per-group calibration error, with probabilities
     compatibility: Compatibility
 
 
@@ -110,7 +111,7 @@ class MulticlassGroup(Part):
     small: bool
     accuracy: float
     classes: dict[str, ClassRates]
-    intervals: dict = ABSENT
+    intervals: JSON = ABSENT
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,8 +120,8 @@ class MulticlassCriterion(Part):
 
     metric: str
     difference: float
-    difference_interval: list | None
-    per_class: dict = ABSENT
+    difference_interval: list[float] | None
+    per_class: JSON = ABSENT
     defined: bool = ABSENT
     reason: str | None = ABSENT
 
@@ -128,7 +129,7 @@ class MulticlassCriterion(Part):
 @dataclass(frozen=True)
 class MulticlassAudit(Part):
     groups: dict[str, MulticlassGroup]
-    small_groups: list
+    small_groups: list[str]
     criteria: dict[str, MulticlassCriterion]
     bootstrap: AuditBootstrap
 
@@ -146,7 +147,7 @@ class RegressionGroup(Part):
     mean_prediction: float
     mean_target: float
     interval_coverage: float
-    intervals: dict = ABSENT
+    intervals: JSON = ABSENT
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ class Gap(Part):
     """max - min of a figure over the groups large enough, with its interval."""
 
     difference: float
-    difference_interval: list | None
+    difference_interval: list[float] | None
 
 
 @dataclass(frozen=True)
@@ -176,7 +177,7 @@ class RegressionGaps(Part):
 @dataclass(frozen=True)
 class RegressionAudit(Part):
     groups: dict[str, RegressionGroup]
-    small_groups: list
+    small_groups: list[str]
     gaps: RegressionGaps
     largest_gap: str | None
     bootstrap: AuditBootstrap
@@ -219,7 +220,7 @@ class AttributeThresholds(Part):
 
     applied: bool
     reason: str = ABSENT
-    thresholds: dict = ABSENT
+    thresholds: dict[str, float | None] = ABSENT
     fitted_oof: GapAndAccuracy = ABSENT
     test: GapAndAccuracy = ABSENT
     test_every_criterion: dict[str, GapChange] = ABSENT
@@ -255,9 +256,9 @@ class Reweighing(Part):
 
     refit: bool
     groups: str = ABSENT
-    weights: dict = ABSENT  # {group: {label: weight}}
+    weights: dict[str, dict[str, float]] = ABSENT  # {group: {label: weight}}
     model: str = ABSENT
-    params: dict = ABSENT
+    params: JSON = ABSENT
     applied: bool = ABSENT
     reason: str = ABSENT
     scored_through: str = ABSENT
@@ -281,7 +282,7 @@ class FairnessReport(Record):
     decision_threshold: float | None
     min_group_size: int
     bootstrap: FairnessBootstrap
-    attributes: dict  # {grouping: its audit}, the kind's Part
+    attributes: dict[str, Any]  # {grouping: its audit}, the kind's Part
     mitigation: Mitigation
     reweighing: Reweighing | None
     favourable_label: Any = None  # binary: the label whose rates the audit compares (fairness.favourable_label)

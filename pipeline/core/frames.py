@@ -4,14 +4,22 @@ Also imported by the MLflow pyfunc model, so it depends on numpy, pandas and mll
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from mllib.base import GroupLabels, MixedMatrix
 
+if TYPE_CHECKING:
+    from mllib.deploy.predictor import DeployedPredictor
+    from mllib.deploy.regressor import DeployedRegressor
 
-def feature_columns(columns, data: dict, row_id: str = "_row_id") -> tuple[list[str], list[str]]:
+    from .json_types import JSON
+
+
+def feature_columns(columns: Iterable[str], data: JSON, row_id: str = "_row_id") -> tuple[list[str], list[str]]:
     """(numeric, categorical) model inputs: every column but the row id, target, group, time and data.drop (a
     sensitive attribute listed there stays in the data for the audit, never as a feature), in file order; with
     data.time_feature the time column is the last numeric input (time_input says which and how)."""
@@ -23,7 +31,7 @@ def feature_columns(columns, data: dict, row_id: str = "_row_id") -> tuple[list[
     return numeric, categorical
 
 
-def time_input(data: dict) -> tuple[str, str] | None:
+def time_input(data: JSON) -> tuple[str, str] | None:
     """(data.time, data.time_feature) when the time is a model feature, else None."""
     kind = data.get("time_feature", "none")
     return (data["time"], kind) if data.get("time") and kind != "none" else None
@@ -49,7 +57,7 @@ def time_numbers(values: pd.Series) -> tuple[np.ndarray, str]:
     return days.to_numpy(dtype=np.float64, na_value=np.nan), unit
 
 
-def _spelled(distinct) -> np.ndarray:
+def _spelled(distinct: np.ndarray | pd.Index) -> np.ndarray:
     """Each distinct value of a column as its category string (integral floats without '.0'); missing -> None."""
     spelled = np.empty(len(distinct), dtype=object)
     for i, v in enumerate(distinct.tolist()):
@@ -63,13 +71,16 @@ def category_labels(series: pd.Series) -> np.ndarray:
     """Categories as strings (integral floats without '.0'); missing stays None for the imputer."""
     codes, distinct = pd.factorize(series)  # each distinct value spelled once, not per row; missing -> -1
     missing = np.array([None], dtype=object)  # the last entry: what code -1 picks
-    return np.append(_spelled(distinct), missing)[codes]
+    labels: np.ndarray = np.append(_spelled(distinct), missing)[codes]
+    return labels
 
 
 MISSING_GROUP = "(missing)"
 
 
-def attribute_labels(df: pd.DataFrame, attributes: list[str], rows=None) -> dict[str, GroupLabels]:
+def attribute_labels(
+    df: pd.DataFrame, attributes: list[str], rows: Iterable[object] | None = None
+) -> dict[str, GroupLabels]:
     """{attribute: its category labels as strings, one per row, held as codes}: the groups of each sensitive
     attribute; a missing value is the group "(missing)" (validate.missing_sensitive: group), audited like any
     other. rows: the row ids (column _row_id) of the rows to label, in that order (default: every row of df)."""
@@ -84,9 +95,9 @@ def attribute_labels(df: pd.DataFrame, attributes: list[str], rows=None) -> dict
     return labels
 
 
-def positions_of(df: pd.DataFrame, rows, row_id: str = "_row_id") -> np.ndarray:
+def positions_of(df: pd.DataFrame, rows: Iterable[object], row_id: str = "_row_id") -> np.ndarray:
     """The positions in df of the rows whose row ids are `rows` (a lookup, not a merge of the tables)."""
-    at = pd.Index(df[row_id]).get_indexer(rows)
+    at: np.ndarray = pd.Index(df[row_id]).get_indexer(rows)
     if (at < 0).any():
         raise ValueError(f"{int((at < 0).sum())} of the {len(at)} row ids asked for are not in the table")
     return at
@@ -131,9 +142,11 @@ def score_columns(scores: np.ndarray) -> dict[str, np.ndarray]:
 def read_scores(frame: pd.DataFrame) -> np.ndarray:
     """The scores written by score_columns, back as (n,) or (n, K)."""
     if "score" in frame.columns:
-        return frame["score"].to_numpy()
+        scores: np.ndarray = frame["score"].to_numpy()
+        return scores
     k = sum(c.startswith("score_") for c in frame.columns)
-    return frame[[f"score_{j}" for j in range(k)]].to_numpy()
+    columns: np.ndarray = frame[[f"score_{j}" for j in range(k)]].to_numpy()
+    return columns
 
 
 def proba_columns(P: np.ndarray) -> dict[str, np.ndarray]:
@@ -143,10 +156,13 @@ def proba_columns(P: np.ndarray) -> dict[str, np.ndarray]:
 
 def read_proba(frame: pd.DataFrame) -> np.ndarray:
     k = sum(c.startswith("proba_") for c in frame.columns)
-    return frame[[f"proba_{j}" for j in range(k)]].to_numpy()
+    P: np.ndarray = frame[[f"proba_{j}" for j in range(k)]].to_numpy()
+    return P
 
 
-def served_predictions(predictor, frame: pd.DataFrame, numeric: list[str], categorical: list[str]) -> pd.DataFrame:
+def served_predictions(
+    predictor: DeployedPredictor | DeployedRegressor, frame: pd.DataFrame, numeric: list[str], categorical: list[str]
+) -> pd.DataFrame:
     """What the served model returns for raw rows: `probability_<class>` per class, the decided class `prediction`,
     `accepted` (the reject option lets the decision be made) and `prediction_set` (the class labels of the conformal
     set, which holds the true class with probability calibration.set_coverage); for a regressor the `prediction`
@@ -161,7 +177,7 @@ def served_predictions(predictor, frame: pd.DataFrame, numeric: list[str], categ
         return pd.DataFrame({"prediction": prediction, "lower": lower, "upper": upper})
     P = predictor.predict_proba(X)
     decided = predictor.decide(P)
-    out = {f"probability_{c}": P[:, k] for k, c in enumerate(predictor.classes)}
+    out: dict[str, object] = {f"probability_{c}": P[:, k] for k, c in enumerate(predictor.classes)}
     labels = pd.Series(predictor.labels(decided["decision"])).infer_objects()
     out |= {"prediction": labels.to_numpy(), "accepted": decided["accepted"]}
     if predictor.conformal is not None:  # the classes whose set holds the true one at calibration.set_coverage

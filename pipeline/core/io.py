@@ -16,7 +16,12 @@ import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from .json_types import JSON
 
 import numpy as np
 import pandas as pd
@@ -36,7 +41,7 @@ except (OSError, AttributeError):  # not glibc
 
 
 @contextmanager
-def atomic_path(path: Path | str):
+def atomic_path(path: Path | str) -> Iterator[Path]:
     """Yield a temporary sibling of `path`; on success it replaces `path`, on error it is removed."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -73,7 +78,7 @@ def _remove(path: Path) -> None:
         path.unlink()
 
 
-def write_estimators(estimators: list, directory: Path | str) -> None:
+def write_estimators(estimators: Sequence[Any], directory: Path | str) -> None:
     """mllib estimators as fold_0, fold_1, ... (.json + .npz, mllib.io) in `directory`, replaced as a whole."""
     import tempfile
 
@@ -89,7 +94,7 @@ def write_estimators(estimators: list, directory: Path | str) -> None:
         replace_directory(fresh, directory)
 
 
-def read_estimators(directory: Path | str, made_by: str) -> list:
+def read_estimators(directory: Path | str, made_by: str) -> list[Any]:
     """The estimators write_estimators saved, in fold order."""
     directory = Path(directory)
     if not directory.is_dir():
@@ -141,7 +146,7 @@ def damaged(path: Path | str, made_by: str, exc: BaseException, files: Sequence[
     )
 
 
-def _jsonable(value):
+def _jsonable(value: object) -> object:
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -155,7 +160,7 @@ def _jsonable(value):
     return value
 
 
-def write_json(obj, path: Path | str) -> None:
+def write_json(obj: object, path: Path | str) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(_jsonable(obj), indent=2, sort_keys=True) + "\n")
 
@@ -174,7 +179,7 @@ def write_parquet(df: pd.DataFrame, path: Path | str) -> None:
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def spreadsheet_safe(value):
+def spreadsheet_safe(value: object) -> object:
     """Text a spreadsheet would run as a formula, prefixed with ' so it reads as text; anything else unchanged.
     Numbers stay numbers (a negative number is data, not a formula)."""
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):
@@ -199,16 +204,17 @@ def write_csv(df: pd.DataFrame, path: Path | str) -> None:
         safe.to_csv(tmp, index=False, lineterminator="\n", quoting=quoting)
 
 
-def write_png(fig, path: Path | str) -> None:
+def write_png(fig: Figure, path: Path | str) -> None:
     """Save a matplotlib figure without a timestamp or version stamp, so identical plots are identical bytes."""
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=100, metadata={"Software": None})
 
 
-def read_json(path: Path | str, made_by: str) -> dict:
+def read_json(path: Path | str, made_by: str) -> JSON:
     path = Path(path)
     try:
-        return json.loads(path.read_text())
+        content: JSON = json.loads(path.read_text())
+        return content
     except FileNotFoundError:
         raise PipelineError(
             f"{path} is missing; it is written by the {made_by} stage: run `dvc repro {made_by}`"
@@ -319,7 +325,7 @@ def write_view(directory: Path, output: Path | str, source: Path | str, counts: 
     write_json({"of": of, "parts": [p.name for p in parts], "md5": md5s, "rows": counts}, directory / VIEW)
 
 
-def read_view(directory: Path | str) -> dict | None:
+def read_view(directory: Path | str) -> JSON | None:
     """A view's record (write_view), with `files`: the source parts; None when `directory` is not a view."""
     record_file = Path(directory) / VIEW
     if not record_file.is_file():
@@ -334,11 +340,12 @@ def read_view(directory: Path | str) -> dict | None:
 
 def view_selection(directory: Path | str, k: int) -> np.ndarray:
     """The positions a view keeps of its source's part k."""
-    return np.load(Path(directory) / view_rows_file(k))
+    rows: np.ndarray = np.load(Path(directory) / view_rows_file(k))
+    return rows
 
 
 @contextmanager
-def staged_directory(directory: Path | str):
+def staged_directory(directory: Path | str) -> Iterator[Path]:
     """Yield an empty staging directory beside `directory`; when the block ends without error the staging directory
     replaces `directory` whole (files are written one by one as they are made, and nothing is half-replaced)."""
     directory = Path(directory)
@@ -360,4 +367,5 @@ def read_matrix(path: Path | str, made_by: str, mmap: bool = False) -> np.ndarra
     """A matrix written by write_matrix; mmap: memory-mapped read-only (rows are read from disk when indexed)."""
     path = existing_output(path, made_by)
     with damage_named(path, made_by):
-        return np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
+        matrix: np.ndarray = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
+        return matrix

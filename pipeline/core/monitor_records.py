@@ -10,6 +10,7 @@ from typing import ClassVar
 
 from . import paths
 from .evaluation_records import Drift, Figure
+from .json_types import JSON
 from .records import Part, Record
 
 
@@ -27,9 +28,9 @@ class MonitorOff(Record):
 class ContractFlags(Part):
     """What the served model's input contract said of the batch's rows and columns."""
 
-    ignored_columns: list
+    ignored_columns: list[str]
     flagged_rows: int
-    flags: dict  # {flag: rows}
+    flags: dict[str, int]  # {flag: rows}
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class LabelledRows(Part):
 
     rows: int
     metrics: dict[str, Figure]  # the headline figures on these rows
-    unseen: dict | None = None  # {label: rows}
+    unseen: dict[str, int] | None = None  # {label: rows}
     statement: str | None = None  # "not evaluated: ..." with too few labelled rows
 
 
@@ -68,7 +69,7 @@ class Estimate(Part):
     statement: str
     metric: str | None = None
     estimate: float | None = None
-    interval: list | None = None
+    interval: list[float] | None = None
     confidence_level: float | None = None
     draws: int | None = None
     interval_covers: str | None = None  # what the interval's spread counts (the label noise only)
@@ -105,16 +106,16 @@ class BatchCheck(Record):
     drift: Drift
     labels: LabelledRows | None
     checks: list[PromiseCheck]  # the promises on labelled rows
-    failures: list
+    failures: list[str]
     estimate: Estimate | None = None  # without labels
-    mlflow: dict | None = None  # the monitor's MLflow run, once logged
+    mlflow: JSON | None = None  # the monitor's MLflow run, once logged
 
 
-def most_drifted_first(records: dict) -> list:
+def most_drifted_first(records: dict[str, JSON]) -> list[str]:
     """The keys of records (column name: its test's record) by adjusted p-value then p-value, the untested last
     (p = 0 is the strongest evidence, not a missing value)."""
 
-    def key(name):
+    def key(name: str) -> tuple[bool, float, float]:
         r = records[name]
         adjusted, p = r.get("adjusted_p_value"), r.get("p_value")
         return (p is None, adjusted if adjusted is not None else 2.0, p if p is not None else 2.0)

@@ -11,6 +11,7 @@ import json
 import math
 import reprlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, get_args
 
@@ -31,7 +32,7 @@ _SHOWN = reprlib.Repr()
 _SHOWN.maxlevel, _SHOWN.maxlist, _SHOWN.maxdict, _SHOWN.maxstring, _SHOWN.maxother, _SHOWN.maxlong = 3, 6, 6, 80, 80, 40
 
 
-def shown(value, limit: int = 120) -> str:
+def shown(value: object, limit: int = 120) -> str:
     return cut(_SHOWN.repr(value), limit)
 
 
@@ -51,6 +52,8 @@ _SCORERS = ("auto", *registry.SCORERS, *registry.REGRESSION_SCORERS)
 SHAPLEY = ("auto", "tree", "linear", "kernel", "exact", "none")
 RELEVANCE = ("gradient_x_input", "lrp_basic", "lrp_epsilon", "lrp_z_plus", "none")
 if TYPE_CHECKING:
+    from pydantic._internal._core_utils import CoreSchemaOrField
+
     Task: TypeAlias = str
     SplitStrategy: TypeAlias = str
     ModelChoice: TypeAlias = str
@@ -80,8 +83,9 @@ else:
 # ---- fields: what each value must be, stated once for the check, the schema and the message -----------------------
 
 
-def must(what: str, **bounds) -> Any:
-    """A field whose value must be `what` (its description), with pydantic's bounds (ge, gt, le, lt, min_length)."""
+def must(what: str, **bounds: Any) -> Any:
+    """A field whose value must be `what` (its description), with pydantic's bounds (ge, gt, le, lt, min_length;
+    numbers of the field's type, so Any: Field's overloads take each bound with its own type)."""
     return Field(description=what, **bounds)
 
 
@@ -100,7 +104,7 @@ def fraction(what: str = "a number in (0, 1)") -> Any:
     return Field(description=what, gt=0, lt=1)
 
 
-def one_of(*options) -> Any:
+def one_of(*options: str | bool) -> Any:
     return Field(description=f"one of {list(options)}")
 
 
@@ -510,7 +514,7 @@ class Params(Section):
 # ---- hyperparameter values: checked against the model's declared constraints -------------------------------------
 
 
-def _numbers_in(value):
+def _numbers_in(value: object) -> Iterator[int | float]:
     if isinstance(value, dict):
         value = list(value.values())
     if isinstance(value, list):
@@ -520,7 +524,7 @@ def _numbers_in(value):
         yield value
 
 
-def _check_setting(key: str, model: str, name: str, value) -> None:
+def _check_setting(key: str, model: str, name: str, value: object) -> None:
     """A hyperparameter value (search.grid's candidates, model.params' fixed values): a number that is not finite is
     refused, and a negative one unless the model's declared constraint takes it (its class is imported only then, so
     the usual file costs no import), before train fits anything."""
@@ -546,7 +550,7 @@ def _check_setting(key: str, model: str, name: str, value) -> None:
 _FIRST = {"extra_forbidden": 0, "missing": 1}  # as a reader fixes them: unknown keys, then missing ones, then values
 
 
-def problem(error: ValidationError, values) -> str:
+def problem(error: ValidationError, values: Any) -> str:
     """The first of the model's refusals as one line naming the dotted key, what it must be and the value given."""
     first = min(error.errors(), key=lambda e: _FIRST.get(e["type"], 2))
     loc = [str(part) for part in first["loc"]]
@@ -604,7 +608,7 @@ def _depth(loc: list[str]) -> int:
     return _walk(loc)[2]
 
 
-def _value_at(values, path: list[str]):
+def _value_at(values: Any, path: list[str]) -> Any:
     for part in path:
         values = values[part]
     return values
@@ -614,7 +618,7 @@ def _value_at(values, path: list[str]):
 
 
 class _Schema(GenerateJsonSchema):
-    def field_title_should_be_set(self, schema) -> bool:
+    def field_title_should_be_set(self, schema: CoreSchemaOrField) -> bool:
         return False  # the key is the title; the description says what its value must be
 
 

@@ -12,12 +12,12 @@ repository on a shared filesystem at the same path.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import pandas as pd
 
@@ -34,9 +34,19 @@ from .io import (
     view_selection,
     write_parquet,
 )
+from .json_types import JSON
+
+if TYPE_CHECKING:
+    import numpy as np
+    from distributed import Client, Future
+
+    from .task_base import Target
+
+R = TypeVar("R")  # a task's result
+Steps = tuple[tuple[Callable[..., Any], tuple[Any, ...]], ...]  # transforms recorded on blocks: (fn, its arguments)
 
 
-def partitioned(data: dict, compute: dict) -> bool:
+def partitioned(data: JSON, compute: JSON) -> bool:
     """Whether the data stages work part by part: data.path is a directory of parts and compute.backend is dask (on
     the local backend the parts are read as one table in memory, with the same results)."""
     return Path(data["path"]).is_dir() and compute["backend"] == "dask"
@@ -46,7 +56,7 @@ class Mode:
     """Where the data stages' rows are: InMemory or OnParts (`data_mode`)."""
 
 
-def per_mode(function: Callable) -> Any:
+def per_mode(function: Callable[..., Any]) -> Any:
     """A function that differs by the data's mode (pipeline/core/dispatch.py, on its first argument, the mode): both
     modes register one."""
     return dispatched_over(Mode)(function)
@@ -57,12 +67,13 @@ class InMemory(Mode):
     one table on the local backend)."""
 
     @staticmethod
-    def fold_group(data: dict) -> str | None:
+    def fold_group(data: JSON) -> str | None:
         """The group column the train stage reads for the folds' group-aware fits."""
-        return data["group"]
+        group: str | None = data["group"]
+        return group
 
     @staticmethod
-    def fitted_models(names: list[str], model_cfg: dict, target, seed: int) -> tuple[list[str], list[str]]:
+    def fitted_models(names: list[str], model_cfg: JSON, target: Target, seed: int) -> tuple[list[str], list[str]]:
         """(the models the train stage fits, those of model.name auto's set left out): every one."""
         return names, []
 
@@ -72,11 +83,11 @@ class OnParts(Mode):
     fits made from mergeable sums over the parts where they are."""
 
     @staticmethod
-    def fold_group(data: dict) -> None:
+    def fold_group(data: JSON) -> None:
         return None  # the parts' folds carry the groups
 
     @staticmethod
-    def fitted_models(names: list[str], model_cfg: dict, target, seed: int) -> tuple[list[str], list[str]]:
+    def fitted_models(names: list[str], model_cfg: JSON, target: Target, seed: int) -> tuple[list[str], list[str]]:
         """(the models that fit from parts, those of model.name auto's set that cannot); a named one that cannot is
         refused."""
         from .build import models_from_parts
@@ -84,7 +95,7 @@ class OnParts(Mode):
         return models_from_parts(names, model_cfg, target, seed)
 
 
-def data_mode(params: dict, table: Path | None = None) -> InMemory | OnParts:
+def data_mode(params: JSON, table: Path | None = None) -> InMemory | OnParts:
     """The run's mode. validate chooses it from params.yaml (`partitioned`) and writes its tables as parts or as
     files; a later stage reads the choice back from the table it reads (`table`: a directory of parts, on the same
     dask backend), so no stage but validate reads data.path. Every stage that differs by the mode registers one
@@ -127,7 +138,7 @@ class Parts:
         return replace(cls.of(files), user_data=False)
 
     @classmethod
-    def of(cls, files, text_columns=(), shown=None) -> Parts:
+    def of(cls, files: Sequence[Path], text_columns: Sequence[str] = (), shown: Sequence[Path] | None = None) -> Parts:
         """The Parquet parts `files` (shown: how messages name them; default the files as given)."""
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -152,7 +163,7 @@ class Parts:
     def offsets(self) -> list[int]:
         return [sum(self.rows[:k]) for k in range(len(self.rows))]
 
-    def source(self, path) -> DataSource:
+    def source(self, path: Path | str) -> DataSource:
         return DataSource.of(path, self.shown or self.files, self.rows)
 
     def read(self, k: int, columns: list[str] | None = None) -> pd.DataFrame:
@@ -177,7 +188,7 @@ class Parts:
         return sum(self.rows)
 
 
-def _read_user_part(path: Path, shown: Path, text_columns) -> pd.DataFrame:
+def _read_user_part(path: Path, shown: Path, text_columns: Sequence[str]) -> pd.DataFrame:
     """A part of the user's data with the data file's checks, its messages naming it as data.path does."""
     try:
         return read_data_file(path, text_columns, part=True)
@@ -185,11 +196,11 @@ def _read_user_part(path: Path, shown: Path, text_columns) -> pd.DataFrame:
         raise PipelineError(str(exc).replace(str(path), str(shown))) from None
 
 
-def _to_parquet(csv: Path, shown: Path, out: Path, text_columns) -> None:
+def _to_parquet(csv: Path, shown: Path, out: Path, text_columns: Sequence[str]) -> None:
     write_parquet(_read_user_part(csv, shown, text_columns), out)
 
 
-def raw_parts(client, path, text_columns, scratch: Path) -> Parts:
+def raw_parts(client: Client, path: Path | str, text_columns: Sequence[str], scratch: Path) -> Parts:
     """data.path's parts as Parquet parts: Parquet parts as they are; CSV parts read once on the workers (with the
     single file's checks) and written as Parquet into `scratch`."""
     files = dataset_parts(check_inside(path))
@@ -207,35 +218,39 @@ def raw_parts(client, path, text_columns, scratch: Path) -> Parts:
     return parts
 
 
-def scratch_directory(near: Path | str):
+def scratch_directory(near: Path | str) -> tempfile.TemporaryDirectory[str]:
     """A temporary directory beside `near` (same filesystem as the outputs), removed when the block ends."""
     Path(near).parent.mkdir(parents=True, exist_ok=True)
     return tempfile.TemporaryDirectory(dir=Path(near).parent, prefix=".parts-")
 
 
 @contextmanager
-def staged_outputs(outputs: dict[str, Path]):
+def staged_outputs(outputs: dict[str, Path]) -> Iterator[dict[str, Path]]:
     """{name: an empty staging directory} for partitioned outputs, each swapped in whole for its output when the block
     ends without error (an error leaves the last good outputs as they were)."""
     with ExitStack() as stack:
         yield {name: stack.enter_context(staged_directory(path)) for name, path in outputs.items()}
 
 
-def map_parts(client, fn, n_parts: int, staged: dict[str, Path], *per_part, **kwargs) -> list:
+def map_parts(
+    client: Client, fn: Callable[..., R], n_parts: int, staged: dict[str, Path], *per_part: Sequence[Any], **kwargs: Any
+) -> list[R]:
     """fn(k, {name: part k's file in staged output `name`}, *(items[k] for items in per_part), **kwargs) for every
     part k on the cluster (per_part: lists of one item per part, so a task gets its own part's share only): the
     results in part order, the first failing part's error raised (whichever part failed first in time)."""
     files = [{name: directory.resolve() / part_name(k) for name, directory in staged.items()} for k in range(n_parts)]
     shares = [client.scatter(list(items)) for items in per_part]  # sent to the workers, not inside the task graph
-    futures = client.map(partial(_one_part, fn), range(n_parts), files, *shares, pure=False, **kwargs)
-    results = []
+    futures: list[Future[R] | None] = list(
+        client.map(partial(_one_part, fn), range(n_parts), files, *shares, pure=False, **kwargs)
+    )  # a list whose items can be let go
+    results: list[R] = []
     for k in range(n_parts):
-        results.append(futures[k].result())
+        results.append(cast("Future[R]", futures[k]).result())  # released only below, once its result is here
         futures[k] = None  # the worker lets go of the result once it is here
     return results
 
 
-def _one_part(fn, *args, **kwargs):
+def _one_part(fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
     """fn on one part, then the memory it freed handed back to the system: glibc keeps freed heap pages of a process
     that allocates and frees large frames part after part, and a worker's resident memory would grow with the
     number of parts it has worked (measured: 2.4 GB after 2-3 parts of 1M rows, 4.8 GB after 10)."""
@@ -259,7 +274,9 @@ def _trim_heap() -> None:
             pass
 
 
-def table_head(path: Path | str, made_by: str, n_rows: int, columns: list[str] | None = None) -> tuple:
+def table_head(
+    path: Path | str, made_by: str, n_rows: int, columns: list[str] | None = None
+) -> tuple[pd.DataFrame, int]:
     """(the first n_rows rows of a stage's table, its number of rows): a file or parts, the rest left unread (what
     describes a table of 16M rows, its columns, types and a few example rows, without holding it)."""
     import pyarrow as pa
@@ -280,7 +297,7 @@ def table_head(path: Path | str, made_by: str, n_rows: int, columns: list[str] |
         return table.to_pandas(), file.metadata.num_rows
 
 
-def rows_by_part(rows, parts: Parts) -> list:
+def rows_by_part(rows: np.ndarray, parts: Parts) -> list[np.ndarray]:
     """Sorted positions in the table, split by the part holding them."""
     import numpy as np
 
@@ -298,33 +315,42 @@ class ClusterBlocks:
     holds one part per worker whatever the rows, but cost the features stage 6x its CPU at 1M rows: the imputer's
     medians take a pass per column.)"""
 
-    def __init__(self, client, futures: list, steps: tuple = ()):
+    def __init__(self, client: Client, futures: Sequence[Future[Any]], steps: Steps = ()) -> None:
         self.client, self.futures, self.steps = client, list(futures), steps
 
     @classmethod
-    def load(cls, client, load_block, part_numbers: list[int], *per_part, **kwargs) -> ClusterBlocks:
+    def load(
+        cls,
+        client: Client,
+        load_block: Callable[..., Any],
+        part_numbers: list[int],
+        *per_part: Sequence[Any],
+        **kwargs: Any,
+    ) -> ClusterBlocks:
         """A block per part k in `part_numbers`, made on a worker by load_block(k, *(items[k] for items in per_part),
         **kwargs) (e.g. the part's rows read and transformed) and kept there; per_part: lists of one item per part,
         scattered so each task gets its own part's share only."""
         shares = [client.scatter([items[k] for k in part_numbers]) for items in per_part]
         return cls(client, client.map(load_block, part_numbers, *shares, pure=False, **kwargs))
 
-    def map(self, fn, *args) -> list:
+    def map(self, fn: Callable[..., R], *args: Any) -> list[R]:
         return list(self.each(fn, *args))
 
-    def each(self, fn, *args):
+    def each(self, fn: Callable[..., R], *args: Any) -> Iterator[R]:
         """The results in block order, each fetched when the caller asks for it (all are computed at once; a result
         waits on its worker until then)."""
-        futures = [self.client.submit(_mapped, block, self.steps, fn, args, pure=False) for block in self.futures]
+        futures: list[Future[R] | None] = [
+            self.client.submit(_mapped, block, self.steps, fn, args, pure=False) for block in self.futures
+        ]
         for k in range(len(futures)):
-            yield futures[k].result()
+            yield cast("Future[R]", futures[k]).result()  # released only below, once its result is here
             futures[k] = None  # the worker lets the result go
 
-    def transform(self, fn, *args) -> ClusterBlocks:
+    def transform(self, fn: Callable[..., Any], *args: Any) -> ClusterBlocks:
         return ClusterBlocks(self.client, self.futures, self.steps + ((fn, args),))
 
 
-def _mapped(block, steps: tuple, fn, args: tuple):
+def _mapped(block: Any, steps: Steps, fn: Callable[..., R], args: tuple[Any, ...]) -> R:
     """fn(block, *args) after the recorded transforms."""
     for step, step_args in steps:
         block = step(block, *step_args)

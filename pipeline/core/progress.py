@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TextIO
 
 
 class Progress:
-    def __init__(self, what: str, interval: float = 10.0, stream=None):
+    def __init__(self, what: str, interval: float = 10.0, stream: TextIO | None = None) -> None:
         self.what = what
         self.interval = interval
         self.stream = stream or sys.stderr
         self.start = self.last = time.monotonic()
         self.live = self.stream.isatty()
 
-    def __call__(self, done: int, total: int, detail=None) -> None:
+    def __call__(self, done: int, total: int, detail: object = None) -> None:
         now = time.monotonic()
         if done < total and not self.live and now - self.last < self.interval:
             return

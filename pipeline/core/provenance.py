@@ -15,7 +15,13 @@ import hashlib
 import json
 import os
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TypeAlias, cast
+
+from .json_types import JSON
+
+Tree: TypeAlias = dict[str, "tuple[str, bytes] | Tree"]  # a directory: {name: (mode, id)} of files, {name: Tree}
 
 
 def git(*args: str) -> str:
@@ -26,7 +32,7 @@ def git(*args: str) -> str:
         return ""
 
 
-def params_sha256(params: dict, sections) -> str:
+def params_sha256(params: JSON, sections: Iterable[str]) -> str:
     shaping = {section: params[section] for section in sections}
     return hashlib.sha256(json.dumps(shaping, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -35,7 +41,7 @@ def _object_id(kind: str, body: bytes) -> bytes:
     return hashlib.sha1(f"{kind} {len(body)}\0".encode() + body).digest()
 
 
-def _tree_id(entries: dict) -> bytes:
+def _tree_id(entries: Tree) -> bytes:
     """entries: {name: (mode, id)} of files and {name: nested dict} of directories."""
     items = []
     for name, value in entries.items():
@@ -53,7 +59,7 @@ def tree_id(directory: str) -> str | None:
     listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", directory)
     if not listed and not Path(".git").exists():
         return None
-    root: dict = {}
+    root: Tree = {}
     for path in sorted(set(filter(None, listed.split("\0")))):
         file = Path(path)
         if not file.is_file() and not file.is_symlink():  # deleted in the working tree
@@ -64,10 +70,10 @@ def tree_id(directory: str) -> str | None:
             mode, body = ("100755" if os.access(file, os.X_OK) else "100644"), file.read_bytes()
         node = root
         for part in file.relative_to(directory).parts[:-1]:
-            node = node.setdefault(part, {})
+            node = cast(Tree, node.setdefault(part, {}))  # a directory's entry is always a Tree
         node[file.name] = (mode, _object_id("blob", body))
     return _tree_id(root).hex()
 
 
-def code_trees(directories=("mllib", "pipeline")) -> dict[str, str | None]:
+def code_trees(directories: Iterable[str] = ("mllib", "pipeline")) -> dict[str, str | None]:
     return {directory: tree_id(directory) for directory in directories}

@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Self
 from . import paths
 from .errors import PipelineError
 from .io import read_json, write_json
+from .json_types import JSON
 
 
 class _Absent:
@@ -61,7 +62,7 @@ class Part:
         """The fields a file may leave out: those in `when_set` and those whose default is ABSENT."""
         return set(cls.when_set) | {f.name for f in fields(cls) if f.default is ABSENT}
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JSON:
         return {
             name: _to_json(getattr(self, name))
             for name in self.field_names()
@@ -159,7 +160,7 @@ class Record(Part):
         return cls.of(read_json(cls.json_file, cls.written_by))
 
     @classmethod
-    def of(cls, content: Mapping) -> Self:
+    def of(cls, content: Mapping[str, Any]) -> Self:
         """The record of what a stage measured as a mapping, checked as a file is when read."""
         return cls.from_json(content, str(cls.json_file), cls.written_by)
 
@@ -187,9 +188,9 @@ class Change(Part):
     change: str
     rows: int
     values: int
-    columns: list
-    target_before: dict | None = None
-    target_after: dict | None = None
+    columns: list[str]
+    target_before: dict[str, float] | None = None
+    target_after: dict[str, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -206,17 +207,17 @@ class ValidationReport(Record):
     rows_kept: int
     rows_quarantined: int
     columns: int
-    policies: dict
-    fractional_binary: dict
-    missing_target: dict
-    missing_sensitive: dict
-    failed_checks: list
+    policies: JSON
+    fractional_binary: dict[str, JSON]
+    missing_target: JSON
+    missing_sensitive: dict[str, JSON]
+    failed_checks: list[JSON]
     task: str
     task_reason: str
-    classes: list
-    target_classes: dict
+    classes: list[Any]
+    target_classes: dict[str, float]
     changes: list[Change]
-    time: dict  # data.time's unit and span, or the columns that look like time when it is unset
+    time: JSON  # data.time's unit and span, or the columns that look like time when it is unset
     top_codes: list[TopCode] | None = None  # values of nines kept as a column's top code
 
     when_set: ClassVar[tuple[str, ...]] = ("top_codes",)
@@ -242,16 +243,16 @@ class CleaningReport(Record):
 
     rows_in: int
     rows_out: int
-    dropped_columns: list
-    made_missing: dict
+    dropped_columns: list[str]
+    made_missing: JSON
     duplicate_rows: DuplicateRows
-    outliers: dict
+    outliers: JSON
     outlier_policy: str
     changes: list[Change]
-    missing_values: dict
-    single_valued: dict
-    duplicate_rows_removed: list | None = None  # the ids of the rows removed
-    duplicate_columns_removed: dict | None = None  # {column: the column it copies}
+    missing_values: JSON
+    single_valued: JSON
+    duplicate_rows_removed: list[int] | None = None  # the ids of the rows removed
+    duplicate_columns_removed: dict[str, str] | None = None  # {column: the column it copies}
 
 
 @dataclass(frozen=True)
@@ -271,11 +272,11 @@ class SplitTime(Part):
     unit: str
     cut: Any
     gap: float
-    train_span: list
-    test_span: list
+    train_span: list[str]
+    test_span: list[str]
     rows_in_gap: int
     rows_purged: int
-    splits: list
+    splits: list[JSON]
     note: str | None
 
 
@@ -304,13 +305,13 @@ class SplitReport(Record):
     test_fraction: float  # achieved: whole groups move together, so it can differ
     test_fraction_note: str | None
     task: str
-    classes: list
+    classes: list[Any]
     rows: TrainTest
     target: TrainTest  # the class shares (regression: the target's mean, std and range)
     groups: TrainTest | None
     rows_never_validated: int
     time: SplitTime | None  # null without data.time
-    folds: dict  # balance of every validation set, by class (regression: by quantile bin of the target)
+    folds: JSON  # balance of every validation set, by class (regression: by quantile bin of the target)
     copies_across_split: CopiesAcrossSplit | None = None  # the split stage adds it (pipeline/steps/folds.py)
 
 
@@ -318,9 +319,9 @@ class SplitReport(Record):
 class NotConverged(Part):
     """The fits of the chosen configuration that stopped at an iteration cap."""
 
-    folds: list
+    folds: list[int]
     refit: bool
-    messages: list
+    messages: list[str]
 
 
 @dataclass(frozen=True)
@@ -340,7 +341,7 @@ class PairedFoldTest(Part):
 
     mean_difference: float
     standard_error: float
-    interval: list
+    interval: list[float]
     t: float
     df: int
     p_value: float
@@ -355,10 +356,10 @@ class ComparedModel(Part):
     when_set: ClassVar[tuple[str, ...]] = ("versus_best",)
 
     model: str
-    params: dict
+    params: JSON
     mean: float
     std: float
-    valid_scores: list
+    valid_scores: list[float]
     rank: int
     versus_best: PairedFoldTest | None = None
 
@@ -372,7 +373,7 @@ class ModelGain(Part):
     model: str
     gain: float
     standard_error: float
-    interval: list
+    interval: list[float]
     p_value: float
 
 
@@ -392,7 +393,7 @@ class Comparison(Part):
     models: list[ComparedModel]
     gain_over_simplest: ModelGain | None
     next_simpler: ModelGain | None
-    left_out: list
+    left_out: list[str]
 
 
 @dataclass(frozen=True)
@@ -401,10 +402,10 @@ class ScoredTarget(Part):
     fold scores on y's scale as the deployed regressor predicts (back-transformed, at least the floor)."""
 
     target: str
-    params: dict
+    params: JSON
     mean: float
     std: float
-    valid_scores: list
+    valid_scores: list[float]
 
 
 @dataclass(frozen=True)
@@ -417,7 +418,7 @@ class TargetComparison(Part):
     log: ScoredTarget
     gain: float
     standard_error: float
-    interval: list
+    interval: list[float]
     p_value: float
 
 
@@ -454,7 +455,7 @@ class TrainMetrics(Record):
     cv_note: str | None
     train_mean: float
     train_valid_gap: float
-    best_params: dict
+    best_params: JSON
     n_candidates: int
     n_folds: int
     not_converged: NotConverged
@@ -485,12 +486,12 @@ class FeaturesReport(Record):
     json_file: ClassVar[Path] = paths.FEATURES_REPORT
     written_by: ClassVar[str] = "features"
 
-    numeric: list
-    categorical: list
-    folds: dict  # {split: {n_fit_rows, features[, selected]}}
-    final: dict  # {n_fit_rows, features}
-    pooled_levels: dict  # {column: {levels, pooled}}
-    missing: dict  # {column: {values, filled, indicator[, column]}}: the final fit's, counted in the training rows
+    numeric: list[str]
+    categorical: list[str]
+    folds: JSON  # {split: {n_fit_rows, features[, selected]}}
+    final: JSON  # {n_fit_rows, features}
+    pooled_levels: JSON  # {column: {levels, pooled}}
+    missing: JSON  # {column: {values, filled, indicator[, column]}}: the final fit's, counted in the training rows
     changes: list[Change]
     time: TimeAsFeature = ABSENT  # data.time_feature set: the time as a feature
 
@@ -499,14 +500,14 @@ class FeaturesReport(Record):
 class Candidate(Part):
     """One configuration of the search: its fold scores (mllib.model_selection's result row)."""
 
-    params: dict
+    params: JSON
     rank: int
-    train_scores: list
-    valid_scores: list
+    train_scores: list[float]
+    valid_scores: list[float]
     mean_train_score: float
     mean_valid_score: float
     std_valid_score: float
-    not_converged: list
+    not_converged: list[JSON]
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from .evaluation_records import CalibrationReport, EvaluationReport
 from .explanation_records import Attributions, ImportanceReport, PartialDependence
 from .fairness_records import FairnessReport
 from .io import read_json
+from .json_types import JSON
 from .records import (
     CleaningReport,
     FeaturesReport,
@@ -52,24 +53,24 @@ class ReportInputs:
     features: FeaturesReport
     search: SearchReport
     train: TrainMetrics
-    validation_curve: list
+    validation_curve: list[JSON]
     assessment: Assessment
-    learning_curve: list
-    hyperparameter_curve: list
+    learning_curve: list[JSON]
+    hyperparameter_curve: list[JSON]
     calibration: CalibrationReport  # the kind's own (Target.calibration_record)
-    reliability_oof: list
+    reliability_oof: list[JSON]
     test: EvaluationReport  # the kind's own (Target.test_record)
-    roc: list
-    pr: list
-    reliability_test: list
-    risk_coverage: list
-    residuals: list
+    roc: list[JSON]
+    pr: list[JSON]
+    reliability_test: list[JSON]
+    risk_coverage: list[JSON]
+    residuals: list[JSON]
     fairness: FairnessReport  # the kind's own (Target.fairness_record)
     importance: ImportanceReport
     attributions: Attributions
     partial_dependence: PartialDependence
     params_sha256: str = ""  # the params sections that shape the outputs (pipeline/core/provenance.py)
-    code_trees: dict = field(default_factory=dict)
+    code_trees: dict[str, str | None] = field(default_factory=dict)
 
     def test_as(self, record: type[E]) -> E:
         """test.json as the record of the page's kind (the report picks the page by the kind, which names the

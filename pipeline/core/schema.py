@@ -19,12 +19,13 @@ from .data_files import DataSource
 from .errors import PipelineError
 from .extremes import MACHINE_LIMITS, OVERFLOW, typical_magnitude
 from .frames import MISSING_GROUP
+from .json_types import JSON
 from .paths import ROW_ID
 
 NUL = "\x00"
 
 
-def check_columns(df: pd.DataFrame, data: dict) -> None:
+def check_columns(df: pd.DataFrame, data: JSON) -> None:
     """Every column named in params.yaml `data` exists in the file (one error naming the key and the column)."""
     if ROW_ID in df.columns:
         raise PipelineError(
@@ -39,7 +40,7 @@ def check_columns(df: pd.DataFrame, data: dict) -> None:
             raise PipelineError(f"params.yaml: {key} names column {col!r}, which is not in {data['path']}.{hint}")
 
 
-def check_no_nul_bytes(df: pd.DataFrame, source) -> None:
+def check_no_nul_bytes(df: pd.DataFrame, source: str) -> None:
     """No text value holds a NUL byte: no text does, a damaged file or a binary field does, and each such spelling
     would become a level of its own ('a' and 'a\\x00' two categories). One error naming the column, the count and the
     first row."""
@@ -64,7 +65,7 @@ def check_no_nul_bytes(df: pd.DataFrame, source) -> None:
 SCHEMAS = Path("data/schemas")  # the validate stage's dependency (dvc.yaml): a schema elsewhere would go unwatched
 
 
-def check_schema_location(data: dict) -> None:
+def check_schema_location(data: JSON) -> None:
     """data.schema is a file under data/schemas/, so DVC reruns validate when the schema changes and not when another
     file lands in data/raw/ (bringing your own data, then restoring the committed params, leaves `dvc status`
     clean)."""
@@ -77,7 +78,7 @@ def check_schema_location(data: dict) -> None:
         )
 
 
-def build_schema(df: pd.DataFrame, data: dict, extreme_factor: float | None = None) -> pa.DataFrameSchema:
+def build_schema(df: pd.DataFrame, data: JSON, extreme_factor: float | None = None) -> pa.DataFrameSchema:
     """The user's schema (or an empty one) completed with the structural checks; every numeric column checked for
     finite values and, with extreme_factor (validate.extreme_factor), for values beyond the column's bulk."""
     if data["schema"]:
@@ -121,7 +122,7 @@ def build_schema(df: pd.DataFrame, data: dict, extreme_factor: float | None = No
     return schema.update_columns(checks) if checks else schema
 
 
-def extreme_checks(values: pd.Series, factor: float | None) -> list:
+def extreme_checks(values: pd.Series, factor: float | None) -> list[pa.Check]:
     """The checks of one numeric column for values that are not measurements, each named by the rule that catches
     it (validate.extreme_factor; None: none):
     - a machine limit: int32 / int64 / uint32 / uint64 max or min, float32 max, or |value| >= 1e100 (an overflow);
@@ -173,15 +174,16 @@ def nines_apart(x: np.ndarray) -> np.ndarray:
     magnitude = np.abs(distinct)
     candidate = (magnitude >= 999) & (magnitude < 1e18)  # three to eighteen nines
     digits = np.floor(np.log10(np.where(candidate, magnitude, 1.0))) + 1
-    nines = distinct[candidate & (magnitude == 10.0**digits - 1)]
+    nines: np.ndarray = distinct[candidate & (magnitude == 10.0**digits - 1)]
     if not nines.size:
         return nines
-    rest = distinct[~np.isin(distinct, nines)]
+    rest: np.ndarray = distinct[~np.isin(distinct, nines)]
     if not rest.size:
         return rest
     low, high = rest.min(), rest.max()
     span = high - low
-    return nines[(nines > high + span) | (nines < low - span)]
+    apart: np.ndarray = nines[(nines > high + span) | (nines < low - span)]
+    return apart
 
 
 def top_code(x: np.ndarray, value: float) -> bool:
@@ -202,7 +204,7 @@ def _digits(value: float) -> int:
     return int(np.floor(np.log10(value))) + 1
 
 
-def extreme_checked(schema: pa.DataFrameSchema, data: dict) -> list[str]:
+def extreme_checked(schema: pa.DataFrameSchema, data: JSON) -> list[str]:
     """The columns build_schema gives the extreme checks: the schema's numeric columns, not declared categorical."""
     return [
         name
@@ -211,12 +213,12 @@ def extreme_checked(schema: pa.DataFrameSchema, data: dict) -> list[str]:
     ]
 
 
-def top_codes(df: pd.DataFrame, schema: pa.DataFrameSchema, data: dict, factor: float | None) -> dict[str, dict]:
+def top_codes(df: pd.DataFrame, schema: pa.DataFrameSchema, data: JSON, factor: float | None) -> dict[str, JSON]:
     """The extreme-checked columns whose value of nines apart from the rest is kept as a top code (top_code), with
     validate.extreme_factor set: {column: {"value", "largest_other", "lowest", "rows" (positions)}}."""
     if factor is None:
         return {}
-    found = {}
+    found: dict[str, JSON] = {}
     for name in extreme_checked(schema, data):
         if name not in df.columns:
             continue
@@ -233,7 +235,7 @@ def top_codes(df: pd.DataFrame, schema: pa.DataFrameSchema, data: dict, factor: 
     return found
 
 
-def _numeric(dtype) -> bool:
+def _numeric(dtype: object) -> bool:
     return str(dtype).lower().startswith(("float", "int", "uint"))
 
 
@@ -275,7 +277,7 @@ def describe(cases: pd.DataFrame, source: str, limit: int = 3) -> str:
     )
 
 
-def column_problem(case, source: str, schema_file) -> str:
+def column_problem(case: pd.Series, source: str, schema_file: str | None) -> str:
     schema_src = schema_file or "the checks inferred from params.yaml"
     if case["check"] == "column_in_dataframe":
         return (
@@ -292,10 +294,12 @@ def column_problem(case, source: str, schema_file) -> str:
     )
 
 
-def apply_fractional_policy(df: pd.DataFrame, columns: list[str], policy: str, source: str):
+def apply_fractional_policy(
+    df: pd.DataFrame, columns: list[str], policy: str, source: str
+) -> tuple[pd.DataFrame, dict[int, list[str]], dict[str, JSON]]:
     """Handle values strictly between 0 and 1 in declared 0/1 columns; return (frame, reasons, report)."""
     reasons: dict[int, list[str]] = {}
-    report = {}
+    report: dict[str, JSON] = {}
     for col in columns:
         values = pd.to_numeric(df[col], errors="coerce")
         fractional = (values > 0) & (values < 1)
@@ -326,13 +330,15 @@ MISSING = {
 }
 
 
-def apply_missing_policy(df: pd.DataFrame, columns: list[str], role: str, policy: str, source: str):
+def apply_missing_policy(
+    df: pd.DataFrame, columns: list[str], role: str, policy: str, source: str
+) -> tuple[dict[int, list[str]], dict[str, JSON]]:
     """Rows whose `role` column (target, sensitive) is missing: quarantined with the reason per row, a stop naming
     the column and the first row, or (sensitive only, policy group) kept and audited as the group "(missing)".
     Returns (reasons, report {column: {rows, action}})."""
     what, instead = MISSING[role]
     reasons: dict[int, list[str]] = {}
-    report = {}
+    report: dict[str, JSON] = {}
     for col in columns:
         missing = df[col].isna()
         if not missing.any():

@@ -7,21 +7,24 @@ classwise ECE beside it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 
-from mllib.base import group_index
+from mllib.base import GroupLabels, group_index
 from mllib.calibration import calibration_summary, group_calibration_summary, reliability_curve
 from mllib.fairness import intersectional_groups
 from mllib.metrics import brier_score, log_loss
 
 from .frames import attribute_labels
+from .json_types import JSON
 from .task import Classification
 
 GROUP_RATES = ("selection_rate", "tpr", "fpr", "precision")  # per-group rates plotted (fairness.csv, report figures)
 
 
-def binning_spec(cfg: dict) -> dict:
+def binning_spec(cfg: JSON) -> JSON:
     """The bins behind every ECE / MCE / reliability number, recorded next to them."""
     return {
         "n_bins": cfg["n_bins"],
@@ -31,13 +34,18 @@ def binning_spec(cfg: dict) -> dict:
     }
 
 
-def sensitive_groupings(frame: pd.DataFrame, sensitive: list[str], rows=None) -> dict:
+def sensitive_groupings(
+    frame: pd.DataFrame, sensitive: list[str], rows: Iterable[object] | None = None
+) -> dict[str, GroupLabels]:
     """{attribute or intersection of attributes: group label per row} of the rows of `frame` ({} for none), or of
     the rows whose row ids are `rows`, in that order."""
-    return intersectional_groups(attribute_labels(frame, sensitive, rows)) if sensitive else {}
+    groupings: dict[str, GroupLabels] = (
+        intersectional_groups(attribute_labels(frame, sensitive, rows)) if sensitive else {}
+    )
+    return groupings
 
 
-def brier_decomposition_detail(y: np.ndarray, P: np.ndarray, cfg: dict) -> dict:
+def brier_decomposition_detail(y: np.ndarray, P: np.ndarray, cfg: JSON) -> JSON:
     """Murphy's Brier decomposition (equal-width bins, so reliability - resolution + uncertainty + within_bin add
     up to the Brier score exactly)."""
     from mllib.metrics import brier_decomposition
@@ -46,7 +54,7 @@ def brier_decomposition_detail(y: np.ndarray, P: np.ndarray, cfg: dict) -> dict:
     return {"brier_decomposition": {k: terms[k] for k in ("reliability", "resolution", "uncertainty", "within_bin")}}
 
 
-def classwise_detail(y: np.ndarray, P: np.ndarray, cfg: dict) -> dict:
+def classwise_detail(y: np.ndarray, P: np.ndarray, cfg: JSON) -> JSON:
     """The classwise ECE: the mean over classes of the ECE of p_k against y = k."""
     from mllib.calibration import classwise_ece
 
@@ -60,7 +68,7 @@ def classwise_detail(y: np.ndarray, P: np.ndarray, cfg: dict) -> dict:
 CALIBRATION_DETAILS = {"binary": brier_decomposition_detail, "multiclass": classwise_detail}
 
 
-def calibration_report(target: Classification, y: np.ndarray, P: np.ndarray, cfg: dict) -> dict:
+def calibration_report(target: Classification, y: np.ndarray, P: np.ndarray, cfg: JSON) -> JSON:
     """ECE / MCE with the binning spec of params.yaml `calibration` and the bins actually used (of p(positive), or
     of the top label for K > 2), Brier score, log loss and the task's own detail (the Brier decomposition for two
     classes, the classwise ECE for more: CALIBRATION_DETAILS)."""
@@ -77,15 +85,20 @@ def calibration_report(target: Classification, y: np.ndarray, P: np.ndarray, cfg
 
 
 def group_calibration(
-    target: Classification, y: np.ndarray, before: np.ndarray, after: np.ndarray, groupings: dict, cfg: dict
-) -> dict:
+    target: Classification,
+    y: np.ndarray,
+    before: np.ndarray,
+    after: np.ndarray,
+    groupings: dict[str, GroupLabels],
+    cfg: JSON,
+) -> dict[str, dict[str, JSON]]:
     """{grouping: {group: {n, base_rate, before: {ece, mce}, after: {ece, mce}}}}: ECE / MCE within each sensitive
     group (bins formed within the group, so a small group's numbers are noisy: read them with its n). base_rate is
     the positive share (two classes) or the accuracy of the calibrated top label (more)."""
     bins = dict(n_bins=cfg["n_bins"], strategy=cfg["binning"])
     out_b, p_b = target.calibration_view(y, before)
     out_a, p_a = target.calibration_view(y, after)
-    out = {}
+    out: dict[str, dict[str, JSON]] = {}
     for name, labels in groupings.items():
         _, inverse = group_index(labels, len(y), name)
         b = group_calibration_summary(out_b, p_b, labels, **bins)
@@ -102,7 +115,7 @@ def group_calibration(
     return out
 
 
-def reliability_rows(target: Classification, y: np.ndarray, P: np.ndarray, cfg: dict, label: str) -> list[dict]:
+def reliability_rows(target: Classification, y: np.ndarray, P: np.ndarray, cfg: JSON, label: str) -> list[JSON]:
     """Reliability-diagram rows for DVC plots, one per bin (empty bins kept, with null means); of p(positive), or
     of the top label for K > 2."""
     outcome, p = target.calibration_view(y, P)

@@ -15,7 +15,7 @@ target has no classes: it is encoded as float64, every value finite.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,13 @@ from .evaluation_records import (
 from .fairness_records import BinaryFairness, MulticlassFairness
 from .task_base import TASKS, Target, finite, label_key
 from .task_regression import QUANTILE_BINS, Regression
+
+if TYPE_CHECKING:
+    from mllib.base import MixedMatrix
+    from mllib.deploy.predictor import DeployedPredictor
+
+    from .task_base import Predictor, Response
+    from .task_inference import Observed
 
 __all__ = ["TASKS", "Target", "Classification", "Binary", "Multiclass", "Regression", "KINDS", "finite",
            "label_key", "QUANTILE_BINS"]  # fmt: skip
@@ -73,12 +80,13 @@ class Classification(Target):
                 f"target column {self.column!r} holds values {unknown[:5]} that are not among its classes "
                 f"{self.classes}; rerun `dvc repro split`"
             )
-        return np.array([index[k] for k in keys], dtype=np.int64)[codes]
+        encoded: np.ndarray = np.array([index[k] for k in keys], dtype=np.int64)[codes]
+        return encoded
 
     def describe(self) -> str:
         return f"{self.task} target with classes {self.classes}"
 
-    def split_strategy(self, group) -> str:
+    def split_strategy(self, group: str | None) -> str:
         """split.strategy auto: grouped and stratified by class when data.group is set, stratified otherwise."""
         return "stratified_group" if group else "stratified"
 
@@ -90,15 +98,15 @@ class Classification(Target):
         """Rows per class code of `y` (what the split checks: every class in every training part)."""
         return np.bincount(y, minlength=self.n_classes)
 
-    def counts(self, y: np.ndarray) -> dict:
+    def counts(self, y: np.ndarray) -> dict[str, float]:
         """Rows per class of the codes `y`."""
         return dict(zip(self.label_names(), self.class_counts(y).tolist()))
 
-    def shares(self, y: np.ndarray) -> dict:
+    def shares(self, y: np.ndarray) -> dict[str, float]:
         """The class shares of the codes `y`."""
         return dict(zip(self.label_names(), (self.class_counts(y) / y.size).tolist()))
 
-    def distribution(self, values: pd.Series) -> dict:
+    def distribution(self, values: pd.Series) -> dict[str, float]:
         """The class shares over `values` (missing ones left out), keyed by the label's spelling in sorted order:
         the model card's record of what a removal of rows did to the question (pipeline/core/changes.py)."""
         values = values[values.notna()]
@@ -109,17 +117,20 @@ class Classification(Target):
             shares[label_key(value)] = shares.get(label_key(value), 0.0) + count / counts.sum()
         return {k: float(shares[k]) for k in sorted(shares)}
 
-    def response(self, predictor, response: str):
+    def response(self, predictor: Predictor, response: str) -> Response:
         """Raw matrix -> what a scorer (or an explainer) needs from the deployed predictor: its decisions ("label"),
         the model's binary score ("score"), or the calibrated probabilities ("proba": p(positive) for two classes,
         (n, K) for more)."""
 
-        def predict(X_raw):
+        classifier = cast("DeployedPredictor", predictor)  # a classification target's predictor
+
+        def predict(X_raw: MixedMatrix) -> np.ndarray:
             if response == "score":
-                return predictor.scores(X_raw)
-            P = predictor.predict_proba(X_raw)
+                return classifier.scores(X_raw)
+            P = classifier.predict_proba(X_raw)
             if response == "label":
-                return predictor.decide(P)["decision"]
+                decision: np.ndarray = classifier.decide(P)["decision"]
+                return decision
             return self.metric_probabilities(P)
 
         return predict
@@ -136,13 +147,13 @@ class Binary(Classification, kind="binary"):
     ranking_metric = "roc_auc"  # what a calibration map may change of the model's ranking
 
     @staticmethod
-    def check_fits(observed, inferred: type[Target]) -> None:
+    def check_fits(observed: Observed, inferred: type[Target]) -> None:
         """data.task binary needs exactly two values."""
         if len(observed.distinct) != 2:
             raise observed.forced("binary", f"has {observed.found}")
 
     @classmethod
-    def from_values(cls, observed, positive, reason: str) -> Target:
+    def from_values(cls, observed: Observed, positive: object, reason: str) -> Target:
         """Classes [negative, positive]: data.positive_label (null: the larger value) is the positive one."""
         distinct = observed.distinct
         positive = distinct[-1] if positive is None else positive
@@ -177,7 +188,7 @@ class Multiclass(Classification, kind="multiclass"):
     ranking_metric = "roc_auc_ovr"
 
     @staticmethod
-    def check_fits(observed, inferred: type[Target]) -> None:
+    def check_fits(observed: Observed, inferred: type[Target]) -> None:
         """data.task multiclass needs three values or more, and not a quantity of non-integer numbers."""
         if len(observed.distinct) < 3:
             raise observed.forced("multiclass", f"has only {observed.found}", "use binary, or ")
@@ -187,7 +198,7 @@ class Multiclass(Classification, kind="multiclass"):
             )
 
     @classmethod
-    def from_values(cls, observed, positive, reason: str) -> Target:
+    def from_values(cls, observed: Observed, positive: object, reason: str) -> Target:
         """Classes in sorted order; data.positive_label has no meaning here."""
         observed.refuse_positive_label(positive, f"multiclass ({observed.found})")
         return cls("multiclass", observed.column, [to_python(v) for v in observed.distinct], reason)

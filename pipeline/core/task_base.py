@@ -24,8 +24,17 @@ import pandas as pd
 from mllib.base import to_python
 
 if TYPE_CHECKING:
+    from mllib.base import MixedMatrix
+    from mllib.deploy.predictor import DeployedPredictor
+    from mllib.deploy.regressor import DeployedRegressor
+    from mllib.metrics.scorers import Scorer
+
     from .evaluation_records import CalibrationReport, EvaluationReport
     from .fairness_records import FairnessReport
+    from .task_inference import Observed
+
+    Predictor = DeployedPredictor | DeployedRegressor  # the deployed model (mllib.deploy)
+    Response = Callable[[MixedMatrix], np.ndarray]  # raw matrix -> what a scorer or an explainer needs
 from .errors import PipelineError
 
 TASKS = ("auto", "binary", "multiclass", "regression")
@@ -38,25 +47,25 @@ class Target(ABC):
 
     task: str  # "binary" | "multiclass" | "regression"
     column: str
-    classes: list  # labels in code order (binary: [negative, positive]; regression: [])
+    classes: list[Any]  # labels in code order, as the data spells them (binary: [negative, positive]; regression: [])
     reason: str  # why this task (auto) or "set by data.task"
 
     # task name -> kind, filled as each kind is defined (`class Binary(Classification, kind="binary")`)
     kinds: ClassVar[dict[str, type[Target]]] = {}
 
-    def __init_subclass__(cls, kind: str | None = None, **kwargs):
+    def __init_subclass__(cls, kind: str | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if kind is not None:
             Target.kinds[kind] = cls
 
-    def __new__(cls, task: str, *args, **kwargs):
+    def __new__(cls, task: str, *args: Any, **kwargs: Any) -> Target:
         if cls is Target:
             if task not in Target.kinds:
                 raise PipelineError(f"data/processed/target.json: unknown task {task!r}; rerun `dvc repro split`")
             cls = Target.kinds[task]
         return super().__new__(cls)
 
-    def __getnewargs__(self):  # copies and the Dask workers' copies call __new__ with the task
+    def __getnewargs__(self) -> tuple[str]:  # copies and the Dask workers' copies call __new__ with the task
         return (self.task,)
 
     # -- encoding and describing the target --
@@ -69,7 +78,7 @@ class Target(ABC):
         """One line: the task and its classes."""
 
     @abstractmethod
-    def distribution(self, values: pd.Series) -> dict:
+    def distribution(self, values: pd.Series) -> dict[str, float]:
         """What the target's values look like (class shares, or quantiles): what a removal of rows did to them."""
 
     @abstractmethod
@@ -77,11 +86,11 @@ class Target(ABC):
         """Rows per class code (per quantile bin without classes)."""
 
     @abstractmethod
-    def counts(self, y: np.ndarray) -> dict:
+    def counts(self, y: np.ndarray) -> dict[str, float]:
         """Rows per class of the codes, by label."""
 
     @abstractmethod
-    def shares(self, y: np.ndarray) -> dict:
+    def shares(self, y: np.ndarray) -> dict[str, float]:
         """Shares per class of the codes, by label."""
 
     @abstractmethod
@@ -90,21 +99,21 @@ class Target(ABC):
 
     @staticmethod
     @abstractmethod
-    def check_fits(observed, inferred: type[Target]) -> None:
+    def check_fits(observed: Observed, inferred: type[Target]) -> None:
         """Refuse a data.task set in params.yaml that the target's values do not fit."""
 
     @classmethod
     @abstractmethod
-    def from_values(cls, observed, positive, reason: str) -> Target:
+    def from_values(cls, observed: Observed, positive: object, reason: str) -> Target:
         """The Target of the observed values."""
 
     @abstractmethod
-    def response(self, predictor, response: str) -> Callable:
+    def response(self, predictor: Predictor, response: str) -> Response:
         """Raw matrix -> what a scorer or an explainer needs from the deployed predictor."""
 
     # -- the task's defaults --
     @abstractmethod
-    def split_strategy(self, group) -> str:
+    def split_strategy(self, group: str | None) -> str:
         """split.strategy auto, given data.group."""
 
     @property
@@ -155,7 +164,7 @@ class Target(ABC):
 
         return DEFAULT_SCORING[self.task]
 
-    def fits_scorer(self, scorer) -> bool:
+    def fits_scorer(self, scorer: Scorer) -> bool:
         """Whether a scorer from mllib.metrics applies to this task."""
         return self.task in scorer.tasks
 
@@ -185,12 +194,12 @@ class Target(ABC):
         return Target(**read_json(path, "split"))  # type: ignore[abstract]  # __new__ picks the kind
 
 
-def finite(value):
+def finite(value: object) -> float | None:
     """A finite number as it is, anything else (None, NaN, a flag) as None: the headline's and the gate's figures."""
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
 
 
-def label_key(value) -> str:
+def label_key(value: object) -> str:
     """One spelling per label: 1, 1.0 and "1" read from CSV or Parquet are the same class."""
     value = to_python(value)
     if isinstance(value, float) and value.is_integer():

@@ -6,6 +6,7 @@ each task does) are pipeline/core/task.py's."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,7 @@ import pandas as pd
 from mllib.base import to_python
 
 from .errors import PipelineError
+from .json_types import JSON
 from .task import KINDS, Target
 
 # A numeric target of whole numbers is read as classes up to this many distinct values (grades, counts of few
@@ -27,12 +29,12 @@ class Observed:
 
     column: str
     values: pd.Series
-    distinct: list
+    distinct: list[Any]  # labels as the data spells them
     numeric: bool
     source: str  # the file, for messages
 
     @property
-    def shown(self) -> list:
+    def shown(self) -> list[Any]:
         return [to_python(v) for v in self.distinct[:10]] + (["..."] if len(self.distinct) > 10 else [])
 
     @property
@@ -46,7 +48,7 @@ class Observed:
             "to auto, or fix data.target"
         )
 
-    def refuse_positive_label(self, positive, what: str) -> None:
+    def refuse_positive_label(self, positive: object, what: str) -> None:
         if positive is not None:
             raise PipelineError(
                 f"params.yaml: data.positive_label is {positive!r}, but target {self.column!r} is {what}; "
@@ -59,7 +61,7 @@ def _integral(values: pd.Series) -> bool:
     return bool(np.all(np.isfinite(numbers)) and np.all(numbers == np.round(numbers)))
 
 
-def infer_target(series: pd.Series, data: dict, source: str) -> Target:
+def infer_target(series: pd.Series, data: JSON, source: str) -> Target:
     """The task of data.target from its values (non-missing), checked against data.task and data.positive_label."""
     column, requested = data["target"], data["task"]
     values = series.dropna()
@@ -89,13 +91,13 @@ def infer_target(series: pd.Series, data: dict, source: str) -> Target:
     return kind.from_values(observed, data["positive_label"], reason)
 
 
-def _refuse_label_variants(distinct: list, numeric: bool, column: str, source: str) -> None:
+def _refuse_label_variants(distinct: list[Any], numeric: bool, column: str, source: str) -> None:
     """Text labels that differ only by case or surrounding spaces ("yes", "Yes", "yes ") are almost always one class
     typed several ways; as they are they would become separate classes and change the question, so they are refused,
     named with their spellings (merging them is the data's owner's call)."""
     if numeric:
         return
-    spellings: dict[str, list] = {}
+    spellings: dict[str, list[Any]] = {}
     for value in distinct:
         spellings.setdefault(str(value).strip().casefold(), []).append(to_python(value))
     variants = [v for v in spellings.values() if len(v) > 1]
@@ -107,7 +109,7 @@ def _refuse_label_variants(distinct: list, numeric: bool, column: str, source: s
         )
 
 
-def _sort_key(value):
+def _sort_key(value: object) -> tuple[int, float, str]:
     """Numbers by value, everything else by its text (a column read from CSV never mixes the two)."""
     return (
         (0, float(value), "")

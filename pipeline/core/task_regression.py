@@ -3,6 +3,8 @@ float64, every value finite; how it is encoded, described and split, and its def
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -12,6 +14,10 @@ from .errors import PipelineError
 from .evaluation_records import RegressionCalibration, RegressionEvaluation
 from .fairness_records import RegressionFairness
 from .task_base import Target
+
+if TYPE_CHECKING:
+    from .task_base import Predictor, Response
+    from .task_inference import Observed
 
 QUANTILE_BINS = 5  # a regression target's strata: its quintiles
 FIFTHS = 5  # the intervals' coverage is read along the prediction in fifths of the test predictions
@@ -30,12 +36,13 @@ class Regression(Target, kind="regression"):
     fairness_record = RegressionFairness
 
     def encode(self, series: pd.Series) -> np.ndarray:
-        return series.to_numpy(dtype=np.float64)
+        encoded: np.ndarray = series.to_numpy(dtype=np.float64)
+        return encoded
 
     def describe(self) -> str:
         return "regression target"
 
-    def split_strategy(self, group) -> str:
+    def split_strategy(self, group: str | None) -> str:
         """split.strategy auto: plain k-fold, grouped when data.group is set (the stratified strategies stratify a
         regression target by its quantile bins, on request)."""
         return "group" if group else "kfold"
@@ -48,25 +55,25 @@ class Regression(Target, kind="regression"):
     def class_counts(self, y: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)  # no classes: nothing for the split's class checks
 
-    def counts(self, y: np.ndarray) -> dict:
+    def counts(self, y: np.ndarray) -> dict[str, float]:
         """The target's mean, standard deviation and range over `y`."""
         return {"mean": float(y.mean()), "std": float(y.std()), "min": float(y.min()), "max": float(y.max())}
 
     shares = counts
 
-    def distribution(self, values: pd.Series) -> dict:
+    def distribution(self, values: pd.Series) -> dict[str, float]:
         """The target's mean and standard deviation over `values` (missing ones left out)."""
         numbers = pd.to_numeric(values[values.notna()], errors="coerce").dropna().to_numpy(dtype=np.float64)
         return {"mean": float(numbers.mean()), "std": float(numbers.std())} if numbers.size else {}
 
     @staticmethod
-    def check_fits(observed, inferred: type[Target]) -> None:
+    def check_fits(observed: Observed, inferred: type[Target]) -> None:
         """data.task regression needs numbers."""
         if not observed.numeric:
             raise observed.forced("regression", f"is not numeric ({observed.found})")
 
     @classmethod
-    def from_values(cls, observed, positive, reason: str) -> Target:
+    def from_values(cls, observed: Observed, positive: object, reason: str) -> Target:
         """A numeric target whose every value is finite; data.positive_label has no meaning here."""
         observed.refuse_positive_label(positive, f"a regression target ({reason})")
         values = observed.values
@@ -81,6 +88,6 @@ class Regression(Target, kind="regression"):
         return cls("regression", observed.column, [], reason)
 
     @staticmethod
-    def response(predictor, response: str):
+    def response(predictor: Predictor, response: str) -> Response:
         """The deployed regressor's prediction, whatever the scorer reads."""
         return predictor.predict

@@ -10,6 +10,7 @@ import pandas as pd
 
 from .errors import PipelineError
 from .frames import date_times, time_numbers
+from .json_types import JSON
 
 DAY = np.timedelta64(1, "D")
 # a name of a point in time (year, date, month, ...); a plural unit names an amount of time, a duration such as
@@ -44,17 +45,18 @@ def shown(value: float, unit: str) -> str:
     if unit != "days":
         return f"{value:g}"
     stamp = pd.Timestamp("1970-01-01") + pd.Timedelta(days=value)
-    return stamp.isoformat() if stamp != stamp.normalize() else stamp.date().isoformat()
+    text: str = stamp.isoformat() if stamp != stamp.normalize() else stamp.date().isoformat()
+    return text
 
 
-def looks_like_time(frame: pd.DataFrame, data: dict) -> list[dict]:
+def looks_like_time(frame: pd.DataFrame, data: JSON) -> list[dict[str, str]]:
     """Columns that look like time when data.time is unset: [{column, reason}], in file order. Dates, text that
     parses as dates, a number whose name says time (year, date, month, ...), or a number the rows are sorted by (a
     column of data.categorical, data.drop or data.group is not taken as the order)."""
     if data.get("time"):
         return []
     skip = {data["target"], data["group"]}
-    found = []
+    found: list[dict[str, str]] = []
     for column in frame.columns:
         if column in skip:
             continue
@@ -84,7 +86,7 @@ def _sorted(values: pd.Series) -> bool:
     return x.size > 2 and np.unique(x).size > 2 and bool(np.all(np.diff(x) >= 0))
 
 
-def time_like_note(found: list[dict]) -> str | None:
+def time_like_note(found: list[dict[str, str]]) -> str | None:
     """The sentence validate prints and records: which column looks like time and the key that fixes it."""
     if not found:
         return None
@@ -97,7 +99,7 @@ def time_like_note(found: list[dict]) -> str | None:
     )
 
 
-def time_report(frame: pd.DataFrame, data: dict, source: str) -> dict:
+def time_report(frame: pd.DataFrame, data: JSON, source: str) -> JSON:
     """validation.json's "time": data.time's unit, span and distinct times (every value read as a time, or the run
     stops), or, with data.time unset, the columns that look like time and the sentence saying so."""
     column = data["time"]

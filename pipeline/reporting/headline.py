@@ -7,8 +7,8 @@ names everywhere (e.g. `test.roc_auc`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, cast
 
 from ..core.assessment_records import Assessment
 from ..core.evaluation_records import (
@@ -216,8 +216,10 @@ def interval_quality(test: RegressionEvaluation, calibration: RegressionCalibrat
             "coverage_low": finite(figures["coverage"].interval[0]),
             "mean_width": deployed.mean_width,
             "target_coverage": test.intervals.coverage_target,
-            "worst_fifth_coverage": min((finite(f.value) for f in fifths if finite(f.value) is not None), default=None),
-            "worst_fifth_coverage_low": None if None in lows or not lows else min(lows),
+            "worst_fifth_coverage": min(
+                cast("Iterator[float]", (finite(f.value) for f in fifths if finite(f.value) is not None)), default=None
+            ),
+            "worst_fifth_coverage_low": None if None in lows or not lows else min(cast("list[float]", lows)),
         }
     }
 

@@ -45,6 +45,7 @@ from ..core.timeline import shown
 
 if TYPE_CHECKING:
     from mllib.deploy.predictor import DeployedPredictor
+    from mllib.deploy.regressor import DeployedRegressor
 
     from ..core.json_types import JSON
 
@@ -377,7 +378,10 @@ def request_frame(model_input: object) -> pd.DataFrame:
 
 
 def serve(
-    predictor: DeployedPredictor, contract: InputContract, frame: pd.DataFrame, reasons: JSON | None = None
+    predictor: DeployedPredictor | DeployedRegressor,
+    contract: InputContract,
+    frame: pd.DataFrame,
+    reasons: JSON | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """The served answer to the raw rows `frame`: the predictor's outputs per row (null where a row is not scored)
     with its `flags`, each row's `reasons` when `reasons` holds the settings (pipeline/serving/reasons.py), and the

@@ -21,6 +21,7 @@ from pipeline.serving.requests import ServingInputError, install
 
 if TYPE_CHECKING:
     from mllib.deploy.predictor import DeployedPredictor
+    from mllib.deploy.regressor import DeployedRegressor
 
 logger = logging.getLogger("pipeline.serving")
 
@@ -33,7 +34,7 @@ class DeployedPredictorModel(PythonModel):
         from pipeline.serving.contract import InputContract
 
         install()  # the request limits, checked before MLflow's scoring server parses a request (requests.py)
-        self.predictor = cast("DeployedPredictor", mlio.load(Path(context.artifacts["predictor"])))
+        self.predictor = cast("DeployedPredictor | DeployedRegressor", mlio.load(Path(context.artifacts["predictor"])))
         self.contract = InputContract.from_json(Path(context.artifacts["input_contract"]).read_text())
         reasons = context.artifacts.get("reasons")  # a model logged before reasons has none
         self.reasons = json.loads(Path(reasons).read_text()) if reasons else None

@@ -11,7 +11,7 @@ Shapley values are sampled (KernelSHAP) serves no reasons, and reasons.json says
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from mllib.base import MixedMatrix
     from mllib.deploy.predictor import DeployedPredictor
+    from mllib.deploy.regressor import DeployedRegressor
 
     from ..core.explanation_records import Attributions
     from ..core.json_types import JSON
@@ -52,7 +53,7 @@ def reasons_spec() -> ColSpec:
 
 
 def row_reasons(
-    predictor: DeployedPredictor, settings: JSON, X: MixedMatrix, features: pd.DataFrame
+    predictor: DeployedPredictor | DeployedRegressor, settings: JSON, X: MixedMatrix, features: pd.DataFrame
 ) -> list[list[JSON] | None]:
     """Per row of the raw matrix X (features: the same rows as the request's columns), its TOP reasons, largest
     |contribution| first: {feature, value, contribution}; None for every row when the model has no exact values."""
@@ -69,7 +70,8 @@ def row_reasons(
     )
     values = np.asarray(shap["values"], dtype=np.float64)
     if values.ndim == 3:  # K > 2 classes: the decided class's values
-        decided = predictor.decide(predictor.predict_proba(X))["decision"]
+        classifier = cast("DeployedPredictor", predictor)  # 3-d values: a classifier's
+        decided = classifier.decide(classifier.predict_proba(X))["decision"]
         values = values[np.arange(len(values)), :, decided]
     order = np.argsort(-np.abs(values), axis=1, kind="stable")[:, : settings["top"]]
     return [
