@@ -10,14 +10,20 @@ import json
 import tempfile
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core import paths
 from ..core.errors import PipelineError
+from ..core.json_types import JSON
 from ..core.monitor_records import BatchCheck, TrackedState
 from ..core.records import ABSENT
 from . import store
 from .naming import monitor_experiment
 from .runs import experiment_id, find_state, one_line, repo_root, tracking_uri
+
+if TYPE_CHECKING:
+    from mlflow import MlflowClient
+    from mlflow.entities.model_registry import ModelVersion
 
 
 def monitor_metrics(record: BatchCheck) -> dict[str, float]:
@@ -38,7 +44,7 @@ def monitor_metrics(record: BatchCheck) -> dict[str, float]:
     return metrics
 
 
-def log_monitor_run(params: dict, record: BatchCheck) -> dict:
+def log_monitor_run(params: JSON, record: BatchCheck) -> dict[str, str | None]:
     """{"run_id", "version"} of the monitor's run (version: the model version checked, or None)."""
     warnings.filterwarnings("ignore", category=UserWarning, module=r"mlflow\.")
     import mlflow
@@ -84,7 +90,7 @@ def log_monitor_run(params: dict, record: BatchCheck) -> dict:
     return {"run_id": run_id, "version": str(version.version) if version else None}
 
 
-def registered_version(opened: store.Opened, model: TrackedState):
+def registered_version(opened: store.Opened, model: TrackedState) -> ModelVersion | None:
     """The registered version of the pipeline state track recorded (reports/mlflow_run.json), or None: not recorded
     in this store."""
     experiment = opened.client.get_experiment_by_name(model.experiment)
@@ -99,7 +105,7 @@ def registered_version(opened: store.Opened, model: TrackedState):
 PREDICTOR_FILES = (paths.PREDICTOR.with_suffix(".json"), paths.PREDICTOR.with_suffix(".npz"))
 
 
-def check_predictor(params: dict) -> None:
+def check_predictor(params: JSON) -> None:
     """Refuse a predictor (models/predictor.json, .npz) other than the registered version's: the monitor would check
     the batch with it, tag its run with that version and blame the batch for what the edit changed ("decided
     classes shifted"). The version's digests are what track recorded: the DVC md5 of each file, the run's
@@ -116,6 +122,7 @@ def check_predictor(params: dict) -> None:
                     f"version of pipeline state {model.pipeline_state} ({paths.MLFLOW_RUN}); run `dvc repro` to "
                     "record it"
                 )
+            assert version.run_id is not None  # found by its run_id
             recorded = recorded_md5s(opened.client, version.run_id)
         except PipelineError:
             raise
@@ -136,7 +143,7 @@ def check_predictor(params: dict) -> None:
             )
 
 
-def recorded_md5s(client, run_id: str) -> dict[str, str]:
+def recorded_md5s(client: MlflowClient, run_id: str) -> dict[str, str]:
     """{path: md5} of the stage outputs as track recorded them for the run (its dvc_md5s.json: {"stage:path": md5})."""
     with tempfile.TemporaryDirectory() as tmp:
         local = client.download_artifacts(run_id, "dvc_md5s.json", tmp)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..core.config import flatten, read_yaml
 from ..core.errors import PipelineError
+from ..core.json_types import JSON
 from ..core.provenance import git
 
 PARAM_LIMIT = 40  # a runs table and a compare view a user reads without scrolling (the whole file is an artifact)
@@ -50,7 +51,7 @@ PARAMS_NOTE = (
 )
 
 
-def param_value(value) -> str:
+def param_value(value: object) -> str:
     """A value as the runs table shows it: YAML's spelling (null, true), a list without brackets (a value that starts
     with '[' is read as JSON by the compare view), a matrix row by row."""
     if isinstance(value, (list, tuple)):
@@ -62,19 +63,22 @@ def param_value(value) -> str:
     return str(value)
 
 
-def committed_params() -> dict:
+def committed_params() -> JSON:
     """params.yaml as committed at HEAD (an experiment's baseline); {} outside a git repository."""
     text = git("show", "HEAD:params.yaml")
-    return read_yaml(text) or {} if text else {}
+    committed: JSON = read_yaml(text) or {} if text else {}
+    return committed
 
 
-def changed_params(params: dict, committed: dict) -> dict[str, str]:
+def changed_params(params: JSON, committed: JSON) -> dict[str, str]:
     """The dotted params whose value differs from the committed params.yaml (added ones too), in params.yaml's order."""
     before = {k: param_value(v) for k, v in flatten(committed).items()}
     return {k: v for k, v in ((k, param_value(v)) for k, v in flatten(params).items()) if before.get(k) != v}
 
 
-def defining_params(params: dict, model: str, hyperparameters: dict, changed: dict[str, str]) -> dict[str, str]:
+def defining_params(
+    params: JSON, model: str, hyperparameters: dict[str, object], changed: dict[str, str]
+) -> dict[str, str]:
     """The run's params (PARAM_LIMIT at most): the model that ran, what changed, the model's resolved
     hyperparameters, DEFINING."""
     flat = {k: param_value(v) for k, v in flatten(params).items()}
@@ -91,7 +95,7 @@ MODEL_NAME_LIMIT = 256  # the registry's name column (registered_models.name VAR
 MONITOR_SUFFIX = " monitor"  # the monitor's experiment beside the pipeline's (monitor_experiment)
 
 
-def names(params: dict) -> tuple[str, str]:
+def names(params: JSON) -> tuple[str, str]:
     """(experiment, registered model) of the pipeline's runs: tracking.experiment and tracking.registered_model when
     set, else named from the data, "<file name without its suffixes>-<target>" (data/raw/randhie.csv.gz, binexp:
     randhie-binexp): one registered model per question, so a new file or target never becomes a version of another's
@@ -148,8 +152,13 @@ def run_name(experiment: str, changed: dict[str, str]) -> str:
 
 
 def run_description(
-    model: str, hyperparameters: dict, params: dict, headline: tuple | None, changed: dict, commit: str
-):
+    model: str,
+    hyperparameters: dict[str, object],
+    params: JSON,
+    headline: tuple[str, float, float | None] | None,
+    changed: dict[str, str],
+    commit: str,
+) -> str:
     """One paragraph for the run's page: the model and its settings, the data, the headline test figure with the lower
     end of its interval, and what differs from the committed params.yaml."""
     data = params["data"]

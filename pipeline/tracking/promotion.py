@@ -26,7 +26,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from ..core.json_types import JSON
 from ..core.task import Target
+
+GateCheck = tuple[str, float | None, float | None, str, str]  # (name, value, bound, op, fix when it fails)
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,7 @@ class Champion:
 
     version: str
     figure: float
-    tags: dict
+    tags: dict[str, str]
 
 
 LEAKY = "features that alone predict the target beyond assess.single_feature_bound <= 0"
@@ -71,7 +74,7 @@ FIXES = {  # what to do when a check fails, by check (the decisions' and the qua
 }
 
 
-def calibration_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None, str]:
+def calibration_check(figures: JSON, cfg: JSON) -> tuple[str, float | None, float | None, str]:
     """The gate's check of the deployed probabilities: (name, value, bound, fix), value <= bound passes; the value is
     the upper end of the test ECE's interval."""
     name = "upper end of calibration.test_ece_after's interval <= max_ece"
@@ -79,7 +82,7 @@ def calibration_check(figures: dict, cfg: dict) -> tuple[str, float | None, floa
     return name, figures.get("calibration.test_ece_after_high"), cfg["max_ece"], fix
 
 
-def coverage_check(figures: dict, cfg: dict) -> tuple[str, float | None, float | None, str]:
+def coverage_check(figures: JSON, cfg: JSON) -> tuple[str, float | None, float | None, str]:
     """The gate's check of the intervals: how far the lower end of the coverage's interval in the worst fifth of the
     test predictions falls short of the coverage asked. The promise is made to every row, so it is held where the
     intervals hold least: an overall 0.90 can be 0.99 on small predictions and 0.66 on the largest fifth (a constant
@@ -95,7 +98,7 @@ def coverage_check(figures: dict, cfg: dict) -> tuple[str, float | None, float |
     return name, shortfall, cfg["max_coverage_shortfall"], fix
 
 
-def classification_decision_checks(figures: dict, cfg: dict, costs_set: bool) -> list[tuple]:
+def classification_decision_checks(figures: JSON, cfg: JSON, costs_set: bool) -> list[GateCheck]:
     """The gate's checks of the deployed decisions, (name, value, bound, op, fix when it fails) each: the rule beats
     the rule that decides one class for every row beyond the noise (the lower end of the gain's interval above
     min_decision_gain), and it decides more than one class on test unless decision.cost_matrix is set (costs may make
@@ -120,7 +123,7 @@ def classification_decision_checks(figures: dict, cfg: dict, costs_set: bool) ->
     ]
 
 
-def no_decision_checks(figures: dict, cfg: dict, costs_set: bool) -> list[tuple]:
+def no_decision_checks(figures: JSON, cfg: JSON, costs_set: bool) -> list[GateCheck]:
     """A regression target makes no decisions: no checks."""
     return []
 
@@ -138,7 +141,7 @@ FAIRNESS_GAPS = {"binary": PARITY_GAPS, "multiclass": PARITY_GAPS, "regression":
 
 
 def threshold_checks(
-    figures: dict[str, float], target: Target, cfg: dict, costs_set: bool = False, undefined_gaps: Sequence[str] = ()
+    figures: dict[str, float], target: Target, cfg: JSON, costs_set: bool = False, undefined_gaps: Sequence[str] = ()
 ) -> list[Check]:
     """The checks that need no registry: a Check each (passed None: skipped, bound null).
     The headline and quality checks read the conservative end of the test figure's bootstrap interval, so a figure
@@ -169,7 +172,7 @@ def threshold_checks(
     return checks + fairness_checks(figures, target, cfg, list(undefined_gaps))
 
 
-def fairness_checks(figures: dict, target: Target, cfg: dict, undefined: list[str]) -> list[Check]:
+def fairness_checks(figures: JSON, target: Target, cfg: JSON, undefined: list[str]) -> list[Check]:
     """The upper end of the bootstrap interval of the largest gap of every audited attribute and intersection within
     max_fairness_gap (a gap whose interval reaches past the bound may be past it), and every one of them evaluated: a
     gap or an upper end that cannot be computed (no two groups of fairness.min_group_size, no interval) is named "not
@@ -209,8 +212,8 @@ def champion_check(
     target: Target,
     best: Champion | None,
     tolerance: float,
-    champion_tags: dict | None = None,
-    contract: dict | None = None,
+    champion_tags: dict[str, str] | None = None,
+    contract: dict[str, str] | None = None,
     allow_change: bool = False,
 ) -> Check:
     """The candidate's headline metric against the best champion's so far: the best, not the current one, so a run of
@@ -292,7 +295,9 @@ def describe(check: Check) -> str:
     return f"{check.check}: {value}{bound}{'passes' if check.passed else 'FAILS'}" + (f" ({note})" if note else "")
 
 
-def _check(name: str, value, bound, op: str, note: str | None = None, fix: str | None = None) -> Check:
+def _check(
+    name: str, value: float | None, bound: float | None, op: str, note: str | None = None, fix: str | None = None
+) -> Check:
     """A check of value op bound (">=", ">", "<="): passed None when the bound is null (skipped), False when the value
     is undefined (fails closed); `fix` is kept for when it fails."""
     if bound is None:
@@ -304,7 +309,7 @@ def _check(name: str, value, bound, op: str, note: str | None = None, fix: str |
     return Check(name, value, bound, passed, note or None, None if passed else fix)
 
 
-def _fmt(value) -> str:
+def _fmt(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.4g}"
 
 
@@ -328,7 +333,7 @@ def model_description(name: str, target: str) -> str:
     )
 
 
-def markdown_cell(text) -> str:
+def markdown_cell(text: object) -> str:
     """Text from the data (column and group names, notes) as one markdown table cell: MLflow renders a description
     as markdown with HTML, so markup is escaped, a pipe does not end the cell, and a line break does not end the row."""
 

@@ -11,15 +11,19 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from ..core import paths
 from ..core.io import read_json
+from ..core.json_types import JSON
 from ..core.records import FeaturesReport
 from ..core.task import Target
 from ..reporting import verdict
 from ..reporting.headline import flat, undefined_gaps
 from .promotion import (
     Champion,
+    Check,
     champion_check,
     contract_check,
     contract_tags,
@@ -28,6 +32,12 @@ from .promotion import (
     model_description,
     threshold_checks,
 )
+
+if TYPE_CHECKING:
+    from mlflow import MlflowClient
+    from mlflow.entities import LoggedModel
+    from mlflow.entities.model_registry import ModelVersion
+    from mlflow.models.model import ModelInfo
 
 EXPERIMENT_TMP = f"{os.sep}.dvc{os.sep}tmp{os.sep}exps{os.sep}"  # where DVC runs queued and temporary experiments
 NOTE = "mlflow.note.content"  # the run's description on its page
@@ -49,7 +59,7 @@ class Registered:
     version: int
     champion: bool
     reasons: list[str]
-    checks: list  # the gate's checks (promotion.Check), as decided
+    checks: list[Check]  # the gate's checks, as decided
     decided: str  # the decision as the version's tag says it
 
 
@@ -78,7 +88,7 @@ def contract_of() -> dict[str, str]:
     }
 
 
-def full_contract(client, tags: dict, source: str | None) -> dict:
+def full_contract(client: MlflowClient, tags: dict[str, str], source: str | None) -> dict[str, str]:
     """A version's tags with its whole input list (from its logged model, `source` models:/<model id>) in place of
     the short tag; a version registered before the short tag holds the list itself."""
     shown = tags.get("contract.inputs")
@@ -88,7 +98,16 @@ def full_contract(client, tags: dict, source: str | None) -> dict:
     return tags | {"contract.inputs": model.tags.get("contract.inputs", shown)}
 
 
-def register(mlflow, client, name: str, model, run_id: str, target: Target, params: dict, version=None) -> Registered:
+def register(
+    mlflow: ModuleType,
+    client: MlflowClient,
+    name: str,
+    model: ModelInfo | LoggedModel | None,
+    run_id: str,
+    target: Target,
+    params: JSON,
+    version: ModelVersion | None = None,
+) -> Registered:
     """A new version of `name` (or `version`, registered by a run interrupted before its decision) with alias
     candidate; alias champion too when the promotion gate passes. The version carries a handful of tags (its
     contract, the gate's figure, the decision, the failed checks, the champion it was compared with) and a
@@ -98,6 +117,7 @@ def register(mlflow, client, name: str, model, run_id: str, target: Target, para
     promotion = params["tracking"]["promotion"]
     metric = f"test.{target.headline_metric}"
     if version is None:
+        assert model is not None  # a version to register has its logged model
         gate_figure = {f"headline.{metric}": str(figures[metric])} if metric in figures else {}
         client.set_logged_model_tags(model.model_id, {"contract.inputs": contract["contract.inputs"]})
         tags = {RECORDED: PENDING, **gate_figure, **contract_tags(contract)}
@@ -148,14 +168,14 @@ def register(mlflow, client, name: str, model, run_id: str, target: Target, para
                       decided)  # fmt: skip
 
 
-def thresholds(params: dict, target: Target, figures: dict) -> list:
+def thresholds(params: JSON, target: Target, figures: JSON) -> list[Check]:
     """The gate's checks that need no registry, on the run's headline figures (promotion.threshold_checks)."""
     undefined = undefined_gaps(target, target.fairness_record.read())
     costs_set = params["decision"]["cost_matrix"] is not None
     return threshold_checks(figures, target, params["tracking"]["promotion"], costs_set, undefined)
 
 
-def best_champion(client, name: str, metric: str, contract: dict) -> Champion | None:
+def best_champion(client: MlflowClient, name: str, metric: str, contract: dict[str, str]) -> Champion | None:
     """The best version that has ever been champion of `name` for the same target, whatever
     its input columns: the gate compares a candidate with it, so the champion cannot drift down through the tolerance
     one small step at a time, nor escape the comparison by changing its inputs."""
@@ -170,7 +190,7 @@ def best_champion(client, name: str, metric: str, contract: dict) -> Champion | 
     return best
 
 
-def say_verdict(client, run_id: str, name: str, r: Registered) -> str:
+def say_verdict(client: MlflowClient, run_id: str, name: str, r: Registered) -> str:
     """The run's description opens with the verdict, also its tag `verdict`, and its name ends with the headline and
     the decision (the runs table shows names whole, not a metric column until one is picked); returns the status."""
     status = "champion" if r.champion else "candidate, not champion" if r.decided == "candidate only" else r.decided

@@ -16,7 +16,8 @@ import time
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -25,6 +26,7 @@ from ..core.config import PARAMS_FILE, read_yaml
 from ..core.errors import PipelineError
 from ..core.evaluation_records import CalibrationReport
 from ..core.io import read_json, read_predictor
+from ..core.json_types import JSON
 from ..core.partitions import table_head
 from ..core.provenance import git
 from ..core.records import SearchReport, TrainMetrics
@@ -43,6 +45,17 @@ from .registry import (
     say_verdict,
     thresholds,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from mlflow import MlflowClient
+    from mlflow.data.pandas_dataset import PandasDataset
+    from mlflow.entities import Run
+    from mlflow.models import ModelSignature
+    from mlflow.models.model import ModelInfo
+
+    from ..serving.contract import InputContract
+    from .promotion import Check
 
 # Set before mlflow is imported: no usage telemetry, and a down server fails fast instead of retrying for minutes.
 os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
@@ -80,7 +93,7 @@ def stage_output_md5s(
     }
 
 
-def state_key(flat_params: dict, md5s: dict) -> str:
+def state_key(flat_params: dict[str, object], md5s: dict[str, str]) -> str:
     payload = json.dumps({"params": flat_params, "outputs": md5s}, sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
@@ -96,7 +109,7 @@ _INVALID_KEY = re.compile(r"[^A-Za-z0-9_\-. /]")
 KEY_LIMIT, PARAM_VALUE_LIMIT = 250, 6000  # MLflow's limits on names and param values (mlflow.utils.validation)
 
 
-def fitted(text: str, limit: int, renamed: dict | None = None) -> str:
+def fitted(text: str, limit: int, renamed: dict[str, str] | None = None) -> str:
     """`text` when MLflow takes it, else its first characters, "-" and 8 hex digits of its sha1: deterministic, so the
     same long column name gives the same metric name in every run; `renamed` collects {short: full} for the run's
     artifact mlflow_names.json."""
@@ -108,7 +121,7 @@ def fitted(text: str, limit: int, renamed: dict | None = None) -> str:
     return short
 
 
-def metric_key(key: str, renamed: dict | None = None) -> str:
+def metric_key(key: str, renamed: dict[str, str] | None = None) -> str:
     """MLflow metric names allow letters, digits, _ - . space and / and 250 characters; group labels like
     'female=1' need mapping, long column names shortening."""
     return fitted(path_safe(_INVALID_KEY.sub("_", key)), KEY_LIMIT, renamed)
@@ -132,7 +145,7 @@ def path_safe(name: str) -> str:
     return name
 
 
-def fitted_params(params: dict[str, str], renamed: dict) -> dict[str, str]:
+def fitted_params(params: dict[str, str], renamed: dict[str, str]) -> dict[str, str]:
     """Param names and values within MLflow's limits (a long value keeps its start and a hash too); a name as
     metric_key maps it (a column named in a params dict, such as clean.valid_ranges)."""
     return {metric_key(k, renamed): fitted(v, PARAM_VALUE_LIMIT, renamed) for k, v in params.items()}
@@ -151,7 +164,7 @@ def artifact_files() -> list[Path]:
     return sorted(files)
 
 
-def signature_of(contract, output):
+def signature_of(contract: InputContract, output: pd.DataFrame) -> ModelSignature:
     """The model's signature, generated from its input contract (pipeline/serving/contract.py): a number column
     `double` (MLflow's advice for numbers that may be missing: an integer type cannot hold null) and a label column
     `string` (so is data.time as a feature holding dates: ISO date text); the outputs as the model returns them.
@@ -174,7 +187,7 @@ def signature_of(contract, output):
     return ModelSignature(inputs=inputs, outputs=Schema([*columns[:at], reasons_spec(), *columns[at:]]))
 
 
-def table_dataset(path: Path, name: str, target: str, digest: str):
+def table_dataset(path: Path, name: str, target: str, digest: str) -> PandasDataset:
     """A stage's table as an MLflow dataset: its schema from its first rows, its profile from its row count (the
     rows are not loaded to be described: 16M rows of 45 columns are 5.7 GB)."""
     from mlflow.data.dataset_source_registry import resolve_dataset_source
@@ -182,14 +195,14 @@ def table_dataset(path: Path, name: str, target: str, digest: str):
 
     class TableDataset(PandasDataset):
         @property
-        def profile(self):
+        def profile(self) -> dict[str, int]:
             return {"num_rows": n_rows, "num_elements": n_rows * len(head.columns)}
 
     head, n_rows = table_head(path, "split", _SCHEMA_ROWS)
     return TableDataset(head, resolve_dataset_source(str(path)), targets=target, name=name, digest=digest)
 
 
-def log_model(mlflow, params: dict):
+def log_model(mlflow: ModuleType, params: JSON) -> ModelInfo:
     """The deployed predictor as a pyfunc model with its input contract (pipeline/serving/contract.py)."""
     import tempfile
 
@@ -208,7 +221,7 @@ def log_model(mlflow, params: dict):
         contract_file, reasons_file = Path(tmp) / "input_contract.json", Path(tmp) / "reasons.json"
         contract_file.write_text(contract.to_json())
         reasons_file.write_text(json.dumps(reasons, sort_keys=True))
-        return mlflow.pyfunc.log_model(
+        info: ModelInfo = mlflow.pyfunc.log_model(
             name="model",
             python_model=str(repo_root() / "pipeline" / "serving" / "pyfunc_model.py"),
             artifacts={
@@ -222,9 +235,10 @@ def log_model(mlflow, params: dict):
             input_example=example,
             pip_requirements=[f"{p}=={version(p)}" for p in SERVING_REQUIREMENTS],
         )
+        return info
 
 
-def make_portable(mlflow, client, model) -> None:
+def make_portable(mlflow: ModuleType, client: MlflowClient, model: ModelInfo) -> None:
     """Rewrite the logged model's MLmodel without the build machine's paths. MLflow writes the absolute path of the
     model's code file, of each artifact's source (a temporary folder for the contract) and of the model's own
     location; its loader uses only the code file's name and each artifact's path inside the model, so a copy of the
@@ -244,7 +258,14 @@ def make_portable(mlflow, client, model) -> None:
         client.log_model_artifact(model.model_id, str(local))
 
 
-def log_candidates(mlflow, client, params: dict, search: SearchReport, trained: TrainMetrics, renamed: dict) -> None:
+def log_candidates(
+    mlflow: ModuleType,
+    client: MlflowClient,
+    params: JSON,
+    search: SearchReport,
+    trained: TrainMetrics,
+    renamed: dict[str, str],
+) -> None:
     from mlflow.entities import Metric
 
     scoring, now = search.scoring, int(time.time() * 1000)
@@ -313,10 +334,10 @@ class StateFound:
     resume: Any = None  # a FINISHED run whose registration or decision is missing
     model: Any = None  # its logged model
     version: Any = None  # its version, or None
-    stale: list = field(default_factory=list)  # runs interrupted before that, to be superseded
+    stale: list[Run] = field(default_factory=list)  # runs interrupted before that, to be superseded
 
 
-def find_state(client, exp_id: str, name: str, key: str) -> StateFound:
+def find_state(client: MlflowClient, exp_id: str, name: str, key: str) -> StateFound:
     """What the store holds of pipeline state `key`: {"recorded": run} when a FINISHED parent run has its model
     version with the gate's decision; {"resume": run, "model": its logged model, "version": its version or None}
     when a FINISHED run logged its model but the registration or the decision is missing or still pending (the next
@@ -343,7 +364,7 @@ def find_state(client, exp_id: str, name: str, key: str) -> StateFound:
     return found
 
 
-def supersede(client, stale: list, by: str) -> None:
+def supersede(client: MlflowClient, stale: list[Run], by: str) -> None:
     """Mark runs of a state that never completed: ended (a killed run stays RUNNING otherwise) and tagged with the
     run that replaces them, so the state is never taken as recorded on their account."""
     for run in stale:
@@ -366,7 +387,7 @@ def run_warnings(trained: TrainMetrics, calibration: CalibrationReport) -> dict[
     return tags
 
 
-def hyperparameters() -> dict:
+def hyperparameters() -> dict[str, object]:
     """The chosen model's resolved settings, as fitted (defaults, model.params and the search's choice): those with
     one value each (numbers, text, flags, null)."""
     from mllib import io as mlio
@@ -375,7 +396,9 @@ def hyperparameters() -> dict:
     return {k: v for k, v in settings.items() if v is None or isinstance(v, (bool, int, float, str))}
 
 
-def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str) -> tuple[str, object]:
+def log_new_run(
+    mlflow: ModuleType, client: MlflowClient, exp_id: str, params: JSON, md5s: dict[str, str], key: str
+) -> tuple[str, ModelInfo]:
     trained = TrainMetrics.read()
     calibration = Target.read(paths.TARGET).calibration_record.read()
     deployed_map = calibration.deployed_map  # a regression target has none
@@ -423,7 +446,7 @@ def log_new_run(mlflow, client, exp_id: str, params: dict, md5s: dict, key: str)
     return run.info.run_id, model
 
 
-def experiment_id(client, name: str, default_store: bool) -> str:
+def experiment_id(client: MlflowClient, name: str, default_store: bool) -> str:
     experiment = client.get_experiment_by_name(name)
     if experiment is None:
         # an absolute artifact root: a relative one would follow the working directory (mlflow#7292)
@@ -445,7 +468,17 @@ def one_line(exc: Exception) -> str:
     return f"{type(exc).__name__}: {first[:300]}"
 
 
-def record(mlflow, client, exp_id: str, name: str, params: dict, md5s: dict, key: str, found: StateFound, uri: str):
+def record(
+    mlflow: ModuleType,
+    client: MlflowClient,
+    exp_id: str,
+    name: str,
+    params: JSON,
+    md5s: dict[str, str],
+    key: str,
+    found: StateFound,
+    uri: str,
+) -> tuple[str, str | int | None, str, list[Check]]:
     """Complete the record of the state: nothing when it is recorded; else register (and decide) the model of a
     finished run, or mark the interrupted runs superseded and log a new run, then register its model. Returns the
     run's id, its version's number, the version's status (champion, candidate) and the gate's checks (the

@@ -25,14 +25,19 @@ import os
 import shutil
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
 from ..core.errors import PipelineError
+from ..core.json_types import JSON
+
+if TYPE_CHECKING:
+    from mlflow import MlflowClient
+    from mlflow.entities.model_registry import ModelVersion
 
 LEDGER = "mlflow-ledger.json"
 BACKUPS = "mlflow-backups"
@@ -58,7 +63,7 @@ def sqlite_file(uri: str) -> Path | None:
 
 
 @contextmanager
-def ledger_of(root: Path):
+def ledger_of(root: Path) -> Iterator[JSON]:
     """The ledger of the repository at `root`, held under an exclusive lock while the block runs (two queued
     experiments tracking at once take turns), written back atomically when the block ends without error."""
     path = root / LEDGER
@@ -82,7 +87,7 @@ def ledger_of(root: Path):
 class Opened:
     """The store a command writes to, checked (opened)."""
 
-    client: Any  # an MlflowClient of the store
+    client: MlflowClient  # of the store
     uri: str
     identity: str  # the ledger's name of the store (DEFAULT for <root>/mlflow.db)
     db: Path | None  # its sqlite file, or None (a server)
@@ -90,7 +95,7 @@ class Opened:
 
 
 @contextmanager
-def opened(root: Path, uri: str, who: str) -> Iterator[tuple[dict, Opened]]:
+def opened(root: Path, uri: str, who: str) -> Iterator[tuple[JSON, Opened]]:
     """The store at `uri` as track and the monitor write to it, the one way in for both: the ledger held (written
     back when the block ends without error); the store the last run used, its file a readable database still holding
     what the workspace recorded; the repository's own mlflow.db pointed at its own mlartifacts (a copied repository's
@@ -129,7 +134,7 @@ def unusable(who: str, uri: str, exc: Exception) -> PipelineError:
     )
 
 
-def check_same_store(ledger: dict, store: str, shown: str, who: str = "track") -> None:
+def check_same_store(ledger: JSON, store: str, shown: str, who: str = "track") -> None:
     """Refuse a store other than the one the last run recorded to."""
     last = ledger["current"]
     if last is not None and last != store:
@@ -140,7 +145,7 @@ def check_same_store(ledger: dict, store: str, shown: str, who: str = "track") -
         )
 
 
-def check_file_kept(ledger: dict, store: str, db: Path | None, root: Path, who: str = "track") -> None:
+def check_file_kept(ledger: JSON, store: str, db: Path | None, root: Path, who: str = "track") -> None:
     """Before MLflow opens a sqlite store (it would create its tables in an emptied file): refuse a damaged file
     (MLflow's own error names neither the file nor its copies), and a missing, empty or foreign file where the
     ledger says runs were recorded."""
@@ -179,7 +184,9 @@ def _run_ids(db: Path, root: Path, who: str) -> set[str] | None:
         ) from None
 
 
-def check_holds(ledger: dict, store: str, client, shown: str, db: Path | None, root: Path, who: str = "track") -> None:
+def check_holds(
+    ledger: JSON, store: str, client: MlflowClient, shown: str, db: Path | None, root: Path, who: str = "track"
+) -> None:
     """Refuse a store that no longer holds the registered versions (and, on a server, the latest runs) the ledger
     lists: emptied, recreated or replaced."""
     recorded = ledger["stores"].get(store)
@@ -199,7 +206,7 @@ def check_holds(ledger: dict, store: str, client, shown: str, db: Path | None, r
 
 
 def _refuse(
-    recorded: dict, db: Path | None, root: Path, what: str, shown: str | None = None, who: str = "track"
+    recorded: JSON, db: Path | None, root: Path, what: str, shown: str | None = None, who: str = "track"
 ) -> None:
     where = str(db) if db is not None else shown
     held = f"{len(recorded['runs'])} run(s) and " + (
@@ -217,9 +224,10 @@ def _refuse(
     )
 
 
-def every_version(client) -> list:
+def every_version(client: MlflowClient) -> list[ModelVersion]:
     """Every registered version in the store, page after page."""
-    found, token = [], None
+    found: list[ModelVersion] = []
+    token = None
     while True:
         page = client.search_model_versions(page_token=token)
         found += list(page)
@@ -235,7 +243,7 @@ def local_dir(uri: str | None) -> Path | None:
     return Path(unquote(urlparse(uri).path))
 
 
-def lost_versions(client) -> list[tuple[Any, Path]]:
+def lost_versions(client: MlflowClient) -> list[tuple[ModelVersion, Path]]:
     """(version, its directory) of each registered version whose model files are gone from its local artifact
     location, but those accepted as lost (accept-lost)."""
     lost = []
@@ -246,7 +254,7 @@ def lost_versions(client) -> list[tuple[Any, Path]]:
     return lost
 
 
-def check_artifacts(client, root: Path, db: Path | None, who: str = "track") -> None:
+def check_artifacts(client: MlflowClient, root: Path, db: Path | None, who: str = "track") -> None:
     """Refuse a sqlite store whose registered versions lost their model files (they would answer `No such
     artifact` when loaded or served, and nothing else would say so), naming the copy in mlflow-backups/ that
     restores them, or saying that there is none and what is left to do. A server's artifacts are its operator's."""
@@ -273,7 +281,7 @@ def check_artifacts(client, root: Path, db: Path | None, who: str = "track") -> 
     )
 
 
-def _versions_named(versions) -> str:
+def _versions_named(versions: Iterable[ModelVersion]) -> str:
     by_name: dict[str, list[str]] = {}
     for v in versions:
         by_name.setdefault(v.name, []).append(str(v.version))
@@ -338,7 +346,7 @@ def copy_artifacts(root: Path) -> None:
         os.replace(partial, target)
 
 
-def remember(ledger: dict, store: str, run_id: str, name: str, version) -> None:
+def remember(ledger: JSON, store: str, run_id: str, name: str, version: str | int | None) -> None:
     """Add what track wrote (or found recorded) to the ledger; the store becomes the current one."""
     recorded = ledger["stores"].setdefault(store, {"runs": [], "versions": {}})
     if run_id not in recorded["runs"]:
@@ -388,7 +396,8 @@ def relocate_default_store(root: Path) -> str | None:
                 f'UPDATE "{table}" SET "{column}" = ? || substr("{column}", ?) WHERE "{column}" LIKE ?',
                 (here, len(old) + 1, old + "%"),
             )
-    return old.removeprefix("file://").removesuffix("/mlartifacts")
+    old_root: str = old.removeprefix("file://").removesuffix("/mlartifacts")
+    return old_root
 
 
 def use() -> None:
