@@ -7,18 +7,23 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from functools import _SingleDispatchCallable
+
+T = TypeVar("T")  # what the function returns
 
 DISPATCHED: list[tuple[str, Any, type]] = []  # (module.name, the dispatching function, the base of its variants)
 
 
-def dispatched_over(base: type) -> Callable[[Callable[..., Any]], Any]:
+def dispatched_over(base: type) -> Callable[[Callable[..., T]], _SingleDispatchCallable[T]]:
     """The decorator of a function every variant derived from `base` registers (its body is documentation)."""
 
-    def wrap(function: Callable[..., Any]) -> Any:
+    def wrap(function: Callable[..., T]) -> _SingleDispatchCallable[T]:
         name = f"{function.__module__}.{function.__name__}"
 
-        def fallback(variant: object, *args: object, **kwargs: object) -> NoReturn:
+        def fallback(variant: object, *args: object, **kwargs: object) -> T:
             raise TypeError(f"{name} has no registration for {type(variant).__name__}")
 
         dispatching = functools.singledispatch(fallback)

@@ -37,6 +37,8 @@ from .io import (
 from .json_types import JSON
 
 if TYPE_CHECKING:
+    from functools import _SingleDispatchCallable
+
     import numpy as np
     from distributed import Client, Future
 
@@ -56,7 +58,7 @@ class Mode:
     """Where the data stages' rows are: InMemory or OnParts (`data_mode`)."""
 
 
-def per_mode(function: Callable[..., Any]) -> Any:
+def per_mode(function: Callable[..., R]) -> _SingleDispatchCallable[R]:
     """A function that differs by the data's mode (pipeline/core/dispatch.py, on its first argument, the mode): both
     modes register one."""
     return dispatched_over(Mode)(function)

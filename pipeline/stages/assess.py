@@ -5,13 +5,19 @@ validation curve of one hyperparameter. The no-skill baselines are scored by tra
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
 from mllib.model_selection import FoldData
 from pipeline.core import build, paths
 from pipeline.core.assessment_records import Assessment, SingleFeature, SweepNote
-from pipeline.core.compute import split_map
+from pipeline.core.compute import SplitMap, split_map
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_json, write_json
+from pipeline.core.json_types import JSON
 from pipeline.core.records import FeaturesReport, SearchReport, TrainMetrics
 from pipeline.core.task import Target
 from pipeline.steps.assessment import (
@@ -28,10 +34,21 @@ from pipeline.steps.assessment import (
 from pipeline.steps.nested_cv import nested_report
 from pipeline.steps.target_transform import log_settings
 
+if TYPE_CHECKING:
+    from mllib.base import BaseEstimator
+
 TREES = {"binary": "decision_tree", "multiclass": "decision_tree", "regression": "decision_tree_regressor"}  # by task
 
 
-def single_feature_check(cfg: dict, target, features_of, y, splits, seed: int, run) -> SingleFeature:
+def single_feature_check(
+    cfg: JSON,
+    target: Target,
+    features_of: Callable[[int], np.ndarray],
+    y: np.ndarray,
+    splits: list[tuple[np.ndarray, np.ndarray]],
+    seed: int,
+    run: SplitMap,
+) -> SingleFeature:
     """Each feature column alone on the splits, scored by the task's default score; flagged beyond the bound."""
     if cfg["single_feature_bound"] is None:
         return leaky_features({}, None, [], [], "")
@@ -61,7 +78,7 @@ def main() -> None:
 
     scale = log_settings(trained.target_transform)  # a regression target's log target, as train fitted it
 
-    def make_model(**hyperparameters):
+    def make_model(**hyperparameters: object) -> BaseEstimator:
         return build.model(name, params["model"], seed, scale, **{**trained.best_params, **hyperparameters})
 
     best = search.candidates[search.best_index]
@@ -79,7 +96,7 @@ def main() -> None:
     compared = [m.model for m in trained.comparison.models] if trained.comparison else [name]
     reusable = (name, trained.best_params) if repeats_search else None  # train's fold models: nested CV's outer fits
     nested = nested_report(params, target, scorer, rows, too_large, compared, scale, reusable)
-    learning_curve, curve_rows = None, list[dict]()
+    learning_curve, curve_rows = None, list[JSON]()
     if cfg["learning_curve"]:
         curve = learning_curves(features_of, y, splits, make_model, scorer, cfg["train_fractions"], seed, run, groups,
                                 whole)  # fmt: skip

@@ -25,6 +25,7 @@ from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.frames import proba_columns, read_scores
 from pipeline.core.io import read_estimators, read_model, read_parquet, write_json, write_parquet
+from pipeline.core.json_types import JSON
 from pipeline.core.records import SplitReport, TrainMetrics
 from pipeline.core.summaries import reliability_rows, sensitive_groupings
 from pipeline.core.task import Classification, Regression, Target
@@ -32,12 +33,12 @@ from pipeline.steps.calibration import assemble, calibration_metrics, choice_lin
 from pipeline.steps.regression import assemble_regressor, point_predictions
 
 
-def calibrate(target: Target, oof: pd.DataFrame, params: dict) -> None:
+def calibrate(target: Target, oof: pd.DataFrame, params: JSON) -> None:
     """The deployed predictor of the target's kind, fitted on the out-of-fold rows `oof`."""
     CALIBRATE[target.task](target, oof, params)
 
 
-def regression_intervals(target: Regression, oof: pd.DataFrame, params: dict) -> None:
+def regression_intervals(target: Regression, oof: pd.DataFrame, params: JSON) -> None:
     """A regression target: no calibration map; the deployed regressor with its conformal intervals, on the scale
     the train stage fitted the model on (the out-of-fold `score`s are on it) and with its floor."""
     cfg = params["calibration"]
@@ -65,7 +66,7 @@ def regression_intervals(target: Regression, oof: pd.DataFrame, params: dict) ->
     write_json([], paths.RELIABILITY_OOF)
 
 
-def calibration_map(target: Classification, oof: pd.DataFrame, params: dict) -> None:
+def calibration_map(target: Classification, oof: pd.DataFrame, params: JSON) -> None:
     """A classification target: the calibration map chosen on cross-fitted scores, the conformal sets and the
     decision rule."""
     cfg, sensitive = params["calibration"], params["data"]["sensitive"]

@@ -14,20 +14,21 @@ from pipeline.core.compute import dask_client
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_parquet, write_parquet
-from pipeline.core.partitions import InMemory, OnParts, Parts, data_mode, per_mode, staged_outputs
-from pipeline.core.records import ValidationReport
+from pipeline.core.json_types import JSON
+from pipeline.core.partitions import InMemory, Mode, OnParts, Parts, data_mode, per_mode, staged_outputs
+from pipeline.core.records import CleaningReport, ValidationReport
 from pipeline.core.task import Target
-from pipeline.steps.cleaning import clean, cleaning_report
+from pipeline.steps.cleaning import Cleaned, clean, cleaning_report
 from pipeline.steps.partitioned_cleaning import clean_parts
 
 
 @per_mode
-def cleaned(mode, params: dict, target: Target) -> tuple:
+def cleaned(mode: Mode, params: JSON, target: Target) -> tuple[CleaningReport, Cleaned]:
     """(cleaning.json's report, what the cleaning did) with the clean rows written, in the run's mode."""
 
 
 @cleaned.register
-def _on_parts(mode: OnParts, params: dict, target: Target) -> tuple:
+def _on_parts(mode: OnParts, params: JSON, target: Target) -> tuple[CleaningReport, Cleaned]:
     data, cfg = params["data"], params["clean"]
     with dask_client(params["compute"]) as client, staged_outputs({"clean": paths.CLEAN}) as staged:
         done = clean_parts(client, Parts.output(paths.VALIDATED, "validate"), staged, data, cfg, target)
@@ -35,7 +36,7 @@ def _on_parts(mode: OnParts, params: dict, target: Target) -> tuple:
 
 
 @cleaned.register
-def _in_memory(mode: InMemory, params: dict, target: Target) -> tuple:
+def _in_memory(mode: InMemory, params: JSON, target: Target) -> tuple[CleaningReport, Cleaned]:
     data, cfg = params["data"], params["clean"]
     df, done = clean(read_parquet(paths.VALIDATED, "validate"), data, cfg, target)
     report = cleaning_report(done, data, cfg, target)

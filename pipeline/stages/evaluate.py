@@ -8,7 +8,9 @@ Sections cited: Ghent ML notes (seed 004): 1.5 Model Selection: hyperparameter a
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from pipeline.core import build, paths
@@ -16,6 +18,7 @@ from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.evaluation_records import ComparisonOnTest
 from pipeline.core.io import read_parquet, read_predictor, write_csv, write_json, write_parquet
+from pipeline.core.json_types import JSON
 from pipeline.core.partitions import data_mode
 from pipeline.core.records import FeaturesReport, TrainMetrics
 from pipeline.core.summaries import sensitive_groupings
@@ -26,15 +29,20 @@ from pipeline.steps.evaluation import with_intervals
 from pipeline.steps.measures import measure
 from pipeline.steps.row_outputs import test_outputs
 
+if TYPE_CHECKING:
+    from mllib.base import BaseEstimator
+    from mllib.deploy.predictor import DeployedPredictor
+    from mllib.deploy.regressor import DeployedRegressor
+
 HEADLINE_LABELS = {"binary": "ROC AUC", "multiclass": "macro one-vs-rest ROC AUC", "regression": "R^2"}  # by task
 
 
-def write_plots(target: Target, predictor, metrics: dict, plots: dict) -> None:
+def write_plots(target: Target, predictor: DeployedPredictor | DeployedRegressor, metrics: JSON, plots: JSON) -> None:
     """Print the headline and write the plot files, for the target's kind."""
     WRITE_PLOTS[target.task](target, predictor, metrics, plots)
 
 
-def write_regression(target: Regression, predictor, metrics: dict, plots: dict) -> None:
+def write_regression(target: Regression, predictor: DeployedRegressor, metrics: JSON, plots: JSON) -> None:
     intervals, scale = metrics["intervals"], metrics["target_transform"]
     deployed = intervals[predictor.interval_method]
     print(
@@ -50,7 +58,7 @@ def write_regression(target: Regression, predictor, metrics: dict, plots: dict) 
     write_csv(pd.DataFrame(columns=["actual", "predicted"]), paths.CONFUSION)
 
 
-def write_classification(target: Classification, predictor, metrics: dict, plots: dict) -> None:
+def write_classification(target: Classification, predictor: DeployedPredictor, metrics: JSON, plots: JSON) -> None:
     headline = f"{HEADLINE_LABELS[target.task]} {metrics[target.headline_metric]:.4f}"
     reject, conformal = metrics["selective"]["reject_option"], metrics["conformal"]
     print(
@@ -75,7 +83,15 @@ WRITE_PLOTS: dict[str, Callable[..., None]] = {
 }
 
 
-def comparison_on_test(params: dict, target, trained, y_train, y, groups, model) -> ComparisonOnTest | None:
+def comparison_on_test(
+    params: JSON,
+    target: Target,
+    trained: TrainMetrics,
+    y_train: np.ndarray,
+    y: np.ndarray,
+    groups: np.ndarray | None,
+    model: BaseEstimator,
+) -> ComparisonOnTest | None:
     """The chosen model's test score minus each other compared model's, with paired bootstrap intervals drawn as the
     test figures' are (whole data.group clusters, else within strata)."""
     data = params["data"]

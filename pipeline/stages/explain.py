@@ -14,6 +14,8 @@ Sections cited: Ghent ML notes (seed 004): 11.2 Model Explainability (2002)"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 
 from mllib.explain import permutation_importance
@@ -38,12 +40,12 @@ from pipeline.steps.explanations import (
 
 # by task: what the deployed predictor gives for a row (the partial-dependence axes), and the outputs partial
 # dependence draws (the positive class's probability, every class's, or the prediction)
-OUTPUT_NAMES = {
+OUTPUT_NAMES: dict[str, Callable[[Target], str]] = {
     "binary": lambda target: f"p({target.column} = {target.classes[1]}), deployed predictor",
     "multiclass": lambda target: f"p({target.column} = class), deployed predictor (per class, last axis)",
     "regression": lambda target: f"predicted {target.column} (its units)",
 }
-EXPLAINED_OUTPUTS = {
+EXPLAINED_OUTPUTS: dict[str, Callable[[Target], list[str]]] = {
     "binary": lambda target: target.label_names()[1:],
     "multiclass": lambda target: target.label_names(),
     "regression": lambda target: [target.column],

@@ -9,7 +9,7 @@ targets get per-class rates, macro gaps and reweighing (pipeline/steps/fairness_
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -19,6 +19,7 @@ from pipeline.core.config import load_params
 from pipeline.core.errors import PipelineError, run_stage
 from pipeline.core.frames import attribute_labels, read_proba
 from pipeline.core.io import read_parquet, read_predictor, write_csv
+from pipeline.core.json_types import JSON
 from pipeline.core.records import TrainMetrics
 from pipeline.core.task import Classification, Regression, Target
 from pipeline.steps.fairness_audit import (
@@ -34,15 +35,33 @@ from pipeline.steps.fairness_audit import (
     threshold_mitigation,
     training_weights,
 )
-from pipeline.steps.feature_blocks import audited_rows
+from pipeline.steps.feature_blocks import RowsInMemory, RowsOnParts, audited_rows
+
+if TYPE_CHECKING:
+    from mllib.deploy.predictor import DeployedPredictor
+    from mllib.deploy.regressor import DeployedRegressor
 
 
-def audit_test(target: Target, params: dict, predictor, test: pd.DataFrame, predictions, rows) -> dict:
+def audit_test(
+    target: Target,
+    params: JSON,
+    predictor: DeployedPredictor | DeployedRegressor,
+    test: pd.DataFrame,
+    predictions: pd.DataFrame,
+    rows: RowsInMemory | RowsOnParts,
+) -> JSON:
     """fairness.json's audit of the test predictions for the target's kind: {attributes, mitigation, reweighing}."""
     return AUDIT_TEST[target.task](target, params, predictor, test, predictions, rows)
 
 
-def audit_errors(target: Regression, params: dict, predictor, test: pd.DataFrame, predictions, rows) -> dict:
+def audit_errors(
+    target: Regression,
+    params: JSON,
+    predictor: DeployedRegressor,
+    test: pd.DataFrame,
+    predictions: pd.DataFrame,
+    rows: RowsInMemory | RowsOnParts,
+) -> JSON:
     """Errors, bias and interval coverage by group; the decision criteria and mitigations are not defined."""
     audited = regression_fairness(predictions, test, params["fairness"], params["seed"], params["data"])
     for line in regression_lines(audited["attributes"]):
@@ -50,7 +69,14 @@ def audit_errors(target: Regression, params: dict, predictor, test: pd.DataFrame
     return audited
 
 
-def audit_decisions(target: Classification, params: dict, predictor, test: pd.DataFrame, predictions, rows) -> dict:
+def audit_decisions(
+    target: Classification,
+    params: JSON,
+    predictor: DeployedPredictor,
+    test: pd.DataFrame,
+    predictions: pd.DataFrame,
+    rows: RowsInMemory | RowsOnParts,
+) -> JSON:
     """Rates and parity criteria of the deployed decisions by group, per-group thresholds and reweighing (rows: the
     training and test rows the reweighed refit is fitted and judged on)."""
     data, cfg = params["data"], params["fairness"]
@@ -86,7 +112,7 @@ def audit_decisions(target: Classification, params: dict, predictor, test: pd.Da
 
 
 # by task
-AUDIT_TEST: dict[str, Callable[..., Any]] = {
+AUDIT_TEST: dict[str, Callable[..., JSON]] = {
     "binary": audit_decisions,
     "multiclass": audit_decisions,
     "regression": audit_errors,

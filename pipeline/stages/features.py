@@ -54,6 +54,7 @@ def main() -> None:
     report["missing"] = build.missing_values(final, made.numeric, made.categorical, made.missing)
     report["changes"] = feature_changes(report["missing"], report["pooled_levels"], made.n_rows, cfg)
     if made.time:
+        assert made.time_unit is not None  # set with made.time
         report["time"] = build.time_as_feature(final, made.time, made.time_unit)
         print(f"features: {made.time[0]} is a feature: {report['time']['feature']}")
     for record in report["changes"]:

@@ -21,18 +21,20 @@ from pipeline.core import paths
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import read_parquet, view_rows_file, write_parquet, write_view
-from pipeline.core.partitions import InMemory, OnParts, Parts, data_mode, per_mode, rows_by_part, staged_outputs
-from pipeline.steps.folds import copies_across_split, split_rows
+from pipeline.core.json_types import JSON
+from pipeline.core.partitions import InMemory, Mode, OnParts, Parts, data_mode, per_mode, rows_by_part, staged_outputs
+from pipeline.core.records import CopiesAcrossSplit
+from pipeline.steps.folds import Splits, copies_across_split, split_rows
 
 
 @per_mode
-def split_tables(mode, params: dict) -> tuple:
+def split_tables(mode: Mode, params: JSON) -> tuple[Splits, CopiesAcrossSplit]:
     """(the splits made: steps/folds.Splits, the test rows that copy a training row) with the training and test
     tables written, in the run's mode."""
 
 
 @split_tables.register
-def _on_parts(mode: OnParts, params: dict) -> tuple:
+def _on_parts(mode: OnParts, params: JSON) -> tuple[Splits, CopiesAcrossSplit]:
     """Views of clean's parts: the positions each split keeps, no copy of the rows."""
     data = params["data"]
     keys = [paths.ROW_ID, data["target"], *(data[key] for key in ("group", "time") if data[key])]
@@ -52,7 +54,7 @@ def _on_parts(mode: OnParts, params: dict) -> tuple:
 
 
 @split_tables.register
-def _in_memory(mode: InMemory, params: dict) -> tuple:
+def _in_memory(mode: InMemory, params: JSON) -> tuple[Splits, CopiesAcrossSplit]:
     df = read_parquet(paths.CLEAN, "clean")
     made = split_rows(df, params["data"], params["split"], params["seed"])
     copies = copies_across_split([df.iloc[made.test]], [df.iloc[made.train]], params["data"]["group"])

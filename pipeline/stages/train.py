@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 from functools import partial
+from typing import Any
 
 import pandas as pd
 
@@ -17,11 +18,12 @@ from mllib.base import record_convergence
 from mllib.baseline import MeanRegressor, PriorClassifier
 from mllib.model_selection import evaluate_candidates
 from pipeline.core import build, paths
-from pipeline.core.compute import own_threads
+from pipeline.core.compute import TaskRunner, own_threads
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.frames import score_columns
 from pipeline.core.io import read_parquet, write_estimators, write_json, write_parquet
+from pipeline.core.json_types import JSON
 from pipeline.core.partitions import data_mode
 from pipeline.core.task import Target
 from pipeline.steps import folds
@@ -56,7 +58,8 @@ def main() -> None:
     train = train[[paths.ROW_ID]]  # the rest is in y and groups
     print(f"train: {target.task} target, {len(y)} rows, {len(splits)} splits")
 
-    def search(fold_data, run_tasks=None) -> dict:
+    def search(fold_data: Any, run_tasks: TaskRunner | None = None) -> dict[str, tuple[list[JSON], int]]:
+        # fold_data: evaluate_candidates' (fold tuples, an mllib FoldData, or the cluster's folds)
         return {
             name: search_model(name, params["model"], params["search"], fold_data, scorer, seed, run_tasks)
             for name in names

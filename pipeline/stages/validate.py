@@ -19,8 +19,10 @@ from pipeline.core.config import load_params
 from pipeline.core.data_files import read_data
 from pipeline.core.errors import run_stage
 from pipeline.core.io import write_parquet
+from pipeline.core.json_types import JSON
 from pipeline.core.partitions import (
     InMemory,
+    Mode,
     OnParts,
     data_mode,
     per_mode,
@@ -35,12 +37,12 @@ from pipeline.steps.validation import check_parts, check_rows, validation_report
 
 
 @per_mode
-def validated(mode, params: dict) -> tuple[ValidationReport, str]:
+def validated(mode: Mode, params: JSON) -> tuple[ValidationReport, str]:
     """(the validation report, where the rows were checked) of the rows checked in the run's mode."""
 
 
 @validated.register
-def _on_parts(mode: OnParts, params: dict) -> tuple[ValidationReport, str]:
+def _on_parts(mode: OnParts, params: JSON) -> tuple[ValidationReport, str]:
     data, policy = params["data"], params["validate"]
     outputs = {"validated": paths.VALIDATED, "quarantine": paths.QUARANTINE}
     with (
@@ -62,7 +64,7 @@ def _on_parts(mode: OnParts, params: dict) -> tuple[ValidationReport, str]:
 
 
 @validated.register
-def _in_memory(mode: InMemory, params: dict) -> tuple[ValidationReport, str]:
+def _in_memory(mode: InMemory, params: JSON) -> tuple[ValidationReport, str]:
     data, policy = params["data"], params["validate"]
     raw, source = read_data(data["path"], data["categorical"])
     check_columns(raw, data)

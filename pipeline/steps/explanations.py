@@ -17,10 +17,12 @@ inputs and z^B's sign guarantee needs every explained input within its bounds.""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy import special
 
-from mllib.base import Identity
+from mllib.base import Identity, MixedMatrix
 from mllib.comparison import benjamini_hochberg
 from mllib.explain import (
     global_surrogate,
@@ -37,6 +39,10 @@ from .feature_blocks import read_rows, stated_sample, table_rows
 from .shape_functions import additive_shapes
 from .shapley_values import background_mean, raw_column_of, shapley_attributions, to_raw
 from .target_transform import log_name
+
+if TYPE_CHECKING:
+    from mllib.deploy.predictor import DeployedPredictor
+    from mllib.deploy.regressor import DeployedRegressor
 
 
 def choose_method(requested: str, model, owners) -> str:
@@ -115,7 +121,9 @@ def relevance_attributions(
     }
 
 
-def after_features(predictor, X):
+def after_features(
+    predictor: DeployedPredictor | DeployedRegressor, X: MixedMatrix
+) -> DeployedPredictor | DeployedRegressor:
     """The deployed chain without its features, for rows they have already transformed: permutation importance
     transforms the test rows once (mllib.explain.permutation_importance's `features`)."""
     identity = Identity().fit(predictor.transform(X[:1]))
