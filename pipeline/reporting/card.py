@@ -4,16 +4,22 @@ intervals, fairness) come from its page (pipeline/reporting/task_pages.py)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..core.changes import change, describe
 from ..core.evaluation_records import CalibrationReport, EvaluationReport
+from ..core.json_types import JSON
 from ..core.records import Change, CopiesAcrossSplit, TrainMetrics, ValidationReport
 from ..core.report_inputs import ReportInputs
 from .headline import model_choice
 from .page import fmt, interval, key_values
 from .task_pages import PAGES
 
+if TYPE_CHECKING:
+    from ..tracking.promotion import Check
 
-def data_changes(params: dict, r: ReportInputs) -> list[Change]:
+
+def data_changes(params: JSON, r: ReportInputs) -> list[Change]:
     """Every change the pipeline made to the user's data, in stage order: validate's, clean's and the features stage's
     records (pipeline/core/changes.py: imputed values, pooled rare levels, as features.json states them)."""
     data = params["data"]
@@ -34,7 +40,7 @@ def left_out_by_time(r: ReportInputs) -> int:
     return time.rows_in_gap + time.rows_purged if time else 0
 
 
-def time_order(data: dict, r: ReportInputs) -> str:
+def time_order(data: JSON, r: ReportInputs) -> str:
     """The evaluation data's period with data.time; empty without it."""
     time = r.split.time
     if not time:
@@ -103,7 +109,7 @@ def changes_summary(records: list[Change]) -> str:
     return "; ".join(parts) if parts else "none: every row, column and value of the file reached the model as it was"
 
 
-def model_card(params: dict, r: ReportInputs, promotion: str) -> dict:
+def model_card(params: JSON, r: ReportInputs, promotion: str) -> JSON:
     """The model card; promotion: the promotion gate's line (promotion_summary)."""
     data, test, train = params["data"], r.test, r.train
     seen = r.split.rows.train + r.split.rows.test
@@ -163,7 +169,7 @@ def test_figures(test: EvaluationReport) -> str:
     )
 
 
-def training_data(data: dict, r: ReportInputs, seen: int) -> str:
+def training_data(data: JSON, r: ReportInputs, seen: int) -> str:
     """The file's rows, how many the model saw (all, or the rest removed as Data changes lists), the values kept as
     a column's top code, and the columns kept as features that hold one value (they carry nothing)."""
     rows_in, split = r.validation.rows_in, r.split.rows
@@ -211,7 +217,7 @@ def solver_summary(train: TrainMetrics, calibration: CalibrationReport) -> str:
     return "; ".join(parts) if parts else "none: every fit of the chosen model and the map met its tolerance"
 
 
-def sensitive_roles(data: dict, validation: ValidationReport) -> str:
+def sensitive_roles(data: JSON, validation: ValidationReport) -> str:
     """Which sensitive attributes the model uses as features and which it only audits, and their missing values."""
     if not data["sensitive"]:
         return "none declared (data.sensitive is empty): no fairness audit"
@@ -225,7 +231,7 @@ def sensitive_roles(data: dict, validation: ValidationReport) -> str:
     return "; ".join(parts)
 
 
-def code_provenance(trees: dict) -> str:
+def code_provenance(trees: dict[str, str | None]) -> str:
     """The code as git tree ids (pipeline/core/provenance.py): equal to `git rev-parse <commit>:<dir>` of the commit it
     came from; the commit itself and the dirty flag are MLflow tags (a byte-reproducible page cannot name the commit
     that records it)."""
@@ -239,7 +245,7 @@ def code_provenance(trees: dict) -> str:
     )
 
 
-def gate_checks(params: dict, r: ReportInputs) -> tuple[list, dict]:
+def gate_checks(params: JSON, r: ReportInputs) -> tuple[list[Check], dict[str, float]]:
     """The gate's threshold checks (tracking.promotion) on this run's headline figures, and the figures."""
     from ..tracking.promotion import threshold_checks
     from .headline import flat, headline, undefined_gaps
@@ -251,7 +257,7 @@ def gate_checks(params: dict, r: ReportInputs) -> tuple[list, dict]:
     return checks, figures
 
 
-def promotion_summary(checks: list) -> str:
+def promotion_summary(checks: list[Check]) -> str:
     """The gate's threshold checks; the comparison with the best champion so far happens when the track stage
     registers the version (its description gives the decision and every check)."""
     from ..tracking.promotion import decide

@@ -4,11 +4,17 @@ their macro mean), the per-group thresholds and reweighing judged on test; and t
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..core.fairness_records import BinaryFairness, FairnessReport, Mitigation, MulticlassFairness, widening
+from ..core.json_types import JSON
 from ..core.records import ABSENT
 from ..core.report_inputs import ReportInputs
 from . import page as html
 from .page import fmt
+
+if TYPE_CHECKING:
+    from .classification_page import ClassificationPage
 
 # `kind` below is the target's page (classification_page.BinaryPage or MulticlassPage): the readings that differ
 # between two classes and more (the decision rule, the criteria, the groupings, the macro mean).
@@ -16,7 +22,7 @@ from .page import fmt
 GROUP_COLUMNS = ("base_rate", "selection_rate", "tpr", "fpr", "precision", "accuracy", "calibration_error")
 
 
-def fairness_section(r: ReportInputs, kind) -> dict:
+def fairness_section(r: ReportInputs, kind: ClassificationPage) -> JSON:
     f = r.fairness
     boot = f.bootstrap
     resampling = f", resampling whole {boot.cluster} clusters" if boot.cluster else ", rows"
@@ -44,7 +50,7 @@ def fairness_section(r: ReportInputs, kind) -> dict:
     return html.section("Fairness", *parts)
 
 
-def binary_fairness(f: BinaryFairness) -> list[dict]:
+def binary_fairness(f: BinaryFairness) -> list[JSON]:
     """Per grouping: per group the rates with intervals, the criteria's differences and ratios, which can hold."""
     parts = []
     for i, (attribute, result) in enumerate(f.attributes.items()):
@@ -81,7 +87,7 @@ def binary_fairness(f: BinaryFairness) -> list[dict]:
     return parts
 
 
-def mitigation_parts(mitigation: Mitigation) -> list[dict]:
+def mitigation_parts(mitigation: Mitigation) -> list[JSON]:
     """The per-group thresholds: fitted where, each grouping's thresholds and gaps before and after, on test."""
     parts = []
     if mitigation.criterion == "none":
@@ -89,7 +95,7 @@ def mitigation_parts(mitigation: Mitigation) -> list[dict]:
     elif mitigation.applied is False:
         parts += [html.heading("Mitigation: per-group thresholds"), html.note(html.fmt(mitigation.reason))]
     elif mitigation.attributes:
-        rows: list[dict] = []
+        rows: list[JSON] = []
         for attribute, m in mitigation.attributes.items():
             if not m.applied:
                 rows.append({"attribute": attribute, "thresholds": f"not applied: {m.reason}"})
@@ -131,7 +137,7 @@ def mitigation_parts(mitigation: Mitigation) -> list[dict]:
     return parts
 
 
-def multiclass_fairness(f: MulticlassFairness) -> list[dict]:
+def multiclass_fairness(f: MulticlassFairness) -> list[JSON]:
     """Per grouping: per group and class the selection rate and recall with intervals, the macro gaps."""
     parts = []
     for i, (attribute, result) in enumerate(f.attributes.items()):
@@ -161,7 +167,7 @@ def multiclass_fairness(f: MulticlassFairness) -> list[dict]:
     return parts
 
 
-def reweighing_part(f: FairnessReport, kind) -> list[dict]:
+def reweighing_part(f: FairnessReport, kind: ClassificationPage) -> list[JSON]:
     """The weights, and when the refit ran, its test gaps next to those of the per-group thresholds."""
     rw, thresholds = f.reweighing, f.mitigation.attributes or {}
     assert rw is not None  # fairness_section shows reweighing only when there is one

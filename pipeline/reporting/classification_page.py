@@ -9,6 +9,7 @@ Sections cited: none."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from ..core.evaluation_records import (
     BinaryEvaluation,
@@ -19,6 +20,7 @@ from ..core.evaluation_records import (
     RankingChange,
 )
 from ..core.fairness_records import FairnessReport
+from ..core.json_types import JSON
 from ..core.records import ABSENT, present
 from ..core.report_inputs import ReportInputs
 from . import figures
@@ -26,6 +28,8 @@ from . import page as html
 from .classification_fairness import binary_fairness, fairness_section, mitigation_summary, multiclass_fairness
 from .page import audited, fmt, ranking_note
 from .results import gap_note, intervals_note, with_baseline, with_interval
+
+CurveSummaries = tuple[dict[str, float], dict[str, float], dict[str, float]]  # {class: a figure} each
 
 
 def fitted_rows(cal: ClassificationCalibration) -> str:
@@ -54,10 +58,10 @@ def classification_figures(r: ReportInputs, kind: ClassificationPage) -> dict[st
     return figs
 
 
-def calibration_section(r: ReportInputs, kind: ClassificationPage) -> dict:
+def calibration_section(r: ReportInputs, kind: ClassificationPage) -> JSON:
     test, cal = r.test_as(ClassificationEvaluation), r.calibration_as(ClassificationCalibration)
 
-    def row(label: str, q: CalibrationQuality) -> dict:
+    def row(label: str, q: CalibrationQuality) -> JSON:
         return {
             "data": label,
             **{k: getattr(q, k) for k in ("ece", "mce", "brier", "log_loss")},
@@ -115,7 +119,7 @@ def calibration_section(r: ReportInputs, kind: ClassificationPage) -> dict:
     )
 
 
-def calibration_choice(cal: ClassificationCalibration, test_ranking: RankingChange) -> list[dict]:
+def calibration_choice(cal: ClassificationCalibration, test_ranking: RankingChange) -> list[JSON]:
     """The comparison of the maps (no map included) by cross-fitted log loss, and why the deployed one was."""
     rows = [
         {
@@ -154,7 +158,7 @@ def calibration_choice(cal: ClassificationCalibration, test_ranking: RankingChan
     return parts
 
 
-def decisions_section(r: ReportInputs) -> dict:
+def decisions_section(r: ReportInputs) -> JSON:
     test = r.test_as(ClassificationEvaluation)
     d, sel, conformal = test.decision, test.selective, test.conformal
     reject, at = sel.reject_option, sel.at_target_risk
@@ -219,7 +223,7 @@ def decisions_section(r: ReportInputs) -> dict:
     )
 
 
-def classification_card(params: dict, r: ReportInputs, kind: ClassificationPage) -> dict:
+def classification_card(params: JSON, r: ReportInputs, kind: ClassificationPage) -> JSON:
     data, test, fairness = params["data"], r.test_as(ClassificationEvaluation), r.fairness
     calibration = r.calibration_as(ClassificationCalibration)
     shown = ("demographic_parity", "equal_opportunity")
@@ -284,13 +288,13 @@ class ClassificationPage:
     figures and the model card's lines. The subclasses say how a binary and a multiclass target read them."""
 
     two_way_pdp = True  # a 2-D partial dependence plot of the deployed output (one surface)
-    fold_note: tuple[dict, ...] = ()
+    fold_note: tuple[JSON, ...] = ()
     macro = macro_card = ""  # a fairness gap over classes: the macro mean for more than two (table, model card)
 
     def task_figures(self, r: ReportInputs) -> dict[str, bytes]:
         return classification_figures(r, self)
 
-    def task_sections(self, r: ReportInputs) -> list[dict]:
+    def task_sections(self, r: ReportInputs) -> list[JSON]:
         return [
             self.test_section(r.test_as(ClassificationEvaluation)),
             calibration_section(r, self),
@@ -298,21 +302,21 @@ class ClassificationPage:
             fairness_section(r, self),
         ]
 
-    def card(self, params: dict, r: ReportInputs) -> dict:
+    def card(self, params: JSON, r: ReportInputs) -> JSON:
         return classification_card(params, r, self)
 
     # what BinaryPage and MulticlassPage each say their own way
     calibrated_of: str  # what the calibration figures are of
     criteria_note: str  # how the fairness criteria read
-    group_rates: Callable[[str, dict], bytes]  # the figure of one attribute's group rates
-    groupings: Callable[..., list[dict]]  # the fairness section's tables
-    calibration_detail: Callable[[CalibrationQuality], dict]  # the kind's columns (Brier decomposition, ...)
+    group_rates: Callable[[str, JSON], bytes]  # the figure of one attribute's group rates
+    groupings: Callable[..., list[JSON]]  # the fairness section's tables
+    calibration_detail: Callable[[CalibrationQuality], JSON]  # the kind's columns (Brier decomposition, ...)
     decision_rule: Callable[[FairnessReport], str]  # the deployed decision rule in words
-    intended_use: Callable[[str, list], str]  # the model card's intended use
+    intended_use: Callable[[str, list[Any]], str]  # the model card's intended use
     performance: Callable[..., str]  # of the kind's test record  # the model card's test performance line
     confusion: Callable[..., str]  # the confusion matrix in a line
-    curve_summaries: Callable[..., tuple[dict, dict, dict]]  # {class: ROC AUC}, {class: AP}, {class: prevalence}
-    test_section: Callable[..., dict]  # the test evaluation section
+    curve_summaries: Callable[..., CurveSummaries]  # {class: ROC AUC}, {class: AP}, {class: prevalence}
+    test_section: Callable[..., JSON]  # the test evaluation section
 
 
 class BinaryPage(ClassificationPage):
@@ -322,7 +326,7 @@ class BinaryPage(ClassificationPage):
     groupings = staticmethod(binary_fairness)
 
     @staticmethod
-    def calibration_detail(q: CalibrationQuality) -> dict:
+    def calibration_detail(q: CalibrationQuality) -> JSON:
         return {f"Brier {k}": v for k, v in q.brier_decomposition.items()}
 
     @staticmethod
@@ -330,7 +334,7 @@ class BinaryPage(ClassificationPage):
         return f"decision threshold {html.fmt(f.decision_threshold)}"
 
     @staticmethod
-    def intended_use(target: str, classes: list) -> str:
+    def intended_use(target: str, classes: list[Any]) -> str:
         return f"Scores the probability that {target} = {classes[1]} for rows like the training data"
 
     @staticmethod
@@ -346,14 +350,14 @@ class BinaryPage(ClassificationPage):
         return f"tp {c.tp}, fp {c.fp}, fn {c.fn}, tn {c.tn} (positive: {positive})"
 
     @staticmethod
-    def curve_summaries(test: BinaryEvaluation) -> tuple[dict, dict, dict]:
+    def curve_summaries(test: BinaryEvaluation) -> CurveSummaries:
         """{class: ROC AUC}, {class: AP}, {class: prevalence} of the curve drawn: the positive class's."""
         positive = test.classes[1]
         prevalence = (test.confusion.tp + test.confusion.fn) / test.n
         return {positive: test.roc_auc}, {positive: test.average_precision}, {positive: prevalence}
 
     @staticmethod
-    def test_section(test: BinaryEvaluation) -> dict:
+    def test_section(test: BinaryEvaluation) -> JSON:
         c = test.confusion
         return html.section(
             "Test evaluation (used once)",
@@ -402,7 +406,7 @@ class MulticlassPage(ClassificationPage):
     groupings = staticmethod(multiclass_fairness)
 
     @staticmethod
-    def calibration_detail(q: CalibrationQuality) -> dict:
+    def calibration_detail(q: CalibrationQuality) -> JSON:
         return {"classwise ECE": q.classwise_ece}
 
     @staticmethod
@@ -410,7 +414,7 @@ class MulticlassPage(ClassificationPage):
         return "the class of largest probability (or of least expected cost)"
 
     @staticmethod
-    def intended_use(target: str, classes: list) -> str:
+    def intended_use(target: str, classes: list[Any]) -> str:
         return f"Gives the probability of each class of {target} ({', '.join(classes)}) for rows like the training data"
 
     @staticmethod
@@ -430,7 +434,7 @@ class MulticlassPage(ClassificationPage):
         )
 
     @staticmethod
-    def curve_summaries(test: MulticlassEvaluation) -> tuple[dict, dict, dict]:
+    def curve_summaries(test: MulticlassEvaluation) -> CurveSummaries:
         """{class: ROC AUC}, {class: AP}, {class: prevalence} of the curves drawn: each class against the rest."""
         per_class = test.per_class
         return (
@@ -440,7 +444,7 @@ class MulticlassPage(ClassificationPage):
         )
 
     @staticmethod
-    def test_section(test: MulticlassEvaluation) -> dict:
+    def test_section(test: MulticlassEvaluation) -> JSON:
         names, matrix = test.confusion.labels, test.confusion.matrix
         return html.section(
             "Test evaluation (used once)",

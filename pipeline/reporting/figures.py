@@ -4,6 +4,8 @@ deterministic: no timestamp or version metadata, the Agg backend, fixed sizes an
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import matplotlib
 
@@ -20,26 +22,31 @@ from ..core.explanation_records import (  # noqa: E402
     TwoWaySurface,
 )
 from ..core.fairness_records import BinaryGroup, MulticlassGroup, RegressionGroup  # noqa: E402
+from ..core.json_types import JSON  # noqa: E402
 from ..core.summaries import GROUP_RATES  # noqa: E402
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 plt.rcParams.update({"figure.dpi": 100, "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
 
 
-def png_bytes(fig) -> bytes:
+def png_bytes(fig: Figure) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=100, metadata={"Software": None}, bbox_inches="tight")
     plt.close(fig)
     return buffer.getvalue()
 
 
-def _by_class(points: list[dict]) -> dict[str, list[dict]]:
-    out: dict[str, list[dict]] = {}
+def _by_class(points: list[JSON]) -> dict[str, list[JSON]]:
+    out: dict[str, list[JSON]] = {}
     for p in points:
         out.setdefault(p["class"], []).append(p)
     return out
 
 
-def roc(points: list[dict], auc: dict[str, float]) -> bytes:
+def roc(points: list[JSON], auc: dict[str, float]) -> bytes:
     """One ROC curve per class against the rest (binary: the positive class); auc: {class: AUC}."""
     fig, ax = plt.subplots(figsize=(4, 4))
     curves = _by_class(points)
@@ -52,7 +59,7 @@ def roc(points: list[dict], auc: dict[str, float]) -> bytes:
     return png_bytes(fig)
 
 
-def precision_recall(points: list[dict], average_precision: dict[str, float], prevalence: dict[str, float]) -> bytes:
+def precision_recall(points: list[JSON], average_precision: dict[str, float], prevalence: dict[str, float]) -> bytes:
     """One PR curve per class against the rest (binary: the positive class), each with its prevalence."""
     fig, ax = plt.subplots(figsize=(4, 4))
     for i, (name, rows) in enumerate(_by_class(points).items()):
@@ -72,7 +79,7 @@ def precision_recall(points: list[dict], average_precision: dict[str, float], pr
     return png_bytes(fig)
 
 
-def reliability(rows: list[dict], title: str) -> bytes:
+def reliability(rows: list[JSON], title: str) -> bytes:
     """Observed frequency against mean prediction per bin (empty bins are gaps), with each bin's count below."""
     fig, (ax, counts) = plt.subplots(2, 1, figsize=(4, 5), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
     ax.plot([0, 1], [0, 1], "--", color="grey", label="perfect calibration")
@@ -95,7 +102,7 @@ def reliability(rows: list[dict], title: str) -> bytes:
     return png_bytes(fig)
 
 
-def risk_coverage(points: list[dict], selective: Selective) -> bytes:
+def risk_coverage(points: list[JSON], selective: Selective) -> bytes:
     """Selective risk (error rate among accepted rows) against coverage as the confidence threshold falls,
     with the configured reject option and the largest coverage within the target risk marked."""
     fig, ax = plt.subplots(figsize=(4.5, 3.5))
@@ -125,7 +132,7 @@ def risk_coverage(points: list[dict], selective: Selective) -> bytes:
     return png_bytes(fig)
 
 
-def validation_curve(rows: list[dict], scoring: str) -> bytes:
+def validation_curve(rows: list[JSON], scoring: str) -> bytes:
     fig, ax = plt.subplots(figsize=(5, 3.2))
     x = range(len(rows))
     ax.plot(x, [r["train"] for r in rows], "o-", label="train (fold mean)")
@@ -136,7 +143,9 @@ def validation_curve(rows: list[dict], scoring: str) -> bytes:
     return png_bytes(fig)
 
 
-def _interval_bars(ax, offset: float, height: float, points: list[tuple], label: str) -> None:
+def _interval_bars(
+    ax: Axes, offset: float, height: float, points: list[tuple[float | None, float | None, float | None]], label: str
+) -> None:
     """One bar per group at offset + its row, with its interval as an error bar; points: (value, low, high), None
     where undefined (no bar, no error bar)."""
     values = [0.0 if v is None else v for v, _, _ in points]
@@ -152,7 +161,7 @@ def _interval_bars(ax, offset: float, height: float, points: list[tuple], label:
     )
 
 
-def _group_ticks(groups: dict) -> list[str]:
+def _group_ticks(groups: Mapping[str, BinaryGroup | MulticlassGroup | RegressionGroup]) -> list[str]:
     """Each group's name, size and flag (below fairness.min_group_size)."""
     return [f"{g} (n={m.n}{', small' if m.small else ''})" for g, m in groups.items()]
 
@@ -315,7 +324,7 @@ def partial_dependence_2d(surface: TwoWaySurface, output: str) -> bytes:
     return png_bytes(fig)
 
 
-def residuals(points: list[dict], intervals: RegressionIntervals) -> bytes:
+def residuals(points: list[JSON], intervals: RegressionIntervals) -> bytes:
     """Regression on test: predicted against actual (the diagonal is perfect), and residuals against predictions
     (a trend or a funnel means a misspecified or heteroscedastic model)."""
     actual, predicted = [p["actual"] for p in points], [p["predicted"] for p in points]
@@ -364,7 +373,7 @@ def group_errors(attribute: str, groups: dict[str, RegressionGroup]) -> bytes:
     return png_bytes(fig)
 
 
-def learning_curve(rows: list[dict], scoring: str, splits: str) -> bytes:
+def learning_curve(rows: list[JSON], scoring: str, splits: str) -> bytes:
     """Train and validation score (mean over the splits, e.g. "stratified_group splits") against the training rows
     used."""
     fig, ax = plt.subplots(figsize=(5, 3.2))
@@ -376,7 +385,7 @@ def learning_curve(rows: list[dict], scoring: str, splits: str) -> bytes:
     return png_bytes(fig)
 
 
-def hyperparameter_curve(rows: list[dict], scoring: str, splits: str) -> bytes:
+def hyperparameter_curve(rows: list[JSON], scoring: str, splits: str) -> bytes:
     """Train and validation score (mean over the splits, validation +- one std) per value of one hyperparameter;
     values shown in the order params lists them."""
     fig, ax = plt.subplots(figsize=(5, 3.2))

@@ -7,7 +7,7 @@ names everywhere (e.g. `test.roc_auc`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, cast
 
 from ..core.assessment_records import Assessment
@@ -20,15 +20,16 @@ from ..core.evaluation_records import (
     RegressionCalibration,
     RegressionEvaluation,
 )
-from ..core.fairness_records import FairnessReport
-from ..core.records import TrainMetrics
+from ..core.fairness_records import BinaryAudit, FairnessReport, MulticlassAudit, RegressionAudit
+from ..core.json_types import JSON
+from ..core.records import ModelGain, TrainMetrics
 from ..core.task import Target, finite
 from ..core.task_regression import FIFTHS
 from .page import fmt
 from .page import interval as with_interval
 
 
-def _pick(source: dict, keys) -> dict:
+def _pick(source: JSON, keys: Iterable[str]) -> JSON:
     return {k: finite(source.get(k)) for k in keys}
 
 
@@ -39,10 +40,10 @@ def headline(
     test: EvaluationReport,
     fairness: FairnessReport,
     assessment: Assessment,
-) -> dict:
+) -> JSON:
     """{section: {name: number}}: the search's CV score and gap, the test metrics of the task, calibration or
     interval quality, and the fairness gaps of each sensitive attribute and their intersections."""
-    out: dict[str, dict] = {
+    out: dict[str, JSON] = {
         "train": {
             "cv_mean": train.cv_mean,
             "cv_std": train.cv_std,
@@ -78,7 +79,7 @@ def headline(
     return out
 
 
-def gain_over_simplest(train: TrainMetrics, test: EvaluationReport) -> dict:
+def gain_over_simplest(train: TrainMetrics, test: EvaluationReport) -> JSON:
     """{train: {gain_over_simplest, _low}, test: {...}}: what the chosen model gains over the simplest compared one
     (the linear model of model.name auto), on the folds and on test, with the lower end of its interval; 0 when the
     simplest was chosen; None without a comparison."""
@@ -113,7 +114,7 @@ def model_choice(train: TrainMetrics, test: EvaluationReport) -> str:
     line = f"{c.chosen} of {', '.join(m.model for m in c.models)} (simplest first) on the same folds: {rule}"
     on_test = test_gains(test)
 
-    def gain(g, what: str) -> str:
+    def gain(g: ModelGain, what: str) -> str:
         shown = f"{what} {g.model}: {train.scoring} {with_interval(g.gain, g.interval)} on the folds"
         if g.model in on_test:
             shown += f", {with_interval(on_test[g.model].gain, on_test[g.model].interval)} on test"
@@ -144,7 +145,7 @@ def model_choice(train: TrainMetrics, test: EvaluationReport) -> str:
     return line
 
 
-def interval(test: EvaluationReport, figure: str) -> list:
+def interval(test: EvaluationReport, figure: str) -> list[float]:
     """[lower, upper] of a test figure's bootstrap interval (test.json `bootstrap`)."""
     return test.bootstrap.figures[figure].interval
 
@@ -155,7 +156,7 @@ def undefined_gaps(target: Target, fairness: FairnessReport) -> list[str]:
     return [name for name, gap in fairness_gaps(target, fairness).items() if gap is None]
 
 
-def fairness_gaps(target: Target, fairness: FairnessReport) -> dict:
+def fairness_gaps(target: Target, fairness: FairnessReport) -> JSON:
     """Per sensitive attribute and every intersection of them ("female x black": MLflow's metric names take no "&"):
     the parity gaps (classification) or the error, bias and coverage gaps (regression), max - min over the groups
     large enough, and the upper end of each one's bootstrap interval ("<name>_gap_high"). The gate's fairness bound
@@ -169,7 +170,7 @@ def fairness_gaps(target: Target, fairness: FairnessReport) -> dict:
     return gaps
 
 
-def flat(headline_figures: dict) -> dict[str, float]:
+def flat(headline_figures: JSON) -> dict[str, float]:
     """{"section.name": number} of the defined figures (the MLflow metrics and the promotion gate's view)."""
     return {
         f"{section}.{name}": value
@@ -179,7 +180,7 @@ def flat(headline_figures: dict) -> dict[str, float]:
     }
 
 
-def probability_quality(test: ClassificationEvaluation, calibration: ClassificationCalibration) -> dict:
+def probability_quality(test: ClassificationEvaluation, calibration: ClassificationCalibration) -> JSON:
     """The headline sections of how far the deployed probabilities and decisions can be trusted: calibration
     error before and after the map, the reject option's and the conformal sets' coverage."""
     reject, figures, against = test.selective.reject_option, test.bootstrap.figures, test.decision.against_no_skill
@@ -204,7 +205,7 @@ def probability_quality(test: ClassificationEvaluation, calibration: Classificat
     }
 
 
-def interval_quality(test: RegressionEvaluation, calibration: RegressionCalibration) -> dict:
+def interval_quality(test: RegressionEvaluation, calibration: RegressionCalibration) -> JSON:
     """The headline section of the deployed intervals: their test coverage and width, the coverage asked, and the
     worst fifth of the test predictions: its coverage and the lower end of its interval (what the gate reads)."""
     deployed, figures = test.intervals.deployed_summary, test.bootstrap.figures
@@ -224,22 +225,26 @@ def interval_quality(test: RegressionEvaluation, calibration: RegressionCalibrat
     }
 
 
-def parity_gaps(audit) -> dict:
+def parity_gaps(audit: BinaryAudit | MulticlassAudit) -> JSON:
     """The headline's gaps of one fairness grouping (its BinaryAudit or MulticlassAudit): demographic parity and
     equal opportunity, max - min, each with its interval (difference, difference_interval)."""
     return {c: audit.criteria[c] for c in ("demographic_parity", "equal_opportunity")}
 
 
-def error_gaps(audit) -> dict:
+def error_gaps(audit: RegressionAudit) -> JSON:
     """The headline's gaps of one grouping (its RegressionAudit): absolute error, bias (mean residual) and
     interval coverage, each with its interval (difference, difference_interval)."""
     return {m: getattr(audit.gaps, m) for m in ("mae", "mean_residual", "interval_coverage")}
 
 
 # by task: the headline sections of how far the deployed output can be trusted, and the gaps of one audited grouping
-QUALITY_FIGURES: dict[str, Callable[[Any, Any], dict]] = {
+QUALITY_FIGURES: dict[str, Callable[[Any, Any], JSON]] = {
     "binary": probability_quality,
     "multiclass": probability_quality,
     "regression": interval_quality,
 }
-GROUP_GAPS = {"binary": parity_gaps, "multiclass": parity_gaps, "regression": error_gaps}
+GROUP_GAPS: dict[str, Callable[[Any], JSON]] = {
+    "binary": parity_gaps,
+    "multiclass": parity_gaps,
+    "regression": error_gaps,
+}

@@ -4,14 +4,17 @@ the promises checked on labelled rows or the label-free estimate."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..core.evaluation_records import Drift
 from ..core.io import write_text
+from ..core.json_types import JSON
 from ..core.monitor_records import BatchCheck, MonitorOff, most_drifted_first
 from ..core.records import ABSENT, present
 from . import page as html
 
 
-def _drift_rows(found: Drift) -> list[dict]:
+def _drift_rows(found: Drift) -> list[JSON]:
     """One row per column, the most drifted first (the smallest adjusted p-value; p = 0 is the strongest), the
     untested last."""
     rows = []
@@ -34,7 +37,7 @@ def _drift_rows(found: Drift) -> list[dict]:
     return rows
 
 
-def monitor_sections(record: BatchCheck | MonitorOff) -> list[dict]:
+def monitor_sections(record: BatchCheck | MonitorOff) -> list[JSON]:
     if isinstance(record, MonitorOff):
         return [html.section("Monitor", html.note(record.statement))]
     found, model = record.drift, record.model
@@ -74,7 +77,7 @@ def monitor_sections(record: BatchCheck | MonitorOff) -> list[dict]:
         )
     )
     if record.labels is not None and (record.labels.unseen or record.labels.statement):
-        said: dict = {"labelled rows (of the model's classes)": record.labels.rows}
+        said: JSON = {"labelled rows (of the model's classes)": record.labels.rows}
         said |= {"labels the model was not trained on": record.labels.unseen} if record.labels.unseen else {}
         said |= {"promises": record.labels.statement} if record.labels.statement else {}
         sections.append(html.section("Labels", html.key_values(said)))
@@ -102,5 +105,5 @@ def monitor_sections(record: BatchCheck | MonitorOff) -> list[dict]:
     return sections
 
 
-def write_monitor_page(record: BatchCheck | MonitorOff, path) -> None:
+def write_monitor_page(record: BatchCheck | MonitorOff, path: Path | str) -> None:
     write_text(html.document("Monitor", monitor_sections(record), {}), path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..core.evaluation_records import BinSummary, RegressionEvaluation, ResidualPlot
 from ..core.fairness_records import RegressionFairness
+from ..core.json_types import JSON
 from ..core.records import TrainMetrics
 from ..core.report_inputs import ReportInputs
 from . import figures
@@ -13,7 +14,7 @@ from .page import audited, fmt
 from .results import gap_note, intervals_note, with_baseline, with_interval
 
 
-def regression_test_section(test: RegressionEvaluation) -> dict:
+def regression_test_section(test: RegressionEvaluation) -> JSON:
     intervals = test.intervals
     rows = [
         {"interval": name + (" (deployed)" if name == intervals.deployed else ""), **summary.to_json()}
@@ -43,7 +44,7 @@ def regression_test_section(test: RegressionEvaluation) -> dict:
     )
 
 
-def fifth_rows(test: RegressionEvaluation) -> list[dict]:
+def fifth_rows(test: RegressionEvaluation) -> list[JSON]:
     """The deployed intervals' coverage (with its bootstrap interval) and width in each fifth of the predictions."""
     return [
         {"fifth": b.bin, "n": b.n, "predictions": f"{fmt(b.prediction[0])} to {fmt(b.prediction[1])}",
@@ -84,7 +85,7 @@ def plotted_rows(plot: ResidualPlot) -> str:
     return f"The figures show every {plot.every}-th test row: {plot.rows} of {plot.of}."
 
 
-def regression_fairness_section(r: ReportInputs) -> dict:
+def regression_fairness_section(r: ReportInputs) -> JSON:
     f = r.fairness_as(RegressionFairness)
     boot = f.bootstrap
     parts = [
@@ -119,7 +120,7 @@ def regression_fairness_section(r: ReportInputs) -> dict:
     return html.section("Fairness: errors by group", *parts)
 
 
-def regression_card(data: dict, train: TrainMetrics, test: RegressionEvaluation, fairness: RegressionFairness) -> dict:
+def regression_card(data: JSON, train: TrainMetrics, test: RegressionEvaluation, fairness: RegressionFairness) -> JSON:
     intervals = test.intervals
     deployed = intervals.deployed_summary
     gaps = {a: result.gaps for a, result in audited(fairness, data).items()}  # with the intersections
@@ -159,11 +160,11 @@ class RegressionPage:
         return figs
 
     @staticmethod
-    def task_sections(r: ReportInputs) -> list[dict]:
+    def task_sections(r: ReportInputs) -> list[JSON]:
         return [regression_test_section(r.test_as(RegressionEvaluation)), regression_fairness_section(r)]
 
     @staticmethod
-    def card(params: dict, r: ReportInputs) -> dict:
+    def card(params: JSON, r: ReportInputs) -> JSON:
         return regression_card(
             params["data"], r.train, r.test_as(RegressionEvaluation), r.fairness_as(RegressionFairness)
         )

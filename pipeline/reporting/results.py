@@ -5,13 +5,16 @@ Sections cited: Ghent ML notes (seed 004): 3.2 Bias and Variance (419)"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ..core.evaluation_records import EvaluationReport
+from ..core.json_types import JSON
 from ..core.report_inputs import ReportInputs
 from . import page as html
 from .headline import test_gains
 
 
-def trust_section(r: ReportInputs, figs: dict) -> dict:
+def trust_section(r: ReportInputs, figs: dict[str, bytes]) -> JSON:
     """How much to trust the number: the baseline, the leakage estimate, nested CV, the gaps, the learning and
     validation curves and the model comparison."""
     train, test, assessment = r.train, r.test, r.assessment
@@ -96,7 +99,7 @@ def trust_section(r: ReportInputs, figs: dict) -> dict:
     )
 
 
-def explain_section(r: ReportInputs, figs: dict) -> dict:
+def explain_section(r: ReportInputs, figs: dict[str, bytes]) -> JSON:
     a = r.attributions
     parts = []
     if a.shape_functions:
@@ -177,7 +180,7 @@ def explain_section(r: ReportInputs, figs: dict) -> dict:
     )
 
 
-def with_baseline(test: EvaluationReport, metrics) -> list[dict]:
+def with_baseline(test: EvaluationReport, metrics: Iterable[str]) -> list[JSON]:
     """Each test metric of the model with its bootstrap interval (where one was drawn) beside the no-skill
     baseline's (undefined where the baseline has none), and how the intervals were drawn."""
     baseline, boot = test.baseline, test.bootstrap
@@ -209,7 +212,7 @@ def with_interval(test: EvaluationReport, metric: str) -> str:
     return html.interval(test.figure(metric), test.bootstrap.figures[metric].interval)
 
 
-def gap_note(test: EvaluationReport) -> dict:
+def gap_note(test: EvaluationReport) -> JSON:
     gap = test.cv_vs_test
     return html.note(
         f"Validation vs test ({html.fmt(gap.scoring)}): CV {html.fmt(gap.cv_mean)} ± "

@@ -5,6 +5,7 @@ pipeline/reporting/page.py, the HTML in pipeline/reporting/templates/report.html
 from __future__ import annotations
 
 from ..core.changes import describe
+from ..core.json_types import JSON
 from ..core.records import CleaningReport
 from ..core.report_inputs import ReportInputs
 from . import figures, verdict
@@ -17,7 +18,7 @@ TABLE_ROWS = 30  # a ranked table on the page shows its first rows, and says how
 SHAPES = 6  # an additive model's strongest columns drawn (every one is in attributions.json)
 
 
-def table_head(rows: list[dict], what: str) -> list[dict]:
+def table_head(rows: list[JSON], what: str) -> list[JSON]:
     """The first TABLE_ROWS rows of a ranked table, and a line counting the rest."""
     if len(rows) <= TABLE_ROWS:
         return [html.table(rows)]
@@ -71,7 +72,7 @@ def missing_line(r: ReportInputs) -> str:
     return line
 
 
-def changes_table(params: dict, r: ReportInputs) -> dict:
+def changes_table(params: JSON, r: ReportInputs) -> JSON:
     records = data_changes(params, r)
     if not records:
         return html.muted("None: every row, column and value of the file reached the model as it was.")
@@ -91,7 +92,7 @@ def changes_table(params: dict, r: ReportInputs) -> dict:
     )
 
 
-def gate_marked(task_sections: list[dict], gate: dict | None) -> list[dict]:
+def gate_marked(task_sections: list[JSON], gate: JSON | None) -> list[JSON]:
     """The task's sections with the gate's fairness reading first in its fairness section (the failing gaps and the
     bound, where the groups' rates are)."""
     if gate is None:
@@ -99,14 +100,14 @@ def gate_marked(task_sections: list[dict], gate: dict | None) -> list[dict]:
     return [{**s, "parts": [gate, *s["parts"]]} if s["anchor"].startswith("fairness") else s for s in task_sections]
 
 
-def fold_table(data: dict, folds: list[dict]) -> dict:
+def fold_table(data: JSON, folds: list[JSON]) -> JSON:
     """The training rows' fold balance; a count of groups only when data.group names them (rows without one are
     not groups, and the column would read "undefined" in every fold)."""
     group_count = ["n_groups"] if data["group"] else []
     return html.table(folds, ["fold", "n_rows", *group_count, "class_counts", "max_abs_deviation"])
 
 
-def build_html(params: dict, r: ReportInputs, figs: dict[str, bytes]) -> str:
+def build_html(params: JSON, r: ReportInputs, figs: dict[str, bytes]) -> str:
     """The page: the sections of the task's results, rendered by the template with the figures inlined."""
     kind = PAGES[r.target.task]()
     candidates = [

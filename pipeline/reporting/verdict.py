@@ -12,6 +12,7 @@ import textwrap
 from dataclasses import dataclass
 
 from ..core.evaluation_records import EvaluationReport
+from ..core.json_types import JSON
 from ..core.records import TrainMetrics
 from ..core.task import Target
 from ..tracking.promotion import Check
@@ -89,7 +90,9 @@ def why(checks: list[Check], kind: str = "checks") -> str:
     return f"every {kind.removesuffix('s')} passes ({len(checks) - skipped} evaluated, {skipped} skipped)"
 
 
-def build(checks: list[Check], figures: dict, target: Target, test: EvaluationReport, model: str, status=None):
+def build(
+    checks: list[Check], figures: JSON, target: Target, test: EvaluationReport, model: str, status: str | None = None
+) -> Verdict:
     """The verdict of the gate's checks. status: the registry's decision (the track stage), or None: what the
     thresholds decide (the report stage, whose checks do not include the comparison with the best champion)."""
     failed = [c for c in checks if c.passed is False]
@@ -150,7 +153,7 @@ def _wrap(text: str, indent: str, max_lines: int) -> list[str]:
     return textwrap.wrap(text, WIDTH, subsequent_indent=indent, max_lines=max_lines, placeholder=" ...")
 
 
-def panel(v: Verdict) -> dict:
+def panel(v: Verdict) -> JSON:
     """The report's first block: the verdict, the failing checks with their fixes, the headline and the risks."""
     return {
         "kind": "verdict",
@@ -167,7 +170,7 @@ def panel(v: Verdict) -> dict:
     }
 
 
-def fairness_gate(checks: list[Check], figures: dict) -> dict | None:
+def fairness_gate(checks: list[Check], figures: JSON) -> JSON | None:
     """The fairness section's first note: what the gate read (each gap at its interval's upper end against
     tracking.promotion.max_fairness_gap), every gap whose upper end passes that bound, and the fix; None without a
     fairness check."""
@@ -189,7 +192,7 @@ def fairness_gate(checks: list[Check], figures: dict) -> dict | None:
     return note(text + "".join(f" Fix: {fix}." for fix in fixes))
 
 
-def summary(name: str, version, status: str, checks: list[Check], uri: str) -> list[str]:
+def summary(name: str, version: str | int | None, status: str, checks: list[Check], uri: str) -> list[str]:
     """The track stage's last lines: the verdict of the registry's decision on the workspace's files, with where to
     look and how to serve the version (an experiment's version holds no alias: it is served by its number)."""
     from ..core import paths
