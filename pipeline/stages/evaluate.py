@@ -123,8 +123,8 @@ def main() -> None:
     trained = TrainMetrics.read()
     groups = test[data["group"]].to_numpy() if data["group"] else None  # the intervals draw a group's rows together
     groupings = sensitive_groupings(test, data["sensitive"])
-    metrics, plots, columns = measure(target, params, predictor, outputs, y, y_train, trained, groups, groupings)
-    write_parquet(pd.DataFrame({paths.ROW_ID: test[paths.ROW_ID], **columns}), paths.TEST_PREDICTIONS)
+    metrics, plots, row_columns = measure(target, params, predictor, outputs, y, y_train, trained, groups, groupings)
+    write_parquet(pd.DataFrame({paths.ROW_ID: test[paths.ROW_ID], **row_columns}), paths.TEST_PREDICTIONS)
     write_plots(target, predictor, metrics, plots)
     metrics["comparison"] = comparison_on_test(params, target, trained, y_train, y, groups, predictor.model)
     inputs = FeaturesReport.read()

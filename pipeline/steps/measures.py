@@ -5,29 +5,67 @@ the caller writes them."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
+import numpy as np
+
+from mllib.base import GroupLabels
 from mllib.calibration import NoCalibration
 
+from ..core.json_types import JSON
 from ..core.records import TrainMetrics
 from ..core.task import Classification, Regression, Target
 from .evaluation import prediction_columns, rule_of, test_metrics
 from .regression import test_report
 
+if TYPE_CHECKING:
+    from mllib.deploy.predictor import DeployedPredictor
+    from mllib.deploy.regressor import DeployedRegressor
 
-def measure(target: Target, params: dict, predictor, outputs, y, y_train, trained: TrainMetrics, clusters, groupings):
+Measured = tuple[JSON, JSON, dict[str, np.ndarray]]  # (metrics, plot rows, per-row columns)
+
+
+def measure(
+    target: Target,
+    params: JSON,
+    predictor: DeployedPredictor | DeployedRegressor,
+    outputs: dict[str, np.ndarray],
+    y: np.ndarray,
+    y_train: np.ndarray,
+    trained: TrainMetrics,
+    clusters: np.ndarray | None,
+    groupings: dict[str, GroupLabels],
+) -> Measured:
     """(metrics, plots, columns) of the deployed predictor on rows with targets y (outputs: row_outputs of them)."""
     return MEASURE[target.task](target, params, predictor, outputs, y, y_train, trained, clusters, groupings)
 
 
-def measure_regression(target: Regression, params, predictor, outputs, y, y_train, trained, clusters, groupings):
+def measure_regression(
+    target: Regression,
+    params: JSON,
+    predictor: DeployedRegressor,
+    outputs: dict[str, np.ndarray],
+    y: np.ndarray,
+    y_train: np.ndarray,
+    trained: TrainMetrics,
+    clusters: np.ndarray | None,
+    groupings: dict[str, GroupLabels],
+) -> Measured:
     """Point metrics, the intervals' coverage and width, the residuals."""
     return test_report(target, predictor, outputs, y, trained, y_train, params, clusters)
 
 
 def measure_classification(
-    target: Classification, params, predictor, outputs, y, y_train, trained, clusters, groupings
-):
+    target: Classification,
+    params: JSON,
+    predictor: DeployedPredictor,
+    outputs: dict[str, np.ndarray],
+    y: np.ndarray,
+    y_train: np.ndarray,
+    trained: TrainMetrics,
+    clusters: np.ndarray | None,
+    groupings: dict[str, GroupLabels],
+) -> Measured:
     """Probabilities, decisions, the reject option and conformal sets; metrics, curves, reliability rows."""
     scores = outputs["scores"]
     P, P_raw = predictor.proba_from_scores(scores), NoCalibration().fit(scores).predict_proba(scores)
@@ -40,7 +78,7 @@ def measure_classification(
 
 
 # by task
-MEASURE: dict[str, Callable[..., Any]] = {
+MEASURE: dict[str, Callable[..., Measured]] = {
     "binary": measure_classification,
     "multiclass": measure_classification,
     "regression": measure_regression,

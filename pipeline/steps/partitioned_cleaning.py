@@ -11,6 +11,8 @@ every part (pipeline/steps/cleaning.column_fingerprints): one pass over the colu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -18,6 +20,7 @@ import pandas as pd
 from ..core import paths
 from ..core.frames import row_hashes
 from ..core.io import write_parquet
+from ..core.json_types import JSON
 from ..core.partitions import Parts, map_parts
 from ..core.task import Target
 from .cleaning import (
@@ -29,6 +32,9 @@ from .cleaning import (
     protected_columns,
 )
 
+if TYPE_CHECKING:
+    from distributed import Client
+
 
 @dataclass(frozen=True)
 class TableFacts:
@@ -38,14 +44,16 @@ class TableFacts:
     repeats: dict[str, str]  # column -> the earlier column it equals in every part
 
 
-def _survey(k: int, files: dict, parts: Parts, data: dict, cfg: dict):
+def _survey(
+    k: int, files: dict[str, Path], parts: Parts, data: JSON, cfg: JSON
+) -> tuple[np.ndarray, pd.DataFrame, dict[str, bytes]]:
     df, _, _ = fixed_values(parts.read(k), data, cfg)
     columns = [c for c in df.columns if c != paths.ROW_ID]
     fingerprints = column_fingerprints(df) if cfg["drop_duplicate_columns"] else {}
     return df[paths.ROW_ID].to_numpy().copy(), pd.DataFrame(row_hashes(df[columns])), fingerprints
 
 
-def table_facts(client, parts: Parts, data: dict, cfg: dict, target: Target) -> list[TableFacts]:
+def table_facts(client: Client, parts: Parts, data: JSON, cfg: JSON, target: Target) -> list[TableFacts]:
     """The facts, for each part (its own duplicate rows)."""
     surveys = map_parts(client, _survey, len(parts.files), {}, parts=parts, data=data, cfg=cfg)
     hashes = pd.concat([s[1] for s in surveys], ignore_index=True)
@@ -56,13 +64,17 @@ def table_facts(client, parts: Parts, data: dict, cfg: dict, target: Target) -> 
     return [TableFacts(surveys[k][0][repeated[bounds[k] : bounds[k + 1]]], repeats) for k in range(len(surveys))]
 
 
-def _clean_part(k: int, files: dict, facts: TableFacts, parts: Parts, data: dict, cfg: dict, target: Target) -> Cleaned:
+def _clean_part(
+    k: int, files: dict[str, Path], facts: TableFacts, parts: Parts, data: JSON, cfg: JSON, target: Target
+) -> Cleaned:
     df, done = clean(parts.read(k), data, cfg, target, facts)
     write_parquet(df.reset_index(drop=True), files["clean"])
     return done
 
 
-def clean_parts(client, parts: Parts, staged: dict, data: dict, cfg: dict, target: Target) -> Cleaned:
+def clean_parts(
+    client: Client, parts: Parts, staged: dict[str, Path], data: JSON, cfg: JSON, target: Target
+) -> Cleaned:
     """Every part cleaned and written into the staged clean output ({"clean": dir}); what was done, merged."""
     facts = table_facts(client, parts, data, cfg, target)
     done = map_parts(

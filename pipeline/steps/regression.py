@@ -22,9 +22,11 @@ validation-vs-test gap, and what the floor at 0 changed.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
+from mllib.base import MixedMatrix
 from mllib.conformal import (
     CVPlusRegressor,
     ResidualScale,
@@ -39,6 +41,7 @@ from mllib.regression import LogTarget
 
 from ..core.errors import PipelineError
 from ..core.evaluation_records import FifthCoverage, IntervalScoreChoice, IntervalsFit, RegressionCalibration
+from ..core.json_types import JSON
 from ..core.records import TargetTransform, TrainMetrics
 from ..core.task import Regression
 from ..core.task_regression import FIFTHS
@@ -49,7 +52,7 @@ PLOT_ROWS = 20_000  # the residual plot's test rows, at most: every k-th row of 
 
 
 def assemble_regressor(
-    y: np.ndarray, pred: np.ndarray, fold: np.ndarray, cfg: dict, fitted: dict, transform: TargetTransform
+    y: np.ndarray, pred: np.ndarray, fold: np.ndarray, cfg: JSON, fitted: dict[str, Any], transform: TargetTransform
 ) -> tuple[DeployedRegressor, RegressionCalibration]:
     """The deployed regressor from the final features and model, the fold pipelines (fitted: {features, model,
     fold_features, fold_models}, as the features and train stages wrote them) and the out-of-fold predictions `pred`
@@ -110,7 +113,7 @@ def point_predictions(predictor: DeployedRegressor, fitted_scale: np.ndarray) ->
 
 def interval_scores(
     t: np.ndarray, pred: np.ndarray, fold: np.ndarray, coverage: float, setting: str
-) -> tuple[ResidualScale | None, list | None, IntervalScoreChoice]:
+) -> tuple[ResidualScale | None, list[ResidualScale] | None, IntervalScoreChoice]:
     """(sigma fitted on every out-of-fold row, sigma_{-k} per fold k, the choice) for normalized residuals, or (None,
     None, the choice) for absolute ones: calibration.interval_score, auto by the worst fifth's cross-fitted coverage
     (module docstring). t: the target on the model's fitted scale, pred: the out-of-fold predictions on it."""
@@ -148,7 +151,7 @@ def interval_scores(
     return ResidualScale(level=coverage).fit(pred, residual), fold_scales, choice
 
 
-def scale_at_rows(fold_scales: list, pred: np.ndarray, fold: np.ndarray) -> np.ndarray:
+def scale_at_rows(fold_scales: list[ResidualScale], pred: np.ndarray, fold: np.ndarray) -> np.ndarray:
     """sigma_{-k(i)}(pred_i) of every out-of-fold row: the scale of its fold, fitted without it."""
     scale = np.empty(pred.size)
     for k, sigma in enumerate(fold_scales):
@@ -156,7 +159,7 @@ def scale_at_rows(fold_scales: list, pred: np.ndarray, fold: np.ndarray) -> np.n
     return scale
 
 
-def row_outputs(predictor: DeployedRegressor, X) -> dict[str, np.ndarray]:
+def row_outputs(predictor: DeployedRegressor, X: MixedMatrix) -> dict[str, np.ndarray]:
     """What the test report needs of the rows X: the predictions (before and after the floor) and the intervals of
     each method (computed where the rows are: a part at a time on the partitioned path)."""
     unclipped = predictor.predict_unclipped(X)
@@ -171,7 +174,7 @@ def row_outputs(predictor: DeployedRegressor, X) -> dict[str, np.ndarray]:
     return outputs
 
 
-def deployed_target(predictor: DeployedRegressor, column: str, unclipped: np.ndarray) -> dict:
+def deployed_target(predictor: DeployedRegressor, column: str, unclipped: np.ndarray) -> JSON:
     """test.json's target_transform: the scale the deployed model is fitted on, what its predictions are, the floor
     and the test predictions it raised, and where the explainers' attributions add up."""
     model, floor = predictor.model, predictor.floor
@@ -218,13 +221,13 @@ def computed_on(predictor: DeployedRegressor, column: str) -> str:
 def test_report(
     target: Regression,
     predictor: DeployedRegressor,
-    outputs: dict,
+    outputs: dict[str, np.ndarray],
     y: np.ndarray,
     train_metrics: TrainMetrics,
-    y_train,
-    params: dict,
+    y_train: np.ndarray,
+    params: JSON,
     clusters: np.ndarray | None = None,
-) -> tuple[dict, dict, dict]:
+) -> tuple[JSON, JSON, dict[str, np.ndarray]]:
     """(test.json, plot rows, per-row columns) of the deployed regressor on the test rows (outputs: row_outputs of
     them), with the no-skill baseline's metrics (the training rows' mean predicted for every test row) beside
     them and each figure's bootstrap interval (clusters: the data.group value of each row, or None)."""

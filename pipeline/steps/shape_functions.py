@@ -16,24 +16,35 @@ Gehrke & Hooker (2013), Accurate intelligible models with pairwise interactions;
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import numpy as np
 
 from mllib.base import MixedMatrix
+
+if TYPE_CHECKING:
+    from mllib.additive.explainable_boosting import ExplainableBoostingClassifier, ExplainableBoostingRegressor
+
+    from ..core.json_types import JSON
+    from .shapley_values import FittedFeatures
+
+    Additive = ExplainableBoostingClassifier | ExplainableBoostingRegressor
 
 GRID = 100  # probe values per numeric column: every training value when there are fewer, else quantiles
 LEVELS = 30  # levels shown per categorical column (the most frequent; the others share their encoded columns)
 
 
-def additive_model(model):
+def additive_model(model: object) -> tuple[Additive, float, float] | None:
     """(the explainable boosting machine, scale, shift) of a deployed model: itself, or the regressor a
     StandardizedTarget wraps (its terms in standardized units: target = shift + scale * raw); None otherwise."""
     inner = getattr(model, "regressor_", model)
     if not hasattr(inner, "shape_functions"):
         return None
-    return inner, float(getattr(model, "scale_", 1.0)), float(getattr(model, "mean_", 0.0))
+    ebm = cast("Additive", inner)  # the registry's models with shape functions: the explainable boosting machines
+    return ebm, float(getattr(model, "scale_", 1.0)), float(getattr(model, "mean_", 0.0))
 
 
-def probes(X_train: MixedMatrix, column: int) -> tuple[MixedMatrix, list, bool]:
+def probes(X_train: MixedMatrix, column: int) -> tuple[MixedMatrix, list[float] | list[str], bool]:
     """Rows equal to the first training row but in `column`: its values to show (numbers: every distinct training
     value up to GRID, else GRID quantiles; categories: the LEVELS most frequent levels), then a missing value when the
     training rows hold one. Returns (the rows, the values shown, whether the last row is the missing one)."""
@@ -58,7 +69,9 @@ def probes(X_train: MixedMatrix, column: int) -> tuple[MixedMatrix, list, bool]:
     return rows, shown, missing
 
 
-def additive_shapes(model, transformer, X_train: MixedMatrix, names: list[str], owners) -> dict | None:
+def additive_shapes(
+    model: object, transformer: FittedFeatures, X_train: MixedMatrix, names: list[str], owners: np.ndarray | None
+) -> JSON | None:
     """explain's attributions.json `shape_functions` for an additive model (None for any other model, or when an
     encoded column cannot be traced to one raw column: a projection or an expansion mixes them): per raw column its
     values and the model's addition for each, the band, the value for a missing entry, its importance (the mean

@@ -7,9 +7,24 @@ Sections cited: Ghent ML notes (seed 004): 11.2 Model Explainability (2002)"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
 import numpy as np
 
+from mllib.base import MixedMatrix
 from mllib.explain import exact_shapley, kernel_shap, linear_shapley, tree_shap
+
+if TYPE_CHECKING:
+    from ..core.json_types import JSON
+
+
+class FittedFeatures(Protocol):
+    """The deployed model's fitted features (a feature_transformer: mllib's Pipeline or ColumnTransformer)."""
+
+    def transform(self, X: Any, /) -> np.ndarray: ...
+
+    def get_feature_names_out(self, input_names: list[str], /) -> list[str]: ...
 
 
 def raw_column_of(encoded: list[str], raw: list[str]) -> np.ndarray | None:
@@ -30,18 +45,29 @@ def to_raw(values: np.ndarray, owners: np.ndarray, n_raw: int) -> np.ndarray:
     return out
 
 
-def background_mean(transformer, X_background) -> np.ndarray:
+def background_mean(transformer: FittedFeatures, X_background: MixedMatrix | np.ndarray) -> np.ndarray:
     """The linear closed form's reference point: the encoded background rows' mean (an (m, d) raw matrix), or the
     mean itself when given as one encoded vector (the served model's reasons: pipeline/serving/reasons.py)."""
     X_background = np.asarray(X_background)
     if X_background.ndim == 1:
-        return X_background.astype(np.float64)
-    return transformer.transform(X_background).mean(axis=0)
+        vector: np.ndarray = X_background.astype(np.float64)
+        return vector
+    mean: np.ndarray = transformer.transform(X_background).mean(axis=0)
+    return mean
 
 
 def shapley_attributions(
-    method: str, model, transformer, X_rows, X_background, predict_proba, kernel: dict, seed: int, owners, explained
-) -> dict:
+    method: str,
+    model: Any,  # the deployed model, fitted: a tree ensemble's or a linear model's fitted attributes are read
+    transformer: FittedFeatures,
+    X_rows: MixedMatrix,
+    X_background: MixedMatrix | np.ndarray,
+    predict_proba: Callable[[MixedMatrix], np.ndarray] | None,
+    kernel: JSON,
+    seed: int,
+    owners: np.ndarray | None,
+    explained: dict[str, str],
+) -> JSON:
     """Shapley values per raw column for the explained rows: (n, d) for a binary target (of the positive class), (n, d,
     K) for K > 2 classes (one slice per class); 'output' says which quantity they add up to, expected_value and
     prediction are per class too. kernel: KernelSHAP's {"n_samples", "n_bootstrap", "progress"} (the caller's
@@ -87,6 +113,7 @@ def shapley_attributions(
         return result
     else:
         raise ValueError(f"unknown explain.shapley method {method!r}")
+    assert owners is not None  # tree and linear: refused above without them
     values = np.stack([to_raw(values[:, :, k], owners, n_raw) for k in range(values.shape[2])], axis=2)
     if values.shape[2] == 1:  # one output: the binary case keeps (n, d)
         values, expected, prediction = values[:, :, 0], float(expected[0]), prediction[:, 0]
