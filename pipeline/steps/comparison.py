@@ -13,6 +13,9 @@ Nadeau & Bengio (2003), Inference for the generalization error.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from mllib.base import fit_with_groups
@@ -21,16 +24,25 @@ from mllib.model_selection import response_values
 
 from ..core import build, paths
 from ..core.evaluation_records import ComparisonOnTest, GainOnTest
+from ..core.json_types import JSON
 from ..core.records import ComparedModel, Comparison, ModelGain, PairedFoldTest, TrainMetrics
 from .feature_blocks import final_features
 
+if TYPE_CHECKING:
+    from mllib.base import BaseEstimator
+    from mllib.metrics.scorers import Scorer
 
-def paired_test(scores_a, scores_b, n_train: float, n_test: float) -> dict:
+    from .folds import SplitList
+    from .target_transform import Search
+
+
+def paired_test(scores_a: Sequence[float], scores_b: Sequence[float], n_train: float, n_test: float) -> JSON:
     """corrected_resampled_t_test of A minus B; on one split (the nested CV's inner selection inside an early
     forward-chaining split has one earlier period to validate on) no standard error exists: its figures are NaN and
     the one-SE rule keeps the simpler model."""
     if min(len(scores_a), len(scores_b)) >= 2:
-        return corrected_resampled_t_test(scores_a, scores_b, n_train, n_test)
+        test: JSON = corrected_resampled_t_test(scores_a, scores_b, n_train, n_test)
+        return test
     nan = float("nan")
     difference = float(np.mean(scores_a) - np.mean(scores_b))
     return {"mean_difference": difference, "standard_error": nan, "interval": [nan, nan], "t": nan, "df": 0,
@@ -38,7 +50,7 @@ def paired_test(scores_a, scores_b, n_train: float, n_test: float) -> dict:
 
 
 def compare(
-    best: dict[str, dict],
+    best: dict[str, JSON],
     greater_is_better: bool,
     n_train: float,
     n_test: float,
@@ -135,7 +147,7 @@ def summary_lines(report: Comparison, scoring: str) -> list[str]:
 
 
 def choose_model(
-    searched: dict, splits: list[tuple], scorer, selection: str, left_out: list[str] | None = None
+    searched: dict[str, Search], splits: SplitList, scorer: Scorer, selection: str, left_out: list[str] | None = None
 ) -> tuple[str, Comparison | None]:
     """The model of a single-model run, or the one model.selection picks among the compared models (with the
     comparison report: summary_lines says it); searched: {name: (results, best index)}, simplest first."""
@@ -147,7 +159,15 @@ def choose_model(
 
 
 def test_gains(
-    model_cfg: dict, seed: int, trained: TrainMetrics, scorer, y_train, groups_train, y: np.ndarray, model, intervals
+    model_cfg: JSON,
+    seed: int,
+    trained: TrainMetrics,
+    scorer: Scorer,
+    y_train: np.ndarray,
+    groups_train: np.ndarray | None,
+    y: np.ndarray,
+    model: BaseEstimator,
+    intervals: Callable[[Callable[[np.ndarray], dict[str, float]], int], JSON],
 ) -> ComparisonOnTest | None:
     """On the test rows: the chosen model's score minus each other compared model's (each refitted on every training
     row with its best configuration, as train refits the chosen one), signed so that positive is better, with
@@ -165,7 +185,7 @@ def test_gains(
             responses[m.model] = response_values(other, X_test, scorer.response)
     chosen = responses.pop(comparison.chosen)
 
-    def figures_of(rows: np.ndarray) -> dict:
+    def figures_of(rows: np.ndarray) -> dict[str, float]:
         score = scorer.score(y[rows], chosen[rows])
         return {n: sign * (score - scorer.score(y[rows], r[rows])) for n, r in responses.items()}
 

@@ -6,7 +6,9 @@ One format serves every splitter: k-fold partitions, repeats, Monte-Carlo hold-o
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,12 +25,16 @@ from mllib.model_selection import (
 from pipeline.core import build, paths
 from pipeline.core.errors import PipelineError
 from pipeline.core.frames import row_hashes
+from pipeline.core.json_types import JSON
 from pipeline.core.records import CopiesAcrossSplit, SplitReport, SplitTime, TrainTest
 from pipeline.core.task import Target
 from pipeline.core.task_inference import infer_target
 from pipeline.core.timeline import shown, time_axis
 
 # A guard, not a knob: each split costs one features fit and one model fit per candidate.
+SplitList = list[tuple[np.ndarray, np.ndarray]]  # [(fitting rows, validation rows)]
+Held = dict[str, Any]  # a time-ordered hold-out: {train, test, cut, in_gap, purged} (mllib.model_selection)
+
 MAX_SPLITS = 200
 
 
@@ -69,7 +75,9 @@ def n_groups(codes: np.ndarray) -> int:
     return int(np.count_nonzero(np.bincount(codes)))
 
 
-def check_feasible(y: np.ndarray, groups, target: Target, cfg: dict, strategy: str, data: dict) -> None:
+def check_feasible(
+    y: np.ndarray, groups: np.ndarray | None, target: Target, cfg: JSON, strategy: str, data: JSON
+) -> None:
     """Every class in the training rows and, for k-fold strategies, enough groups and rows of each class for the
     requested folds (one message naming the class and the fix); a regression target needs enough groups only.
     groups: each row's group code (0, 1, ...) or None."""
@@ -92,7 +100,7 @@ def check_feasible(y: np.ndarray, groups, target: Target, cfg: dict, strategy: s
         )
 
 
-def check_splits(splits: list, y_train: np.ndarray, target: Target, strategy: str, data: dict) -> None:
+def check_splits(splits: SplitList, y_train: np.ndarray, target: Target, strategy: str, data: JSON) -> None:
     """A model fitted without a class cannot score it: every training part holds every class."""
     for k, (fit, _) in enumerate(splits):
         missing = np.flatnonzero(target.class_counts(y_train[fit]) == 0)
@@ -104,7 +112,7 @@ def check_splits(splits: list, y_train: np.ndarray, target: Target, strategy: st
             )
 
 
-def check_enough_times(splits: list, cfg: dict, data: dict) -> list[str]:
+def check_enough_times(splits: SplitList, cfg: JSON, data: JSON) -> list[str]:
     """Forward chaining needs two splits at least (a spread of fold scores); fewer than asked is said (the note)."""
     if len(splits) < 2:
         raise PipelineError(
@@ -120,7 +128,7 @@ def check_enough_times(splits: list, cfg: dict, data: dict) -> list[str]:
     return []
 
 
-def time_summary(held: dict, time: np.ndarray, unit: str, splits: list, data: dict, cfg: dict) -> SplitTime:
+def time_summary(held: Held, time: np.ndarray, unit: str, splits: SplitList, data: JSON, cfg: JSON) -> SplitTime:
     """split.json's "time": the cut, the gap, each part's span (as the report shows them), the rows in neither part,
     and per split the last fitting time and the first validation time (forward chaining; in `unit`)."""
     train_time, test_time = time[held["train"]], time[held["test"]]
@@ -149,7 +157,7 @@ def time_summary(held: dict, time: np.ndarray, unit: str, splits: list, data: di
     )
 
 
-def left_out_note(held: dict, cfg: dict, data: dict) -> str | None:
+def left_out_note(held: Held, cfg: JSON, data: JSON) -> str | None:
     """What a time-ordered hold-out left in neither part, or None."""
     parts = []
     if held["in_gap"].size:
@@ -167,7 +175,7 @@ def target_summary(target: Target, y_train: np.ndarray, y_test: np.ndarray) -> T
 TEST_FRACTION_TOLERANCE = 0.05  # achieved test share beyond split.test_size +- this: said in the run and the card
 
 
-def test_fraction_note(achieved: float, asked: float, group: str | None, groups) -> str | None:
+def test_fraction_note(achieved: float, asked: float, group: str | None, groups: np.ndarray | None) -> str | None:
     """A warning when the hold-out's share of the rows is far from split.test_size: the test set is a sample of
     whole groups, so one group holding most rows can make it much larger (or smaller) than asked. groups: each row's
     group code (0, 1, ...) or None."""
@@ -186,7 +194,9 @@ def test_fraction_note(achieved: float, asked: float, group: str | None, groups)
 COPY_WARNING = 0.01  # a test set with more than this share of copies of training rows is flagged
 
 
-def copies_across_split(test_frames, train_frames, group: str | None) -> CopiesAcrossSplit:
+def copies_across_split(
+    test_frames: Iterable[pd.DataFrame], train_frames: Iterable[pd.DataFrame], group: str | None
+) -> CopiesAcrossSplit:
     """Test rows equal to a training row in every column but the row id and data.group (the model's inputs and the
     target, as clean wrote them): the test score on those rows measures recall of the training rows, not
     generalisation to new ones. Frames: the test rows, then the training rows, in pieces (a partitioned table's
@@ -222,14 +232,14 @@ class Splits:
 
     train: np.ndarray  # sorted positions of the training rows in the clean table
     test: np.ndarray
-    splits: list  # [(fitting rows, validation rows)] as positions among the training rows
+    splits: SplitList  # [(fitting rows, validation rows)] as positions among the training rows
     target: Target
     membership: pd.DataFrame  # the folds file (rows in training order)
     report: SplitReport
     notes: list[str]  # what the stage prints: fewer time splits than asked, a test fraction far from the asked one
 
 
-def split_rows(df: pd.DataFrame, data: dict, cfg: dict, seed: int) -> Splits:
+def split_rows(df: pd.DataFrame, data: JSON, cfg: JSON, seed: int) -> Splits:
     """The hold-out and the splits from the row ids, the target and the group column of the clean rows alone (df
     may hold just those), checked: every class in every training part, no group on both sides of any split."""
     target = infer_target(df[data["target"]], data, str(paths.CLEAN))

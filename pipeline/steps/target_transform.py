@@ -32,6 +32,7 @@ References: Duan (1983), Smearing estimate: a nonparametric retransformation met
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -39,7 +40,16 @@ from mllib.comparison import corrected_resampled_t_test
 from mllib.regression import log_shift
 
 from ..core.errors import PipelineError
+from ..core.json_types import JSON
 from ..core.records import ScoredTarget, TargetComparison, TargetTransform
+
+if TYPE_CHECKING:
+    from mllib.metrics.scorers import Scorer
+
+    from ..core.task import Target
+    from .folds import SplitList
+
+Search = tuple[list[JSON], int]  # a search's results and the index of the best (training.search_model)
 
 MEDIAN_SCORERS = ("mae",)  # mean absolute error is least at the conditional median, squared error at the mean
 
@@ -49,7 +59,7 @@ def floor_of(y: np.ndarray) -> float | None:
     return 0.0 if float(np.min(y)) >= 0 else None
 
 
-def log_settings(transform: TargetTransform | None) -> dict | None:
+def log_settings(transform: TargetTransform | None) -> JSON | None:
     """build.model's target_transform for the chosen scale: {shift, back_transform} of the log target, or None."""
     if not transform or transform.chosen != "log":
         return None
@@ -61,7 +71,7 @@ def log_name(column: str, shift: float) -> str:
     return f"log({column})" if shift == 0 else f"log({column} + {shift:g})"
 
 
-def floored_scores(result: dict, y: np.ndarray, splits: list[tuple], scorer, floor: float | None) -> list[float]:
+def floored_scores(result: JSON, y: np.ndarray, splits: SplitList, scorer: Scorer, floor: float | None) -> list[float]:
     """A search result's score on each split's validation rows with its out-of-fold values at least the floor: what the
     deployed regressor's predictions would score."""
     values = result["oof_values"]
@@ -71,13 +81,13 @@ def floored_scores(result: dict, y: np.ndarray, splits: list[tuple], scorer, flo
 
 def choose_scale(
     setting: str,
-    target,
+    target: Target,
     y: np.ndarray,
-    splits: list[tuple],
-    scorer,
-    plain: tuple[list, int],
-    search_log: Callable[[dict], tuple[list, int]],
-) -> tuple[TargetTransform | None, tuple[list, int]]:
+    splits: SplitList,
+    scorer: Scorer,
+    plain: Search,
+    search_log: Callable[[JSON], Search],
+) -> tuple[TargetTransform | None, Search]:
     """(the record, the search of the chosen scale: (results, index of the best)) for model.target_transform
     `setting`; plain: the chosen model's search on y; search_log(settings): its search on log(y + c) with LogTarget
     settings {shift, back_transform}. A classification target has no scale to choose: (None, plain)."""
@@ -96,7 +106,7 @@ def choose_scale(
         f"; predictions and interval ends never below {floor:g} (the target is never negative)" if floor == 0 else ""
     )
 
-    def record(chosen: str, statement: str, comparison=None) -> TargetTransform:
+    def record(chosen: str, statement: str, comparison: TargetComparison | None = None) -> TargetTransform:
         log = chosen == "log"
         compared = {"comparison": comparison} if comparison else {}
         return TargetTransform(
@@ -129,7 +139,16 @@ def choose_scale(
     return record(chosen, statement, comparison), (logged if chosen == "log" else plain)
 
 
-def compare_scales(column, shift, y, splits, scorer, plain, logged, floor) -> TargetComparison:
+def compare_scales(
+    column: str,
+    shift: float,
+    y: np.ndarray,
+    splits: SplitList,
+    scorer: Scorer,
+    plain: Search,
+    logged: Search,
+    floor: float | None,
+) -> TargetComparison:
     """The two searches' best configurations on the same folds, scored as deployed; log minus y, signed so that
     positive is better."""
     sign = 1.0 if scorer.greater_is_better else -1.0
