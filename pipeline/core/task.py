@@ -37,8 +37,7 @@ if TYPE_CHECKING:
     from mllib.base import MixedMatrix
     from mllib.deploy.predictor import DeployedPredictor
 
-    from .task_base import Predictor, Response
-    from .task_inference import Observed
+    from .task_base import Observed, Predictor, Response
 
 __all__ = ["TASKS", "Target", "Classification", "Binary", "Multiclass", "Regression", "KINDS", "finite",
            "label_key", "QUANTILE_BINS"]  # fmt: skip

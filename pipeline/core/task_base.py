@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 import pandas as pd
@@ -31,13 +31,33 @@ if TYPE_CHECKING:
 
     from .evaluation_records import CalibrationReport, EvaluationReport
     from .fairness_records import FairnessReport
-    from .task_inference import Observed
 
     Predictor = DeployedPredictor | DeployedRegressor  # the deployed model (mllib.deploy)
     Response = Callable[[MixedMatrix], np.ndarray]  # raw matrix -> what a scorer or an explainer needs
 from .errors import PipelineError
 
 TASKS = ("auto", "binary", "multiclass", "regression")
+
+
+class Observed(Protocol):
+    """The target's values as validate and split see them (pipeline/core/task_inference.Observed)."""
+
+    @property
+    def column(self) -> str: ...
+    @property
+    def values(self) -> pd.Series: ...
+    @property
+    def distinct(self) -> list[Any]: ...
+    @property
+    def numeric(self) -> bool: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def shown(self) -> list[Any]: ...
+    @property
+    def found(self) -> str: ...
+    def forced(self, task: str, why: str, alternative: str = "") -> PipelineError: ...
+    def refuse_positive_label(self, positive: object, what: str) -> None: ...
 
 
 @dataclass(frozen=True)

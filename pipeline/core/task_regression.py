@@ -16,8 +16,7 @@ from .fairness_records import RegressionFairness
 from .task_base import Target
 
 if TYPE_CHECKING:
-    from .task_base import Predictor, Response
-    from .task_inference import Observed
+    from .task_base import Observed, Predictor, Response
 
 QUANTILE_BINS = 5  # a regression target's strata: its quintiles
 FIFTHS = 5  # the intervals' coverage is read along the prediction in fifths of the test predictions

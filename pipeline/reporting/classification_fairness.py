@@ -4,7 +4,8 @@ their macro mean), the per-group thresholds and reweighing judged on test; and t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Protocol
 
 from ..core.fairness_records import BinaryFairness, FairnessReport, Mitigation, MulticlassFairness, widening
 from ..core.json_types import JSON
@@ -13,8 +14,19 @@ from ..core.report_inputs import ReportInputs
 from . import page as html
 from .page import fmt
 
-if TYPE_CHECKING:
-    from .classification_page import ClassificationPage
+
+class FairnessKind(Protocol):
+    """What the fairness section reads of the target's page (classification_page.ClassificationPage)."""
+
+    @property
+    def decision_rule(self) -> Callable[[FairnessReport], str]: ...
+    @property
+    def groupings(self) -> Callable[..., list[JSON]]: ...
+    @property
+    def criteria_note(self) -> str: ...
+    @property
+    def macro(self) -> str: ...
+
 
 # `kind` below is the target's page (classification_page.BinaryPage or MulticlassPage): the readings that differ
 # between two classes and more (the decision rule, the criteria, the groupings, the macro mean).
@@ -22,7 +34,7 @@ if TYPE_CHECKING:
 GROUP_COLUMNS = ("base_rate", "selection_rate", "tpr", "fpr", "precision", "accuracy", "calibration_error")
 
 
-def fairness_section(r: ReportInputs, kind: ClassificationPage) -> JSON:
+def fairness_section(r: ReportInputs, kind: FairnessKind) -> JSON:
     f = r.fairness
     boot = f.bootstrap
     resampling = f", resampling whole {boot.cluster} clusters" if boot.cluster else ", rows"
@@ -167,7 +179,7 @@ def multiclass_fairness(f: MulticlassFairness) -> list[JSON]:
     return parts
 
 
-def reweighing_part(f: FairnessReport, kind: ClassificationPage) -> list[JSON]:
+def reweighing_part(f: FairnessReport, kind: FairnessKind) -> list[JSON]:
     """The weights, and when the refit ran, its test gaps next to those of the per-group thresholds."""
     rw, thresholds = f.reweighing, f.mitigation.attributes or {}
     assert rw is not None  # fairness_section shows reweighing only when there is one

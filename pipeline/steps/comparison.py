@@ -28,12 +28,12 @@ from ..core.json_types import JSON
 from ..core.records import ComparedModel, Comparison, ModelGain, PairedFoldTest, TrainMetrics
 from .feature_blocks import final_features
 
+Search = tuple[list[JSON], int]  # a search's results and the index of the best (training.search_model)
+SplitList = list[tuple[np.ndarray, np.ndarray]]  # [(fitting rows, validation rows)], as folds.SplitList
+
 if TYPE_CHECKING:
     from mllib.base import BaseEstimator
     from mllib.metrics.scorers import Scorer
-
-    from .folds import SplitList
-    from .target_transform import Search
 
 
 def paired_test(scores_a: Sequence[float], scores_b: Sequence[float], n_train: float, n_test: float) -> JSON:

@@ -47,9 +47,9 @@ if TYPE_CHECKING:
     from mllib.metrics.scorers import Scorer
 
     from ..core.task import Target
-    from .folds import SplitList
 
 Search = tuple[list[JSON], int]  # a search's results and the index of the best (training.search_model)
+SplitList = list[tuple[np.ndarray, np.ndarray]]  # [(fitting rows, validation rows)], as folds.SplitList
 
 MEDIAN_SCORERS = ("mae",)  # mean absolute error is least at the conditional median, squared error at the mean
 
