@@ -7,7 +7,7 @@ paths.py      where each stage reads and writes (dvc.yaml declares the same path
 io.py         atomic reads and writes of stage files; a damaged one named with its restore command
 data_files.py the user's data file or directory of parts, each way it can be wrong one line
 partitions.py tables as directories of Parquet parts, worked part by part on the Dask cluster; the run's mode
-dispatch.py   functions that differ by the task kind or the data's mode, each variant held to a registration
+dispatch.py   functions that differ by the data's mode, each variant held to a registration
 errors.py     bad input -> one message and exit 1
 progress.py   progress of long steps on stderr
 schema.py     the data contract (pandera) and validate's policies
@@ -30,4 +30,5 @@ changes.py    every row, column and value the pipeline changed, as records for t
 summaries.py  report rows several stages share (calibration quality, reliability rows, group rates)
 provenance.py what a run's outputs come from: the params hash, the code as git tree ids
 timeline.py   data.time as numbers the splitters order; the columns that look like time
+json_types.py the type of what stays untyped JSON (params sections, reports being built)
 """
