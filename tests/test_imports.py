@@ -16,12 +16,25 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def runtime_nodes(tree: ast.AST):
+    """Every node of `tree` that can run: all but the bodies of `if TYPE_CHECKING:` (type-only imports, which
+    neither load a module nor make a cycle at run time)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            stack.extend(node.orelse)
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+
+
 def imports_of(path: Path) -> set[str]:
-    """Absolute names of the project modules a file imports, anywhere in it."""
+    """Absolute names of the project modules a file imports where it can run, anywhere in it."""
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in runtime_nodes(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):

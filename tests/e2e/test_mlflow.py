@@ -142,7 +142,7 @@ def test_the_model_code_imports_only_its_requirements(project):
     from pipeline.tracking.runs import SERVING_REQUIREMENTS
 
     sys.path.insert(0, str(REPO / "tests"))
-    from test_imports import loaded_files
+    from test_imports import loaded_files, runtime_nodes
 
     served = [
         *Path(REPO / "mllib").rglob("*.py"),
@@ -150,7 +150,7 @@ def test_the_model_code_imports_only_its_requirements(project):
     ]
     imported = set()
     for path in served:
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in runtime_nodes(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 imported |= {a.name.split(".")[0] for a in node.names}
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
