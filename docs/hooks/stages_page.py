@@ -1,5 +1,5 @@
 """MkDocs hook: the stages reference page (docs/reference/stages.md) takes each stage's declaration from the table
-dvc.yaml is generated from (pipeline/stages/table.py's stages_markdown), in place of the page's marker line. A page
+dvc.yaml is generated from (stages_markdown in pipeline/stages/table/), in place of the page's marker line. A page
 without the marker fails the build: the table would silently be missing from the docs."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from mkdocs.exceptions import PluginError
 from pipeline.stages import table
 
 PAGE = "reference/stages.md"
-MARKER = "<!-- pipeline/stages/table.py -->"
+MARKER = "<!-- pipeline/stages/table/ -->"
 
 
 def on_page_markdown(markdown: str, page, **_) -> str:

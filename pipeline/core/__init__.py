@@ -3,6 +3,7 @@
 config.py     params.yaml read (a key given twice refused, aliases bounded) and checked by params.py's model
 params.py     params.yaml as one pydantic model (unknown, missing, mistyped and out-of-range keys; relations);
               params.schema.json generated from it
+params_refusals.py  the model's first refusal as one line: the dotted key, what it must be, the value given
 paths.py      where each stage reads and writes (dvc.yaml declares the same paths)
 io.py         atomic reads and writes of stage files; a damaged one named with its restore command
 data_files.py the user's data file or directory of parts, each way it can be wrong one line

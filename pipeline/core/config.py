@@ -15,7 +15,8 @@ from mllib import registry
 
 from .errors import PipelineError
 from .json_types import JSON
-from .params import Params, problem, shown
+from .params import Params, shown
+from .params_refusals import problem
 
 PARAMS_FILE = Path("params.yaml")
 

@@ -1,5 +1,5 @@
 """The stage contract (docs/architecture.md section 2), checked by running every compute stage in-process on a small
-sample: each stage reads exactly the params keys the stage table (pipeline/stages/table.py, dvc.yaml's source) declares
+sample: each stage reads exactly the params keys the stage table (pipeline/stages/table/, dvc.yaml's source) declares
 for it, writes exactly its declared outputs and nothing else, and gives byte-identical outputs when run again on the
 same inputs."""
 

@@ -1,4 +1,4 @@
-"""The stage table (pipeline/stages/table.py) is where a stage is declared: dvc.yaml and the stages' reference page
+"""The stage table (pipeline/stages/table/) is where a stage is declared: dvc.yaml and the stages' reference page
 are generated from it, and a stage added to it reaches both."""
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def test_the_page_names_every_stage_with_its_docstring():
 
 
 def test_every_stage_module_is_in_the_table():
-    modules = {p.stem for p in (REPO / "pipeline/stages").glob("*.py")} - {"__init__", "table"}
+    modules = {p.stem for p in (REPO / "pipeline/stages").glob("*.py")} - {"__init__"}
     assert modules == {s.name for s in STAGES}
 
 
@@ -198,8 +198,10 @@ def test_the_docs_stages_page_takes_a_stage_added_to_the_table(monkeypatch):
     hook = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hook)
     monkeypatch.setattr(table, "STAGES", (*STAGES, toy_stage()), raising=True)
-    monkeypatch.setattr(table, "summary", lambda name, root=REPO: f"{name} summary", raising=True)
-    monkeypatch.setattr(table, "description", lambda name, root=REPO: f"{name} description", raising=True)
+    from pipeline.stages.table import reference_page
+
+    monkeypatch.setattr(reference_page, "summary", lambda name, root=REPO: f"{name} summary", raising=True)
+    monkeypatch.setattr(reference_page, "description", lambda name, root=REPO: f"{name} description", raising=True)
     page_file = type("File", (), {"src_uri": hook.PAGE})
     source = (REPO / "docs" / hook.PAGE).read_text()
     page = hook.on_page_markdown(source, page=type("Page", (), {"file": page_file}))
