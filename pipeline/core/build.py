@@ -337,7 +337,7 @@ def missing_counts(
 def fit_features(
     cfg: JSON,
     X_fit: np.ndarray | MixedMatrix | Blocks,
-    y_fit: np.ndarray,
+    y_fit: np.ndarray | None,
     groups: np.ndarray | None,
     numeric: list[str],
     categorical: list[str],

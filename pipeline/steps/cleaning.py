@@ -12,7 +12,9 @@ Sections cited: Ghent ML notes (seed 004): 5.1 DP: Cleaning (810)"""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -23,11 +25,17 @@ from ..core import paths
 from ..core.changes import change, removal
 from ..core.errors import PipelineError
 from ..core.frames import HASH_KEYS
+from ..core.json_types import JSON
 from ..core.records import CleaningReport, DuplicateRows
 from ..core.task import Target
 
+if TYPE_CHECKING:
+    from .partitioned_cleaning import TableFacts
 
-def _check_numeric(df: pd.DataFrame, columns, key: str) -> None:
+Ranges = dict[str, list[float | None]]  # {column: [low, high]}, null for an open end (params.Range)
+
+
+def _check_numeric(df: pd.DataFrame, columns: Iterable[str], key: str) -> None:
     for col in columns:
         if col not in df.columns:
             raise PipelineError(f"params.yaml: {key} names column {col!r}, which is not in the validated data")
@@ -35,7 +43,7 @@ def _check_numeric(df: pd.DataFrame, columns, key: str) -> None:
             raise PipelineError(f"params.yaml: {key}.{col}: column {col!r} is not numeric, so it has no range")
 
 
-def _outside(values: pd.Series, low, high) -> pd.Series:
+def _outside(values: pd.Series, low: float | None, high: float | None) -> pd.Series:
     """Below low or above high; a null bound is an open end (both null: nothing is outside), NaN is never outside."""
     outside = pd.Series(False, index=values.index)
     if low is not None:
@@ -45,7 +53,9 @@ def _outside(values: pd.Series, low, high) -> pd.Series:
     return outside
 
 
-def duplicate_rows(df: pd.DataFrame, setting, group: str | None, facts=None) -> tuple[pd.Series, str]:
+def duplicate_rows(
+    df: pd.DataFrame, setting: bool | str, group: str | None, facts: TableFacts | None = None
+) -> tuple[pd.Series, str]:
     """(rows repeating an earlier row in every column, whether they are removed: "removed" | "kept") under
     clean.drop_duplicate_rows (auto: removed only when the rows carry an id, data.group, that makes them one
     record). facts: the rows of a partitioned table repeating an earlier row of any part (facts.duplicate_ids)."""
@@ -57,7 +67,7 @@ def duplicate_rows(df: pd.DataFrame, setting, group: str | None, facts=None) -> 
     return duplicated, "removed" if remove else "kept"
 
 
-def make_impossible_missing(df: pd.DataFrame, ranges: dict) -> dict:
+def make_impossible_missing(df: pd.DataFrame, ranges: Ranges) -> dict[str, int]:
     _check_numeric(df, ranges, "clean.valid_ranges")
     report = {}
     for col, (low, high) in ranges.items():
@@ -67,7 +77,7 @@ def make_impossible_missing(df: pd.DataFrame, ranges: dict) -> dict:
     return report
 
 
-def handle_outliers(df: pd.DataFrame, policy: str, bounds: dict) -> tuple[pd.DataFrame, dict]:
+def handle_outliers(df: pd.DataFrame, policy: str, bounds: Ranges) -> tuple[pd.DataFrame, dict[str, int]]:
     _check_numeric(df, bounds, "clean.outliers.bounds")
     report = {}
     remove = pd.Series(False, index=df.index)
@@ -113,12 +123,12 @@ def duplicate_columns(fingerprints: dict[str, bytes], protected: set[str]) -> di
     return repeats
 
 
-def protected_columns(data: dict, target: Target) -> set:
+def protected_columns(data: JSON, target: Target) -> set[str]:
     """Columns never removed as a copy of another: the target, the group, the audited and the categorical ones."""
     return {target.column, data["group"], *data["sensitive"], *data["categorical"]}
 
 
-def fixed_values(df: pd.DataFrame, data: dict, cfg: dict) -> tuple[pd.DataFrame, list[str], dict]:
+def fixed_values(df: pd.DataFrame, data: JSON, cfg: JSON) -> tuple[pd.DataFrame, list[str], dict[str, int]]:
     """data.drop's columns out (sensitive ones stay for the audit) and values outside clean.valid_ranges made
     missing: (the frame, the dropped columns, {column: values made missing})."""
     dropped = [c for c in data["drop"] if c not in data["sensitive"]]
@@ -145,12 +155,12 @@ class Cleaned:
     rows_out: int
     columns_out: int  # besides the row id
     missing_values: dict[str, int]
-    levels: dict[str, list]  # up to two distinct values of each column (a single-valued column carries nothing)
+    levels: dict[str, list[object]]  # up to two distinct values of each column (a single-valued column carries nothing)
 
     @classmethod
     def merge(cls, parts: list[Cleaned]) -> Cleaned:
-        def total(dicts):
-            out = {}
+        def total(dicts: Iterable[dict[str, int]]) -> dict[str, int]:
+            out: dict[str, int] = {}
             for d in dicts:
                 for key, n in d.items():
                     out[key] = out.get(key, 0) + n
@@ -176,7 +186,9 @@ class Cleaned:
         )
 
 
-def clean(df: pd.DataFrame, data: dict, cfg: dict, target: Target, facts=None) -> tuple[pd.DataFrame, Cleaned]:
+def clean(
+    df: pd.DataFrame, data: JSON, cfg: JSON, target: Target, facts: TableFacts | None = None
+) -> tuple[pd.DataFrame, Cleaned]:
     """The cleaned rows and what was done (cleaning_report makes reports/cleaning.json of it): data.drop's columns
     out (sensitive ones stay for the audit), values outside clean.valid_ranges made missing, duplicate rows and
     columns, the outlier policy. facts: what needs every row when df is one part of a partitioned table
@@ -190,7 +202,7 @@ def clean(df: pd.DataFrame, data: dict, cfg: dict, target: Target, facts=None) -
     duplicate_ids = df.loc[duplicated, paths.ROW_ID].tolist()
     if action == "removed":
         df = df.loc[~duplicated]
-    repeats = None
+    repeats: dict[str, str] | None = None
     if cfg["drop_duplicate_columns"]:
         protected = protected_columns(data, target)
         repeats = facts.repeats if facts else duplicate_columns(column_fingerprints(df), protected)
@@ -221,7 +233,7 @@ def clean(df: pd.DataFrame, data: dict, cfg: dict, target: Target, facts=None) -
     return df, done
 
 
-def distinct(values: list) -> list:
+def distinct(values: list[object]) -> list[object]:
     """The first two distinct values of `values`, in order (a column's levels as far as single-valued goes)."""
     out = []
     for v in values:
@@ -231,7 +243,7 @@ def distinct(values: list) -> list:
     return out[:2]
 
 
-def cleaning_report(done: Cleaned, data: dict, cfg: dict, target: Target) -> CleaningReport:
+def cleaning_report(done: Cleaned, data: JSON, cfg: JSON, target: Target) -> CleaningReport:
     """reports/cleaning.json: every change with its count (pipeline/core/changes.py)."""
     changes = [change("clean", "columns dropped (data.drop)", columns=done.dropped)] if done.dropped else []
     changes += [

@@ -4,35 +4,67 @@ mergeable statistics, no matrix written: pipeline/steps/feature_blocks.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
+
+from mllib.base import MixedMatrix
 
 from ..core import paths
 from ..core.build import fit_features
 from ..core.compute import dask_client
 from ..core.frames import feature_columns, numbers_or_days, raw_matrix, time_input
 from ..core.io import read_parquet, write_json, write_matrix
-from ..core.partitions import InMemory, OnParts, Parts, per_mode, table_head
-from .feature_blocks import INPUTS, row_blocks
+from ..core.json_types import JSON
+from ..core.partitions import ClusterBlocks, InMemory, Mode, OnParts, Parts, per_mode, table_head
+
+# at run time, not under TYPE_CHECKING: singledispatch's register reads the registered functions' annotations
+from ..core.task_base import Target
+from .feature_blocks import INPUTS, SplitList, row_blocks
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+    from ..core.build import Transformer
+    from .shapley_values import FittedFeatures
+
+# the rows a fit reads: (X, y, groups) in this process, or (their blocks on the cluster, None, None)
+FitRows = tuple[MixedMatrix | ClusterBlocks, np.ndarray | None, np.ndarray | None]
+
+
+class WriteFeatures(Protocol):
+    """What a fitted transformer leaves on disk (its matrix of every training row, in the staging directory, under
+    `name`; with final, the test rows' too), or nothing (the partitioned path)."""
+
+    def __call__(self, transformer: FittedFeatures, name: str, final: bool = False) -> None: ...
 
 
 class Features:
     """The features fitted per split and once on every training row (rows_of: the rows to fit on; write: what a
     fitted transformer leaves on disk)."""
 
-    def __init__(self, params: dict, numeric: list, categorical: list, n_rows: int, rows_of, write):
+    def __init__(
+        self,
+        params: JSON,
+        numeric: list[str],
+        categorical: list[str],
+        n_rows: int,
+        rows_of: Callable[[np.ndarray], FitRows],
+        write: WriteFeatures,
+    ) -> None:
         self.cfg, self.seed, self.numeric, self.categorical = params["features"], params["seed"], numeric, categorical
         self.time = time_input(params["data"])  # (column, kind) of data.time as a feature, or None
         self.time_unit = numbers_or_days(table_head(paths.TRAIN, "split", 1)[0][self.time[0]])[1] if self.time else None
         self.n_rows, self.rows_of, self.write = n_rows, rows_of, write
-        self.columns: dict = {}
-        self.report: dict = {}
-        self.missing: dict = {}  # {column: missing values among every training row}, the final fit's
+        self.columns: dict[str, list[str]] = {}
+        self.report: dict[str, JSON] = {}
+        self.missing: dict[str, int] = {}  # {column: missing values among every training row}, the final fit's
 
     @classmethod
-    def in_memory(cls, params, target, staging) -> Features:
+    def in_memory(cls, params: JSON, target: Target, staging: Path) -> Features:
         train = read_parquet(paths.TRAIN, "split")
         numeric, categorical = feature_columns(train.columns, params["data"])
         X_train = raw_matrix(train, numeric, categorical)
@@ -40,10 +72,10 @@ class Features:
         groups = train[params["data"]["group"]].to_numpy() if params["data"]["group"] else None
         del train
 
-        def rows_of(rows):
+        def rows_of(rows: np.ndarray) -> FitRows:
             return X_train[rows], y[rows], None if groups is None else groups[rows]
 
-        def write(transformer, name, final=False):
+        def write(transformer: FittedFeatures, name: str, final: bool = False) -> None:
             write_matrix(transformer.transform(X_train), staging / name)
             if final:
                 test = read_parquet(paths.TEST, "split")
@@ -55,18 +87,18 @@ class Features:
         return cls(params, numeric, categorical, len(y), rows_of, write)
 
     @classmethod
-    def on_parts(cls, client, params, target, staging) -> Features:
+    def on_parts(cls, client: Client, params: JSON, target: Target, staging: Path) -> Features:
         parts = Parts.output(paths.TRAIN, "split")
         numeric, categorical = feature_columns(parts.columns, params["data"])
         inputs = {"numeric": numeric, "categorical": categorical}
         write_json(inputs, staging / INPUTS.name)
 
-        def rows_of(rows):
+        def rows_of(rows: np.ndarray) -> FitRows:
             return row_blocks(client, parts, rows, inputs, target), None, None
 
         return cls(params, numeric, categorical, len(parts), rows_of, lambda *_, **__: None)
 
-    def fit_splits(self, splits) -> tuple[list, Any]:
+    def fit_splits(self, splits: SplitList) -> tuple[list[Transformer], Transformer]:
         fitted = []
         for k, (fit_rows, _) in enumerate(splits):
             transformer, names, _ = self._fit(fit_rows, f"the training part of split {k}")
@@ -85,22 +117,22 @@ class Features:
             self.columns[path.name] = names
         return fitted, final
 
-    def _fit(self, rows, where: str):
+    def _fit(self, rows: np.ndarray, where: str) -> tuple[Transformer, list[str], dict[str, int]]:
         X, y, groups = self.rows_of(rows)
         return fit_features(self.cfg, X, y, groups, self.numeric, self.categorical, where, self.seed, self.time)
 
 
 @per_mode
-def features_for(mode, cluster: ExitStack, params: dict, target, staging) -> Features:
+def features_for(mode: Mode, cluster: ExitStack, params: JSON, target: Target, staging: Path) -> Features:
     """The features' fits of the run's mode: from the training table in memory, or from its parts on a cluster
     opened in `cluster` (no matrix written)."""
 
 
 @features_for.register
-def _on_parts(mode: OnParts, cluster: ExitStack, params: dict, target, staging) -> Features:
+def _on_parts(mode: OnParts, cluster: ExitStack, params: JSON, target: Target, staging: Path) -> Features:
     return Features.on_parts(cluster.enter_context(dask_client(params["compute"])), params, target, staging)
 
 
 @features_for.register
-def _in_memory(mode: InMemory, cluster: ExitStack, params: dict, target, staging) -> Features:
+def _in_memory(mode: InMemory, cluster: ExitStack, params: JSON, target: Target, staging: Path) -> Features:
     return Features.in_memory(params, target, staging)

@@ -7,6 +7,8 @@ of a partitioned table on the Dask cluster, writing each part's rows as it goes,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -19,7 +21,8 @@ from ..core.changes import validation_changes
 from ..core.data_files import dataset_md5
 from ..core.errors import PipelineError
 from ..core.io import write_parquet
-from ..core.partitions import map_parts
+from ..core.json_types import JSON
+from ..core.partitions import Parts, map_parts
 from ..core.records import TopCode, ValidationReport
 from ..core.schema import (
     apply_fractional_policy,
@@ -33,6 +36,10 @@ from ..core.schema import (
 )
 from ..core.task_inference import infer_target
 
+if TYPE_CHECKING:
+    import pandera.pandas as pa
+    from distributed import Client
+
 
 @dataclass
 class CheckedRows:
@@ -41,8 +48,8 @@ class CheckedRows:
 
     rows_in: int
     reasons: dict[int, list[str]]  # quarantined row -> its reasons
-    fractional: dict  # {column: {rows, action}}
-    missing: dict  # {"target" | "sensitive": {column: {rows, action}}}
+    fractional: dict[str, JSON]  # {column: {rows, action}}
+    missing: dict[str, dict[str, JSON]]  # {"target" | "sensitive": {column: {rows, action}}}
     row_cases: pd.DataFrame  # pandera's failures of single rows
     target: pd.Series  # the target of every row read (the quarantine's "before")
     kept_target: pd.Series | None = None
@@ -52,8 +59,8 @@ class CheckedRows:
     @classmethod
     def merge(cls, parts: list[CheckedRows]) -> CheckedRows:
         """The parts' findings as one (their frames left out: the parts are written)."""
-        fractional: dict = {}
-        missing: dict[str, dict] = {"target": {}, "sensitive": {}}
+        fractional: dict[str, JSON] = {}
+        missing: dict[str, dict[str, JSON]] = {"target": {}, "sensitive": {}}
         for part in parts:
             for total, found in [(fractional, part.fractional), *((missing[r], part.missing[r]) for r in missing)]:
                 for column, report in found.items():
@@ -70,14 +77,14 @@ class CheckedRows:
         )
 
 
-def check_rows(raw: pd.DataFrame, schema, data: dict, policy: dict, source) -> CheckedRows:
+def check_rows(raw: pd.DataFrame, schema: pa.DataFrameSchema, data: JSON, policy: JSON, source: str) -> CheckedRows:
     """The policies, then the schema's checks (a column-level failure stops the stage, naming the column); rows
     breaking a check are quarantined with their reasons, or (validate.on_invalid: fail) left to the caller to refuse
     once it has every row's failures."""
     check_no_nul_bytes(raw, source)
     rows_in = len(raw)  # raw is changed in place by the fractional policy (round)
     df, reasons, fractional = apply_fractional_policy(raw, binary_columns(schema), policy["fractional_binary"], source)
-    missing = {}
+    missing: dict[str, dict[str, JSON]] = {}
     for role, columns in (("target", [data["target"]]), ("sensitive", data["sensitive"])):
         role_reasons, missing[role] = apply_missing_policy(df, columns, role, policy[f"missing_{role}"], source)
         for row, why in role_reasons.items():
@@ -110,16 +117,26 @@ def check_rows(raw: pd.DataFrame, schema, data: dict, policy: dict, source) -> C
     return checked
 
 
-def _check_part(k: int, files: dict, parts, schema, data: dict, policy: dict, source) -> CheckedRows:
+def _check_part(
+    k: int, files: dict[str, Path], parts: Parts, schema: pa.DataFrameSchema, data: JSON, policy: JSON, source: str
+) -> CheckedRows:
     checked = check_rows(parts.read(k), schema, data, policy, source)
     if checked.kept is not None:
         write_parquet(checked.kept, files["validated"])
-        write_parquet(checked.quarantine, files["quarantine"])
+        write_parquet(cast(pd.DataFrame, checked.quarantine), files["quarantine"])  # set with kept (check_rows)
         checked.kept = checked.quarantine = None  # written: only the findings go back
     return checked
 
 
-def check_parts(client, parts, staged: dict, schema, data: dict, policy: dict, source) -> CheckedRows:
+def check_parts(
+    client: Client,
+    parts: Parts,
+    staged: dict[str, Path],
+    schema: pa.DataFrameSchema,
+    data: JSON,
+    policy: JSON,
+    source: str,
+) -> CheckedRows:
     """check_rows on every part, on the cluster; each part's kept and quarantined rows written into the staged
     validated and quarantine outputs (staged: {"validated": dir, "quarantine": dir})."""
     found = map_parts(
@@ -136,7 +153,7 @@ def check_parts(client, parts, staged: dict, schema, data: dict, policy: dict, s
     return CheckedRows.merge(found)
 
 
-def quarantine_effect(target_values: pd.Series, rows, data: dict, source) -> str:
+def quarantine_effect(target_values: pd.Series, rows: np.ndarray, data: JSON, source: str) -> str:
     """What quarantining `rows` (positions) would do to the question: the target's distribution in them against
     the rest (class shares, or a number's mean and sd)."""
     values = target_values.dropna()
@@ -155,7 +172,7 @@ def quarantine_effect(target_values: pd.Series, rows, data: dict, source) -> str
     )
 
 
-def top_code_records(top_coded: dict, target_values: pd.Series, data: dict, source) -> list[TopCode]:
+def top_code_records(top_coded: dict[str, JSON], target_values: pd.Series, data: JSON, source: str) -> list[TopCode]:
     """validation.json's "top_codes": each value kept as a column's top code, its rows, and what quarantining them
     would do, with the sentence validate prints."""
     records = []
@@ -175,12 +192,12 @@ def top_code_records(top_coded: dict, target_values: pd.Series, data: dict, sour
 
 def validation_report(
     checked: CheckedRows,
-    data: dict,
-    policy: dict,
-    source,
+    data: JSON,
+    policy: JSON,
+    source: str,
     n_columns: int,
-    time: dict,
-    top_coded: dict | None = None,
+    time: JSON,
+    top_coded: dict[str, JSON] | None = None,
 ) -> ValidationReport:
     """reports/validation.json from the findings, after the checks that need every row: rows breaking the schema
     under validate.on_invalid: fail (saying what quarantine would remove), every row quarantined, the target's task
