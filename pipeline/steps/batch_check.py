@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -16,6 +17,7 @@ from ..core.errors import PipelineError
 from ..core.evaluation_records import Drift
 from ..core.frames import raw_matrix
 from ..core.io import read_json, read_parquet, read_predictor
+from ..core.json_types import JSON
 from ..core.monitor_records import BatchCheck, ContractFlags, Estimate, TrackedState, most_drifted_first
 from ..core.records import FeaturesReport, TrainMetrics, present
 from ..core.summaries import sensitive_groupings
@@ -27,6 +29,13 @@ from . import drift
 from .measures import measure
 from .monitoring import label_free_estimate, prediction_shift, promise_checks
 from .row_outputs import row_outputs
+
+if TYPE_CHECKING:
+    from mllib.base import MixedMatrix
+    from mllib.deploy.predictor import DeployedPredictor
+    from mllib.deploy.regressor import DeployedRegressor
+
+    from ..serving.contract import InputContract
 
 MIN_LABELLED_ROWS = 2  # the promises' figures (an AUC, a coverage) need at least this many labelled rows
 
@@ -57,7 +66,7 @@ def batch_labels(batch: pd.DataFrame, target: Target, column: str) -> BatchLabel
     return BatchLabels(np.flatnonzero(known & ~foreign), {str(k): int(n) for k, n in unseen.items()})
 
 
-def _read_batch(path: str, data: dict) -> pd.DataFrame:
+def _read_batch(path: str, data: JSON) -> pd.DataFrame:
     """The batch file's rows; a file that cannot be read is one line naming it (the batch is named by the monitor's
     argument or monitor.batch, not by data.path)."""
     if not Path(path).is_file():
@@ -69,7 +78,14 @@ def _read_batch(path: str, data: dict) -> pd.DataFrame:
         raise PipelineError(f"monitor: batch {str(exc).replace('point data.path at', where)}") from None
 
 
-def _prediction_shift(target: Target, predictor, batch: pd.DataFrame, served: pd.DataFrame, group, seed) -> dict:
+def _prediction_shift(
+    target: Target,
+    predictor: DeployedPredictor | DeployedRegressor,
+    batch: pd.DataFrame,
+    served: pd.DataFrame,
+    group: str | None,
+    seed: int,
+) -> JSON:
     """The shift in what the model says, one row per data.group id on each side (as the columns' tests: a person's
     years, or a file's rows repeated, are one draw)."""
     rng = np.random.default_rng([seed, 46])
@@ -82,7 +98,7 @@ def _prediction_shift(target: Target, predictor, batch: pd.DataFrame, served: pd
     return prediction_shift(target, predictor, said.iloc[test_rows], served.iloc[batch_rows], seed)
 
 
-def check_batch(params: dict, path: str) -> BatchCheck:
+def check_batch(params: JSON, path: str) -> BatchCheck:
     """The monitor's record of one batch (module docstring), without the MLflow run."""
     data, cfg, seed = params["data"], params["monitor"], params["seed"]
     batch, source = _read_batch(path, data), Path(path)
@@ -110,8 +126,8 @@ def check_batch(params: dict, path: str) -> BatchCheck:
     )
     read = batch_labels(batch, target, data["target"])
     test = read_json(paths.TEST_METRICS, "evaluate")
-    labels: dict | None = None
-    checks, estimate = list[dict](), None
+    labels: JSON | None = None
+    checks, estimate = list[JSON](), None
     if read is not None:
         labels = {"rows": len(read.rows), "metrics": {}, "unseen": read.unseen or None}
     if read is None or len(read.rows) < MIN_LABELLED_ROWS:
@@ -141,11 +157,11 @@ def check_batch(params: dict, path: str) -> BatchCheck:
     return BatchCheck.of({**checked, **judged})  # the MLflow run is logged once the check is written
 
 
-def _matrix(frame: pd.DataFrame, contract):
+def _matrix(frame: pd.DataFrame, contract: InputContract) -> MixedMatrix:
     return raw_matrix(frame, contract.numeric, contract.categorical)
 
 
-def _headline(metrics: dict, target: Target) -> dict:
+def _headline(metrics: JSON, target: Target) -> JSON:
     figures = metrics["bootstrap"]["figures"]
     return {name: figures[name] for name in (target.headline_metric, "ece", "coverage") if name in figures}
 
@@ -164,7 +180,7 @@ def _unseen_line(unseen: dict[str, int], target: Target, column: str) -> str:
     return f"target {column!r} holds labels the model was not trained on: {shown}{more}, not {expected}"
 
 
-def failures(found: Drift, checks: list[dict], unseen: dict[str, int], target: Target, column: str) -> list[str]:
+def failures(found: Drift, checks: list[JSON], unseen: dict[str, int], target: Target, column: str) -> list[str]:
     """One line per failed check, the drifted columns first (the strongest first); labels the model was not trained
     on fail too (they cannot be checked, and a labelled batch is never quietly judged as unlabelled). A check with too
     few rows to say anything (the domain classifier below 20 rows a side) is inconclusive: its record says so."""

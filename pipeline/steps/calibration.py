@@ -25,6 +25,9 @@ the fairness stage's thresholds use the later periods' rows."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
 import numpy as np
 
 from mllib import registry
@@ -37,28 +40,52 @@ from mllib.model_selection import cross_fit
 from ..core import build
 from ..core.errors import PipelineError
 from ..core.evaluation_records import ClassificationCalibration, ConformalFit, DeployedRule
+from ..core.json_types import JSON
 from ..core.summaries import binning_spec, calibration_report, group_calibration
 from ..core.task import Classification, Target
 
+if TYPE_CHECKING:
+    from mllib.base import BaseEstimator, GroupLabels
+    from mllib.conformal import SplitConformalClassifier
+
+
+class Calibrator(Protocol):
+    """A calibration map (mllib.calibration's, or OneVsRestCalibration of one): fitted on scores and labels, it
+    gives (n, K) probabilities."""
+
+    def fit(self, scores: np.ndarray, y: np.ndarray, /) -> Calibrator: ...
+
+    def predict_proba(self, scores: np.ndarray, /) -> np.ndarray: ...
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]: ...
+
+
 NATIVE_MULTICLASS = ("temperature", "none")  # take (n, K) scores; the others are wrapped one-vs-rest
 # by classification task: how a map that is not NATIVE_MULTICLASS is applied (as it is, or one per class)
-ONE_VS_REST = {"binary": lambda calibrator: calibrator, "multiclass": OneVsRestCalibration}
+ONE_VS_REST: dict[str, Callable[[Calibrator], Calibrator]] = {
+    "binary": lambda calibrator: calibrator,
+    "multiclass": OneVsRestCalibration,
+}
 # compared in this order (ties: the first); platt, temperature and beta are strictly increasing in the score
 MAPS = ("none", "platt", "temperature", "beta", "isotonic", "histogram_binning")
+# a map's fitted scalars, a list of them per class for a one-vs-rest map (fitted_parameters)
+FittedParameters = JSON | list["FittedParameters"]
 
 
-def calibrator_of(cfg: dict, target: Classification, method: str | None = None):
+def calibrator_of(cfg: JSON, target: Classification, method: str | None = None) -> Calibrator:
     """The calibration map `method` (default calibration.method) with its settings from calibration.params (the
     registry defaults otherwise), one-vs-rest for K > 2 classes unless it takes K classes itself."""
     method = method or cfg["method"]
     settings = cfg["params"].get(method, {})
     build.check_hyperparameter_names(f"calibration.params.{method}", method, settings)
-    calibrator = registry.CALIBRATORS[method](**settings)
+    calibrator: Calibrator = registry.CALIBRATORS[method](**settings)
     # a binary map calibrates each class against the rest; a map for K classes is used as it is
     return ONE_VS_REST[target.task](calibrator) if method not in NATIVE_MULTICLASS else calibrator
 
 
-def cross_fitted(calibrator, score: np.ndarray, y: np.ndarray, fold: np.ndarray, forward: bool = False) -> np.ndarray:
+def cross_fitted(
+    calibrator: Calibrator, score: np.ndarray, y: np.ndarray, fold: np.ndarray, forward: bool = False
+) -> np.ndarray:
     """Each fold's (n, K) probabilities from a copy of `calibrator` fitted on the other folds' rows only. forward:
     the folds chain forward in time (data.time; fold k validates a later period than fold k - 1), so each fold's map
     is fitted on the earlier folds' rows only, as the deployed map only ever sees the past; the first fold's rows
@@ -68,9 +95,10 @@ def cross_fitted(calibrator, score: np.ndarray, y: np.ndarray, fold: np.ndarray,
         splits = ((np.flatnonzero(fold < k), np.flatnonzero(fold == k)) for k in folds[1:])  # one at a time
     else:
         splits = ((np.flatnonzero(fold != k), np.flatnonzero(fold == k)) for k in folds)
-    return cross_fit(
+    fitted: np.ndarray = cross_fit(
         lambda k, fit, valid: clone(calibrator).fit(score[fit], y[fit]).predict_proba(score[valid]), splits, len(y)
     )
+    return fitted
 
 
 def scored_rows(fold: np.ndarray, forward: bool) -> np.ndarray:
@@ -79,14 +107,14 @@ def scored_rows(fold: np.ndarray, forward: bool) -> np.ndarray:
 
 
 def compare_maps(
-    cfg: dict,
+    cfg: JSON,
     score: np.ndarray,
     y: np.ndarray,
     fold: np.ndarray,
     target: Classification,
     keep: str = "auto",
     forward: bool = False,
-) -> tuple[list, dict]:
+) -> tuple[list[JSON], dict[str, np.ndarray]]:
     """Every map of MAPS cross-fitted on the out-of-fold scores (forward: on the earlier folds' only) and judged on
     the rows it scores (scored_rows): (table rows {method, defined, log_loss, ece, ece_vs_none, brier,
     log_loss_vs_none with its standard error over the paired rows and the gain in standard errors, ranking_vs_none,
@@ -94,7 +122,7 @@ def compare_maps(
     cross-fitted (m, K) probabilities of the scored rows} for no map, the map `keep` names and the qualifying one of
     least log loss so far: what choose_map can pick, three arrays at most whatever the number of maps)."""
     eps = np.finfo(np.float64).eps  # mllib.metrics.log_loss's clip, so the row losses average to its value
-    table: list[dict] = []
+    table: list[JSON] = []
     probabilities: dict[str, np.ndarray] = {}
     base: np.ndarray | None = None
     base_ece = 0.0
@@ -119,7 +147,7 @@ def compare_maps(
         ranking = ranking_against_none(
             target, judged, P, None if method == "none" else probabilities["none"], judged_fold
         )
-        row = {
+        row: JSON = {
             "method": method,
             "defined": True,
             "log_loss": quality["log_loss"],
@@ -143,7 +171,9 @@ def compare_maps(
     return table, probabilities
 
 
-def ranking_against_none(target: Classification, y: np.ndarray, P: np.ndarray, none: np.ndarray | None, fold) -> dict:
+def ranking_against_none(
+    target: Classification, y: np.ndarray, P: np.ndarray, none: np.ndarray | None, fold: np.ndarray
+) -> JSON:
     """The map's ranking metric minus no map's within each fold (where one fitted map scores every row, as the
     deployed map scores new rows), averaged over the folds, with DeLong's standard error of the paired difference
     (folds independent). A fold with one class has no ranking and is left out. none: no map's (None: this is no map,
@@ -168,7 +198,7 @@ def ranking_against_none(target: Classification, y: np.ndarray, P: np.ndarray, n
     }
 
 
-def qualifies(row: dict, margin: float) -> dict:
+def qualifies(row: JSON, margin: float) -> JSON:
     """{qualifies, why}: whether calibration.method auto may deploy the map of this comparison row: its log-loss gain
     over no map beyond `margin` standard errors, its ranking not lower than no map's by more than `margin` standard
     errors, and its cross-fitted ECE not above no map's (no map always qualifies)."""
@@ -193,7 +223,7 @@ def qualifies(row: dict, margin: float) -> dict:
             f"log-loss gain {gain:.4g}") + f", {ece}"}  # fmt: skip
 
 
-def choose_map(method: str, table: list[dict]) -> tuple[str, str | None]:
+def choose_map(method: str, table: list[JSON]) -> tuple[str, str | None]:
     """(the map to deploy, a warning or None): auto -> the least cross-fitted log loss of the maps that qualify (no
     map always does; ties: the first listed); a named method as asked, with a warning when its cross-fitted log loss
     is worse than no map's."""
@@ -215,7 +245,7 @@ def choose_map(method: str, table: list[dict]) -> tuple[str, str | None]:
     return method, None
 
 
-def why_deployed(method_setting: str, table: list[dict], chosen: str, margin: float) -> str:
+def why_deployed(method_setting: str, table: list[JSON], chosen: str, margin: float) -> str:
     """Why `chosen` is deployed: named in params.yaml; or (auto) the least log loss of the maps that qualify, with why
     each map of lower log loss was passed over; or, for no map, why each map stepped aside."""
     if method_setting != "auto":
@@ -237,8 +267,8 @@ def why_deployed(method_setting: str, table: list[dict], chosen: str, margin: fl
 
 
 def fit_map(
-    cfg: dict, target: Classification, score: np.ndarray, y: np.ndarray, fold: np.ndarray, forward: bool = False
-) -> tuple:
+    cfg: JSON, target: Classification, score: np.ndarray, y: np.ndarray, fold: np.ndarray, forward: bool = False
+) -> tuple[Calibrator, JSON, np.ndarray, np.ndarray]:
     """The map to deploy (calibration.method, or auto: the least cross-fitted log loss of the maps of MAPS that
     qualify) fitted on every out-of-fold row: (calibrator, choice {method, comparison, warning, why_deployed,
     not_converged}, the cross-fitted probabilities of no map and of the chosen one, of the scored rows:
@@ -255,7 +285,7 @@ def fit_map(
     calibrator = calibrator_of(cfg, target, method)
     with record_convergence() as stopped:
         calibrator.fit(score, y)
-    choice = {
+    choice: JSON = {
         "method": method,
         "comparison": comparison,
         "warning": warning,
@@ -265,7 +295,7 @@ def fit_map(
     return calibrator, choice, cross_fitted["none"], cross_fitted[method]
 
 
-def choice_lines(cfg: dict, choice: dict) -> list[str]:
+def choice_lines(cfg: JSON, choice: JSON) -> list[str]:
     """What the stage prints of fit_map's choice: each map's cross-fitted log loss, the deployed one and why, the
     warnings."""
     comparison = choice["comparison"]
@@ -281,14 +311,21 @@ def choice_lines(cfg: dict, choice: dict) -> list[str]:
     ]
 
 
-def fitted_parameters(calibrator) -> dict | list:
+def fitted_parameters(calibrator: Calibrator) -> FittedParameters:
     """The calibrator's fitted scalars (per class for a one-vs-rest calibrator)."""
     if isinstance(calibrator, OneVsRestCalibration):
         return [fitted_parameters(c) for c in calibrator.calibrators_]
     return {k: v for k, v in vars(calibrator).items() if k.endswith("_") and np.isscalar(v)}
 
 
-def assemble(features, model, calibrator, conformal, target: Target, decision: dict) -> DeployedPredictor:
+def assemble(
+    features: BaseEstimator,
+    model: BaseEstimator,
+    calibrator: Calibrator,
+    conformal: SplitConformalClassifier,
+    target: Target,
+    decision: JSON,
+) -> DeployedPredictor:
     """The deployed chain: the fitted features and model, the calibration map, the conformal sets, the decision
     rule of params.yaml `decision`."""
     predictor = DeployedPredictor(
@@ -311,7 +348,18 @@ def assemble(features, model, calibrator, conformal, target: Target, decision: d
 
 
 def calibration_metrics(
-    cfg, choice: dict, target, calibrator, conformal, predictor, y, before, after, groupings, params, only_fitted=None
+    cfg: JSON,
+    choice: JSON,
+    target: Classification,
+    calibrator: Calibrator,
+    conformal: SplitConformalClassifier,
+    predictor: DeployedPredictor,
+    y: np.ndarray,
+    before: np.ndarray,
+    after: np.ndarray,
+    groupings: dict[str, GroupLabels],
+    params: JSON,
+    only_fitted: int | None = None,
 ) -> ClassificationCalibration:
     """reports/metrics/calibration.json: the map and its settings, how it was chosen (choice: method, comparison,
     warning, why_deployed, not_converged), ECE / MCE / Brier / log loss of the out-of-fold probabilities before and
@@ -332,7 +380,11 @@ def calibration_metrics(
             "not_converged": choice["not_converged"],
             "task": target.task,
             "one_vs_rest": one_vs_rest,
-            "settings": calibrator.calibrator.get_params() if one_vs_rest else calibrator.get_params(deep=False),
+            "settings": (
+                calibrator.calibrator.get_params()
+                if isinstance(calibrator, OneVsRestCalibration)
+                else calibrator.get_params(deep=False)
+            ),
             "binning": binning_spec(cfg),
             "n_rows": int(len(y)),
             "oof_before": calibration_report(target, y, before, cfg),

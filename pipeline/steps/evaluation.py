@@ -14,6 +14,9 @@ Sections cited: Ghent ML notes (seed 004): 3.1 Error Functions for Model Selecti
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from mllib.conformal import set_summary
@@ -39,9 +42,18 @@ from mllib.metrics import (
 
 from ..core.build import component_seed
 from ..core.frames import proba_columns, score_columns
+from ..core.json_types import JSON
 from ..core.records import TrainMetrics
 from ..core.summaries import binning_spec, calibration_report, group_calibration, reliability_rows
 from ..core.task import Classification, Target
+
+if TYPE_CHECKING:
+    from mllib.base import GroupLabels
+    from mllib.deploy.predictor import DeployedPredictor
+    from mllib.metrics.scorers import Scorer
+
+CostMatrix = list[list[float]] | None  # decision.cost_matrix: cost[decided class][true class], or None
+Figures = Callable[[np.ndarray], dict[str, float]]  # the test figures on the given rows (with_intervals)
 
 GAP_DIAGNOSIS = (
     "validation-test gap beyond two CV standard deviations; the notes' causes (seed 004, D4:567): leakage between "
@@ -50,7 +62,13 @@ GAP_DIAGNOSIS = (
 )
 
 
-def with_intervals(figures_of, n: int, params: dict, clusters=None, strata=None) -> dict:
+def with_intervals(
+    figures_of: Figures,
+    n: int,
+    params: JSON,
+    clusters: np.ndarray | None = None,
+    strata: np.ndarray | None = None,
+) -> JSON:
     """Every figure of figures_of(rows) on the n test rows with its percentile bootstrap interval
     (evaluate.n_boot replicates at evaluate.confidence_level): whole clusters of data.group drawn together when it is
     set, else within each class (strata) or by rows. A replicate where a figure is undefined leaves it out."""
@@ -59,7 +77,7 @@ def with_intervals(figures_of, n: int, params: dict, clusters=None, strata=None)
     max_units = None if cfg["max_rows"] is None else max(2, int(cfg["max_rows"] * n_units / n))
     names: list[str] = []  # the figures' names, from the first call: the figures on every row
 
-    def statistic(rows: np.ndarray) -> dict:
+    def statistic(rows: np.ndarray) -> dict[str, float]:
         try:
             figures = figures_of(rows)
         except ValueError:  # e.g. a cluster draw without one of the classes: every figure of it undefined
@@ -105,7 +123,7 @@ def with_intervals(figures_of, n: int, params: dict, clusters=None, strata=None)
     }
 
 
-def widen_ranking_interval(intervals: dict, metric: str, score_interval: list[float]) -> None:
+def widen_ranking_interval(intervals: JSON, metric: str, score_interval: list[float]) -> None:
     """The ROC AUC's interval: the hull of the bootstrap's and the Hanley-McNeil score interval's (a bootstrap of
     few rows that separate perfectly is [1, 1]; 17 test rows at AUC 1.000 became champion on it)."""
     figure = intervals["figures"][metric]
@@ -118,8 +136,8 @@ def widen_ranking_interval(intervals: dict, metric: str, score_interval: list[fl
     )
 
 
-def against_no_skill(target: Classification, y: np.ndarray, decision: np.ndarray, no_skill: int, cost_matrix,
-                     intervals: dict) -> dict:  # fmt: skip
+def against_no_skill(target: Classification, y: np.ndarray, decision: np.ndarray, no_skill: int,
+                     cost_matrix: CostMatrix, intervals: JSON) -> JSON:  # fmt: skip
     """The deployed rule beside the rule that ignores the features (one class for every row): their loss on test
     (realised cost with decision.cost_matrix, else balanced error), the gain with its interval, and how many rows
     each class was decided for."""
@@ -141,7 +159,7 @@ def against_no_skill(target: Classification, y: np.ndarray, decision: np.ndarray
     }
 
 
-def binary_scores(target: Classification, y: np.ndarray, P: np.ndarray, decision: np.ndarray) -> dict:
+def binary_scores(target: Classification, y: np.ndarray, P: np.ndarray, decision: np.ndarray) -> JSON:
     """The test scores of p(positive) and the decisions, with the full metric table and the confusion counts."""
     from mllib.metrics import average_precision_score, binary_metrics, roc_auc_score
 
@@ -155,7 +173,7 @@ def binary_scores(target: Classification, y: np.ndarray, P: np.ndarray, decision
     }
 
 
-def multiclass_scores(target: Classification, y: np.ndarray, P: np.ndarray, decision: np.ndarray) -> dict:
+def multiclass_scores(target: Classification, y: np.ndarray, P: np.ndarray, decision: np.ndarray) -> JSON:
     """Accuracy, balanced accuracy, macro averages, per class one against the rest (precision, recall, F1, ROC
     AUC, average precision), top-k accuracy and the confusion matrix."""
     from mllib.metrics import (
@@ -204,14 +222,17 @@ def multiclass_scores(target: Classification, y: np.ndarray, P: np.ndarray, deci
 
 # by classification task: every test metric of probabilities P and decisions, and the ones the no-skill rule's test
 # figures show
-SCORES = {"binary": binary_scores, "multiclass": multiclass_scores}
+SCORES: dict[str, Callable[[Classification, np.ndarray, np.ndarray, np.ndarray], JSON]] = {
+    "binary": binary_scores,
+    "multiclass": multiclass_scores,
+}
 BASELINE_METRICS = {
     "binary": ("roc_auc", "average_precision", "accuracy", "precision", "recall", "f1"),
     "multiclass": ("accuracy", "roc_auc_ovr", "balanced_accuracy", "f1_macro"),
 }
 
 
-def no_skill_decision(target: Classification, y_train: np.ndarray, cost_matrix) -> int:
+def no_skill_decision(target: Classification, y_train: np.ndarray, cost_matrix: CostMatrix) -> int:
     """The rule that ignores the features: one class for every row, the training rows' most frequent class, or
     with decision.cost_matrix the class of least expected cost under their class shares."""
     prior = target.class_counts(y_train) / y_train.size
@@ -220,7 +241,7 @@ def no_skill_decision(target: Classification, y_train: np.ndarray, cost_matrix) 
     return int(np.argmin(np.asarray(cost_matrix, dtype=np.float64) @ prior))
 
 
-def decision_loss(y: np.ndarray, decision: np.ndarray, cost_matrix) -> float:
+def decision_loss(y: np.ndarray, decision: np.ndarray, cost_matrix: CostMatrix) -> float:
     """What the deployed rule is judged on against the no-skill rule: the realised cost per row under
     decision.cost_matrix, else the balanced error (1 - the mean recall over the classes present), which every
     one-class rule holds at 1 - 1/K whatever the class shares."""
@@ -231,7 +252,15 @@ def decision_loss(y: np.ndarray, decision: np.ndarray, cost_matrix) -> float:
     return 1.0 - balanced_accuracy_score(y, decision)
 
 
-def test_figures(target: Classification, y, P, decision, no_skill: int, cost_matrix, cfg: dict) -> dict[str, float]:
+def test_figures(
+    target: Classification,
+    y: np.ndarray,
+    P: np.ndarray,
+    decision: np.ndarray,
+    no_skill: int,
+    cost_matrix: CostMatrix,
+    cfg: JSON,
+) -> dict[str, float]:
     """The test figures given an interval (evaluate.n_boot): the headline metrics, the ECE of the deployed
     probabilities, and the decision rule's loss beside the no-skill rule's with their difference (the gain)."""
     from mllib.calibration import expected_calibration_error
@@ -247,7 +276,7 @@ def test_figures(target: Classification, y, P, decision, no_skill: int, cost_mat
     return figures | {"decision_loss": loss, "no_skill_decision_loss": base, "decision_gain": base - loss}
 
 
-def baseline_scores(target: Classification, y_train: np.ndarray, y: np.ndarray) -> dict:
+def baseline_scores(target: Classification, y_train: np.ndarray, y: np.ndarray) -> JSON:
     """The no-skill baseline's test scores: the training rows' class frequencies for every row (the majority
     class decided), with the metrics of the model beside it."""
     from mllib.baseline import PriorClassifier
@@ -263,7 +292,9 @@ def baseline_scores(target: Classification, y_train: np.ndarray, y: np.ndarray) 
     }
 
 
-def _classification_scorer_input(target: Classification, scorer, P: np.ndarray | None, decision: np.ndarray):
+def _classification_scorer_input(
+    target: Classification, scorer: Scorer, P: np.ndarray | None, decision: np.ndarray
+) -> np.ndarray:
     """What the search's scorer reads of the deployed outputs: the decisions, or the probabilities it takes."""
     if scorer.response == "label":
         return decision
@@ -274,7 +305,10 @@ def _classification_scorer_input(target: Classification, scorer, P: np.ndarray |
 def _binary_ranking_interval(y: np.ndarray, P: np.ndarray, level: float) -> list[float]:
     """The ROC AUC's Hanley-McNeil score interval (mllib.metrics.auc_score_interval): wide when few rows separate
     perfectly, where a bootstrap has no spread."""
-    return auc_score_interval(roc_auc_score(y, P[:, 1]), int(np.sum(y == 1)), int(np.sum(y == 0)), level)
+    interval: list[float] = auc_score_interval(
+        roc_auc_score(y, P[:, 1]), int(np.sum(y == 1)), int(np.sum(y == 0)), level
+    )
+    return interval
 
 
 def _multiclass_ranking_interval(y: np.ndarray, P: np.ndarray, level: float) -> list[float]:
@@ -286,11 +320,12 @@ def _multiclass_ranking_interval(y: np.ndarray, P: np.ndarray, level: float) -> 
         for k in range(P.shape[1])
         if not np.isnan(auc[k])
     ]
-    return np.mean(ends, axis=0).tolist()
+    interval: list[float] = np.mean(ends, axis=0).tolist()
+    return interval
 
 
 # by task: what the search's scorer reads of the deployed outputs (a regression target's: its predictions)
-SCORER_INPUTS = {
+SCORER_INPUTS: dict[str, Callable[..., np.ndarray]] = {
     "binary": _classification_scorer_input,
     "multiclass": _classification_scorer_input,
     "regression": lambda target, scorer, P, predictions: predictions,
@@ -298,18 +333,27 @@ SCORER_INPUTS = {
 # by classification task: the rule without costs (p(positive) >= decision.threshold, or the largest probability),
 # the classes whose ROC and PR curves are drawn (the positive one, or each against the rest), the ranking metric
 # (what a calibration map may change of the ranking) and its confidence interval
-PLAIN_DECISIONS = {
+PLAIN_DECISIONS: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
     "binary": lambda P, threshold: (P[:, 1] >= threshold).astype(np.int64),
     "multiclass": lambda P, threshold: np.argmax(P, axis=1),
 }
-CURVE_CLASSES = {"binary": lambda P: [1], "multiclass": lambda P: range(P.shape[1])}
-RANKING_SCORES = {"binary": lambda y, P: roc_auc_score(y, P[:, 1]), "multiclass": roc_auc_ovr}
-RANKING_INTERVALS = {"binary": _binary_ranking_interval, "multiclass": _multiclass_ranking_interval}
+CURVE_CLASSES: dict[str, Callable[[np.ndarray], Iterable[int]]] = {
+    "binary": lambda P: [1],
+    "multiclass": lambda P: range(P.shape[1]),
+}
+RANKING_SCORES: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
+    "binary": lambda y, P: roc_auc_score(y, P[:, 1]),
+    "multiclass": roc_auc_ovr,
+}
+RANKING_INTERVALS: dict[str, Callable[[np.ndarray, np.ndarray, float], list[float]]] = {
+    "binary": _binary_ranking_interval,
+    "multiclass": _multiclass_ranking_interval,
+}
 
 
 def gap_report(
     train_metrics: TrainMetrics, target: Target, y: np.ndarray, P: np.ndarray | None, decision: np.ndarray
-) -> dict:
+) -> JSON:
     """The search's scorer on test beside its cross-validated mean and standard deviation; P: (n, K) probabilities
     (None for a regression target, whose predictions are `decision`)."""
     scorer = get_scorer(train_metrics.scoring)
@@ -327,8 +371,13 @@ def gap_report(
 
 
 def cost_report(
-    target: Classification, y: np.ndarray, P: np.ndarray, decision: np.ndarray, cost_matrix, threshold: float
-) -> dict:
+    target: Classification,
+    y: np.ndarray,
+    P: np.ndarray,
+    decision: np.ndarray,
+    cost_matrix: list[list[float]],
+    threshold: float,
+) -> JSON:
     """Expected cost on test of the decisions under the posterior (sum_j cost[a, j] p(j | x) at the decision a),
     their realised average cost[a_i, y_i] over the labels, and the realised cost of the plain rule (binary:
     p(positive) >= decision.threshold; K > 2: the largest probability)."""
@@ -341,7 +390,9 @@ def cost_report(
     }
 
 
-def selective_report(y: np.ndarray, decided: dict, reject_threshold: float, target_risk: float) -> tuple[dict, dict]:
+def selective_report(
+    y: np.ndarray, decided: dict[str, np.ndarray], reject_threshold: float, target_risk: float
+) -> tuple[JSON, dict[str, np.ndarray]]:
     """The reject option (abstain when the largest probability is below reject_threshold), the risk-coverage curve
     of the decisions ranked by that confidence, its area (AURC, and E-AURC above the perfect ranking) and the
     coverage at target_risk. Risk = error rate among accepted rows; the curve's last point is the overall error."""
@@ -365,10 +416,11 @@ def selective_report(y: np.ndarray, decided: dict, reject_threshold: float, targ
     return report, risk_coverage_curve(y, decision, confidence)
 
 
-def curves(target: Classification, y: np.ndarray, P: np.ndarray) -> tuple[list[dict], list[dict]]:
+def curves(target: Classification, y: np.ndarray, P: np.ndarray) -> tuple[list[JSON], list[JSON]]:
     """ROC and PR rows with a `class` field: the positive class (binary) or each class against the rest."""
     names = target.label_names()
-    roc, pr = [], []
+    roc: list[JSON] = []
+    pr: list[JSON] = []
     for k in CURVE_CLASSES[target.task](P):
         if not (y == k).any() or (y == k).all():
             continue
@@ -383,7 +435,7 @@ def curves(target: Classification, y: np.ndarray, P: np.ndarray) -> tuple[list[d
     return roc, pr
 
 
-def rule_of(predictor) -> dict:
+def rule_of(predictor: DeployedPredictor) -> JSON:
     """The deployed predictor's decision rule, as reported."""
     return {
         **predictor.decision_rule(),
@@ -393,7 +445,7 @@ def rule_of(predictor) -> dict:
     }
 
 
-def ranking_change(target: Classification, y: np.ndarray, P_raw: np.ndarray, P: np.ndarray) -> dict:
+def ranking_change(target: Classification, y: np.ndarray, P_raw: np.ndarray, P: np.ndarray) -> JSON:
     """The test ranking score of the model's own probabilities and of the deployed (mapped) ones: a monotone map
     (Platt, temperature) leaves it unchanged; isotonic's ties and histogram binning's independently estimated bins
     can move it either way, so the report says when the deployed map changed the ranking the model made."""
@@ -406,7 +458,14 @@ def ranking_change(target: Classification, y: np.ndarray, P_raw: np.ndarray, P: 
     }
 
 
-def prediction_columns(y, scores, P_raw, P, decided: dict, sets) -> dict:
+def prediction_columns(
+    y: np.ndarray,
+    scores: np.ndarray,
+    P_raw: np.ndarray,
+    P: np.ndarray,
+    decided: dict[str, np.ndarray],
+    sets: np.ndarray,
+) -> dict[str, np.ndarray]:
     """test_predictions.parquet's columns after the row id: the label, the model's scores, the probabilities before
     and after the map, the decision, whether it was accepted (reject option) and the conformal set."""
     K = P.shape[1]
@@ -426,15 +485,15 @@ def test_metrics(
     y: np.ndarray,
     P: np.ndarray,
     P_raw: np.ndarray,
-    decided: dict,
+    decided: dict[str, np.ndarray],
     sets: np.ndarray,
-    params: dict,
-    groupings: dict,
+    params: JSON,
+    groupings: dict[str, GroupLabels],
     train_metrics: TrainMetrics,
-    rule: dict,
+    rule: JSON,
     y_train: np.ndarray,
     clusters: np.ndarray | None = None,
-) -> tuple[dict, dict]:
+) -> tuple[JSON, JSON]:
     """(test.json, plot data) for the deployed predictor's outputs on the test rows; rule: rule_of(predictor);
     clusters: the data.group value of each test row (the intervals draw whole clusters), or None."""
     decision, bins, names = decided["decision"], params["calibration"], target.label_names()

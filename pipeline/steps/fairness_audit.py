@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -37,9 +37,22 @@ from ..core import paths
 from ..core.errors import PipelineError
 from ..core.fairness_records import widening
 from ..core.frames import attribute_labels
+from ..core.json_types import JSON
 from ..core.records import FairnessBootstrap
 from ..core.summaries import GROUP_RATES
 from ..core.task import Binary, Classification, Multiclass, Regression, Target, label_key
+
+if TYPE_CHECKING:
+    from mllib.base import GroupLabels
+    from mllib.deploy.predictor import DeployedPredictor
+    from mllib.deploy.regressor import DeployedRegressor
+
+    from ..core.params import Scalar
+    from .feature_blocks import RowsInMemory, RowsOnParts
+
+    Groups = np.ndarray | GroupLabels  # one group label per row (an intersection's, or one attribute's)
+
+Plotted = tuple[str, float, list[float] | None]  # (metric, value, interval) of one group, as fairness.csv plots it
 
 NOT_DEFINED_FOR_REGRESSION = (
     "not defined for regression targets: demographic parity, equal opportunity, equalized odds and predictive parity "
@@ -54,7 +67,7 @@ NOT_DEFINED_FOR_MULTICLASS = (
 )
 
 
-def favourable_is_negative(target: Target, favourable) -> bool:
+def favourable_is_negative(target: Target, favourable: Scalar) -> bool:
     """Whether the favourable outcome (fairness.favourable_label) is a binary target's negative class: then every
     rate, criterion and mitigation reads the flipped labels, decisions and probabilities (a loan file whose positive
     label is "deny": equal opportunity compares approval among applicants who deserve it, not denial among the
@@ -74,7 +87,9 @@ def favourable_is_negative(target: Target, favourable) -> bool:
     return names.index(label_key(favourable)) == 0
 
 
-def report_header(target: Target, predictor, cfg: dict, seed: int, group: str | None) -> dict:
+def report_header(
+    target: Target, predictor: DeployedPredictor | DeployedRegressor, cfg: JSON, seed: int, group: str | None
+) -> JSON:
     """fairness.json's fields beside the audit: the task, the deployed decision rule, the bootstrap's settings."""
     return {
         "task": target.task,
@@ -88,7 +103,7 @@ def report_header(target: Target, predictor, cfg: dict, seed: int, group: str | 
     }
 
 
-def bootstrap_options(cfg: dict, clusters, seed: int) -> dict:
+def bootstrap_options(cfg: JSON, clusters: np.ndarray | None, seed: int) -> JSON:
     return dict(
         groups=clusters,
         min_group_size=cfg["min_group_size"],
@@ -98,12 +113,32 @@ def bootstrap_options(cfg: dict, clusters, seed: int) -> dict:
     )
 
 
-def audit(target: Classification, y, decision, P, labels: dict, clusters, cfg: dict, seed: int, binning: dict) -> dict:
+def audit(
+    target: Classification,
+    y: np.ndarray,
+    decision: np.ndarray,
+    P: np.ndarray,
+    labels: dict[str, GroupLabels],
+    clusters: np.ndarray | None,
+    cfg: JSON,
+    seed: int,
+    binning: JSON,
+) -> JSON:
     """{grouping (each attribute and every intersection): audit} of the test decisions."""
     return AUDIT[target.task](target, y, decision, P, labels, clusters, cfg, seed, binning)
 
 
-def binary_audit(target: Binary, y, decision, P, labels: dict, clusters, cfg: dict, seed: int, binning: dict) -> dict:
+def binary_audit(
+    target: Binary,
+    y: np.ndarray,
+    decision: np.ndarray,
+    P: np.ndarray,
+    labels: dict[str, GroupLabels],
+    clusters: np.ndarray | None,
+    cfg: JSON,
+    seed: int,
+    binning: JSON,
+) -> JSON:
     """Per-group rates and calibration of p(positive), the parity criteria, which of them can hold together."""
     attributes = fairness_report(
         y,
@@ -120,8 +155,16 @@ def binary_audit(target: Binary, y, decision, P, labels: dict, clusters, cfg: di
 
 
 def per_class_audit(
-    target: Multiclass, y, decision, P, labels: dict, clusters, cfg: dict, seed: int, binning: dict
-) -> dict:
+    target: Multiclass,
+    y: np.ndarray,
+    decision: np.ndarray,
+    P: np.ndarray,
+    labels: dict[str, GroupLabels],
+    clusters: np.ndarray | None,
+    cfg: JSON,
+    seed: int,
+    binning: JSON,
+) -> JSON:
     """Per group and class the selection rate and recall, their macro gaps."""
     names = target.label_names()
     return {
@@ -133,10 +176,19 @@ def per_class_audit(
 
 
 # by task
-AUDIT: dict[str, Callable[..., Any]] = {"binary": binary_audit, "multiclass": per_class_audit}
+AUDIT: dict[str, Callable[..., JSON]] = {"binary": binary_audit, "multiclass": per_class_audit}
 
 
-def regression_audits(y, pred, lower, upper, labels: dict, clusters, cfg: dict, seed: int) -> dict:
+def regression_audits(
+    y: np.ndarray,
+    pred: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    labels: dict[str, GroupLabels],
+    clusters: np.ndarray | None,
+    cfg: JSON,
+    seed: int,
+) -> JSON:
     """{grouping (each attribute and every intersection): regression_audit} of the test predictions."""
     return {
         name: regression_audit(
@@ -155,7 +207,7 @@ def regression_audits(y, pred, lower, upper, labels: dict, clusters, cfg: dict, 
     }
 
 
-def compatibility(audit: dict) -> dict:
+def compatibility(audit: JSON) -> JSON:
     """criteria_compatibility over the groups that enter the criteria (not flagged small, base rate in (0, 1))."""
     rates = {g: m["base_rate"] for g, m in audit["groups"].items() if not m["small"] and 0 < m["base_rate"] < 1}
     if len(rates) < 2:
@@ -167,16 +219,18 @@ def compatibility(audit: dict) -> dict:
     return {"groups": list(rates), **criteria_compatibility(list(rates.values()))}
 
 
-def criterion_gaps(target: Classification, y: np.ndarray, before: np.ndarray, after: np.ndarray, groups) -> dict:
+def criterion_gaps(
+    target: Classification, y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: Groups
+) -> JSON:
     """Each parity criterion's gap of two sets of decisions on the same rows."""
     return CRITERION_GAPS[target.task](target, y, before, after, groups)
 
 
-def binary_gaps(target: Binary, y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: np.ndarray) -> dict:
+def binary_gaps(target: Binary, y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: Groups) -> JSON:
     return every_criterion(y, before, after, groups)
 
 
-def macro_gaps(target: Multiclass, y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: np.ndarray) -> dict:
+def macro_gaps(target: Multiclass, y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: Groups) -> JSON:
     """The multiclass criteria's macro gaps of two sets of decisions on the same rows (no intervals)."""
     a, b = (
         multiclass_audit(y, d, groups, target.n_classes, n_boot=0, min_group_size=1)["criteria"]
@@ -186,10 +240,10 @@ def macro_gaps(target: Multiclass, y: np.ndarray, before: np.ndarray, after: np.
 
 
 # by task
-CRITERION_GAPS: dict[str, Callable[..., Any]] = {"binary": binary_gaps, "multiclass": macro_gaps}
+CRITERION_GAPS: dict[str, Callable[..., JSON]] = {"binary": binary_gaps, "multiclass": macro_gaps}
 
 
-def every_criterion(y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: np.ndarray) -> dict:
+def every_criterion(y: np.ndarray, before: np.ndarray, after: np.ndarray, groups: Groups) -> JSON:
     """Each parity criterion's gap of two sets of decisions on the same rows."""
     return {
         c: {"gap_before": criterion_gap(y, before, groups, c), "gap_after": criterion_gap(y, after, groups, c)}
@@ -197,7 +251,7 @@ def every_criterion(y: np.ndarray, before: np.ndarray, after: np.ndarray, groups
     }
 
 
-def accuracies(y: np.ndarray, before: np.ndarray, after: np.ndarray) -> dict:
+def accuracies(y: np.ndarray, before: np.ndarray, after: np.ndarray) -> dict[str, float]:
     """Accuracy of two sets of decisions on the same rows and what the change costs (before - after)."""
     accuracy_before, accuracy_after = float(np.mean(before == y)), float(np.mean(after == y))
     return {
@@ -208,17 +262,17 @@ def accuracies(y: np.ndarray, before: np.ndarray, after: np.ndarray) -> dict:
 
 
 def mitigate(
-    oof_p,
-    oof_y,
-    oof_groups,
-    test_p,
-    test_y,
-    test_groups,
+    oof_p: np.ndarray,
+    oof_y: np.ndarray,
+    oof_groups: Groups,
+    test_p: np.ndarray,
+    test_y: np.ndarray,
+    test_groups: Groups,
     criterion: str,
     tolerance: float,
     threshold: float,
     deployed: np.ndarray,
-) -> dict:
+) -> JSON:
     """Per-group thresholds for one attribute fitted on the out-of-fold rows, gap and accuracy before (p >= threshold
     for all; on test the deployed decisions) and after, on those rows and on test, and every criterion's test gap
     before and after (moving one rate moves the others). A grouping the optimiser cannot handle (a group without
@@ -245,7 +299,7 @@ def mitigate(
     }
 
 
-def training_weights(y_train, train_labels: dict) -> tuple[str, dict]:
+def training_weights(y_train: np.ndarray, train_labels: dict[str, GroupLabels]) -> tuple[str, JSON]:
     """(the intersection g of the sensitive attributes, the Kamiran-Calders weights w(g, y) = P(g) P(y) / P(g, y)
     of the training rows by it: reweighing_weights' {weights, table})."""
     joint = " & ".join(train_labels)
@@ -254,24 +308,24 @@ def training_weights(y_train, train_labels: dict) -> tuple[str, dict]:
 
 def reweighing(
     target: Classification,
-    predictor,
-    rows,
-    y_train,
-    weighting: tuple[str, dict],
-    y_test,
-    test_labels: dict,
-    deployed,
+    predictor: DeployedPredictor,
+    rows: RowsInMemory | RowsOnParts,
+    y_train: np.ndarray,
+    weighting: tuple[str, JSON],
+    y_test: np.ndarray,
+    test_labels: dict[str, GroupLabels],
+    deployed: np.ndarray,
     refit: bool,
     model_name: str,
-    best_params: dict,
+    best_params: JSON,
     flip: bool = False,
-) -> dict:
+) -> JSON:
     """The training rows' weights (weighting: training_weights'); when `refit`, a clone of the deployed model
     refitted with them on the training rows in the deployed features (rows: feature_blocks.audited_rows'), put in the
     deployed chain (same features, calibrator and decision rule) and judged on test against the deployed
     decisions."""
     joint, weights = weighting
-    report = {"groups": joint, "weights": weights["table"], "refit": refit}
+    report: JSON = {"groups": joint, "weights": weights["table"], "refit": refit}
     if not refit:
         return report
     model = clone(predictor.model)
@@ -294,16 +348,16 @@ def reweighing(
     }
 
 
-def plotted(target: Target, m: dict) -> list[tuple]:
+def plotted(target: Target, m: JSON) -> list[Plotted]:
     """(metric, value, interval) of one group's audit that fairness.csv plots."""
     return PLOTTED[target.task](target, m)
 
 
-def plotted_rates(target: Binary, m: dict) -> list[tuple]:
+def plotted_rates(target: Binary, m: JSON) -> list[Plotted]:
     return [(k, m[k], m["intervals"].get(k)) for k in GROUP_RATES]
 
 
-def plotted_class_rates(target: Multiclass, m: dict) -> list[tuple]:
+def plotted_class_rates(target: Multiclass, m: JSON) -> list[Plotted]:
     """Per class, the rate named `<class>: selection_rate`."""
     return [
         (f"{c}: {k}", v[k], m.get("intervals", {}).get(c, {}).get(k))
@@ -312,12 +366,12 @@ def plotted_class_rates(target: Multiclass, m: dict) -> list[tuple]:
     ]
 
 
-def plotted_errors(target: Regression, m: dict) -> list[tuple]:
+def plotted_errors(target: Regression, m: JSON) -> list[Plotted]:
     return [(k, m[k], m.get("intervals", {}).get(k)) for k in REGRESSION_PLOTTED]
 
 
 # by task
-PLOTTED: dict[str, Callable[..., Any]] = {
+PLOTTED: dict[str, Callable[..., list[Plotted]]] = {
     "binary": plotted_rates,
     "multiclass": plotted_class_rates,
     "regression": plotted_errors,
@@ -327,10 +381,10 @@ PLOTTED: dict[str, Callable[..., Any]] = {
 PLOT_COLUMNS = ["attribute", "group", "metric", "value", "ci_low", "ci_high", "small"]
 
 
-def plot_rows(target: Target, attributes: dict) -> list[dict]:
+def plot_rows(target: Target, attributes: JSON) -> list[JSON]:
     """fairness.csv: one row per (grouping, group, rate) with its interval; groups carry their attribute's name, so
     "female=0" and "black=0" stay apart."""
-    rows = []
+    rows: list[JSON] = []
     for name, result in attributes.items():
         for g, m in result["groups"].items():
             group = str(g) if "=" in str(g) else f"{name}={g}"
@@ -350,27 +404,27 @@ def plot_rows(target: Target, attributes: dict) -> list[dict]:
     return rows
 
 
-def threshold_mitigation(target: Classification, *settings_and_rows) -> dict:
+def threshold_mitigation(target: Classification, *settings_and_rows: object) -> JSON:
     """Per-group thresholds: defined for one probability p(positive) only."""
     return THRESHOLD_MITIGATION[target.task](target, *settings_and_rows)
 
 
-def no_thresholds(target: Multiclass, *settings_and_rows) -> dict:
+def no_thresholds(target: Multiclass, *settings_and_rows: object) -> JSON:
     return {"applied": False, "reason": NOT_DEFINED_FOR_MULTICLASS}
 
 
 def binary_thresholds(
     target: Binary,
-    cfg: dict,
+    cfg: JSON,
     sensitive: list[str],
     train: pd.DataFrame,
     oof: pd.DataFrame,
-    test_labels: dict,
-    y,
-    P,
-    decision,
+    test_labels: dict[str, GroupLabels],
+    y: np.ndarray,
+    P: np.ndarray,
+    decision: np.ndarray,
     threshold: float,
-) -> dict:
+) -> JSON:
     """Per-group thresholds per attribute, fitted on the out-of-fold rows `oof` only (never test: calibrate's
     paths.OOF_CALIBRATED, row id, y and proba_1), each with the probability of a calibrator fitted without its
     fold."""
@@ -399,10 +453,10 @@ def binary_thresholds(
 
 
 # by task
-THRESHOLD_MITIGATION: dict[str, Callable[..., Any]] = {"binary": binary_thresholds, "multiclass": no_thresholds}
+THRESHOLD_MITIGATION: dict[str, Callable[..., JSON]] = {"binary": binary_thresholds, "multiclass": no_thresholds}
 
 
-def regression_fairness(predictions: pd.DataFrame, test: pd.DataFrame, cfg: dict, seed: int, data: dict) -> dict:
+def regression_fairness(predictions: pd.DataFrame, test: pd.DataFrame, cfg: JSON, seed: int, data: JSON) -> JSON:
     """fairness.json's audit of a regression target's test predictions: errors, bias and interval coverage by group;
     the mitigations are not defined."""
     labels = attribute_labels(test, data["sensitive"])
@@ -419,7 +473,7 @@ def regression_fairness(predictions: pd.DataFrame, test: pd.DataFrame, cfg: dict
     }
 
 
-def regression_lines(attributes: dict) -> list[str]:
+def regression_lines(attributes: JSON) -> list[str]:
     """What the stage prints of a regression audit: each grouping's gaps."""
     return [
         f"fairness: {name}: MAE gap {result['gaps']['mae']['difference']:.4g}, mean residual gap "
@@ -429,7 +483,7 @@ def regression_lines(attributes: dict) -> list[str]:
     ]
 
 
-def summary_lines(report: dict, criterion: str) -> list[str]:
+def summary_lines(report: JSON, criterion: str) -> list[str]:
     lines = []
     for name, result in report["attributes"].items():
         c = result["criteria"]
