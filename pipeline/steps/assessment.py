@@ -45,13 +45,15 @@ Sections cited:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import stdtrit
 
+from mllib.base import fit_with_groups
 from mllib.model_selection import (
     FoldData,
     evaluate_candidates,
@@ -65,30 +67,51 @@ from ..core.assessment_records import CurveDiagnosis, Leakage, LearningCurve, Si
 from ..core.compute import serial_map, split_map
 from ..core.frames import feature_columns, raw_matrix, time_input
 from ..core.io import read_estimators, read_parquet
+from ..core.json_types import JSON
 from ..core.progress import Progress
 from ..core.records import FeaturesReport
 from ..core.timeline import time_axis
 from . import folds
 from .feature_blocks import read_rows, split_features, stated_sample, transformed, within
 
+if TYPE_CHECKING:
+    from mllib.base import BaseEstimator, MixedMatrix
+    from mllib.metrics.scorers import Scorer
+
+    from ..core.build import Transformer
+    from ..core.compute import SplitMap
+    from ..core.task import Target
+    from .folds import SplitList
+
+Scores = list[float] | np.ndarray  # a configuration's fold scores: a search report's list, or evaluate_candidates'
+Curve = tuple[np.ndarray, np.ndarray, np.ndarray]  # a split's learning curve: (training rows, train, valid) per share
+
 
 def refitted_scores(
-    X_raw: np.ndarray, y: np.ndarray, make_features, make_model, scorer, splits, what: str, run=serial_map
-) -> list:
+    X_raw: MixedMatrix,
+    y: np.ndarray,
+    make_features: Callable[[], Transformer],
+    make_model: Callable[[], BaseEstimator],
+    scorer: Scorer,
+    splits: Iterable[tuple[np.ndarray, np.ndarray]],
+    what: str,
+    run: SplitMap = serial_map,
+) -> list[float]:
     """Validation scores of these splits of the raw rows: the features and the model fitted per split (run: how the
     splits run, pipeline.core.compute.split_map)."""
     splits = list(splits)
 
     def one_split(k: int) -> float:
         fit, valid = splits[k]
-        features = make_features().fit(X_raw[fit], y[fit])
-        model = make_model().fit(features.transform(X_raw[fit]), y[fit])
+        # fit_with_groups without groups is their fit(X, y); mllib declares fit on no common base class
+        features = fit_with_groups(make_features(), X_raw[fit], y[fit])
+        model = fit_with_groups(make_model(), features.transform(X_raw[fit]), y[fit])
         return float(scorer.score(y[valid], response_values(model, features.transform(X_raw[valid]), scorer.response)))
 
     return run(one_split, range(len(splits)), Progress(f"assess: {what}"))
 
 
-def raw_inputs(params: dict, rows: AssessedRows) -> tuple:
+def raw_inputs(params: JSON, rows: AssessedRows) -> tuple[MixedMatrix, Callable[[], Transformer]]:
     """(the assessed rows' raw feature matrix, a maker of the feature transformer): read here and released by the
     caller after, or the sample's."""
     data = params["data"]
@@ -113,21 +136,22 @@ class AssessedRows:
     n_training: int
     y: np.ndarray
     groups: np.ndarray | None
-    splits: list
+    splits: SplitList
     features_of: Callable[[int], np.ndarray]
     sample: str | None = None
-    raw: tuple | None = None
+    raw: tuple[MixedMatrix, list[str], list[str]] | None = None
     time: np.ndarray | None = None  # each assessed row's data.time (as split ordered it), or None
 
-    def grouped_scores(self, search_scores, make_model, scorer):
+    def grouped_scores(self, search_scores: Scores, make_model: Callable[[], BaseEstimator], scorer: Scorer) -> Scores:
         """The chosen configuration's grouped CV scores on these rows: the search's, or rerun on a sample's splits."""
         if self.sample is None:
             return search_scores
         fold_data = FoldData(self.features_of, self.y, self.splits, self.groups)
-        return evaluate_candidates(make_model(), [{}], fold_data, scorer)[0]["valid_scores"]
+        scores: np.ndarray = evaluate_candidates(make_model(), [{}], fold_data, scorer)[0]["valid_scores"]
+        return scores
 
 
-def assessed_rows(cfg: dict, data: dict, target, seed: int) -> AssessedRows:
+def assessed_rows(cfg: JSON, data: JSON, target: Target, seed: int) -> AssessedRows:
     """The training rows, or a seeded sample of whole groups of at most assess.max_rows rows (read part by part on
     the partitioned path)."""
     keys = [data["target"]] + [data[key] for key in ("group", "time") if data[key]]
@@ -157,7 +181,14 @@ def assessed_rows(cfg: dict, data: dict, target, seed: int) -> AssessedRows:
     )
 
 
-def leakage_estimate(params: dict, rows: AssessedRows, make_model, scorer, search_scores, stratify: bool) -> Leakage:
+def leakage_estimate(
+    params: JSON,
+    rows: AssessedRows,
+    make_model: Callable[[], BaseEstimator],
+    scorer: Scorer,
+    search_scores: Scores,
+    stratify: bool,
+) -> Leakage:
     """assessment.json's "leakage": the chosen configuration scored by a row-level CV of the assessed training rows
     (their raw columns read here and released after, or the sample's) beside the grouped CV's fold scores of the same
     rows, with the inflation's interval and a sentence; or why it was not estimated."""
@@ -190,7 +221,7 @@ def leakage_estimate(params: dict, rows: AssessedRows, make_model, scorer, searc
     return estimate
 
 
-def shuffled_splits(splits: list, groups: np.ndarray | None, seed: int) -> list:
+def shuffled_splits(splits: SplitList, groups: np.ndarray | None, seed: int) -> SplitList:
     """Each time-ordered split's rows re-split at random with the same sizes: the validation part is a random share
     of the split's rows (of its groups, whole, when grouped) as large as its validation part. Only the order differs."""
     out = []
@@ -210,7 +241,9 @@ def shuffled_splits(splits: list, groups: np.ndarray | None, seed: int) -> list:
     return out
 
 
-def temporal_leakage_estimate(params: dict, rows: AssessedRows, make_model, scorer, search_scores) -> TemporalLeakage:
+def temporal_leakage_estimate(
+    params: JSON, rows: AssessedRows, make_model: Callable[[], BaseEstimator], scorer: Scorer, search_scores: Scores
+) -> TemporalLeakage:
     """assessment.json's "temporal_leakage" (data.time): each forward-chaining split's rows re-split at random with
     the same sizes (whole groups with data.group), the chosen configuration refitted on each, minus the time-ordered
     score of the same split: how much a random split of these rows would flatter the model, with a paired t interval
@@ -271,7 +304,7 @@ def temporal_leakage_estimate(params: dict, rows: AssessedRows, make_model, scor
     return estimate
 
 
-def inflation(row_scores, grouped_scores, greater_is_better: bool, level: float = 0.95) -> dict:
+def inflation(row_scores: Scores, grouped_scores: Scores, greater_is_better: bool, level: float = 0.95) -> JSON:
     """Row-level minus grouped mean score (positive: the row-level CV flatters the model, for a score where higher is
     better; the sign is flipped for a loss), with a Welch t interval."""
     a, b = np.asarray(row_scores, float), np.asarray(grouped_scores, float)
@@ -292,7 +325,7 @@ def inflation(row_scores, grouped_scores, greater_is_better: bool, level: float 
     }
 
 
-def leakage_sentence(result: dict, scoring: str, group: str) -> str:
+def leakage_sentence(result: JSON, scoring: str, group: str) -> str:
     low, high = result["interval"]
     if low > 0:
         verdict = (
@@ -310,8 +343,17 @@ def leakage_sentence(result: dict, scoring: str, group: str) -> str:
 
 
 def learning_curves(
-    split_matrix, y, splits, make_model, scorer, fractions, seed: int, run=serial_map, groups=None, whole=None
-) -> dict:
+    split_matrix: Callable[[int], np.ndarray],
+    y: np.ndarray,
+    splits: SplitList,
+    make_model: Callable[[], BaseEstimator],
+    scorer: Scorer,
+    fractions: list[float],
+    seed: int,
+    run: SplitMap = serial_map,
+    groups: np.ndarray | None = None,
+    whole: tuple[Scores, Scores] | None = None,
+) -> JSON:
     """Train and validation score per training share, averaged over the grouped splits; split_matrix(k): every
     training row in split k's features; groups: the rows' groups, given to each fit as the search gives them (whole
     groups held out to stop early); run: how the splits run (pipeline.core.compute.split_map). whole: the search's
@@ -320,17 +362,17 @@ def learning_curves(
     reused = whole is not None and fractions[-1] == 1.0
     fitted = fractions[:-1] if reused else fractions
 
-    def one_split(k: int) -> tuple:
+    def one_split(k: int) -> Curve:
         X = split_matrix(k)  # one split's matrix at a time per process
         n, tr, va = learning_curve(make_model(), X, y, [splits[k]], fitted, scorer, random_state=seed + k,
                                    fit_groups=groups)  # fmt: skip
         return n, tr[:, 0], va[:, 0]
 
-    nothing = (np.empty(0, np.int64), np.empty(0), np.empty(0))
+    nothing: Curve = (np.empty(0, np.int64), np.empty(0), np.empty(0))
     curves = (
         run(one_split, range(len(splits)), Progress("assess: learning curve")) if fitted else [nothing] * len(splits)
     )
-    if reused:  # the share 1.0: every training row of the split, as the search fitted it
+    if reused and whole is not None:  # the share 1.0: every training row of the split, as the search fitted it
         curves = [(np.append(n, len(splits[k][0])), np.append(tr, whole[0][k]), np.append(va, whole[1][k]))
                   for k, (n, tr, va) in enumerate(curves)]  # fmt: skip
     train_rows, valid_rows = [tr for _, tr, _ in curves], [va for _, _, va in curves]
@@ -347,7 +389,7 @@ def learning_curves(
     }
 
 
-def t_interval(values, level: float = 0.95) -> list[float]:
+def t_interval(values: np.ndarray, level: float = 0.95) -> list[float]:
     """Student t interval of the mean of `values` (NaN ends for fewer than two values)."""
     v = np.asarray(values, dtype=np.float64)
     if v.size < 2:
@@ -356,7 +398,7 @@ def t_interval(values, level: float = 0.95) -> list[float]:
     return [float(v.mean() - half), float(v.mean() + half)]
 
 
-def diagnosis(curve: dict, greater_is_better: bool) -> CurveDiagnosis:
+def diagnosis(curve: JSON, greater_is_better: bool) -> CurveDiagnosis:
     """high_variance | no_overfitting | inconclusive, from the per-split gaps and rises (the module's rule), with
     the figures and intervals behind the verdict."""
     sign = 1.0 if greater_is_better else -1.0
@@ -401,7 +443,7 @@ def diagnosis(curve: dict, greater_is_better: bool) -> CurveDiagnosis:
     )
 
 
-def diagnosed(curve: dict, scorer) -> tuple[LearningCurve, list[dict]]:
+def diagnosed(curve: JSON, scorer: Scorer) -> tuple[LearningCurve, list[JSON]]:
     """The learning curve with its diagnosis (printed), and its plot rows."""
     report = LearningCurve(**curve, diagnosis=diagnosis(curve, scorer.greater_is_better))
     print(
@@ -416,14 +458,23 @@ def diagnosed(curve: dict, scorer) -> tuple[LearningCurve, list[dict]]:
     return report, rows
 
 
-def single_feature_scores(split_matrix, names_of, y, splits, scorer, tree_name: str, seed: int, run=serial_map) -> dict:
+def single_feature_scores(
+    split_matrix: Callable[[int], np.ndarray],
+    names_of: Callable[[int], list[str]],
+    y: np.ndarray,
+    splits: SplitList,
+    scorer: Scorer,
+    tree_name: str,
+    seed: int,
+    run: SplitMap = serial_map,
+) -> dict[str, float]:
     """{feature column: mean validation score of a depth-3 tree on that column alone} over the splits (a column
     missing from a split's matrix, e.g. dropped by a selection, is averaged over the splits that have it)."""
     from mllib import registry
 
     tree = registry.get(tree_name)
 
-    def one_split(k: int) -> dict:
+    def one_split(k: int) -> dict[str, float]:
         fit, valid = splits[k]
         X = split_matrix(k)
         found = {}
@@ -449,7 +500,7 @@ def raw_column(feature: str, columns: list[str]) -> str:
 
 
 def leaky_features(
-    scores: dict, bound: float | None, legitimate: list[str], columns: list[str], metric: str
+    scores: dict[str, float], bound: float | None, legitimate: list[str], columns: list[str], metric: str
 ) -> SingleFeature:
     """assessment.json's "single_feature": the scores, the feature columns at or beyond the bound, and which of them
     are declared legitimate (assess.legitimate_features, by data column); `flagged` holds the others."""
@@ -474,7 +525,7 @@ def leaky_features(
                          legitimate=allowed)  # fmt: skip
 
 
-def refit_limit(cfg: dict, n_rows: int) -> str | None:
+def refit_limit(cfg: JSON, n_rows: int) -> str | None:
     """Why nested CV and the validation curve, which refit the model tens of times, do not run for this many training
     rows (assess.max_refit_rows, held against all of them even when assess samples: the selection they measure was
     made on all of them, and its optimism shrinks with the rows), or None when they do."""
@@ -488,8 +539,14 @@ def refit_limit(cfg: dict, n_rows: int) -> str | None:
 
 
 def validation_sweep(
-    model, best_params: dict, parameter: str, values: list, fold_data, scorer, searched: Sequence[dict] = ()
-) -> list[dict]:
+    model: BaseEstimator,
+    best_params: JSON,
+    parameter: str,
+    values: Sequence[object],
+    fold_data: FoldData,
+    scorer: Scorer,
+    searched: Sequence[JSON] = (),
+) -> list[JSON]:
     """Train and validation score (mean, std over the splits) per value of one hyperparameter. searched: the train
     stage's candidates when they were scored on these same folds and rows; a value whose configuration is among them
     takes its scores instead of refitting (each fit is seeded by the model's own random_state, so a refit would give

@@ -28,6 +28,7 @@ from mllib.drift import (
 )
 
 from ..core import build
+from ..core.json_types import JSON
 from ..core.monitor_records import most_drifted_first
 
 MISSING = "(missing)"
@@ -39,7 +40,7 @@ NO_VALUES = "values not evaluated: no observed value on one side"
 MIN_DOMAIN_ROWS = 20  # per side: a classifier fitted on half of fewer rows tells nothing (11 firms: 9 and 2 rows)
 
 
-def one_row_per_group(frame: pd.DataFrame, group: str | None, rng) -> np.ndarray:
+def one_row_per_group(frame: pd.DataFrame, group: str | None, rng: np.random.Generator) -> np.ndarray:
     """The positions of one seeded row of each group, in order (every row without a group): rows of one group are
     alike, and the tests count rows as independent draws (a person's years, or a file's rows repeated, are one
     draw)."""
@@ -49,7 +50,7 @@ def one_row_per_group(frame: pd.DataFrame, group: str | None, rng) -> np.ndarray
     return np.sort(order[~frame[group].iloc[order].duplicated().to_numpy()])
 
 
-def _sample(frame: pd.DataFrame, group: str | None, max_rows: int | None, rng) -> pd.DataFrame:
+def _sample(frame: pd.DataFrame, group: str | None, max_rows: int | None, rng: np.random.Generator) -> pd.DataFrame:
     """One row of each group (one_row_per_group), at most max_rows of them."""
     frame = frame.iloc[one_row_per_group(frame, group, rng)]
     if max_rows is None or len(frame) <= max_rows:
@@ -62,7 +63,7 @@ def _labels(values: pd.Series) -> pd.Series:
     return values.astype(object).where(values.notna(), MISSING).astype(str)
 
 
-def _values_test(reference: pd.Series, current: pd.Series, categorical: bool, seed: int) -> dict:
+def _values_test(reference: pd.Series, current: pd.Series, categorical: bool, seed: int) -> JSON:
     """The test of a column's observed values: chi-squared for categories, KS with the Wasserstein distance for
     numbers, with the PSI; "not evaluated" (with why) when a side has no observed value."""
     if categorical:
@@ -79,12 +80,12 @@ def _values_test(reference: pd.Series, current: pd.Series, categorical: bool, se
             "psi": population_stability_index(ref, cur)}  # fmt: skip
 
 
-def _column_test(reference: pd.Series, current: pd.Series, categorical: bool, seed: int) -> dict:
+def _column_test(reference: pd.Series, current: pd.Series, categorical: bool, seed: int) -> JSON:
     """One column's record: its values' test and, when either side misses values, the missing share's test, the
     column's p-value the smaller of the two doubled (Bonferroni: either may show the drift); "not evaluated" only
     when neither can be computed."""
     missing = [int(reference.isna().sum()), int(current.isna().sum())]
-    out = {"missing_share": [missing[0] / max(len(reference), 1), missing[1] / max(len(current), 1)]}
+    out: JSON = {"missing_share": [missing[0] / max(len(reference), 1), missing[1] / max(len(current), 1)]}
     values = _values_test(reference, current, categorical, seed)
     if sum(missing) == 0 or min(len(reference), len(current)) == 0:
         return {**out, **values}
@@ -94,11 +95,11 @@ def _column_test(reference: pd.Series, current: pd.Series, categorical: bool, se
             "missing_p_value": share}  # fmt: skip
 
 
-def _reason(r: dict) -> str:
+def _reason(r: JSON) -> str:
     return drift_reason(r["test"], r["missing_share"], r.get("values_p_value"), r.get("missing_p_value"))
 
 
-def drift_reason(test: str, missing_share: list, values_p, missing_p) -> str:
+def drift_reason(test: str, missing_share: list[float], values_p: float | None, missing_p: float | None) -> str:
     """What moved in a flagged column: its values (by their test) or its missing share (when that test's p-value is
     the smaller)."""
     if missing_p is not None and (values_p is None or missing_p <= values_p):
@@ -106,10 +107,13 @@ def drift_reason(test: str, missing_share: list, values_p, missing_p) -> str:
     return test
 
 
-def _domain_matrix(reference: pd.DataFrame, current: pd.DataFrame, numeric: list, categorical: list):
+def _domain_matrix(
+    reference: pd.DataFrame, current: pd.DataFrame, numeric: list[str], categorical: list[str]
+) -> tuple[np.ndarray, np.ndarray]:
     """Both samples as float matrices for the domain classifier: numbers with missing values at the reference's
     median (and a missing indicator), labels as codes of the reference's levels (an unseen label: -1)."""
-    blocks_ref, blocks_cur = [], []
+    blocks_ref: list[np.ndarray] = []
+    blocks_cur: list[np.ndarray] = []
     for c in numeric:
         r = pd.to_numeric(reference[c], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
         k = pd.to_numeric(current[c], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
@@ -127,15 +131,15 @@ def _domain_matrix(reference: pd.DataFrame, current: pd.DataFrame, numeric: list
 def compare(
     reference: pd.DataFrame,
     current: pd.DataFrame,
-    numeric: list,
-    categorical: list,
-    cfg: dict,
+    numeric: list[str],
+    categorical: list[str],
+    cfg: JSON,
     seed: int,
     what: str,
     group: str | None = None,
-    extra: dict | None = None,
+    extra: JSON | None = None,
     time: str | None = None,
-) -> dict:
+) -> JSON:
     """The drift record of `current` against `reference` (the training rows): per column its test, p-value,
     Benjamini-Hochberg adjusted p-value, effect sizes and flag; the domain classifier's AUC with its interval; the
     flagged columns and a sentence. cfg: params.yaml `monitor` (fdr, domain_classifier, max_rows); extra: {name: a
@@ -158,7 +162,7 @@ def compare(
     if time is not None:
         columns[time] = {"test": "none", "p_value": None, "statement": TIME_NOT_TESTED}
     evaluated = [c for c, r in columns.items() if r["p_value"] is not None]
-    domain: dict = {"statement": "off (monitor.domain_classifier: none)"}
+    domain: JSON = {"statement": "off (monitor.domain_classifier: none)"}
     if cfg["domain_classifier"] != "none" and min(len(reference), len(current)) < MIN_DOMAIN_ROWS:
         domain = {
             "statement": f"not evaluated: {len(reference)} and {len(current)} rows"
@@ -190,20 +194,20 @@ def compare(
     }
 
 
-def _flag_in_families(columns: list[dict], consequences: list[dict], fdr: float) -> float:
+def _flag_in_families(columns: list[JSON], consequences: list[JSON], fdr: float) -> float:
     """Each record's Benjamini-Hochberg adjusted p-value within its family (the columns' tests; their consequences),
     flagged at fdr when the global test of every p-value rejects too; returns that global p-value (Simes': the
     smallest adjusted p-value of all tests as one family)."""
     everything = [r["p_value"] for r in (*columns, *consequences)]
     any_drift = float(np.min(bh_adjusted(everything))) if everything else 1.0
     for family in (columns, consequences):
-        adjusted: list = list(bh_adjusted([r["p_value"] for r in family])) if family else []
+        adjusted: list[float] = list(bh_adjusted([r["p_value"] for r in family])) if family else []
         for r, p in zip(family, adjusted, strict=True):
             r.update(flagged=bool(p <= fdr and any_drift <= fdr), adjusted_p_value=float(p))
     return any_drift
 
 
-def statement(flagged: list, columns: dict, domain: dict, fdr: float, what: str) -> str:
+def statement(flagged: list[str], columns: dict[str, JSON], domain: JSON, fdr: float, what: str) -> str:
     """One sentence: which columns drifted (the strongest first, with its test and adjusted p-value) and what the
     domain classifier saw, or that nothing did."""
     auc = (

@@ -34,6 +34,7 @@ from mllib.regression import LogTarget
 
 from ..core import paths
 from ..core.errors import PipelineError
+from ..core.json_types import JSON
 from ..core.progress import Progress
 from .feature_blocks import read_rows, stated_sample, table_rows
 from .shape_functions import additive_shapes
@@ -41,11 +42,17 @@ from .shapley_values import background_mean, raw_column_of, shapley_attributions
 from .target_transform import log_name
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from mllib.deploy.predictor import DeployedPredictor
     from mllib.deploy.regressor import DeployedRegressor
 
+    from ..core.task import Target
+    from ..core.task_base import Response
+    from .shapley_values import FittedFeatures
 
-def choose_method(requested: str, model, owners) -> str:
+
+def choose_method(requested: str, model: object, owners: np.ndarray | None) -> str:
     if requested != "auto":
         return requested
     if owners is None:
@@ -86,7 +93,7 @@ RAW_COLUMN_NOTE = {
 }
 
 
-def input_bounds(Z_rows: np.ndarray, Z_train: np.ndarray):
+def input_bounds(Z_rows: np.ndarray, Z_train: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Bounds for LRP's z^B input rule when some input is negative, else None (z+): the elementwise (min, max) of
     the training features and the explained rows (a test row may leave the training range; z^B needs it inside)."""
     Z = np.vstack([Z_train, Z_rows])
@@ -96,8 +103,15 @@ def input_bounds(Z_rows: np.ndarray, Z_train: np.ndarray):
 
 
 def relevance_attributions(
-    rule: str, model, transformer, X_rows, owners, epsilon: float, X_train, explained: dict
-) -> dict | None:
+    rule: str,
+    model: object,
+    transformer: FittedFeatures,
+    X_rows: MixedMatrix,
+    owners: np.ndarray | None,
+    epsilon: float,
+    X_train: MixedMatrix,
+    explained: dict[str, str],
+) -> JSON | None:
     """Gradient x input / LRP of the network's output score, per raw column (only for mllib MLPs).
     epsilon: LRP-epsilon's stabiliser; X_train: raw training rows, whose encoded range (widened to X_rows')
     bounds z^B."""
@@ -130,7 +144,7 @@ def after_features(
     return type(predictor)(**{**predictor.get_params(deep=False), "features": identity}).fit()
 
 
-def importance_rows(result: dict, names: list[str]) -> list[dict]:
+def importance_rows(result: JSON, names: list[str]) -> list[JSON]:
     """Per raw column, largest first: mean drop, std over repeats (ddof=1) and the library's Student-t interval."""
     order = np.argsort(-result["importances_mean"], kind="stable")
     low, high = result["importances_interval"].T
@@ -147,29 +161,36 @@ def importance_rows(result: dict, names: list[str]) -> list[dict]:
     ]
 
 
-def attribution_summary(values: np.ndarray, names: list[str], classes: list[str]) -> list[dict]:
+def attribution_summary(values: np.ndarray, names: list[str], classes: list[str]) -> list[JSON]:
     """Per raw column, largest mean |attribution| first; values (n, d) or (n, d, K) per class (then the mean over
     rows and classes ranks the columns, and each class's mean |value| is listed)."""
     per_class = np.abs(values).mean(axis=0) if values.ndim == 3 else None
     mean_abs = np.abs(values).mean(axis=0) if per_class is None else per_class.mean(axis=1)
-    rows = []
+    rows: list[JSON] = []
     for j in np.argsort(-mean_abs, kind="stable"):
-        row = {"feature": names[j], "mean_abs": mean_abs[j], "mean": values[:, j].mean()}
+        row: JSON = {"feature": names[j], "mean_abs": mean_abs[j], "mean": values[:, j].mean()}
         if per_class is not None:
             row["mean_abs_per_class"] = dict(zip(classes, per_class[j].tolist()))
         rows.append(row)
     return rows
 
 
-def pdp_curves(predict, X, names, features: list[int], grid_resolution: int, percentiles) -> dict:
+def pdp_curves(
+    predict: Response,
+    X: MixedMatrix,
+    names: list[str],
+    features: list[int],
+    grid_resolution: int,
+    percentiles: tuple[float, ...],
+) -> JSON:
     """1-D PD + ICE for each feature, 2-D PD for the first two; numeric grids span the given percentiles."""
-    one_way = []
+    one_way: list[JSON] = []
     for j in features:
         out = partial_dependence(predict, X, j, grid_resolution=grid_resolution, percentiles=percentiles)
         one_way.append(
             {"feature": names[j], "grid": out["grid"][0].tolist(), "average": out["average"], "ice": out["individual"]}
         )
-    two_way = None
+    two_way: JSON | None = None
     if len(features) >= 2:
         out = partial_dependence(
             predict, X, features[:2], grid_resolution=min(grid_resolution, 10), percentiles=percentiles
@@ -182,9 +203,9 @@ def pdp_curves(predict, X, names, features: list[int], grid_resolution: int, per
     return {"one_way": one_way, "two_way": two_way}
 
 
-def pdp_rows(pdp: dict) -> list[dict]:
+def pdp_rows(pdp: JSON) -> list[JSON]:
     """partial_dependence.csv: one row per (feature, numeric grid value[, class])."""
-    rows = []
+    rows: list[JSON] = []
     for c in pdp["one_way"]:
         for v, a in zip(c["grid"], c["average"]):
             if isinstance(v, (int, float)):
@@ -196,8 +217,15 @@ def pdp_rows(pdp: dict) -> list[dict]:
 
 
 def surrogate_summary(
-    predictor, X_train, X_test, names: list[str], classification: bool, depth: int, max_rows: int, seed: int
-) -> dict:
+    predictor: DeployedPredictor | DeployedRegressor,
+    X_train: MixedMatrix,
+    X_test: MixedMatrix,
+    names: list[str],
+    classification: bool,
+    depth: int,
+    max_rows: int,
+    seed: int,
+) -> JSON:
     """A depth-limited CART tree mimicking the deployed predictor's decisions (classification) or predictions, fitted
     on the training rows (a seeded sample of max_rows when there are more) in the model's input features (imputed,
     scaled, encoded), with its fidelity on the test rows (agreement, or R^2 against the predictor's outputs) and its
@@ -232,7 +260,7 @@ class RawUnits:
     missing indicator as "column is missing / present". A feature that is not one raw column's (a projection, a
     product) keeps its model units and says so."""
 
-    def __init__(self, transformer, names: list[str], X_train):
+    def __init__(self, transformer: FittedFeatures, names: list[str], X_train: MixedMatrix) -> None:
         self.transformer, self.names, self.X = transformer, names, X_train
         self.encoded = list(transformer.get_feature_names_out(names))
         self.numeric = names[: getattr(X_train, "n_numeric", len(names))]
@@ -263,7 +291,19 @@ class RawUnits:
         return f"{feature} {op} {threshold:.6g} (model units)"
 
 
-def shapley_summary(method, model, transformer, X_rows, background, predict, kernel, seed, owners, names, target):
+def shapley_summary(
+    method: str,
+    model: object,
+    transformer: FittedFeatures,
+    X_rows: MixedMatrix,
+    background: MixedMatrix,
+    predict: Response | None,
+    kernel: JSON,
+    seed: int,
+    owners: np.ndarray | None,
+    names: list[str],
+    target: Target,
+) -> JSON:
     """attributions.json's "shapley" entry: the values per raw column with their additivity error (absolute and
     relative to the largest output) and the per-feature summary."""
     if method == "kernel":
@@ -288,7 +328,17 @@ def shapley_summary(method, model, transformer, X_rows, background, predict, ker
     }  # fmt: skip
 
 
-def relevance_summary(rule, model, transformer, X_rows, owners, epsilon, X_train, names, target) -> dict | None:
+def relevance_summary(
+    rule: str,
+    model: object,
+    transformer: FittedFeatures,
+    X_rows: MixedMatrix,
+    owners: np.ndarray | None,
+    epsilon: float,
+    X_train: MixedMatrix,
+    names: list[str],
+    target: Target,
+) -> JSON | None:
     """attributions.json's "relevance" entry (None when explain.relevance is none or the model is not a network)."""
     relevance = relevance_attributions(
         rule, model, transformer, X_rows, owners, epsilon, X_train, EXPLAINED[target.task]
@@ -304,7 +354,7 @@ def relevance_summary(rule, model, transformer, X_rows, owners, epsilon, X_train
     }  # fmt: skip
 
 
-def beyond_noise(features: list[dict], confidence_level: float) -> list[dict]:
+def beyond_noise(features: list[JSON], confidence_level: float) -> list[JSON]:
     """The rows (importance_rows) of the columns whose permutation importance exceeds its noise, largest first: per
     column a one-sided t-test that the repeats' mean drop is above 0, the columns kept by the Benjamini-Hochberg
     procedure at false discovery rate 1 - confidence_level (over thousands of columns, a per-column interval alone
@@ -323,8 +373,8 @@ def beyond_noise(features: list[dict], confidence_level: float) -> list[dict]:
 
 
 def importance_report(
-    result: dict, scoring: str, n_repeats: int, decision, features: list[dict], informative: list[dict]
-) -> dict:
+    result: JSON, scoring: str, n_repeats: int, decision: JSON | None, features: list[JSON], informative: list[JSON]
+) -> JSON:
     """importance.json: the importances of every column and the ones beyond their noise (beyond_noise), said."""
     statement = (
         f"{len(informative)} of {len(features)} columns lower the {scoring} beyond their noise when shuffled (a "
@@ -344,7 +394,16 @@ def importance_report(
     }  # fmt: skip
 
 
-def row_attributions(predictor, X, X_train, names, classes, target, cfg: dict, seed: int) -> tuple[np.ndarray, dict]:
+def row_attributions(
+    predictor: DeployedPredictor | DeployedRegressor,
+    X: MixedMatrix,
+    X_train: MixedMatrix,
+    names: list[str],
+    classes: list[str],
+    target: Target,
+    cfg: JSON,
+    seed: int,
+) -> tuple[np.ndarray, JSON]:
     """The explained rows (a seeded sample of test rows) and attributions.json: their Shapley values (explain.shapley),
     relevance for networks (explain.relevance) and the global surrogate tree (explain.surrogate_depth)."""
     rng = np.random.default_rng(seed)
@@ -353,7 +412,7 @@ def row_attributions(predictor, X, X_train, names, classes, target, cfg: dict, s
     transformer, model = predictor.features, predictor.model
     owners = raw_column_of(list(transformer.get_feature_names_out(names)), names)
     method = choose_method(cfg["shapley"], model, owners)
-    attributions = {"columns": names, "classes": classes, "rows": rows.tolist(), "n_background": len(background)}
+    attributions: JSON = {"columns": names, "classes": classes, "rows": rows.tolist(), "n_background": len(background)}
     if method != "none":
         kernel = {"n_samples": cfg["kernel_samples"], "n_bootstrap": cfg["kernel_bootstrap"]}
         try:
@@ -388,7 +447,9 @@ def row_attributions(predictor, X, X_train, names, classes, target, cfg: dict, s
     return rows, attributions
 
 
-def explained_tables(max_rows: int | None, seed: int) -> tuple:
+def explained_tables(
+    max_rows: int | None, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray | None, str | None]:
     """(test rows, training rows, the test sample's positions or None, what the sample statement says or None): at
     most explain.max_rows of each table, a seeded sample read part by part on the partitioned path."""
     n_test, n_train = table_rows(paths.TEST), table_rows(paths.TRAIN)

@@ -22,7 +22,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import stats
@@ -31,7 +31,16 @@ from mllib.calibration import expected_calibration_error
 from mllib.drift import chi_squared_test, ks_test
 from mllib.metrics import roc_auc_ovr, roc_auc_score
 
+from ..core.json_types import JSON
 from ..core.task import Classification, Regression, Target
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from mllib.deploy.predictor import DeployedPredictor
+    from mllib.deploy.regressor import DeployedRegressor
+
+    Predictor = DeployedPredictor | DeployedRegressor
 
 LABEL_DRAWS = 400
 INTERVAL_COVERS = (
@@ -40,25 +49,35 @@ INTERVAL_COVERS = (
 )
 
 
-def prediction_shift(target: Target, predictor, test_predictions, served, seed: int) -> dict:
+def prediction_shift(
+    target: Target, predictor: Predictor, test_predictions: pd.DataFrame, served: pd.DataFrame, seed: int
+) -> JSON:
     """The test of the batch's predictions (served: the served answer) against the test rows' (evaluate's
     test_predictions): what the model says, not what it sees."""
     return PREDICTION_SHIFT[target.task](target, predictor, test_predictions, served, seed)
 
 
-def _decisions(target: Classification, predictor, test_predictions, served, seed: int) -> dict:
+def _decisions(
+    target: Classification,
+    predictor: DeployedPredictor,
+    test_predictions: pd.DataFrame,
+    served: pd.DataFrame,
+    seed: int,
+) -> JSON:
     said = np.asarray(predictor.labels(test_predictions["prediction"].to_numpy()), dtype=str)
     test = chi_squared_test(said, served["prediction"].dropna().astype(str).to_numpy(), random_state=[seed, 48])
     return {"test": "chi_squared", "of": "decided classes", **test}
 
 
-def _values(target: Regression, predictor, test_predictions, served, seed: int) -> dict:
+def _values(
+    target: Regression, predictor: DeployedRegressor, test_predictions: pd.DataFrame, served: pd.DataFrame, seed: int
+) -> JSON:
     test = ks_test(test_predictions["prediction"], served["prediction"].dropna().astype(float))
     return {"test": "ks", "of": "predicted values", **test}
 
 
 # by task
-PREDICTION_SHIFT: dict[str, Callable[..., Any]] = {
+PREDICTION_SHIFT: dict[str, Callable[..., JSON]] = {
     "binary": _decisions,
     "multiclass": _decisions,
     "regression": _values,
@@ -73,22 +92,25 @@ def clopper_pearson(successes: int, n: int, level: float = 0.95) -> list[float]:
     return [low, high]
 
 
-def _check(name: str, value, bound, fails: bool, note: str) -> dict:
+def _check(name: str, value: float | None, bound: float, fails: bool, note: str) -> JSON:
     return {"check": name, "value": value, "bound": bound, "passed": not fails, "note": note}
 
 
-def drawn_labels(P: np.ndarray, rng) -> np.ndarray:
+def drawn_labels(P: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Labels drawn from each row's class probabilities."""
-    return (rng.random(P.shape[0])[:, None] > np.cumsum(P, axis=1)).sum(axis=1).clip(max=P.shape[1] - 1)
+    labels: np.ndarray = (rng.random(len(P))[:, None] > np.cumsum(P, axis=1)).sum(axis=1).clip(max=P.shape[1] - 1)
+    return labels
 
 
-def promise_checks(target: Target, batch: dict, test: dict, params: dict, P, seed: int) -> list[dict]:
+def promise_checks(
+    target: Target, batch: JSON, test: JSON, params: JSON, P: np.ndarray | None, seed: int
+) -> list[JSON]:
     """The model card's promises checked on a labelled batch (batch, test: the measures of each; P: the batch's
     calibrated probabilities, classification)."""
     return PROMISE_CHECKS[target.task](target, batch, test, params, P, seed)
 
 
-def _headline_check(target: Target, batch: dict, test: dict) -> dict:
+def _headline_check(target: Target, batch: JSON, test: JSON) -> JSON:
     name = target.headline_metric
     low_promised = test["bootstrap"]["figures"][name]["interval"][0]
     high_here = batch["bootstrap"]["figures"][name]["interval"][1]
@@ -101,7 +123,9 @@ def _headline_check(target: Target, batch: dict, test: dict) -> dict:
     )
 
 
-def _classification_promises(target: Classification, batch: dict, test: dict, params: dict, P, seed: int) -> list:
+def _classification_promises(
+    target: Classification, batch: JSON, test: JSON, params: JSON, P: np.ndarray, seed: int
+) -> list[JSON]:
     promotion, binning = params["tracking"]["promotion"], params["calibration"]
     checks = [_headline_check(target, batch, test)]
     rng = np.random.default_rng([seed, 45])
@@ -129,7 +153,9 @@ def _classification_promises(target: Classification, batch: dict, test: dict, pa
     return checks
 
 
-def _regression_promises(target: Regression, batch: dict, test: dict, params: dict, P, seed: int) -> list[dict]:
+def _regression_promises(
+    target: Regression, batch: JSON, test: JSON, params: JSON, P: np.ndarray | None, seed: int
+) -> list[JSON]:
     promotion = params["tracking"]["promotion"]
     intervals = batch["intervals"]
     deployed = intervals[intervals["deployed"]]
@@ -140,14 +166,14 @@ def _regression_promises(target: Regression, batch: dict, test: dict, params: di
 
 
 # by task
-PROMISE_CHECKS: dict[str, Callable[..., Any]] = {
+PROMISE_CHECKS: dict[str, Callable[..., list[JSON]]] = {
     "binary": _classification_promises,
     "multiclass": _classification_promises,
     "regression": _regression_promises,
 }
 
 
-def _coverage_check(coverage: float, n: int, promised: float, promotion: dict) -> dict:
+def _coverage_check(coverage: float, n: int, promised: float, promotion: JSON) -> JSON:
     shortfall = promotion["max_coverage_shortfall"] or 0.0
     high = clopper_pearson(int(round(coverage * n)), n)[1]
     return _check(
@@ -159,32 +185,42 @@ def _coverage_check(coverage: float, n: int, promised: float, promotion: dict) -
     )
 
 
-def label_free_estimate(target: Target, predictor, outputs: dict, seed: int, level: float = 0.95) -> dict:
+def label_free_estimate(
+    target: Target, predictor: Predictor, outputs: dict[str, np.ndarray], seed: int, level: float = 0.95
+) -> JSON:
     """The headline estimated from the calibrated probabilities of the rows (outputs: their row_outputs), no labels."""
     return LABEL_FREE_ESTIMATE[target.task](target, predictor, outputs, seed, level)
 
 
-def _no_estimate(target: Regression, predictor, outputs: dict, seed: int, level: float = 0.95) -> dict:
+def _no_estimate(
+    target: Regression, predictor: DeployedRegressor, outputs: dict[str, np.ndarray], seed: int, level: float = 0.95
+) -> JSON:
     return {"statement": "not evaluated: no label-free estimate for a regression target"}
 
 
-def _expected_auc(target: Classification, predictor, outputs: dict, seed: int, level: float = 0.95) -> dict:
+def _expected_auc(
+    target: Classification,
+    predictor: DeployedPredictor,
+    outputs: dict[str, np.ndarray],
+    seed: int,
+    level: float = 0.95,
+) -> JSON:
     return expected_headline(target, predictor.proba_from_scores(outputs["scores"]), seed, level)
 
 
 # by task
-LABEL_FREE_ESTIMATE: dict[str, Callable[..., Any]] = {
+LABEL_FREE_ESTIMATE: dict[str, Callable[..., JSON]] = {
     "binary": _expected_auc,
     "multiclass": _expected_auc,
     "regression": _no_estimate,
 }
 
 
-def expected_headline(target: Target, P, seed: int, level: float = 0.95) -> dict:
+def expected_headline(target: Target, P: np.ndarray, seed: int, level: float = 0.95) -> JSON:
     """The headline (ROC AUC; macro one-vs-rest with more classes) of probabilities P against labels drawn from P."""
     P = np.asarray(P, dtype=np.float64)
     rng = np.random.default_rng([seed, 44])
-    draws = []
+    draws: list[float] = []
     for _ in range(LABEL_DRAWS):
         y = drawn_labels(P, rng)
         if np.unique(y).size < P.shape[1]:

@@ -6,6 +6,9 @@ gap to the inner best scores the optimism of choosing (Cawley & Talbot, On over-
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from mllib.base import clone, fit_with_groups
@@ -14,19 +17,32 @@ from mllib.model_selection import ForwardChainingSplit, GridSearch, inner_splitt
 from ..core import build, paths
 from ..core.assessment_records import NestedCV
 from ..core.compute import serial_map, split_map
+from ..core.json_types import JSON
 from ..core.progress import Progress
 from .assessment import AssessedRows
 
+if TYPE_CHECKING:
+    from mllib.base import BaseEstimator
+    from mllib.metrics.scorers import Scorer
+
+    from ..core.compute import SplitMap
+    from ..core.task import Target
+
+    Models = dict[str, tuple[BaseEstimator, list[JSON]]]  # {name: (an unfitted model, its candidates)}
+    Sizes = dict[str, tuple[float, ...]]  # {name: (n_train, n_test) mean inner split sizes}
+    Select = Callable[[dict[str, JSON], Sizes], str]  # ({name: its search's best result}, sizes) -> the chosen name
+    Fitted = Callable[[int, str, JSON], BaseEstimator | None]  # (split, name, params) -> a fitted model, or None
+
 
 def nested_report(
-    params: dict,
-    target,
-    scorer,
+    params: JSON,
+    target: Target,
+    scorer: Scorer,
     rows: AssessedRows,
     too_large: str | None,
     names: list[str],
-    scale=None,
-    trained: tuple[str, dict] | None = None,
+    scale: JSON | None = None,
+    trained: tuple[str, JSON] | None = None,
 ) -> NestedCV:
     """assessment.json's "nested": nested CV around the whole selection (every model train compared, `names`,
     simplest first, chosen between by model.selection as train chose; on the target's scale train chose, scale:
@@ -42,23 +58,24 @@ def nested_report(
     from .comparison import compare
     from .training import candidate_params
 
-    models = {
+    models: Models = {
         n: (build.model(n, params["model"], seed, scale), candidate_params(params["search"], n, seed)) for n in names
     }
 
-    def select(best: dict, sizes: dict) -> str:  # model.selection between the models, as train chose
+    def select(best: dict[str, JSON], sizes: Sizes) -> str:  # model.selection between the models, as train chose
         if len(best) == 1:
             return next(iter(best))
         n_train, n_test = np.mean(list(sizes.values()), axis=0)
         return compare(best, scorer.greater_is_better, n_train, n_test, params["model"]["selection"])[0]
 
-    def train_fold_model(k: int, name: str, chosen: dict):
+    def train_fold_model(k: int, name: str, chosen: JSON) -> BaseEstimator | None:
         """Train's fold model of split k if it is this configuration, else None."""
         if trained != (name, chosen):
             return None
         from mllib import io as mlio
 
-        return mlio.load(paths.FOLD_MODELS / f"fold_{k}")
+        model: BaseEstimator = mlio.load(paths.FOLD_MODELS / f"fold_{k}")
+        return model
 
     nested = nested_scores(rows, models, select, scorer, cfg["inner_splits"], seed, target.classifies,
                            params["split"]["gap"], split_map(params["compute"]), train_fold_model)  # fmt: skip
@@ -76,15 +93,15 @@ def nested_report(
 
 def nested_scores(
     rows: AssessedRows,
-    models: dict,
-    select,
-    scorer,
+    models: Models,
+    select: Select,
+    scorer: Scorer,
     inner_splits: int,
     seed: int,
     stratify: bool,
     gap: float = 0.0,
-    run=serial_map,
-    fitted=None,
+    run: SplitMap = serial_map,
+    fitted: Fitted | None = None,
 ) -> NestedCV:
     """Outer score (the selection's choice, refitted, on the split's validation part) and inner best score per split
     of the assessed rows (rows.features_of(k): every training row in split k's features); models: {name: (an
@@ -111,7 +128,9 @@ def nested_scores(
         + (f" of {len(models)} models)" if len(models) > 1 else ")")
     )
 
-    def one_split(k: int) -> tuple | None:  # (outer score, inner best score, the choice), or None: no inner folds
+    def one_split(
+        k: int,
+    ) -> tuple[float, float, JSON] | None:  # (outer score, inner best score, the choice), or None: no inner folds
         fit, valid = splits[k]
         cv = inner if time is None else inner[k]
         if not cv:

@@ -3,6 +3,8 @@ split), and the chosen configuration's out-of-fold scores with the fold models (
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
 import numpy as np
 
 from mllib.calibration import decision_scores
@@ -18,17 +20,41 @@ from mllib.model_selection import (
 from mllib.regression import fitted_scale_prediction
 
 from ..core import build
+from ..core.json_types import JSON
 from ..core.progress import Progress
 from ..core.records import ABSENT, Baseline, Candidate, NotConverged, SearchReport, TrainMetrics
 
+if TYPE_CHECKING:
+    from mllib.base import BaseEstimator, Blocks, MixedMatrix
+    from mllib.metrics.scorers import Scorer
 
-def no_inputs(y: np.ndarray, splits: list[tuple]) -> FoldData:
+    from ..core.compute import TaskRunner
+    from ..core.records import Comparison, TargetTransform
+    from ..core.task import Target
+    from .folds import SplitList
+
+    Block = tuple[MixedMatrix | np.ndarray, np.ndarray, np.ndarray | None]  # (X, y, sample_weight or None)
+
+Search = tuple[list[JSON], int]  # a search's results and the index of the best (search_model)
+
+
+class Folds(Protocol):
+    """evaluate_candidates' fold_data, indexed by split: a list of fold tuples (X_fit, y_fit, X_valid, y_valid[,
+    groups_fit]), an mllib FoldData (the same tuples, sliced when indexed) or feature_blocks.BlockFolds (a BlockFold
+    each)."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, k: int, /) -> tuple[Any, ...]: ...
+
+
+def no_inputs(y: np.ndarray, splits: SplitList) -> FoldData:
     """The folds with one constant column for X: what a no-skill baseline (the target's no_skill: it ignores X) is
     scored on, without reading the features."""
     return FoldData(np.zeros((len(y), 1)), y, splits)
 
 
-def candidate_params(search: dict, model: str, seed: int) -> list[dict]:
+def candidate_params(search: JSON, model: str, seed: int) -> list[JSON]:
     """The chosen model's search.grid entry (none: a single candidate of its model.params)."""
     grid = search["grid"].get(model, {})
     if search["method"] == "grid" or not grid:
@@ -43,28 +69,38 @@ FOLD_SCORES = {"binary": decision_scores, "multiclass": decision_scores, "regres
 NO_SKILL_NAMES = {"binary": "class prior", "multiclass": "class prior", "regression": "mean"}  # the baseline's name
 
 
-def out_of_fold_scores(fold_models: list, fold_data, splits: list[tuple], n: int, target):
+def out_of_fold_scores(
+    fold_models: list[BaseEstimator], fold_data: Folds, splits: SplitList, n: int, target: Target
+) -> np.ndarray:
     """The chosen configuration's scores of each row ((n,) binary scores or regression predictions, (n, K)
     log-probabilities) from the search's model of each split, fitted without the split's validation rows
     (mllib.model_selection.cross_fit: averaged over the splits that validate the row, NaN where none does). The
     search keeps scores only for its scorer's response, which need not be a score, hence FOLD_SCORES here."""
 
-    def predict(k, fit, valid):
+    def predict(k: int, fit: np.ndarray, valid: np.ndarray) -> np.ndarray:
         fold = fold_data[k]  # split by split: one in memory at a time
         if isinstance(fold, BlockFold):  # the validation rows' scores made where their parts are
-            return np.concatenate(fold.valid.map(_block_scores, fold_models[k], target))
+            blocks = cast("Blocks", fold.valid)  # a BlockFold's parts are Blocks (mllib types the fields object)
+            return np.concatenate(blocks.map(_block_scores, fold_models[k], target))
         return FOLD_SCORES[target.task](fold_models[k], fold[2])
 
     return cross_fit(predict, splits, n)
 
 
-def _block_scores(block, model, target) -> np.ndarray:
+def _block_scores(block: Block, model: BaseEstimator, target: Target) -> np.ndarray:
     return FOLD_SCORES[target.task](model, block[0])
 
 
 def search_model(
-    name: str, model_cfg: dict, search: dict, fold_data: list, scorer, seed: int, run_tasks=None, target_transform=None
-) -> tuple[list, int]:
+    name: str,
+    model_cfg: JSON,
+    search: JSON,
+    fold_data: Folds,
+    scorer: Scorer,
+    seed: int,
+    run_tasks: TaskRunner | None = None,
+    target_transform: JSON | None = None,
+) -> Search:
     """One model's search over its search.grid entry (params.yaml `search`; its settings in `model`) on the fixed
     folds: (results, index of the best); run_tasks:
     where the (candidate, fold) fits run (pipeline.core.compute); target_transform: build.model's (a log target).
@@ -99,7 +135,7 @@ def search_model(
     return results, best
 
 
-def pooled_score(result: dict, y: np.ndarray, splits: list[tuple], scorer) -> dict:
+def pooled_score(result: JSON, y: np.ndarray, splits: SplitList, scorer: Scorer) -> JSON:
     """The candidate's score on every split's validation rows pooled into one set (each row scored by the model of
     its split), beside the mean of the per-split scores, with a note when the two disagree beyond the mean's
     standard error: per-split scores of a few groups each are unstable (an R^2 of one or two groups' rows can be
@@ -120,7 +156,7 @@ def pooled_score(result: dict, y: np.ndarray, splits: list[tuple], scorer) -> di
     return {"pooled": pooled, "mean": mean, "standard_error": se, "unstable": unstable, "note": note}
 
 
-def search_reports(results: list[dict], best_index: int, scorer) -> tuple[SearchReport, list[dict]]:
+def search_reports(results: list[JSON], best_index: int, scorer: Scorer) -> tuple[SearchReport, list[JSON]]:
     """reports/search.json (every candidate's fold scores) and the candidates' train / validation plot rows."""
     reported = Candidate.field_names()
     report = SearchReport(scoring=scorer.name, greater_is_better=scorer.greater_is_better, best_index=best_index,
@@ -133,16 +169,16 @@ def search_reports(results: list[dict], best_index: int, scorer) -> tuple[Search
 
 def train_metrics(
     name: str,
-    target,
-    scorer,
+    target: Target,
+    scorer: Scorer,
     n_candidates: int,
-    best: dict,
-    pooled: dict,
+    best: JSON,
+    pooled: JSON,
     n_folds: int,
-    refit_stopped,
-    baseline: dict,
-    comparison,
-    target_transform=None,
+    refit_stopped: list[str],
+    baseline: JSON,
+    comparison: Comparison | None,
+    target_transform: TargetTransform | None = None,
 ) -> TrainMetrics:
     """reports/metrics/train.json: the chosen model's cross-validated scores (mean, spread, pooled), its train /
     validation gap, the fits that stopped at an iteration cap, the no-skill baseline on the same folds, the
