@@ -143,19 +143,20 @@ def boost_terms(
     Y: the target as (n, K) scores' targets (one-hot classes, 0/1, or y); target: the loss's own form of it;
     rows_per_cell: every row's count per cell (terms.cell_weights of ones), when known."""
     train, valid = bag.train, bag.valid
+    codes_train, codes_valid = codes[train], codes[valid]
     K = Y.shape[1]
     # the training rows per cell (min_samples_leaf): all rows' counts less the validation rows' (the bag's two parts
     # split the rows; whole counts, so the difference is exact), one pass over the fewer rows
     if rows_per_cell is None:
-        counts = terms.cell_weights(codes[train], np.ones(train.size))
+        counts = terms.cell_weights(codes_train, np.ones(train.size))
     else:
-        counts = rows_per_cell - terms.cell_weights(codes[valid], np.ones(valid.size))
+        counts = rows_per_cell - terms.cell_weights(codes_valid, np.ones(valid.size))
     tables = np.zeros((terms.n_cells, K))
     widest = int(np.max(np.diff(terms.cell_start)))
     code = LOSS_CODES[type(loss)]
-    layout = (terms.cells(codes[train]), terms.shape, terms.cell_start, counts)
+    layout = (terms.cells(codes_train), terms.shape, terms.cell_start, counts)
     rows = (Y[train], w[train], _state(loss, base[train]))
-    held_out = (terms.cells(codes[valid]), base[valid])  # F of the validation rows, moved by every step
+    held_out = (terms.cells(codes_valid), base[valid])  # F of the validation rows, moved by every step
     tree = (settings.learning_rate, settings.l2, settings.max_leaves, float(settings.min_samples_leaf), MIN_HESSIAN)
     buffers = (tables, *(np.zeros((COPIES, widest, K)) for _ in range(2)), np.zeros((widest, K)), np.zeros((widest, K)))
 

@@ -1,8 +1,8 @@
-"""The typed records (pipeline/core/records.py): the stages write them, later stages, the report and tracking read
-them as dataclasses (mypy checks every attribute they take; tests/test_typed_results.py counts what is still read by
-key). A field renamed in a record fails the writer's test (shown by running that test on a copy of the code with the
-field renamed), a stale file (or a stale nested part) fails its reader with a message naming the fields, the path
-and the stage to rerun, and a record written back gives the same bytes."""
+"""The typed records (pipeline/core/records.py): the stages write them, later stages, the report and tracking read them
+as dataclasses (mypy, strict on pipeline/, checks every attribute they take). A field renamed in a record fails the
+writer's test (shown by running that test on a copy of the code with the field renamed), a stale file (or a stale
+nested part) fails its reader with a message naming the fields, the path and the stage to rerun, and a record written
+back gives the same bytes."""
 
 from __future__ import annotations
 
