@@ -5,29 +5,25 @@ validation curve of one hyperparameter. The no-skill baselines are scored by tra
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from mllib.model_selection import FoldData
 from pipeline.core import build, paths
-from pipeline.core.assessment_records import Assessment, SingleFeature, SweepNote
-from pipeline.core.compute import SplitMap, split_map
+from pipeline.core.assessment_records import Assessment, SweepNote
+from pipeline.core.compute import split_map
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
-from pipeline.core.io import read_json, write_json
+from pipeline.core.io import write_json
 from pipeline.core.json_types import JSON
-from pipeline.core.records import FeaturesReport, SearchReport, TrainMetrics
+from pipeline.core.records import SearchReport, TrainMetrics
 from pipeline.core.task import Target
 from pipeline.steps.assessment import (
     assessed_rows,
     diagnosed,
     leakage_estimate,
-    leaky_features,
     learning_curves,
     refit_limit,
-    single_feature_scores,
+    single_feature_check,
     temporal_leakage_estimate,
     validation_sweep,
 )
@@ -36,30 +32,6 @@ from pipeline.steps.target_transform import log_settings
 
 if TYPE_CHECKING:
     from mllib.base import BaseEstimator
-
-TREES = {"binary": "decision_tree", "multiclass": "decision_tree", "regression": "decision_tree_regressor"}  # by task
-
-
-def single_feature_check(
-    cfg: JSON,
-    target: Target,
-    features_of: Callable[[int], np.ndarray],
-    y: np.ndarray,
-    splits: list[tuple[np.ndarray, np.ndarray]],
-    seed: int,
-    run: SplitMap,
-) -> SingleFeature:
-    """Each feature column alone on the splits, scored by the task's default score; flagged beyond the bound."""
-    if cfg["single_feature_bound"] is None:
-        return leaky_features({}, None, [], [], "")
-    scorer = build.scorer("assess.single_feature_bound", "auto", target)  # ROC AUC / macro OvR AUC / R^2
-    columns = read_json(paths.FEATURE_NAMES, "features")
-    features = FeaturesReport.read()
-    scores = single_feature_scores(
-        features_of, lambda k: columns[paths.fold_features(k).name], y, splits, scorer, TREES[target.task], seed, run
-    )
-    raw = features.numeric + features.categorical
-    return leaky_features(scores, cfg["single_feature_bound"], cfg["legitimate_features"], raw, scorer.name)
 
 
 def main() -> None:

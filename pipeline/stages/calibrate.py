@@ -29,8 +29,8 @@ from pipeline.core.json_types import JSON
 from pipeline.core.records import SplitReport, TrainMetrics
 from pipeline.core.summaries import reliability_rows, sensitive_groupings
 from pipeline.core.task import Classification, Regression, Target
-from pipeline.steps.calibration import assemble, calibration_metrics, choice_lines, fit_map, scored_rows
-from pipeline.steps.regression import assemble_regressor, point_predictions
+from pipeline.steps import calibration
+from pipeline.steps.regression import assemble_regressor, intervals_summary, point_predictions
 
 
 def calibrate(target: Target, oof: pd.DataFrame, params: JSON) -> None:
@@ -50,12 +50,7 @@ def regression_intervals(target: Regression, oof: pd.DataFrame, params: JSON) ->
         "fold_models": read_estimators(paths.FOLD_MODELS, "train"),
     }
     predictor, metrics = assemble_regressor(y, pred, fold, cfg, fitted, TrainMetrics.read().target_transform)
-    i = metrics.intervals
-    print(
-        f"calibrate: regression: {i.method} intervals at {i.coverage:g} from {metrics.n_rows} out-of-fold "
-        f"residuals on the {i.scale} scale, {i.score_choice.statement} (split conformal: threshold "
-        f"{i.split_threshold:.4g}); calibration.method is not used"
-    )
+    print(intervals_summary(metrics))
     mlio.save(predictor, paths.PREDICTOR)
     prediction = point_predictions(predictor, pred)  # in y's units, as deployed
     write_parquet(
@@ -72,32 +67,24 @@ def calibration_map(target: Classification, oof: pd.DataFrame, params: JSON) -> 
     cfg, sensitive = params["calibration"], params["data"]["sensitive"]
     y, score, fold = oof["y"].to_numpy(), read_scores(oof), oof["fold"].to_numpy()
     forward = SplitReport.read().strategy in registry.TIME_SPLITTERS  # the folds chain forward in time
-    calibrator, choice, before, after = fit_map(cfg, target, score, y, fold, forward)
-    for line in choice_lines(cfg, choice):
+    calibrator, choice, before, after = calibration.fit_map(cfg, target, score, y, fold, forward)
+    for line in calibration.choice_lines(cfg, choice):
         print(line)
-    scored = scored_rows(fold, forward)
-    if not scored.all():
-        print(
-            f"calibrate: time-ordered folds: each period's map is fitted on the earlier periods only; the first "
-            f"validated period's {int((~scored).sum())} rows only fit maps, the later {int(scored.sum())} are scored"
-        )
+    scored = calibration.scored_rows(fold, forward)
+    if note := calibration.scored_note(scored):
+        print(note)
     oof, y, fold = oof[scored].reset_index(drop=True), y[scored], fold[scored]
     conformal = SplitConformalClassifier(coverage=cfg["set_coverage"]).fit(after, y)
     features, model = read_model(paths.FEATURE_TRANSFORMER, "features"), read_model(paths.MODEL, "train")
-    predictor = assemble(features, model, calibrator, conformal, target, params["decision"])
+    predictor = calibration.assemble(features, model, calibrator, conformal, target, params["decision"])
     train = read_parquet(paths.TRAIN, "split", columns=[paths.ROW_ID, *sensitive])
     groupings = sensitive_groupings(train, sensitive, rows=oof[paths.ROW_ID])
     del train
     only_fitted = int((~scored).sum()) if forward else None
-    metrics = calibration_metrics(
+    metrics = calibration.calibration_metrics(
         cfg, choice, target, calibrator, conformal, predictor, y, before, after, groupings, params, only_fitted
     )
-    print(
-        f"calibrate: {choice['method']}{' one-vs-rest' if metrics.one_vs_rest else ''}: out-of-fold ECE "
-        f"{metrics.oof_before.ece:.4f} -> {metrics.oof_after_crossfitted.ece:.4f} (cross-fitted, "
-        f"{cfg['n_bins']} {cfg['binning']} bins); conformal sets at {cfg['set_coverage']:g}: 1 - p <= "
-        f"{conformal.threshold_:.4f}; decisions: {predictor.rule_}"
-    )
+    print(calibration.calibration_summary(cfg, choice, metrics, conformal, predictor))
     mlio.save(predictor, paths.PREDICTOR)
     write_parquet(
         pd.DataFrame({paths.ROW_ID: oof[paths.ROW_ID], "fold": fold, "y": y, **proba_columns(after)}),

@@ -7,7 +7,6 @@ Sections cited: Ghent ML notes (seed 004): 1.5 Model Selection: hyperparameter a
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,65 +21,16 @@ from pipeline.core.json_types import JSON
 from pipeline.core.partitions import data_mode
 from pipeline.core.records import FeaturesReport, TrainMetrics
 from pipeline.core.summaries import sensitive_groupings
-from pipeline.core.task import Classification, Regression, Target
+from pipeline.core.task import Target
 from pipeline.steps import drift
 from pipeline.steps.comparison import test_gains
 from pipeline.steps.evaluation import with_intervals
+from pipeline.steps.evaluation_files import plot_files, test_summary
 from pipeline.steps.measures import measure
 from pipeline.steps.row_outputs import test_outputs
 
 if TYPE_CHECKING:
     from mllib.base import BaseEstimator
-    from mllib.deploy.predictor import DeployedPredictor
-    from mllib.deploy.regressor import DeployedRegressor
-
-HEADLINE_LABELS = {"binary": "ROC AUC", "multiclass": "macro one-vs-rest ROC AUC", "regression": "R^2"}  # by task
-
-
-def write_plots(target: Target, predictor: DeployedPredictor | DeployedRegressor, metrics: JSON, plots: JSON) -> None:
-    """Print the headline and write the plot files, for the target's kind."""
-    WRITE_PLOTS[target.task](target, predictor, metrics, plots)
-
-
-def write_regression(target: Regression, predictor: DeployedRegressor, metrics: JSON, plots: JSON) -> None:
-    intervals, scale = metrics["intervals"], metrics["target_transform"]
-    deployed = intervals[predictor.interval_method]
-    print(
-        f"evaluate: test RMSE {metrics['rmse']:.4g}, MAE {metrics['mae']:.4g}, R^2 {metrics['r2']:.4f}; "
-        f"{predictor.interval_method} intervals ({intervals['computed_on']}): coverage {deployed['coverage']:.3f} "
-        f"(target {predictor.coverage_:g}), mean width {deployed['mean_width']:.4g}; by fifth of the predictions: "
-        + ", ".join(f"{b['coverage']:.3f} ({b['n']} rows)" for b in intervals["by_fifth"])
-        + (f"; {scale['clipped']} predictions raised to {scale['floor']:g}" if scale["floor"] is not None else "")
-    )
-    write_json(plots["residuals"], paths.RESIDUALS)
-    for path in (paths.ROC_CURVE, paths.PR_CURVE, paths.RISK_COVERAGE, paths.RELIABILITY_TEST):
-        write_json([], path)  # classification plots: nothing to draw for a regression target
-    write_csv(pd.DataFrame(columns=["actual", "predicted"]), paths.CONFUSION)
-
-
-def write_classification(target: Classification, predictor: DeployedPredictor, metrics: JSON, plots: JSON) -> None:
-    headline = f"{HEADLINE_LABELS[target.task]} {metrics[target.headline_metric]:.4f}"
-    reject, conformal = metrics["selective"]["reject_option"], metrics["conformal"]
-    print(
-        f"evaluate: test {headline}, accuracy {metrics['accuracy']:.4f} ({predictor.rule_} decisions); reject option: "
-        f"coverage {reject['coverage']:.3f}, selective risk {reject['selective_risk']:.4f}; conformal sets: coverage "
-        f"{conformal['coverage']:.3f} (target {conformal['set_coverage']:g}), mean size "
-        f"{conformal['mean_set_size']:.2f}"
-    )
-    write_json(plots["roc"], paths.ROC_CURVE)
-    write_json(plots["pr"], paths.PR_CURVE)
-    write_csv(pd.DataFrame(plots["confusion"]), paths.CONFUSION)
-    write_json(plots["risk_coverage"], paths.RISK_COVERAGE)
-    write_json([], paths.RESIDUALS)  # regression only
-    write_json(plots["reliability"], paths.RELIABILITY_TEST)
-
-
-# by task
-WRITE_PLOTS: dict[str, Callable[..., None]] = {
-    "binary": write_classification,
-    "multiclass": write_classification,
-    "regression": write_regression,
-}
 
 
 def comparison_on_test(
@@ -125,7 +75,12 @@ def main() -> None:
     groupings = sensitive_groupings(test, data["sensitive"])
     metrics, plots, row_columns = measure(target, params, predictor, outputs, y, y_train, trained, groups, groupings)
     write_parquet(pd.DataFrame({paths.ROW_ID: test[paths.ROW_ID], **row_columns}), paths.TEST_PREDICTIONS)
-    write_plots(target, predictor, metrics, plots)
+    print(test_summary(target, predictor, metrics))
+    for path, content in plot_files(target, plots).items():
+        if isinstance(content, pd.DataFrame):
+            write_csv(content, path)
+        else:
+            write_json(content, path)
     metrics["comparison"] = comparison_on_test(params, target, trained, y_train, y, groups, predictor.model)
     inputs = FeaturesReport.read()
     numeric, categorical = inputs.numeric, inputs.categorical

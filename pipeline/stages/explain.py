@@ -14,8 +14,6 @@ Sections cited: Ghent ML notes (seed 004): 11.2 Model Explainability (2002)"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pandas as pd
 
 from mllib.explain import permutation_importance
@@ -33,23 +31,12 @@ from pipeline.steps.explanations import (
     explained_tables,
     importance_report,
     importance_rows,
+    importance_summary,
     pdp_curves,
+    pdp_outputs,
     pdp_rows,
     row_attributions,
 )
-
-# by task: what the deployed predictor gives for a row (the partial-dependence axes), and the outputs partial
-# dependence draws (the positive class's probability, every class's, or the prediction)
-OUTPUT_NAMES: dict[str, Callable[[Target], str]] = {
-    "binary": lambda target: f"p({target.column} = {target.classes[1]}), deployed predictor",
-    "multiclass": lambda target: f"p({target.column} = class), deployed predictor (per class, last axis)",
-    "regression": lambda target: f"predicted {target.column} (its units)",
-}
-EXPLAINED_OUTPUTS: dict[str, Callable[[Target], list[str]]] = {
-    "binary": lambda target: target.label_names()[1:],
-    "multiclass": lambda target: target.label_names(),
-    "regression": lambda target: [target.column],
-}
 
 
 def main() -> None:
@@ -80,14 +67,7 @@ def main() -> None:
     )
     features = importance_rows(result, names)
     informative = beyond_noise(features, result["confidence_level"])
-    print(
-        f"explain: permutation importance ({scorer.name} drop): "
-        + (
-            ", ".join(f"{f['feature']} {f['mean']:.4f}" for f in informative[:5])
-            if informative
-            else f"no column's importance exceeds its noise (each interval reaches 0; {len(features)} columns)"
-        )
-    )
+    print(importance_summary(scorer.name, features, informative))
 
     rows, attributions = row_attributions(predictor, X, X_train, names, classes, target, cfg, seed)
     if sample:
@@ -95,11 +75,7 @@ def main() -> None:
     if test_rows is not None:  # the explained rows as positions in the test table
         attributions["rows"] = test_rows[rows].tolist()
     top = [names.index(f["feature"]) for f in informative[: cfg["pdp_features"]]]  # none drawn for noise
-    pdp = {
-        **pdp_curves(explained, X[rows], names, top, grid_resolution, percentiles),
-        "output": OUTPUT_NAMES[target.task](target),
-        "classes": EXPLAINED_OUTPUTS[target.task](target),
-    }
+    pdp = {**pdp_curves(explained, X[rows], names, top, grid_resolution, percentiles), **pdp_outputs(target)}
 
     label = scorer.response == "label"
     importance = importance_report(result, scorer.name, cfg["n_repeats"], decision if label else None, features,

@@ -15,6 +15,7 @@ nested_cv.py       assess: nested CV around the whole model selection (its unbia
 calibration.py     calibrate: the calibration maps compared cross-fitted, the deployed classifier
 regression.py      calibrate, evaluate: the deployed regressor, its conformal intervals, its test metrics
 evaluation.py      evaluate: the test tables of the deployed predictor
+evaluation_files.py  evaluate: its summary line and plot files, for the target's kind
 row_outputs.py     evaluate: what the metrics need of each test row (scores; predictions and intervals)
 fairness_audit.py  fairness: per-group rates, intervals, criteria, mitigation and reweighing
 explanations.py    explain: attributions in the raw columns of the user's data

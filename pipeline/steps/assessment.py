@@ -66,7 +66,7 @@ from ..core import build, paths
 from ..core.assessment_records import CurveDiagnosis, Leakage, LearningCurve, SingleFeature, TemporalLeakage
 from ..core.compute import serial_map, split_map
 from ..core.frames import feature_columns, raw_matrix, time_input
-from ..core.io import read_estimators, read_parquet
+from ..core.io import read_estimators, read_json, read_parquet
 from ..core.json_types import JSON
 from ..core.progress import Progress
 from ..core.records import FeaturesReport
@@ -488,6 +488,31 @@ def single_feature_scores(
         for name, value in found.items():
             scores.setdefault(name, []).append(value)
     return {name: float(np.mean(v)) for name, v in scores.items()}
+
+
+TREES = {"binary": "decision_tree", "multiclass": "decision_tree", "regression": "decision_tree_regressor"}  # by task
+
+
+def single_feature_check(
+    cfg: JSON,
+    target: Target,
+    features_of: Callable[[int], np.ndarray],
+    y: np.ndarray,
+    splits: list[tuple[np.ndarray, np.ndarray]],
+    seed: int,
+    run: SplitMap,
+) -> SingleFeature:
+    """Each feature column alone on the splits, scored by the task's default score; flagged beyond the bound."""
+    if cfg["single_feature_bound"] is None:
+        return leaky_features({}, None, [], [], "")
+    scorer = build.scorer("assess.single_feature_bound", "auto", target)  # ROC AUC / macro OvR AUC / R^2
+    columns = read_json(paths.FEATURE_NAMES, "features")
+    features = FeaturesReport.read()
+    scores = single_feature_scores(
+        features_of, lambda k: columns[paths.fold_features(k).name], y, splits, scorer, TREES[target.task], seed, run
+    )
+    raw = features.numeric + features.categorical
+    return leaky_features(scores, cfg["single_feature_bound"], cfg["legitimate_features"], raw, scorer.name)
 
 
 def raw_column(feature: str, columns: list[str]) -> str:

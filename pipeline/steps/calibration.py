@@ -295,6 +295,29 @@ def fit_map(
     return calibrator, choice, cross_fitted["none"], cross_fitted[method]
 
 
+def calibration_summary(
+    cfg: JSON, choice: JSON, metrics: ClassificationCalibration, conformal: SplitConformalClassifier,
+    predictor: DeployedPredictor,
+) -> str:  # fmt: skip
+    """The calibrate stage's line on the deployed map, the conformal sets and the decision rule."""
+    return (
+        f"calibrate: {choice['method']}{' one-vs-rest' if metrics.one_vs_rest else ''}: out-of-fold ECE "
+        f"{metrics.oof_before.ece:.4f} -> {metrics.oof_after_crossfitted.ece:.4f} (cross-fitted, "
+        f"{cfg['n_bins']} {cfg['binning']} bins); conformal sets at {cfg['set_coverage']:g}: 1 - p <= "
+        f"{conformal.threshold_:.4f}; decisions: {predictor.rule_}"
+    )
+
+
+def scored_note(scored: np.ndarray) -> str | None:
+    """What time-ordered folds leave out of the cross-fitted figures (None: every row is scored)."""
+    if scored.all():
+        return None
+    return (
+        f"calibrate: time-ordered folds: each period's map is fitted on the earlier periods only; the first "
+        f"validated period's {int((~scored).sum())} rows only fit maps, the later {int(scored.sum())} are scored"
+    )
+
+
 def choice_lines(cfg: JSON, choice: JSON) -> list[str]:
     """What the stage prints of fit_map's choice: each map's cross-fitted log loss, the deployed one and why, the
     warnings."""

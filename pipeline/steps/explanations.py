@@ -17,6 +17,7 @@ inputs and z^B's sign guarantee needs every explained input within its bounds.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -354,6 +355,16 @@ def relevance_summary(
     }  # fmt: skip
 
 
+def importance_summary(scoring: str, features: list[JSON], informative: list[JSON]) -> str:
+    """The explain stage's line on permutation importance: the five columns beyond their noise, or that none is."""
+    found = (
+        ", ".join(f"{f['feature']} {f['mean']:.4f}" for f in informative[:5])
+        if informative
+        else f"no column's importance exceeds its noise (each interval reaches 0; {len(features)} columns)"
+    )
+    return f"explain: permutation importance ({scoring} drop): {found}"
+
+
 def beyond_noise(features: list[JSON], confidence_level: float) -> list[JSON]:
     """The rows (importance_rows) of the columns whose permutation importance exceeds its noise, largest first: per
     column a one-sided t-test that the repeats' mean drop is above 0, the columns kept by the Benjamini-Hochberg
@@ -464,3 +475,22 @@ def explained_tables(
     if sample:
         print(f"explain: {sample}")
     return read_rows(paths.TEST, test_rows), read_rows(paths.TRAIN, train_rows), test_rows, sample
+
+
+# by task: what the deployed predictor gives for a row (the partial-dependence axes), and the outputs partial
+# dependence draws (the positive class's probability, every class's, or the prediction)
+OUTPUT_NAMES: dict[str, Callable[[Target], str]] = {
+    "binary": lambda target: f"p({target.column} = {target.classes[1]}), deployed predictor",
+    "multiclass": lambda target: f"p({target.column} = class), deployed predictor (per class, last axis)",
+    "regression": lambda target: f"predicted {target.column} (its units)",
+}
+EXPLAINED_OUTPUTS: dict[str, Callable[[Target], list[str]]] = {
+    "binary": lambda target: target.label_names()[1:],
+    "multiclass": lambda target: target.label_names(),
+    "regression": lambda target: [target.column],
+}
+
+
+def pdp_outputs(target: Target) -> JSON:
+    """What partial dependence draws for the target's kind: the output's name and the explained outputs."""
+    return {"output": OUTPUT_NAMES[target.task](target), "classes": EXPLAINED_OUTPUTS[target.task](target)}

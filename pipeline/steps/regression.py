@@ -104,6 +104,16 @@ def assemble_regressor(
     return predictor, report
 
 
+def intervals_summary(metrics: RegressionCalibration) -> str:
+    """The calibrate stage's line on a regression target's intervals."""
+    i = metrics.intervals
+    return (
+        f"calibrate: regression: {i.method} intervals at {i.coverage:g} from {metrics.n_rows} out-of-fold "
+        f"residuals on the {i.scale} scale, {i.score_choice.statement} (split conformal: threshold "
+        f"{i.split_threshold:.4g}); calibration.method is not used"
+    )
+
+
 def point_predictions(predictor: DeployedRegressor, fitted_scale: np.ndarray) -> np.ndarray:
     """Predictions on the model's fitted scale in y's units as the deployed regressor gives them: a log target's
     back-transform (its mean or median), at least the floor."""

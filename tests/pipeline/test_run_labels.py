@@ -11,7 +11,7 @@ from mllib.metrics import get_scorer
 from pipeline.core.explanation_records import OneWayCurve
 from pipeline.core.task import Target
 from pipeline.reporting import figures
-from pipeline.stages.explain import OUTPUT_NAMES
+from pipeline.steps.explanations import OUTPUT_NAMES
 from pipeline.steps.training import pooled_score
 
 

@@ -208,6 +208,7 @@ STAGES: tuple[Stage, ...] = (
             "pipeline/steps/comparison.py",
             "pipeline/steps/drift.py",
             "pipeline/steps/evaluation.py",
+            "pipeline/steps/evaluation_files.py",
             "pipeline/steps/feature_blocks.py",
             "pipeline/steps/regression.py",
             "pipeline/steps/row_outputs.py",
