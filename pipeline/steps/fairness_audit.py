@@ -71,20 +71,34 @@ def favourable_is_negative(target: Target, favourable: Scalar) -> bool:
     """Whether the favourable outcome (fairness.favourable_label) is a binary target's negative class: then every
     rate, criterion and mitigation reads the flipped labels, decisions and probabilities (a loan file whose positive
     label is "deny": equal opportunity compares approval among applicants who deserve it, not denial among the
-    denied). null: the positive label is the favourable one."""
+    denied). null: the positive label is the favourable one; a label set for another kind of target is refused."""
     if favourable is None:
         return False
-    if target.task != "binary":
-        raise PipelineError(
-            f"params.yaml: fairness.favourable_label is {favourable!r} but the target is {target.task}; it names one "
-            "of a binary target's two labels. Set it to null"
-        )
+    return FAVOURABLE_IS_NEGATIVE[target.task](target, favourable)
+
+
+def negative_is_favourable(target: Target, favourable: Scalar) -> bool:
     names = target.label_names()
     if label_key(favourable) not in names:
         raise PipelineError(
             f"params.yaml: fairness.favourable_label {favourable!r} is not one of the target's labels {target.classes}"
         )
     return names.index(label_key(favourable)) == 0
+
+
+def no_favourable_label(target: Target, favourable: Scalar) -> bool:
+    raise PipelineError(
+        f"params.yaml: fairness.favourable_label is {favourable!r} but the target is {target.task}; it names one "
+        "of a binary target's two labels. Set it to null"
+    )
+
+
+# by task
+FAVOURABLE_IS_NEGATIVE: dict[str, Callable[[Target, Scalar], bool]] = {
+    "binary": negative_is_favourable,
+    "multiclass": no_favourable_label,
+    "regression": no_favourable_label,
+}
 
 
 def report_header(
@@ -96,7 +110,7 @@ def report_header(
         "decision_rule": getattr(predictor, "rule_", None),
         "decision_threshold": getattr(predictor, "decision_threshold_", None),
         "min_group_size": cfg["min_group_size"],
-        "favourable_label": cfg["favourable_label"] if target.task == "binary" else None,
+        "favourable_label": cfg["favourable_label"],  # null but for a binary target (favourable_is_negative)
         "bootstrap": FairnessBootstrap(
             n_boot=cfg["n_boot"], confidence_level=cfg["confidence_level"], seed=seed, cluster=group
         ),

@@ -417,3 +417,21 @@ def test_the_verdict_panel_is_the_first_block_and_names_the_failing_check(defaul
         state = "FAILS" if fails else "passes"
         assert fairness.startswith(f"<p class='note'>Promotion gate: {state}. upper end of the largest"), fairness[:300]
         assert ("past the bound 0.0500: " in fairness.split("</p>", 1)[0]) is fails
+
+
+def test_a_favourable_label_is_a_binary_targets_only():
+    """fairness.favourable_label names one of a binary target's two labels: the negative one flips the rates, null
+    leaves them, and a label set for a multiclass or regression target is refused in one line naming the key."""
+    from pipeline.core.task import Target
+    from pipeline.steps.fairness_audit import favourable_is_negative
+
+    binary = Target(task="binary", column="loan", classes=["approve", "deny"], reason="two classes")
+    assert favourable_is_negative(binary, "approve") and not favourable_is_negative(binary, "deny")
+    assert not favourable_is_negative(binary, None)
+    for other in (
+        Target(task="multiclass", column="grade", classes=["a", "b", "c"], reason="3 classes"),
+        Target(task="regression", column="price", classes=[], reason="numeric"),
+    ):
+        assert not favourable_is_negative(other, None)
+        with pytest.raises(PipelineError, match=rf"fairness.favourable_label is 'a' but the target is {other.task}"):
+            favourable_is_negative(other, "a")
