@@ -368,16 +368,37 @@ class ExplainableBoostingClassifier(ClassifierMixin, _BaseExplainableBoosting):
     __doc__ = (
         """Explainable boosting machine for classes: log-loss on the log-odds (binary) or the softmax of K class scores
     (K > 2), each term a table of per-class values for K > 2.
-
-    Fitted: intercept_ (float; (K,) for K > 2), term_features_ (list of tuples of column indices: the d main effects
-    then the pairs), term_scores_ / term_stds_ (every term's values and bagging band per bin, concatenated: term t's
-    are rows term_offsets_[t]:term_offsets_[t + 1], flattened row-major for a pair; (n_cells,) or (n_cells, K)),
-    term_weights_ (the training rows' weight per bin), term_importances_ (mean |value| over the training rows per
-    term), bin_edges_ / bin_offsets_ (the main bins' thresholds in the units of X), interaction_bin_edges_ /
-    interaction_bin_offsets_ (the pairs' coarser bins), interaction_strengths_ (FAST's gain of each chosen pair),
-    n_rounds_ ((outer_bags, 2): the rounds each bag kept, main effects and pairs).
 """
         + _PARAMETERS
+        + """
+    Attributes
+    ----------
+    intercept_ : float or ndarray of shape (K,)
+        A float; (K,) for K > 2.
+    term_features_ : list of tuple
+        Each term's column indices: the d main effects then the pairs.
+    term_scores_ : ndarray of shape (n_cells,) or (n_cells, K)
+        Every term's values per bin, concatenated: term t's are rows term_offsets_[t]:term_offsets_[t + 1], flattened
+        row-major for a pair.
+    term_stds_ : ndarray of shape (n_cells,) or (n_cells, K)
+        Every term's bagging band per bin, laid out as term_scores_.
+    term_weights_ : ndarray
+        The training rows' weight per bin.
+    term_importances_ : ndarray
+        The mean |value| over the training rows per term.
+    bin_edges_ : ndarray
+        The main bins' thresholds in the units of X, every feature's concatenated.
+    bin_offsets_ : ndarray
+        Feature j's thresholds are bin_edges_[bin_offsets_[j]:bin_offsets_[j + 1]].
+    interaction_bin_edges_ : ndarray
+        The pairs' coarser bins' thresholds, as bin_edges_.
+    interaction_bin_offsets_ : ndarray
+        Their offsets, as bin_offsets_.
+    interaction_strengths_ : ndarray
+        FAST's gain of each chosen pair.
+    n_rounds_ : ndarray of shape (outer_bags, 2)
+        The rounds each bag kept, main effects and pairs.
+"""
     )
 
     _ensemble_output = property(lambda self: "log_odds" if self.classes_.size == 2 else "logits")

@@ -13,7 +13,15 @@ from ..base import BaseEstimator, ClassifierMixin, RegressorMixin, check_array, 
 
 
 class PriorClassifier(ClassifierMixin, BaseEstimator):
-    """Fitted: classes_, class_prior_ (weighted class frequencies)."""
+    """The class prior: every row gets the training class frequencies (X is ignored).
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The class labels.
+    class_prior_ : ndarray
+        The weighted class frequencies.
+    """
 
     def fit(self, X, y, sample_weight=None) -> PriorClassifier:
         X = check_array(X, allow_nan=True)
@@ -32,7 +40,13 @@ class PriorClassifier(ClassifierMixin, BaseEstimator):
 
 
 class MeanRegressor(RegressorMixin, BaseEstimator):
-    """Fitted: mean_ (weighted mean of y)."""
+    """The mean: every row gets the training mean of y (X is ignored).
+
+    Attributes
+    ----------
+    mean_ : float
+        The weighted mean of y.
+    """
 
     def fit(self, X, y, sample_weight=None) -> MeanRegressor:
         X = check_array(X, allow_nan=True)

@@ -63,8 +63,16 @@ class BetaCalibration(BaseEstimator):
     tol : float, default 1e-12
         Stop once the Newton decrement of the mean log loss, lambda^2 / 2, is below tol.
 
-    Fitted attributes: a_ (the weight of ln q), b_ (of -ln(1 - q)), c_ (the intercept), n_iter_ (Newton steps over the
-    fits tried).
+    Attributes
+    ----------
+    a_ : float
+        The weight of ln q.
+    b_ : float
+        The weight of -ln(1 - q).
+    c_ : float
+        The intercept.
+    n_iter_ : int
+        The Newton steps over the fits tried.
     """
 
     _constraints = {"smooth_targets": BOOLEAN, "max_iter": positive_int(), "tol": POSITIVE}

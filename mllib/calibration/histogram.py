@@ -50,8 +50,16 @@ class HistogramBinning(BaseEstimator):
         m >= 0 pseudo-rows at the base rate added to every bin (m = 0 is the raw frequency, with empty bins still set to
         the base rate).
 
-    Fitted attributes: bin_edges_ (n_bins_ + 1 increasing edges), bin_count_ (weighted rows per bin, 0 for an
-    empty bin), bin_probability_ (the calibrated value of each bin), base_rate_.
+    Attributes
+    ----------
+    bin_edges_ : ndarray
+        The increasing edges: one more than the bins.
+    bin_count_ : ndarray
+        The weighted rows per bin, 0 for an empty bin.
+    bin_probability_ : ndarray
+        The calibrated value of each bin.
+    base_rate_ : float
+        The weighted frequency of positives over the calibration rows.
     """
 
     _constraints = {

@@ -11,14 +11,12 @@ from ..base import BaseEstimator, check_array, check_is_fitted
 
 
 class NoCalibration(BaseEstimator):
-    """The identity map: p = sigmoid(s) for 1-D binary scores, softmax(s) for (n, K) scores.
+    """The identity map: p = sigmoid(s) for 1-D binary scores, softmax(s) for (n, K) scores. No hyperparameters.
 
-    Parameters
+    Attributes
     ----------
-    *args, **kwargs
-        Accepted and ignored, so that `calibration.method: none` takes the settings any calibrator takes.
-
-    Fitted attributes: n_samples_fit_.
+    n_samples_fit_ : int
+        The number of score rows fitted on.
     """
 
     def fit(self, scores, y=None, sample_weight=None) -> NoCalibration:

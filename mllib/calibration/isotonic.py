@@ -57,9 +57,15 @@ class IsotonicCalibration(BaseEstimator):
         True for scores that grow with P(y = 1) (decision functions, probabilities); False fits a non-increasing map
         (e.g. for a distance-like score).
 
-    Fitted attributes: X_thresholds_, y_thresholds_ (the first and last distinct score of every block and the
-    block's value, in increasing score order; transform interpolates linearly between them and clips outside),
-    n_blocks_ (number of constant pieces).
+    Attributes
+    ----------
+    X_thresholds_ : ndarray
+        The first and last distinct score of every block, in increasing score order.
+    y_thresholds_ : ndarray
+        The block's value at each of them. transform interpolates linearly between the points (X_thresholds_,
+        y_thresholds_) and clips outside.
+    n_blocks_ : int
+        The number of constant pieces.
     """
 
     _constraints = {"increasing": BOOLEAN}

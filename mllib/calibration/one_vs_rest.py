@@ -36,7 +36,14 @@ class OneVsRestCalibration(BaseEstimator):
     calibrator : calibrator
         An unfitted binary calibrator (platt, beta, isotonic, histogram_binning, ...).
 
-    Fitted attributes: calibrators_ (one per class), class_prior_ (the class frequencies of the fit), n_classes_.
+    Attributes
+    ----------
+    calibrators_ : list of calibrator
+        One fitted calibrator per class.
+    class_prior_ : ndarray
+        The class frequencies of the fit.
+    n_classes_ : int
+        K, the number of classes.
     """
 
     def __init__(self, calibrator):

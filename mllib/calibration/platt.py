@@ -51,7 +51,14 @@ class PlattScaling(BaseEstimator):
         Stop once the Newton decrement of the mean log-loss, lambda^2 / 2 (the predicted remaining excess loss), is
         below tol; the step that achieved it is taken first, so the final error is ~quadratic in tol.
 
-    Fitted attributes: a_ (slope), b_ (intercept), n_iter_ (Newton steps taken).
+    Attributes
+    ----------
+    a_ : float
+        The slope.
+    b_ : float
+        The intercept.
+    n_iter_ : int
+        The Newton steps taken.
     """
 
     _constraints = {"smooth_targets": BOOLEAN, "max_iter": positive_int(), "tol": POSITIVE}

@@ -84,7 +84,14 @@ class TemperatureScaling(BaseEstimator):
     tol : float, default 1e-12
         Stop when the bracket or the Newton step is below tol * beta.
 
-    Fitted attributes: temperature_ (T), n_classes_, n_iter_.
+    Attributes
+    ----------
+    temperature_ : float
+        T.
+    n_classes_ : int
+        K, the number of classes.
+    n_iter_ : int
+        The iterations on beta = 1/T.
     """
 
     _constraints = {"max_iter": positive_int(), "tol": POSITIVE}

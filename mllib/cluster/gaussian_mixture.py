@@ -117,9 +117,23 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
     random_state : int, Generator or None, default 0
         Seeds the initialisation.
 
-    Fitted: weights_ (K,), means_ (K, d), covariances_ ((K, d, d) full, (K, d) diag, (K,) spherical),
-    log_likelihood_history_ (average log-likelihood per sample at each E-step of the best run, i.e. of the
-    parameters before each M-step; non-decreasing for soft EM), log_likelihood_ (its last value), n_iter_, converged_.
+    Attributes
+    ----------
+    weights_ : ndarray of shape (K,)
+        The mixing weights.
+    means_ : ndarray of shape (K, d)
+        The components' means.
+    covariances_ : ndarray
+        The components' covariances: (K, d, d) full, (K, d) diag, (K,) spherical.
+    log_likelihood_history_ : ndarray
+        The average log-likelihood per sample at each E-step of the best run, i.e. of the parameters before each
+        M-step; non-decreasing for soft EM.
+    log_likelihood_ : float
+        Its last value.
+    n_iter_ : int
+        The EM iterations of the best run.
+    converged_ : bool
+        Whether the best run converged before max_iter.
     """
 
     _constraints = {

@@ -127,8 +127,18 @@ class KMeans(ClusterMixin, BaseEstimator):
     random_state : int, Generator or None, default 0
         Seeds the initialisation.
 
-    Fitted: cluster_centers_ (k, d), labels_, inertia_ (J of the final centres), inertia_history_ (J of the best run
-    after each assignment step, starting with the initial centres; non-increasing), n_iter_.
+    Attributes
+    ----------
+    cluster_centers_ : ndarray of shape (k, d)
+        The final centres.
+    labels_ : ndarray
+        Each training row's cluster.
+    inertia_ : float
+        J of the final centres.
+    inertia_history_ : ndarray
+        J of the best run after each assignment step, starting with the initial centres; non-increasing.
+    n_iter_ : int
+        The Lloyd iterations of the best run.
     """
 
     _constraints = {

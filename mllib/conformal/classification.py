@@ -51,7 +51,14 @@ class SplitConformalClassifier(BaseEstimator):
     coverage : float, default 0.9
         1 - alpha, the target probability that the set holds the true class.
 
-    Fitted attributes: threshold_ (q), n_calibration_, n_classes_.
+    Attributes
+    ----------
+    threshold_ : float
+        q.
+    n_calibration_ : int
+        The number of held-out rows fitted on.
+    n_classes_ : int
+        K, the number of classes.
     """
 
     _constraints = {"coverage": OPEN_UNIT}

@@ -54,8 +54,14 @@ class ResidualScale(BaseEstimator):
     floor_share : float, default 0.05
         The scale is at least this share of the statistic over every row.
 
-    Fitted attributes: centres_ (the bins' mean predictions, increasing), values_ (their statistic, floored),
-    floor_.
+    Attributes
+    ----------
+    centres_ : ndarray
+        The bins' mean predictions, increasing.
+    values_ : ndarray
+        Their statistic, floored.
+    floor_ : float
+        The floor: floor_share times the statistic over every row.
     """
 
     _constraints = {

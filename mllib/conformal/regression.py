@@ -60,7 +60,12 @@ class SplitConformalRegressor(BaseEstimator):
     coverage : float, default 0.9
         1 - alpha, the target probability that the interval holds the true value.
 
-    Fitted attributes: threshold_ (q; +inf when too few rows for the level), n_calibration_.
+    Attributes
+    ----------
+    threshold_ : float
+        q; +inf when too few rows for the level.
+    n_calibration_ : int
+        The number of held-out rows fitted on.
     """
 
     _constraints = {"coverage": OPEN_UNIT}
@@ -97,7 +102,14 @@ class CVPlusRegressor(BaseEstimator):
     coverage : float, default 0.9
         1 - alpha; CV+ guarantees at least 1 - 2 alpha, close to 1 - alpha in practice.
 
-    Fitted attributes: residuals_, fold_, n_folds_.
+    Attributes
+    ----------
+    residuals_ : ndarray
+        The training rows' out-of-fold scores: |y - p|, divided by the row's scale when fit is given one.
+    fold_ : ndarray
+        Each training row's fold index.
+    n_folds_ : int
+        K, the number of folds.
     """
 
     _constraints = {"coverage": OPEN_UNIT}

@@ -114,8 +114,20 @@ class PCA(TransformerMixin, BaseEstimator):
     random_state : int, Generator or None, default 0
         Power iteration: seeds the starting vectors w_0.
 
-    Fitted: mean_, components_ (k, d) orthonormal rows, explained_variance_ (lambda_j, divisor N),
-    explained_variance_ratio_ (lambda_j / tr Sigma), singular_values_ (of X~: sqrt(N lambda_j)), n_components_.
+    Attributes
+    ----------
+    mean_ : ndarray
+        The column means of the training rows.
+    components_ : ndarray of shape (k, d)
+        The leading eigenvectors of the covariance, as orthonormal rows.
+    explained_variance_ : ndarray
+        The eigenvalues lambda_j (divisor N).
+    explained_variance_ratio_ : ndarray
+        lambda_j / tr Sigma.
+    singular_values_ : ndarray
+        The singular values of X~: sqrt(N lambda_j).
+    n_components_ : int
+        k, the number of components kept.
     """
 
     _constraints = {

@@ -37,7 +37,7 @@ RULES = ("threshold", "cost_matrix", "argmax")
 
 
 class DeployedPredictor(BaseEstimator):
-    """features -> model -> calibrator -> decision rule.
+    """features -> model -> calibrator -> decision rule. fit() checks the parts and resolves the rule.
 
     Parameters
     ----------
@@ -58,8 +58,14 @@ class DeployedPredictor(BaseEstimator):
     conformal : SplitConformalClassifier or None, default None
         Fitted on held-out calibrated probabilities: the prediction sets.
 
-    fit() checks the parts and resolves the rule. Fitted attributes: n_classes_, rule_ ("threshold" |
-    "cost_matrix" | "argmax"), decision_threshold_ (binary: the t of p >= t; None for K > 2).
+    Attributes
+    ----------
+    n_classes_ : int
+        K, the number of classes.
+    rule_ : {"threshold", "cost_matrix", "argmax"}
+        The decision rule.
+    decision_threshold_ : float or None
+        Binary: the t of p >= t; None for K > 2.
     """
 
     _constraints = {

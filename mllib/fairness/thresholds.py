@@ -87,9 +87,22 @@ class GroupThresholdOptimizer(BaseEstimator):
     base_threshold : float, default 0.5
         The single threshold the mitigation is compared with (accuracy cost, gap before).
 
-    Fitted attributes: groups_ (list of group values), thresholds_ (one per group; inf = never positive),
-    gap_, accuracy_ (on the fitting data with the thresholds), baseline_gap_, baseline_accuracy_
-    (with base_threshold for everyone), accuracy_cost_ = baseline_accuracy_ - accuracy_.
+    Attributes
+    ----------
+    groups_ : list
+        The group values.
+    thresholds_ : ndarray
+        One threshold per group; inf = never positive.
+    gap_ : float
+        The parity gap on the fitting data with the thresholds.
+    accuracy_ : float
+        The accuracy on the fitting data with the thresholds.
+    baseline_gap_ : float
+        The parity gap with base_threshold for everyone.
+    baseline_accuracy_ : float
+        The accuracy with base_threshold for everyone.
+    accuracy_cost_ : float
+        baseline_accuracy_ - accuracy_.
     """
 
     _constraints = {

@@ -49,8 +49,22 @@ class GaussianProcessClassifier(KernelParamsMixin, ClassifierMixin, BaseEstimato
     random_state : int, Generator or None, default 0
         Seeds the subsample.
 
-    Fitted: X_train_, latent_mode_ (n_problems, n), residual_ = t - pi (n_problems, n), W_sqrt_ (n_problems, n),
-    L_ (n_problems, n, n), log_marginal_likelihood_value_ (n_problems,), kernel_params_.
+    Attributes
+    ----------
+    X_train_ : ndarray
+        The training rows used (at most n_max).
+    latent_mode_ : ndarray of shape (n_problems, n)
+        The Laplace mode of the latent function.
+    residual_ : ndarray of shape (n_problems, n)
+        t - pi.
+    W_sqrt_ : ndarray of shape (n_problems, n)
+        W^1/2, with W = pi (1 - pi).
+    L_ : ndarray of shape (n_problems, n, n)
+        The lower Cholesky factor L of B = I + W^1/2 K W^1/2 = L L^T.
+    log_marginal_likelihood_value_ : ndarray of shape (n_problems,)
+        The log evidence of each binary problem (Laplace approximation).
+    kernel_params_ : dict
+        The kernel's hyperparameters resolved on the training X.
     """
 
     _constraints = {

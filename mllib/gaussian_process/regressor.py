@@ -45,8 +45,22 @@ class GaussianProcessRegressor(KernelParamsMixin, RegressorMixin, BaseEstimator)
         Maximise the log marginal likelihood over amplitude, alpha and gamma (for kernels with a gamma), starting from
         the given values.
 
-    Fitted: X_train_, dual_coef_ = (K + sigma^2 I)^{-1} y, L_ (lower Cholesky factor), amplitude_, noise_,
-    kernel_params_, log_marginal_likelihood_value_.
+    Attributes
+    ----------
+    X_train_ : ndarray
+        The training rows.
+    dual_coef_ : ndarray
+        (K + sigma^2 I)^{-1} y.
+    L_ : ndarray
+        The lower Cholesky factor.
+    amplitude_ : float
+        The signal variance s (the log marginal likelihood's maximiser when optimize).
+    noise_ : float
+        The noise variance sigma^2 (the log marginal likelihood's maximiser when optimize).
+    kernel_params_ : dict
+        The kernel's hyperparameters resolved on the training X.
+    log_marginal_likelihood_value_ : float
+        The log marginal likelihood of the fit.
     """
 
     _constraints = {**KERNEL_CONSTRAINTS, "alpha": POSITIVE_FINITE, "amplitude": POSITIVE_FINITE, "optimize": BOOLEAN}

@@ -36,8 +36,20 @@ class KernelPCA(KernelParamsMixin, TransformerMixin, BaseEstimator):
     coef0 : float, default 1.0
         The constant of the poly / sigmoid kernels and c > 0 of the inverse multiquadric.
 
-    Fitted: eigenvalues_ (of K~), alphas_ (n_train, k) = a_j / sqrt(lambda_j), X_fit_, K_fit_rows_ (column means
-    of K), K_fit_all_ (mean of K), kernel_params_.
+    Attributes
+    ----------
+    eigenvalues_ : ndarray
+        The eigenvalues lambda_j of K~.
+    alphas_ : ndarray of shape (n_train, k)
+        a_j / sqrt(lambda_j).
+    X_fit_ : ndarray
+        The training rows.
+    K_fit_rows_ : ndarray
+        The column means of K.
+    K_fit_all_ : float
+        The mean of K.
+    kernel_params_ : dict
+        The kernel's hyperparameters resolved on the training X.
     """
 
     _constraints = {**KERNEL_CONSTRAINTS, "n_components": positive_int()}

@@ -35,7 +35,14 @@ class KernelRidge(KernelParamsMixin, RegressorMixin, BaseEstimator):
     coef0 : float, default 1.0
         The constant of the poly / sigmoid kernels and c > 0 of the inverse multiquadric.
 
-    Fitted: dual_coef_ (n_train,), X_fit_ (the training rows the prediction sums over), kernel_params_.
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_train,)
+        The dual solution a.
+    X_fit_ : ndarray
+        The training rows the prediction sums over.
+    kernel_params_ : dict
+        The kernel's hyperparameters resolved on the training X.
     """
 
     _constraints = {**KERNEL_CONSTRAINTS, "alpha": POSITIVE}  # the ridge strength lambda

@@ -34,7 +34,16 @@ class Nystroem(KernelParamsMixin, TransformerMixin, BaseEstimator):
     random_state : int, Generator or None, default 0
         Seeds the landmarks (drawn without replacement).
 
-    Fitted: components_ (the landmarks, m x d), component_indices_, normalization_ (K_mm^{-1/2}), kernel_params_.
+    Attributes
+    ----------
+    components_ : ndarray of shape (m, d)
+        The landmarks.
+    component_indices_ : ndarray
+        The landmarks' indices among the training rows.
+    normalization_ : ndarray
+        K_mm^{-1/2}.
+    kernel_params_ : dict
+        The kernel's hyperparameters resolved on the training X.
     """
 
     _constraints = {**KERNEL_CONSTRAINTS, "n_components": positive_int(), "random_state": RANDOM_STATE}

@@ -47,8 +47,18 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         "precomputed": fit takes an (n, n) symmetric dissimilarity matrix, transform an (m, n) matrix of dissimilarities
         from new points to the n training points.
 
-    Fitted: embedding_ (n, k), eigenvalues_ (k,), eigenvectors_ (n, k), sq_dissimilarity_mean_ (n,) (column means of
-    D^2), X_fit_ (euclidean only).
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n, k)
+        The training points' coordinates.
+    eigenvalues_ : ndarray of shape (k,)
+        The k largest eigenvalues of B, decreasing.
+    eigenvectors_ : ndarray of shape (n, k)
+        Their eigenvectors.
+    sq_dissimilarity_mean_ : ndarray of shape (n,)
+        The column means of D^2.
+    X_fit_ : ndarray
+        The training rows (euclidean only).
     """
 
     _constraints = {"dissimilarity": Options(DISSIMILARITIES), "n_components": positive_int()}  # at most n: at fit

@@ -368,9 +368,24 @@ class GridSearch(_BaseSearch):
     refit : bool, default True
         Refit the best candidate on all rows (best_estimator_).
 
-    fit(X, y, groups=None) -> self with results_, best_index_, best_params_, best_score_, best_estimator_ (refit on all
-    rows if refit), splits_, scorer_ and oof_values_ (validation response of the best candidate per row when the
-    validation folds are disjoint, else None).
+    Attributes
+    ----------
+    results_ : list of dict
+        One entry per candidate.
+    best_index_ : int
+        The best candidate's index in results_.
+    best_params_ : dict
+        Its parameters.
+    best_score_ : float
+        Its mean validation score.
+    best_estimator_ : estimator
+        The best candidate refit on all rows (if refit).
+    splits_ : list of (train, test) index pairs
+        The cross-validation splits.
+    scorer_ : Scorer
+        The scorer.
+    oof_values_ : ndarray or None
+        The validation response of the best candidate per row when the validation folds are disjoint, else None.
     """
 
     def __init__(self, estimator, param_grid, cv=5, scoring=None, refit=True):
@@ -405,9 +420,24 @@ class RandomSearch(_BaseSearch):
     refit : bool, default True
         Refit the best candidate on all rows (best_estimator_).
 
-    fit(X, y, groups=None) -> self with results_, best_index_, best_params_, best_score_, best_estimator_ (refit on all
-    rows if refit), splits_, scorer_ and oof_values_ (validation response of the best candidate per row when the
-    validation folds are disjoint, else None).
+    Attributes
+    ----------
+    results_ : list of dict
+        One entry per candidate.
+    best_index_ : int
+        The best candidate's index in results_.
+    best_params_ : dict
+        Its parameters.
+    best_score_ : float
+        Its mean validation score.
+    best_estimator_ : estimator
+        The best candidate refit on all rows (if refit).
+    splits_ : list of (train, test) index pairs
+        The cross-validation splits.
+    scorer_ : Scorer
+        The scorer.
+    oof_values_ : ndarray or None
+        The validation response of the best candidate per row when the validation folds are disjoint, else None.
     """
 
     def __init__(self, estimator, param_distributions, n_iter=10, cv=5, scoring=None, random_state=None, refit=True):

@@ -128,8 +128,12 @@ class OneHotEncoder(TransformerMixin, BaseEstimator):
         count includes the pooled column. None: no limit. With pooling, a category unseen at fit (frequency 0) is
         infrequent too under handle_unknown="ignore".
 
-    Fitted: categories_ (the levels with their own column), infrequent_categories_ (per column, the pooled levels;
-    empty when none).
+    Attributes
+    ----------
+    categories_ : list of ndarray
+        Per column, the levels with their own column.
+    infrequent_categories_ : list of ndarray
+        Per column, the pooled levels; empty when none.
     """
 
     _constraints = {

@@ -34,7 +34,10 @@ class PolynomialFeatures(TransformerMixin, BaseEstimator):
     include_bias : bool, default True
         Put the constant 1 column first.
 
-    Fitted: powers_ (n_output, n_features) exponent of each input in each output column.
+    Attributes
+    ----------
+    powers_ : ndarray of shape (n_output, n_features)
+        The exponent of each input in each output column.
     """
 
     _constraints = {"degree": positive_int(), "interaction_only": BOOLEAN, "include_bias": BOOLEAN}
@@ -93,7 +96,10 @@ class RBFFeatures(TransformerMixin, BaseEstimator):
     random_state : int, Generator or None, default 0
         Seeds the centres drawn.
 
-    Fitted: centers_ (k, n_features).
+    Attributes
+    ----------
+    centers_ : ndarray of shape (k, n_features)
+        The centres c_j.
     """
 
     _constraints = {
@@ -150,7 +156,10 @@ class PiecewiseFeatures(TransformerMixin, BaseEstimator):
         "hinge" (continuous piece-wise linear): x, (x - xi_1)_+, ..., (x - xi_K)_+; "linear" (piece-wise linear): x * [x
         in piece m] for each piece m; "constant" (piece-wise constant): [x in piece m] for each piece m.
 
-    Fitted: knots_ (one sorted array per input column).
+    Attributes
+    ----------
+    knots_ : list of ndarray
+        One sorted array of knots per input column.
     """
 
     _constraints = {"n_knots": positive_int(), "kind": Options(KINDS)}

@@ -225,8 +225,18 @@ class GroupImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
     add_indicator : bool, default False
         As in SimpleImputer (indicator columns may include the group column).
 
-    Fitted: groups_ (sorted group values seen at fit), group_statistics_ (n_groups, n_value_columns),
-    statistics_ (n_value_columns,), group_fill_; value columns are the input columns without the group column.
+    Attributes
+    ----------
+    groups_ : ndarray
+        The sorted group values seen at fit.
+    group_statistics_ : ndarray of shape (n_groups, n_value_columns)
+        The statistic of each value column within each group; value columns are the input columns without the group
+        column.
+    statistics_ : ndarray of shape (n_value_columns,)
+        The statistic of each value column over all training rows.
+    group_fill_ : scalar or None
+        The group column's most frequent training value, which fills its missing entries (None without a group
+        column).
     """
 
     _constraints = {

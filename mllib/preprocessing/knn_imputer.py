@@ -47,7 +47,12 @@ class KNNImputer(MissingIndicatorMixin, TransformerMixin, BaseEstimator):
     add_indicator : bool, default False
         Append one 0/1 column `<name>_missing` for each column that had missing values at fit time.
 
-    Fitted: fit_X_ (training rows, NaN where missing: the donors), mean_ (observed column means).
+    Attributes
+    ----------
+    fit_X_ : ndarray
+        The training rows, NaN where missing: the donors.
+    mean_ : ndarray
+        The observed column means.
     """
 
     _constraints = {"n_neighbors": positive_int(), "weights": Options(WEIGHTS), "add_indicator": BOOLEAN}

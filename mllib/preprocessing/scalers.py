@@ -43,7 +43,14 @@ class StandardScaler(ColumnwiseMixin, BaseEstimator):
     with_std : bool, default True
         Divide by the standard deviation (False: centre only).
 
-    Fitted: mean_, var_, scale_ (1 for a constant column).
+    Attributes
+    ----------
+    mean_ : ndarray
+        The training rows' (weighted) mean of each column.
+    var_ : ndarray
+        Their (weighted) population variance of each column (divisor N).
+    scale_ : ndarray
+        The standard deviation sqrt(var_); 1 for a constant column.
     """
 
     _constraints = {"with_mean": BOOLEAN, "with_std": BOOLEAN}

@@ -35,9 +35,16 @@ class TimeFeature(ColumnwiseMixin, BaseEstimator):
         training times is interpolated, and a time outside them continues the count by the median step between
         consecutive training times (a month after the last of monthly training times: one more).
 
-    Fitted, per column: origin_ and last_ (the first and the last training time), step_ (the median step between
-    consecutive distinct training times; 1 with a single time), times_ (the distinct training times, "index" only;
-    an empty list for "elapsed").
+    Attributes
+    ----------
+    origin_ : ndarray
+        Per column, the first training time.
+    last_ : ndarray
+        Per column, the last training time.
+    step_ : ndarray
+        Per column, the median step between consecutive distinct training times; 1 with a single time.
+    times_ : list of ndarray
+        Per column, the distinct training times ("index" only; an empty list for "elapsed").
     """
 
     _constraints = {"kind": Options(KINDS)}

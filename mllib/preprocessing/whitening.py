@@ -26,7 +26,14 @@ class CholeskyWhitening(TransformerMixin, BaseEstimator):
         whitening) a singular covariance (constant or collinear columns, e.g. a full one-hot block) is an error; a small
         reg such as 1e-6 whitens it approximately instead.
 
-    Fitted: mean_, covariance_ (A, regularised), cholesky_ (lower-triangular M).
+    Attributes
+    ----------
+    mean_ : ndarray
+        The column means of the training rows.
+    covariance_ : ndarray
+        A, the regularised training covariance.
+    cholesky_ : ndarray
+        M, its lower-triangular Cholesky factor.
     """
 
     _constraints = {"reg": NON_NEGATIVE}

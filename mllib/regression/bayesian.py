@@ -36,8 +36,18 @@ class BayesianLinearRegression(_LinearPredictor):
     beta : float, default 1.0
         Noise precision 1 / sigma^2 (> 0).
 
-    Fitted: coef_ (posterior mean of the slopes), intercept_, coef_cov_ (posterior covariance S of the slopes),
-    intercept_var_ (posterior variance of the intercept at the centre of the data), x_mean_.
+    Attributes
+    ----------
+    coef_ : ndarray
+        The posterior mean of the slopes.
+    intercept_ : float
+        The intercept.
+    coef_cov_ : ndarray
+        S, the posterior covariance of the slopes.
+    intercept_var_ : float
+        The posterior variance of the intercept at the centre of the data.
+    x_mean_ : ndarray
+        The centre of the data: the (weighted) column means of the training rows.
     """
 
     _constraints = {"alpha": POSITIVE, "beta": POSITIVE}  # precisions of the prior and of the noise

@@ -84,7 +84,16 @@ class Lasso(_LinearPredictor):
         Once a sweep changes no coefficient by more than tol times the largest one, the duality gap is computed; the fit
         stops when it is <= tol ||y - ybar||^2 (scikit-learn's criterion).
 
-    Fitted: coef_, intercept_, n_iter_ (sweeps), dual_gap_ (final duality gap, in the objective's units).
+    Attributes
+    ----------
+    coef_ : ndarray
+        The slopes.
+    intercept_ : float
+        The intercept.
+    n_iter_ : int
+        The coordinate sweeps run.
+    dual_gap_ : float
+        The final duality gap, in the objective's units.
     """
 
     _constraints = {"alpha": NON_NEGATIVE, "max_iter": positive_int(), "tol": NON_NEGATIVE}

@@ -35,7 +35,14 @@ class _LinearPredictor(RegressorMixin, BaseEstimator):
 class LinearRegression(_LinearPredictor):
     """Least squares with an intercept; rank-deficient X gets the minimum-norm slopes.
 
-    Fitted: coef_ (d,), intercept_, rank_ (numerical rank of the centred design).
+    Attributes
+    ----------
+    coef_ : ndarray of shape (d,)
+        The slopes.
+    intercept_ : float
+        The intercept.
+    rank_ : int
+        The numerical rank of the centred design.
     """
 
     def __init__(self):
@@ -66,7 +73,14 @@ class Ridge(_LinearPredictor):
         lam = 0 with collinear columns); "auto" is svd for lam = 0, otherwise cholesky, falling back to svd if X^T X +
         lam I is numerically singular.
 
-    Fitted: coef_, intercept_, effective_degrees_of_freedom_ = df(lam) (= rank of X at lam = 0).
+    Attributes
+    ----------
+    coef_ : ndarray
+        The slopes.
+    intercept_ : float
+        The intercept.
+    effective_degrees_of_freedom_ : float
+        df(lam) (= the rank of X at lam = 0).
     """
 
     _constraints = {"lam": NON_NEGATIVE, "solver": Options(RIDGE_SOLVERS)}

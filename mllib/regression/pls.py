@@ -61,8 +61,26 @@ class PLSRegression(RegressorMixin, BaseEstimator):
     tol : float, default 1e-06
         Stop a component's iterations when the squared change of its weight vector is below tol.
 
-    Fitted: x_mean_, y_mean_, x_weights_ W, x_loadings_ P, y_loadings_ C, x_rotations_ R, coef_ (d,) or (d, m),
-    intercept_, n_components_.
+    Attributes
+    ----------
+    x_mean_ : ndarray
+        The column means of X.
+    y_mean_ : ndarray
+        The column means of Y.
+    x_weights_ : ndarray
+        W.
+    x_loadings_ : ndarray
+        P.
+    y_loadings_ : ndarray
+        C.
+    x_rotations_ : ndarray
+        R.
+    coef_ : ndarray of shape (d,) or (d, m)
+        The coefficients.
+    intercept_ : float or ndarray
+        The intercept (one per column of a 2-D y).
+    n_components_ : int
+        The number of components fitted.
     """
 
     _constraints = {"n_components": positive_int(), "max_iter": positive_int(), "tol": NON_NEGATIVE}

@@ -82,7 +82,14 @@ class StandardizedTarget(_TargetWrapper):
     regressor : regressor
         An unfitted mllib regressor.
 
-    Fitted: mean_, scale_ (weighted mean and standard deviation of y; scale 1 for a constant y), regressor_.
+    Attributes
+    ----------
+    mean_ : float
+        The weighted mean of y.
+    scale_ : float
+        The weighted standard deviation of y; 1 for a constant y.
+    regressor_ : regressor
+        The fitted clone of `regressor`.
     """
 
     def __init__(self, regressor):
@@ -167,9 +174,20 @@ class LogTarget(_TargetWrapper):
         "mean": exp(f(x)) S - c with S Duan's smearing estimate (what squared error rewards); "median": exp(f(x)) - c
         (what absolute error rewards).
 
-    Fitted: shift_, smearing_ (S; 1.0 for "median"), log_range_ (the smallest and largest log(y + c) of the training
-    rows: f(x) is held inside it before exp, as a tree's predictions are; a linear f extrapolated by exp turned a
-    diamond's mistyped width of 58.9 mm into a price R^2 of -10^9 on a validation fold), regressor_, n_features_in_.
+    Attributes
+    ----------
+    shift_ : float
+        c, the shift of log(y + c).
+    smearing_ : float
+        S; 1.0 for "median".
+    log_range_ : ndarray
+        The smallest and largest log(y + c) of the training rows: f(x) is held inside it before exp, as a tree's
+        predictions are; a linear f extrapolated by exp turned a diamond's mistyped width of 58.9 mm into a price R^2
+        of -10^9 on a validation fold.
+    regressor_ : regressor
+        The fitted clone of `regressor`.
+    n_features_in_ : int
+        The number of input columns.
     """
 
     _constraints = {

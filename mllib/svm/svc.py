@@ -53,8 +53,20 @@ class SVC(KernelParamsMixin, ClassifierMixin, BaseEstimator):
     max_iter : int, default 10000000
         SMO steps per binary problem.
 
-    Fitted: support_ (training indices of the support vectors, all classes), support_vectors_, dual_coef_
-    (n_problems, n_SV) holding alpha_i y_i, intercept_ (n_problems,), n_iter_, proba_slope_.
+    Attributes
+    ----------
+    support_ : ndarray
+        The training indices of the support vectors, all classes.
+    support_vectors_ : ndarray
+        The support vectors.
+    dual_coef_ : ndarray of shape (n_problems, n_SV)
+        alpha_i y_i.
+    intercept_ : ndarray of shape (n_problems,)
+        The intercepts.
+    n_iter_ : ndarray
+        The SMO steps of each binary problem.
+    proba_slope_ : float
+        The slope a of p = sigmoid(a s) on the pooled one-vs-rest training scores.
     """
 
     _constraints = {  # the kernel's own first; C = np.inf: a hard margin; cache_size in MB
