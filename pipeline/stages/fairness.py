@@ -22,36 +22,12 @@ from pipeline.core.io import read_parquet, read_predictor, write_csv
 from pipeline.core.json_types import JSON
 from pipeline.core.records import TrainMetrics
 from pipeline.core.task import Classification, Regression, Target
-from pipeline.steps.fairness_audit import (
-    PLOT_COLUMNS,
-    audit,
-    favourable_is_negative,
-    plot_rows,
-    regression_fairness,
-    regression_lines,
-    report_header,
-    reweighing,
-    summary_lines,
-    threshold_mitigation,
-    training_weights,
-)
+from pipeline.steps import fairness_audit
 from pipeline.steps.feature_blocks import RowsInMemory, RowsOnParts, audited_rows
 
 if TYPE_CHECKING:
     from mllib.deploy.predictor import DeployedPredictor
     from mllib.deploy.regressor import DeployedRegressor
-
-
-def audit_test(
-    target: Target,
-    params: JSON,
-    predictor: DeployedPredictor | DeployedRegressor,
-    test: pd.DataFrame,
-    predictions: pd.DataFrame,
-    rows: RowsInMemory | RowsOnParts,
-) -> JSON:
-    """fairness.json's audit of the test predictions for the target's kind: {attributes, mitigation, reweighing}."""
-    return AUDIT_TEST[target.task](target, params, predictor, test, predictions, rows)
 
 
 def audit_errors(
@@ -63,8 +39,8 @@ def audit_errors(
     rows: RowsInMemory | RowsOnParts,
 ) -> JSON:
     """Errors, bias and interval coverage by group; the decision criteria and mitigations are not defined."""
-    audited = regression_fairness(predictions, test, params["fairness"], params["seed"], params["data"])
-    for line in regression_lines(audited["attributes"]):
+    audited = fairness_audit.regression_fairness(predictions, test, params["fairness"], params["seed"], params["data"])
+    for line in fairness_audit.regression_lines(audited["attributes"]):
         print(line)
     return audited
 
@@ -81,32 +57,30 @@ def audit_decisions(
     training and test rows the reweighed refit is fitted and judged on)."""
     data, cfg = params["data"], params["fairness"]
     sensitive, criterion = data["sensitive"], cfg["mitigation"]["criterion"]
-    y, decision, P = predictions["y"].to_numpy(), predictions["prediction"].to_numpy(), read_proba(predictions)
-    flip = favourable_is_negative(target, cfg["favourable_label"])
-    if flip:  # every rate, criterion and mitigation below reads the favourable outcome, the negative class
-        y, decision, P = 1 - y, 1 - decision, P[:, ::-1]
+    decisions = predictions["y"].to_numpy(), predictions["prediction"].to_numpy(), read_proba(predictions)
+    seen = fairness_audit.favourable_outcomes(target, cfg["favourable_label"], *decisions)
     test_labels = attribute_labels(test, sensitive)
     clusters = test[data["group"]].to_numpy() if data["group"] else None
-    attributes = audit(target, y, decision, P, test_labels, clusters, cfg, params["seed"], params["calibration"])
+    attributes = fairness_audit.audit(
+        target, seen.y, seen.decision, seen.P, test_labels, clusters, cfg, params["seed"], params["calibration"]
+    )
     train = read_parquet(paths.TRAIN, "split", columns=[paths.ROW_ID, data["target"], *sensitive])
-    mitigation = {"criterion": criterion}
+    oof = None  # the per-group thresholds' rows: calibrate's cross-fitted probabilities
     if criterion != "none":
         oof = read_parquet(paths.OOF_CALIBRATED, "calibrate", columns=[paths.ROW_ID, "y", "proba_1"])
-        threshold = getattr(predictor, "decision_threshold_", None)
-        if flip:
-            oof = oof.assign(y=1 - oof["y"], proba_1=1 - oof["proba_1"])
-            threshold = None if threshold is None else 1 - threshold
-        mitigation |= threshold_mitigation(
-            target, cfg["mitigation"], sensitive, train, oof, test_labels, y, P, decision, threshold
-        )
+    threshold = getattr(predictor, "decision_threshold_", None)
+    mitigation = fairness_audit.threshold_report(
+        target, cfg["mitigation"], sensitive, train, oof, test_labels, seen, threshold
+    )
     y_train = target.encode(train[data["target"]])
-    weighting = training_weights(y_train, attribute_labels(train, sensitive))
-    del train  # the refit below holds every training row's features; not these columns as well
+    weighting = fairness_audit.training_weights(y_train, attribute_labels(train, sensitive))
+    del train, oof  # the refit below holds every training row's features; not these columns as well
     trained = TrainMetrics.read()
-    reweighed = reweighing(target, predictor, rows, y_train, weighting, y, test_labels, decision,
-                           cfg["reweighing"], trained.model, trained.best_params, flip)  # fmt: skip
+    reweighed = fairness_audit.reweighing(target, predictor, rows, y_train, weighting, seen.y, test_labels,
+                                          seen.decision, cfg["reweighing"], trained.model, trained.best_params,
+                                          seen.flip)  # fmt: skip
     audited = {"attributes": attributes, "mitigation": mitigation, "reweighing": reweighed}
-    for line in summary_lines(audited, criterion):
+    for line in fairness_audit.summary_lines(audited, criterion):
         print(line)
     return audited
 
@@ -123,7 +97,8 @@ def main() -> None:
     params = load_params()
     data, cfg = params["data"], params["fairness"]
     target = Target.read(paths.TARGET)
-    favourable_is_negative(target, cfg["favourable_label"])  # a label that cannot apply stops here, for every task
+    # a favourable label that cannot apply stops every task here
+    fairness_audit.favourable_is_negative(target, cfg["favourable_label"])
     predictor = read_predictor(paths.PREDICTOR)
     predictions = read_parquet(paths.TEST_PREDICTIONS, "evaluate")
     audited: dict[str, Any] = {
@@ -135,12 +110,13 @@ def main() -> None:
         if not np.array_equal(test[paths.ROW_ID].to_numpy(), predictions[paths.ROW_ID].to_numpy()):
             raise PipelineError(f"{paths.TEST_PREDICTIONS} does not match {paths.TEST}; rerun `dvc repro evaluate`")
         if data["sensitive"]:
-            audited = audit_test(target, params, predictor, test, predictions, rows)
+            audited = AUDIT_TEST[target.task](target, params, predictor, test, predictions, rows)
         else:
             print("fairness: data.sensitive is empty; nothing to audit")
-    header = report_header(target, predictor, cfg, params["seed"], data["group"])
+    header = fairness_audit.report_header(target, predictor, cfg, params["seed"], data["group"])
     target.fairness_record.of({**header, "bootstrap": header["bootstrap"].to_json(), **audited}).write()
-    write_csv(pd.DataFrame(plot_rows(target, audited["attributes"]), columns=PLOT_COLUMNS), paths.FAIRNESS_PLOT)
+    plot = pd.DataFrame(fairness_audit.plot_rows(target, audited["attributes"]), columns=fairness_audit.PLOT_COLUMNS)
+    write_csv(plot, paths.FAIRNESS_PLOT)
 
 
 if __name__ == "__main__":

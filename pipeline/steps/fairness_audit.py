@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -99,6 +100,49 @@ FAVOURABLE_IS_NEGATIVE: dict[str, Callable[[Target, Scalar], bool]] = {
     "multiclass": no_favourable_label,
     "regression": no_favourable_label,
 }
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """The test rows as every rate, criterion and mitigation reads them: labels, decisions and probabilities of the
+    favourable outcome (flipped when it is a binary target's negative class: favourable_is_negative)."""
+
+    y: np.ndarray
+    decision: np.ndarray
+    P: np.ndarray
+    flip: bool
+
+
+def favourable_outcomes(
+    target: Target, favourable: Scalar, y: np.ndarray, decision: np.ndarray, P: np.ndarray
+) -> Outcomes:
+    if favourable_is_negative(target, favourable):
+        return Outcomes(1 - y, 1 - decision, P[:, ::-1], flip=True)
+    return Outcomes(y, decision, P, flip=False)
+
+
+def threshold_report(
+    target: Classification,
+    cfg: JSON,
+    sensitive: list[str],
+    train: pd.DataFrame,
+    oof: pd.DataFrame | None,
+    test_labels: dict[str, GroupLabels],
+    seen: Outcomes,
+    threshold: float | None,
+) -> JSON:
+    """fairness.json's "mitigation": per-group thresholds fitted on the cross-fitted out-of-fold probabilities `oof`
+    (calibrate's) and judged on the test rows, on the favourable outcome's scale; the criterion alone without them
+    (fairness.mitigation.criterion none)."""
+    if oof is None:
+        return {"criterion": cfg["criterion"]}
+    if seen.flip:
+        oof = oof.assign(y=1 - oof["y"], proba_1=1 - oof["proba_1"])
+        threshold = None if threshold is None else 1 - threshold
+    thresholds = threshold_mitigation(
+        target, cfg, sensitive, train, oof, test_labels, seen.y, seen.P, seen.decision, threshold
+    )
+    return {"criterion": cfg["criterion"], **thresholds}
 
 
 def report_header(
