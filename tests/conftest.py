@@ -33,6 +33,7 @@ PROJECT_PER_PARAMETER = (
 )
 
 
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: `pytest -p no:xdist` runs without it
 def pytest_xdist_make_scheduler(config, log):
     """make test / test-slow on every core (pytest-xdist, --dist loadscope): a module's tests go to one worker, since
     they share its module fixtures (an end-to-end module's scratch project); the modules of PROJECT_PER_PARAMETER
