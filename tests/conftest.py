@@ -24,12 +24,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 REPO = Path(__file__).resolve().parents[1]
 
 
-# end-to-end modules whose module fixture builds one scratch project per parameter (a corpus file, a scenario): the
-# first part of a test's parameter id names its project
+# end-to-end modules whose module fixture builds one scratch project per parameter (a corpus file, a scenario), or
+# whose parametrized tests each build their own: the first part of a test's parameter id names its project
 PROJECT_PER_PARAMETER = (
     "tests/e2e/test_real_data.py",
     "tests/e2e/test_pipeline_e2e.py",
     "tests/e2e/test_serving_reasons.py",
+    "tests/e2e/test_partitioned_e2e.py",
 )
 
 

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from .errors import PipelineError
 from .json_types import JSON
+from .progress import Progress
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -32,7 +34,6 @@ S = TypeVar("S")  # a split's shared data
 R = TypeVar("R")  # a task's result
 M = TypeVar("M", bound="BaseEstimator")
 
-Progress = Callable[[int, int], object]  # progress(done, total)
 DetailedProgress = Callable[[int, int, Any], object]  # progress(done, total, the task's argument)
 
 
@@ -46,12 +47,6 @@ class TaskRunner(Protocol):
         tasks: list[tuple[int, T]],
         progress: DetailedProgress | None = None,
     ) -> list[R]: ...
-
-
-class SplitMap(Protocol):
-    """map(fn, items, progress=None) -> [fn(item) for item in items], in task order."""
-
-    def __call__(self, fn: Callable[[T], R], items: Iterable[T], progress: Progress | None = None) -> list[R]: ...
 
 
 _SHARED: Sequence[Any] = []  # a local worker's shared data (its initializer sets it)
@@ -75,23 +70,69 @@ def task_runner(cfg: JSON) -> Iterator[TaskRunner | None]:
         yield lambda fn, shared, tasks, progress=None: _run_local(n, fn, shared, tasks, progress)
 
 
-def split_map(cfg: JSON) -> SplitMap:
-    """map(fn, items, progress=None) -> [fn(item) for item in items], in task order: in worker processes of this
-    machine when compute.backend is local, compute.n_workers (null: the cores) is above 1 and the platform forks (fn
-    may then be a closure over this process's data: forked workers inherit it, nothing but the items and results is
-    pickled), else one by one here. For a stage's independent per-split work (assess: nested CV, learning curve,
-    leakage refits); each item's result does not depend on where it runs."""
-    n = workers(cfg)
-    if cfg["backend"] != "local" or n == 1 or _start_method() != "fork":
-        return serial_map
+def plan_workers(cfg: JSON) -> int:
+    """How many worker processes of this machine run a stage's plans (run_plans): compute.n_workers (null: the
+    cores) when compute.backend is local and the platform forks (the plans' work may then be closures over this
+    process's data: forked workers inherit it, nothing but the items and results is pickled), else 1 (one by one
+    here)."""
+    return workers(cfg) if cfg["backend"] == "local" and _start_method() == "fork" else 1
 
-    def run(fn: Callable[[T], R], items: Iterable[T], progress: Progress | None = None) -> list[R]:
-        items = list(items)
-        if min(n, len(items)) < 2:
-            return serial_map(fn, items, progress)
-        return _run_local(n, _apply, [fn], [(0, item) for item in items], _without_detail(progress))
 
-    return run
+@dataclass(frozen=True)
+class Work:
+    """Independent per-split work a step asks for: fn(item) for each item, the results in item order; `what` names
+    it in the progress line."""
+
+    fn: Callable[[Any], Any]
+    items: list[Any]
+    what: str
+
+
+# A step written as a generator: it yields the Work it needs, receives the results and goes on to return its own.
+# The stage runs several steps' plans together (run_plans), so that one step's last split overlaps the next step's
+# first (one pool per step left a worker idle at each step's end: 5 splits on 2 workers).
+Plan = Generator[Work, list[Any], T]
+
+
+def run_plans(plans: Sequence[Plan[Any]], n_workers: int = 1, what: str = "") -> list[Any]:
+    """Each plan's result, in order: every plan advanced to the work it asks for, all that work run in one pool of
+    n_workers forked processes (one task per item, in the plans' order; 1: one by one here), the results sent back,
+    until every plan has returned. The results do not depend on n_workers: each item's does not depend on where it
+    runs."""
+    returned: dict[int, Any] = {}
+    asked: dict[int, Work] = {}
+
+    def advance(i: int, results: list[Any] | None) -> None:
+        try:
+            asked[i] = plans[i].send(results)  # type: ignore[arg-type]  # None starts a generator
+        except StopIteration as done:
+            returned[i] = done.value
+
+    for i in range(len(plans)):
+        advance(i, None)
+    while asked:
+        round_, fns = list(asked.items()), [work.fn for _, work in asked.items()]
+        asked.clear()
+        tasks = [(k, item) for k, (_, work) in enumerate(round_) for item in work.items]
+        progress = Progress(f"{what} ({'; '.join(f'{w.what}: {len(w.items)} splits' for _, w in round_)})")
+        if n_workers < 2 or len(tasks) < 2:
+            outputs = []
+            for done, (k, item) in enumerate(tasks, start=1):
+                outputs.append(fns[k](item))
+                progress(done, len(tasks))
+        else:
+            outputs = _run_local(n_workers, _apply, fns, tasks, lambda done, total, _: progress(done, total))
+        start = 0
+        for i, work in round_:
+            advance(i, outputs[start : start + len(work.items)])
+            start += len(work.items)
+    return [returned[i] for i in range(len(plans))]
+
+
+def run_plan(plan: Plan[T]) -> T:
+    """One plan's result, its work one by one here (a step used outside a stage, and its tests)."""
+    result: T = run_plans([plan])[0]
+    return result
 
 
 @contextmanager
@@ -117,21 +158,8 @@ def own_threads(model: M, cfg: JSON) -> Iterator[M]:
                 fitted.set_params(n_jobs=value)
 
 
-def serial_map(fn: Callable[[T], R], items: Iterable[T], progress: Progress | None = None) -> list[R]:
-    items, out = list(items), []
-    for done, item in enumerate(items, start=1):
-        out.append(fn(item))
-        if progress is not None:
-            progress(done, len(items))
-    return out
-
-
 def _apply(fn: Callable[[T], R], item: T) -> R:
     return fn(item)
-
-
-def _without_detail(progress: Progress | None) -> DetailedProgress | None:
-    return None if progress is None else lambda done, total, _detail: progress(done, total)
 
 
 def _start_method() -> str:

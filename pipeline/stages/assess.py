@@ -5,12 +5,12 @@ validation curve of one hyperparameter. The no-skill baselines are scored by tra
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mllib.model_selection import FoldData
 from pipeline.core import build, paths
 from pipeline.core.assessment_records import Assessment, SweepNote
-from pipeline.core.compute import split_map
+from pipeline.core.compute import Plan, plan_workers, run_plans
 from pipeline.core.config import load_params
 from pipeline.core.errors import run_stage
 from pipeline.core.io import write_json
@@ -59,20 +59,24 @@ def main() -> None:
     # assess reads the same rows in the same matrices (not a sample; the matrices written, not the partitioned path)
     repeats_search = rows.sample is None and all(paths.fold_features(k).exists() for k in range(len(splits)))
     whole = (best.train_scores, best.valid_scores) if repeats_search else None
-    leakage = leakage_estimate(params, rows, make_model, scorer, search_scores, target.classifies)
-    temporal_leakage = temporal_leakage_estimate(params, rows, make_model, scorer, search_scores)
-    run = split_map(params["compute"])  # the splits' independent refits: in worker processes (compute.n_workers)
-    single_feature = single_feature_check(cfg, target, features_of, y, splits, seed, run)
-    print(f"assess: single features: {single_feature.statement}")
     too_large = refit_limit(cfg, rows.n_training)  # why nested CV and the validation curve do not run, or None
     compared = [m.model for m in trained.comparison.models] if trained.comparison else [name]
     reusable = (name, trained.best_params) if repeats_search else None  # train's fold models: nested CV's outer fits
-    nested = nested_report(params, target, scorer, rows, too_large, compared, scale, reusable)
-    learning_curve, curve_rows = None, list[JSON]()
+    plans: list[Plan[Any]] = [
+        nested_report(params, target, scorer, rows, too_large, compared, scale, reusable),
+        leakage_estimate(params, rows, make_model, scorer, search_scores, target.classifies),
+        temporal_leakage_estimate(params, rows, make_model, scorer, search_scores),
+        single_feature_check(cfg, target, features_of, y, splits, seed),
+    ]
     if cfg["learning_curve"]:
-        curve = learning_curves(features_of, y, splits, make_model, scorer, cfg["train_fractions"], seed, run, groups,
-                                whole)  # fmt: skip
-        learning_curve, curve_rows = diagnosed(curve, scorer)
+        fractions = cfg["train_fractions"]
+        plans.append(learning_curves(features_of, y, splits, make_model, scorer, fractions, seed, groups, whole))
+    # the steps' per-split refits in one pool of worker processes (compute.n_workers), the costliest first
+    nested, leakage, temporal_leakage, single_feature, *curve = run_plans(
+        plans, plan_workers(params["compute"]), "assess: refits"
+    )
+    print(f"assess: single features: {single_feature.statement}")
+    learning_curve, curve_rows = diagnosed(curve[0], scorer) if curve else (None, list[JSON]())
     swept, sweep_rows = SweepNote(statement=f"not run: assess.validation_curve has no entry for {name}"), []
     if sweep and too_large:
         swept = SweepNote(statement=too_large)

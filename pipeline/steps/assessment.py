@@ -64,7 +64,7 @@ from mllib.model_selection import (
 
 from ..core import build, paths
 from ..core.assessment_records import CurveDiagnosis, Leakage, LearningCurve, SingleFeature, TemporalLeakage
-from ..core.compute import serial_map, split_map
+from ..core.compute import Plan, Work
 from ..core.frames import feature_columns, raw_matrix, time_input
 from ..core.io import read_estimators, read_json, read_parquet
 from ..core.json_types import JSON
@@ -79,7 +79,6 @@ if TYPE_CHECKING:
     from mllib.metrics.scorers import Scorer
 
     from ..core.build import Transformer
-    from ..core.compute import SplitMap
     from ..core.task import Target
     from .folds import SplitList
 
@@ -95,10 +94,8 @@ def refitted_scores(
     scorer: Scorer,
     splits: Iterable[tuple[np.ndarray, np.ndarray]],
     what: str,
-    run: SplitMap = serial_map,
-) -> list[float]:
-    """Validation scores of these splits of the raw rows: the features and the model fitted per split (run: how the
-    splits run, pipeline.core.compute.split_map)."""
+) -> Plan[list[float]]:
+    """Validation scores of these splits of the raw rows: the features and the model fitted per split."""
     splits = list(splits)
 
     def one_split(k: int) -> float:
@@ -108,7 +105,8 @@ def refitted_scores(
         model = fit_with_groups(make_model(), features.transform(X_raw[fit]), y[fit])
         return float(scorer.score(y[valid], response_values(model, features.transform(X_raw[valid]), scorer.response)))
 
-    return run(one_split, range(len(splits)), Progress(f"assess: {what}"))
+    scores: list[float] = yield Work(one_split, list(range(len(splits))), what)
+    return scores
 
 
 def raw_inputs(params: JSON, rows: AssessedRows) -> tuple[MixedMatrix, Callable[[], Transformer]]:
@@ -188,7 +186,7 @@ def leakage_estimate(
     scorer: Scorer,
     search_scores: Scores,
     stratify: bool,
-) -> Leakage:
+) -> Plan[Leakage]:
     """assessment.json's "leakage": the chosen configuration scored by a row-level CV of the assessed training rows
     (their raw columns read here and released after, or the sample's) beside the grouped CV's fold scores of the same
     rows, with the inflation's interval and a sentence; or why it was not estimated."""
@@ -205,7 +203,7 @@ def leakage_estimate(
     X_raw, make_features = raw_inputs(params, rows)
     grouped_scores = rows.grouped_scores(search_scores, make_model, scorer)
     splitter = inner_splitter(params["split"]["n_splits"], grouped=False, stratify=stratify, random_state=seed)
-    row_scores = refitted_scores(
+    row_scores = yield from refitted_scores(
         X_raw,
         rows.y,
         make_features,
@@ -213,7 +211,6 @@ def leakage_estimate(
         scorer,
         splitter.split(np.zeros((rows.y.size, 1)), rows.y),
         "row-level CV (leakage estimate)",
-        split_map(params["compute"]),
     )
     result = inflation(row_scores, grouped_scores, scorer.greater_is_better)
     estimate = Leakage(statement=leakage_sentence(result, scorer.name, data["group"]), **result)
@@ -243,7 +240,7 @@ def shuffled_splits(splits: SplitList, groups: np.ndarray | None, seed: int) -> 
 
 def temporal_leakage_estimate(
     params: JSON, rows: AssessedRows, make_model: Callable[[], BaseEstimator], scorer: Scorer, search_scores: Scores
-) -> TemporalLeakage:
+) -> Plan[TemporalLeakage]:
     """assessment.json's "temporal_leakage" (data.time): each forward-chaining split's rows re-split at random with
     the same sizes (whole groups with data.group), the chosen configuration refitted on each, minus the time-ordered
     score of the same split: how much a random split of these rows would flatter the model, with a paired t interval
@@ -255,15 +252,8 @@ def temporal_leakage_estimate(
     X_raw, make_features = raw_inputs(params, rows)
     ordered = rows.grouped_scores(search_scores, make_model, scorer)
     shuffled = shuffled_splits(rows.splits, rows.groups, params["seed"])
-    random_scores = refitted_scores(
-        X_raw,
-        rows.y,
-        make_features,
-        make_model,
-        scorer,
-        shuffled,
-        "the same splits shuffled (temporal leakage)",
-        split_map(params["compute"]),
+    random_scores = yield from refitted_scores(
+        X_raw, rows.y, make_features, make_model, scorer, shuffled, "the same splits shuffled (temporal leakage)"
     )
     sign = 1.0 if scorer.greater_is_better else -1.0
     d = sign * (np.asarray(random_scores) - np.asarray(ordered))
@@ -350,13 +340,12 @@ def learning_curves(
     scorer: Scorer,
     fractions: list[float],
     seed: int,
-    run: SplitMap = serial_map,
     groups: np.ndarray | None = None,
     whole: tuple[Scores, Scores] | None = None,
-) -> JSON:
+) -> Plan[JSON]:
     """Train and validation score per training share, averaged over the grouped splits; split_matrix(k): every
     training row in split k's features; groups: the rows' groups, given to each fit as the search gives them (whole
-    groups held out to stop early); run: how the splits run (pipeline.core.compute.split_map). whole: the search's
+    groups held out to stop early). whole: the search's
     (train scores, validation scores) per split of this configuration fitted on each split's whole training part,
     the very fits of the share 1.0, which are then read instead of repeated."""
     reused = whole is not None and fractions[-1] == 1.0
@@ -369,9 +358,10 @@ def learning_curves(
         return n, tr[:, 0], va[:, 0]
 
     nothing: Curve = (np.empty(0, np.int64), np.empty(0), np.empty(0))
-    curves = (
-        run(one_split, range(len(splits)), Progress("assess: learning curve")) if fitted else [nothing] * len(splits)
-    )
+    if fitted:
+        curves: list[Curve] = yield Work(one_split, list(range(len(splits))), "learning curve")
+    else:
+        curves = [nothing] * len(splits)
     if reused and whole is not None:  # the share 1.0: every training row of the split, as the search fitted it
         curves = [(np.append(n, len(splits[k][0])), np.append(tr, whole[0][k]), np.append(va, whole[1][k]))
                   for k, (n, tr, va) in enumerate(curves)]  # fmt: skip
@@ -466,8 +456,7 @@ def single_feature_scores(
     scorer: Scorer,
     tree_name: str,
     seed: int,
-    run: SplitMap = serial_map,
-) -> dict[str, float]:
+) -> Plan[dict[str, float]]:
     """{feature column: mean validation score of a depth-3 tree on that column alone} over the splits (a column
     missing from a split's matrix, e.g. dropped by a selection, is averaged over the splits that have it)."""
     from mllib import registry
@@ -484,7 +473,8 @@ def single_feature_scores(
         return found
 
     scores: dict[str, list[float]] = {}
-    for found in run(one_split, range(len(splits)), Progress("assess: single-feature scores (leakage beyond groups)")):
+    per_split: list[dict[str, float]] = yield Work(one_split, list(range(len(splits))), "single-feature scores")
+    for found in per_split:
         for name, value in found.items():
             scores.setdefault(name, []).append(value)
     return {name: float(np.mean(v)) for name, v in scores.items()}
@@ -500,16 +490,15 @@ def single_feature_check(
     y: np.ndarray,
     splits: list[tuple[np.ndarray, np.ndarray]],
     seed: int,
-    run: SplitMap,
-) -> SingleFeature:
+) -> Plan[SingleFeature]:
     """Each feature column alone on the splits, scored by the task's default score; flagged beyond the bound."""
     if cfg["single_feature_bound"] is None:
         return leaky_features({}, None, [], [], "")
     scorer = build.scorer("assess.single_feature_bound", "auto", target)  # ROC AUC / macro OvR AUC / R^2
     columns = read_json(paths.FEATURE_NAMES, "features")
     features = FeaturesReport.read()
-    scores = single_feature_scores(
-        features_of, lambda k: columns[paths.fold_features(k).name], y, splits, scorer, TREES[target.task], seed, run
+    scores = yield from single_feature_scores(
+        features_of, lambda k: columns[paths.fold_features(k).name], y, splits, scorer, TREES[target.task], seed
     )
     raw = features.numeric + features.categorical
     return leaky_features(scores, cfg["single_feature_bound"], cfg["legitimate_features"], raw, scorer.name)

@@ -16,16 +16,14 @@ from mllib.model_selection import ForwardChainingSplit, GridSearch, inner_splitt
 
 from ..core import build, paths
 from ..core.assessment_records import NestedCV
-from ..core.compute import serial_map, split_map
+from ..core.compute import Plan, Work
 from ..core.json_types import JSON
-from ..core.progress import Progress
 from .assessment import AssessedRows
 
 if TYPE_CHECKING:
     from mllib.base import BaseEstimator
     from mllib.metrics.scorers import Scorer
 
-    from ..core.compute import SplitMap
     from ..core.task import Target
 
     Models = dict[str, tuple[BaseEstimator, list[JSON]]]  # {name: (an unfitted model, its candidates)}
@@ -43,7 +41,7 @@ def nested_report(
     names: list[str],
     scale: JSON | None = None,
     trained: tuple[str, JSON] | None = None,
-) -> NestedCV:
+) -> Plan[NestedCV]:
     """assessment.json's "nested": nested CV around the whole selection (every model train compared, `names`,
     simplest first, chosen between by model.selection as train chose; on the target's scale train chose, scale:
     build.model's target_transform), printed; or why it did not run (too_large: refit_limit's reason). trained:
@@ -77,8 +75,8 @@ def nested_report(
         model: BaseEstimator = mlio.load(paths.FOLD_MODELS / f"fold_{k}")
         return model
 
-    nested = nested_scores(rows, models, select, scorer, cfg["inner_splits"], seed, target.classifies,
-                           params["split"]["gap"], split_map(params["compute"]), train_fold_model)  # fmt: skip
+    nested = yield from nested_scores(rows, models, select, scorer, cfg["inner_splits"], seed, target.classifies,
+                                      params["split"]["gap"], train_fold_model)  # fmt: skip
     if nested.statement is not None:
         print(f"assess: nested CV is {nested.statement}")
     else:
@@ -100,15 +98,14 @@ def nested_scores(
     seed: int,
     stratify: bool,
     gap: float = 0.0,
-    run: SplitMap = serial_map,
     fitted: Fitted | None = None,
-) -> NestedCV:
+) -> Plan[NestedCV]:
     """Outer score (the selection's choice, refitted, on the split's validation part) and inner best score per split
     of the assessed rows (rows.features_of(k): every training row in split k's features); models: {name: (an
     unfitted model, its candidates)}; select({name: its search's best result}, {name: (n_train, n_test) mean inner
     split sizes}) -> the chosen name (a single model: itself). With time (data.time), the inner folds chain forward
     within each split's training part too; a split whose training part holds too few times for an inner fold is left
-    out, and said. run: how the outer splits run (pipeline.core.compute.split_map); fitted(k, name, params): a model
+    out, and said. fitted(k, name, params): a model
     of that configuration already fitted on split k's training rows as the refit would fit it, or None (refit)."""
     split_matrix, y, groups, splits, time = rows.features_of, rows.y, rows.groups, rows.splits, rows.time
     inner = inner_splitter(inner_splits, groups is not None, stratify, seed)
@@ -123,9 +120,8 @@ def nested_scores(
                    "for inner forward-chaining folds (two outer splits are needed)")  # fmt: skip
             return NestedCV(statement=why)
     n_candidates = sum(len(c) for _, c in models.values())
-    progress = Progress(
-        f"assess: nested CV ({len(splits)} outer x {inner_splits} inner folds x {n_candidates} candidates"
-        + (f" of {len(models)} models)" if len(models) > 1 else ")")
+    what = f"nested CV ({len(splits)} outer x {inner_splits} inner folds x {n_candidates} candidates" + (
+        f" of {len(models)} models)" if len(models) > 1 else ")"
     )
 
     def one_split(
@@ -156,7 +152,8 @@ def nested_scores(
             {"model": name, **search.best_params_} if len(models) > 1 else (search.best_params_),
         )
 
-    done = [r for r in run(one_split, range(len(splits)), progress) if r is not None]
+    per_split: list[tuple[float, float, JSON] | None] = yield Work(one_split, list(range(len(splits))), what)
+    done = [r for r in per_split if r is not None]
     outer, best_inner, chosen = (list(column) for column in zip(*done))
     sign = 1.0 if scorer.greater_is_better else -1.0
     return NestedCV(

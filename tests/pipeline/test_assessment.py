@@ -10,6 +10,7 @@ from scipy import stats
 from mllib.linear import LogisticRegression
 from mllib.metrics import get_scorer
 from mllib.preprocessing import StandardScaler
+from pipeline.core.compute import run_plan
 from pipeline.steps.assessment import diagnosis, inflation, leakage_sentence, refitted_scores, shuffled_splits
 
 
@@ -88,7 +89,7 @@ def test_refitted_scores_refit_the_features_on_each_fold():
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(100, 3)), rng.integers(0, 2, size=100)
     splits = [(np.setdiff1d(np.arange(100), v), v) for v in np.array_split(np.arange(100), 4)]
-    scores = refitted_scores(X, y, Recording, LogisticRegression, get_scorer("roc_auc"), splits, "a test")
+    scores = run_plan(refitted_scores(X, y, Recording, LogisticRegression, get_scorer("roc_auc"), splits, "a test"))
     assert len(scores) == 4 and fitted_on == [75, 75, 75, 75]
 
 
@@ -124,7 +125,9 @@ def test_a_column_equal_to_the_target_is_flagged_and_a_legitimate_one_is_not():
     X = np.column_stack([rng.normal(size=400) + 0.5 * y, y.astype(float), rng.normal(size=400)])
     splits = [(np.setdiff1d(np.arange(400), v), v) for v in np.array_split(np.arange(400), 4)]
     names = ["age", "outcome=1", "noise_missing"]
-    scores = single_feature_scores(lambda k: X, lambda k: names, y, splits, get_scorer("roc_auc"), "decision_tree", 0)
+    scores = run_plan(
+        single_feature_scores(lambda k: X, lambda k: names, y, splits, get_scorer("roc_auc"), "decision_tree", 0)
+    )
     assert scores["outcome=1"] == 1.0 and 0.55 < scores["age"] < 0.8 and scores["noise_missing"] < 0.6
     assert [raw_column(n, ["age", "outcome", "noise"]) for n in names] == ["age", "outcome", "noise"]
     flagged = leaky_features(scores, 0.98, [], ["age", "outcome", "noise"], "roc_auc")
@@ -190,8 +193,8 @@ def test_the_learning_curves_whole_split_point_is_the_searchs_fit():
     searched = evaluate_candidates(make_model(), [{}], FoldData(X, y, splits, groups), scorer)[0]
     whole = (searched["train_scores"].tolist(), searched["valid_scores"].tolist())
     args = (lambda k: X, y, splits, make_model, scorer, [0.5, 1.0], 0)
-    refitted = learning_curves(*args, groups=groups)
-    read = learning_curves(*args, groups=groups, whole=whole)
+    refitted = run_plan(learning_curves(*args, groups=groups))
+    read = run_plan(learning_curves(*args, groups=groups, whole=whole))
     assert read == refitted
     assert [row[1] for row in refitted["valid_per_split"]] == whole[1]  # the refit's last point: the search's scores
-    assert learning_curves(*args)["valid_per_split"] != refitted["valid_per_split"]
+    assert run_plan(learning_curves(*args))["valid_per_split"] != refitted["valid_per_split"]

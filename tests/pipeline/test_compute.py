@@ -44,25 +44,34 @@ def test_an_unreachable_scheduler_names_the_key():
             pass
 
 
-def test_split_map_gives_the_serial_results_in_order_from_forked_workers():
-    """assess's per-split work (a closure over this process's arrays) on 2 forked workers: the same list, in order."""
-    from pipeline.core.compute import serial_map, split_map
+def test_plans_run_together_give_each_its_serial_results_in_order_from_forked_workers():
+    """assess's steps as plans (a closure over this process's arrays as each one's work; one of them asking twice):
+    run together on 2 forked workers, each plan gets the results it gets alone one by one, in item order."""
+    from pipeline.core.compute import Work, plan_workers, run_plan, run_plans
 
     X = np.random.default_rng(0).normal(size=(200, 3))
 
     def one_split(k: int) -> tuple:  # a closure: never pickled, inherited by the forked workers
         return k, float(X[k::5].sum()), X[k::5, 0].copy()
 
-    serial = serial_map(one_split, range(5))
-    done = []
-    parallel = split_map({"backend": "local", "n_workers": 2, "scheduler": None})(
-        one_split, range(5), lambda n, total: done.append((n, total))
-    )
-    expected = [(k, float(X[k::5].sum())) for k in range(5)]
-    assert [(k, s) for k, s, _ in parallel] == [(k, s) for k, s, _ in serial] == expected
-    assert all(np.array_equal(a[2], b[2]) for a, b in zip(parallel, serial))
-    assert done[-1] == (5, 5)
-    assert split_map({"backend": "local", "n_workers": 1, "scheduler": None}) is serial_map
+    def sums(n):
+        found = yield Work(one_split, list(range(n)), "sums")
+        return [(k, s) for k, s, _ in found]
+
+    def twice():  # asks again with what its first work returned
+        first = yield Work(lambda k: k * k, [1, 2, 3], "squares")
+        second = yield Work(lambda k: -k, first, "negated")
+        return second
+
+    def nothing():  # returns before asking for any work
+        return "done"
+        yield
+
+    alone = [run_plan(sums(5)), run_plan(twice()), run_plan(nothing())]
+    together = run_plans([sums(5), twice(), nothing()], n_workers=2, what="test")
+    assert together == alone == [[(k, float(X[k::5].sum())) for k in range(5)], [-1, -4, -9], "done"]
+    assert plan_workers({"backend": "local", "n_workers": 3, "scheduler": None}) == 3
+    assert plan_workers({"backend": "dask", "n_workers": 3, "scheduler": None}) == 1
 
 
 def test_own_threads_fits_on_every_worker_and_leaves_the_saved_model_as_it_was():
