@@ -114,14 +114,15 @@ def run_plans(plans: Sequence[Plan[Any]], n_workers: int = 1, what: str = "") ->
         round_, fns = list(asked.items()), [work.fn for _, work in asked.items()]
         asked.clear()
         tasks = [(k, item) for k, (_, work) in enumerate(round_) for item in work.items]
-        progress = Progress(f"{what} ({'; '.join(f'{w.what}: {len(w.items)} splits' for _, w in round_)})")
+        progress, names = Progress(what), [work.what for _, work in round_]  # each line names the step of its fit
         if n_workers < 2 or len(tasks) < 2:
             outputs = []
             for done, (k, item) in enumerate(tasks, start=1):
                 outputs.append(fns[k](item))
-                progress(done, len(tasks))
+                progress(done, len(tasks), names[k])
         else:
-            outputs = _run_local(n_workers, _apply, fns, tasks, lambda done, total, _: progress(done, total))
+            outputs = _run_local(n_workers, _apply, fns, tasks,
+                                 lambda done, total, _: progress(done, total, names[tasks[done - 1][0]]))  # fmt: skip
         start = 0
         for i, work in round_:
             advance(i, outputs[start : start + len(work.items)])

@@ -73,7 +73,7 @@ def main() -> None:
         plans.append(learning_curves(features_of, y, splits, make_model, scorer, fractions, seed, groups, whole))
     # the steps' per-split refits in one pool of worker processes (compute.n_workers), the costliest first
     nested, leakage, temporal_leakage, single_feature, *curve = run_plans(
-        plans, plan_workers(params["compute"]), "assess: refits"
+        plans, plan_workers(params["compute"]), "assess: per-split refits"
     )
     print(f"assess: single features: {single_feature.statement}")
     learning_curve, curve_rows = diagnosed(curve[0], scorer) if curve else (None, list[JSON]())

@@ -120,9 +120,7 @@ def nested_scores(
                    "for inner forward-chaining folds (two outer splits are needed)")  # fmt: skip
             return NestedCV(statement=why)
     n_candidates = sum(len(c) for _, c in models.values())
-    what = f"nested CV ({len(splits)} outer x {inner_splits} inner folds x {n_candidates} candidates" + (
-        f" of {len(models)} models)" if len(models) > 1 else ")"
-    )
+    what = f"nested CV: {len(splits)} x {inner_splits} folds, {n_candidates} candidates"
 
     def one_split(
         k: int,
