@@ -222,8 +222,3 @@ def test_the_card_says_the_scale_the_floor_and_each_fifth(project):
     assert "by fifth of the test predictions" in html and train["fitted_on"] in html
     scale = read(root, "reports/metrics/test.json")["target_transform"]
     assert np.isfinite(scale["lowest_unclipped"]) and scale["attributions_add_up_on"]
-
-
-def test_the_served_model_gives_evaluate_s_predictions(project):
-    root = skewed_price(project)
-    assert_served_equals_evaluate(root, ["_row_id", "price"])
