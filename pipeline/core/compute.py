@@ -97,8 +97,8 @@ Plan = Generator[Work, list[Any], T]
 def run_plans(plans: Sequence[Plan[Any]], n_workers: int = 1, what: str = "") -> list[Any]:
     """Each plan's result, in order: every plan advanced to the work it asks for, all that work run in one pool of
     n_workers forked processes (one task per item, in the plans' order; 1: one by one here), the results sent back,
-    until every plan has returned. The results do not depend on n_workers: each item's does not depend on where it
-    runs."""
+    until every plan has returned; `what` titles the progress line (empty: none). The results do not depend on
+    n_workers: each item's does not depend on where it runs."""
     returned: dict[int, Any] = {}
     asked: dict[int, Work] = {}
 
@@ -114,15 +114,20 @@ def run_plans(plans: Sequence[Plan[Any]], n_workers: int = 1, what: str = "") ->
         round_, fns = list(asked.items()), [work.fn for _, work in asked.items()]
         asked.clear()
         tasks = [(k, item) for k, (_, work) in enumerate(round_) for item in work.items]
-        progress, names = Progress(what), [work.what for _, work in round_]  # each line names the step of its fit
+        names = [work.what for _, work in round_]
+        line = Progress(what) if what else None
+
+        def progress(done: int, total: int, _item: object = None) -> None:  # each line names the step of its fit
+            if line is not None:
+                line(done, total, names[tasks[done - 1][0]])
+
         if n_workers < 2 or len(tasks) < 2:
             outputs = []
             for done, (k, item) in enumerate(tasks, start=1):
                 outputs.append(fns[k](item))
-                progress(done, len(tasks), names[k])
+                progress(done, len(tasks))
         else:
-            outputs = _run_local(n_workers, _apply, fns, tasks,
-                                 lambda done, total, _: progress(done, total, names[tasks[done - 1][0]]))  # fmt: skip
+            outputs = _run_local(n_workers, _apply, fns, tasks, progress)
         start = 0
         for i, work in round_:
             advance(i, outputs[start : start + len(work.items)])
