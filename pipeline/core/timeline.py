@@ -8,6 +8,8 @@ import re
 import numpy as np
 import pandas as pd
 
+from mllib import registry
+
 from .errors import PipelineError
 from .frames import date_times, time_numbers
 from .json_types import JSON
@@ -21,6 +23,12 @@ TIME_NAME = re.compile(
 )
 DATE_SHARE = 0.9  # a text column whose sampled values parse as dates at least this often holds dates
 SAMPLE = 1000
+
+
+def chains_forward(split: JSON, data: JSON) -> bool:
+    """Whether split's folds chain forward in time: split.strategy forward_chaining, or auto with data.time set (what
+    split chooses; later stages read it from the params, not from split's report)."""
+    return split["strategy"] in registry.TIME_SPLITTERS or (split["strategy"] == "auto" and bool(data["time"]))
 
 
 def time_axis(values: pd.Series, column: str, source: str) -> tuple[np.ndarray, str]:

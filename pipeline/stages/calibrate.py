@@ -18,7 +18,6 @@ from collections.abc import Callable
 import pandas as pd
 
 from mllib import io as mlio
-from mllib import registry
 from mllib.conformal import SplitConformalClassifier
 from pipeline.core import paths
 from pipeline.core.config import load_params
@@ -26,9 +25,10 @@ from pipeline.core.errors import run_stage
 from pipeline.core.frames import proba_columns, read_scores
 from pipeline.core.io import read_estimators, read_model, read_parquet, write_json, write_parquet
 from pipeline.core.json_types import JSON
-from pipeline.core.records import SplitReport, TrainMetrics
+from pipeline.core.records import TrainMetrics
 from pipeline.core.summaries import reliability_rows, sensitive_groupings
 from pipeline.core.task import Classification, Regression, Target
+from pipeline.core.timeline import chains_forward
 from pipeline.steps import calibration
 from pipeline.steps.regression import assemble_regressor, intervals_summary, point_predictions
 
@@ -66,7 +66,7 @@ def calibration_map(target: Classification, oof: pd.DataFrame, params: JSON) -> 
     decision rule."""
     cfg, sensitive = params["calibration"], params["data"]["sensitive"]
     y, score, fold = oof["y"].to_numpy(), read_scores(oof), oof["fold"].to_numpy()
-    forward = SplitReport.read().strategy in registry.TIME_SPLITTERS  # the folds chain forward in time
+    forward = chains_forward(params["split"], params["data"])  # each period's map fitted on the earlier periods
     calibrator, choice, before, after = calibration.fit_map(cfg, target, score, y, fold, forward)
     for line in calibration.choice_lines(cfg, choice):
         print(line)

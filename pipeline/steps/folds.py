@@ -29,7 +29,7 @@ from pipeline.core.json_types import JSON
 from pipeline.core.records import CopiesAcrossSplit, SplitReport, SplitTime, TrainTest
 from pipeline.core.task import Target
 from pipeline.core.task_inference import infer_target
-from pipeline.core.timeline import shown, time_axis
+from pipeline.core.timeline import chains_forward, shown, time_axis
 
 # A guard, not a knob: each split costs one features fit and one model fit per candidate.
 SplitList = list[tuple[np.ndarray, np.ndarray]]  # [(fitting rows, validation rows)]
@@ -255,7 +255,7 @@ def split_rows(df: pd.DataFrame, data: JSON, cfg: JSON, seed: int) -> Splits:
     if cfg["strategy"] != "auto":
         strategy = cfg["strategy"]
     else:
-        strategy = registry.TIME_SPLITTERS[0] if time is not None else target.split_strategy(data["group"])
+        strategy = registry.TIME_SPLITTERS[0] if chains_forward(cfg, data) else target.split_strategy(data["group"])
 
     held = None
     try:

@@ -169,7 +169,6 @@ STAGES: tuple[Stage, ...] = (
     stage(
         "calibrate",
         inputs=(
-            why(paths.SPLIT_REPORT, "time-ordered folds: each period's map fitted on the earlier periods"),
             why(paths.TRAIN_METRICS, "a regression target's scale and floor"),
             paths.OOF_PREDICTIONS,
             paths.TRAIN,
@@ -188,7 +187,13 @@ STAGES: tuple[Stage, ...] = (
             "pipeline/steps/target_transform.py",
             "mllib",
         ),
-        params=("data.sensitive", "calibration", "decision"),
+        params=(
+            "data.sensitive",
+            why("data.time", "time-ordered folds: each period's map fitted on the earlier periods"),
+            "split.strategy",
+            "calibration",
+            "decision",
+        ),
         outs=(*mllib_files(paths.PREDICTOR), paths.OOF_CALIBRATED, paths.RELIABILITY_OOF, paths.CALIBRATION_METRICS),
     ),
     stage(
