@@ -40,8 +40,7 @@ def audit_errors(
 ) -> JSON:
     """Errors, bias and interval coverage by group; the decision criteria and mitigations are not defined."""
     audited = fairness_audit.regression_fairness(predictions, test, params["fairness"], params["seed"], params["data"])
-    for line in fairness_audit.regression_lines(audited["attributes"]):
-        print(line)
+    print(*fairness_audit.regression_lines(audited["attributes"]), sep="\n")  # a line per attribute
     return audited
 
 
@@ -80,8 +79,7 @@ def audit_decisions(
                                           seen.decision, cfg["reweighing"], trained.model, trained.best_params,
                                           seen.flip)  # fmt: skip
     audited = {"attributes": attributes, "mitigation": mitigation, "reweighing": reweighed}
-    for line in fairness_audit.summary_lines(audited, criterion):
-        print(line)
+    print(*fairness_audit.summary_lines(audited, criterion), sep="\n")  # a line per attribute, then the mitigations
     return audited
 
 
@@ -97,8 +95,7 @@ def main() -> None:
     params = load_params()
     data, cfg = params["data"], params["fairness"]
     target = Target.read(paths.TARGET)
-    # a favourable label that cannot apply stops every task here
-    fairness_audit.favourable_is_negative(target, cfg["favourable_label"])
+    fairness_audit.favourable_is_negative(target, cfg["favourable_label"])  # a label that cannot apply stops here
     predictor = read_predictor(paths.PREDICTOR)
     predictions = read_parquet(paths.TEST_PREDICTIONS, "evaluate")
     audited: dict[str, Any] = {

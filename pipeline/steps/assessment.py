@@ -345,9 +345,9 @@ def learning_curves(
 ) -> Plan[JSON]:
     """Train and validation score per training share, averaged over the grouped splits; split_matrix(k): every
     training row in split k's features; groups: the rows' groups, given to each fit as the search gives them (whole
-    groups held out to stop early). whole: the search's
-    (train scores, validation scores) per split of this configuration fitted on each split's whole training part,
-    the very fits of the share 1.0, which are then read instead of repeated."""
+    groups held out to stop early). whole: the search's (train scores, validation scores) per split of this
+    configuration fitted on each split's whole training part, the very fits of the share 1.0, which are then read
+    instead of repeated."""
     reused = whole is not None and fractions[-1] == 1.0
     fitted = fractions[:-1] if reused else fractions
 
