@@ -28,13 +28,19 @@ class FittedFeatures(Protocol):
 
 
 def raw_column_of(encoded: list[str], raw: list[str]) -> np.ndarray | None:
-    """Index of the raw column each encoded column derives from (None if any is untraceable)."""
+    """Index of the raw column each encoded column derives from (None if any is untraceable): the column itself,
+    `<column>_missing`, or a level `<column>=<level>`, the longest raw name that matches ("plan" vs "plan_type").
+    Looked up by name, not compared with every raw column: a 2,308-column file took 1.8 s per call."""
+    index: dict[str, int] = {}
+    for j, c in enumerate(raw):
+        index.setdefault(c, j)
     owners = []
     for name in encoded:
-        candidates = [j for j, c in enumerate(raw) if name == c or name.startswith(c + "=") or name == c + "_missing"]
-        if not candidates:
+        possible = [name, name.removesuffix("_missing"), *(name[:k] for k, ch in enumerate(name) if ch == "=")]
+        found = [c for c in possible if c in index]
+        if not found:
             return None
-        owners.append(max(candidates, key=lambda j: len(raw[j])))  # longest match: "plan" vs "plan_type"
+        owners.append(index[max(found, key=len)])
     return np.array(owners)
 
 
