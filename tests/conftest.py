@@ -34,6 +34,14 @@ PROJECT_PER_PARAMETER = (
 )
 
 
+def pytest_collection_modifyitems(config, items):
+    """The modules of one project each (one scope of minutes: test_recovery.py, test_track_resume.py) run before
+    the modules of PROJECT_PER_PARAMETER, whose many shorter scopes then fill in: a worker that takes a 4-minute scope
+    last leaves the other idle (xdist hands the scopes out in collection order). A stable sort: the order of the tests
+    inside a module, which some rely on, is kept."""
+    items.sort(key=lambda item: item.nodeid.partition("::")[0] in PROJECT_PER_PARAMETER)
+
+
 @pytest.hookimpl(optionalhook=True)  # xdist's hook: `pytest -p no:xdist` runs without it
 def pytest_xdist_make_scheduler(config, log):
     """make test / test-slow on every core (pytest-xdist, --dist loadscope): a module's tests go to one worker, since

@@ -3,10 +3,11 @@ directory of CSV parts (the default data's sample with its traps: tests/pipeline
 compute.backend is dask, so `dvc repro` starts a 2-worker LocalCluster: validate, clean and split write parts, the
 features are fitted per split from mergeable statistics (no matrix written) and logistic regression from sums over
 the parts (gradient boosting from their bin codes; ridge, on a regression target, from their Gram matrix). Every
-stage runs to the report and a second `dvc repro` has nothing to do. After switching to the local
-backend (the same directory read as one table in memory) the data stages' outputs and the folds are byte-identical,
-and the fitted transformers, the model's coefficients, the out-of-fold scores and every metric agree within 1e-9
-(sums over parts and over the whole table differ in their last bits). A model that needs every row in one matrix
+stage runs to the report and a second `dvc repro` has nothing to do. After switching to the local backend (the
+same directory read as one table in memory; run to the fairness stage, the last that writes a compared output) the
+data stages' outputs and the folds are byte-identical, and the fitted transformers, the model's coefficients, the
+out-of-fold scores and every metric agree within 1e-9 (sums over parts and over the whole table differ in their last
+bits). A model that needs every row in one matrix
 is refused by name before any fit."""
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def test_partitioned_run_equals_in_memory_run(tmp_path, model):
     kept = {path: contents(root / path) for path in COMPARED}
 
     set_params(root, **{"compute.backend": "local"})
-    repro(root)
+    repro(root, "fairness")  # the last stage a compared output comes from; explain to monitor ran above
     in_memory = output_md5s(root)
     # the data stages' tables are parts on one path and one file on the other (their rows: test_partitions.py)
     for path in IDENTICAL:

@@ -1,7 +1,9 @@
 """The whole pipeline through DVC and MLflow, in scratch git repositories, for three files a user might bring:
-a sample of the default data (binary, grouped by person), a generated three-class file with text labels
-(tests/conftest.py: multiclass_frame) and the default sample without its group column, the last two brought by
-editing only the `data` section of params.yaml. `dvc repro` runs every stage to the report and the MLflow run; a
+a sample of the default data (binary, grouped by person), a generated three-class file with text labels and a
+generated regression file (tests/conftest.py: multiclass_frame, regression_frame), the last two brought by editing
+only the `data` section of params.yaml. (Binary files without a group column are the real-data corpus's: titanic,
+churn, caravan, breast_cancer, smarket, test_real_data.py; the group-less monitor is test_monitor_issue62.py's.)
+`dvc repro` runs every stage to the report and the MLflow run; a
 second run has nothing to do; a params change invalidates exactly the stages after the one that reads it; MLflow
 holds one parent run with a child per search candidate and a pyfunc model whose output is the deployed
 predictor's: with a cost matrix and a reject threshold set, the served decisions equal the evaluate stage's on
@@ -25,7 +27,6 @@ pytestmark = pytest.mark.slow
 SCENARIOS = {
     "binary_grouped": ({}, ["_row_id", "binexp", "zper"], [[0, 5], [1, 0]]),
     "multiclass": ({}, ["_row_id", "grade", "pid"], [[0, 4, 1], [4, 0, 1], [2, 2, 0]]),
-    "binary_no_group": ({"data.group": None}, ["_row_id", "binexp"], [[0, 3], [1, 0]]),
     "regression": ({}, ["_row_id", "spend", "pid"], None),
 }
 
@@ -110,7 +111,7 @@ def test_repro_produces_every_report(scenario):
         assert f"The figures show every test row ({test['n']})." in (root / "reports/report.html").read_text()
     else:
         assert validation["task"] == test["task"] == "binary" and 0.6 < test["roc_auc"] <= 1
-    strategy = {"binary_no_group": "stratified", "regression": "group"}.get(name, "stratified_group")
+    strategy = {"regression": "group"}.get(name, "stratified_group")
     assert split["strategy"] == strategy and split["strategy_setting"] == "auto"
     trained = read(root, "reports/metrics/train.json")  # model.name auto: the task's default set compared
     from pipeline.core.task import KINDS
