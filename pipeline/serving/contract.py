@@ -157,22 +157,18 @@ class InputContract:
         missing = [c for c in self.columns if c not in frame.columns]
         if missing:
             raise ContractError(f"missing column(s) {_short(self._listed(missing))}; send every feature column")
+        given = dict(frame[self.columns].items())  # each column read once: a wide model's request has thousands
         wrong = [
             f"{c} (expected {self.kind(c)}, got {_short(repr(bad), 40)})"
             for c in self.columns
-            if (bad := self._bad_value(frame[c], c)) is not None
+            if (bad := self._bad_value(given[c], c)) is not None
         ]
         if wrong:
             raise ContractError(_short("wrong type in column(s) " + "; ".join(wrong), 250))
-        features = frame[self.columns].copy()
-        for c in self.numeric:
-            if self._dated(c):
-                features[c] = numbers_or_days(features[c])[0]
-                continue
-            column = features[c] if pd.api.types.is_numeric_dtype(features[c]) else features[c].map(_number)
-            features[c] = pd.to_numeric(column).astype(np.float64)
+        numbers = {c: self._as_numbers(given[c], c) for c in self.numeric}
+        features = pd.DataFrame({c: numbers.get(c, given[c]) for c in self.columns}, index=frame.index)
         if self.time is not None:
-            unread = np.flatnonzero(np.isnan(features[self.time].to_numpy()))
+            unread = np.flatnonzero(np.isnan(numbers[self.time]))
             if unread.size:
                 value = frame[self.time].iloc[unread[0]]
                 raise ContractError(
@@ -181,8 +177,7 @@ class InputContract:
                     + ("a date (ISO text)" if self._dated(self.time) else "a number")
                     + " in every row"
                 )
-        for c in self.numeric:
-            x = features[c].to_numpy()
+        for c, x in numbers.items():
             if not np.isfinite(x[~np.isnan(x)]).all():
                 raise ContractError(
                     f"column {_short(c, 60)} holds {x[np.isinf(x)][0]:g}; send finite numbers (null for missing)"
@@ -214,7 +209,17 @@ class InputContract:
                         f"level {self.missing_level!r}; features.encoder handle_unknown: error); send one of "
                         f"{self.levels[c][:10]}"
                     )
-        return features, [c for c in frame.columns if c not in self.columns]
+        used = set(self.columns)
+        return features, [c for c in frame.columns if c not in used]
+
+    def _as_numbers(self, values: pd.Series, column: str) -> np.ndarray:
+        """A numeric column's values as float64 (NaN for missing): text that reads as a number is one; data.time as
+        dates is days since 1970-01-01."""
+        if self._dated(column):
+            return numbers_or_days(values)[0]
+        read = values if pd.api.types.is_numeric_dtype(values) else pd.to_numeric(values.map(_number))
+        x: np.ndarray = read.to_numpy(dtype=np.float64, na_value=np.nan)
+        return x
 
     def _extreme(self, x: np.ndarray, column: str) -> np.ndarray:
         bound = self.limits[column][2]
