@@ -7,8 +7,7 @@ stage runs to the report and a second `dvc repro` has nothing to do. After switc
 same directory read as one table in memory; run to the fairness stage, the last that writes a compared output) the
 data stages' outputs and the folds are byte-identical, and the fitted transformers, the model's coefficients, the
 out-of-fold scores and every metric agree within 1e-9 (sums over parts and over the whole table differ in their last
-bits). A model that needs every row in one matrix
-is refused by name before any fit."""
+bits). A model that needs every row in one matrix is refused by name before any fit."""
 
 from __future__ import annotations
 

@@ -3,10 +3,10 @@ a sample of the default data (binary, grouped by person), a generated three-clas
 generated regression file (tests/conftest.py: multiclass_frame, regression_frame), the last two brought by editing
 only the `data` section of params.yaml. (Binary files without a group column are the real-data corpus's: titanic,
 churn, caravan, breast_cancer, smarket, test_real_data.py; the group-less monitor is test_monitor_issue62.py's.)
-`dvc repro` runs every stage to the report and the MLflow run; a
-second run has nothing to do; a params change invalidates exactly the stages after the one that reads it; MLflow
-holds one parent run with a child per search candidate and a pyfunc model whose output is the deployed
-predictor's: with a cost matrix and a reject threshold set, the served decisions equal the evaluate stage's on
+`dvc repro` runs every stage to the report and the MLflow run; a second run has nothing to do; a params change
+invalidates exactly the stages after the one that reads it; MLflow holds one parent run with a child per search
+candidate and a pyfunc model whose output is the deployed predictor's: with a cost matrix and a reject threshold
+set, the served decisions equal the evaluate stage's on
 every test row."""
 
 from __future__ import annotations
