@@ -54,54 +54,60 @@ PENALTIES = ("l2", "l1")
 _FTOL = 64 * np.finfo(np.float64).eps
 
 
-def _binary_loss(beta, X1, y, w, lam):
-    """Penalised weighted negative log-likelihood, its gradient, and p; beta = [b, w]."""
-    z = X1 @ beta
+def _binary_loss(beta, X, y, w, lam):
+    """Penalised weighted negative log-likelihood, its gradient, and p; beta = [b, w], z = X w + b (the intercept
+    apart: no [1, X] copy of the rows, which at millions of rows cost more than the fit's first iterations)."""
+    z = X @ beta[1:]
+    z += beta[0]
     nll = np.dot(w, np.logaddexp(0.0, z) - y * z)  # -[y log p + (1-y) log(1-p)] without overflow
     penalty = lam * np.dot(beta[1:], beta[1:])
     p = expit(z)
-    grad = X1.T @ (w * (p - y))
-    grad[1:] += 2 * lam * beta[1:]
+    residual = w * (p - y)
+    grad = np.empty_like(beta)
+    grad[0] = residual.sum()
+    grad[1:] = X.T @ residual + 2 * lam * beta[1:]
     return nll + penalty, grad, p
 
 
-def _softmax_loss(flat, X1, Y, w, lam):
-    """Penalised weighted softmax NLL and its gradient in B.ravel() order; Y one-hot (n, K)."""
-    B = flat.reshape(X1.shape[1], Y.shape[1])
-    Z = B.T @ X1.T  # (K, n): the reductions over the classes then run along axis 0, vectorised over the rows
+def _softmax_loss(flat, X, Y, w, lam):
+    """Penalised weighted softmax NLL and its gradient in B.ravel() order; Y one-hot (n, K); B's first row the
+    intercepts, f(y, x) = b_y + x^T w_y."""
+    B = flat.reshape(X.shape[1] + 1, Y.shape[1])
+    Z = B[1:].T @ X.T  # (K, n): the reductions over the classes then run along axis 0, vectorised over the rows
+    Z += B[0][:, None]
     Z -= Z.max(axis=0)
     P = np.exp(Z)
     total = P.sum(axis=0)
     nll = w @ np.log(total) - np.einsum("i,ki,ik->", w, Z, Y)  # -sum_i w_i log p_i,y_i by log-sum-exp
     P *= w / total
     P -= Y.T * w
-    grad = (P @ X1).T  # X^T (w (p_c - y_c)) for every class c
-    grad[1:] += 2 * lam * B[1:]
+    grad = np.empty_like(B)
+    grad[0] = P.sum(axis=1)
+    grad[1:] = (P @ X).T + 2 * lam * B[1:]  # X^T (w (p_c - y_c)) for every class c
     return nll + lam * np.sum(B[1:] ** 2), grad.ravel()
 
 
 _GRAM_ROWS = 4096  # rows per block of the weighted Gram matrix: a block of sqrt(v) X stays in the CPU's cache
 
 
-def _weighted_gram(X1, v, ones_first=False):
-    """X^T diag(v) X for v >= 0 as the sum over row blocks of (sqrt(v) X_b)^T (sqrt(v) X_b): BLAS's symmetric rank-k
-    update computes one triangle, half the products of a general matrix product (the binary Hessian is most of a
-    Newton fit's time), and a block of a few thousand rows stays in cache instead of a scaled copy of the whole
-    matrix (on 640,000 x 57: 0.16 -> 0.11 s, and no second matrix in memory). Blocks are fixed, so the sum is
-    always added in the same order. ones_first: the Gram of [1, X1], its column of ones made block by block only."""
-    n, p = X1.shape[0], X1.shape[1] + ones_first
+def _weighted_gram(X, v):
+    """[1, X]^T diag(v) [1, X] for v >= 0 as the sum over row blocks of (sqrt(v) [1, X_b])^T (sqrt(v) [1, X_b]): BLAS's
+    symmetric rank-k update computes one triangle, half the products of a general matrix product (the binary Hessian
+    is most of a Newton fit's time), and a block of a few thousand rows stays in cache instead of a scaled copy of the
+    whole matrix (on 640,000 x 57: 0.16 -> 0.11 s, and no second matrix in memory); the column of ones is made block
+    by block only. Blocks are fixed, so the sum is always added in the same order."""
+    n, p = X.shape[0], X.shape[1] + 1
     upper = np.zeros((p, p), order="F")
-    # the block in X1's own memory order, so that scaling it reads and writes in step; a row-major block is handed
+    # the block in X's own memory order, so that scaling it reads and writes in step; a row-major block is handed
     # to BLAS as its transpose (column-major), whose rank-k update without trans is the same X^T X
-    by_rows = X1.flags.c_contiguous and not X1.flags.f_contiguous
+    by_rows = X.flags.c_contiguous and not X.flags.f_contiguous
     block = np.empty((min(_GRAM_ROWS, n), p), order="C" if by_rows else "F")
     root = np.sqrt(v)
     for start in range(0, n, _GRAM_ROWS):
         stop = min(start + _GRAM_ROWS, n)
         scaled = block[: stop - start]
-        if ones_first:
-            scaled[:, 0] = root[start:stop]
-        np.multiply(X1[start:stop], root[start:stop, None], out=scaled[:, int(ones_first) :])
+        scaled[:, 0] = root[start:stop]
+        np.multiply(X[start:stop], root[start:stop, None], out=scaled[:, 1:])
         if by_rows:
             upper = dsyrk(1.0, scaled.T, beta=1.0, c=upper, trans=0, overwrite_c=1)
         else:
@@ -109,35 +115,37 @@ def _weighted_gram(X1, v, ones_first=False):
     return upper + np.triu(upper, 1).T
 
 
-def _softmax_hessian(X1, P, w):
-    """Hessian of the softmax NLL in B.ravel() order (feature-major): blocks X^T diag(w p_c ([c=d] - p_d)) X.
-    Each row of blocks sums to zero (p_c (1 - sum_d p_d) = 0: the shift invariance), so only the K (K - 1) / 2
-    off-diagonal blocks need a product, and the diagonal ones are minus their row sums."""
-    p, K = X1.shape[1], P.shape[1]
+def _softmax_hessian(X, P, w):
+    """Hessian of the softmax NLL in B.ravel() order (feature-major, the intercepts first): blocks
+    [1, X]^T diag(w p_c ([c=d] - p_d)) [1, X]. Each row of blocks sums to zero (p_c (1 - sum_d p_d) = 0: the shift
+    invariance), so only the K (K - 1) / 2 off-diagonal blocks need a product (a Gram of the weights w p_c p_d >= 0),
+    and the diagonal ones are minus their row sums."""
+    p, K = X.shape[1] + 1, P.shape[1]
     H = np.zeros((p, K, p, K))
     for c in range(K):
         for d in range(c + 1, K):
-            block = -((X1 * (w * P[:, c] * P[:, d])[:, None]).T @ X1)
+            block = -_weighted_gram(X, w * P[:, c] * P[:, d])
             H[:, c, :, d] = block
-            H[:, d, :, c] = block.T
+            H[:, d, :, c] = block
             H[:, c, :, c] -= block
-            H[:, d, :, d] -= block.T
+            H[:, d, :, d] -= block
     return H.reshape(p * K, p * K)
 
 
-def _smooth_objective(B, X1, Y, w, binary, lam):
-    """Weighted NLL + lam ||w||^2 (binary or softmax), its gradient (B's shape) and its Hessian on demand
-    (flattened B order, feature-major: the first K diagonal entries are the intercepts', unpenalised)."""
+def _smooth_objective(B, X, Y, w, binary, lam):
+    """Weighted NLL + lam ||w||^2 (binary or softmax) at B ((p + 1, K), the intercepts first), its gradient (B's
+    shape) and its Hessian on demand (flattened B order, feature-major: the first K diagonal entries are the
+    intercepts', unpenalised)."""
     if binary:
-        loss, grad, p = _binary_loss(B[:, 0], X1, Y[:, 0], w, lam)
+        loss, grad, p = _binary_loss(B[:, 0], X, Y[:, 0], w, lam)
     else:
-        loss, grad = _softmax_loss(B.ravel(), X1, Y, w, lam)
+        loss, grad = _softmax_loss(B.ravel(), X, Y, w, lam)
 
     def hessian():
         if binary:
-            H = _weighted_gram(X1, w * p * (1 - p))
+            H = _weighted_gram(X, w * p * (1 - p))
         else:
-            H = _softmax_hessian(X1, softmax(B.T @ X1.T, axis=0).T, w)
+            H = _softmax_hessian(X, softmax(B[1:].T @ X.T + B[0][:, None], axis=0).T, w)
         H.flat[Y.shape[1] * (H.shape[0] + 1) :: H.shape[0] + 1] += 2 * lam
         return H
 
@@ -168,32 +176,15 @@ def _labels_and_width(block):
     return np.unique(check_labels(y)), X.shape[1]
 
 
-def _softmax_block_terms(block, B, classes):
-    """A multinomial block's unpenalised NLL, gradient and Hessian at B, from [1, X] made for the pass and let go
-    after it (the blocks' rows are held once, not twice)."""
+def _block_terms(block, B, classes):
+    """A block's unpenalised NLL, gradient and Hessian at B, from the block's rows themselves (no [1, X] copy: a
+    worker's memory holds the block once). The blocks were checked once, before the first pass
+    (_labels_and_width)."""
     X, y, w = np.asarray(block[0], dtype=np.float64), np.asarray(block[1]), block[2]
-    X1 = np.empty((X.shape[0], X.shape[1] + 1), order="F")
-    X1[:, 0], X1[:, 1:] = 1.0, X
-    Y = np.eye(classes.size)[np.searchsorted(classes, y)]
-    loss, grad, hessian = _smooth_objective(B, X1, Y, check_sample_weight(w, X.shape[0]), False, 0.0)
+    encoded = np.searchsorted(classes, y)
+    Y = encoded.astype(np.float64)[:, None] if classes.size == 2 else np.eye(classes.size)[encoded]
+    loss, grad, hessian = _smooth_objective(B, X, Y, check_sample_weight(w, X.shape[0]), classes.size == 2, 0.0)
     return loss, grad, hessian()
-
-
-def _binary_block_terms(block, beta, classes):
-    """A binary block's unpenalised NLL, gradient and Hessian at beta = [b, w] from X itself, the intercept apart:
-    z = X w + b, so no [1, X] copy of the block is made per pass (it was a third of a pass, and a worker's memory
-    held the block twice). The blocks were checked once, before the first pass (_labels_and_width), as were the
-    multinomial ones."""
-    X, y, w = np.asarray(block[0], dtype=np.float64), np.asarray(block[1]), block[2]
-    y = np.searchsorted(classes, y).astype(np.float64)
-    w = check_sample_weight(w, X.shape[0])
-    z = X @ beta[1:, 0]
-    z += beta[0, 0]
-    nll = np.dot(w, np.logaddexp(0.0, z) - y * z)
-    p = expit(z)
-    residual = w * (p - y)
-    grad = np.concatenate([[residual.sum()], X.T @ residual])[:, None]
-    return nll, grad, _weighted_gram(X, w * p * (1 - p), ones_first=True)
 
 
 def _null_model(class_totals: np.ndarray, binary: bool) -> np.ndarray:
@@ -213,10 +204,7 @@ def _class_totals(block, classes) -> np.ndarray:
 
 def _summed_objective(B, blocks, classes, binary, lam):
     """_smooth_objective over rows held in blocks: the blocks' terms summed, then the penalty."""
-    if binary:
-        loss, grad, H = summed(blocks.map(_binary_block_terms, B, classes))
-    else:
-        loss, grad, H = summed(blocks.map(_softmax_block_terms, B, classes))
+    loss, grad, H = summed(blocks.map(_block_terms, B, classes))
     grad[1:] += 2 * lam * B[1:]
     H.flat[B.shape[1] * (H.shape[0] + 1) :: H.shape[0] + 1] += 2 * lam
     return loss + lam * np.sum(B[1:] ** 2), grad, lambda: H
@@ -269,23 +257,21 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         w = check_sample_weight(sample_weight, X.shape[0])
         encoded = self._encode_targets(y)
         self.n_features_in_ = X.shape[1]
-        X1 = np.empty((X.shape[0], X.shape[1] + 1), order="F")  # column-major: the Hessian's product runs on columns
-        X1[:, 0], X1[:, 1:] = 1.0, X
         binary = self.classes_.size == 2
         Y = encoded.astype(float)[:, None] if binary else np.eye(self.classes_.size)[encoded]
         solver = self.solver
         if solver == "auto":
             solver = "newton" if binary and X.shape[1] <= NEWTON_FEATURES else "lbfgs"
-        start = np.zeros((X1.shape[1], Y.shape[1]))
+        start = np.zeros((X.shape[1] + 1, Y.shape[1]))
         start[:1] = _null_model(np.bincount(encoded, weights=w, minlength=self.classes_.size), binary)
         if self.penalty == "l1":
-            B = self._fit_proximal_newton(lambda B, lam: _smooth_objective(B, X1, Y, w, binary, lam), start)
+            B = self._fit_proximal_newton(lambda B, lam: _smooth_objective(B, X, Y, w, binary, lam), start)
         elif solver == "newton":
-            B = self._fit_newton(lambda B: _smooth_objective(B, X1, Y, w, binary, self.lam), start)
+            B = self._fit_newton(lambda B: _smooth_objective(B, X, Y, w, binary, self.lam), start)
         elif binary:
-            B = self._fit_lbfgs_binary(X1, Y[:, 0], w)[:, None]
+            B = self._fit_lbfgs_binary(X, Y[:, 0], w)[:, None]
         else:
-            B = self._fit_lbfgs_softmax(X1, Y, w)
+            B = self._fit_lbfgs_softmax(X, Y, w)
         self.intercept_ = B[0]
         self.coef_ = B[1:].T.copy()
         return self
@@ -387,12 +373,12 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             self._not_converged(f"L-BFGS: {res.message}; max |gradient| {np.max(np.abs(res.jac)):.3g}")
         return res.x
 
-    def _fit_lbfgs_binary(self, X1, y, w):
-        return self._lbfgs(lambda b: _binary_loss(b, X1, y, w, self.lam)[:2], np.zeros(X1.shape[1]))
+    def _fit_lbfgs_binary(self, X, y, w):
+        return self._lbfgs(lambda b: _binary_loss(b, X, y, w, self.lam)[:2], np.zeros(X.shape[1] + 1))
 
-    def _fit_lbfgs_softmax(self, X1, Y, w):
-        x = self._lbfgs(_softmax_loss, np.zeros(X1.shape[1] * Y.shape[1]), args=(X1, Y, w, self.lam))
-        return x.reshape(X1.shape[1], Y.shape[1])
+    def _fit_lbfgs_softmax(self, X, Y, w):
+        x = self._lbfgs(_softmax_loss, np.zeros((X.shape[1] + 1) * Y.shape[1]), args=(X, Y, w, self.lam))
+        return x.reshape(X.shape[1] + 1, Y.shape[1])
 
     def decision_function(self, X):
         """Binary: the log-odds x^T w + b (n,); multiclass: the class scores f(y, x) (n, K)."""

@@ -117,7 +117,7 @@ def test_binary_gradient_and_hessian_match_finite_differences():
     w = np.random.default_rng(1).uniform(0.5, 2.0, size=40)
     lam = 0.8
     beta = np.array([0.3, -0.5, 0.2, 0.1])
-    loss, grad, p = _binary_loss(beta, X1, y.astype(float), w, lam)
+    loss, grad, p = _binary_loss(beta, X, y.astype(float), w, lam)
     assert loss == pytest.approx(_nll(beta, X, y, w, lam), rel=1e-13)
     h = 1e-6
     fd_grad = np.array(
@@ -130,8 +130,8 @@ def test_binary_gradient_and_hessian_match_finite_differences():
     fd_H = np.column_stack(
         [
             (
-                _binary_loss(beta + h * e, X1, y.astype(float), w, lam)[1]
-                - _binary_loss(beta - h * e, X1, y.astype(float), w, lam)[1]
+                _binary_loss(beta + h * e, X, y.astype(float), w, lam)[1]
+                - _binary_loss(beta - h * e, X, y.astype(float), w, lam)[1]
             )
             / (2 * h)
             for e in np.eye(4)
@@ -149,6 +149,7 @@ def _softmax_point(seed, n):
 
 def test_softmax_gradient_matches_finite_differences():
     X1, Y, w, flat = _softmax_point(5, 30)
+    X = X1[:, 1:]  # the functions take the rows without their column of ones
     lam = 0.6
 
     def objective(f):
@@ -157,7 +158,7 @@ def test_softmax_gradient_matches_finite_differences():
         logp = Z - np.log(np.exp(Z).sum(axis=1, keepdims=True))
         return -np.sum(w[:, None] * Y * logp) + lam * np.sum(B[1:] ** 2)
 
-    loss, grad = _softmax_loss(flat, X1, Y, w, lam)
+    loss, grad = _softmax_loss(flat, X, Y, w, lam)
     assert loss == pytest.approx(objective(flat), rel=1e-13)
     h = 1e-6
     fd = np.array([(objective(flat + h * e) - objective(flat - h * e)) / (2 * h) for e in np.eye(9)])
@@ -166,20 +167,21 @@ def test_softmax_gradient_matches_finite_differences():
 
 def test_softmax_hessian_matches_finite_differences_and_is_singular_along_shifts():
     X1, Y, w, flat = _softmax_point(18, 40)
+    X = X1[:, 1:]
     lam = 0.6
     B = flat.reshape(3, 3)
     # blocks X^T W_cd X + 2 [c = d] lam I (catalogue C4), the intercept row unpenalised
-    H = _softmax_hessian(X1, softmax(X1 @ B, axis=1), w) + np.diag(np.r_[np.zeros(3), np.full(6, 2 * lam)])
+    H = _softmax_hessian(X, softmax(X1 @ B, axis=1), w) + np.diag(np.r_[np.zeros(3), np.full(6, 2 * lam)])
     h = 1e-6
     fd = np.column_stack(
         [
-            (_softmax_loss(flat + h * e, X1, Y, w, lam)[1] - _softmax_loss(flat - h * e, X1, Y, w, lam)[1]) / (2 * h)
+            (_softmax_loss(flat + h * e, X, Y, w, lam)[1] - _softmax_loss(flat - h * e, X, Y, w, lam)[1]) / (2 * h)
             for e in np.eye(9)
         ]
     )
     np.testing.assert_allclose(H, fd, rtol=1e-6, atol=1e-6)
     # shifting every class by the same vector v leaves p unchanged: the NLL part of H annihilates v 1^T
-    nll_H = _softmax_hessian(X1, softmax(X1 @ B, axis=1), w)
+    nll_H = _softmax_hessian(X, softmax(X1 @ B, axis=1), w)
     shift = np.outer(np.array([0.3, -1.2, 0.7]), np.ones(3)).ravel()
     np.testing.assert_allclose(nll_H @ shift, 0.0, atol=1e-12 * np.abs(nll_H).max())
 
@@ -206,14 +208,14 @@ def test_two_classes_softmax_with_a_reference_class_is_binary_logistic():
     w = np.random.default_rng(8).uniform(0.5, 2.0, size=y.size)
     lam = 0.4
     beta = np.random.default_rng(9).normal(size=X1.shape[1])
-    binary_loss, binary_grad, _ = _binary_loss(beta, X1, y.astype(float), w, lam)
+    binary_loss, binary_grad, _ = _binary_loss(beta, X, y.astype(float), w, lam)
     reference = np.column_stack([np.zeros_like(beta), beta])
-    loss, grad = _softmax_loss(reference.ravel(), X1, np.eye(2)[y], w, lam)
+    loss, grad = _softmax_loss(reference.ravel(), X, np.eye(2)[y], w, lam)
     assert loss == pytest.approx(binary_loss, rel=1e-13)
     np.testing.assert_allclose(grad.reshape(-1, 2)[:, 1], binary_grad, rtol=1e-12, atol=1e-12)
     # the fitted softmax model (multinomial Newton forced on two classes) against the binary fit
     binary = LogisticRegression(lam=lam, solver="newton").fit(X, y, sample_weight=w)
-    softmax_objective = partial(_smooth_objective, X1=X1, Y=np.eye(2)[y], w=w, binary=False, lam=2 * lam)
+    softmax_objective = partial(_smooth_objective, X=X, Y=np.eye(2)[y], w=w, binary=False, lam=2 * lam)
     B = LogisticRegression(lam=2 * lam, solver="newton")._fit_newton(softmax_objective, np.zeros((X1.shape[1], 2)))
     np.testing.assert_allclose(B[:, 0], -B[:, 1], rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(B[1:, 1] - B[1:, 0], binary.coef_[0], rtol=1e-9, atol=1e-12)
