@@ -201,22 +201,7 @@ FEATURE_STEPS = {
     "selection": ("none", "variance_threshold", "sequential_selection", "permutation_selection"),
 }
 
-# scorers by name, as mllib.metrics.SCORERS and REGRESSION_SCORERS define them (tests/mllib/test_registry.py checks
-# the two agree), and the fairness criteria per-group thresholds can equalise (mllib.fairness uses this tuple)
-SCORERS = (
-    "roc_auc",
-    "roc_auc_ovr",
-    "average_precision",
-    "accuracy",
-    "balanced_accuracy",
-    "f1",
-    "f1_macro",
-    "precision",
-    "recall",
-    "log_loss",
-    "brier",
-)
-REGRESSION_SCORERS = ("r2", "rmse", "mae", "mean_squared_error")
+# the fairness criteria per-group thresholds can equalise (mllib.fairness uses this tuple)
 MITIGATION_CRITERIA = ("demographic_parity", "equal_opportunity", "equalized_odds")
 
 FAMILIES = (CLASSIFIERS, REGRESSORS, TRANSFORMERS, CLUSTERERS, CALIBRATORS)

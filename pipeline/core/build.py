@@ -261,7 +261,7 @@ def models_from_parts(names: list[str], model_cfg: JSON, target: Target, seed: i
 def scorer(key: str, name: str, target: Target) -> Scorer:
     """The scorer `name` of params.yaml `key` (auto: the target's default), refused when its task does not define
     it."""
-    from mllib.metrics import get_scorer
+    from mllib.metrics.scorers import get_scorer
 
     chosen = get_scorer(target.default_scoring if name == "auto" else name)
     if not target.fits_scorer(chosen):

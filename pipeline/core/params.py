@@ -20,6 +20,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import PydanticCustomError
 
 from mllib import registry
+from mllib.metrics.scorers import REGRESSION_SCORERS, SCORERS
 
 from .task import TASKS
 
@@ -44,10 +45,10 @@ def refuse(text: str) -> PydanticCustomError:
     return PydanticCustomError("params", "{text}", {"text": text})
 
 
-# ---- the names params.yaml chooses from (mllib.registry's tables; mypy reads each as str) -------------------------
+# ---- the names params.yaml chooses from (mllib.registry's tables and mllib's scorers; mypy reads each as str) -----
 
 _MODELS = (*registry.CLASSIFIERS, *registry.REGRESSORS)
-_SCORERS = ("auto", *registry.SCORERS, *registry.REGRESSION_SCORERS)
+_SCORERS = ("auto", *SCORERS, *REGRESSION_SCORERS)
 SHAPLEY = ("auto", "tree", "linear", "kernel", "exact", "none")
 RELEVANCE = ("gradient_x_input", "lrp_basic", "lrp_epsilon", "lrp_z_plus", "none")
 if TYPE_CHECKING:

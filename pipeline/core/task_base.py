@@ -180,7 +180,7 @@ class Target(ABC):
     @property
     def default_scoring(self) -> str:
         """search.scoring auto: the headline metric's scorer."""
-        from mllib.metrics import DEFAULT_SCORING
+        from mllib.metrics.scorers import DEFAULT_SCORING
 
         return DEFAULT_SCORING[self.task]
 
@@ -190,7 +190,7 @@ class Target(ABC):
 
     def scorers(self) -> list[str]:
         """The names of the scorers that apply to this task."""
-        from mllib.metrics import scorers_for
+        from mllib.metrics.scorers import scorers_for
 
         return scorers_for(self.task)
 

@@ -245,7 +245,7 @@ def decision_loss(y: np.ndarray, decision: np.ndarray, cost_matrix: CostMatrix) 
     """What the deployed rule is judged on against the no-skill rule: the realised cost per row under
     decision.cost_matrix, else the balanced error (1 - the mean recall over the classes present), which every
     one-class rule holds at 1 - 1/K whatever the class shares."""
-    from mllib.metrics import balanced_accuracy_score
+    from mllib.metrics.confusion import balanced_accuracy_score
 
     if cost_matrix is not None:
         return float(np.asarray(cost_matrix, dtype=np.float64)[decision, y].mean())
