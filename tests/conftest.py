@@ -263,6 +263,30 @@ def cost_matrix_at_a_step(probabilities) -> list[list[int]]:
     raise AssertionError("no probability is a fraction a / b in (0.5, 0.95)")
 
 
+@pytest.fixture(scope="session")
+def built_sample(tmp_path_factory, sample_csv) -> Path:
+    """The sample project under SAMPLE_POLICY after one `dvc repro` (a git repository with its MLflow store), built
+    once per test process: the end-to-end modules that start from this state each take a copy (sample_copy) instead
+    of building their own (a whole pipeline run, 35-50 s each)."""
+    from dvc_project import git_repo, repro  # tests/e2e: on the path once an end-to-end module asks for this
+
+    root = git_repo(make_project(tmp_path_factory.mktemp("built_sample"), sample_csv, **SAMPLE_POLICY))
+    repro(root)
+    return root
+
+
+def sample_copy(built: Path, parent: Path) -> Path:
+    """A copy of the built sample project in `parent`, its MLflow store pointed at the copy's own artifacts as a user
+    who copied a repository would (`python -m pipeline.tracking.store relocate`)."""
+    from dvc_project import sh
+
+    root = parent / "project"
+    shutil.copytree(built, root, symlinks=True)
+    moved = sh(root, "python", "-m", "pipeline.tracking.store", "relocate")
+    assert moved.returncode == 0 and "now points at" in moved.stdout, moved.stdout + moved.stderr
+    return root
+
+
 SHARED_STAGES = ["validate", "clean", "split", "features"]
 MODEL_STAGES = ["train", "assess", "calibrate", "evaluate", "fairness", "explain"]
 

@@ -18,16 +18,15 @@ import sys
 
 import pandas as pd
 import pytest
-from conftest import SAMPLE_POLICY, edit_params, make_project
-from dvc_project import git_repo, repro, sh, tracked
+from conftest import edit_params, sample_copy
+from dvc_project import repro, sh, tracked
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory, sample_csv):
-    root = git_repo(make_project(tmp_path_factory.mktemp("artifacts"), sample_csv, **SAMPLE_POLICY))
-    repro(root)
+def project(tmp_path_factory, built_sample):
+    root = sample_copy(built_sample, tmp_path_factory.mktemp("artifacts"))
     test = pd.read_parquet(root / "data/processed/test.parquet").drop(columns=["_row_id"])
     (root / "data/new").mkdir()
     test.to_csv(root / "data/new/rows.csv", index=False)

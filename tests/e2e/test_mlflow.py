@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, SAMPLE_POLICY, make_project
-from dvc_project import git_repo, repro, served_model, sh, tracked, user_env
+from conftest import REPO, sample_copy
+from dvc_project import repro, served_model, sh, tracked, user_env
 
 from pipeline.tracking.runs import stage_output_md5s
 
@@ -32,9 +32,8 @@ NAME = "sample-binexp"  # tracking.experiment and registered_model null: named f
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory, sample_csv):
-    root = git_repo(make_project(tmp_path_factory.mktemp("mlflow"), sample_csv, **SAMPLE_POLICY))
-    repro(root)
+def project(tmp_path_factory, built_sample):
+    root = sample_copy(built_sample, tmp_path_factory.mktemp("mlflow"))
     return root
 
 

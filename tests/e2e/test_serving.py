@@ -14,17 +14,16 @@ import urllib.request
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REPO, SAMPLE_POLICY, make_project
-from dvc_project import git_repo, repro, scoring_server, send, tracked, user_env
+from conftest import REPO, sample_copy
+from dvc_project import scoring_server, send, tracked, user_env
 
 pytestmark = pytest.mark.slow
 NAME = "sample-binexp"
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory, sample_csv):
-    root = git_repo(make_project(tmp_path_factory.mktemp("serving"), sample_csv, **SAMPLE_POLICY))
-    repro(root)
+def project(tmp_path_factory, built_sample):
+    root = sample_copy(built_sample, tmp_path_factory.mktemp("serving"))
     return root
 
 

@@ -14,16 +14,15 @@ import sqlite3
 import subprocess
 
 import pytest
-from conftest import SAMPLE_POLICY, edit_params, make_project
-from dvc_project import git_repo, repro, sh, user_env
+from conftest import edit_params, sample_copy
+from dvc_project import repro, sh, user_env
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory, sample_csv):
-    root = git_repo(make_project(tmp_path_factory.mktemp("store"), sample_csv, **SAMPLE_POLICY))
-    repro(root)
+def project(tmp_path_factory, built_sample):
+    root = sample_copy(built_sample, tmp_path_factory.mktemp("store"))
     edit_params(root, "tracking.promotion.tolerance", 0.011)  # a new state, track alone reruns: version 2
     repro(root)
     return root

@@ -17,16 +17,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import SAMPLE_POLICY, edit_params, make_project
-from dvc_project import git_repo, repro, sh, tracked, user_env
+from conftest import edit_params, sample_copy
+from dvc_project import repro, sh, tracked, user_env
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory, sample_csv):
-    root = git_repo(make_project(tmp_path_factory.mktemp("resume"), sample_csv, **SAMPLE_POLICY))
-    repro(root)
+def project(tmp_path_factory, built_sample):
+    root = sample_copy(built_sample, tmp_path_factory.mktemp("resume"))
     return root
 
 
