@@ -41,9 +41,10 @@ class Bins:
         return bin_features(X, self.thresholds, self.offsets)
 
 
-def main_bins(X: np.ndarray, max_bins: int) -> Bins:
-    thresholds, offsets = find_bin_thresholds(X.T, max_bins)
-    return Bins.of_features([np.unique(thresholds[offsets[j] : offsets[j + 1]]) for j in range(X.shape[1])])
+def main_bins(columns, max_bins: int) -> Bins:
+    """The main effects' bins of the features' columns (X.T, or any iterable of them, one at a time)."""
+    thresholds, offsets = find_bin_thresholds(columns, max_bins)
+    return Bins.of_features([np.unique(thresholds[offsets[j] : offsets[j + 1]]) for j in range(offsets.size - 1)])
 
 
 def coarse_bins(bins: Bins, codes: np.ndarray, max_bins: int) -> tuple[Bins, np.ndarray]:

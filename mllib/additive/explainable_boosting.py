@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from dataclasses import astuple
 
 import numpy as np
 
@@ -50,6 +51,7 @@ from ..base.constraints import (
     check_hyperparameters,
     positive_int,
 )
+from ..gradient_boosting.binning import binned_blocks
 from ..gradient_boosting.losses import BinomialLogLoss, HalfSquaredError, MultinomialLogLoss
 from ..model_selection import early_stopping_split
 from .bins import Bins, coarse_bins, main_bins
@@ -113,10 +115,27 @@ class _BaseExplainableBoosting(BaseEstimator):
 
     # ---- fit -------------------------------------------------------------------------------------------------
 
+    def fit_blocks(self, blocks):
+        """The same model from rows held in blocks (mllib.base.RowBlocks, or a cluster's: a block is (X, y,
+        sample_weight or None)): each feature's bins from its column gathered alone, the blocks binned where they are
+        and their codes gathered here (n x p bytes; mllib.gradient_boosting.binning.binned_blocks), then fit's
+        boosting on them: the same tables as fit on the rows put together (the bags' early-stopping hold-outs by
+        rows: blocks carry no groups)."""
+        check_hyperparameters(self)
+        thresholds, offsets, codes, y, w = binned_blocks(
+            blocks, lambda columns: astuple(main_bins(columns, self.max_bins))
+        )
+        return self._fit_codes(Bins(thresholds, offsets), codes, y, w)
+
     def _fit(self, X, y, w, groups=None):
         check_hyperparameters(self)
+        bins = main_bins(X.T, self.max_bins)
+        return self._fit_codes(bins, bins.codes(X), y, w, groups)
+
+    def _fit_codes(self, bins, codes, y, w, groups=None):
+        """The model from the rows' main bin codes (bins: their thresholds): everything fit does after binning."""
         target, Y, loss, stratify_by = self._target_and_loss(y)
-        n, d = X.shape
+        n, d = codes.shape
         self.n_features_in_ = d
         rng = check_random_state(self.random_state)
         settings = Boosting(
@@ -132,8 +151,6 @@ class _BaseExplainableBoosting(BaseEstimator):
             return boost_bags(terms, codes, Y, target, w, bases, bags, loss, settings, threads)
 
         # 1. the main effects, every bag from its own intercept
-        bins = main_bins(X, self.max_bins)
-        codes = bins.codes(X)
         mains = Terms.of([(j,) for j in range(d)], bins.n_bins)
         stages = [stage(mains, codes, (np.tile(intercept, (n, 1)) for intercept in intercepts))]
 
@@ -195,7 +212,7 @@ class _BaseExplainableBoosting(BaseEstimator):
                 f"{type(self).__name__}(learning_rate={self.learning_rate}) stopped at max_rounds={self.max_rounds} "
                 f"before early stopping in {' and '.join(stages)}; increase max_rounds or learning_rate",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
 
     def _set_terms(self, tables, intercepts):

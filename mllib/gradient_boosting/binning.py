@@ -34,3 +34,44 @@ def bin_features(X: np.ndarray, thresholds: np.ndarray, offsets: np.ndarray) -> 
     for j in range(X.shape[1]):
         binned[:, j] = np.searchsorted(thresholds[offsets[j] : offsets[j + 1]], X[:, j], side="left")
     return binned
+
+
+def binned_blocks(blocks, find_thresholds) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rows held in blocks (mllib.base.RowBlocks, or a cluster's: a block is (X, y, sample_weight or None)) binned as
+    fit bins the rows put together: each feature's thresholds from its column gathered alone (find_thresholds(columns)
+    -> (thresholds, offsets), fit's rule on the same values), the blocks binned where they are and their uint8 codes
+    copied here block by block into one array (n x p bytes, an eighth of X, never held twice). Returns (thresholds,
+    offsets, codes, y, sample weights)."""
+    from ..base import common_width
+
+    width = common_width(blocks.map(_width))
+    thresholds, offsets = find_thresholds(np.concatenate(blocks.map(_column, j)) for j in range(width))
+    codes = np.empty((sum(blocks.map(_n_rows)), width), dtype=np.uint8)
+    ys, ws, start = [], [], 0
+    for part, y, w in blocks.each(_binned_block, thresholds, offsets):
+        codes[start : start + part.shape[0]] = part
+        start += part.shape[0]
+        ys.append(y)
+        ws.append(w)
+    return thresholds, offsets, codes, np.concatenate(ys), np.concatenate(ws)
+
+
+# module-level functions: a cluster's workers run them on their blocks (pickled by name)
+def _width(block) -> int:
+    return np.shape(block[0])[1]
+
+
+def _n_rows(block) -> int:
+    return np.shape(block[0])[0]
+
+
+def _column(block, j: int) -> np.ndarray:
+    return np.asarray(block[0][:, j], dtype=np.float64)
+
+
+def _binned_block(block, thresholds, offsets) -> tuple:
+    from ..base import check_sample_weight, check_X_y
+
+    X, y, w = block
+    X, y = check_X_y(X, y)
+    return bin_features(X, thresholds, offsets), y, check_sample_weight(w, X.shape[0])

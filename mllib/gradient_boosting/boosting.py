@@ -18,6 +18,7 @@ Sections cited:
 from __future__ import annotations
 
 import warnings
+from functools import partial
 
 import numpy as np
 
@@ -31,7 +32,6 @@ from ..base import (
     check_random_state,
     check_sample_weight,
     check_X_y,
-    common_width,
 )
 from ..base.constraints import (
     BOOLEAN,
@@ -45,7 +45,7 @@ from ..base.constraints import (
 )
 from ..model_selection import early_stopping_split
 from ._kernels import add_leaf_values, predict_binned, predict_trees
-from .binning import bin_features, find_bin_thresholds
+from .binning import bin_features, binned_blocks, find_bin_thresholds
 from .grower import TreeGrower
 from .losses import BinomialLogLoss, HalfSquaredError, MultinomialLogLoss
 
@@ -118,24 +118,14 @@ class _BaseGradientBoosting(BaseEstimator):
 
     def _fit_blocks(self, blocks, prepare_target):
         """fit from rows held in blocks (mllib.base.RowBlocks, or a cluster's: a block is (X, y, sample_weight or
-        None)): each feature's bin thresholds from its column gathered alone (fit's rule on the same values), the
-        blocks binned where they are and their uint8 codes copied here block by block into one array (n x p bytes, an
-        eighth of X, never held twice), then fit's boosting loop on them: the same trees as fit on the rows put
-        together (the early-stopping hold-out by rows: blocks carry no groups)."""
+        None)): the blocks binned where they are by fit's rule and their codes gathered here (binning.binned_blocks),
+        then fit's boosting loop on them: the same trees as fit on the rows put together (the early-stopping hold-out
+        by rows: blocks carry no groups)."""
         check_hyperparameters(self)
-        self.n_features_in_ = common_width(blocks.map(_width))
-        columns = (np.concatenate(blocks.map(_column, j)) for j in range(self.n_features_in_))
-        self.bin_thresholds_, self.bin_offsets_ = find_bin_thresholds(columns, self.max_bins)
-        binned = np.empty((sum(blocks.map(_n_rows)), self.n_features_in_), dtype=np.uint8)
-        ys, ws, start = [], [], 0
-        for codes, y, w in blocks.each(_binned_block, self.bin_thresholds_, self.bin_offsets_):
-            binned[start : start + codes.shape[0]] = codes
-            start += codes.shape[0]
-            ys.append(y)
-            ws.append(w)
-        w = np.concatenate(ws)
-        target, loss, stratify_by = prepare_target(np.concatenate(ys))
-        del ys, ws  # the boosting loop holds n x p bytes and a few n-vectors, not these copies as well
+        thresholds, offsets, binned, y, w = binned_blocks(blocks, partial(find_bin_thresholds, max_bins=self.max_bins))
+        self.bin_thresholds_, self.bin_offsets_, self.n_features_in_ = thresholds, offsets, binned.shape[1]
+        target, loss, stratify_by = prepare_target(y)
+        del y  # the boosting loop holds n x p bytes and a few n-vectors, not this copy as well
         return self._boost(binned, target, w, loss, check_random_state(self.random_state), stratify_by)
 
     def _boost(self, binned, target, w, loss, rng, stratify_by=None, groups=None):
@@ -433,21 +423,3 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     def staged_predict(self, X):
         for raw in self._raw_predict(X, staged=True):
             yield raw[:, 0]
-
-
-def _width(block) -> int:
-    return np.shape(block[0])[1]
-
-
-def _n_rows(block) -> int:
-    return np.shape(block[0])[0]
-
-
-def _column(block, j: int) -> np.ndarray:
-    return np.asarray(block[0][:, j], dtype=np.float64)
-
-
-def _binned_block(block, thresholds, offsets) -> tuple:
-    X, y, w = block
-    X, y = check_X_y(X, y)
-    return bin_features(X, thresholds, offsets), y, check_sample_weight(w, X.shape[0])

@@ -123,8 +123,10 @@ def test_a_model_that_needs_every_row_is_refused_by_name(tmp_path):
     result = sh(root, "dvc", "repro", "train")
     assert result.returncode != 0
     message = [line for line in (result.stdout + result.stderr).splitlines() if "model 'knn'" in line]
-    assert message and "the models fitted from parts are gradient_boosting, logistic_regression" in message[0], (
-        result.stderr[-2000:]
-    )
+    assert (
+        message
+        and "the models fitted from parts are explainable_boosting, gradient_boosting, logistic_regression"
+        in message[0]
+    ), result.stderr[-2000:]
     assert "compute.backend: local" in message[0]
     assert not (root / "models/model.json").exists()

@@ -190,10 +190,11 @@ def _cancer_block(k: int, n_blocks: int):
 
 
 def test_models_fit_on_blocks_held_by_the_workers(cluster_client):
-    """Each worker loads its blocks; Newton's steps and the Gram matrix come back as sums (pipeline ClusterBlocks):
-    the same model as from the blocks in this process (the same sums in the same order; within 1e-12, as the test
-    process loads numpy before pipeline pins its CPU code paths, and the workers after), and a chain of feature steps
-    (each a transform recorded and applied on every later pass) fitted as in this process."""
+    """Each worker loads its blocks; Newton's steps and the Gram matrix come back as sums (pipeline ClusterBlocks), the
+    additive model's inputs as the blocks' bin codes: the same model as from the blocks in this process (the same sums
+    in the same order; within 1e-12, as the test process loads numpy before pipeline pins its CPU code paths, and the
+    workers after; the additive model's tables to the bit), and a chain of feature steps (each a transform recorded
+    and applied on every later pass) fitted as in this process."""
     from mllib.base import RowBlocks
     from mllib.linear import LogisticRegression
     from mllib.regression import Ridge
@@ -205,6 +206,14 @@ def test_models_fit_on_blocks_held_by_the_workers(cluster_client):
         on_cluster = model.fit_blocks(held).coef_
         in_process = type(model)(**model.get_params()).fit_blocks(here).coef_
         np.testing.assert_allclose(on_cluster, in_process, rtol=0, atol=1e-12)
+    # the additive model: the blocks binned on the workers, the codes gathered here, then the same boosting
+    from mllib.additive import ExplainableBoostingClassifier
+
+    settings = {"outer_bags": 2, "interactions": 3}
+    on_workers = ExplainableBoostingClassifier(**settings).fit_blocks(held)
+    np.testing.assert_array_equal(
+        on_workers.term_scores_, ExplainableBoostingClassifier(**settings).fit_blocks(here).term_scores_
+    )
     from mllib.base import Pipeline
     from mllib.preprocessing import SimpleImputer, StandardScaler
 

@@ -224,3 +224,28 @@ def test_gradient_boosting_blocks_grow_fit_s_trees(settings):
         np.testing.assert_array_equal(blocks.node_value_, whole.node_value_)
         np.testing.assert_array_equal(blocks.predict(X), whole.predict(X))
         np.testing.assert_array_equal(blocks.validation_score_, whole.validation_score_)
+
+
+@pytest.mark.parametrize("settings", [{}, {"outer_bags": 2, "interactions": 3, "l2_regularization": 1.0}])
+def test_explainable_boosting_blocks_equal_fit(settings):
+    """The additive model from blocks (each column's bins from the column gathered alone, the blocks binned where
+    they are, the codes gathered): the same bins, pairs and tables as fit on the rows put together, to the bit, for a
+    binary, a multinomial and a regression target, with weights."""
+    from mllib.additive import ExplainableBoostingClassifier, ExplainableBoostingRegressor
+
+    X_wine, y_wine = load_wine(return_X_y=True)
+    X_reg, y_reg = load_diabetes(return_X_y=True)
+    w = np.random.default_rng(2).uniform(0.5, 2.0, len(y_reg))
+    cases = [
+        (ExplainableBoostingClassifier, X_wine, (y_wine == 0).astype(int), None),
+        (ExplainableBoostingClassifier, X_wine, y_wine, None),
+        (ExplainableBoostingRegressor, X_reg, y_reg, w),
+    ]
+    for cls, X, y, weights in cases:
+        whole = cls(**settings).fit(X, y, sample_weight=weights)
+        blocks = cls(**settings).fit_blocks(uneven(X, y, weights))
+        for name in ("bin_edges_", "interaction_bin_edges_", "term_scores_", "term_stds_", "n_rounds_", "intercept_"):
+            np.testing.assert_array_equal(getattr(blocks, name), getattr(whole, name), err_msg=name)
+        assert blocks.term_features_ == whole.term_features_
+        output = "predict" if cls is ExplainableBoostingRegressor else "predict_proba"
+        np.testing.assert_array_equal(getattr(blocks, output)(X), getattr(whole, output)(X))

@@ -77,3 +77,19 @@ def test_gradient_boosting_grows_the_same_trees(rows, target):
     X_new = rows["X"][:5_000] + 0.01
     predict = "predict" if target == "y" else "predict_proba"
     np.testing.assert_array_equal(getattr(parts, predict)(X_new), getattr(whole, predict)(X_new))
+
+
+@pytest.mark.filterwarnings("ignore:.*stopped at max_rounds")  # 60 rounds: still improving, as intended
+@pytest.mark.parametrize("target", ["binary", "y"])
+def test_explainable_boosting_builds_the_same_tables(rows, target):
+    """The additive model at the pipeline's settings but two bags and five pairs (time), 60 rounds at most."""
+    from mllib.additive import ExplainableBoostingClassifier, ExplainableBoostingRegressor
+
+    cls = ExplainableBoostingRegressor if target == "y" else ExplainableBoostingClassifier
+    settings = dict(outer_bags=2, interactions=5, max_rounds=60)
+    whole = cls(**settings).fit(rows["X"], rows[target])
+    parts = cls(**settings).fit_blocks(blocks_of(rows["X"], rows[target]))
+    assert whole.bin_edges_.size > 1_000
+    for name in ("bin_edges_", "interaction_bin_edges_", "term_scores_", "n_rounds_", "intercept_"):
+        np.testing.assert_array_equal(getattr(parts, name), getattr(whole, name), err_msg=name)
+    assert parts.term_features_ == whole.term_features_ and len(whole.term_features_) == 12 + 5
