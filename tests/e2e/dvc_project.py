@@ -29,6 +29,9 @@ def user_env() -> dict[str, str]:
         "MLFLOW_DISABLE_TELEMETRY": "true",
     }
     env.pop("MLFLOW_TRACKING_URI", None)
+    # the scratch project's own copy of mllib and pipeline is compiled by its first stage and read as bytecode by the
+    # next twelve (with PYTHONDONTWRITEBYTECODE, set on CI machines, each stage compiled them again: ~0.5 s each)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 
