@@ -115,17 +115,17 @@ class _BaseExplainableBoosting(BaseEstimator):
 
     # ---- fit -------------------------------------------------------------------------------------------------
 
-    def fit_blocks(self, blocks):
+    def fit_blocks(self, blocks, groups=None):
         """The same model from rows held in blocks (mllib.base.RowBlocks, or a cluster's: a block is (X, y,
         sample_weight or None)): each feature's bins from its column gathered alone, the blocks binned where they are
         and their codes gathered here (n x p bytes; mllib.gradient_boosting.binning.binned_blocks), then fit's
-        boosting on them: the same tables as fit on the rows put together (the bags' early-stopping hold-outs by
-        rows: blocks carry no groups)."""
+        boosting on them: the same tables as fit on the rows put together. groups: each row's, in block order (the
+        bags' early-stopping hold-outs take whole groups, as fit's)."""
         check_hyperparameters(self)
         thresholds, offsets, codes, y, w = binned_blocks(
             blocks, lambda columns: astuple(main_bins(columns, self.max_bins))
         )
-        return self._fit_codes(Bins(thresholds, offsets), codes, y, w)
+        return self._fit_codes(Bins(thresholds, offsets), codes, y, w, groups)
 
     def _fit(self, X, y, w, groups=None):
         check_hyperparameters(self)

@@ -32,6 +32,7 @@ from .estimator import (
     check_fitted_X,
     check_is_fitted,
     clone,
+    fit_blocks_with_groups,
     fit_with_groups,
     is_fitted,
     record_convergence,
@@ -132,6 +133,7 @@ __all__ = [
     "check_groups",
     "GroupLabels",
     "group_index",
+    "fit_blocks_with_groups",
     "fit_with_groups",
     "takes_groups",
 ]

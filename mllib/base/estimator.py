@@ -192,3 +192,12 @@ def fit_with_groups(estimator, X, y, groups=None):
     if groups is not None and takes_groups(estimator):
         return estimator.fit(X, y, groups=groups)
     return estimator.fit(X, y)
+
+
+def fit_blocks_with_groups(estimator, blocks, groups=None):
+    """fit_with_groups for rows held in blocks: estimator.fit_blocks(blocks, groups=groups) when groups are given (one
+    per row, in block order) and fit_blocks takes them, else estimator.fit_blocks(blocks); a model that holds rows
+    out of its own fit (early stopping) then holds out whole groups, as fit does."""
+    if groups is not None and "groups" in inspect.signature(estimator.fit_blocks).parameters:
+        return estimator.fit_blocks(blocks, groups=groups)
+    return estimator.fit_blocks(blocks)

@@ -116,17 +116,17 @@ class _BaseGradientBoosting(BaseEstimator):
         binned = bin_features(X, self.bin_thresholds_, self.bin_offsets_)
         return self._boost(binned, target, w, loss, check_random_state(self.random_state), stratify_by, groups)
 
-    def _fit_blocks(self, blocks, prepare_target):
+    def _fit_blocks(self, blocks, prepare_target, groups=None):
         """fit from rows held in blocks (mllib.base.RowBlocks, or a cluster's: a block is (X, y, sample_weight or
         None)): the blocks binned where they are by fit's rule and their codes gathered here (binning.binned_blocks),
-        then fit's boosting loop on them: the same trees as fit on the rows put together (the early-stopping hold-out
-        by rows: blocks carry no groups)."""
+        then fit's boosting loop on them: the same trees as fit on the rows put together (groups: each row's, in block
+        order, as fit takes them)."""
         check_hyperparameters(self)
         thresholds, offsets, binned, y, w = binned_blocks(blocks, partial(find_bin_thresholds, max_bins=self.max_bins))
         self.bin_thresholds_, self.bin_offsets_, self.n_features_in_ = thresholds, offsets, binned.shape[1]
         target, loss, stratify_by = prepare_target(y)
         del y  # the boosting loop holds n x p bytes and a few n-vectors, not this copy as well
-        return self._boost(binned, target, w, loss, check_random_state(self.random_state), stratify_by)
+        return self._boost(binned, target, w, loss, check_random_state(self.random_state), stratify_by, groups)
 
     def _boost(self, binned, target, w, loss, rng, stratify_by=None, groups=None):
         """The boosting loop on the rows' bin codes (the bins are found on every row: they read no label). With
@@ -332,8 +332,10 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         w = check_sample_weight(sample_weight, X.shape[0])
         return self._fit(X, *self._target_and_loss(y), w=w, groups=groups)
 
-    def fit_blocks(self, blocks):
-        return self._fit_blocks(blocks, self._target_and_loss)
+    def fit_blocks(self, blocks, groups=None):
+        """fit from rows held in blocks (a block is (X, y, sample_weight or None)); groups: each row's, in block
+        order (the early-stopping hold-out takes whole groups)."""
+        return self._fit_blocks(blocks, self._target_and_loss, groups)
 
     def _target_and_loss(self, y):
         """(the loss's target: 0/1 or class codes, the loss, the codes to stratify by)."""
@@ -410,8 +412,10 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         w = check_sample_weight(sample_weight, X.shape[0])
         return self._fit(X, *self._target_and_loss(y), w=w, groups=groups)
 
-    def fit_blocks(self, blocks):
-        return self._fit_blocks(blocks, self._target_and_loss)
+    def fit_blocks(self, blocks, groups=None):
+        """fit from rows held in blocks (a block is (X, y, sample_weight or None)); groups: each row's, in block
+        order (the early-stopping hold-out takes whole groups)."""
+        return self._fit_blocks(blocks, self._target_and_loss, groups)
 
     @staticmethod
     def _target_and_loss(y):

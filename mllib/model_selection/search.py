@@ -22,7 +22,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mllib.base import BaseEstimator, GroupLabels, check_is_fitted, clone, fit_with_groups, lookup, record_convergence
+from mllib.base import (
+    BaseEstimator,
+    GroupLabels,
+    check_is_fitted,
+    clone,
+    fit_blocks_with_groups,
+    fit_with_groups,
+    lookup,
+    record_convergence,
+)
 from mllib.io import to_state
 
 from ._checks import check_no_group_overlap, column, num_samples
@@ -88,6 +97,7 @@ class BlockFold(NamedTuple):
 
     fit: object
     valid: object
+    groups: object = None  # each fit row's group, in block order (early stopping holds out whole groups), or None
 
 
 def block_responses(estimator, blocks, response: str) -> tuple[np.ndarray, np.ndarray]:
@@ -114,7 +124,7 @@ def evaluate_one(estimator, scorer, fold, params: dict, keep_model: bool = False
     t0 = time.perf_counter()
     if isinstance(fold, BlockFold):
         with record_convergence() as stopped:
-            est.fit_blocks(fold.fit)
+            fit_blocks_with_groups(est, fold.fit, fold.groups)
         fit_time = time.perf_counter() - t0
         v_tr, y_tr = block_responses(est, fold.fit, scorer.response)
         v_va, y_va = block_responses(est, fold.valid, scorer.response)

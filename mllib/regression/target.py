@@ -43,6 +43,7 @@ from ..base import (
     check_value,
     check_X_y,
     clone,
+    fit_blocks_with_groups,
     takes_groups,
 )
 from ..base.blocks import summed
@@ -105,17 +106,18 @@ class StandardizedTarget(_TargetWrapper):
         self._fit_wrapped(X, (y - self.mean_) / self.scale_, None if sample_weight is None else w, groups)
         return self
 
-    def fit_blocks(self, blocks):
+    def fit_blocks(self, blocks, groups=None):
         """fit from rows held in blocks (mllib.base.RowBlocks; a block is (X, y, sample_weight or None)): the target's
         weighted mean and spread in two passes over the blocks, then the wrapped regressor's fit_blocks on the
-        standardized target (held where the blocks are)."""
+        standardized target (held where the blocks are); groups reach it when its fit_blocks takes them."""
         if not hasattr(self.regressor, "fit_blocks"):
             raise ValueError(f"{type(self.regressor).__name__} has no fit_blocks: it needs its rows in one matrix")
         total, y_sum = summed(blocks.map(_target_sums))
         self.mean_ = float(y_sum / total)
         spread = float(np.sqrt(summed(blocks.map(_squared_deviations, self.mean_)) / total))
         self.scale_ = spread if spread > 0 else 1.0
-        self.regressor_ = clone(self.regressor).fit_blocks(blocks.transform(_standardized, self.mean_, self.scale_))
+        standardized = blocks.transform(_standardized, self.mean_, self.scale_)
+        self.regressor_ = fit_blocks_with_groups(clone(self.regressor), standardized, groups)
         self.n_features_in_ = self.regressor_.n_features_in_
         return self
 
@@ -222,15 +224,16 @@ class LogTarget(_TargetWrapper):
         self.smearing_ = float(np.average(_exp(residual), weights=w)) if self.back_transform == "mean" else 1.0
         return self
 
-    def fit_blocks(self, blocks):
+    def fit_blocks(self, blocks, groups=None):
         """fit from rows held in blocks (mllib.base.RowBlocks; a block is (X, y, sample_weight or None)): the wrapped
-        regressor's fit_blocks on log(y + c) (held where the blocks are), then the smearing estimate's two sums."""
+        regressor's fit_blocks on log(y + c) (held where the blocks are; groups reach it when it takes them), then the
+        smearing estimate's two sums."""
         lowest = min(blocks.map(_lowest))
         self._set_shift(lowest, self.shift if self.shift is not None else _shift_of_blocks(blocks, lowest))
         logged = blocks.transform(_logged, self.shift_)
         ranges = np.array(logged.map(_target_range))
         self.log_range_ = np.array([ranges[:, 0].min(), ranges[:, 1].max()])
-        self.regressor_ = clone(self.regressor).fit_blocks(logged)
+        self.regressor_ = fit_blocks_with_groups(clone(self.regressor), logged, groups)
         self.n_features_in_ = self.regressor_.n_features_in_
         if self.back_transform == "mean":
             total, smeared = summed(logged.map(_smeared_sums, self.regressor_))

@@ -69,12 +69,6 @@ class InMemory(Mode):
     one table on the local backend)."""
 
     @staticmethod
-    def fold_group(data: JSON) -> str | None:
-        """The group column the train stage reads for the folds' group-aware fits."""
-        group: str | None = data["group"]
-        return group
-
-    @staticmethod
     def fitted_models(names: list[str], model_cfg: JSON, target: Target, seed: int) -> tuple[list[str], list[str]]:
         """(the models the train stage fits, those of model.name auto's set left out): every one."""
         return names, []
@@ -83,10 +77,6 @@ class InMemory(Mode):
 class OnParts(Mode):
     """The rows on the Dask cluster, part by part: every table a directory of parts (or a view of another's), the
     fits made from mergeable sums over the parts where they are."""
-
-    @staticmethod
-    def fold_group(data: JSON) -> None:
-        return None  # the parts' folds carry the groups
 
     @staticmethod
     def fitted_models(names: list[str], model_cfg: JSON, target: Target, seed: int) -> tuple[list[str], list[str]]:

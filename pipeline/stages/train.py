@@ -50,7 +50,7 @@ def main() -> None:
     scorer = build.scorer("search.scoring", params["search"]["scoring"], target)
     mode = data_mode(params, paths.TRAIN)
     names, left_out = mode.fitted_models(build.model_names(model_cfg, target), model_cfg, target, seed)
-    group = mode.fold_group(data)
+    group = data["group"]  # the folds' group-aware fits (early stopping's hold-outs): on parts as in memory
     train = read_parquet(paths.TRAIN, "split", columns=[paths.ROW_ID, data["target"], *([group] if group else [])])
     splits = folds.splits_of(read_parquet(paths.FOLDS, "split"))
     y = target.encode(train[data["target"]])

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from mllib.base import BaseEstimator, MixedMatrix, fit_with_groups
+from mllib.base import BaseEstimator, MixedMatrix, fit_blocks_with_groups, fit_with_groups
 from mllib.model_selection import BlockFold, FoldData
 
 from ..core import paths
@@ -86,10 +86,12 @@ def row_blocks(
 class BlockFolds:
     """The fold_data of mllib.model_selection.evaluate_candidates for a partitioned split: fold k is a BlockFold of
     split k's fitting and validation rows in the features of split k's transformer, loaded on the cluster when the
-    fold is reached (the previous fold released first)."""
+    fold is reached (the previous fold released first), with the fitting rows' groups (data.group) as in memory."""
 
-    def __init__(self, client: Client, splits: SplitList, inputs: JSON, target: Target) -> None:
-        self.client, self.splits, self.inputs, self.target = client, splits, inputs, target
+    def __init__(
+        self, client: Client, splits: SplitList, inputs: JSON, target: Target, groups: np.ndarray | None = None
+    ) -> None:
+        self.client, self.splits, self.inputs, self.target, self.groups = client, splits, inputs, target, groups
         self.parts = Parts.output(paths.TRAIN, "split")
         self.transformers = read_estimators(paths.FOLD_FEATURES, "features")
         self._last: tuple[int | None, BlockFold | None] = (None, None)
@@ -104,7 +106,8 @@ class BlockFolds:
                 row_blocks(self.client, self.parts, rows, self.inputs, self.target, self.transformers[k])
                 for rows in self.splits[k]
             )
-            self._last = (k, BlockFold(fit, valid))
+            groups = None if self.groups is None else self.groups[self.splits[k][0]]  # the fitting rows', in order
+            self._last = (k, BlockFold(fit, valid, groups))
         return cast(BlockFold, self._last[1])  # set above when fold k was not the last one
 
 
@@ -334,7 +337,8 @@ def _on_parts(
     splits: SplitList,
     groups: np.ndarray | None,
 ) -> TrainingRows:
-    """Each fit's sums over the parts, where the parts are; the parts' folds carry the groups."""
+    """Each fit's sums over the parts, where the parts are; the training rows' groups (data.group) reach the models
+    that hold rows out of their own fit (early stopping), as in memory."""
     client = cluster.enter_context(dask_client(params["compute"]))
     inputs = read_json(INPUTS, "features")
 
@@ -342,10 +346,10 @@ def _on_parts(
         from mllib import io as mlio
 
         transformer = cast("FittedFeatures", mlio.load(paths.FEATURE_TRANSFORMER))  # the features stage's transformer
-        # mllib's BaseEstimator declares no fit_blocks (the models fitted on parts have one: OnParts.fitted_models)
-        return model.fit_blocks(all_rows(client, paths.TRAIN, inputs, target, transformer))  # type: ignore[attr-defined]
+        # the models fitted on parts have fit_blocks (OnParts.fitted_models)
+        return fit_blocks_with_groups(model, all_rows(client, paths.TRAIN, inputs, target, transformer), groups)
 
-    return BlockFolds(client, splits, inputs, target), nullcontext(None), refit
+    return BlockFolds(client, splits, inputs, target, groups), nullcontext(None), refit
 
 
 @training_rows.register

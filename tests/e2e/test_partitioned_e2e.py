@@ -67,10 +67,11 @@ def assert_close(a, b, where: str) -> None:
 
 MODELS = {
     "logistic_regression": {"model.name": "logistic_regression"},  # its default grid
-    "gradient_boosting": {  # a grid of one, small: the trees grown from the parts' bin codes
+    "gradient_boosting": {  # a grid of one, small: the trees grown from the parts' bin codes, the early-stopping
+        # hold-out of whole data.group groups on both paths
         "model.name": "gradient_boosting",
         "search.grid.gradient_boosting": {"learning_rate": [0.1]},
-        "model.params.gradient_boosting": {"max_iter": 20},
+        "model.params.gradient_boosting": {"max_iter": 20, "early_stopping": True, "n_iter_no_change": 3},
     },
     "ridge": {  # a regression target: the Gram matrix summed over the parts
         "data.target": "lnmeddol",

@@ -12,7 +12,7 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 from sklearn.linear_model import LogisticRegression as SkLogistic
 from sklearn.linear_model import Ridge as SkRidge
 
-from mllib.base import RowBlocks, summed
+from mllib.base import RowBlocks, clone, summed
 from mllib.linear import LogisticRegression
 from mllib.regression import Ridge
 
@@ -249,3 +249,28 @@ def test_explainable_boosting_blocks_equal_fit(settings):
         assert blocks.term_features_ == whole.term_features_
         output = "predict" if cls is ExplainableBoostingRegressor else "predict_proba"
         np.testing.assert_array_equal(getattr(blocks, output)(X), getattr(whole, output)(X))
+
+
+def test_early_stopping_from_blocks_holds_out_the_groups_fit_holds_out():
+    """groups given with the blocks (one per row, in block order) reach the early-stopping hold-outs as fit's groups
+    do: whole groups held out, the same trees and tables as fit with the same groups, and not those of a hold-out by
+    rows (fit_blocks_with_groups passes them only to a fit_blocks that takes them)."""
+    from mllib.additive import ExplainableBoostingRegressor
+    from mllib.base import fit_blocks_with_groups
+    from mllib.gradient_boosting import GradientBoostingClassifier
+    from mllib.regression import StandardizedTarget
+
+    X_wine, y_wine = load_wine(return_X_y=True)
+    X_reg, y_reg = load_diabetes(return_X_y=True)
+    cases = [
+        (GradientBoostingClassifier(max_iter=30, early_stopping=True, n_iter_no_change=2), X_wine, y_wine),
+        (StandardizedTarget(ExplainableBoostingRegressor(outer_bags=2, interactions=2)), X_reg, y_reg),
+    ]
+    for model, X, y in cases:
+        groups = np.arange(len(y)) // 4  # four rows per group
+        whole = clone(model).fit(X, y, groups=groups)
+        blocks = fit_blocks_with_groups(clone(model), uneven(X, y), groups)
+        by_rows = clone(model).fit_blocks(uneven(X, y))
+        output = "predict" if hasattr(model, "regressor") else "predict_proba"
+        np.testing.assert_array_equal(getattr(blocks, output)(X), getattr(whole, output)(X))
+        assert not np.array_equal(getattr(by_rows, output)(X), getattr(whole, output)(X))
