@@ -176,13 +176,17 @@ def _labels_and_width(block):
     return np.unique(check_labels(y)), X.shape[1]
 
 
+def _score_targets(encoded: np.ndarray, n_classes: int) -> np.ndarray:
+    """The targets of the scores, (n, K): the 0/1 labels (binary, one score) or the one-hot classes (softmax)."""
+    return encoded.astype(np.float64)[:, None] if n_classes == 2 else np.eye(n_classes)[encoded]
+
+
 def _block_terms(block, B, classes):
     """A block's unpenalised NLL, gradient and Hessian at B, from the block's rows themselves (no [1, X] copy: a
     worker's memory holds the block once). The blocks were checked once, before the first pass
     (_labels_and_width)."""
     X, y, w = np.asarray(block[0], dtype=np.float64), np.asarray(block[1]), block[2]
-    encoded = np.searchsorted(classes, y)
-    Y = encoded.astype(np.float64)[:, None] if classes.size == 2 else np.eye(classes.size)[encoded]
+    Y = _score_targets(np.searchsorted(classes, y), classes.size)
     loss, grad, hessian = _smooth_objective(B, X, Y, check_sample_weight(w, X.shape[0]), classes.size == 2, 0.0)
     return loss, grad, hessian()
 
@@ -258,7 +262,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         encoded = self._encode_targets(y)
         self.n_features_in_ = X.shape[1]
         binary = self.classes_.size == 2
-        Y = encoded.astype(float)[:, None] if binary else np.eye(self.classes_.size)[encoded]
+        Y = _score_targets(encoded, self.classes_.size)
         solver = self.solver
         if solver == "auto":
             solver = "newton" if binary and X.shape[1] <= NEWTON_FEATURES else "lbfgs"
