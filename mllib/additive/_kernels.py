@@ -1,6 +1,7 @@
 """Compiled hot loops of the explainable boosting machine (numba; the measurements are in
 benchmarks/results/additive.md): one whole cyclic round over the terms per call, the shallow trees fitted on a
-term's histogram, the per-row gathers of the term tables, and FAST's pair strengths.
+term's histogram, the per-row gathers of the term tables, FAST's pair strengths, and the walk over a column's distinct
+values that cuts the main bins (bins.py).
 
 A term reads one feature (a main effect) or two (a pair) of a uint8 code matrix; its cells are the feature's bins,
 or the pair's bins flattened row-major (cell = code_a * n_bins_b + code_b). Every term's table is a block of rows
@@ -491,3 +492,30 @@ def pair_strengths(codes, n_bins, g, h, min_leaf, l2, min_hessian):
             for b in range(a + 1, d):
                 cells[ca, b, codes[i, b]] = 0.0
     return strength
+
+
+@njit(cache=True)
+def bin_ends(counts: np.ndarray, max_bins: int) -> np.ndarray:
+    """The distinct values (by index, in order) that end a bin: at most max_bins - 1 of them. A heavy value (counts
+    >= n / max_bins) ends its own bin and the one before it; the light values fill bins of about equal rows, the target
+    recomputed after each bin from the light rows and bins left, so a short run between two heavy values does not
+    starve the rest."""
+    n = counts.sum()
+    heavy = counts >= n / max_bins
+    light_bins = max_bins - heavy.sum()
+    light_rows = n - counts[heavy].sum()
+    ends = np.empty(max_bins - 1, np.int64)
+    k, in_bin = 0, 0
+    for i in range(counts.size - 1):
+        in_bin += counts[i]
+        if not heavy[i]:
+            light_rows -= counts[i]
+        if heavy[i] or heavy[i + 1] or in_bin * max(light_bins, 1) >= in_bin + light_rows:
+            ends[k] = i
+            k += 1
+            if k == max_bins - 1:
+                break
+            if not heavy[i]:
+                light_bins -= 1
+            in_bin = 0
+    return ends[:k]

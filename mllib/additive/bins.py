@@ -1,11 +1,16 @@
 """The bins the additive terms are tables over, cut once at fit.
 
-Main effects use histogram gradient boosting's bins (mllib.gradient_boosting.binning: up to max_bins quantile bins,
-or one bin per distinct value when there are at most max_bins of them, so a one-hot column gets two), with repeated
-quantiles (heavily tied columns) merged: an empty bin would be a cell no row can reach. Pairs use coarser bins
-(Lou et al. 2013: a pair's n_a x n_b cells each need rows to be estimated), made by merging consecutive main bins
-to about equal row counts, at most max_interaction_bins per feature: every pair cell nests in main bins, and a
-coarse threshold is a main one. A value x falls in bin #{thresholds < x}, so "bin <= b" is "x <= thresholds[b]"."""
+Main effects: one bin per distinct value when a feature has at most max_bins of them (a one-hot column gets two),
+each threshold midway between consecutive values. Otherwise equal-frequency bins that respect ties: a value held by
+at least n / max_bins rows (a heavy value: a spike of zeros, a common round number) is a bin of its own, and the other
+values fill the remaining bins with about equal row counts, cut only between distinct values. Plain quantiles would
+put many of their cuts on a heavy value and collapse them into one, so a column with a spike keeps a fraction of its
+bins: a shape function is one table per feature, and its resolution is its bins (on the default data's copies, a
+column of 340 distinct values with 34% of its rows at one value kept 56 quantile bins and keeps 214 here).
+Pairs use coarser bins (Lou et al. 2013: a pair's n_a x n_b cells each need rows to be estimated), made by merging
+consecutive main bins to about equal row counts, at most max_interaction_bins per feature: every pair cell nests in
+main bins, and a coarse threshold is a main one. A value x falls in bin #{thresholds < x}, so "bin <= b" is
+"x <= thresholds[b]"."""
 
 from __future__ import annotations
 
@@ -13,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..gradient_boosting.binning import bin_features, find_bin_thresholds
+from ..gradient_boosting.binning import bin_features
+from ._kernels import bin_ends
 
 
 @dataclass(frozen=True)
@@ -43,8 +49,12 @@ class Bins:
 
 def main_bins(columns, max_bins: int) -> Bins:
     """The main effects' bins of the features' columns (X.T, or any iterable of them, one at a time)."""
-    thresholds, offsets = find_bin_thresholds(columns, max_bins)
-    return Bins.of_features([np.unique(thresholds[offsets[j] : offsets[j + 1]]) for j in range(offsets.size - 1)])
+    per_feature = []
+    for column in columns:
+        values, counts = np.unique(column, return_counts=True)
+        ends = np.arange(values.size - 1) if values.size <= max_bins else bin_ends(counts, max_bins)
+        per_feature.append(0.5 * (values[ends] + values[ends + 1]))
+    return Bins.of_features(per_feature)
 
 
 def coarse_bins(bins: Bins, codes: np.ndarray, max_bins: int) -> tuple[Bins, np.ndarray]:

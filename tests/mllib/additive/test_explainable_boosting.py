@@ -281,3 +281,33 @@ def test_bags_keep_a_class_of_one_row_in_their_fitting_rows():
     y = np.array([0] * 15 + [1] * 12 + [2] + [3] * 6)
     model = ExplainableBoostingClassifier(interactions=0, outer_bags=2, max_rounds=50).fit(X, y)
     assert model.predict_proba(X).shape == (34, 4)
+
+
+def _bin_rows(column: np.ndarray, max_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """(each bin's row count, each row's bin) of main_bins' cut of one column."""
+    from mllib.additive.bins import main_bins
+
+    codes = main_bins([column], max_bins).codes(column[:, None])[:, 0]
+    return np.bincount(codes), codes
+
+
+def test_a_heavy_value_is_a_bin_of_its_own_and_the_rest_keep_every_bin():
+    # 40% of the rows at one value inside a continuous spread: plain quantiles put about 40% of their cuts on it and
+    # collapse them (about 155 of 255 bins would remain); here the spike is one bin and the others share the rest
+    rng = np.random.default_rng(0)
+    column = np.where(rng.random(20_000) < 0.4, 0.5, rng.random(20_000))
+    counts, codes = _bin_rows(column, 255)
+    assert counts.size == 255
+    spike = codes[column == 0.5][0]
+    assert np.all(codes[column == 0.5] == spike) and counts[spike] == np.sum(column == 0.5)  # nothing else in it
+    light = np.delete(counts, spike)
+    assert light.max() <= 2 * light.min()  # about equal rows: 12,000 rows over 254 bins, 47 each
+
+
+def test_bins_follow_the_distinct_values_when_there_are_few():
+    column = np.repeat([3.0, 1.0, 2.0, 7.0], [5, 100, 1, 40])
+    counts, _ = _bin_rows(column, 255)
+    np.testing.assert_array_equal(counts, [100, 1, 5, 40])
+    many = np.random.default_rng(1).normal(size=5_000)  # no ties: equal-frequency bins, as quantiles
+    counts, _ = _bin_rows(many, 64)
+    assert counts.size == 64 and counts.max() - counts.min() <= 2
