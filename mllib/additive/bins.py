@@ -6,7 +6,7 @@ at least n / max_bins rows (a heavy value: a spike of zeros, a common round numb
 values fill the remaining bins with about equal row counts, cut only between distinct values. Plain quantiles would
 put many of their cuts on a heavy value and collapse them into one, so a column with a spike keeps a fraction of its
 bins: a shape function is one table per feature, and its resolution is its bins (on the default data's copies, a
-column of 340 distinct values with 34% of its rows at one value kept 56 quantile bins and keeps 214 here).
+column of 340 distinct values with 34% of its rows at one value kept 56 quantile bins and keeps 196 here).
 Pairs use coarser bins (Lou et al. 2013: a pair's n_a x n_b cells each need rows to be estimated), made by merging
 consecutive main bins to about equal row counts, at most max_interaction_bins per feature: every pair cell nests in
 main bins, and a coarse threshold is a main one. A value x falls in bin #{thresholds < x}, so "bin <= b" is
