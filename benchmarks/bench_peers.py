@@ -7,7 +7,10 @@ own process, measured from outside: CPU of the process and its descendants (the 
 of the largest process in the tree (sampled every 0.1 s). The same hyperparameters on every side:
 - logistic regression: l2, lam = 10 (scikit-learn and dask-ml: C = 1 / (2 lam), the same objective);
 - gradient boosting: 100 trees, learning rate 0.1, 31 leaves grown best-first, 255 bins, 20 rows per leaf at least,
-  no l2 term, no subsampling, no early stopping.
+  no l2 term, no subsampling, no early stopping;
+- the additive model: mllib's explainable boosting at its registry defaults (what model.name auto compares: 4 outer
+  bags, learning rate 0.15, early stopping on a 15% hold-out of each bag, 30 ranked pairs) beside InterpretML's
+  ExplainableBoostingClassifier matched to those settings (tests/interpret_peer.py; interpret has no Dask mode).
 "Dask" rows run on a LocalCluster of 2 single-threaded worker processes with the rows in blocks of 500,000 read on
 the workers; "in memory" rows run single-threaded in one process. The pipeline's train stage (its whole search and
 refit, logistic regression, in memory) is timed too, with its number of fits, beside scikit-learn's lbfgs doing the
@@ -17,6 +20,7 @@ scored by ROC AUC on each split's validation rows, the best lam refitted on all 
 Run: .venv/bin/python benchmarks/bench_peers.py 1000000 5000000     (`make bench-peers` installs the peers first)
      .venv/bin/python benchmarks/bench_peers.py 1000000 5000000 --only-train-stage   (the data stages, the train
      stage and scikit-learn's same search only: results/peers_train_stage.md)
+     .venv/bin/python benchmarks/bench_peers.py 1000000 5000000 --model "additive model" --results peers_additive.md
 Results: benchmarks/results/peers_at_scale.md
 """
 
@@ -47,6 +51,9 @@ FITS = {  # (model, library, where): what a user would run for it
     ("gradient boosting", "scikit-learn HistGradientBoosting", "in memory"),
     ("gradient boosting", "XGBoost hist", "dask"),
     ("gradient boosting", "LightGBM", "dask"),
+    ("additive model", "mllib (the pipeline)", "in memory"),
+    ("additive model", "mllib (the pipeline)", "dask"),
+    ("additive model", "interpret EBM, matched", "in memory"),
 }
 ORDER = sorted(FITS)
 
@@ -91,10 +98,15 @@ def fit_one(work: Path, model: str, library: str, where: str) -> dict:
         client = Client(cluster)
     start = time.perf_counter()
     if library.startswith("mllib"):
+        from mllib.additive import ExplainableBoostingClassifier
         from mllib.gradient_boosting import GradientBoostingClassifier
         from mllib.linear import LogisticRegression
 
-        est = LogisticRegression(lam=LAM) if model == "logistic regression" else GradientBoostingClassifier(**TREES)
+        est = {
+            "logistic regression": lambda: LogisticRegression(lam=LAM),
+            "gradient boosting": lambda: GradientBoostingClassifier(**TREES),
+            "additive model": lambda: ExplainableBoostingClassifier(),
+        }[model]()
         if client is None:
             est.fit(np.load(work / "X_train.npy"), np.load(work / "y_train.npy"))
         else:
@@ -124,6 +136,16 @@ def fit_one(work: Path, model: str, library: str, where: str) -> dict:
 
         est = HistGradientBoostingClassifier(**TREES, l2_regularization=0.0, early_stopping=False)
         est.fit(np.load(work / "X_train.npy"), np.load(work / "y_train.npy"))
+        score = est.predict_proba(X_test)[:, 1]
+    elif library == "interpret EBM, matched":
+        from mllib.additive import ExplainableBoostingClassifier
+
+        sys.path.insert(0, str(ROOT / "tests"))
+        from interpret_peer import interpret_model
+
+        X = np.load(work / "X_train.npy")
+        est = interpret_model(False, X.shape[1], ExplainableBoostingClassifier().get_params())
+        est.fit(X, np.load(work / "y_train.npy"))
         score = est.predict_proba(X_test)[:, 1]
     elif library == "XGBoost hist":
         from xgboost import dask as dxgb
@@ -296,8 +318,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("sizes", type=int, nargs="+")
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench_peers"))
-    parser.add_argument("--model", action="append", default=[], choices=["logistic regression", "gradient boosting"])
+    parser.add_argument("--model", action="append", default=[], choices=sorted({m for m, _, _ in FITS}))
     parser.add_argument("--only-train-stage", action="store_true", help="the train stage and its scikit-learn search")
+    parser.add_argument("--results", default=None, help="the results file (default: peers_at_scale.md)")
     args = parser.parse_args()
     rows = [row for n in args.sizes for row in one_size(n, args.work, set(args.model), args.only_train_stage)]
     columns = list(dict.fromkeys(key for row in rows for key in row))  # every row's columns, in first-seen order
@@ -312,7 +335,7 @@ def main() -> None:
     )
     write_table(
         rows,
-        "peers_train_stage.md" if args.only_train_stage else "peers_at_scale.md",
+        args.results or ("peers_train_stage.md" if args.only_train_stage else "peers_at_scale.md"),
         before=(
             f"# {title}\n\n`benchmarks/bench_peers.py {' '.join(sys.argv[1:])}` on {time.strftime('%Y-%m-%d')}; "
             f"{machine}; Python {platform.python_version()}; {versions()}. What each row does and how it is "
