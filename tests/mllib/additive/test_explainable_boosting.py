@@ -301,7 +301,8 @@ def test_a_heavy_value_is_a_bin_of_its_own_and_the_rest_keep_every_bin():
     spike = codes[column == 0.5][0]
     assert np.all(codes[column == 0.5] == spike) and counts[spike] == np.sum(column == 0.5)  # nothing else in it
     light = np.delete(counts, spike)
-    assert light.max() <= 2 * light.min()  # about equal rows: 12,000 rows over 254 bins, 47 each
+    # about equal rows: 12,000 over 254 bins, 47 each (the bin that ends before the spike may be shorter)
+    assert np.all(np.abs(light - light.mean()) <= 0.2 * light.mean())
 
 
 def test_bins_follow_the_distinct_values_when_there_are_few():
